@@ -1,0 +1,1 @@
+//! Benchmarks live in the `[[bench]]` targets beside this file; this library is empty.

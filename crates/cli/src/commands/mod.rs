@@ -1,0 +1,7 @@
+//! One module per subcommand: its clap arguments and an `execute` function.
+
+pub mod calibrate;
+pub mod check;
+pub mod handshake;
+pub mod overhead;
+pub mod run;

@@ -1,0 +1,80 @@
+//! The `oransim` command: glue over the library crates. It parses flags, loads files, calls the
+//! model and prints; it computes no model itself.
+//!
+//! Exit codes: 0 success; 1 a run finished but a check it was asked to make failed;
+//! 2 bad input (a file, a flag, a value) or any other error, with the whole cause chain printed.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod output;
+
+/// What securing an O-RAN interface costs, before you build it.
+#[derive(Debug, Parser)]
+#[command(name = "oransim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a scenario file and report delays, throughput, drops and utilisation.
+    Run(commands::run::RunArgs),
+    /// Validate a scenario file without running it.
+    Check(commands::check::CheckArgs),
+    /// Bytes a protocol stack puts on the wire for a payload, or an interface's catalogue row.
+    Overhead(commands::overhead::OverheadArgs),
+    /// Messages, sizes and round trips of a key exchange (IKEv2, TLS 1.3).
+    Handshake(commands::handshake::HandshakeArgs),
+    /// Measure real cipher and key-exchange costs on this host and write a profile.
+    Calibrate(commands::calibrate::CalibrateArgs),
+}
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match &cli.command {
+        Command::Run(args) => commands::run::execute(args),
+        Command::Check(args) => commands::check::execute(args),
+        Command::Overhead(args) => commands::overhead::execute(args),
+        Command::Handshake(args) => commands::handshake::execute(args),
+        Command::Calibrate(args) => commands::calibrate::execute(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A closed stdout pipe (`oransim run x | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A panic is a bug in oransim, never the user's fault: say so in one line, without a
+/// backtrace, and exit 101 as Rust does.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error in oransim (please report it): {info}");
+    }));
+}
