@@ -1,1 +1,764 @@
-//! placeholder
+//! Calibration profiles: what each byte and each packet costs a CPU, measured on a host by
+//! `oransim calibrate` or fitted to a paper's testbed, and where every number came from.
+//!
+//! A profile holds, for one node of a simulated system:
+//!
+//! - the **cores** its data path may use;
+//! - a per-packet **stack** cost [ns] (headers, routing, SA lookup), paid with or without
+//!   encryption;
+//! - a per-packet **I/O** cost [ns] between kernel and user space that does not scale with the
+//!   cipher (the papers' I/O bottleneck, 000 §6.3);
+//! - which protocols' crypto is **offloaded** to a NIC;
+//! - **operation costs** [ns] as a function of the length L [bytes]: `cipher.seal` /
+//!   `cipher.open` for each suite, and constant-cost key-exchange and signature operations.
+//!
+//! The engine builds a node's processing time for one packet of L bytes as
+//!
+//! ```text
+//! proc(L) = stack + io + cipher(suite, direction, L)        (cipher = 0 when offloaded)
+//! ```
+//!
+//! served by `cores` servers. This crate only evaluates the terms; the model layer composes them.
+//!
+//! # Example
+//!
+//! ```
+//! use profile::{Direction, Profile};
+//!
+//! let text = r#"
+//! format_version = 1
+//!
+//! [profile]
+//! name = "example"
+//! kind = "fitted"
+//! implementation = "linux-kernel-esp"
+//!
+//! [node]
+//! cores = { count = 2, source = "testbed description" }
+//! stack = { cost = "5us", source = "assumed for the example" }
+//! io = { cost = "20us", source = "assumed for the example" }
+//!
+//! [ops."aes256-gcm.seal"]
+//! model = "linear"
+//! fixed = "400ns"
+//! per_byte = "0.5ns/B"
+//! source = "assumed for the example"
+//!
+//! [ops."x25519.keygen"]
+//! model = "constant"
+//! fixed = "45us"
+//! source = "assumed for the example"
+//! "#;
+//! let p = Profile::from_toml_str(text, "example.toml").unwrap();
+//!
+//! // Cipher cost of sealing a 1500-byte packet: 400 + 0.5 * 1500 = 1150 ns.
+//! let c = p.cipher_cost_ns("aes256-gcm", Direction::Seal, 1500).unwrap();
+//! assert!((c - 1150.0).abs() < 1e-9);
+//!
+//! // The whole per-packet processing time the engine would use.
+//! let proc_ns = p.stack_ns() + p.io_ns() + c;
+//! assert!((proc_ns - 26_150.0).abs() < 1e-9);
+//! assert_eq!(p.cores(), 2);
+//!
+//! // Constant-cost operations ignore the length.
+//! assert_eq!(p.op_cost_ns("x25519.keygen", 0).unwrap(), 45_000.0);
+//!
+//! // An operation the profile lacks is an error that lists what it has.
+//! let err = p.cipher_cost_ns("aes128-ccm", Direction::Open, 64).unwrap_err();
+//! assert!(err.to_string().contains("has no operation `aes128-ccm.open`"));
+//! assert!(err.to_string().contains("aes256-gcm.seal, x25519.keygen"));
+//! ```
+//!
+//! # Operation names
+//!
+//! An operation is `<algorithm>.<action>`. Ciphers ([`CIPHER_SUITES`]) take the actions
+//! `seal` (encrypt and authenticate) and `open` (verify and decrypt), with L the plaintext
+//! length; key exchange and signatures ([`KEY_OPS`]) have constant cost. Measured profiles hold
+//! all of them that the implementation supports; fitted profiles hold those the paper supports.
+//!
+//! # File format
+//!
+//! TOML, quantities as strings with units (`"312ns"`, `"1.5us"`, `"0.41ns/B"`, `"1500B"`);
+//! see [`file::ProfileFile`] for every field. A file whose `format_version` is newer than
+//! [`FORMAT_VERSION`] is refused with a message naming the file.
+
+#![warn(missing_docs)]
+
+mod error;
+pub mod file;
+pub mod units;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+pub use error::ProfileError;
+pub use file::FORMAT_VERSION;
+use file::{CostFile, HostFile, MeasurementFile, OpFile, ProfileFile};
+
+/// Cipher suites a profile may describe, as used in op names `<suite>.seal` / `<suite>.open`.
+///
+/// The AEAD and CBC+HMAC names follow the ESP/MACsec/TLS suite names of the `protocols` crate;
+/// `gmac-aes128`/`gmac-aes256` are integrity-only GMAC (MACsec with encryption off); `copy` is
+/// a plain memory copy of the packet, the baseline any data path pays. CBC+HMAC is
+/// encrypt-then-MAC as ESP does it (RFC 4868: HMAC-SHA-256/384/512 truncated to 128/192/256 bits).
+pub const CIPHER_SUITES: &[&str] = &[
+    "copy",
+    "aes128-gcm",
+    "aes256-gcm",
+    "chacha20-poly1305",
+    "aes128-ccm",
+    "aes256-ccm",
+    "aes128-cbc-hmac-sha256",
+    "aes256-cbc-hmac-sha256",
+    "aes128-cbc-hmac-sha384",
+    "aes256-cbc-hmac-sha384",
+    "aes128-cbc-hmac-sha512",
+    "aes256-cbc-hmac-sha512",
+    "gmac-aes128",
+    "gmac-aes256",
+];
+
+/// Constant-cost operations (key exchange, KEMs, signatures) a profile may describe.
+pub const KEY_OPS: &[&str] = &[
+    "x25519.keygen",
+    "x25519.agree",
+    "mlkem512.keygen",
+    "mlkem512.encaps",
+    "mlkem512.decaps",
+    "mlkem768.keygen",
+    "mlkem768.encaps",
+    "mlkem768.decaps",
+    "mlkem1024.keygen",
+    "mlkem1024.encaps",
+    "mlkem1024.decaps",
+    "ed25519.sign",
+    "ed25519.verify",
+    "ecdsa-p256.sign",
+    "ecdsa-p256.verify",
+    "mldsa44.sign",
+    "mldsa44.verify",
+    "mldsa65.sign",
+    "mldsa65.verify",
+    "mldsa87.sign",
+    "mldsa87.verify",
+];
+
+/// Direction of a cipher operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Encrypt and authenticate (the sender).
+    Seal,
+    /// Verify and decrypt (the receiver).
+    Open,
+}
+
+impl Direction {
+    /// The action name used in op names: `"seal"` or `"open"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Seal => "seal",
+            Direction::Open => "open",
+        }
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a profile's numbers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileKind {
+    /// Measured on a host by `oransim calibrate`.
+    Measured,
+    /// Fitted to a paper's published numbers.
+    Fitted,
+    /// Imported from another tool's output (e.g. `openssl speed`).
+    Imported,
+}
+
+impl ProfileKind {
+    const NAMES: &'static [&'static str] = &["measured", "fitted", "imported"];
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "measured" => Some(Self::Measured),
+            "fitted" => Some(Self::Fitted),
+            "imported" => Some(Self::Imported),
+            _ => None,
+        }
+    }
+}
+
+/// Where one value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// A measurement description or a paper's figure/table.
+    pub source: String,
+    /// The published numbers this value was chosen to match (empty: not fitted).
+    pub fitted_to: Vec<String>,
+}
+
+/// A per-packet cost with its provenance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacketCost {
+    /// Cost per packet [ns].
+    pub ns: f64,
+    /// Where it came from.
+    pub provenance: Provenance,
+}
+
+/// Which protocols' crypto a NIC does instead of the CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Offload {
+    /// IPsec ESP crypto offloaded.
+    pub ipsec: bool,
+    /// MACsec crypto offloaded.
+    pub macsec: bool,
+    /// TLS record crypto offloaded.
+    pub tls: bool,
+}
+
+/// How an operation's cost depends on the length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostModel {
+    /// `fixed + per_byte * L`.
+    Linear,
+    /// Linear interpolation between measured point medians; beyond the table, the end point
+    /// plus `per_byte` (or the end segment's slope) times the distance.
+    Piecewise,
+    /// `fixed`, whatever L.
+    Constant,
+}
+
+impl CostModel {
+    const NAMES: &'static [&'static str] = &["linear", "piecewise", "constant"];
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "linear" => Some(Self::Linear),
+            "piecewise" => Some(Self::Piecewise),
+            "constant" => Some(Self::Constant),
+            _ => None,
+        }
+    }
+}
+
+/// One measured point of an operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Length [bytes].
+    pub len_bytes: u64,
+    /// Median cost [ns].
+    pub median_ns: f64,
+    /// 5th percentile [ns], if recorded.
+    pub p5_ns: Option<f64>,
+    /// 95th percentile [ns], if recorded.
+    pub p95_ns: Option<f64>,
+    /// Number of timed samples, if recorded.
+    pub samples: Option<u32>,
+}
+
+/// The cost of one operation as a function of its length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpCost {
+    /// How the cost depends on L.
+    pub model: CostModel,
+    /// Fixed cost per operation [ns] (the line's intercept).
+    pub fixed_ns: f64,
+    /// Cost per byte [ns/B] (the line's slope), if the model has one.
+    pub per_byte_ns: Option<f64>,
+    /// Measured points by increasing length (may be empty for fitted profiles).
+    pub points: Vec<Point>,
+    /// R² of the line through the point medians, if recorded.
+    pub r2: Option<f64>,
+    /// Largest relative residual of the line over the points, if recorded.
+    pub max_rel_residual: Option<f64>,
+    /// The implementation measured or described.
+    pub implementation: String,
+    /// Where the numbers came from.
+    pub provenance: Provenance,
+}
+
+impl OpCost {
+    /// Cost [ns] of the operation on `len_bytes` bytes (never negative).
+    pub fn cost_ns(&self, len_bytes: u64) -> f64 {
+        let l = len_bytes as f64;
+        match self.model {
+            CostModel::Constant => self.fixed_ns,
+            CostModel::Linear => self.fixed_ns + self.per_byte_ns.unwrap_or(0.0) * l,
+            CostModel::Piecewise => self.piecewise(l),
+        }
+    }
+
+    fn piecewise(&self, l: f64) -> f64 {
+        let p = &self.points;
+        // Validation guarantees at least two points in increasing order.
+        let seg_slope = |i: usize| {
+            let (a, b) = (&p[i], &p[i + 1]);
+            ((b.median_ns - a.median_ns) / (b.len_bytes - a.len_bytes) as f64).max(0.0)
+        };
+        let first = &p[0];
+        let last = &p[p.len() - 1];
+        let v = if l <= first.len_bytes as f64 {
+            let s = self.per_byte_ns.unwrap_or_else(|| seg_slope(0));
+            first.median_ns - s * (first.len_bytes as f64 - l)
+        } else if l >= last.len_bytes as f64 {
+            let s = self.per_byte_ns.unwrap_or_else(|| seg_slope(p.len() - 2));
+            last.median_ns + s * (l - last.len_bytes as f64)
+        } else {
+            let i = p.partition_point(|pt| (pt.len_bytes as f64) <= l) - 1;
+            let (a, b) = (&p[i], &p[i + 1]);
+            let t = (l - a.len_bytes as f64) / (b.len_bytes - a.len_bytes) as f64;
+            a.median_ns + t * (b.median_ns - a.median_ns)
+        };
+        v.max(0.0)
+    }
+}
+
+/// A validated calibration profile. Build it with [`Profile::load`],
+/// [`Profile::from_toml_str`] or [`Profile::from_file`].
+#[derive(Debug, Clone)]
+pub struct Profile {
+    origin: String,
+    kind: ProfileKind,
+    cores: u32,
+    cores_provenance: Provenance,
+    stack: PacketCost,
+    io: PacketCost,
+    offload: Offload,
+    ops: BTreeMap<String, OpCost>,
+    file: ProfileFile,
+}
+
+impl Profile {
+    /// Reads and validates the profile at `path`. Errors name the file and the key.
+    pub fn load(path: impl AsRef<Path>) -> Result<Profile, ProfileError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Profile::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates profile text; `origin` (a file name) is used in error messages.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Profile, ProfileError> {
+        // Check the format version first, so a newer file is refused for its version and not
+        // for a field this build does not know.
+        let table: toml::Table = toml::from_str(text).map_err(|e| ProfileError::Parse {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        let invalid = |key: &str, message: String| ProfileError::Invalid {
+            origin: origin.to_string(),
+            key: key.to_string(),
+            message,
+        };
+        match table.get("format_version") {
+            None => {
+                return Err(invalid(
+                    "format_version",
+                    format!("missing; this build reads format_version 1..={FORMAT_VERSION}"),
+                ));
+            }
+            Some(toml::Value::Integer(v)) if *v > i64::from(FORMAT_VERSION) => {
+                return Err(ProfileError::NewerFormat {
+                    origin: origin.to_string(),
+                    found: *v,
+                    supported: FORMAT_VERSION,
+                });
+            }
+            Some(toml::Value::Integer(v)) if *v < 1 => {
+                return Err(invalid(
+                    "format_version",
+                    format!("{v} is not a format version; this build reads 1..={FORMAT_VERSION}"),
+                ));
+            }
+            Some(toml::Value::Integer(_)) => {}
+            Some(other) => {
+                return Err(invalid(
+                    "format_version",
+                    format!(
+                        "expected an integer, found a {}; this build reads 1..={FORMAT_VERSION}",
+                        other.type_str()
+                    ),
+                ));
+            }
+        }
+        let file: ProfileFile = toml::from_str(text).map_err(|e| ProfileError::Parse {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Profile::from_file(file, origin)
+    }
+
+    /// Validates a profile built in memory (by a writer such as `crypto-bench`).
+    pub fn from_file(file: ProfileFile, origin: &str) -> Result<Profile, ProfileError> {
+        let invalid = |key: String, message: String| ProfileError::Invalid {
+            origin: origin.to_string(),
+            key,
+            message,
+        };
+        if file.format_version == 0 || file.format_version > FORMAT_VERSION {
+            return Err(invalid(
+                "format_version".into(),
+                format!(
+                    "{} is not supported; this build reads 1..={FORMAT_VERSION}",
+                    file.format_version
+                ),
+            ));
+        }
+        let meta = &file.profile;
+        if meta.name.trim().is_empty() {
+            return Err(invalid("profile.name".into(), "must not be empty".into()));
+        }
+        let kind = ProfileKind::parse(&meta.kind).ok_or_else(|| {
+            invalid(
+                "profile.kind".into(),
+                format!(
+                    "`{}` is not one of {}",
+                    meta.kind,
+                    quoted(ProfileKind::NAMES)
+                ),
+            )
+        })?;
+        if meta.implementation.trim().is_empty() {
+            return Err(invalid(
+                "profile.implementation".into(),
+                "must name the implementation the costs describe, e.g. `rustcrypto`".into(),
+            ));
+        }
+        let node = &file.node;
+        if node.cores.count == 0 {
+            return Err(invalid(
+                "node.cores.count".into(),
+                "must be at least 1".into(),
+            ));
+        }
+        let cores_provenance = provenance(
+            &node.cores.source,
+            &node.cores.fitted_to,
+            "node.cores.source",
+            &invalid,
+        )?;
+        let stack = packet_cost(&node.stack, "node.stack", &invalid)?;
+        let io = packet_cost(&node.io, "node.io", &invalid)?;
+        let offload = Offload {
+            ipsec: node.offload.ipsec,
+            macsec: node.offload.macsec,
+            tls: node.offload.tls,
+        };
+        let mut ops = BTreeMap::new();
+        for (name, op) in &file.ops {
+            let key = format!("ops.\"{name}\"");
+            check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
+            let cost = op_cost(op, &key, &meta.implementation, &invalid)?;
+            ops.insert(name.clone(), cost);
+        }
+        Ok(Profile {
+            origin: origin.to_string(),
+            kind,
+            cores: node.cores.count,
+            cores_provenance,
+            stack,
+            io,
+            offload,
+            ops,
+            file,
+        })
+    }
+
+    /// The file name (or origin) the profile was read from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The profile's name.
+    pub fn name(&self) -> &str {
+        &self.file.profile.name
+    }
+
+    /// Measured, fitted or imported.
+    pub fn kind(&self) -> ProfileKind {
+        self.kind
+    }
+
+    /// The implementation the op costs describe (unless an op says otherwise).
+    pub fn implementation(&self) -> &str {
+        &self.file.profile.implementation
+    }
+
+    /// Cores available to the node's data path.
+    pub fn cores(&self) -> u32 {
+        self.cores
+    }
+
+    /// Where the core count comes from.
+    pub fn cores_provenance(&self) -> &Provenance {
+        &self.cores_provenance
+    }
+
+    /// Per-packet stack cost [ns].
+    pub fn stack_ns(&self) -> f64 {
+        self.stack.ns
+    }
+
+    /// Per-packet stack cost with provenance.
+    pub fn stack(&self) -> &PacketCost {
+        &self.stack
+    }
+
+    /// Per-packet kernel/user I/O cost [ns], independent of the cipher.
+    pub fn io_ns(&self) -> f64 {
+        self.io.ns
+    }
+
+    /// Per-packet I/O cost with provenance.
+    pub fn io(&self) -> &PacketCost {
+        &self.io
+    }
+
+    /// Which protocols' crypto is offloaded.
+    pub fn offload(&self) -> Offload {
+        self.offload
+    }
+
+    /// The host or testbed description, if recorded.
+    pub fn host(&self) -> Option<&HostFile> {
+        self.file.host.as_ref()
+    }
+
+    /// How the measurements were taken, if measured.
+    pub fn measurement(&self) -> Option<&MeasurementFile> {
+        self.file.measurement.as_ref()
+    }
+
+    /// All operations, by name.
+    pub fn ops(&self) -> impl Iterator<Item = (&str, &OpCost)> {
+        self.ops.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Whether the profile holds operation `name`.
+    pub fn has_op(&self, name: &str) -> bool {
+        self.ops.contains_key(name)
+    }
+
+    /// The operation `name` (e.g. `"aes128-gcm.seal"`), or an error listing those it has.
+    pub fn op(&self, name: &str) -> Result<&OpCost, ProfileError> {
+        self.ops.get(name).ok_or_else(|| ProfileError::UnknownOp {
+            origin: self.origin.clone(),
+            profile: self.name().to_string(),
+            op: name.to_string(),
+            available: self.ops.keys().cloned().collect(),
+        })
+    }
+
+    /// Cost [ns] of operation `name` on `len_bytes` bytes.
+    pub fn op_cost_ns(&self, name: &str, len_bytes: u64) -> Result<f64, ProfileError> {
+        Ok(self.op(name)?.cost_ns(len_bytes))
+    }
+
+    /// Cost [ns] of sealing or opening `len_bytes` bytes of plaintext with `suite` (a name
+    /// from [`CIPHER_SUITES`]).
+    pub fn cipher_cost_ns(
+        &self,
+        suite: &str,
+        direction: Direction,
+        len_bytes: u64,
+    ) -> Result<f64, ProfileError> {
+        self.op_cost_ns(&format!("{suite}.{direction}"), len_bytes)
+    }
+
+    /// The file form of this profile (what [`Profile::to_toml_string`] writes).
+    pub fn file(&self) -> &ProfileFile {
+        &self.file
+    }
+
+    /// The profile as TOML text, which [`Profile::from_toml_str`] reads back.
+    pub fn to_toml_string(&self) -> Result<String, ProfileError> {
+        to_toml_string(&self.file)
+    }
+}
+
+/// Writes a profile file as TOML text.
+pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
+    toml::to_string(file).map_err(|e| ProfileError::Serialize {
+        profile: file.profile.name.clone(),
+        message: e.to_string(),
+    })
+}
+
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn provenance(
+    source: &str,
+    fitted_to: &[String],
+    key: &str,
+    invalid: &dyn Fn(String, String) -> ProfileError,
+) -> Result<Provenance, ProfileError> {
+    if source.trim().is_empty() {
+        return Err(invalid(
+            key.to_string(),
+            "must say where the value comes from (a measurement, or a paper's figure or table)"
+                .into(),
+        ));
+    }
+    Ok(Provenance {
+        source: source.to_string(),
+        fitted_to: fitted_to.to_vec(),
+    })
+}
+
+fn packet_cost(
+    c: &CostFile,
+    key: &str,
+    invalid: &dyn Fn(String, String) -> ProfileError,
+) -> Result<PacketCost, ProfileError> {
+    let ns = units::parse_duration_ns(&c.cost).map_err(|m| invalid(format!("{key}.cost"), m))?;
+    let provenance = provenance(&c.source, &c.fitted_to, &format!("{key}.source"), invalid)?;
+    Ok(PacketCost { ns, provenance })
+}
+
+fn check_op_name(name: &str) -> Result<(), String> {
+    let ok_part = |s: &str| {
+        !s.is_empty()
+            && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    };
+    match name.split_once('.') {
+        Some((alg, action)) if ok_part(alg) && ok_part(action) => Ok(()),
+        _ => Err(format!(
+            "`{name}` is not an operation name; expected `<algorithm>.<action>` in lowercase, \
+             e.g. `aes128-gcm.seal`, `aes128-gcm.open`, `mlkem768.encaps`"
+        )),
+    }
+}
+
+fn op_cost(
+    op: &OpFile,
+    key: &str,
+    default_impl: &str,
+    invalid: &dyn Fn(String, String) -> ProfileError,
+) -> Result<OpCost, ProfileError> {
+    let model = CostModel::parse(&op.model).ok_or_else(|| {
+        invalid(
+            format!("{key}.model"),
+            format!("`{}` is not one of {}", op.model, quoted(CostModel::NAMES)),
+        )
+    })?;
+    let fixed_ns =
+        units::parse_duration_ns(&op.fixed).map_err(|m| invalid(format!("{key}.fixed"), m))?;
+    let per_byte_ns = op
+        .per_byte
+        .as_deref()
+        .map(units::parse_per_byte_ns)
+        .transpose()
+        .map_err(|m| invalid(format!("{key}.per_byte"), m))?;
+    match (model, per_byte_ns) {
+        (CostModel::Linear, None) => {
+            return Err(invalid(
+                format!("{key}.per_byte"),
+                "missing; a `linear` op needs a cost per byte such as `0.4ns/B`".into(),
+            ));
+        }
+        (CostModel::Constant, Some(_)) => {
+            return Err(invalid(
+                format!("{key}.per_byte"),
+                "a `constant` op has no cost per byte; use model = \"linear\"".into(),
+            ));
+        }
+        _ => {}
+    }
+    let provenance = provenance(&op.source, &op.fitted_to, &format!("{key}.source"), invalid)?;
+    if let Some(r2) = op.r2
+        && !(r2.is_finite() && r2 <= 1.0)
+    {
+        return Err(invalid(
+            format!("{key}.r2"),
+            format!("{r2} is not a coefficient of determination (a number up to 1)"),
+        ));
+    }
+    if let Some(r) = op.max_rel_residual
+        && !(r.is_finite() && r >= 0.0)
+    {
+        return Err(invalid(
+            format!("{key}.max_rel_residual"),
+            format!("{r} must be a finite number, zero or more"),
+        ));
+    }
+    let mut points = Vec::with_capacity(op.points.len());
+    for (i, p) in op.points.iter().enumerate() {
+        let pk = format!("{key}.points[{i}]");
+        let len_bytes =
+            units::parse_len_bytes(&p.len).map_err(|m| invalid(format!("{pk}.len"), m))?;
+        let dur = |v: &str, field: &str| {
+            units::parse_duration_ns(v).map_err(|m| invalid(format!("{pk}.{field}"), m))
+        };
+        let median_ns = dur(&p.median, "median")?;
+        let p5_ns = p.p5.as_deref().map(|v| dur(v, "p5")).transpose()?;
+        let p95_ns = p.p95.as_deref().map(|v| dur(v, "p95")).transpose()?;
+        if p5_ns.is_some_and(|p5| p5 > median_ns) || p95_ns.is_some_and(|p95| p95 < median_ns) {
+            return Err(invalid(
+                pk,
+                "percentiles out of order; need p5 <= median <= p95".into(),
+            ));
+        }
+        if p.samples == Some(0) {
+            return Err(invalid(
+                format!("{pk}.samples"),
+                "must be at least 1".into(),
+            ));
+        }
+        if let Some(prev) = points.last().map(|q: &Point| q.len_bytes)
+            && len_bytes <= prev
+        {
+            return Err(invalid(
+                format!("{pk}.len"),
+                format!("points must be in increasing length; {len_bytes} B follows {prev} B"),
+            ));
+        }
+        points.push(Point {
+            len_bytes,
+            median_ns,
+            p5_ns,
+            p95_ns,
+            samples: p.samples,
+        });
+    }
+    if model == CostModel::Piecewise && points.len() < 2 {
+        return Err(invalid(
+            format!("{key}.points"),
+            format!(
+                "a `piecewise` op needs at least 2 points to interpolate, found {}",
+                points.len()
+            ),
+        ));
+    }
+    Ok(OpCost {
+        model,
+        fixed_ns,
+        per_byte_ns,
+        points,
+        r2: op.r2,
+        max_rel_residual: op.max_rel_residual,
+        implementation: op
+            .implementation
+            .clone()
+            .unwrap_or_else(|| default_impl.to_string()),
+        provenance,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,72 @@
+//! The one error type of this crate.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong loading a profile or asking it for a cost. Every variant names
+/// the file (or the origin given to [`crate::Profile::from_toml_str`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// The file could not be read.
+    #[error("cannot read calibration profile {path}")]
+    Io {
+        /// The path that was opened.
+        path: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not TOML, or does not have the profile's shape (a missing field, a field of
+    /// the wrong type, an unknown field). The message from the TOML reader gives the line,
+    /// column and key.
+    #[error("{origin}: {message}")]
+    Parse {
+        /// File name or origin.
+        origin: String,
+        /// The TOML reader's message.
+        message: String,
+    },
+    /// The profile was written in a newer format than this build of oransim reads.
+    #[error(
+        "{origin}: `format_version` is {found}, but this build of oransim reads profile formats up to {supported}; upgrade oransim or re-run `oransim calibrate`"
+    )]
+    NewerFormat {
+        /// File name or origin.
+        origin: String,
+        /// The version in the file.
+        found: i64,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// A value has the right TOML type but is not allowed: a negative cost, a unit error, an
+    /// unordered table, an inconsistent model.
+    #[error("{origin}: `{key}`: {message}")]
+    Invalid {
+        /// File name or origin.
+        origin: String,
+        /// Dotted key path of the offending value, e.g. `ops."aes128-gcm.seal".fixed`.
+        key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// A cost was asked for an operation the profile does not hold.
+    #[error("{origin}: profile `{profile}` has no operation `{op}`; it has: {}", available.join(", "))]
+    UnknownOp {
+        /// File name or origin.
+        origin: String,
+        /// Profile name.
+        profile: String,
+        /// The operation asked for.
+        op: String,
+        /// The operations the profile holds, sorted.
+        available: Vec<String>,
+    },
+    /// The profile could not be written as TOML (a bug in the writer, not the user's input).
+    #[error("cannot serialise profile `{profile}` as TOML: {message}")]
+    Serialize {
+        /// Profile name.
+        profile: String,
+        /// The TOML writer's message.
+        message: String,
+    },
+}

@@ -1,0 +1,230 @@
+//! Unit tests of loading, validation and evaluation (issue 4).
+
+use super::*;
+
+const GOOD: &str = r#"
+format_version = 1
+
+[profile]
+name = "t"
+kind = "measured"
+implementation = "rustcrypto"
+
+[node]
+cores = { count = 2, source = "nproc" }
+stack = { cost = "1us", source = "s" }
+io = { cost = "0ns", source = "s" }
+
+[node.offload]
+macsec = true
+
+[ops."aes128-gcm.seal"]
+model = "linear"
+fixed = "200ns"
+per_byte = "0.5ns/B"
+source = "m"
+r2 = 0.999
+
+[ops."aes128-gcm.open"]
+model = "piecewise"
+fixed = "0ns"
+source = "m"
+points = [
+  { len = "64B", median = "300ns", p5 = "290ns", p95 = "320ns", samples = 9 },
+  { len = "1000B", median = "800ns" },
+  { len = "2000B", median = "1000ns" },
+]
+
+[ops."mlkem768.encaps"]
+model = "constant"
+fixed = "80us"
+source = "m"
+implementation = "ml-kem"
+"#;
+
+fn load(text: &str) -> Result<Profile, ProfileError> {
+    Profile::from_toml_str(text, "test.toml")
+}
+
+fn err(text: &str) -> String {
+    load(text).expect_err("should be refused").to_string()
+}
+
+#[test]
+fn good_profile_loads_and_evaluates() {
+    let p = load(GOOD).unwrap();
+    assert_eq!(p.name(), "t");
+    assert_eq!(p.kind(), ProfileKind::Measured);
+    assert_eq!(p.cores(), 2);
+    assert_eq!(p.stack_ns(), 1000.0);
+    assert_eq!(p.io_ns(), 0.0);
+    assert!(p.offload().macsec && !p.offload().ipsec);
+    // linear: 200 + 0.5 * 1000
+    assert_eq!(
+        p.cipher_cost_ns("aes128-gcm", Direction::Seal, 1000)
+            .unwrap(),
+        700.0
+    );
+    // constant ignores L; per-op implementation overrides the profile's
+    assert_eq!(p.op_cost_ns("mlkem768.encaps", 9000).unwrap(), 80_000.0);
+    assert_eq!(p.op("mlkem768.encaps").unwrap().implementation, "ml-kem");
+    assert_eq!(
+        p.op("aes128-gcm.seal").unwrap().implementation,
+        "rustcrypto"
+    );
+}
+
+#[test]
+fn piecewise_interpolates_and_extrapolates() {
+    let p = load(GOOD).unwrap();
+    let c = |l| p.cipher_cost_ns("aes128-gcm", Direction::Open, l).unwrap();
+    assert_eq!(c(64), 300.0);
+    assert_eq!(c(1000), 800.0);
+    assert_eq!(c(1500), 900.0); // halfway between 800 and 1000
+    // beyond the table: last segment slope 0.2 ns/B
+    assert!((c(3000) - 1200.0).abs() < 1e-9);
+    // below: first segment slope 500/936 ns/B, never negative
+    assert!(c(0) < 300.0 && c(0) >= 0.0);
+}
+
+#[test]
+fn unknown_op_lists_available() {
+    let p = load(GOOD).unwrap();
+    let e = p
+        .cipher_cost_ns("aes256-gcm", Direction::Seal, 64)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("test.toml"), "{e}");
+    assert!(e.contains("no operation `aes256-gcm.seal`"), "{e}");
+    assert!(
+        e.contains("aes128-gcm.open, aes128-gcm.seal, mlkem768.encaps"),
+        "{e}"
+    );
+}
+
+#[test]
+fn round_trips_through_toml() {
+    let p = load(GOOD).unwrap();
+    let text = p.to_toml_string().unwrap();
+    let q = load(&text).unwrap();
+    assert_eq!(p.file(), q.file());
+}
+
+#[test]
+fn missing_field_names_file_and_field() {
+    let e = err(&GOOD.replace("io = { cost = \"0ns\", source = \"s\" }\n", ""));
+    assert!(e.starts_with("test.toml: "), "{e}");
+    assert!(e.contains("missing field `io`"), "{e}");
+}
+
+#[test]
+fn negative_cost_is_refused() {
+    let e = err(&GOOD.replace("fixed = \"200ns\"", "fixed = \"-200ns\""));
+    assert!(e.contains("`ops.\"aes128-gcm.seal\".fixed`"), "{e}");
+    assert!(e.contains("negative"), "{e}");
+}
+
+#[test]
+fn unit_errors_say_what_is_allowed() {
+    let e = err(&GOOD.replace("per_byte = \"0.5ns/B\"", "per_byte = \"0.5ns\""));
+    assert!(e.contains("`ops.\"aes128-gcm.seal\".per_byte`"), "{e}");
+    assert!(
+        e.contains("unknown unit `ns`") && e.contains("`ns/B`"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("cost = \"1us\"", "cost = \"1\""));
+    assert!(
+        e.contains("`node.stack.cost`") && e.contains("no unit"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("len = \"1000B\"", "len = \"1000\""));
+    assert!(e.contains("points[1].len"), "{e}");
+}
+
+#[test]
+fn newer_format_is_refused_before_unknown_fields() {
+    let newer = GOOD.replace("format_version = 1", "format_version = 2\nnew_thing = 1");
+    let e = err(&newer);
+    assert!(
+        e.contains("test.toml") && e.contains("`format_version` is 2"),
+        "{e}"
+    );
+    assert!(e.contains("reads profile formats up to 1"), "{e}");
+    let e = err(&GOOD.replace("format_version = 1\n", ""));
+    assert!(e.contains("`format_version`: missing"), "{e}");
+    let e = err(&GOOD.replace("format_version = 1", "format_version = \"1\""));
+    assert!(e.contains("expected an integer, found a string"), "{e}");
+}
+
+#[test]
+fn other_invalid_inputs() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "kind = \"measured\"",
+            "kind = \"guessed\"",
+            "`profile.kind`",
+        ),
+        ("count = 2", "count = 0", "at least 1"),
+        ("source = \"nproc\"", "source = \" \"", "must say where"),
+        (
+            "model = \"linear\"",
+            "model = \"cubic\"",
+            "`linear`, `piecewise`, `constant`",
+        ),
+        ("per_byte = \"0.5ns/B\"\n", "", "a `linear` op needs"),
+        ("r2 = 0.999", "r2 = 1.5", "coefficient of determination"),
+        ("len = \"2000B\"", "len = \"900B\"", "increasing length"),
+        (
+            "p95 = \"320ns\"",
+            "p95 = \"100ns\"",
+            "percentiles out of order",
+        ),
+        ("samples = 9", "samples = 0", "at least 1"),
+        (
+            "[ops.\"mlkem768.encaps\"]",
+            "[ops.\"MLKEM768\"]",
+            "not an operation name",
+        ),
+        (
+            "fixed = \"80us\"",
+            "fixed = \"80us\"\nper_byte = \"1ns/B\"",
+            "no cost per byte",
+        ),
+        ("cores = {", "cpus = 3\ncores = {", "unknown field `cpus`"),
+        ("[profile]", "[profile", "TOML parse error"),
+    ];
+    for (from, to, want) in cases {
+        let text = GOOD.replacen(from, to, 1);
+        assert_ne!(text, GOOD, "case {from:?} did not apply");
+        let e = err(&text);
+        assert!(e.contains(want), "{from:?} -> {to:?}: {e}");
+        assert!(e.contains("test.toml"), "{e}");
+    }
+}
+
+#[test]
+fn piecewise_needs_two_points() {
+    let text = GOOD.replace(
+        "  { len = \"1000B\", median = \"800ns\" },\n  { len = \"2000B\", median = \"1000ns\" },\n",
+        "",
+    );
+    assert!(err(&text).contains("at least 2 points"));
+}
+
+#[test]
+fn io_error_names_path() {
+    let e = Profile::load("/nonexistent/p.toml").unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/p.toml"));
+}
+
+#[test]
+fn suite_and_op_names_are_valid_op_names() {
+    for s in CIPHER_SUITES {
+        for d in [Direction::Seal, Direction::Open] {
+            check_op_name(&format!("{s}.{d}")).unwrap();
+        }
+    }
+    for op in KEY_OPS {
+        check_op_name(op).unwrap();
+    }
+}
