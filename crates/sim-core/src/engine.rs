@@ -1,0 +1,918 @@
+//! The discrete-event loop.
+//!
+//! A packet's life is a chain of stages along its path, each attributed to one Eq. 1 component:
+//! waiting for a node's server or a link's transmitter (D_que), being served (D_proc), being
+//! clocked onto the wire (D_trans) and travelling (D_prop). The stages leave no gaps, so the four
+//! components add up exactly (in integer picoseconds) to every packet's end-to-end delay.
+//!
+//! Events: a source fires; a node's server finishes a packet; a link direction finishes
+//! transmitting; a packet arrives at the next node after propagation (skipped when the
+//! propagation delay is zero). Packets live in a slab whose slots are reused, so the hot loop
+//! allocates nothing once the run has reached its peak number of packets in flight.
+
+use std::collections::VecDeque;
+
+use crate::network::{Direction, Network, NodeId, Service, SizeDist, Source, table_eval};
+use crate::queue::EventQueue;
+use crate::rng::Stream;
+use crate::stats::{FlowStats, LinkDirStats, NodeStats, PROC, PROP, QUE, TRANS};
+use crate::time::{SimDuration, SimTime};
+
+/// What kind of packet this is; decides what happens when it is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// Ordinary traffic (Poisson, periodic, pattern data, trace).
+    Data,
+    /// A reply the far end sends after some data (E2 SACK).
+    Reply,
+    /// A ping request.
+    PingRequest,
+    /// A ping reply.
+    PingReply,
+    /// A bulk-transfer data frame.
+    BulkData,
+    /// A bulk-transfer acknowledgement.
+    BulkAck,
+}
+
+/// What an observer sees of a delivered packet.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketRecord {
+    /// Index of the flow in [`Network::flows`].
+    pub flow: usize,
+    /// Which way it travelled.
+    pub direction: Direction,
+    /// What kind of packet.
+    pub kind: PacketKind,
+    /// Size [bytes].
+    pub size: u32,
+    /// Creation time.
+    pub created: SimTime,
+    /// Delivery time.
+    pub delivered: SimTime,
+    /// Eq. 1 components of its end-to-end delay [ps]: queueing, propagation, transmission,
+    /// processing.
+    pub components_ps: [u64; 4],
+}
+
+/// Sees every delivered packet (for traces and tests). The default observer does nothing and
+/// costs nothing.
+pub trait Observer {
+    /// Called once per delivered packet, counted or not (warm-up packets too).
+    fn on_delivered(&mut self, _record: &PacketRecord) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+impl<F: FnMut(&PacketRecord)> Observer for F {
+    fn on_delivered(&mut self, record: &PacketRecord) {
+        self(record)
+    }
+}
+
+/// The raw result of one replication.
+#[derive(Debug, Clone)]
+pub struct RunStats {
+    /// The replication index.
+    pub replication: u32,
+    /// Per flow, in [`Network::flows`] order.
+    pub flows: Vec<FlowStats>,
+    /// Per node, in [`Network::nodes`] order.
+    pub nodes: Vec<NodeStats>,
+    /// Per link direction: entry `2i` is link `i` from `a` to `b`, `2i+1` from `b` to `a`.
+    pub links: Vec<LinkDirStats>,
+    /// Events processed.
+    pub events: u64,
+    /// Time of the last event [ps].
+    pub end_ps: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Source(u32),
+    ServiceDone { node: u32, pkt: u32 },
+    TxDone(u32),
+    Arrive(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    flow: u32,
+    dir: Direction,
+    kind: PacketKind,
+    counted: bool,
+    hop: u16,
+    size: u32,
+    /// Message slot for multi-frame messages, `u32::MAX` if none.
+    msg: u32,
+    created: u64,
+    /// For replies: creation time of the request [ps].
+    origin: u64,
+    /// When the packet entered its current queue [ps].
+    stage: u64,
+    comp: [u64; 4],
+}
+
+/// One step of a route: the node, and the link direction leaving it (none at the last node).
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    node: u32,
+    link_dir: u32,
+}
+const NO_LINK: u32 = u32::MAX;
+
+struct NodeState {
+    servers: u32,
+    capacity: u32,
+    busy: u32,
+    queue: VecDeque<u32>,
+    rng: Stream,
+    stats: NodeStats,
+}
+
+struct LinkDirState {
+    rate: crate::time::DataRate,
+    prop: u64,
+    mtu: u32,
+    capacity: u32,
+    current: u32,
+    queue: VecDeque<u32>,
+    stats: LinkDirStats,
+}
+
+#[derive(Default)]
+struct SourceState {
+    generated: u64,
+    /// Pattern: next index; trace: next record.
+    index: usize,
+    /// Pattern: data packets delivered (for reply_every).
+    delivered: u64,
+    /// Bulk: frames sent, frames finished (delivered or dropped), total frames.
+    bulk_sent: u64,
+    bulk_done: u64,
+    bulk_frames: u64,
+    bulk_start: u64,
+}
+
+struct Message {
+    created: u64,
+    remaining: u32,
+    dropped: bool,
+    counted: bool,
+}
+
+/// One replication of a network.
+pub struct Engine<'a, O: Observer> {
+    net: &'a Network,
+    now: u64,
+    queue: EventQueue<Event>,
+    packets: Vec<Packet>,
+    free: Vec<u32>,
+    messages: Vec<Message>,
+    free_messages: Vec<u32>,
+    nodes: Vec<NodeState>,
+    services: Vec<&'a Service>,
+    links: Vec<LinkDirState>,
+    routes: Vec<[Vec<Step>; 2]>,
+    sources: Vec<SourceState>,
+    source_rngs: Vec<Stream>,
+    flows: Vec<FlowStats>,
+    total_generated: u64,
+    stop_packets: u64,
+    stop_time: u64,
+    warmup: u64,
+    events: u64,
+    observer: O,
+}
+
+#[inline]
+fn dir_index(d: Direction) -> usize {
+    match d {
+        Direction::Forward => 0,
+        Direction::Reverse => 1,
+    }
+}
+
+impl<'a, O: Observer> Engine<'a, O> {
+    /// Prepares replication `replication` of `net` with master seed `seed`.
+    ///
+    /// `net` must be valid (as the `model` crate's validation guarantees): every flow's path
+    /// non-empty, consecutive path nodes linked, ids in range.
+    pub fn new(net: &'a Network, seed: u64, replication: u32, observer: O) -> Self {
+        let nodes = net
+            .nodes
+            .iter()
+            .map(|n| NodeState {
+                servers: n.servers.max(1),
+                capacity: n.capacity.unwrap_or(u32::MAX),
+                busy: 0,
+                queue: VecDeque::new(),
+                rng: Stream::new(seed, replication, "node", &n.name),
+                stats: NodeStats::default(),
+            })
+            .collect();
+        let mut links = Vec::with_capacity(net.links.len() * 2);
+        for l in &net.links {
+            for _ in 0..2 {
+                links.push(LinkDirState {
+                    rate: l.rate,
+                    prop: l.propagation.as_ps(),
+                    mtu: l.mtu.unwrap_or(u32::MAX),
+                    capacity: l.queue_capacity.unwrap_or(u32::MAX),
+                    current: u32::MAX,
+                    queue: VecDeque::new(),
+                    stats: LinkDirStats::default(),
+                });
+            }
+        }
+        let link_dir = |from: NodeId, to: NodeId| -> u32 {
+            net.links
+                .iter()
+                .enumerate()
+                .find_map(|(i, l)| {
+                    if l.a == from && l.b == to {
+                        Some(2 * i as u32)
+                    } else if l.b == from && l.a == to {
+                        Some(2 * i as u32 + 1)
+                    } else {
+                        None
+                    }
+                })
+                .expect("validated network: consecutive path nodes share a link")
+        };
+        let route = |path: &[NodeId]| -> Vec<Step> {
+            path.iter()
+                .enumerate()
+                .map(|(i, &n)| Step {
+                    node: n as u32,
+                    link_dir: path.get(i + 1).map_or(NO_LINK, |&next| link_dir(n, next)),
+                })
+                .collect()
+        };
+        let routes = net
+            .flows
+            .iter()
+            .map(|f| {
+                let rev: Vec<NodeId> = f.path.iter().rev().copied().collect();
+                [route(&f.path), route(&rev)]
+            })
+            .collect();
+        let flows = net
+            .flows
+            .iter()
+            .map(|f| {
+                let hops = 2 * f.path.len() - 1;
+                let mut s = FlowStats::default();
+                s.forward.hops = vec![Default::default(); hops];
+                s.reverse.hops = vec![Default::default(); hops];
+                s
+            })
+            .collect();
+        Engine {
+            net,
+            now: 0,
+            queue: EventQueue::with_capacity(1024),
+            packets: Vec::with_capacity(1024),
+            free: Vec::new(),
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            nodes,
+            services: net.nodes.iter().map(|n| &n.service).collect(),
+            links,
+            routes,
+            sources: net.flows.iter().map(|_| SourceState::default()).collect(),
+            source_rngs: net
+                .flows
+                .iter()
+                .map(|f| Stream::new(seed, replication, "source", &f.name))
+                .collect(),
+            flows,
+            total_generated: 0,
+            stop_packets: net.stop.packets.unwrap_or(u64::MAX),
+            stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
+            warmup: net.warmup.as_ps(),
+            events: 0,
+            observer,
+        }
+    }
+
+    /// Runs until no event is left and returns the statistics.
+    pub fn run(mut self, replication: u32) -> RunStats {
+        for (i, f) in self.net.flows.iter().enumerate() {
+            match &f.source {
+                Source::Bulk {
+                    total_bytes,
+                    segment,
+                    window,
+                    ..
+                } => {
+                    let frames = total_bytes.div_ceil((*segment).max(1) as u64);
+                    self.sources[i].bulk_frames = frames;
+                    for _ in 0..(*window as u64).min(frames) {
+                        self.send_bulk_frame(i);
+                    }
+                }
+                Source::Periodic { offset, .. } => self
+                    .queue
+                    .push(SimTime(offset.as_ps()), Event::Source(i as u32)),
+                Source::Trace { records } => {
+                    if let Some(r) = records.first() {
+                        self.queue
+                            .push(SimTime(r.at.as_ps()), Event::Source(i as u32));
+                    }
+                }
+                _ => self.queue.push(SimTime::ZERO, Event::Source(i as u32)),
+            }
+        }
+        while let Some((t, ev)) = self.queue.pop() {
+            self.now = t.0;
+            self.events += 1;
+            match ev {
+                Event::Source(f) => self.fire_source(f as usize),
+                Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
+                Event::TxDone(ld) => self.tx_done(ld),
+                Event::Arrive(pkt) => self.arrive(pkt),
+            }
+        }
+        RunStats {
+            replication,
+            flows: self.flows,
+            nodes: self.nodes.into_iter().map(|n| n.stats).collect(),
+            links: self.links.into_iter().map(|l| l.stats).collect(),
+            events: self.events,
+            end_ps: self.now,
+        }
+    }
+
+    /// Whether the run's stop condition still lets sources create a packet now.
+    #[inline]
+    fn may_generate(&self) -> bool {
+        self.total_generated < self.stop_packets && self.now < self.stop_time
+    }
+
+    fn fire_source(&mut self, f: usize) {
+        if !self.may_generate() {
+            return;
+        }
+        let net = self.net;
+        let state = &self.sources[f];
+        let next: Option<u64> = match &net.flows[f].source {
+            Source::Poisson {
+                rate_per_s,
+                size,
+                count,
+            } => {
+                if count.is_some_and(|c| state.generated >= c) {
+                    return;
+                }
+                let bytes = draw_size(size, &mut self.source_rngs[f]);
+                self.create(f, Direction::Forward, PacketKind::Data, bytes, u32::MAX, 0);
+                self.sources[f].generated += 1;
+                let gap = self.source_rngs[f].exponential(1e12 / rate_per_s);
+                Some(gap.round() as u64)
+            }
+            Source::Periodic {
+                period,
+                frames,
+                count,
+                ..
+            } => {
+                if count.is_some_and(|c| state.generated >= c) {
+                    return;
+                }
+                let msg = if frames.len() > 1 {
+                    self.new_message(frames.len() as u32)
+                } else {
+                    u32::MAX
+                };
+                for &bytes in frames {
+                    self.create(f, Direction::Forward, PacketKind::Data, bytes, msg, 0);
+                }
+                self.sources[f].generated += 1;
+                Some(period.as_ps())
+            }
+            Source::Pattern {
+                interval,
+                sizes,
+                count,
+                ..
+            } => {
+                if count.is_some_and(|c| state.generated >= c) {
+                    return;
+                }
+                let bytes = sizes[state.index % sizes.len()];
+                self.sources[f].index += 1;
+                self.create(f, Direction::Forward, PacketKind::Data, bytes, u32::MAX, 0);
+                self.sources[f].generated += 1;
+                Some(interval.as_ps())
+            }
+            Source::Ping {
+                interval,
+                size,
+                count,
+                ..
+            } => {
+                if count.is_some_and(|c| state.generated >= c) {
+                    return;
+                }
+                self.create(
+                    f,
+                    Direction::Forward,
+                    PacketKind::PingRequest,
+                    *size,
+                    u32::MAX,
+                    0,
+                );
+                self.sources[f].generated += 1;
+                Some(interval.as_ps())
+            }
+            Source::Trace { records } => {
+                let i = state.index;
+                let r = records[i];
+                self.create(f, r.direction, PacketKind::Data, r.size, u32::MAX, 0);
+                self.sources[f].generated += 1;
+                self.sources[f].index += 1;
+                records
+                    .get(i + 1)
+                    .map(|n| n.at.as_ps().saturating_sub(self.now))
+            }
+            Source::Bulk { .. } => None,
+        };
+        if let Some(gap) = next {
+            self.queue.push(
+                SimTime(self.now.saturating_add(gap)),
+                Event::Source(f as u32),
+            );
+        }
+    }
+
+    fn new_message(&mut self, frames: u32) -> u32 {
+        let m = Message {
+            created: self.now,
+            remaining: frames,
+            dropped: false,
+            counted: self.now >= self.warmup,
+        };
+        match self.free_messages.pop() {
+            Some(i) => {
+                self.messages[i as usize] = m;
+                i
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        }
+    }
+
+    fn send_bulk_frame(&mut self, f: usize) {
+        let Source::Bulk {
+            total_bytes,
+            segment,
+            overhead,
+            ..
+        } = &self.net.flows[f].source
+        else {
+            return;
+        };
+        let s = &mut self.sources[f];
+        if s.bulk_sent >= s.bulk_frames {
+            return;
+        }
+        if s.bulk_sent == 0 {
+            s.bulk_start = self.now;
+        }
+        let offset = s.bulk_sent * *segment as u64;
+        let payload = (*total_bytes - offset).min(*segment as u64) as u32;
+        s.bulk_sent += 1;
+        self.create(
+            f,
+            Direction::Forward,
+            PacketKind::BulkData,
+            payload + overhead,
+            u32::MAX,
+            payload as u64,
+        );
+    }
+
+    /// Creates a packet at the first node of its route and injects it. Source packets count
+    /// towards the run's packet limit; replies and acknowledgements do not.
+    fn create(
+        &mut self,
+        f: usize,
+        dir: Direction,
+        kind: PacketKind,
+        size: u32,
+        msg: u32,
+        origin: u64,
+    ) {
+        if matches!(
+            kind,
+            PacketKind::Data | PacketKind::PingRequest | PacketKind::BulkData
+        ) {
+            self.total_generated += 1;
+        }
+        let counted = self.now >= self.warmup;
+        let p = Packet {
+            flow: f as u32,
+            dir,
+            kind,
+            counted,
+            hop: 0,
+            size,
+            msg,
+            created: self.now,
+            origin,
+            stage: self.now,
+            comp: [0; 4],
+        };
+        if counted {
+            let now = self.now;
+            let d = self.dir_stats(f, dir);
+            d.sent += 1;
+            d.first_sent_ps.get_or_insert(now);
+        }
+        let id = match self.free.pop() {
+            Some(i) => {
+                self.packets[i as usize] = p;
+                i
+            }
+            None => {
+                self.packets.push(p);
+                (self.packets.len() - 1) as u32
+            }
+        };
+        self.arrive(id);
+    }
+
+    #[inline]
+    fn dir_stats(&mut self, f: usize, dir: Direction) -> &mut crate::stats::DirStats {
+        let s = &mut self.flows[f];
+        match dir {
+            Direction::Forward => &mut s.forward,
+            Direction::Reverse => &mut s.reverse,
+        }
+    }
+
+    #[inline]
+    fn step(&self, pkt: u32) -> Step {
+        let p = &self.packets[pkt as usize];
+        self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize]
+    }
+
+    /// The packet arrives at the node of its current hop.
+    fn arrive(&mut self, pkt: u32) {
+        self.packets[pkt as usize].stage = self.now;
+        let node = self.step(pkt).node;
+        let n = node as usize;
+        if matches!(self.services[n], Service::None) {
+            self.after_node(pkt);
+            return;
+        }
+        let state = &mut self.nodes[n];
+        if state.busy < state.servers {
+            self.start_service(node, pkt);
+        } else if (state.busy as u64 + state.queue.len() as u64) < state.capacity as u64 {
+            state.queue.push_back(pkt);
+            state.stats.max_waiting = state.stats.max_waiting.max(state.queue.len() as u64);
+        } else {
+            state.stats.dropped += 1;
+            self.drop_packet(pkt);
+        }
+    }
+
+    fn start_service(&mut self, node: u32, pkt: u32) {
+        let n = node as usize;
+        let size = self.packets[pkt as usize].size;
+        let x = sample_service(self.services[n], size, &mut self.nodes[n].rng);
+        let state = &mut self.nodes[n];
+        state.busy += 1;
+        state.stats.busy_ps += x as u128;
+        let p = &mut self.packets[pkt as usize];
+        p.comp[QUE] += self.now - p.stage;
+        p.comp[PROC] += x;
+        let wait = self.now - p.stage;
+        if p.counted {
+            let (f, d, h) = (p.flow as usize, p.dir, 2 * p.hop as usize);
+            let hop = &mut self.dir_stats(f, d).hops[h];
+            hop.packets += 1;
+            hop.sums_ps[QUE] += wait as u128;
+            hop.sums_ps[PROC] += x as u128;
+        }
+        self.queue
+            .push(SimTime(self.now + x), Event::ServiceDone { node, pkt });
+    }
+
+    fn service_done(&mut self, node: u32, pkt: u32) {
+        let state = &mut self.nodes[node as usize];
+        state.busy -= 1;
+        state.stats.served += 1;
+        if let Some(next) = state.queue.pop_front() {
+            self.start_service(node, next);
+        }
+        self.after_node(pkt);
+    }
+
+    /// The packet leaves its current node: delivered if it is the last, else onto the link.
+    fn after_node(&mut self, pkt: u32) {
+        let step = self.step(pkt);
+        if step.link_dir == NO_LINK {
+            self.deliver(pkt);
+            return;
+        }
+        let ld = step.link_dir as usize;
+        self.packets[pkt as usize].stage = self.now;
+        let size = self.packets[pkt as usize].size;
+        let link = &mut self.links[ld];
+        if size > link.mtu {
+            link.stats.dropped_mtu += 1;
+            self.drop_packet(pkt);
+        } else if link.current == u32::MAX {
+            self.start_tx(ld, pkt);
+        } else if (link.queue.len() as u64) < link.capacity as u64 {
+            link.queue.push_back(pkt);
+        } else {
+            link.stats.dropped_full += 1;
+            self.drop_packet(pkt);
+        }
+    }
+
+    fn start_tx(&mut self, ld: usize, pkt: u32) {
+        let link = &mut self.links[ld];
+        let p = &mut self.packets[pkt as usize];
+        let t = link.rate.tx_time(p.size as u64).as_ps();
+        link.current = pkt;
+        link.stats.sent += 1;
+        link.stats.bytes += p.size as u64;
+        link.stats.busy_ps += t as u128;
+        let wait = self.now - p.stage;
+        p.comp[QUE] += wait;
+        p.comp[TRANS] += t;
+        p.comp[PROP] += link.prop;
+        if p.counted {
+            let (f, d, h, prop) = (p.flow as usize, p.dir, 2 * p.hop as usize + 1, link.prop);
+            let hop = &mut self.dir_stats(f, d).hops[h];
+            hop.packets += 1;
+            hop.sums_ps[QUE] += wait as u128;
+            hop.sums_ps[TRANS] += t as u128;
+            hop.sums_ps[PROP] += prop as u128;
+        }
+        self.queue
+            .push(SimTime(self.now + t), Event::TxDone(ld as u32));
+    }
+
+    fn tx_done(&mut self, ld: u32) {
+        let ld = ld as usize;
+        let link = &mut self.links[ld];
+        let pkt = std::mem::replace(&mut link.current, u32::MAX);
+        let prop = link.prop;
+        if let Some(next) = link.queue.pop_front() {
+            self.start_tx(ld, next);
+        }
+        self.packets[pkt as usize].hop += 1;
+        if prop == 0 {
+            self.arrive(pkt);
+        } else {
+            self.queue
+                .push(SimTime(self.now + prop), Event::Arrive(pkt));
+        }
+    }
+
+    fn release(&mut self, pkt: u32) {
+        self.free.push(pkt);
+    }
+
+    fn finish_message(&mut self, msg: u32, f: usize, dropped: bool) {
+        if msg == u32::MAX {
+            return;
+        }
+        let m = &mut self.messages[msg as usize];
+        m.remaining -= 1;
+        m.dropped |= dropped;
+        if m.remaining == 0 {
+            if m.counted {
+                if m.dropped {
+                    self.flows[f].messages_incomplete += 1;
+                } else {
+                    self.flows[f].message.record(self.now - m.created);
+                }
+            }
+            self.free_messages.push(msg);
+        }
+    }
+
+    fn drop_packet(&mut self, pkt: u32) {
+        let p = self.packets[pkt as usize];
+        let f = p.flow as usize;
+        if p.counted {
+            self.dir_stats(f, p.dir).dropped += 1;
+        }
+        self.finish_message(p.msg, f, true);
+        if p.kind == PacketKind::BulkData || p.kind == PacketKind::BulkAck {
+            // No loss recovery is modelled: a lost frame or acknowledgement frees its window slot
+            // so the transfer goes on, and the loss shows in the drop counters.
+            self.bulk_slot_freed(f, p.kind == PacketKind::BulkData);
+        }
+        self.release(pkt);
+    }
+
+    fn bulk_slot_freed(&mut self, f: usize, data_lost: bool) {
+        if data_lost {
+            self.bulk_frame_finished(f);
+        }
+        self.send_bulk_frame(f);
+    }
+
+    /// A bulk data frame was delivered or lost: when it is the last one, the transfer is over.
+    fn bulk_frame_finished(&mut self, f: usize) {
+        let s = &mut self.sources[f];
+        s.bulk_done += 1;
+        if s.bulk_done == s.bulk_frames {
+            self.flows[f].transfer_ps = Some(self.now - s.bulk_start);
+        }
+    }
+
+    fn deliver(&mut self, pkt: u32) {
+        let p = self.packets[pkt as usize];
+        let f = p.flow as usize;
+        let total = self.now - p.created;
+        debug_assert_eq!(
+            p.comp.iter().sum::<u64>(),
+            total,
+            "Eq. 1 components must add up: {p:?}"
+        );
+        self.observer.on_delivered(&PacketRecord {
+            flow: f,
+            direction: p.dir,
+            kind: p.kind,
+            size: p.size,
+            created: SimTime(p.created),
+            delivered: SimTime(self.now),
+            components_ps: p.comp,
+        });
+        if p.counted {
+            let now = self.now;
+            let d = self.dir_stats(f, p.dir);
+            d.delivered += 1;
+            d.bytes_delivered += p.size as u64;
+            d.last_delivered_ps = now;
+            d.delay.record(total);
+            for i in 0..4 {
+                d.components_ps[i] += p.comp[i] as u128;
+            }
+        }
+        self.finish_message(p.msg, f, false);
+        self.release(pkt);
+        match (&self.net.flows[f].source, p.kind) {
+            (
+                Source::Pattern {
+                    reply_every,
+                    reply_size,
+                    ..
+                },
+                PacketKind::Data,
+            ) if p.dir == Direction::Forward => {
+                let s = &mut self.sources[f];
+                s.delivered += 1;
+                if *reply_every > 0 && s.delivered % *reply_every as u64 == 0 {
+                    self.create(
+                        f,
+                        Direction::Reverse,
+                        PacketKind::Reply,
+                        *reply_size,
+                        u32::MAX,
+                        p.created,
+                    );
+                }
+            }
+            (Source::Ping { reply_size, .. }, PacketKind::PingRequest) => {
+                self.create(
+                    f,
+                    Direction::Reverse,
+                    PacketKind::PingReply,
+                    *reply_size,
+                    u32::MAX,
+                    p.created,
+                );
+            }
+            (_, PacketKind::PingReply) if p.origin >= self.warmup => {
+                self.flows[f].rtt.record(self.now - p.origin);
+            }
+            (Source::Bulk { ack_size, .. }, PacketKind::BulkData) => {
+                self.flows[f].transfer_payload_bytes += p.origin;
+                self.bulk_frame_finished(f);
+                self.create(
+                    f,
+                    Direction::Reverse,
+                    PacketKind::BulkAck,
+                    *ack_size,
+                    u32::MAX,
+                    0,
+                );
+            }
+            (Source::Bulk { .. }, PacketKind::BulkAck) => self.bulk_slot_freed(f, false),
+            _ => {}
+        }
+    }
+}
+
+fn draw_size(size: &SizeDist, rng: &mut Stream) -> u32 {
+    match size {
+        SizeDist::Fixed(s) => *s,
+        SizeDist::Uniform { min, max } => min + rng.below((max - min) as u64 + 1) as u32,
+        SizeDist::Empirical { sizes, cumulative } => {
+            let total = *cumulative.last().unwrap_or(&1.0);
+            let u = rng.uniform() * total;
+            let i = cumulative.partition_point(|&c| c <= u).min(sizes.len() - 1);
+            sizes[i]
+        }
+    }
+}
+
+/// Draws a service time [ps] for a packet of `bytes`.
+#[inline]
+fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
+    match service {
+        Service::None => 0,
+        Service::Exponential { mean_ps } => rng.exponential(*mean_ps).round() as u64,
+        Service::Deterministic { time_ps } => *time_ps,
+        Service::Empirical {
+            values_ps,
+            cumulative,
+        } => {
+            let total = *cumulative.last().unwrap_or(&1.0);
+            let u = rng.uniform() * total;
+            let i = cumulative
+                .partition_point(|&c| c <= u)
+                .min(values_ps.len() - 1);
+            values_ps[i]
+        }
+        Service::Linear {
+            fixed_ps,
+            per_byte_ps,
+        } => (fixed_ps + per_byte_ps * bytes as f64).max(0.0).round() as u64,
+        Service::Table { points } => table_eval(points, bytes).round() as u64,
+    }
+}
+
+/// Runs one replication of `net` and returns its raw statistics.
+pub fn run_replication(net: &Network, seed: u64, replication: u32) -> RunStats {
+    Engine::new(net, seed, replication, NoObserver).run(replication)
+}
+
+/// Runs one replication with an observer that sees every delivered packet.
+pub fn run_observed<O: Observer>(
+    net: &Network,
+    seed: u64,
+    replication: u32,
+    observer: O,
+) -> RunStats {
+    Engine::new(net, seed, replication, observer).run(replication)
+}
+
+/// Runs replications `0..replications` on up to `threads` threads. The result is ordered by
+/// replication and does not depend on `threads`.
+pub fn run_replications(
+    net: &Network,
+    seed: u64,
+    replications: u32,
+    threads: usize,
+) -> Vec<RunStats> {
+    let threads = threads.clamp(1, replications.max(1) as usize);
+    if threads == 1 {
+        return (0..replications)
+            .map(|r| run_replication(net, seed, r))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicU32::new(0);
+    let mut out: Vec<RunStats> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if r >= replications {
+                            break mine;
+                        }
+                        mine.push(run_replication(net, seed, r));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a replication thread panicked"))
+            .collect()
+    });
+    out.sort_by_key(|r| r.replication);
+    out
+}
+
+/// Time of the run's end as a duration from the start.
+pub fn end_time(stats: &RunStats) -> SimDuration {
+    SimDuration(stats.end_ps)
+}

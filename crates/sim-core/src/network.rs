@@ -1,0 +1,319 @@
+//! The engine's input: nodes, links, flows and the stop condition, already validated and in
+//! engine units (picoseconds, bytes, bit/s). The scenario layer (crate `model`) builds this from
+//! a TOML file; tests and benchmarks build it directly.
+
+use crate::time::{DataRate, SimDuration};
+
+/// Index of a node in [`Network::nodes`].
+pub type NodeId = usize;
+
+/// A whole simulated system.
+#[derive(Debug, Clone)]
+pub struct Network {
+    /// The nodes (FIFO servers).
+    pub nodes: Vec<NodeConfig>,
+    /// Full-duplex links between pairs of nodes.
+    pub links: Vec<LinkConfig>,
+    /// Traffic: each flow has a source and a path.
+    pub flows: Vec<FlowConfig>,
+    /// When sources stop generating.
+    pub stop: Stop,
+    /// Packets created before this instant are not counted in delay statistics [ps].
+    pub warmup: SimDuration,
+}
+
+/// When the run stops generating traffic. In-flight packets are always drained, so every
+/// generated packet ends delivered or dropped. At least one limit, or only finite sources.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stop {
+    /// Sources stop after this many source packets in total (replies and ACKs not counted).
+    pub packets: Option<u64>,
+    /// Sources create nothing at or after this instant [ps].
+    pub duration: Option<SimDuration>,
+}
+
+/// A FIFO server: packets wait in one queue and are served by `servers` identical servers
+/// (cores), each taking a service time drawn from `service`.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// Unique name; also seeds the node's random stream.
+    pub name: String,
+    /// Service-time model.
+    pub service: Service,
+    /// Number of servers (cores) working in parallel, at least 1 (the `c` of M/M/c).
+    pub servers: u32,
+    /// Maximum packets in the node, in service plus waiting (the `K` of M/M/1/K); an arrival that
+    /// finds the node full is dropped. `None`: unbounded.
+    pub capacity: Option<u32>,
+}
+
+/// How long a node takes to process one packet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Service {
+    /// No processing: packets pass through without queueing (a pure forwarder or the far end of
+    /// a link whose receiver costs nothing).
+    None,
+    /// Exponentially distributed with this mean [ps] (the M of M/M/1).
+    Exponential {
+        /// Mean service time [ps].
+        mean_ps: f64,
+    },
+    /// Always the same time [ps] (the D of M/D/1).
+    Deterministic {
+        /// Service time [ps].
+        time_ps: u64,
+    },
+    /// Drawn from a list of observed times with weights (empirical distribution).
+    Empirical {
+        /// Service times [ps].
+        values_ps: Vec<u64>,
+        /// Cumulative weights, last = total; same length as `values_ps`.
+        cumulative: Vec<f64>,
+    },
+    /// Size-dependent: `fixed + per_byte * L`, rounded to the nearest picosecond.
+    Linear {
+        /// Per-packet cost [ps].
+        fixed_ps: f64,
+        /// Per-byte cost [ps/byte].
+        per_byte_ps: f64,
+    },
+    /// Size-dependent, piecewise linear through `(size [bytes], time [ps])` points sorted by
+    /// size; constant beyond the ends' slopes are extended linearly from the last segment.
+    Table {
+        /// Points `(bytes, ps)`, at least two, strictly increasing in bytes.
+        points: Vec<(u32, f64)>,
+    },
+}
+
+impl Service {
+    /// The mean service time of a packet of `bytes` [ps], for stability checks and analytic
+    /// comparisons.
+    pub fn mean_ps(&self, bytes: u32) -> f64 {
+        match self {
+            Service::None => 0.0,
+            Service::Exponential { mean_ps } => *mean_ps,
+            Service::Deterministic { time_ps } => *time_ps as f64,
+            Service::Empirical {
+                values_ps,
+                cumulative,
+            } => {
+                let total = cumulative.last().copied().unwrap_or(1.0);
+                let mut prev = 0.0;
+                let mut acc = 0.0;
+                for (v, c) in values_ps.iter().zip(cumulative) {
+                    acc += *v as f64 * (c - prev);
+                    prev = *c;
+                }
+                acc / total
+            }
+            Service::Linear {
+                fixed_ps,
+                per_byte_ps,
+            } => fixed_ps + per_byte_ps * bytes as f64,
+            Service::Table { points } => table_eval(points, bytes),
+        }
+    }
+}
+
+/// Evaluates a piecewise-linear table at `bytes`; outside the table, the nearest segment's line
+/// is extended; never negative.
+pub(crate) fn table_eval(points: &[(u32, f64)], bytes: u32) -> f64 {
+    debug_assert!(points.len() >= 2);
+    let x = bytes as f64;
+    let i = points
+        .partition_point(|p| p.0 <= bytes)
+        .clamp(1, points.len() - 1);
+    let (x0, y0) = (points[i - 1].0 as f64, points[i - 1].1);
+    let (x1, y1) = (points[i].0 as f64, points[i].1);
+    (y0 + (y1 - y0) * (x - x0) / (x1 - x0)).max(0.0)
+}
+
+/// A full-duplex link between nodes `a` and `b`. Each direction has its own transmitter and its
+/// own FIFO transmit queue.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    /// Name, for reports.
+    pub name: String,
+    /// One end.
+    pub a: NodeId,
+    /// The other end.
+    pub b: NodeId,
+    /// Bit rate of each direction.
+    pub rate: DataRate,
+    /// Propagation delay [ps].
+    pub propagation: SimDuration,
+    /// Largest packet the link carries [bytes]; a larger one is dropped and counted. `None`: any.
+    pub mtu: Option<u32>,
+    /// Maximum packets waiting in each direction's transmit queue (not counting the one on the
+    /// wire); `None`: unbounded.
+    pub queue_capacity: Option<u32>,
+}
+
+/// Traffic from the first node of `path` to the last. Replies (SACKs, ping responses, ACKs,
+/// reverse trace records) travel the reversed path.
+#[derive(Debug, Clone)]
+pub struct FlowConfig {
+    /// Unique name; also seeds the source's random stream.
+    pub name: String,
+    /// Nodes visited, in order; consecutive nodes must share a link. One node is allowed (a
+    /// single queue).
+    pub path: Vec<NodeId>,
+    /// What the source sends.
+    pub source: Source,
+}
+
+/// A packet-size distribution [bytes].
+#[derive(Debug, Clone, PartialEq)]
+pub enum SizeDist {
+    /// Always this size.
+    Fixed(u32),
+    /// Uniform over `min..=max`.
+    Uniform {
+        /// Smallest size [bytes].
+        min: u32,
+        /// Largest size [bytes].
+        max: u32,
+    },
+    /// Drawn from listed sizes with weights.
+    Empirical {
+        /// Sizes [bytes].
+        sizes: Vec<u32>,
+        /// Cumulative weights, last = total.
+        cumulative: Vec<f64>,
+    },
+}
+
+impl SizeDist {
+    /// Mean size [bytes].
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Fixed(s) => *s as f64,
+            SizeDist::Uniform { min, max } => (*min as f64 + *max as f64) / 2.0,
+            SizeDist::Empirical { sizes, cumulative } => {
+                let total = cumulative.last().copied().unwrap_or(1.0);
+                let mut prev = 0.0;
+                let mut acc = 0.0;
+                for (s, c) in sizes.iter().zip(cumulative) {
+                    acc += *s as f64 * (c - prev);
+                    prev = *c;
+                }
+                acc / total
+            }
+        }
+    }
+
+    /// Largest size [bytes].
+    pub fn max(&self) -> u32 {
+        match self {
+            SizeDist::Fixed(s) => *s,
+            SizeDist::Uniform { max, .. } => *max,
+            SizeDist::Empirical { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
+/// A direction along a flow's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the first node of the path to the last.
+    Forward,
+    /// From the last node back to the first.
+    Reverse,
+}
+
+/// One record of a packet trace to replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceRecord {
+    /// When the packet is created [ps from the start].
+    pub at: SimDuration,
+    /// Its size [bytes].
+    pub size: u32,
+    /// Which way it travels.
+    pub direction: Direction,
+}
+
+/// What a flow's source sends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// Poisson arrivals of single packets.
+    Poisson {
+        /// Mean arrival rate [packets/s].
+        rate_per_s: f64,
+        /// Packet sizes.
+        size: SizeDist,
+        /// Stop after this many packets (`None`: the run's stop condition).
+        count: Option<u64>,
+    },
+    /// A message every `period`, sent as the listed frames back to back (one frame for an
+    /// unsplit eCPRI payload; several after an MTU split). The message's delay is the time until
+    /// its last frame arrives.
+    Periodic {
+        /// Time between messages [ps].
+        period: SimDuration,
+        /// First message at this offset [ps].
+        offset: SimDuration,
+        /// Frame sizes of one message [bytes], in sending order.
+        frames: Vec<u32>,
+        /// Stop after this many messages.
+        count: Option<u64>,
+    },
+    /// A repeating sequence of packet sizes at a fixed interval, with a reply from the far end
+    /// after every `reply_every`-th delivered packet (E2: short E2AP, long E2AP, then a SACK).
+    Pattern {
+        /// Time between packets [ps].
+        interval: SimDuration,
+        /// Sizes, cycled [bytes].
+        sizes: Vec<u32>,
+        /// A reply after every this many delivered packets (0: no replies).
+        reply_every: u32,
+        /// Reply size [bytes].
+        reply_size: u32,
+        /// Stop after this many packets.
+        count: Option<u64>,
+    },
+    /// Request/response pairs (ping): each delivered request is answered with a reply; the
+    /// round-trip time is measured at the sender.
+    Ping {
+        /// Time between requests [ps].
+        interval: SimDuration,
+        /// Request size [bytes].
+        size: u32,
+        /// Reply size [bytes].
+        reply_size: u32,
+        /// Number of requests.
+        count: Option<u64>,
+    },
+    /// A bulk transfer of `total_bytes` of payload in frames of at most `segment` payload bytes
+    /// plus `overhead` header bytes, at most `window` frames unacknowledged; the receiver sends
+    /// an `ack_size` acknowledgement for every frame.
+    Bulk {
+        /// Payload to move [bytes].
+        total_bytes: u64,
+        /// Largest payload per frame [bytes].
+        segment: u32,
+        /// Header bytes added to each frame [bytes].
+        overhead: u32,
+        /// Frames in flight at most.
+        window: u32,
+        /// Acknowledgement size [bytes].
+        ack_size: u32,
+    },
+    /// Replay of recorded packets.
+    Trace {
+        /// Records sorted by time.
+        records: Vec<TraceRecord>,
+    },
+}
+
+impl Source {
+    /// Whether this source ends by itself (finite count, bulk, trace).
+    pub fn is_finite(&self) -> bool {
+        match self {
+            Source::Poisson { count, .. }
+            | Source::Periodic { count, .. }
+            | Source::Pattern { count, .. }
+            | Source::Ping { count, .. } => count.is_some(),
+            Source::Bulk { .. } | Source::Trace { .. } => true,
+        }
+    }
+}

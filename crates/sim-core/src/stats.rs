@@ -1,0 +1,358 @@
+//! Statistics recorded during a run, and their summaries.
+//!
+//! Everything streams: a run keeps counters, sums and HDR histograms, never a per-packet vector,
+//! so memory stays flat however long it runs. Raw statistics of several replications merge
+//! exactly (histograms add; sums add); confidence intervals come from the per-replication means
+//! with Student's t (statrs).
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::time::PS_PER_NS;
+
+/// The four delay components of 000 Eq. 1, in this order everywhere: queueing, propagation,
+/// transmission, processing.
+pub const COMPONENTS: [&str; 4] = ["queueing", "propagation", "transmission", "processing"];
+/// Index of D_que in a component array.
+pub const QUE: usize = 0;
+/// Index of D_prop in a component array.
+pub const PROP: usize = 1;
+/// Index of D_trans in a component array.
+pub const TRANS: usize = 2;
+/// Index of D_proc in a component array.
+pub const PROC: usize = 3;
+
+/// A streaming distribution of delays [ps]: exact count, sum, min and max; percentiles from an
+/// HDR histogram with 3 significant digits (relative error at most 0.1%).
+#[derive(Debug, Clone)]
+pub struct DelayHist {
+    hist: Histogram<u64>,
+    sum_ps: u128,
+    min_ps: u64,
+    max_ps: u64,
+}
+
+impl Default for DelayHist {
+    fn default() -> Self {
+        DelayHist {
+            hist: Histogram::new(3).expect("3 significant digits is a valid HDR precision"),
+            sum_ps: 0,
+            min_ps: u64::MAX,
+            max_ps: 0,
+        }
+    }
+}
+
+impl DelayHist {
+    /// Records one value [ps].
+    #[inline]
+    pub fn record(&mut self, ps: u64) {
+        // Auto-resizing histogram: recording cannot fail for any u64 value.
+        let _ = self.hist.record(ps.max(1));
+        self.sum_ps += ps as u128;
+        self.min_ps = self.min_ps.min(ps);
+        self.max_ps = self.max_ps.max(ps);
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    /// Exact mean [ps]; 0 when empty.
+    pub fn mean_ps(&self) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            0.0
+        } else {
+            self.sum_ps as f64 / n as f64
+        }
+    }
+
+    /// Adds another distribution's values to this one.
+    pub fn merge(&mut self, other: &DelayHist) {
+        let _ = self.hist.add(&other.hist);
+        self.sum_ps += other.sum_ps;
+        self.min_ps = self.min_ps.min(other.min_ps);
+        self.max_ps = self.max_ps.max(other.max_ps);
+    }
+
+    /// The value at quantile `q` in [0, 1] [ps] (HDR: the highest value equivalent to it).
+    pub fn quantile_ps(&self, q: f64) -> u64 {
+        if self.count() == 0 {
+            return 0;
+        }
+        if q >= 1.0 {
+            return self.max_ps;
+        }
+        self.hist.value_at_quantile(q).min(self.max_ps)
+    }
+
+    /// Points of the empirical CDF: `(delay [ns], fraction of values at or below)`, one per
+    /// histogram bucket that holds values.
+    pub fn cdf_ns(&self) -> Vec<(f64, f64)> {
+        let n = self.count() as f64;
+        let mut acc = 0u64;
+        let mut out = Vec::new();
+        for v in self.hist.iter_recorded() {
+            acc += v.count_at_value();
+            out.push((
+                v.value_iterated_to() as f64 / PS_PER_NS as f64,
+                acc as f64 / n,
+            ));
+        }
+        out
+    }
+
+    /// Summary in nanoseconds.
+    pub fn summary(&self) -> DistSummary {
+        let ns = |ps: u64| ps as f64 / PS_PER_NS as f64;
+        DistSummary {
+            count: self.count(),
+            mean_ns: self.mean_ps() / PS_PER_NS as f64,
+            min_ns: if self.count() == 0 {
+                0.0
+            } else {
+                ns(self.min_ps)
+            },
+            p50_ns: ns(self.quantile_ps(0.5)),
+            p99_ns: ns(self.quantile_ps(0.99)),
+            max_ns: ns(self.max_ps),
+        }
+    }
+}
+
+/// Count, mean and percentiles of a distribution [ns].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistSummary {
+    /// Number of values.
+    pub count: u64,
+    /// Mean [ns].
+    pub mean_ns: f64,
+    /// Minimum [ns].
+    pub min_ns: f64,
+    /// Median [ns] (HDR, within 0.1%).
+    pub p50_ns: f64,
+    /// 99th percentile [ns] (HDR, within 0.1%).
+    pub p99_ns: f64,
+    /// Maximum [ns] (exact).
+    pub max_ns: f64,
+}
+
+/// Sums of the Eq. 1 components over the packets that passed one hop of a path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HopSums {
+    /// Packets that completed this hop.
+    pub packets: u64,
+    /// Component sums [ps], indexed by [`QUE`], [`PROP`], [`TRANS`], [`PROC`].
+    pub sums_ps: [u128; 4],
+}
+
+/// Statistics of the packets of one flow travelling one direction.
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    /// Packets created (after warm-up).
+    pub sent: u64,
+    /// Packets delivered at the end of the path.
+    pub delivered: u64,
+    /// Packets dropped on the way (full buffer or oversize).
+    pub dropped: u64,
+    /// Bytes delivered [bytes].
+    pub bytes_delivered: u64,
+    /// Creation time of the first counted packet [ps].
+    pub first_sent_ps: Option<u64>,
+    /// Delivery time of the last counted packet [ps].
+    pub last_delivered_ps: u64,
+    /// End-to-end delay of delivered packets.
+    pub delay: DelayHist,
+    /// End-to-end sums of the Eq. 1 components over delivered packets [ps].
+    pub components_ps: [u128; 4],
+    /// Per-hop sums: entry `2i` is node `i` of the path (queueing and processing), entry `2i+1`
+    /// the link leaving it (queueing, transmission, propagation).
+    pub hops: Vec<HopSums>,
+}
+
+impl DirStats {
+    /// Adds another replication's statistics.
+    pub fn merge(&mut self, o: &DirStats) {
+        self.sent += o.sent;
+        self.delivered += o.delivered;
+        self.dropped += o.dropped;
+        self.bytes_delivered += o.bytes_delivered;
+        self.first_sent_ps = match (self.first_sent_ps, o.first_sent_ps) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_delivered_ps = self.last_delivered_ps.max(o.last_delivered_ps);
+        self.delay.merge(&o.delay);
+        for i in 0..4 {
+            self.components_ps[i] += o.components_ps[i];
+        }
+        if self.hops.len() < o.hops.len() {
+            self.hops.resize(o.hops.len(), HopSums::default());
+        }
+        for (h, oh) in self.hops.iter_mut().zip(&o.hops) {
+            h.packets += oh.packets;
+            for i in 0..4 {
+                h.sums_ps[i] += oh.sums_ps[i];
+            }
+        }
+    }
+
+    /// Mean of each Eq. 1 component over delivered packets [ns].
+    pub fn component_means_ns(&self) -> [f64; 4] {
+        let n = self.delivered.max(1) as f64;
+        self.components_ps.map(|s| s as f64 / n / PS_PER_NS as f64)
+    }
+
+    /// Delivered bits per second between the first creation and the last delivery [bit/s].
+    pub fn throughput_bps(&self) -> f64 {
+        match self.first_sent_ps {
+            Some(first) if self.last_delivered_ps > first => {
+                self.bytes_delivered as f64 * 8.0
+                    / ((self.last_delivered_ps - first) as f64 * 1e-12)
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+/// Statistics of one flow.
+#[derive(Debug, Clone, Default)]
+pub struct FlowStats {
+    /// Packets from the first node of the path to the last.
+    pub forward: DirStats,
+    /// Replies, acknowledgements and reverse trace records.
+    pub reverse: DirStats,
+    /// Round-trip times of ping requests answered [ps].
+    pub rtt: DelayHist,
+    /// Delay of multi-frame messages, creation to last frame delivered [ps].
+    pub message: DelayHist,
+    /// Messages with at least one frame dropped.
+    pub messages_incomplete: u64,
+    /// Bulk transfers: time from the first frame created to the last frame delivered [ps].
+    pub transfer_ps: Option<u64>,
+    /// Bulk transfers: payload delivered [bytes].
+    pub transfer_payload_bytes: u64,
+}
+
+impl FlowStats {
+    /// Adds another replication's statistics.
+    pub fn merge(&mut self, o: &FlowStats) {
+        self.forward.merge(&o.forward);
+        self.reverse.merge(&o.reverse);
+        self.rtt.merge(&o.rtt);
+        self.message.merge(&o.message);
+        self.messages_incomplete += o.messages_incomplete;
+        self.transfer_ps = match (self.transfer_ps, o.transfer_ps) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.transfer_payload_bytes += o.transfer_payload_bytes;
+    }
+}
+
+/// Statistics of one node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeStats {
+    /// Packets whose service completed.
+    pub served: u64,
+    /// Arrivals dropped because the node was full.
+    pub dropped: u64,
+    /// Total service time handed out, over all servers [ps].
+    pub busy_ps: u128,
+    /// Largest number of packets waiting (not in service).
+    pub max_waiting: u64,
+}
+
+/// Statistics of one direction of a link.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LinkDirStats {
+    /// Packets transmitted.
+    pub sent: u64,
+    /// Bytes transmitted [bytes].
+    pub bytes: u64,
+    /// Packets dropped because the transmit queue was full.
+    pub dropped_full: u64,
+    /// Packets dropped because they exceeded the MTU.
+    pub dropped_mtu: u64,
+    /// Time the transmitter was busy [ps].
+    pub busy_ps: u128,
+}
+
+/// A confidence interval for a mean across replications.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ConfidenceInterval {
+    /// Confidence level, e.g. 0.99.
+    pub level: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+/// Student-t confidence interval of the mean of `samples` at `level` (e.g. 0.99); `None` with
+/// fewer than two samples.
+///
+/// ```
+/// let ci = sim_core::stats::mean_ci(&[9.0, 10.0, 11.0], 0.95).unwrap();
+/// assert!(ci.low < 10.0 && ci.high > 10.0);
+/// ```
+pub fn mean_ci(samples: &[f64], level: f64) -> Option<ConfidenceInterval> {
+    let n = samples.len();
+    if n < 2 || !(level > 0.0 && level < 1.0) {
+        return None;
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.5 + level / 2.0);
+    let half = t * (var / n as f64).sqrt();
+    Some(ConfidenceInterval {
+        level,
+        low: mean - half,
+        high: mean + half,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hist_summary_and_merge() {
+        let mut a = DelayHist::default();
+        let mut b = DelayHist::default();
+        for v in 1..=100u64 {
+            a.record(v * 1000);
+        }
+        for v in 101..=200u64 {
+            b.record(v * 1000);
+        }
+        a.merge(&b);
+        let s = a.summary();
+        assert_eq!(s.count, 200);
+        assert_eq!(s.mean_ns, 100.5);
+        assert_eq!(s.min_ns, 1.0);
+        assert_eq!(s.max_ns, 200.0);
+        assert!((s.p50_ns - 100.0).abs() <= 0.1, "{}", s.p50_ns);
+        assert!((s.p99_ns - 198.0).abs() <= 0.2, "{}", s.p99_ns);
+    }
+
+    /// t(0.995, 9 dof) = 3.2498: the interval of 10 samples with sd 1 is mean +- 1.0277.
+    #[test]
+    fn ci_uses_student_t() {
+        let xs: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { -1.0 } else { 1.0 })
+            .collect();
+        let sd = (10.0f64 / 9.0).sqrt();
+        let ci = mean_ci(&xs, 0.99).unwrap();
+        assert!(
+            (ci.high - 3.2498 * sd / 10f64.sqrt()).abs() < 1e-3,
+            "{ci:?}"
+        );
+        assert!(mean_ci(&[1.0], 0.99).is_none());
+    }
+}
