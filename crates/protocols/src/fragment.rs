@@ -1,0 +1,421 @@
+//! Fitting payloads into an MTU: application-level splitting with a policy, IPv4/IPv6
+//! fragmentation, and IPsec fragmentation before or after encryption.
+//!
+//! MTU here always means the link MTU: the largest number of bytes after the Ethernet header
+//! (and 802.1Q tags) that a link carries, 1500 for standard Ethernet. Frames are checked with
+//! [`Stack::mtu_len`]; for a stack without layer 2 it is the IP packet length.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::Result;
+use crate::error::Error;
+use crate::esp::Mode;
+use crate::ipv4;
+use crate::ipv6;
+use crate::layer::Encapsulation;
+use crate::stack::{Layer, Stack};
+
+/// How an application splits a payload that does not fit one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitPolicy {
+    /// Fill each frame to the MTU; the remainder goes last.
+    #[default]
+    Greedy,
+    /// As many frames as greedy, with payloads that differ by at most one byte.
+    Even,
+}
+
+impl SplitPolicy {
+    /// Names accepted by [`SplitPolicy::from_str`].
+    pub const NAMES: &'static str = "greedy, even";
+}
+
+impl FromStr for SplitPolicy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "greedy" => Ok(SplitPolicy::Greedy),
+            "even" => Ok(SplitPolicy::Even),
+            _ => Err(Error::UnknownName {
+                what: "split policy",
+                name: s.into(),
+                allowed: SplitPolicy::NAMES.into(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for SplitPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SplitPolicy::Greedy => "greedy",
+            SplitPolicy::Even => "even",
+        })
+    }
+}
+
+/// Where an IP fragment sits in its datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IpFragment {
+    /// IP version of the fragmented header (4 or 6).
+    pub ip_version: u8,
+    /// Offset of this fragment's data in the datagram's payload, a multiple of 8 [bytes].
+    pub offset: usize,
+    /// Fragment data [bytes].
+    pub data_len: usize,
+    /// More-fragments flag.
+    pub more: bool,
+}
+
+/// One frame on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    /// Application payload bytes carried in this frame [bytes].
+    pub payload: usize,
+    /// Frame as a capture shows it (see [`Stack::wire_len`]) [bytes].
+    pub wire_len: usize,
+    /// Bytes counted against the MTU [bytes].
+    pub mtu_len: usize,
+    /// Set when the frame is an IP fragment.
+    pub fragment: Option<IpFragment>,
+}
+
+/// Splits `payload` application bytes into frames that each fit `mtu`, every frame carrying
+/// all the stack's headers (each eCPRI message, TLS record, ... is complete).
+///
+/// Greedy fills frames to [`Stack::max_payload`] and puts the remainder last; even uses the
+/// same number of frames with equal payloads (differing by at most one byte). A zero-byte
+/// payload is one frame.
+pub fn split_payload(
+    stack: &Stack,
+    payload: usize,
+    mtu: usize,
+    policy: SplitPolicy,
+) -> Result<Vec<Frame>> {
+    let chunk = stack.max_payload(mtu)?;
+    if chunk == 0 && payload > 0 {
+        return Err(Error::MtuTooSmall {
+            mtu,
+            what: format!("`{stack}` carrying one payload byte"),
+            min: stack.mtu_len(1)?,
+        });
+    }
+    let count = if payload == 0 {
+        1
+    } else {
+        payload.div_ceil(chunk)
+    };
+    let sizes: Vec<usize> = match policy {
+        SplitPolicy::Greedy => (0..count)
+            .map(|i| {
+                if i + 1 < count {
+                    chunk
+                } else {
+                    payload - chunk * (count - 1)
+                }
+            })
+            .collect(),
+        SplitPolicy::Even => (0..count)
+            .map(|i| payload / count + usize::from(i < payload % count))
+            .collect(),
+    };
+    sizes
+        .into_iter()
+        .map(|p| {
+            Ok(Frame {
+                payload: p,
+                wire_len: stack.wire_len(p)?,
+                mtu_len: stack.mtu_len(p)?,
+                fragment: None,
+            })
+        })
+        .collect()
+}
+
+/// Path MTU: the smallest MTU over the hops (RFC 1191 §1, RFC 8201 §1) [bytes].
+pub fn path_mtu(hops: &[usize]) -> Result<usize> {
+    hops.iter().copied().min().ok_or(Error::EmptyPath)
+}
+
+/// When an IPsec tunnel fragments a packet that does not fit the MTU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpsecFragmentation {
+    /// Fragment the inner packet, then encrypt each fragment into its own ESP packet
+    /// (RFC 4301 §7: "fragmentation before IPsec"; each fragment pays the ESP overhead).
+    BeforeEncryption,
+    /// Encrypt the whole inner packet, then fragment the outer ESP packet (RFC 4303 §3.3.5);
+    /// the receiver reassembles before it can decrypt.
+    AfterEncryption,
+}
+
+impl FromStr for IpsecFragmentation {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "before" | "before-encryption" | "pre" => Ok(IpsecFragmentation::BeforeEncryption),
+            "after" | "after-encryption" | "post" => Ok(IpsecFragmentation::AfterEncryption),
+            _ => Err(Error::UnknownName {
+                what: "IPsec fragmentation",
+                name: s.into(),
+                allowed: "before, after".into(),
+            }),
+        }
+    }
+}
+
+/// Length of `len` bytes wrapped by `layers` (lowest first): (wire, counted against MTU).
+fn wrap(layers: &[Layer], len: usize) -> Result<(usize, usize)> {
+    let (mut wire, mut counted) = (len, len);
+    for l in layers.iter().rev() {
+        let o = l.parts(wire)?.overhead();
+        wire += o;
+        if l.counts_against_mtu() {
+            counted += o;
+        }
+    }
+    Ok((wire, counted))
+}
+
+/// Fragments the IP datagram at `idx` of `stack`: each fragment is wrapped by the layers
+/// below `idx` and must have an MTU length of at most `mtu`.
+fn fragment_at(stack: &Stack, payload: usize, mtu: usize, idx: usize) -> Result<Vec<Frame>> {
+    let layers = stack.layers();
+    let below = &layers[..idx];
+    let breakdown = stack.breakdown(payload)?;
+    let datagram = breakdown[idx].total;
+    let (ip_version, header, unit_overhead, min_mtu) = match &layers[idx] {
+        Layer::Ipv4(ip) => (4u8, ip.header_len(), 0, ipv4::MIN_MTU),
+        Layer::Ipv6(ip) => (6u8, ip.header_len(), ipv6::FRAGMENT_HEADER, ipv6::MIN_MTU),
+        _ => unreachable!("fragment_at is called on IP layers only"),
+    };
+    // Where the application bytes sit in the datagram's payload.
+    let app_start: usize = breakdown[idx + 1..].iter().map(|l| l.header).sum();
+    let app = app_start..app_start + payload;
+    let (_, whole_counted) = wrap(below, datagram)?;
+    if whole_counted <= mtu {
+        let (wire, counted) = wrap(below, datagram)?;
+        return Ok(vec![Frame {
+            payload,
+            wire_len: wire,
+            mtu_len: counted,
+            fragment: None,
+        }]);
+    }
+    // Bytes of layer 2 that count against the MTU (MACsec), so the IP MTU is what remains.
+    let l2_counted = whole_counted - datagram;
+    let ip_mtu = mtu.saturating_sub(l2_counted);
+    let unit = if ip_version == 4 {
+        ipv4::FRAGMENT_UNIT
+    } else {
+        ipv6::FRAGMENT_UNIT
+    };
+    let max_data = ip_mtu.saturating_sub(header + unit_overhead) / unit * unit;
+    if ip_mtu < min_mtu || max_data == 0 {
+        return Err(Error::MtuTooSmall {
+            mtu,
+            what: format!(
+                "an IPv{ip_version} link ({})",
+                if ip_version == 4 {
+                    "RFC 791 §3.2"
+                } else {
+                    "RFC 8200 §5"
+                }
+            ),
+            min: (min_mtu + l2_counted).max(header + unit_overhead + unit + l2_counted),
+        });
+    }
+    let data = datagram - header;
+    let mut frames = Vec::new();
+    let mut offset = 0;
+    while offset < data {
+        let len = max_data.min(data - offset);
+        let more = offset + len < data;
+        let (wire, counted) = wrap(below, header + unit_overhead + len)?;
+        let overlap = app
+            .end
+            .min(offset + len)
+            .saturating_sub(app.start.max(offset));
+        frames.push(Frame {
+            payload: overlap,
+            wire_len: wire,
+            mtu_len: counted,
+            fragment: Some(IpFragment {
+                ip_version,
+                offset,
+                data_len: len,
+                more,
+            }),
+        });
+        offset += len;
+    }
+    Ok(frames)
+}
+
+/// IP fragmentation of the stack's lowest IP layer (RFC 791 §3.2, RFC 8200 §4.5): fragment
+/// data is a multiple of 8 bytes except in the last fragment; IPv6 fragments carry an 8-byte
+/// Fragment header. IPv4 options are assumed copied into every fragment.
+pub fn ip_fragments(stack: &Stack, payload: usize, mtu: usize) -> Result<Vec<Frame>> {
+    let idx = stack
+        .layers()
+        .iter()
+        .position(|l| matches!(l, Layer::Ipv4(_) | Layer::Ipv6(_)))
+        .ok_or_else(|| Error::MissingLayer {
+            stack: stack.to_string(),
+            needed: "ipv4 or ipv6 layer",
+            why: "IP fragmentation fragments an IP datagram",
+        })?;
+    fragment_at(stack, payload, mtu, idx)
+}
+
+/// IPsec tunnel fragmentation before or after encryption.
+pub fn ipsec_fragments(
+    stack: &Stack,
+    payload: usize,
+    mtu: usize,
+    when: IpsecFragmentation,
+) -> Result<Vec<Frame>> {
+    let esp = stack
+        .layers()
+        .iter()
+        .position(|l| matches!(l, Layer::Esp(_)))
+        .ok_or_else(|| Error::MissingLayer {
+            stack: stack.to_string(),
+            needed: "esp-tunnel or esp-transport layer",
+            why: "IPsec fragmentation needs ESP",
+        })?;
+    match when {
+        IpsecFragmentation::AfterEncryption => ip_fragments(stack, payload, mtu),
+        IpsecFragmentation::BeforeEncryption => {
+            let tunnel = matches!(&stack.layers()[esp], Layer::Esp(e) if e.mode == Mode::Tunnel);
+            if !tunnel || esp + 1 >= stack.layers().len() {
+                return Err(Error::MissingLayer {
+                    stack: stack.to_string(),
+                    needed: "esp-tunnel layer with an inner IP layer",
+                    why: "only a tunnel's inner packet can be fragmented before encryption (transport mode fragments after ESP, RFC 4303 §3.3.5)",
+                });
+            }
+            fragment_at(stack, payload, mtu, esp + 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(t: &str) -> Stack {
+        Stack::parse(t).unwrap()
+    }
+
+    #[test]
+    fn ecpri_8192_at_mtu_5000() {
+        // 000 §6 / Fig. 15 (issue 3): two equal frames under even, two unequal under greedy.
+        let st = s("eth/ecpri");
+        let even = split_payload(&st, 8192, 5000, SplitPolicy::Even).unwrap();
+        assert_eq!(
+            even.iter().map(|f| f.payload).collect::<Vec<_>>(),
+            [4096, 4096]
+        );
+        let greedy = split_payload(&st, 8192, 5000, SplitPolicy::Greedy).unwrap();
+        assert_eq!(
+            greedy.iter().map(|f| f.payload).collect::<Vec<_>>(),
+            [4996, 3196]
+        );
+        assert_eq!(greedy[0].mtu_len, 5000);
+        let one = split_payload(&st, 8192, 9000, SplitPolicy::Even).unwrap();
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn split_never_exceeds_mtu_and_sums_to_payload() {
+        let st = s("eth/macsec(gcm-aes-256,encrypt)/ecpri(iq)");
+        for mtu in [100, 1400, 1500, 5000, 9000] {
+            for payload in [0, 1, 99, 4096, 8192, 20_000] {
+                for policy in [SplitPolicy::Greedy, SplitPolicy::Even] {
+                    let f = split_payload(&st, payload, mtu, policy).unwrap();
+                    assert_eq!(f.iter().map(|f| f.payload).sum::<usize>(), payload);
+                    assert!(f.iter().all(|f| f.mtu_len <= mtu));
+                    let max = f.iter().map(|f| f.payload).max().unwrap();
+                    let min = f.iter().map(|f| f.payload).min().unwrap();
+                    if policy == SplitPolicy::Even {
+                        assert!(max - min <= 1);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ipv4_fragments_are_multiples_of_8() {
+        let st = s("eth/ipv4/udp/ecpri");
+        let frames = ip_fragments(&st, 8192, 1500).unwrap();
+        let last = frames.len() - 1;
+        for (i, f) in frames.iter().enumerate() {
+            let fr = f.fragment.unwrap();
+            assert_eq!(fr.offset % 8, 0);
+            if i < last {
+                assert_eq!(fr.data_len % 8, 0);
+                assert!(fr.more);
+            }
+            assert!(f.mtu_len <= 1500);
+        }
+        assert_eq!(frames[0].fragment.unwrap().data_len, 1480);
+        assert_eq!(frames.iter().map(|f| f.payload).sum::<usize>(), 8192);
+        let data: usize = frames.iter().map(|f| f.fragment.unwrap().data_len).sum();
+        assert_eq!(data, 8192 + 4 + 8);
+    }
+
+    #[test]
+    fn ipv6_fragment_header_and_minimum_mtu() {
+        let st = s("eth/ipv6/udp");
+        let frames = ip_fragments(&st, 3000, 1500).unwrap();
+        assert_eq!(frames[0].fragment.unwrap().data_len, 1448);
+        assert_eq!(frames[0].mtu_len, 1496);
+        let e = ip_fragments(&st, 3000, 1000).unwrap_err().to_string();
+        assert!(e.contains("1280"), "{e}");
+    }
+
+    #[test]
+    fn ipsec_before_and_after_encryption() {
+        let st = s("eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp");
+        let after = ipsec_fragments(&st, 2000, 1500, IpsecFragmentation::AfterEncryption).unwrap();
+        let before =
+            ipsec_fragments(&st, 2000, 1500, IpsecFragmentation::BeforeEncryption).unwrap();
+        assert_eq!(after.len(), 2);
+        assert_eq!(before.len(), 2);
+        assert!(after.iter().chain(&before).all(|f| f.mtu_len <= 1500));
+        // Before encryption every fragment pays ESP and the outer header: more bytes in total.
+        let sum = |v: &[Frame]| v.iter().map(|f| f.wire_len).sum::<usize>();
+        assert!(sum(&before) > sum(&after));
+        assert!(
+            ipsec_fragments(
+                &s("eth/ipv4/udp"),
+                10,
+                1500,
+                IpsecFragmentation::AfterEncryption
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn path_mtu_is_the_minimum() {
+        assert_eq!(path_mtu(&[9000, 1500, 4000]).unwrap(), 1500);
+        assert!(path_mtu(&[]).is_err());
+        assert_eq!("even".parse::<SplitPolicy>().unwrap(), SplitPolicy::Even);
+        assert!(
+            "fair"
+                .parse::<SplitPolicy>()
+                .unwrap_err()
+                .to_string()
+                .contains("greedy, even")
+        );
+    }
+}

@@ -1,0 +1,60 @@
+//! The one contract every encapsulation implements: how many bytes it puts around a payload.
+
+use serde::Serialize;
+
+use crate::Result;
+
+/// What one layer puts around the bytes handed to it by the layer above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Parts {
+    /// Bytes in front of the inner data: headers, IVs, explicit nonces [bytes].
+    pub header: usize,
+    /// Padding after the inner data: block/alignment padding, TFC padding [bytes].
+    pub padding: usize,
+    /// Bytes after the inner data and its padding: pad-length fields, ICV, MAC [bytes].
+    pub trailer: usize,
+}
+
+impl Parts {
+    /// All bytes this layer adds [bytes].
+    #[inline]
+    pub fn overhead(&self) -> usize {
+        self.header + self.padding + self.trailer
+    }
+}
+
+/// An encapsulation: given the length of what the layer above hands down, what it sends.
+///
+/// `wire_len(payload) = payload + parts(payload).overhead()`; `wire_len(0)` is the layer's
+/// minimum overhead. `wire_len` never decreases when `payload` grows (tested for every layer),
+/// which is what fragmentation and MTU searches rely on.
+pub trait Encapsulation {
+    /// Bytes this layer adds around `payload` bytes, or an error when `payload` is over what
+    /// its length fields can describe.
+    fn parts(&self, payload: usize) -> Result<Parts>;
+
+    /// Bytes this layer sends for `payload` bytes from the layer above [bytes].
+    fn wire_len(&self, payload: usize) -> Result<usize> {
+        Ok(payload + self.parts(payload)?.overhead())
+    }
+}
+
+/// Smallest `p >= 0` such that `(len + p) % align == 0`.
+#[inline]
+pub(crate) fn pad_to(len: usize, align: usize) -> usize {
+    (align - len % align) % align
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pad_to_aligns() {
+        assert_eq!(pad_to(0, 4), 0);
+        assert_eq!(pad_to(1, 4), 3);
+        assert_eq!(pad_to(50, 16), 14);
+        assert_eq!(pad_to(64, 16), 0);
+        assert_eq!(pad_to(7, 1), 0);
+    }
+}

@@ -1,0 +1,140 @@
+//! SCTP (RFC 9260 §3): common header, DATA, I-DATA (RFC 8260) and SACK chunks.
+//!
+//! ```text
+//! Common header (§3.1):
+//! |     Source Port Number        |     Destination Port Number   |
+//! |                      Verification Tag                         |
+//! |                           Checksum                            |
+//! DATA chunk (§3.3.1):
+//! |   Type = 0    | Reserved|U|B|E|    Length                     |
+//! |                              TSN                              |
+//! |      Stream Identifier S      |   Stream Sequence Number n    |
+//! |                  Payload Protocol Identifier                  |
+//! |                 User Data (seq n of Stream S)                 |
+//! SACK chunk (§3.3.4):
+//! |   Type = 3    |Chunk  Flags   |      Chunk Length             |
+//! |                      Cumulative TSN Ack                       |
+//! |          Advertised Receiver Window Credit (a_rwnd)           |
+//! | Number of Gap Ack Blocks = N  |  Number of Duplicate TSNs = X |
+//! |  Gap Ack Block #1 Start       |   Gap Ack Block #1 End        |  (N times)
+//! |                       Duplicate TSN 1                         |  (X times)
+//! ```
+//!
+//! E2AP runs over SCTP with Payload Protocol Identifier 70 (IANA SCTP PPID registry,
+//! O-RAN.WG3.E2GAP): an E2AP PDU is the user data of one DATA chunk, so "E2AP over SCTP" is
+//! `sctp` (or `sctp(data)`) with the E2AP PDU length as payload.
+
+use crate::Result;
+use crate::error::Error;
+use crate::layer::{Encapsulation, Parts, pad_to};
+
+/// Common header: source port, destination port, verification tag, checksum (§3.1) [bytes].
+pub const COMMON_HEADER: usize = 2 + 2 + 4 + 4;
+/// Chunk header: type, flags, length (§3.2) [bytes].
+pub const CHUNK_HEADER: usize = 1 + 1 + 2;
+/// DATA chunk header: chunk header, TSN, stream id, stream sequence, PPID (§3.3.1) [bytes].
+pub const DATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4;
+/// I-DATA chunk header: chunk header, TSN, stream id, reserved, MID, PPID/FSN (RFC 8260 §2.1)
+/// [bytes].
+pub const IDATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4 + 4;
+/// SACK chunk without gap blocks or duplicates: chunk header, cumulative TSN ack, a_rwnd,
+/// number of gap blocks, number of duplicate TSNs (§3.3.4) [bytes].
+pub const SACK_HEADER: usize = CHUNK_HEADER + 4 + 4 + 2 + 2;
+/// One gap ack block: start, end (§3.3.4) [bytes].
+pub const GAP_BLOCK: usize = 2 + 2;
+/// One duplicate TSN (§3.3.4) [bytes].
+pub const DUP_TSN: usize = 4;
+/// Chunks are padded to a multiple of 4 bytes; the padding is not in the chunk length (§3.2)
+/// [bytes].
+pub const CHUNK_ALIGN: usize = 4;
+/// Largest chunk described by the 16-bit Chunk Length (§3.2) [bytes].
+pub const MAX_CHUNK_LEN: usize = 65_535;
+/// Payload Protocol Identifier of E2AP (IANA) [number].
+pub const PPID_E2AP: u32 = 70;
+
+/// The chunk an SCTP packet carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunk {
+    /// One DATA chunk carrying the payload.
+    Data,
+    /// One I-DATA chunk (RFC 8260, user message interleaving) carrying the payload.
+    IData,
+    /// One SACK chunk and no user data.
+    Sack {
+        /// Gap ack blocks [count].
+        gaps: usize,
+        /// Duplicate TSNs reported [count].
+        dups: usize,
+    },
+}
+
+/// An SCTP packet with one chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sctp {
+    /// The chunk it carries.
+    pub chunk: Chunk,
+}
+
+impl Default for Sctp {
+    fn default() -> Self {
+        Sctp { chunk: Chunk::Data }
+    }
+}
+
+impl Encapsulation for Sctp {
+    fn parts(&self, payload: usize) -> Result<Parts> {
+        let chunk_header = match self.chunk {
+            Chunk::Data => DATA_HEADER,
+            Chunk::IData => IDATA_HEADER,
+            Chunk::Sack { gaps, dups } => {
+                if payload != 0 {
+                    return Err(Error::BadArguments {
+                        layer: "sctp(sack)".into(),
+                        reason: format!(
+                            "a SACK chunk carries no user data, so the payload must be 0 (got {payload}); \
+                             the 62-byte E2 SACK is `eth/ipv4/sctp(sack)` with payload 0"
+                        ),
+                    });
+                }
+                SACK_HEADER + gaps * GAP_BLOCK + dups * DUP_TSN
+            }
+        };
+        let chunk_len = chunk_header + payload;
+        if chunk_len > MAX_CHUNK_LEN {
+            return Err(Error::PayloadTooLarge {
+                layer: "sctp".into(),
+                what: "SCTP chunk length",
+                len: chunk_len,
+                max: MAX_CHUNK_LEN,
+            });
+        }
+        Ok(Parts {
+            header: COMMON_HEADER + chunk_header,
+            padding: pad_to(chunk_len, CHUNK_ALIGN),
+            trailer: 0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_is_28_bytes_of_sctp() {
+        let s = Sctp {
+            chunk: Chunk::Sack { gaps: 0, dups: 0 },
+        };
+        assert_eq!(s.wire_len(0).unwrap(), 28);
+        assert!(s.wire_len(1).is_err());
+    }
+
+    #[test]
+    fn data_chunks_pad_to_four() {
+        let s = Sctp::default();
+        assert_eq!(s.wire_len(0).unwrap(), 28);
+        assert_eq!(s.wire_len(1).unwrap(), 32);
+        assert_eq!(s.wire_len(4).unwrap(), 32);
+        assert_eq!(s.wire_len(5).unwrap(), 36);
+    }
+}

@@ -1,0 +1,710 @@
+//! Stacks of layers written as text, and what they put on the wire.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::Result;
+use crate::ecpri::Ecpri;
+use crate::error::Error;
+use crate::esp::{Esp, Mode};
+use crate::ethernet::{self, Count, Ethernet, Vlan};
+use crate::ipv4::Ipv4;
+use crate::ipv6::Ipv6;
+use crate::layer::{Encapsulation, Parts};
+use crate::macsec::Macsec;
+use crate::names::norm;
+use crate::sctp::{Chunk, Sctp};
+use crate::ssh::Ssh;
+use crate::tcp::{self, Tcp};
+use crate::tls::{Record, Version};
+use crate::udp::Udp;
+
+/// Layer names accepted in a stack, with their arguments.
+pub const LAYER_NAMES: &str = "eth, vlan, macsec(...), ipv4[(options=N)], ipv6[(ext=N)], udp, \
+tcp[(ts|options=N)], sctp[(data|idata|sack[,gaps=N][,dups=N])], e2ap, ecpri[(iq)], \
+esp-tunnel(...), esp-transport(...), tls12(...), tls13(...), dtls12(...), dtls13(...), ssh(...)";
+
+/// One layer of a stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Layer {
+    /// Ethernet II header.
+    Eth(Ethernet),
+    /// IEEE 802.1Q tag.
+    Vlan(Vlan),
+    /// IEEE 802.1AE MACsec.
+    Macsec(Macsec),
+    /// IPv4 header.
+    Ipv4(Ipv4),
+    /// IPv6 header.
+    Ipv6(Ipv6),
+    /// UDP header (RFC 3948 encapsulation when ESP sits on it).
+    Udp(Udp),
+    /// TCP header.
+    Tcp(Tcp),
+    /// SCTP common header and one chunk.
+    Sctp(Sctp),
+    /// E2AP PDU marker: the payload is an E2AP PDU in an SCTP DATA chunk (PPID 70); 0 bytes.
+    E2ap,
+    /// eCPRI header.
+    Ecpri(Ecpri),
+    /// IPsec ESP.
+    Esp(Esp),
+    /// TLS or DTLS records.
+    Tls(Record),
+    /// SSH binary packets.
+    Ssh(Ssh),
+}
+
+impl Layer {
+    /// Short name (`eth`, `esp-tunnel`, `tls13`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layer::Eth(_) => "eth",
+            Layer::Vlan(_) => "vlan",
+            Layer::Macsec(_) => "macsec",
+            Layer::Ipv4(_) => "ipv4",
+            Layer::Ipv6(_) => "ipv6",
+            Layer::Udp(_) => "udp",
+            Layer::Tcp(_) => "tcp",
+            Layer::Sctp(_) => "sctp",
+            Layer::E2ap => "e2ap",
+            Layer::Ecpri(_) => "ecpri",
+            Layer::Esp(e) => match e.mode {
+                Mode::Transport => "esp-transport",
+                Mode::Tunnel => "esp-tunnel",
+            },
+            Layer::Tls(r) => r.version.name(),
+            Layer::Ssh(_) => "ssh",
+        }
+    }
+
+    /// Canonical text, with every argument spelled out.
+    pub fn text(&self) -> String {
+        match self {
+            Layer::Ipv4(ip) if ip.options > 0 => format!("ipv4(options={})", ip.options),
+            Layer::Ipv6(ip) if ip.ext > 0 => format!("ipv6(ext={})", ip.ext),
+            Layer::Tcp(t) if t.options == tcp::TIMESTAMPS => "tcp(ts)".into(),
+            Layer::Tcp(t) if t.options > 0 => format!("tcp(options={})", t.options),
+            Layer::Sctp(s) => match s.chunk {
+                Chunk::Data => "sctp".into(),
+                Chunk::IData => "sctp(idata)".into(),
+                Chunk::Sack { gaps: 0, dups: 0 } => "sctp(sack)".into(),
+                Chunk::Sack { gaps, dups } => format!("sctp(sack,gaps={gaps},dups={dups})"),
+            },
+            Layer::Ecpri(e) if e.iq => "ecpri(iq)".into(),
+            Layer::Macsec(m) => m.text(),
+            Layer::Esp(e) => e.text(),
+            Layer::Tls(r) => r.text(),
+            Layer::Ssh(s) => s.text(),
+            other => other.name().into(),
+        }
+    }
+
+    /// Whether this layer's bytes count against a link MTU. Only the Ethernet header and
+    /// 802.1Q tags do not (IEEE 802.3 §3.2.7 and §3.5).
+    pub fn counts_against_mtu(&self) -> bool {
+        !matches!(self, Layer::Eth(_) | Layer::Vlan(_))
+    }
+
+    fn is_ip(&self) -> bool {
+        matches!(self, Layer::Ipv4(_) | Layer::Ipv6(_))
+    }
+
+    fn is_l2(&self) -> bool {
+        matches!(self, Layer::Eth(_) | Layer::Vlan(_) | Layer::Macsec(_))
+    }
+
+    /// What this layer may sit on, or `None` when it may sit on `below`.
+    fn placement_error(&self, below: Option<&Layer>) -> Option<&'static str> {
+        let ok = match (self, below) {
+            (Layer::Eth(_), None) => true,
+            (Layer::Eth(_), Some(_)) => return Some("nothing (it must be the bottom layer)"),
+            (Layer::Vlan(_), Some(b)) => b.is_l2(),
+            (Layer::Vlan(_), None) => false,
+            (Layer::Macsec(_), Some(b)) => matches!(b, Layer::Eth(_) | Layer::Vlan(_)),
+            (Layer::Macsec(_), None) => false,
+            (Layer::Ipv4(_) | Layer::Ipv6(_), None) => true,
+            (Layer::Ipv4(_) | Layer::Ipv6(_), Some(b)) => {
+                b.is_l2() || matches!(b, Layer::Esp(e) if e.mode == Mode::Tunnel)
+            }
+            (Layer::Udp(_) | Layer::Tcp(_) | Layer::Sctp(_), Some(b)) => {
+                b.is_ip() || matches!(b, Layer::Esp(e) if e.mode == Mode::Transport)
+            }
+            (Layer::Esp(_), Some(b)) => b.is_ip() || matches!(b, Layer::Udp(_)),
+            (Layer::E2ap, Some(Layer::Sctp(s))) => matches!(s.chunk, Chunk::Data | Chunk::IData),
+            (Layer::Ecpri(_), Some(b)) => b.is_l2() || matches!(b, Layer::Udp(_)),
+            (Layer::Tls(r), Some(b)) => match r.version {
+                Version::Tls12 | Version::Tls13 => matches!(b, Layer::Tcp(_) | Layer::Sctp(_)),
+                Version::Dtls12 | Version::Dtls13 => matches!(b, Layer::Udp(_) | Layer::Sctp(_)),
+            },
+            (Layer::Ssh(_), Some(b)) => matches!(b, Layer::Tcp(_)),
+            _ => false,
+        };
+        if ok {
+            return None;
+        }
+        Some(match self {
+            Layer::Eth(_) => "nothing",
+            Layer::Vlan(_) => "eth, vlan or macsec",
+            Layer::Macsec(_) => "eth or vlan",
+            Layer::Ipv4(_) | Layer::Ipv6(_) => {
+                "eth, vlan, macsec, esp-tunnel, or nothing (an IP packet without layer 2)"
+            }
+            Layer::Udp(_) | Layer::Tcp(_) | Layer::Sctp(_) => "ipv4, ipv6 or esp-transport",
+            Layer::Esp(_) => "ipv4, ipv6 or udp (RFC 3948)",
+            Layer::E2ap => "sctp carrying DATA or I-DATA",
+            Layer::Ecpri(_) => "eth, vlan, macsec or udp",
+            Layer::Tls(r) if matches!(r.version, Version::Tls12 | Version::Tls13) => "tcp or sctp",
+            Layer::Tls(_) => "udp or sctp",
+            Layer::Ssh(_) => "tcp",
+        })
+    }
+}
+
+impl Encapsulation for Layer {
+    fn parts(&self, payload: usize) -> Result<Parts> {
+        match self {
+            Layer::Eth(l) => l.parts(payload),
+            Layer::Vlan(l) => l.parts(payload),
+            Layer::Macsec(l) => l.parts(payload),
+            Layer::Ipv4(l) => l.parts(payload),
+            Layer::Ipv6(l) => l.parts(payload),
+            Layer::Udp(l) => l.parts(payload),
+            Layer::Tcp(l) => l.parts(payload),
+            Layer::Sctp(l) => l.parts(payload),
+            Layer::E2ap => Ok(Parts::default()),
+            Layer::Ecpri(l) => l.parts(payload),
+            Layer::Esp(l) => l.parts(payload),
+            Layer::Tls(l) => l.parts(payload),
+            Layer::Ssh(l) => l.parts(payload),
+        }
+    }
+}
+
+/// The bytes of one layer for a given payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerBytes {
+    /// The layer in canonical text form.
+    pub layer: String,
+    /// Header bytes: headers, IVs, explicit nonces [bytes].
+    pub header: usize,
+    /// Padding: block/alignment padding, TFC padding [bytes].
+    pub padding: usize,
+    /// Trailer: pad-length fields, ICV or MAC [bytes].
+    pub trailer: usize,
+    /// Bytes handed down by the layer above (the application payload for the top layer)
+    /// [bytes].
+    pub inner: usize,
+    /// This layer's whole unit: `header + inner + padding + trailer` [bytes].
+    pub total: usize,
+    /// Whether this layer's bytes count against the link MTU.
+    pub counts_against_mtu: bool,
+}
+
+/// A stack of layers, lowest first, e.g. `eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stack {
+    layers: Vec<Layer>,
+}
+
+fn num(layer: &str, key: &str, v: &str) -> Result<usize> {
+    v.trim().parse().map_err(|_| Error::BadArguments {
+        layer: layer.into(),
+        reason: format!("{key} must be a whole number of bytes or a count, got `{v}`"),
+    })
+}
+
+fn no_args(layer: &str, args: &[String]) -> Result<()> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::BadArguments {
+            layer: layer.into(),
+            reason: format!("takes no arguments, got `{}`", args.join(",")),
+        })
+    }
+}
+
+fn unknown_option(layer: &str, a: &str, allowed: &str) -> Error {
+    Error::UnknownSuite {
+        layer: layer.into(),
+        what: "option",
+        name: a.into(),
+        allowed: allowed.into(),
+    }
+}
+
+fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
+    let malformed = |reason: String| Error::MalformedStack {
+        text: text.into(),
+        reason,
+    };
+    let seg = seg.trim();
+    if seg.is_empty() {
+        return Err(malformed(
+            "empty layer (two `/` in a row, or a `/` at an end)".into(),
+        ));
+    }
+    let (name, args) = match seg.find('(') {
+        None => {
+            if seg.contains(')') {
+                return Err(malformed(format!("`)` without `(` in `{seg}`")));
+            }
+            (seg, Vec::new())
+        }
+        Some(i) => {
+            let rest = &seg[i + 1..];
+            let Some(body) = rest.strip_suffix(')') else {
+                return Err(malformed(format!(
+                    "`{seg}`: arguments must be closed by `)` at the end of the layer"
+                )));
+            };
+            if body.contains('(') || body.contains(')') {
+                return Err(malformed(format!("`{seg}`: nested parentheses")));
+            }
+            let args: Vec<String> = body
+                .split(',')
+                .map(|a| a.trim().to_ascii_lowercase())
+                .filter(|a| !a.is_empty())
+                .collect();
+            (seg[..i].trim(), args)
+        }
+    };
+    let key = norm(name);
+    let layer = seg;
+    Ok(match key.as_str() {
+        "eth" | "ethernet" | "ether" => {
+            no_args(layer, &args)?;
+            Layer::Eth(Ethernet)
+        }
+        "vlan" | "dot1q" | "8021q" => {
+            no_args(layer, &args)?;
+            Layer::Vlan(Vlan)
+        }
+        "macsec" => Layer::Macsec(Macsec::from_args(layer, &args)?),
+        "ipv4" | "ip4" | "ip" => {
+            let mut ip = Ipv4::default();
+            for a in &args {
+                match a.split_once('=') {
+                    Some(("options", v)) => ip.options = num(layer, "options", v)?,
+                    _ => return Err(unknown_option(layer, a, "options=BYTES")),
+                }
+            }
+            ip.validate()?;
+            Layer::Ipv4(ip)
+        }
+        "ipv6" | "ip6" => {
+            let mut ip = Ipv6::default();
+            for a in &args {
+                match a.split_once('=') {
+                    Some(("ext", v)) => ip.ext = num(layer, "ext", v)?,
+                    _ => return Err(unknown_option(layer, a, "ext=BYTES")),
+                }
+            }
+            ip.validate()?;
+            Layer::Ipv6(ip)
+        }
+        "udp" => {
+            no_args(layer, &args)?;
+            Layer::Udp(Udp)
+        }
+        "tcp" => {
+            let mut t = Tcp::default();
+            for a in &args {
+                match a.split_once('=') {
+                    _ if a == "ts" => t.options += tcp::TIMESTAMPS,
+                    Some(("options", v)) => t.options += num(layer, "options", v)?,
+                    _ => return Err(unknown_option(layer, a, "ts, options=BYTES")),
+                }
+            }
+            t.validate()?;
+            Layer::Tcp(t)
+        }
+        "sctp" => {
+            let mut chunk = Chunk::Data;
+            let (mut gaps, mut dups) = (0, 0);
+            for a in &args {
+                match (a.as_str(), a.split_once('=')) {
+                    ("data", _) => chunk = Chunk::Data,
+                    ("idata" | "i-data", _) => chunk = Chunk::IData,
+                    ("sack", _) => chunk = Chunk::Sack { gaps: 0, dups: 0 },
+                    (_, Some(("gaps", v))) => gaps = num(layer, "gaps", v)?,
+                    (_, Some(("dups", v))) => dups = num(layer, "dups", v)?,
+                    _ => {
+                        return Err(unknown_option(
+                            layer,
+                            a,
+                            "data (default), idata, sack, gaps=N, dups=N",
+                        ));
+                    }
+                }
+            }
+            if let Chunk::Sack { .. } = chunk {
+                chunk = Chunk::Sack { gaps, dups };
+            } else if gaps > 0 || dups > 0 {
+                return Err(Error::BadArguments {
+                    layer: layer.into(),
+                    reason: "gaps and dups describe a SACK chunk: add `sack`".into(),
+                });
+            }
+            Layer::Sctp(Sctp { chunk })
+        }
+        "e2ap" => {
+            no_args(layer, &args)?;
+            Layer::E2ap
+        }
+        "ecpri" => {
+            let mut e = Ecpri::default();
+            for a in &args {
+                match a.as_str() {
+                    "iq" | "ids" | "oran" => e.iq = true,
+                    _ => {
+                        return Err(unknown_option(
+                            layer,
+                            a,
+                            "iq (count PC_ID/RTC_ID and SEQ_ID as header)",
+                        ));
+                    }
+                }
+            }
+            Layer::Ecpri(e)
+        }
+        "esptunnel" => Layer::Esp(Esp::from_args(Mode::Tunnel, layer, &args)?),
+        "esptransport" => Layer::Esp(Esp::from_args(Mode::Transport, layer, &args)?),
+        "tls12" => Layer::Tls(Record::from_args(Version::Tls12, layer, &args)?),
+        "tls13" => Layer::Tls(Record::from_args(Version::Tls13, layer, &args)?),
+        "dtls12" => Layer::Tls(Record::from_args(Version::Dtls12, layer, &args)?),
+        "dtls13" => Layer::Tls(Record::from_args(Version::Dtls13, layer, &args)?),
+        "ssh" => Layer::Ssh(Ssh::from_args(layer, &args)?),
+        _ => {
+            return Err(Error::UnknownLayer {
+                name: name.into(),
+                allowed: LAYER_NAMES.into(),
+            });
+        }
+    })
+}
+
+impl Stack {
+    /// Parses a stack, lowest layer first: `name` or `name(arg,...)` separated by `/`.
+    /// Names and arguments are case-insensitive. See [`LAYER_NAMES`].
+    pub fn parse(text: &str) -> Result<Stack> {
+        if text.trim().is_empty() {
+            return Err(Error::MalformedStack {
+                text: text.into(),
+                reason: format!(
+                    "empty; write layers lowest first, e.g. eth/ipv4/udp, from {LAYER_NAMES}"
+                ),
+            });
+        }
+        let mut layers = Vec::new();
+        for seg in text.split('/') {
+            layers.push(parse_layer(seg, text)?);
+        }
+        Stack::from_layers(layers)
+    }
+
+    /// Builds a stack from layers, lowest first, checking that each may sit on the one below.
+    pub fn from_layers(layers: Vec<Layer>) -> Result<Stack> {
+        for (i, l) in layers.iter().enumerate() {
+            let below = if i == 0 { None } else { layers.get(i - 1) };
+            if let Some(allowed) = l.placement_error(below) {
+                return Err(Error::BadPlacement {
+                    layer: l.text(),
+                    below: below.map_or("the bottom of the stack".into(), |b| {
+                        format!("`{}`", b.text())
+                    }),
+                    allowed: allowed.into(),
+                });
+            }
+            if let Layer::Esp(e) = l
+                && let Some(above) = layers.get(i + 1)
+            {
+                let ok = match e.mode {
+                    Mode::Tunnel => above.is_ip(),
+                    Mode::Transport => !above.is_ip(),
+                };
+                if !ok {
+                    return Err(Error::BadPlacement {
+                        layer: above.text(),
+                        below: format!("`{}`", e.text()),
+                        allowed: match e.mode {
+                            Mode::Tunnel => "the inner ipv4 or ipv6 header (tunnel mode carries a whole IP packet)",
+                            Mode::Transport => "udp, tcp or sctp (for a whole IP packet use esp-tunnel)",
+                        }
+                        .into(),
+                    });
+                }
+            }
+        }
+        Ok(Stack { layers })
+    }
+
+    /// The layers, lowest first.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+
+    /// Whether the lowest layer is Ethernet.
+    pub fn has_ethernet(&self) -> bool {
+        matches!(self.layers.first(), Some(Layer::Eth(_)))
+    }
+
+    /// Per-layer bytes for `payload` application bytes, lowest layer first.
+    pub fn breakdown(&self, payload: usize) -> Result<Vec<LayerBytes>> {
+        let mut out = Vec::with_capacity(self.layers.len());
+        let mut len = payload;
+        for l in self.layers.iter().rev() {
+            let p = l.parts(len)?;
+            let total = len + p.overhead();
+            out.push(LayerBytes {
+                layer: l.text(),
+                header: p.header,
+                padding: p.padding,
+                trailer: p.trailer,
+                inner: len,
+                total,
+                counts_against_mtu: l.counts_against_mtu(),
+            });
+            len = total;
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Bytes of the whole frame (or packet, without layer 2) for `payload` application bytes,
+    /// counted as a capture shows it ([`Count::Capture`]: no Ethernet padding, FCS,
+    /// preamble or gap) [bytes]. `wire_len(0)` is the stack's minimum overhead.
+    pub fn wire_len(&self, payload: usize) -> Result<usize> {
+        let mut len = payload;
+        for l in self.layers.iter().rev() {
+            len = l.wire_len(len)?;
+        }
+        Ok(len)
+    }
+
+    /// [`Stack::wire_len`] counted as `count` says; [`Count::Frame`] and [`Count::Line`] need
+    /// Ethernet at the bottom [bytes].
+    pub fn wire_len_as(&self, payload: usize, count: Count) -> Result<usize> {
+        let len = self.wire_len(payload)?;
+        if count != Count::Capture && !self.has_ethernet() {
+            return Err(Error::MissingLayer {
+                stack: self.to_string(),
+                needed: "eth layer at the bottom",
+                why: "frame and line counts add Ethernet padding, FCS, preamble and gap",
+            });
+        }
+        Ok(count.apply(len))
+    }
+
+    /// Bytes the stack adds to `payload` [bytes].
+    pub fn overhead(&self, payload: usize) -> Result<usize> {
+        Ok(self.wire_len(payload)? - payload)
+    }
+
+    /// Bytes of the frame outside the MTU: the Ethernet header and 802.1Q tags [bytes].
+    pub fn outside_mtu(&self) -> usize {
+        self.layers
+            .iter()
+            .filter(|l| !l.counts_against_mtu())
+            .map(|l| l.parts(0).map_or(0, |p| p.overhead()))
+            .sum()
+    }
+
+    /// Bytes of the frame that count against the link MTU for `payload` application bytes:
+    /// everything after the Ethernet header and 802.1Q tags (MACsec's SecTAG and ICV count,
+    /// as Linux's macsec device MTU is 32 bytes below its parent's). Without layer 2 this is
+    /// the IP packet length [bytes].
+    pub fn mtu_len(&self, payload: usize) -> Result<usize> {
+        Ok(self.wire_len(payload)? - self.outside_mtu())
+    }
+
+    /// Largest payload whose [`Stack::mtu_len`] fits `mtu`, or an error when not even an
+    /// empty payload fits [bytes].
+    pub fn max_payload(&self, mtu: usize) -> Result<usize> {
+        let fits = |p: usize| self.mtu_len(p).is_ok_and(|l| l <= mtu);
+        if !fits(0) {
+            return Err(Error::MtuTooSmall {
+                mtu,
+                what: format!("`{self}` with an empty payload"),
+                min: self.mtu_len(0)?,
+            });
+        }
+        // mtu_len never decreases with the payload and is at least the payload.
+        let (mut lo, mut hi) = (0usize, mtu);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) { lo = mid } else { hi = mid - 1 }
+        }
+        Ok(lo)
+    }
+
+    /// Everything about one payload, ready to print.
+    pub fn report(&self, payload: usize) -> Result<OverheadReport> {
+        let wire_len = self.wire_len(payload)?;
+        let eth = self.has_ethernet();
+        Ok(OverheadReport {
+            stack: self.to_string(),
+            payload,
+            wire_len,
+            overhead: wire_len - payload,
+            mtu_len: self.mtu_len(payload)?,
+            frame_len: eth.then(|| Count::Frame.apply(wire_len)),
+            line_len: eth.then(|| Count::Line.apply(wire_len)),
+            layers: self.breakdown(payload)?,
+        })
+    }
+}
+
+/// The wire size of one payload through one stack, with its per-layer breakdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OverheadReport {
+    /// The stack in canonical text form.
+    pub stack: String,
+    /// Application payload [bytes].
+    pub payload: usize,
+    /// Frame as a capture shows it (no Ethernet padding/FCS/preamble/gap) [bytes].
+    pub wire_len: usize,
+    /// `wire_len - payload` [bytes].
+    pub overhead: usize,
+    /// Bytes counted against the link MTU (all but the Ethernet header and VLAN tags) [bytes].
+    pub mtu_len: usize,
+    /// IEEE 802.3 frame: padded to 64 bytes, FCS included; only with Ethernet [bytes].
+    pub frame_len: Option<usize>,
+    /// Byte times on the line: frame plus preamble, SFD and inter-frame gap; only with
+    /// Ethernet [bytes].
+    pub line_len: Option<usize>,
+    /// Per-layer bytes, lowest layer first.
+    pub layers: Vec<LayerBytes>,
+}
+
+impl FromStr for Stack {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Stack> {
+        Stack::parse(s)
+    }
+}
+
+impl fmt::Display for Stack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let texts: Vec<String> = self.layers.iter().map(Layer::text).collect();
+        f.write_str(&texts.join("/"))
+    }
+}
+
+/// Ethernet minimum frame without FCS, for callers that pad themselves [bytes].
+pub const MIN_CAPTURE_FRAME: usize = ethernet::MIN_FRAME - ethernet::FCS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(t: &str) -> Stack {
+        Stack::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"))
+    }
+
+    #[test]
+    fn e2_sack_62_to_138() {
+        // 000 §3.1 and Table 2 (issue 3): the E2 SACK, plaintext and in ESP tunnel mode.
+        assert_eq!(s("eth/ipv4/sctp(sack)").wire_len(0).unwrap(), 62);
+        let ct = s("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)");
+        assert_eq!(ct.wire_len(0).unwrap(), 138);
+        let b = ct.breakdown(0).unwrap();
+        assert_eq!(b[2].padding, 14);
+        assert_eq!(
+            b.iter()
+                .map(|l| l.header + l.padding + l.trailer)
+                .sum::<usize>(),
+            138
+        );
+    }
+
+    #[test]
+    fn macsec_adds_32() {
+        let plain = s("eth/ecpri");
+        let sec = s("eth/macsec(gcm-aes-128,encrypt)/ecpri");
+        for n in [0, 1, 15, 16, 17, 1000, 8192] {
+            assert_eq!(sec.wire_len(n).unwrap() - plain.wire_len(n).unwrap(), 32);
+        }
+        assert_eq!(sec.mtu_len(100).unwrap(), 100 + 4 + 32);
+    }
+
+    #[test]
+    fn canonical_text_round_trips() {
+        for t in [
+            "eth/vlan/macsec(gcm-aes-256,encrypt,no-sci)/vlan/ipv6/udp/ecpri(iq)",
+            "eth/ipv4/udp/esp-tunnel(aes128-gcm-16,tfc=200)/ipv6(ext=8)/tcp(ts)/tls13(aes128-gcm)",
+            "ipv4/esp-transport(aes128-cbc,hmac-sha1-96)/sctp(sack,gaps=2,dups=1)",
+            "eth/ipv4/tcp/tls12(aes128-cbc,hmac-sha256,etm)",
+            "eth/ipv4/udp/dtls13(aes128-gcm,seq8,cid=4)",
+            "eth/ipv4/tcp/ssh(aes128-ctr,hmac-sha2-256-etm)",
+            "eth/ipv4/sctp/e2ap",
+        ] {
+            let st = s(t);
+            assert_eq!(st.to_string(), t);
+            assert_eq!(s(&st.to_string()), st);
+        }
+    }
+
+    #[test]
+    fn malformed_and_misplaced_stacks_are_explained() {
+        let cases = [
+            ("", "empty"),
+            ("eth//ipv4", "empty layer"),
+            ("eth/ipv4(", "closed by `)`"),
+            ("eth/foo", "allowed layers"),
+            ("eth/esp-tunnel(aes128-gcm)", "ipv4, ipv6 or udp"),
+            ("eth/ipv4/esp-tunnel(aes128-gcm)/sctp", "inner ipv4 or ipv6"),
+            ("eth/ipv4/esp-tunnel(aes512-gcm)/ipv4", "chacha20-poly1305"),
+            ("ipv4/eth", "bottom layer"),
+            ("eth/udp", "ipv4, ipv6 or esp-transport"),
+            ("eth/ipv4/udp/tls13(aes128-gcm)", "tcp or sctp"),
+            ("eth/vlan(5)", "no arguments"),
+            ("eth/ipv4(options=3)", "multiple of 4"),
+        ];
+        for (t, want) in cases {
+            let e = Stack::parse(t).unwrap_err().to_string();
+            assert!(e.contains(want), "{t}: {e}");
+        }
+    }
+
+    #[test]
+    fn payload_over_ip_maximum_is_an_error() {
+        let st = s("eth/ipv4/udp");
+        assert_eq!(st.wire_len(65_507).unwrap(), 65_507 + 42);
+        let e = st.wire_len(65_508).unwrap_err().to_string();
+        assert!(e.contains("65535"), "{e}");
+    }
+
+    #[test]
+    fn max_payload_and_counts() {
+        let st = s("eth/ipv4/udp");
+        assert_eq!(st.max_payload(1500).unwrap(), 1472);
+        assert_eq!(st.wire_len_as(0, Count::Frame).unwrap(), 64);
+        assert_eq!(st.wire_len_as(1472, Count::Line).unwrap(), 1538);
+        assert!(s("ipv4/udp").wire_len_as(0, Count::Line).is_err());
+        let e = st.max_payload(20).unwrap_err().to_string();
+        assert!(e.contains("at least 28"), "{e}");
+    }
+
+    #[test]
+    fn wire_len_never_decreases() {
+        for t in [
+            "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha512-256,tfc=300)/ipv4/tcp/tls12(aes128-cbc,hmac-sha1)",
+            "eth/ipv4/tcp/ssh(aes128-gcm)",
+            "eth/ipv4/tcp/tls13(chacha20-poly1305,record=100)",
+        ] {
+            let st = s(t);
+            let mut prev = 0;
+            for n in 0..3000 {
+                let w = st.wire_len(n).unwrap();
+                assert!(w >= prev && w >= n, "{t} {n}");
+                prev = w;
+            }
+        }
+    }
+}
