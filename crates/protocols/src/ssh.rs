@@ -244,7 +244,9 @@ impl Encapsulation for Ssh {
         let (align, length_outside, tag) = match self.cipher {
             Cipher::AesGcm(_) => (16, true, AEAD_TAG),
             Cipher::ChaCha20Poly1305 => (MIN_ALIGN, true, AEAD_TAG),
-            Cipher::AesCtr(_) | Cipher::AesCbc(_) => (16, self.etm, self.mac.map_or(0, Mac::mac_len)),
+            Cipher::AesCtr(_) | Cipher::AesCbc(_) => {
+                (16, self.etm, self.mac.map_or(0, Mac::mac_len))
+            }
         };
         let aligned = PADDING_LENGTH + msg + if length_outside { 0 } else { PACKET_LENGTH };
         // Smallest padding >= 4 that aligns; at most 4 + 15, well under the 255 allowed.
