@@ -1,1 +1,183 @@
-fn main() {}
+//! Engine speed (issue 2): events per second for one M/M/1 node and a 4-hop path, beside a bare
+//! reference loop measured in the same run, so the ratio needs no other machine.
+//!
+//! The bare loop is the least a discrete-event M/M/1 can do: a `BinaryHeap` of `(time, seq,
+//! kind)` with two event kinds (arrival, departure), a queue-length counter, and the same
+//! exponential draws from the same RNG as the engine. No statistics, no packets, no routing.
+//!
+//! Run: `cargo bench -p oransim-benches --bench engine`. Results: `docs/performance.md`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sim_core::engine::run_replication;
+use sim_core::network::*;
+use sim_core::rng::Stream;
+use sim_core::time::{DataRate, SimDuration, propagation_delay};
+
+const PACKETS: u64 = 200_000;
+
+/// The bare reference loop: M/M/1 with lambda = 0.9, mu = 1 per us, in picoseconds. Returns the
+/// number of events processed.
+fn bare_mm1(packets: u64, seed: u64) -> u64 {
+    const ARRIVAL: u8 = 0;
+    const DEPARTURE: u8 = 1;
+    let mut arrivals = Stream::new(seed, 0, "source", "arrivals");
+    let mut service = Stream::new(seed, 0, "node", "server");
+    let mut heap: BinaryHeap<Reverse<(u64, u64, u8)>> = BinaryHeap::with_capacity(1024);
+    let mut seq = 0u64;
+    let mut in_system = 0u64;
+    let mut generated = 1u64;
+    let mut events = 0u64;
+    heap.push(Reverse((0, seq, ARRIVAL)));
+    while let Some(Reverse((t, _, kind))) = heap.pop() {
+        events += 1;
+        if kind == ARRIVAL {
+            in_system += 1;
+            if in_system == 1 {
+                seq += 1;
+                heap.push(Reverse((
+                    t + service.exponential(1e6).round() as u64,
+                    seq,
+                    DEPARTURE,
+                )));
+            }
+            if generated < packets {
+                generated += 1;
+                seq += 1;
+                heap.push(Reverse((
+                    t + arrivals.exponential(1e6 / 0.9).round() as u64,
+                    seq,
+                    ARRIVAL,
+                )));
+            }
+        } else {
+            in_system -= 1;
+            if in_system > 0 {
+                seq += 1;
+                heap.push(Reverse((
+                    t + service.exponential(1e6).round() as u64,
+                    seq,
+                    DEPARTURE,
+                )));
+            }
+        }
+    }
+    events
+}
+
+fn mm1(packets: u64) -> Network {
+    Network {
+        nodes: vec![NodeConfig {
+            name: "server".into(),
+            service: Service::Exponential { mean_ps: 1e6 },
+            servers: 1,
+            capacity: None,
+        }],
+        links: vec![],
+        flows: vec![FlowConfig {
+            name: "arrivals".into(),
+            path: vec![0],
+            source: Source::Poisson {
+                rate_per_s: 0.9e6,
+                size: SizeDist::Fixed(100),
+                count: None,
+            },
+        }],
+        stop: Stop {
+            packets: Some(packets),
+            duration: None,
+        },
+        warmup: SimDuration::ZERO,
+    }
+}
+
+/// Four nodes in a line: an encrypting sender, two forwarding switches, a decrypting receiver;
+/// 10 Gb/s links of 100 m, 10 km and 100 m; Poisson traffic of mixed sizes at about half load.
+fn four_hop(packets: u64) -> Network {
+    let node = |n: &str, service| NodeConfig {
+        name: n.into(),
+        service,
+        servers: 1,
+        capacity: None,
+    };
+    let link = |n: &str, a, b, m| LinkConfig {
+        name: n.into(),
+        a,
+        b,
+        rate: DataRate::from_bps(10_000_000_000).unwrap(),
+        propagation: propagation_delay(m, 2e8).unwrap(),
+        mtu: Some(9000),
+        queue_capacity: None,
+    };
+    Network {
+        nodes: vec![
+            node(
+                "du",
+                Service::Linear {
+                    fixed_ps: 1e6,
+                    per_byte_ps: 500.0,
+                },
+            ),
+            node("sw1", Service::Deterministic { time_ps: 500_000 }),
+            node("sw2", Service::Deterministic { time_ps: 500_000 }),
+            node(
+                "ru",
+                Service::Linear {
+                    fixed_ps: 1e6,
+                    per_byte_ps: 500.0,
+                },
+            ),
+        ],
+        links: vec![
+            link("l1", 0, 1, 100.0),
+            link("l2", 1, 2, 10_000.0),
+            link("l3", 2, 3, 100.0),
+        ],
+        flows: vec![FlowConfig {
+            name: "traffic".into(),
+            path: vec![0, 1, 2, 3],
+            source: Source::Poisson {
+                rate_per_s: 0.3e6,
+                size: SizeDist::Uniform { min: 64, max: 1500 },
+                count: None,
+            },
+        }],
+        stop: Stop {
+            packets: Some(packets),
+            duration: None,
+        },
+        warmup: SimDuration::ZERO,
+    }
+}
+
+fn engine_speed(c: &mut Criterion) {
+    let mut g = c.benchmark_group("events");
+    g.sample_size(20);
+
+    let bare_events = bare_mm1(PACKETS, 1);
+    g.throughput(Throughput::Elements(bare_events));
+    g.bench_function("bare_loop_mm1", |b| {
+        b.iter(|| black_box(bare_mm1(black_box(PACKETS), 1)))
+    });
+
+    let net = mm1(PACKETS);
+    let events = run_replication(&net, 1, 0).events;
+    g.throughput(Throughput::Elements(events));
+    g.bench_function("engine_mm1", |b| {
+        b.iter(|| black_box(run_replication(black_box(&net), 1, 0).events))
+    });
+
+    let net = four_hop(PACKETS);
+    let events = run_replication(&net, 1, 0).events;
+    g.throughput(Throughput::Elements(events));
+    g.bench_function("engine_4hop", |b| {
+        b.iter(|| black_box(run_replication(black_box(&net), 1, 0).events))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, engine_speed);
+criterion_main!(benches);

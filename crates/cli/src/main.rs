@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod format;
 mod output;
 
 /// What securing an O-RAN interface costs, before you build it.

@@ -1,1 +1,37 @@
-//! placeholder
+//! # model: oransim's composition layer
+//!
+//! Turns a scenario file into an engine run and a [`Report`]:
+//! `file` (serde mirror of the TOML) → [`Scenario`] (validated, units resolved) →
+//! [`sim_core`] run → [`Report`] (the stable interface the CLI prints).
+//!
+//! ```
+//! use std::path::Path;
+//! let text = r#"
+//! [stop]
+//! packets = 20000
+//!
+//! [[node]]
+//! name = "server"
+//! service = { model = "exponential", mean = "1us" }
+//!
+//! [[flow]]
+//! name = "arrivals"
+//! from = "server"
+//! to = "server"
+//! source = { kind = "poisson", rate = "0.5/us", size = "100B" }
+//! "#;
+//! let scenario = model::Scenario::from_toml_str(text, Path::new("example.toml")).unwrap();
+//! let report = model::run(&scenario, &model::RunOptions::default());
+//! let mean_us = report.flows[0].delay.mean_ns / 1e3;
+//! assert!((mean_us - 2.0).abs() < 0.2); // M/M/1: 1 / (mu - lambda) = 2 us
+//! ```
+
+pub mod error;
+pub mod file;
+pub mod report;
+pub mod scenario;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use report::{Report, RunOptions, run};
+pub use scenario::Scenario;

@@ -106,7 +106,7 @@ struct Packet {
     counted: bool,
     hop: u16,
     size: u32,
-    /// Message slot for multi-frame messages, `u32::MAX` if none.
+    /// Message slot for periodic messages, `u32::MAX` if none.
     msg: u32,
     created: u64,
     /// For replies: creation time of the request [ps].
@@ -383,11 +383,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 if count.is_some_and(|c| state.generated >= c) {
                     return;
                 }
-                let msg = if frames.len() > 1 {
-                    self.new_message(frames.len() as u32)
-                } else {
-                    u32::MAX
-                };
+                // Every periodic message is tracked (one frame too), so split and unsplit
+                // variants report the same quantity.
+                let msg = self.new_message(frames.len() as u32);
                 for &bytes in frames {
                     self.create(f, Direction::Forward, PacketKind::Data, bytes, msg, 0);
                 }

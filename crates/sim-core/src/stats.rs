@@ -227,7 +227,7 @@ pub struct FlowStats {
     pub reverse: DirStats,
     /// Round-trip times of ping requests answered [ps].
     pub rtt: DelayHist,
-    /// Delay of multi-frame messages, creation to last frame delivered [ps].
+    /// Delay of periodic messages (one or more frames), creation to last frame delivered [ps].
     pub message: DelayHist,
     /// Messages with at least one frame dropped.
     pub messages_incomplete: u64,

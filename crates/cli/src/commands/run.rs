@@ -1,12 +1,74 @@
-//! `oransim run`.
+//! `oransim run FILE`: run a scenario and print its report.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::format::{self, Format};
+use crate::output::write_atomic;
 
 /// Arguments of `oransim run`.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// Scenario file (TOML).
+    pub file: PathBuf,
+    /// Master seed (overrides `[scenario] seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Independent replications (overrides `[scenario] replications`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub replications: Option<u32>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the report as <name>.json, <name>.csv and <name>.txt into this directory
+    /// (created if missing; each file written atomically).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Leave out wall-clock measurements (`wall_s`, `events_per_s` become null), so the output
+    /// is byte-identical for the same scenario and seed.
+    #[arg(long)]
+    pub no_wall_clock: bool,
+    /// Threads for replications (default: all cores; results do not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+}
 
 /// Runs `oransim run`.
-pub fn execute(_args: &RunArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`oransim run` is not available yet in this build")
+pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let scenario = model::Scenario::load(&args.file)?;
+    if let Some(dir) = &args.out {
+        prepare_dir(dir)?;
+    }
+    let mut opts = model::RunOptions {
+        seed: args.seed,
+        replications: args.replications,
+        ..Default::default()
+    };
+    opts.wall_clock = !args.no_wall_clock;
+    if let Some(t) = args.threads {
+        opts.threads = t as usize;
+    }
+    let report = model::run(&scenario, &opts);
+    if let Some(dir) = &args.out {
+        for f in [Format::Json, Format::Csv, Format::Table] {
+            let path = dir.join(format!("{}.{}", scenario.name, f.extension()));
+            write_atomic(&path, format::render(&report, f).as_bytes())?;
+        }
+    }
+    format::print(&format::render(&report, args.format))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates the output directory if needed; refuses a path that exists and is not a directory.
+pub fn prepare_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        anyhow::bail!(
+            "--out {}: exists and is not a directory; give a directory to write reports into",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("--out {}: cannot create the directory", dir.display()))
 }

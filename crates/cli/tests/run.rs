@@ -1,0 +1,431 @@
+//! `oransim run` and `oransim check` as a user runs them: the real binary, its exit code, its
+//! stdout and stderr (issue 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the oransim binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// The reference M/M/1 through the JSON interface: every documented field is present and the
+/// mean sojourn is 10 us within 5% (one replication of 10^6 packets at rho = 0.9 has a
+/// standard error of about 2%, so 5% is 2.5 standard errors; the seed is fixed).
+#[test]
+fn mm1_json_interface() {
+    let v = json(&run(&["run", "scenarios/mm1.toml", "--format", "json"]));
+    assert_eq!(v["schema"], "oransim.run/1");
+    let f = &v["flows"][0];
+    let d = &f["delay"];
+    for key in [
+        "mean_ns",
+        "p50_ns",
+        "p99_ns",
+        "max_ns",
+        "queueing_ns",
+        "propagation_ns",
+        "transmission_ns",
+        "processing_ns",
+    ] {
+        assert!(d[key].is_number(), "delay.{key} missing: {d}");
+    }
+    assert_eq!(f["packets_delivered"], 1_000_000);
+    assert_eq!(f["packets_dropped"], 0);
+    assert!(f["throughput_bps"].as_f64().unwrap() > 0.0);
+    let mean = d["mean_ns"].as_f64().unwrap();
+    assert!((mean - 10_000.0).abs() < 500.0, "mean sojourn {mean} ns");
+    let u = v["nodes"][0]["utilisation"].as_f64().unwrap();
+    assert!((u - 0.9).abs() < 0.01, "utilisation {u}");
+    assert!(v["run"]["events"].as_u64().unwrap() >= 2_000_000);
+    assert!(v["run"]["events_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v["run"]["wall_s"].as_f64().unwrap() > 0.0);
+    // Eq. 1 on the means: the components add up to the mean end-to-end delay.
+    let sum: f64 = [
+        "queueing_ns",
+        "propagation_ns",
+        "transmission_ns",
+        "processing_ns",
+    ]
+    .iter()
+    .map(|k| d[*k].as_f64().unwrap())
+    .sum();
+    assert!((sum - mean).abs() < 1e-6 * mean, "{sum} vs {mean}");
+}
+
+/// Same scenario and seed: byte-identical JSON (wall-clock fields left out). Another seed or
+/// another replication count: different draws.
+#[test]
+fn same_seed_same_bytes() {
+    let args = [
+        "run",
+        "scenarios/ofh_mtu.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--seed",
+        "7",
+    ];
+    let a = run(&args);
+    let b = run(&args);
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let c = run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--seed",
+        "7",
+    ]);
+    let d = run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--seed",
+        "8",
+    ]);
+    assert_ne!(json(&c)["flows"][0]["delay"], json(&d)["flows"][0]["delay"]);
+    // Replications run on several threads give the same bytes as on one thread.
+    let t1 = run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--replications",
+        "3",
+        "--threads",
+        "1",
+    ]);
+    let t2 = run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--replications",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(t1.stdout, t2.stdout);
+    let ci = &json(&t1)["flows"][0]["delay"]["mean_ci99_ns"];
+    assert!(ci[0].as_f64().unwrap() < ci[1].as_f64().unwrap());
+}
+
+/// Every scenario shipped in scenarios/ validates and runs.
+#[test]
+fn every_shipped_scenario_checks_and_runs() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(root().join("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let p = path.to_str().unwrap();
+            let c = run(&["check", p]);
+            assert!(
+                c.status.success(),
+                "{p}: {}",
+                String::from_utf8_lossy(&c.stderr)
+            );
+            let v = json(&run(&["run", p, "--format", "json"]));
+            assert!(v["flows"].as_array().is_some_and(|f| !f.is_empty()), "{p}");
+            n += 1;
+        }
+    }
+    assert!(n >= 2);
+}
+
+/// The first MTU study: the split variants behave as the model says (greedy MTU 5000 beats
+/// greedy MTU 8000; the even split beats greedy at the same MTU; every payload delivered).
+#[test]
+fn ofh_mtu_split_policies() {
+    let v = json(&run(&[
+        "run",
+        "scenarios/ofh_mtu.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+    ]));
+    let flow = |name: &str| {
+        v["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let msg = |name: &str| flow(name)["message"]["mean_ns"].as_f64().unwrap();
+    assert_eq!(
+        flow("fixed_mtu5000_even")["frames"],
+        serde_json::json!([4100, 4100])
+    );
+    assert_eq!(
+        flow("fixed_mtu5000_greedy")["frames"],
+        serde_json::json!([5000, 3200])
+    );
+    assert!(msg("fixed_mtu5000_greedy") < msg("fixed_mtu8000_greedy"));
+    assert!(msg("fixed_mtu5000_even") < msg("fixed_mtu5000_greedy"));
+    let goodput = |name: &str| flow(name)["transfer"]["goodput_bps"].as_f64().unwrap();
+    assert!(goodput("bulk_mtu9000") > goodput("bulk_mtu1400"));
+    assert_eq!(
+        flow("bulk_mtu9000")["transfer"]["payload_bytes"],
+        50_000_000
+    );
+}
+
+/// --out writes the three formats atomically into a directory; a file in the way is refused.
+#[test]
+fn out_dir_and_formats() {
+    let dir = std::env::temp_dir().join(format!("oransim-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--out",
+        dir.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.starts_with("scenario,flow,direction,"));
+    assert_eq!(csv.lines().count(), 2);
+    for ext in ["json", "csv", "txt"] {
+        assert!(dir.join(format!("mm1.{ext}")).is_file(), "{ext}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 3, "no temporary files left: {left:?}");
+    let file = dir.join("mm1.json");
+    let bad = run(&["run", "scenarios/mm1.toml", "--out", file.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a directory"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `oransim check` and `oransim run` on `text` and asserts: exit code 2, nothing on
+/// stdout, one error naming the file and containing each of `needles`, no panic.
+fn rejects(name: &str, text: &[u8], needles: &[&str]) {
+    let dir = std::env::temp_dir().join(format!("oransim-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    let out_dir = dir.join(format!("{name}-out"));
+    for cmd in ["check", "run"] {
+        let mut args = vec![cmd, path.to_str().unwrap()];
+        if cmd == "run" {
+            args.extend(["--out", out_dir.to_str().unwrap()]);
+        }
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{name} ({cmd}): exit code; stderr: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{name} ({cmd}): stdout not empty");
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{name}: {err}"
+        );
+        assert!(err.starts_with("error: "), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}.toml")),
+            "{name}: the message names the file: {err}"
+        );
+        for n in needles {
+            assert!(err.contains(n), "{name} ({cmd}): expected {n:?} in: {err}");
+        }
+        assert!(!out_dir.exists(), "{name}: no output written for bad input");
+    }
+}
+
+const GOOD_NODE: &str =
+    "[[node]]\nname = \"a\"\nservice = { model = \"exponential\", mean = \"1us\" }\n";
+const GOOD_FLOW: &str = "[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"a\"\nsource = { kind = \"poisson\", rate = \"0.5/us\", size = \"100B\" }\n";
+const STOP: &str = "[stop]\npackets = 10\n";
+
+#[test]
+fn bad_malformed_toml() {
+    rejects("malformed", b"[stop\npackets = 10\n", &["line 1"]);
+}
+
+#[test]
+fn bad_unknown_key() {
+    let text = format!("{STOP}{GOOD_NODE}colour = \"red\"\n{GOOD_FLOW}");
+    rejects(
+        "unknown_key",
+        text.as_bytes(),
+        &["unknown field `colour`", "expected one of", "line 6"],
+    );
+}
+
+#[test]
+fn bad_quantity_without_unit() {
+    let text = format!(
+        "{STOP}{GOOD_NODE}[[link]]\nbetween = [\"a\", \"b\"]\nrate = 10\n[[node]]\nname = \"b\"\n{GOOD_FLOW}"
+    );
+    rejects(
+        "no_unit_number",
+        text.as_bytes(),
+        &["quantity with a unit", "line 8"],
+    );
+    let text = format!(
+        "{STOP}[[node]]\nname = \"a\"\nservice = {{ model = \"exponential\", mean = \"1\" }}\n{GOOD_FLOW}"
+    );
+    rejects(
+        "no_unit_string",
+        text.as_bytes(),
+        &[
+            "node[0] (\"a\").service.mean",
+            "has no unit",
+            "units: ps, ns, us",
+        ],
+    );
+}
+
+#[test]
+fn bad_wrong_unit() {
+    let text = format!(
+        "{STOP}[[node]]\nname = \"a\"\nservice = {{ model = \"exponential\", mean = \"1Gbps\" }}\n{GOOD_FLOW}"
+    );
+    rejects(
+        "wrong_unit",
+        text.as_bytes(),
+        &["service.mean", "not a unit of a duration", "\"61us\""],
+    );
+}
+
+#[test]
+fn bad_zero_or_negative_rate() {
+    let link = |rate: &str| {
+        format!(
+            "{STOP}{GOOD_NODE}[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"{rate}\"\n{GOOD_FLOW}"
+        )
+    };
+    rejects(
+        "zero_rate",
+        link("0Gbps").as_bytes(),
+        &["link[0] (\"a-b\").rate", "is zero", "above zero"],
+    );
+    rejects(
+        "negative_rate",
+        link("-1Gbps").as_bytes(),
+        &["link[0] (\"a-b\").rate", "negative"],
+    );
+}
+
+#[test]
+fn bad_link_to_missing_node() {
+    let text = format!(
+        "{STOP}{GOOD_NODE}[[link]]\nbetween = [\"a\", \"ghost\"]\nrate = \"1Gbps\"\n{GOOD_FLOW}"
+    );
+    rejects(
+        "missing_node",
+        text.as_bytes(),
+        &["link[0].between[1]", "no node named \"ghost\"", "one of: a"],
+    );
+}
+
+#[test]
+fn bad_empty_file() {
+    rejects("empty", b"", &["empty"]);
+    rejects("only_comments", b"# nothing here\n\n", &["empty"]);
+}
+
+#[test]
+fn bad_binary_garbage() {
+    let garbage: Vec<u8> = (0..512u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    rejects("garbage", &garbage, &["not UTF-8"]);
+    rejects("nul_bytes", b"\0\0\0\x01\x02", &["not UTF-8"]);
+}
+
+#[test]
+fn bad_numbers_that_overflow() {
+    let text = format!("[stop]\npackets = 99999999999999999999999\n{GOOD_NODE}{GOOD_FLOW}");
+    rejects("overflow_int", text.as_bytes(), &["line 2"]);
+    let text = format!(
+        "{STOP}[[node]]\nname = \"a\"\nservice = {{ model = \"exponential\", mean = \"1e400s\" }}\n{GOOD_FLOW}"
+    );
+    rejects(
+        "overflow_float",
+        text.as_bytes(),
+        &["service.mean", "too large"],
+    );
+    let text = format!("[stop]\nduration = \"1e9s\"\n{GOOD_NODE}{GOOD_FLOW}");
+    rejects(
+        "overflow_duration",
+        text.as_bytes(),
+        &["stop.duration", "too long"],
+    );
+    let text = format!("{STOP}{GOOD_NODE}cores = -3\n{GOOD_FLOW}");
+    rejects(
+        "negative_cores",
+        text.as_bytes(),
+        &["node[0] (\"a\").cores", "from 1 to"],
+    );
+}
+
+#[test]
+fn bad_unstable_queue() {
+    let text = format!(
+        "{STOP}{GOOD_NODE}[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"a\"\nsource = {{ kind = \"poisson\", rate = \"1.2/us\", size = \"100B\" }}\n"
+    );
+    rejects(
+        "unstable",
+        text.as_bytes(),
+        &[
+            "node[0] (\"a\")",
+            "1.200 of its capacity",
+            "finite `capacity`",
+        ],
+    );
+    // The same load with a finite buffer is a valid M/M/1/K.
+    let ok = text.replace("mean = \"1us\" }\n", "mean = \"1us\" }\ncapacity = 10\n");
+    let dir = std::env::temp_dir().join(format!("oransim-ok-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mm1k.toml");
+    std::fs::write(&p, ok).unwrap();
+    assert!(run(&["run", p.to_str().unwrap()]).status.success());
+}
+
+#[test]
+fn bad_flags_and_missing_file() {
+    let out = run(&["run", "does/not/exist.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read does/not/exist.toml"));
+    let out = run(&["run", "scenarios/mm1.toml", "--format", "xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: table, json, csv"));
+    let out = run(&["run", "scenarios/mm1.toml", "--replications", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,53 @@
+//! The one error type of the model crate.
+
+use std::path::PathBuf;
+
+/// Why a scenario could not be loaded. Every variant names the file; validation errors name the
+/// key path, what was wrong and what is allowed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not UTF-8 text (binary garbage, a wrong file).
+    #[error("{}: not UTF-8 text (byte {offset} is invalid); a TOML scenario file is expected", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file is empty or only comments.
+    #[error("{}: the file is empty; a scenario needs at least one [[node]] and one [[flow]] table", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// TOML syntax, an unknown key, a wrong type, or a missing key (with line and column).
+    #[error("{}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with line, column and the offending text.
+        message: String,
+    },
+    /// A value that parses but is not acceptable.
+    #[error("{}: {key}: {problem}; {allowed}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The TOML key path, e.g. `link[0] ("fh").rate`.
+        key: String,
+        /// What is wrong.
+        problem: String,
+        /// What is allowed.
+        allowed: String,
+    },
+}

@@ -1,0 +1,282 @@
+//! The serde mirror of a scenario file: exactly what the TOML says, quantities still as text.
+//! Unknown keys are errors. [`crate::scenario`] validates it into a typed [`crate::Scenario`].
+//!
+//! The format, by example (`docs/scenarios.md` has every key):
+//!
+//! ```toml
+//! [scenario]
+//! name = "mm1"
+//! seed = 1
+//! replications = 1
+//!
+//! [stop]
+//! packets = 1000000
+//!
+//! [[node]]
+//! name = "server"
+//! service = { model = "exponential", mean = "1us" }
+//!
+//! [[flow]]
+//! name = "arrivals"
+//! from = "server"
+//! to = "server"
+//! source = { kind = "poisson", rate = "0.9/us", size = "100B" }
+//! ```
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Visitor};
+
+/// A quantity with a unit, still as text (`"10Gbps"`). A bare TOML number is refused at parse
+/// time with a message asking for a unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Q(pub String);
+
+impl<'de> Deserialize<'de> for Q {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Q;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a quoted quantity with a unit, such as \"10Gbps\", \"61us\", \"1500B\", \"100m\" or \"0.9/us\"",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Q, E> {
+                Ok(Q(v.to_owned()))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// `[scenario]`: name, description, seed, replications.
+    pub scenario: Option<MetaFile>,
+    /// `[stop]`: when sources stop.
+    pub stop: Option<StopFile>,
+    /// `[[node]]` tables.
+    #[serde(default, rename = "node")]
+    pub nodes: Vec<NodeFile>,
+    /// `[[link]]` tables.
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkFile>,
+    /// `[[flow]]` tables.
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<FlowFile>,
+    /// `[report]`: what to report.
+    pub report: Option<ReportFile>,
+}
+
+/// `[scenario]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MetaFile {
+    /// Name (default: the file's stem).
+    pub name: Option<String>,
+    /// One-line description.
+    pub description: Option<String>,
+    /// Master seed (default 1).
+    pub seed: Option<u64>,
+    /// Independent replications (default 1).
+    pub replications: Option<u32>,
+}
+
+/// `[stop]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StopFile {
+    /// Source packets in total.
+    pub packets: Option<u64>,
+    /// Simulated time after which sources stop.
+    pub duration: Option<Q>,
+    /// Packets created before this time are not counted.
+    pub warmup: Option<Q>,
+}
+
+/// `[[node]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeFile {
+    /// Unique name.
+    pub name: String,
+    /// Service-time model (default: none, a pure forwarder).
+    pub service: Option<ServiceFile>,
+    /// Servers working in parallel (default 1).
+    pub cores: Option<i64>,
+    /// Maximum packets in the node, in service plus waiting (default unbounded).
+    pub capacity: Option<i64>,
+}
+
+/// A node's service model, tagged by `model`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ServiceFile {
+    /// No processing.
+    None,
+    /// Exponential with a mean.
+    Exponential {
+        /// Mean service time.
+        mean: Q,
+    },
+    /// Always the same.
+    Deterministic {
+        /// Service time.
+        time: Q,
+    },
+    /// Observed times, optionally weighted.
+    Empirical {
+        /// Service times.
+        times: Vec<Q>,
+        /// Weights (default equal).
+        weights: Option<Vec<f64>>,
+    },
+    /// `fixed + per_byte * L`.
+    Linear {
+        /// Per-packet time.
+        fixed: Q,
+        /// Per-byte time.
+        per_byte: Q,
+    },
+    /// Piecewise linear through `[size, time]` points.
+    Table {
+        /// Points.
+        points: Vec<(Q, Q)>,
+    },
+}
+
+/// `[[link]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFile {
+    /// Name (default "a-b").
+    pub name: Option<String>,
+    /// The two nodes it joins.
+    pub between: Vec<String>,
+    /// Bit rate of each direction.
+    pub rate: Q,
+    /// Length (default 0 m).
+    pub length: Option<Q>,
+    /// Propagation speed (default 2e8 m/s).
+    pub speed: Option<Q>,
+    /// Largest packet carried (default unlimited).
+    pub mtu: Option<Q>,
+    /// Transmit-queue capacity per direction, packets (default unbounded).
+    pub queue: Option<i64>,
+}
+
+/// `[[flow]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowFile {
+    /// Unique name.
+    pub name: String,
+    /// First node.
+    pub from: String,
+    /// Last node.
+    pub to: String,
+    /// Nodes visited (default: a shortest path by hop count).
+    pub path: Option<Vec<String>>,
+    /// What the source sends.
+    pub source: SourceFile,
+}
+
+/// A flow's source, tagged by `kind`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum SourceFile {
+    /// Poisson arrivals.
+    Poisson {
+        /// Packet rate.
+        rate: Option<Q>,
+        /// Or a bit rate, converted with the mean size.
+        bitrate: Option<Q>,
+        /// Fixed size.
+        size: Option<Q>,
+        /// Uniform sizes: smallest.
+        size_min: Option<Q>,
+        /// Uniform sizes: largest.
+        size_max: Option<Q>,
+        /// Listed sizes.
+        sizes: Option<Vec<Q>>,
+        /// Weights of the listed sizes.
+        weights: Option<Vec<f64>>,
+        /// Packets to send.
+        count: Option<u64>,
+    },
+    /// Periodic messages (eCPRI-like).
+    Periodic {
+        /// Time between messages.
+        period: Option<Q>,
+        /// Or messages per unit time.
+        rate: Option<Q>,
+        /// A single frame of this size.
+        size: Option<Q>,
+        /// Or an application payload split to fit the path MTU.
+        payload: Option<Q>,
+        /// Header bytes per frame counted against the MTU (with `payload`).
+        overhead: Option<Q>,
+        /// Split policy: "greedy" or "even" (with `payload`).
+        split: Option<String>,
+        /// First message at this time.
+        offset: Option<Q>,
+        /// Messages to send.
+        count: Option<u64>,
+    },
+    /// A repeating pattern with replies (E2).
+    Pattern {
+        /// Time between packets.
+        interval: Q,
+        /// Sizes, cycled.
+        sizes: Vec<Q>,
+        /// A reply after every this many packets.
+        reply_every: Option<u32>,
+        /// Reply size.
+        reply_size: Option<Q>,
+        /// Packets to send.
+        count: Option<u64>,
+    },
+    /// Ping.
+    Ping {
+        /// Time between requests.
+        interval: Q,
+        /// Request size.
+        size: Q,
+        /// Reply size (default: the request size).
+        reply_size: Option<Q>,
+        /// Requests.
+        count: Option<u64>,
+    },
+    /// Windowed bulk transfer.
+    Bulk {
+        /// Payload to move.
+        bytes: Q,
+        /// Payload per frame (default: path MTU minus overhead).
+        segment: Option<Q>,
+        /// Header bytes per frame.
+        overhead: Option<Q>,
+        /// Frames in flight.
+        window: i64,
+        /// Acknowledgement size (default 64 B).
+        ack_size: Option<Q>,
+    },
+    /// Trace replay from CSV: `time,size,direction`.
+    Trace {
+        /// CSV file, relative to the scenario file.
+        file: String,
+    },
+}
+
+/// `[report]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ReportFile {
+    /// Report only these flows (default all).
+    pub flows: Option<Vec<String>>,
+    /// Include the per-hop Eq. 1 breakdown.
+    pub hops: Option<bool>,
+}

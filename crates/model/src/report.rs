@@ -1,0 +1,460 @@
+//! Running a scenario and summarising it: the [`Report`] is the stable interface that the CLI
+//! prints as a table, JSON or CSV. Its JSON form is documented in `docs/json.md`; fields are only
+//! ever added, never renamed or removed, within a `schema` version.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use sim_core::engine::{RunStats, run_replications};
+use sim_core::network::{Direction, Service};
+use sim_core::stats::{
+    ConfidenceInterval, DirStats, DistSummary, FlowStats, PROC, PROP, QUE, TRANS, mean_ci,
+};
+
+use crate::Scenario;
+
+/// The report format version.
+pub const SCHEMA: &str = "oransim.run/1";
+
+/// Overrides and execution settings for a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Use this master seed instead of the scenario's.
+    pub seed: Option<u64>,
+    /// Use this many replications instead of the scenario's.
+    pub replications: Option<u32>,
+    /// Threads for replications (results do not depend on it).
+    pub threads: usize,
+    /// Measure wall-clock time. When false, `wall_s` and `events_per_s` are `null`, so that the
+    /// whole report is a deterministic function of scenario and seed.
+    pub wall_clock: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: None,
+            replications: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            wall_clock: true,
+        }
+    }
+}
+
+/// The result of running a scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Format version, [`SCHEMA`].
+    pub schema: &'static str,
+    /// What was run.
+    pub scenario: ScenarioInfo,
+    /// Engine work and speed.
+    pub run: RunInfo,
+    /// Per flow.
+    pub flows: Vec<FlowReport>,
+    /// Per node.
+    pub nodes: Vec<NodeReport>,
+    /// Per link direction.
+    pub links: Vec<LinkReport>,
+}
+
+/// What was run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioInfo {
+    /// Scenario name.
+    pub name: String,
+    /// The file, as given.
+    pub file: String,
+    /// Master seed used.
+    pub seed: u64,
+    /// Replications run.
+    pub replications: u32,
+}
+
+/// Engine work and speed.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    /// Events processed, all replications.
+    pub events: u64,
+    /// Simulated time of the longest replication [ns].
+    pub sim_time_ns: f64,
+    /// Wall-clock time of the runs [s] (`null` with `--no-wall-clock`).
+    pub wall_s: Option<f64>,
+    /// Events per wall-clock second, all threads (`null` with `--no-wall-clock`).
+    pub events_per_s: Option<f64>,
+}
+
+/// Delay statistics of one direction of a flow [ns].
+#[derive(Debug, Clone, Serialize)]
+pub struct DelayReport {
+    /// Delivered packets measured.
+    pub count: u64,
+    /// Mean end-to-end delay [ns].
+    pub mean_ns: f64,
+    /// Median [ns] (HDR histogram, within 0.1%).
+    pub p50_ns: f64,
+    /// 99th percentile [ns] (within 0.1%).
+    pub p99_ns: f64,
+    /// Maximum [ns] (exact).
+    pub max_ns: f64,
+    /// Minimum [ns] (exact).
+    pub min_ns: f64,
+    /// Mean queueing delay D_que [ns] (waiting for a server or a transmitter).
+    pub queueing_ns: f64,
+    /// Mean propagation delay D_prop [ns].
+    pub propagation_ns: f64,
+    /// Mean transmission delay D_trans [ns].
+    pub transmission_ns: f64,
+    /// Mean processing delay D_proc [ns].
+    pub processing_ns: f64,
+    /// 99% Student-t confidence interval of the mean across replications [ns] (`null` with one
+    /// replication).
+    pub mean_ci99_ns: Option<[f64; 2]>,
+}
+
+/// One hop of a path: a node (queueing, processing) or a link (queueing, transmission,
+/// propagation), with mean delays over the packets that passed it [ns].
+#[derive(Debug, Clone, Serialize)]
+pub struct HopReport {
+    /// "node" or "link".
+    pub kind: &'static str,
+    /// Node or link name.
+    pub name: String,
+    /// Packets that passed.
+    pub packets: u64,
+    /// Mean D_que [ns].
+    pub queueing_ns: f64,
+    /// Mean D_prop [ns].
+    pub propagation_ns: f64,
+    /// Mean D_trans [ns].
+    pub transmission_ns: f64,
+    /// Mean D_proc [ns].
+    pub processing_ns: f64,
+}
+
+/// One direction of a flow.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirReport {
+    /// Packets created.
+    pub packets_sent: u64,
+    /// Packets delivered.
+    pub packets_delivered: u64,
+    /// Packets dropped.
+    pub packets_dropped: u64,
+    /// Bytes delivered [bytes].
+    pub bytes_delivered: u64,
+    /// Delivered bits over the time from first creation to last delivery [bit/s].
+    pub throughput_bps: f64,
+    /// End-to-end delay.
+    pub delay: DelayReport,
+    /// Per-hop breakdown (only with `[report] hops = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<Vec<HopReport>>,
+}
+
+/// A bulk transfer's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct TransferReport {
+    /// Payload delivered [bytes].
+    pub payload_bytes: u64,
+    /// First frame created to last frame delivered (longest replication) [ns].
+    pub completion_ns: f64,
+    /// Payload bits over the completion time [bit/s].
+    pub goodput_bps: f64,
+}
+
+/// One flow.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    /// Flow name.
+    pub name: String,
+    /// First node.
+    pub from: String,
+    /// Last node.
+    pub to: String,
+    /// Node names along the path.
+    pub path: Vec<String>,
+    /// Forward packets: created.
+    pub packets_sent: u64,
+    /// Forward packets: delivered.
+    pub packets_delivered: u64,
+    /// Forward packets: dropped.
+    pub packets_dropped: u64,
+    /// Forward throughput [bit/s].
+    pub throughput_bps: f64,
+    /// Forward end-to-end delay.
+    pub delay: DelayReport,
+    /// Forward per-hop breakdown (only with `[report] hops = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<Vec<HopReport>>,
+    /// Replies, acknowledgements, reverse trace records (`null` if none).
+    pub reverse: Option<DirReport>,
+    /// Ping round-trip times [ns] (`null` if not a ping flow).
+    pub rtt: Option<DistSummary>,
+    /// Periodic message delays, creation to last frame delivered [ns] (`null` for other
+    /// sources).
+    pub message: Option<DistSummary>,
+    /// Frames per message (periodic sources), sizes [bytes].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<Vec<u32>>,
+    /// Bulk transfer outcome (`null` if not a bulk flow).
+    pub transfer: Option<TransferReport>,
+}
+
+/// One node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeReport {
+    /// Name.
+    pub name: String,
+    /// Servers (cores).
+    pub cores: u32,
+    /// Busy time over (cores x simulated time), all replications, in [0, 1].
+    pub utilisation: f64,
+    /// Packets served.
+    pub served: u64,
+    /// Packets dropped because the node was full.
+    pub dropped: u64,
+    /// Most packets waiting at once.
+    pub max_waiting: u64,
+}
+
+/// One direction of a link.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkReport {
+    /// Link name.
+    pub name: String,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Transmitter busy time over simulated time, in [0, 1].
+    pub utilisation: f64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Bytes sent [bytes].
+    pub bytes: u64,
+    /// Dropped: transmit queue full.
+    pub dropped_full: u64,
+    /// Dropped: larger than the MTU.
+    pub dropped_mtu: u64,
+}
+
+/// Runs the scenario's replications and summarises them.
+pub fn run(scenario: &Scenario, opts: &RunOptions) -> Report {
+    let seed = opts.seed.unwrap_or(scenario.seed);
+    let reps = opts.replications.unwrap_or(scenario.replications).max(1);
+    let start = Instant::now();
+    let runs = run_replications(&scenario.network, seed, reps, opts.threads);
+    let wall = start.elapsed().as_secs_f64();
+    summarise(scenario, seed, &runs, opts.wall_clock.then_some(wall))
+}
+
+/// Builds the report from raw replication results.
+pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Option<f64>) -> Report {
+    let net = &scenario.network;
+    let events: u64 = runs.iter().map(|r| r.events).sum();
+    let end_ps: u64 = runs.iter().map(|r| r.end_ps).max().unwrap_or(0);
+    let total_end_ps: f64 = runs.iter().map(|r| r.end_ps as f64).sum();
+
+    let selected: Vec<usize> = scenario
+        .report
+        .flows
+        .clone()
+        .unwrap_or_else(|| (0..net.flows.len()).collect());
+    let flows = selected
+        .into_iter()
+        .map(|fi| {
+            let cfg = &net.flows[fi];
+            let mut merged = FlowStats::default();
+            for r in runs {
+                merged.merge(&r.flows[fi]);
+            }
+            let fwd_means: Vec<f64> = runs
+                .iter()
+                .map(|r| r.flows[fi].forward.delay.mean_ps() / 1e3)
+                .collect();
+            let rev_means: Vec<f64> = runs
+                .iter()
+                .map(|r| r.flows[fi].reverse.delay.mean_ps() / 1e3)
+                .collect();
+            let names: Vec<String> = cfg
+                .path
+                .iter()
+                .map(|&n| net.nodes[n].name.clone())
+                .collect();
+            let fwd = dir_report(scenario, &cfg.path, &merged.forward, &fwd_means);
+            let rev_path: Vec<usize> = cfg.path.iter().rev().copied().collect();
+            let reverse = (merged.reverse.sent > 0)
+                .then(|| dir_report(scenario, &rev_path, &merged.reverse, &rev_means));
+            let frames = match &cfg.source {
+                sim_core::network::Source::Periodic { frames, .. } => Some(frames.clone()),
+                _ => None,
+            };
+            let transfer = merged.transfer_ps.map(|ps| TransferReport {
+                payload_bytes: merged.transfer_payload_bytes / runs.len().max(1) as u64,
+                completion_ns: ps as f64 / 1e3,
+                goodput_bps: (merged.transfer_payload_bytes as f64 / runs.len().max(1) as f64)
+                    * 8.0
+                    / (ps as f64 * 1e-12),
+            });
+            FlowReport {
+                name: cfg.name.clone(),
+                from: names.first().cloned().unwrap_or_default(),
+                to: names.last().cloned().unwrap_or_default(),
+                path: names,
+                packets_sent: fwd.packets_sent,
+                packets_delivered: fwd.packets_delivered,
+                packets_dropped: fwd.packets_dropped,
+                throughput_bps: fwd.throughput_bps,
+                delay: fwd.delay,
+                hops: fwd.hops,
+                reverse,
+                rtt: (merged.rtt.count() > 0).then(|| merged.rtt.summary()),
+                message: (merged.message.count() > 0).then(|| merged.message.summary()),
+                frames,
+                transfer,
+            }
+        })
+        .collect();
+
+    let nodes = net
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let busy: f64 = runs.iter().map(|r| r.nodes[i].busy_ps as f64).sum();
+            NodeReport {
+                name: n.name.clone(),
+                cores: n.servers,
+                utilisation: if total_end_ps > 0.0 && n.service != Service::None {
+                    busy / (n.servers as f64 * total_end_ps)
+                } else {
+                    0.0
+                },
+                served: runs.iter().map(|r| r.nodes[i].served).sum(),
+                dropped: runs.iter().map(|r| r.nodes[i].dropped).sum(),
+                max_waiting: runs
+                    .iter()
+                    .map(|r| r.nodes[i].max_waiting)
+                    .max()
+                    .unwrap_or(0),
+            }
+        })
+        .collect();
+
+    let mut links = Vec::new();
+    for (i, l) in net.links.iter().enumerate() {
+        for d in 0..2 {
+            let ld = 2 * i + d;
+            let (a, b) = if d == 0 { (l.a, l.b) } else { (l.b, l.a) };
+            let busy: f64 = runs.iter().map(|r| r.links[ld].busy_ps as f64).sum();
+            links.push(LinkReport {
+                name: l.name.clone(),
+                from: net.nodes[a].name.clone(),
+                to: net.nodes[b].name.clone(),
+                utilisation: if total_end_ps > 0.0 {
+                    busy / total_end_ps
+                } else {
+                    0.0
+                },
+                packets: runs.iter().map(|r| r.links[ld].sent).sum(),
+                bytes: runs.iter().map(|r| r.links[ld].bytes).sum(),
+                dropped_full: runs.iter().map(|r| r.links[ld].dropped_full).sum(),
+                dropped_mtu: runs.iter().map(|r| r.links[ld].dropped_mtu).sum(),
+            });
+        }
+    }
+
+    Report {
+        schema: SCHEMA,
+        scenario: ScenarioInfo {
+            name: scenario.name.clone(),
+            file: scenario.path.display().to_string(),
+            seed,
+            replications: runs.len() as u32,
+        },
+        run: RunInfo {
+            events,
+            sim_time_ns: end_ps as f64 / 1e3,
+            wall_s,
+            events_per_s: wall_s.map(|w| if w > 0.0 { events as f64 / w } else { 0.0 }),
+        },
+        flows,
+        nodes,
+        links,
+    }
+}
+
+fn dir_report(
+    scenario: &Scenario,
+    path: &[usize],
+    d: &DirStats,
+    rep_means_ns: &[f64],
+) -> DirReport {
+    let net = &scenario.network;
+    let s = d.delay.summary();
+    let c = d.component_means_ns();
+    let ci = if rep_means_ns.len() >= 2 {
+        mean_ci(rep_means_ns, 0.99)
+    } else {
+        None
+    };
+    let hops = scenario.report.hops.then(|| {
+        d.hops
+            .iter()
+            .enumerate()
+            .map(|(h, sums)| {
+                let n = sums.packets.max(1) as f64;
+                let mean = |i: usize| sums.sums_ps[i] as f64 / n / 1e3;
+                let (kind, name) = if h % 2 == 0 {
+                    ("node", net.nodes[path[h / 2]].name.clone())
+                } else {
+                    let (a, b) = (path[h / 2], path[h / 2 + 1]);
+                    let l = net
+                        .links
+                        .iter()
+                        .find(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a));
+                    ("link", l.map_or_else(String::new, |l| l.name.clone()))
+                };
+                HopReport {
+                    kind,
+                    name,
+                    packets: sums.packets,
+                    queueing_ns: mean(QUE),
+                    propagation_ns: mean(PROP),
+                    transmission_ns: mean(TRANS),
+                    processing_ns: mean(PROC),
+                }
+            })
+            .collect()
+    });
+    DirReport {
+        packets_sent: d.sent,
+        packets_delivered: d.delivered,
+        packets_dropped: d.dropped,
+        bytes_delivered: d.bytes_delivered,
+        throughput_bps: d.throughput_bps(),
+        delay: DelayReport {
+            count: s.count,
+            mean_ns: s.mean_ns,
+            p50_ns: s.p50_ns,
+            p99_ns: s.p99_ns,
+            max_ns: s.max_ns,
+            min_ns: s.min_ns,
+            queueing_ns: c[QUE],
+            propagation_ns: c[PROP],
+            transmission_ns: c[TRANS],
+            processing_ns: c[PROC],
+            mean_ci99_ns: ci.map(|ConfidenceInterval { low, high, .. }| [low, high]),
+        },
+        hops,
+    }
+}
+
+/// The direction a record belongs to, as text.
+pub fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Forward => "forward",
+        Direction::Reverse => "reverse",
+    }
+}

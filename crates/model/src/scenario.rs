@@ -1,0 +1,1186 @@
+//! Validation: a [`ScenarioFile`] becomes a typed [`Scenario`] ("parse, don't validate"). Every
+//! error names the file, the key path, what is wrong and what is allowed.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use sim_core::network::{
+    Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
+    TraceRecord,
+};
+use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, SimDuration, propagation_delay};
+
+use crate::error::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
+use crate::units::{self, Kind};
+
+/// Largest packet or frame the engine accepts [bytes] (a jumbo frame is 9000 B; this leaves
+/// room for 64 KiB records and IP datagrams).
+pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
+/// Largest number of replications.
+pub const MAX_REPLICATIONS: u32 = 100_000;
+
+/// How an application payload is split into frames to fit a path MTU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitPolicy {
+    /// Fill each frame to the MTU; the remainder goes last.
+    Greedy,
+    /// The fewest frames that fit, with payloads as equal as possible.
+    Even,
+}
+
+/// What the report should contain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportOptions {
+    /// Only these flows (indices), `None` for all.
+    pub flows: Option<Vec<usize>>,
+    /// Include the per-hop Eq. 1 breakdown.
+    pub hops: bool,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Name (from `[scenario] name` or the file stem).
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Master seed.
+    pub seed: u64,
+    /// Replications.
+    pub replications: u32,
+    /// The engine's input.
+    pub network: Network,
+    /// Report options.
+    pub report: ReportOptions,
+}
+
+/// Splits `payload` bytes into frame payloads of at most `max_chunk` bytes under `policy`.
+///
+/// ```
+/// use model::scenario::{split, SplitPolicy};
+/// assert_eq!(split(8192, 4954, SplitPolicy::Greedy), vec![4954, 3238]);
+/// assert_eq!(split(8192, 4954, SplitPolicy::Even), vec![4096, 4096]);
+/// ```
+pub fn split(payload: u64, max_chunk: u64, policy: SplitPolicy) -> Vec<u64> {
+    if payload == 0 || max_chunk == 0 {
+        return vec![payload];
+    }
+    let n = payload.div_ceil(max_chunk);
+    match policy {
+        SplitPolicy::Greedy => (0..n)
+            .map(|i| (payload - i * max_chunk).min(max_chunk))
+            .collect(),
+        SplitPolicy::Even => (0..n)
+            .map(|i| payload / n + u64::from(i < payload % n))
+            .collect(),
+    }
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn invalid(
+        &self,
+        key: impl Into<String>,
+        problem: impl Into<String>,
+        allowed: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError::Invalid {
+            path: self.path.to_path_buf(),
+            key: key.into(),
+            problem: problem.into(),
+            allowed: allowed.into(),
+        }
+    }
+
+    fn quantity(&self, key: &str, q: &Q, kind: Kind) -> Result<f64, ScenarioError> {
+        units::parse(&q.0, kind).map_err(|e| self.invalid(key, e.problem, e.allowed))
+    }
+
+    fn positive(&self, key: &str, q: &Q, kind: Kind) -> Result<f64, ScenarioError> {
+        let v = self.quantity(key, q, kind)?;
+        if v <= 0.0 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is zero", q.0),
+                format!("expected {} above zero", kind.name()),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn duration(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
+        let ps = self.quantity(key, q, Kind::Duration)?;
+        if ps >= u64::MAX as f64 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is too long", q.0),
+                "at most 213 days (2^64 ps)",
+            ));
+        }
+        Ok(SimDuration::from_ps(ps.round() as u64))
+    }
+
+    fn bytes(&self, key: &str, q: &Q) -> Result<u32, ScenarioError> {
+        let b = self.quantity(key, q, Kind::Size)?;
+        if b.fract() != 0.0 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is not a whole number of bytes", q.0),
+                "a size like \"1500B\"",
+            ));
+        }
+        if b > MAX_PACKET_BYTES {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is too large for one packet", q.0),
+                "at most 1048576B (1 MiB)",
+            ));
+        }
+        Ok(b as u32)
+    }
+
+    fn packet_bytes(&self, key: &str, q: &Q) -> Result<u32, ScenarioError> {
+        let b = self.bytes(key, q)?;
+        if b == 0 {
+            return Err(self.invalid(key, "a packet of 0 bytes", "at least 1B"));
+        }
+        Ok(b)
+    }
+
+    fn count(&self, key: &str, v: i64, what: &str, max: u64) -> Result<u32, ScenarioError> {
+        if v < 1 || v as u64 > max {
+            return Err(self.invalid(
+                key,
+                format!("{v} {what}"),
+                format!("a whole number from 1 to {max}"),
+            ));
+        }
+        Ok(v as u32)
+    }
+}
+
+impl Scenario {
+    /// Reads, parses and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
+            path: path.to_path_buf(),
+            offset: e.utf8_error().valid_up_to(),
+        })?;
+        Scenario::from_toml_str(&text, path)
+    }
+
+    /// Parses and validates scenario text; `path` names it in errors and anchors relative files.
+    pub fn from_toml_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let meaningful = text.lines().any(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#')
+        });
+        if !meaningful {
+            return Err(ScenarioError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        if text.contains('\0') {
+            return Err(ScenarioError::NotText {
+                path: path.to_path_buf(),
+                offset: text.find('\0').unwrap_or(0),
+            });
+        }
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        validate(file, path)
+    }
+}
+
+fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+    let cx = Ctx { path };
+    let meta = file.scenario.unwrap_or_default();
+    let name = meta.name.unwrap_or_else(|| {
+        path.file_stem()
+            .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let replications = meta.replications.unwrap_or(1);
+    if replications == 0 || replications > MAX_REPLICATIONS {
+        return Err(cx.invalid(
+            "scenario.replications",
+            format!("{replications} replications"),
+            format!("1 to {MAX_REPLICATIONS}"),
+        ));
+    }
+
+    // Nodes.
+    if file.nodes.is_empty() {
+        return Err(cx.invalid(
+            "node",
+            "no [[node]] table",
+            "at least one node, e.g. [[node]] name = \"du\"",
+        ));
+    }
+    let mut node_index: HashMap<&str, usize> = HashMap::new();
+    let mut nodes = Vec::with_capacity(file.nodes.len());
+    for (i, n) in file.nodes.iter().enumerate() {
+        let key = format!("node[{i}]");
+        if n.name.trim().is_empty() {
+            return Err(cx.invalid(
+                format!("{key}.name"),
+                "empty name",
+                "a unique, non-empty name",
+            ));
+        }
+        if node_index.insert(n.name.as_str(), i).is_some() {
+            return Err(cx.invalid(
+                format!("{key}.name"),
+                format!("\"{}\" is used twice", n.name),
+                "unique node names",
+            ));
+        }
+        nodes.push(node(&cx, &format!("{key} (\"{}\")", n.name), n)?);
+    }
+    let node_names: Vec<&str> = file.nodes.iter().map(|n| n.name.as_str()).collect();
+    let lookup = |key: &str, name: &str| -> Result<usize, ScenarioError> {
+        node_index.get(name).copied().ok_or_else(|| {
+            cx.invalid(
+                key,
+                format!("no node named \"{name}\""),
+                format!("one of: {}", node_names.join(", ")),
+            )
+        })
+    };
+
+    // Links.
+    let mut links = Vec::with_capacity(file.links.len());
+    for (i, l) in file.links.iter().enumerate() {
+        links.push(link(&cx, i, l, &lookup)?);
+    }
+    for (i, l) in links.iter().enumerate() {
+        if let Some(j) = links[..i]
+            .iter()
+            .position(|o: &LinkConfig| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a))
+        {
+            return Err(cx.invalid(
+                format!("link[{i}].between"),
+                format!("nodes already joined by link[{j}]"),
+                "one link per pair of nodes",
+            ));
+        }
+    }
+
+    // Flows.
+    if file.flows.is_empty() {
+        return Err(cx.invalid(
+            "flow",
+            "no [[flow]] table",
+            "at least one flow with a source",
+        ));
+    }
+    let mut flow_names: HashMap<&str, usize> = HashMap::new();
+    let mut flows = Vec::with_capacity(file.flows.len());
+    for (i, f) in file.flows.iter().enumerate() {
+        let key = format!("flow[{i}] (\"{}\")", f.name);
+        if f.name.trim().is_empty() {
+            return Err(cx.invalid(
+                format!("flow[{i}].name"),
+                "empty name",
+                "a unique, non-empty name",
+            ));
+        }
+        if flow_names.insert(f.name.as_str(), i).is_some() {
+            return Err(cx.invalid(
+                format!("flow[{i}].name"),
+                format!("\"{}\" is used twice", f.name),
+                "unique flow names",
+            ));
+        }
+        let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
+        let source = source(
+            &cx,
+            &format!("{key}.source"),
+            &f.source,
+            &route,
+            &links,
+            path,
+        )?;
+        flows.push(FlowConfig {
+            name: f.name.clone(),
+            path: route,
+            source,
+        });
+    }
+
+    // Stop condition.
+    let stop_file = file.stop.unwrap_or_default();
+    let stop = Stop {
+        packets: match stop_file.packets {
+            Some(0) => return Err(cx.invalid("stop.packets", "0 packets", "at least 1")),
+            p => p,
+        },
+        duration: stop_file
+            .duration
+            .as_ref()
+            .map(|d| cx.duration("stop.duration", d))
+            .transpose()?,
+    };
+    if stop.duration == Some(SimDuration::ZERO) {
+        return Err(cx.invalid(
+            "stop.duration",
+            "a zero duration",
+            "a positive duration like \"10ms\"",
+        ));
+    }
+    let warmup = stop_file
+        .warmup
+        .as_ref()
+        .map(|w| cx.duration("stop.warmup", w))
+        .transpose()?
+        .unwrap_or_default();
+    if stop.packets.is_none() && stop.duration.is_none() {
+        if let Some(f) = flows.iter().find(|f| !f.source.is_finite()) {
+            return Err(cx.invalid(
+                "stop",
+                format!("flow \"{}\" never ends and [stop] sets no limit", f.name),
+                "set [stop] packets = N or duration = \"10ms\", or give every source a count",
+            ));
+        }
+    }
+
+    let network = Network {
+        nodes,
+        links,
+        flows,
+        stop,
+        warmup,
+    };
+    check_stability(&cx, &network)?;
+
+    let report_file = file.report.unwrap_or_default();
+    let report = crate::scenario::ReportOptions {
+        flows: report_file
+            .flows
+            .map(|names| {
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        flow_names.get(n.as_str()).copied().ok_or_else(|| {
+                            cx.invalid(
+                                format!("report.flows[{i}]"),
+                                format!("no flow named \"{n}\""),
+                                format!(
+                                    "one of: {}",
+                                    file.flows
+                                        .iter()
+                                        .map(|f| f.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?,
+        hops: report_file.hops.unwrap_or(false),
+    };
+
+    Ok(Scenario {
+        name,
+        description: meta.description.unwrap_or_default(),
+        path: path.to_path_buf(),
+        seed: meta.seed.unwrap_or(1),
+        replications,
+        network,
+        report,
+    })
+}
+
+fn node(cx: &Ctx<'_>, key: &str, n: &NodeFile) -> Result<NodeConfig, ScenarioError> {
+    let skey = format!("{key}.service");
+    let service = match &n.service {
+        None | Some(ServiceFile::None) => Service::None,
+        Some(ServiceFile::Exponential { mean }) => Service::Exponential {
+            mean_ps: cx.positive(&format!("{skey}.mean"), mean, Kind::Duration)?,
+        },
+        Some(ServiceFile::Deterministic { time }) => Service::Deterministic {
+            time_ps: cx.duration(&format!("{skey}.time"), time)?.as_ps(),
+        },
+        Some(ServiceFile::Empirical { times, weights }) => {
+            if times.is_empty() {
+                return Err(cx.invalid(
+                    format!("{skey}.times"),
+                    "an empty list",
+                    "at least one time like \"10us\"",
+                ));
+            }
+            let values_ps = times
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    cx.duration(&format!("{skey}.times[{i}]"), t)
+                        .map(|d| d.as_ps())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let cumulative = cumulative_weights(
+                cx,
+                &format!("{skey}.weights"),
+                weights.as_deref(),
+                times.len(),
+            )?;
+            Service::Empirical {
+                values_ps,
+                cumulative,
+            }
+        }
+        Some(ServiceFile::Linear { fixed, per_byte }) => Service::Linear {
+            fixed_ps: cx.quantity(&format!("{skey}.fixed"), fixed, Kind::Duration)?,
+            per_byte_ps: cx.quantity(&format!("{skey}.per_byte"), per_byte, Kind::PerByte)?,
+        },
+        Some(ServiceFile::Table { points }) => {
+            if points.len() < 2 {
+                return Err(cx.invalid(
+                    format!("{skey}.points"),
+                    format!("{} point(s)", points.len()),
+                    "at least two [size, time] points, e.g. [[\"64B\", \"39us\"], [\"9000B\", \"153us\"]]",
+                ));
+            }
+            let mut pts = Vec::with_capacity(points.len());
+            for (i, (size, time)) in points.iter().enumerate() {
+                let b = cx.bytes(&format!("{skey}.points[{i}][0]"), size)?;
+                let t = cx.quantity(&format!("{skey}.points[{i}][1]"), time, Kind::Duration)?;
+                if let Some(&(prev, _)) = pts.last() {
+                    if b <= prev {
+                        return Err(cx.invalid(
+                            format!("{skey}.points[{i}][0]"),
+                            format!("size {b} B does not increase"),
+                            "points sorted by strictly increasing size",
+                        ));
+                    }
+                }
+                pts.push((b, t));
+            }
+            Service::Table { points: pts }
+        }
+    };
+    let servers = match n.cores {
+        None => 1,
+        Some(c) => cx.count(&format!("{key}.cores"), c, "cores", 4096)?,
+    };
+    let capacity = n
+        .capacity
+        .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
+        .transpose()?;
+    Ok(NodeConfig {
+        name: n.name.clone(),
+        service,
+        servers,
+        capacity,
+    })
+}
+
+fn cumulative_weights(
+    cx: &Ctx<'_>,
+    key: &str,
+    weights: Option<&[f64]>,
+    n: usize,
+) -> Result<Vec<f64>, ScenarioError> {
+    let w: Vec<f64> = match weights {
+        None => vec![1.0; n],
+        Some(w) if w.len() != n => {
+            return Err(cx.invalid(
+                key,
+                format!("{} weights for {n} values", w.len()),
+                "one weight per value",
+            ));
+        }
+        Some(w) => w.to_vec(),
+    };
+    if w.iter().any(|x| !x.is_finite() || *x < 0.0) || w.iter().sum::<f64>() <= 0.0 {
+        return Err(cx.invalid(
+            key,
+            "a negative, infinite or all-zero weight",
+            "non-negative weights with a positive sum",
+        ));
+    }
+    Ok(w.iter()
+        .scan(0.0, |acc, x| {
+            *acc += x;
+            Some(*acc)
+        })
+        .collect())
+}
+
+fn link(
+    cx: &Ctx<'_>,
+    i: usize,
+    l: &LinkFile,
+    lookup: &dyn Fn(&str, &str) -> Result<usize, ScenarioError>,
+) -> Result<LinkConfig, ScenarioError> {
+    let key = format!("link[{i}]");
+    if l.between.len() != 2 {
+        return Err(cx.invalid(
+            format!("{key}.between"),
+            format!("{} node name(s)", l.between.len()),
+            "exactly two node names, e.g. between = [\"du\", \"ru\"]",
+        ));
+    }
+    let a = lookup(&format!("{key}.between[0]"), &l.between[0])?;
+    let b = lookup(&format!("{key}.between[1]"), &l.between[1])?;
+    if a == b {
+        return Err(cx.invalid(
+            format!("{key}.between"),
+            "a link from a node to itself",
+            "two different nodes",
+        ));
+    }
+    let name = l
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}-{}", l.between[0], l.between[1]));
+    let key = format!("{key} (\"{name}\")");
+    let bps = cx.positive(&format!("{key}.rate"), &l.rate, Kind::DataRate)?;
+    if bps.fract() != 0.0 || bps >= u64::MAX as f64 {
+        return Err(cx.invalid(
+            format!("{key}.rate"),
+            format!("\"{}\" is not a whole number of bit/s", l.rate.0),
+            "a rate like \"10Gbps\"",
+        ));
+    }
+    let rate = DataRate::from_bps(bps as u64).expect("checked positive");
+    let length = l
+        .length
+        .as_ref()
+        .map(|q| cx.quantity(&format!("{key}.length"), q, Kind::Length))
+        .transpose()?
+        .unwrap_or(0.0);
+    let speed = l
+        .speed
+        .as_ref()
+        .map(|q| cx.positive(&format!("{key}.speed"), q, Kind::Speed))
+        .transpose()?
+        .unwrap_or(DEFAULT_PROPAGATION_SPEED);
+    let propagation = propagation_delay(length, speed).ok_or_else(|| {
+        cx.invalid(
+            format!("{key}.length"),
+            "the propagation delay overflows",
+            "a length under 10^10 km",
+        )
+    })?;
+    let mtu = l
+        .mtu
+        .as_ref()
+        .map(|q| cx.packet_bytes(&format!("{key}.mtu"), q))
+        .transpose()?;
+    let queue_capacity = l
+        .queue
+        .map(|q| cx.count(&format!("{key}.queue"), q, "packets", u32::MAX as u64))
+        .transpose()?;
+    Ok(LinkConfig {
+        name,
+        a,
+        b,
+        rate,
+        propagation,
+        mtu,
+        queue_capacity,
+    })
+}
+
+fn route(
+    cx: &Ctx<'_>,
+    key: &str,
+    f: &FlowFile,
+    lookup: &dyn Fn(&str, &str) -> Result<usize, ScenarioError>,
+    links: &[LinkConfig],
+    n_nodes: usize,
+) -> Result<Vec<usize>, ScenarioError> {
+    let from = lookup(&format!("{key}.from"), &f.from)?;
+    let to = lookup(&format!("{key}.to"), &f.to)?;
+    let linked = |a: usize, b: usize| {
+        links
+            .iter()
+            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+    };
+    if let Some(names) = &f.path {
+        let ids = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| lookup(&format!("{key}.path[{i}]"), n))
+            .collect::<Result<Vec<_>, _>>()?;
+        if ids.first() != Some(&from) || ids.last() != Some(&to) {
+            return Err(cx.invalid(
+                format!("{key}.path"),
+                "the path does not start at `from` and end at `to`",
+                format!("a list of nodes from \"{}\" to \"{}\"", f.from, f.to),
+            ));
+        }
+        for (i, w) in ids.windows(2).enumerate() {
+            if !linked(w[0], w[1]) {
+                return Err(cx.invalid(
+                    format!("{key}.path[{}]", i + 1),
+                    format!("no link between \"{}\" and \"{}\"", names[i], names[i + 1]),
+                    "consecutive path nodes joined by a [[link]]",
+                ));
+            }
+        }
+        if ids.len() > u16::MAX as usize / 2 {
+            return Err(cx.invalid(
+                format!("{key}.path"),
+                "too many hops",
+                "at most 32767 nodes",
+            ));
+        }
+        return Ok(ids);
+    }
+    // Breadth-first search: the shortest path by hop count, ties broken by link order.
+    let mut prev = vec![usize::MAX; n_nodes];
+    let mut seen = vec![false; n_nodes];
+    let mut queue = VecDeque::from([from]);
+    seen[from] = true;
+    while let Some(u) = queue.pop_front() {
+        for l in links {
+            let v = if l.a == u {
+                l.b
+            } else if l.b == u {
+                l.a
+            } else {
+                continue;
+            };
+            if !seen[v] {
+                seen[v] = true;
+                prev[v] = u;
+                queue.push_back(v);
+            }
+        }
+    }
+    if !seen[to] {
+        return Err(cx.invalid(
+            format!("{key}.to"),
+            format!("no chain of links from \"{}\" to \"{}\"", f.from, f.to),
+            "nodes connected by [[link]] tables, or set `path`",
+        ));
+    }
+    let mut path = vec![to];
+    while *path.last().expect("non-empty") != from {
+        path.push(prev[*path.last().expect("non-empty")]);
+    }
+    path.reverse();
+    Ok(path)
+}
+
+/// The smallest MTU on the path's links, if any link sets one [bytes].
+fn path_mtu(route: &[usize], links: &[LinkConfig]) -> Option<u32> {
+    route
+        .windows(2)
+        .filter_map(|w| {
+            links
+                .iter()
+                .find(|l| (l.a, l.b) == (w[0], w[1]) || (l.a, l.b) == (w[1], w[0]))
+        })
+        .filter_map(|l| l.mtu)
+        .min()
+}
+
+fn source(
+    cx: &Ctx<'_>,
+    key: &str,
+    s: &SourceFile,
+    route: &[usize],
+    links: &[LinkConfig],
+    scenario_path: &Path,
+) -> Result<Source, ScenarioError> {
+    let mtu = path_mtu(route, links);
+    let check_mtu = |k: &str, size: u32| -> Result<(), ScenarioError> {
+        match mtu {
+            Some(m) if size > m => Err(cx.invalid(
+                k,
+                format!("{size} B exceeds the path MTU of {m} B"),
+                "a size within the MTU, or a payload with `split` (periodic sources)",
+            )),
+            _ => Ok(()),
+        }
+    };
+    Ok(match s {
+        SourceFile::Poisson {
+            rate,
+            bitrate,
+            size,
+            size_min,
+            size_max,
+            sizes,
+            weights,
+            count,
+        } => {
+            let dist = match (size, size_min, size_max, sizes) {
+                (Some(s), None, None, None) => {
+                    SizeDist::Fixed(cx.packet_bytes(&format!("{key}.size"), s)?)
+                }
+                (None, Some(lo), Some(hi), None) => {
+                    let min = cx.packet_bytes(&format!("{key}.size_min"), lo)?;
+                    let max = cx.packet_bytes(&format!("{key}.size_max"), hi)?;
+                    if min > max {
+                        return Err(cx.invalid(
+                            format!("{key}.size_max"),
+                            "smaller than size_min",
+                            "size_min <= size_max",
+                        ));
+                    }
+                    SizeDist::Uniform { min, max }
+                }
+                (None, None, None, Some(list)) if !list.is_empty() => SizeDist::Empirical {
+                    sizes: list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, q)| cx.packet_bytes(&format!("{key}.sizes[{i}]"), q))
+                        .collect::<Result<_, _>>()?,
+                    cumulative: cumulative_weights(
+                        cx,
+                        &format!("{key}.weights"),
+                        weights.as_deref(),
+                        list.len(),
+                    )?,
+                },
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single packet-size form",
+                        "exactly one of: size = \"1500B\"; size_min and size_max; sizes = [...] (with optional weights)",
+                    ));
+                }
+            };
+            check_mtu(&format!("{key}.size"), dist.max())?;
+            let rate_per_s = match (rate, bitrate) {
+                (Some(r), None) => cx.positive(&format!("{key}.rate"), r, Kind::PacketRate)?,
+                (None, Some(b)) => {
+                    cx.positive(&format!("{key}.bitrate"), b, Kind::DataRate)? / (8.0 * dist.mean())
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single rate",
+                        "exactly one of rate = \"0.9/us\" or bitrate = \"1Gbps\"",
+                    ));
+                }
+            };
+            Source::Poisson {
+                rate_per_s,
+                size: dist,
+                count: *count,
+            }
+        }
+        SourceFile::Periodic {
+            period,
+            rate,
+            size,
+            payload,
+            overhead,
+            split: policy,
+            offset,
+            count,
+        } => {
+            let period = match (period, rate) {
+                (Some(p), None) => cx.duration(&format!("{key}.period"), p)?,
+                (None, Some(r)) => {
+                    let per_s = cx.positive(&format!("{key}.rate"), r, Kind::PacketRate)?;
+                    SimDuration::from_secs_f64(1.0 / per_s).unwrap_or(SimDuration::ZERO)
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single period",
+                        "exactly one of period = \"100us\" or rate = \"10/ms\"",
+                    ));
+                }
+            };
+            if period == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.period"),
+                    "a zero period",
+                    "a positive period (at least 1 ps)",
+                ));
+            }
+            let frames = match (size, payload) {
+                (Some(s), None) => {
+                    let b = cx.packet_bytes(&format!("{key}.size"), s)?;
+                    check_mtu(&format!("{key}.size"), b)?;
+                    vec![b]
+                }
+                (None, Some(p)) => {
+                    let payload = cx.packet_bytes(&format!("{key}.payload"), p)? as u64;
+                    let over = overhead
+                        .as_ref()
+                        .map(|o| cx.bytes(&format!("{key}.overhead"), o))
+                        .transpose()?
+                        .unwrap_or(0) as u64;
+                    let policy = match policy.as_deref() {
+                        None | Some("greedy") => SplitPolicy::Greedy,
+                        Some("even") => SplitPolicy::Even,
+                        Some(other) => {
+                            return Err(cx.invalid(
+                                format!("{key}.split"),
+                                format!("unknown policy \"{other}\""),
+                                "\"greedy\" or \"even\"",
+                            ));
+                        }
+                    };
+                    let max_chunk = match mtu {
+                        Some(m) if (m as u64) <= over => {
+                            return Err(cx.invalid(
+                                format!("{key}.overhead"),
+                                format!(
+                                    "{over} B of headers leave no room in the path MTU of {m} B"
+                                ),
+                                "an overhead smaller than the path MTU",
+                            ));
+                        }
+                        Some(m) => m as u64 - over,
+                        None => payload,
+                    };
+                    split(payload, max_chunk, policy)
+                        .into_iter()
+                        .map(|c| (c + over) as u32)
+                        .collect()
+                }
+                _ => {
+                    return Err(cx.invalid(key, "no single frame form", "exactly one of size = \"1500B\" or payload = \"8192B\" (with overhead and split)"));
+                }
+            };
+            let offset = offset
+                .as_ref()
+                .map(|o| cx.duration(&format!("{key}.offset"), o))
+                .transpose()?
+                .unwrap_or_default();
+            Source::Periodic {
+                period,
+                offset,
+                frames,
+                count: *count,
+            }
+        }
+        SourceFile::Pattern {
+            interval,
+            sizes,
+            reply_every,
+            reply_size,
+            count,
+        } => {
+            if sizes.is_empty() {
+                return Err(cx.invalid(
+                    format!("{key}.sizes"),
+                    "an empty list",
+                    "at least one size, e.g. [\"195B\", \"1425B\"]",
+                ));
+            }
+            let sizes = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    let b = cx.packet_bytes(&format!("{key}.sizes[{i}]"), q)?;
+                    check_mtu(&format!("{key}.sizes[{i}]"), b).map(|_| b)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let interval = cx.duration(&format!("{key}.interval"), interval)?;
+            if interval == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.interval"),
+                    "a zero interval",
+                    "a positive interval",
+                ));
+            }
+            let reply_size = reply_size
+                .as_ref()
+                .map(|q| cx.packet_bytes(&format!("{key}.reply_size"), q))
+                .transpose()?;
+            let reply_every = reply_every.unwrap_or(if reply_size.is_some() { 2 } else { 0 });
+            if reply_every > 0 && reply_size.is_none() {
+                return Err(cx.invalid(
+                    format!("{key}.reply_size"),
+                    "replies without a size",
+                    "reply_size = \"62B\" with reply_every",
+                ));
+            }
+            Source::Pattern {
+                interval,
+                sizes,
+                reply_every,
+                reply_size: reply_size.unwrap_or(0),
+                count: *count,
+            }
+        }
+        SourceFile::Ping {
+            interval,
+            size,
+            reply_size,
+            count,
+        } => {
+            let interval = cx.duration(&format!("{key}.interval"), interval)?;
+            if interval == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.interval"),
+                    "a zero interval",
+                    "a positive interval",
+                ));
+            }
+            let size = cx.packet_bytes(&format!("{key}.size"), size)?;
+            check_mtu(&format!("{key}.size"), size)?;
+            let reply_size = reply_size
+                .as_ref()
+                .map(|q| cx.packet_bytes(&format!("{key}.reply_size"), q))
+                .transpose()?
+                .unwrap_or(size);
+            Source::Ping {
+                interval,
+                size,
+                reply_size,
+                count: *count,
+            }
+        }
+        SourceFile::Bulk {
+            bytes,
+            segment,
+            overhead,
+            window,
+            ack_size,
+        } => {
+            let total = cx.positive(&format!("{key}.bytes"), bytes, Kind::Size)?;
+            if total.fract() != 0.0 || total > 1e15 {
+                return Err(cx.invalid(
+                    format!("{key}.bytes"),
+                    format!("\"{}\"", bytes.0),
+                    "a whole number of bytes up to 1PB",
+                ));
+            }
+            let over = overhead
+                .as_ref()
+                .map(|o| cx.bytes(&format!("{key}.overhead"), o))
+                .transpose()?
+                .unwrap_or(0);
+            let segment = match (segment, mtu) {
+                (Some(s), _) => cx.packet_bytes(&format!("{key}.segment"), s)?,
+                (None, Some(m)) if m > over => m - over,
+                (None, Some(m)) => {
+                    return Err(cx.invalid(
+                        format!("{key}.overhead"),
+                        format!("{over} B of headers fill the path MTU of {m} B"),
+                        "an overhead below the MTU",
+                    ));
+                }
+                (None, None) => {
+                    return Err(cx.invalid(
+                        format!("{key}.segment"),
+                        "no segment size and no MTU on the path",
+                        "segment = \"1448B\", or an mtu on the links",
+                    ));
+                }
+            };
+            check_mtu(&format!("{key}.segment"), segment + over)?;
+            let window = cx.count(&format!("{key}.window"), *window, "frames", 1 << 20)?;
+            let ack_size = ack_size
+                .as_ref()
+                .map(|q| cx.packet_bytes(&format!("{key}.ack_size"), q))
+                .transpose()?
+                .unwrap_or(64);
+            Source::Bulk {
+                total_bytes: total as u64,
+                segment,
+                overhead: over,
+                window,
+                ack_size,
+            }
+        }
+        SourceFile::Trace { file } => {
+            let base = scenario_path.parent().unwrap_or(Path::new("."));
+            let trace_path = base.join(file);
+            Source::Trace {
+                records: read_trace(cx, &format!("{key}.file"), &trace_path)?,
+            }
+        }
+    })
+}
+
+/// Reads a trace CSV: a header line `time,size,direction`, then one packet per line, e.g.
+/// `12.5us,1500B,forward`. Times must not decrease.
+fn read_trace(cx: &Ctx<'_>, key: &str, path: &Path) -> Result<Vec<TraceRecord>, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        cx.invalid(
+            key,
+            format!("cannot read trace {}: {e}", path.display()),
+            "a readable CSV file, relative to the scenario",
+        )
+    })?;
+    let mut records = Vec::new();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    match lines.next() {
+        Some((_, header)) if header.replace(' ', "") == "time,size,direction" => {}
+        _ => {
+            return Err(cx.invalid(
+                key,
+                format!("{}: the first line is not the header", path.display()),
+                "a header `time,size,direction`",
+            ));
+        }
+    }
+    let allowed =
+        "lines like `12.5us,1500B,forward` (direction: forward or reverse), times not decreasing";
+    for (i, line) in lines {
+        let at = format!("{key} ({}:{})", path.display(), i + 1);
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cols.len() != 3 {
+            return Err(cx.invalid(&at, format!("{} column(s)", cols.len()), allowed));
+        }
+        let t = cx.duration(&at, &Q(cols[0].to_owned()))?;
+        let size = cx.packet_bytes(&at, &Q(cols[1].to_owned()))?;
+        let direction = match cols[2] {
+            "forward" => Direction::Forward,
+            "reverse" => Direction::Reverse,
+            d => return Err(cx.invalid(&at, format!("unknown direction \"{d}\""), allowed)),
+        };
+        if records.last().is_some_and(|r: &TraceRecord| r.at > t) {
+            return Err(cx.invalid(&at, "time goes backwards", allowed));
+        }
+        records.push(TraceRecord {
+            at: t,
+            size,
+            direction,
+        });
+    }
+    if records.is_empty() {
+        return Err(cx.invalid(key, format!("{}: no records", path.display()), allowed));
+    }
+    Ok(records)
+}
+
+/// Refuses a node or link direction whose long-run offered load is at least its capacity while
+/// its buffer is unbounded: it has no steady state, so its delays grow with the run's length
+/// and mean nothing. Loads are computed from the sources' mean rates and sizes (bulk transfers
+/// are self-clocked by their window and skipped; pattern replies are included).
+/// Offered traffic: (packets/s, mean size [bytes]).
+type Offered = (f64, f64);
+
+fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {
+    // (packets/s, mean bytes) offered along each direction of each flow.
+    let mut node_load = vec![0.0f64; net.nodes.len()];
+    let mut link_load = vec![[0.0f64; 2]; net.links.len()];
+    for f in &net.flows {
+        let (fwd, rev): (Vec<Offered>, Vec<Offered>) = match &f.source {
+            Source::Poisson {
+                rate_per_s, size, ..
+            } => (vec![(*rate_per_s, size.mean())], vec![]),
+            Source::Periodic { period, frames, .. } => {
+                let per_s = 1.0 / period.as_secs_f64();
+                (frames.iter().map(|&b| (per_s, b as f64)).collect(), vec![])
+            }
+            Source::Pattern {
+                interval,
+                sizes,
+                reply_every,
+                reply_size,
+                ..
+            } => {
+                let per_s = 1.0 / interval.as_secs_f64();
+                let mean = sizes.iter().map(|&s| s as f64).sum::<f64>() / sizes.len() as f64;
+                let replies = if *reply_every > 0 {
+                    vec![(per_s / *reply_every as f64, *reply_size as f64)]
+                } else {
+                    vec![]
+                };
+                (vec![(per_s, mean)], replies)
+            }
+            Source::Ping {
+                interval,
+                size,
+                reply_size,
+                ..
+            } => {
+                let per_s = 1.0 / interval.as_secs_f64();
+                (
+                    vec![(per_s, *size as f64)],
+                    vec![(per_s, *reply_size as f64)],
+                )
+            }
+            Source::Bulk { .. } | Source::Trace { .. } => (vec![], vec![]),
+        };
+        let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
+        for (path, loads) in [(&f.path, fwd), (&rev_path, rev)] {
+            for (rate, bytes) in loads {
+                for (i, &n) in path.iter().enumerate() {
+                    let busy = rate * net.nodes[n].service.mean_ps(bytes as u32) * 1e-12;
+                    node_load[n] += busy / net.nodes[n].servers as f64;
+                    if let Some(&next) = path.get(i + 1) {
+                        if let Some((li, l)) = net
+                            .links
+                            .iter()
+                            .enumerate()
+                            .find(|(_, l)| (l.a, l.b) == (n, next) || (l.a, l.b) == (next, n))
+                        {
+                            let d = usize::from(l.a != n);
+                            link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, (n, rho)) in net.nodes.iter().zip(&node_load).enumerate() {
+        if *rho >= 1.0 && n.capacity.is_none() {
+            return Err(cx.invalid(
+                format!("node[{i}] (\"{}\")", n.name),
+                format!("offered load is {rho:.3} of its capacity (lambda >= mu): the queue grows without bound"),
+                "a load below 1 (fewer or smaller packets, more cores, a faster service), or a finite `capacity` to model drops",
+            ));
+        }
+    }
+    for (i, (l, loads)) in net.links.iter().zip(&link_load).enumerate() {
+        for (d, rho) in loads.iter().enumerate() {
+            if *rho >= 1.0 && l.queue_capacity.is_none() {
+                let (a, b) = if d == 0 { (l.a, l.b) } else { (l.b, l.a) };
+                return Err(cx.invalid(
+                    format!("link[{i}] (\"{}\")", l.name),
+                    format!(
+                        "offered load from \"{}\" to \"{}\" is {rho:.3} of the link rate: the queue grows without bound",
+                        net.nodes[a].name, net.nodes[b].name
+                    ),
+                    "a load below the rate, or a finite `queue` to model drops",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_policies() {
+        assert_eq!(split(8192, 7000, SplitPolicy::Greedy), vec![7000, 1192]);
+        assert_eq!(split(8192, 7000, SplitPolicy::Even), vec![4096, 4096]);
+        assert_eq!(split(10, 3, SplitPolicy::Even), vec![3, 3, 2, 2]);
+        assert_eq!(split(100, 200, SplitPolicy::Greedy), vec![100]);
+        for p in [SplitPolicy::Greedy, SplitPolicy::Even] {
+            for payload in 1..300u64 {
+                for max in 1..40u64 {
+                    let parts = split(payload, max, p);
+                    assert_eq!(parts.iter().sum::<u64>(), payload);
+                    assert!(parts.iter().all(|&c| c <= max && c > 0));
+                    assert_eq!(parts.len() as u64, payload.div_ceil(max));
+                }
+            }
+        }
+    }
+}
