@@ -1,1 +1,70 @@
-//! placeholder
+//! Measures what cryptography really costs on this host, and writes the calibration profile
+//! ([`profile`]) oransim's model uses.
+//!
+//! - [`ciphers`]: seal/open of every suite in [`profile::CIPHER_SUITES`] (RustCrypto), laid out
+//!   as ESP and MACsec do; [`keyops`]: X25519, ML-KEM, Ed25519, ECDSA P-256, ML-DSA.
+//! - [`measure`]: batches timed with a monotonic clock, warm-up, repeated samples, every sealed
+//!   packet opened and compared, tampering refused.
+//! - [`fit`]: `cost(L) = a + b*L` by relative least squares, with a piecewise table when a line
+//!   misses a point by more than 10%.
+//! - [`calibrate`]: a whole run (quick or full), noise verdict, [`sanity`] check, and the
+//!   profile and raw-samples CSV.
+//! - [`openssl`]: imports `openssl speed -mr -evp` output as a profile, for CPUs without Rust.
+//!
+//! ```no_run
+//! let cal = crypto_bench::calibrate::run(&crypto_bench::calibrate::Config::quick("here"), &mut |_| {})?;
+//! let text = profile::to_toml_string(&cal.profile)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
+
+#[cfg(feature = "aws-lc")]
+pub mod aws;
+pub mod calibrate;
+pub mod ciphers;
+pub mod fit;
+pub mod host;
+pub mod io;
+pub mod keyops;
+pub mod measure;
+pub mod openssl;
+pub mod sanity;
+
+/// The one error type of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BenchError {
+    /// A measured operation gave a wrong result: a sealed packet did not open to its plaintext,
+    /// a tampered one was accepted, two sides of a key exchange disagreed. Nothing is written.
+    #[error("{op} at {len} B failed verification, refusing to calibrate: {message}")]
+    Verification {
+        /// Operation name.
+        op: String,
+        /// Length [B] (0 for key operations).
+        len: usize,
+        /// What did not hold.
+        message: String,
+    },
+    /// The implementation asked for is not in this build.
+    #[error("implementation `{implementation}` is not in this build: {hint}")]
+    Unavailable {
+        /// Its name.
+        implementation: String,
+        /// How to get it.
+        hint: String,
+    },
+    /// Input to import (e.g. `openssl speed -mr` output) was not understood.
+    #[error("{origin}: line {line}: {message}")]
+    Import {
+        /// File name.
+        origin: String,
+        /// 1-based line number (0: the whole input).
+        line: usize,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// The profile made from the measurements did not validate.
+    #[error(transparent)]
+    Profile(#[from] profile::ProfileError),
+}

@@ -1,12 +1,174 @@
-//! `oransim calibrate` (being built; see the issue tracker).
+//! `oransim calibrate`: measure this host's crypto costs and write a calibration profile, or
+//! import `openssl speed -mr -evp` output from a machine that has no Rust.
 
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::Context;
+use crypto_bench::calibrate::{self, Config, Implementation};
+
+use crate::output::write_atomic;
 
 /// Arguments of `oransim calibrate`.
 #[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {}
+pub struct CalibrateArgs {
+    /// One round of samples per point (under 30 s) instead of repeating until medians settle.
+    #[arg(long)]
+    pub quick: bool,
+    /// Profile to write; the raw samples go beside it as `<stem>.samples.csv`.
+    #[arg(long, value_name = "FILE", default_value = "this-host.toml")]
+    pub out: PathBuf,
+    /// Profile name (default: the output file's stem).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Implementation to measure: `rustcrypto`, or `aws-lc-rs` (assembly AES-GCM, ChaCha20-
+    /// Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
+    #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
+    pub implementation: String,
+    /// Import `openssl speed -mr -evp <cipher> ...` output from FILE instead of measuring.
+    #[arg(long, value_name = "FILE")]
+    pub from_openssl_speed: Option<PathBuf>,
+    /// Measure only ops whose name starts with PREFIX (repeatable), e.g. `--only aes128-gcm`.
+    #[arg(long, value_name = "PREFIX")]
+    pub only: Vec<String>,
+}
 
 /// Runs `oransim calibrate`.
-pub fn execute(_args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`oransim calibrate` is not available yet in this build")
+pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => args
+            .out
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .with_context(|| format!("cannot take a profile name from {}", args.out.display()))?,
+    };
+    if let Some(input) = &args.from_openssl_speed {
+        return import_openssl(input, &name, &args.out);
+    }
+    let mut config = if args.quick {
+        Config::quick(&name)
+    } else {
+        Config::full(&name)
+    };
+    config.implementation = match args.implementation.as_str() {
+        "aws-lc-rs" => Implementation::AwsLc,
+        _ => Implementation::RustCrypto,
+    };
+    config.only = args.only.clone();
+    let csv_path = samples_path(&args.out);
+    config.raw_samples_file = csv_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+
+    let mut stderr = std::io::stderr();
+    let cal = calibrate::run(&config, &mut |what| {
+        let _ = write!(stderr, "\r\x1b[2Kmeasuring {what}");
+        let _ = stderr.flush();
+    })
+    .context("calibration failed")?;
+    eprintln!(
+        "\r\x1b[2Kmeasured {} points in {:.1} s",
+        cal.points.len(),
+        cal.wall_time.as_secs_f64()
+    );
+
+    let text = profile::to_toml_string(&cal.profile)?;
+    write_atomic(&args.out, text.as_bytes())?;
+    write_atomic(&csv_path, cal.samples_csv.as_bytes())?;
+
+    let profile = profile::Profile::from_toml_str(&text, &args.out.display().to_string())?;
+    print_summary(&profile)?;
+    println!("wrote {} and {}", args.out.display(), csv_path.display());
+    println!("noise: {}", cal.noise_note);
+    if cal.noisy {
+        eprintln!(
+            "warning: the machine was too noisy for these costs to be trusted ({}); re-run when it is idle",
+            cal.noise_note
+        );
+    }
+    for p in cal.sanity_problems.iter().filter(|p| !p.severe) {
+        eprintln!("WARNING: {p} (recorded in the profile)");
+    }
+    if cal.sanity_problems.iter().any(|p| p.severe) {
+        eprintln!(
+            "error: this build's results are pathological; the profile is marked FLAGGED and must not be used:"
+        );
+        for p in cal.sanity_problems.iter().filter(|p| p.severe) {
+            eprintln!("  - {p}");
+        }
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn samples_path(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "profile".into());
+    out.with_file_name(format!("{stem}.samples.csv"))
+}
+
+fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(input)
+        .with_context(|| format!("cannot read {}", input.display()))?;
+    let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)?;
+    let toml = profile::to_toml_string(&file)?;
+    write_atomic(out, toml.as_bytes())?;
+    let profile = profile::Profile::from_toml_str(&toml, &out.display().to_string())?;
+    print_summary(&profile)?;
+    println!(
+        "wrote {} (imported from {})",
+        out.display(),
+        input.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(p: &profile::Profile) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  model",
+        "op", "64 B", "1500 B", "9000 B", "fixed", "per byte"
+    )?;
+    for (name, op) in p.ops() {
+        let us = |l| format!("{:.3}us", op.cost_ns(l) / 1e3);
+        if op.model == profile::CostModel::Constant {
+            writeln!(
+                out,
+                "{name:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  constant",
+                "",
+                "",
+                "",
+                us(0),
+                ""
+            )?;
+        } else {
+            let per_byte = op
+                .per_byte_ns
+                .map_or("-".to_string(), |b| format!("{b:.4}ns/B"));
+            writeln!(
+                out,
+                "{name:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  {:?}",
+                us(64),
+                us(1500),
+                us(9000),
+                format!("{:.3}us", op.fixed_ns / 1e3),
+                per_byte,
+                op.model
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "node: {} cores, stack {:.3} us, io {:.3} us per packet",
+        p.cores(),
+        p.stack_ns() / 1e3,
+        p.io_ns() / 1e3
+    )?;
+    Ok(())
 }

@@ -1,0 +1,300 @@
+//! aws-lc-rs (AWS-LC, OpenSSL/BoringSSL-derived assembly): the "faster path" beside RustCrypto.
+//! AES-128/256-GCM and ChaCha20-Poly1305 seal/open laid out exactly as [`crate::ciphers`] does
+//! (8-byte ESP AAD, 12-byte salt||sequence nonce, ciphertext||16-byte tag), X25519 and
+//! ML-KEM-512/768/1024. Built only with the `aws-lc` feature.
+
+use std::hint::black_box;
+
+use aws_lc_rs::aead::{
+    AES_128_GCM, AES_256_GCM, Aad, Algorithm, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey,
+};
+use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
+use aws_lc_rs::kem::{self, DecapsulationKey, ML_KEM_512, ML_KEM_768, ML_KEM_1024};
+
+use crate::ciphers::{Cipher, OpenError};
+use crate::keyops::KeyOp;
+
+const KEY: [u8; 32] = [0x42; 32];
+
+fn nonce(seq: u64) -> Nonce {
+    let mut n = [0xa5u8; 12];
+    n[4..].copy_from_slice(&seq.to_be_bytes());
+    Nonce::assume_unique_for_key(n)
+}
+
+fn aad(seq: u64) -> [u8; 8] {
+    let mut a = [0u8; 8];
+    a[..4].copy_from_slice(&0x0000_1001u32.to_be_bytes());
+    a[4..].copy_from_slice(&(seq as u32).to_be_bytes());
+    a
+}
+
+struct AwsAead {
+    suite: &'static str,
+    key: LessSafeKey,
+}
+
+impl AwsAead {
+    fn new(suite: &'static str, alg: &'static Algorithm) -> Self {
+        let key = UnboundKey::new(alg, &KEY[..alg.key_len()]).expect("key length");
+        Self {
+            suite,
+            key: LessSafeKey::new(key),
+        }
+    }
+}
+
+impl Cipher for AwsAead {
+    fn suite(&self) -> &'static str {
+        self.suite
+    }
+    fn implementation(&self) -> &'static str {
+        "aws-lc-rs"
+    }
+    fn max_overhead(&self) -> usize {
+        16
+    }
+    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(plain);
+        let tag = self
+            .key
+            .seal_in_place_separate_tag(nonce(seq), Aad::from(aad(seq)), out)
+            .expect("packet sizes are far below the AEAD's limit");
+        out.extend_from_slice(tag.as_ref());
+    }
+    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
+        let ct_len = sealed.len().checked_sub(16).ok_or(OpenError)?;
+        out.clear();
+        out.extend_from_slice(&sealed[..ct_len]);
+        let tag: [u8; 16] = sealed[ct_len..].try_into().map_err(|_| OpenError)?;
+        self.key
+            .open_separate_gather(
+                nonce(seq),
+                Aad::from(aad(seq)),
+                &sealed[..ct_len],
+                &tag,
+                &mut out[..],
+            )
+            .map_err(|_| OpenError)?;
+        Ok(())
+    }
+}
+
+/// aws-lc-rs AEAD suites.
+pub fn ciphers() -> Vec<Box<dyn Cipher>> {
+    vec![
+        Box::new(AwsAead::new("aes128-gcm", &AES_128_GCM)),
+        Box::new(AwsAead::new("aes256-gcm", &AES_256_GCM)),
+        Box::new(AwsAead::new("chacha20-poly1305", &CHACHA20_POLY1305)),
+    ]
+}
+
+struct AwsX25519 {
+    agree: bool,
+    peer: PrivateKey,
+    peer_pub: Vec<u8>,
+    last: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl KeyOp for AwsX25519 {
+    fn name(&self) -> &'static str {
+        if self.agree {
+            "x25519.agree"
+        } else {
+            "x25519.keygen"
+        }
+    }
+    fn implementation(&self) -> &'static str {
+        "aws-lc-rs"
+    }
+    fn run(&mut self, _i: u64) {
+        let sk = PrivateKey::generate(&X25519).expect("keygen");
+        let pk = sk
+            .compute_public_key()
+            .expect("public key")
+            .as_ref()
+            .to_vec();
+        let shared = if self.agree {
+            agreement::agree(
+                &sk,
+                UnparsedPublicKey::new(&X25519, black_box(&self.peer_pub)),
+                (),
+                |s| Ok(s.to_vec()),
+            )
+            .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        self.last = Some((black_box(pk), black_box(shared)));
+    }
+    fn check(&mut self) -> Result<(), String> {
+        let (pk, ours) = self.last.as_ref().ok_or("never ran")?;
+        let theirs = agreement::agree(&self.peer, UnparsedPublicKey::new(&X25519, pk), (), |s| {
+            Ok(s.to_vec())
+        })
+        .map_err(|_| "peer could not agree")?;
+        if self.agree && theirs != *ours {
+            return Err("the two sides derived different secrets".into());
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Step {
+    Keygen,
+    Encaps,
+    Decaps,
+}
+
+struct AwsMlKem {
+    name: &'static str,
+    alg: &'static kem::Algorithm<kem::AlgorithmId>,
+    step: Step,
+    dk: DecapsulationKey<kem::AlgorithmId>,
+    ct: Vec<u8>,
+    ss: Vec<u8>,
+    ok: bool,
+}
+
+impl KeyOp for AwsMlKem {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn implementation(&self) -> &'static str {
+        "aws-lc-rs"
+    }
+    fn run(&mut self, _i: u64) {
+        match self.step {
+            Step::Keygen => {
+                let dk = DecapsulationKey::generate(self.alg).expect("keygen");
+                let ek = dk.encapsulation_key().expect("ek");
+                black_box(ek.key_bytes().map(|b| b.as_ref().len()).unwrap_or(0));
+                self.dk = dk;
+            }
+            Step::Encaps => {
+                let ek = self.dk.encapsulation_key().expect("ek");
+                let (ct, ss) = ek.encapsulate().expect("encaps");
+                self.ct = black_box(ct.as_ref().to_vec());
+                self.ss = ss.as_ref().to_vec();
+            }
+            Step::Decaps => {
+                let ss = self
+                    .dk
+                    .decapsulate(black_box(self.ct.as_slice()).into())
+                    .expect("decaps");
+                self.ok = black_box(ss.as_ref()) == self.ss.as_slice();
+            }
+        }
+    }
+    fn check(&mut self) -> Result<(), String> {
+        match self.step {
+            Step::Decaps if !self.ok => {
+                Err("decapsulated key differs from the encapsulated one".into())
+            }
+            _ => {
+                let ek = self.dk.encapsulation_key().map_err(|_| "ek")?;
+                let (ct, ss) = ek.encapsulate().map_err(|_| "encaps")?;
+                let back = self
+                    .dk
+                    .decapsulate(ct.as_ref().into())
+                    .map_err(|_| "decaps")?;
+                (back.as_ref() == ss.as_ref())
+                    .then_some(())
+                    .ok_or_else(|| "key pair does not round-trip".into())
+            }
+        }
+    }
+}
+
+/// aws-lc-rs X25519 and ML-KEM operations.
+pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
+    let mut ops: Vec<Box<dyn KeyOp>> = Vec::new();
+    for agree in [false, true] {
+        let peer = PrivateKey::generate(&X25519).expect("keygen");
+        let peer_pub = peer.compute_public_key().expect("pk").as_ref().to_vec();
+        ops.push(Box::new(AwsX25519 {
+            agree,
+            peer,
+            peer_pub,
+            last: None,
+        }));
+    }
+    let sets: [(&'static kem::Algorithm<kem::AlgorithmId>, [&'static str; 3]); 3] = [
+        (
+            &ML_KEM_512,
+            ["mlkem512.keygen", "mlkem512.encaps", "mlkem512.decaps"],
+        ),
+        (
+            &ML_KEM_768,
+            ["mlkem768.keygen", "mlkem768.encaps", "mlkem768.decaps"],
+        ),
+        (
+            &ML_KEM_1024,
+            ["mlkem1024.keygen", "mlkem1024.encaps", "mlkem1024.decaps"],
+        ),
+    ];
+    for (alg, names) in sets {
+        for (step, name) in [Step::Keygen, Step::Encaps, Step::Decaps]
+            .into_iter()
+            .zip(names)
+        {
+            let dk = DecapsulationKey::generate(alg).expect("keygen");
+            let (ct, ss) = dk
+                .encapsulation_key()
+                .expect("ek")
+                .encapsulate()
+                .expect("encaps");
+            ops.push(Box::new(AwsMlKem {
+                name,
+                alg,
+                step,
+                dk,
+                ct: ct.as_ref().to_vec(),
+                ss: ss.as_ref().to_vec(),
+                ok: false,
+            }));
+        }
+    }
+    ops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aws_ciphers_round_trip_and_refuse_tampering() {
+        for c in ciphers() {
+            for len in [0, 64, 1500] {
+                let plain: Vec<u8> = (0..len).map(|i| i as u8).collect();
+                crate::measure::verify_cipher(c.as_ref(), &plain).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn aws_gcm_interoperates_with_rustcrypto() {
+        // Same key, nonce and AAD layout: RustCrypto must open what aws-lc-rs sealed.
+        use aes_gcm::aead::{AeadInOut, KeyInit};
+        let plain = [7u8; 100];
+        let mut sealed = Vec::new();
+        AwsAead::new("aes128-gcm", &AES_128_GCM).seal(5, &plain, &mut sealed);
+        let rc = aes_gcm::Aes128Gcm::new_from_slice(&KEY[..16]).unwrap();
+        let mut n = [0xa5u8; 12];
+        n[4..].copy_from_slice(&5u64.to_be_bytes());
+        let (ct, tag) = sealed.split_at_mut(100);
+        rc.decrypt_inout_detached(&n.into(), &aad(5), ct.into(), (&*tag).try_into().unwrap())
+            .unwrap();
+        assert_eq!(ct, &plain[..]);
+    }
+
+    #[test]
+    fn aws_key_ops_run_and_check() {
+        for mut op in key_ops() {
+            op.run(1);
+            op.check().unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! The per-packet operations measured: AEAD seal/open as ESP and MACsec use them, AES-CBC with
+//! HMAC-SHA2 as ESP does encrypt-then-MAC, GMAC integrity only, and a plain copy baseline.
+//!
+//! Every implementation writes the sealed form into a caller-owned buffer (pre-sized, so no
+//! allocation per operation) and opens it back into another; `open` fails on any tampering.
+
+use aes::cipher::inout::InOutBuf;
+use aes::cipher::{BlockModeDecrypt, BlockModeEncrypt, InnerIvInit};
+use aes::{Aes128, Aes256};
+use aes_gcm::aead::{AeadCore, AeadInOut, KeyInit, Nonce};
+use aes_gcm::{Aes128Gcm, Aes256Gcm};
+use ccm::Ccm;
+use ccm::consts::{U11, U16};
+use chacha20poly1305::ChaCha20Poly1305;
+use hmac::{Hmac, Mac};
+use sha2::{Sha256, Sha384, Sha512};
+
+/// Authentication failed: the sealed packet was not produced by this key, or was modified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenError;
+
+/// One cipher suite of one implementation, keyed and ready.
+pub trait Cipher {
+    /// Suite name as in [`profile::CIPHER_SUITES`], e.g. `"aes128-gcm"`.
+    fn suite(&self) -> &'static str;
+    /// Implementation name, e.g. `"rustcrypto"`.
+    fn implementation(&self) -> &'static str;
+    /// Upper bound of bytes the sealed form adds to the plaintext [B].
+    fn max_overhead(&self) -> usize;
+    /// Seals `plain` with sequence number `seq` into `out` (cleared first).
+    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>);
+    /// Opens `sealed` (made with `seq`) into `out` (cleared first); fails on any tampering.
+    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError>;
+    /// Whether `open` detects tampering (false only for the copy baseline).
+    fn authenticates(&self) -> bool {
+        true
+    }
+}
+
+/// Fixed key material for the benchmarks (the cost does not depend on the key's value).
+const KEY: [u8; 32] = [
+    0x60, 0x3d, 0xeb, 0x10, 0x15, 0xca, 0x71, 0xbe, 0x2b, 0x73, 0xae, 0xf0, 0x85, 0x7d, 0x77, 0x81,
+    0x1f, 0x35, 0x2c, 0x07, 0x3b, 0x61, 0x08, 0xd7, 0x2d, 0x98, 0x10, 0xa3, 0x09, 0x14, 0xdf, 0xf4,
+];
+
+/// The associated data ESP authenticates with an AEAD: SPI and sequence number (RFC 4106 §5).
+#[inline]
+fn esp_aad(seq: u64) -> [u8; 8] {
+    let mut aad = [0u8; 8];
+    aad[..4].copy_from_slice(&0x0000_1001u32.to_be_bytes());
+    aad[4..].copy_from_slice(&(seq as u32).to_be_bytes());
+    aad
+}
+
+/// A nonce of the AEAD's size: a fixed salt followed by the 64-bit sequence number, as ESP
+/// (RFC 4106 §4) and MACsec (SCI/PN) build theirs.
+#[inline]
+fn nonce<A: AeadCore>(seq: u64) -> Nonce<A> {
+    let mut n = Nonce::<A>::default();
+    let len = n.len();
+    n[..len - 8].fill(0xa5);
+    n[len - 8..].copy_from_slice(&seq.to_be_bytes());
+    n
+}
+
+/// An AEAD used as ESP/MACsec use it: 8-byte AAD, ciphertext followed by a 16-byte tag.
+pub struct AeadCipher<A> {
+    suite: &'static str,
+    aead: A,
+}
+
+impl<A: AeadInOut + KeyInit> AeadCipher<A> {
+    fn new(suite: &'static str) -> Self {
+        let aead = A::new_from_slice(&KEY[..A::key_size()]).expect("key length is the suite's");
+        Self { suite, aead }
+    }
+}
+
+impl<A: AeadInOut> Cipher for AeadCipher<A> {
+    fn suite(&self) -> &'static str {
+        self.suite
+    }
+    fn implementation(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn max_overhead(&self) -> usize {
+        16
+    }
+    #[inline]
+    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(plain);
+        let tag = self
+            .aead
+            .encrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), out.as_mut_slice().into())
+            .expect("packet sizes are far below the AEAD's limit");
+        out.extend_from_slice(&tag);
+    }
+    #[inline]
+    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
+        let tag_len = 16;
+        let ct_len = sealed.len().checked_sub(tag_len).ok_or(OpenError)?;
+        out.clear();
+        out.extend_from_slice(&sealed[..ct_len]);
+        let tag = sealed[ct_len..].try_into().map_err(|_| OpenError)?;
+        self.aead
+            .decrypt_inout_detached(
+                &nonce::<A>(seq),
+                &esp_aad(seq),
+                out.as_mut_slice().into(),
+                tag,
+            )
+            .map_err(|_| OpenError)
+    }
+}
+
+/// GMAC: AES-GCM with the whole frame as associated data and no plaintext, as MACsec does
+/// with confidentiality off (IEEE 802.1AE, GCM-AES-128/256 integrity only). The frame travels
+/// in the clear followed by the 16-byte ICV.
+pub struct Gmac<A> {
+    suite: &'static str,
+    aead: A,
+}
+
+impl<A: AeadInOut + KeyInit> Gmac<A> {
+    fn new(suite: &'static str) -> Self {
+        let aead = A::new_from_slice(&KEY[..A::key_size()]).expect("key length is the suite's");
+        Self { suite, aead }
+    }
+}
+
+impl<A: AeadInOut> Cipher for Gmac<A> {
+    fn suite(&self) -> &'static str {
+        self.suite
+    }
+    fn implementation(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn max_overhead(&self) -> usize {
+        16
+    }
+    #[inline]
+    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(plain);
+        let tag = self
+            .aead
+            .encrypt_inout_detached(&nonce::<A>(seq), plain, (&mut [][..]).into())
+            .expect("frame sizes are far below GCM's limit");
+        out.extend_from_slice(&tag);
+    }
+    #[inline]
+    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
+        let len = sealed.len().checked_sub(16).ok_or(OpenError)?;
+        let (frame, tag) = sealed.split_at(len);
+        let tag = tag.try_into().map_err(|_| OpenError)?;
+        self.aead
+            .decrypt_inout_detached(&nonce::<A>(seq), frame, (&mut [][..]).into(), tag)
+            .map_err(|_| OpenError)?;
+        out.clear();
+        out.extend_from_slice(frame);
+        Ok(())
+    }
+}
+
+/// ESP with AES-CBC and HMAC-SHA2 (RFC 4303, RFC 3602, RFC 4868): the sender pads the payload
+/// plus the 2-byte ESP trailer to the 16-byte block, CBC-encrypts it under a per-packet IV, and
+/// appends the HMAC of ESP header, IV and ciphertext truncated to half the hash length
+/// (encrypt-then-MAC); the receiver checks the ICV before decrypting.
+pub struct CbcHmac<C: Clone, M: Mac + Clone> {
+    suite: &'static str,
+    block: C,
+    mac: M,
+    icv_len: usize,
+}
+
+impl<C, M> CbcHmac<C, M>
+where
+    C: Clone + KeyInit,
+    M: Mac + Clone + KeyInit,
+{
+    fn new(suite: &'static str, icv_len: usize) -> Self {
+        let block = C::new_from_slice(&KEY[..C::key_size()]).expect("AES key length");
+        // RFC 4868: the HMAC key is as long as the hash output (32/48/64 bytes).
+        let mac_key: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) ^ 0x5c).collect();
+        let mac = <M as KeyInit>::new_from_slice(&mac_key[..icv_len * 2]).expect("HMAC key");
+        Self {
+            suite,
+            block,
+            mac,
+            icv_len,
+        }
+    }
+}
+
+const ESP_HEADER: usize = 4 + 4; // SPI, sequence number (RFC 4303 §2)
+const CBC_IV: usize = 16;
+
+impl<C, M> Cipher for CbcHmac<C, M>
+where
+    C: Clone
+        + aes::cipher::BlockCipherEncrypt
+        + aes::cipher::BlockCipherDecrypt
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+    M: Mac + Clone,
+{
+    fn suite(&self) -> &'static str {
+        self.suite
+    }
+    fn implementation(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn max_overhead(&self) -> usize {
+        ESP_HEADER + CBC_IV + 15 + 2 + self.icv_len
+    }
+    #[inline]
+    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
+        let padded = (plain.len() + 2).div_ceil(16) * 16;
+        let pad = padded - plain.len() - 2;
+        out.clear();
+        out.extend_from_slice(&esp_aad(seq));
+        let mut iv = [0u8; CBC_IV];
+        iv[8..].copy_from_slice(&seq.to_be_bytes());
+        iv[..8].fill(0x3c);
+        out.extend_from_slice(&iv);
+        out.extend_from_slice(plain);
+        out.extend((1..=pad as u8).chain([pad as u8, 4])); // padding 1,2,3..., pad length, next header
+        let body = &mut out[ESP_HEADER + CBC_IV..];
+        let (blocks, tail) = InOutBuf::from(body).into_chunks();
+        debug_assert!(tail.is_empty());
+        cbc::Encryptor::<C>::inner_iv_init(self.block.clone(), &iv.into())
+            .encrypt_blocks_inout(blocks);
+        let mut mac = self.mac.clone();
+        mac.update(out);
+        let icv = mac.finalize().into_bytes();
+        out.extend_from_slice(&icv[..self.icv_len]);
+    }
+    #[inline]
+    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
+        let auth_len = sealed.len().checked_sub(self.icv_len).ok_or(OpenError)?;
+        if auth_len < ESP_HEADER + CBC_IV + 16 || (auth_len - ESP_HEADER - CBC_IV) % 16 != 0 {
+            return Err(OpenError);
+        }
+        let (authed, icv) = sealed.split_at(auth_len);
+        if authed[..ESP_HEADER] != esp_aad(seq) {
+            return Err(OpenError);
+        }
+        let mut mac = self.mac.clone();
+        mac.update(authed);
+        mac.verify_truncated_left(icv).map_err(|_| OpenError)?;
+        let iv: [u8; CBC_IV] = authed[ESP_HEADER..ESP_HEADER + CBC_IV]
+            .try_into()
+            .map_err(|_| OpenError)?;
+        out.clear();
+        out.extend_from_slice(&authed[ESP_HEADER + CBC_IV..]);
+        let (blocks, _) = InOutBuf::from(out.as_mut_slice()).into_chunks();
+        cbc::Decryptor::<C>::inner_iv_init(self.block.clone(), &iv.into())
+            .decrypt_blocks_inout(blocks);
+        let n = out.len();
+        let pad = out[n - 2] as usize;
+        if pad + 2 > n {
+            return Err(OpenError);
+        }
+        out.truncate(n - 2 - pad);
+        Ok(())
+    }
+}
+
+/// The baseline: copy the packet, as any data path does at least once.
+pub struct Copy;
+
+impl Cipher for Copy {
+    fn suite(&self) -> &'static str {
+        "copy"
+    }
+    fn implementation(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn max_overhead(&self) -> usize {
+        0
+    }
+    #[inline]
+    fn seal(&self, _seq: u64, plain: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(plain);
+    }
+    #[inline]
+    fn open(&self, _seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
+        out.clear();
+        out.extend_from_slice(sealed);
+        Ok(())
+    }
+    fn authenticates(&self) -> bool {
+        false
+    }
+}
+
+/// AES-CCM as ESP uses it (RFC 4309): 11-byte nonce, 16-byte ICV.
+pub type Aes128Ccm = Ccm<Aes128, U16, U11>;
+/// AES-256-CCM as ESP uses it (RFC 4309): 11-byte nonce, 16-byte ICV.
+pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
+
+/// Every RustCrypto suite, in the order of [`profile::CIPHER_SUITES`].
+pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
+    vec![
+        Box::new(Copy),
+        Box::new(AeadCipher::<Aes128Gcm>::new("aes128-gcm")),
+        Box::new(AeadCipher::<Aes256Gcm>::new("aes256-gcm")),
+        Box::new(AeadCipher::<ChaCha20Poly1305>::new("chacha20-poly1305")),
+        Box::new(AeadCipher::<Aes128Ccm>::new("aes128-ccm")),
+        Box::new(AeadCipher::<Aes256Ccm>::new("aes256-ccm")),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha256>>::new(
+            "aes128-cbc-hmac-sha256",
+            16,
+        )),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha256>>::new(
+            "aes256-cbc-hmac-sha256",
+            16,
+        )),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha384>>::new(
+            "aes128-cbc-hmac-sha384",
+            24,
+        )),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha384>>::new(
+            "aes256-cbc-hmac-sha384",
+            24,
+        )),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha512>>::new(
+            "aes128-cbc-hmac-sha512",
+            32,
+        )),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha512>>::new(
+            "aes256-cbc-hmac-sha512",
+            32,
+        )),
+        Box::new(Gmac::<Aes128Gcm>::new("gmac-aes128")),
+        Box::new(Gmac::<Aes256Gcm>::new("gmac-aes256")),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 131 + 7) as u8).collect()
+    }
+
+    #[test]
+    fn suites_match_the_profile_names() {
+        let names: Vec<_> = rustcrypto_ciphers().iter().map(|c| c.suite()).collect();
+        assert_eq!(names, profile::CIPHER_SUITES);
+    }
+
+    #[test]
+    fn every_suite_round_trips_and_detects_tampering() {
+        for c in rustcrypto_ciphers() {
+            for len in [0, 1, 13, 14, 15, 16, 17, 64, 1500, 9000] {
+                let plain = pattern(len);
+                let (mut sealed, mut opened) = (Vec::new(), Vec::new());
+                c.seal(7, &plain, &mut sealed);
+                assert!(
+                    sealed.len() <= len + c.max_overhead(),
+                    "{} {len}",
+                    c.suite()
+                );
+                c.open(7, &sealed, &mut opened).unwrap();
+                assert_eq!(opened, plain, "{} {len}", c.suite());
+                if !c.authenticates() {
+                    continue;
+                }
+                // A flipped bit anywhere (last = tag, first = header or data) must fail, and so
+                // must the wrong sequence number.
+                let last = sealed.len() - 1;
+                for at in [0, last / 2, last] {
+                    let mut bad = sealed.clone();
+                    bad[at] ^= 1;
+                    assert_eq!(
+                        c.open(7, &bad, &mut opened),
+                        Err(OpenError),
+                        "{} {len} @{at}",
+                        c.suite()
+                    );
+                }
+                assert_eq!(
+                    c.open(8, &sealed, &mut opened),
+                    Err(OpenError),
+                    "{}",
+                    c.suite()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn encrypting_suites_hide_the_plaintext() {
+        let plain = pattern(256);
+        for c in rustcrypto_ciphers() {
+            let mut sealed = Vec::new();
+            c.seal(1, &plain, &mut sealed);
+            let visible = sealed.windows(32).any(|w| w == &plain[100..132]);
+            let encrypts = !(c.suite() == "copy" || c.suite().starts_with("gmac"));
+            assert_eq!(visible, !encrypts, "{}", c.suite());
+        }
+    }
+
+    #[test]
+    fn esp_cbc_layout() {
+        // 100 B payload + 2 B trailer -> 112 B padded; + 8 header + 16 IV + 16 ICV.
+        let c = CbcHmac::<Aes256, Hmac<Sha256>>::new("aes256-cbc-hmac-sha256", 16);
+        let mut sealed = Vec::new();
+        c.seal(1, &pattern(100), &mut sealed);
+        assert_eq!(sealed.len(), 8 + 16 + 112 + 16);
+    }
+
+    #[test]
+    fn aes_gcm_matches_a_known_answer() {
+        // NIST GCM test case 2 (AES-128, zero key, zero IV, one zero block), McGrew-Viega:
+        // ciphertext 0388dace60b6a392f328c2b971b2fe78, tag ab6e47d42cec13bdf53a67b21257bddf.
+        let aead = Aes128Gcm::new_from_slice(&[0u8; 16]).unwrap();
+        let mut buf = [0u8; 16];
+        let tag = aead
+            .encrypt_inout_detached(&Nonce::<Aes128Gcm>::default(), &[], (&mut buf[..]).into())
+            .unwrap();
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(hex(&buf), "0388dace60b6a392f328c2b971b2fe78");
+        assert_eq!(hex(&tag), "ab6e47d42cec13bdf53a67b21257bddf");
+    }
+}
