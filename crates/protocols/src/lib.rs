@@ -59,6 +59,7 @@
 //! Every layer implements one contract, [`Encapsulation::wire_len`]`(payload)`, and a stack
 //! composes them from the top down. Bad input is an [`Error`] that says what is allowed.
 
+pub mod catalogue;
 pub mod ecpri;
 pub mod error;
 pub mod esp;
