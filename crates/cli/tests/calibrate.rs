@@ -1,0 +1,154 @@
+//! `oransim calibrate` end to end (issue 4): the real binary measures this host in quick mode,
+//! and the profile it writes loads, validates and holds every operation.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn oransim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oransim-calibrate-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn quick_calibration_writes_a_valid_profile() {
+    let dir = scratch("quick");
+    let out = dir.join("here.toml");
+    let run = oransim()
+        .args(["calibrate", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // Exit 1 would mean the sanity check found this build pathological.
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{stderr}");
+
+    let p = profile::Profile::load(&out).unwrap();
+    assert_eq!(p.name(), "here");
+    assert_eq!(p.kind(), profile::ProfileKind::Measured);
+    assert_eq!(p.implementation(), "rustcrypto");
+    assert!(p.cores() >= 1);
+    for suite in profile::CIPHER_SUITES {
+        for d in [profile::Direction::Seal, profile::Direction::Open] {
+            let small = p.cipher_cost_ns(suite, d, 64).unwrap();
+            let large = p.cipher_cost_ns(suite, d, 9000).unwrap();
+            assert!(
+                small > 0.0 && large > small,
+                "{suite}.{d}: {small} -> {large}"
+            );
+        }
+    }
+    for op in profile::KEY_OPS {
+        assert!(p.op_cost_ns(op, 0).unwrap() > 0.0, "{op}");
+    }
+    // Every op records its points with spread and sample counts, and says where it came from.
+    for (name, op) in p.ops() {
+        assert!(!op.points.is_empty(), "{name}");
+        assert!(
+            op.points
+                .iter()
+                .all(|pt| pt.p5_ns.is_some() && pt.samples >= Some(41)),
+            "{name}"
+        );
+        assert!(
+            op.provenance
+                .source
+                .contains("oransim calibrate (quick mode)"),
+            "{name}"
+        );
+    }
+    let host = p.host().unwrap();
+    assert!(host.rustc.as_deref().unwrap().starts_with("rustc "));
+    assert!(host.crate_versions.contains_key("aes-gcm"));
+    let m = p.measurement().unwrap();
+    assert_eq!(m.mode, "quick");
+    assert_eq!(m.raw_samples.as_deref(), Some("here.samples.csv"));
+
+    // The raw samples sit beside the profile, one line per sample.
+    let csv = std::fs::read_to_string(dir.join("here.samples.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("op,implementation,len_bytes,sample,ns_per_op,batch")
+    );
+    assert!(lines.clone().count() >= 41 * (2 * 14 * 10 + 21));
+    assert!(lines.all(|l| l.split(',').count() == 6));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn openssl_speed_output_imports_as_a_profile() {
+    let dir = scratch("openssl");
+    let input = dir.join("speed.txt");
+    std::fs::write(
+        &input,
+        "+H:16:64:256:1024:8192:16384\n\
+         +F:25:AES-128-GCM:51313712.00:201496371.72:730739712.00:2215831552.00:5847769088.00:6679199744.00\n",
+    )
+    .unwrap();
+    let out = dir.join("target.toml");
+    let run = oransim()
+        .args(["calibrate", "--from-openssl-speed"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let p = profile::Profile::load(&out).unwrap();
+    assert_eq!(p.implementation(), "openssl");
+    assert!(
+        p.cipher_cost_ns("aes128-gcm", profile::Direction::Open, 1500)
+            .is_ok()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_import_input_is_a_clear_error() {
+    let dir = scratch("bad");
+    let input = dir.join("speed.txt");
+    std::fs::write(&input, "+H:16\n+F:1:DES-EDE3:5\n").unwrap();
+    let run = oransim()
+        .args(["calibrate", "--from-openssl-speed"])
+        .arg(&input)
+        .arg("--out")
+        .arg(dir.join("x.toml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("speed.txt: line 2: cipher `DES-EDE3` has no oransim suite"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!dir.join("x.toml").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_import_file_names_it() {
+    let run = oransim()
+        .args([
+            "calibrate",
+            "--from-openssl-speed",
+            "/nonexistent/speed.txt",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot read /nonexistent/speed.txt"),
+        "{stderr}"
+    );
+}
