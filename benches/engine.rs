@@ -80,6 +80,7 @@ fn mm1(packets: u64) -> Network {
         flows: vec![FlowConfig {
             name: "arrivals".into(),
             path: vec![0],
+            mtu_exempt: 0,
             source: Source::Poisson {
                 rate_per_s: 0.9e6,
                 size: SizeDist::Fixed(100),
@@ -139,6 +140,7 @@ fn four_hop(packets: u64) -> Network {
         flows: vec![FlowConfig {
             name: "traffic".into(),
             path: vec![0, 1, 2, 3],
+            mtu_exempt: 0,
             source: Source::Poisson {
                 rate_per_s: 0.3e6,
                 size: SizeDist::Uniform { min: 64, max: 1500 },

@@ -419,6 +419,44 @@ fn bad_unstable_queue() {
 }
 
 #[test]
+fn bad_stack_and_mtu() {
+    let with_source = |src: &str| {
+        format!(
+            "{STOP}{GOOD_NODE}[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\nmtu = \"1500B\"\n\
+             [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ {src} }}\n"
+        )
+    };
+    let t = with_source(
+        "kind = \"poisson\", rate = \"0.1/us\", size = \"100B\", stack = \"eth/macsec(gcm-aes-999)/ecpri\"",
+    );
+    rejects(
+        "bad_suite",
+        t.as_bytes(),
+        &[
+            "flow[0] (\"f\").source.stack",
+            "gcm-aes-999",
+            "allowed: cipher gcm-aes-128",
+        ],
+    );
+    let t = with_source(
+        "kind = \"poisson\", rate = \"0.1/us\", size = \"100B\", stack = \"eth//ecpri\"",
+    );
+    rejects(
+        "malformed_stack",
+        t.as_bytes(),
+        &["source.stack", "eth, vlan, macsec"],
+    );
+    let t = with_source(
+        "kind = \"ping\", interval = \"1ms\", size = \"1480B\", stack = \"eth/macsec(gcm-aes-128,encrypt)/ecpri\"",
+    );
+    rejects(
+        "over_mtu",
+        t.as_bytes(),
+        &["source.size", "over the path MTU of 1500 B"],
+    );
+}
+
+#[test]
 fn bad_flags_and_missing_file() {
     let out = run(&["run", "does/not/exist.toml"]);
     assert_eq!(out.status.code(), Some(2));

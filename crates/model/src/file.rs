@@ -191,6 +191,9 @@ pub struct FlowFile {
 pub enum SourceFile {
     /// Poisson arrivals.
     Poisson {
+        /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
+        /// sizes become payloads and each frame's size comes from the protocol model.
+        stack: Option<String>,
         /// Packet rate.
         rate: Option<Q>,
         /// Or a bit rate, converted with the mean size.
@@ -210,6 +213,9 @@ pub enum SourceFile {
     },
     /// Periodic messages (eCPRI-like).
     Periodic {
+        /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
+        /// sizes become payloads and each frame's size comes from the protocol model.
+        stack: Option<String>,
         /// Time between messages.
         period: Option<Q>,
         /// Or messages per unit time.
@@ -218,7 +224,7 @@ pub enum SourceFile {
         size: Option<Q>,
         /// Or an application payload split to fit the path MTU.
         payload: Option<Q>,
-        /// Header bytes per frame counted against the MTU (with `payload`).
+        /// Header bytes per frame counted against the MTU (with `payload`, without `stack`).
         overhead: Option<Q>,
         /// Split policy: "greedy" or "even" (with `payload`).
         split: Option<String>,
@@ -229,6 +235,11 @@ pub enum SourceFile {
     },
     /// A repeating pattern with replies (E2).
     Pattern {
+        /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
+        /// sizes become payloads and each frame's size comes from the protocol model.
+        stack: Option<String>,
+        /// Stack of the replies (default: `stack`).
+        reply_stack: Option<String>,
         /// Time between packets.
         interval: Q,
         /// Sizes, cycled.
@@ -242,6 +253,9 @@ pub enum SourceFile {
     },
     /// Ping.
     Ping {
+        /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
+        /// sizes become payloads and each frame's size comes from the protocol model.
+        stack: Option<String>,
         /// Time between requests.
         interval: Q,
         /// Request size.
@@ -253,15 +267,18 @@ pub enum SourceFile {
     },
     /// Windowed bulk transfer.
     Bulk {
+        /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
+        /// sizes become payloads and each frame's size comes from the protocol model.
+        stack: Option<String>,
         /// Payload to move.
         bytes: Q,
-        /// Payload per frame (default: path MTU minus overhead).
+        /// Payload per frame (default: the largest that fits the path MTU).
         segment: Option<Q>,
-        /// Header bytes per frame.
+        /// Header bytes per frame (without `stack`).
         overhead: Option<Q>,
         /// Frames in flight.
         window: i64,
-        /// Acknowledgement size (default 64 B).
+        /// Acknowledgement size (default 64 B; with a stack: the ACK's payload, default 0 B).
         ack_size: Option<Q>,
     },
     /// Trace replay from CSV: `time,size,direction`.

@@ -305,7 +305,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             ));
         }
         let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
-        let source = source(
+        let (source, mtu_exempt) = source(
             &cx,
             &format!("{key}.source"),
             &f.source,
@@ -316,6 +316,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         flows.push(FlowConfig {
             name: f.name.clone(),
             path: route,
+            mtu_exempt,
             source,
         });
     }
@@ -692,6 +693,74 @@ fn path_mtu(route: &[usize], links: &[LinkConfig]) -> Option<u32> {
         .min()
 }
 
+/// How a source's sizes become packet sizes: without a stack a size *is* the packet size and
+/// counts fully against the MTU; with a stack a size is the payload handed to the top layer,
+/// the frame size comes from the protocol model, and the Ethernet header is exempt from the MTU.
+struct Framing<'c, 'p> {
+    cx: &'c Ctx<'p>,
+    stack: Option<protocols::Stack>,
+    mtu: Option<u32>,
+}
+
+impl Framing<'_, '_> {
+    fn new<'c, 'p>(
+        cx: &'c Ctx<'p>,
+        key: &str,
+        stack: Option<&String>,
+        mtu: Option<u32>,
+    ) -> Result<Framing<'c, 'p>, ScenarioError> {
+        let stack = stack.map(|t| parse_stack(cx, key, t)).transpose()?;
+        Ok(Framing { cx, stack, mtu })
+    }
+
+    /// Bytes of every frame that a link MTU does not limit.
+    fn exempt(&self) -> u32 {
+        self.stack.as_ref().map_or(0, |s| s.outside_mtu() as u32)
+    }
+
+    /// Size of the frame carrying `payload` bytes [bytes], checked against the path MTU.
+    fn frame(&self, key: &str, payload: u32) -> Result<u32, ScenarioError> {
+        let (size, metered) = match &self.stack {
+            None => (payload, payload),
+            Some(s) => {
+                let wire = s
+                    .wire_len(payload as usize)
+                    .map_err(|e| self.protocol_error(key, e))?;
+                let metered = s
+                    .mtu_len(payload as usize)
+                    .map_err(|e| self.protocol_error(key, e))?;
+                (wire as u32, metered as u32)
+            }
+        };
+        match self.mtu {
+            Some(m) if metered > m => Err(self.cx.invalid(
+                key,
+                format!("{payload} B makes a packet of {metered} B against the MTU, over the path MTU of {m} B"),
+                "a size within the MTU, or a periodic `payload` with `split`",
+            )),
+            _ => Ok(size),
+        }
+    }
+
+    fn protocol_error(&self, key: &str, e: protocols::Error) -> ScenarioError {
+        self.cx.invalid(
+            key,
+            e.to_string(),
+            "a payload the stack's protocols can carry",
+        )
+    }
+}
+
+fn parse_stack(cx: &Ctx<'_>, key: &str, text: &str) -> Result<protocols::Stack, ScenarioError> {
+    text.parse().map_err(|e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.stack"),
+            e.to_string(),
+            "a stack written lowest layer first, e.g. \"eth/macsec(gcm-aes-128,encrypt)/ecpri\"",
+        )
+    })
+}
+
 fn source(
     cx: &Ctx<'_>,
     key: &str,
@@ -699,19 +768,18 @@ fn source(
     route: &[usize],
     links: &[LinkConfig],
     scenario_path: &Path,
-) -> Result<Source, ScenarioError> {
+) -> Result<(Source, u32), ScenarioError> {
     let mtu = path_mtu(route, links);
-    let check_mtu = |k: &str, size: u32| -> Result<(), ScenarioError> {
-        match mtu {
-            Some(m) if size > m => Err(cx.invalid(
-                k,
-                format!("{size} B exceeds the path MTU of {m} B"),
-                "a size within the MTU, or a payload with `split` (periodic sources)",
-            )),
-            _ => Ok(()),
-        }
+    let stack_of = |s: &SourceFile| match s {
+        SourceFile::Poisson { stack, .. }
+        | SourceFile::Periodic { stack, .. }
+        | SourceFile::Pattern { stack, .. }
+        | SourceFile::Ping { stack, .. }
+        | SourceFile::Bulk { stack, .. } => stack.clone(),
+        SourceFile::Trace { .. } => None,
     };
-    Ok(match s {
+    let fr = Framing::new(cx, key, stack_of(s).as_ref(), mtu)?;
+    let source = match s {
         SourceFile::Poisson {
             rate,
             bitrate,
@@ -721,32 +789,54 @@ fn source(
             sizes,
             weights,
             count,
+            ..
         } => {
+            let k = |f: &str| format!("{key}.{f}");
             let dist = match (size, size_min, size_max, sizes) {
                 (Some(s), None, None, None) => {
-                    SizeDist::Fixed(cx.packet_bytes(&format!("{key}.size"), s)?)
+                    SizeDist::Fixed(fr.frame(&k("size"), cx.packet_bytes(&k("size"), s)?)?)
                 }
                 (None, Some(lo), Some(hi), None) => {
-                    let min = cx.packet_bytes(&format!("{key}.size_min"), lo)?;
-                    let max = cx.packet_bytes(&format!("{key}.size_max"), hi)?;
+                    let min = cx.packet_bytes(&k("size_min"), lo)?;
+                    let max = cx.packet_bytes(&k("size_max"), hi)?;
                     if min > max {
                         return Err(cx.invalid(
-                            format!("{key}.size_max"),
+                            k("size_max"),
                             "smaller than size_min",
                             "size_min <= size_max",
                         ));
                     }
-                    SizeDist::Uniform { min, max }
+                    fr.frame(&k("size_max"), max)?;
+                    if fr.stack.is_none() {
+                        SizeDist::Uniform { min, max }
+                    } else if max - min <= 65_536 {
+                        // Frame sizes are not a linear function of payload sizes (block padding),
+                        // so a uniform payload becomes an exact table of frame sizes.
+                        let sizes = (min..=max)
+                            .map(|b| fr.frame(&k("size_min"), b))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let cumulative = (1..=sizes.len()).map(|i| i as f64).collect();
+                        SizeDist::Empirical { sizes, cumulative }
+                    } else {
+                        return Err(cx.invalid(
+                            k("size_max"),
+                            "a uniform range over 65536 sizes with a stack",
+                            "a narrower range, or listed `sizes`",
+                        ));
+                    }
                 }
                 (None, None, None, Some(list)) if !list.is_empty() => SizeDist::Empirical {
                     sizes: list
                         .iter()
                         .enumerate()
-                        .map(|(i, q)| cx.packet_bytes(&format!("{key}.sizes[{i}]"), q))
+                        .map(|(i, q)| {
+                            let key = format!("{key}.sizes[{i}]");
+                            fr.frame(&key, cx.packet_bytes(&key, q)?)
+                        })
                         .collect::<Result<_, _>>()?,
                     cumulative: cumulative_weights(
                         cx,
-                        &format!("{key}.weights"),
+                        &k("weights"),
                         weights.as_deref(),
                         list.len(),
                     )?,
@@ -759,11 +849,10 @@ fn source(
                     ));
                 }
             };
-            check_mtu(&format!("{key}.size"), dist.max())?;
             let rate_per_s = match (rate, bitrate) {
-                (Some(r), None) => cx.positive(&format!("{key}.rate"), r, Kind::PacketRate)?,
+                (Some(r), None) => cx.positive(&k("rate"), r, Kind::PacketRate)?,
                 (None, Some(b)) => {
-                    cx.positive(&format!("{key}.bitrate"), b, Kind::DataRate)? / (8.0 * dist.mean())
+                    cx.positive(&k("bitrate"), b, Kind::DataRate)? / (8.0 * dist.mean())
                 }
                 _ => {
                     return Err(cx.invalid(
@@ -788,6 +877,7 @@ fn source(
             split: policy,
             offset,
             count,
+            ..
         } => {
             let period = match (period, rate) {
                 (Some(p), None) => cx.duration(&format!("{key}.period"), p)?,
@@ -812,17 +902,11 @@ fn source(
             }
             let frames = match (size, payload) {
                 (Some(s), None) => {
-                    let b = cx.packet_bytes(&format!("{key}.size"), s)?;
-                    check_mtu(&format!("{key}.size"), b)?;
-                    vec![b]
+                    let k = format!("{key}.size");
+                    vec![fr.frame(&k, cx.packet_bytes(&k, s)?)?]
                 }
                 (None, Some(p)) => {
-                    let payload = cx.packet_bytes(&format!("{key}.payload"), p)? as u64;
-                    let over = overhead
-                        .as_ref()
-                        .map(|o| cx.bytes(&format!("{key}.overhead"), o))
-                        .transpose()?
-                        .unwrap_or(0) as u64;
+                    let payload = cx.packet_bytes(&format!("{key}.payload"), p)?;
                     let policy = match policy.as_deref() {
                         None | Some("greedy") => SplitPolicy::Greedy,
                         Some("even") => SplitPolicy::Even,
@@ -834,26 +918,26 @@ fn source(
                             ));
                         }
                     };
-                    let max_chunk = match mtu {
-                        Some(m) if (m as u64) <= over => {
+                    match (&fr.stack, overhead) {
+                        (Some(_), Some(_)) => {
                             return Err(cx.invalid(
                                 format!("{key}.overhead"),
-                                format!(
-                                    "{over} B of headers leave no room in the path MTU of {m} B"
-                                ),
-                                "an overhead smaller than the path MTU",
+                                "both `stack` and `overhead`",
+                                "one of them: the stack gives each frame's overhead exactly",
                             ));
                         }
-                        Some(m) => m as u64 - over,
-                        None => payload,
-                    };
-                    split(payload, max_chunk, policy)
-                        .into_iter()
-                        .map(|c| (c + over) as u32)
-                        .collect()
+                        (Some(stack), None) => {
+                            split_with_stack(cx, key, stack, payload, mtu, policy)?
+                        }
+                        (None, _) => split_plain(cx, key, payload, overhead.as_ref(), mtu, policy)?,
+                    }
                 }
                 _ => {
-                    return Err(cx.invalid(key, "no single frame form", "exactly one of size = \"1500B\" or payload = \"8192B\" (with overhead and split)"));
+                    return Err(cx.invalid(
+                        key,
+                        "no single frame form",
+                        "exactly one of size = \"1500B\" or payload = \"8192B\" (with split, and stack or overhead)",
+                    ));
                 }
             };
             let offset = offset
@@ -873,7 +957,9 @@ fn source(
             sizes,
             reply_every,
             reply_size,
+            reply_stack,
             count,
+            ..
         } => {
             if sizes.is_empty() {
                 return Err(cx.invalid(
@@ -886,8 +972,8 @@ fn source(
                 .iter()
                 .enumerate()
                 .map(|(i, q)| {
-                    let b = cx.packet_bytes(&format!("{key}.sizes[{i}]"), q)?;
-                    check_mtu(&format!("{key}.sizes[{i}]"), b).map(|_| b)
+                    let k = format!("{key}.sizes[{i}]");
+                    fr.frame(&k, cx.packet_bytes(&k, q)?)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let interval = cx.duration(&format!("{key}.interval"), interval)?;
@@ -898,9 +984,27 @@ fn source(
                     "a positive interval",
                 ));
             }
+            let reply_fr = match reply_stack {
+                Some(t) => Framing::new(cx, &format!("{key}.reply"), Some(t), mtu)?,
+                None => Framing {
+                    cx,
+                    stack: fr.stack.clone(),
+                    mtu,
+                },
+            };
+            if reply_fr.exempt() != fr.exempt() {
+                return Err(cx.invalid(
+                    format!("{key}.reply_stack"),
+                    "one stack starts with eth and the other does not",
+                    "data and reply stacks that both include, or both omit, the Ethernet layer",
+                ));
+            }
             let reply_size = reply_size
                 .as_ref()
-                .map(|q| cx.packet_bytes(&format!("{key}.reply_size"), q))
+                .map(|q| {
+                    let k = format!("{key}.reply_size");
+                    reply_fr.frame(&k, cx.bytes(&k, q)?)
+                })
                 .transpose()?;
             let reply_every = reply_every.unwrap_or(if reply_size.is_some() { 2 } else { 0 });
             if reply_every > 0 && reply_size.is_none() {
@@ -923,6 +1027,7 @@ fn source(
             size,
             reply_size,
             count,
+            ..
         } => {
             let interval = cx.duration(&format!("{key}.interval"), interval)?;
             if interval == SimDuration::ZERO {
@@ -932,11 +1037,12 @@ fn source(
                     "a positive interval",
                 ));
             }
-            let size = cx.packet_bytes(&format!("{key}.size"), size)?;
-            check_mtu(&format!("{key}.size"), size)?;
+            let k = format!("{key}.size");
+            let size = fr.frame(&k, cx.packet_bytes(&k, size)?)?;
+            let k = format!("{key}.reply_size");
             let reply_size = reply_size
                 .as_ref()
-                .map(|q| cx.packet_bytes(&format!("{key}.reply_size"), q))
+                .map(|q| fr.frame(&k, cx.packet_bytes(&k, q)?))
                 .transpose()?
                 .unwrap_or(size);
             Source::Ping {
@@ -952,6 +1058,7 @@ fn source(
             overhead,
             window,
             ack_size,
+            ..
         } => {
             let total = cx.positive(&format!("{key}.bytes"), bytes, Kind::Size)?;
             if total.fract() != 0.0 || total > 1e15 {
@@ -961,22 +1068,40 @@ fn source(
                     "a whole number of bytes up to 1PB",
                 ));
             }
+            let total = total as u64;
+            if fr.stack.is_some() && overhead.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.overhead"),
+                    "both `stack` and `overhead`",
+                    "one of them",
+                ));
+            }
             let over = overhead
                 .as_ref()
                 .map(|o| cx.bytes(&format!("{key}.overhead"), o))
                 .transpose()?
                 .unwrap_or(0);
-            let segment = match (segment, mtu) {
-                (Some(s), _) => cx.packet_bytes(&format!("{key}.segment"), s)?,
-                (None, Some(m)) if m > over => m - over,
-                (None, Some(m)) => {
+            let segment = match (segment, mtu, &fr.stack) {
+                (Some(s), _, _) => cx.packet_bytes(&format!("{key}.segment"), s)?,
+                (None, Some(m), Some(stack)) => match stack.max_payload(m as usize) {
+                    Ok(p) if p > 0 => p.min(MAX_PACKET_BYTES as usize) as u32,
+                    _ => {
+                        return Err(cx.invalid(
+                            format!("{key}.stack"),
+                            format!("the headers fill the path MTU of {m} B"),
+                            "a larger MTU",
+                        ));
+                    }
+                },
+                (None, Some(m), None) if m > over => m - over,
+                (None, Some(m), None) => {
                     return Err(cx.invalid(
                         format!("{key}.overhead"),
                         format!("{over} B of headers fill the path MTU of {m} B"),
                         "an overhead below the MTU",
                     ));
                 }
-                (None, None) => {
+                (None, None, _) => {
                     return Err(cx.invalid(
                         format!("{key}.segment"),
                         "no segment size and no MTU on the path",
@@ -984,17 +1109,45 @@ fn source(
                     ));
                 }
             };
-            check_mtu(&format!("{key}.segment"), segment + over)?;
+            let plain = |payload: u32| payload + over;
+            let frame_of = |payload: u32| -> Result<u32, ScenarioError> {
+                let f = fr.frame(&format!("{key}.segment"), payload)?;
+                Ok(if fr.stack.is_some() { f } else { plain(f) })
+            };
+            if fr.stack.is_none() && mtu.is_some_and(|m| plain(segment) > m) {
+                return Err(cx.invalid(
+                    format!("{key}.segment"),
+                    format!("{} B frames exceed the path MTU", plain(segment)),
+                    "a segment plus overhead within the MTU",
+                ));
+            }
+            let frame = frame_of(segment)?;
+            let rem = (total % segment as u64) as u32;
+            let last_frame = if rem == 0 { frame } else { frame_of(rem)? };
             let window = cx.count(&format!("{key}.window"), *window, "frames", 1 << 20)?;
-            let ack_size = ack_size
-                .as_ref()
-                .map(|q| cx.packet_bytes(&format!("{key}.ack_size"), q))
-                .transpose()?
-                .unwrap_or(64);
+            let k = format!("{key}.ack_size");
+            let ack_size = match &fr.stack {
+                // With a stack, the acknowledgement is a frame of the same stack carrying
+                // `ack_size` payload bytes (default 0: a pure TCP ACK).
+                Some(_) => fr.frame(
+                    &k,
+                    ack_size
+                        .as_ref()
+                        .map(|q| cx.bytes(&k, q))
+                        .transpose()?
+                        .unwrap_or(0),
+                )?,
+                None => ack_size
+                    .as_ref()
+                    .map(|q| cx.packet_bytes(&k, q))
+                    .transpose()?
+                    .unwrap_or(64),
+            };
             Source::Bulk {
-                total_bytes: total as u64,
+                total_bytes: total,
                 segment,
-                overhead: over,
+                frame,
+                last_frame,
                 window,
                 ack_size,
             }
@@ -1006,7 +1159,67 @@ fn source(
                 records: read_trace(cx, &format!("{key}.file"), &trace_path)?,
             }
         }
-    })
+    };
+    Ok((source, fr.exempt()))
+}
+
+/// Frames of a payload split by the protocol model to fit the path MTU [bytes on the wire].
+fn split_with_stack(
+    cx: &Ctx<'_>,
+    key: &str,
+    stack: &protocols::Stack,
+    payload: u32,
+    mtu: Option<u32>,
+    policy: SplitPolicy,
+) -> Result<Vec<u32>, ScenarioError> {
+    let err = |e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.payload"),
+            e.to_string(),
+            "a payload and MTU the stack can carry",
+        )
+    };
+    let Some(m) = mtu else {
+        return Ok(vec![stack.wire_len(payload as usize).map_err(err)? as u32]);
+    };
+    let policy = match policy {
+        SplitPolicy::Greedy => protocols::SplitPolicy::Greedy,
+        SplitPolicy::Even => protocols::SplitPolicy::Even,
+    };
+    let frames =
+        protocols::split_payload(stack, payload as usize, m as usize, policy).map_err(err)?;
+    Ok(frames.iter().map(|f| f.wire_len as u32).collect())
+}
+
+/// Frames of a payload split without a protocol model: each frame is a chunk plus `overhead`
+/// bytes, all counted against the MTU.
+fn split_plain(
+    cx: &Ctx<'_>,
+    key: &str,
+    payload: u32,
+    overhead: Option<&Q>,
+    mtu: Option<u32>,
+    policy: SplitPolicy,
+) -> Result<Vec<u32>, ScenarioError> {
+    let over = overhead
+        .map(|o| cx.bytes(&format!("{key}.overhead"), o))
+        .transpose()?
+        .unwrap_or(0) as u64;
+    let max_chunk = match mtu {
+        Some(m) if (m as u64) <= over => {
+            return Err(cx.invalid(
+                format!("{key}.overhead"),
+                format!("{over} B of headers leave no room in the path MTU of {m} B"),
+                "an overhead smaller than the path MTU",
+            ));
+        }
+        Some(m) => m as u64 - over,
+        None => payload as u64,
+    };
+    Ok(split(payload as u64, max_chunk, policy)
+        .into_iter()
+        .map(|c| (c + over) as u32)
+        .collect())
 }
 
 /// Reads a trace CSV: a header line `time,size,direction`, then one packet per line, e.g.

@@ -470,7 +470,8 @@ impl<'a, O: Observer> Engine<'a, O> {
         let Source::Bulk {
             total_bytes,
             segment,
-            overhead,
+            frame,
+            last_frame,
             ..
         } = &self.net.flows[f].source
         else {
@@ -485,12 +486,17 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let offset = s.bulk_sent * *segment as u64;
         let payload = (*total_bytes - offset).min(*segment as u64) as u32;
+        let size = if payload == *segment {
+            *frame
+        } else {
+            *last_frame
+        };
         s.bulk_sent += 1;
         self.create(
             f,
             Direction::Forward,
             PacketKind::BulkData,
-            payload + overhead,
+            size,
             u32::MAX,
             payload as u64,
         );
@@ -623,9 +629,12 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let ld = step.link_dir as usize;
         self.packets[pkt as usize].stage = self.now;
-        let size = self.packets[pkt as usize].size;
+        let p = &self.packets[pkt as usize];
+        let metered = p
+            .size
+            .saturating_sub(self.net.flows[p.flow as usize].mtu_exempt);
         let link = &mut self.links[ld];
-        if size > link.mtu {
+        if metered > link.mtu {
             link.stats.dropped_mtu += 1;
             self.drop_packet(pkt);
         } else if link.current == u32::MAX {

@@ -21,6 +21,7 @@
 //!     flows: vec![FlowConfig {
 //!         name: "arrivals".into(),
 //!         path: vec![0],
+//!         mtu_exempt: 0,
 //!         source: Source::Poisson { rate_per_s: 0.9e6, size: SizeDist::Fixed(100), count: None },
 //!     }],
 //!     stop: Stop { packets: Some(100_000), duration: None },

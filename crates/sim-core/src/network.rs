@@ -158,6 +158,9 @@ pub struct FlowConfig {
     /// Nodes visited, in order; consecutive nodes must share a link. One node is allowed (a
     /// single queue).
     pub path: Vec<NodeId>,
+    /// Bytes of each of this flow's packets that do not count against a link MTU: the 14-byte
+    /// Ethernet header when packet sizes are whole frames, 0 when sizes are what the MTU limits.
+    pub mtu_exempt: u32,
     /// What the source sends.
     pub source: Source,
 }
@@ -283,16 +286,19 @@ pub enum Source {
         /// Number of requests.
         count: Option<u64>,
     },
-    /// A bulk transfer of `total_bytes` of payload in frames of at most `segment` payload bytes
-    /// plus `overhead` header bytes, at most `window` frames unacknowledged; the receiver sends
-    /// an `ack_size` acknowledgement for every frame.
+    /// A bulk transfer of `total_bytes` of payload in frames carrying `segment` payload bytes
+    /// each (the last one the remainder), at most `window` frames unacknowledged; the receiver
+    /// sends an `ack_size` acknowledgement for every frame.
     Bulk {
         /// Payload to move [bytes].
         total_bytes: u64,
-        /// Largest payload per frame [bytes].
+        /// Payload per frame [bytes].
         segment: u32,
-        /// Header bytes added to each frame [bytes].
-        overhead: u32,
+        /// Size of a frame carrying a full segment, headers and trailers included [bytes].
+        frame: u32,
+        /// Size of the last frame, carrying `total_bytes % segment` bytes (equal to `frame` when
+        /// the segment divides the total) [bytes].
+        last_frame: u32,
         /// Frames in flight at most.
         window: u32,
         /// Acknowledgement size [bytes].

@@ -26,6 +26,7 @@ fn single_node(
         flows: vec![FlowConfig {
             name: "arrivals".into(),
             path: vec![0],
+            mtu_exempt: 0,
             source: Source::Poisson {
                 rate_per_s: rate_per_us * 1e6,
                 size: SizeDist::Fixed(100),
@@ -186,6 +187,7 @@ fn four_hop() -> Network {
             FlowConfig {
                 name: "poisson".into(),
                 path: vec![0, 1, 2, 3],
+                mtu_exempt: 0,
                 source: Source::Poisson {
                     rate_per_s: 150_000.0,
                     size: SizeDist::Uniform { min: 64, max: 1500 },
@@ -195,6 +197,7 @@ fn four_hop() -> Network {
             FlowConfig {
                 name: "e2".into(),
                 path: vec![0, 1, 2, 3],
+                mtu_exempt: 0,
                 source: Source::Pattern {
                     interval: SimDuration::from_us(20),
                     sizes: vec![195, 1425],
@@ -293,6 +296,7 @@ fn adding_a_node_does_not_change_other_draws() {
         FlowConfig {
             name: "other-flow".into(),
             path: vec![0],
+            mtu_exempt: 0,
             source: Source::Poisson {
                 rate_per_s: 1e5,
                 size: SizeDist::Fixed(64),
@@ -347,6 +351,7 @@ fn ping_rtt_is_exact_without_contention() {
         flows: vec![FlowConfig {
             name: "ping".into(),
             path: vec![0, 1],
+            mtu_exempt: 0,
             source: Source::Ping {
                 interval: SimDuration::from_us(1000),
                 size: 1000,
@@ -389,10 +394,12 @@ fn bulk_transfer_stop_and_wait() {
         flows: vec![FlowConfig {
             name: "bulk".into(),
             path: vec![0, 1],
+            mtu_exempt: 0,
             source: Source::Bulk {
                 total_bytes: 1_000_000,
                 segment: 1000,
-                overhead: 40,
+                frame: 1040,
+                last_frame: 1040,
                 window: 1,
                 ack_size: 64,
             },
@@ -428,6 +435,7 @@ fn multi_frame_message_delay_is_last_frame() {
         flows: vec![FlowConfig {
             name: "ofh".into(),
             path: vec![0],
+            mtu_exempt: 0,
             source: Source::Periodic {
                 period: SimDuration::from_us(100),
                 offset: SimDuration::ZERO,
