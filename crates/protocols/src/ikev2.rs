@@ -1,0 +1,848 @@
+//! IKEv2 (RFC 7296) as a message sequence with sizes: IKE_SA_INIT, IKE_INTERMEDIATE for
+//! additional key exchanges (RFC 9242, RFC 9370), IKE_AUTH, CREATE_CHILD_SA and rekeying,
+//! and what happens when a message exceeds the path MTU: IKE fragmentation (RFC 7383) for
+//! encrypted messages, IP fragmentation otherwise (IKE_SA_INIT can never use RFC 7383).
+//!
+//! ```text
+//! IKE header (RFC 7296 §3.1):
+//! |                       IKE SA Initiator's SPI  (8)                            |
+//! |                       IKE SA Responder's SPI  (8)                            |
+//! |  Next Payload | MjVer | MnVer | Exchange Type |     Flags     |
+//! |                          Message ID                           |
+//! |                            Length                             |
+//! Generic payload header (§3.2): | Next Payload |C| RESERVED | Payload Length (16 bits) |
+//! ```
+//!
+//! The payload set of each message follows RFC 7296 §1.2-1.3 plus the notifications a
+//! current implementation (strongSwan 6 defaults) sends: NAT detection (§2.23),
+//! IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383), SIGNATURE_HASH_ALGORITHMS (RFC 7427 §4) with
+//! four hashes for signature authentication, INTERMEDIATE_EXCHANGE_SUPPORTED (RFC 9242) for
+//! hybrids, CERTREQ with one CA, INITIAL_CONTACT and MOBIKE_SUPPORTED. Each appears by name
+//! in the output, so a different implementation's set is easy to compare. Certificates are
+//! DER sizes: given, or estimated from the key and signature sizes of the algorithm plus a
+//! fixed part for names, validity and extensions ([`TBS_FIXED`]).
+
+use serde::Serialize;
+
+use crate::Result;
+use crate::error::Error;
+use crate::fragment;
+use crate::kem::{self, Kem};
+use crate::names::norm;
+use crate::stack::Stack;
+
+/// IKE header: SPIi 8, SPIr 8, next payload 1, version 1, exchange type 1, flags 1, message
+/// ID 4, length 4 (RFC 7296 §3.1) [bytes].
+pub const HEADER: usize = 8 + 8 + 1 + 1 + 1 + 1 + 4 + 4;
+/// Generic payload header: next payload 1, critical/reserved 1, length 2 (§3.2) [bytes].
+pub const PAYLOAD_HEADER: usize = 1 + 1 + 2;
+/// Largest payload described by the 16-bit Payload Length (§3.2) [bytes].
+pub const MAX_PAYLOAD: usize = 65_535;
+/// Proposal substructure without SPI: last 1, reserved 1, length 2, number 1, protocol 1,
+/// SPI size 1, transform count 1 (§3.3.1) [bytes].
+pub const PROPOSAL: usize = 1 + 1 + 2 + 1 + 1 + 1 + 1;
+/// Transform substructure without attributes: last 1, reserved 1, length 2, type 1,
+/// reserved 1, ID 2 (§3.3.2) [bytes].
+pub const TRANSFORM: usize = 1 + 1 + 2 + 1 + 1 + 2;
+/// Key Length attribute, TV format: type 2, value 2 (§3.3.5) [bytes].
+pub const KEY_LENGTH_ATTR: usize = 2 + 2;
+/// KE payload fixed part: group number 2, reserved 2 (§3.4) [bytes].
+pub const KE_FIXED: usize = 2 + 2;
+/// Notify fixed part: protocol ID 1, SPI size 1, notify type 2 (§3.10) [bytes].
+pub const NOTIFY_FIXED: usize = 1 + 1 + 2;
+/// NAT_DETECTION_*_IP data: a SHA-1 hash (§2.23) [bytes].
+pub const NAT_D_HASH: usize = 20;
+/// ID payload fixed part: ID type 1, reserved 3 (§3.5) [bytes].
+pub const ID_FIXED: usize = 1 + 3;
+/// CERT / CERTREQ encoding byte (§3.6, §3.7) [bytes].
+pub const CERT_ENCODING: usize = 1;
+/// CERTREQ entry: SHA-1 hash of a CA's public key (§3.7) [bytes].
+pub const CA_HASH: usize = 20;
+/// AUTH fixed part: method 1, reserved 3 (§3.8) [bytes].
+pub const AUTH_FIXED: usize = 1 + 3;
+/// RFC 7427 §3 signature AUTH data: ASN.1 length byte before the AlgorithmIdentifier [bytes].
+pub const SIG_ASN1_LEN: usize = 1;
+/// Traffic selector payload fixed part: count 1, reserved 3 (§3.13) [bytes].
+pub const TS_FIXED: usize = 1 + 3;
+/// IPv4 traffic selector: type 1, protocol 1, length 2, ports 2+2, addresses 4+4 (§3.13.1)
+/// [bytes].
+pub const TS_IPV4: usize = 1 + 1 + 2 + 2 + 2 + 4 + 4;
+/// ESP SPI in a Child SA proposal (§3.3.1) [bytes].
+pub const ESP_SPI: usize = 4;
+/// IKE SPI in a rekeying proposal (§3.3.1) [bytes].
+pub const IKE_SPI: usize = 8;
+/// Encrypted Fragment (SKF) fixed part: fragment number 2, total fragments 2 (RFC 7383 §2.5)
+/// [bytes].
+pub const SKF_FIXED: usize = 2 + 2;
+/// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) [bytes].
+pub const NON_ESP_MARKER: usize = 4;
+/// UDP header [bytes].
+pub const UDP: usize = 8;
+/// Assumed DER bytes of a certificate besides its key and signature: version, serial,
+/// algorithm, issuer and subject names, validity, extensions (a typical end-entity
+/// certificate; pass real sizes to override) [bytes].
+pub const TBS_FIXED: usize = 300;
+
+/// How the IKE SA protects its encrypted payloads (the SK payload, §3.14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IkeCipher {
+    /// AES-GCM with a 16-byte ICV (RFC 5282): 8-byte IV, no padding beyond the pad-length byte.
+    AesGcm16,
+    /// AES-CBC (RFC 3602) with HMAC-SHA2-256-128 (RFC 4868): 16-byte IV, 16-byte blocks.
+    AesCbcSha256,
+}
+
+impl IkeCipher {
+    fn iv(self) -> usize {
+        match self {
+            IkeCipher::AesGcm16 => 8,
+            IkeCipher::AesCbcSha256 => 16,
+        }
+    }
+
+    /// Encrypted bytes for `inner` plaintext bytes: inner + padding + pad-length byte.
+    fn encrypted(self, inner: usize) -> usize {
+        match self {
+            IkeCipher::AesGcm16 => inner + 1,
+            IkeCipher::AesCbcSha256 => (inner + 1).div_ceil(16) * 16,
+        }
+    }
+
+    fn icv(self) -> usize {
+        16
+    }
+
+    /// Transforms of an IKE proposal besides KE: ENCR with key length, PRF, INTEG for CBC.
+    fn ike_transforms(self) -> usize {
+        match self {
+            IkeCipher::AesGcm16 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM,
+            IkeCipher::AesCbcSha256 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM + TRANSFORM,
+        }
+    }
+
+    /// Transforms of an ESP proposal: ENCR with key length, INTEG for CBC, ESN.
+    fn esp_transforms(self) -> usize {
+        match self {
+            IkeCipher::AesGcm16 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM,
+            IkeCipher::AesCbcSha256 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM + TRANSFORM,
+        }
+    }
+
+    /// Parses `aes256gcm16` / `aes-gcm` or `aes256-sha256` / `aes-cbc`.
+    pub fn parse(s: &str) -> Result<IkeCipher> {
+        match norm(s).as_str() {
+            "aes256gcm16" | "aes128gcm16" | "aesgcm" | "aesgcm16" | "gcm" => {
+                Ok(IkeCipher::AesGcm16)
+            }
+            "aes256sha256" | "aes128sha256" | "aescbc" | "aes256cbcsha256" | "cbc" => {
+                Ok(IkeCipher::AesCbcSha256)
+            }
+            _ => Err(Error::UnknownName {
+                what: "IKE cipher",
+                name: s.into(),
+                allowed: "aes256gcm16, aes256-sha256 (AES-CBC + HMAC-SHA2-256-128)".into(),
+            }),
+        }
+    }
+}
+
+/// Authentication method and its sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Auth {
+    /// Pre-shared key: AUTH is a PRF-HMAC-SHA-256 output, no certificates.
+    Psk,
+    /// RSA-2048 PKCS#1 v1.5 with SHA-256.
+    Rsa2048,
+    /// RSA-3072 PKCS#1 v1.5 with SHA-256.
+    Rsa3072,
+    /// ECDSA P-256 with SHA-256 (DER signature, at most 72 bytes).
+    EcdsaP256,
+    /// Ed25519 (RFC 8420).
+    Ed25519,
+    /// ML-DSA-44 (FIPS 204).
+    MlDsa44,
+    /// ML-DSA-65 (FIPS 204).
+    MlDsa65,
+    /// ML-DSA-87 (FIPS 204).
+    MlDsa87,
+}
+
+/// Names accepted by [`Auth::parse`].
+pub const AUTH_NAMES: &str =
+    "psk, rsa2048, rsa3072, ecdsa-p256, ed25519, mldsa44, mldsa65, mldsa87";
+
+impl Auth {
+    /// Parses an authentication name.
+    pub fn parse(s: &str) -> Result<Auth> {
+        Ok(match norm(s).as_str() {
+            "psk" => Auth::Psk,
+            "rsa2048" | "rsa" => Auth::Rsa2048,
+            "rsa3072" => Auth::Rsa3072,
+            "ecdsap256" | "ecdsa" | "ecdsa256" | "p256" => Auth::EcdsaP256,
+            "ed25519" => Auth::Ed25519,
+            "mldsa44" => Auth::MlDsa44,
+            "mldsa65" => Auth::MlDsa65,
+            "mldsa87" => Auth::MlDsa87,
+            _ => {
+                return Err(Error::UnknownName {
+                    what: "authentication",
+                    name: s.into(),
+                    allowed: AUTH_NAMES.into(),
+                });
+            }
+        })
+    }
+
+    /// Signature length (RSA modulus; ECDSA DER maximum; RFC 8032; FIPS 204 Table 2) [bytes].
+    pub fn signature_len(self) -> usize {
+        match self {
+            Auth::Psk => 0,
+            Auth::Rsa2048 => 256,
+            Auth::Rsa3072 => 384,
+            Auth::EcdsaP256 => 72,
+            Auth::Ed25519 => 64,
+            Auth::MlDsa44 => 2420,
+            Auth::MlDsa65 => 3309,
+            Auth::MlDsa87 => 4627,
+        }
+    }
+
+    /// DER AlgorithmIdentifier of the signature (RFC 4055, RFC 5758, RFC 8410, RFC 9881)
+    /// [bytes].
+    pub fn algorithm_id_len(self) -> usize {
+        match self {
+            Auth::Psk => 0,
+            Auth::Rsa2048 | Auth::Rsa3072 => 15, // SEQ{OID 1.2.840.113549.1.1.11, NULL}
+            Auth::EcdsaP256 => 12,               // SEQ{OID 1.2.840.10045.4.3.2}
+            Auth::Ed25519 => 7,                  // SEQ{OID 1.3.101.112}
+            Auth::MlDsa44 | Auth::MlDsa65 | Auth::MlDsa87 => 13, // SEQ{OID 2.16.840.1.101.3.4.3.x}
+        }
+    }
+
+    /// DER SubjectPublicKeyInfo [bytes].
+    pub fn spki_len(self) -> usize {
+        match self {
+            Auth::Psk => 0,
+            Auth::Rsa2048 => 294,
+            Auth::Rsa3072 => 422,
+            Auth::EcdsaP256 => 91,
+            Auth::Ed25519 => 44,
+            Auth::MlDsa44 => 1312 + 22,
+            Auth::MlDsa65 => 1952 + 22,
+            Auth::MlDsa87 => 2592 + 22,
+        }
+    }
+
+    /// AUTH payload data: PRF output, or RFC 7427 §3 length byte + AlgorithmIdentifier +
+    /// signature [bytes].
+    pub fn auth_data_len(self) -> usize {
+        match self {
+            Auth::Psk => 32,
+            s => SIG_ASN1_LEN + s.algorithm_id_len() + s.signature_len(),
+        }
+    }
+
+    /// Estimated DER size of a certificate for this key, signed with the same algorithm:
+    /// SEQUENCE{ TBS{ [`TBS_FIXED`] + SPKI }, AlgorithmIdentifier, BIT STRING{signature} }.
+    pub fn estimated_cert_len(self) -> usize {
+        if self == Auth::Psk {
+            return 0;
+        }
+        let tbs = der_tlv(TBS_FIXED + self.spki_len());
+        let sig = der_tlv(1 + self.signature_len());
+        der_tlv(tbs + self.algorithm_id_len() + sig)
+    }
+}
+
+/// DER tag-length-value size for `content` bytes.
+fn der_tlv(content: usize) -> usize {
+    let len_octets = match content {
+        0..=127 => 1,
+        128..=255 => 2,
+        256..=65_535 => 3,
+        _ => 4,
+    };
+    1 + len_octets + content
+}
+
+/// Everything that shapes the IKEv2 messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Key exchanges: the first in IKE_SA_INIT, each further one in its own IKE_INTERMEDIATE
+    /// exchange (RFC 9370).
+    pub kes: Vec<Kem>,
+    /// Authentication.
+    pub auth: Auth,
+    /// DER sizes of the certificates each side sends, end-entity first [bytes].
+    pub cert_chain: Vec<usize>,
+    /// IKE SA and Child SA cipher.
+    pub cipher: IkeCipher,
+    /// Path MTU: the largest IP packet [bytes].
+    pub mtu: usize,
+    /// IP version of the path (4 or 6).
+    pub ip_version: u8,
+    /// Whether both peers support IKE fragmentation (RFC 7383).
+    pub ike_fragmentation: bool,
+    /// Whether messages after IKE_SA_INIT go to UDP port 4500 with the non-ESP marker (as
+    /// strongSwan does with MOBIKE, its default, or behind NAT).
+    pub port_4500: bool,
+    /// Nonce length (RFC 7296 §2.10: at least 16 and half the PRF key) [bytes].
+    pub nonce_len: usize,
+    /// Identity data length (a DN for certificates, an FQDN for PSK) [bytes].
+    pub id_len: usize,
+    /// Whether CREATE_CHILD_SA carries a KE payload (PFS).
+    pub pfs: bool,
+}
+
+impl Config {
+    /// A configuration with strongSwan-like defaults: key exchange `ke` (`x25519`,
+    /// `mlkem768`, `x25519+mlkem768`, ...), authentication `auth`, AES-256-GCM-16, IPv4,
+    /// IKE fragmentation on, port 4500 after IKE_SA_INIT, 32-byte nonces, one certificate of
+    /// the estimated size.
+    pub fn new(ke: &str, auth: Auth, mtu: usize) -> Result<Config> {
+        let kes = ke
+            .split('+')
+            .map(|k| kem::find(k).cloned())
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Config {
+            kes,
+            auth,
+            cert_chain: if auth == Auth::Psk {
+                vec![]
+            } else {
+                vec![auth.estimated_cert_len()]
+            },
+            cipher: IkeCipher::AesGcm16,
+            mtu,
+            ip_version: 4,
+            ike_fragmentation: true,
+            port_4500: true,
+            nonce_len: 32,
+            id_len: if auth == Auth::Psk { 16 } else { 64 },
+            pfs: false,
+        })
+    }
+}
+
+/// One payload of a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PayloadSize {
+    /// Payload name, e.g. `KE(mlkem768)`.
+    pub name: String,
+    /// Bytes including the generic payload header [bytes].
+    pub len: usize,
+}
+
+/// How a message that exceeds the path MTU travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fragmentation {
+    /// The message fits one datagram.
+    None,
+    /// IKE fragmentation (RFC 7383): several encrypted SKF messages.
+    Ike,
+    /// IP fragmentation of one UDP datagram.
+    Ip,
+}
+
+/// One IKE message and the datagrams that carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Message {
+    /// Payloads in order (inside the SK payload for encrypted messages).
+    pub payloads: Vec<PayloadSize>,
+    /// Whether the payloads are inside an SK payload.
+    pub encrypted: bool,
+    /// IKE message length (header included) [bytes].
+    pub ike_len: usize,
+    /// IP packet length if sent unfragmented [bytes].
+    pub ip_len: usize,
+    /// Whether that packet fits the path MTU.
+    pub fits_mtu: bool,
+    /// How it travels.
+    pub fragmentation: Fragmentation,
+    /// IP packet lengths on the path, in order [bytes].
+    pub datagrams: Vec<usize>,
+}
+
+/// A request/response exchange (one round trip).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchange {
+    /// Exchange name, e.g. `IKE_SA_INIT`.
+    pub name: String,
+    /// `setup` (before the first Child SA exists) or `later`.
+    pub phase: &'static str,
+    /// Initiator's message.
+    pub request: Message,
+    /// Responder's message.
+    pub response: Message,
+}
+
+/// Whether IKE_SA_INIT fits a given MTU without IP fragmentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MtuFit {
+    /// MTU [bytes].
+    pub mtu: usize,
+    /// Request fits.
+    pub request: bool,
+    /// Response fits.
+    pub response: bool,
+}
+
+/// An IKEv2 message sequence with sizes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Handshake {
+    /// Key exchange(s), `+`-joined.
+    pub ke: String,
+    /// Authentication.
+    pub auth: Auth,
+    /// Certificates each side sends [bytes].
+    pub cert_chain: Vec<usize>,
+    /// Path MTU [bytes].
+    pub mtu: usize,
+    /// Exchanges in order.
+    pub exchanges: Vec<Exchange>,
+    /// Round trips until the first Child SA is up [count].
+    pub setup_round_trips: usize,
+    /// IP bytes of all setup datagrams, both directions [bytes].
+    pub setup_bytes: usize,
+    /// Datagrams of the setup, both directions [count].
+    pub setup_datagrams: usize,
+    /// Whether IKE_SA_INIT fits 1280- and 1500-byte MTUs.
+    pub ike_sa_init_fits: Vec<MtuFit>,
+}
+
+fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
+    let name = name.into();
+    let len = PAYLOAD_HEADER + body;
+    if len > MAX_PAYLOAD {
+        return Err(Error::FieldOverflow {
+            what: name,
+            field: "16-bit IKEv2 payload length (RFC 7296 §3.2)",
+            len,
+            max: MAX_PAYLOAD,
+        });
+    }
+    Ok(PayloadSize { name, len })
+}
+
+fn notify(name: &str, data: usize) -> Result<PayloadSize> {
+    p(format!("N({name})"), NOTIFY_FIXED + data)
+}
+
+impl Config {
+    fn ip_header(&self) -> usize {
+        if self.ip_version == 6 { 40 } else { 20 }
+    }
+
+    fn ke_payload(&self, k: &Kem, initiator: bool) -> Result<PayloadSize> {
+        let data = if initiator { k.initiator } else { k.responder };
+        p(format!("KE({})", k.name), KE_FIXED + data)
+    }
+
+    fn ike_sa(&self, spi: usize) -> Result<PayloadSize> {
+        let kes = self.kes.len() * TRANSFORM; // KE + ADDKEn transforms (RFC 9370 §2.2.1)
+        p(
+            "SA(IKE)",
+            PROPOSAL + spi + self.cipher.ike_transforms() + kes,
+        )
+    }
+
+    fn child_sa(&self) -> Result<PayloadSize> {
+        let ke = if self.pfs { TRANSFORM } else { 0 };
+        p(
+            "SA(ESP)",
+            PROPOSAL + ESP_SPI + self.cipher.esp_transforms() + ke,
+        )
+    }
+
+    fn ts(&self, name: &str) -> Result<PayloadSize> {
+        let one = if self.ip_version == 6 {
+            TS_IPV4 + 24
+        } else {
+            TS_IPV4
+        };
+        p(name, TS_FIXED + one)
+    }
+
+    fn message(
+        &self,
+        payloads: Vec<PayloadSize>,
+        encrypted: bool,
+        after_init: bool,
+    ) -> Result<Message> {
+        let inner: usize = payloads.iter().map(|x| x.len).sum();
+        let ike_len = if encrypted {
+            HEADER
+                + PAYLOAD_HEADER
+                + self.cipher.iv()
+                + self.cipher.encrypted(inner)
+                + self.cipher.icv()
+        } else {
+            HEADER + inner
+        };
+        let marker = if after_init && self.port_4500 {
+            NON_ESP_MARKER
+        } else {
+            0
+        };
+        let ip_len = self.ip_header() + UDP + marker + ike_len;
+        let fits_mtu = ip_len <= self.mtu;
+        let (fragmentation, datagrams) = if fits_mtu {
+            (Fragmentation::None, vec![ip_len])
+        } else if encrypted && self.ike_fragmentation {
+            // RFC 7383 §2.5: each fragment is HDR + SKF{frag no, total, IV, enc(chunk), ICV}.
+            let fixed = self.ip_header()
+                + UDP
+                + marker
+                + HEADER
+                + PAYLOAD_HEADER
+                + SKF_FIXED
+                + self.cipher.iv()
+                + self.cipher.icv();
+            let fits = |c: usize| fixed + self.cipher.encrypted(c) <= self.mtu;
+            if !fits(1) {
+                return Err(Error::MtuTooSmall {
+                    mtu: self.mtu,
+                    what: "an IKE fragment (RFC 7383)".into(),
+                    min: fixed + self.cipher.encrypted(1),
+                });
+            }
+            let mut chunk = self.mtu;
+            while !fits(chunk) {
+                chunk -= 1;
+            }
+            let n = inner.div_ceil(chunk);
+            let sizes = (0..n)
+                .map(|i| {
+                    fixed
+                        + self.cipher.encrypted(if i + 1 < n {
+                            chunk
+                        } else {
+                            inner - chunk * (n - 1)
+                        })
+                })
+                .collect();
+            (Fragmentation::Ike, sizes)
+        } else {
+            let stack = Stack::parse(if self.ip_version == 6 {
+                "ipv6/udp"
+            } else {
+                "ipv4/udp"
+            })?;
+            let frames = fragment::ip_fragments(&stack, marker + ike_len, self.mtu)?;
+            (
+                Fragmentation::Ip,
+                frames.iter().map(|f| f.wire_len).collect(),
+            )
+        };
+        Ok(Message {
+            payloads,
+            encrypted,
+            ike_len,
+            ip_len,
+            fits_mtu,
+            fragmentation,
+            datagrams,
+        })
+    }
+}
+
+/// Builds the IKEv2 message sequence for `cfg`: setup (IKE_SA_INIT, IKE_INTERMEDIATE per
+/// additional key exchange, IKE_AUTH), then CREATE_CHILD_SA for a second Child SA, a Child SA
+/// rekey and an IKE SA rekey (with IKE_FOLLOWUP_KE per additional key exchange, RFC 9370
+/// §2.2.2).
+pub fn handshake(cfg: &Config) -> Result<Handshake> {
+    if cfg.kes.is_empty() {
+        return Err(Error::UnknownName {
+            what: "key exchange",
+            name: String::new(),
+            allowed: kem::names()?,
+        });
+    }
+    if cfg.ip_version != 4 && cfg.ip_version != 6 {
+        return Err(Error::UnknownName {
+            what: "IP version",
+            name: cfg.ip_version.to_string(),
+            allowed: "4, 6".into(),
+        });
+    }
+    if !(16..=256).contains(&cfg.nonce_len) {
+        return Err(Error::BadArguments {
+            layer: "IKEv2 nonce".into(),
+            reason: format!(
+                "a nonce is 16..=256 bytes (RFC 7296 §3.9), got {}",
+                cfg.nonce_len
+            ),
+        });
+    }
+    let hybrid = cfg.kes.len() > 1;
+    let sig = cfg.auth != Auth::Psk;
+    let first = &cfg.kes[0];
+    let mut exchanges = Vec::new();
+
+    // IKE_SA_INIT (RFC 7296 §1.2)
+    let mut common = vec![
+        notify("NAT_DETECTION_SOURCE_IP", NAT_D_HASH)?,
+        notify("NAT_DETECTION_DESTINATION_IP", NAT_D_HASH)?,
+        notify("IKEV2_FRAGMENTATION_SUPPORTED", 0)?,
+    ];
+    if sig {
+        common.push(notify("SIGNATURE_HASH_ALGORITHMS", 4 * 2)?);
+    }
+    if hybrid {
+        common.push(notify("INTERMEDIATE_EXCHANGE_SUPPORTED", 0)?);
+    }
+    let mut req = vec![
+        cfg.ike_sa(0)?,
+        cfg.ke_payload(first, true)?,
+        p("Ni", cfg.nonce_len)?,
+    ];
+    req.extend(common.iter().cloned());
+    let mut resp = vec![
+        cfg.ike_sa(0)?,
+        cfg.ke_payload(first, false)?,
+        p("Nr", cfg.nonce_len)?,
+    ];
+    resp.extend(common.iter().cloned());
+    if sig {
+        resp.push(p("CERTREQ", CERT_ENCODING + CA_HASH)?);
+    }
+    exchanges.push(Exchange {
+        name: "IKE_SA_INIT".into(),
+        phase: "setup",
+        request: cfg.message(req, false, false)?,
+        response: cfg.message(resp, false, false)?,
+    });
+
+    // IKE_INTERMEDIATE per additional key exchange (RFC 9370 §2.2.1, RFC 9242)
+    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
+        exchanges.push(Exchange {
+            name: format!("IKE_INTERMEDIATE (ADDKE{i})"),
+            phase: "setup",
+            request: cfg.message(vec![cfg.ke_payload(k, true)?], true, true)?,
+            response: cfg.message(vec![cfg.ke_payload(k, false)?], true, true)?,
+        });
+    }
+
+    // IKE_AUTH (RFC 7296 §1.2)
+    let certs = |v: &mut Vec<PayloadSize>| -> Result<()> {
+        for (i, c) in cfg.cert_chain.iter().enumerate() {
+            v.push(p(format!("CERT[{i}]"), CERT_ENCODING + c)?);
+        }
+        Ok(())
+    };
+    let auth = p(
+        format!(
+            "AUTH({})",
+            serde_json::to_value(cfg.auth)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        ),
+        AUTH_FIXED + cfg.auth.auth_data_len(),
+    )?;
+    let mut req = vec![p("IDi", ID_FIXED + cfg.id_len)?];
+    certs(&mut req)?;
+    if sig {
+        req.push(p("CERTREQ", CERT_ENCODING + CA_HASH)?);
+    }
+    req.push(auth.clone());
+    req.push(notify("INITIAL_CONTACT", 0)?);
+    req.push(notify("MOBIKE_SUPPORTED", 0)?);
+    req.extend([cfg.child_sa()?, cfg.ts("TSi")?, cfg.ts("TSr")?]);
+    let mut resp = vec![p("IDr", ID_FIXED + cfg.id_len)?];
+    certs(&mut resp)?;
+    resp.push(auth);
+    resp.push(notify("MOBIKE_SUPPORTED", 0)?);
+    resp.extend([cfg.child_sa()?, cfg.ts("TSi")?, cfg.ts("TSr")?]);
+    exchanges.push(Exchange {
+        name: "IKE_AUTH".into(),
+        phase: "setup",
+        request: cfg.message(req, true, true)?,
+        response: cfg.message(resp, true, true)?,
+    });
+
+    // CREATE_CHILD_SA for another Child SA, and for rekeying it (RFC 7296 §1.3.1, §1.3.3)
+    let child = |nonce: &str, rekey: bool| -> Result<Vec<PayloadSize>> {
+        let mut v = Vec::new();
+        if rekey {
+            v.push(notify("REKEY_SA", ESP_SPI)?);
+        }
+        v.push(cfg.child_sa()?);
+        v.push(p(nonce, cfg.nonce_len)?);
+        if cfg.pfs {
+            v.push(cfg.ke_payload(first, nonce == "Ni")?);
+        }
+        v.extend([cfg.ts("TSi")?, cfg.ts("TSr")?]);
+        Ok(v)
+    };
+    for (name, rekey) in [
+        ("CREATE_CHILD_SA (new Child SA)", false),
+        ("CREATE_CHILD_SA (rekey Child SA)", true),
+    ] {
+        exchanges.push(Exchange {
+            name: name.into(),
+            phase: "later",
+            request: cfg.message(child("Ni", rekey)?, true, true)?,
+            response: cfg.message(child("Nr", false)?, true, true)?,
+        });
+    }
+    // IKE SA rekey (§1.3.2), then IKE_FOLLOWUP_KE per additional KE (RFC 9370 §2.2.2)
+    exchanges.push(Exchange {
+        name: "CREATE_CHILD_SA (rekey IKE SA)".into(),
+        phase: "later",
+        request: cfg.message(
+            vec![
+                cfg.ike_sa(IKE_SPI)?,
+                p("Ni", cfg.nonce_len)?,
+                cfg.ke_payload(first, true)?,
+            ],
+            true,
+            true,
+        )?,
+        response: cfg.message(
+            vec![
+                cfg.ike_sa(IKE_SPI)?,
+                p("Nr", cfg.nonce_len)?,
+                cfg.ke_payload(first, false)?,
+            ],
+            true,
+            true,
+        )?,
+    });
+    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
+        // ADDITIONAL_KEY_EXCHANGE carries an opaque link; 8 bytes assumed.
+        exchanges.push(Exchange {
+            name: format!("IKE_FOLLOWUP_KE (ADDKE{i})"),
+            phase: "later",
+            request: cfg.message(
+                vec![
+                    cfg.ke_payload(k, true)?,
+                    notify("ADDITIONAL_KEY_EXCHANGE", 8)?,
+                ],
+                true,
+                true,
+            )?,
+            response: cfg.message(vec![cfg.ke_payload(k, false)?], true, true)?,
+        });
+    }
+
+    let setup: Vec<&Exchange> = exchanges.iter().filter(|e| e.phase == "setup").collect();
+    let setup_bytes = setup
+        .iter()
+        .flat_map(|e| e.request.datagrams.iter().chain(&e.response.datagrams))
+        .sum();
+    let setup_datagrams = setup
+        .iter()
+        .map(|e| e.request.datagrams.len() + e.response.datagrams.len())
+        .sum();
+    let init = &exchanges[0];
+    let ike_sa_init_fits = [1280, 1500]
+        .into_iter()
+        .map(|mtu| MtuFit {
+            mtu,
+            request: init.request.ip_len <= mtu,
+            response: init.response.ip_len <= mtu,
+        })
+        .collect();
+    Ok(Handshake {
+        ke: cfg
+            .kes
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+        auth: cfg.auth,
+        cert_chain: cfg.cert_chain.clone(),
+        mtu: cfg.mtu,
+        setup_round_trips: setup.len(),
+        setup_bytes,
+        setup_datagrams,
+        exchanges,
+        ike_sa_init_fits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hs(ke: &str, mtu: usize) -> Handshake {
+        handshake(&Config::new(ke, Auth::Rsa2048, mtu).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ike_sa_init_sizes_by_hand() {
+        // X25519, AES-GCM: HDR 28 + SA (4+8+12+8+8 = 40) + KE (4+4+32) + Ni (4+32)
+        // + NAT-D 2*28 + FRAG 8 + SIG_HASH 16 = 28+40+40+36+56+8+16 = 224; IPv4+UDP: 252.
+        let h = hs("x25519", 1500);
+        assert_eq!(h.exchanges[0].request.ike_len, 224);
+        assert_eq!(h.exchanges[0].request.ip_len, 252);
+        // The response adds CERTREQ (4+1+20).
+        assert_eq!(h.exchanges[0].response.ike_len, 224 + 25);
+        assert_eq!(h.setup_round_trips, 2);
+    }
+
+    #[test]
+    fn mlkem_fits_or_not() {
+        let h768 = hs("mlkem768", 1500);
+        let r = &h768.exchanges[0].request;
+        assert_eq!(r.ike_len, 224 - 32 + 1184);
+        assert_eq!(
+            h768.ike_sa_init_fits[0],
+            MtuFit {
+                mtu: 1280,
+                request: false,
+                response: false
+            }
+        );
+        assert_eq!(
+            h768.ike_sa_init_fits[1],
+            MtuFit {
+                mtu: 1500,
+                request: true,
+                response: true
+            }
+        );
+        let h1024 = hs("mlkem1024", 1500);
+        let r = &h1024.exchanges[0].request;
+        assert!(!r.fits_mtu);
+        // IKE_SA_INIT cannot use IKE fragmentation (RFC 7383 §2.5): IP fragments.
+        assert_eq!(r.fragmentation, Fragmentation::Ip);
+        assert_eq!(r.datagrams.len(), 2);
+        assert_eq!(r.datagrams.iter().sum::<usize>(), r.ip_len + 20);
+    }
+
+    #[test]
+    fn hybrids_add_intermediate_round_trips_and_ike_fragments() {
+        let h = hs("x25519+mlkem768+hqc-192", 1280);
+        assert_eq!(h.setup_round_trips, 4);
+        let hqc = &h.exchanges[2];
+        assert_eq!(hqc.response.fragmentation, Fragmentation::Ike);
+        assert!(hqc.response.datagrams.iter().all(|d| *d <= 1280));
+        assert!(hqc.response.datagrams.len() >= 8);
+    }
+
+    #[test]
+    fn mceliece_does_not_fit_a_ke_payload() {
+        let e =
+            handshake(&Config::new("x25519+mceliece348864", Auth::Psk, 1500).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("16-bit"), "{e}");
+        assert!(Config::new("x25519+nope", Auth::Psk, 1500).is_err());
+        assert!(
+            Auth::parse("dsa")
+                .unwrap_err()
+                .to_string()
+                .contains("mldsa65")
+        );
+    }
+
+    #[test]
+    fn certificate_estimates_are_plausible() {
+        assert!((700..1000).contains(&Auth::Rsa2048.estimated_cert_len()));
+        assert!((400..600).contains(&Auth::EcdsaP256.estimated_cert_len()));
+        assert!((5000..6000).contains(&Auth::MlDsa65.estimated_cert_len()));
+    }
+}
