@@ -77,6 +77,7 @@ pub mod ssh;
 pub mod stack;
 pub mod tcp;
 pub mod tls;
+pub mod tls_handshake;
 pub mod udp;
 
 pub use error::{Error, Result};
