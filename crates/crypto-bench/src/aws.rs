@@ -94,7 +94,7 @@ struct AwsX25519 {
     agree: bool,
     peer: PrivateKey,
     peer_pub: Vec<u8>,
-    last: Option<(Vec<u8>, Vec<u8>)>,
+    last: Option<(PrivateKey, Vec<u8>)>,
 }
 
 impl KeyOp for AwsX25519 {
@@ -109,13 +109,10 @@ impl KeyOp for AwsX25519 {
         "aws-lc-rs"
     }
     fn run(&mut self, _i: u64) {
+        // keygen: a random scalar and its public key (the fixed-base multiplication);
+        // agree: a random scalar and the variable-base multiplication with the peer's key.
         let sk = PrivateKey::generate(&X25519).expect("keygen");
-        let pk = sk
-            .compute_public_key()
-            .expect("public key")
-            .as_ref()
-            .to_vec();
-        let shared = if self.agree {
+        let out = if self.agree {
             agreement::agree(
                 &sk,
                 UnparsedPublicKey::new(&X25519, black_box(&self.peer_pub)),
@@ -124,20 +121,30 @@ impl KeyOp for AwsX25519 {
             )
             .unwrap_or_default()
         } else {
-            Vec::new()
+            sk.compute_public_key()
+                .map(|pk| pk.as_ref().to_vec())
+                .unwrap_or_default()
         };
-        self.last = Some((black_box(pk), black_box(shared)));
+        self.last = Some((sk, black_box(out)));
     }
     fn check(&mut self) -> Result<(), String> {
-        let (pk, ours) = self.last.as_ref().ok_or("never ran")?;
-        let theirs = agreement::agree(&self.peer, UnparsedPublicKey::new(&X25519, pk), (), |s| {
-            Ok(s.to_vec())
-        })
-        .map_err(|_| "peer could not agree")?;
-        if self.agree && theirs != *ours {
-            return Err("the two sides derived different secrets".into());
+        let (sk, out) = self.last.as_ref().ok_or("never ran")?;
+        let pk = sk.compute_public_key().map_err(|_| "public key")?;
+        if !self.agree {
+            return (pk.as_ref() == out.as_slice())
+                .then_some(())
+                .ok_or_else(|| "public key changed".into());
         }
-        Ok(())
+        let theirs = agreement::agree(
+            &self.peer,
+            UnparsedPublicKey::new(&X25519, pk.as_ref()),
+            (),
+            |s| Ok(s.to_vec()),
+        )
+        .map_err(|_| "peer could not agree")?;
+        (theirs == *out)
+            .then_some(())
+            .ok_or_else(|| "the two sides derived different secrets".into())
     }
 }
 

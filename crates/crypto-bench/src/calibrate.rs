@@ -546,6 +546,7 @@ fn build_profile(
                     fitted_to: Vec::new(),
                 },
             },
+            latency: None,
             offload: OffloadFile {
                 source: Some("software crypto measured; no NIC offload".into()),
                 ..OffloadFile::default()

@@ -240,6 +240,7 @@ pub fn import(text: &str, origin: &str, name: &str) -> Result<ProfileFile, Bench
                 source: "not in openssl speed output".into(),
                 fitted_to: Vec::new(),
             },
+            latency: None,
             offload: OffloadFile::default(),
         },
         ops,

@@ -132,8 +132,12 @@ pub struct NodeFile {
     /// encryption.
     pub stack: CostFile,
     /// Per-packet kernel/user I/O cost that does not scale with the cipher (the papers' I/O
-    /// bottleneck, 000 §6.3).
+    /// bottleneck, 000 §6.3): time on the node's I/O path, a stage of its own (one server).
     pub io: CostFile,
+    /// Per-packet delay that holds no server (interrupt moderation, scheduler wake-ups,
+    /// asynchronous crypto completion): adds to latency, not to CPU or I/O load. Absent: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<CostFile>,
     /// Crypto offloaded to hardware; absent means none.
     #[serde(default)]
     pub offload: OffloadFile,

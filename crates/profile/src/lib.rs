@@ -8,6 +8,8 @@
 //!   encryption;
 //! - a per-packet **I/O** cost [ns] between kernel and user space that does not scale with the
 //!   cipher (the papers' I/O bottleneck, 000 §6.3);
+//! - a per-packet **latency** [ns] that occupies nothing (interrupt moderation, wake-ups,
+//!   asynchronous crypto completion), optional;
 //! - which protocols' crypto is **offloaded** to a NIC;
 //! - **operation costs** [ns] as a function of the length L [bytes]: `cipher.seal` /
 //!   `cipher.open` for each suite, and constant-cost key-exchange and signature operations.
@@ -19,6 +21,17 @@
 //! ```
 //!
 //! served by `cores` servers. This crate only evaluates the terms; the model layer composes them.
+//! The paper profiles (under `calibration/`) were fitted with this reading of the terms, which
+//! [`Profile::packet`] returns together:
+//!
+//! - CPU time per packet `stack + cipher(L)`: on `cores` servers; CPU utilisation counts it;
+//! - I/O time per packet `io`: one server of its own (the kernel/user path of one flow), so a
+//!   node is **I/O-bound** when `io > (stack + cipher(L)) / cores`, else **CPU-bound**;
+//! - `latency`: added to each packet's delay, occupying no server.
+//!
+//! One packet's unloaded delay through the node is `latency + io + stack + cipher(L)`; the
+//! node's capacity is `min(cores / (stack + cipher(L)), 1 / io)` packets per second (a zero
+//! term means no limit).
 //!
 //! # Example
 //!
@@ -59,6 +72,11 @@
 //! let proc_ns = p.stack_ns() + p.io_ns() + c;
 //! assert!((proc_ns - 26_150.0).abs() < 1e-9);
 //! assert_eq!(p.cores(), 2);
+//!
+//! // CPU-bound or I/O-bound? 2 cores x 1 / 6.15 us CPU beats 1 / 20 us I/O: I/O-bound.
+//! let pkt = p.packet(Some("aes256-gcm"), Direction::Seal, 1500).unwrap();
+//! assert!(pkt.io_bound());
+//! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
 //! // Constant-cost operations ignore the length.
 //! assert_eq!(p.op_cost_ns("x25519.keygen", 0).unwrap(), 45_000.0);
@@ -211,6 +229,54 @@ pub struct PacketCost {
     pub provenance: Provenance,
 }
 
+/// The costs of one packet through a node, as [`Profile::packet`] returns them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacketCosts {
+    /// CPU time: stack + cipher [ns], on `cores` servers.
+    pub cpu_ns: f64,
+    /// Of which the cipher [ns].
+    pub cipher_ns: f64,
+    /// Time on the I/O path [ns], one server.
+    pub io_ns: f64,
+    /// Delay that occupies no server [ns].
+    pub latency_ns: f64,
+    /// Cores for the CPU time.
+    pub cores: u32,
+}
+
+impl PacketCosts {
+    /// Unloaded delay of one packet through the node [ns].
+    pub fn delay_ns(&self) -> f64 {
+        self.latency_ns + self.io_ns + self.cpu_ns
+    }
+
+    /// Packets per second the node can process: the smaller of the CPU and I/O limits
+    /// (`f64::INFINITY` when both costs are zero).
+    pub fn capacity_pps(&self) -> f64 {
+        let cpu = if self.cpu_ns > 0.0 {
+            f64::from(self.cores) * 1e9 / self.cpu_ns
+        } else {
+            f64::INFINITY
+        };
+        let io = if self.io_ns > 0.0 {
+            1e9 / self.io_ns
+        } else {
+            f64::INFINITY
+        };
+        cpu.min(io)
+    }
+
+    /// Whether the I/O path, not the CPU, limits the node's packet rate.
+    pub fn io_bound(&self) -> bool {
+        self.io_ns * f64::from(self.cores) > self.cpu_ns
+    }
+
+    /// CPU utilisation (0..1 of `cores`) at `pps` packets per second.
+    pub fn cpu_utilisation(&self, pps: f64) -> f64 {
+        pps * self.cpu_ns / (1e9 * f64::from(self.cores))
+    }
+}
+
 /// Which protocols' crypto a NIC does instead of the CPU.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offload {
@@ -329,6 +395,7 @@ pub struct Profile {
     cores_provenance: Provenance,
     stack: PacketCost,
     io: PacketCost,
+    latency: PacketCost,
     offload: Offload,
     ops: BTreeMap<String, OpCost>,
     file: ProfileFile,
@@ -447,6 +514,16 @@ impl Profile {
         )?;
         let stack = packet_cost(&node.stack, "node.stack", &invalid)?;
         let io = packet_cost(&node.io, "node.io", &invalid)?;
+        let latency = match &node.latency {
+            Some(l) => packet_cost(l, "node.latency", &invalid)?,
+            None => PacketCost {
+                ns: 0.0,
+                provenance: Provenance {
+                    source: "not given (0)".into(),
+                    fitted_to: Vec::new(),
+                },
+            },
+        };
         let offload = Offload {
             ipsec: node.offload.ipsec,
             macsec: node.offload.macsec,
@@ -466,6 +543,7 @@ impl Profile {
             cores_provenance,
             stack,
             io,
+            latency,
             offload,
             ops,
             file,
@@ -520,6 +598,37 @@ impl Profile {
     /// Per-packet I/O cost with provenance.
     pub fn io(&self) -> &PacketCost {
         &self.io
+    }
+
+    /// Per-packet delay that occupies no server [ns] (0 when the profile gives none).
+    pub fn latency_ns(&self) -> f64 {
+        self.latency.ns
+    }
+
+    /// Per-packet latency with provenance.
+    pub fn latency(&self) -> &PacketCost {
+        &self.latency
+    }
+
+    /// The costs of one packet of `len_bytes` through a node sealing or opening it with
+    /// `suite` (`None`: forwarding without crypto, or crypto offloaded).
+    pub fn packet(
+        &self,
+        suite: Option<&str>,
+        direction: Direction,
+        len_bytes: u64,
+    ) -> Result<PacketCosts, ProfileError> {
+        let cipher_ns = match suite {
+            Some(s) => self.cipher_cost_ns(s, direction, len_bytes)?,
+            None => 0.0,
+        };
+        Ok(PacketCosts {
+            cpu_ns: self.stack.ns + cipher_ns,
+            cipher_ns,
+            io_ns: self.io.ns,
+            latency_ns: self.latency.ns,
+            cores: self.cores,
+        })
     }
 
     /// Which protocols' crypto is offloaded.

@@ -228,3 +228,34 @@ fn suite_and_op_names_are_valid_op_names() {
         check_op_name(op).unwrap();
     }
 }
+
+#[test]
+fn latency_is_optional_and_validated() {
+    let p = load(GOOD).unwrap();
+    assert_eq!(p.latency_ns(), 0.0);
+    let with = GOOD.replace(
+        "io = { cost = \"0ns\", source = \"s\" }",
+        "io = { cost = \"0ns\", source = \"s\" }\nlatency = { cost = \"20us\", source = \"fit\", fitted_to = [\"x\"] }",
+    );
+    let p = load(&with).unwrap();
+    assert_eq!(p.latency_ns(), 20_000.0);
+    assert_eq!(p.latency().provenance.fitted_to, ["x"]);
+    let bad = with.replace("\"20us\"", "\"-1us\"");
+    assert!(err(&bad).contains("`node.latency.cost`"));
+}
+
+#[test]
+fn packet_costs_compose() {
+    let p = load(GOOD).unwrap();
+    // stack 1 us + 200 + 0.5 * 1000 ns on 2 cores, no I/O cost: CPU-bound.
+    let c = p.packet(Some("aes128-gcm"), Direction::Seal, 1000).unwrap();
+    assert_eq!(c.cpu_ns, 1700.0);
+    assert_eq!(c.cipher_ns, 700.0);
+    assert!(!c.io_bound());
+    assert!((c.capacity_pps() - 2.0e9 / 1700.0).abs() < 1e-6);
+    assert!((c.cpu_utilisation(c.capacity_pps()) - 1.0).abs() < 1e-12);
+    assert_eq!(c.delay_ns(), 1700.0);
+    let fwd = p.packet(None, Direction::Seal, 1000).unwrap();
+    assert_eq!(fwd.cpu_ns, 1000.0);
+    assert!(p.packet(Some("nope"), Direction::Open, 1).is_err());
+}
