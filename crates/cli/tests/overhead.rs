@@ -1,0 +1,167 @@
+//! `oransim overhead` run as a user runs it (issue 3): the real binary, its JSON, its errors.
+
+use std::process::{Command, Output};
+
+fn oransim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(args)
+        .output()
+        .expect("run oransim")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = oransim(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+#[test]
+fn e2_sack_in_esp_tunnel_is_138_bytes() {
+    let v = json(&[
+        "overhead",
+        "--stack",
+        "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)",
+        "--payload",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["wire_len"], 138);
+    let layers = v["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 5);
+    assert_eq!(layers[2]["padding"], 14);
+    let plain = json(&[
+        "overhead",
+        "--stack",
+        "eth/ipv4/sctp(sack)",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(plain["wire_len"], 62);
+}
+
+#[test]
+fn macsec_adds_32_and_even_split_gives_equal_frames() {
+    let v = json(&[
+        "overhead",
+        "--stack",
+        "eth/macsec(gcm-aes-128,encrypt)/ecpri",
+        "--payload",
+        "8192",
+        "--mtu",
+        "5000",
+        "--policy",
+        "even",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["wire_len"], 14 + 16 + 4 + 8192 + 16);
+    let frames = v["split"]["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0]["payload"], 4096);
+    assert_eq!(frames[1]["payload"], 4096);
+    let g = json(&[
+        "overhead",
+        "--stack",
+        "eth/macsec(gcm-aes-128,encrypt)/ecpri",
+        "--payload",
+        "8192",
+        "--mtu",
+        "9000,5000",
+        "--policy",
+        "greedy",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(g["split"]["path_mtu"], 5000);
+    let f = g["split"]["frames"].as_array().unwrap();
+    assert_ne!(f[0]["payload"], f[1]["payload"]);
+}
+
+#[test]
+fn ip_fragments_are_multiples_of_8() {
+    let v = json(&[
+        "overhead",
+        "--stack",
+        "eth/ipv4/udp/ecpri",
+        "--payload",
+        "4000",
+        "--mtu",
+        "1500",
+        "--ip-fragment",
+        "--format",
+        "json",
+    ]);
+    let frames = v["split"]["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    for f in &frames[..2] {
+        assert_eq!(f["fragment"]["data_len"].as_u64().unwrap() % 8, 0);
+    }
+}
+
+#[test]
+fn interface_row() {
+    let v = json(&["overhead", "--interface", "E2", "--format", "json"]);
+    assert_eq!(v["protocol"], "IPsec");
+    assert_eq!(v["paper_min"], ">= 57 B");
+    assert_eq!(v["model_min"]["min"], 48);
+    let table = oransim(&["overhead", "--interface", "a1"]);
+    assert!(table.status.success());
+    assert!(String::from_utf8_lossy(&table.stdout).contains("TLS"));
+}
+
+#[test]
+fn bad_input_is_explained_with_exit_2() {
+    for (args, want) in [
+        (
+            vec!["overhead", "--stack", "eth/ipv4/esp-tunnel(des)/ipv4/udp"],
+            "chacha20-poly1305",
+        ),
+        (
+            vec!["overhead", "--stack", "eth/ipv4/udp(", "--payload", "1"],
+            "closed by `)`",
+        ),
+        (
+            vec!["overhead", "--stack", "eth/ipv4/udp", "--payload", "70000"],
+            "65535",
+        ),
+        (
+            vec![
+                "overhead",
+                "--stack",
+                "eth/ipv4/udp",
+                "--payload",
+                "10",
+                "--mtu",
+                "20",
+            ],
+            "at least 28",
+        ),
+        (
+            vec![
+                "overhead",
+                "--stack",
+                "eth/ecpri",
+                "--mtu",
+                "1500",
+                "--policy",
+                "fair",
+            ],
+            "greedy, even",
+        ),
+        (vec!["overhead", "--interface", "Q7"], "M-plane"),
+    ] {
+        let out = oransim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("internal error"),
+            "{err}"
+        );
+    }
+}
