@@ -71,6 +71,8 @@ fn bare_mm1(packets: u64, seed: u64) -> u64 {
 fn mm1(packets: u64) -> Network {
     Network {
         nodes: vec![NodeConfig {
+            receive: None,
+            transit: None,
             name: "server".into(),
             service: Service::Exponential { mean_ps: 1e6 },
             servers: 1,
@@ -99,6 +101,8 @@ fn mm1(packets: u64) -> Network {
 /// 10 Gb/s links of 100 m, 10 km and 100 m; Poisson traffic of mixed sizes at about half load.
 fn four_hop(packets: u64) -> Network {
     let node = |n: &str, service| NodeConfig {
+        receive: None,
+        transit: None,
         name: n.into(),
         service,
         servers: 1,

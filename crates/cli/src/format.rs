@@ -237,27 +237,41 @@ fn table(r: &Report) -> String {
         out.push_str(&extras);
     }
 
-    let mut nrows = vec![
-        [
-            "node",
-            "cores",
-            "utilisation",
-            "served",
-            "dropped",
-            "max waiting",
-        ]
-        .map(String::from)
-        .to_vec(),
+    let with_profiles = r.nodes.iter().any(|n| n.profile.is_some());
+    let mut header = vec![
+        "node",
+        "cores",
+        "utilisation",
+        "served",
+        "dropped",
+        "max waiting",
     ];
+    if with_profiles {
+        header.extend(["profile", "suite", "cipher share", "bound"]);
+    }
+    let mut nrows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for n in &r.nodes {
-        nrows.push(vec![
+        let mut row = vec![
             n.name.clone(),
             n.cores.to_string(),
             format!("{:.2}%", n.utilisation * 100.0),
             n.served.to_string(),
             n.dropped.to_string(),
             n.max_waiting.to_string(),
-        ]);
+        ];
+        if let Some(p) = &n.profile {
+            row.extend([
+                p.name.clone(),
+                if p.offloaded {
+                    format!("{} (offloaded)", p.suite)
+                } else {
+                    p.suite.clone()
+                },
+                format!("{:.1}%", p.cipher_share * 100.0),
+                p.bound.clone(),
+            ]);
+        }
+        nrows.push(row);
     }
     out.push('\n');
     out.push_str(&aligned(&nrows));

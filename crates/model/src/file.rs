@@ -104,8 +104,13 @@ pub struct StopFile {
 pub struct NodeFile {
     /// Unique name.
     pub name: String,
-    /// Service-time model (default: none, a pure forwarder).
+    /// Service-time model (default: none, a pure forwarder); of the packets the node creates
+    /// and, unless `receive`/`transit` say otherwise, of all packets.
     pub service: Option<ServiceFile>,
+    /// Service-time model of the packets delivered at this node.
+    pub receive: Option<ServiceFile>,
+    /// Service-time model of the packets passing through.
+    pub transit: Option<ServiceFile>,
     /// Servers working in parallel (default 1).
     pub cores: Option<i64>,
     /// Maximum packets in the node, in service plus waiting (default unbounded).
@@ -146,6 +151,17 @@ pub enum ServiceFile {
     Table {
         /// Points.
         points: Vec<(Q, Q)>,
+    },
+    /// Built from a calibration profile: stack + I/O + seal(L) for packets the node creates,
+    /// stack + I/O + open(L) for packets it receives, stack + I/O for transit packets; cores from
+    /// the profile unless the node sets them.
+    Profile {
+        /// Profile file, relative to the scenario file.
+        profile: String,
+        /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext.
+        suite: String,
+        /// "ipsec", "macsec" or "tls": applies the profile's offload flag for it.
+        protocol: Option<String>,
     },
 }
 

@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 use sim_core::engine::{RunStats, run_replications};
-use sim_core::network::{Direction, Service};
+use sim_core::network::Direction;
 use sim_core::stats::{
     ConfidenceInterval, DirStats, DistSummary, FlowStats, PROC, PROP, QUE, TRANS, mean_ci,
 };
 
 use crate::Scenario;
+use crate::scenario::NodeProfile;
 
 /// The report format version.
 pub const SCHEMA: &str = "oransim.run/1";
@@ -216,6 +217,33 @@ pub struct NodeReport {
     pub dropped: u64,
     /// Most packets waiting at once.
     pub max_waiting: u64,
+    /// Where the node's time went, when its processing comes from a calibration profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<NodeProfileReport>,
+}
+
+/// A profile-built node's busy time split into cipher work and per-packet work (stack + I/O),
+/// and what limits it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeProfileReport {
+    /// Profile name.
+    pub name: String,
+    /// Profile file.
+    pub file: String,
+    /// Implementation the profile describes.
+    pub implementation: String,
+    /// Cipher suite.
+    pub suite: String,
+    /// Crypto offloaded to the NIC.
+    pub offloaded: bool,
+    /// Fraction of busy time spent in the cipher, in [0, 1] (exact for linear cost models;
+    /// evaluated at each role's mean packet size otherwise).
+    pub cipher_share: f64,
+    /// Fraction spent in the per-packet stack and I/O cost.
+    pub per_packet_share: f64,
+    /// "cpu-bound (cipher)", "io-bound (per-packet stack and I/O)", or "not saturated"
+    /// (utilisation below 95%).
+    pub bound: String,
 }
 
 /// One direction of a link.
@@ -323,14 +351,15 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         .enumerate()
         .map(|(i, n)| {
             let busy: f64 = runs.iter().map(|r| r.nodes[i].busy_ps as f64).sum();
+            let utilisation = if total_end_ps > 0.0 {
+                busy / (n.servers as f64 * total_end_ps)
+            } else {
+                0.0
+            };
             NodeReport {
                 name: n.name.clone(),
                 cores: n.servers,
-                utilisation: if total_end_ps > 0.0 && n.service != Service::None {
-                    busy / (n.servers as f64 * total_end_ps)
-                } else {
-                    0.0
-                },
+                utilisation,
                 served: runs.iter().map(|r| r.nodes[i].served).sum(),
                 dropped: runs.iter().map(|r| r.nodes[i].dropped).sum(),
                 max_waiting: runs
@@ -338,6 +367,11 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     .map(|r| r.nodes[i].max_waiting)
                     .max()
                     .unwrap_or(0),
+                profile: scenario
+                    .node_profiles
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map(|p| profile_report(p, i, runs, utilisation)),
             }
         })
         .collect();
@@ -382,6 +416,47 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         flows,
         nodes,
         links,
+    }
+}
+
+/// Splits a profile-built node's busy time into cipher and per-packet work and names what
+/// limits it.
+fn profile_report(
+    p: &NodeProfile,
+    node: usize,
+    runs: &[RunStats],
+    utilisation: f64,
+) -> NodeProfileReport {
+    let mut cipher = 0.0;
+    let mut per_packet = 0.0;
+    for role in 0..3 {
+        let served: u64 = runs
+            .iter()
+            .map(|r| r.nodes[node].served_by_role[role])
+            .sum();
+        let bytes: u64 = runs.iter().map(|r| r.nodes[node].bytes_by_role[role]).sum();
+        if served > 0 {
+            cipher += served as f64 * p.cipher_ns(role, bytes as f64 / served as f64);
+            per_packet += served as f64 * p.per_packet_ns;
+        }
+    }
+    let total = (cipher + per_packet).max(f64::MIN_POSITIVE);
+    let bound = if utilisation < 0.95 {
+        "not saturated"
+    } else if cipher >= per_packet {
+        "cpu-bound (cipher)"
+    } else {
+        "io-bound (per-packet stack and I/O)"
+    };
+    NodeProfileReport {
+        name: p.name.clone(),
+        file: p.origin.clone(),
+        implementation: p.implementation.clone(),
+        suite: p.suite.clone(),
+        offloaded: p.offloaded,
+        cipher_share: cipher / total,
+        per_packet_share: per_packet / total,
+        bound: bound.to_owned(),
     }
 }
 

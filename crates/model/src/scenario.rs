@@ -56,6 +56,8 @@ pub struct Scenario {
     pub network: Network,
     /// Report options.
     pub report: ReportOptions,
+    /// Per node, the calibration profile its processing was built from (if any).
+    pub node_profiles: Vec<Option<NodeProfile>>,
 }
 
 /// Splits `payload` bytes into frame payloads of at most `max_chunk` bytes under `policy`.
@@ -231,6 +233,8 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     }
     let mut node_index: HashMap<&str, usize> = HashMap::new();
     let mut nodes = Vec::with_capacity(file.nodes.len());
+    let mut node_profiles = Vec::with_capacity(file.nodes.len());
+    let mut cache = ProfileCache::new();
     for (i, n) in file.nodes.iter().enumerate() {
         let key = format!("node[{i}]");
         if n.name.trim().is_empty() {
@@ -247,7 +251,9 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                 "unique node names",
             ));
         }
-        nodes.push(node(&cx, &format!("{key} (\"{}\")", n.name), n)?);
+        let (cfg, prof) = node(&cx, &format!("{key} (\"{}\")", n.name), n, &mut cache)?;
+        nodes.push(cfg);
+        node_profiles.push(prof);
     }
     let node_names: Vec<&str> = file.nodes.iter().map(|n| n.name.as_str()).collect();
     let lookup = |key: &str, name: &str| -> Result<usize, ScenarioError> {
@@ -404,20 +410,21 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         replications,
         network,
         report,
+        node_profiles,
     })
 }
 
-fn node(cx: &Ctx<'_>, key: &str, n: &NodeFile) -> Result<NodeConfig, ScenarioError> {
-    let skey = format!("{key}.service");
-    let service = match &n.service {
-        None | Some(ServiceFile::None) => Service::None,
-        Some(ServiceFile::Exponential { mean }) => Service::Exponential {
+/// A service model written out in the scenario (not from a profile).
+fn manual_service(cx: &Ctx<'_>, skey: &str, s: &ServiceFile) -> Result<Service, ScenarioError> {
+    Ok(match s {
+        ServiceFile::None => Service::None,
+        ServiceFile::Exponential { mean } => Service::Exponential {
             mean_ps: cx.positive(&format!("{skey}.mean"), mean, Kind::Duration)?,
         },
-        Some(ServiceFile::Deterministic { time }) => Service::Deterministic {
+        ServiceFile::Deterministic { time } => Service::Deterministic {
             time_ps: cx.duration(&format!("{skey}.time"), time)?.as_ps(),
         },
-        Some(ServiceFile::Empirical { times, weights }) => {
+        ServiceFile::Empirical { times, weights } => {
             if times.is_empty() {
                 return Err(cx.invalid(
                     format!("{skey}.times"),
@@ -444,11 +451,11 @@ fn node(cx: &Ctx<'_>, key: &str, n: &NodeFile) -> Result<NodeConfig, ScenarioErr
                 cumulative,
             }
         }
-        Some(ServiceFile::Linear { fixed, per_byte }) => Service::Linear {
+        ServiceFile::Linear { fixed, per_byte } => Service::Linear {
             fixed_ps: cx.quantity(&format!("{skey}.fixed"), fixed, Kind::Duration)?,
             per_byte_ps: cx.quantity(&format!("{skey}.per_byte"), per_byte, Kind::PerByte)?,
         },
-        Some(ServiceFile::Table { points }) => {
+        ServiceFile::Table { points } => {
             if points.len() < 2 {
                 return Err(cx.invalid(
                     format!("{skey}.points"),
@@ -473,21 +480,200 @@ fn node(cx: &Ctx<'_>, key: &str, n: &NodeFile) -> Result<NodeConfig, ScenarioErr
             }
             Service::Table { points: pts }
         }
+        ServiceFile::Profile { .. } => {
+            return Err(cx.invalid(
+                format!("{skey}.model"),
+                "a profile here",
+                "a profile only as the node's `service`; it gives the receive and transit costs too",
+            ));
+        }
+    })
+}
+
+/// A node's processing built from a calibration profile, and what the report needs of it.
+#[derive(Debug, Clone)]
+pub struct NodeProfile {
+    /// Profile name.
+    pub name: String,
+    /// The file it came from.
+    pub origin: String,
+    /// Implementation the profile describes.
+    pub implementation: String,
+    /// Cipher suite (`none`: plaintext).
+    pub suite: String,
+    /// Whether the suite's crypto is offloaded to the NIC.
+    pub offloaded: bool,
+    /// Per-packet stack + I/O cost [ns].
+    pub per_packet_ns: f64,
+    /// Cipher cost of sealing L bytes [ns] (zero when offloaded or `none`).
+    pub seal: Option<profile::OpCost>,
+    /// Cipher cost of opening L bytes [ns].
+    pub open: Option<profile::OpCost>,
+}
+
+impl NodeProfile {
+    /// Cipher cost for a packet of `bytes` in role `role` (0 originate: seal, 1 terminate:
+    /// open, 2 transit: none) [ns].
+    pub fn cipher_ns(&self, role: usize, bytes: f64) -> f64 {
+        let op = match role {
+            0 => &self.seal,
+            1 => &self.open,
+            _ => &None,
+        };
+        op.as_ref()
+            .map_or(0.0, |o| o.cost_ns(bytes.round().max(0.0) as u64))
+    }
+}
+
+/// The engine service for per-packet cost `per_packet_ns` plus an operation's cost [ns -> ps].
+fn profile_service(per_packet_ns: f64, op: Option<&profile::OpCost>) -> Service {
+    match op {
+        None => Service::Linear {
+            fixed_ps: per_packet_ns * 1e3,
+            per_byte_ps: 0.0,
+        },
+        Some(o) if o.model == profile::CostModel::Piecewise => {
+            // Piecewise-linear between the measured points and linear beyond them: sampling the
+            // op at 0, at every point and at the largest packet reproduces it exactly.
+            let mut sizes: Vec<u64> = vec![0];
+            sizes.extend(o.points.iter().map(|p| p.len_bytes));
+            sizes.push(MAX_PACKET_BYTES as u64);
+            sizes.dedup();
+            let points = sizes
+                .into_iter()
+                .filter(|&b| b <= MAX_PACKET_BYTES as u64)
+                .map(|b| (b as u32, (per_packet_ns + o.cost_ns(b)) * 1e3))
+                .collect();
+            Service::Table { points }
+        }
+        Some(o) => Service::Linear {
+            fixed_ps: (per_packet_ns + o.cost_ns(0)) * 1e3,
+            per_byte_ps: (o.cost_ns(1_000_000) - o.cost_ns(0)) / 1e6 * 1e3,
+        },
+    }
+}
+
+type ProfileCache = HashMap<PathBuf, profile::Profile>;
+
+fn node(
+    cx: &Ctx<'_>,
+    key: &str,
+    n: &NodeFile,
+    cache: &mut ProfileCache,
+) -> Result<(NodeConfig, Option<NodeProfile>), ScenarioError> {
+    let skey = format!("{key}.service");
+    let mut from_profile = None;
+    let (service, receive, transit) = match &n.service {
+        Some(ServiceFile::Profile {
+            profile: file,
+            suite,
+            protocol,
+        }) => {
+            if n.receive.is_some() || n.transit.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.receive"),
+                    "`receive` or `transit` beside a profile service",
+                    "either a profile service (which gives all three roles) or written-out models",
+                ));
+            }
+            let base = cx.path.parent().unwrap_or(Path::new("."));
+            let path = base.join(file);
+            if !cache.contains_key(&path) {
+                let p = profile::Profile::load(&path).map_err(|e| {
+                    cx.invalid(
+                        format!("{skey}.profile"),
+                        e.to_string(),
+                        "a profile written by `oransim calibrate` or one under calibration/",
+                    )
+                })?;
+                cache.insert(path.clone(), p);
+            }
+            let p = &cache[&path];
+            let offloaded = match protocol.as_deref() {
+                None => false,
+                Some("ipsec") => p.offload().ipsec,
+                Some("macsec") => p.offload().macsec,
+                Some("tls") => p.offload().tls,
+                Some(other) => {
+                    return Err(cx.invalid(
+                        format!("{skey}.protocol"),
+                        format!("unknown protocol \"{other}\""),
+                        "\"ipsec\", \"macsec\" or \"tls\" (for the profile's offload flags)",
+                    ));
+                }
+            };
+            let op = |dir: profile::Direction| -> Result<Option<profile::OpCost>, ScenarioError> {
+                if suite == "none" || offloaded {
+                    return Ok(None);
+                }
+                p.op(&format!("{suite}.{}", dir.as_str()))
+                    .cloned()
+                    .map(Some)
+                    .map_err(|e| {
+                        cx.invalid(
+                            format!("{skey}.suite"),
+                            e.to_string(),
+                            format!(
+                                "\"none\" or a suite the profile measured, from: {}",
+                                profile::CIPHER_SUITES.join(", ")
+                            ),
+                        )
+                    })
+            };
+            let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
+            let per_packet_ns = p.stack_ns() + p.io_ns();
+            let np = NodeProfile {
+                name: p.name().to_owned(),
+                origin: path.display().to_string(),
+                implementation: p.implementation().to_owned(),
+                suite: suite.clone(),
+                offloaded,
+                per_packet_ns,
+                seal,
+                open,
+            };
+            let services = (
+                profile_service(per_packet_ns, np.seal.as_ref()),
+                Some(profile_service(per_packet_ns, np.open.as_ref())),
+                Some(profile_service(per_packet_ns, None)),
+            );
+            from_profile = Some((np, p.cores()));
+            services
+        }
+        other => (
+            other
+                .as_ref()
+                .map_or(Ok(Service::None), |s| manual_service(cx, &skey, s))?,
+            n.receive
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.receive"), s))
+                .transpose()?,
+            n.transit
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.transit"), s))
+                .transpose()?,
+        ),
     };
-    let servers = match n.cores {
-        None => 1,
-        Some(c) => cx.count(&format!("{key}.cores"), c, "cores", 4096)?,
+    let servers = match (n.cores, &from_profile) {
+        (Some(c), _) => cx.count(&format!("{key}.cores"), c, "cores", 4096)?,
+        (None, Some((_, cores))) => (*cores).max(1),
+        (None, None) => 1,
     };
     let capacity = n
         .capacity
         .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
         .transpose()?;
-    Ok(NodeConfig {
-        name: n.name.clone(),
-        service,
-        servers,
-        capacity,
-    })
+    Ok((
+        NodeConfig {
+            name: n.name.clone(),
+            service,
+            receive,
+            transit,
+            servers,
+            capacity,
+        },
+        from_profile.map(|p| p.0),
+    ))
 }
 
 fn cumulative_weights(

@@ -145,16 +145,18 @@ pub fn parse(text: &str, kind: Kind) -> Result<f64, UnitError> {
         )
     };
     let t = text.trim();
+    // The number: digits, a point, a leading sign, and an exponent (`e`, optional sign, digits).
+    let bytes = t.as_bytes();
     let split = t
         .char_indices()
         .find(|&(i, c)| {
+            let prev = if i > 0 { bytes[i - 1] as char } else { ' ' };
+            let exponent = (c == 'e' || c == 'E')
+                && t[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+');
             !(c.is_ascii_digit()
                 || c == '.'
-                || c == '+'
-                || (c == '-' && i == 0)
-                || ((c == 'e' || c == 'E')
-                    && t[i + 1..]
-                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')))
+                || ((c == '-' || c == '+') && (i == 0 || prev == 'e' || prev == 'E'))
+                || exponent)
         })
         .map_or(t.len(), |(i, _)| i);
     let (num, unit) = (t[..split].trim(), t[split..].trim());

@@ -174,7 +174,8 @@ pub struct Engine<'a, O: Observer> {
     messages: Vec<Message>,
     free_messages: Vec<u32>,
     nodes: Vec<NodeState>,
-    services: Vec<&'a Service>,
+    /// Per node, the service of each role: originate, terminate, transit.
+    services: Vec<[&'a Service; 3]>,
     links: Vec<LinkDirState>,
     routes: Vec<[Vec<Step>; 2]>,
     sources: Vec<SourceState>,
@@ -280,7 +281,17 @@ impl<'a, O: Observer> Engine<'a, O> {
             messages: Vec::new(),
             free_messages: Vec::new(),
             nodes,
-            services: net.nodes.iter().map(|n| &n.service).collect(),
+            services: net
+                .nodes
+                .iter()
+                .map(|n| {
+                    [
+                        &n.service,
+                        n.receive.as_ref().unwrap_or(&n.service),
+                        n.transit.as_ref().unwrap_or(&n.service),
+                    ]
+                })
+                .collect(),
             links,
             routes,
             sources: net.flows.iter().map(|_| SourceState::default()).collect(),
@@ -567,12 +578,27 @@ impl<'a, O: Observer> Engine<'a, O> {
         self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize]
     }
 
+    /// The packet's role at its current node: 0 it originates there, 1 it terminates there,
+    /// 2 it passes through (see [`crate::stats::ROLES`]).
+    #[inline]
+    fn role(&self, pkt: u32) -> usize {
+        let p = &self.packets[pkt as usize];
+        let hops = self.routes[p.flow as usize][dir_index(p.dir)].len();
+        if p.hop == 0 {
+            0
+        } else if p.hop as usize + 1 == hops {
+            1
+        } else {
+            2
+        }
+    }
+
     /// The packet arrives at the node of its current hop.
     fn arrive(&mut self, pkt: u32) {
         self.packets[pkt as usize].stage = self.now;
         let node = self.step(pkt).node;
         let n = node as usize;
-        if matches!(self.services[n], Service::None) {
+        if matches!(self.services[n][self.role(pkt)], Service::None) {
             self.after_node(pkt);
             return;
         }
@@ -591,10 +617,14 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn start_service(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
         let size = self.packets[pkt as usize].size;
-        let x = sample_service(self.services[n], size, &mut self.nodes[n].rng);
+        let role = self.role(pkt);
+        let x = sample_service(self.services[n][role], size, &mut self.nodes[n].rng);
         let state = &mut self.nodes[n];
         state.busy += 1;
         state.stats.busy_ps += x as u128;
+        state.stats.busy_by_role_ps[role] += x as u128;
+        state.stats.served_by_role[role] += 1;
+        state.stats.bytes_by_role[role] += size as u64;
         let p = &mut self.packets[pkt as usize];
         p.comp[QUE] += self.now - p.stage;
         p.comp[PROC] += x;

@@ -12,6 +12,8 @@
 //! // The reference M/M/1: Poisson arrivals at 0.9/us into a 1 us exponential server.
 //! let net = Network {
 //!     nodes: vec![NodeConfig {
+//!         receive: None,
+//!         transit: None,
 //!         name: "server".into(),
 //!         service: Service::Exponential { mean_ps: 1e6 },
 //!         servers: 1,

@@ -33,13 +33,19 @@ pub struct Stop {
 }
 
 /// A FIFO server: packets wait in one queue and are served by `servers` identical servers
-/// (cores), each taking a service time drawn from `service`.
+/// (cores), each taking a service time drawn from the model of the packet's role there: the
+/// node protects what it originates (`service`), unprotects what it terminates (`receive`) and
+/// forwards what passes through (`transit`); the last two default to `service`.
 #[derive(Debug, Clone)]
 pub struct NodeConfig {
     /// Unique name; also seeds the node's random stream.
     pub name: String,
-    /// Service-time model.
+    /// Service-time model of packets created at this node (and the default for the others).
     pub service: Service,
+    /// Service-time model of packets delivered at this node (`None`: `service`).
+    pub receive: Option<Service>,
+    /// Service-time model of packets passing through (`None`: `service`).
+    pub transit: Option<Service>,
     /// Number of servers (cores) working in parallel, at least 1 (the `c` of M/M/c).
     pub servers: u32,
     /// Maximum packets in the node, in service plus waiting (the `K` of M/M/1/K); an arrival that

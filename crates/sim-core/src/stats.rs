@@ -264,7 +264,17 @@ pub struct NodeStats {
     pub busy_ps: u128,
     /// Largest number of packets waiting (not in service).
     pub max_waiting: u64,
+    /// Packets started, by role ([`ROLES`]: originate, terminate, transit).
+    pub served_by_role: [u64; 3],
+    /// Bytes of the packets started, by role [bytes].
+    pub bytes_by_role: [u64; 3],
+    /// Service time handed out, by role [ps].
+    pub busy_by_role_ps: [u128; 3],
 }
+
+/// The roles a packet can have at a node, in the order of the `*_by_role` arrays: it was
+/// created there, it is delivered there, or it passes through.
+pub const ROLES: [&str; 3] = ["originate", "terminate", "transit"];
 
 /// Statistics of one direction of a link.
 #[derive(Debug, Clone, Default, PartialEq)]

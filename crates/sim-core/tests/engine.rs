@@ -17,6 +17,8 @@ fn single_node(
 ) -> Network {
     Network {
         nodes: vec![NodeConfig {
+            receive: None,
+            transit: None,
             name: "server".into(),
             service,
             servers,
@@ -151,6 +153,8 @@ fn utilisation_is_rho() {
 /// its end-to-end delay.
 fn four_hop() -> Network {
     let node = |name: &str, service: Service| NodeConfig {
+        receive: None,
+        transit: None,
         name: name.into(),
         service,
         servers: 1,
@@ -284,6 +288,8 @@ fn adding_a_node_does_not_change_other_draws() {
     bigger.nodes.insert(
         0,
         NodeConfig {
+            receive: None,
+            transit: None,
             name: "other".into(),
             service: Service::Exponential { mean_ps: 2e6 },
             servers: 1,
@@ -330,6 +336,8 @@ fn adding_a_node_does_not_change_other_draws() {
 #[test]
 fn ping_rtt_is_exact_without_contention() {
     let node = |n: &str| NodeConfig {
+        receive: None,
+        transit: None,
         name: n.into(),
         service: Service::Deterministic {
             time_ps: 10_000_000,
@@ -375,6 +383,8 @@ fn ping_rtt_is_exact_without_contention() {
 #[test]
 fn bulk_transfer_stop_and_wait() {
     let node = |n: &str| NodeConfig {
+        receive: None,
+        transit: None,
         name: n.into(),
         service: Service::None,
         servers: 1,
@@ -423,6 +433,8 @@ fn bulk_transfer_stop_and_wait() {
 fn multi_frame_message_delay_is_last_frame() {
     let net = Network {
         nodes: vec![NodeConfig {
+            receive: None,
+            transit: None,
             name: "n".into(),
             service: Service::Linear {
                 fixed_ps: 1e6,

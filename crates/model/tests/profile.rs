@@ -1,0 +1,206 @@
+//! A calibration profile drives a node's processing (issue 4, part 7): seal on send, open on
+//! receive, per-packet stack + I/O cost, cores from the profile, and the report's verdict on
+//! what limits a saturated node.
+
+use std::path::{Path, PathBuf};
+
+use model::{RunOptions, Scenario, ScenarioError};
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("oransim-model-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fitted profile with round numbers: stack 5 us, I/O 20 us, AES-256-GCM seal 400 ns + 0.5 ns/B,
+/// open 450 ns + 0.6 ns/B, 2 cores.
+fn write_profile(d: &Path, io: &str) -> PathBuf {
+    let text = format!(
+        r#"
+format_version = 1
+
+[profile]
+name = "test-host"
+kind = "fitted"
+implementation = "test"
+
+[node]
+cores = {{ count = 2, source = "test" }}
+stack = {{ cost = "5us", source = "test" }}
+io = {{ cost = "{io}", source = "test" }}
+
+[ops."aes256-gcm.seal"]
+model = "linear"
+fixed = "400ns"
+per_byte = "0.5ns/B"
+source = "test"
+
+[ops."aes256-gcm.open"]
+model = "linear"
+fixed = "450ns"
+per_byte = "0.6ns/B"
+source = "test"
+"#
+    );
+    let p = d.join(format!("profile-{io}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn scenario(d: &Path, name: &str, body: &str) -> Result<Scenario, ScenarioError> {
+    let p = d.join(format!("{name}.toml"));
+    std::fs::write(&p, body).unwrap();
+    Scenario::load(&p)
+}
+
+/// One ping of 1000 B between two profile nodes over 10 Gb/s and 100 m: the round trip is exactly
+/// (seal + open) each way plus twice the per-packet cost at each end, transmission and
+/// propagation.
+#[test]
+fn ping_through_profile_nodes_is_exact() {
+    let d = dir();
+    let prof = write_profile(&d, "20us");
+    let s = scenario(
+        &d,
+        "ping",
+        &format!(
+            r#"
+[[node]]
+name = "gnb"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[node]]
+name = "ric"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[link]]
+between = ["gnb", "ric"]
+rate = "10Gbps"
+length = "100m"
+[[flow]]
+name = "ping"
+from = "gnb"
+to = "ric"
+source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
+"#,
+            p = prof.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    assert_eq!(s.network.nodes[0].servers, 2, "cores come from the profile");
+    let r = model::run(
+        &s,
+        &RunOptions {
+            wall_clock: false,
+            ..Default::default()
+        },
+    );
+    let seal = 400.0 + 0.5 * 1000.0;
+    let open = 450.0 + 0.6 * 1000.0;
+    let one_way = 25_000.0 + seal + 800.0 + 500.0 + 25_000.0 + open;
+    let rtt = r.flows[0].rtt.as_ref().unwrap();
+    assert_eq!(rtt.count, 3);
+    assert!(
+        (rtt.max_ns - 2.0 * one_way).abs() < 1e-6,
+        "{} vs {}",
+        rtt.max_ns,
+        2.0 * one_way
+    );
+    let p = r.nodes[0].profile.as_ref().unwrap();
+    assert_eq!(p.suite, "aes256-gcm");
+    assert_eq!(p.bound, "not saturated");
+    let cipher = seal + open;
+    assert!((p.cipher_share - cipher / (cipher + 50_000.0)).abs() < 1e-9);
+}
+
+/// Saturated nodes: with a 20 us per-packet cost the limit is the per-packet path (I/O-bound);
+/// with no I/O cost and 20000-byte packets (seal 10.4 us against 5 us of stack) it is the cipher
+/// (CPU-bound).
+#[test]
+fn saturated_node_names_its_bottleneck() {
+    let d = dir();
+    for (io, size, rate, expect) in [
+        (
+            "20us",
+            "1000B",
+            "0.2/us",
+            "io-bound (per-packet stack and I/O)",
+        ),
+        ("0ns", "20000B", "0.5/us", "cpu-bound (cipher)"),
+    ] {
+        let prof = write_profile(&d, io);
+        let s = scenario(
+            &d,
+            &format!("sat-{io}"),
+            &format!(
+                r#"
+[stop]
+packets = 20000
+[[node]]
+name = "gw"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+capacity = 50
+[[flow]]
+name = "load"
+from = "gw"
+to = "gw"
+source = {{ kind = "poisson", rate = "{rate}", size = "{size}" }}
+"#,
+                p = prof.file_name().unwrap().to_str().unwrap()
+            ),
+        )
+        .unwrap();
+        let r = model::run(
+            &s,
+            &RunOptions {
+                wall_clock: false,
+                ..Default::default()
+            },
+        );
+        assert!(
+            r.nodes[0].utilisation > 0.95,
+            "{io}: {}",
+            r.nodes[0].utilisation
+        );
+        assert_eq!(r.nodes[0].profile.as_ref().unwrap().bound, expect, "{io}");
+    }
+}
+
+#[test]
+fn profile_errors_name_file_key_and_what_is_allowed() {
+    let d = dir();
+    let prof = write_profile(&d, "20us");
+    let body = |suite: &str, file: &str| {
+        format!(
+            "[stop]\npackets = 10\n[[node]]\nname = \"a\"\nservice = {{ model = \"profile\", profile = \"{file}\", suite = \"{suite}\" }}\n\
+             [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"a\"\nsource = {{ kind = \"poisson\", rate = \"0.001/us\", size = \"100B\" }}\n"
+        )
+    };
+    let name = prof.file_name().unwrap().to_str().unwrap();
+    let e = scenario(&d, "bad-suite", &body("aes128-ccm", name))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("node[0] (\"a\").service.suite"), "{e}");
+    assert!(
+        e.contains("aes128-ccm.open") || e.contains("aes128-ccm.seal"),
+        "{e}"
+    );
+    assert!(
+        e.contains("aes256-gcm.seal"),
+        "lists what the profile has: {e}"
+    );
+    let e = scenario(&d, "missing", &body("aes256-gcm", "nope.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("service.profile") && e.contains("nope.toml"),
+        "{e}"
+    );
+    // Plaintext through the same profile: per-packet cost only.
+    let s = scenario(&d, "plain", &body("none", name)).unwrap();
+    assert_eq!(
+        s.network.nodes[0].service,
+        sim_core::network::Service::Linear {
+            fixed_ps: 25e6,
+            per_byte_ps: 0.0
+        }
+    );
+}
