@@ -133,7 +133,22 @@ fn same_seed_same_bytes() {
         "2",
     ]);
     assert_eq!(t1.stdout, t2.stdout);
-    let ci = &json(&t1)["flows"][0]["delay"]["mean_ci99_ns"];
+    // Regression: throughput is the mean of the replications' rates, not their bytes summed over
+    // one replication's span (which reported 7.2 Gb/s for this 0.72 Gb/s flow).
+    let one = json(&run(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+    ]));
+    let three = json(&t1);
+    let (a, b) = (
+        one["flows"][0]["throughput_bps"].as_f64().unwrap(),
+        three["flows"][0]["throughput_bps"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 0.01 * a, "{a} vs {b}");
+    let ci = &three["flows"][0]["delay"]["mean_ci99_ns"];
     assert!(ci[0].as_f64().unwrap() < ci[1].as_f64().unwrap());
 }
 
@@ -180,14 +195,16 @@ fn ofh_mtu_split_policies() {
             .clone()
     };
     let msg = |name: &str| flow(name)["message"]["mean_ns"].as_f64().unwrap();
+    // eCPRI over MACsec (GCM-AES-128, SCI): 50 B per frame, 36 B of it against the MTU.
     assert_eq!(
         flow("fixed_mtu5000_even")["frames"],
-        serde_json::json!([4100, 4100])
+        serde_json::json!([4146, 4146])
     );
     assert_eq!(
         flow("fixed_mtu5000_greedy")["frames"],
-        serde_json::json!([5000, 3200])
+        serde_json::json!([5014, 3278])
     );
+    assert_eq!(flow("fixed_mtu9000")["frames"], serde_json::json!([8242]));
     assert!(msg("fixed_mtu5000_greedy") < msg("fixed_mtu8000_greedy"));
     assert!(msg("fixed_mtu5000_even") < msg("fixed_mtu5000_greedy"));
     let goodput = |name: &str| flow(name)["transfer"]["goodput_bps"].as_f64().unwrap();
@@ -444,7 +461,7 @@ fn bad_stack_and_mtu() {
     rejects(
         "malformed_stack",
         t.as_bytes(),
-        &["source.stack", "eth, vlan, macsec"],
+        &["source.stack", "malformed stack `eth//ecpri`"],
     );
     let t = with_source(
         "kind = \"ping\", interval = \"1ms\", size = \"1480B\", stack = \"eth/macsec(gcm-aes-128,encrypt)/ecpri\"",

@@ -144,7 +144,8 @@ pub struct DirReport {
     pub packets_dropped: u64,
     /// Bytes delivered [bytes].
     pub bytes_delivered: u64,
-    /// Delivered bits over the time from first creation to last delivery [bit/s].
+    /// Delivered bits over the time from first creation to last delivery, averaged over the
+    /// replications [bit/s].
     pub throughput_bps: f64,
     /// End-to-end delay.
     pub delay: DelayReport,
@@ -297,23 +298,17 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             for r in runs {
                 merged.merge(&r.flows[fi]);
             }
-            let fwd_means: Vec<f64> = runs
-                .iter()
-                .map(|r| r.flows[fi].forward.delay.mean_ps() / 1e3)
-                .collect();
-            let rev_means: Vec<f64> = runs
-                .iter()
-                .map(|r| r.flows[fi].reverse.delay.mean_ps() / 1e3)
-                .collect();
+            let fwd_runs: Vec<&DirStats> = runs.iter().map(|r| &r.flows[fi].forward).collect();
+            let rev_runs: Vec<&DirStats> = runs.iter().map(|r| &r.flows[fi].reverse).collect();
             let names: Vec<String> = cfg
                 .path
                 .iter()
                 .map(|&n| net.nodes[n].name.clone())
                 .collect();
-            let fwd = dir_report(scenario, &cfg.path, &merged.forward, &fwd_means);
+            let fwd = dir_report(scenario, &cfg.path, &merged.forward, &fwd_runs);
             let rev_path: Vec<usize> = cfg.path.iter().rev().copied().collect();
             let reverse = (merged.reverse.sent > 0)
-                .then(|| dir_report(scenario, &rev_path, &merged.reverse, &rev_means));
+                .then(|| dir_report(scenario, &rev_path, &merged.reverse, &rev_runs));
             let frames = match &cfg.source {
                 sim_core::network::Source::Periodic { frames, .. } => Some(frames.clone()),
                 _ => None,
@@ -464,13 +459,17 @@ fn dir_report(
     scenario: &Scenario,
     path: &[usize],
     d: &DirStats,
-    rep_means_ns: &[f64],
+    per_run: &[&DirStats],
 ) -> DirReport {
     let net = &scenario.network;
+    let rep_means_ns: Vec<f64> = per_run.iter().map(|r| r.delay.mean_ps() / 1e3).collect();
+    // Throughput is a rate: the mean of the replications' rates, not merged bytes over one span.
+    let throughput_bps =
+        per_run.iter().map(|r| r.throughput_bps()).sum::<f64>() / per_run.len().max(1) as f64;
     let s = d.delay.summary();
     let c = d.component_means_ns();
     let ci = if rep_means_ns.len() >= 2 {
-        mean_ci(rep_means_ns, 0.99)
+        mean_ci(&rep_means_ns, 0.99)
     } else {
         None
     };
@@ -508,7 +507,7 @@ fn dir_report(
         packets_delivered: d.delivered,
         packets_dropped: d.dropped,
         bytes_delivered: d.bytes_delivered,
-        throughput_bps: d.throughput_bps(),
+        throughput_bps,
         delay: DelayReport {
             count: s.count,
             mean_ns: s.mean_ns,
