@@ -1,0 +1,138 @@
+//! Scenario features end to end through the model layer (issue 2): trace replay, report
+//! options, warm-up, rate forms, E2 pattern replies.
+
+use std::path::PathBuf;
+
+use model::{RunOptions, Scenario};
+
+fn write(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("oransim-model-scn-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    for (f, text) in files {
+        std::fs::write(d.join(f), text).unwrap();
+    }
+    d.join(files[0].0)
+}
+
+fn run(path: &PathBuf) -> model::Report {
+    let s = Scenario::load(path).unwrap();
+    model::run(
+        &s,
+        &RunOptions {
+            wall_clock: false,
+            ..Default::default()
+        },
+    )
+}
+
+const TWO_NODES: &str = r#"
+[[node]]
+name = "a"
+service = { model = "deterministic", time = "10us" }
+[[node]]
+name = "b"
+service = { model = "deterministic", time = "10us" }
+[[link]]
+between = ["a", "b"]
+rate = "1Gbps"
+length = "2km"
+"#;
+
+/// A replayed trace: each packet's delay is exactly 10 us + L*8 ns + 10 us propagation + 10 us
+/// when nothing queues; reverse records travel b -> a; the third packet, created while the
+/// second is in service at `a`, waits exactly the remainder of that service.
+#[test]
+fn trace_replay_is_exact() {
+    let trace = "time,size,direction\n0us,1000B,forward\n100us,500B,reverse\n200us,100B,forward\n205us,100B,forward\n";
+    let scenario = format!(
+        "{TWO_NODES}[[flow]]\nname = \"replay\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"trace\", file = \"t.csv\" }}\n[report]\nhops = true\n"
+    );
+    let p = write("trace", &[("s.toml", &scenario), ("t.csv", trace)]);
+    let r = run(&p);
+    let f = &r.flows[0];
+    assert_eq!(f.packets_sent, 3);
+    let rev = f.reverse.as_ref().unwrap();
+    assert_eq!(rev.packets_delivered, 1);
+    // 500 B reverse: 10 + 4 + 10 + 10 us.
+    assert_eq!(rev.delay.max_ns, 34_000.0);
+    // Forward: 1000 B -> 38 us; 100 B -> 30.8 us; the second 100 B waits 5 us at `a` -> 35.8 us.
+    assert_eq!(f.delay.max_ns, 38_000.0);
+    assert_eq!(f.delay.min_ns, 30_800.0);
+    assert!((f.delay.mean_ns - (38_000.0 + 30_800.0 + 35_800.0) / 3.0).abs() < 1e-6);
+    assert!((f.delay.queueing_ns - 5_000.0 / 3.0).abs() < 1e-6);
+    let hops = f.hops.as_ref().unwrap();
+    assert_eq!(hops.len(), 3);
+    assert_eq!((hops[0].kind, hops[0].name.as_str()), ("node", "a"));
+    assert_eq!((hops[1].kind, hops[1].name.as_str()), ("link", "a-b"));
+    assert_eq!(hops[1].propagation_ns, 10_000.0);
+    assert!((hops[0].queueing_ns - 5_000.0 / 3.0).abs() < 1e-6);
+}
+
+#[test]
+fn trace_errors_name_the_line() {
+    let scenario = format!(
+        "{TWO_NODES}[[flow]]\nname = \"replay\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"trace\", file = \"t.csv\" }}\n"
+    );
+    for (trace, needle) in [
+        ("time,size,direction\n0us,1000B,sideways\n", "t.csv:2"),
+        (
+            "time,size,direction\n5us,1000B,forward\n1us,10B,forward\n",
+            "time goes backwards",
+        ),
+        ("when,size,direction\n", "header"),
+        ("time,size,direction\n1us,10,forward\n", "has no unit"),
+    ] {
+        let p = write("trace-bad", &[("s.toml", &scenario), ("t.csv", trace)]);
+        let e = Scenario::load(&p).unwrap_err().to_string();
+        assert!(e.contains("flow[0] (\"replay\").source.file"), "{e}");
+        assert!(e.contains(needle), "{needle}: {e}");
+    }
+}
+
+/// `[report] flows` restricts the report; warm-up drops early packets from the statistics;
+/// `bitrate` converts with the mean size; the E2 pattern replies once per two packets.
+#[test]
+fn report_filter_warmup_bitrate_and_pattern() {
+    let scenario = format!(
+        r#"{TWO_NODES}
+[stop]
+duration = "10ms"
+warmup = "1ms"
+[[flow]]
+name = "kpm"
+from = "a"
+to = "b"
+source = {{ kind = "pattern", interval = "100us", sizes = ["195B", "1425B"], reply_size = "62B" }}
+[[flow]]
+name = "bg"
+from = "a"
+to = "b"
+source = {{ kind = "poisson", bitrate = "8Mbps", size = "1000B" }}
+[report]
+flows = ["kpm"]
+"#
+    );
+    let p = write("filter", &[("s.toml", &scenario)]);
+    let s = Scenario::load(&p).unwrap();
+    match &s.network.flows[1].source {
+        sim_core::network::Source::Poisson { rate_per_s, .. } => assert_eq!(*rate_per_s, 1000.0),
+        other => panic!("{other:?}"),
+    }
+    let r = model::run(
+        &s,
+        &RunOptions {
+            wall_clock: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.flows.len(), 1);
+    assert_eq!(r.flows[0].name, "kpm");
+    // 100 packets in 10 ms, the first 10 (before 1 ms) not counted.
+    assert_eq!(r.flows[0].packets_sent, 90);
+    let rev = r.flows[0].reverse.as_ref().unwrap();
+    assert_eq!(
+        rev.packets_sent, 45,
+        "one 62-byte reply per two delivered packets after warm-up"
+    );
+    assert_eq!(rev.delay.min_ns, 10_000.0 + 496.0 + 10_000.0 + 10_000.0);
+}
