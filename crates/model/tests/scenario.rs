@@ -1,7 +1,7 @@
 //! Scenario features end to end through the model layer (issue 2): trace replay, report
 //! options, warm-up, rate forms, E2 pattern replies.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use model::{RunOptions, Scenario};
 
@@ -14,7 +14,7 @@ fn write(name: &str, files: &[(&str, &str)]) -> PathBuf {
     d.join(files[0].0)
 }
 
-fn run(path: &PathBuf) -> model::Report {
+fn run(path: &Path) -> model::Report {
     let s = Scenario::load(path).unwrap();
     model::run(
         &s,
