@@ -4,6 +4,7 @@
 //! length with `Stack::wire_len`. The builders below do not call the model: they pad by the
 //! rule each RFC states and let the cipher reject misaligned CBC input. Each packet is then
 //! opened again and its trailer parsed, so a builder that produced a wrong layout fails too.
+//! Published RFC/IEEE test vectors, kept as data files, are checked in `vectors/`.
 
 use aes_gcm::aead::consts::{U8, U11, U12, U16};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -13,7 +14,10 @@ use ccm::Ccm;
 use chacha20poly1305::ChaCha20Poly1305;
 use hmac::{Hmac, Mac};
 use protocols::Stack;
+use sha1::Sha1;
 use sha2::{Sha256, Sha384, Sha512};
+
+mod vectors;
 
 const MAX_PAYLOAD: usize = 2000;
 
@@ -155,7 +159,8 @@ enum EspKind {
     Aead(Aead_, usize),
     /// AES-GMAC (RFC 4543): 8-byte IV, everything authenticated, nothing encrypted.
     Gmac(Aead_),
-    /// AES-CBC (RFC 3602) + HMAC-SHA2 truncated (RFC 4868): key bits, hash, ICV bytes.
+    /// AES-CBC (RFC 3602) + HMAC-SHA-1-96 (RFC 2404) or HMAC-SHA2 truncated (RFC 4868): key
+    /// bits, hash, ICV bytes.
     Cbc(u16, &'static str, usize),
 }
 
@@ -187,6 +192,12 @@ fn esp_untrail(pt: &[u8], next_header: u8) -> Vec<u8> {
 fn hmac_trunc(hash: &str, data: &[u8], icv: usize) -> Vec<u8> {
     let k = key(64);
     let full = match hash {
+        "sha1" => Hmac::<Sha1>::new_from_slice(&k)
+            .unwrap()
+            .chain_update(data)
+            .finalize()
+            .into_bytes()
+            .to_vec(),
         "sha256" => Hmac::<Sha256>::new_from_slice(&k)
             .unwrap()
             .chain_update(data)
@@ -311,6 +322,8 @@ fn esp_suites() -> Vec<(&'static str, EspKind)> {
     v.push(("chacha20-poly1305", EspKind::Aead(ChaCha, 4)));
     v.push(("aes128-gmac", EspKind::Gmac(Gcm128(16))));
     v.push(("aes256-gmac", EspKind::Gmac(Gcm256(16))));
+    v.push(("aes128-cbc,hmac-sha1-96", EspKind::Cbc(128, "sha1", 12)));
+    v.push(("aes256-cbc,hmac-sha1-96", EspKind::Cbc(256, "sha1", 12)));
     v.push((
         "aes128-cbc,hmac-sha256-128",
         EspKind::Cbc(128, "sha256", 16),
