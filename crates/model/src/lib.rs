@@ -30,6 +30,7 @@ pub mod error;
 pub mod file;
 pub mod report;
 pub mod scenario;
+pub mod sweep;
 pub mod units;
 
 pub use error::ScenarioError;
