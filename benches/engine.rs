@@ -73,6 +73,8 @@ fn mm1(packets: u64) -> Network {
         nodes: vec![NodeConfig {
             receive: None,
             transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
             name: "server".into(),
             service: Service::Exponential { mean_ps: 1e6 },
             servers: 1,
@@ -103,6 +105,8 @@ fn four_hop(packets: u64) -> Network {
     let node = |n: &str, service| NodeConfig {
         receive: None,
         transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
         name: n.into(),
         service,
         servers: 1,

@@ -238,16 +238,14 @@ fn table(r: &Report) -> String {
     }
 
     let with_profiles = r.nodes.iter().any(|n| n.profile.is_some());
-    let mut header = vec![
-        "node",
-        "cores",
-        "utilisation",
-        "served",
-        "dropped",
-        "max waiting",
-    ];
+    let with_io = r.nodes.iter().any(|n| n.io_utilisation.is_some());
+    let mut header = vec!["node", "cores", "utilisation"];
+    if with_io {
+        header.push("I/O stage");
+    }
+    header.extend(["served", "dropped", "max waiting"]);
     if with_profiles {
-        header.extend(["profile", "suite", "cipher share", "bound"]);
+        header.extend(["profile", "suite", "cipher share of CPU", "bound"]);
     }
     let mut nrows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for n in &r.nodes {
@@ -255,10 +253,18 @@ fn table(r: &Report) -> String {
             n.name.clone(),
             n.cores.to_string(),
             format!("{:.2}%", n.utilisation * 100.0),
+        ];
+        if with_io {
+            row.push(
+                n.io_utilisation
+                    .map_or_else(|| "-".to_owned(), |u| format!("{:.2}%", u * 100.0)),
+            );
+        }
+        row.extend([
             n.served.to_string(),
             n.dropped.to_string(),
             n.max_waiting.to_string(),
-        ];
+        ]);
         if let Some(p) = &n.profile {
             row.extend([
                 p.name.clone(),

@@ -111,6 +111,10 @@ pub struct NodeFile {
     pub receive: Option<ServiceFile>,
     /// Service-time model of the packets passing through.
     pub transit: Option<ServiceFile>,
+    /// A one-server I/O stage every packet passes before the CPU stage (default none).
+    pub io: Option<ServiceFile>,
+    /// A per-packet delay after the CPU stage that occupies no server (default 0).
+    pub latency: Option<Q>,
     /// Servers working in parallel (default 1).
     pub cores: Option<i64>,
     /// Maximum packets in the node, in service plus waiting (default unbounded).
@@ -152,9 +156,9 @@ pub enum ServiceFile {
         /// Points.
         points: Vec<(Q, Q)>,
     },
-    /// Built from a calibration profile: stack + I/O + seal(L) for packets the node creates,
-    /// stack + I/O + open(L) for packets it receives, stack + I/O for transit packets; cores from
-    /// the profile unless the node sets them.
+    /// Built from a calibration profile: on the CPU stage stack + seal(L) for packets the node
+    /// creates, stack + open(L) for packets it receives, stack for transit packets; the profile's
+    /// one-server I/O stage and latency; cores from the profile unless the node sets them.
     Profile {
         /// Profile file, relative to the scenario file.
         profile: String,

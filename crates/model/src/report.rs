@@ -218,13 +218,15 @@ pub struct NodeReport {
     pub dropped: u64,
     /// Most packets waiting at once.
     pub max_waiting: u64,
+    /// Busy fraction of the node's one-server I/O stage, in [0, 1] (`null` without one).
+    pub io_utilisation: Option<f64>,
     /// Where the node's time went, when its processing comes from a calibration profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<NodeProfileReport>,
 }
 
-/// A profile-built node's busy time split into cipher work and per-packet work (stack + I/O),
-/// and what limits it.
+/// A profile-built node's CPU time split into cipher and per-packet stack work, and what limits
+/// the node.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeProfileReport {
     /// Profile name.
@@ -237,13 +239,13 @@ pub struct NodeProfileReport {
     pub suite: String,
     /// Crypto offloaded to the NIC.
     pub offloaded: bool,
-    /// Fraction of busy time spent in the cipher, in [0, 1] (exact for linear cost models;
+    /// Fraction of the CPU time spent in the cipher, in [0, 1] (exact for linear cost models;
     /// evaluated at each role's mean packet size otherwise).
     pub cipher_share: f64,
-    /// Fraction spent in the per-packet stack and I/O cost.
-    pub per_packet_share: f64,
-    /// "cpu-bound (cipher)", "io-bound (per-packet stack and I/O)", or "not saturated"
-    /// (utilisation below 95%).
+    /// Fraction of the CPU time spent in the per-packet stack cost.
+    pub stack_share: f64,
+    /// What limits the node: "io-bound" (the one-server I/O stage is at least 95% busy),
+    /// "cpu-bound" (the cores are at least 95% busy), or "not saturated".
     pub bound: String,
 }
 
@@ -351,10 +353,19 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             } else {
                 0.0
             };
+            let io_utilisation = n.io.as_ref().map(|_| {
+                let io_busy: f64 = runs.iter().map(|r| r.nodes[i].io_busy_ps as f64).sum();
+                if total_end_ps > 0.0 {
+                    io_busy / total_end_ps
+                } else {
+                    0.0
+                }
+            });
             NodeReport {
                 name: n.name.clone(),
                 cores: n.servers,
                 utilisation,
+                io_utilisation,
                 served: runs.iter().map(|r| r.nodes[i].served).sum(),
                 dropped: runs.iter().map(|r| r.nodes[i].dropped).sum(),
                 max_waiting: runs
@@ -366,7 +377,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     .node_profiles
                     .get(i)
                     .and_then(Option::as_ref)
-                    .map(|p| profile_report(p, i, runs, utilisation)),
+                    .map(|p| profile_report(p, i, runs, utilisation, io_utilisation)),
             }
         })
         .collect();
@@ -414,16 +425,16 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
     }
 }
 
-/// Splits a profile-built node's busy time into cipher and per-packet work and names what
-/// limits it.
+/// Splits a profile-built node's CPU time into cipher and stack work and names what limits it.
 fn profile_report(
     p: &NodeProfile,
     node: usize,
     runs: &[RunStats],
     utilisation: f64,
+    io_utilisation: Option<f64>,
 ) -> NodeProfileReport {
     let mut cipher = 0.0;
-    let mut per_packet = 0.0;
+    let mut stack = 0.0;
     for role in 0..3 {
         let served: u64 = runs
             .iter()
@@ -432,16 +443,16 @@ fn profile_report(
         let bytes: u64 = runs.iter().map(|r| r.nodes[node].bytes_by_role[role]).sum();
         if served > 0 {
             cipher += served as f64 * p.cipher_ns(role, bytes as f64 / served as f64);
-            per_packet += served as f64 * p.per_packet_ns;
+            stack += served as f64 * p.stack_ns;
         }
     }
-    let total = (cipher + per_packet).max(f64::MIN_POSITIVE);
-    let bound = if utilisation < 0.95 {
-        "not saturated"
-    } else if cipher >= per_packet {
-        "cpu-bound (cipher)"
+    let total = (cipher + stack).max(f64::MIN_POSITIVE);
+    let bound = if io_utilisation.is_some_and(|u| u >= 0.95) {
+        "io-bound"
+    } else if utilisation >= 0.95 {
+        "cpu-bound"
     } else {
-        "io-bound (per-packet stack and I/O)"
+        "not saturated"
     };
     NodeProfileReport {
         name: p.name.clone(),
@@ -450,7 +461,7 @@ fn profile_report(
         suite: p.suite.clone(),
         offloaded: p.offloaded,
         cipher_share: cipher / total,
-        per_packet_share: per_packet / total,
+        stack_share: stack / total,
         bound: bound.to_owned(),
     }
 }

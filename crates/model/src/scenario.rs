@@ -503,8 +503,12 @@ pub struct NodeProfile {
     pub suite: String,
     /// Whether the suite's crypto is offloaded to the NIC.
     pub offloaded: bool,
-    /// Per-packet stack + I/O cost [ns].
-    pub per_packet_ns: f64,
+    /// Per-packet stack cost on the CPU [ns].
+    pub stack_ns: f64,
+    /// Per-packet cost of the one-server I/O stage [ns].
+    pub io_ns: f64,
+    /// Per-packet latency that occupies no server [ns].
+    pub latency_ns: f64,
     /// Cipher cost of sealing L bytes [ns] (zero when offloaded or `none`).
     pub seal: Option<profile::OpCost>,
     /// Cipher cost of opening L bytes [ns].
@@ -621,21 +625,22 @@ fn node(
                     })
             };
             let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
-            let per_packet_ns = p.stack_ns() + p.io_ns();
             let np = NodeProfile {
                 name: p.name().to_owned(),
                 origin: path.display().to_string(),
                 implementation: p.implementation().to_owned(),
                 suite: suite.clone(),
                 offloaded,
-                per_packet_ns,
+                stack_ns: p.stack_ns(),
+                io_ns: p.io_ns(),
+                latency_ns: p.latency_ns(),
                 seal,
                 open,
             };
             let services = (
-                profile_service(per_packet_ns, np.seal.as_ref()),
-                Some(profile_service(per_packet_ns, np.open.as_ref())),
-                Some(profile_service(per_packet_ns, None)),
+                profile_service(np.stack_ns, np.seal.as_ref()),
+                Some(profile_service(np.stack_ns, np.open.as_ref())),
+                Some(profile_service(np.stack_ns, None)),
             );
             from_profile = Some((np, p.cores()));
             services
@@ -663,6 +668,35 @@ fn node(
         .capacity
         .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
         .transpose()?;
+    let (io, latency) = match &from_profile {
+        Some((p, _)) => {
+            if n.io.is_some() || n.latency.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.io"),
+                    "`io` or `latency` beside a profile service",
+                    "either a profile service (which gives them) or written-out models",
+                ));
+            }
+            let io = (p.io_ns > 0.0).then_some(Service::Linear {
+                fixed_ps: p.io_ns * 1e3,
+                per_byte_ps: 0.0,
+            });
+            (
+                io,
+                SimDuration::from_secs_f64(p.latency_ns * 1e-9).unwrap_or_default(),
+            )
+        }
+        None => (
+            n.io.as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.io"), s))
+                .transpose()?,
+            n.latency
+                .as_ref()
+                .map(|q| cx.duration(&format!("{key}.latency"), q))
+                .transpose()?
+                .unwrap_or_default(),
+        ),
+    };
     Ok((
         NodeConfig {
             name: n.name.clone(),
@@ -671,6 +705,8 @@ fn node(
             transit,
             servers,
             capacity,
+            io,
+            latency,
         },
         from_profile.map(|p| p.0),
     ))

@@ -94,6 +94,8 @@ pub struct RunStats {
 enum Event {
     Source(u32),
     ServiceDone { node: u32, pkt: u32 },
+    IoDone { node: u32, pkt: u32 },
+    Depart(u32),
     TxDone(u32),
     Arrive(u32),
 }
@@ -114,6 +116,8 @@ struct Packet {
     /// When the packet entered its current queue [ps].
     stage: u64,
     comp: [u64; 4],
+    /// `comp` when the current hop began: the hop's own components are `comp - mark`.
+    mark: [u64; 4],
 }
 
 /// One step of a route: the node, and the link direction leaving it (none at the last node).
@@ -129,6 +133,9 @@ struct NodeState {
     capacity: u32,
     busy: u32,
     queue: VecDeque<u32>,
+    io_busy: bool,
+    io_queue: VecDeque<u32>,
+    latency_ps: u64,
     rng: Stream,
     stats: NodeStats,
 }
@@ -211,6 +218,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 capacity: n.capacity.unwrap_or(u32::MAX),
                 busy: 0,
                 queue: VecDeque::new(),
+                io_busy: false,
+                io_queue: VecDeque::new(),
+                latency_ps: n.latency.as_ps(),
                 rng: Stream::new(seed, replication, "node", &n.name),
                 stats: NodeStats::default(),
             })
@@ -344,6 +354,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             match ev {
                 Event::Source(f) => self.fire_source(f as usize),
                 Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
+                Event::IoDone { node, pkt } => self.io_done(node, pkt),
+                Event::Depart(pkt) => self.after_node(pkt),
                 Event::TxDone(ld) => self.tx_done(ld),
                 Event::Arrive(pkt) => self.arrive(pkt),
             }
@@ -543,6 +555,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             origin,
             stage: self.now,
             comp: [0; 4],
+            mark: [0; 4],
         };
         if counted {
             let now = self.now;
@@ -593,13 +606,81 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
     }
 
-    /// The packet arrives at the node of its current hop.
+    /// Adds the components the packet gathered since its current hop began to that hop's sums
+    /// (hop `h`: `2i` is node `i` of the path, `2i + 1` the link leaving it).
+    #[inline]
+    fn close_hop(&mut self, pkt: u32, h: usize) {
+        let p = &mut self.packets[pkt as usize];
+        let delta = [0, 1, 2, 3].map(|i| p.comp[i] - p.mark[i]);
+        p.mark = p.comp;
+        if p.counted {
+            let (f, d) = (p.flow as usize, p.dir);
+            let hop = &mut self.dir_stats(f, d).hops[h];
+            hop.packets += 1;
+            for (sum, d) in hop.sums_ps.iter_mut().zip(delta) {
+                *sum += d as u128;
+            }
+        }
+    }
+
+    /// The packet arrives at the node of its current hop: the link hop before it is complete;
+    /// it enters the node's I/O stage if it has one, else its CPU stage.
     fn arrive(&mut self, pkt: u32) {
         self.packets[pkt as usize].stage = self.now;
+        let hop = self.packets[pkt as usize].hop as usize;
+        if hop > 0 {
+            self.close_hop(pkt, 2 * hop - 1);
+        }
         let node = self.step(pkt).node;
+        if self.net.nodes[node as usize].io.is_some() {
+            let state = &mut self.nodes[node as usize];
+            if !state.io_busy {
+                self.start_io(node, pkt);
+            } else if (state.io_queue.len() as u64) < state.capacity as u64 {
+                state.io_queue.push_back(pkt);
+            } else {
+                state.stats.dropped += 1;
+                self.drop_packet(pkt);
+            }
+        } else {
+            self.cpu_arrive(node, pkt);
+        }
+    }
+
+    fn start_io(&mut self, node: u32, pkt: u32) {
+        let n = node as usize;
+        let size = self.packets[pkt as usize].size;
+        let io = self.net.nodes[n]
+            .io
+            .as_ref()
+            .expect("start_io only for nodes with an I/O stage");
+        let x = sample_service(io, size, &mut self.nodes[n].rng);
+        let state = &mut self.nodes[n];
+        state.io_busy = true;
+        state.stats.io_busy_ps += x as u128;
+        let p = &mut self.packets[pkt as usize];
+        p.comp[QUE] += self.now - p.stage;
+        p.comp[PROC] += x;
+        self.queue
+            .push(SimTime(self.now + x), Event::IoDone { node, pkt });
+    }
+
+    fn io_done(&mut self, node: u32, pkt: u32) {
+        let state = &mut self.nodes[node as usize];
+        state.io_busy = false;
+        state.stats.io_served += 1;
+        if let Some(next) = state.io_queue.pop_front() {
+            self.start_io(node, next);
+        }
+        self.packets[pkt as usize].stage = self.now;
+        self.cpu_arrive(node, pkt);
+    }
+
+    /// The packet reaches the node's CPU stage (its servers).
+    fn cpu_arrive(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
         if matches!(self.services[n][self.role(pkt)], Service::None) {
-            self.after_node(pkt);
+            self.after_cpu(pkt);
             return;
         }
         let state = &mut self.nodes[n];
@@ -628,14 +709,6 @@ impl<'a, O: Observer> Engine<'a, O> {
         let p = &mut self.packets[pkt as usize];
         p.comp[QUE] += self.now - p.stage;
         p.comp[PROC] += x;
-        let wait = self.now - p.stage;
-        if p.counted {
-            let (f, d, h) = (p.flow as usize, p.dir, 2 * p.hop as usize);
-            let hop = &mut self.dir_stats(f, d).hops[h];
-            hop.packets += 1;
-            hop.sums_ps[QUE] += wait as u128;
-            hop.sums_ps[PROC] += x as u128;
-        }
         self.queue
             .push(SimTime(self.now + x), Event::ServiceDone { node, pkt });
     }
@@ -647,11 +720,28 @@ impl<'a, O: Observer> Engine<'a, O> {
         if let Some(next) = state.queue.pop_front() {
             self.start_service(node, next);
         }
-        self.after_node(pkt);
+        self.after_cpu(pkt);
     }
 
-    /// The packet leaves its current node: delivered if it is the last, else onto the link.
+    /// After the CPU stage: the node's latency (a delay that occupies no server, counted as
+    /// processing), then departure.
+    fn after_cpu(&mut self, pkt: u32) {
+        let node = self.step(pkt).node as usize;
+        let latency = self.nodes[node].latency_ps;
+        if latency == 0 {
+            self.after_node(pkt);
+        } else {
+            self.packets[pkt as usize].comp[PROC] += latency;
+            self.queue
+                .push(SimTime(self.now + latency), Event::Depart(pkt));
+        }
+    }
+
+    /// The packet leaves its current node (the node hop is complete): delivered if it is the
+    /// last, else onto the link.
     fn after_node(&mut self, pkt: u32) {
+        let hop = self.packets[pkt as usize].hop as usize;
+        self.close_hop(pkt, 2 * hop);
         let step = self.step(pkt);
         if step.link_dir == NO_LINK {
             self.deliver(pkt);
@@ -685,18 +775,9 @@ impl<'a, O: Observer> Engine<'a, O> {
         link.stats.sent += 1;
         link.stats.bytes += p.size as u64;
         link.stats.busy_ps += t as u128;
-        let wait = self.now - p.stage;
-        p.comp[QUE] += wait;
+        p.comp[QUE] += self.now - p.stage;
         p.comp[TRANS] += t;
         p.comp[PROP] += link.prop;
-        if p.counted {
-            let (f, d, h, prop) = (p.flow as usize, p.dir, 2 * p.hop as usize + 1, link.prop);
-            let hop = &mut self.dir_stats(f, d).hops[h];
-            hop.packets += 1;
-            hop.sums_ps[QUE] += wait as u128;
-            hop.sums_ps[TRANS] += t as u128;
-            hop.sums_ps[PROP] += prop as u128;
-        }
         self.queue
             .push(SimTime(self.now + t), Event::TxDone(ld as u32));
     }

@@ -14,6 +14,8 @@
 //!     nodes: vec![NodeConfig {
 //!         receive: None,
 //!         transit: None,
+//!         io: None,
+//!         latency: SimDuration::ZERO,
 //!         name: "server".into(),
 //!         service: Service::Exponential { mean_ps: 1e6 },
 //!         servers: 1,

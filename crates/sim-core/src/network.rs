@@ -35,7 +35,9 @@ pub struct Stop {
 /// A FIFO server: packets wait in one queue and are served by `servers` identical servers
 /// (cores), each taking a service time drawn from the model of the packet's role there: the
 /// node protects what it originates (`service`), unprotects what it terminates (`receive`) and
-/// forwards what passes through (`transit`); the last two default to `service`.
+/// forwards what passes through (`transit`); the last two default to `service`. Optionally a
+/// packet first passes a one-server I/O stage (`io`) and, after the servers, a fixed `latency`
+/// that occupies nothing; both count as processing delay.
 #[derive(Debug, Clone)]
 pub struct NodeConfig {
     /// Unique name; also seeds the node's random stream.
@@ -49,8 +51,14 @@ pub struct NodeConfig {
     /// Number of servers (cores) working in parallel, at least 1 (the `c` of M/M/c).
     pub servers: u32,
     /// Maximum packets in the node, in service plus waiting (the `K` of M/M/1/K); an arrival that
-    /// finds the node full is dropped. `None`: unbounded.
+    /// finds the node full is dropped. `None`: unbounded. With an I/O stage, the same bound
+    /// applies to the packets waiting for it.
     pub capacity: Option<u32>,
+    /// A one-server I/O stage every packet passes before the CPU stage (the kernel/user I/O path
+    /// that does not scale with cores, 000 §6.3). `None`: no such stage.
+    pub io: Option<Service>,
+    /// A delay after the CPU stage that occupies no server (fixed per-packet latency) [ps].
+    pub latency: SimDuration,
 }
 
 /// How long a node takes to process one packet.

@@ -168,8 +168,9 @@ pub struct DirStats {
     pub delay: DelayHist,
     /// End-to-end sums of the Eq. 1 components over delivered packets [ps].
     pub components_ps: [u128; 4],
-    /// Per-hop sums: entry `2i` is node `i` of the path (queueing and processing), entry `2i+1`
-    /// the link leaving it (queueing, transmission, propagation).
+    /// Per-hop sums over the packets that completed the hop: entry `2i` is node `i` of the path
+    /// (queueing and processing), entry `2i+1` the link leaving it (queueing, transmission,
+    /// propagation).
     pub hops: Vec<HopSums>,
 }
 
@@ -270,6 +271,10 @@ pub struct NodeStats {
     pub bytes_by_role: [u64; 3],
     /// Service time handed out, by role [ps].
     pub busy_by_role_ps: [u128; 3],
+    /// Packets through the one-server I/O stage.
+    pub io_served: u64,
+    /// Time the I/O stage was busy [ps].
+    pub io_busy_ps: u128,
 }
 
 /// The roles a packet can have at a node, in the order of the `*_by_role` arrays: it was

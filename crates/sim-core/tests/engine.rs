@@ -19,6 +19,8 @@ fn single_node(
         nodes: vec![NodeConfig {
             receive: None,
             transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
             name: "server".into(),
             service,
             servers,
@@ -155,6 +157,8 @@ fn four_hop() -> Network {
     let node = |name: &str, service: Service| NodeConfig {
         receive: None,
         transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
         name: name.into(),
         service,
         servers: 1,
@@ -290,6 +294,8 @@ fn adding_a_node_does_not_change_other_draws() {
         NodeConfig {
             receive: None,
             transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
             name: "other".into(),
             service: Service::Exponential { mean_ps: 2e6 },
             servers: 1,
@@ -338,6 +344,8 @@ fn ping_rtt_is_exact_without_contention() {
     let node = |n: &str| NodeConfig {
         receive: None,
         transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
         name: n.into(),
         service: Service::Deterministic {
             time_ps: 10_000_000,
@@ -385,6 +393,8 @@ fn bulk_transfer_stop_and_wait() {
     let node = |n: &str| NodeConfig {
         receive: None,
         transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
         name: n.into(),
         service: Service::None,
         servers: 1,
@@ -435,6 +445,8 @@ fn multi_frame_message_delay_is_last_frame() {
         nodes: vec![NodeConfig {
             receive: None,
             transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
             name: "n".into(),
             service: Service::Linear {
                 fixed_ps: 1e6,
@@ -464,4 +476,50 @@ fn multi_frame_message_delay_is_last_frame() {
     // 1 us + 50 ns for the first, then 1 us + 30 ns for the second behind it.
     assert_eq!(m.max_ns, 1050.0 + 1030.0);
     assert_eq!(m.min_ns, 1050.0 + 1030.0);
+}
+
+/// A node with a one-server I/O stage (10 us), two CPU servers (1 us) and a 5 us latency that
+/// occupies nothing. Three packets at once: the first takes 16 us; the others queue only at the
+/// I/O stage (10 and 20 us); none queues at the CPU or the latency.
+#[test]
+fn io_stage_and_latency() {
+    let net = Network {
+        nodes: vec![NodeConfig {
+            name: "gw".into(),
+            service: Service::Deterministic { time_ps: 1_000_000 },
+            receive: None,
+            transit: None,
+            io: Some(Service::Deterministic {
+                time_ps: 10_000_000,
+            }),
+            latency: SimDuration::from_us(5),
+            servers: 2,
+            capacity: None,
+        }],
+        links: vec![],
+        flows: vec![FlowConfig {
+            name: "burst".into(),
+            path: vec![0],
+            mtu_exempt: 0,
+            source: Source::Periodic {
+                period: SimDuration::from_us(1000),
+                offset: SimDuration::ZERO,
+                frames: vec![100, 100, 100],
+                count: Some(1),
+            },
+        }],
+        stop: Stop::default(),
+        warmup: SimDuration::ZERO,
+    };
+    let mut delays = Vec::new();
+    let r = run_observed(&net, 1, 0, |p: &PacketRecord| {
+        delays.push((p.delivered.as_ps() - p.created.as_ps(), p.components_ps));
+    });
+    let us = 1_000_000u64;
+    assert_eq!(delays[0], (16 * us, [0, 0, 0, 16 * us]));
+    assert_eq!(delays[1], (26 * us, [10 * us, 0, 0, 16 * us]));
+    assert_eq!(delays[2], (36 * us, [20 * us, 0, 0, 16 * us]));
+    let n = &r.nodes[0];
+    assert_eq!((n.io_served, n.io_busy_ps), (3, 30 * us as u128));
+    assert_eq!(n.busy_ps, 3 * us as u128);
 }
