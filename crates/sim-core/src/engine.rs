@@ -106,6 +106,8 @@ struct Packet {
     dir: Direction,
     kind: PacketKind,
     counted: bool,
+    /// Role at the current node (set on arrival).
+    role: u8,
     hop: u16,
     size: u32,
     /// Message slot for periodic messages, `u32::MAX` if none.
@@ -120,11 +122,13 @@ struct Packet {
     mark: [u64; 4],
 }
 
-/// One step of a route: the node, and the link direction leaving it (none at the last node).
+/// One step of a route: the node, the link direction leaving it (none at the last node), and the
+/// packet's role there (0 originate, 1 terminate, 2 transit; see [`crate::stats::ROLES`]).
 #[derive(Debug, Clone, Copy)]
 struct Step {
     node: u32,
     link_dir: u32,
+    role: u8,
 }
 const NO_LINK: u32 = u32::MAX;
 
@@ -136,6 +140,9 @@ struct NodeState {
     io_busy: bool,
     io_queue: VecDeque<u32>,
     latency_ps: u64,
+    has_io: bool,
+    /// Per role: whether the node spends time on it (the service is not `None`).
+    serves: [bool; 3],
     rng: Stream,
     stats: NodeStats,
 }
@@ -221,6 +228,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 io_busy: false,
                 io_queue: VecDeque::new(),
                 latency_ps: n.latency.as_ps(),
+                has_io: n.io.is_some(),
+                serves: [Some(&n.service), n.receive.as_ref(), n.transit.as_ref()]
+                    .map(|s| !matches!(s.unwrap_or(&n.service), Service::None)),
                 rng: Stream::new(seed, replication, "node", &n.name),
                 stats: NodeStats::default(),
             })
@@ -260,6 +270,13 @@ impl<'a, O: Observer> Engine<'a, O> {
                 .map(|(i, &n)| Step {
                     node: n as u32,
                     link_dir: path.get(i + 1).map_or(NO_LINK, |&next| link_dir(n, next)),
+                    role: if i == 0 {
+                        0
+                    } else if i + 1 == path.len() {
+                        1
+                    } else {
+                        2
+                    },
                 })
                 .collect()
         };
@@ -548,6 +565,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             dir,
             kind,
             counted,
+            role: 0,
             hop: 0,
             size,
             msg,
@@ -591,21 +609,6 @@ impl<'a, O: Observer> Engine<'a, O> {
         self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize]
     }
 
-    /// The packet's role at its current node: 0 it originates there, 1 it terminates there,
-    /// 2 it passes through (see [`crate::stats::ROLES`]).
-    #[inline]
-    fn role(&self, pkt: u32) -> usize {
-        let p = &self.packets[pkt as usize];
-        let hops = self.routes[p.flow as usize][dir_index(p.dir)].len();
-        if p.hop == 0 {
-            0
-        } else if p.hop as usize + 1 == hops {
-            1
-        } else {
-            2
-        }
-    }
-
     /// Adds the components the packet gathered since its current hop began to that hop's sums
     /// (hop `h`: `2i` is node `i` of the path, `2i + 1` the link leaving it).
     #[inline]
@@ -626,13 +629,16 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// The packet arrives at the node of its current hop: the link hop before it is complete;
     /// it enters the node's I/O stage if it has one, else its CPU stage.
     fn arrive(&mut self, pkt: u32) {
-        self.packets[pkt as usize].stage = self.now;
-        let hop = self.packets[pkt as usize].hop as usize;
+        let step = self.step(pkt);
+        let p = &mut self.packets[pkt as usize];
+        p.stage = self.now;
+        p.role = step.role;
+        let hop = p.hop as usize;
         if hop > 0 {
             self.close_hop(pkt, 2 * hop - 1);
         }
-        let node = self.step(pkt).node;
-        if self.net.nodes[node as usize].io.is_some() {
+        let node = step.node;
+        if self.nodes[node as usize].has_io {
             let state = &mut self.nodes[node as usize];
             if !state.io_busy {
                 self.start_io(node, pkt);
@@ -679,7 +685,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// The packet reaches the node's CPU stage (its servers).
     fn cpu_arrive(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
-        if matches!(self.services[n][self.role(pkt)], Service::None) {
+        if !self.nodes[n].serves[self.packets[pkt as usize].role as usize] {
             self.after_cpu(pkt);
             return;
         }
@@ -698,7 +704,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn start_service(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
         let size = self.packets[pkt as usize].size;
-        let role = self.role(pkt);
+        let role = self.packets[pkt as usize].role as usize;
         let x = sample_service(self.services[n][role], size, &mut self.nodes[n].rng);
         let state = &mut self.nodes[n];
         state.busy += 1;
@@ -726,7 +732,8 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// After the CPU stage: the node's latency (a delay that occupies no server, counted as
     /// processing), then departure.
     fn after_cpu(&mut self, pkt: u32) {
-        let node = self.step(pkt).node as usize;
+        let p = &self.packets[pkt as usize];
+        let node = self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize].node as usize;
         let latency = self.nodes[node].latency_ps;
         if latency == 0 {
             self.after_node(pkt);
