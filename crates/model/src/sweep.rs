@@ -62,7 +62,7 @@ pub const SCHEMA: &str = "oransim.sweep/1";
 /// Most values one `--vary` may take.
 pub const MAX_AXIS_VALUES: u64 = 1_000_000;
 /// Most points a sweep may have (the product of the axis lengths).
-pub const MAX_POINTS: u64 = 100_000_000;
+pub const MAX_POINTS: u64 = 10_000_000;
 
 /// One step of a key path: a table key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -919,7 +919,7 @@ impl PointResult {
 }
 
 /// The metric columns of a [`FlowRow`] after `flow`, in CSV order.
-pub const METRIC_COLUMNS: [&str; 21] = [
+pub const METRIC_COLUMNS: [&str; 20] = [
     "packets_sent",
     "packets_delivered",
     "packets_dropped",
@@ -940,13 +940,12 @@ pub const METRIC_COLUMNS: [&str; 21] = [
     "goodput_bps",
     "path_max_utilisation",
     "bottleneck_node",
-    "flow_index",
 ];
 
 impl FlowRow {
     /// The cells of [`METRIC_COLUMNS`] as text (empty for `None`; floats in Rust's shortest
-    /// round-trip form), `flow_index` being this flow's position in the point.
-    pub fn cells(&self, flow_index: usize) -> Vec<String> {
+    /// round-trip form).
+    pub fn cells(&self) -> Vec<String> {
         let f = |x: Option<f64>| x.map_or_else(String::new, |v| v.to_string());
         vec![
             self.packets_sent.to_string(),
@@ -969,7 +968,6 @@ impl FlowRow {
             f(self.goodput_bps),
             f(self.path_max_utilisation),
             self.bottleneck_node.clone(),
-            flow_index.to_string(),
         ]
     }
 }

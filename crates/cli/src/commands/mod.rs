@@ -5,3 +5,4 @@ pub mod check;
 pub mod handshake;
 pub mod overhead;
 pub mod run;
+pub mod sweep;
