@@ -755,6 +755,9 @@ mod plot {
 
     const SIZE: (u32, u32) = (900, 560);
 
+    /// One flow's line: its label, mean and p99 at each x [us] (`None`: not measured).
+    type Series = (String, Vec<Option<f64>>, Vec<Option<f64>>);
+
     /// What one plot shows.
     pub struct PlotData {
         key: String,
@@ -764,7 +767,7 @@ mod plot {
         unit: String,
         held: String,
         /// Per flow: name, mean and p99 delay [us] at each x (None when not measured).
-        series: Vec<(String, Vec<Option<f64>>, Vec<Option<f64>>)>,
+        series: Vec<Series>,
     }
 
     /// Reads `"1400B"` as (1400, "B"), `5` as (5, "").

@@ -1,0 +1,431 @@
+//! `oransim sweep` as a user runs it (issue 6): the real binary, a 1000-point sweep, an
+//! interrupted sweep resumed, four shards merged, and bad input refused.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the oransim binary runs")
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}; stderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oransim-sweep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SCENARIO: &str = "scenarios/sweep_fronthaul.toml";
+
+/// 10 x 10 x 10 = 1000 points of `packets` frames each.
+fn grid(packets: u32) -> Vec<String> {
+    vec![
+        "sweep".into(),
+        SCENARIO.into(),
+        "--set".into(),
+        format!("stop.packets={packets}"),
+        "--vary".into(),
+        "link[0].rate=10Gbps..19Gbps:1Gbps".into(),
+        "--vary".into(),
+        "link[0].length=0km..9km:1km".into(),
+        "--vary".into(),
+        "flow[0].source.payload=1000B..10000B:1000B".into(),
+    ]
+}
+
+fn with(base: &[String], extra: &[&str]) -> Vec<String> {
+    base.iter()
+        .cloned()
+        .chain(extra.iter().map(|s| (*s).to_owned()))
+        .collect()
+}
+
+fn run_s(args: &[String]) -> Output {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&refs)
+}
+
+/// Every result file of a finished sweep, by relative path, with its bytes.
+fn results(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for name in ["sweep.json", "sweep.csv"] {
+        out.push((name.to_owned(), std::fs::read(dir.join(name)).unwrap()));
+    }
+    let mut plots: Vec<_> = std::fs::read_dir(dir.join("plots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    plots.sort();
+    for p in plots {
+        let name = format!("plots/{}", p.file_name().unwrap().to_string_lossy());
+        out.push((name, std::fs::read(&p).unwrap()));
+    }
+    out
+}
+
+fn assert_same(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)], what: &str) {
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(a), names(b), "{what}: the same files");
+    for ((name, x), (_, y)) in a.iter().zip(b) {
+        assert!(x == y, "{what}: {name} differs");
+    }
+}
+
+/// A 1000-point sweep finishes with every point and flow in the CSV and JSON, one plot per
+/// varied key (SVG with text, PNG); four shards run on one job each and merged give the same
+/// bytes as the unsharded sweep on two jobs.
+#[test]
+fn thousand_points_and_four_shards_merge_to_the_same_bytes() {
+    let dir = scratch("grid");
+    let whole = dir.join("whole");
+    let args = grid(20);
+    let out = run_s(&with(
+        &args,
+        &["--out", whole.to_str().unwrap(), "--jobs", "2"],
+    ));
+    ok(&out);
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.contains("sweep.csv") && listed.contains("link_0_rate.svg"),
+        "{listed}"
+    );
+
+    let csv = std::fs::read_to_string(whole.join("sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1 + 1000,
+        "a header and one row per point and flow"
+    );
+    assert!(lines[0].starts_with(
+        "point,link[0].rate,link[0].length,flow[0].source.payload,flow,packets_sent,"
+    ));
+    // The last key changes fastest.
+    assert!(
+        lines[1].starts_with("0,10Gbps,0km,1000B,uplane,20,20,0,"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("1,10Gbps,0km,2000B,uplane,"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[11].starts_with("10,10Gbps,1km,1000B,uplane,"),
+        "{}",
+        lines[11]
+    );
+    assert!(lines[1000].starts_with("999,19Gbps,9km,10000B,uplane,"));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(whole.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(v["schema"], "oransim.sweep/1");
+    assert_eq!(v["points"], 1000);
+    let res = v["results"].as_array().unwrap();
+    assert_eq!(res.len(), 1000);
+    // Longer fibre, longer propagation delay: 5 us/km at 2e8 m/s.
+    let prop = |i: usize| res[i]["flows"][0]["propagation_ns"].as_f64().unwrap();
+    assert_eq!(prop(0), 0.0);
+    assert!((prop(10) - 5000.0).abs() < 1e-6, "{}", prop(10));
+    assert_eq!(
+        res[10]["values"],
+        serde_json::json!(["10Gbps", "1km", "1000B"])
+    );
+    let svg = std::fs::read_to_string(whole.join("plots/link_0_length.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("delay vs link[0].length"));
+    let png = std::fs::read(whole.join("plots/flow_0_source_payload.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+
+    let shards = dir.join("shards");
+    for i in 0..4 {
+        let s = format!("{i}/4");
+        let out = run_s(&with(
+            &args,
+            &[
+                "--shard",
+                &s,
+                "--jobs",
+                "1",
+                "--out",
+                shards.to_str().unwrap(),
+            ],
+        ));
+        ok(&out);
+    }
+    // Merging before every shard is there is refused, naming the missing one.
+    let partial = dir.join("partial");
+    let out = run(&[
+        "sweep",
+        "--merge",
+        shards.join("shard-0-of-4.json").to_str().unwrap(),
+        "--out",
+        partial.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1/4, 2/4, 3/4 missing"));
+    assert!(!partial.exists());
+
+    let merged = dir.join("merged");
+    ok(&run(&[
+        "sweep",
+        "--merge",
+        shards.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]));
+    assert_same(
+        &results(&whole),
+        &results(&merged),
+        "4 shards merged vs unsharded",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same sweep on one job and on two gives the same bytes.
+#[test]
+fn results_do_not_depend_on_the_jobs() {
+    let args: Vec<String> = [
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=200",
+        "--vary",
+        "scenario.seed=1..6:1",
+        "--vary",
+        "flow[0].source.split=greedy,even",
+        "--set",
+        "link[0].mtu=5000B",
+        "--format",
+        "json",
+    ]
+    .map(String::from)
+    .to_vec();
+    let one = run_s(&with(&args, &["--jobs", "1"]));
+    let two = run_s(&with(&args, &["--jobs", "2"]));
+    ok(&one);
+    assert_eq!(one.stdout, two.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 12);
+    assert_eq!(v["set"][1]["value"], "5000B");
+}
+
+/// A sweep killed partway and started again with the same arguments redoes no finished point
+/// (each point is in the journal exactly once), survives a journal line cut short by the kill,
+/// and ends with the same bytes as a sweep that was never interrupted.
+#[test]
+fn killed_and_resumed_sweep_gives_the_same_bytes() {
+    let dir = scratch("resume");
+    let args = grid(1500);
+    let reference = dir.join("reference");
+    ok(&run_s(&with(
+        &args,
+        &["--out", reference.to_str().unwrap()],
+    )));
+
+    let out = dir.join("interrupted");
+    let journal = out.join("points.jsonl");
+    let full = with(&args, &["--out", out.to_str().unwrap(), "--jobs", "2"]);
+    let mut child = bin()
+        .args(&full)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    while lines(&journal) < 20 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the sweep ended before it could be interrupted"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !out.join("sweep.json").exists(),
+        "the sweep finished before the kill; the test needs slower points"
+    );
+    let before = std::fs::read_to_string(&journal).unwrap();
+    // Whole lines only (the kill may have cut the last one), then a write cut short by hand:
+    // half a line at the end, which the restart must drop.
+    let mut cut = before[..before.rfind('\n').map_or(0, |i| i + 1)].to_owned();
+    let kept = cut.lines().count();
+    assert!(kept < 1000, "interrupted partway: {kept} points done");
+    cut.push_str("{\"index\":999,\"hash\":\"00");
+    std::fs::write(&journal, &cut).unwrap();
+
+    let resumed = run_s(&full);
+    ok(&resumed);
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        err.contains(&format!("{kept} already done, {} to run", 1000 - kept)),
+        "{err}"
+    );
+    assert_same(
+        &results(&reference),
+        &results(&out),
+        "resumed vs uninterrupted",
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let indices: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["index"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(indices.len(), 1000, "every point journaled once");
+    assert_eq!(indices.iter().collect::<BTreeSet<_>>().len(), 1000);
+    // Started once more: nothing left to run, the same bytes.
+    let again = run_s(&full);
+    ok(&again);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("1000 already done, 0 to run"));
+    assert_same(
+        &results(&reference),
+        &results(&out),
+        "rerun of a finished sweep",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad --set/--vary input: exit 2, one clear error naming the key and what is allowed, nothing
+/// on stdout, no output directory.
+#[test]
+fn bad_set_or_vary_is_refused_before_any_point_runs() {
+    let dir = scratch("bad");
+    let out_dir = dir.join("out");
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--set", "link[5].rate=1Gbps"],
+            &["--set link[5].rate", "link[0] to link[0]"],
+        ),
+        (&["--set", "stop.packets"], &["no '='", "KEY=VALUE"]),
+        (
+            &["--set", "link[0.rate=1Gbps"],
+            &["invalid index", "key path"],
+        ),
+        (
+            &["--vary", "link[0].mtu=9000B..1000B:100B"],
+            &["end is below the start", "a..b:step"],
+        ),
+        (
+            &["--vary", "link[0].rate=1Gbps..2ms:1Gbps"],
+            &["different units", "one unit"],
+        ),
+        (
+            &["--vary", "link[0].mtu=1000B..2000B:0B"],
+            &["step is not above zero"],
+        ),
+        (
+            &["--set", "link[0].rate=0Gbps"],
+            &[
+                "sweep point 0 of 1",
+                "link[0] (\"du-ru\").rate",
+                "above zero",
+            ],
+        ),
+        (
+            &["--vary", "link[0].colour=red,blue"],
+            &[
+                "link[0].colour = \"red\"",
+                "unknown field `colour`",
+                "expected one of",
+            ],
+        ),
+        (
+            &["--vary", "link[0].rate=10Gbps,1Mbps"],
+            &[
+                "sweep point 1 of 2 (link[0].rate = \"1Mbps\")",
+                "of the link rate",
+            ],
+        ),
+        (
+            &["--vary", "scenario.seed=1,2", "--vary", "scenario.seed=3"],
+            &["--vary scenario.seed", "varied twice"],
+        ),
+        (
+            &["--vary", "scenario.seed=1..1000000000:1"],
+            &["more than 1000000"],
+        ),
+        (&["--shard", "4/4"], &["4/4", "0 <= I < N"]),
+    ];
+    for (extra, needles) in cases {
+        let mut args = vec!["sweep", SCENARIO, "--set", "stop.packets=10"];
+        args.extend_from_slice(extra);
+        if !args.contains(&"--out") {
+            args.extend(["--out", out_dir.to_str().unwrap()]);
+        }
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: stderr {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}: stdout not empty");
+        assert!(err.starts_with("error"), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{extra:?}: expected {n:?} in: {err}");
+        }
+        assert!(!out_dir.exists(), "{extra:?}: no output for bad input");
+    }
+    // A shard without --out has nowhere to put its journal.
+    let out = run(&["sweep", SCENARIO, "--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --out"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A journal left by another sweep in --out is refused rather than mixed in.
+#[test]
+fn a_journal_of_another_sweep_is_refused() {
+    let dir = scratch("other");
+    let out = dir.join("out");
+    let base = ["sweep", SCENARIO, "--set", "stop.packets=10", "--out"];
+    let mut a: Vec<&str> = base.to_vec();
+    a.extend([out.to_str().unwrap(), "--vary", "scenario.seed=1,2"]);
+    ok(&run(&a));
+    let csv = std::fs::read(out.join("sweep.csv")).unwrap();
+    let mut b: Vec<&str> = base.to_vec();
+    b.extend([out.to_str().unwrap(), "--vary", "scenario.seed=3,4"]);
+    let r = run(&b);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("of another sweep") && err.contains("points.jsonl"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("sweep.csv")).unwrap(),
+        csv,
+        "untouched"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
