@@ -160,7 +160,7 @@ fn table(r: &Report) -> String {
         rows.push(row);
     };
     for f in &r.flows {
-        push(&f.name, "fwd", &forward(f));
+        push(&f.name, "fwd", &f.forward());
         if let Some(rev) = &f.reverse {
             push(&f.name, "rev", rev);
         }
@@ -312,18 +312,6 @@ fn table(r: &Report) -> String {
     out
 }
 
-fn forward(f: &model::report::FlowReport) -> DirReport {
-    DirReport {
-        packets_sent: f.packets_sent,
-        packets_delivered: f.packets_delivered,
-        packets_dropped: f.packets_dropped,
-        bytes_delivered: 0,
-        throughput_bps: f.throughput_bps,
-        delay: f.delay.clone(),
-        hops: None,
-    }
-}
-
 fn csv(r: &Report) -> String {
     let mut out = String::from(
         "scenario,flow,direction,packets_sent,packets_delivered,packets_dropped,throughput_bps,mean_ns,p50_ns,p99_ns,max_ns,min_ns,queueing_ns,propagation_ns,transmission_ns,processing_ns\n",
@@ -352,7 +340,7 @@ fn csv(r: &Report) -> String {
         );
     };
     for f in &r.flows {
-        row(&f.name, "forward", &forward(f));
+        row(&f.name, "forward", &f.forward());
         if let Some(rev) = &f.reverse {
             row(&f.name, "reverse", rev);
         }

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use serde::Serialize;
 use sim_core::engine::{RunStats, run_replications};
-use sim_core::network::Direction;
 use sim_core::stats::{
     ConfidenceInterval, DirStats, DistSummary, FlowStats, PROC, PROP, QUE, TRANS, mean_ci,
 };
@@ -182,6 +181,8 @@ pub struct FlowReport {
     pub packets_delivered: u64,
     /// Forward packets: dropped.
     pub packets_dropped: u64,
+    /// Forward bytes delivered [bytes].
+    pub bytes_delivered: u64,
     /// Forward throughput [bit/s].
     pub throughput_bps: f64,
     /// Forward end-to-end delay.
@@ -201,6 +202,22 @@ pub struct FlowReport {
     pub frames: Option<Vec<u32>>,
     /// Bulk transfer outcome (`null` if not a bulk flow).
     pub transfer: Option<TransferReport>,
+}
+
+impl FlowReport {
+    /// The forward direction's statistics as a [`DirReport`] (the same numbers as the flow's
+    /// top-level fields).
+    pub fn forward(&self) -> DirReport {
+        DirReport {
+            packets_sent: self.packets_sent,
+            packets_delivered: self.packets_delivered,
+            packets_dropped: self.packets_dropped,
+            bytes_delivered: self.bytes_delivered,
+            throughput_bps: self.throughput_bps,
+            delay: self.delay.clone(),
+            hops: self.hops.clone(),
+        }
+    }
 }
 
 /// One node.
@@ -330,6 +347,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 packets_sent: fwd.packets_sent,
                 packets_delivered: fwd.packets_delivered,
                 packets_dropped: fwd.packets_dropped,
+                bytes_delivered: fwd.bytes_delivered,
                 throughput_bps: fwd.throughput_bps,
                 delay: fwd.delay,
                 hops: fwd.hops,
@@ -533,13 +551,5 @@ fn dir_report(
             mean_ci99_ns: ci.map(|ConfidenceInterval { low, high, .. }| [low, high]),
         },
         hops,
-    }
-}
-
-/// The direction a record belongs to, as text.
-pub fn direction_name(d: Direction) -> &'static str {
-    match d {
-        Direction::Forward => "forward",
-        Direction::Reverse => "reverse",
     }
 }

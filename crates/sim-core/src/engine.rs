@@ -16,7 +16,7 @@ use crate::network::{Direction, Network, NodeId, Service, SizeDist, Source, tabl
 use crate::queue::EventQueue;
 use crate::rng::Stream;
 use crate::stats::{FlowStats, LinkDirStats, NodeStats, PROC, PROP, QUE, TRANS};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 
 /// What kind of packet this is; decides what happens when it is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1035,9 +1035,4 @@ pub fn run_replications(
     });
     out.sort_by_key(|r| r.replication);
     out
-}
-
-/// Time of the run's end as a duration from the start.
-pub fn end_time(stats: &RunStats) -> SimDuration {
-    SimDuration(stats.end_ps)
 }

@@ -92,7 +92,8 @@ pub enum Service {
         per_byte_ps: f64,
     },
     /// Size-dependent, piecewise linear through `(size [bytes], time [ps])` points sorted by
-    /// size; constant beyond the ends' slopes are extended linearly from the last segment.
+    /// size; beyond the first and last points the end segments are extended linearly (never
+    /// below zero).
     Table {
         /// Points `(bytes, ps)`, at least two, strictly increasing in bytes.
         points: Vec<(u32, f64)>,
