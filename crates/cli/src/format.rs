@@ -216,6 +216,33 @@ fn table(r: &Report) -> String {
                 rate(t.goodput_bps)
             );
         }
+        if let Some(h) = &f.handshake {
+            let _ = writeln!(
+                extras,
+                "{}: {} handshakes completed, {} failed; completion mean {} us, p50 {} us, p99 {} us, max {} us",
+                f.name,
+                h.completed,
+                h.failed,
+                us(h.completion.mean_ns),
+                us(h.completion.p50_ns),
+                us(h.completion.p99_ns),
+                us(h.completion.max_ns)
+            );
+            for e in &h.exchanges {
+                let _ = writeln!(
+                    extras,
+                    "  {:18} {:>6} B / {:>6} B  work {} / {} / {} us  time mean {} us, max {} us",
+                    e.name,
+                    e.request_bytes,
+                    e.response_bytes,
+                    us(e.work_ns[0]),
+                    us(e.work_ns[1]),
+                    us(e.work_ns[2]),
+                    us(e.time.mean_ns),
+                    us(e.time.max_ns)
+                );
+            }
+        }
         if let Some(hops) = &f.hops {
             let _ = writeln!(extras, "{}: per hop (mean us)", f.name);
             for h in hops {

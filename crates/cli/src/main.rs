@@ -32,6 +32,8 @@ enum Command {
     Handshake(commands::handshake::HandshakeArgs),
     /// Measure real cipher and key-exchange costs on this host and write a profile.
     Calibrate(commands::calibrate::CalibrateArgs),
+    /// Capacity planning: what a security choice costs on your system (key-exchange storms, ...).
+    Plan(commands::plan::PlanArgs),
     /// Run a scenario over a grid of parameter values: parallel, resumable, shardable.
     Sweep(commands::sweep::SweepArgs),
 }
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Overhead(args) => commands::overhead::execute(args),
         Command::Handshake(args) => commands::handshake::execute(args),
         Command::Calibrate(args) => commands::calibrate::execute(args),
+        Command::Plan(args) => commands::plan::execute(args),
         Command::Sweep(args) => commands::sweep::execute(args),
     };
     match result {

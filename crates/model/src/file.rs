@@ -301,6 +301,22 @@ pub enum SourceFile {
         /// Acknowledgement size (default 64 B; with a stack: the ACK's payload, default 0 B).
         ack_size: Option<Q>,
     },
+    /// Key-exchange handshakes between the path's endpoints (both profile-built nodes: their
+    /// profiles give the crypto work).
+    Handshake {
+        /// Protocol: "ikev2".
+        protocol: Option<String>,
+        /// Key exchange, e.g. "x25519", "mlkem768", or a hybrid "x25519+mlkem768".
+        ke: String,
+        /// Authentication: psk, ed25519, ecdsa-p256, mldsa44/65/87, rsa2048/3072.
+        auth: String,
+        /// Number of tunnels (default 1).
+        tunnels: Option<i64>,
+        /// Time between tunnel starts (default 0: all at once).
+        spacing: Option<Q>,
+        /// Path MTU for IKE fragmentation (default: the links' smallest MTU, else 1500 B).
+        mtu: Option<Q>,
+    },
     /// Trace replay from CSV: `time,size,direction`.
     Trace {
         /// CSV file, relative to the scenario file.

@@ -29,6 +29,7 @@
 pub mod error;
 pub mod file;
 pub mod report;
+pub mod reproduce;
 pub mod scenario;
 pub mod sweep;
 pub mod units;

@@ -202,6 +202,37 @@ pub struct FlowReport {
     pub frames: Option<Vec<u32>>,
     /// Bulk transfer outcome (`null` if not a bulk flow).
     pub transfer: Option<TransferReport>,
+    /// Handshake outcome (`null` if not a handshake flow).
+    pub handshake: Option<HandshakeReport>,
+}
+
+/// What a handshake flow's tunnels took.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandshakeReport {
+    /// Tunnels whose handshake completed, all replications.
+    pub completed: u64,
+    /// Tunnels whose handshake failed (a message dropped; no retransmission is modelled).
+    pub failed: u64,
+    /// Time from a tunnel's start to its last response processed [ns].
+    pub completion: DistSummary,
+    /// Per exchange, request work started to response processed [ns].
+    pub exchanges: Vec<ExchangeReport>,
+}
+
+/// One exchange of a handshake.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExchangeReport {
+    /// Exchange name, e.g. `IKE_SA_INIT`.
+    pub name: String,
+    /// Request size on the wire, all datagrams [bytes].
+    pub request_bytes: u32,
+    /// Response size on the wire [bytes].
+    pub response_bytes: u32,
+    /// CPU work at the initiator before the request, at the responder, at the initiator after
+    /// the response [ns].
+    pub work_ns: [f64; 3],
+    /// Duration distribution [ns].
+    pub time: DistSummary,
 }
 
 impl FlowReport {
@@ -339,7 +370,32 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     * 8.0
                     / (ps as f64 * 1e-12),
             });
+            let handshake = match &cfg.source {
+                sim_core::network::Source::Handshake { exchanges, .. } => {
+                    Some(HandshakeReport {
+                        completed: merged.handshake.count(),
+                        failed: merged.handshakes_failed,
+                        completion: merged.handshake.summary(),
+                        exchanges: exchanges
+                            .iter()
+                            .enumerate()
+                            .map(|(i, e)| ExchangeReport {
+                                name: e.name.clone(),
+                                request_bytes: e.request,
+                                response_bytes: e.response,
+                                work_ns: [e.initiator_before, e.responder, e.initiator_after]
+                                    .map(|d| d.as_ns_f64()),
+                                time: merged.exchanges.get(i).map(|h| h.summary()).unwrap_or_else(
+                                    || sim_core::stats::DelayHist::default().summary(),
+                                ),
+                            })
+                            .collect(),
+                    })
+                }
+                _ => None,
+            };
             FlowReport {
+                handshake,
                 name: cfg.name.clone(),
                 from: names.first().cloned().unwrap_or_default(),
                 to: names.last().cloned().unwrap_or_default(),

@@ -311,14 +311,37 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             ));
         }
         let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
-        let (source, mtu_exempt) = source(
-            &cx,
-            &format!("{key}.source"),
-            &f.source,
-            &route,
-            &links,
-            path,
-        )?;
+        let skey = format!("{key}.source");
+        let (source, mtu_exempt) = match &f.source {
+            SourceFile::Handshake {
+                protocol,
+                ke,
+                auth,
+                tunnels,
+                spacing,
+                mtu,
+            } => {
+                let ends = (
+                    &node_profiles[route[0]],
+                    &node_profiles[*route.last().expect("non-empty path")],
+                );
+                let hs = HandshakeSpec {
+                    protocol: protocol.as_deref(),
+                    ke,
+                    auth,
+                    tunnels: *tunnels,
+                    spacing: spacing.as_ref(),
+                    mtu: mtu.as_ref(),
+                };
+                // Each message is one packet carrying all its datagrams: protocols already split it
+                // to the path MTU, so the flow is exempt from the engine's MTU check.
+                (
+                    handshake_source(&cx, &skey, &hs, path_mtu(&route, &links), ends)?,
+                    u32::MAX,
+                )
+            }
+            other => source(&cx, &skey, other, &route, &links, path)?,
+        };
         flows.push(FlowConfig {
             name: f.name.clone(),
             path: route,
@@ -513,9 +536,31 @@ pub struct NodeProfile {
     pub seal: Option<profile::OpCost>,
     /// Cipher cost of opening L bytes [ns].
     pub open: Option<profile::OpCost>,
+    /// Constant-cost key-exchange and signature operations the profile has: (name, cost [ns]).
+    pub key_ops: Vec<(String, f64)>,
 }
 
 impl NodeProfile {
+    /// Cost of a constant-cost key operation such as `mlkem768.encaps` [ns]; the error lists
+    /// the key operations the profile has.
+    pub fn key_op_ns(&self, name: &str) -> Result<f64, String> {
+        match self.key_ops.iter().find(|(n, _)| n == name) {
+            Some((_, ns)) => Ok(*ns),
+            None => Err(format!(
+                "has no operation `{name}`; it has: {}",
+                if self.key_ops.is_empty() {
+                    "none".to_owned()
+                } else {
+                    self.key_ops
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )),
+        }
+    }
+
     /// Cipher cost for a packet of `bytes` in role `role` (0 originate: seal, 1 terminate:
     /// open, 2 transit: none) [ns].
     pub fn cipher_ns(&self, role: usize, bytes: f64) -> f64 {
@@ -636,6 +681,10 @@ fn node(
                 latency_ns: p.latency_ns(),
                 seal,
                 open,
+                key_ops: profile::KEY_OPS
+                    .iter()
+                    .filter_map(|&k| p.op_cost_ns(k, 0).ok().map(|ns| (k.to_owned(), ns)))
+                    .collect(),
             };
             let services = (
                 profile_service(np.stack_ns, np.seal.as_ref()),
@@ -998,7 +1047,7 @@ fn source(
         | SourceFile::Pattern { stack, .. }
         | SourceFile::Ping { stack, .. }
         | SourceFile::Bulk { stack, .. } => stack.clone(),
-        SourceFile::Trace { .. } => None,
+        SourceFile::Trace { .. } | SourceFile::Handshake { .. } => None,
     };
     let fr = Framing::new(cx, key, stack_of(s).as_ref(), mtu)?;
     let source = match s {
@@ -1374,6 +1423,9 @@ fn source(
                 ack_size,
             }
         }
+        SourceFile::Handshake { .. } => {
+            unreachable!("handshake sources are built by handshake_source")
+        }
         SourceFile::Trace { file } => {
             let base = scenario_path.parent().unwrap_or(Path::new("."));
             let trace_path = base.join(file);
@@ -1383,6 +1435,157 @@ fn source(
         }
     };
     Ok((source, fr.exempt()))
+}
+
+/// The keys of a handshake source.
+struct HandshakeSpec<'a> {
+    protocol: Option<&'a str>,
+    ke: &'a str,
+    auth: &'a str,
+    tunnels: Option<i64>,
+    spacing: Option<&'a Q>,
+    mtu: Option<&'a Q>,
+}
+
+/// Builds a handshake source: message sizes from `protocols::ikev2`, crypto work from the
+/// initiator's and responder's profiles.
+///
+/// Work per exchange (documented in docs/scenarios.md): a DH exchange (x25519) costs keygen +
+/// agree on each side; a KEM costs keygen before the request and decaps after the response at
+/// the initiator, encaps at the responder; IKE_AUTH costs a signature before the request at the
+/// initiator, one verification per signature received (AUTH payload + each certificate) plus a
+/// signature at the responder, and the same verifications at the initiator after the response.
+fn handshake_source(
+    cx: &Ctx<'_>,
+    key: &str,
+    hs: &HandshakeSpec<'_>,
+    path_mtu: Option<u32>,
+    (init, resp): (&Option<NodeProfile>, &Option<NodeProfile>),
+) -> Result<Source, ScenarioError> {
+    match hs.protocol {
+        None | Some("ikev2") => {}
+        Some(other) => {
+            return Err(cx.invalid(
+                format!("{key}.protocol"),
+                format!("unknown protocol \"{other}\""),
+                "\"ikev2\"",
+            ));
+        }
+    }
+    let (Some(init), Some(resp)) = (init, resp) else {
+        return Err(cx.invalid(
+            key,
+            "a handshake between nodes without calibration profiles",
+            "both ends of the path with service = { model = \"profile\", ... }: the profiles give the key-exchange and signature costs",
+        ));
+    };
+    let tunnels = match hs.tunnels {
+        None => 1,
+        Some(t) => cx.count(&format!("{key}.tunnels"), t, "tunnels", 10_000_000)?,
+    };
+    let spacing = hs
+        .spacing
+        .map(|q| cx.duration(&format!("{key}.spacing"), q))
+        .transpose()?
+        .unwrap_or_default();
+    let mtu = match hs.mtu {
+        Some(q) => cx.packet_bytes(&format!("{key}.mtu"), q)?,
+        None => path_mtu.unwrap_or(1500),
+    };
+    let perr = |k: &str, e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.{k}"),
+            e.to_string(),
+            "see `oransim handshake --help`",
+        )
+    };
+    let auth = protocols::ikev2::Auth::parse(hs.auth).map_err(|e| perr("auth", e))?;
+    let cfg =
+        protocols::ikev2::Config::new(hs.ke, auth, mtu as usize).map_err(|e| perr("ke", e))?;
+    let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
+    let op = |p: &NodeProfile, name: &str| -> Result<f64, ScenarioError> {
+        p.key_op_ns(name).map_err(|problem| {
+            cx.invalid(
+                format!("{key}.ke"),
+                format!("profile {}: {problem}", p.origin),
+                "a key exchange and authentication the profiles measured or were fitted for",
+            )
+        })
+    };
+    let ps = |ns: f64| SimDuration::from_secs_f64(ns * 1e-9).unwrap_or_default();
+    let auth_alg = match auth {
+        protocols::ikev2::Auth::Psk => None,
+        protocols::ikev2::Auth::Rsa2048 => Some("rsa2048"),
+        protocols::ikev2::Auth::Rsa3072 => Some("rsa3072"),
+        protocols::ikev2::Auth::EcdsaP256 => Some("ecdsa-p256"),
+        protocols::ikev2::Auth::Ed25519 => Some("ed25519"),
+        protocols::ikev2::Auth::MlDsa44 => Some("mldsa44"),
+        protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
+        protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
+    };
+    let verifies = 1.0 + cfg.cert_chain.len() as f64;
+    let mut kes = cfg.kes.iter();
+    let mut exchanges = Vec::new();
+    let eth = |m: &protocols::ikev2::Message| {
+        (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
+    };
+    for e in shake.exchanges.iter().filter(|e| e.phase == "setup") {
+        let (before, responder, after) = if e.name == "IKE_AUTH" {
+            match auth_alg {
+                None => (0.0, 0.0, 0.0),
+                Some(a) => {
+                    let (sign_i, verify_i) = (
+                        op(init, &format!("{a}.sign"))?,
+                        op(init, &format!("{a}.verify"))?,
+                    );
+                    let (sign_r, verify_r) = (
+                        op(resp, &format!("{a}.sign"))?,
+                        op(resp, &format!("{a}.verify"))?,
+                    );
+                    (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
+                }
+            }
+        } else {
+            let Some(k) = kes.next() else {
+                return Err(cx.invalid(
+                    format!("{key}.ke"),
+                    format!("exchange {} has no key exchange method", e.name),
+                    "a key exchange per IKE_SA_INIT/IKE_INTERMEDIATE",
+                ));
+            };
+            let n = k.name.as_str();
+            let dh = ["x25519", "x448", "ecp", "modp"]
+                .iter()
+                .any(|p| n.starts_with(p));
+            if dh {
+                let r = op(resp, &format!("{n}.keygen"))? + op(resp, &format!("{n}.agree"))?;
+                (
+                    op(init, &format!("{n}.keygen"))?,
+                    r,
+                    op(init, &format!("{n}.agree"))?,
+                )
+            } else {
+                (
+                    op(init, &format!("{n}.keygen"))?,
+                    op(resp, &format!("{n}.encaps"))?,
+                    op(init, &format!("{n}.decaps"))?,
+                )
+            }
+        };
+        exchanges.push(sim_core::network::HandshakeExchange {
+            name: e.name.clone(),
+            request: eth(&e.request),
+            response: eth(&e.response),
+            initiator_before: ps(before),
+            responder: ps(responder),
+            initiator_after: ps(after),
+        });
+    }
+    Ok(Source::Handshake {
+        exchanges,
+        tunnels,
+        spacing,
+    })
 }
 
 /// Frames of a payload split by the protocol model to fit the path MTU [bytes on the wire].
@@ -1547,7 +1750,9 @@ fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {
                     vec![(per_s, *reply_size as f64)],
                 )
             }
-            Source::Bulk { .. } | Source::Trace { .. } => (vec![], vec![]),
+            Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => {
+                (vec![], vec![])
+            }
         };
         let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
         for (path, loads) in [(&f.path, fwd), (&rev_path, rev)] {

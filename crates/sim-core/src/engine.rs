@@ -33,6 +33,10 @@ pub enum PacketKind {
     BulkData,
     /// A bulk-transfer acknowledgement.
     BulkAck,
+    /// A handshake request (initiator to responder).
+    HandshakeRequest,
+    /// A handshake response.
+    HandshakeResponse,
 }
 
 /// What an observer sees of a delivered packet.
@@ -120,6 +124,10 @@ struct Packet {
     comp: [u64; 4],
     /// `comp` when the current hop began: the hop's own components are `comp - mark`.
     mark: [u64; 4],
+    /// Extra CPU work [ps] where the packet originates and where it terminates (handshakes).
+    work: [u64; 2],
+    /// Handshake tunnel index.
+    tunnel: u32,
 }
 
 /// One step of a route: the node, the link direction leaving it (none at the last node), and the
@@ -169,6 +177,8 @@ struct SourceState {
     bulk_done: u64,
     bulk_frames: u64,
     bulk_start: u64,
+    /// Handshakes: per tunnel (start time, current exchange, current exchange's start).
+    tunnels: Vec<(u64, u32, u64)>,
 }
 
 struct Message {
@@ -477,6 +487,31 @@ impl<'a, O: Observer> Engine<'a, O> {
                     .get(i + 1)
                     .map(|n| n.at.as_ps().saturating_sub(self.now))
             }
+            Source::Handshake {
+                exchanges,
+                tunnels,
+                spacing,
+            } => {
+                let t = state.generated as u32;
+                if t >= *tunnels {
+                    return;
+                }
+                self.sources[f].generated += 1;
+                self.sources[f].tunnels.push((self.now, 0, self.now));
+                let e = &exchanges[0];
+                let work = [e.initiator_before.as_ps(), e.responder.as_ps()];
+                self.create_with(
+                    f,
+                    Direction::Forward,
+                    PacketKind::HandshakeRequest,
+                    e.request,
+                    u32::MAX,
+                    0,
+                    work,
+                    t,
+                );
+                (t + 1 < *tunnels).then_some(spacing.as_ps())
+            }
             Source::Bulk { .. } => None,
         };
         if let Some(gap) = next {
@@ -553,6 +588,22 @@ impl<'a, O: Observer> Engine<'a, O> {
         msg: u32,
         origin: u64,
     ) {
+        self.create_with(f, dir, kind, size, msg, origin, [0, 0], 0);
+    }
+
+    /// [`Self::create`] with extra CPU work at the origin and terminus, and a tunnel index.
+    #[allow(clippy::too_many_arguments)]
+    fn create_with(
+        &mut self,
+        f: usize,
+        dir: Direction,
+        kind: PacketKind,
+        size: u32,
+        msg: u32,
+        origin: u64,
+        work: [u64; 2],
+        tunnel: u32,
+    ) {
         if matches!(
             kind,
             PacketKind::Data | PacketKind::PingRequest | PacketKind::BulkData
@@ -574,6 +625,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             stage: self.now,
             comp: [0; 4],
             mark: [0; 4],
+            work,
+            tunnel,
         };
         if counted {
             let now = self.now;
@@ -685,7 +738,9 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// The packet reaches the node's CPU stage (its servers).
     fn cpu_arrive(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
-        if !self.nodes[n].serves[self.packets[pkt as usize].role as usize] {
+        let p = &self.packets[pkt as usize];
+        let role = p.role as usize;
+        if !self.nodes[n].serves[role] && (role == 2 || p.work[role] == 0) {
             self.after_cpu(pkt);
             return;
         }
@@ -705,7 +760,10 @@ impl<'a, O: Observer> Engine<'a, O> {
         let n = node as usize;
         let size = self.packets[pkt as usize].size;
         let role = self.packets[pkt as usize].role as usize;
-        let x = sample_service(self.services[n][role], size, &mut self.nodes[n].rng);
+        let mut x = sample_service(self.services[n][role], size, &mut self.nodes[n].rng);
+        if role < 2 {
+            x += self.packets[pkt as usize].work[role];
+        }
         let state = &mut self.nodes[n];
         state.busy += 1;
         state.stats.busy_ps += x as u128;
@@ -836,6 +894,15 @@ impl<'a, O: Observer> Engine<'a, O> {
             self.dir_stats(f, p.dir).dropped += 1;
         }
         self.finish_message(p.msg, f, true);
+        if matches!(
+            p.kind,
+            PacketKind::HandshakeRequest | PacketKind::HandshakeResponse
+        ) {
+            let start = self.sources[f].tunnels[p.tunnel as usize].0;
+            if start >= self.warmup {
+                self.flows[f].handshakes_failed += 1;
+            }
+        }
         if p.kind == PacketKind::BulkData || p.kind == PacketKind::BulkAck {
             // No loss recovery is modelled: a lost frame or acknowledgement frees its window slot
             // so the transfer goes on, and the loss shows in the drop counters.
@@ -939,6 +1006,50 @@ impl<'a, O: Observer> Engine<'a, O> {
                 );
             }
             (Source::Bulk { .. }, PacketKind::BulkAck) => self.bulk_slot_freed(f, false),
+            (Source::Handshake { exchanges, .. }, PacketKind::HandshakeRequest) => {
+                let ex = self.sources[f].tunnels[p.tunnel as usize].1 as usize;
+                let e = &exchanges[ex];
+                let work = [0, e.initiator_after.as_ps()];
+                self.create_with(
+                    f,
+                    Direction::Reverse,
+                    PacketKind::HandshakeResponse,
+                    e.response,
+                    u32::MAX,
+                    0,
+                    work,
+                    p.tunnel,
+                );
+            }
+            (Source::Handshake { exchanges, .. }, PacketKind::HandshakeResponse) => {
+                let now = self.now;
+                let warm = self.warmup;
+                let (start, ex, ex_start) = self.sources[f].tunnels[p.tunnel as usize];
+                let stats = &mut self.flows[f];
+                if start >= warm {
+                    if stats.exchanges.len() < exchanges.len() {
+                        stats.exchanges.resize(exchanges.len(), Default::default());
+                    }
+                    stats.exchanges[ex as usize].record(now - ex_start);
+                }
+                let next = ex as usize + 1;
+                if let Some(e) = exchanges.get(next) {
+                    self.sources[f].tunnels[p.tunnel as usize] = (start, next as u32, now);
+                    let work = [e.initiator_before.as_ps(), e.responder.as_ps()];
+                    self.create_with(
+                        f,
+                        Direction::Forward,
+                        PacketKind::HandshakeRequest,
+                        e.request,
+                        u32::MAX,
+                        0,
+                        work,
+                        p.tunnel,
+                    );
+                } else if start >= warm {
+                    stats.handshake.record(now - start);
+                }
+            }
             _ => {}
         }
     }

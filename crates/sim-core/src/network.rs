@@ -324,6 +324,36 @@ pub enum Source {
         /// Records sorted by time.
         records: Vec<TraceRecord>,
     },
+    /// Key-exchange handshakes (IKEv2, TLS): `tunnels` initiators at the first node of the path,
+    /// one every `spacing` (all at once when zero), each running the `exchanges` in order with
+    /// the responder at the last node. Each message carries its crypto work as extra CPU time at
+    /// the node that prepares or processes it. No retransmission is modelled: a lost message
+    /// fails its tunnel.
+    Handshake {
+        /// The exchanges, in order.
+        exchanges: Vec<HandshakeExchange>,
+        /// Number of tunnels (handshakes).
+        tunnels: u32,
+        /// Time between tunnel starts [ps].
+        spacing: SimDuration,
+    },
+}
+
+/// One request/response exchange of a handshake, with the crypto work each side does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandshakeExchange {
+    /// Name, e.g. `IKE_SA_INIT`.
+    pub name: String,
+    /// Request size [bytes].
+    pub request: u32,
+    /// Response size [bytes].
+    pub response: u32,
+    /// Initiator CPU work before sending the request (key generation, signing) [ps].
+    pub initiator_before: SimDuration,
+    /// Responder CPU work on the request, including preparing the response [ps].
+    pub responder: SimDuration,
+    /// Initiator CPU work on the response (agreement, decapsulation, verification) [ps].
+    pub initiator_after: SimDuration,
 }
 
 impl Source {
@@ -334,7 +364,7 @@ impl Source {
             | Source::Periodic { count, .. }
             | Source::Pattern { count, .. }
             | Source::Ping { count, .. } => count.is_some(),
-            Source::Bulk { .. } | Source::Trace { .. } => true,
+            Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => true,
         }
     }
 }

@@ -236,6 +236,12 @@ pub struct FlowStats {
     pub transfer_ps: Option<u64>,
     /// Bulk transfers: payload delivered [bytes].
     pub transfer_payload_bytes: u64,
+    /// Handshakes: time from a tunnel's start to its last response [ps].
+    pub handshake: DelayHist,
+    /// Handshakes that failed (a message was dropped).
+    pub handshakes_failed: u64,
+    /// Handshakes: per exchange, request sent (work included) to response processed [ps].
+    pub exchanges: Vec<DelayHist>,
 }
 
 impl FlowStats {
@@ -251,6 +257,15 @@ impl FlowStats {
             (a, b) => a.or(b),
         };
         self.transfer_payload_bytes += o.transfer_payload_bytes;
+        self.handshake.merge(&o.handshake);
+        self.handshakes_failed += o.handshakes_failed;
+        if self.exchanges.len() < o.exchanges.len() {
+            self.exchanges
+                .resize(o.exchanges.len(), DelayHist::default());
+        }
+        for (a, b) in self.exchanges.iter_mut().zip(&o.exchanges) {
+            a.merge(b);
+        }
     }
 }
 

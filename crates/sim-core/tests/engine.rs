@@ -523,3 +523,81 @@ fn io_stage_and_latency() {
     assert_eq!((n.io_served, n.io_busy_ps), (3, 30 * us as u128));
     assert_eq!(n.busy_ps, 3 * us as u128);
 }
+
+/// Handshakes: two exchanges between an initiator node (plenty of cores) and a one-core
+/// responder over a link with 1 ms propagation. One tunnel takes exactly the sum of its work,
+/// transmissions and four propagations; three tunnels started together queue at the responder.
+#[test]
+fn handshake_exchanges_and_a_storm() {
+    let node = |n: &str, servers| NodeConfig {
+        name: n.into(),
+        service: Service::None,
+        receive: None,
+        transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
+        servers,
+        capacity: None,
+    };
+    let us = SimDuration::from_us;
+    let exchanges = vec![
+        HandshakeExchange {
+            name: "INIT".into(),
+            request: 1000,
+            response: 1000,
+            initiator_before: us(100),
+            responder: us(300),
+            initiator_after: us(200),
+        },
+        HandshakeExchange {
+            name: "AUTH".into(),
+            request: 500,
+            response: 500,
+            initiator_before: us(50),
+            responder: us(100),
+            initiator_after: us(50),
+        },
+    ];
+    let net = |tunnels| Network {
+        nodes: vec![node("gnbs", 64), node("ric", 1)],
+        links: vec![LinkConfig {
+            name: "e2".into(),
+            a: 0,
+            b: 1,
+            rate: DataRate::from_bps(1_000_000_000).unwrap(),
+            propagation: SimDuration::from_us(1000),
+            mtu: None,
+            queue_capacity: None,
+        }],
+        flows: vec![FlowConfig {
+            name: "ike".into(),
+            path: vec![0, 1],
+            mtu_exempt: 0,
+            source: Source::Handshake {
+                exchanges: exchanges.clone(),
+                tunnels,
+                spacing: SimDuration::ZERO,
+            },
+        }],
+        stop: Stop::default(),
+        warmup: SimDuration::ZERO,
+    };
+    let r = run_replication(&net(1), 1, 0);
+    let f = &r.flows[0];
+    // INIT: 100 + 8 (1000 B at 1 Gb/s) + 1000 + 300 + 8 + 1000 + 200 = 2616 us.
+    // AUTH: 50 + 4 + 1000 + 100 + 4 + 1000 + 50 = 2208 us.
+    assert_eq!(f.exchanges[0].summary().max_ns, 2_616_000.0);
+    assert_eq!(f.exchanges[1].summary().max_ns, 2_208_000.0);
+    assert_eq!(f.handshake.summary().max_ns, 4_824_000.0);
+    assert_eq!(r.nodes[1].busy_ps, 400 * 1_000_000);
+
+    // Three tunnels at once: the responder's single core serialises its 300 us of INIT work;
+    // the last INIT response leaves 600 us later than the first.
+    let r = run_replication(&net(3), 1, 0);
+    let f = &r.flows[0];
+    assert_eq!(f.handshake.count(), 3);
+    assert_eq!(f.handshakes_failed, 0);
+    let init = f.exchanges[0].summary();
+    assert_eq!(init.min_ns, 2_616_000.0);
+    assert_eq!(init.max_ns, 2_616_000.0 + 600_000.0);
+}

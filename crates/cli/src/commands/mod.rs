@@ -4,5 +4,6 @@ pub mod calibrate;
 pub mod check;
 pub mod handshake;
 pub mod overhead;
+pub mod plan;
 pub mod run;
 pub mod sweep;

@@ -1,0 +1,111 @@
+//! `oransim plan kex` as a user runs it (issue 6): the rekey storm for 1000 tunnels with X25519,
+//! ML-KEM-768 and ML-KEM-1024, and bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .expect("the oransim binary runs")
+}
+
+/// The storm with this host's measured profiles: every tunnel comes back, and the time until all
+/// are back is bounded below by the responder's total CPU work over its cores (it cannot finish
+/// sooner) and above by that plus one handshake's unloaded set-up time and the queue's last
+/// arrivals (a few set-up times). Both profiles, RustCrypto and aws-lc-rs.
+#[test]
+fn rekey_storm_1000_tunnels() {
+    for profile in [
+        "calibration/dev-host-aws-lc.toml",
+        "calibration/dev-host-rustcrypto.toml",
+    ] {
+        let out = run(&[
+            "plan",
+            "kex",
+            "--profile",
+            profile,
+            "--tunnels",
+            "1000",
+            "--format",
+            "json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        let kes: Vec<&str> = rows.iter().map(|r| r["ke"].as_str().unwrap()).collect();
+        assert_eq!(kes, ["x25519", "mlkem768", "mlkem1024"]);
+        for r in rows {
+            let f = |k: &str| r[k].as_f64().unwrap();
+            assert_eq!(r["storm_failed"], 0);
+            assert_eq!(r["storm"]["completed"], 1000);
+            let floor = 1000.0 * f("responder_work_ns") / f("responder_cores");
+            let all_back = f("storm_all_back_ns");
+            assert!(
+                all_back >= floor,
+                "{profile} {}: {all_back} < {floor}",
+                r["ke"]
+            );
+            assert!(
+                all_back <= floor + 5.0 * f("setup_ns"),
+                "{profile} {}: {all_back} vs {floor}",
+                r["ke"]
+            );
+            assert!(
+                f("responder_cpu") > 0.9,
+                "a 1000-tunnel storm saturates the responder"
+            );
+        }
+        // ML-KEM sends more bytes than X25519, ML-KEM-1024 more than ML-KEM-768.
+        let bytes: Vec<u64> = rows
+            .iter()
+            .map(|r| r["setup_bytes"].as_u64().unwrap())
+            .collect();
+        assert!(bytes[0] < bytes[1] && bytes[1] < bytes[2], "{bytes:?}");
+        assert_eq!(v["findings"].as_array().unwrap().len(), 5);
+    }
+}
+
+#[test]
+fn plan_kex_bad_input() {
+    let out = run(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--ke",
+        "x25519,kyber9000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("kyber9000") && err.contains("mlkem768"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = run(&["plan", "kex", "--profile", "calibration/colosseum-e2.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no operation `x25519.keygen`"), "{err}");
+    let out = run(&["plan", "kex", "--profile", "nope.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.toml"));
+    let out = run(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--rate",
+        "fast",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("link[0] (\"initiators-responder\").rate")
+    );
+}

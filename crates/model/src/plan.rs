@@ -1,0 +1,226 @@
+//! Capacity planning: questions answered by building scenarios and running them.
+//!
+//! [`kex`] answers "what does a key-exchange choice cost when N tunnels (re-)establish at once
+//! with one responder?" — the rekey or reconnect storm after, say, a near-RT RIC restart with
+//! 1000 gNBs. For each key exchange it runs the handshake of `protocols::ikev2` between an
+//! initiator side with one core per tunnel (independent machines) and a responder with the
+//! profile's cores, over a link of the given rate and length, first with one tunnel (the set-up
+//! time of one SA on an idle path) and then with all of them at once.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::report::{HandshakeReport, RunOptions};
+use crate::{Scenario, ScenarioError};
+
+/// The inputs of a key-exchange plan.
+#[derive(Debug, Clone)]
+pub struct KexQuestion {
+    /// Key exchanges to compare (e.g. `x25519`, `mlkem768`, `x25519+mlkem768`).
+    pub kes: Vec<String>,
+    /// Authentication (e.g. `ed25519`, `psk`).
+    pub auth: String,
+    /// Tunnels re-established at once.
+    pub tunnels: u32,
+    /// Profile of the initiators (key-op costs, per-packet costs).
+    pub initiator_profile: PathBuf,
+    /// Profile of the responder.
+    pub responder_profile: PathBuf,
+    /// Responder cores (default: the profile's).
+    pub responder_cores: Option<u32>,
+    /// Link rate, a quantity like "10Gbps".
+    pub rate: String,
+    /// Link length, a quantity like "10km".
+    pub length: String,
+    /// Path MTU, a quantity like "1500B".
+    pub mtu: String,
+}
+
+/// The answer for one key exchange.
+#[derive(Debug, Clone, Serialize)]
+pub struct KexRow {
+    /// Key exchange.
+    pub ke: String,
+    /// Authentication.
+    pub auth: String,
+    /// Set-up time of one SA on an idle path [ns].
+    pub setup_ns: f64,
+    /// Bytes on the wire for one set-up, both directions, all exchanges [bytes].
+    pub setup_bytes: u64,
+    /// Responder CPU work per handshake [ns].
+    pub responder_work_ns: f64,
+    /// Initiator CPU work per handshake [ns].
+    pub initiator_work_ns: f64,
+    /// Tunnels in the storm.
+    pub tunnels: u32,
+    /// Storm: time until every tunnel is back [ns].
+    pub storm_all_back_ns: f64,
+    /// Storm: median tunnel set-up time [ns].
+    pub storm_p50_ns: f64,
+    /// Storm: tunnels that failed.
+    pub storm_failed: u64,
+    /// Responder cores.
+    pub responder_cores: u32,
+    /// Responder CPU busy over the storm, in [0, 1] of its cores.
+    pub responder_cpu: f64,
+    /// The full handshake report of the storm run.
+    pub storm: HandshakeReport,
+}
+
+/// The answer to a key-exchange question.
+#[derive(Debug, Clone, Serialize)]
+pub struct KexPlan {
+    /// One row per key exchange, in the order asked.
+    pub rows: Vec<KexRow>,
+    /// Plain-language findings derived from the rows.
+    pub findings: Vec<String>,
+}
+
+fn storm_scenario(q: &KexQuestion, ke: &str, tunnels: u32) -> String {
+    let cores = q
+        .responder_cores
+        .map(|c| format!("cores = {c}\n"))
+        .unwrap_or_default();
+    format!(
+        r#"[scenario]
+name = "kex-{ke}-{tunnels}"
+[[node]]
+name = "initiators"
+service = {{ model = "profile", profile = {ip:?}, suite = "none" }}
+cores = {tunnels}
+[[node]]
+name = "responder"
+service = {{ model = "profile", profile = {rp:?}, suite = "none" }}
+{cores}[[link]]
+between = ["initiators", "responder"]
+rate = {rate:?}
+length = {length:?}
+mtu = {mtu:?}
+[[flow]]
+name = "ike"
+from = "initiators"
+to = "responder"
+source = {{ kind = "handshake", protocol = "ikev2", ke = {ke:?}, auth = {auth:?}, tunnels = {tunnels} }}
+"#,
+        ip = q.initiator_profile.display().to_string(),
+        rp = q.responder_profile.display().to_string(),
+        rate = q.rate,
+        length = q.length,
+        mtu = q.mtu,
+        auth = q.auth,
+    )
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Answers a key-exchange question by simulation. Errors name the flag-equivalent key
+/// (`flow[0] ("ike").source.ke`, `node[1] ("responder").service.profile`, ...).
+pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
+    let q = KexQuestion {
+        initiator_profile: absolute(&q.initiator_profile),
+        responder_profile: absolute(&q.responder_profile),
+        ..q.clone()
+    };
+    let origin = Path::new("oransim plan kex");
+    let opts = RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let mut rows = Vec::new();
+    for ke in &q.kes {
+        let one = Scenario::from_toml_str(&storm_scenario(&q, ke, 1), origin)?;
+        let single = crate::run(&one, &opts);
+        let storm_s = Scenario::from_toml_str(&storm_scenario(&q, ke, q.tunnels), origin)?;
+        let storm = crate::run(&storm_s, &opts);
+        let hs1 = single.flows[0]
+            .handshake
+            .clone()
+            .expect("a handshake flow reports its handshakes");
+        let hs = storm.flows[0]
+            .handshake
+            .clone()
+            .expect("a handshake flow reports its handshakes");
+        let responder = &storm.nodes[1];
+        let all_back = hs.completion.max_ns;
+        let work = |i: usize| hs.exchanges.iter().map(|e| e.work_ns[i]).sum::<f64>();
+        rows.push(KexRow {
+            ke: ke.clone(),
+            auth: q.auth.clone(),
+            setup_ns: hs1.completion.mean_ns,
+            setup_bytes: hs
+                .exchanges
+                .iter()
+                .map(|e| (e.request_bytes + e.response_bytes) as u64)
+                .sum(),
+            responder_work_ns: work(1),
+            initiator_work_ns: work(0) + work(2),
+            tunnels: q.tunnels,
+            storm_all_back_ns: all_back,
+            storm_p50_ns: hs.completion.p50_ns,
+            storm_failed: hs.failed,
+            responder_cores: responder.cores,
+            responder_cpu: responder.utilisation,
+            storm: hs,
+        });
+    }
+    let findings = findings(&rows);
+    Ok(KexPlan { rows, findings })
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.2} ms", ns / 1e6)
+}
+
+fn findings(rows: &[KexRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(base) = rows.first() else { return out };
+    for r in &rows[1..] {
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "{} instead of {}: one SA takes {} instead of {} to set up; {} tunnels are all back after {} instead of {} ({:+.0}%)",
+            r.ke,
+            base.ke,
+            ms(r.setup_ns),
+            ms(base.setup_ns),
+            r.tunnels,
+            ms(r.storm_all_back_ns),
+            ms(base.storm_all_back_ns),
+            (r.storm_all_back_ns / base.storm_all_back_ns - 1.0) * 100.0
+        );
+        let _ = write!(
+            s,
+            "; the responder spends {:.1} us of CPU per handshake instead of {:.1} us",
+            r.responder_work_ns / 1e3,
+            base.responder_work_ns / 1e3
+        );
+        out.push(s);
+    }
+    for r in rows {
+        // When the responder's cores are saturated during the storm, its length is set by CPU
+        // work, so it scales with cores; otherwise by round trips.
+        if r.responder_cpu >= 0.9 {
+            out.push(format!(
+                "{}: the storm is CPU-bound at the responder ({:.0}% of {} cores busy): {} of responder CPU in all, {} over {} cores, so doubling the cores roughly halves it",
+                r.ke,
+                r.responder_cpu * 100.0,
+                r.responder_cores,
+                ms(r.tunnels as f64 * r.responder_work_ns),
+                ms(r.tunnels as f64 * r.responder_work_ns / r.responder_cores as f64),
+                r.responder_cores
+            ));
+        } else {
+            out.push(format!(
+                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips and transmission set its length",
+                r.ke,
+                r.responder_cpu * 100.0
+            ));
+        }
+    }
+    out
+}
