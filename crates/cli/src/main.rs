@@ -36,6 +36,10 @@ enum Command {
     Plan(commands::plan::PlanArgs),
     /// Run a scenario over a grid of parameter values: parallel, resumable, shardable.
     Sweep(commands::sweep::SweepArgs),
+    /// Run every published experiment and compare with the papers (fitted vs predicted).
+    Reproduce(commands::reproduce::ReproduceArgs),
+    /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
+    Live(commands::live::LiveArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,8 @@ fn main() -> ExitCode {
         Command::Calibrate(args) => commands::calibrate::execute(args),
         Command::Plan(args) => commands::plan::execute(args),
         Command::Sweep(args) => commands::sweep::execute(args),
+        Command::Reproduce(args) => commands::reproduce::execute(args),
+        Command::Live(args) => commands::live::execute(args),
     };
     match result {
         Ok(code) => code,

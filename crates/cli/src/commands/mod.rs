@@ -3,7 +3,9 @@
 pub mod calibrate;
 pub mod check;
 pub mod handshake;
+pub mod live;
 pub mod overhead;
 pub mod plan;
+pub mod reproduce;
 pub mod run;
 pub mod sweep;

@@ -1,0 +1,246 @@
+//! A bulk transfer at several MTUs (000 Fig. 14).
+//!
+//! The sender moves `bytes` of payload in segments as large as the protection's link stack
+//! allows at the MTU ([`Protection::max_payload`]), with at most `window` segments
+//! unacknowledged; the receiver opens and checks each segment and returns a protected
+//! cumulative acknowledgement (8-byte payload) for every segment. Go-back-N after 20 ms without
+//! progress. Goodput = payload bits over the time from the first segment to the last
+//! acknowledgement.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::net::{self, MAX_DATAGRAM};
+use crate::protect::{OpenStats, Protection, security_association};
+use crate::{LiveError, cpu};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BulkConfig {
+    /// Protections, one after the other.
+    pub protections: Vec<Protection>,
+    /// Link MTUs [bytes] (bytes after the Ethernet header, as `ip link` sets them).
+    pub mtus: Vec<usize>,
+    /// Payload to move per transfer [bytes].
+    pub bytes: u64,
+    /// Segments in flight.
+    pub window: usize,
+    /// A transfer stops after this long, finished or not.
+    pub max_duration: Duration,
+}
+
+impl BulkConfig {
+    /// The default run: 200 MB at MTU 1400, 1500, 3000, 5000, 9000, 64 segments in flight.
+    pub fn standard(protections: Vec<Protection>) -> BulkConfig {
+        BulkConfig {
+            protections,
+            mtus: vec![1400, 1500, 3000, 5000, 9000],
+            bytes: 200_000_000,
+            window: 64,
+            max_duration: Duration::from_secs(30),
+        }
+    }
+
+    /// A short run: 10 MB at MTU 1500 and 9000.
+    pub fn quick(protections: Vec<Protection>) -> BulkConfig {
+        BulkConfig {
+            mtus: vec![1500, 9000],
+            bytes: 10_000_000,
+            max_duration: Duration::from_secs(10),
+            ..BulkConfig::standard(protections)
+        }
+    }
+}
+
+/// One transfer.
+#[derive(Debug, Clone, Serialize)]
+pub struct BulkPoint {
+    /// Protection name.
+    pub protection: Protection,
+    /// Link MTU [bytes].
+    pub mtu: usize,
+    /// Payload per segment [bytes].
+    pub segment: usize,
+    /// IPv4 packet of a full segment on loopback [bytes].
+    pub ip_len: usize,
+    /// Segments of the transfer.
+    pub segments: u64,
+    /// Segments sent again (go-back-N).
+    pub retransmitted: u64,
+    /// Payload delivered in order and verified [bytes].
+    pub delivered_bytes: u64,
+    /// First segment sent to last one acknowledged [s].
+    pub completion_s: f64,
+    /// Payload bits over the completion time [bit/s].
+    pub goodput_bps: f64,
+    /// Process CPU time over the transfer, in % of one core.
+    pub cpu_percent: f64,
+    /// Whether every segment was acknowledged before `max_duration`.
+    pub complete: bool,
+    /// Receiver counters (data segments).
+    pub receiver: OpenStats,
+}
+
+/// Runs every protection at every MTU.
+pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
+    if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 {
+        return Err(LiveError::BadArgument {
+            what: "bulk window or size".into(),
+            got: format!("window {} bytes {}", cfg.window, cfg.bytes),
+            allowed: "window 1..=1024 segments, bytes > 0".into(),
+        });
+    }
+    let mut out = Vec::new();
+    for (k, &p) in cfg.protections.iter().enumerate() {
+        for (j, &mtu) in cfg.mtus.iter().enumerate() {
+            if !(576..=9216).contains(&mtu) {
+                return Err(LiveError::BadArgument {
+                    what: "MTU".into(),
+                    got: format!("{mtu} B"),
+                    allowed: "576..=9216 bytes".into(),
+                });
+            }
+            out.push(transfer(p, mtu, cfg, 0x6275_0000 + (k * 64 + j) as u64)?);
+        }
+    }
+    Ok(out)
+}
+
+fn transfer(
+    protection: Protection,
+    mtu: usize,
+    cfg: &BulkConfig,
+    seed: u64,
+) -> Result<BulkPoint, LiveError> {
+    let segment = protection.max_payload(mtu)?;
+    if segment < 8 {
+        return Err(LiveError::BadArgument {
+            what: "MTU".into(),
+            got: format!("{mtu} B"),
+            allowed: "an MTU leaving at least 8 payload bytes".into(),
+        });
+    }
+    let segments = cfg.bytes.div_ceil(segment as u64);
+    let rx_sock = net::bind_loopback()?;
+    let tx_sock = net::bind_loopback()?;
+    let rx_addr = net::local_addr(&rx_sock)?;
+    let tx_addr = net::local_addr(&tx_sock)?;
+    let (mut data_sealer, mut data_opener) = security_association(protection, seed);
+    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac);
+    let done = Arc::new(AtomicBool::new(false));
+    let max_duration = cfg.max_duration;
+    // Whole segments only (the transfer is rounded up to them).
+    let total = segments * segment as u64;
+
+    let receiver = {
+        let done = done.clone();
+        std::thread::Builder::new()
+            .name("live-bulk-rx".into())
+            .spawn(move || -> Result<(u64, OpenStats), LiveError> {
+                let rt = net::runtime()?;
+                rt.block_on(async move {
+                    let sock = net::into_tokio(rx_sock, Some(tx_addr))?;
+                    let reference = net::pattern(segment);
+                    let mut buf = vec![0u8; MAX_DATAGRAM];
+                    let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                    let mut expected = 0u64;
+                    let mut bytes = 0u64;
+                    let start = Instant::now();
+                    while !done.load(Ordering::Acquire) && start.elapsed() < max_duration * 2 {
+                        let Some(n) =
+                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(20)).await?
+                        else {
+                            continue;
+                        };
+                        let Ok(got) = data_opener.open(&mut buf[..n]) else {
+                            continue;
+                        };
+                        let id = net::payload_id(got);
+                        let len = seg_len(id, segment, total);
+                        if id == expected
+                            && got.len() == len
+                            && net::check_payload(got, &reference[..len], id)
+                        {
+                            expected += 1;
+                            bytes += len as u64;
+                        }
+                        ack_sealer.seal(&expected.to_le_bytes(), &mut out);
+                        net::send(&sock, &out).await?;
+                    }
+                    Ok((bytes, data_opener.stats()))
+                })
+            })
+            .map_err(|e| LiveError::io("starting the bulk receiver", e))?
+    };
+
+    let window = cfg.window as u64;
+    let sender = std::thread::Builder::new()
+        .name("live-bulk-tx".into())
+        .spawn(move || -> Result<(f64, u64, bool, f64), LiveError> {
+            let rt = net::runtime()?;
+            rt.block_on(async move {
+                let sock = net::into_tokio(tx_sock, Some(rx_addr))?;
+                let mut payload = net::pattern(segment);
+                let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                let mut buf = vec![0u8; MAX_DATAGRAM];
+                let (mut base, mut next, mut retx) = (0u64, 0u64, 0u64);
+                let cpu0 = cpu::process_ns();
+                let start = Instant::now();
+                while base < segments && start.elapsed() < max_duration {
+                    while next < segments && next < base + window {
+                        let len = seg_len(next, segment, total);
+                        net::fill_payload(&mut payload[..len], next);
+                        data_sealer.seal(&payload[..len], &mut out);
+                        net::send(&sock, &out).await?;
+                        next += 1;
+                    }
+                    match net::recv_timeout(&sock, &mut buf, Duration::from_millis(20)).await? {
+                        Some(n) => {
+                            if let Ok(ack) = ack_opener.open(&mut buf[..n]) {
+                                base = base.max(net::payload_id(ack).min(segments));
+                            }
+                        }
+                        None => {
+                            retx += next - base;
+                            next = base;
+                        }
+                    }
+                }
+                let secs = start.elapsed().as_secs_f64();
+                let cpu = (cpu::process_ns() - cpu0) as f64 / 1e9;
+                Ok((secs, retx, base >= segments, 100.0 * cpu / secs.max(1e-9)))
+            })
+        })
+        .map_err(|e| LiveError::io("starting the bulk sender", e))?;
+    let sent = sender.join();
+    done.store(true, Ordering::Release);
+    let received = receiver
+        .join()
+        .map_err(|_| LiveError::Measurement("the bulk receiver panicked".into()))?;
+    let (secs, retransmitted, complete, cpu_percent) =
+        sent.map_err(|_| LiveError::Measurement("the bulk sender panicked".into()))??;
+    let (delivered_bytes, receiver) = received?;
+    Ok(BulkPoint {
+        protection,
+        mtu,
+        segment,
+        ip_len: protection.ip_len(segment)?,
+        segments,
+        retransmitted,
+        delivered_bytes,
+        completion_s: secs,
+        goodput_bps: delivered_bytes as f64 * 8.0 / secs.max(1e-9),
+        cpu_percent,
+        complete,
+        receiver,
+    })
+}
+
+/// Payload bytes of segment `id` (the last one may be short).
+fn seg_len(id: u64, segment: usize, total: u64) -> usize {
+    let start = id * segment as u64;
+    (total.saturating_sub(start)).min(segment as u64) as usize
+}

@@ -1,0 +1,46 @@
+//! The crate's one error type.
+
+/// What can go wrong in a live run or its prediction.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LiveError {
+    /// A command-line or configuration value is not allowed.
+    #[error("bad {what} `{got}`: allowed {allowed}")]
+    BadArgument {
+        /// Which setting.
+        what: String,
+        /// The value given.
+        got: String,
+        /// What is allowed.
+        allowed: String,
+    },
+    /// A socket or runtime operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The protocol model refused a stack or size.
+    #[error("protocol model: {0}")]
+    Protocol(protocols::Error),
+    /// The calibration profile could not be read or lacks an operation.
+    #[error("calibration profile: {0}")]
+    Profile(#[from] profile::ProfileError),
+    /// The simulator refused the scenario built for the prediction.
+    #[error("prediction scenario: {0}")]
+    Scenario(String),
+    /// The run measured nothing usable (every packet lost, or a bound hit first).
+    #[error("measurement failed: {0}")]
+    Measurement(String),
+}
+
+impl LiveError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> LiveError {
+        LiveError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The simulator's prediction of each live experiment, from this host's calibration profile and
+//! one fit to the **plaintext** run; the protected runs are then predictions.
+//!
+//! For each experiment a scenario is written (TOML text, kept in the result so it can be rerun
+//! with `oransim run`) with two nodes joined by a link too fast to matter (1000 Tb/s, length 0)
+//! and run by [`model::run`] (deterministic services, one replication: no randomness). A node's
+//! CPU service for a packet is
+//!
+//! ```text
+//! created here:    io + seal(suite, cipher_len)      delivered here:  io + open(suite, cipher_len)
+//! ```
+//!
+//! where `seal`/`open` come from the profile ([`profile::Profile::cipher_cost_ns`], at the
+//! length the cipher really processes: [`Protection::cipher_len`]) and `io` is what the plaintext
+//! run fits:
+//!
+//! - **RTT**: at each payload size the plaintext median RTT `m` is the cost of the four node
+//!   passes of a ping (client send, server receive, server send, client receive), so each pass
+//!   costs `io = (m + b * (ip_len - plain_ip_len)) / 4`, where `b` [ns/B] is the least-squares
+//!   slope of the plaintext medians against the IPv4 length (floored at 0) and charges the
+//!   protection's extra bytes.
+//! - **Throughput**: at each offered rate the plaintext run's sender and receiver thread CPU
+//!   time per packet are `io_tx` and `io_rx`; the share `s` of a core the plaintext sender got at
+//!   back to back (its CPU time over its wall time) scales every service (`time / s`), since the
+//!   other processes of a shared machine slow the protected runs alike. Predicted CPU is
+//!   `sum(utilisation * s)` of the two nodes.
+//! - **Bulk**: at each MTU the plaintext wall time per segment `c` is the per-segment cost of
+//!   each side (sender: seal + send a segment, open an ACK; receiver: open a segment, seal an ACK).
+
+use std::path::Path;
+
+use profile::{Direction, Profile};
+use serde::Serialize;
+
+use crate::LiveError;
+use crate::bulk::BulkPoint;
+use crate::protect::Protection;
+use crate::rtt::RttRun;
+use crate::stats::fit_line;
+use crate::throughput::ThroughputPoint;
+
+/// The calibration profile used for predictions, with its file name.
+pub struct HostProfile {
+    profile: Profile,
+    /// The file it was read from.
+    pub path: String,
+}
+
+impl HostProfile {
+    /// Reads a calibration profile.
+    pub fn load(path: &Path) -> Result<HostProfile, LiveError> {
+        Ok(HostProfile {
+            profile: Profile::load(path)?,
+            path: path.display().to_string(),
+        })
+    }
+
+    /// Seal or open cost of `protection` for `payload` application bytes [ns] (0 for plaintext).
+    pub fn cipher_ns(
+        &self,
+        protection: Protection,
+        dir: Direction,
+        payload: usize,
+    ) -> Result<f64, LiveError> {
+        match protection.suite() {
+            None => Ok(0.0),
+            Some(s) => {
+                Ok(self
+                    .profile
+                    .cipher_cost_ns(s, dir, protection.cipher_len(payload) as u64)?)
+            }
+        }
+    }
+}
+
+fn run_scenario(text: &str) -> Result<model::Report, LiveError> {
+    let sc = model::Scenario::from_toml_str(text, Path::new("live-prediction.toml"))
+        .map_err(|e| LiveError::Scenario(e.to_string()))?;
+    Ok(model::run(&sc, &model::RunOptions::default()))
+}
+
+fn ns(x: f64) -> String {
+    format!("{:.3}ns", x.max(0.0))
+}
+
+/// Two nodes and a link that costs (almost) nothing.
+fn two_nodes(
+    a: &str,
+    a_svc: f64,
+    a_rcv: f64,
+    b: &str,
+    b_svc: f64,
+    b_rcv: f64,
+    cap: &str,
+) -> String {
+    format!(
+        "[[node]]\nname = \"{a}\"\nservice = {{ model = \"deterministic\", time = \"{}\" }}\nreceive = {{ model = \"deterministic\", time = \"{}\" }}\n{cap}\n\
+         [[node]]\nname = \"{b}\"\nservice = {{ model = \"deterministic\", time = \"{}\" }}\nreceive = {{ model = \"deterministic\", time = \"{}\" }}\n{cap}\n\
+         [[link]]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"1000Tbps\"\n\n",
+        ns(a_svc),
+        ns(a_rcv),
+        ns(b_svc),
+        ns(b_rcv)
+    )
+}
+
+/// The RTT fit to the plaintext run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RttFit {
+    /// Intercept of the least-squares line through the plaintext medians [ns].
+    pub a_ns: f64,
+    /// Its slope against the IPv4 packet length on loopback, floored at 0 [ns/B].
+    pub b_ns_per_byte: f64,
+    /// The plaintext median RTT at each payload size: (payload [bytes], median [ns]).
+    pub plain_median_ns: Vec<(usize, f64)>,
+}
+
+/// Measured vs predicted at one RTT point.
+#[derive(Debug, Clone, Serialize)]
+pub struct RttCompare {
+    /// Protection.
+    pub protection: Protection,
+    /// Application payload [bytes].
+    pub payload: usize,
+    /// Measured median RTT [ns].
+    pub measured_ns: f64,
+    /// Predicted RTT [ns].
+    pub predicted_ns: f64,
+    /// Measured median added latency over plaintext [ns].
+    pub measured_added_ns: f64,
+    /// Predicted added latency [ns].
+    pub predicted_added_ns: f64,
+    /// (predicted - measured) / measured of the added latency (`null` for plaintext).
+    pub added_error: Option<f64>,
+}
+
+/// Fits the plaintext RTTs.
+pub fn fit_rtt(run: &RttRun) -> Result<RttFit, LiveError> {
+    let pts: Vec<(f64, f64)> = run
+        .points
+        .iter()
+        .filter(|p| p.protection == Protection::Plain)
+        .filter_map(|p| Some((p.ip_len as f64, p.rtt.median_ns?)))
+        .collect();
+    let (a, b) = match pts.len() {
+        0 => {
+            return Err(LiveError::Measurement(
+                "no plaintext RTT to fit the per-packet cost".into(),
+            ));
+        }
+        1 => (pts[0].1, 0.0),
+        _ => fit_line(&pts).unwrap_or((pts[0].1, 0.0)),
+    };
+    Ok(RttFit {
+        a_ns: a,
+        b_ns_per_byte: b.max(0.0),
+        plain_median_ns: run
+            .points
+            .iter()
+            .filter(|p| p.protection == Protection::Plain)
+            .filter_map(|p| Some((p.payload, p.rtt.median_ns?)))
+            .collect(),
+    })
+}
+
+/// The simulator's RTT for `protection` at `payload` [ns], and its scenario text.
+pub fn predict_rtt(
+    host: &HostProfile,
+    fit: &RttFit,
+    protection: Protection,
+    payload: usize,
+) -> Result<(f64, String), LiveError> {
+    let ip = protection.ip_len(payload)?;
+    let plain_ip = Protection::Plain.ip_len(payload)?;
+    let base = fit
+        .plain_median_ns
+        .iter()
+        .find(|(s, _)| *s == payload)
+        .map_or(fit.a_ns + fit.b_ns_per_byte * plain_ip as f64, |(_, m)| *m);
+    let io = (base + fit.b_ns_per_byte * (ip as f64 - plain_ip as f64)) / 4.0;
+    let seal = host.cipher_ns(protection, Direction::Seal, payload)?;
+    let open = host.cipher_ns(protection, Direction::Open, payload)?;
+    let text = format!(
+        "# oransim live --compare: RTT of {} with {payload} B payloads ({ip} B IPv4 packets)\n\
+         # io per pass = {io:.1} ns fitted to the plaintext run (slope {:.5} ns/B over {:.1} ns); seal/open from {}\n\
+         [scenario]\nname = \"live-rtt-{}-{payload}\"\nseed = 1\n\n{}\
+         [[flow]]\nname = \"ping\"\nfrom = \"client\"\nto = \"server\"\n\
+         source = {{ kind = \"ping\", interval = \"1ms\", size = \"{ip}B\", count = 10 }}\n",
+        protection.name(),
+        fit.b_ns_per_byte,
+        fit.a_ns,
+        host.path,
+        protection.name(),
+        two_nodes(
+            "client",
+            io + seal,
+            io + open,
+            "server",
+            io + seal,
+            io + open,
+            ""
+        )
+    );
+    let report = run_scenario(&text)?;
+    let rtt = report
+        .flows
+        .first()
+        .and_then(|f| f.rtt.as_ref())
+        .map(|r| r.mean_ns)
+        .ok_or_else(|| LiveError::Scenario("the ping flow reported no RTT".into()))?;
+    Ok((rtt, text))
+}
+
+/// Measured vs predicted for every point of an RTT run.
+pub fn compare_rtt(
+    host: &HostProfile,
+    run: &RttRun,
+) -> Result<(RttFit, Vec<RttCompare>), LiveError> {
+    let fit = fit_rtt(run)?;
+    let mut out = Vec::new();
+    for p in &run.points {
+        let (Some(m), Some(base)) = (
+            p.rtt.median_ns,
+            run.point(Protection::Plain, p.payload)
+                .and_then(|b| b.rtt.median_ns),
+        ) else {
+            continue;
+        };
+        let (pred, _) = predict_rtt(host, &fit, p.protection, p.payload)?;
+        let (pred_base, _) = predict_rtt(host, &fit, Protection::Plain, p.payload)?;
+        let (ma, pa) = (m - base, pred - pred_base);
+        out.push(RttCompare {
+            protection: p.protection,
+            payload: p.payload,
+            measured_ns: m,
+            predicted_ns: pred,
+            measured_added_ns: ma,
+            predicted_added_ns: pa,
+            added_error: p
+                .protection
+                .authenticates()
+                .then(|| (pa - ma) / ma.abs().max(1.0)),
+        });
+    }
+    Ok((fit, out))
+}
+
+/// Measured vs predicted at one throughput point.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThroughputCompare {
+    /// Protection.
+    pub protection: Protection,
+    /// Offered rate [bit/s] (`null`: back to back).
+    pub offered_bps: Option<f64>,
+    /// Measured goodput [bit/s].
+    pub measured_bps: f64,
+    /// Predicted goodput [bit/s].
+    pub predicted_bps: f64,
+    /// (predicted - measured) / measured goodput.
+    pub error: f64,
+    /// Measured process CPU [% of one core].
+    pub measured_cpu_percent: f64,
+    /// Predicted CPU [% of one core].
+    pub predicted_cpu_percent: f64,
+    /// Fitted sender I/O cost per packet (plaintext, same rate) [ns].
+    pub io_tx_ns: f64,
+    /// Fitted receiver I/O cost per packet [ns].
+    pub io_rx_ns: f64,
+    /// Fitted share of a core the threads get (plaintext, back to back).
+    pub share: f64,
+}
+
+/// Measured vs predicted for every protected point (and plaintext, as a check of the fit).
+pub fn compare_throughput(
+    host: &HostProfile,
+    points: &[ThroughputPoint],
+) -> Result<Vec<ThroughputCompare>, LiveError> {
+    let plain: Vec<&ThroughputPoint> = points
+        .iter()
+        .filter(|p| p.protection == Protection::Plain)
+        .collect();
+    let b2b = plain
+        .iter()
+        .find(|p| p.offered_bps.is_none())
+        .or(plain.last())
+        .ok_or_else(|| {
+            LiveError::Measurement("the throughput comparison needs a plaintext run".into())
+        })?;
+    let share = (b2b.tx_cpu_ns * b2b.sent as f64 / 1e9 / b2b.send_s)
+        .max(b2b.rx_cpu_ns * b2b.delivered as f64 / 1e9 / b2b.send_s)
+        .clamp(0.05, 1.0);
+    let mut out = Vec::new();
+    for p in points {
+        let Some(base) = plain.iter().find(|b| b.offered_bps == p.offered_bps) else {
+            continue;
+        };
+        let (io_tx, io_rx) = (base.tx_cpu_ns, base.rx_cpu_ns);
+        let seal = host.cipher_ns(p.protection, Direction::Seal, p.payload)?;
+        let open = host.cipher_ns(p.protection, Direction::Open, p.payload)?;
+        let (tx, rx) = ((io_tx + seal) / share, (io_rx + open) / share);
+        // Offered packets per second; back to back: twice what the slower side can serve.
+        let cap_pps = 1e9 / tx.max(rx).max(1.0);
+        let pps = match p.offered_bps {
+            Some(r) => r / (p.payload as f64 * 8.0),
+            None => 2.0 * cap_pps,
+        };
+        let secs = p.send_s.clamp(0.01, 0.05);
+        let text = format!(
+            "[scenario]\nname = \"live-throughput-{}\"\nseed = 1\n\n[stop]\nduration = \"{secs}s\"\n\n{}\
+             [[flow]]\nname = \"load\"\nfrom = \"tx\"\nto = \"rx\"\n\
+             source = {{ kind = \"periodic\", rate = \"{pps:.3}/s\", size = \"{}B\" }}\n",
+            p.protection.name(),
+            two_nodes("tx", tx, 0.0, "rx", 0.0, rx, "capacity = 1000\n"),
+            p.ip_len
+        );
+        let report = run_scenario(&text)?;
+        let f = report
+            .flows
+            .first()
+            .ok_or_else(|| LiveError::Scenario("no flow in the throughput report".into()))?;
+        let predicted_bps = f.packets_delivered as f64 * p.payload as f64 * 8.0 / secs;
+        let util: f64 = report.nodes.iter().map(|n| n.utilisation * share).sum();
+        out.push(ThroughputCompare {
+            protection: p.protection,
+            offered_bps: p.offered_bps,
+            measured_bps: p.goodput_bps,
+            predicted_bps,
+            error: (predicted_bps - p.goodput_bps) / p.goodput_bps.max(1.0),
+            measured_cpu_percent: p.cpu_percent,
+            predicted_cpu_percent: 100.0 * util,
+            io_tx_ns: io_tx,
+            io_rx_ns: io_rx,
+            share,
+        });
+    }
+    Ok(out)
+}
+
+/// Measured vs predicted for one bulk transfer.
+#[derive(Debug, Clone, Serialize)]
+pub struct BulkCompare {
+    /// Protection.
+    pub protection: Protection,
+    /// Link MTU [bytes].
+    pub mtu: usize,
+    /// Measured goodput [bit/s].
+    pub measured_bps: f64,
+    /// Predicted goodput [bit/s].
+    pub predicted_bps: f64,
+    /// (predicted - measured) / measured.
+    pub error: f64,
+    /// Fitted per-segment cost of each side (plaintext, same MTU) [ns].
+    pub io_ns: f64,
+}
+
+/// Measured vs predicted for every bulk transfer.
+pub fn compare_bulk(
+    host: &HostProfile,
+    points: &[BulkPoint],
+    window: usize,
+) -> Result<Vec<BulkCompare>, LiveError> {
+    let mut out = Vec::new();
+    for p in points {
+        let Some(base) = points
+            .iter()
+            .find(|b| b.protection == Protection::Plain && b.mtu == p.mtu && b.complete)
+        else {
+            continue;
+        };
+        let c = base.completion_s * 1e9 / base.segments.max(1) as f64;
+        let seal = host.cipher_ns(p.protection, Direction::Seal, p.segment)?;
+        let open = host.cipher_ns(p.protection, Direction::Open, p.segment)?;
+        let ack_seal = host.cipher_ns(p.protection, Direction::Seal, 8)?;
+        let ack_open = host.cipher_ns(p.protection, Direction::Open, 8)?;
+        let ack_ip = p.protection.ip_len(8)?;
+        let bytes = p.segments * p.segment as u64;
+        let text = format!(
+            "[scenario]\nname = \"live-bulk-{}-{}\"\nseed = 1\n\n{}\
+             [[flow]]\nname = \"bulk\"\nfrom = \"tx\"\nto = \"rx\"\n\
+             source = {{ kind = \"bulk\", bytes = \"{bytes}B\", segment = \"{}B\", overhead = \"{}B\", window = {window}, ack_size = \"{ack_ip}B\" }}\n",
+            p.protection.name(),
+            p.mtu,
+            two_nodes("tx", c + seal, ack_open, "rx", ack_seal, c + open, ""),
+            p.segment,
+            p.ip_len - p.segment,
+        );
+        let report = run_scenario(&text)?;
+        let predicted_bps = report
+            .flows
+            .first()
+            .and_then(|f| f.transfer.as_ref())
+            .map(|t| t.goodput_bps)
+            .ok_or_else(|| LiveError::Scenario("the bulk flow reported no transfer".into()))?;
+        out.push(BulkCompare {
+            protection: p.protection,
+            mtu: p.mtu,
+            measured_bps: p.goodput_bps,
+            predicted_bps,
+            error: (predicted_bps - p.goodput_bps) / p.goodput_bps.max(1.0),
+            io_ns: c,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,316 @@
+//! Round-trip time vs packet size, plaintext and each protection (000 Figs. 9 and 11).
+//!
+//! A client thread pings a server thread over loopback UDP, one socket pair and one pair of
+//! security associations per protection. Each ping is sealed by the client, opened and checked
+//! by the server, sealed again as the reply (same payload), and opened and checked by the
+//! client; the RTT runs from before the first seal to after the last open. The protections are
+//! **interleaved** ping by ping (plain, esp-gcm, ..., plain, esp-gcm, ...) so that slow drifts of
+//! a shared machine hit all of them alike; the added latency of a protection is the difference
+//! of its median RTT and the plaintext median at the same payload size.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::net::{self, MAX_DATAGRAM};
+use crate::protect::{OpenStats, Protection, security_association};
+use crate::stats::Summary;
+use crate::{LiveError, cpu};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct RttConfig {
+    /// Protections, interleaved; [`Protection::Plain`] is added first when missing (the
+    /// added latency needs it).
+    pub protections: Vec<Protection>,
+    /// Application payload sizes [bytes].
+    pub sizes: Vec<usize>,
+    /// Measured pings per protection and size (after `warmup`).
+    pub pings: usize,
+    /// Unmeasured pings per protection and size before them.
+    pub warmup: usize,
+    /// A ping without a reply after this long is lost.
+    pub timeout: Duration,
+    /// The whole run stops after this long, measured or not.
+    pub max_duration: Duration,
+}
+
+impl RttConfig {
+    /// The default run: 64..9000-byte payloads, 400 pings each.
+    pub fn standard(protections: Vec<Protection>) -> RttConfig {
+        RttConfig {
+            protections,
+            sizes: vec![64, 256, 512, 1024, 1400, 2048, 4096, 9000],
+            pings: 400,
+            warmup: 20,
+            timeout: Duration::from_millis(200),
+            max_duration: Duration::from_secs(120),
+        }
+    }
+
+    /// A short run (seconds): fewer sizes and pings.
+    pub fn quick(protections: Vec<Protection>) -> RttConfig {
+        RttConfig {
+            sizes: vec![64, 1400, 9000],
+            pings: 100,
+            warmup: 10,
+            max_duration: Duration::from_secs(30),
+            ..RttConfig::standard(protections)
+        }
+    }
+}
+
+/// RTTs of one protection at one payload size.
+#[derive(Debug, Clone, Serialize)]
+pub struct RttPoint {
+    /// Protection name.
+    pub protection: Protection,
+    /// Application payload [bytes].
+    pub payload: usize,
+    /// IPv4 packet on loopback, each way [bytes].
+    pub ip_len: usize,
+    /// Pings sent (measured ones).
+    pub sent: u64,
+    /// Replies received, opened and checked byte by byte.
+    pub replies: u64,
+    /// Round-trip times of the replies [ns].
+    pub rtt: Summary,
+    /// Server side: requests verified and delivered, refused.
+    pub server: OpenStats,
+    /// Client side: replies verified and delivered, refused.
+    pub client: OpenStats,
+}
+
+/// The whole RTT run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RttRun {
+    /// Every protection at every size, protections in the configured order within a size.
+    pub points: Vec<RttPoint>,
+    /// Wall time of the run [s].
+    pub wall_s: f64,
+    /// Process CPU time over the run (both threads) [s].
+    pub cpu_s: f64,
+    /// 1-minute load average before and after the run.
+    pub load_before: Option<f64>,
+    /// 1-minute load average after the run.
+    pub load_after: Option<f64>,
+    /// Whether `max_duration` cut the run short.
+    pub truncated: bool,
+}
+
+impl RttRun {
+    /// The point of `protection` at `payload`, if measured.
+    pub fn point(&self, protection: Protection, payload: usize) -> Option<&RttPoint> {
+        self.points
+            .iter()
+            .find(|p| p.protection == protection && p.payload == payload)
+    }
+
+    /// Median RTT of `protection` minus the plaintext median at the same size [ns].
+    pub fn added_median_ns(&self, protection: Protection, payload: usize) -> Option<f64> {
+        let p = self.point(protection, payload)?;
+        let b = self.point(Protection::Plain, payload)?;
+        Some(p.rtt.median_ns? - b.rtt.median_ns?)
+    }
+}
+
+const SEED: u64 = 0x0e5_0001;
+
+/// Runs the RTT experiment.
+pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
+    let mut protections = cfg.protections.clone();
+    if !protections.contains(&Protection::Plain) {
+        protections.insert(0, Protection::Plain);
+    }
+    protections.dedup();
+    if cfg.sizes.is_empty() || cfg.sizes.iter().any(|&s| s < 8 || s > 9000) {
+        return Err(LiveError::BadArgument {
+            what: "ping payload sizes".into(),
+            got: format!("{:?}", cfg.sizes),
+            allowed: "8..=9000 bytes, at least one".into(),
+        });
+    }
+    let load_before = cpu::load_average();
+    // One server socket per protection.
+    let mut server_sockets = Vec::new();
+    let mut client_sockets = Vec::new();
+    for _ in &protections {
+        server_sockets.push(net::bind_loopback()?);
+        client_sockets.push(net::bind_loopback()?);
+    }
+    let server_addrs = server_sockets
+        .iter()
+        .map(net::local_addr)
+        .collect::<Result<Vec<_>, _>>()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let max_payload = *cfg.sizes.iter().max().unwrap_or(&64);
+
+    // Server thread: one task per protection, each opens requests and seals replies.
+    let server = {
+        let stop = stop.clone();
+        let protections = protections.clone();
+        std::thread::Builder::new()
+            .name("live-rtt-server".into())
+            .spawn(move || -> Result<Vec<OpenStats>, LiveError> {
+                let rt = net::runtime()?;
+                rt.block_on(async move {
+                    let mut handles = Vec::new();
+                    for (i, (p, sock)) in protections.iter().zip(server_sockets).enumerate() {
+                        let sock = net::into_tokio(sock, None)?;
+                        let (_, mut opener) = security_association(*p, SEED + 2 * i as u64);
+                        let (mut sealer, _) = security_association(*p, SEED + 2 * i as u64 + 1);
+                        let stop = stop.clone();
+                        let reference = net::pattern(max_payload);
+                        handles.push(tokio::spawn(async move {
+                            let mut buf = vec![0u8; MAX_DATAGRAM];
+                            let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                            while !stop.load(Ordering::Relaxed) {
+                                let Some((n, from)) = net::recv_from_timeout(
+                                    &sock,
+                                    &mut buf,
+                                    Duration::from_millis(20),
+                                )
+                                .await?
+                                else {
+                                    continue;
+                                };
+                                let Ok(payload) = opener.open(&mut buf[..n]) else {
+                                    continue;
+                                };
+                                let id = net::payload_id(payload);
+                                if !net::check_payload(payload, &reference[..payload.len()], id) {
+                                    continue;
+                                }
+                                sealer.seal(payload, &mut out);
+                                if let Err(e) = sock.send_to(&out, from).await
+                                    && e.kind() != std::io::ErrorKind::ConnectionRefused
+                                {
+                                    return Err(LiveError::io("sending a reply", e));
+                                }
+                            }
+                            Ok::<_, LiveError>(opener.stats())
+                        }));
+                    }
+                    let mut stats = Vec::new();
+                    for h in handles {
+                        let s = h.await.map_err(|e| {
+                            LiveError::Measurement(format!("server task failed: {e}"))
+                        })??;
+                        stats.push(s);
+                    }
+                    Ok(stats)
+                })
+            })
+            .map_err(|e| LiveError::io("starting the server thread", e))?
+    };
+
+    let result = client(cfg, &protections, client_sockets, &server_addrs);
+    stop.store(true, Ordering::Relaxed);
+    let server_stats = server
+        .join()
+        .map_err(|_| LiveError::Measurement("the server thread panicked".into()))??;
+    let mut run = result?;
+    for p in &mut run.points {
+        if let Some(i) = protections.iter().position(|&q| q == p.protection) {
+            // Totals over all sizes: the server keeps one SA per protection.
+            p.server = server_stats[i];
+        }
+    }
+    run.load_before = load_before;
+    run.load_after = cpu::load_average();
+    Ok(run)
+}
+
+fn client(
+    cfg: &RttConfig,
+    protections: &[Protection],
+    sockets: Vec<std::net::UdpSocket>,
+    servers: &[std::net::SocketAddr],
+) -> Result<RttRun, LiveError> {
+    let rt = net::runtime()?;
+    rt.block_on(async {
+        let mut socks = Vec::new();
+        let mut sealers = Vec::new();
+        let mut openers = Vec::new();
+        for (i, (p, s)) in protections.iter().zip(sockets).enumerate() {
+            socks.push(net::into_tokio(s, Some(servers[i]))?);
+            let (sealer, _) = security_association(*p, SEED + 2 * i as u64);
+            let (_, opener) = security_association(*p, SEED + 2 * i as u64 + 1);
+            sealers.push(sealer);
+            openers.push(opener);
+        }
+        let max = *cfg.sizes.iter().max().unwrap_or(&64);
+        let reference = net::pattern(max);
+        let mut payload = reference.clone();
+        let mut out = Vec::with_capacity(MAX_DATAGRAM);
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let start = Instant::now();
+        let cpu0 = cpu::process_ns();
+        let mut truncated = false;
+        let mut points = Vec::new();
+        let mut id = 0u64;
+        'sizes: for &size in &cfg.sizes {
+            let mut rtts: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.pings); protections.len()];
+            let mut sent = vec![0u64; protections.len()];
+            for round in 0..cfg.warmup + cfg.pings {
+                if start.elapsed() > cfg.max_duration {
+                    truncated = true;
+                    break 'sizes;
+                }
+                for (i, sock) in socks.iter().enumerate() {
+                    id += 1;
+                    net::fill_payload(&mut payload[..size], id);
+                    let t0 = Instant::now();
+                    sealers[i].seal(&payload[..size], &mut out);
+                    net::send(sock, &out).await?;
+                    let measured = round >= cfg.warmup;
+                    if measured {
+                        sent[i] += 1;
+                    }
+                    // Wait for this ping's reply; stale replies of lost pings are skipped.
+                    let deadline = t0 + cfg.timeout;
+                    loop {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let Some(n) = net::recv_timeout(sock, &mut buf, left).await? else {
+                            break;
+                        };
+                        let Ok(reply) = openers[i].open(&mut buf[..n]) else {
+                            continue;
+                        };
+                        if net::payload_id(reply) != id {
+                            continue;
+                        }
+                        let ok = net::check_payload(reply, &reference[..size], id);
+                        let t1 = Instant::now();
+                        if ok && measured {
+                            rtts[i].push((t1 - t0).as_nanos() as f64);
+                        }
+                        break;
+                    }
+                }
+            }
+            for (i, p) in protections.iter().enumerate() {
+                points.push(RttPoint {
+                    protection: *p,
+                    payload: size,
+                    ip_len: p.ip_len(size)?,
+                    sent: sent[i],
+                    replies: rtts[i].len() as u64,
+                    rtt: Summary::of(&mut rtts[i]),
+                    server: OpenStats::default(),
+                    client: openers[i].stats(),
+                });
+            }
+        }
+        Ok(RttRun {
+            points,
+            wall_s: start.elapsed().as_secs_f64(),
+            cpu_s: (cpu::process_ns() - cpu0) as f64 / 1e9,
+            load_before: None,
+            load_after: None,
+            truncated,
+        })
+    })
+}

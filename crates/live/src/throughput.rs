@@ -1,0 +1,246 @@
+//! Throughput and CPU vs offered rate (000 Figs. 10 and 12).
+//!
+//! A sender thread seals fixed-size payloads and sends them at an offered rate (paced on the
+//! tokio timer, so bursts of up to one millisecond's worth; `f64::INFINITY` sends back to back);
+//! a receiver thread opens, verifies and counts them. Each point reports the goodput
+//! (application payload bits delivered and verified per second of sending), the loss, the
+//! process CPU time over the point (both threads; getrusage) and each thread's CPU time per
+//! packet, which the prediction uses as the fitted per-packet I/O cost of the plaintext run.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::net::{self, MAX_DATAGRAM};
+use crate::protect::{OpenStats, Protection, security_association};
+use crate::{LiveError, cpu};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct ThroughputConfig {
+    /// Protections, run one after the other (plaintext first when present).
+    pub protections: Vec<Protection>,
+    /// Application payload per packet [bytes].
+    pub payload: usize,
+    /// Offered application rates [bit/s]; `f64::INFINITY` is back to back.
+    pub rates_bps: Vec<f64>,
+    /// Sending time per point.
+    pub duration: Duration,
+}
+
+impl ThroughputConfig {
+    /// The default run: 1400-byte payloads, 0.25-4 Gb/s and back to back, 1 s per point.
+    pub fn standard(protections: Vec<Protection>) -> ThroughputConfig {
+        ThroughputConfig {
+            protections,
+            payload: 1400,
+            rates_bps: vec![250e6, 500e6, 1e9, 2e9, 4e9, f64::INFINITY],
+            duration: Duration::from_secs(1),
+        }
+    }
+
+    /// A short run: three rates, 0.2 s per point.
+    pub fn quick(protections: Vec<Protection>) -> ThroughputConfig {
+        ThroughputConfig {
+            rates_bps: vec![200e6, 1e9, f64::INFINITY],
+            duration: Duration::from_millis(200),
+            ..ThroughputConfig::standard(protections)
+        }
+    }
+}
+
+/// One protection at one offered rate.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThroughputPoint {
+    /// Protection name.
+    pub protection: Protection,
+    /// Application payload [bytes].
+    pub payload: usize,
+    /// IPv4 packet on loopback [bytes].
+    pub ip_len: usize,
+    /// Offered rate [bit/s] (`null`: back to back).
+    pub offered_bps: Option<f64>,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets delivered (verified payloads).
+    pub delivered: u64,
+    /// Sending time [s].
+    pub send_s: f64,
+    /// Application goodput: delivered payload bits over the sending time [bit/s].
+    pub goodput_bps: f64,
+    /// Sent but not delivered, over sent.
+    pub loss: f64,
+    /// Process CPU time over the point's wall time, in % of one core (both threads).
+    pub cpu_percent: f64,
+    /// Sender thread CPU time per packet sent [ns].
+    pub tx_cpu_ns: f64,
+    /// Receiver thread CPU time per packet delivered [ns].
+    pub rx_cpu_ns: f64,
+    /// Receiver counters.
+    pub receiver: OpenStats,
+}
+
+/// Runs the throughput experiment: every protection at every rate.
+pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
+    if cfg.payload < 8 || cfg.payload > 9000 {
+        return Err(LiveError::BadArgument {
+            what: "throughput payload".into(),
+            got: format!("{} B", cfg.payload),
+            allowed: "8..=9000 bytes".into(),
+        });
+    }
+    if let Some(p) = cfg.protections.iter().find(|p| p.needs_lossless()) {
+        return Err(LiveError::BadArgument {
+            what: "protection for the throughput experiment".into(),
+            got: p.name().into(),
+            allowed: "plain, esp-gcm, esp-cbc, macsec, macsec-integrity (TLS records carry no \
+                      sequence number, so a datagram dropped under overload desynchronises them; \
+                      use --experiment rtt or bulk)"
+                .into(),
+        });
+    }
+    let mut out = Vec::new();
+    for (k, &p) in cfg.protections.iter().enumerate() {
+        for (j, &rate) in cfg.rates_bps.iter().enumerate() {
+            out.push(point(
+                p,
+                cfg.payload,
+                rate,
+                cfg.duration,
+                0x7470_0000 + (k * 64 + j) as u64,
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+fn point(
+    protection: Protection,
+    payload: usize,
+    rate_bps: f64,
+    duration: Duration,
+    seed: u64,
+) -> Result<ThroughputPoint, LiveError> {
+    let rx_sock = net::bind_loopback()?;
+    let tx_sock = net::bind_loopback()?;
+    let rx_addr = net::local_addr(&rx_sock)?;
+    let (mut sealer, mut opener) = security_association(protection, seed);
+    let done = Arc::new(AtomicBool::new(false));
+    let hard_stop = duration * 3 + Duration::from_secs(2);
+
+    let receiver = {
+        let done = done.clone();
+        std::thread::Builder::new()
+            .name("live-rx".into())
+            .spawn(move || -> Result<(u64, u64, OpenStats), LiveError> {
+                let rt = net::runtime()?;
+                rt.block_on(async move {
+                    let sock = net::into_tokio(rx_sock, None)?;
+                    let reference = net::pattern(payload);
+                    let mut buf = vec![0u8; MAX_DATAGRAM];
+                    let start = Instant::now();
+                    let cpu0 = cpu::thread_ns();
+                    let mut delivered = 0u64;
+                    loop {
+                        let idle =
+                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(30)).await?;
+                        match idle {
+                            None if done.load(Ordering::Acquire) => break,
+                            None => {}
+                            Some(n) => {
+                                if let Ok(got) = opener.open(&mut buf[..n]) {
+                                    let id = net::payload_id(got);
+                                    if net::check_payload(got, &reference, id) {
+                                        delivered += 1;
+                                    }
+                                }
+                            }
+                        }
+                        if start.elapsed() > hard_stop {
+                            break;
+                        }
+                    }
+                    Ok((delivered, cpu::thread_ns() - cpu0, opener.stats()))
+                })
+            })
+            .map_err(|e| LiveError::io("starting the receiver thread", e))?
+    };
+
+    let cpu0 = cpu::process_ns();
+    let wall0 = Instant::now();
+    let sender = std::thread::Builder::new()
+        .name("live-tx".into())
+        .spawn(move || -> Result<(u64, f64, u64), LiveError> {
+            let rt = net::runtime()?;
+            rt.block_on(async move {
+                let sock = net::into_tokio(tx_sock, Some(rx_addr))?;
+                let mut payload_buf = net::pattern(payload);
+                let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                let pps = rate_bps / (payload as f64 * 8.0);
+                let start = Instant::now();
+                let cpu0 = cpu::thread_ns();
+                let mut sent = 0u64;
+                loop {
+                    let now = start.elapsed();
+                    if now >= duration {
+                        break;
+                    }
+                    let due = if pps.is_finite() {
+                        (now.as_secs_f64() * pps) as u64 + 1
+                    } else {
+                        sent + 64
+                    };
+                    while sent < due {
+                        net::fill_payload(&mut payload_buf, sent + 1);
+                        sealer.seal(&payload_buf, &mut out);
+                        net::send(&sock, &out).await?;
+                        sent += 1;
+                        if sent % 64 == 0 && start.elapsed() >= duration {
+                            break;
+                        }
+                    }
+                    if pps.is_finite() {
+                        let next = Duration::from_secs_f64(sent as f64 / pps);
+                        if next > start.elapsed() {
+                            tokio::time::sleep_until((start + next).into()).await;
+                        }
+                    } else {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Ok((sent, start.elapsed().as_secs_f64(), cpu::thread_ns() - cpu0))
+            })
+        })
+        .map_err(|e| LiveError::io("starting the sender thread", e))?;
+    let sent = sender.join();
+    done.store(true, Ordering::Release);
+    let received = receiver
+        .join()
+        .map_err(|_| LiveError::Measurement("the receiver thread panicked".into()))?;
+    let (sent, send_s, tx_cpu) =
+        sent.map_err(|_| LiveError::Measurement("the sender thread panicked".into()))??;
+    let (delivered, rx_cpu, receiver) = received?;
+    let wall = wall0.elapsed().as_secs_f64();
+    let cpu_s = (cpu::process_ns() - cpu0) as f64 / 1e9;
+    Ok(ThroughputPoint {
+        protection,
+        payload,
+        ip_len: protection.ip_len(payload)?,
+        offered_bps: rate_bps.is_finite().then_some(rate_bps),
+        sent,
+        delivered,
+        send_s,
+        goodput_bps: delivered as f64 * payload as f64 * 8.0 / send_s.max(1e-9),
+        loss: if sent == 0 {
+            0.0
+        } else {
+            1.0 - delivered as f64 / sent as f64
+        },
+        cpu_percent: 100.0 * cpu_s / wall.max(1e-9),
+        tx_cpu_ns: tx_cpu as f64 / sent.max(1) as f64,
+        rx_cpu_ns: rx_cpu as f64 / delivered.max(1) as f64,
+        receiver,
+    })
+}
