@@ -109,3 +109,96 @@ fn plan_kex_bad_input() {
         String::from_utf8_lossy(&out.stderr).contains("link[0] (\"initiators-responder\").rate")
     );
 }
+
+/// The fronthaul plan (issue 6): Table 4's region map for this host's measured profile beside
+/// the paper system's. Checks that can fail: the added delays are ordered (integrity-only below
+/// encrypted), the paper profile's MACsec adds far more than this host's user-space RustCrypto
+/// path, every pair that fits a stronger mode also fits the weaker ones, and a pair's longest
+/// fibre is consistent with its margin (2e8 m/s).
+#[test]
+fn fronthaul_region_maps_side_by_side() {
+    let out = run(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--compare",
+        "calibration/ofh-macsec-i9.toml",
+        "--fibre",
+        "10km",
+        "--switches",
+        "2",
+        "--switch-latency",
+        "5us",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let added = |plan: &serde_json::Value, i: usize| plan["modes"][i]["added_ns"].as_f64().unwrap();
+    for plan in [&v["plan"], &v["compare"]] {
+        assert_eq!(plan["modes"].as_array().unwrap().len(), 3);
+        assert_eq!(added(plan, 0), 0.0);
+        assert!(added(plan, 1) > 0.0 && added(plan, 1) < added(plan, 2));
+        let t = plan["t12max_us"].as_array().unwrap();
+        assert_eq!(t.len() * t[0].as_array().unwrap().len(), 168);
+        let transport = |i: usize| plan["modes"][i]["transport_ns"].as_f64().unwrap() / 1e3;
+        for (r, row) in plan["best"].as_array().unwrap().iter().enumerate() {
+            for (c, cell) in row.as_array().unwrap().iter().enumerate() {
+                let t12 = t[r][c].as_f64().unwrap();
+                let best = cell.as_array().map(|b| b[0].as_u64().unwrap() as usize);
+                for i in 0..3 {
+                    let fits = transport(i) <= t12;
+                    assert_eq!(fits, best.is_some_and(|b| b >= i), "cell {r},{c} mode {i}");
+                    // Longest fibre: the room left once everything but propagation is counted.
+                    let fibre = plan["modes"][i]["longest_fibre_m"][r][c].as_f64().unwrap();
+                    let prop = 10_000.0 / 2e8 * 1e6;
+                    let room = t12 - (transport(i) - prop);
+                    assert!(
+                        (fibre - (room * 1e-6 * 2e8).max(0.0)).abs() < 1e-6,
+                        "{fibre} vs {room}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        added(&v["compare"], 2) > 10.0 * added(&v["plan"], 2),
+        "kernel MACsec of the paper vs RustCrypto here"
+    );
+    let table = run(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--compare",
+        "calibration/ofh-macsec-i9.toml",
+        "--du",
+        "B",
+        "--ru",
+        "O",
+    ]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("pair O-DU B / O-RU O: T12max 399 us"),
+        "{text}"
+    );
+    assert!(text.contains("region map"), "{text}");
+    let bad = run(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--mode",
+        "none,quantum",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("one of: none, macsec-integrity, macsec-encrypt, ipsec")
+    );
+}

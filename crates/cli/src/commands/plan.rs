@@ -19,6 +19,54 @@ pub struct PlanArgs {
 enum Question {
     /// Key exchange: SA set-up time, and a rekey/reconnect storm of N tunnels at once.
     Kex(KexArgs),
+    /// Fronthaul: which O-DU/O-RU category pairs (000 Table 4) fit each security mode on your
+    /// path, with margins, the longest fibre, and the region map.
+    Fronthaul(FronthaulArgs),
+}
+
+/// `oransim plan fronthaul`.
+#[derive(Debug, clap::Args)]
+struct FronthaulArgs {
+    /// Calibration profile of the O-DU and O-RU data paths.
+    #[arg(long)]
+    profile: PathBuf,
+    /// A second profile whose region map is printed beside (e.g. a paper's testbed).
+    #[arg(long)]
+    compare: Option<PathBuf>,
+    /// Cores of each end (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cores: Option<u32>,
+    /// Fibre length between O-DU and O-RU.
+    #[arg(long, default_value = "0m")]
+    fibre: String,
+    /// Switches on the path.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
+    switches: u32,
+    /// Latency of each switch.
+    #[arg(long, default_value = "0us")]
+    switch_latency: String,
+    /// Link rate.
+    #[arg(long, default_value = "10Gbps")]
+    rate: String,
+    /// eCPRI payload of the largest frame (7660 B makes the 7678 B frame of 000 §3.2).
+    #[arg(long, default_value = "7660B")]
+    payload: String,
+    /// O-DU category (A..N) of the pair to detail (with --ru).
+    #[arg(long)]
+    du: Option<char>,
+    /// O-RU category (O..Z) of the pair to detail (with --du).
+    #[arg(long)]
+    ru: Option<char>,
+    /// Security modes, weakest first: none, macsec-integrity, macsec-encrypt, ipsec.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none,macsec-integrity,macsec-encrypt"
+    )]
+    mode: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = KexFormat::Table)]
+    format: KexFormat,
 }
 
 /// `oransim plan kex`.
@@ -71,7 +119,153 @@ enum KexFormat {
 pub fn execute(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     match &args.question {
         Question::Kex(k) => kex(k),
+        Question::Fronthaul(f) => fronthaul(f),
     }
+}
+
+fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
+    let question = |profile: &PathBuf| model::plan::FronthaulQuestion {
+        profile: profile.clone(),
+        cores: a.cores,
+        fibre: a.fibre.clone(),
+        switches: a.switches,
+        switch_latency: a.switch_latency.clone(),
+        rate: a.rate.clone(),
+        payload: a.payload.clone(),
+        modes: a.mode.clone(),
+    };
+    let mine = model::plan::fronthaul(&question(&a.profile))?;
+    let other = a
+        .compare
+        .as_ref()
+        .map(|p| model::plan::fronthaul(&question(p)))
+        .transpose()?;
+    let text = match a.format {
+        KexFormat::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "plan": mine, "compare": other }))?
+                + "\n"
+        }
+        KexFormat::Table => {
+            let mut out = format!(
+                "Open Fronthaul, {} fibre, {} switch(es) of {}, {}, frame payload {}\n",
+                a.fibre, a.switches, a.switch_latency, a.rate, a.payload
+            );
+            for plan in std::iter::once(&mine).chain(other.as_ref()) {
+                let _ = writeln!(out, "\nprofile {}", plan.profile);
+                let _ = writeln!(
+                    out,
+                    "{:<18} {:>8} {:>12} {:>12} {:>14}",
+                    "mode", "frame", "one way", "added", "vs T12max"
+                );
+                for m in &plan.modes {
+                    let _ = writeln!(
+                        out,
+                        "{:<18} {:>6} B {:>9.2} us {:>9.2} us {:>11.2} us",
+                        m.mode,
+                        m.frame_bytes,
+                        m.one_way_ns / 1e3,
+                        m.added_ns / 1e3,
+                        m.transport_ns / 1e3
+                    );
+                }
+            }
+            if let (Some(du), Some(ru)) = (a.du, a.ru) {
+                let (rows, cols) = &mine.categories;
+                let (Some(i), Some(j)) = (
+                    rows.iter().position(|&c| c == ru.to_ascii_uppercase()),
+                    cols.iter().position(|&c| c == du.to_ascii_uppercase()),
+                ) else {
+                    anyhow::bail!(
+                        "--du {du} --ru {ru}: not a category pair of 000 Table 4; O-DU categories are A..N, O-RU categories O..Z"
+                    );
+                };
+                let t12 = mine.t12max_us[i][j];
+                let _ = writeln!(
+                    out,
+                    "\npair O-DU {} / O-RU {}: T12max {} us",
+                    cols[j], rows[i], t12
+                );
+                for plan in std::iter::once(&mine).chain(other.as_ref()) {
+                    for m in &plan.modes {
+                        let margin = t12 as f64 - m.transport_ns / 1e3;
+                        let _ = writeln!(
+                            out,
+                            "  {:<26} {:<18} {:>4}  margin {:>9.2} us  longest fibre {:>8.2} km",
+                            short(&plan.profile),
+                            m.mode,
+                            if margin >= 0.0 { "fits" } else { "no" },
+                            margin,
+                            m.longest_fibre_m[i][j] / 1e3
+                        );
+                    }
+                }
+            } else if a.du.is_some() || a.ru.is_some() {
+                anyhow::bail!("--du and --ru go together: give both to detail one category pair");
+            }
+            out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
+            let letters: Vec<char> = mine.modes.iter().map(|m| mode_letter(&m.mode)).collect();
+            let legend: Vec<String> = mine
+                .modes
+                .iter()
+                .map(|m| format!("{} {}", mode_letter(&m.mode), m.mode))
+                .collect();
+            let _ = writeln!(out, "legend: {}, . nothing fits", legend.join(", "));
+            let (rows, cols) = &mine.categories;
+            let header: String = cols.iter().collect();
+            let mut head = format!("    {header}");
+            if other.is_some() {
+                head.push_str(&format!("      {header}"));
+            }
+            let _ = writeln!(
+                out,
+                "{head}   <- this profile{}",
+                if other.is_some() {
+                    " | compared profile"
+                } else {
+                    ""
+                }
+            );
+            for (i, r) in rows.iter().enumerate() {
+                let cells = |p: &model::plan::FronthaulPlan| -> String {
+                    p.best[i]
+                        .iter()
+                        .map(|b| b.map_or('.', |(j, _)| letters[j]))
+                        .collect()
+                };
+                let mut line = format!("{r}   {}", cells(&mine));
+                if let Some(o) = &other {
+                    line.push_str(&format!("   {r}  {}", cells(o)));
+                }
+                let _ = writeln!(out, "{line}");
+            }
+            out.push('\n');
+            for plan in std::iter::once(&mine).chain(other.as_ref()) {
+                for f in &plan.findings {
+                    let _ = writeln!(out, "- {}: {f}", short(&plan.profile));
+                }
+            }
+            out
+        }
+    };
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn mode_letter(mode: &str) -> char {
+    match mode {
+        "none" => 'N',
+        "macsec-integrity" => 'I',
+        "macsec-encrypt" => 'E',
+        "ipsec" => 'P',
+        _ => '?',
+    }
+}
+
+fn short(path: &str) -> &str {
+    std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(path)
 }
 
 fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
