@@ -638,6 +638,76 @@ mod tests {
         profile::Profile::from_toml_str(&text, "unit.toml").unwrap();
     }
 
+    fn point(op: &str, samples: Vec<f64>, stable: bool) -> PointResult {
+        PointResult {
+            op: op.into(),
+            implementation: "t".into(),
+            len: 64,
+            samples,
+            batch: 1,
+            rounds: 1,
+            stable,
+        }
+    }
+
+    #[test]
+    fn noise_verdict_flags_spread_load_and_unsettled_points() {
+        let cfg = Config::quick("n");
+        let tight: Vec<f64> = (0..21).map(|i| 100.0 + f64::from(i % 3)).collect();
+        let wide: Vec<f64> = (0..21).map(|i| 100.0 + 10.0 * f64::from(i)).collect();
+        let quiet = Some([0.1, 0.1, 0.1]);
+        let calm: Vec<_> = (0..10)
+            .map(|_| point("a.seal", tight.clone(), true))
+            .collect();
+        let (noisy, note) = noise_verdict(&cfg, &calm, quiet, quiet);
+        assert!(!noisy, "{note}");
+        // Spread (p95 - p5) / median ~ 1.6 everywhere.
+        let rough: Vec<_> = (0..10)
+            .map(|_| point("a.seal", wide.clone(), true))
+            .collect();
+        let (noisy, note) = noise_verdict(&cfg, &rough, quiet, quiet);
+        assert!(noisy && note.contains("TOO NOISY"), "{note}");
+        // A busy machine before the start.
+        let busy = Some([64.0, 64.0, 64.0]);
+        let (noisy, note) = noise_verdict(&cfg, &calm, busy, busy);
+        assert!(noisy && note.contains("other work was running"), "{note}");
+        // Points that never settled.
+        let unsettled: Vec<_> = (0..10)
+            .map(|_| point("a.seal", tight.clone(), false))
+            .collect();
+        assert!(noise_verdict(&cfg, &unsettled, quiet, quiet).0);
+        // ML-DSA signing's own spread does not count.
+        let mut mixed = calm.clone();
+        mixed.push(point("mldsa65.sign", wide.clone(), true));
+        assert!(!noise_verdict(&cfg, &mixed, quiet, quiet).0);
+    }
+
+    #[test]
+    fn full_mode_stops_when_the_median_settles() {
+        let mut cfg = Config::full("f");
+        cfg.sizes = vec![64];
+        cfg.only = vec!["copy".into()];
+        cfg.timing.samples = 3;
+        cfg.timing.warmup = Duration::ZERO;
+        // Any move below 1000% counts as settled: two rounds, then stop.
+        cfg.stable_within = 10.0;
+        let cal = run(&cfg, &mut |_| {}).unwrap();
+        assert!(
+            cal.points
+                .iter()
+                .all(|p| p.rounds == 2 && p.stable && p.samples.len() == 6)
+        );
+        // Nothing counts as settled: all rounds, marked unstable.
+        cfg.stable_within = 0.0;
+        cfg.max_rounds = 3;
+        let cal = run(&cfg, &mut |_| {}).unwrap();
+        assert!(
+            cal.points
+                .iter()
+                .all(|p| p.rounds == 3 && !p.stable && p.samples.len() == 9)
+        );
+    }
+
     #[test]
     fn date_format() {
         let d = now_rfc3339();
