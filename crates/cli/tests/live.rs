@@ -1,0 +1,114 @@
+//! `oransim live` run as a user runs it (issue 7): a short real run with the comparison, and
+//! bad input refused with exit code 2.
+
+use std::process::{Command, Output};
+
+fn oransim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(args)
+        .output()
+        .expect("run oransim")
+}
+
+#[test]
+fn short_rtt_compare_prints_measured_and_predicted() {
+    let out = oransim(&[
+        "live",
+        "--experiment",
+        "rtt",
+        "--quick",
+        "--compare",
+        "--sizes",
+        "64,9000",
+        "--pings",
+        "10",
+        "--protection",
+        "esp-gcm,macsec",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let points = v["rtt"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2 * 3); // plain is always added
+    for p in points {
+        assert_eq!(p["replies"], p["sent"], "{p}");
+    }
+    let cmp = v["rtt_compare"].as_array().unwrap();
+    assert_eq!(cmp.len(), 6);
+    assert!(
+        cmp.iter()
+            .all(|c| c["predicted_ns"].as_f64().unwrap() > 0.0)
+    );
+}
+
+#[test]
+fn markdown_output_names_the_command() {
+    let out = oransim(&[
+        "live",
+        "--experiment",
+        "bulk",
+        "--quick",
+        "--mtu",
+        "1500",
+        "--megabytes",
+        "1",
+        "--protection",
+        "macsec-integrity",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("Command: `oransim live --experiment bulk"),
+        "{text}"
+    );
+    assert!(text.contains("| macsec-integrity | 1500 |"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    for (args, needle) in [
+        (vec!["live", "--protection", "wep"], "bad protection `wep`"),
+        (
+            vec![
+                "live",
+                "--experiment",
+                "throughput",
+                "--protection",
+                "tls13",
+                "--quick",
+            ],
+            "tls13",
+        ),
+        (
+            vec!["live", "--experiment", "rtt", "--sizes", "4", "--quick"],
+            "8..=9000",
+        ),
+        (
+            vec![
+                "live",
+                "--compare",
+                "--profile",
+                "/nonexistent.toml",
+                "--quick",
+            ],
+            "calibration profile",
+        ),
+    ] {
+        let out = oransim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
