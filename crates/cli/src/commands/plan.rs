@@ -22,6 +22,44 @@ enum Question {
     /// Fronthaul: which O-DU/O-RU category pairs (000 Table 4) fit each security mode on your
     /// path, with margins, the longest fibre, and the region map.
     Fronthaul(FronthaulArgs),
+    /// E2, F1, Xn, E1 (IPsec) and O1, A1, O2 (TLS): CPU, added latency, headroom, the highest
+    /// sustainable load and the cores needed, at your load.
+    Interface(InterfaceArgs),
+}
+
+/// `oransim plan interface`.
+#[derive(Debug, clap::Args)]
+struct InterfaceArgs {
+    /// Interface: E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3).
+    #[arg(long, default_value = "E2")]
+    interface: String,
+    /// Calibration profile of both ends.
+    #[arg(long)]
+    profile: PathBuf,
+    /// Cipher suite (a profile op name, e.g. aes256-gcm, aes256-cbc-hmac-sha256).
+    #[arg(long, default_value = "aes256-gcm")]
+    suite: String,
+    /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
+    #[arg(long)]
+    rate: String,
+    /// Message payload sizes, cycled with equal weight.
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B")]
+    sizes: Vec<String>,
+    /// Cores of each end (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cores: Option<u32>,
+    /// CPU utilisation limit for the cores-needed answer, in percent.
+    #[arg(long, default_value_t = 80.0)]
+    cpu_limit: f64,
+    /// Added p99 latency limit for the cores-needed answer.
+    #[arg(long, default_value = "1ms")]
+    latency_limit: String,
+    /// Other suites to compare at the same load.
+    #[arg(long, value_delimiter = ',')]
+    compare: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = KexFormat::Table)]
+    format: KexFormat,
 }
 
 /// `oransim plan fronthaul`.
@@ -120,7 +158,83 @@ pub fn execute(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     match &args.question {
         Question::Kex(k) => kex(k),
         Question::Fronthaul(f) => fronthaul(f),
+        Question::Interface(i) => interface(i),
     }
+}
+
+fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
+    if !(a.cpu_limit > 0.0 && a.cpu_limit <= 100.0) {
+        anyhow::bail!(
+            "--cpu-limit {}: expected a percentage above 0 and at most 100",
+            a.cpu_limit
+        );
+    }
+    let limit_ps = model::units::parse(&a.latency_limit, model::units::Kind::Duration)
+        .map_err(|e| anyhow::anyhow!("--latency-limit: {e}"))?;
+    let q = model::plan::InterfaceQuestion {
+        interface: a.interface.clone(),
+        profile: a.profile.clone(),
+        suite: a.suite.clone(),
+        rate: a.rate.clone(),
+        sizes: a.sizes.clone(),
+        cores: a.cores,
+        cpu_limit: a.cpu_limit / 100.0,
+        latency_limit_ns: limit_ps / 1e3,
+        alternatives: a.compare.clone(),
+    };
+    let plan = model::plan::interface(&q)?;
+    let text = match a.format {
+        KexFormat::Json => serde_json::to_string_pretty(&plan)? + "\n",
+        KexFormat::Table => {
+            let mut out = format!(
+                "{} at {:.3} Mb/s of {} messages, profile {}\n\n",
+                plan.interface,
+                plan.offered_bps / 1e6,
+                a.sizes.join("/"),
+                short(&a.profile.display().to_string())
+            );
+            let _ = writeln!(
+                out,
+                "{:<24} {:>5} {:>9} {:>11} {:>11} {:>14} {:>6}",
+                "suite", "cores", "CPU", "p50", "p99", "max load", "limit"
+            );
+            for r in std::iter::once(&plan.plain)
+                .chain(std::iter::once(&plan.secured))
+                .chain(&plan.alternatives)
+            {
+                let _ = writeln!(
+                    out,
+                    "{:<24} {:>5} {:>8.2}% {:>8.2} us {:>8.2} us {:>9.1} Mb/s {:>6}",
+                    r.suite,
+                    r.cores,
+                    r.cpu * 100.0,
+                    r.p50_ns / 1e3,
+                    r.p99_ns / 1e3,
+                    r.max_bps / 1e6,
+                    r.limit
+                );
+            }
+            let _ = writeln!(
+                out,
+                "\nadded latency p50 {:.2} us, p99 {:.2} us; headroom {:.1}x; cores needed for CPU <= {}% and added p99 <= {}: {}",
+                plan.added_p50_ns / 1e3,
+                plan.added_p99_ns / 1e3,
+                plan.headroom,
+                a.cpu_limit,
+                a.latency_limit,
+                plan.cores_needed.map_or_else(
+                    || "none suffices (the one-server I/O path limits)".to_owned(),
+                    |c| c.to_string()
+                )
+            );
+            for f in &plan.findings {
+                let _ = writeln!(out, "- {f}");
+            }
+            out
+        }
+    };
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
