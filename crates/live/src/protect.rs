@@ -840,7 +840,7 @@ mod tests {
 
     #[test]
     fn cipher_lengths() {
-        assert_eq!(Protection::EspGcm.cipher_len(64), 92 + 0 + 2 + 2);
+        assert_eq!(Protection::EspGcm.cipher_len(64), 92 + 2 + 2); // inner, padding, trailer
         assert_eq!(Protection::EspCbc.cipher_len(64) % 16, 0);
         assert_eq!(Protection::Tls13.cipher_len(64), 65);
         assert_eq!(Protection::Plain.cipher_len(64), 0);

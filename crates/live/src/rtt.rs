@@ -125,7 +125,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
         protections.insert(0, Protection::Plain);
     }
     protections.dedup();
-    if cfg.sizes.is_empty() || cfg.sizes.iter().any(|&s| s < 8 || s > 9000) {
+    if cfg.sizes.is_empty() || cfg.sizes.iter().any(|s| !(8..=9000).contains(s)) {
         return Err(LiveError::BadArgument {
             what: "ping payload sizes".into(),
             got: format!("{:?}", cfg.sizes),

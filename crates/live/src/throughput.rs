@@ -84,7 +84,7 @@ pub struct ThroughputPoint {
 
 /// Runs the throughput experiment: every protection at every rate.
 pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
-    if cfg.payload < 8 || cfg.payload > 9000 {
+    if !(8..=9000).contains(&cfg.payload) {
         return Err(LiveError::BadArgument {
             what: "throughput payload".into(),
             got: format!("{} B", cfg.payload),
