@@ -152,3 +152,43 @@ fn missing_import_file_names_it() {
         "{stderr}"
     );
 }
+
+/// Issue 4: "a second run agrees with the first within the spread it reports". Two quick runs
+/// (~10 s), so behind `--ignored`; on a quiet 2-vCPU host 89% of the points of the second run
+/// fell inside the first run's p5..p95 (docs/calibration.md §3). 75% leaves room for a busier
+/// machine while still failing a run that is not repeatable.
+#[test]
+#[ignore = "two full quick calibrations; run with --ignored on a quiet machine"]
+fn a_second_quick_run_agrees_within_the_reported_spread() {
+    let dir = scratch("agree");
+    let mut profiles = Vec::new();
+    for n in 1..=2 {
+        let out = dir.join(format!("run{n}.toml"));
+        let run = oransim()
+            .args(["calibrate", "--quick", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        profiles.push(profile::Profile::load(&out).unwrap());
+    }
+    let (mut inside, mut total) = (0, 0);
+    for (name, first) in profiles[0].ops() {
+        let second = profiles[1].op(name).unwrap();
+        for (a, b) in first.points.iter().zip(&second.points) {
+            total += 1;
+            let (lo, hi) = (a.p5_ns.unwrap(), a.p95_ns.unwrap());
+            inside += usize::from(lo <= b.median_ns && b.median_ns <= hi);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        inside * 4 >= total * 3,
+        "only {inside} of {total} points agree"
+    );
+}
