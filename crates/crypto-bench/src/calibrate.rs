@@ -74,7 +74,7 @@ pub struct Config {
     pub name: String,
     /// Implementation measured.
     pub implementation: Implementation,
-    /// Plaintext lengths for the per-packet operations [B].
+    /// Plaintext lengths for the per-packet operations \[B\].
     pub sizes: Vec<usize>,
     /// Batch length, warm-up and samples per round.
     pub timing: Timing,
@@ -145,9 +145,9 @@ pub struct PointResult {
     pub op: String,
     /// Implementation.
     pub implementation: String,
-    /// Length [B] (0 for constant-cost ops).
+    /// Length \[B\] (0 for constant-cost ops).
     pub len: usize,
-    /// All recorded samples [ns per op].
+    /// All recorded samples \[ns per op\].
     pub samples: Vec<f64>,
     /// Operations per batch.
     pub batch: usize,

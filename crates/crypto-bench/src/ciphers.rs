@@ -25,7 +25,7 @@ pub trait Cipher {
     fn suite(&self) -> &'static str;
     /// Implementation name, e.g. `"rustcrypto"`.
     fn implementation(&self) -> &'static str;
-    /// Upper bound of bytes the sealed form adds to the plaintext [B].
+    /// Upper bound of bytes the sealed form adds to the plaintext \[B\].
     fn max_overhead(&self) -> usize;
     /// Seals `plain` with sequence number `seq` into `out` (cleared first).
     fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>);

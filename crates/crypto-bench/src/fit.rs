@@ -3,9 +3,9 @@
 /// A fitted line and how well it fits.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LineFit {
-    /// Intercept: fixed cost per operation [ns].
+    /// Intercept: fixed cost per operation \[ns\].
     pub a: f64,
-    /// Slope: cost per byte [ns/B].
+    /// Slope: cost per byte \[ns/B\].
     pub b: f64,
     /// Coefficient of determination of the medians (1 = perfect).
     pub r2: f64,

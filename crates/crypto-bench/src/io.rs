@@ -7,10 +7,10 @@ use crate::measure::Stats;
 
 /// Datagrams per timed batch; small enough to stay inside the default socket buffer.
 const BATCH: usize = 32;
-/// Payload of each datagram [B].
+/// Payload of each datagram \[B\].
 const PAYLOAD: usize = 64;
 
-/// Median cost [ns] of sending one 64-byte UDP datagram to 127.0.0.1 and receiving it:
+/// Median cost \[ns\] of sending one 64-byte UDP datagram to 127.0.0.1 and receiving it:
 /// `sendto` + `recv`, the kernel UDP/IP path out and in. Takes `samples` batches of 32
 /// datagrams; bounded in count and time (a receive waits at most 1 s).
 pub fn udp_loopback_ns(samples: usize) -> std::io::Result<f64> {

@@ -41,7 +41,7 @@ pub enum BenchError {
     Verification {
         /// Operation name.
         op: String,
-        /// Length [B] (0 for key operations).
+        /// Length \[B\] (0 for key operations).
         len: usize,
         /// What did not hold.
         message: String,

@@ -7,18 +7,18 @@ use crate::BenchError;
 use crate::ciphers::Cipher;
 use crate::keyops::KeyOp;
 
-/// Order statistics of one point's samples [ns per operation].
+/// Order statistics of one point's samples \[ns per operation\].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     /// Number of samples.
     pub n: usize,
-    /// Median [ns].
+    /// Median \[ns\].
     pub median: f64,
-    /// 5th percentile [ns].
+    /// 5th percentile \[ns\].
     pub p5: f64,
-    /// 95th percentile [ns].
+    /// 95th percentile \[ns\].
     pub p95: f64,
-    /// Smallest sample [ns].
+    /// Smallest sample \[ns\].
     pub min: f64,
 }
 
@@ -56,12 +56,12 @@ impl Stats {
 /// How long and how often to time.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
-    /// Target duration of one timed batch (one sample) of a per-packet op [time].
+    /// Target duration of one timed batch (one sample) of a per-packet op \[time\].
     pub batch: Duration,
-    /// Target duration of one timed batch of a key op [time]: longer, so a batch averages
+    /// Target duration of one timed batch of a key op \[time\]: longer, so a batch averages
     /// over the data-dependent loops of ML-DSA signing and the like.
     pub key_batch: Duration,
-    /// Untimed warm-up before the first sample [time], at least one batch.
+    /// Untimed warm-up before the first sample \[time\], at least one batch.
     pub warmup: Duration,
     /// Samples per round.
     pub samples: usize,
@@ -86,11 +86,11 @@ fn batch_size(target: Duration, mut one: impl FnMut(u64)) -> usize {
     }
 }
 
-/// Seal/open samples of one cipher at one length [ns per op].
+/// Seal/open samples of one cipher at one length \[ns per op\].
 pub struct CipherRun {
-    /// Seal samples [ns].
+    /// Seal samples \[ns\].
     pub seal: Vec<f64>,
-    /// Open samples [ns].
+    /// Open samples \[ns\].
     pub open: Vec<f64>,
     /// Operations per timed batch.
     pub batch: usize,
@@ -200,9 +200,9 @@ pub fn verify_cipher(c: &dyn Cipher, plain: &[u8]) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// Samples of one key operation [ns per op].
+/// Samples of one key operation \[ns per op\].
 pub struct KeyRun {
-    /// Samples [ns].
+    /// Samples \[ns\].
     pub samples: Vec<f64>,
     /// Operations per timed batch.
     pub batch: usize,

@@ -2,7 +2,7 @@
 //! user can calibrate a target CPU that has OpenSSL but no Rust toolchain.
 //!
 //! `openssl speed -mr` prints, per cipher, a header of block sizes and a line of throughputs
-//! [bytes/s], e.g.
+//! \[bytes/s\], e.g.
 //!
 //! ```text
 //! +H:16:64:256:1024:8192:16384

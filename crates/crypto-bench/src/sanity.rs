@@ -15,7 +15,7 @@ fn median(points: &[PointResult], op: &str, len: usize) -> Option<f64> {
         .map(|p| p.stats().median)
 }
 
-/// Slope between 1500 B and 9000 B [ns/B].
+/// Slope between 1500 B and 9000 B \[ns/B\].
 fn slope(points: &[PointResult], op: &str) -> Option<f64> {
     Some((median(points, op, 9000)? - median(points, op, 1500)?) / 7500.0)
 }

@@ -4,14 +4,14 @@
 //! A profile holds, for one node of a simulated system:
 //!
 //! - the **cores** its data path may use;
-//! - a per-packet **stack** cost [ns] (headers, routing, SA lookup), paid with or without
+//! - a per-packet **stack** cost \[ns\] (headers, routing, SA lookup), paid with or without
 //!   encryption;
-//! - a per-packet **I/O** cost [ns] between kernel and user space that does not scale with the
+//! - a per-packet **I/O** cost \[ns\] between kernel and user space that does not scale with the
 //!   cipher (the papers' I/O bottleneck, 000 §6.3);
-//! - a per-packet **latency** [ns] that occupies nothing (interrupt moderation, wake-ups,
+//! - a per-packet **latency** \[ns\] that occupies nothing (interrupt moderation, wake-ups,
 //!   asynchronous crypto completion), optional;
 //! - which protocols' crypto is **offloaded** to a NIC;
-//! - **operation costs** [ns] as a function of the length L [bytes]: `cipher.seal` /
+//! - **operation costs** \[ns\] as a function of the length L \[bytes\]: `cipher.seal` /
 //!   `cipher.open` for each suite, and constant-cost key-exchange and signature operations.
 //!
 //! The engine builds a node's processing time for one packet of L bytes as
@@ -223,7 +223,7 @@ pub struct Provenance {
 /// A per-packet cost with its provenance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacketCost {
-    /// Cost per packet [ns].
+    /// Cost per packet \[ns\].
     pub ns: f64,
     /// Where it came from.
     pub provenance: Provenance,
@@ -232,20 +232,20 @@ pub struct PacketCost {
 /// The costs of one packet through a node, as [`Profile::packet`] returns them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacketCosts {
-    /// CPU time: stack + cipher [ns], on `cores` servers.
+    /// CPU time: stack + cipher \[ns\], on `cores` servers.
     pub cpu_ns: f64,
-    /// Of which the cipher [ns].
+    /// Of which the cipher \[ns\].
     pub cipher_ns: f64,
-    /// Time on the I/O path [ns], one server.
+    /// Time on the I/O path \[ns\], one server.
     pub io_ns: f64,
-    /// Delay that occupies no server [ns].
+    /// Delay that occupies no server \[ns\].
     pub latency_ns: f64,
     /// Cores for the CPU time.
     pub cores: u32,
 }
 
 impl PacketCosts {
-    /// Unloaded delay of one packet through the node [ns].
+    /// Unloaded delay of one packet through the node \[ns\].
     pub fn delay_ns(&self) -> f64 {
         self.latency_ns + self.io_ns + self.cpu_ns
     }
@@ -316,13 +316,13 @@ impl CostModel {
 /// One measured point of an operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
-    /// Length [bytes].
+    /// Length \[bytes\].
     pub len_bytes: u64,
-    /// Median cost [ns].
+    /// Median cost \[ns\].
     pub median_ns: f64,
-    /// 5th percentile [ns], if recorded.
+    /// 5th percentile \[ns\], if recorded.
     pub p5_ns: Option<f64>,
-    /// 95th percentile [ns], if recorded.
+    /// 95th percentile \[ns\], if recorded.
     pub p95_ns: Option<f64>,
     /// Number of timed samples, if recorded.
     pub samples: Option<u32>,
@@ -333,9 +333,9 @@ pub struct Point {
 pub struct OpCost {
     /// How the cost depends on L.
     pub model: CostModel,
-    /// Fixed cost per operation [ns] (the line's intercept).
+    /// Fixed cost per operation \[ns\] (the line's intercept).
     pub fixed_ns: f64,
-    /// Cost per byte [ns/B] (the line's slope), if the model has one.
+    /// Cost per byte \[ns/B\] (the line's slope), if the model has one.
     pub per_byte_ns: Option<f64>,
     /// Measured points by increasing length (may be empty for fitted profiles).
     pub points: Vec<Point>,
@@ -350,7 +350,7 @@ pub struct OpCost {
 }
 
 impl OpCost {
-    /// Cost [ns] of the operation on `len_bytes` bytes (never negative).
+    /// Cost \[ns\] of the operation on `len_bytes` bytes (never negative).
     pub fn cost_ns(&self, len_bytes: u64) -> f64 {
         let l = len_bytes as f64;
         match self.model {
@@ -580,7 +580,7 @@ impl Profile {
         &self.cores_provenance
     }
 
-    /// Per-packet stack cost [ns].
+    /// Per-packet stack cost \[ns\].
     pub fn stack_ns(&self) -> f64 {
         self.stack.ns
     }
@@ -590,7 +590,7 @@ impl Profile {
         &self.stack
     }
 
-    /// Per-packet kernel/user I/O cost [ns], independent of the cipher.
+    /// Per-packet kernel/user I/O cost \[ns\], independent of the cipher.
     pub fn io_ns(&self) -> f64 {
         self.io.ns
     }
@@ -600,7 +600,7 @@ impl Profile {
         &self.io
     }
 
-    /// Per-packet delay that occupies no server [ns] (0 when the profile gives none).
+    /// Per-packet delay that occupies no server \[ns\] (0 when the profile gives none).
     pub fn latency_ns(&self) -> f64 {
         self.latency.ns
     }
@@ -666,12 +666,12 @@ impl Profile {
         })
     }
 
-    /// Cost [ns] of operation `name` on `len_bytes` bytes.
+    /// Cost \[ns\] of operation `name` on `len_bytes` bytes.
     pub fn op_cost_ns(&self, name: &str, len_bytes: u64) -> Result<f64, ProfileError> {
         Ok(self.op(name)?.cost_ns(len_bytes))
     }
 
-    /// Cost [ns] of sealing or opening `len_bytes` bytes of plaintext with `suite` (a name
+    /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite` (a name
     /// from [`CIPHER_SUITES`]).
     pub fn cipher_cost_ns(
         &self,

@@ -142,12 +142,12 @@ pub fn format_duration_ns(ns: f64) -> String {
     }
 }
 
-/// Formats a cost per byte [ns/B] as `"0.4123ns/B"`.
+/// Formats a cost per byte \[ns/B\] as `"0.4123ns/B"`.
 pub fn format_per_byte_ns(ns_per_byte: f64) -> String {
     format!("{}ns/B", round_sig(ns_per_byte, 5))
 }
 
-/// Formats a length [B] as `"1500B"`.
+/// Formats a length \[B\] as `"1500B"`.
 pub fn format_len_bytes(bytes: u64) -> String {
     format!("{bytes}B")
 }
