@@ -106,13 +106,23 @@ fn cpuinfo() -> String {
     std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()
 }
 
-/// CPU model name, if the OS says.
+/// CPU model name with family, model and stepping (virtual machines often report only a
+/// generic name), if the OS says.
 pub fn cpu_model() -> Option<String> {
-    cpuinfo()
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
+    let info = cpuinfo();
+    let field = |key: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let name = field("model name")?;
+    Some(
+        match (field("cpu family"), field("model"), field("stepping")) {
+            (Some(f), Some(m), Some(s)) => format!("{name} (family {f}, model {m}, stepping {s})"),
+            _ => name,
+        },
+    )
 }
 
 /// 1-, 5- and 15-minute load averages, if the OS says.
