@@ -192,3 +192,32 @@ fn a_second_quick_run_agrees_within_the_reported_spread() {
         "only {inside} of {total} points agree"
     );
 }
+
+#[test]
+fn aws_lc_without_the_feature_says_how_to_get_it() {
+    if cfg!(feature = "aws-lc") {
+        return; // this build has it; the quick calibration above covers the default path
+    }
+    let dir = scratch("aws");
+    let out = dir.join("aws.toml");
+    let run = oransim()
+        .args([
+            "calibrate",
+            "--quick",
+            "--implementation",
+            "aws-lc-rs",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`aws-lc-rs` is not in this build"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--features"), "{stderr}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
