@@ -75,6 +75,7 @@ fn mm1(packets: u64) -> Network {
             transit: None,
             io: None,
             latency: SimDuration::ZERO,
+            by_protected_len: false,
             name: "server".into(),
             service: Service::Exponential { mean_ps: 1e6 },
             servers: 1,
@@ -85,6 +86,7 @@ fn mm1(packets: u64) -> Network {
             name: "arrivals".into(),
             path: vec![0],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 0.9e6,
                 size: SizeDist::Fixed(100),
@@ -107,6 +109,7 @@ fn four_hop(packets: u64) -> Network {
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
+        by_protected_len: false,
         name: n.into(),
         service,
         servers: 1,
@@ -149,6 +152,7 @@ fn four_hop(packets: u64) -> Network {
             name: "traffic".into(),
             path: vec![0, 1, 2, 3],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 0.3e6,
                 size: SizeDist::Uniform { min: 64, max: 1500 },

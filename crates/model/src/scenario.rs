@@ -312,7 +312,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         }
         let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
         let skey = format!("{key}.source");
-        let (source, mtu_exempt) = match &f.source {
+        let (source, mtu_exempt, mut protected) = match &f.source {
             SourceFile::Handshake {
                 protocol,
                 ke,
@@ -338,14 +338,20 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                 (
                     handshake_source(&cx, &skey, &hs, path_mtu(&route, &links), ends)?,
                     u32::MAX,
+                    vec![],
                 )
             }
             other => source(&cx, &skey, other, &route, &links, path)?,
         };
+        // One protected length per frame size (the first seen, should two stacks of the flow
+        // ever build the same size differently).
+        protected.sort_by_key(|&(w, _)| w);
+        protected.dedup_by_key(|&mut (w, _)| w);
         flows.push(FlowConfig {
             name: f.name.clone(),
             path: route,
             mtu_exempt,
+            protected_len: protected,
             source,
         });
     }
@@ -756,6 +762,7 @@ fn node(
             capacity,
             io,
             latency,
+            by_protected_len: from_profile.is_some(),
         },
         from_profile.map(|p| p.0),
     ))
@@ -971,6 +978,26 @@ struct Framing<'c, 'p> {
     cx: &'c Ctx<'p>,
     stack: Option<protocols::Stack>,
     mtu: Option<u32>,
+    /// `(frame size, protected length)` of every frame built, for profile-costed nodes.
+    pairs: std::cell::RefCell<Vec<(u32, u32)>>,
+}
+
+/// A source with its flow's MTU-exempt bytes and `(frame size, protected length)` pairs.
+type BuiltSource = (Source, u32, Vec<(u32, u32)>);
+
+/// Bytes the stack's security layer processes for `payload` [bytes]: the `inner` of its first
+/// ESP, MACsec, TLS, DTLS or SSH layer (for ESP tunnel mode the inner IP packet; for MACsec the
+/// frame's data after the SecTAG). `None` when the stack has no security layer.
+pub fn protected_len(stack: &protocols::Stack, payload: u32) -> Option<u32> {
+    let layers = stack.breakdown(payload as usize).ok()?;
+    layers
+        .iter()
+        .find(|l| {
+            ["esp-", "macsec", "tls", "dtls", "ssh"]
+                .iter()
+                .any(|p| l.layer.starts_with(p))
+        })
+        .map(|l| l.inner as u32)
 }
 
 impl Framing<'_, '_> {
@@ -981,7 +1008,12 @@ impl Framing<'_, '_> {
         mtu: Option<u32>,
     ) -> Result<Framing<'c, 'p>, ScenarioError> {
         let stack = stack.map(|t| parse_stack(cx, key, t)).transpose()?;
-        Ok(Framing { cx, stack, mtu })
+        Ok(Framing {
+            cx,
+            stack,
+            mtu,
+            pairs: Default::default(),
+        })
     }
 
     /// Bytes of every frame that a link MTU does not limit.
@@ -1000,6 +1032,9 @@ impl Framing<'_, '_> {
                 let metered = s
                     .mtu_len(payload as usize)
                     .map_err(|e| self.protocol_error(key, e))?;
+                if let Some(prot) = protected_len(s, payload) {
+                    self.pairs.borrow_mut().push((wire as u32, prot));
+                }
                 (wire as u32, metered as u32)
             }
         };
@@ -1039,7 +1074,7 @@ fn source(
     route: &[usize],
     links: &[LinkConfig],
     scenario_path: &Path,
-) -> Result<(Source, u32), ScenarioError> {
+) -> Result<BuiltSource, ScenarioError> {
     let mtu = path_mtu(route, links);
     let stack_of = |s: &SourceFile| match s {
         SourceFile::Poisson { stack, .. }
@@ -1198,7 +1233,11 @@ fn source(
                             ));
                         }
                         (Some(stack), None) => {
-                            split_with_stack(cx, key, stack, payload, mtu, policy)?
+                            let frames = split_with_stack(cx, key, stack, payload, mtu, policy)?;
+                            fr.pairs
+                                .borrow_mut()
+                                .extend(frames.iter().filter_map(|&(w, p)| p.map(|p| (w, p))));
+                            frames.into_iter().map(|(w, _)| w).collect()
                         }
                         (None, _) => split_plain(cx, key, payload, overhead.as_ref(), mtu, policy)?,
                     }
@@ -1261,6 +1300,7 @@ fn source(
                     cx,
                     stack: fr.stack.clone(),
                     mtu,
+                    pairs: Default::default(),
                 },
             };
             if reply_fr.exempt() != fr.exempt() {
@@ -1277,6 +1317,7 @@ fn source(
                     reply_fr.frame(&k, cx.bytes(&k, q)?)
                 })
                 .transpose()?;
+            fr.pairs.borrow_mut().extend(reply_fr.pairs.take());
             let reply_every = reply_every.unwrap_or(if reply_size.is_some() { 2 } else { 0 });
             if reply_every > 0 && reply_size.is_none() {
                 return Err(cx.invalid(
@@ -1434,7 +1475,7 @@ fn source(
             }
         }
     };
-    Ok((source, fr.exempt()))
+    Ok((source, fr.exempt(), fr.pairs.take()))
 }
 
 /// The keys of a handshake source.
@@ -1596,7 +1637,7 @@ fn split_with_stack(
     payload: u32,
     mtu: Option<u32>,
     policy: SplitPolicy,
-) -> Result<Vec<u32>, ScenarioError> {
+) -> Result<Vec<(u32, Option<u32>)>, ScenarioError> {
     let err = |e: protocols::Error| {
         cx.invalid(
             format!("{key}.payload"),
@@ -1605,7 +1646,10 @@ fn split_with_stack(
         )
     };
     let Some(m) = mtu else {
-        return Ok(vec![stack.wire_len(payload as usize).map_err(err)? as u32]);
+        return Ok(vec![(
+            stack.wire_len(payload as usize).map_err(err)? as u32,
+            protected_len(stack, payload),
+        )]);
     };
     let policy = match policy {
         SplitPolicy::Greedy => protocols::SplitPolicy::Greedy,
@@ -1613,7 +1657,10 @@ fn split_with_stack(
     };
     let frames =
         protocols::split_payload(stack, payload as usize, m as usize, policy).map_err(err)?;
-    Ok(frames.iter().map(|f| f.wire_len as u32).collect())
+    Ok(frames
+        .iter()
+        .map(|f| (f.wire_len as u32, protected_len(stack, f.payload as u32)))
+        .collect())
 }
 
 /// Frames of a payload split without a protocol model: each frame is a chunk plus `overhead`

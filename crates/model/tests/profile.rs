@@ -42,7 +42,10 @@ per_byte = "0.6ns/B"
 source = "test"
 "#
     );
-    let p = d.join(format!("profile-{io}.toml"));
+    // A file per call: the tests run in parallel and must not read each other's half-written files.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = d.join(format!("profile-{io}-{n}.toml"));
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -215,5 +218,59 @@ fn profile_errors_name_file_key_and_what_is_allowed() {
             fixed_ps: 20e6,
             per_byte_ps: 0.0
         })
+    );
+}
+
+/// A profile node costs a packet's cipher at its *protected* length, the bytes the security layer
+/// processes (the inner IP packet in ESP tunnel mode), not the frame on the wire: a 1000-byte
+/// UDP payload is a 1028-byte inner packet (IPv4 20 + UDP 8) in a 1086-byte frame.
+#[test]
+fn cipher_cost_at_protected_length() {
+    let d = dir();
+    let prof = write_profile(&d, "20us");
+    let stack = "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp";
+    let s = scenario(
+        &d,
+        "esp-ping",
+        &format!(
+            r#"
+[[node]]
+name = "a"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[node]]
+name = "b"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[link]]
+between = ["a", "b"]
+rate = "10Gbps"
+[[flow]]
+name = "ping"
+from = "a"
+to = "b"
+source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = "{stack}" }}
+"#,
+            p = prof.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let st: protocols::Stack = stack.parse().unwrap();
+    let wire = st.wire_len(1000).unwrap() as u32;
+    assert_eq!(model::scenario::protected_len(&st, 1000), Some(1028));
+    assert_eq!(s.network.flows[0].protected_len, vec![(wire, 1028)]);
+    let r = model::run(
+        &s,
+        &RunOptions {
+            wall_clock: false,
+            ..Default::default()
+        },
+    );
+    let (seal, open) = (400.0 + 0.5 * 1028.0, 450.0 + 0.6 * 1028.0);
+    let one_way = 25_000.0 + seal + wire as f64 * 0.8 + 25_000.0 + open;
+    let rtt = r.flows[0].rtt.as_ref().unwrap();
+    assert!(
+        (rtt.max_ns - 2.0 * one_way).abs() < 1e-6,
+        "{} vs {}",
+        rtt.max_ns,
+        2.0 * one_way
     );
 }

@@ -128,6 +128,8 @@ struct Packet {
     work: [u64; 2],
     /// Handshake tunnel index.
     tunnel: u32,
+    /// Bytes the packet's cipher processes (its protected length) [bytes].
+    plen: u32,
 }
 
 /// One step of a route: the node, the link direction leaving it (none at the last node), and the
@@ -627,6 +629,11 @@ impl<'a, O: Observer> Engine<'a, O> {
             mark: [0; 4],
             work,
             tunnel,
+            plen: {
+                let map = &self.net.flows[f].protected_len;
+                map.binary_search_by_key(&size, |&(w, _)| w)
+                    .map_or(size, |i| map[i].1)
+            },
         };
         if counted {
             let now = self.now;
@@ -758,8 +765,13 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     fn start_service(&mut self, node: u32, pkt: u32) {
         let n = node as usize;
-        let size = self.packets[pkt as usize].size;
-        let role = self.packets[pkt as usize].role as usize;
+        let p = &self.packets[pkt as usize];
+        let size = if self.net.nodes[n].by_protected_len {
+            p.plen
+        } else {
+            p.size
+        };
+        let role = p.role as usize;
         let mut x = sample_service(self.services[n][role], size, &mut self.nodes[n].rng);
         if role < 2 {
             x += self.packets[pkt as usize].work[role];

@@ -59,6 +59,9 @@ pub struct NodeConfig {
     pub io: Option<Service>,
     /// A delay after the CPU stage that occupies no server (fixed per-packet latency) [ps].
     pub latency: SimDuration,
+    /// Evaluate size-dependent CPU services at the packet's protected length (what its cipher
+    /// processes, [`FlowConfig::protected_len`]) instead of its size on the wire.
+    pub by_protected_len: bool,
 }
 
 /// How long a node takes to process one packet.
@@ -176,6 +179,10 @@ pub struct FlowConfig {
     /// Bytes of each of this flow's packets that do not count against a link MTU: the 14-byte
     /// Ethernet header when packet sizes are whole frames, 0 when sizes are what the MTU limits.
     pub mtu_exempt: u32,
+    /// For nodes that cost a packet by its protected length ([`NodeConfig::by_protected_len`]):
+    /// pairs `(packet size, bytes the cipher processes)` [bytes], sorted by size. A size not
+    /// listed is its own protected length.
+    pub protected_len: Vec<(u32, u32)>,
     /// What the source sends.
     pub source: Source,
 }

@@ -282,7 +282,8 @@ pub struct NodeStats {
     pub max_waiting: u64,
     /// Packets started, by role ([`ROLES`]: originate, terminate, transit).
     pub served_by_role: [u64; 3],
-    /// Bytes of the packets started, by role [bytes].
+    /// Bytes of the packets started, by role, as the service saw them (protected length for
+    /// nodes costing by it) [bytes].
     pub bytes_by_role: [u64; 3],
     /// Service time handed out, by role [ps].
     pub busy_by_role_ps: [u128; 3],

@@ -21,6 +21,7 @@ fn single_node(
             transit: None,
             io: None,
             latency: SimDuration::ZERO,
+            by_protected_len: false,
             name: "server".into(),
             service,
             servers,
@@ -31,6 +32,7 @@ fn single_node(
             name: "arrivals".into(),
             path: vec![0],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: rate_per_us * 1e6,
                 size: SizeDist::Fixed(100),
@@ -159,6 +161,7 @@ fn four_hop() -> Network {
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
+        by_protected_len: false,
         name: name.into(),
         service,
         servers: 1,
@@ -196,6 +199,7 @@ fn four_hop() -> Network {
                 name: "poisson".into(),
                 path: vec![0, 1, 2, 3],
                 mtu_exempt: 0,
+                protected_len: vec![],
                 source: Source::Poisson {
                     rate_per_s: 150_000.0,
                     size: SizeDist::Uniform { min: 64, max: 1500 },
@@ -206,6 +210,7 @@ fn four_hop() -> Network {
                 name: "e2".into(),
                 path: vec![0, 1, 2, 3],
                 mtu_exempt: 0,
+                protected_len: vec![],
                 source: Source::Pattern {
                     interval: SimDuration::from_us(20),
                     sizes: vec![195, 1425],
@@ -296,6 +301,7 @@ fn adding_a_node_does_not_change_other_draws() {
             transit: None,
             io: None,
             latency: SimDuration::ZERO,
+            by_protected_len: false,
             name: "other".into(),
             service: Service::Exponential { mean_ps: 2e6 },
             servers: 1,
@@ -309,6 +315,7 @@ fn adding_a_node_does_not_change_other_draws() {
             name: "other-flow".into(),
             path: vec![0],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 1e5,
                 size: SizeDist::Fixed(64),
@@ -346,6 +353,7 @@ fn ping_rtt_is_exact_without_contention() {
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
+        by_protected_len: false,
         name: n.into(),
         service: Service::Deterministic {
             time_ps: 10_000_000,
@@ -368,6 +376,7 @@ fn ping_rtt_is_exact_without_contention() {
             name: "ping".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Ping {
                 interval: SimDuration::from_us(1000),
                 size: 1000,
@@ -395,6 +404,7 @@ fn bulk_transfer_stop_and_wait() {
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
+        by_protected_len: false,
         name: n.into(),
         service: Service::None,
         servers: 1,
@@ -415,6 +425,7 @@ fn bulk_transfer_stop_and_wait() {
             name: "bulk".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Bulk {
                 total_bytes: 1_000_000,
                 segment: 1000,
@@ -447,6 +458,7 @@ fn multi_frame_message_delay_is_last_frame() {
             transit: None,
             io: None,
             latency: SimDuration::ZERO,
+            by_protected_len: false,
             name: "n".into(),
             service: Service::Linear {
                 fixed_ps: 1e6,
@@ -460,6 +472,7 @@ fn multi_frame_message_delay_is_last_frame() {
             name: "ofh".into(),
             path: vec![0],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Periodic {
                 period: SimDuration::from_us(100),
                 offset: SimDuration::ZERO,
@@ -493,6 +506,7 @@ fn io_stage_and_latency() {
                 time_ps: 10_000_000,
             }),
             latency: SimDuration::from_us(5),
+            by_protected_len: false,
             servers: 2,
             capacity: None,
         }],
@@ -501,6 +515,7 @@ fn io_stage_and_latency() {
             name: "burst".into(),
             path: vec![0],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Periodic {
                 period: SimDuration::from_us(1000),
                 offset: SimDuration::ZERO,
@@ -536,6 +551,7 @@ fn handshake_exchanges_and_a_storm() {
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
+        by_protected_len: false,
         servers,
         capacity: None,
     };
@@ -573,6 +589,7 @@ fn handshake_exchanges_and_a_storm() {
             name: "ike".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            protected_len: vec![],
             source: Source::Handshake {
                 exchanges: exchanges.clone(),
                 tunnels,
