@@ -209,9 +209,18 @@ fn ofh_mtu_split_policies() {
     assert!(msg("fixed_mtu5000_even") < msg("fixed_mtu5000_greedy"));
     let goodput = |name: &str| flow(name)["transfer"]["goodput_bps"].as_f64().unwrap();
     assert!(goodput("bulk_mtu9000") > goodput("bulk_mtu1400"));
+    // The whole transfer arrives: the bulk size written in the scenario file.
+    let text = std::fs::read_to_string(root().join("scenarios/ofh_mtu.toml")).unwrap();
+    let mb: u64 = text
+        .lines()
+        .find(|l| l.contains("kind = \"bulk\""))
+        .and_then(|l| l.split("bytes = \"").nth(1))
+        .and_then(|r| r.split("MB").next())
+        .and_then(|n| n.parse().ok())
+        .expect("a bulk source with bytes = \"NMB\"");
     assert_eq!(
         flow("bulk_mtu9000")["transfer"]["payload_bytes"],
-        50_000_000
+        mb * 1_000_000
     );
 }
 
