@@ -123,6 +123,7 @@ fn four_hop(packets: u64) -> Network {
         propagation: propagation_delay(m, 2e8).unwrap(),
         mtu: Some(9000),
         queue_capacity: None,
+        loss: 0.0,
     };
     Network {
         nodes: vec![

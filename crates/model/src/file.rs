@@ -187,6 +187,8 @@ pub struct LinkFile {
     pub mtu: Option<Q>,
     /// Transmit-queue capacity per direction, packets (default unbounded).
     pub queue: Option<i64>,
+    /// Probability a packet is lost in transit, each direction, from 0 to below 1 (default 0).
+    pub loss: Option<f64>,
 }
 
 /// `[[flow]]`.
@@ -316,6 +318,14 @@ pub enum SourceFile {
         spacing: Option<Q>,
         /// Path MTU for IKE fragmentation (default: the links' smallest MTU, else 1500 B).
         mtu: Option<Q>,
+        /// Retransmit requests without a response (default true).
+        retransmit: Option<bool>,
+        /// First retransmission timeout (default "4s", strongSwan's charon.retransmit_timeout).
+        retransmit_timeout: Option<Q>,
+        /// Backoff base (default 1.8, strongSwan's charon.retransmit_base).
+        retransmit_base: Option<f64>,
+        /// Retransmissions before giving up (default 5, strongSwan's charon.retransmit_tries).
+        retransmit_tries: Option<i64>,
     },
     /// Trace replay from CSV: `time,size,direction`.
     Trace {

@@ -36,7 +36,13 @@ pub struct KexQuestion {
     pub length: String,
     /// Path MTU, a quantity like "1500B".
     pub mtu: String,
+    /// Probability a packet is lost, each direction, in [0, 1); requests are retransmitted as
+    /// strongSwan does by default (4 s, base 1.8, 5 tries).
+    pub loss: f64,
 }
+
+/// Tunnels sampled for the set-up time distribution when packets are lost.
+pub const SETUP_SAMPLES: u32 = 1000;
 
 /// The answer for one key exchange.
 #[derive(Debug, Clone, Serialize)]
@@ -45,8 +51,13 @@ pub struct KexRow {
     pub ke: String,
     /// Authentication.
     pub auth: String,
-    /// Set-up time of one SA on an idle path [ns].
+    /// Set-up time of one SA on an idle path [ns] (with loss: the mean over
+    /// [`SETUP_SAMPLES`] tunnels that do not compete for CPU).
     pub setup_ns: f64,
+    /// 99th percentile of the set-up time [ns] (equal to `setup_ns` without loss).
+    pub setup_p99_ns: f64,
+    /// Fraction of set-ups that fail (all retransmissions lost), in [0, 1].
+    pub setup_failed: f64,
     /// Bytes on the wire for one set-up, both directions, all exchanges [bytes].
     pub setup_bytes: u64,
     /// Responder CPU work per handshake [ns].
@@ -78,9 +89,8 @@ pub struct KexPlan {
     pub findings: Vec<String>,
 }
 
-fn storm_scenario(q: &KexQuestion, ke: &str, tunnels: u32) -> String {
-    let cores = q
-        .responder_cores
+fn storm_scenario(q: &KexQuestion, ke: &str, tunnels: u32, responder_cores: Option<u32>) -> String {
+    let cores = responder_cores
         .map(|c| format!("cores = {c}\n"))
         .unwrap_or_default();
     format!(
@@ -98,6 +108,7 @@ between = ["initiators", "responder"]
 rate = {rate:?}
 length = {length:?}
 mtu = {mtu:?}
+loss = {loss}
 [[flow]]
 name = "ike"
 from = "initiators"
@@ -109,6 +120,7 @@ source = {{ kind = "handshake", protocol = "ikev2", ke = {ke:?}, auth = {auth:?}
         rate = q.rate,
         length = q.length,
         mtu = q.mtu,
+        loss = q.loss,
         auth = q.auth,
     )
 }
@@ -133,9 +145,21 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     };
     let mut rows = Vec::new();
     for ke in &q.kes {
-        let one = Scenario::from_toml_str(&storm_scenario(&q, ke, 1), origin)?;
+        // Set-up time: one tunnel on an idle path; with loss, a sample of tunnels whose
+        // responder has a core each, so they do not compete.
+        let one = if q.loss > 0.0 {
+            Scenario::from_toml_str(
+                &storm_scenario(&q, ke, SETUP_SAMPLES, Some(SETUP_SAMPLES)),
+                origin,
+            )?
+        } else {
+            Scenario::from_toml_str(&storm_scenario(&q, ke, 1, q.responder_cores), origin)?
+        };
         let single = crate::run(&one, &opts);
-        let storm_s = Scenario::from_toml_str(&storm_scenario(&q, ke, q.tunnels), origin)?;
+        let storm_s = Scenario::from_toml_str(
+            &storm_scenario(&q, ke, q.tunnels, q.responder_cores),
+            origin,
+        )?;
         let storm = crate::run(&storm_s, &opts);
         let hs1 = single.flows[0]
             .handshake
@@ -152,6 +176,8 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             ke: ke.clone(),
             auth: q.auth.clone(),
             setup_ns: hs1.completion.mean_ns,
+            setup_p99_ns: hs1.completion.p99_ns,
+            setup_failed: hs1.failed as f64 / (hs1.completed + hs1.failed).max(1) as f64,
             setup_bytes: hs
                 .exchanges
                 .iter()
@@ -216,7 +242,7 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
             ));
         } else {
             out.push(format!(
-                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips and transmission set its length",
+                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips, transmission and any retransmission timers set its length",
                 r.ke,
                 r.responder_cpu * 100.0
             ));

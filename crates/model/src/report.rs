@@ -211,8 +211,11 @@ pub struct FlowReport {
 pub struct HandshakeReport {
     /// Tunnels whose handshake completed, all replications.
     pub completed: u64,
-    /// Tunnels whose handshake failed (a message dropped; no retransmission is modelled).
+    /// Tunnels whose handshake failed (a message lost without retransmission, or every
+    /// retransmission used).
     pub failed: u64,
+    /// Requests retransmitted.
+    pub retransmissions: u64,
     /// Time from a tunnel's start to its last response processed [ns].
     pub completion: DistSummary,
     /// Per exchange, request work started to response processed [ns].
@@ -316,6 +319,8 @@ pub struct LinkReport {
     pub dropped_full: u64,
     /// Dropped: larger than the MTU.
     pub dropped_mtu: u64,
+    /// Lost in transit (the link's loss probability).
+    pub dropped_loss: u64,
 }
 
 /// Runs the scenario's replications and summarises them.
@@ -375,6 +380,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     Some(HandshakeReport {
                         completed: merged.handshake.count(),
                         failed: merged.handshakes_failed,
+                        retransmissions: merged.handshake_retransmissions,
                         completion: merged.handshake.summary(),
                         exchanges: exchanges
                             .iter()
@@ -475,6 +481,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 bytes: runs.iter().map(|r| r.links[ld].bytes).sum(),
                 dropped_full: runs.iter().map(|r| r.links[ld].dropped_full).sum(),
                 dropped_mtu: runs.iter().map(|r| r.links[ld].dropped_mtu).sum(),
+                dropped_loss: runs.iter().map(|r| r.links[ld].dropped_loss).sum(),
             });
         }
     }

@@ -320,6 +320,10 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                 tunnels,
                 spacing,
                 mtu,
+                retransmit,
+                retransmit_timeout,
+                retransmit_base,
+                retransmit_tries,
             } => {
                 let ends = (
                     &node_profiles[route[0]],
@@ -332,6 +336,10 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                     tunnels: *tunnels,
                     spacing: spacing.as_ref(),
                     mtu: mtu.as_ref(),
+                    retransmit: *retransmit,
+                    retransmit_timeout: retransmit_timeout.as_ref(),
+                    retransmit_base: *retransmit_base,
+                    retransmit_tries: *retransmit_tries,
                 };
                 // Each message is one packet carrying all its datagrams: protocols already split it
                 // to the path MTU, so the flow is exempt from the engine's MTU check.
@@ -865,6 +873,17 @@ fn link(
         .queue
         .map(|q| cx.count(&format!("{key}.queue"), q, "packets", u32::MAX as u64))
         .transpose()?;
+    let loss = match l.loss {
+        None => 0.0,
+        Some(p) if (0.0..1.0).contains(&p) => p,
+        Some(p) => {
+            return Err(cx.invalid(
+                format!("{key}.loss"),
+                format!("{p}"),
+                "a probability from 0 to below 1, e.g. 0.01 for 1%",
+            ));
+        }
+    };
     Ok(LinkConfig {
         name,
         a,
@@ -873,6 +892,7 @@ fn link(
         propagation,
         mtu,
         queue_capacity,
+        loss,
     })
 }
 
@@ -1486,6 +1506,10 @@ struct HandshakeSpec<'a> {
     tunnels: Option<i64>,
     spacing: Option<&'a Q>,
     mtu: Option<&'a Q>,
+    retransmit: Option<bool>,
+    retransmit_timeout: Option<&'a Q>,
+    retransmit_base: Option<f64>,
+    retransmit_tries: Option<i64>,
 }
 
 /// Builds a handshake source: message sizes from `protocols::ikev2`, crypto work from the
@@ -1617,15 +1641,59 @@ fn handshake_source(
             name: e.name.clone(),
             request: eth(&e.request),
             response: eth(&e.response),
+            request_datagrams: e.request.datagrams.len().max(1) as u32,
+            response_datagrams: e.response.datagrams.len().max(1) as u32,
             initiator_before: ps(before),
             responder: ps(responder),
             initiator_after: ps(after),
         });
     }
+    // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
+    // config/retransmission: retransmit_timeout 4 s, retransmit_base 1.8, retransmit_tries 5).
+    let retransmit = if hs.retransmit.unwrap_or(true) {
+        let timeout = match hs.retransmit_timeout {
+            Some(q) => cx.duration(&format!("{key}.retransmit_timeout"), q)?,
+            None => SimDuration::from_us(4_000_000),
+        };
+        if timeout == SimDuration::ZERO {
+            return Err(cx.invalid(
+                format!("{key}.retransmit_timeout"),
+                "a zero timeout",
+                "a positive timeout like \"4s\"",
+            ));
+        }
+        let base = hs.retransmit_base.unwrap_or(1.8);
+        if !(1.0..=10.0).contains(&base) {
+            return Err(cx.invalid(
+                format!("{key}.retransmit_base"),
+                format!("{base}"),
+                "a backoff base from 1 to 10 (strongSwan's default is 1.8)",
+            ));
+        }
+        let tries = match hs.retransmit_tries {
+            None => 5,
+            Some(t) if (0..=100).contains(&t) => t as u32,
+            Some(t) => {
+                return Err(cx.invalid(
+                    format!("{key}.retransmit_tries"),
+                    format!("{t}"),
+                    "0 to 100 retransmissions",
+                ));
+            }
+        };
+        Some(sim_core::network::Retransmit {
+            timeout,
+            base,
+            tries,
+        })
+    } else {
+        None
+    };
     Ok(Source::Handshake {
         exchanges,
         tunnels,
         spacing,
+        retransmit,
     })
 }
 

@@ -12,7 +12,10 @@
 
 use std::collections::VecDeque;
 
-use crate::network::{Direction, Network, NodeId, Service, SizeDist, Source, table_eval};
+use crate::network::{
+    Direction, HandshakeExchange, Network, NodeId, Retransmit, Service, SizeDist, Source,
+    table_eval,
+};
 use crate::queue::EventQueue;
 use crate::rng::Stream;
 use crate::stats::{FlowStats, LinkDirStats, NodeStats, PROC, PROP, QUE, TRANS};
@@ -97,11 +100,22 @@ pub struct RunStats {
 #[derive(Debug, Clone, Copy)]
 enum Event {
     Source(u32),
-    ServiceDone { node: u32, pkt: u32 },
-    IoDone { node: u32, pkt: u32 },
+    ServiceDone {
+        node: u32,
+        pkt: u32,
+    },
+    IoDone {
+        node: u32,
+        pkt: u32,
+    },
     Depart(u32),
     TxDone(u32),
     Arrive(u32),
+    /// A handshake initiator's retransmission timer: (global tunnel index, send counter).
+    HandshakeTimer {
+        tunnel: u32,
+        sends: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -130,6 +144,9 @@ struct Packet {
     tunnel: u32,
     /// Bytes the packet's cipher processes (its protected length) [bytes].
     plen: u32,
+    /// Datagrams the packet stands for (handshake messages after fragmentation); it is lost when
+    /// any one of them is.
+    datagrams: u32,
 }
 
 /// One step of a route: the node, the link direction leaving it (none at the last node), and the
@@ -160,6 +177,8 @@ struct NodeState {
 struct LinkDirState {
     rate: crate::time::DataRate,
     prop: u64,
+    loss: f64,
+    rng: Stream,
     mtu: u32,
     capacity: u32,
     current: u32,
@@ -179,8 +198,22 @@ struct SourceState {
     bulk_done: u64,
     bulk_frames: u64,
     bulk_start: u64,
-    /// Handshakes: per tunnel (start time, current exchange, current exchange's start).
-    tunnels: Vec<(u64, u32, u64)>,
+}
+
+/// A handshake tunnel's progress.
+#[derive(Debug, Clone, Copy)]
+struct Tunnel {
+    flow: u32,
+    start: u64,
+    exchange: u32,
+    exchange_start: u64,
+    /// Retransmissions of the current exchange's request so far.
+    retries: u32,
+    /// Requests sent in all (stamps timers, so a stale timer is recognised).
+    sends: u32,
+    /// Whether the responder has processed the current exchange's request.
+    responder_done: bool,
+    done: bool,
 }
 
 struct Message {
@@ -212,6 +245,9 @@ pub struct Engine<'a, O: Observer> {
     stop_time: u64,
     warmup: u64,
     events: u64,
+    /// Time of the last event that changed anything (a stale retransmission timer does not) [ps].
+    end: u64,
+    tunnels: Vec<Tunnel>,
     observer: O,
 }
 
@@ -249,10 +285,12 @@ impl<'a, O: Observer> Engine<'a, O> {
             .collect();
         let mut links = Vec::with_capacity(net.links.len() * 2);
         for l in &net.links {
-            for _ in 0..2 {
+            for dir in ["a-b", "b-a"] {
                 links.push(LinkDirState {
                     rate: l.rate,
                     prop: l.propagation.as_ps(),
+                    loss: l.loss,
+                    rng: Stream::new(seed, replication, "link", &format!("{}/{dir}", l.name)),
                     mtu: l.mtu.unwrap_or(u32::MAX),
                     capacity: l.queue_capacity.unwrap_or(u32::MAX),
                     current: u32::MAX,
@@ -345,6 +383,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
             warmup: net.warmup.as_ps(),
             events: 0,
+            end: 0,
+            tunnels: Vec::new(),
             observer,
         }
     }
@@ -386,8 +426,14 @@ impl<'a, O: Observer> Engine<'a, O> {
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
                 Event::Depart(pkt) => self.after_node(pkt),
                 Event::TxDone(ld) => self.tx_done(ld),
+                Event::HandshakeTimer { tunnel, sends } => {
+                    if !self.handshake_timer(tunnel, sends) {
+                        continue;
+                    }
+                }
                 Event::Arrive(pkt) => self.arrive(pkt),
             }
+            self.end = self.now;
         }
         RunStats {
             replication,
@@ -395,7 +441,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             nodes: self.nodes.into_iter().map(|n| n.stats).collect(),
             links: self.links.into_iter().map(|l| l.stats).collect(),
             events: self.events,
-            end_ps: self.now,
+            end_ps: self.end,
         }
     }
 
@@ -490,28 +536,25 @@ impl<'a, O: Observer> Engine<'a, O> {
                     .map(|n| n.at.as_ps().saturating_sub(self.now))
             }
             Source::Handshake {
-                exchanges,
-                tunnels,
-                spacing,
+                tunnels, spacing, ..
             } => {
                 let t = state.generated as u32;
                 if t >= *tunnels {
                     return;
                 }
                 self.sources[f].generated += 1;
-                self.sources[f].tunnels.push((self.now, 0, self.now));
-                let e = &exchanges[0];
-                let work = [e.initiator_before.as_ps(), e.responder.as_ps()];
-                self.create_with(
-                    f,
-                    Direction::Forward,
-                    PacketKind::HandshakeRequest,
-                    e.request,
-                    u32::MAX,
-                    0,
-                    work,
-                    t,
-                );
+                let g = self.tunnels.len() as u32;
+                self.tunnels.push(Tunnel {
+                    flow: f as u32,
+                    start: self.now,
+                    exchange: 0,
+                    exchange_start: self.now,
+                    retries: 0,
+                    sends: 0,
+                    responder_done: false,
+                    done: false,
+                });
+                self.handshake_send(g);
                 (t + 1 < *tunnels).then_some(spacing.as_ps())
             }
             Source::Bulk { .. } => None,
@@ -590,7 +633,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         msg: u32,
         origin: u64,
     ) {
-        self.create_with(f, dir, kind, size, msg, origin, [0, 0], 0);
+        self.create_with(f, dir, kind, size, msg, origin, [0, 0], 0, 1);
     }
 
     /// [`Self::create`] with extra CPU work at the origin and terminus, and a tunnel index.
@@ -605,6 +648,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         origin: u64,
         work: [u64; 2],
         tunnel: u32,
+        datagrams: u32,
     ) {
         if matches!(
             kind,
@@ -629,6 +673,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             mark: [0; 4],
             work,
             tunnel,
+            datagrams,
             plen: {
                 let map = &self.net.flows[f].protected_len;
                 map.binary_search_by_key(&size, |&(w, _)| w)
@@ -867,6 +912,18 @@ impl<'a, O: Observer> Engine<'a, O> {
         if let Some(next) = link.queue.pop_front() {
             self.start_tx(ld, next);
         }
+        let link = &mut self.links[ld];
+        let datagrams = self.packets[pkt as usize].datagrams;
+        let lost = if datagrams <= 1 {
+            link.loss
+        } else {
+            1.0 - (1.0 - link.loss).powi(datagrams as i32)
+        };
+        if link.loss > 0.0 && link.rng.uniform() < lost {
+            link.stats.dropped_loss += 1;
+            self.drop_packet(pkt);
+            return;
+        }
         self.packets[pkt as usize].hop += 1;
         if prop == 0 {
             self.arrive(pkt);
@@ -909,11 +966,15 @@ impl<'a, O: Observer> Engine<'a, O> {
         if matches!(
             p.kind,
             PacketKind::HandshakeRequest | PacketKind::HandshakeResponse
-        ) {
-            let start = self.sources[f].tunnels[p.tunnel as usize].0;
-            if start >= self.warmup {
-                self.flows[f].handshakes_failed += 1;
+        ) && !matches!(
+            &self.net.flows[f].source,
+            Source::Handshake {
+                retransmit: Some(_),
+                ..
             }
+        ) {
+            // No retransmission: the loss ends the tunnel.
+            self.handshake_fail(p.tunnel);
         }
         if p.kind == PacketKind::BulkData || p.kind == PacketKind::BulkAck {
             // No loss recovery is modelled: a lost frame or acknowledgement frees its window slot
@@ -1018,51 +1079,156 @@ impl<'a, O: Observer> Engine<'a, O> {
                 );
             }
             (Source::Bulk { .. }, PacketKind::BulkAck) => self.bulk_slot_freed(f, false),
-            (Source::Handshake { exchanges, .. }, PacketKind::HandshakeRequest) => {
-                let ex = self.sources[f].tunnels[p.tunnel as usize].1 as usize;
-                let e = &exchanges[ex];
-                let work = [0, e.initiator_after.as_ps()];
-                self.create_with(
-                    f,
-                    Direction::Reverse,
-                    PacketKind::HandshakeResponse,
-                    e.response,
-                    u32::MAX,
-                    0,
-                    work,
-                    p.tunnel,
-                );
+            (Source::Handshake { .. }, PacketKind::HandshakeRequest) => {
+                self.handshake_request(p.tunnel, p.origin)
             }
-            (Source::Handshake { exchanges, .. }, PacketKind::HandshakeResponse) => {
-                let now = self.now;
-                let warm = self.warmup;
-                let (start, ex, ex_start) = self.sources[f].tunnels[p.tunnel as usize];
-                let stats = &mut self.flows[f];
-                if start >= warm {
-                    if stats.exchanges.len() < exchanges.len() {
-                        stats.exchanges.resize(exchanges.len(), Default::default());
-                    }
-                    stats.exchanges[ex as usize].record(now - ex_start);
-                }
-                let next = ex as usize + 1;
-                if let Some(e) = exchanges.get(next) {
-                    self.sources[f].tunnels[p.tunnel as usize] = (start, next as u32, now);
-                    let work = [e.initiator_before.as_ps(), e.responder.as_ps()];
-                    self.create_with(
-                        f,
-                        Direction::Forward,
-                        PacketKind::HandshakeRequest,
-                        e.request,
-                        u32::MAX,
-                        0,
-                        work,
-                        p.tunnel,
-                    );
-                } else if start >= warm {
-                    stats.handshake.record(now - start);
-                }
+            (Source::Handshake { .. }, PacketKind::HandshakeResponse) => {
+                self.handshake_response(p.tunnel, p.origin)
             }
             _ => {}
+        }
+    }
+}
+
+impl<O: Observer> Engine<'_, O> {
+    fn handshake_spec(&self, g: u32) -> (&[HandshakeExchange], Option<Retransmit>) {
+        match &self.net.flows[self.tunnels[g as usize].flow as usize].source {
+            Source::Handshake {
+                exchanges,
+                retransmit,
+                ..
+            } => (exchanges, *retransmit),
+            _ => unreachable!("tunnels belong to handshake flows"),
+        }
+    }
+
+    /// Sends (or resends) tunnel `g`'s current request; the packet's `origin` carries the
+    /// exchange index, so a late duplicate of an earlier exchange is recognised.
+    fn handshake_send(&mut self, g: u32) {
+        let (exchanges, retransmit) = self.handshake_spec(g);
+        let t = self.tunnels[g as usize];
+        let e = &exchanges[t.exchange as usize];
+        let work = [
+            if t.retries == 0 {
+                e.initiator_before.as_ps()
+            } else {
+                0
+            },
+            if t.responder_done {
+                0
+            } else {
+                e.responder.as_ps()
+            },
+        ];
+        let (size, datagrams, timer) = (
+            e.request,
+            e.request_datagrams,
+            retransmit.map(|r| r.after_send(t.retries)),
+        );
+        let tunnel = &mut self.tunnels[g as usize];
+        tunnel.sends += 1;
+        let sends = tunnel.sends;
+        self.create_with(
+            t.flow as usize,
+            Direction::Forward,
+            PacketKind::HandshakeRequest,
+            size,
+            u32::MAX,
+            t.exchange as u64,
+            work,
+            g,
+            datagrams,
+        );
+        if let Some(d) = timer {
+            self.queue.push(
+                SimTime(self.now.saturating_add(d.as_ps())),
+                Event::HandshakeTimer { tunnel: g, sends },
+            );
+        }
+    }
+
+    fn handshake_request(&mut self, g: u32, exchange: u64) {
+        let t = self.tunnels[g as usize];
+        if t.done || t.exchange as u64 != exchange {
+            return; // a late duplicate of an exchange already answered
+        }
+        let (exchanges, _) = self.handshake_spec(g);
+        let e = &exchanges[exchange as usize];
+        let (size, datagrams, work) = (
+            e.response,
+            e.response_datagrams,
+            [0, e.initiator_after.as_ps()],
+        );
+        self.tunnels[g as usize].responder_done = true;
+        self.create_with(
+            t.flow as usize,
+            Direction::Reverse,
+            PacketKind::HandshakeResponse,
+            size,
+            u32::MAX,
+            exchange,
+            work,
+            g,
+            datagrams,
+        );
+    }
+
+    fn handshake_response(&mut self, g: u32, exchange: u64) {
+        let t = self.tunnels[g as usize];
+        if t.done || t.exchange as u64 != exchange {
+            return; // the answer to a retransmission, after the first answer was processed
+        }
+        let n = self.handshake_spec(g).0.len();
+        let counted = t.start >= self.warmup;
+        let now = self.now;
+        let stats = &mut self.flows[t.flow as usize];
+        if counted {
+            if stats.exchanges.len() < n {
+                stats.exchanges.resize(n, Default::default());
+            }
+            stats.exchanges[t.exchange as usize].record(now - t.exchange_start);
+        }
+        let tunnel = &mut self.tunnels[g as usize];
+        if (t.exchange as usize + 1) < n {
+            tunnel.exchange += 1;
+            tunnel.exchange_start = now;
+            tunnel.retries = 0;
+            tunnel.responder_done = false;
+            self.handshake_send(g);
+        } else {
+            tunnel.done = true;
+            if counted {
+                stats.handshake.record(now - t.start);
+            }
+        }
+    }
+
+    /// A retransmission timer fires; returns whether it did anything (a stale timer does not).
+    fn handshake_timer(&mut self, g: u32, sends: u32) -> bool {
+        let t = self.tunnels[g as usize];
+        if t.done || t.sends != sends {
+            return false; // answered, or superseded by a later send
+        }
+        let tries = self.handshake_spec(g).1.map_or(0, |r| r.tries);
+        if t.retries < tries {
+            self.tunnels[g as usize].retries += 1;
+            if t.start >= self.warmup {
+                self.flows[t.flow as usize].handshake_retransmissions += 1;
+            }
+            self.handshake_send(g);
+        } else {
+            self.handshake_fail(g);
+        }
+        true
+    }
+
+    fn handshake_fail(&mut self, g: u32) {
+        let t = &mut self.tunnels[g as usize];
+        if !t.done {
+            t.done = true;
+            if t.start >= self.warmup {
+                self.flows[t.flow as usize].handshakes_failed += 1;
+            }
         }
     }
 }

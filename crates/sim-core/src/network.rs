@@ -165,6 +165,9 @@ pub struct LinkConfig {
     /// Maximum packets waiting in each direction's transmit queue (not counting the one on the
     /// wire); `None`: unbounded.
     pub queue_capacity: Option<u32>,
+    /// Probability that a packet (or each datagram of a multi-datagram message) is lost in
+    /// transit, each direction independently, in [0, 1).
+    pub loss: f64,
 }
 
 /// Traffic from the first node of `path` to the last. Replies (SACKs, ping responses, ACKs,
@@ -334,8 +337,10 @@ pub enum Source {
     /// Key-exchange handshakes (IKEv2, TLS): `tunnels` initiators at the first node of the path,
     /// one every `spacing` (all at once when zero), each running the `exchanges` in order with
     /// the responder at the last node. Each message carries its crypto work as extra CPU time at
-    /// the node that prepares or processes it. No retransmission is modelled: a lost message
-    /// fails its tunnel.
+    /// the node that prepares or processes it. With `retransmit`, an initiator that has no
+    /// response when its timer expires sends the request again (without new work; the responder
+    /// answers a retransmitted request it already processed from its cache, without new work),
+    /// and gives up after the last try; without it, a lost message fails its tunnel.
     Handshake {
         /// The exchanges, in order.
         exchanges: Vec<HandshakeExchange>,
@@ -343,7 +348,30 @@ pub enum Source {
         tunnels: u32,
         /// Time between tunnel starts [ps].
         spacing: SimDuration,
+        /// Retransmission timers (`None`: no retransmission).
+        retransmit: Option<Retransmit>,
     },
+}
+
+/// Retransmission of a request without a response: the n-th retransmission (n = 1, 2, ...) is
+/// sent `timeout * base^(n-1)` after the previous send; after `tries` retransmissions the
+/// initiator waits `timeout * base^tries` more and gives up (strongSwan's charon rule).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retransmit {
+    /// First timeout [ps].
+    pub timeout: SimDuration,
+    /// Base of the exponential backoff.
+    pub base: f64,
+    /// Retransmissions before giving up.
+    pub tries: u32,
+}
+
+impl Retransmit {
+    /// The timeout after send number `n` (0 = the first send) [ps].
+    pub fn after_send(&self, n: u32) -> SimDuration {
+        SimDuration::from_secs_f64(self.timeout.as_secs_f64() * self.base.powi(n as i32))
+            .unwrap_or(SimDuration(u64::MAX / 4))
+    }
 }
 
 /// One request/response exchange of a handshake, with the crypto work each side does.
@@ -355,6 +383,11 @@ pub struct HandshakeExchange {
     pub request: u32,
     /// Response size [bytes].
     pub response: u32,
+    /// Datagrams the request travels in (after IP or IKE fragmentation): it is lost when any one
+    /// of them is.
+    pub request_datagrams: u32,
+    /// Datagrams of the response.
+    pub response_datagrams: u32,
     /// Initiator CPU work before sending the request (key generation, signing) [ps].
     pub initiator_before: SimDuration,
     /// Responder CPU work on the request, including preparing the response [ps].

@@ -238,8 +238,10 @@ pub struct FlowStats {
     pub transfer_payload_bytes: u64,
     /// Handshakes: time from a tunnel's start to its last response [ps].
     pub handshake: DelayHist,
-    /// Handshakes that failed (a message was dropped).
+    /// Handshakes that failed (a message lost without retransmission, or all tries used).
     pub handshakes_failed: u64,
+    /// Handshake requests retransmitted.
+    pub handshake_retransmissions: u64,
     /// Handshakes: per exchange, request sent (work included) to response processed [ps].
     pub exchanges: Vec<DelayHist>,
 }
@@ -259,6 +261,7 @@ impl FlowStats {
         self.transfer_payload_bytes += o.transfer_payload_bytes;
         self.handshake.merge(&o.handshake);
         self.handshakes_failed += o.handshakes_failed;
+        self.handshake_retransmissions += o.handshake_retransmissions;
         if self.exchanges.len() < o.exchanges.len() {
             self.exchanges
                 .resize(o.exchanges.len(), DelayHist::default());
@@ -308,6 +311,8 @@ pub struct LinkDirStats {
     pub dropped_full: u64,
     /// Packets dropped because they exceeded the MTU.
     pub dropped_mtu: u64,
+    /// Packets lost in transit (the link's loss probability).
+    pub dropped_loss: u64,
     /// Time the transmitter was busy [ps].
     pub busy_ps: u128,
 }

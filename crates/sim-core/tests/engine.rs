@@ -175,6 +175,7 @@ fn four_hop() -> Network {
         propagation: sim_core::time::propagation_delay(metres, 2e8).unwrap(),
         mtu: Some(9000),
         queue_capacity: Some(20),
+        loss: 0.0,
     };
     Network {
         nodes: vec![
@@ -371,6 +372,7 @@ fn ping_rtt_is_exact_without_contention() {
             propagation: SimDuration::from_ns(500),
             mtu: None,
             queue_capacity: None,
+            loss: 0.0,
         }],
         flows: vec![FlowConfig {
             name: "ping".into(),
@@ -420,6 +422,7 @@ fn bulk_transfer_stop_and_wait() {
             propagation: SimDuration::from_ns(1000),
             mtu: Some(1500),
             queue_capacity: None,
+            loss: 0.0,
         }],
         flows: vec![FlowConfig {
             name: "bulk".into(),
@@ -564,6 +567,8 @@ fn handshake_exchanges_and_a_storm() {
             initiator_before: us(100),
             responder: us(300),
             initiator_after: us(200),
+            request_datagrams: 1,
+            response_datagrams: 1,
         },
         HandshakeExchange {
             name: "AUTH".into(),
@@ -572,9 +577,11 @@ fn handshake_exchanges_and_a_storm() {
             initiator_before: us(50),
             responder: us(100),
             initiator_after: us(50),
+            request_datagrams: 1,
+            response_datagrams: 1,
         },
     ];
-    let net = |tunnels| Network {
+    let net = |tunnels, loss: f64, retransmit: Option<Retransmit>| Network {
         nodes: vec![node("gnbs", 64), node("ric", 1)],
         links: vec![LinkConfig {
             name: "e2".into(),
@@ -584,6 +591,7 @@ fn handshake_exchanges_and_a_storm() {
             propagation: SimDuration::from_us(1000),
             mtu: None,
             queue_capacity: None,
+            loss,
         }],
         flows: vec![FlowConfig {
             name: "ike".into(),
@@ -594,12 +602,13 @@ fn handshake_exchanges_and_a_storm() {
                 exchanges: exchanges.clone(),
                 tunnels,
                 spacing: SimDuration::ZERO,
+                retransmit,
             },
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
     };
-    let r = run_replication(&net(1), 1, 0);
+    let r = run_replication(&net(1, 0.0, None), 1, 0);
     let f = &r.flows[0];
     // INIT: 100 + 8 (1000 B at 1 Gb/s) + 1000 + 300 + 8 + 1000 + 200 = 2616 us.
     // AUTH: 50 + 4 + 1000 + 100 + 4 + 1000 + 50 = 2208 us.
@@ -610,11 +619,46 @@ fn handshake_exchanges_and_a_storm() {
 
     // Three tunnels at once: the responder's single core serialises its 300 us of INIT work;
     // the last INIT response leaves 600 us later than the first.
-    let r = run_replication(&net(3), 1, 0);
+    let r = run_replication(&net(3, 0.0, None), 1, 0);
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 3);
     assert_eq!(f.handshakes_failed, 0);
     let init = f.exchanges[0].summary();
     assert_eq!(init.min_ns, 2_616_000.0);
     assert_eq!(init.max_ns, 2_616_000.0 + 600_000.0);
+
+    // 20% loss each way, 1000 tunnels. An exchange's request and response both arrive with
+    // probability q = 0.8^2 = 0.64.
+    // Without retransmission a tunnel needs both exchanges to get through: P = 0.64^2 = 0.4096,
+    // so failures are Binomial(1000, 0.5904): mean 590.4, sd 15.6; the bound is 5 sd.
+    let r = run_replication(&net(1000, 0.2, None), 1, 0);
+    let f = &r.flows[0];
+    assert_eq!(f.handshake.count() + f.handshakes_failed, 1000);
+    assert!(
+        (f.handshakes_failed as f64 - 590.4).abs() < 5.0 * 15.6,
+        "{}",
+        f.handshakes_failed
+    );
+    assert_eq!(f.handshake_retransmissions, 0);
+    // With retransmission (1 s, base 2, 10 tries) each exchange takes a geometric number of
+    // attempts: retransmissions per exchange have mean (1-q)/q = 0.5625 and sd sqrt(1-q)/q =
+    // 0.9375, so 2000 exchanges give 1125 +- 41.9; the bound is 5 sd. A tunnel fails only if 11
+    // attempts fail (0.36^11 = 1.3e-5 per exchange).
+    let rt = Retransmit {
+        timeout: SimDuration::from_us(1_000_000),
+        base: 2.0,
+        tries: 10,
+    };
+    let r = run_replication(&net(1000, 0.2, Some(rt)), 1, 0);
+    let f = &r.flows[0];
+    assert_eq!(f.handshake.count(), 1000);
+    assert_eq!(f.handshakes_failed, 0);
+    let n = f.handshake_retransmissions as f64;
+    assert!((n - 1125.0).abs() < 5.0 * 41.9, "{n}");
+    // No tunnel is faster than the unloaded 4824 us; one retransmission adds at least 1 s.
+    let s = f.handshake.summary();
+    assert!(s.min_ns >= 4_824_000.0, "{}", s.min_ns);
+    assert!(s.max_ns > 1e9);
+    let lost: u64 = r.links.iter().map(|l| l.dropped_loss).sum();
+    assert!(lost > 0);
 }
