@@ -223,78 +223,140 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     let t = &config.timing;
     let mut points = Vec::new();
 
-    for c in &ciphers {
+    // Samples are taken in passes over every point (one sample of each point per pass), so each
+    // point's samples spread over the whole run and its p5..p95 covers the slow drift of the
+    // machine as well as the noise between neighbouring batches: a second run then agrees with
+    // the first within the spread this one reports. (Taking a point's samples back to back
+    // reported a spread of a few milliseconds that a second run fell outside of for a third to
+    // a half of the points.) Full mode repeats rounds of passes over the points whose median
+    // still moves.
+    struct CipherPoint {
+        cipher: usize,
+        len: usize,
+        run: CipherRun,
+        rounds: usize,
+        stable: bool,
+        last: Option<(f64, f64)>,
+    }
+    let mut cipher_points = Vec::new();
+    for (ci, c) in ciphers.iter().enumerate() {
         let (seal_op, open_op) = (format!("{}.seal", c.suite()), format!("{}.open", c.suite()));
         if !config.wants(&seal_op) && !config.wants(&open_op) {
             continue;
         }
         for &len in &config.sizes {
-            progress(&format!("{} {} B", c.suite(), len));
-            let mut run = CipherRun::prepare(c.as_ref(), len, t)?;
-            let mut rounds = 0;
-            let mut stable = config.mode == Mode::Quick;
-            let mut last: Option<(f64, f64)> = None;
-            while rounds < config.max_rounds {
-                for _ in 0..t.samples {
-                    run.sample(c.as_ref(), true)?;
-                }
-                rounds += 1;
-                let now = (Stats::of(&run.seal).median, Stats::of(&run.open).median);
-                if let Some(prev) = last {
-                    let moved = ((now.0 - prev.0) / now.0)
-                        .abs()
-                        .max(((now.1 - prev.1) / now.1).abs());
-                    if moved < config.stable_within {
-                        stable = true;
-                        break;
-                    }
-                }
-                last = Some(now);
-            }
-            for (op, samples) in [(&seal_op, &run.seal), (&open_op, &run.open)] {
-                points.push(PointResult {
-                    op: op.clone(),
-                    implementation: c.implementation().to_string(),
-                    len,
-                    samples: samples.clone(),
-                    batch: run.batch,
-                    rounds,
-                    stable,
-                });
-            }
+            progress(&format!("{} {} B (warm-up)", c.suite(), len));
+            cipher_points.push(CipherPoint {
+                cipher: ci,
+                len,
+                run: CipherRun::prepare(c.as_ref(), len, t)?,
+                rounds: 0,
+                stable: config.mode == Mode::Quick,
+                last: None,
+            });
         }
     }
-    for k in keys.iter_mut() {
+    struct KeyPoint {
+        key: usize,
+        run: KeyRun,
+        rounds: usize,
+        stable: bool,
+        last: Option<f64>,
+    }
+    let mut key_points = Vec::new();
+    for (ki, k) in keys.iter_mut().enumerate() {
         if !config.wants(k.name()) {
             continue;
         }
-        progress(k.name());
-        let mut run = KeyRun::prepare(k.as_mut(), t)?;
-        let mut rounds = 0;
-        let mut stable = config.mode == Mode::Quick;
-        let mut last: Option<f64> = None;
-        while rounds < config.max_rounds {
-            for _ in 0..t.samples {
-                run.sample(k.as_mut(), true)?;
+        progress(&format!("{} (warm-up)", k.name()));
+        key_points.push(KeyPoint {
+            key: ki,
+            run: KeyRun::prepare(k.as_mut(), t)?,
+            rounds: 0,
+            stable: config.mode == Mode::Quick,
+            last: None,
+        });
+    }
+    let mut cipher_done = vec![false; cipher_points.len()];
+    let mut key_done = vec![false; key_points.len()];
+    for round in 0..config.max_rounds {
+        let active_c: Vec<usize> = (0..cipher_points.len())
+            .filter(|&i| !cipher_done[i])
+            .collect();
+        let active_k: Vec<usize> = (0..key_points.len()).filter(|&i| !key_done[i]).collect();
+        if active_c.is_empty() && active_k.is_empty() {
+            break;
+        }
+        for pass in 0..t.samples {
+            progress(&format!(
+                "round {} pass {}/{}: {} points",
+                round + 1,
+                pass + 1,
+                t.samples,
+                active_c.len() + active_k.len()
+            ));
+            for &i in &active_c {
+                let p = &mut cipher_points[i];
+                p.run.sample(ciphers[p.cipher].as_ref(), true)?;
             }
-            rounds += 1;
-            let now = Stats::of(&run.samples).median;
-            if let Some(prev) = last
+            for &i in &active_k {
+                let p = &mut key_points[i];
+                p.run.sample(keys[p.key].as_mut(), true)?;
+            }
+        }
+        for &i in &active_c {
+            let p = &mut cipher_points[i];
+            p.rounds += 1;
+            let now = (Stats::of(&p.run.seal).median, Stats::of(&p.run.open).median);
+            if let Some(prev) = p.last {
+                let moved = ((now.0 - prev.0) / now.0)
+                    .abs()
+                    .max(((now.1 - prev.1) / now.1).abs());
+                if moved < config.stable_within {
+                    p.stable = true;
+                    cipher_done[i] = true;
+                }
+            }
+            p.last = Some(now);
+        }
+        for &i in &active_k {
+            let p = &mut key_points[i];
+            p.rounds += 1;
+            let now = Stats::of(&p.run.samples).median;
+            if let Some(prev) = p.last
                 && ((now - prev) / now).abs() < config.stable_within
             {
-                stable = true;
-                break;
+                p.stable = true;
+                key_done[i] = true;
             }
-            last = Some(now);
+            p.last = Some(now);
         }
+    }
+    for p in cipher_points {
+        let c = &ciphers[p.cipher];
+        let (seal_op, open_op) = (format!("{}.seal", c.suite()), format!("{}.open", c.suite()));
+        for (op, samples) in [(&seal_op, &p.run.seal), (&open_op, &p.run.open)] {
+            points.push(PointResult {
+                op: op.clone(),
+                implementation: c.implementation().to_string(),
+                len: p.len,
+                samples: samples.clone(),
+                batch: p.run.batch,
+                rounds: p.rounds,
+                stable: p.stable,
+            });
+        }
+    }
+    for p in key_points {
+        let k = &keys[p.key];
         points.push(PointResult {
             op: k.name().to_string(),
             implementation: k.implementation().to_string(),
             len: 0,
-            samples: run.samples,
-            batch: run.batch,
-            rounds,
-            stable,
+            samples: p.run.samples,
+            batch: p.run.batch,
+            rounds: p.rounds,
+            stable: p.stable,
         });
     }
     progress("per-packet I/O (loopback UDP)");
@@ -329,6 +391,26 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     })
 }
 
+/// Half-width of the distribution-free 95% confidence interval of the median of `samples`,
+/// relative to the median: order statistics at ranks `n/2 -+ 0.98 sqrt(n)` (the normal
+/// approximation to the binomial); infinite with fewer than 5 samples.
+fn median_ci_half_width(samples: &[f64]) -> f64 {
+    let n = samples.len();
+    if n < 5 {
+        return f64::INFINITY;
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let half = 0.98 * (n as f64).sqrt();
+    let lo = ((n as f64 / 2.0 - half).floor().max(0.0)) as usize;
+    let hi = ((n as f64 / 2.0 + half).ceil() as usize).min(n - 1);
+    let median = s[n / 2];
+    if median <= 0.0 {
+        return 0.0;
+    }
+    (s[hi] - s[lo]) / (2.0 * median)
+}
+
 fn noise_verdict(
     config: &Config,
     points: &[PointResult],
@@ -360,9 +442,25 @@ fn noise_verdict(
             over,
             config.noisy_spread * 100.0
         );
-        if median_spread > config.noisy_spread / 2.0 || over * 5 > spreads.len() {
+        // The samples of a point are spread over the whole run, so their p5..p95 includes the
+        // machine's drift and is wide by design; what decides whether a cost can be trusted is
+        // how well its median is pinned down: the distribution-free 95% confidence interval of
+        // the median (order statistics n/2 -+ 0.98 sqrt(n)). A point whose interval is wider than
+        // +-`noisy_spread / 5` (5% by default) is unsettled; more than a fifth of them is noise.
+        let loose: Vec<(f64, &PointResult)> = spreads
+            .iter()
+            .map(|&(_, p)| (median_ci_half_width(&p.samples), p))
+            .filter(|&(w, _)| w > config.noisy_spread / 5.0)
+            .collect();
+        let _ = write!(
+            note,
+            "; {} points with a median known to worse than +-{:.0}% (95% CI)",
+            loose.len(),
+            config.noisy_spread / 5.0 * 100.0
+        );
+        if loose.len() * 5 > spreads.len() {
             noisy = true;
-            note.push_str("; TOO NOISY: many points vary run to run more than the threshold");
+            note.push_str("; TOO NOISY: too many medians are not pinned down");
         }
     }
     let unstable: Vec<_> = points.iter().filter(|p| !p.stable).collect();
