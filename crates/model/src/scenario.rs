@@ -101,6 +101,32 @@ impl Ctx<'_> {
         }
     }
 
+    /// Checks that `name` (of the table at `key`) is non-empty and not yet in `seen`, and adds it.
+    fn unique_name<'n>(
+        &self,
+        key: &str,
+        name: &'n str,
+        index: usize,
+        seen: &mut HashMap<&'n str, usize>,
+        what: &str,
+    ) -> Result<(), ScenarioError> {
+        if name.trim().is_empty() {
+            return Err(self.invalid(
+                format!("{key}.name"),
+                "empty name",
+                "a unique, non-empty name",
+            ));
+        }
+        if seen.insert(name, index).is_some() {
+            return Err(self.invalid(
+                format!("{key}.name"),
+                format!("\"{name}\" is used twice"),
+                format!("unique {what} names"),
+            ));
+        }
+        Ok(())
+    }
+
     fn quantity(&self, key: &str, q: &Q, kind: Kind) -> Result<f64, ScenarioError> {
         units::parse(&q.0, kind).map_err(|e| self.invalid(key, e.problem, e.allowed))
     }
@@ -237,20 +263,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     let mut cache = ProfileCache::new();
     for (i, n) in file.nodes.iter().enumerate() {
         let key = format!("node[{i}]");
-        if n.name.trim().is_empty() {
-            return Err(cx.invalid(
-                format!("{key}.name"),
-                "empty name",
-                "a unique, non-empty name",
-            ));
-        }
-        if node_index.insert(n.name.as_str(), i).is_some() {
-            return Err(cx.invalid(
-                format!("{key}.name"),
-                format!("\"{}\" is used twice", n.name),
-                "unique node names",
-            ));
-        }
+        cx.unique_name(&key, &n.name, i, &mut node_index, "node")?;
         let (cfg, prof) = node(&cx, &format!("{key} (\"{}\")", n.name), n, &mut cache)?;
         nodes.push(cfg);
         node_profiles.push(prof);
@@ -295,21 +308,8 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     let mut flows = Vec::with_capacity(file.flows.len());
     for (i, f) in file.flows.iter().enumerate() {
+        cx.unique_name(&format!("flow[{i}]"), &f.name, i, &mut flow_names, "flow")?;
         let key = format!("flow[{i}] (\"{}\")", f.name);
-        if f.name.trim().is_empty() {
-            return Err(cx.invalid(
-                format!("flow[{i}].name"),
-                "empty name",
-                "a unique, non-empty name",
-            ));
-        }
-        if flow_names.insert(f.name.as_str(), i).is_some() {
-            return Err(cx.invalid(
-                format!("flow[{i}].name"),
-                format!("\"{}\" is used twice", f.name),
-                "unique flow names",
-            ));
-        }
         let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
         let skey = format!("{key}.source");
         let (source, mtu_exempt, mut protected) = match &f.source {
