@@ -457,30 +457,24 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let net = self.net;
         let state = &self.sources[f];
+        if net.flows[f]
+            .source
+            .count()
+            .is_some_and(|c| state.generated >= c)
+        {
+            return;
+        }
         let next: Option<u64> = match &net.flows[f].source {
             Source::Poisson {
-                rate_per_s,
-                size,
-                count,
+                rate_per_s, size, ..
             } => {
-                if count.is_some_and(|c| state.generated >= c) {
-                    return;
-                }
                 let bytes = draw_size(size, &mut self.source_rngs[f]);
                 self.create(f, Direction::Forward, PacketKind::Data, bytes, u32::MAX, 0);
                 self.sources[f].generated += 1;
                 let gap = self.source_rngs[f].exponential(1e12 / rate_per_s);
                 Some(gap.round() as u64)
             }
-            Source::Periodic {
-                period,
-                frames,
-                count,
-                ..
-            } => {
-                if count.is_some_and(|c| state.generated >= c) {
-                    return;
-                }
+            Source::Periodic { period, frames, .. } => {
                 // Every periodic message is tracked (one frame too), so split and unsplit
                 // variants report the same quantity.
                 let msg = self.new_message(frames.len() as u32);
@@ -491,29 +485,15 @@ impl<'a, O: Observer> Engine<'a, O> {
                 Some(period.as_ps())
             }
             Source::Pattern {
-                interval,
-                sizes,
-                count,
-                ..
+                interval, sizes, ..
             } => {
-                if count.is_some_and(|c| state.generated >= c) {
-                    return;
-                }
                 let bytes = sizes[state.index % sizes.len()];
                 self.sources[f].index += 1;
                 self.create(f, Direction::Forward, PacketKind::Data, bytes, u32::MAX, 0);
                 self.sources[f].generated += 1;
                 Some(interval.as_ps())
             }
-            Source::Ping {
-                interval,
-                size,
-                count,
-                ..
-            } => {
-                if count.is_some_and(|c| state.generated >= c) {
-                    return;
-                }
+            Source::Ping { interval, size, .. } => {
                 self.create(
                     f,
                     Direction::Forward,

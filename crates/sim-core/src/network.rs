@@ -400,11 +400,20 @@ impl Source {
     /// Whether this source ends by itself (finite count, bulk, trace).
     pub fn is_finite(&self) -> bool {
         match self {
+            Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => true,
+            counted => counted.count().is_some(),
+        }
+    }
+
+    /// The number of packets or messages a counted source sends (`None`: no count, or a
+    /// source that ends by its own nature: bulk, trace, handshake).
+    pub fn count(&self) -> Option<u64> {
+        match self {
             Source::Poisson { count, .. }
             | Source::Periodic { count, .. }
             | Source::Pattern { count, .. }
-            | Source::Ping { count, .. } => count.is_some(),
-            Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => true,
+            | Source::Ping { count, .. } => *count,
+            Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => None,
         }
     }
 }
