@@ -32,3 +32,20 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     }
     result.with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// The colour of series `i` in every plot oransim draws (a common 8-colour qualitative palette,
+/// repeating).
+pub fn palette(i: usize) -> plotters::style::RGBColor {
+    use plotters::style::RGBColor;
+    const C: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    C[i % C.len()]
+}

@@ -287,19 +287,7 @@ use plotters::prelude::*;
 
 const SIZE: (u32, u32) = (900, 560);
 
-fn palette(i: usize) -> RGBColor {
-    const C: [RGBColor; 8] = [
-        RGBColor(31, 119, 180),
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(148, 103, 189),
-        RGBColor(255, 127, 14),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(127, 127, 127),
-    ];
-    C[i % C.len()]
-}
+use crate::output::palette;
 
 fn ranges(p: &XyPlot) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
     let pts = p

@@ -911,27 +911,13 @@ mod plot {
             ((x0 - pad)..(x1 + pad), 0.0..(y1 * 1.08))
         }
 
-        fn colour(i: usize) -> RGBColor {
-            const C: [RGBColor; 8] = [
-                RGBColor(31, 119, 180),
-                RGBColor(255, 127, 14),
-                RGBColor(44, 160, 44),
-                RGBColor(214, 39, 40),
-                RGBColor(148, 103, 189),
-                RGBColor(140, 86, 75),
-                RGBColor(227, 119, 194),
-                RGBColor(127, 127, 127),
-            ];
-            C[i % C.len()]
-        }
-
         fn draw_series<DB: DrawingBackend>(
             &self,
             chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
             legend: bool,
         ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
             for (i, (name, mean, p99)) in self.series.iter().enumerate() {
-                let c = Self::colour(i);
+                let c = crate::output::palette(i);
                 for (ys, dashed) in [(mean, false), (p99, true)] {
                     let pts: Vec<(f64, f64)> = self
                         .xs
