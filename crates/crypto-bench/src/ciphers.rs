@@ -1,8 +1,11 @@
 //! The per-packet operations measured: AEAD seal/open as ESP and MACsec use them, AES-CBC with
 //! HMAC-SHA2 as ESP does encrypt-then-MAC, GMAC integrity only, and a plain copy baseline.
 //!
-//! Every implementation writes the sealed form into a caller-owned buffer (pre-sized, so no
-//! allocation per operation) and opens it back into another; `open` fails on any tampering.
+//! Every implementation seals and opens **in place**, in a caller-owned buffer with room for the
+//! overhead (so no allocation and no copy per operation), as the kernel's ESP and MACsec data
+//! paths transform a packet in its own buffer: the measured cost is the protection's work alone,
+//! not a copy of the packet besides it (the `copy` baseline measures that separately). `open`
+//! fails on any tampering.
 
 use aes::cipher::inout::InOutBuf;
 use aes::cipher::{BlockModeDecrypt, BlockModeEncrypt, InnerIvInit};
@@ -27,10 +30,12 @@ pub trait Cipher {
     fn implementation(&self) -> &'static str;
     /// Upper bound of bytes the sealed form adds to the plaintext \[B\].
     fn max_overhead(&self) -> usize;
-    /// Seals `plain` with sequence number `seq` into `out` (cleared first).
-    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>);
-    /// Opens `sealed` (made with `seq`) into `out` (cleared first); fails on any tampering.
-    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError>;
+    /// Seals in place with sequence number `seq`: `buf` holds the plaintext on entry and the
+    /// sealed packet on return (it grows by at most [`Cipher::max_overhead`] bytes).
+    fn seal(&self, seq: u64, buf: &mut Vec<u8>);
+    /// Opens in place a packet sealed with `seq`: `buf` holds the sealed packet on entry and the
+    /// plaintext on success; fails on any tampering (the buffer's content is then unspecified).
+    fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError>;
     /// Whether `open` detects tampering (false only for the copy baseline).
     fn authenticates(&self) -> bool {
         true
@@ -87,30 +92,23 @@ impl<A: AeadInOut> Cipher for AeadCipher<A> {
         16
     }
     #[inline]
-    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
-        out.clear();
-        out.extend_from_slice(plain);
+    fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
         let tag = self
             .aead
-            .encrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), out.as_mut_slice().into())
+            .encrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), buf.as_mut_slice().into())
             .expect("packet sizes are far below the AEAD's limit");
-        out.extend_from_slice(&tag);
+        buf.extend_from_slice(&tag);
     }
     #[inline]
-    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
-        let tag_len = 16;
-        let ct_len = sealed.len().checked_sub(tag_len).ok_or(OpenError)?;
-        out.clear();
-        out.extend_from_slice(&sealed[..ct_len]);
-        let tag = sealed[ct_len..].try_into().map_err(|_| OpenError)?;
+    fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
+        let ct_len = buf.len().checked_sub(16).ok_or(OpenError)?;
+        let (ct, tag) = buf.split_at_mut(ct_len);
+        let tag = (&*tag).try_into().map_err(|_| OpenError)?;
         self.aead
-            .decrypt_inout_detached(
-                &nonce::<A>(seq),
-                &esp_aad(seq),
-                out.as_mut_slice().into(),
-                tag,
-            )
-            .map_err(|_| OpenError)
+            .decrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), ct.into(), tag)
+            .map_err(|_| OpenError)?;
+        buf.truncate(ct_len);
+        Ok(())
     }
 }
 
@@ -140,25 +138,22 @@ impl<A: AeadInOut> Cipher for Gmac<A> {
         16
     }
     #[inline]
-    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
-        out.clear();
-        out.extend_from_slice(plain);
+    fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
         let tag = self
             .aead
-            .encrypt_inout_detached(&nonce::<A>(seq), plain, (&mut [][..]).into())
+            .encrypt_inout_detached(&nonce::<A>(seq), buf, (&mut [][..]).into())
             .expect("frame sizes are far below GCM's limit");
-        out.extend_from_slice(&tag);
+        buf.extend_from_slice(&tag);
     }
     #[inline]
-    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
-        let len = sealed.len().checked_sub(16).ok_or(OpenError)?;
-        let (frame, tag) = sealed.split_at(len);
+    fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
+        let len = buf.len().checked_sub(16).ok_or(OpenError)?;
+        let (frame, tag) = buf.split_at(len);
         let tag = tag.try_into().map_err(|_| OpenError)?;
         self.aead
             .decrypt_inout_detached(&nonce::<A>(seq), frame, (&mut [][..]).into(), tag)
             .map_err(|_| OpenError)?;
-        out.clear();
-        out.extend_from_slice(frame);
+        buf.truncate(len);
         Ok(())
     }
 }
@@ -167,6 +162,10 @@ impl<A: AeadInOut> Cipher for Gmac<A> {
 /// plus the 2-byte ESP trailer to the 16-byte block, CBC-encrypts it under a per-packet IV, and
 /// appends the HMAC of ESP header, IV and ciphertext truncated to half the hash length
 /// (encrypt-then-MAC); the receiver checks the ICV before decrypting.
+///
+/// In place, the buffer holds the padded ciphertext and the ICV; the ESP header and the IV, which
+/// a kernel writes into the packet's headroom, are derived from `seq` beside it (the IV: a fixed
+/// half and the sequence number) and authenticated exactly as on the wire.
 pub struct CbcHmac<C: Clone, M: Mac + Clone> {
     suite: &'static str,
     block: C,
@@ -193,7 +192,6 @@ where
     }
 }
 
-const ESP_HEADER: usize = 4 + 4; // SPI, sequence number (RFC 4303 §2)
 const CBC_IV: usize = 16;
 
 impl<C, M> Cipher for CbcHmac<C, M>
@@ -211,63 +209,64 @@ where
         "rustcrypto"
     }
     fn max_overhead(&self) -> usize {
-        ESP_HEADER + CBC_IV + 15 + 2 + self.icv_len
+        15 + 2 + self.icv_len
     }
     #[inline]
-    fn seal(&self, seq: u64, plain: &[u8], out: &mut Vec<u8>) {
-        let padded = (plain.len() + 2).div_ceil(16) * 16;
-        let pad = padded - plain.len() - 2;
-        out.clear();
-        out.extend_from_slice(&esp_aad(seq));
-        let mut iv = [0u8; CBC_IV];
-        iv[8..].copy_from_slice(&seq.to_be_bytes());
-        iv[..8].fill(0x3c);
-        out.extend_from_slice(&iv);
-        out.extend_from_slice(plain);
-        out.extend((1..=pad as u8).chain([pad as u8, 4])); // padding 1,2,3..., pad length, next header
-        let body = &mut out[ESP_HEADER + CBC_IV..];
-        let (blocks, tail) = InOutBuf::from(body).into_chunks();
+    fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
+        let padded = (buf.len() + 2).div_ceil(16) * 16;
+        let pad = padded - buf.len() - 2;
+        buf.extend((1..=pad as u8).chain([pad as u8, 4])); // padding 1,2,3..., pad length, next header
+        let iv = cbc_iv(seq);
+        let (blocks, tail) = InOutBuf::from(buf.as_mut_slice()).into_chunks();
         debug_assert!(tail.is_empty());
         cbc::Encryptor::<C>::inner_iv_init(self.block.clone(), &iv.into())
             .encrypt_blocks_inout(blocks);
         let mut mac = self.mac.clone();
-        mac.update(out);
+        mac.update(&esp_aad(seq));
+        mac.update(&iv);
+        mac.update(buf);
         let icv = mac.finalize().into_bytes();
-        out.extend_from_slice(&icv[..self.icv_len]);
+        buf.extend_from_slice(&icv[..self.icv_len]);
     }
     #[inline]
-    fn open(&self, seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
-        let auth_len = sealed.len().checked_sub(self.icv_len).ok_or(OpenError)?;
-        if auth_len < ESP_HEADER + CBC_IV + 16 || (auth_len - ESP_HEADER - CBC_IV) % 16 != 0 {
+    fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
+        let ct_len = buf.len().checked_sub(self.icv_len).ok_or(OpenError)?;
+        if ct_len < 16 || ct_len % 16 != 0 {
             return Err(OpenError);
         }
-        let (authed, icv) = sealed.split_at(auth_len);
-        if authed[..ESP_HEADER] != esp_aad(seq) {
-            return Err(OpenError);
-        }
+        let iv = cbc_iv(seq);
+        let (ct, icv) = buf.split_at_mut(ct_len);
         let mut mac = self.mac.clone();
-        mac.update(authed);
+        mac.update(&esp_aad(seq));
+        mac.update(&iv);
+        mac.update(ct);
         mac.verify_truncated_left(icv).map_err(|_| OpenError)?;
-        let iv: [u8; CBC_IV] = authed[ESP_HEADER..ESP_HEADER + CBC_IV]
-            .try_into()
-            .map_err(|_| OpenError)?;
-        out.clear();
-        out.extend_from_slice(&authed[ESP_HEADER + CBC_IV..]);
-        let (blocks, _) = InOutBuf::from(out.as_mut_slice()).into_chunks();
+        let (blocks, _) = InOutBuf::from(ct).into_chunks();
         cbc::Decryptor::<C>::inner_iv_init(self.block.clone(), &iv.into())
             .decrypt_blocks_inout(blocks);
-        let n = out.len();
-        let pad = out[n - 2] as usize;
-        if pad + 2 > n {
+        let pad = buf[ct_len - 2] as usize;
+        if pad + 2 > ct_len {
             return Err(OpenError);
         }
-        out.truncate(n - 2 - pad);
+        buf.truncate(ct_len - 2 - pad);
         Ok(())
     }
 }
 
-/// The baseline: copy the packet, as any data path does at least once.
-pub struct Copy;
+/// The per-packet CBC IV: a fixed half and the sequence number.
+#[inline]
+fn cbc_iv(seq: u64) -> [u8; CBC_IV] {
+    let mut iv = [0x3cu8; CBC_IV];
+    iv[8..].copy_from_slice(&seq.to_be_bytes());
+    iv
+}
+
+/// The baseline: one copy of the packet, the work a data path that does not transform packets
+/// in place adds. `seal` copies the packet into a scratch buffer, `open` copies it back.
+#[derive(Default)]
+pub struct Copy {
+    scratch: std::cell::RefCell<Vec<u8>>,
+}
 
 impl Cipher for Copy {
     fn suite(&self) -> &'static str {
@@ -280,14 +279,16 @@ impl Cipher for Copy {
         0
     }
     #[inline]
-    fn seal(&self, _seq: u64, plain: &[u8], out: &mut Vec<u8>) {
-        out.clear();
-        out.extend_from_slice(plain);
+    fn seal(&self, _seq: u64, buf: &mut Vec<u8>) {
+        let mut scratch = self.scratch.borrow_mut();
+        scratch.clear();
+        scratch.extend_from_slice(buf);
     }
     #[inline]
-    fn open(&self, _seq: u64, sealed: &[u8], out: &mut Vec<u8>) -> Result<(), OpenError> {
-        out.clear();
-        out.extend_from_slice(sealed);
+    fn open(&self, _seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
+        let scratch = self.scratch.borrow();
+        let n = buf.len().min(scratch.len());
+        buf[..n].copy_from_slice(&scratch[..n]);
         Ok(())
     }
     fn authenticates(&self) -> bool {
@@ -303,7 +304,7 @@ pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
 /// Every RustCrypto suite, in the order of [`profile::CIPHER_SUITES`].
 pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
     vec![
-        Box::new(Copy),
+        Box::new(Copy::default()),
         Box::new(AeadCipher::<Aes128Gcm>::new("aes128-gcm")),
         Box::new(AeadCipher::<Aes256Gcm>::new("aes256-gcm")),
         Box::new(AeadCipher::<ChaCha20Poly1305>::new("chacha20-poly1305")),
@@ -357,14 +358,15 @@ mod tests {
         for c in rustcrypto_ciphers() {
             for len in [0, 1, 13, 14, 15, 16, 17, 64, 1500, 9000] {
                 let plain = pattern(len);
-                let (mut sealed, mut opened) = (Vec::new(), Vec::new());
-                c.seal(7, &plain, &mut sealed);
+                let mut sealed = plain.clone();
+                c.seal(7, &mut sealed);
                 assert!(
                     sealed.len() <= len + c.max_overhead(),
                     "{} {len}",
                     c.suite()
                 );
-                c.open(7, &sealed, &mut opened).unwrap();
+                let mut opened = sealed.clone();
+                c.open(7, &mut opened).unwrap();
                 assert_eq!(opened, plain, "{} {len}", c.suite());
                 if !c.authenticates() {
                     continue;
@@ -376,14 +378,14 @@ mod tests {
                     let mut bad = sealed.clone();
                     bad[at] ^= 1;
                     assert_eq!(
-                        c.open(7, &bad, &mut opened),
+                        c.open(7, &mut bad),
                         Err(OpenError),
                         "{} {len} @{at}",
                         c.suite()
                     );
                 }
                 assert_eq!(
-                    c.open(8, &sealed, &mut opened),
+                    c.open(8, &mut sealed.clone()),
                     Err(OpenError),
                     "{}",
                     c.suite()
@@ -396,8 +398,8 @@ mod tests {
     fn encrypting_suites_hide_the_plaintext() {
         let plain = pattern(256);
         for c in rustcrypto_ciphers() {
-            let mut sealed = Vec::new();
-            c.seal(1, &plain, &mut sealed);
+            let mut sealed = plain.clone();
+            c.seal(1, &mut sealed);
             let visible = sealed.windows(32).any(|w| w == &plain[100..132]);
             let encrypts = !(c.suite() == "copy" || c.suite().starts_with("gmac"));
             assert_eq!(visible, !encrypts, "{}", c.suite());
@@ -406,11 +408,12 @@ mod tests {
 
     #[test]
     fn esp_cbc_layout() {
-        // 100 B payload + 2 B trailer -> 112 B padded; + 8 header + 16 IV + 16 ICV.
+        // 100 B payload + 2 B trailer -> 112 B padded; + 16 ICV (the 8 B header and 16 B IV
+        // sit in the headroom, outside the buffer).
         let c = CbcHmac::<Aes256, Hmac<Sha256>>::new("aes256-cbc-hmac-sha256", 16);
-        let mut sealed = Vec::new();
-        c.seal(1, &pattern(100), &mut sealed);
-        assert_eq!(sealed.len(), 8 + 16 + 112 + 16);
+        let mut sealed = pattern(100);
+        c.seal(1, &mut sealed);
+        assert_eq!(sealed.len(), 112 + 16);
     }
 
     #[test]
