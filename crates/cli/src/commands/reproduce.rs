@@ -54,7 +54,6 @@ struct Summary {
     failed: usize,
     fitted: usize,
     predicted: usize,
-    gaps: usize,
 }
 
 fn summary(exps: &[Experiment]) -> Summary {
@@ -66,7 +65,6 @@ fn summary(exps: &[Experiment]) -> Summary {
         failed: rows.len() - passed,
         fitted: rows.iter().filter(|r| r.kind == Kind::Fitted).count(),
         predicted: rows.iter().filter(|r| r.kind == Kind::Predicted).count(),
-        gaps: exps.iter().map(|e| e.gaps.len()).sum(),
     }
 }
 
@@ -84,11 +82,9 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         for e in &exps {
             for p in &e.plots {
                 let svg = dir.join(format!("{}.svg", p.name()));
-                std::fs::write(&svg, draw_svg(p)?)
-                    .with_context(|| format!("cannot write {}", svg.display()))?;
+                crate::output::write_atomic(&svg, draw_svg(p)?.as_bytes())?;
                 let png = dir.join(format!("{}.png", p.name()));
-                std::fs::write(&png, draw_png(p)?)
-                    .with_context(|| format!("cannot write {}", png.display()))?;
+                crate::output::write_atomic(&png, &draw_png(p)?)?;
             }
         }
     }
@@ -96,8 +92,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if let Some(doc) = &args.write_docs {
         let dir = plots_dir.as_deref().unwrap_or(Path::new("img"));
         let rel = relative(dir, doc.parent().unwrap_or(Path::new(".")));
-        std::fs::write(doc, markdown(&exps, &sum, &rel))
-            .with_context(|| format!("cannot write {}", doc.display()))?;
+        crate::output::write_atomic(doc, markdown(&exps, &sum, &rel).as_bytes())?;
     }
     let mut out = std::io::stdout().lock();
     match args.format {
@@ -164,13 +159,9 @@ fn table(exps: &[Experiment], sum: &Summary) -> String {
                 opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0)),
                 r.target
             );
-        }
-        for g in &e.gaps {
-            let _ = writeln!(
-                s,
-                "  NOT REPRODUCED {}: paper {} | model {}\n      why: {}",
-                g.quantity, g.paper, g.simulated, g.reason
-            );
+            if let Some(why) = &r.why {
+                let _ = writeln!(s, "      why: {why}");
+            }
         }
         for f in &e.facts {
             let _ = writeln!(s, "  - {f}");
@@ -179,14 +170,18 @@ fn table(exps: &[Experiment], sum: &Summary) -> String {
     }
     let _ = writeln!(
         s,
-        "{} rows: {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions); {} published numbers not reproduced (listed above with the reason)",
+        "{} rows: {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions){}",
         sum.rows,
         sum.passed,
         sum.failed,
         sum.fitted,
         sum.predicted,
         sum.predicted as f64 / sum.rows.max(1) as f64 * 100.0,
-        sum.gaps
+        if sum.failed > 0 {
+            "; the failed rows are published numbers the model misses, each with the reason (exit status 1)"
+        } else {
+            ""
+        }
     );
     s
 }
@@ -204,7 +199,7 @@ fn markdown(exps: &[Experiment], sum: &Summary, img: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "Each row compares one published number with the model. **fitted**: a calibration parameter was chosen from that number, so the row only checks that the composition gives it back. **predicted**: the number was used in no fit. Rows the model cannot reach honestly are listed under *Not reproduced* with the reason; no constant was tuned to them.\n"
+        "Each row compares one published number with the model. **fitted**: a calibration parameter was chosen from that number, so the row only checks that the composition gives it back. **predicted**: the number was used in no fit. A row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
     );
     let _ = writeln!(
         s,
@@ -212,14 +207,13 @@ fn markdown(exps: &[Experiment], sum: &Summary, img: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "**Summary:** {} rows, {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions); {} published numbers not reproduced.\n",
+        "**Summary:** {} rows, {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions).\n",
         sum.rows,
         sum.passed,
         sum.failed,
         sum.fitted,
         sum.predicted,
         sum.predicted as f64 / sum.rows.max(1) as f64 * 100.0,
-        sum.gaps
     );
     for e in exps {
         let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
@@ -253,13 +247,18 @@ fn markdown(exps: &[Experiment], sum: &Summary, img: &str) -> String {
             }
             let _ = writeln!(s);
         }
-        if !e.gaps.is_empty() {
+        let missed: Vec<&Row> = e.rows.iter().filter(|r| !r.pass).collect();
+        if !missed.is_empty() {
             let _ = writeln!(s, "**Not reproduced:**\n");
-            for g in &e.gaps {
+            for r in missed {
                 let _ = writeln!(
                     s,
-                    "- {}: paper {}, model {}. *Why:* {}",
-                    g.quantity, g.paper, g.simulated, g.reason
+                    "- {}: paper {}, model {} {}. *Why:* {}",
+                    r.quantity,
+                    opt(r.paper),
+                    num(r.simulated),
+                    r.unit,
+                    r.why.as_deref().unwrap_or("not known")
                 );
             }
             let _ = writeln!(s);
