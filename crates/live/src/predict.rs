@@ -328,7 +328,10 @@ pub fn compare_rtt(
         };
         let (pred, _) = predict_rtt(host, &fit, p.protection, p.payload)?;
         let (pred_base, _) = predict_rtt(host, &fit, Protection::Plain, p.payload)?;
-        let (ma, pa) = (m - base, pred - pred_base);
+        let ma = run
+            .added_median_ns(p.protection, p.payload)
+            .unwrap_or(m - base);
+        let pa = pred - pred_base;
         out.push(RttCompare {
             protection: p.protection,
             payload: p.payload,

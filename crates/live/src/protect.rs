@@ -257,6 +257,16 @@ pub struct OpenStats {
     pub malformed: u64,
 }
 
+impl OpenStats {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &OpenStats) {
+        self.delivered += other.delivered;
+        self.auth_failures += other.auth_failures;
+        self.replays += other.replays;
+        self.malformed += other.malformed;
+    }
+}
+
 /// Anti-replay sliding window of 64 sequence numbers (RFC 4303 §3.4.3 and Appendix A,
 /// IEEE 802.1AE §10.6.2 with a window).
 #[derive(Debug, Clone, Copy, Default)]

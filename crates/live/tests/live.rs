@@ -51,6 +51,33 @@ fn rtt_short_run_decrypts_every_reply() {
     assert!(run.added_median_ns(EspCbc, 9000).unwrap() > 1000.0);
 }
 
+/// Rounds repeat the paired runs: samples pool, each round's added latency is kept, and the
+/// reported added latency is their median.
+#[test]
+fn rtt_rounds_pool_and_keep_each_rounds_added_latency() {
+    let mut cfg = RttConfig::quick(vec![EspCbc]);
+    cfg.sizes = vec![64, 9000];
+    cfg.pings = 20;
+    cfg.warmup = 2;
+    cfg.rounds = 3;
+    let run = live::rtt::run(&cfg).unwrap();
+    assert_eq!(run.points.len(), 2 * 2);
+    for p in &run.points {
+        assert_eq!(p.sent, 3 * 20, "{} {}", p.protection, p.payload);
+        assert_eq!(p.replies, p.sent);
+        assert_eq!(p.rtt.count, 3 * 20);
+        let expect = if p.protection == EspCbc { 3 } else { 0 };
+        assert_eq!(p.added_rounds_ns.len(), expect);
+    }
+    let mut r = run.point(EspCbc, 9000).unwrap().added_rounds_ns.clone();
+    r.sort_by(f64::total_cmp);
+    assert_eq!(run.added_median_ns(EspCbc, 9000), Some(r[1]));
+    assert_eq!(run.added_range_ns(EspCbc, 9000), Some((r[0], r[2])));
+    assert!(r[0] > 1000.0, "a real cipher shows in every round: {r:?}");
+    cfg.rounds = 0;
+    assert!(live::rtt::run(&cfg).is_err());
+}
+
 #[test]
 fn tampered_datagrams_over_loopback_are_counted_and_never_delivered() {
     let rt = net::runtime().unwrap();

@@ -48,6 +48,10 @@ pub struct LiveArgs {
     /// RTT: measured pings per protection and size.
     #[arg(long, value_name = "N")]
     pub pings: Option<usize>,
+    /// RTT: repetitions of the whole measurement; the added latency is the median over them
+    /// (default 5, 1 with --quick).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
     /// Throughput: sending time per point [ms].
     #[arg(long, value_name = "MS")]
     pub duration_ms: Option<u64>,
@@ -72,8 +76,12 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if args.pings == Some(0) || args.duration_ms == Some(0) || args.megabytes == Some(0) {
-        bail!("--pings, --duration-ms and --megabytes must be at least 1");
+    if args.pings == Some(0)
+        || args.rounds == Some(0)
+        || args.duration_ms == Some(0)
+        || args.megabytes == Some(0)
+    {
+        bail!("--pings, --rounds, --duration-ms and --megabytes must be at least 1");
     }
     let host = if args.compare {
         Some(HostProfile::load(&args.profile).with_context(|| {
@@ -112,6 +120,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 }
                 if let Some(n) = args.pings {
                     cfg.pings = n;
+                }
+                if let Some(n) = args.rounds {
+                    cfg.rounds = n;
                 }
                 let run = live::rtt::run(&cfg).context("live RTT experiment")?;
                 let cmp = match &host {
@@ -254,7 +265,12 @@ fn print_rtt(
     heading(out, md, "Round-trip time vs payload (000 Figs. 9, 11)");
     let _ = writeln!(
         out,
-        "Median of the measured pings; protections interleaved ping by ping; added = protected median - plaintext median. Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
+        "Median of the measured pings; each protection interleaved ping by ping with plaintext; added = protected median - median of the plaintext pings interleaved with it, in each of {} round(s), then the median over the rounds (their range beside it). Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
+        run.points
+            .iter()
+            .map(|p| p.added_rounds_ns.len())
+            .max()
+            .unwrap_or(1),
         run.wall_s,
         run.cpu_s,
         run.load_before.map_or("?".into(), |l| format!("{l:.2}")),
@@ -274,6 +290,7 @@ fn print_rtt(
         "RTT us",
         "p10-p90 us",
         "added us",
+        "rounds' range us",
     ];
     if cmp.is_some() {
         head.extend(["predicted RTT us", "predicted added us", "added error"]);
@@ -293,6 +310,8 @@ fn print_rtt(
             },
             run.added_median_ns(p.protection, p.payload)
                 .map_or("-".into(), us),
+            run.added_range_ns(p.protection, p.payload)
+                .map_or("-".into(), |(a, b)| format!("{}-{}", us(a), us(b))),
         ];
         if let Some((_, c)) = cmp {
             match c
