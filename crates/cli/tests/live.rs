@@ -112,3 +112,45 @@ fn bad_input_exits_2_with_a_message() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// `--transport veth` as root: the run goes over its own namespaces and leaves none behind;
+/// `--rounds 0` is refused.
+#[test]
+fn veth_transport_from_the_command_line() {
+    let bad = oransim(&["live", "--quick", "--rounds", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds"));
+    let out = oransim(&[
+        "live",
+        "--experiment",
+        "rtt",
+        "--quick",
+        "--transport",
+        "veth",
+        "--sizes",
+        "64",
+        "--pings",
+        "10",
+        "--protection",
+        "macsec",
+        "--format",
+        "json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && (err.contains("root") || err.contains("netns")) {
+        // Not root, or a container that refuses network namespaces: said, not hidden.
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["transport"], "veth");
+    for p in v["rtt"]["points"].as_array().unwrap() {
+        assert_eq!(p["replies"], p["sent"], "{p}");
+    }
+    let left = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&left.stdout).contains("oransim-"),
+        "namespaces left behind"
+    );
+}

@@ -30,6 +30,8 @@ pub struct BulkConfig {
     pub window: usize,
     /// A transfer stops after this long, finished or not.
     pub max_duration: Duration,
+    /// Loopback or this run's veth pair.
+    pub transport: net::Transport,
 }
 
 impl BulkConfig {
@@ -41,6 +43,7 @@ impl BulkConfig {
             bytes: 200_000_000,
             window: 64,
             max_duration: Duration::from_secs(30),
+            transport: net::Transport::loopback(),
         }
     }
 
@@ -124,8 +127,8 @@ fn transfer(
         });
     }
     let segments = cfg.bytes.div_ceil(segment as u64);
-    let rx_sock = net::bind_loopback()?;
-    let tx_sock = net::bind_loopback()?;
+    let rx_sock = cfg.transport.bind(net::Side::Server)?;
+    let tx_sock = cfg.transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
     let tx_addr = net::local_addr(&tx_sock)?;
     let (mut data_sealer, mut data_opener) = security_association(protection, seed);
@@ -137,12 +140,13 @@ fn transfer(
 
     let receiver = {
         let done = done.clone();
+        let rx_transport = cfg.transport.clone();
         std::thread::Builder::new()
             .name("live-bulk-rx".into())
             .spawn(move || -> Result<(u64, OpenStats), LiveError> {
                 let rt = net::runtime()?;
                 rt.block_on(async move {
-                    let sock = net::into_tokio(rx_sock, Some(tx_addr))?;
+                    let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
                     let reference = net::pattern(segment);
                     let mut buf = vec![0u8; MAX_DATAGRAM];
                     let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -177,12 +181,13 @@ fn transfer(
     };
 
     let window = cfg.window as u64;
+    let tx_transport = cfg.transport.clone();
     let sender = std::thread::Builder::new()
         .name("live-bulk-tx".into())
         .spawn(move || -> Result<(f64, u64, bool, f64), LiveError> {
             let rt = net::runtime()?;
             rt.block_on(async move {
-                let sock = net::into_tokio(tx_sock, Some(rx_addr))?;
+                let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
                 let mut payload = net::pattern(segment);
                 let mut out = Vec::with_capacity(MAX_DATAGRAM);
                 let mut buf = vec![0u8; MAX_DATAGRAM];

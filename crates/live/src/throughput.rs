@@ -28,6 +28,8 @@ pub struct ThroughputConfig {
     pub rates_bps: Vec<f64>,
     /// Sending time per point.
     pub duration: Duration,
+    /// Loopback or this run's veth pair.
+    pub transport: net::Transport,
 }
 
 impl ThroughputConfig {
@@ -38,6 +40,7 @@ impl ThroughputConfig {
             payload: 1400,
             rates_bps: vec![250e6, 500e6, 1e9, 2e9, 4e9, f64::INFINITY],
             duration: Duration::from_secs(1),
+            transport: net::Transport::loopback(),
         }
     }
 
@@ -110,6 +113,7 @@ pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
                 rate,
                 cfg.duration,
                 0x7470_0000 + (k * 64 + j) as u64,
+                &cfg.transport,
             )?);
         }
     }
@@ -122,9 +126,10 @@ fn point(
     rate_bps: f64,
     duration: Duration,
     seed: u64,
+    transport: &net::Transport,
 ) -> Result<ThroughputPoint, LiveError> {
-    let rx_sock = net::bind_loopback()?;
-    let tx_sock = net::bind_loopback()?;
+    let rx_sock = transport.bind(net::Side::Server)?;
+    let tx_sock = transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
     let (mut sealer, mut opener) = security_association(protection, seed);
     let done = Arc::new(AtomicBool::new(false));
@@ -137,7 +142,7 @@ fn point(
             .spawn(move || -> Result<(u64, u64, OpenStats), LiveError> {
                 let rt = net::runtime()?;
                 rt.block_on(async move {
-                    let sock = net::into_tokio(rx_sock, None)?;
+                    let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
                     let reference = net::pattern(payload);
                     let mut buf = vec![0u8; MAX_DATAGRAM];
                     let start = Instant::now();
@@ -170,12 +175,13 @@ fn point(
 
     let cpu0 = cpu::process_ns();
     let wall0 = Instant::now();
+    let tx_transport = transport.clone();
     let sender = std::thread::Builder::new()
         .name("live-tx".into())
         .spawn(move || -> Result<(u64, f64, u64), LiveError> {
             let rt = net::runtime()?;
             rt.block_on(async move {
-                let sock = net::into_tokio(tx_sock, Some(rx_addr))?;
+                let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
                 let mut payload_buf = net::pattern(payload);
                 let mut out = Vec::with_capacity(MAX_DATAGRAM);
                 let pps = rate_bps / (payload as f64 * 8.0);

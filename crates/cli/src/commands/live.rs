@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use live::Protection;
 use live::bulk::{BulkConfig, BulkPoint};
+use live::net::Transport;
 use live::predict::{self, BulkCompare, HostProfile, RttCompare, ThroughputCompare};
 use live::rtt::{RttConfig, RttRun};
 use live::throughput::{ThroughputConfig, ThroughputPoint};
@@ -32,6 +33,10 @@ pub struct LiveArgs {
     /// A short run (a few seconds per experiment).
     #[arg(long)]
     pub quick: bool,
+    /// Where the packets flow: loopback (127.0.0.1), or veth: a veth pair between two network
+    /// namespaces it creates for the run and deletes afterwards (root only).
+    #[arg(long, default_value = "loopback", value_parser = ["loopback", "veth"])]
+    pub transport: String,
     /// Calibration profile for `--compare`.
     #[arg(
         long,
@@ -93,6 +98,11 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let transport = if args.transport == "veth" {
+        Transport::veth().context("--transport veth")?
+    } else {
+        Transport::loopback()
+    };
     let experiments: Vec<&str> = match args.experiment.as_deref() {
         Some(e) => vec![e],
         None => vec!["rtt", "throughput", "bulk"],
@@ -107,6 +117,17 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             std::env::args().skip(2).collect::<Vec<_>>().join(" ")
         );
     }
+    let _ = writeln!(
+        text,
+        "Transport: {}\n",
+        match transport.namespaces().as_slice() {
+            [a, b] => format!(
+                "veth pair between network namespaces {a} (10.203.0.1) and {b} (10.203.0.2), MTU 9500, created for this run and deleted after it"
+            ),
+            _ => "loopback (127.0.0.1)".to_string(),
+        }
+    );
+    json.insert("transport".into(), transport.name().into());
     for e in experiments {
         match e {
             "rtt" => {
@@ -124,6 +145,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 if let Some(n) = args.rounds {
                     cfg.rounds = n;
                 }
+                cfg.transport = transport.clone();
                 let run = live::rtt::run(&cfg).context("live RTT experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(predict::compare_rtt(h, &run).context("RTT prediction")?),
@@ -155,6 +177,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 if let Some(ms) = args.duration_ms {
                     cfg.duration = Duration::from_millis(ms);
                 }
+                cfg.transport = transport.clone();
                 let pts = live::throughput::run(&cfg).context("live throughput experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
@@ -180,6 +203,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 if let Some(mb) = args.megabytes {
                     cfg.bytes = mb * 1_000_000;
                 }
+                cfg.transport = transport.clone();
                 let pts = live::bulk::run(&cfg).context("live bulk experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
