@@ -302,6 +302,9 @@ pub enum SourceFile {
         window: i64,
         /// Acknowledgement size (default 64 B; with a stack: the ACK's payload, default 0 B).
         ack_size: Option<Q>,
+        /// Frames received per acknowledgement (default 1: every frame; TCP's delayed ACK is 2),
+        /// from 1 to `window`.
+        ack_every: Option<i64>,
     },
     /// Key-exchange handshakes between the path's endpoints (both profile-built nodes: their
     /// profiles give the crypto work).

@@ -695,7 +695,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 as u64;
             let name = (suite != "none").then_some(suite);
             let c = profile
-                .packet(name, profile::Direction::Seal, frame)
+                .packet(name, profile::Direction::Seal, frame, frame)
                 .map_err(|e| invalid("--suite", e.to_string(), String::new()))?;
             cpu_ns += c.cpu_ns / sizes.len() as f64;
             io_ns += c.io_ns / sizes.len() as f64;

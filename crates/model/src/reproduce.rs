@@ -615,8 +615,9 @@ fn split_layers(stack: &str) -> Vec<&str> {
 
 /// Replaces node `node`'s profile service by the same profile's costs evaluated at the
 /// protected length of each frame in `frames`: `service` = stack + seal(L), `receive` = stack +
-/// open(L), `transit` = stack, plus the profile's I/O stage, latency and cores. Only the sizes
-/// in `frames` occur in the run, and the table is exact at each of them.
+/// open(L), `transit` = stack, plus the profile's I/O stage (fixed + per byte of the frame on
+/// the wire), latency and cores. Only the sizes in `frames` occur in the run, and the table is
+/// exact at each of them.
 fn pin_profile_node(
     doc: &mut Doc,
     node: usize,
@@ -631,7 +632,9 @@ fn pin_profile_node(
         let mut pts = toml::value::Array::new();
         let mut last = (0u32, 0.0f64);
         for f in &fr {
-            let c = prof.packet(suite, dir, f.protected)?.cpu_ns;
+            let c = prof
+                .packet(suite, dir, f.protected, u64::from(f.wire))?
+                .cpu_ns;
             pts.push(Value::Array(vec![
                 Value::String(format!("{}B", f.wire)),
                 ns(c),
@@ -660,7 +663,18 @@ fn pin_profile_node(
     doc.set(&format!("node[{node}].service"), seal)?;
     doc.set(&format!("node[{node}].receive"), open)?;
     doc.set(&format!("node[{node}].transit"), Value::Table(transit))?;
-    if prof.io_ns() > 0.0 {
+    if prof.io_per_byte_ns() > 0.0 {
+        // The engine costs a manual I/O stage at the frame's size on the wire, as it does the
+        // profile's.
+        let mut io = toml::Table::new();
+        io.insert("model".into(), "linear".into());
+        io.insert("fixed".into(), ns(prof.io_ns()));
+        io.insert(
+            "per_byte".into(),
+            Value::String(format!("{:.6}ns/B", prof.io_per_byte_ns())),
+        );
+        doc.set(&format!("node[{node}].io"), Value::Table(io))?;
+    } else if prof.io_ns() > 0.0 {
         let mut io = toml::Table::new();
         io.insert("model".into(), "deterministic".into());
         io.insert("time".into(), ns(prof.io_ns()));
@@ -1122,7 +1136,12 @@ fn e2_rate_point(
     let n = &r.nodes[0];
     // Which stage limits the node: the smaller capacity of the I/O stage and the cores.
     let bound = if prof
-        .packet(s.suite, profile::Direction::Seal, f.protected)?
+        .packet(
+            s.suite,
+            profile::Direction::Seal,
+            f.protected,
+            u64::from(f.wire),
+        )?
         .io_bound()
     {
         "io-bound"

@@ -542,8 +542,10 @@ pub struct NodeProfile {
     pub offloaded: bool,
     /// Per-packet stack cost on the CPU [ns].
     pub stack_ns: f64,
-    /// Per-packet cost of the one-server I/O stage [ns].
+    /// Fixed per-packet cost of the one-server I/O stage [ns].
     pub io_ns: f64,
+    /// Cost of the I/O stage per byte of the frame on the wire [ns/B] (0: none).
+    pub io_per_byte_ns: f64,
     /// Per-packet latency that occupies no server [ns].
     pub latency_ns: f64,
     /// Cipher cost of sealing L bytes [ns] (zero when offloaded or `none`).
@@ -692,6 +694,7 @@ fn node(
                 offloaded,
                 stack_ns: p.stack_ns(),
                 io_ns: p.io_ns(),
+                io_per_byte_ns: p.io_per_byte_ns(),
                 latency_ns: p.latency_ns(),
                 seal,
                 open,
@@ -740,9 +743,10 @@ fn node(
                     "either a profile service (which gives them) or written-out models",
                 ));
             }
-            let io = (p.io_ns > 0.0).then_some(Service::Linear {
+            // The engine costs the I/O stage at the frame's size on the wire.
+            let io = (p.io_ns > 0.0 || p.io_per_byte_ns > 0.0).then_some(Service::Linear {
                 fixed_ps: p.io_ns * 1e3,
-                per_byte_ps: 0.0,
+                per_byte_ps: p.io_per_byte_ns * 1e3,
             });
             (
                 io,
@@ -1390,6 +1394,7 @@ fn source(
             overhead,
             window,
             ack_size,
+            ack_every,
             ..
         } => {
             let total = cx.positive(&format!("{key}.bytes"), bytes, Kind::Size)?;
@@ -1475,6 +1480,18 @@ fn source(
                     .transpose()?
                     .unwrap_or(64),
             };
+            let k = format!("{key}.ack_every");
+            let ack_every = match ack_every {
+                None => 1,
+                Some(n) => cx.count(&k, *n, "frames", 1 << 20)?,
+            };
+            if ack_every > window {
+                return Err(cx.invalid(
+                    k,
+                    format!("{ack_every} frames per acknowledgement with a window of {window}"),
+                    "at most the window, or the window fills before an acknowledgement is due",
+                ));
+            }
             Source::Bulk {
                 total_bytes: total,
                 segment,
@@ -1482,6 +1499,7 @@ fn source(
                 last_frame,
                 window,
                 ack_size,
+                ack_every,
             }
         }
         SourceFile::Handshake { .. } => {

@@ -274,3 +274,70 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = 
         2.0 * one_way
     );
 }
+
+/// A profile's I/O cost per byte (`[node.io] per_byte`) becomes the engine's I/O stage
+/// `fixed + per_byte x frame` and is paid at the frame's size on the wire: a 1000 B ping with an
+/// I/O cost of 1 us + 2 ns/B spends 3 us in each node's I/O stage.
+#[test]
+fn io_cost_per_byte_at_frame_size() {
+    let d = dir();
+    let prof = d.join("profile-io-per-byte.toml");
+    let text = std::fs::read_to_string(write_profile(&d, "1us"))
+        .unwrap()
+        .replace(
+            "io = { cost = \"1us\", source = \"test\" }",
+            "io = { cost = \"1us\", per_byte = \"2ns/B\", source = \"test\" }",
+        );
+    assert!(text.contains("per_byte = \"2ns/B\", source"));
+    std::fs::write(&prof, text).unwrap();
+    let s = scenario(
+        &d,
+        "ping-io-per-byte",
+        &format!(
+            r#"
+[[node]]
+name = "gnb"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[node]]
+name = "ric"
+service = {{ model = "profile", profile = "{p}", suite = "aes256-gcm" }}
+[[link]]
+between = ["gnb", "ric"]
+rate = "10Gbps"
+length = "100m"
+[[flow]]
+name = "ping"
+from = "gnb"
+to = "ric"
+source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
+"#,
+            p = prof.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        s.network.nodes[0].io,
+        Some(sim_core::network::Service::Linear {
+            fixed_ps: 1e6,
+            per_byte_ps: 2e3
+        })
+    );
+    let r = model::run(
+        &s,
+        &RunOptions {
+            wall_clock: false,
+            ..Default::default()
+        },
+    );
+    let io = 1000.0 + 2.0 * 1000.0;
+    let seal = 400.0 + 0.5 * 1000.0;
+    let open = 450.0 + 0.6 * 1000.0;
+    let one_way = io + 5000.0 + seal + 800.0 + 500.0 + io + 5000.0 + open;
+    let rtt = r.flows[0].rtt.as_ref().unwrap();
+    assert!(
+        (rtt.max_ns - 2.0 * one_way).abs() < 1e-6,
+        "{} vs {}",
+        rtt.max_ns,
+        2.0 * one_way
+    );
+}

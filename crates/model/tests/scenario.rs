@@ -136,3 +136,36 @@ flows = ["kpm"]
     );
     assert_eq!(rev.delay.min_ns, 10_000.0 + 496.0 + 10_000.0 + 10_000.0);
 }
+
+/// A bulk source's `ack_every` (delayed ACK) defaults to 1, is carried to the engine, and a
+/// value of 0 or beyond the window is refused naming the key.
+#[test]
+fn bulk_ack_every_default_and_errors() {
+    let scenario = |extra: &str| {
+        format!(
+            "{TWO_NODES}[[flow]]\nname = \"bulk\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"bulk\", bytes = \"100kB\", segment = \"1000B\", window = 4{extra} }}\n"
+        )
+    };
+    let ack_every = |s: &Scenario| match &s.network.flows[0].source {
+        sim_core::network::Source::Bulk { ack_every, .. } => *ack_every,
+        other => panic!("{other:?}"),
+    };
+    let p = write("bulk-ack-default", &[("s.toml", &scenario(""))]);
+    assert_eq!(ack_every(&Scenario::load(&p).unwrap()), 1);
+    let p = write("bulk-ack-2", &[("s.toml", &scenario(", ack_every = 2"))]);
+    let s = Scenario::load(&p).unwrap();
+    assert_eq!(ack_every(&s), 2);
+    let r = run(&p);
+    let f = &r.flows[0];
+    // 100 frames, one acknowledgement per two.
+    assert_eq!(f.reverse.as_ref().unwrap().packets_delivered, 50);
+    for (bad, want) in [
+        (", ack_every = 0", "a whole number from 1"),
+        (", ack_every = 5", "at most the window"),
+    ] {
+        let p = write("bulk-ack-bad", &[("s.toml", &scenario(bad))]);
+        let e = Scenario::load(&p).unwrap_err().to_string();
+        assert!(e.contains("flow[0] (\"bulk\").source.ack_every"), "{e}");
+        assert!(e.contains(want), "{want}: {e}");
+    }
+}

@@ -6,8 +6,9 @@
 //! - the **cores** its data path may use;
 //! - a per-packet **stack** cost \[ns\] (headers, routing, SA lookup), paid with or without
 //!   encryption;
-//! - a per-packet **I/O** cost \[ns\] between kernel and user space that does not scale with the
-//!   cipher (the papers' I/O bottleneck, 000 §6.3);
+//! - an **I/O** cost between kernel and user space that does not scale with the cipher (the
+//!   papers' I/O bottleneck, 000 §6.3): a fixed cost per packet \[ns\] plus, optionally, a cost
+//!   per byte of the frame \[ns/B\] (`[node.io] per_byte`; absent: 0);
 //! - a per-packet **latency** \[ns\] that occupies nothing (interrupt moderation, wake-ups,
 //!   asynchronous crypto completion), optional;
 //! - which protocols' crypto is **offloaded** to a NIC;
@@ -17,20 +18,24 @@
 //! The engine builds a node's processing time for one packet of L bytes as
 //!
 //! ```text
-//! proc(L) = stack + io + cipher(suite, direction, L)        (cipher = 0 when offloaded)
+//! proc(L, F) = stack + io(F) + cipher(suite, direction, L)        (cipher = 0 when offloaded)
+//! io(F)      = io.cost + io.per_byte * F
 //! ```
+//!
+//! where L is the length the cipher processes and F the frame's size on the wire (what the
+//! engine carries as the packet's size: for an Ethernet stack the whole frame without FCS).
 //!
 //! served by `cores` servers. This crate only evaluates the terms; the model layer composes them.
 //! The paper profiles (under `calibration/`) were fitted with this reading of the terms, which
 //! [`Profile::packet`] returns together:
 //!
 //! - CPU time per packet `stack + cipher(L)`: on `cores` servers; CPU utilisation counts it;
-//! - I/O time per packet `io`: one server of its own (the kernel/user path of one flow), so a
-//!   node is **I/O-bound** when `io > (stack + cipher(L)) / cores`, else **CPU-bound**;
+//! - I/O time per packet `io(F)`: one server of its own (the kernel/user path of one flow), so a
+//!   node is **I/O-bound** when `io(F) > (stack + cipher(L)) / cores`, else **CPU-bound**;
 //! - `latency`: added to each packet's delay, occupying no server.
 //!
-//! One packet's unloaded delay through the node is `latency + io + stack + cipher(L)`; the
-//! node's capacity is `min(cores / (stack + cipher(L)), 1 / io)` packets per second (a zero
+//! One packet's unloaded delay through the node is `latency + io(F) + stack + cipher(L)`; the
+//! node's capacity is `min(cores / (stack + cipher(L)), 1 / io(F))` packets per second (a zero
 //! term means no limit).
 //!
 //! # Example
@@ -68,13 +73,14 @@
 //! let c = p.cipher_cost_ns("aes256-gcm", Direction::Seal, 1500).unwrap();
 //! assert!((c - 1150.0).abs() < 1e-9);
 //!
-//! // The whole per-packet processing time the engine would use.
-//! let proc_ns = p.stack_ns() + p.io_ns() + c;
+//! // The whole per-packet processing time the engine would use (no I/O cost per byte here).
+//! assert_eq!(p.io_per_byte_ns(), 0.0);
+//! let proc_ns = p.stack_ns() + p.io_cost_ns(1538) + c;
 //! assert!((proc_ns - 26_150.0).abs() < 1e-9);
 //! assert_eq!(p.cores(), 2);
 //!
 //! // CPU-bound or I/O-bound? 2 cores x 1 / 6.15 us CPU beats 1 / 20 us I/O: I/O-bound.
-//! let pkt = p.packet(Some("aes256-gcm"), Direction::Seal, 1500).unwrap();
+//! let pkt = p.packet(Some("aes256-gcm"), Direction::Seal, 1500, 1538).unwrap();
 //! assert!(pkt.io_bound());
 //! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
@@ -225,8 +231,18 @@ pub struct Provenance {
 pub struct PacketCost {
     /// Cost per packet \[ns\].
     pub ns: f64,
+    /// Cost per byte of the frame \[ns/B\]: only the I/O cost may have one (`[node.io]
+    /// per_byte`); 0 for the others and when absent.
+    pub per_byte_ns: f64,
     /// Where it came from.
     pub provenance: Provenance,
+}
+
+impl PacketCost {
+    /// The cost of one frame of `frame_bytes` bytes \[ns\]: `ns + per_byte_ns * frame_bytes`.
+    pub fn at(&self, frame_bytes: u64) -> f64 {
+        self.ns + self.per_byte_ns * frame_bytes as f64
+    }
 }
 
 /// The costs of one packet through a node, as [`Profile::packet`] returns them.
@@ -236,7 +252,7 @@ pub struct PacketCosts {
     pub cpu_ns: f64,
     /// Of which the cipher \[ns\].
     pub cipher_ns: f64,
-    /// Time on the I/O path \[ns\], one server.
+    /// Time on the I/O path at the frame's size \[ns\], one server.
     pub io_ns: f64,
     /// Delay that occupies no server \[ns\].
     pub latency_ns: f64,
@@ -395,6 +411,8 @@ pub struct Profile {
     cores_provenance: Provenance,
     stack: PacketCost,
     io: PacketCost,
+    /// `[node.io] per_byte` as written (not a field of [`ProfileFile`]: see [`file::NodeFile`]).
+    io_per_byte: Option<String>,
     latency: PacketCost,
     offload: Offload,
     ops: BTreeMap<String, OpCost>,
@@ -456,15 +474,25 @@ impl Profile {
                 ));
             }
         }
-        let file: ProfileFile = toml::from_str(text).map_err(|e| ProfileError::Parse {
+        let full: file::FullFile = toml::from_str(text).map_err(|e| ProfileError::Parse {
             origin: origin.to_string(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        Profile::from_file(file, origin)
+        let (file, io_per_byte) = full.split();
+        Profile::validate(file, io_per_byte, origin)
     }
 
-    /// Validates a profile built in memory (by a writer such as `crypto-bench`).
+    /// Validates a profile built in memory (by a writer such as `crypto-bench`). A
+    /// [`ProfileFile`] has no I/O cost per byte ([`file::NodeFile::io`]), so the profile's is 0.
     pub fn from_file(file: ProfileFile, origin: &str) -> Result<Profile, ProfileError> {
+        Profile::validate(file, None, origin)
+    }
+
+    fn validate(
+        file: ProfileFile,
+        io_per_byte: Option<String>,
+        origin: &str,
+    ) -> Result<Profile, ProfileError> {
         let invalid = |key: String, message: String| ProfileError::Invalid {
             origin: origin.to_string(),
             key,
@@ -513,11 +541,16 @@ impl Profile {
             &invalid,
         )?;
         let stack = packet_cost(&node.stack, "node.stack", &invalid)?;
-        let io = packet_cost(&node.io, "node.io", &invalid)?;
+        let mut io = packet_cost(&node.io, "node.io", &invalid)?;
+        if let Some(pb) = &io_per_byte {
+            io.per_byte_ns =
+                units::parse_per_byte_ns(pb).map_err(|m| invalid("node.io.per_byte".into(), m))?;
+        }
         let latency = match &node.latency {
             Some(l) => packet_cost(l, "node.latency", &invalid)?,
             None => PacketCost {
                 ns: 0.0,
+                per_byte_ns: 0.0,
                 provenance: Provenance {
                     source: "not given (0)".into(),
                     fitted_to: Vec::new(),
@@ -543,6 +576,7 @@ impl Profile {
             cores_provenance,
             stack,
             io,
+            io_per_byte,
             latency,
             offload,
             ops,
@@ -590,12 +624,23 @@ impl Profile {
         &self.stack
     }
 
-    /// Per-packet kernel/user I/O cost \[ns\], independent of the cipher.
+    /// Fixed part of the kernel/user I/O cost, per packet \[ns\], independent of the cipher
+    /// (`[node.io] cost`).
     pub fn io_ns(&self) -> f64 {
         self.io.ns
     }
 
-    /// Per-packet I/O cost with provenance.
+    /// I/O cost per byte of the frame \[ns/B\] (`[node.io] per_byte`; 0 when absent).
+    pub fn io_per_byte_ns(&self) -> f64 {
+        self.io.per_byte_ns
+    }
+
+    /// I/O cost of one frame of `frame_bytes` bytes on the wire \[ns\]: fixed + per byte.
+    pub fn io_cost_ns(&self, frame_bytes: u64) -> f64 {
+        self.io.at(frame_bytes)
+    }
+
+    /// I/O cost (fixed and per byte) with provenance.
     pub fn io(&self) -> &PacketCost {
         &self.io
     }
@@ -610,13 +655,16 @@ impl Profile {
         &self.latency
     }
 
-    /// The costs of one packet of `len_bytes` through a node sealing or opening it with
-    /// `suite` (`None`: forwarding without crypto, or crypto offloaded).
+    /// The costs of one packet through a node sealing or opening it with `suite` (`None`:
+    /// forwarding without crypto, or crypto offloaded): the cipher at `len_bytes` (the length
+    /// it protects, L \[bytes\]), the I/O stage at `frame_bytes` (the frame's size on the wire,
+    /// F \[bytes\]).
     pub fn packet(
         &self,
         suite: Option<&str>,
         direction: Direction,
         len_bytes: u64,
+        frame_bytes: u64,
     ) -> Result<PacketCosts, ProfileError> {
         let cipher_ns = match suite {
             Some(s) => self.cipher_cost_ns(s, direction, len_bytes)?,
@@ -625,7 +673,7 @@ impl Profile {
         Ok(PacketCosts {
             cpu_ns: self.stack.ns + cipher_ns,
             cipher_ns,
-            io_ns: self.io.ns,
+            io_ns: self.io.at(frame_bytes),
             latency_ns: self.latency.ns,
             cores: self.cores,
         })
@@ -687,9 +735,17 @@ impl Profile {
         &self.file
     }
 
-    /// The profile as TOML text, which [`Profile::from_toml_str`] reads back.
+    /// The profile as TOML text (with `[node.io] per_byte` when it has one), which
+    /// [`Profile::from_toml_str`] reads back.
     pub fn to_toml_string(&self) -> Result<String, ProfileError> {
-        to_toml_string(&self.file)
+        toml::to_string(&file::FullFile::join(
+            &self.file,
+            self.io_per_byte.as_deref(),
+        ))
+        .map_err(|e| ProfileError::Serialize {
+            profile: self.file.profile.name.clone(),
+            message: e.to_string(),
+        })
     }
 }
 
@@ -735,7 +791,11 @@ fn packet_cost(
 ) -> Result<PacketCost, ProfileError> {
     let ns = units::parse_duration_ns(&c.cost).map_err(|m| invalid(format!("{key}.cost"), m))?;
     let provenance = provenance(&c.source, &c.fitted_to, &format!("{key}.source"), invalid)?;
-    Ok(PacketCost { ns, provenance })
+    Ok(PacketCost {
+        ns,
+        per_byte_ns: 0.0,
+        provenance,
+    })
 }
 
 fn check_op_name(name: &str) -> Result<(), String> {

@@ -248,14 +248,67 @@ fn latency_is_optional_and_validated() {
 fn packet_costs_compose() {
     let p = load(GOOD).unwrap();
     // stack 1 us + 200 + 0.5 * 1000 ns on 2 cores, no I/O cost: CPU-bound.
-    let c = p.packet(Some("aes128-gcm"), Direction::Seal, 1000).unwrap();
+    let c = p
+        .packet(Some("aes128-gcm"), Direction::Seal, 1000, 1050)
+        .unwrap();
     assert_eq!(c.cpu_ns, 1700.0);
     assert_eq!(c.cipher_ns, 700.0);
     assert!(!c.io_bound());
     assert!((c.capacity_pps() - 2.0e9 / 1700.0).abs() < 1e-6);
     assert!((c.cpu_utilisation(c.capacity_pps()) - 1.0).abs() < 1e-12);
     assert_eq!(c.delay_ns(), 1700.0);
-    let fwd = p.packet(None, Direction::Seal, 1000).unwrap();
+    let fwd = p.packet(None, Direction::Seal, 1000, 1050).unwrap();
     assert_eq!(fwd.cpu_ns, 1000.0);
-    assert!(p.packet(Some("nope"), Direction::Open, 1).is_err());
+    assert!(p.packet(Some("nope"), Direction::Open, 1, 1).is_err());
+}
+
+#[test]
+fn io_per_byte_is_optional_validated_and_written_back() {
+    // Absent: the I/O cost is the fixed part alone, whatever the frame size.
+    let p = load(GOOD).unwrap();
+    assert_eq!(p.io_per_byte_ns(), 0.0);
+    assert_eq!(p.io_cost_ns(9000), p.io_ns());
+    let with = GOOD.replace(
+        "io = { cost = \"0ns\", source = \"s\" }",
+        "io = { cost = \"1us\", per_byte = \"3ns/B\", source = \"fit\", fitted_to = [\"x\"] }",
+    );
+    let p = load(&with).unwrap();
+    assert_eq!(p.io_ns(), 1000.0);
+    assert_eq!(p.io_per_byte_ns(), 3.0);
+    // 1 us + 3 ns/B x 1000 B = 4 us, at the frame size, not the protected length.
+    assert_eq!(p.io_cost_ns(1000), 4000.0);
+    let c = p
+        .packet(Some("aes128-gcm"), Direction::Seal, 900, 1000)
+        .unwrap();
+    assert_eq!(c.io_ns, 4000.0);
+    assert_eq!(c.cpu_ns, 1000.0 + 200.0 + 0.5 * 900.0);
+    assert_eq!(p.io().provenance.fitted_to, ["x"]);
+    // Round trip keeps it.
+    let q = load(&p.to_toml_string().unwrap()).unwrap();
+    assert_eq!(q.io_per_byte_ns(), 3.0);
+    assert_eq!(q.file(), p.file());
+    // A profile built in memory has none.
+    let r = Profile::from_file(p.file().clone(), "mem").unwrap();
+    assert_eq!(r.io_per_byte_ns(), 0.0);
+    // Bad values name the file and the key.
+    for (bad, want) in [
+        ("\"-3ns/B\"", "negative"),
+        ("\"3ns\"", "unknown unit `ns`"),
+        ("\"3\"", "no unit"),
+    ] {
+        let e = err(&with.replace("\"3ns/B\"", bad));
+        assert!(e.starts_with("test.toml: "), "{e}");
+        assert!(e.contains("`node.io.per_byte`") && e.contains(want), "{e}");
+    }
+    let e = err(&with.replace("\"3ns/B\"", "3"));
+    assert!(
+        e.starts_with("test.toml: ") && e.contains("per_byte"),
+        "{e}"
+    );
+    // Only the I/O cost has a per-byte part.
+    let e = err(&GOOD.replace(
+        "stack = { cost = \"1us\", source = \"s\" }",
+        "stack = { cost = \"1us\", per_byte = \"1ns/B\", source = \"s\" }",
+    ));
+    assert!(e.contains("unknown field `per_byte`"), "{e}");
 }

@@ -14,6 +14,10 @@ fn load(name: &str) -> Profile {
     Profile::load(dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The frame size passed for profiles whose I/O cost has no per-byte part (checked where used):
+/// any size gives the same cost.
+const NO_IO_PER_BYTE: u64 = 0;
+
 /// `|got - want| <= tol * |want|`.
 fn close(got: f64, want: f64, tol: f64, what: &str) {
     assert!(
@@ -72,6 +76,7 @@ fn every_profile_loads_with_provenance() {
 #[test]
 fn colosseum_gives_back_what_it_was_fitted_to() {
     let p = load("colosseum-e2.toml");
+    assert_eq!(p.io_per_byte_ns(), 0.0);
     let cbc = |d, l| p.cipher_cost_ns("aes256-cbc-hmac-sha256", d, l).unwrap() / 1e3;
     // 000 §4.1: CT - PT SACK processing, sender seal + receiver open of the 62 B SACK.
     close(
@@ -85,7 +90,12 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
     close(2.0 * node, 60.97, 1e-4, "PT SACK processing");
     // 000 Table 3 AES256-CBC 512 Mb/s: one core, 1386 B goodput per 1438 B inner packet.
     let pkt = p
-        .packet(Some("aes256-cbc-hmac-sha256"), Direction::Seal, 1438)
+        .packet(
+            Some("aes256-cbc-hmac-sha256"),
+            Direction::Seal,
+            1438,
+            NO_IO_PER_BYTE,
+        )
         .unwrap();
     assert!(!pkt.io_bound(), "Fig. 10: CBC saturates the CPU");
     close(
@@ -95,7 +105,9 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
         "AES256-CBC Mb/s",
     );
     // 001 Fig. 7a PT CPU slope 0.00365 %/(Mb/s) at 1448 B goodput.
-    let pt = p.packet(None, Direction::Seal, 1500).unwrap();
+    let pt = p
+        .packet(None, Direction::Seal, 1500, NO_IO_PER_BYTE)
+        .unwrap();
     close(
         pt.cpu_utilisation(1e6 / (1448.0 * 8.0)) * 100.0,
         0.00365,
@@ -109,11 +121,15 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
         ("chacha20-poly1305", 989.0),
         ("aes256-gcm", 1370.0),
     ] {
-        let c = p.packet(Some(suite), Direction::Seal, 1446).unwrap();
+        let c = p
+            .packet(Some(suite), Direction::Seal, 1446, NO_IO_PER_BYTE)
+            .unwrap();
         close(c.capacity_pps() * 1394.0 * 8.0 / 1e6, mbps, 1e-3, suite);
     }
     // GCM plateaus on I/O with the CPU at 50% (000 §6.3).
-    let gcm = p.packet(Some("aes256-gcm"), Direction::Seal, 1446).unwrap();
+    let gcm = p
+        .packet(Some("aes256-gcm"), Direction::Seal, 1446, NO_IO_PER_BYTE)
+        .unwrap();
     assert!(gcm.io_bound());
     close(
         gcm.cpu_utilisation(gcm.capacity_pps()),
@@ -145,7 +161,9 @@ fn ofh_macsec_gives_back_what_it_was_fitted_to() {
         1e-4,
         "9000 B, encryption on",
     );
-    let c = p.packet(Some("aes128-gcm"), Direction::Seal, 1470).unwrap();
+    let c = p
+        .packet(Some("aes128-gcm"), Direction::Seal, 1470, 1514)
+        .unwrap();
     assert!(c.io_bound(), "Fig. 12: not CPU-bound");
     close(
         c.capacity_pps() * 1416.0 * 8.0 / 1e6,
@@ -169,6 +187,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
         ("nfv-macsec-noaesni.toml", 20.1, 12.1),
     ] {
         let p = load(file);
+        assert_eq!(p.io_per_byte_ns(), 0.0);
         close(
             p.cipher_cost_ns("aes128-gcm", Direction::Seal, 1502)
                 .unwrap()
@@ -185,7 +204,9 @@ fn nfv_macsec_gives_back_the_kernel_times() {
             1e-4,
             file,
         );
-        let c = p.packet(Some("aes128-gcm"), Direction::Seal, 1502).unwrap();
+        let c = p
+            .packet(Some("aes128-gcm"), Direction::Seal, 1502, NO_IO_PER_BYTE)
+            .unwrap();
         assert!(c.io_bound(), "{file}");
         close(c.capacity_pps() * 1448.0 * 8.0 / 1e6, 488.83, 1e-3, file);
     }

@@ -131,7 +131,9 @@ struct Packet {
     /// Message slot for periodic messages, `u32::MAX` if none.
     msg: u32,
     created: u64,
-    /// For replies: creation time of the request [ps].
+    /// For replies: creation time of the request [ps]; for bulk data frames: payload bytes; for
+    /// bulk acknowledgements: the number of frames acknowledged; for handshake messages: see
+    /// `handshake_send`.
     origin: u64,
     /// When the packet entered its current queue [ps].
     stage: u64,
@@ -198,6 +200,8 @@ struct SourceState {
     bulk_done: u64,
     bulk_frames: u64,
     bulk_start: u64,
+    /// Bulk: frames the receiver got and has not acknowledged yet (delayed ACK).
+    bulk_unacked: u32,
 }
 
 /// A handshake tunnel's progress.
@@ -956,19 +960,25 @@ impl<'a, O: Observer> Engine<'a, O> {
             // No retransmission: the loss ends the tunnel.
             self.handshake_fail(p.tunnel);
         }
-        if p.kind == PacketKind::BulkData || p.kind == PacketKind::BulkAck {
-            // No loss recovery is modelled: a lost frame or acknowledgement frees its window slot
-            // so the transfer goes on, and the loss shows in the drop counters.
-            self.bulk_slot_freed(f, p.kind == PacketKind::BulkData);
+        match p.kind {
+            // No loss recovery is modelled: a lost frame, or a lost acknowledgement, frees the
+            // window slots it holds so the transfer goes on, and the loss shows in the drop
+            // counters. A lost frame is finished (never delivered).
+            PacketKind::BulkData => {
+                self.bulk_frame_finished(f);
+                self.bulk_slots_freed(f, 1);
+            }
+            PacketKind::BulkAck => self.bulk_slots_freed(f, p.origin),
+            _ => {}
         }
         self.release(pkt);
     }
 
-    fn bulk_slot_freed(&mut self, f: usize, data_lost: bool) {
-        if data_lost {
-            self.bulk_frame_finished(f);
+    /// `slots` window slots came free: send as many new frames (while any are left).
+    fn bulk_slots_freed(&mut self, f: usize, slots: u64) {
+        for _ in 0..slots {
+            self.send_bulk_frame(f);
         }
-        self.send_bulk_frame(f);
     }
 
     /// A bulk data frame was delivered or lost: when it is the last one, the transfer is over.
@@ -1046,19 +1056,35 @@ impl<'a, O: Observer> Engine<'a, O> {
             (_, PacketKind::PingReply) if p.origin >= self.warmup => {
                 self.flows[f].rtt.record(self.now - p.origin);
             }
-            (Source::Bulk { ack_size, .. }, PacketKind::BulkData) => {
+            (
+                Source::Bulk {
+                    ack_size,
+                    ack_every,
+                    window,
+                    ..
+                },
+                PacketKind::BulkData,
+            ) => {
                 self.flows[f].transfer_payload_bytes += p.origin;
                 self.bulk_frame_finished(f);
-                self.create(
-                    f,
-                    Direction::Reverse,
-                    PacketKind::BulkAck,
-                    *ack_size,
-                    u32::MAX,
-                    0,
-                );
+                let every = (*ack_every).clamp(1, (*window).max(1));
+                let s = &mut self.sources[f];
+                s.bulk_unacked += 1;
+                if s.bulk_unacked >= every || s.bulk_done == s.bulk_frames {
+                    // The acknowledgement carries the number of frames it covers in `origin`.
+                    let covered = u64::from(s.bulk_unacked);
+                    s.bulk_unacked = 0;
+                    self.create(
+                        f,
+                        Direction::Reverse,
+                        PacketKind::BulkAck,
+                        *ack_size,
+                        u32::MAX,
+                        covered,
+                    );
+                }
             }
-            (Source::Bulk { .. }, PacketKind::BulkAck) => self.bulk_slot_freed(f, false),
+            (Source::Bulk { .. }, PacketKind::BulkAck) => self.bulk_slots_freed(f, p.origin),
             (Source::Handshake { .. }, PacketKind::HandshakeRequest) => {
                 self.handshake_request(p.tunnel, p.origin)
             }

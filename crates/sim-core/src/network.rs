@@ -313,7 +313,12 @@ pub enum Source {
     },
     /// A bulk transfer of `total_bytes` of payload in frames carrying `segment` payload bytes
     /// each (the last one the remainder), at most `window` frames unacknowledged; the receiver
-    /// sends an `ack_size` acknowledgement for every frame.
+    /// sends one `ack_size` acknowledgement for every `ack_every` frames it receives (TCP's
+    /// delayed ACK: 2, RFC 5681 §4.2), and one for the frames still unacknowledged when the last
+    /// frame of the transfer arrives. An acknowledgement frees the window slots of the frames it
+    /// covers. `ack_every` is used clamped to `1..=window`: a larger value would fill the window
+    /// before an acknowledgement is due (real receivers then wait for a delayed-ACK timer, which
+    /// is not modelled); the scenario layer refuses such values.
     Bulk {
         /// Payload to move [bytes].
         total_bytes: u64,
@@ -328,6 +333,8 @@ pub enum Source {
         window: u32,
         /// Acknowledgement size [bytes].
         ack_size: u32,
+        /// Frames received per acknowledgement (1: every frame); used clamped to `1..=window`.
+        ack_every: u32,
     },
     /// Replay of recorded packets.
     Trace {

@@ -436,6 +436,7 @@ fn bulk_transfer_stop_and_wait() {
                 last_frame: 1040,
                 window: 1,
                 ack_size: 64,
+                ack_every: 1,
             },
         }],
         stop: Stop::default(),
@@ -449,6 +450,78 @@ fn bulk_transfer_stop_and_wait() {
     let expect_ps = (1000.0 * (data_ns + ack_ns) - ack_ns) * 1000.0;
     assert_eq!(f.transfer_ps, Some(expect_ps as u64));
     assert_eq!(f.transfer_payload_bytes, 1_000_000);
+}
+
+/// Delayed ACK: with a window of 2 frames and one acknowledgement per 2 frames, the sender sends
+/// two frames back to back, the receiver acknowledges both at once, and only then the next two
+/// go; an odd last frame is acknowledged alone. Timing exact, acknowledgements counted.
+#[test]
+fn bulk_transfer_delayed_ack() {
+    let node = |n: &str| NodeConfig {
+        receive: None,
+        transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
+        by_protected_len: false,
+        name: n.into(),
+        service: Service::None,
+        servers: 1,
+        capacity: None,
+    };
+    let net = |ack_every: u32| Network {
+        nodes: vec![node("a"), node("b")],
+        links: vec![LinkConfig {
+            name: "ab".into(),
+            a: 0,
+            b: 1,
+            rate: DataRate::from_bps(1_000_000_000).unwrap(),
+            propagation: SimDuration::from_ns(1000),
+            mtu: Some(1500),
+            queue_capacity: None,
+            loss: 0.0,
+        }],
+        flows: vec![FlowConfig {
+            name: "bulk".into(),
+            path: vec![0, 1],
+            mtu_exempt: 0,
+            protected_len: vec![],
+            source: Source::Bulk {
+                total_bytes: 9000,
+                segment: 1000,
+                frame: 1040,
+                last_frame: 1040,
+                window: 2,
+                ack_size: 64,
+                ack_every,
+            },
+        }],
+        stop: Stop::default(),
+        warmup: SimDuration::ZERO,
+    };
+    let data_ns: f64 = 1040.0 * 8.0;
+    let ack_ns: f64 = 64.0 * 8.0;
+    let prop_ns: f64 = 1000.0;
+    // Every 2 frames: two frames on the wire back to back, propagation, the ACK and its
+    // propagation. 9 frames: 4 such rounds, then the 9th frame alone (done when it arrives).
+    let round = 2.0 * data_ns + prop_ns + ack_ns + prop_ns;
+    let r = run_replication(&net(2), 1, 0);
+    let f = &r.flows[0];
+    let expect_ps = (4.0 * round + data_ns + prop_ns) * 1000.0;
+    assert_eq!(f.transfer_ps, Some(expect_ps.round() as u64));
+    assert_eq!(f.transfer_payload_bytes, 9000);
+    assert_eq!(f.forward.delivered, 9);
+    assert_eq!(
+        f.reverse.delivered, 5,
+        "4 ACKs of 2 frames and one of the last frame"
+    );
+    // One ACK per frame: 9 ACKs, and the window refills one frame at a time.
+    let r1 = run_replication(&net(1), 1, 0);
+    assert_eq!(r1.flows[0].reverse.delivered, 9);
+    assert_eq!(r1.flows[0].transfer_payload_bytes, 9000);
+    // An ack_every beyond the window is clamped to the window (no deadlock).
+    let r3 = run_replication(&net(5), 1, 0);
+    assert_eq!(r3.flows[0].transfer_ps, f.transfer_ps);
+    assert_eq!(r3.flows[0].reverse.delivered, 5);
 }
 
 /// A periodic message of two frames: its delay is that of the last frame, and frames wait behind

@@ -163,9 +163,14 @@ fn print_summary(p: &profile::Profile) -> anyhow::Result<()> {
             )?;
         }
     }
+    let io_per_byte = if p.io_per_byte_ns() > 0.0 {
+        format!(" + {:.4} ns/B", p.io_per_byte_ns())
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "node: {} cores, stack {:.3} us, io {:.3} us per packet",
+        "node: {} cores, stack {:.3} us, io {:.3} us per packet{io_per_byte}",
         p.cores(),
         p.stack_ns() / 1e3,
         p.io_ns() / 1e3
