@@ -15,8 +15,6 @@ fn root() -> PathBuf {
 const MISSED: &[(&str, &str)] = &[
     ("e2_size", "AES256-GCM: growth of CT - PT"),
     ("ofh_mtu", "bulk transfer: MTU 9000 faster than MTU 1400"),
-    ("ofh_mtu", "bulk transfer goodput at MTU 9000"),
-    ("ofh_load", "maximum ping delay under load, encryption on"),
     ("ofh_load", "maximum ping delay under load, encryption off"),
 ];
 
