@@ -628,17 +628,20 @@ fn build_profile(
                 fitted_to: Vec::new(),
             },
             stack: CostFile {
+                per_byte: None,
                 cost: "0ns".into(),
                 source: "not measured separately: this host's kernel UDP/IP stack cost is inside `io` (loopback send + receive)".into(),
                 fitted_to: Vec::new(),
             },
             io: match io_ns {
                 Some(ns) => CostFile {
+                    per_byte: None,
                     cost: format_duration_ns(ns),
                     source: "measured: median per-datagram cost of sendto + recv of 64-byte UDP datagrams over 127.0.0.1 (two syscalls and the kernel UDP/IP path both ways)".into(),
                     fitted_to: Vec::new(),
                 },
                 None => CostFile {
+                    per_byte: None,
                     cost: "0ns".into(),
                     source: "not measured: loopback UDP was not available".into(),
                     fitted_to: Vec::new(),

@@ -231,11 +231,13 @@ pub fn import(text: &str, origin: &str, name: &str) -> Result<ProfileFile, Bench
                 fitted_to: Vec::new(),
             },
             stack: CostFile {
+                per_byte: None,
                 cost: "0ns".into(),
                 source: "not in openssl speed output".into(),
                 fitted_to: Vec::new(),
             },
             io: CostFile {
+                per_byte: None,
                 cost: "0ns".into(),
                 source: "not in openssl speed output".into(),
                 fitted_to: Vec::new(),

@@ -133,10 +133,7 @@ pub struct NodeFile {
     pub stack: CostFile,
     /// Per-packet kernel/user I/O cost that does not scale with the cipher (the papers' I/O
     /// bottleneck, 000 §6.3): time on the node's I/O path, a stage of its own (one server).
-    /// The file may also give `[node.io] per_byte` (a cost per byte of the frame); it is read
-    /// and written by [`crate::Profile`] ([`crate::Profile::io_per_byte_ns`]) but has no field
-    /// here, so writers that build this struct need not change (a [`ProfileFile`] built in
-    /// memory has no per-byte I/O cost).
+    /// It alone may have a cost per byte of the frame on the wire ([`CostFile::per_byte`]).
     pub io: CostFile,
     /// Per-packet delay that holds no server (interrupt moderation, scheduler wake-ups,
     /// asynchronous crypto completion): adds to latency, not to CPU or I/O load. Absent: 0.
@@ -166,6 +163,10 @@ pub struct CoresFile {
 pub struct CostFile {
     /// Duration with unit, e.g. `"2.5us"`.
     pub cost: String,
+    /// Cost per byte of the frame on the wire, e.g. `"3.1ns/B"`: allowed only in `[node.io]`
+    /// (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_byte: Option<String>,
     /// Where the number comes from (a measurement, or a paper's figure/table).
     pub source: String,
     /// Published numbers it was fitted to, if any.
@@ -240,136 +241,4 @@ pub struct PointFile {
     /// Number of timed samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<u32>,
-}
-
-/// The whole file as [`crate::Profile`] reads and writes it: [`ProfileFile`] plus the optional
-/// `[node.io] per_byte`. A mirror of its own (rather than a field of [`CostFile`]) so that code
-/// building [`ProfileFile`], [`NodeFile`] and [`CostFile`] with struct literals keeps compiling;
-/// converting to [`ProfileFile`] names every field, so a field added there must be added here.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FullFile {
-    pub format_version: u32,
-    pub profile: ProfileMeta,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<HostFile>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measurement: Option<MeasurementFile>,
-    pub node: FullNode,
-    #[serde(default)]
-    pub ops: BTreeMap<String, OpFile>,
-}
-
-/// `[node]` of [`FullFile`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FullNode {
-    pub cores: CoresFile,
-    pub stack: CostFile,
-    pub io: IoFile,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency: Option<CostFile>,
-    #[serde(default)]
-    pub offload: OffloadFile,
-}
-
-/// `[node.io]`: a [`CostFile`] with an optional cost per byte of the frame, e.g. `"3.1ns/B"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct IoFile {
-    pub cost: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_byte: Option<String>,
-    pub source: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fitted_to: Vec<String>,
-}
-
-impl FullFile {
-    /// Splits the file into the public mirror and the I/O cost per byte (as written).
-    pub fn split(self) -> (ProfileFile, Option<String>) {
-        let FullFile {
-            format_version,
-            profile,
-            host,
-            measurement,
-            node,
-            ops,
-        } = self;
-        let FullNode {
-            cores,
-            stack,
-            io,
-            latency,
-            offload,
-        } = node;
-        let IoFile {
-            cost,
-            per_byte,
-            source,
-            fitted_to,
-        } = io;
-        let file = ProfileFile {
-            format_version,
-            profile,
-            host,
-            measurement,
-            node: NodeFile {
-                cores,
-                stack,
-                io: CostFile {
-                    cost,
-                    source,
-                    fitted_to,
-                },
-                latency,
-                offload,
-            },
-            ops,
-        };
-        (file, per_byte)
-    }
-
-    /// Joins the public mirror and an I/O cost per byte (as written) into the whole file.
-    pub fn join(file: &ProfileFile, io_per_byte: Option<&str>) -> FullFile {
-        let ProfileFile {
-            format_version,
-            profile,
-            host,
-            measurement,
-            node,
-            ops,
-        } = file.clone();
-        let NodeFile {
-            cores,
-            stack,
-            io,
-            latency,
-            offload,
-        } = node;
-        let CostFile {
-            cost,
-            source,
-            fitted_to,
-        } = io;
-        FullFile {
-            format_version,
-            profile,
-            host,
-            measurement,
-            node: FullNode {
-                cores,
-                stack,
-                io: IoFile {
-                    cost,
-                    per_byte: io_per_byte.map(str::to_owned),
-                    source,
-                    fitted_to,
-                },
-                latency,
-                offload,
-            },
-            ops,
-        }
-    }
 }

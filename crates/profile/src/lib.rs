@@ -411,8 +411,6 @@ pub struct Profile {
     cores_provenance: Provenance,
     stack: PacketCost,
     io: PacketCost,
-    /// `[node.io] per_byte` as written (not a field of [`ProfileFile`]: see [`file::NodeFile`]).
-    io_per_byte: Option<String>,
     latency: PacketCost,
     offload: Offload,
     ops: BTreeMap<String, OpCost>,
@@ -474,25 +472,15 @@ impl Profile {
                 ));
             }
         }
-        let full: file::FullFile = toml::from_str(text).map_err(|e| ProfileError::Parse {
+        let file: ProfileFile = toml::from_str(text).map_err(|e| ProfileError::Parse {
             origin: origin.to_string(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        let (file, io_per_byte) = full.split();
-        Profile::validate(file, io_per_byte, origin)
+        Profile::from_file(file, origin)
     }
 
-    /// Validates a profile built in memory (by a writer such as `crypto-bench`). A
-    /// [`ProfileFile`] has no I/O cost per byte ([`file::NodeFile::io`]), so the profile's is 0.
+    /// Validates a profile built in memory (by a writer such as `crypto-bench`).
     pub fn from_file(file: ProfileFile, origin: &str) -> Result<Profile, ProfileError> {
-        Profile::validate(file, None, origin)
-    }
-
-    fn validate(
-        file: ProfileFile,
-        io_per_byte: Option<String>,
-        origin: &str,
-    ) -> Result<Profile, ProfileError> {
         let invalid = |key: String, message: String| ProfileError::Invalid {
             origin: origin.to_string(),
             key,
@@ -540,9 +528,20 @@ impl Profile {
             "node.cores.source",
             &invalid,
         )?;
+        for (key, cost) in [
+            ("node.stack", Some(&node.stack)),
+            ("node.latency", node.latency.as_ref()),
+        ] {
+            if cost.is_some_and(|c| c.per_byte.is_some()) {
+                return Err(invalid(
+                    format!("{key}.per_byte"),
+                    "a cost per byte is allowed only for `node.io` (the I/O stage, costed at the frame's size on the wire); a CPU cost that grows with the bytes belongs in an op".into(),
+                ));
+            }
+        }
         let stack = packet_cost(&node.stack, "node.stack", &invalid)?;
         let mut io = packet_cost(&node.io, "node.io", &invalid)?;
-        if let Some(pb) = &io_per_byte {
+        if let Some(pb) = &node.io.per_byte {
             io.per_byte_ns =
                 units::parse_per_byte_ns(pb).map_err(|m| invalid("node.io.per_byte".into(), m))?;
         }
@@ -576,7 +575,6 @@ impl Profile {
             cores_provenance,
             stack,
             io,
-            io_per_byte,
             latency,
             offload,
             ops,
@@ -735,14 +733,9 @@ impl Profile {
         &self.file
     }
 
-    /// The profile as TOML text (with `[node.io] per_byte` when it has one), which
-    /// [`Profile::from_toml_str`] reads back.
+    /// The profile as TOML text, which [`Profile::from_toml_str`] reads back.
     pub fn to_toml_string(&self) -> Result<String, ProfileError> {
-        toml::to_string(&file::FullFile::join(
-            &self.file,
-            self.io_per_byte.as_deref(),
-        ))
-        .map_err(|e| ProfileError::Serialize {
+        toml::to_string(&self.file).map_err(|e| ProfileError::Serialize {
             profile: self.file.profile.name.clone(),
             message: e.to_string(),
         })
