@@ -200,10 +200,14 @@ pub fn operations(implementation: Implementation) -> Operations {
             keys.extend(ak);
         }
     }
+    // PQClean's HQC and FrodoKEM beside any implementation (no other has them).
+    #[cfg(feature = "pqclean")]
+    keys.extend(crate::pqclean::key_ops());
     // Keep the documented order.
     let pos = |list: &[&str], n: &str| list.iter().position(|x| *x == n).unwrap_or(usize::MAX);
     ciphers.sort_by_key(|c| pos(profile::CIPHER_SUITES, c.suite()));
-    keys.sort_by_key(|k| pos(profile::KEY_OPS, k.name()));
+    let all: Vec<&str> = profile::all_key_ops().collect();
+    keys.sort_by_key(|k| pos(&all, k.name()));
     (ciphers, keys)
 }
 

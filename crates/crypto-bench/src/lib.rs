@@ -29,6 +29,8 @@ pub mod io;
 pub mod keyops;
 pub mod measure;
 pub mod openssl;
+#[cfg(feature = "pqclean")]
+pub mod pqclean;
 pub mod sanity;
 
 /// The one error type of this crate.

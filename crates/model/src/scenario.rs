@@ -698,9 +698,8 @@ fn node(
                 latency_ns: p.latency_ns(),
                 seal,
                 open,
-                key_ops: profile::KEY_OPS
-                    .iter()
-                    .filter_map(|&k| p.op_cost_ns(k, 0).ok().map(|ns| (k.to_owned(), ns)))
+                key_ops: profile::all_key_ops()
+                    .filter_map(|k| p.op_cost_ns(k, 0).ok().map(|ns| (k.to_owned(), ns)))
                     .collect(),
             };
             let services = (

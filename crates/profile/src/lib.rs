@@ -168,6 +168,29 @@ pub const KEY_OPS: &[&str] = &[
     "mldsa87.verify",
 ];
 
+/// Constant-cost operations a profile may have beyond [`KEY_OPS`]: KEMs measured only in some
+/// builds (HQC and FrodoKEM from PQClean, `oransim calibrate` built with `--features pqclean`).
+pub const OPTIONAL_KEY_OPS: &[&str] = &[
+    "hqc-128.keygen",
+    "hqc-128.encaps",
+    "hqc-128.decaps",
+    "hqc-192.keygen",
+    "hqc-192.encaps",
+    "hqc-192.decaps",
+    "frodokem-640-aes.keygen",
+    "frodokem-640-aes.encaps",
+    "frodokem-640-aes.decaps",
+    "frodokem-976-aes.keygen",
+    "frodokem-976-aes.encaps",
+    "frodokem-976-aes.decaps",
+];
+
+/// Every constant-cost operation name a handshake may look up: [`KEY_OPS`] then
+/// [`OPTIONAL_KEY_OPS`].
+pub fn all_key_ops() -> impl Iterator<Item = &'static str> {
+    KEY_OPS.iter().chain(OPTIONAL_KEY_OPS).copied()
+}
+
 /// Direction of a cipher operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
