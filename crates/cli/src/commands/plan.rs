@@ -423,9 +423,18 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
                     String::new()
                 }
             );
+            // The first column as wide as the longest name (hybrids such as
+            // x25519+frodokem-640-aes are longer than the header).
+            let w = plan
+                .rows
+                .iter()
+                .map(|r| r.ke.len())
+                .chain([18])
+                .max()
+                .unwrap_or(18);
             let _ = writeln!(
                 out,
-                "{:<18} {:>10} {:>12} {:>8} {:>12} {:>14} {:>14} {:>14} {:>12} {:>8}",
+                "{:<w$} {:>10} {:>12} {:>8} {:>12} {:>14} {:>14} {:>14} {:>12} {:>8}",
                 "key exchange",
                 "set-up",
                 "set-up p99",
@@ -440,7 +449,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
             for r in &plan.rows {
                 let _ = writeln!(
                     out,
-                    "{:<18} {:>7.3} ms {:>9.3} ms {:>7.2}% {:>10} B {:>11.1} us {:>11.1} us {:>11.2} ms {:>9.2} ms {:>7.1}%",
+                    "{:<w$} {:>7.3} ms {:>9.3} ms {:>7.2}% {:>10} B {:>11.1} us {:>11.1} us {:>11.2} ms {:>9.2} ms {:>7.1}%",
                     r.ke,
                     r.setup_ns / 1e6,
                     r.setup_p99_ns / 1e6,
