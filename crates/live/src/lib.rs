@@ -2,8 +2,9 @@
 //!
 //! [`protect`] seals and opens real ESP (tunnel, AES-256-GCM or AES-256-CBC + HMAC-SHA-256-128),
 //! MACsec (GCM-AES-128, encryption on or integrity only) and TLS 1.3 records with RustCrypto;
-//! [`rtt`], [`throughput`] and [`bulk`] run the papers' experiments between two threads over
-//! loopback UDP (127.0.0.1 only, every loop bounded in packets and time); [`predict`] runs the
+//! [`rtt`], [`throughput`] and [`bulk`] run the papers' experiments between two threads over UDP
+//! on loopback (127.0.0.1), or over a veth pair between two network namespaces of their own
+//! ([`net::Transport`], root only), every loop bounded in packets and time; [`predict`] runs the
 //! same experiments in the simulator from a calibration profile, fitted to the plaintext run only.
 //!
 //! ```
