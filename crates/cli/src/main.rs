@@ -4,6 +4,10 @@
 //! Exit codes: 0 success; 1 a run finished but a check it was asked to make failed;
 //! 2 bad input (a file, a flag, a value) or any other error, with the whole cause chain printed.
 
+// clap prints the flags' doc comments verbatim as `--help` text, where units read `[bytes]`;
+// escaping them for rustdoc would print the backslashes.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

@@ -22,9 +22,9 @@ use crate::{LiveError, cpu};
 pub struct BulkConfig {
     /// Protections, one after the other.
     pub protections: Vec<Protection>,
-    /// Link MTUs [bytes] (bytes after the Ethernet header, as `ip link` sets them).
+    /// Link MTUs \[bytes\] (bytes after the Ethernet header, as `ip link` sets them).
     pub mtus: Vec<usize>,
-    /// Payload to move per transfer [bytes].
+    /// Payload to move per transfer \[bytes\].
     pub bytes: u64,
     /// Segments in flight.
     pub window: usize,
@@ -63,19 +63,19 @@ impl BulkConfig {
 pub struct BulkPoint {
     /// Protection name.
     pub protection: Protection,
-    /// Link MTU [bytes].
+    /// Link MTU \[bytes\].
     pub mtu: usize,
-    /// Payload per segment [bytes].
+    /// Payload per segment \[bytes\].
     pub segment: usize,
-    /// IPv4 packet of a full segment on loopback [bytes].
+    /// IPv4 packet of a full segment on loopback \[bytes\].
     pub ip_len: usize,
     /// Segments of the transfer.
     pub segments: u64,
     /// Segments sent again (go-back-N).
     pub retransmitted: u64,
-    /// Payload delivered in order and verified [bytes].
+    /// Payload delivered in order and verified \[bytes\].
     pub delivered_bytes: u64,
-    /// First segment sent to last one acknowledged [s].
+    /// First segment sent to last one acknowledged \[s\].
     pub completion_s: f64,
     /// Payload bits over the completion time [bit/s].
     pub goodput_bps: f64,

@@ -1,11 +1,11 @@
 //! CPU time of the process and of the calling thread, from `getrusage(2)` (user + system).
 
-/// CPU time (user + system) of the whole process so far [ns].
+/// CPU time (user + system) of the whole process so far \[ns\].
 pub fn process_ns() -> u64 {
     rusage_ns(libc::RUSAGE_SELF)
 }
 
-/// CPU time (user + system) of the calling thread so far [ns].
+/// CPU time (user + system) of the calling thread so far \[ns\].
 pub fn thread_ns() -> u64 {
     rusage_ns(libc::RUSAGE_THREAD)
 }

@@ -18,10 +18,10 @@ use crate::LiveError;
 /// The only address live traffic uses.
 pub const LOOPBACK: Ipv4Addr = Ipv4Addr::LOCALHOST;
 
-/// Socket receive buffer asked for [bytes] (the kernel may grant less; as root it is forced).
+/// Socket receive buffer asked for \[bytes\] (the kernel may grant less; as root it is forced).
 pub const RECV_BUFFER: usize = 4 << 20;
 
-/// The largest datagram any experiment sends or receives [bytes].
+/// The largest datagram any experiment sends or receives \[bytes\].
 pub const MAX_DATAGRAM: usize = 65_507;
 
 /// A current-thread tokio runtime with I/O and timers (one per OS thread).

@@ -46,15 +46,15 @@ pub struct HostProfile {
     /// The file it was read from.
     pub path: String,
     /// Per protection, the per-packet framing work beyond the plaintext path and beyond the
-    /// profile's cipher cost, `[seal, open]` [ns] (measured on first use; see [`framing_ns`]).
+    /// profile's cipher cost, `[seal, open]` \[ns\] (measured on first use; see [`framing_ns`]).
     framing: std::cell::RefCell<std::collections::BTreeMap<Protection, [f64; 2]>>,
 }
 
-/// Payload sizes at which the framing work is measured [bytes].
+/// Payload sizes at which the framing work is measured \[bytes\].
 pub const FRAMING_SIZES: [usize; 2] = [64, 1400];
 
 /// Median time per packet of the live path's complete `seal` and `open` for `protection` at
-/// `payload` bytes [ns]: batches of 512 packets timed in rounds of as many packet buffers as
+/// `payload` bytes \[ns\]: batches of 512 packets timed in rounds of as many packet buffers as
 /// fit 32 KiB (the packets stay in the L1 cache, as the calibration's
 /// rounds and the RTT experiment's single buffer do), 9 repetitions after a warm-up, every
 /// sealed packet opened and verified.
@@ -106,7 +106,7 @@ pub fn time_live_path(protection: Protection, payload: usize) -> Result<[f64; 2]
     Ok([median(&mut seals), median(&mut opens)])
 }
 
-/// The per-packet framing work of `protection` [ns], `[seal, open]`: the live path's complete
+/// The per-packet framing work of `protection` \[ns\], `[seal, open]`: the live path's complete
 /// seal (or open) time, less the plaintext path's, less the profile's cipher cost, averaged
 /// over [`FRAMING_SIZES`] and floored at zero. It is what the protection does per packet besides
 /// the cipher (building and parsing its headers and trailer, the replay check, copies), which a
@@ -148,7 +148,7 @@ impl HostProfile {
     }
 
     /// Seal or open cost of `protection` for `payload` application bytes beyond the plaintext
-    /// path [ns]: the profile's cipher cost plus the measured framing work (0 for plaintext).
+    /// path \[ns\]: the profile's cipher cost plus the measured framing work (0 for plaintext).
     pub fn cipher_ns(
         &self,
         protection: Protection,
@@ -159,7 +159,7 @@ impl HostProfile {
         Ok(self.bare_cipher_ns(protection, dir, payload)? + framing)
     }
 
-    /// The profile's cipher cost alone [ns] (0 for plaintext).
+    /// The profile's cipher cost alone \[ns\] (0 for plaintext).
     pub fn bare_cipher_ns(
         &self,
         protection: Protection,
@@ -211,11 +211,11 @@ fn two_nodes(
 /// The RTT fit to the plaintext run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RttFit {
-    /// Intercept of the least-squares line through the plaintext medians [ns].
+    /// Intercept of the least-squares line through the plaintext medians \[ns\].
     pub a_ns: f64,
     /// Its slope against the IPv4 packet length on loopback, floored at 0 [ns/B].
     pub b_ns_per_byte: f64,
-    /// The plaintext median RTT at each payload size: (payload [bytes], median [ns]).
+    /// The plaintext median RTT at each payload size: (payload \[bytes\], median \[ns\]).
     pub plain_median_ns: Vec<(usize, f64)>,
 }
 
@@ -224,15 +224,15 @@ pub struct RttFit {
 pub struct RttCompare {
     /// Protection.
     pub protection: Protection,
-    /// Application payload [bytes].
+    /// Application payload \[bytes\].
     pub payload: usize,
-    /// Measured median RTT [ns].
+    /// Measured median RTT \[ns\].
     pub measured_ns: f64,
-    /// Predicted RTT [ns].
+    /// Predicted RTT \[ns\].
     pub predicted_ns: f64,
-    /// Measured median added latency over plaintext [ns].
+    /// Measured median added latency over plaintext \[ns\].
     pub measured_added_ns: f64,
-    /// Predicted added latency [ns].
+    /// Predicted added latency \[ns\].
     pub predicted_added_ns: f64,
     /// (predicted - measured) / measured of the added latency (`null` for plaintext).
     pub added_error: Option<f64>,
@@ -267,7 +267,7 @@ pub fn fit_rtt(run: &RttRun) -> Result<RttFit, LiveError> {
     })
 }
 
-/// The simulator's RTT for `protection` at `payload` [ns], and its scenario text.
+/// The simulator's RTT for `protection` at `payload` \[ns\], and its scenario text.
 pub fn predict_rtt(
     host: &HostProfile,
     fit: &RttFit,
@@ -365,9 +365,9 @@ pub struct ThroughputCompare {
     pub measured_cpu_percent: f64,
     /// Predicted CPU [% of one core].
     pub predicted_cpu_percent: f64,
-    /// Fitted sender I/O cost per packet (plaintext, same rate) [ns].
+    /// Fitted sender I/O cost per packet (plaintext, same rate) \[ns\].
     pub io_tx_ns: f64,
-    /// Fitted receiver I/O cost per packet [ns].
+    /// Fitted receiver I/O cost per packet \[ns\].
     pub io_rx_ns: f64,
     /// Fitted share of a core the threads get (plaintext, back to back).
     pub share: f64,
@@ -444,7 +444,7 @@ pub fn compare_throughput(
 pub struct BulkCompare {
     /// Protection.
     pub protection: Protection,
-    /// Link MTU [bytes].
+    /// Link MTU \[bytes\].
     pub mtu: usize,
     /// Measured goodput [bit/s].
     pub measured_bps: f64,
@@ -452,7 +452,7 @@ pub struct BulkCompare {
     pub predicted_bps: f64,
     /// (predicted - measured) / measured.
     pub error: f64,
-    /// Fitted per-segment cost of each side (plaintext, same MTU) [ns].
+    /// Fitted per-segment cost of each side (plaintext, same MTU) \[ns\].
     pub io_ns: f64,
 }
 

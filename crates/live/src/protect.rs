@@ -162,7 +162,7 @@ impl Protection {
         }
     }
 
-    /// Length of the UDP payload that carries `payload` application bytes [bytes], from the
+    /// Length of the UDP payload that carries `payload` application bytes \[bytes\], from the
     /// `protocols` model.
     pub fn datagram_len(self, payload: usize) -> Result<usize, LiveError> {
         if self == Protection::Plain {
@@ -174,12 +174,12 @@ impl Protection {
     }
 
     /// Length of the IPv4 packet on loopback carrying `payload` application bytes
-    /// (datagram + 28 bytes of IPv4 and UDP headers) [bytes].
+    /// (datagram + 28 bytes of IPv4 and UDP headers) \[bytes\].
     pub fn ip_len(self, payload: usize) -> Result<usize, LiveError> {
         Ok(self.datagram_len(payload)? + OUTER)
     }
 
-    /// The length the cipher processes for `payload` application bytes [bytes]: the ESP
+    /// The length the cipher processes for `payload` application bytes \[bytes\]: the ESP
     /// plaintext with its trailer, the MACsec secure data (or, integrity only, the whole frame
     /// the GMAC covers), the TLS inner plaintext; 0 for plaintext. The profile's
     /// `seal`/`open` costs are evaluated at this length.
@@ -196,7 +196,7 @@ impl Protection {
     }
 
     /// The largest application payload whose frame fits a link MTU of `mtu` bytes on
-    /// [`Protection::link_stack`] [bytes].
+    /// [`Protection::link_stack`] \[bytes\].
     pub fn max_payload(self, mtu: usize) -> Result<usize, LiveError> {
         let stack = protocols::Stack::parse(self.link_stack()).map_err(LiveError::Protocol)?;
         stack.max_payload(mtu).map_err(LiveError::Protocol)
@@ -215,7 +215,7 @@ impl std::fmt::Display for Protection {
     }
 }
 
-/// Outer IPv4 (20) + UDP (8) header of the loopback datagram [bytes].
+/// Outer IPv4 (20) + UDP (8) header of the loopback datagram \[bytes\].
 pub const OUTER: usize = IPV4 + UDP;
 const IPV4: usize = 20; // RFC 791 §3.1, no options
 const UDP: usize = 8; // RFC 768

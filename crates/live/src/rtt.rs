@@ -42,7 +42,7 @@ pub struct RttConfig {
     /// Protections, interleaved; [`Protection::Plain`] is added first when missing (the
     /// added latency needs it).
     pub protections: Vec<Protection>,
-    /// Application payload sizes [bytes].
+    /// Application payload sizes \[bytes\].
     pub sizes: Vec<usize>,
     /// Measured pings per protection and size (after `warmup`).
     pub pings: usize,
@@ -91,30 +91,30 @@ impl RttConfig {
 pub struct RttPoint {
     /// Protection name.
     pub protection: Protection,
-    /// Application payload [bytes].
+    /// Application payload \[bytes\].
     pub payload: usize,
-    /// IPv4 packet on loopback, each way [bytes].
+    /// IPv4 packet on loopback, each way \[bytes\].
     pub ip_len: usize,
     /// Pings sent (measured ones).
     pub sent: u64,
     /// Replies received, opened and checked byte by byte.
     pub replies: u64,
-    /// Round-trip times of the replies [ns].
+    /// Round-trip times of the replies \[ns\].
     pub rtt: Summary,
     /// Server side: requests verified and delivered, refused.
     pub server: OpenStats,
     /// Client side: replies verified and delivered, refused.
     pub client: OpenStats,
-    /// Median RTT of the plaintext pings interleaved with this protection's [ns] (`None` for
+    /// Median RTT of the plaintext pings interleaved with this protection's \[ns\] (`None` for
     /// plaintext itself), over all rounds.
     pub baseline_median_ns: Option<f64>,
     /// Added latency in each round: this protection's median RTT minus the median of the
-    /// plaintext pings interleaved with it in that round [ns] (empty for plaintext).
+    /// plaintext pings interleaved with it in that round \[ns\] (empty for plaintext).
     pub added_rounds_ns: Vec<f64>,
-    /// The RTTs of the replies, for pooling rounds [ns].
+    /// The RTTs of the replies, for pooling rounds \[ns\].
     #[serde(skip)]
     samples_ns: Vec<f64>,
-    /// The RTTs of the plaintext pings interleaved with this protection's [ns].
+    /// The RTTs of the plaintext pings interleaved with this protection's \[ns\].
     #[serde(skip)]
     baseline_samples_ns: Vec<f64>,
 }
@@ -124,9 +124,9 @@ pub struct RttPoint {
 pub struct RttRun {
     /// Every protection at every size, protections in the configured order within a size.
     pub points: Vec<RttPoint>,
-    /// Wall time of the run [s].
+    /// Wall time of the run \[s\].
     pub wall_s: f64,
-    /// Process CPU time over the run (both threads) [s].
+    /// Process CPU time over the run (both threads) \[s\].
     pub cpu_s: f64,
     /// 1-minute load average before and after the run.
     pub load_before: Option<f64>,
@@ -144,7 +144,7 @@ impl RttRun {
             .find(|p| p.protection == protection && p.payload == payload)
     }
 
-    /// Added latency of `protection` at `payload` [ns]: the median over the rounds of its
+    /// Added latency of `protection` at `payload` \[ns\]: the median over the rounds of its
     /// median RTT minus the median of the plaintext pings interleaved with it (with one round,
     /// simply that difference).
     pub fn added_median_ns(&self, protection: Protection, payload: usize) -> Option<f64> {
@@ -157,7 +157,7 @@ impl RttRun {
         Some(p.rtt.median_ns? - self.baseline_ns(p)?)
     }
 
-    /// Smallest and largest added latency over the rounds [ns] (`None` with fewer than two).
+    /// Smallest and largest added latency over the rounds \[ns\] (`None` with fewer than two).
     pub fn added_range_ns(&self, protection: Protection, payload: usize) -> Option<(f64, f64)> {
         let r = &self.point(protection, payload)?.added_rounds_ns;
         (r.len() >= 2).then(|| {
@@ -168,7 +168,7 @@ impl RttRun {
         })
     }
 
-    /// The plaintext median a point's added latency is taken against [ns].
+    /// The plaintext median a point's added latency is taken against \[ns\].
     pub fn baseline_ns(&self, p: &RttPoint) -> Option<f64> {
         p.baseline_median_ns
             .or_else(|| self.point(Protection::Plain, p.payload)?.rtt.median_ns)

@@ -2,20 +2,20 @@
 
 use serde::Serialize;
 
-/// Summary of a sample [ns]; `None` fields when the sample is empty.
+/// Summary of a sample \[ns\]; `None` fields when the sample is empty.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Summary {
     /// Samples.
     pub count: usize,
-    /// Median [ns].
+    /// Median \[ns\].
     pub median_ns: Option<f64>,
-    /// 10th percentile [ns].
+    /// 10th percentile \[ns\].
     pub p10_ns: Option<f64>,
-    /// 90th percentile [ns].
+    /// 90th percentile \[ns\].
     pub p90_ns: Option<f64>,
-    /// Smallest [ns].
+    /// Smallest \[ns\].
     pub min_ns: Option<f64>,
-    /// Mean [ns].
+    /// Mean \[ns\].
     pub mean_ns: Option<f64>,
 }
 

@@ -22,7 +22,7 @@ use crate::{LiveError, cpu};
 pub struct ThroughputConfig {
     /// Protections, run one after the other (plaintext first when present).
     pub protections: Vec<Protection>,
-    /// Application payload per packet [bytes].
+    /// Application payload per packet \[bytes\].
     pub payload: usize,
     /// Offered application rates [bit/s]; `f64::INFINITY` is back to back.
     pub rates_bps: Vec<f64>,
@@ -59,9 +59,9 @@ impl ThroughputConfig {
 pub struct ThroughputPoint {
     /// Protection name.
     pub protection: Protection,
-    /// Application payload [bytes].
+    /// Application payload \[bytes\].
     pub payload: usize,
-    /// IPv4 packet on loopback [bytes].
+    /// IPv4 packet on loopback \[bytes\].
     pub ip_len: usize,
     /// Offered rate [bit/s] (`null`: back to back).
     pub offered_bps: Option<f64>,
@@ -69,7 +69,7 @@ pub struct ThroughputPoint {
     pub sent: u64,
     /// Packets delivered (verified payloads).
     pub delivered: u64,
-    /// Sending time [s].
+    /// Sending time \[s\].
     pub send_s: f64,
     /// Application goodput: delivered payload bits over the sending time [bit/s].
     pub goodput_bps: f64,
@@ -77,9 +77,9 @@ pub struct ThroughputPoint {
     pub loss: f64,
     /// Process CPU time over the point's wall time, in % of one core (both threads).
     pub cpu_percent: f64,
-    /// Sender thread CPU time per packet sent [ns].
+    /// Sender thread CPU time per packet sent \[ns\].
     pub tx_cpu_ns: f64,
-    /// Receiver thread CPU time per packet delivered [ns].
+    /// Receiver thread CPU time per packet delivered \[ns\].
     pub rx_cpu_ns: f64,
     /// Receiver counters.
     pub receiver: OpenStats,

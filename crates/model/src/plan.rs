@@ -51,24 +51,24 @@ pub struct KexRow {
     pub ke: String,
     /// Authentication.
     pub auth: String,
-    /// Set-up time of one SA on an idle path [ns] (with loss: the mean over
+    /// Set-up time of one SA on an idle path \[ns\] (with loss: the mean over
     /// [`SETUP_SAMPLES`] tunnels that do not compete for CPU).
     pub setup_ns: f64,
-    /// 99th percentile of the set-up time [ns] (equal to `setup_ns` without loss).
+    /// 99th percentile of the set-up time \[ns\] (equal to `setup_ns` without loss).
     pub setup_p99_ns: f64,
     /// Fraction of set-ups that fail (all retransmissions lost), in [0, 1].
     pub setup_failed: f64,
-    /// Bytes on the wire for one set-up, both directions, all exchanges [bytes].
+    /// Bytes on the wire for one set-up, both directions, all exchanges \[bytes\].
     pub setup_bytes: u64,
-    /// Responder CPU work per handshake [ns].
+    /// Responder CPU work per handshake \[ns\].
     pub responder_work_ns: f64,
-    /// Initiator CPU work per handshake [ns].
+    /// Initiator CPU work per handshake \[ns\].
     pub initiator_work_ns: f64,
     /// Tunnels in the storm.
     pub tunnels: u32,
-    /// Storm: time until every tunnel is back [ns].
+    /// Storm: time until every tunnel is back \[ns\].
     pub storm_all_back_ns: f64,
-    /// Storm: median tunnel set-up time [ns].
+    /// Storm: median tunnel set-up time \[ns\].
     pub storm_p50_ns: f64,
     /// Storm: tunnels that failed.
     pub storm_failed: u64,
@@ -303,17 +303,17 @@ pub struct ModeRow {
     pub mode: String,
     /// Protocol stack.
     pub stack: String,
-    /// Frame on the wire [bytes].
+    /// Frame on the wire \[bytes\].
     pub frame_bytes: u64,
-    /// One-way delay of the frame from O-DU to O-RU, transport included [ns].
+    /// One-way delay of the frame from O-DU to O-RU, transport included \[ns\].
     pub one_way_ns: f64,
-    /// Of which the security processing adds, compared with no security [ns].
+    /// Of which the security processing adds, compared with no security \[ns\].
     pub added_ns: f64,
     /// Transport delay counted against T12max: propagation, transmission, switches, queueing,
-    /// and the added security processing [ns].
+    /// and the added security processing \[ns\].
     pub transport_ns: f64,
     /// Longest fibre this mode allows for each category pair of [`FronthaulPlan::categories`]'s
-    /// order, rows O..Z x columns A..N [m] (0 where nothing fits).
+    /// order, rows O..Z x columns A..N \[m\] (0 where nothing fits).
     pub longest_fibre_m: Vec<Vec<f64>>,
 }
 
@@ -322,16 +322,16 @@ pub struct ModeRow {
 pub struct FronthaulPlan {
     /// Profile used.
     pub profile: String,
-    /// Fibre length [m].
+    /// Fibre length \[m\].
     pub fibre_m: f64,
     /// The modes, in the order asked.
     pub modes: Vec<ModeRow>,
     /// O-RU row labels and O-DU column labels of Table 4.
     pub categories: (Vec<char>, Vec<char>),
-    /// T12max per O-RU row and O-DU column [us] (000 Table 4).
+    /// T12max per O-RU row and O-DU column \[us\] (000 Table 4).
     pub t12max_us: Vec<Vec<i64>>,
     /// Per cell, the strongest mode that fits on this path (index into `modes`, modes ordered as
-    /// asked; `null` when none fits), and its margin [us].
+    /// asked; `null` when none fits), and its margin \[us\].
     pub best: Vec<Vec<Option<(usize, f64)>>>,
     /// Plain-language findings.
     pub findings: Vec<String>,
@@ -548,7 +548,7 @@ pub struct InterfaceQuestion {
     pub cores: Option<u32>,
     /// CPU utilisation limit, in (0, 1].
     pub cpu_limit: f64,
-    /// Added p99 latency limit [ns].
+    /// Added p99 latency limit \[ns\].
     pub latency_limit_ns: f64,
     /// Suites to compare the chosen one with.
     pub alternatives: Vec<String>,
@@ -565,11 +565,11 @@ pub struct InterfaceRun {
     pub cores: u32,
     /// CPU utilisation of the sending end, in [0, 1].
     pub cpu: f64,
-    /// One-way delay p50 and p99 [ns].
+    /// One-way delay p50 and p99 \[ns\].
     pub p50_ns: f64,
-    /// 99th percentile [ns].
+    /// 99th percentile \[ns\].
     pub p99_ns: f64,
-    /// Mean Eq. 1 components [ns]: queueing, propagation, transmission, processing.
+    /// Mean Eq. 1 components \[ns\]: queueing, propagation, transmission, processing.
     pub components_ns: [f64; 4],
     /// Highest sustainable plaintext load [bit/s] and what limits it ("cpu" or "io").
     pub max_bps: f64,
@@ -588,9 +588,9 @@ pub struct InterfacePlan {
     pub plain: InterfaceRun,
     /// Secured run with the chosen suite.
     pub secured: InterfaceRun,
-    /// Added latency, p50 and p99 [ns].
+    /// Added latency, p50 and p99 \[ns\].
     pub added_p50_ns: f64,
-    /// Added p99 [ns].
+    /// Added p99 \[ns\].
     pub added_p99_ns: f64,
     /// Share of the added mean delay that is processing (the papers' Delta D_total ~ Delta
     /// D_proc, checked).

@@ -76,44 +76,44 @@ pub struct ScenarioInfo {
 pub struct RunInfo {
     /// Events processed, all replications.
     pub events: u64,
-    /// Simulated time of the longest replication [ns].
+    /// Simulated time of the longest replication \[ns\].
     pub sim_time_ns: f64,
-    /// Wall-clock time of the runs [s] (`null` with `--no-wall-clock`).
+    /// Wall-clock time of the runs \[s\] (`null` with `--no-wall-clock`).
     pub wall_s: Option<f64>,
     /// Events per wall-clock second, all threads (`null` with `--no-wall-clock`).
     pub events_per_s: Option<f64>,
 }
 
-/// Delay statistics of one direction of a flow [ns].
+/// Delay statistics of one direction of a flow \[ns\].
 #[derive(Debug, Clone, Serialize)]
 pub struct DelayReport {
     /// Delivered packets measured.
     pub count: u64,
-    /// Mean end-to-end delay [ns].
+    /// Mean end-to-end delay \[ns\].
     pub mean_ns: f64,
-    /// Median [ns] (HDR histogram, within 0.1%).
+    /// Median \[ns\] (HDR histogram, within 0.1%).
     pub p50_ns: f64,
-    /// 99th percentile [ns] (within 0.1%).
+    /// 99th percentile \[ns\] (within 0.1%).
     pub p99_ns: f64,
-    /// Maximum [ns] (exact).
+    /// Maximum \[ns\] (exact).
     pub max_ns: f64,
-    /// Minimum [ns] (exact).
+    /// Minimum \[ns\] (exact).
     pub min_ns: f64,
-    /// Mean queueing delay D_que [ns] (waiting for a server or a transmitter).
+    /// Mean queueing delay D_que \[ns\] (waiting for a server or a transmitter).
     pub queueing_ns: f64,
-    /// Mean propagation delay D_prop [ns].
+    /// Mean propagation delay D_prop \[ns\].
     pub propagation_ns: f64,
-    /// Mean transmission delay D_trans [ns].
+    /// Mean transmission delay D_trans \[ns\].
     pub transmission_ns: f64,
-    /// Mean processing delay D_proc [ns].
+    /// Mean processing delay D_proc \[ns\].
     pub processing_ns: f64,
-    /// 99% Student-t confidence interval of the mean across replications [ns] (`null` with one
+    /// 99% Student-t confidence interval of the mean across replications \[ns\] (`null` with one
     /// replication).
     pub mean_ci99_ns: Option<[f64; 2]>,
 }
 
 /// One hop of a path: a node (queueing, processing) or a link (queueing, transmission,
-/// propagation), with mean delays over the packets that passed it [ns].
+/// propagation), with mean delays over the packets that passed it \[ns\].
 #[derive(Debug, Clone, Serialize)]
 pub struct HopReport {
     /// "node" or "link".
@@ -122,13 +122,13 @@ pub struct HopReport {
     pub name: String,
     /// Packets that passed.
     pub packets: u64,
-    /// Mean D_que [ns].
+    /// Mean D_que \[ns\].
     pub queueing_ns: f64,
-    /// Mean D_prop [ns].
+    /// Mean D_prop \[ns\].
     pub propagation_ns: f64,
-    /// Mean D_trans [ns].
+    /// Mean D_trans \[ns\].
     pub transmission_ns: f64,
-    /// Mean D_proc [ns].
+    /// Mean D_proc \[ns\].
     pub processing_ns: f64,
 }
 
@@ -141,7 +141,7 @@ pub struct DirReport {
     pub packets_delivered: u64,
     /// Packets dropped.
     pub packets_dropped: u64,
-    /// Bytes delivered [bytes].
+    /// Bytes delivered \[bytes\].
     pub bytes_delivered: u64,
     /// Delivered bits over the time from first creation to last delivery, averaged over the
     /// replications [bit/s].
@@ -156,9 +156,9 @@ pub struct DirReport {
 /// A bulk transfer's outcome.
 #[derive(Debug, Clone, Serialize)]
 pub struct TransferReport {
-    /// Payload delivered [bytes].
+    /// Payload delivered \[bytes\].
     pub payload_bytes: u64,
-    /// First frame created to last frame delivered (longest replication) [ns].
+    /// First frame created to last frame delivered (longest replication) \[ns\].
     pub completion_ns: f64,
     /// Payload bits over the completion time [bit/s].
     pub goodput_bps: f64,
@@ -181,7 +181,7 @@ pub struct FlowReport {
     pub packets_delivered: u64,
     /// Forward packets: dropped.
     pub packets_dropped: u64,
-    /// Forward bytes delivered [bytes].
+    /// Forward bytes delivered \[bytes\].
     pub bytes_delivered: u64,
     /// Forward throughput [bit/s].
     pub throughput_bps: f64,
@@ -192,12 +192,12 @@ pub struct FlowReport {
     pub hops: Option<Vec<HopReport>>,
     /// Replies, acknowledgements, reverse trace records (`null` if none).
     pub reverse: Option<DirReport>,
-    /// Ping round-trip times [ns] (`null` if not a ping flow).
+    /// Ping round-trip times \[ns\] (`null` if not a ping flow).
     pub rtt: Option<DistSummary>,
-    /// Periodic message delays, creation to last frame delivered [ns] (`null` for other
+    /// Periodic message delays, creation to last frame delivered \[ns\] (`null` for other
     /// sources).
     pub message: Option<DistSummary>,
-    /// Frames per message (periodic sources), sizes [bytes].
+    /// Frames per message (periodic sources), sizes \[bytes\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<Vec<u32>>,
     /// Bulk transfer outcome (`null` if not a bulk flow).
@@ -216,9 +216,9 @@ pub struct HandshakeReport {
     pub failed: u64,
     /// Requests retransmitted.
     pub retransmissions: u64,
-    /// Time from a tunnel's start to its last response processed [ns].
+    /// Time from a tunnel's start to its last response processed \[ns\].
     pub completion: DistSummary,
-    /// Per exchange, request work started to response processed [ns].
+    /// Per exchange, request work started to response processed \[ns\].
     pub exchanges: Vec<ExchangeReport>,
 }
 
@@ -227,14 +227,14 @@ pub struct HandshakeReport {
 pub struct ExchangeReport {
     /// Exchange name, e.g. `IKE_SA_INIT`.
     pub name: String,
-    /// Request size on the wire, all datagrams [bytes].
+    /// Request size on the wire, all datagrams \[bytes\].
     pub request_bytes: u32,
-    /// Response size on the wire [bytes].
+    /// Response size on the wire \[bytes\].
     pub response_bytes: u32,
     /// CPU work at the initiator before the request, at the responder, at the initiator after
-    /// the response [ns].
+    /// the response \[ns\].
     pub work_ns: [f64; 3],
-    /// Duration distribution [ns].
+    /// Duration distribution \[ns\].
     pub time: DistSummary,
 }
 
@@ -313,7 +313,7 @@ pub struct LinkReport {
     pub utilisation: f64,
     /// Packets sent.
     pub packets: u64,
-    /// Bytes sent [bytes].
+    /// Bytes sent \[bytes\].
     pub bytes: u64,
     /// Dropped: transmit queue full.
     pub dropped_full: u64,

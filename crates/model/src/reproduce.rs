@@ -17,7 +17,7 @@
 //! engine (the frame on the wire), while the paper profiles define L as the bytes the protocol
 //! protects (the inner IP packet for ESP tunnel mode, the Ethernet frame for MACsec). The
 //! experiments therefore pin each profile node to a `table` service built from the same profile
-//! at the protected length of every frame that occurs ([`pin_profile_node`]); the numbers are
+//! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
 //! the profile's, nothing is tuned.
 
 use std::path::{Path, PathBuf};
@@ -564,9 +564,9 @@ fn ns(x: f64) -> Value {
 /// A frame on the wire and the bytes its protocol protects (the profile's L).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FrameLen {
-    /// Frame in the engine [bytes].
+    /// Frame in the engine \[bytes\].
     wire: u32,
-    /// Bytes the cipher protects [bytes].
+    /// Bytes the cipher protects \[bytes\].
     protected: u64,
 }
 
@@ -927,7 +927,7 @@ fn e2_sack(root: &Path) -> Result<Experiment> {
 }
 
 /// An ESP suite of the E2 experiments: profile suite, ESP arguments, TCP goodput per 1500 B
-/// packet [bytes] (colosseum-e2.toml header), Table 3 throughput [Mb/s].
+/// packet \[bytes\] (colosseum-e2.toml header), Table 3 throughput [Mb/s].
 struct E2Suite {
     label: &'static str,
     suite: Option<&'static str>,
@@ -998,7 +998,7 @@ impl E2Suite {
 }
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
-/// [us].
+/// \[us\].
 fn e2_size_point(base: &Doc, prof: &profile::Profile, s: &E2Suite, ip_len: usize) -> Result<f64> {
     let mut doc = base.clone();
     let stack = s.stack("ipv4/udp");
@@ -1311,7 +1311,7 @@ const OFH_MODES: [(&str, &str, Option<&str>); 3] = [
     ("no MACsec", OFH_PT, None),
 ];
 
-/// One-way processing delay [us] of an OFH ping of `frame` bytes (before MACsec) in `mode`,
+/// One-way processing delay \[us\] of an OFH ping of `frame` bytes (before MACsec) in `mode`,
 /// through ofh_size.toml's two profile nodes: (request + response) / 2.
 fn ofh_ping_proc(base: &Doc, prof: &profile::Profile, mode: usize, frame: usize) -> Result<f64> {
     let (_, stack, suite) = OFH_MODES[mode];
@@ -1329,7 +1329,7 @@ fn ofh_ping_proc(base: &Doc, prof: &profile::Profile, mode: usize, frame: usize)
     Ok((fl.delay.processing_ns + rev) / 2.0 / 1e3)
 }
 
-/// MACsec's added one-way delay [us] at `frame` bytes: the mode's processing less the same
+/// MACsec's added one-way delay \[us\] at `frame` bytes: the mode's processing less the same
 /// nodes' processing without MACsec (the I/O path is there in both).
 fn ofh_added(base: &Doc, prof: &profile::Profile, mode: usize, frame: usize) -> Result<f64> {
     Ok(ofh_ping_proc(base, prof, mode, frame)? - ofh_ping_proc(base, prof, 2, frame)?)
@@ -1402,7 +1402,7 @@ fn ofh_size(root: &Path) -> Result<Experiment> {
     Ok(e)
 }
 
-/// O-DU categories of 000 Table 4 (columns) and their delay budget [us]: A has 3000 us, B 399
+/// O-DU categories of 000 Table 4 (columns) and their delay budget \[us\]: A has 3000 us, B 399
 /// us, and each further category 20 us less.
 pub fn table4_du() -> Vec<(char, i64)> {
     ('A'..='N')
@@ -1420,7 +1420,7 @@ pub fn table4_du() -> Vec<(char, i64)> {
         .collect()
 }
 
-/// O-RU categories of 000 Table 4 (rows) and their offset [us]: O 0 us, P 51 us, and each
+/// O-RU categories of 000 Table 4 (rows) and their offset \[us\]: O 0 us, P 51 us, and each
 /// further category 20 us more.
 pub fn table4_ru() -> Vec<(char, i64)> {
     ('O'..='Z')
@@ -1429,7 +1429,7 @@ pub fn table4_ru() -> Vec<(char, i64)> {
         .collect()
 }
 
-/// Table 4: T12max [us] for every O-RU row and O-DU column, from the categories: the O-DU
+/// Table 4: T12max \[us\] for every O-RU row and O-DU column, from the categories: the O-DU
 /// budget less the O-RU offset, floored at zero.
 pub fn table4() -> Vec<Vec<i64>> {
     table4_ru()
@@ -1453,8 +1453,8 @@ pub fn table4_published() -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Region of a Table 4 cell with budget `t` [us] for MACsec's added delays `on` and `off`
-/// [us]: 0 fits MACsec with encryption, 1 only without encryption, 2 only without MACsec.
+/// Region of a Table 4 cell with budget `t` \[us\] for MACsec's added delays `on` and `off`
+/// \[us\]: 0 fits MACsec with encryption, 1 only without encryption, 2 only without MACsec.
 pub fn table4_region(t: f64, on: f64, off: f64) -> usize {
     if t >= on {
         0
@@ -1465,7 +1465,7 @@ pub fn table4_region(t: f64, on: f64, off: f64) -> usize {
     }
 }
 
-/// MACsec's added one-way delay [us] for the 7678 B frame of ofh_table4.toml in `mode`.
+/// MACsec's added one-way delay \[us\] for the 7678 B frame of ofh_table4.toml in `mode`.
 fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
     let run_mode = |m: usize| -> Result<f64> {
         let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?;
@@ -2009,7 +2009,7 @@ const PQ_PROFILE: &str = "calibration/pq-ikev2-gold6248.toml";
 /// This host's measured profile (the hybrid KEMs timed with every cost measured).
 const HOST_PROFILE: &str = "calibration/dev-host-rustcrypto.toml";
 
-/// Compute on the IKE_SA_INIT critical path [us] for key exchange `ke` (profile ops): X25519 =
+/// Compute on the IKE_SA_INIT critical path \[us\] for key exchange `ke` (profile ops): X25519 =
 /// keygen and agreement on both sides; a KEM = keygen + encaps + decaps.
 fn ke_compute_us(prof: &profile::Profile, ke: &str) -> Result<f64> {
     let c = |op: &str| prof.op_cost_ns(op, 0);

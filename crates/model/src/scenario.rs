@@ -14,7 +14,7 @@ use crate::error::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
 use crate::units::{self, Kind};
 
-/// Largest packet or frame the engine accepts [bytes] (a jumbo frame is 9000 B; this leaves
+/// Largest packet or frame the engine accepts \[bytes\] (a jumbo frame is 9000 B; this leaves
 /// room for 64 KiB records and IP datagrams).
 pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
 /// Largest number of replications.
@@ -540,24 +540,24 @@ pub struct NodeProfile {
     pub suite: String,
     /// Whether the suite's crypto is offloaded to the NIC.
     pub offloaded: bool,
-    /// Per-packet stack cost on the CPU [ns].
+    /// Per-packet stack cost on the CPU \[ns\].
     pub stack_ns: f64,
-    /// Fixed per-packet cost of the one-server I/O stage [ns].
+    /// Fixed per-packet cost of the one-server I/O stage \[ns\].
     pub io_ns: f64,
     /// Cost of the I/O stage per byte of the frame on the wire [ns/B] (0: none).
     pub io_per_byte_ns: f64,
-    /// Per-packet latency that occupies no server [ns].
+    /// Per-packet latency that occupies no server \[ns\].
     pub latency_ns: f64,
-    /// Cipher cost of sealing L bytes [ns] (zero when offloaded or `none`).
+    /// Cipher cost of sealing L bytes \[ns\] (zero when offloaded or `none`).
     pub seal: Option<profile::OpCost>,
-    /// Cipher cost of opening L bytes [ns].
+    /// Cipher cost of opening L bytes \[ns\].
     pub open: Option<profile::OpCost>,
-    /// Constant-cost key-exchange and signature operations the profile has: (name, cost [ns]).
+    /// Constant-cost key-exchange and signature operations the profile has: (name, cost \[ns\]).
     pub key_ops: Vec<(String, f64)>,
 }
 
 impl NodeProfile {
-    /// Cost of a constant-cost key operation such as `mlkem768.encaps` [ns]; the error lists
+    /// Cost of a constant-cost key operation such as `mlkem768.encaps` \[ns\]; the error lists
     /// the key operations the profile has.
     pub fn key_op_ns(&self, name: &str) -> Result<f64, String> {
         match self.key_ops.iter().find(|(n, _)| n == name) {
@@ -578,7 +578,7 @@ impl NodeProfile {
     }
 
     /// Cipher cost for a packet of `bytes` in role `role` (0 originate: seal, 1 terminate:
-    /// open, 2 transit: none) [ns].
+    /// open, 2 transit: none) \[ns\].
     pub fn cipher_ns(&self, role: usize, bytes: f64) -> f64 {
         let op = match role {
             0 => &self.seal,
@@ -981,7 +981,7 @@ fn route(
     Ok(path)
 }
 
-/// The smallest MTU on the path's links, if any link sets one [bytes].
+/// The smallest MTU on the path's links, if any link sets one \[bytes\].
 fn path_mtu(route: &[usize], links: &[LinkConfig]) -> Option<u32> {
     route
         .windows(2)
@@ -1008,7 +1008,7 @@ struct Framing<'c, 'p> {
 /// A source with its flow's MTU-exempt bytes and `(frame size, protected length)` pairs.
 type BuiltSource = (Source, u32, Vec<(u32, u32)>);
 
-/// Bytes the stack's security layer processes for `payload` [bytes]: the `inner` of its first
+/// Bytes the stack's security layer processes for `payload` \[bytes\]: the `inner` of its first
 /// ESP, MACsec, TLS, DTLS or SSH layer (for ESP tunnel mode the inner IP packet; for MACsec the
 /// frame's data after the SecTAG). `None` when the stack has no security layer.
 pub fn protected_len(stack: &protocols::Stack, payload: u32) -> Option<u32> {
@@ -1044,7 +1044,7 @@ impl Framing<'_, '_> {
         self.stack.as_ref().map_or(0, |s| s.outside_mtu() as u32)
     }
 
-    /// Size of the frame carrying `payload` bytes [bytes], checked against the path MTU.
+    /// Size of the frame carrying `payload` bytes \[bytes\], checked against the path MTU.
     fn frame(&self, key: &str, payload: u32) -> Result<u32, ScenarioError> {
         let (size, metered) = match &self.stack {
             None => (payload, payload),
@@ -1838,7 +1838,7 @@ fn read_trace(cx: &Ctx<'_>, key: &str, path: &Path) -> Result<Vec<TraceRecord>, 
 /// its buffer is unbounded: it has no steady state, so its delays grow with the run's length
 /// and mean nothing. Loads are computed from the sources' mean rates and sizes (bulk transfers
 /// are self-clocked by their window and skipped; pattern replies are included).
-/// Offered traffic: (packets/s, mean size [bytes]).
+/// Offered traffic: (packets/s, mean size \[bytes\]).
 type Offered = (f64, f64);
 
 fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {

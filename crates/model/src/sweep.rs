@@ -788,7 +788,7 @@ fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-/// One flow's key metrics at one point (forward direction; times [ns], rates [bit/s]).
+/// One flow's key metrics at one point (forward direction; times \[ns\], rates [bit/s]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FlowRow {
     /// Flow name.
@@ -801,31 +801,31 @@ pub struct FlowRow {
     pub packets_dropped: u64,
     /// Delivered bits over first creation to last delivery [bit/s].
     pub throughput_bps: Option<f64>,
-    /// Mean end-to-end delay [ns].
+    /// Mean end-to-end delay \[ns\].
     pub delay_mean_ns: Option<f64>,
-    /// Median delay [ns] (HDR histogram, within 0.1%).
+    /// Median delay \[ns\] (HDR histogram, within 0.1%).
     pub delay_p50_ns: Option<f64>,
-    /// 99th percentile delay [ns] (within 0.1%).
+    /// 99th percentile delay \[ns\] (within 0.1%).
     pub delay_p99_ns: Option<f64>,
-    /// Largest delay [ns].
+    /// Largest delay \[ns\].
     pub delay_max_ns: Option<f64>,
-    /// Eq. 1: mean queueing delay D_que [ns].
+    /// Eq. 1: mean queueing delay D_que \[ns\].
     pub queueing_ns: Option<f64>,
-    /// Eq. 1: mean propagation delay D_prop [ns].
+    /// Eq. 1: mean propagation delay D_prop \[ns\].
     pub propagation_ns: Option<f64>,
-    /// Eq. 1: mean transmission delay D_trans [ns].
+    /// Eq. 1: mean transmission delay D_trans \[ns\].
     pub transmission_ns: Option<f64>,
-    /// Eq. 1: mean processing delay D_proc [ns].
+    /// Eq. 1: mean processing delay D_proc \[ns\].
     pub processing_ns: Option<f64>,
-    /// Periodic sources: mean message delay, creation to last frame delivered [ns].
+    /// Periodic sources: mean message delay, creation to last frame delivered \[ns\].
     pub message_mean_ns: Option<f64>,
-    /// Periodic sources: 99th percentile message delay [ns].
+    /// Periodic sources: 99th percentile message delay \[ns\].
     pub message_p99_ns: Option<f64>,
-    /// Ping flows: mean round-trip time [ns].
+    /// Ping flows: mean round-trip time \[ns\].
     pub rtt_mean_ns: Option<f64>,
-    /// Ping flows: 99th percentile round-trip time [ns].
+    /// Ping flows: 99th percentile round-trip time \[ns\].
     pub rtt_p99_ns: Option<f64>,
-    /// Bulk flows: first frame created to last delivered [ns].
+    /// Bulk flows: first frame created to last delivered \[ns\].
     pub transfer_completion_ns: Option<f64>,
     /// Bulk flows: payload bits over the completion time [bit/s].
     pub goodput_bps: Option<f64>,

@@ -25,9 +25,9 @@ pub struct SuiteOverhead {
     pub stack: String,
     /// The same traffic unprotected.
     pub plain: String,
-    /// Smallest added bytes over all payloads [bytes].
+    /// Smallest added bytes over all payloads \[bytes\].
     pub min: usize,
-    /// Largest added bytes over all payloads [bytes].
+    /// Largest added bytes over all payloads \[bytes\].
     pub max: usize,
     /// Whether the suite encrypts.
     pub confidential: bool,

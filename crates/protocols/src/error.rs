@@ -59,19 +59,19 @@ pub enum Error {
         layer: String,
         /// What exceeded it (e.g. `IPv4 total length`).
         what: &'static str,
-        /// The size that was asked for [bytes].
+        /// The size that was asked for \[bytes\].
         len: usize,
-        /// The largest size allowed [bytes].
+        /// The largest size allowed \[bytes\].
         max: usize,
     },
     /// An MTU that cannot carry even the headers of the stack.
     #[error("MTU {mtu} is too small: {what} needs at least {min} bytes")]
     MtuTooSmall {
-        /// The MTU as given [bytes].
+        /// The MTU as given \[bytes\].
         mtu: usize,
         /// What needed more room.
         what: String,
-        /// The smallest MTU that would work [bytes].
+        /// The smallest MTU that would work \[bytes\].
         min: usize,
     },
     /// A path with no hops has no MTU.
@@ -104,9 +104,9 @@ pub enum Error {
         what: String,
         /// The length field that cannot describe it.
         field: &'static str,
-        /// Its size [bytes].
+        /// Its size \[bytes\].
         len: usize,
-        /// The largest size the field can describe [bytes].
+        /// The largest size the field can describe \[bytes\].
         max: usize,
     },
     /// The built-in data file of KEM sizes could not be read (a bug in this crate).

@@ -41,25 +41,25 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
 use crate::names::{list, norm};
 
-/// Security Parameters Index (RFC 4303 §2.1) [bytes].
+/// Security Parameters Index (RFC 4303 §2.1) \[bytes\].
 pub const SPI: usize = 4;
-/// Sequence Number, low 32 bits even with ESN (RFC 4303 §2.2) [bytes].
+/// Sequence Number, low 32 bits even with ESN (RFC 4303 §2.2) \[bytes\].
 pub const SEQ: usize = 4;
-/// ESP header: SPI and sequence number [bytes].
+/// ESP header: SPI and sequence number \[bytes\].
 pub const HEADER: usize = SPI + SEQ;
-/// Pad Length (§2.5) and Next Header (§2.6) [bytes].
+/// Pad Length (§2.5) and Next Header (§2.6) \[bytes\].
 pub const PAD_LEN_NEXT_HEADER: usize = 1 + 1;
-/// Every ESP ciphertext ends on a 4-byte boundary (RFC 4303 §2.4) [bytes].
+/// Every ESP ciphertext ends on a 4-byte boundary (RFC 4303 §2.4) \[bytes\].
 pub const MIN_ALIGN: usize = 4;
-/// Largest Padding field (one Pad Length byte, RFC 4303 §2.4) [bytes].
+/// Largest Padding field (one Pad Length byte, RFC 4303 §2.4) \[bytes\].
 pub const MAX_PADDING: usize = 255;
 
-/// AES block size, and so the AES-CBC IV and padding block (RFC 3602 §2.4, §3) [bytes].
+/// AES block size, and so the AES-CBC IV and padding block (RFC 3602 §2.4, §3) \[bytes\].
 pub const AES_BLOCK: usize = 16;
 /// Explicit IV of AES-GCM (RFC 4106 §3.1), AES-CCM (RFC 4309 §3.1), ChaCha20-Poly1305
-/// (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.1) [bytes].
+/// (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.1) \[bytes\].
 pub const COUNTER_IV: usize = 8;
-/// ICV of ChaCha20-Poly1305 (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.2) [bytes].
+/// ICV of ChaCha20-Poly1305 (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.2) \[bytes\].
 pub const TAG_16: usize = 16;
 
 /// Confidentiality transform (the ESP "encryption algorithm").
@@ -101,7 +101,7 @@ impl Integrity {
         Integrity::HmacSha512_256,
     ];
 
-    /// Truncated ICV length (RFC 2404 §3, RFC 4868 §2.3) [bytes].
+    /// Truncated ICV length (RFC 2404 §3, RFC 4868 §2.3) \[bytes\].
     pub fn icv_len(self) -> usize {
         match self {
             Integrity::HmacSha1_96 => 96 / 8,
@@ -160,7 +160,7 @@ impl Cipher {
     }
 
     /// IV sent in each packet (RFC 3602 §3; RFC 4106 §3.1; RFC 4309 §3.1; RFC 7634 §2;
-    /// RFC 4543 §3.1; RFC 2410 §2: none) [bytes].
+    /// RFC 4543 §3.1; RFC 2410 §2: none) \[bytes\].
     pub fn iv_len(self) -> usize {
         match self {
             Cipher::AesCbc(_) => AES_BLOCK,
@@ -174,7 +174,7 @@ impl Cipher {
 
     /// Alignment of the ciphertext: the AES block for CBC (RFC 3602 §2.4), otherwise the
     /// 4 bytes of RFC 4303 §2.4 (counter modes have a block size of 1: RFC 4106 §3,
-    /// RFC 4309 §3, RFC 7634 §2, RFC 4543 §3, RFC 2410 §2) [bytes].
+    /// RFC 4309 §3, RFC 7634 §2, RFC 4543 §3, RFC 2410 §2) \[bytes\].
     pub fn align(self) -> usize {
         match self {
             Cipher::AesCbc(_) => AES_BLOCK,
@@ -182,7 +182,7 @@ impl Cipher {
         }
     }
 
-    /// ICV the cipher itself produces (AEAD/GMAC), if any [bytes].
+    /// ICV the cipher itself produces (AEAD/GMAC), if any \[bytes\].
     pub fn aead_icv(self) -> Option<usize> {
         match self {
             Cipher::AesGcm(_, icv) | Cipher::AesCcm(_, icv) => Some(icv),
@@ -260,7 +260,7 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// ICV length [bytes].
+    /// ICV length \[bytes\].
     pub fn icv_len(&self) -> usize {
         self.cipher
             .aead_icv()
@@ -317,7 +317,7 @@ pub struct Esp {
     pub suite: Suite,
     /// TFC padding target (RFC 4303 §2.4, §2.7): the inner packet is padded up to this many
     /// bytes (0 = off). Tunnel mode only, where the inner IP header carries the true length
-    /// [bytes].
+    /// \[bytes\].
     pub tfc: usize,
 }
 

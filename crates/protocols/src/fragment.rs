@@ -64,9 +64,9 @@ impl fmt::Display for SplitPolicy {
 pub struct IpFragment {
     /// IP version of the fragmented header (4 or 6).
     pub ip_version: u8,
-    /// Offset of this fragment's data in the datagram's payload, a multiple of 8 [bytes].
+    /// Offset of this fragment's data in the datagram's payload, a multiple of 8 \[bytes\].
     pub offset: usize,
-    /// Fragment data [bytes].
+    /// Fragment data \[bytes\].
     pub data_len: usize,
     /// More-fragments flag.
     pub more: bool,
@@ -75,11 +75,11 @@ pub struct IpFragment {
 /// One frame on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Frame {
-    /// Application payload bytes carried in this frame [bytes].
+    /// Application payload bytes carried in this frame \[bytes\].
     pub payload: usize,
-    /// Frame as a capture shows it (see [`Stack::wire_len`]) [bytes].
+    /// Frame as a capture shows it (see [`Stack::wire_len`]) \[bytes\].
     pub wire_len: usize,
-    /// Bytes counted against the MTU [bytes].
+    /// Bytes counted against the MTU \[bytes\].
     pub mtu_len: usize,
     /// Set when the frame is an IP fragment.
     pub fragment: Option<IpFragment>,
@@ -137,7 +137,7 @@ pub fn split_payload(
         .collect()
 }
 
-/// Path MTU: the smallest MTU over the hops (RFC 1191 §1, RFC 8201 §1) [bytes].
+/// Path MTU: the smallest MTU over the hops (RFC 1191 §1, RFC 8201 §1) \[bytes\].
 pub fn path_mtu(hops: &[usize]) -> Result<usize> {
     hops.iter().copied().min().ok_or(Error::EmptyPath)
 }

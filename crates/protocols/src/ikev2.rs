@@ -32,55 +32,55 @@ use crate::names::norm;
 use crate::stack::Stack;
 
 /// IKE header: SPIi 8, SPIr 8, next payload 1, version 1, exchange type 1, flags 1, message
-/// ID 4, length 4 (RFC 7296 §3.1) [bytes].
+/// ID 4, length 4 (RFC 7296 §3.1) \[bytes\].
 pub const HEADER: usize = 8 + 8 + 1 + 1 + 1 + 1 + 4 + 4;
-/// Generic payload header: next payload 1, critical/reserved 1, length 2 (§3.2) [bytes].
+/// Generic payload header: next payload 1, critical/reserved 1, length 2 (§3.2) \[bytes\].
 pub const PAYLOAD_HEADER: usize = 1 + 1 + 2;
-/// Largest payload described by the 16-bit Payload Length (§3.2) [bytes].
+/// Largest payload described by the 16-bit Payload Length (§3.2) \[bytes\].
 pub const MAX_PAYLOAD: usize = 65_535;
 /// Proposal substructure without SPI: last 1, reserved 1, length 2, number 1, protocol 1,
-/// SPI size 1, transform count 1 (§3.3.1) [bytes].
+/// SPI size 1, transform count 1 (§3.3.1) \[bytes\].
 pub const PROPOSAL: usize = 1 + 1 + 2 + 1 + 1 + 1 + 1;
 /// Transform substructure without attributes: last 1, reserved 1, length 2, type 1,
-/// reserved 1, ID 2 (§3.3.2) [bytes].
+/// reserved 1, ID 2 (§3.3.2) \[bytes\].
 pub const TRANSFORM: usize = 1 + 1 + 2 + 1 + 1 + 2;
-/// Key Length attribute, TV format: type 2, value 2 (§3.3.5) [bytes].
+/// Key Length attribute, TV format: type 2, value 2 (§3.3.5) \[bytes\].
 pub const KEY_LENGTH_ATTR: usize = 2 + 2;
-/// KE payload fixed part: group number 2, reserved 2 (§3.4) [bytes].
+/// KE payload fixed part: group number 2, reserved 2 (§3.4) \[bytes\].
 pub const KE_FIXED: usize = 2 + 2;
-/// Notify fixed part: protocol ID 1, SPI size 1, notify type 2 (§3.10) [bytes].
+/// Notify fixed part: protocol ID 1, SPI size 1, notify type 2 (§3.10) \[bytes\].
 pub const NOTIFY_FIXED: usize = 1 + 1 + 2;
-/// NAT_DETECTION_*_IP data: a SHA-1 hash (§2.23) [bytes].
+/// NAT_DETECTION_*_IP data: a SHA-1 hash (§2.23) \[bytes\].
 pub const NAT_D_HASH: usize = 20;
-/// ID payload fixed part: ID type 1, reserved 3 (§3.5) [bytes].
+/// ID payload fixed part: ID type 1, reserved 3 (§3.5) \[bytes\].
 pub const ID_FIXED: usize = 1 + 3;
-/// CERT / CERTREQ encoding byte (§3.6, §3.7) [bytes].
+/// CERT / CERTREQ encoding byte (§3.6, §3.7) \[bytes\].
 pub const CERT_ENCODING: usize = 1;
-/// CERTREQ entry: SHA-1 hash of a CA's public key (§3.7) [bytes].
+/// CERTREQ entry: SHA-1 hash of a CA's public key (§3.7) \[bytes\].
 pub const CA_HASH: usize = 20;
-/// AUTH fixed part: method 1, reserved 3 (§3.8) [bytes].
+/// AUTH fixed part: method 1, reserved 3 (§3.8) \[bytes\].
 pub const AUTH_FIXED: usize = 1 + 3;
-/// RFC 7427 §3 signature AUTH data: ASN.1 length byte before the AlgorithmIdentifier [bytes].
+/// RFC 7427 §3 signature AUTH data: ASN.1 length byte before the AlgorithmIdentifier \[bytes\].
 pub const SIG_ASN1_LEN: usize = 1;
-/// Traffic selector payload fixed part: count 1, reserved 3 (§3.13) [bytes].
+/// Traffic selector payload fixed part: count 1, reserved 3 (§3.13) \[bytes\].
 pub const TS_FIXED: usize = 1 + 3;
 /// IPv4 traffic selector: type 1, protocol 1, length 2, ports 2+2, addresses 4+4 (§3.13.1)
-/// [bytes].
+/// \[bytes\].
 pub const TS_IPV4: usize = 1 + 1 + 2 + 2 + 2 + 4 + 4;
-/// ESP SPI in a Child SA proposal (§3.3.1) [bytes].
+/// ESP SPI in a Child SA proposal (§3.3.1) \[bytes\].
 pub const ESP_SPI: usize = 4;
-/// IKE SPI in a rekeying proposal (§3.3.1) [bytes].
+/// IKE SPI in a rekeying proposal (§3.3.1) \[bytes\].
 pub const IKE_SPI: usize = 8;
 /// Encrypted Fragment (SKF) fixed part: fragment number 2, total fragments 2 (RFC 7383 §2.5)
-/// [bytes].
+/// \[bytes\].
 pub const SKF_FIXED: usize = 2 + 2;
-/// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) [bytes].
+/// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) \[bytes\].
 pub const NON_ESP_MARKER: usize = 4;
-/// UDP header [bytes].
+/// UDP header \[bytes\].
 pub const UDP: usize = 8;
 /// Assumed DER bytes of a certificate besides its key and signature: version, serial,
 /// algorithm, issuer and subject names, validity, extensions (a typical end-entity
-/// certificate; pass real sizes to override) [bytes].
+/// certificate; pass real sizes to override) \[bytes\].
 pub const TBS_FIXED: usize = 300;
 
 /// How the IKE SA protects its encrypted payloads (the SK payload, §3.14).
@@ -195,7 +195,7 @@ impl Auth {
         })
     }
 
-    /// Signature length (RSA modulus; ECDSA DER maximum; RFC 8032; FIPS 204 Table 2) [bytes].
+    /// Signature length (RSA modulus; ECDSA DER maximum; RFC 8032; FIPS 204 Table 2) \[bytes\].
     pub fn signature_len(self) -> usize {
         match self {
             Auth::Psk => 0,
@@ -210,7 +210,7 @@ impl Auth {
     }
 
     /// DER AlgorithmIdentifier of the signature (RFC 4055, RFC 5758, RFC 8410, RFC 9881)
-    /// [bytes].
+    /// \[bytes\].
     pub fn algorithm_id_len(self) -> usize {
         match self {
             Auth::Psk => 0,
@@ -221,7 +221,7 @@ impl Auth {
         }
     }
 
-    /// DER SubjectPublicKeyInfo [bytes].
+    /// DER SubjectPublicKeyInfo \[bytes\].
     pub fn spki_len(self) -> usize {
         match self {
             Auth::Psk => 0,
@@ -236,7 +236,7 @@ impl Auth {
     }
 
     /// AUTH payload data: PRF output, or RFC 7427 §3 length byte + AlgorithmIdentifier +
-    /// signature [bytes].
+    /// signature \[bytes\].
     pub fn auth_data_len(self) -> usize {
         match self {
             Auth::Psk => 32,
@@ -275,11 +275,11 @@ pub struct Config {
     pub kes: Vec<Kem>,
     /// Authentication.
     pub auth: Auth,
-    /// DER sizes of the certificates each side sends, end-entity first [bytes].
+    /// DER sizes of the certificates each side sends, end-entity first \[bytes\].
     pub cert_chain: Vec<usize>,
     /// IKE SA and Child SA cipher.
     pub cipher: IkeCipher,
-    /// Path MTU: the largest IP packet [bytes].
+    /// Path MTU: the largest IP packet \[bytes\].
     pub mtu: usize,
     /// IP version of the path (4 or 6).
     pub ip_version: u8,
@@ -288,9 +288,9 @@ pub struct Config {
     /// Whether messages after IKE_SA_INIT go to UDP port 4500 with the non-ESP marker (as
     /// strongSwan does with MOBIKE, its default, or behind NAT).
     pub port_4500: bool,
-    /// Nonce length (RFC 7296 §2.10: at least 16 and half the PRF key) [bytes].
+    /// Nonce length (RFC 7296 §2.10: at least 16 and half the PRF key) \[bytes\].
     pub nonce_len: usize,
-    /// Identity data length (a DN for certificates, an FQDN for PSK) [bytes].
+    /// Identity data length (a DN for certificates, an FQDN for PSK) \[bytes\].
     pub id_len: usize,
     /// Whether CREATE_CHILD_SA carries a KE payload (PFS).
     pub pfs: bool,
@@ -331,7 +331,7 @@ impl Config {
 pub struct PayloadSize {
     /// Payload name, e.g. `KE(mlkem768)`.
     pub name: String,
-    /// Bytes including the generic payload header [bytes].
+    /// Bytes including the generic payload header \[bytes\].
     pub len: usize,
 }
 
@@ -354,15 +354,15 @@ pub struct Message {
     pub payloads: Vec<PayloadSize>,
     /// Whether the payloads are inside an SK payload.
     pub encrypted: bool,
-    /// IKE message length (header included) [bytes].
+    /// IKE message length (header included) \[bytes\].
     pub ike_len: usize,
-    /// IP packet length if sent unfragmented [bytes].
+    /// IP packet length if sent unfragmented \[bytes\].
     pub ip_len: usize,
     /// Whether that packet fits the path MTU.
     pub fits_mtu: bool,
     /// How it travels.
     pub fragmentation: Fragmentation,
-    /// IP packet lengths on the path, in order [bytes].
+    /// IP packet lengths on the path, in order \[bytes\].
     pub datagrams: Vec<usize>,
 }
 
@@ -382,7 +382,7 @@ pub struct Exchange {
 /// Whether IKE_SA_INIT fits a given MTU without IP fragmentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MtuFit {
-    /// MTU [bytes].
+    /// MTU \[bytes\].
     pub mtu: usize,
     /// Request fits.
     pub request: bool,
@@ -397,17 +397,17 @@ pub struct Handshake {
     pub ke: String,
     /// Authentication.
     pub auth: Auth,
-    /// Certificates each side sends [bytes].
+    /// Certificates each side sends \[bytes\].
     pub cert_chain: Vec<usize>,
-    /// Path MTU [bytes].
+    /// Path MTU \[bytes\].
     pub mtu: usize,
     /// Exchanges in order.
     pub exchanges: Vec<Exchange>,
-    /// Round trips until the first Child SA is up [count].
+    /// Round trips until the first Child SA is up \[count\].
     pub setup_round_trips: usize,
-    /// IP bytes of all setup datagrams, both directions [bytes].
+    /// IP bytes of all setup datagrams, both directions \[bytes\].
     pub setup_bytes: usize,
-    /// Datagrams of the setup, both directions [count].
+    /// Datagrams of the setup, both directions \[count\].
     pub setup_datagrams: usize,
     /// Whether IKE_SA_INIT fits 1280- and 1500-byte MTUs.
     pub ike_sa_init_fits: Vec<MtuFit>,

@@ -23,26 +23,26 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
 
 /// IPv4 header without options: version/IHL, TOS, total length, identification,
-/// flags/fragment offset, TTL, protocol, checksum, source, destination (RFC 791 §3.1) [bytes].
+/// flags/fragment offset, TTL, protocol, checksum, source, destination (RFC 791 §3.1) \[bytes\].
 pub const HEADER: usize = 1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 4 + 4;
-/// Largest options field: IHL is 4 bits of 32-bit words, 15 * 4 - 20 (RFC 791 §3.1) [bytes].
+/// Largest options field: IHL is 4 bits of 32-bit words, 15 * 4 - 20 (RFC 791 §3.1) \[bytes\].
 pub const MAX_OPTIONS: usize = 15 * 4 - HEADER;
-/// Largest datagram, the 16-bit Total Length (RFC 791 §3.1) [bytes].
+/// Largest datagram, the 16-bit Total Length (RFC 791 §3.1) \[bytes\].
 pub const MAX_TOTAL_LEN: usize = 65_535;
-/// Fragment offsets count 8-byte units (RFC 791 §3.1 "Fragment Offset") [bytes].
+/// Fragment offsets count 8-byte units (RFC 791 §3.1 "Fragment Offset") \[bytes\].
 pub const FRAGMENT_UNIT: usize = 8;
-/// Every IPv4 module must forward a 68-byte datagram without fragmenting (RFC 791 §3.2) [bytes].
+/// Every IPv4 module must forward a 68-byte datagram without fragmenting (RFC 791 §3.2) \[bytes\].
 pub const MIN_MTU: usize = 68;
 
 /// An IPv4 header, with `options` bytes of options (a multiple of 4, at most 40).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ipv4 {
-    /// Options and their padding [bytes].
+    /// Options and their padding \[bytes\].
     pub options: usize,
 }
 
 impl Ipv4 {
-    /// Header length including options [bytes].
+    /// Header length including options \[bytes\].
     #[inline]
     pub fn header_len(&self) -> usize {
         HEADER + self.options

@@ -14,9 +14,9 @@ use crate::names::norm;
 pub struct Kem {
     /// Name, e.g. `mlkem768`.
     pub name: String,
-    /// Bytes the initiator sends: DH public value or KEM encapsulation key [bytes].
+    /// Bytes the initiator sends: DH public value or KEM encapsulation key \[bytes\].
     pub initiator: usize,
-    /// Bytes the responder sends: DH public value or KEM ciphertext [bytes].
+    /// Bytes the responder sends: DH public value or KEM ciphertext \[bytes\].
     pub responder: usize,
     /// NIST security category, where one is defined.
     #[serde(default)]

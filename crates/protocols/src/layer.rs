@@ -7,16 +7,16 @@ use crate::Result;
 /// What one layer puts around the bytes handed to it by the layer above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Parts {
-    /// Bytes in front of the inner data: headers, IVs, explicit nonces [bytes].
+    /// Bytes in front of the inner data: headers, IVs, explicit nonces \[bytes\].
     pub header: usize,
-    /// Padding after the inner data: block/alignment padding, TFC padding [bytes].
+    /// Padding after the inner data: block/alignment padding, TFC padding \[bytes\].
     pub padding: usize,
-    /// Bytes after the inner data and its padding: pad-length fields, ICV, MAC [bytes].
+    /// Bytes after the inner data and its padding: pad-length fields, ICV, MAC \[bytes\].
     pub trailer: usize,
 }
 
 impl Parts {
-    /// All bytes this layer adds [bytes].
+    /// All bytes this layer adds \[bytes\].
     #[inline]
     pub fn overhead(&self) -> usize {
         self.header + self.padding + self.trailer
@@ -33,7 +33,7 @@ pub trait Encapsulation {
     /// its length fields can describe.
     fn parts(&self, payload: usize) -> Result<Parts>;
 
-    /// Bytes this layer sends for `payload` bytes from the layer above [bytes].
+    /// Bytes this layer sends for `payload` bytes from the layer above \[bytes\].
     fn wire_len(&self, payload: usize) -> Result<usize> {
         Ok(payload + self.parts(payload)?.overhead())
     }

@@ -30,21 +30,21 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
 use crate::names::norm;
 
-/// MACsec EtherType 0x88E5 (§9.2) [bytes].
+/// MACsec EtherType 0x88E5 (§9.2) \[bytes\].
 pub const ETHERTYPE: usize = 2;
-/// TCI (6 bits) and AN (2 bits) (§9.3, §9.4) [bytes].
+/// TCI (6 bits) and AN (2 bits) (§9.3, §9.4) \[bytes\].
 pub const TCI_AN: usize = 1;
-/// Short Length (§9.7) [bytes].
+/// Short Length (§9.7) \[bytes\].
 pub const SL: usize = 1;
-/// Packet Number, the low 32 bits for XPN suites too (§9.8) [bytes].
+/// Packet Number, the low 32 bits for XPN suites too (§9.8) \[bytes\].
 pub const PN: usize = 4;
-/// Secure Channel Identifier: MAC address 6 + port 2 (§9.9) [bytes].
+/// Secure Channel Identifier: MAC address 6 + port 2 (§9.9) \[bytes\].
 pub const SCI: usize = 8;
-/// SecTAG without SCI [bytes].
+/// SecTAG without SCI \[bytes\].
 pub const SECTAG_NO_SCI: usize = ETHERTYPE + TCI_AN + SL + PN;
-/// SecTAG with SCI [bytes].
+/// SecTAG with SCI \[bytes\].
 pub const SECTAG_SCI: usize = SECTAG_NO_SCI + SCI;
-/// ICV of every 802.1AE-2018 cipher suite (§14.5-14.8) [bytes].
+/// ICV of every 802.1AE-2018 cipher suite (§14.5-14.8) \[bytes\].
 pub const ICV: usize = 16;
 
 /// An 802.1AE cipher suite.
@@ -69,7 +69,7 @@ impl Cipher {
         Cipher::GcmAesXpn256,
     ];
 
-    /// AES key length [bits].
+    /// AES key length \[bits\].
     pub fn key_bits(self) -> u16 {
         match self {
             Cipher::GcmAes128 | Cipher::GcmAesXpn128 => 128,
@@ -116,7 +116,7 @@ pub struct Macsec {
     pub encrypt: bool,
     /// Whether the SecTAG carries the 8-byte SCI (Linux `send_sci on`, the default).
     pub sci: bool,
-    /// Confidentiality offset: leading user-data bytes left in clear, 0, 30 or 50 [bytes].
+    /// Confidentiality offset: leading user-data bytes left in clear, 0, 30 or 50 \[bytes\].
     pub offset: usize,
 }
 
@@ -185,7 +185,7 @@ impl Macsec {
         Ok(m)
     }
 
-    /// SecTAG length [bytes].
+    /// SecTAG length \[bytes\].
     pub fn sectag_len(&self) -> usize {
         if self.sci { SECTAG_SCI } else { SECTAG_NO_SCI }
     }

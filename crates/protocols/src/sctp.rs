@@ -28,28 +28,28 @@ use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
 
-/// Common header: source port, destination port, verification tag, checksum (§3.1) [bytes].
+/// Common header: source port, destination port, verification tag, checksum (§3.1) \[bytes\].
 pub const COMMON_HEADER: usize = 2 + 2 + 4 + 4;
-/// Chunk header: type, flags, length (§3.2) [bytes].
+/// Chunk header: type, flags, length (§3.2) \[bytes\].
 pub const CHUNK_HEADER: usize = 1 + 1 + 2;
-/// DATA chunk header: chunk header, TSN, stream id, stream sequence, PPID (§3.3.1) [bytes].
+/// DATA chunk header: chunk header, TSN, stream id, stream sequence, PPID (§3.3.1) \[bytes\].
 pub const DATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4;
 /// I-DATA chunk header: chunk header, TSN, stream id, reserved, MID, PPID/FSN (RFC 8260 §2.1)
-/// [bytes].
+/// \[bytes\].
 pub const IDATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4 + 4;
 /// SACK chunk without gap blocks or duplicates: chunk header, cumulative TSN ack, a_rwnd,
-/// number of gap blocks, number of duplicate TSNs (§3.3.4) [bytes].
+/// number of gap blocks, number of duplicate TSNs (§3.3.4) \[bytes\].
 pub const SACK_HEADER: usize = CHUNK_HEADER + 4 + 4 + 2 + 2;
-/// One gap ack block: start, end (§3.3.4) [bytes].
+/// One gap ack block: start, end (§3.3.4) \[bytes\].
 pub const GAP_BLOCK: usize = 2 + 2;
-/// One duplicate TSN (§3.3.4) [bytes].
+/// One duplicate TSN (§3.3.4) \[bytes\].
 pub const DUP_TSN: usize = 4;
 /// Chunks are padded to a multiple of 4 bytes; the padding is not in the chunk length (§3.2)
-/// [bytes].
+/// \[bytes\].
 pub const CHUNK_ALIGN: usize = 4;
-/// Largest chunk described by the 16-bit Chunk Length (§3.2) [bytes].
+/// Largest chunk described by the 16-bit Chunk Length (§3.2) \[bytes\].
 pub const MAX_CHUNK_LEN: usize = 65_535;
-/// Payload Protocol Identifier of E2AP (IANA) [number].
+/// Payload Protocol Identifier of E2AP (IANA) \[number\].
 pub const PPID_E2AP: u32 = 70;
 
 /// The chunk an SCTP packet carries.
@@ -61,9 +61,9 @@ pub enum Chunk {
     IData,
     /// One SACK chunk and no user data.
     Sack {
-        /// Gap ack blocks [count].
+        /// Gap ack blocks \[count\].
         gaps: usize,
-        /// Duplicate TSNs reported [count].
+        /// Duplicate TSNs reported \[count\].
         dups: usize,
     },
 }

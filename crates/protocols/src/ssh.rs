@@ -26,18 +26,18 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
 use crate::names::norm;
 
-/// `packet_length` (RFC 4253 §6) [bytes].
+/// `packet_length` (RFC 4253 §6) \[bytes\].
 pub const PACKET_LENGTH: usize = 4;
-/// `padding_length` (RFC 4253 §6) [bytes].
+/// `padding_length` (RFC 4253 §6) \[bytes\].
 pub const PADDING_LENGTH: usize = 1;
-/// Smallest random padding (RFC 4253 §6) [bytes].
+/// Smallest random padding (RFC 4253 §6) \[bytes\].
 pub const MIN_PADDING: usize = 4;
-/// Smallest alignment (RFC 4253 §6) [bytes].
+/// Smallest alignment (RFC 4253 §6) \[bytes\].
 pub const MIN_ALIGN: usize = 8;
 /// SSH_MSG_CHANNEL_DATA header: message number, recipient channel, data length
-/// (RFC 4254 §5.2) [bytes].
+/// (RFC 4254 §5.2) \[bytes\].
 pub const CHANNEL_DATA_HEADER: usize = 1 + 4 + 4;
-/// AEAD tag of AES-GCM (RFC 5647 §7.3) and chacha20-poly1305@openssh.com [bytes].
+/// AEAD tag of AES-GCM (RFC 5647 §7.3) and chacha20-poly1305@openssh.com \[bytes\].
 pub const AEAD_TAG: usize = 16;
 
 /// SSH cipher.
@@ -71,7 +71,7 @@ pub enum Mac {
 }
 
 impl Mac {
-    /// MAC length [bytes].
+    /// MAC length \[bytes\].
     pub fn mac_len(self) -> usize {
         match self {
             Mac::HmacSha1 => 20,

@@ -189,16 +189,16 @@ impl Encapsulation for Layer {
 pub struct LayerBytes {
     /// The layer in canonical text form.
     pub layer: String,
-    /// Header bytes: headers, IVs, explicit nonces [bytes].
+    /// Header bytes: headers, IVs, explicit nonces \[bytes\].
     pub header: usize,
-    /// Padding: block/alignment padding, TFC padding [bytes].
+    /// Padding: block/alignment padding, TFC padding \[bytes\].
     pub padding: usize,
-    /// Trailer: pad-length fields, ICV or MAC [bytes].
+    /// Trailer: pad-length fields, ICV or MAC \[bytes\].
     pub trailer: usize,
     /// Bytes handed down by the layer above (the application payload for the top layer)
-    /// [bytes].
+    /// \[bytes\].
     pub inner: usize,
-    /// This layer's whole unit: `header + inner + padding + trailer` [bytes].
+    /// This layer's whole unit: `header + inner + padding + trailer` \[bytes\].
     pub total: usize,
     /// Whether this layer's bytes count against the link MTU.
     pub counts_against_mtu: bool,
@@ -477,7 +477,7 @@ impl Stack {
 
     /// Bytes of the whole frame (or packet, without layer 2) for `payload` application bytes,
     /// counted as a capture shows it ([`Count::Capture`]: no Ethernet padding, FCS,
-    /// preamble or gap) [bytes]. `wire_len(0)` is the stack's minimum overhead.
+    /// preamble or gap) \[bytes\]. `wire_len(0)` is the stack's minimum overhead.
     pub fn wire_len(&self, payload: usize) -> Result<usize> {
         let mut len = payload;
         for l in self.layers.iter().rev() {
@@ -487,7 +487,7 @@ impl Stack {
     }
 
     /// [`Stack::wire_len`] counted as `count` says; [`Count::Frame`] and [`Count::Line`] need
-    /// Ethernet at the bottom [bytes].
+    /// Ethernet at the bottom \[bytes\].
     pub fn wire_len_as(&self, payload: usize, count: Count) -> Result<usize> {
         let len = self.wire_len(payload)?;
         if count != Count::Capture && !self.has_ethernet() {
@@ -500,12 +500,12 @@ impl Stack {
         Ok(count.apply(len))
     }
 
-    /// Bytes the stack adds to `payload` [bytes].
+    /// Bytes the stack adds to `payload` \[bytes\].
     pub fn overhead(&self, payload: usize) -> Result<usize> {
         Ok(self.wire_len(payload)? - payload)
     }
 
-    /// Bytes of the frame outside the MTU: the Ethernet header and 802.1Q tags [bytes].
+    /// Bytes of the frame outside the MTU: the Ethernet header and 802.1Q tags \[bytes\].
     pub fn outside_mtu(&self) -> usize {
         self.layers
             .iter()
@@ -517,13 +517,13 @@ impl Stack {
     /// Bytes of the frame that count against the link MTU for `payload` application bytes:
     /// everything after the Ethernet header and 802.1Q tags (MACsec's SecTAG and ICV count,
     /// as Linux's macsec device MTU is 32 bytes below its parent's). Without layer 2 this is
-    /// the IP packet length [bytes].
+    /// the IP packet length \[bytes\].
     pub fn mtu_len(&self, payload: usize) -> Result<usize> {
         Ok(self.wire_len(payload)? - self.outside_mtu())
     }
 
     /// Largest payload whose [`Stack::mtu_len`] fits `mtu`, or an error when not even an
-    /// empty payload fits [bytes].
+    /// empty payload fits \[bytes\].
     pub fn max_payload(&self, mtu: usize) -> Result<usize> {
         let fits = |p: usize| self.mtu_len(p).is_ok_and(|l| l <= mtu);
         if !fits(0) {
@@ -564,18 +564,18 @@ impl Stack {
 pub struct OverheadReport {
     /// The stack in canonical text form.
     pub stack: String,
-    /// Application payload [bytes].
+    /// Application payload \[bytes\].
     pub payload: usize,
-    /// Frame as a capture shows it (no Ethernet padding/FCS/preamble/gap) [bytes].
+    /// Frame as a capture shows it (no Ethernet padding/FCS/preamble/gap) \[bytes\].
     pub wire_len: usize,
-    /// `wire_len - payload` [bytes].
+    /// `wire_len - payload` \[bytes\].
     pub overhead: usize,
-    /// Bytes counted against the link MTU (all but the Ethernet header and VLAN tags) [bytes].
+    /// Bytes counted against the link MTU (all but the Ethernet header and VLAN tags) \[bytes\].
     pub mtu_len: usize,
-    /// IEEE 802.3 frame: padded to 64 bytes, FCS included; only with Ethernet [bytes].
+    /// IEEE 802.3 frame: padded to 64 bytes, FCS included; only with Ethernet \[bytes\].
     pub frame_len: Option<usize>,
     /// Byte times on the line: frame plus preamble, SFD and inter-frame gap; only with
-    /// Ethernet [bytes].
+    /// Ethernet \[bytes\].
     pub line_len: Option<usize>,
     /// Per-layer bytes, lowest layer first.
     pub layers: Vec<LayerBytes>,
@@ -596,7 +596,7 @@ impl fmt::Display for Stack {
     }
 }
 
-/// Ethernet minimum frame without FCS, for callers that pad themselves [bytes].
+/// Ethernet minimum frame without FCS, for callers that pad themselves \[bytes\].
 pub const MIN_CAPTURE_FRAME: usize = ethernet::MIN_FRAME - ethernet::FCS;
 
 #[cfg(test)]

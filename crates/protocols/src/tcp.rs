@@ -15,18 +15,18 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
 
 /// TCP header without options: ports 2+2, sequence 4, acknowledgment 4, offset/flags 2,
-/// window 2, checksum 2, urgent pointer 2 (RFC 9293 §3.1) [bytes].
+/// window 2, checksum 2, urgent pointer 2 (RFC 9293 §3.1) \[bytes\].
 pub const HEADER: usize = 2 + 2 + 4 + 4 + 2 + 2 + 2 + 2;
 /// Timestamps option: kind 1, length 1, TSval 4, TSecr 4 (RFC 7323 §3.2), plus two NOPs to
-/// keep the header 32-bit aligned (RFC 7323 Appendix A) [bytes].
+/// keep the header 32-bit aligned (RFC 7323 Appendix A) \[bytes\].
 pub const TIMESTAMPS: usize = 1 + 1 + 4 + 4 + 2;
-/// Largest options field: data offset is 4 bits of 32-bit words, 60 - 20 [bytes].
+/// Largest options field: data offset is 4 bits of 32-bit words, 60 - 20 \[bytes\].
 pub const MAX_OPTIONS: usize = 40;
 
 /// A TCP segment header with `options` bytes of options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Tcp {
-    /// Options, padded to 32 bits [bytes].
+    /// Options, padded to 32 bits \[bytes\].
     pub options: usize,
 }
 

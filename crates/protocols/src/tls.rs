@@ -28,25 +28,25 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
 use crate::names::norm;
 
-/// TLS record header: content type, legacy version, length (RFC 8446 §5.1) [bytes].
+/// TLS record header: content type, legacy version, length (RFC 8446 §5.1) \[bytes\].
 pub const TLS_HEADER: usize = 1 + 2 + 2;
 /// DTLS 1.2 record header: type, version, epoch, sequence number, length (RFC 6347 §4.1)
-/// [bytes].
+/// \[bytes\].
 pub const DTLS12_HEADER: usize = 1 + 2 + 2 + 6 + 2;
-/// Inner content type of TLS 1.3 / DTLS 1.3 (RFC 8446 §5.2, RFC 9147 §4) [bytes].
+/// Inner content type of TLS 1.3 / DTLS 1.3 (RFC 8446 §5.2, RFC 9147 §4) \[bytes\].
 pub const INNER_TYPE: usize = 1;
-/// Largest plaintext fragment of one record, 2^14 (RFC 8446 §5.1, RFC 5246 §6.2.1) [bytes].
+/// Largest plaintext fragment of one record, 2^14 (RFC 8446 §5.1, RFC 5246 §6.2.1) \[bytes\].
 pub const MAX_FRAGMENT: usize = 1 << 14;
 /// AEAD tag of AES-GCM (RFC 5116 §5.1), AES-CCM (RFC 6655 §3) and ChaCha20-Poly1305
-/// (RFC 8439 §2.8) [bytes].
+/// (RFC 8439 §2.8) \[bytes\].
 pub const TAG: usize = 16;
-/// AEAD tag of AES-CCM-8 (RFC 6655 §3) [bytes].
+/// AEAD tag of AES-CCM-8 (RFC 6655 §3) \[bytes\].
 pub const TAG_CCM8: usize = 8;
-/// TLS 1.2 explicit nonce of AES-GCM (RFC 5288 §3) and AES-CCM (RFC 6655 §3) [bytes].
+/// TLS 1.2 explicit nonce of AES-GCM (RFC 5288 §3) and AES-CCM (RFC 6655 §3) \[bytes\].
 pub const EXPLICIT_NONCE: usize = 8;
-/// AES block: the CBC record IV and padding block (RFC 5246 §6.2.3.2) [bytes].
+/// AES block: the CBC record IV and padding block (RFC 5246 §6.2.3.2) \[bytes\].
 pub const AES_BLOCK: usize = 16;
-/// CBC `padding_length` byte (RFC 5246 §6.2.3.2) [bytes].
+/// CBC `padding_length` byte (RFC 5246 §6.2.3.2) \[bytes\].
 pub const PADDING_LENGTH: usize = 1;
 
 /// Record protection.
@@ -80,7 +80,7 @@ pub enum Mac {
 }
 
 impl Mac {
-    /// MAC length (RFC 5246 §6.2.3.1, RFC 5289 §3.2) [bytes].
+    /// MAC length (RFC 5246 §6.2.3.1, RFC 5289 §3.2) \[bytes\].
     pub fn mac_len(self) -> usize {
         match self {
             Mac::Sha1 => 20,
@@ -147,7 +147,7 @@ pub struct Record {
     pub version: Version,
     /// Protection.
     pub cipher: Cipher,
-    /// Largest plaintext per record [bytes].
+    /// Largest plaintext per record \[bytes\].
     pub max_fragment: usize,
     /// TLS 1.2 encrypt-then-MAC (RFC 7366), CBC only.
     pub etm: bool,
@@ -155,7 +155,7 @@ pub struct Record {
     pub seq8: bool,
     /// DTLS 1.3: whether the 16-bit length is present.
     pub length: bool,
-    /// DTLS 1.3 / DTLS 1.2 connection ID length [bytes].
+    /// DTLS 1.3 / DTLS 1.2 connection ID length \[bytes\].
     pub cid: usize,
 }
 
@@ -295,7 +295,7 @@ impl Record {
         Ok(r)
     }
 
-    /// Record header length [bytes].
+    /// Record header length \[bytes\].
     pub fn header_len(&self) -> usize {
         match self.version {
             Version::Tls12 | Version::Tls13 => TLS_HEADER,
@@ -354,7 +354,7 @@ impl Record {
         }
     }
 
-    /// Records needed for `payload` bytes (at least one) [count].
+    /// Records needed for `payload` bytes (at least one) \[count\].
     pub fn records(&self, payload: usize) -> usize {
         payload.div_ceil(self.max_fragment).max(1)
     }

@@ -21,23 +21,23 @@ use crate::error::Error;
 use crate::ikev2::Auth;
 use crate::names::norm;
 
-/// Handshake message header: type 1, length 3 (§4) [bytes].
+/// Handshake message header: type 1, length 3 (§4) \[bytes\].
 pub const HS_HEADER: usize = 1 + 3;
-/// Extension header: type 2, length 2 (§4.2) [bytes].
+/// Extension header: type 2, length 2 (§4.2) \[bytes\].
 pub const EXT_HEADER: usize = 2 + 2;
-/// Record header: type 1, version 2, length 2 (§5.1) [bytes].
+/// Record header: type 1, version 2, length 2 (§5.1) \[bytes\].
 pub const RECORD_HEADER: usize = 1 + 2 + 2;
-/// Protected record overhead with AES-GCM: header 5 + content type 1 + tag 16 (§5.2) [bytes].
+/// Protected record overhead with AES-GCM: header 5 + content type 1 + tag 16 (§5.2) \[bytes\].
 pub const PROTECTED_RECORD: usize = RECORD_HEADER + 1 + 16;
-/// Largest record plaintext (§5.1) [bytes].
+/// Largest record plaintext (§5.1) \[bytes\].
 pub const MAX_FRAGMENT: usize = 1 << 14;
-/// ChangeCipherSpec record for middlebox compatibility (§D.4) [bytes].
+/// ChangeCipherSpec record for middlebox compatibility (§D.4) \[bytes\].
 pub const CCS_RECORD: usize = RECORD_HEADER + 1;
-/// Finished verify_data with SHA-256 (§4.4.4) [bytes].
+/// Finished verify_data with SHA-256 (§4.4.4) \[bytes\].
 pub const FINISHED: usize = 32;
-/// TCP header with the timestamps option (RFC 9293, RFC 7323) [bytes].
+/// TCP header with the timestamps option (RFC 9293, RFC 7323) \[bytes\].
 pub const TCP_HEADER: usize = 20 + 12;
-/// Initial congestion window (RFC 6928) [segments].
+/// Initial congestion window (RFC 6928) \[segments\].
 pub const INITCWND: usize = 10;
 
 /// Key-share groups and their (client, server) share sizes.
@@ -86,7 +86,7 @@ pub const GROUPS: &[(&str, usize, usize, &str)] = &[
 pub struct HsMessage {
     /// Message name.
     pub name: &'static str,
-    /// Bytes including the 4-byte handshake header [bytes].
+    /// Bytes including the 4-byte handshake header \[bytes\].
     pub len: usize,
 }
 
@@ -95,11 +95,11 @@ pub struct HsMessage {
 pub struct Flight {
     /// `client-hello`, `server`, `client-finished`.
     pub name: &'static str,
-    /// Handshake message bytes [bytes].
+    /// Handshake message bytes \[bytes\].
     pub handshake_bytes: usize,
-    /// TLS record bytes including headers, tags and CCS [bytes].
+    /// TLS record bytes including headers, tags and CCS \[bytes\].
     pub record_bytes: usize,
-    /// TCP segments at the path's MSS [count].
+    /// TCP segments at the path's MSS \[count\].
     pub segments: usize,
 }
 
@@ -110,11 +110,11 @@ pub struct Handshake {
     pub key_share: String,
     /// Authentication (signature algorithm of the server certificate).
     pub auth: Auth,
-    /// Certificates the server sends [bytes].
+    /// Certificates the server sends \[bytes\].
     pub cert_chain: Vec<usize>,
-    /// Path MTU [bytes].
+    /// Path MTU \[bytes\].
     pub mtu: usize,
-    /// TCP maximum segment size [bytes].
+    /// TCP maximum segment size \[bytes\].
     pub mss: usize,
     /// Messages in order.
     pub messages: Vec<HsMessage>,
@@ -123,7 +123,7 @@ pub struct Handshake {
     /// Whether the server flight needs more than the initial window.
     pub exceeds_initcwnd: bool,
     /// TLS round trips before the client can send application data (TCP's own handshake not
-    /// counted) [count].
+    /// counted) \[count\].
     pub round_trips: usize,
 }
 

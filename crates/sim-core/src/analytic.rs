@@ -31,11 +31,11 @@ impl MM1 {
     pub fn rho(&self) -> f64 {
         self.lambda / self.mu
     }
-    /// Mean time in the system `1 / (mu - lambda)` [s].
+    /// Mean time in the system `1 / (mu - lambda)` \[s\].
     pub fn sojourn(&self) -> f64 {
         1.0 / (self.mu - self.lambda)
     }
-    /// Mean waiting time before service, the papers' `D_que = 1/(mu - lambda) - 1/mu` [s].
+    /// Mean waiting time before service, the papers' `D_que = 1/(mu - lambda) - 1/mu` \[s\].
     pub fn waiting(&self) -> f64 {
         self.sojourn() - 1.0 / self.mu
     }
@@ -84,7 +84,7 @@ impl MM1K {
     pub fn number_in_system(&self) -> f64 {
         (0..=self.k).map(|n| n as f64 * self.p(n)).sum()
     }
-    /// Mean time in the system of an accepted packet (Little's law with the accepted rate) [s].
+    /// Mean time in the system of an accepted packet (Little's law with the accepted rate) \[s\].
     pub fn sojourn(&self) -> f64 {
         self.number_in_system() / (self.lambda * (1.0 - self.blocking()))
     }
@@ -125,11 +125,11 @@ impl MMc {
         let top = last / (1.0 - rho);
         top / (sum + top)
     }
-    /// Mean waiting time [s].
+    /// Mean waiting time \[s\].
     pub fn waiting(&self) -> f64 {
         self.prob_wait() / (self.c as f64 * self.mu - self.lambda)
     }
-    /// Mean time in the system [s].
+    /// Mean time in the system \[s\].
     pub fn sojourn(&self) -> f64 {
         self.waiting() + 1.0 / self.mu
     }
@@ -140,7 +140,7 @@ impl MMc {
 pub struct MG1 {
     /// Arrival rate [1/s].
     pub lambda: f64,
-    /// Mean service time `E[S]` [s].
+    /// Mean service time `E[S]` \[s\].
     pub mean_service: f64,
     /// Second moment of the service time `E[S^2]` [s^2].
     pub second_moment: f64,
@@ -167,17 +167,17 @@ impl MG1 {
     pub fn rho(&self) -> f64 {
         self.lambda * self.mean_service
     }
-    /// Mean waiting time [s].
+    /// Mean waiting time \[s\].
     pub fn waiting(&self) -> f64 {
         self.lambda * self.second_moment / (2.0 * (1.0 - self.rho()))
     }
-    /// Mean time in the system [s].
+    /// Mean time in the system \[s\].
     pub fn sojourn(&self) -> f64 {
         self.waiting() + self.mean_service
     }
 }
 
-/// 000 Eq. 1 at one node: `D_total = D_que + D_prop + D_trans + D_proc` [s].
+/// 000 Eq. 1 at one node: `D_total = D_que + D_prop + D_trans + D_proc` \[s\].
 pub fn eq1_total(que: f64, prop: f64, trans: f64, proc: f64) -> f64 {
     que + prop + trans + proc
 }
@@ -198,20 +198,20 @@ pub fn eq1_total(que: f64, prop: f64, trans: f64, proc: f64) -> f64 {
 pub struct OverheadQueueing {
     /// Link rate [bit/s].
     pub link_bps: f64,
-    /// Plaintext packet size [bytes].
+    /// Plaintext packet size \[bytes\].
     pub packet_bytes: f64,
-    /// Security overhead per packet [bytes].
+    /// Security overhead per packet \[bytes\].
     pub overhead_bytes: f64,
 }
 
 impl OverheadQueueing {
-    /// Mean waiting time without the overhead at a plaintext offered load of `offered_bps` [s];
+    /// Mean waiting time without the overhead at a plaintext offered load of `offered_bps` \[s\];
     /// `None` when unstable.
     pub fn waiting_plain(&self, offered_bps: f64) -> Option<f64> {
         let lambda = offered_bps / (8.0 * self.packet_bytes);
         MM1::new(lambda, self.link_bps / (8.0 * self.packet_bytes)).map(|q| q.waiting())
     }
-    /// Mean waiting time with the overhead, same packets per second [s]; `None` when unstable.
+    /// Mean waiting time with the overhead, same packets per second \[s\]; `None` when unstable.
     pub fn waiting_secured(&self, offered_bps: f64) -> Option<f64> {
         let lambda = offered_bps / (8.0 * self.packet_bytes);
         MM1::new(
@@ -220,7 +220,7 @@ impl OverheadQueueing {
         )
         .map(|q| q.waiting())
     }
-    /// `Delta D_que` at a plaintext offered load of `offered_bps` [s]; `None` when the secured
+    /// `Delta D_que` at a plaintext offered load of `offered_bps` \[s\]; `None` when the secured
     /// queue is unstable.
     pub fn added_waiting(&self, offered_bps: f64) -> Option<f64> {
         Some(self.waiting_secured(offered_bps)? - self.waiting_plain(offered_bps)?)

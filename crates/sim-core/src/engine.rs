@@ -51,13 +51,13 @@ pub struct PacketRecord {
     pub direction: Direction,
     /// What kind of packet.
     pub kind: PacketKind,
-    /// Size [bytes].
+    /// Size \[bytes\].
     pub size: u32,
     /// Creation time.
     pub created: SimTime,
     /// Delivery time.
     pub delivered: SimTime,
-    /// Eq. 1 components of its end-to-end delay [ps]: queueing, propagation, transmission,
+    /// Eq. 1 components of its end-to-end delay \[ps\]: queueing, propagation, transmission,
     /// processing.
     pub components_ps: [u64; 4],
 }
@@ -93,7 +93,7 @@ pub struct RunStats {
     pub links: Vec<LinkDirStats>,
     /// Events processed.
     pub events: u64,
-    /// Time of the last event [ps].
+    /// Time of the last event \[ps\].
     pub end_ps: u64,
 }
 
@@ -131,20 +131,20 @@ struct Packet {
     /// Message slot for periodic messages, `u32::MAX` if none.
     msg: u32,
     created: u64,
-    /// For replies: creation time of the request [ps]; for bulk data frames: payload bytes; for
+    /// For replies: creation time of the request \[ps\]; for bulk data frames: payload bytes; for
     /// bulk acknowledgements: the number of frames acknowledged; for handshake messages: see
     /// `handshake_send`.
     origin: u64,
-    /// When the packet entered its current queue [ps].
+    /// When the packet entered its current queue \[ps\].
     stage: u64,
     comp: [u64; 4],
     /// `comp` when the current hop began: the hop's own components are `comp - mark`.
     mark: [u64; 4],
-    /// Extra CPU work [ps] where the packet originates and where it terminates (handshakes).
+    /// Extra CPU work \[ps\] where the packet originates and where it terminates (handshakes).
     work: [u64; 2],
     /// Handshake tunnel index.
     tunnel: u32,
-    /// Bytes the packet's cipher processes (its protected length) [bytes].
+    /// Bytes the packet's cipher processes (its protected length) \[bytes\].
     plen: u32,
     /// Datagrams the packet stands for (handshake messages after fragmentation); it is lost when
     /// any one of them is.
@@ -249,7 +249,7 @@ pub struct Engine<'a, O: Observer> {
     stop_time: u64,
     warmup: u64,
     events: u64,
-    /// Time of the last event that changed anything (a stale retransmission timer does not) [ps].
+    /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
     end: u64,
     tunnels: Vec<Tunnel>,
     observer: O,
@@ -1252,7 +1252,7 @@ fn draw_size(size: &SizeDist, rng: &mut Stream) -> u32 {
     }
 }
 
-/// Draws a service time [ps] for a packet of `bytes`.
+/// Draws a service time \[ps\] for a packet of `bytes`.
 #[inline]
 fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
     match service {

@@ -18,7 +18,7 @@ pub struct Network {
     pub flows: Vec<FlowConfig>,
     /// When sources stop generating.
     pub stop: Stop,
-    /// Packets created before this instant are not counted in delay statistics [ps].
+    /// Packets created before this instant are not counted in delay statistics \[ps\].
     pub warmup: SimDuration,
 }
 
@@ -28,7 +28,7 @@ pub struct Network {
 pub struct Stop {
     /// Sources stop after this many source packets in total (replies and ACKs not counted).
     pub packets: Option<u64>,
-    /// Sources create nothing at or after this instant [ps].
+    /// Sources create nothing at or after this instant \[ps\].
     pub duration: Option<SimDuration>,
 }
 
@@ -57,7 +57,7 @@ pub struct NodeConfig {
     /// A one-server I/O stage every packet passes before the CPU stage (the kernel/user I/O path
     /// that does not scale with cores, 000 §6.3). `None`: no such stage.
     pub io: Option<Service>,
-    /// A delay after the CPU stage that occupies no server (fixed per-packet latency) [ps].
+    /// A delay after the CPU stage that occupies no server (fixed per-packet latency) \[ps\].
     pub latency: SimDuration,
     /// Evaluate size-dependent CPU services at the packet's protected length (what its cipher
     /// processes, [`FlowConfig::protected_len`]) instead of its size on the wire.
@@ -70,31 +70,31 @@ pub enum Service {
     /// No processing: packets pass through without queueing (a pure forwarder or the far end of
     /// a link whose receiver costs nothing).
     None,
-    /// Exponentially distributed with this mean [ps] (the M of M/M/1).
+    /// Exponentially distributed with this mean \[ps\] (the M of M/M/1).
     Exponential {
-        /// Mean service time [ps].
+        /// Mean service time \[ps\].
         mean_ps: f64,
     },
-    /// Always the same time [ps] (the D of M/D/1).
+    /// Always the same time \[ps\] (the D of M/D/1).
     Deterministic {
-        /// Service time [ps].
+        /// Service time \[ps\].
         time_ps: u64,
     },
     /// Drawn from a list of observed times with weights (empirical distribution).
     Empirical {
-        /// Service times [ps].
+        /// Service times \[ps\].
         values_ps: Vec<u64>,
         /// Cumulative weights, last = total; same length as `values_ps`.
         cumulative: Vec<f64>,
     },
     /// Size-dependent: `fixed + per_byte * L`, rounded to the nearest picosecond.
     Linear {
-        /// Per-packet cost [ps].
+        /// Per-packet cost \[ps\].
         fixed_ps: f64,
         /// Per-byte cost [ps/byte].
         per_byte_ps: f64,
     },
-    /// Size-dependent, piecewise linear through `(size [bytes], time [ps])` points sorted by
+    /// Size-dependent, piecewise linear through `(size \[bytes\], time \[ps\])` points sorted by
     /// size; beyond the first and last points the end segments are extended linearly (never
     /// below zero).
     Table {
@@ -104,7 +104,7 @@ pub enum Service {
 }
 
 impl Service {
-    /// The mean service time of a packet of `bytes` [ps], for stability checks and analytic
+    /// The mean service time of a packet of `bytes` \[ps\], for stability checks and analytic
     /// comparisons.
     pub fn mean_ps(&self, bytes: u32) -> f64 {
         match self {
@@ -158,9 +158,9 @@ pub struct LinkConfig {
     pub b: NodeId,
     /// Bit rate of each direction.
     pub rate: DataRate,
-    /// Propagation delay [ps].
+    /// Propagation delay \[ps\].
     pub propagation: SimDuration,
-    /// Largest packet the link carries [bytes]; a larger one is dropped and counted. `None`: any.
+    /// Largest packet the link carries \[bytes\]; a larger one is dropped and counted. `None`: any.
     pub mtu: Option<u32>,
     /// Maximum packets waiting in each direction's transmit queue (not counting the one on the
     /// wire); `None`: unbounded.
@@ -183,28 +183,28 @@ pub struct FlowConfig {
     /// Ethernet header when packet sizes are whole frames, 0 when sizes are what the MTU limits.
     pub mtu_exempt: u32,
     /// For nodes that cost a packet by its protected length ([`NodeConfig::by_protected_len`]):
-    /// pairs `(packet size, bytes the cipher processes)` [bytes], sorted by size. A size not
+    /// pairs `(packet size, bytes the cipher processes)` \[bytes\], sorted by size. A size not
     /// listed is its own protected length.
     pub protected_len: Vec<(u32, u32)>,
     /// What the source sends.
     pub source: Source,
 }
 
-/// A packet-size distribution [bytes].
+/// A packet-size distribution \[bytes\].
 #[derive(Debug, Clone, PartialEq)]
 pub enum SizeDist {
     /// Always this size.
     Fixed(u32),
     /// Uniform over `min..=max`.
     Uniform {
-        /// Smallest size [bytes].
+        /// Smallest size \[bytes\].
         min: u32,
-        /// Largest size [bytes].
+        /// Largest size \[bytes\].
         max: u32,
     },
     /// Drawn from listed sizes with weights.
     Empirical {
-        /// Sizes [bytes].
+        /// Sizes \[bytes\].
         sizes: Vec<u32>,
         /// Cumulative weights, last = total.
         cumulative: Vec<f64>,
@@ -212,7 +212,7 @@ pub enum SizeDist {
 }
 
 impl SizeDist {
-    /// Mean size [bytes].
+    /// Mean size \[bytes\].
     pub fn mean(&self) -> f64 {
         match self {
             SizeDist::Fixed(s) => *s as f64,
@@ -230,7 +230,7 @@ impl SizeDist {
         }
     }
 
-    /// Largest size [bytes].
+    /// Largest size \[bytes\].
     pub fn max(&self) -> u32 {
         match self {
             SizeDist::Fixed(s) => *s,
@@ -254,7 +254,7 @@ pub enum Direction {
 pub struct TraceRecord {
     /// When the packet is created [ps from the start].
     pub at: SimDuration,
-    /// Its size [bytes].
+    /// Its size \[bytes\].
     pub size: u32,
     /// Which way it travels.
     pub direction: Direction,
@@ -276,11 +276,11 @@ pub enum Source {
     /// unsplit eCPRI payload; several after an MTU split). The message's delay is the time until
     /// its last frame arrives.
     Periodic {
-        /// Time between messages [ps].
+        /// Time between messages \[ps\].
         period: SimDuration,
-        /// First message at this offset [ps].
+        /// First message at this offset \[ps\].
         offset: SimDuration,
-        /// Frame sizes of one message [bytes], in sending order.
+        /// Frame sizes of one message \[bytes\], in sending order.
         frames: Vec<u32>,
         /// Stop after this many messages.
         count: Option<u64>,
@@ -288,13 +288,13 @@ pub enum Source {
     /// A repeating sequence of packet sizes at a fixed interval, with a reply from the far end
     /// after every `reply_every`-th delivered packet (E2: short E2AP, long E2AP, then a SACK).
     Pattern {
-        /// Time between packets [ps].
+        /// Time between packets \[ps\].
         interval: SimDuration,
-        /// Sizes, cycled [bytes].
+        /// Sizes, cycled \[bytes\].
         sizes: Vec<u32>,
         /// A reply after every this many delivered packets (0: no replies).
         reply_every: u32,
-        /// Reply size [bytes].
+        /// Reply size \[bytes\].
         reply_size: u32,
         /// Stop after this many packets.
         count: Option<u64>,
@@ -302,11 +302,11 @@ pub enum Source {
     /// Request/response pairs (ping): each delivered request is answered with a reply; the
     /// round-trip time is measured at the sender.
     Ping {
-        /// Time between requests [ps].
+        /// Time between requests \[ps\].
         interval: SimDuration,
-        /// Request size [bytes].
+        /// Request size \[bytes\].
         size: u32,
-        /// Reply size [bytes].
+        /// Reply size \[bytes\].
         reply_size: u32,
         /// Number of requests.
         count: Option<u64>,
@@ -320,18 +320,18 @@ pub enum Source {
     /// before an acknowledgement is due (real receivers then wait for a delayed-ACK timer, which
     /// is not modelled); the scenario layer refuses such values.
     Bulk {
-        /// Payload to move [bytes].
+        /// Payload to move \[bytes\].
         total_bytes: u64,
-        /// Payload per frame [bytes].
+        /// Payload per frame \[bytes\].
         segment: u32,
-        /// Size of a frame carrying a full segment, headers and trailers included [bytes].
+        /// Size of a frame carrying a full segment, headers and trailers included \[bytes\].
         frame: u32,
         /// Size of the last frame, carrying `total_bytes % segment` bytes (equal to `frame` when
-        /// the segment divides the total) [bytes].
+        /// the segment divides the total) \[bytes\].
         last_frame: u32,
         /// Frames in flight at most.
         window: u32,
-        /// Acknowledgement size [bytes].
+        /// Acknowledgement size \[bytes\].
         ack_size: u32,
         /// Frames received per acknowledgement (1: every frame); used clamped to `1..=window`.
         ack_every: u32,
@@ -353,7 +353,7 @@ pub enum Source {
         exchanges: Vec<HandshakeExchange>,
         /// Number of tunnels (handshakes).
         tunnels: u32,
-        /// Time between tunnel starts [ps].
+        /// Time between tunnel starts \[ps\].
         spacing: SimDuration,
         /// Retransmission timers (`None`: no retransmission).
         retransmit: Option<Retransmit>,
@@ -365,7 +365,7 @@ pub enum Source {
 /// initiator waits `timeout * base^tries` more and gives up (strongSwan's charon rule).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Retransmit {
-    /// First timeout [ps].
+    /// First timeout \[ps\].
     pub timeout: SimDuration,
     /// Base of the exponential backoff.
     pub base: f64,
@@ -374,7 +374,7 @@ pub struct Retransmit {
 }
 
 impl Retransmit {
-    /// The timeout after send number `n` (0 = the first send) [ps].
+    /// The timeout after send number `n` (0 = the first send) \[ps\].
     pub fn after_send(&self, n: u32) -> SimDuration {
         SimDuration::from_secs_f64(self.timeout.as_secs_f64() * self.base.powi(n as i32))
             .unwrap_or(SimDuration(u64::MAX / 4))
@@ -386,20 +386,20 @@ impl Retransmit {
 pub struct HandshakeExchange {
     /// Name, e.g. `IKE_SA_INIT`.
     pub name: String,
-    /// Request size [bytes].
+    /// Request size \[bytes\].
     pub request: u32,
-    /// Response size [bytes].
+    /// Response size \[bytes\].
     pub response: u32,
     /// Datagrams the request travels in (after IP or IKE fragmentation): it is lost when any one
     /// of them is.
     pub request_datagrams: u32,
     /// Datagrams of the response.
     pub response_datagrams: u32,
-    /// Initiator CPU work before sending the request (key generation, signing) [ps].
+    /// Initiator CPU work before sending the request (key generation, signing) \[ps\].
     pub initiator_before: SimDuration,
-    /// Responder CPU work on the request, including preparing the response [ps].
+    /// Responder CPU work on the request, including preparing the response \[ps\].
     pub responder: SimDuration,
-    /// Initiator CPU work on the response (agreement, decapsulation, verification) [ps].
+    /// Initiator CPU work on the response (agreement, decapsulation, verification) \[ps\].
     pub initiator_after: SimDuration,
 }
 

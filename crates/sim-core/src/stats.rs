@@ -23,7 +23,7 @@ pub const TRANS: usize = 2;
 /// Index of D_proc in a component array.
 pub const PROC: usize = 3;
 
-/// A streaming distribution of delays [ps]: exact count, sum, min and max; percentiles from an
+/// A streaming distribution of delays \[ps\]: exact count, sum, min and max; percentiles from an
 /// HDR histogram with 3 significant digits (relative error at most 0.1%).
 #[derive(Debug, Clone)]
 pub struct DelayHist {
@@ -45,7 +45,7 @@ impl Default for DelayHist {
 }
 
 impl DelayHist {
-    /// Records one value [ps].
+    /// Records one value \[ps\].
     #[inline]
     pub fn record(&mut self, ps: u64) {
         // Auto-resizing histogram: recording cannot fail for any u64 value.
@@ -60,7 +60,7 @@ impl DelayHist {
         self.hist.len()
     }
 
-    /// Exact mean [ps]; 0 when empty.
+    /// Exact mean \[ps\]; 0 when empty.
     pub fn mean_ps(&self) -> f64 {
         let n = self.count();
         if n == 0 {
@@ -78,7 +78,7 @@ impl DelayHist {
         self.max_ps = self.max_ps.max(other.max_ps);
     }
 
-    /// The value at quantile `q` in [0, 1] [ps] (HDR: the highest value equivalent to it).
+    /// The value at quantile `q` in [0, 1] \[ps\] (HDR: the highest value equivalent to it).
     pub fn quantile_ps(&self, q: f64) -> u64 {
         if self.count() == 0 {
             return 0;
@@ -89,7 +89,7 @@ impl DelayHist {
         self.hist.value_at_quantile(q).min(self.max_ps)
     }
 
-    /// Points of the empirical CDF: `(delay [ns], fraction of values at or below)`, one per
+    /// Points of the empirical CDF: `(delay \[ns\], fraction of values at or below)`, one per
     /// histogram bucket that holds values.
     pub fn cdf_ns(&self) -> Vec<(f64, f64)> {
         let n = self.count() as f64;
@@ -123,20 +123,20 @@ impl DelayHist {
     }
 }
 
-/// Count, mean and percentiles of a distribution [ns].
+/// Count, mean and percentiles of a distribution \[ns\].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DistSummary {
     /// Number of values.
     pub count: u64,
-    /// Mean [ns].
+    /// Mean \[ns\].
     pub mean_ns: f64,
-    /// Minimum [ns].
+    /// Minimum \[ns\].
     pub min_ns: f64,
-    /// Median [ns] (HDR, within 0.1%).
+    /// Median \[ns\] (HDR, within 0.1%).
     pub p50_ns: f64,
-    /// 99th percentile [ns] (HDR, within 0.1%).
+    /// 99th percentile \[ns\] (HDR, within 0.1%).
     pub p99_ns: f64,
-    /// Maximum [ns] (exact).
+    /// Maximum \[ns\] (exact).
     pub max_ns: f64,
 }
 
@@ -145,7 +145,7 @@ pub struct DistSummary {
 pub struct HopSums {
     /// Packets that completed this hop.
     pub packets: u64,
-    /// Component sums [ps], indexed by [`QUE`], [`PROP`], [`TRANS`], [`PROC`].
+    /// Component sums \[ps\], indexed by [`QUE`], [`PROP`], [`TRANS`], [`PROC`].
     pub sums_ps: [u128; 4],
 }
 
@@ -158,15 +158,15 @@ pub struct DirStats {
     pub delivered: u64,
     /// Packets dropped on the way (full buffer or oversize).
     pub dropped: u64,
-    /// Bytes delivered [bytes].
+    /// Bytes delivered \[bytes\].
     pub bytes_delivered: u64,
-    /// Creation time of the first counted packet [ps].
+    /// Creation time of the first counted packet \[ps\].
     pub first_sent_ps: Option<u64>,
-    /// Delivery time of the last counted packet [ps].
+    /// Delivery time of the last counted packet \[ps\].
     pub last_delivered_ps: u64,
     /// End-to-end delay of delivered packets.
     pub delay: DelayHist,
-    /// End-to-end sums of the Eq. 1 components over delivered packets [ps].
+    /// End-to-end sums of the Eq. 1 components over delivered packets \[ps\].
     pub components_ps: [u128; 4],
     /// Per-hop sums over the packets that completed the hop: entry `2i` is node `i` of the path
     /// (queueing and processing), entry `2i+1` the link leaving it (queueing, transmission,
@@ -201,7 +201,7 @@ impl DirStats {
         }
     }
 
-    /// Mean of each Eq. 1 component over delivered packets [ns].
+    /// Mean of each Eq. 1 component over delivered packets \[ns\].
     pub fn component_means_ns(&self) -> [f64; 4] {
         let n = self.delivered.max(1) as f64;
         self.components_ps.map(|s| s as f64 / n / PS_PER_NS as f64)
@@ -226,23 +226,23 @@ pub struct FlowStats {
     pub forward: DirStats,
     /// Replies, acknowledgements and reverse trace records.
     pub reverse: DirStats,
-    /// Round-trip times of ping requests answered [ps].
+    /// Round-trip times of ping requests answered \[ps\].
     pub rtt: DelayHist,
-    /// Delay of periodic messages (one or more frames), creation to last frame delivered [ps].
+    /// Delay of periodic messages (one or more frames), creation to last frame delivered \[ps\].
     pub message: DelayHist,
     /// Messages with at least one frame dropped.
     pub messages_incomplete: u64,
-    /// Bulk transfers: time from the first frame created to the last frame delivered [ps].
+    /// Bulk transfers: time from the first frame created to the last frame delivered \[ps\].
     pub transfer_ps: Option<u64>,
-    /// Bulk transfers: payload delivered [bytes].
+    /// Bulk transfers: payload delivered \[bytes\].
     pub transfer_payload_bytes: u64,
-    /// Handshakes: time from a tunnel's start to its last response [ps].
+    /// Handshakes: time from a tunnel's start to its last response \[ps\].
     pub handshake: DelayHist,
     /// Handshakes that failed (a message lost without retransmission, or all tries used).
     pub handshakes_failed: u64,
     /// Handshake requests retransmitted.
     pub handshake_retransmissions: u64,
-    /// Handshakes: per exchange, request sent (work included) to response processed [ps].
+    /// Handshakes: per exchange, request sent (work included) to response processed \[ps\].
     pub exchanges: Vec<DelayHist>,
 }
 
@@ -279,20 +279,20 @@ pub struct NodeStats {
     pub served: u64,
     /// Arrivals dropped because the node was full.
     pub dropped: u64,
-    /// Total service time handed out, over all servers [ps].
+    /// Total service time handed out, over all servers \[ps\].
     pub busy_ps: u128,
     /// Largest number of packets waiting (not in service).
     pub max_waiting: u64,
     /// Packets started, by role ([`ROLES`]: originate, terminate, transit).
     pub served_by_role: [u64; 3],
     /// Bytes of the packets started, by role, as the service saw them (protected length for
-    /// nodes costing by it) [bytes].
+    /// nodes costing by it) \[bytes\].
     pub bytes_by_role: [u64; 3],
-    /// Service time handed out, by role [ps].
+    /// Service time handed out, by role \[ps\].
     pub busy_by_role_ps: [u128; 3],
     /// Packets through the one-server I/O stage.
     pub io_served: u64,
-    /// Time the I/O stage was busy [ps].
+    /// Time the I/O stage was busy \[ps\].
     pub io_busy_ps: u128,
 }
 
@@ -305,7 +305,7 @@ pub const ROLES: [&str; 3] = ["originate", "terminate", "transit"];
 pub struct LinkDirStats {
     /// Packets transmitted.
     pub sent: u64,
-    /// Bytes transmitted [bytes].
+    /// Bytes transmitted \[bytes\].
     pub bytes: u64,
     /// Packets dropped because the transmit queue was full.
     pub dropped_full: u64,
@@ -313,7 +313,7 @@ pub struct LinkDirStats {
     pub dropped_mtu: u64,
     /// Packets lost in transit (the link's loss probability).
     pub dropped_loss: u64,
-    /// Time the transmitter was busy [ps].
+    /// Time the transmitter was busy \[ps\].
     pub busy_ps: u128,
 }
 

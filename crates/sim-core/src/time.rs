@@ -26,7 +26,7 @@ pub const PS_PER_S: u64 = 1_000_000_000_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct SimTime(pub u64);
 
-/// A span of simulated time [ps].
+/// A span of simulated time \[ps\].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct SimDuration(pub u64);
 
@@ -34,13 +34,13 @@ impl SimTime {
     /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
 
-    /// Picoseconds since the start [ps].
+    /// Picoseconds since the start \[ps\].
     #[inline]
     pub fn as_ps(self) -> u64 {
         self.0
     }
 
-    /// Nanoseconds since the start, as a float [ns].
+    /// Nanoseconds since the start, as a float \[ns\].
     #[inline]
     pub fn as_ns_f64(self) -> f64 {
         self.0 as f64 / PS_PER_NS as f64
@@ -57,19 +57,19 @@ impl SimDuration {
     /// No time.
     pub const ZERO: SimDuration = SimDuration(0);
 
-    /// From picoseconds [ps].
+    /// From picoseconds \[ps\].
     #[inline]
     pub const fn from_ps(ps: u64) -> Self {
         SimDuration(ps)
     }
 
-    /// From nanoseconds [ns].
+    /// From nanoseconds \[ns\].
     #[inline]
     pub const fn from_ns(ns: u64) -> Self {
         SimDuration(ns * PS_PER_NS)
     }
 
-    /// From microseconds [us].
+    /// From microseconds \[us\].
     #[inline]
     pub const fn from_us(us: u64) -> Self {
         SimDuration(us * PS_PER_US)
@@ -86,19 +86,19 @@ impl SimDuration {
         }
     }
 
-    /// Picoseconds [ps].
+    /// Picoseconds \[ps\].
     #[inline]
     pub fn as_ps(self) -> u64 {
         self.0
     }
 
-    /// Nanoseconds as a float [ns].
+    /// Nanoseconds as a float \[ns\].
     #[inline]
     pub fn as_ns_f64(self) -> f64 {
         self.0 as f64 / PS_PER_NS as f64
     }
 
-    /// Seconds as a float [s].
+    /// Seconds as a float \[s\].
     #[inline]
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64

@@ -48,7 +48,7 @@ fn single_node(
     }
 }
 
-/// Per-replication means of (sojourn, waiting) [us] and the drop fraction.
+/// Per-replication means of (sojourn, waiting) \[us\] and the drop fraction.
 fn replicate(net: &Network, reps: u32) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let runs = run_replications(net, 7, reps, 2);
     let mut sojourn = Vec::new();

@@ -22,7 +22,7 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Also write the report as <name>.json, <name>.csv and <name>.txt into this directory
+    /// Also write the report as `<name>.json`, `<name>.csv` and `<name>.txt` into this directory
     /// (created if missing; each file written atomically).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
