@@ -49,3 +49,55 @@ pub fn palette(i: usize) -> plotters::style::RGBColor {
     ];
     C[i % C.len()]
 }
+
+/// Type of a drawing function for [`svg_string`] / [`png_bytes`].
+pub type DrawResult<E> = Result<(), plotters::drawing::DrawingAreaErrorKind<E>>;
+
+/// Draws a `size` plot with `draw` onto an SVG backend and returns the SVG text (text is SVG
+/// `<text>`, drawn by the viewer: no font files needed). `what` names the plot in errors.
+pub fn svg_string<E: std::error::Error + Send + Sync>(
+    size: (u32, u32),
+    what: &str,
+    draw: impl FnOnce(
+        &plotters::drawing::DrawingArea<plotters::prelude::SVGBackend<'_>, plotters::coord::Shift>,
+    ) -> DrawResult<E>,
+) -> anyhow::Result<String> {
+    use plotters::prelude::*;
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        draw(&root).map_err(|e| anyhow::anyhow!("cannot draw {what}: {e}"))?;
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// Draws a `size` plot with `draw` into an RGB buffer and returns it encoded as PNG.
+pub fn png_bytes<E: std::error::Error + Send + Sync>(
+    size: (u32, u32),
+    what: &str,
+    draw: impl FnOnce(
+        &plotters::drawing::DrawingArea<
+            plotters::prelude::BitMapBackend<'_>,
+            plotters::coord::Shift,
+        >,
+    ) -> DrawResult<E>,
+) -> anyhow::Result<Vec<u8>> {
+    use plotters::prelude::*;
+    let (w, h) = size;
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+        draw(&root).map_err(|e| anyhow::anyhow!("cannot draw {what}: {e}"))?;
+    }
+    let mut bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut bytes, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header()?;
+        writer.write_image_data(&rgb)?;
+        writer.finish()?;
+    }
+    Ok(bytes)
+}

@@ -479,31 +479,10 @@ fn draw<DB: DrawingBackend>(
 
 /// The plot as SVG text (text is SVG `<text>`, drawn by the viewer: no font files needed).
 fn draw_svg(p: &Plot) -> anyhow::Result<String> {
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        draw(p, &root, true).map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", p.name()))?;
-    }
-    out.push('\n');
-    Ok(out)
+    crate::output::svg_string(SIZE, p.name(), |root| draw(p, root, true))
 }
 
 /// The plot as PNG bytes: the same data without text.
 fn draw_png(p: &Plot) -> anyhow::Result<Vec<u8>> {
-    let (w, h) = SIZE;
-    let mut rgb = vec![0u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(p, &root, false).map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", p.name()))?;
-    }
-    let mut bytes = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut bytes, w, h);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header()?;
-        writer.write_image_data(&rgb)?;
-        writer.finish()?;
-    }
-    Ok(bytes)
+    crate::output::png_bytes(SIZE, p.name(), |root| draw(p, root, false))
 }

@@ -947,14 +947,9 @@ mod plot {
 
         /// The plot as SVG text.
         pub fn svg(&self) -> anyhow::Result<String> {
-            let mut out = String::new();
-            {
-                let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-                self.draw_svg(&root)
-                    .map_err(|e| anyhow::anyhow!("cannot draw the plot of {}: {e}", self.key))?;
-            }
-            out.push('\n');
-            Ok(out)
+            crate::output::svg_string(SIZE, &format!("the plot of {}", self.key), |root| {
+                self.draw_svg(root)
+            })
         }
 
         fn draw_svg<DB: DrawingBackend>(
@@ -1015,23 +1010,9 @@ mod plot {
 
         /// The plot as PNG bytes: the same lines, a light grid, no text.
         pub fn png(&self) -> anyhow::Result<Vec<u8>> {
-            let (w, h) = SIZE;
-            let mut rgb = vec![0u8; (w * h * 3) as usize];
-            {
-                let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-                self.draw_png(&root)
-                    .map_err(|e| anyhow::anyhow!("cannot draw the plot of {}: {e}", self.key))?;
-            }
-            let mut bytes = Vec::new();
-            {
-                let mut enc = png::Encoder::new(&mut bytes, w, h);
-                enc.set_color(png::ColorType::Rgb);
-                enc.set_depth(png::BitDepth::Eight);
-                let mut writer = enc.write_header()?;
-                writer.write_image_data(&rgb)?;
-                writer.finish()?;
-            }
-            Ok(bytes)
+            crate::output::png_bytes(SIZE, &format!("the plot of {}", self.key), |root| {
+                self.draw_png(root)
+            })
         }
 
         fn draw_png<DB: DrawingBackend>(
