@@ -28,6 +28,7 @@
 
 pub mod error;
 pub mod file;
+pub mod oran;
 pub mod plan;
 pub mod report;
 pub mod reproduce;

@@ -421,7 +421,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
         let added = d.processing_ns - base;
         // Against T12max: everything but the endpoints' own unprotected processing.
         let transport = d.mean_ns - base;
-        let longest = crate::reproduce::table4()
+        let longest = crate::oran::table4()
             .iter()
             .map(|row| {
                 row.iter()
@@ -444,7 +444,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
     }
     // Keep the modes asked (the baseline run above only supplies the reference processing).
     modes.retain(|m| q.modes.contains(&m.mode));
-    let t = crate::reproduce::table4();
+    let t = crate::oran::table4();
     let best = t
         .iter()
         .map(|row| {
@@ -483,8 +483,8 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
         fibre_m,
         modes,
         categories: (
-            crate::reproduce::table4_ru().iter().map(|c| c.0).collect(),
-            crate::reproduce::table4_du().iter().map(|c| c.0).collect(),
+            crate::oran::table4_ru().iter().map(|c| c.0).collect(),
+            crate::oran::table4_du().iter().map(|c| c.0).collect(),
         ),
         t12max_us: t,
         best,

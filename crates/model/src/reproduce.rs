@@ -26,6 +26,7 @@ use serde::Serialize;
 use toml::Value;
 
 use crate::error::ScenarioError;
+use crate::oran::{table4, table4_du, table4_region, table4_ru};
 use crate::report::{Report, RunOptions};
 use crate::{Scenario, run as run_scenario};
 
@@ -1402,42 +1403,6 @@ fn ofh_size(root: &Path) -> Result<Experiment> {
     Ok(e)
 }
 
-/// O-DU categories of 000 Table 4 (columns) and their delay budget \[us\]: A has 3000 us, B 399
-/// us, and each further category 20 us less.
-pub fn table4_du() -> Vec<(char, i64)> {
-    ('A'..='N')
-        .enumerate()
-        .map(|(i, c)| {
-            (
-                c,
-                if i == 0 {
-                    3000
-                } else {
-                    399 - 20 * (i as i64 - 1)
-                },
-            )
-        })
-        .collect()
-}
-
-/// O-RU categories of 000 Table 4 (rows) and their offset \[us\]: O 0 us, P 51 us, and each
-/// further category 20 us more.
-pub fn table4_ru() -> Vec<(char, i64)> {
-    ('O'..='Z')
-        .enumerate()
-        .map(|(i, c)| (c, if i == 0 { 0 } else { 51 + 20 * (i as i64 - 1) }))
-        .collect()
-}
-
-/// Table 4: T12max \[us\] for every O-RU row and O-DU column, from the categories: the O-DU
-/// budget less the O-RU offset, floored at zero.
-pub fn table4() -> Vec<Vec<i64>> {
-    table4_ru()
-        .iter()
-        .map(|&(_, off)| table4_du().iter().map(|&(_, b)| (b - off).max(0)).collect())
-        .collect()
-}
-
 /// The published Table 4 parsed from [`TABLE4_CSV`].
 pub fn table4_published() -> Vec<Vec<i64>> {
     TABLE4_CSV
@@ -1451,18 +1416,6 @@ pub fn table4_published() -> Vec<Vec<i64>> {
                 .collect()
         })
         .collect()
-}
-
-/// Region of a Table 4 cell with budget `t` \[us\] for MACsec's added delays `on` and `off`
-/// \[us\]: 0 fits MACsec with encryption, 1 only without encryption, 2 only without MACsec.
-pub fn table4_region(t: f64, on: f64, off: f64) -> usize {
-    if t >= on {
-        0
-    } else if t >= off {
-        1
-    } else {
-        2
-    }
 }
 
 /// MACsec's added one-way delay \[us\] for the 7678 B frame of ofh_table4.toml in `mode`.
