@@ -246,6 +246,17 @@ impl Row {
     }
 }
 
+/// An x-y plot of `series`.
+fn xy(name: &str, title: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> Plot {
+    Plot::Xy(XyPlot {
+        name: name.into(),
+        title: title.into(),
+        x_label: x_label.into(),
+        y_label: y_label.into(),
+        series,
+    })
+}
+
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -896,12 +907,12 @@ fn e2_sack(root: &Path) -> Result<Experiment> {
             (d.max_ns / 1e3, 1.0),
         ]
     };
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "e2_sack_cdf".into(),
-        title: "SACK delay CDF, E2 with and without IPsec (000 Fig. 8)".into(),
-        x_label: "SACK delay [us]".into(),
-        y_label: "CDF".into(),
-        series: vec![
+    e.plots.push(xy(
+        "e2_sack_cdf",
+        "SACK delay CDF, E2 with and without IPsec (000 Fig. 8)",
+        "SACK delay [us]",
+        "CDF",
+        vec![
             Series {
                 label: "model PT".into(),
                 style: Style::Line,
@@ -923,7 +934,7 @@ fn e2_sack(root: &Path) -> Result<Experiment> {
                 points: vec![(82.64, 0.5)],
             },
         ],
-    }));
+    ));
     Ok(e)
 }
 
@@ -1105,13 +1116,13 @@ fn e2_size(root: &Path) -> Result<Experiment> {
             (1500.0, curves[0].1[0].1 + 50.0),
         ],
     });
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "e2_size".into(),
-        title: "E2 processing delay vs packet size (000 Fig. 9)".into(),
-        x_label: "frame size [B]".into(),
-        y_label: "processing delay RTT/2 [us]".into(),
+    e.plots.push(xy(
+        "e2_size",
+        "E2 processing delay vs packet size (000 Fig. 9)",
+        "frame size [B]",
+        "processing delay RTT/2 [us]",
         series,
-    }));
+    ));
     Ok(e)
 }
 
@@ -1274,25 +1285,25 @@ fn e2_throughput(root: &Path) -> Result<Experiment> {
             .filter_map(|s| s.table3.map(|t| (2000.0, t)))
             .collect(),
     });
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "e2_throughput".into(),
-        title: "E2 IPsec throughput vs offered rate (000 Fig. 10, Table 3)".into(),
-        x_label: "offered rate [Mb/s]".into(),
-        y_label: "throughput [Mb/s]".into(),
-        series: thr_series,
-    }));
+    e.plots.push(xy(
+        "e2_throughput",
+        "E2 IPsec throughput vs offered rate (000 Fig. 10, Table 3)",
+        "offered rate [Mb/s]",
+        "throughput [Mb/s]",
+        thr_series,
+    ));
     cpu_series.push(Series {
         label: "paper: 0.2 x T % (CT), 0.00365 x T % (PT)".into(),
         style: Style::Published,
         points: vec![(100.0, 20.0), (300.0, 60.0), (500.0, 100.0), (1000.0, 3.65)],
     });
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "e2_cpu".into(),
-        title: "E2 sender CPU vs offered rate (001 Fig. 7, 000 Fig. 10)".into(),
-        x_label: "offered rate [Mb/s]".into(),
-        y_label: "CPU utilisation [%]".into(),
-        series: cpu_series,
-    }));
+    e.plots.push(xy(
+        "e2_cpu",
+        "E2 sender CPU vs offered rate (001 Fig. 7, 000 Fig. 10)",
+        "offered rate [Mb/s]",
+        "CPU utilisation [%]",
+        cpu_series,
+    ));
     Ok(e)
 }
 
@@ -1393,13 +1404,13 @@ fn ofh_size(root: &Path) -> Result<Experiment> {
         style: Style::Published,
         points: vec![(9000.0, 153.0)],
     });
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_size".into(),
-        title: "MACsec added delay vs frame size (000 Fig. 11)".into(),
-        x_label: "frame size [B]".into(),
-        y_label: "added delay RTT/2 [us]".into(),
+    e.plots.push(xy(
+        "ofh_size",
+        "MACsec added delay vs frame size (000 Fig. 11)",
+        "frame size [B]",
+        "added delay RTT/2 [us]",
         series,
-    }));
+    ));
     Ok(e)
 }
 
@@ -1719,13 +1730,12 @@ fn ofh_mtu(root: &Path) -> Result<Experiment> {
         Kind::Fitted,
         "capacity view: 20 MB over the completion time; the profile's I/O line was fitted through it",
     ));
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_mtu_bulk".into(),
-        title: "Bulk transfer completion time vs MTU, MACsec encryption on (000 Fig. 14; 20 MB)"
-            .into(),
-        x_label: "MTU [B]".into(),
-        y_label: "completion time [ms]".into(),
-        series: vec![
+    e.plots.push(xy(
+        "ofh_mtu_bulk",
+        "Bulk transfer completion time vs MTU, MACsec encryption on (000 Fig. 14; 20 MB)",
+        "MTU [B]",
+        "completion time [ms]",
+        vec![
             Series {
                 label: "model (DES)".into(),
                 style: Style::Line,
@@ -1737,20 +1747,20 @@ fn ofh_mtu(root: &Path) -> Result<Experiment> {
                 points: vec![(1400.0, t1400), (9000.0, t1400 * 0.8)],
             },
         ],
-    }));
+    ));
     let xs = |v: &[(&str, f64)]| -> Vec<(f64, f64)> {
         v.iter().enumerate().map(|(i, p)| (i as f64, p.1)).collect()
     };
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_mtu_fixed".into(),
-        title: "Fixed 8192 B payload: 0 = 8000 greedy, 1 = 8000 even, 2 = 5000 greedy, 3 = 5000 even, 4 = 9000 (000 Fig. 15)".into(),
-        x_label: "variant".into(),
-        y_label: "delay per payload [us]".into(),
-        series: vec![
+    e.plots.push(xy(
+        "ofh_mtu_fixed",
+        "Fixed 8192 B payload: 0 = 8000 greedy, 1 = 8000 even, 2 = 5000 greedy, 3 = 5000 even, 4 = 9000 (000 Fig. 15)",
+        "variant",
+        "delay per payload [us]",
+        vec![
             Series { label: "latency view (DES, pipelined)".into(), style: Style::Points, points: xs(&lat.0) },
             Series { label: "capacity view (per-frame delays added, 000 Fig. 15)".into(), style: Style::Points, points: xs(&cap.0) },
         ],
-    }));
+    ));
     Ok(e)
 }
 
@@ -1930,27 +1940,27 @@ fn ofh_load(root: &Path) -> Result<Experiment> {
         style: Style::Published,
         points: vec![(3000.0, 80.0)],
     });
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_load_throughput".into(),
-        title: "MACsec throughput vs attempted rate (000 Fig. 12)".into(),
-        x_label: "attempted rate [Mb/s]".into(),
-        y_label: "throughput [Mb/s]".into(),
-        series: thr_s,
-    }));
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_load_cpu".into(),
-        title: "O-DU CPU vs attempted rate (000 Fig. 12)".into(),
-        x_label: "attempted rate [Mb/s]".into(),
-        y_label: "CPU [%]".into(),
-        series: cpu_s,
-    }));
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "ofh_load_delay".into(),
-        title: "Ping delay (RTT/2, max) vs attempted rate (000 Fig. 13)".into(),
-        x_label: "attempted rate [Mb/s]".into(),
-        y_label: "max delay [ms]".into(),
-        series: delay_s,
-    }));
+    e.plots.push(xy(
+        "ofh_load_throughput",
+        "MACsec throughput vs attempted rate (000 Fig. 12)",
+        "attempted rate [Mb/s]",
+        "throughput [Mb/s]",
+        thr_s,
+    ));
+    e.plots.push(xy(
+        "ofh_load_cpu",
+        "O-DU CPU vs attempted rate (000 Fig. 12)",
+        "attempted rate [Mb/s]",
+        "CPU [%]",
+        cpu_s,
+    ));
+    e.plots.push(xy(
+        "ofh_load_delay",
+        "Ping delay (RTT/2, max) vs attempted rate (000 Fig. 13)",
+        "attempted rate [Mb/s]",
+        "max delay [ms]",
+        delay_s,
+    ));
     Ok(e)
 }
 
@@ -2037,13 +2047,12 @@ fn pq_ike_e2(root: &Path) -> Result<Experiment> {
     ));
     e.facts.push(fmt_list(&lines) + ".");
     e.facts.push("ML-KEM-1024 pushes both IKE_SA_INIT messages past a 1500 B MTU (1788 / 1813 B IP packets above); IKE_SA_INIT is not encrypted, so IKE fragmentation (RFC 7383) cannot apply and they are IP-fragmented. The profile takes the extra bytes as free on the VMs' virtual link.".into());
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "pq_ike_e2".into(),
-        title: "IKE_SA_INIT time: 0 = curve25519, 1 = ML-KEM-768, 2 = ML-KEM-1024 (Perera et al.)"
-            .into(),
-        x_label: "key exchange".into(),
-        y_label: "IKE_SA_INIT [us]".into(),
-        series: vec![
+    e.plots.push(xy(
+        "pq_ike_e2",
+        "IKE_SA_INIT time: 0 = curve25519, 1 = ML-KEM-768, 2 = ML-KEM-1024 (Perera et al.)",
+        "key exchange",
+        "IKE_SA_INIT [us]",
+        vec![
             Series {
                 label: "model".into(),
                 style: Style::Points,
@@ -2055,7 +2064,7 @@ fn pq_ike_e2(root: &Path) -> Result<Experiment> {
                 points: vec![(0.0, 1363.0), (1.0, 4306.0)],
             },
         ],
-    }));
+    ));
     Ok(e)
 }
 
@@ -2192,13 +2201,13 @@ fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
         "Data plane: the KEM does not enter the per-packet ESP work, so the model's one-way delay of a 1000 B ping through the tunnel is {:.1} us whichever KEM set the tunnel up (Otero-García et al. report 0.402-0.491 ms delays on their testbed without a KEM and call the numbers indicative: there is no profile of their DU/RU hosts to compare with).",
         r.flows[0].delay.mean_ns / 1e3
     ));
-    e.plots.push(Plot::Xy(XyPlot {
-        name: "pq_kems_hybrid".into(),
-        title: "Hybrid IKEv2 setup bytes: 0-2 ML-KEM-512/768/1024, 3-4 BIKE-L1/L3, 5-6 HQC-128/192, 7-8 FrodoKEM-640/976".into(),
-        x_label: "KEM (with X25519)".into(),
-        y_label: "setup bytes, both directions [B]".into(),
-        series: vec![Series { label: "model".into(), style: Style::Points, points: bytes }],
-    }));
+    e.plots.push(xy(
+        "pq_kems_hybrid",
+        "Hybrid IKEv2 setup bytes: 0-2 ML-KEM-512/768/1024, 3-4 BIKE-L1/L3, 5-6 HQC-128/192, 7-8 FrodoKEM-640/976",
+        "KEM (with X25519)",
+        "setup bytes, both directions [B]",
+        vec![Series { label: "model".into(), style: Style::Points, points: bytes }],
+    ));
     Ok(e)
 }
 
