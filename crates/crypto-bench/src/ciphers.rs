@@ -68,16 +68,32 @@ fn nonce<A: AeadCore>(seq: u64) -> Nonce<A> {
     n
 }
 
-/// An AEAD used as ESP/MACsec use it: 8-byte AAD, ciphertext followed by a 16-byte tag.
+/// An AEAD used as ESP/MACsec use it: 8-byte AAD, ciphertext followed by a 16-byte tag. Or,
+/// built with [`AeadCipher::gmac`], GMAC: AES-GCM with the whole frame as associated data and
+/// no plaintext, as MACsec does with confidentiality off (IEEE 802.1AE, GCM-AES-128/256
+/// integrity only); the frame then travels in the clear followed by the 16-byte ICV.
 pub struct AeadCipher<A> {
     suite: &'static str,
     aead: A,
+    integrity_only: bool,
 }
 
 impl<A: AeadInOut + KeyInit> AeadCipher<A> {
-    fn new(suite: &'static str) -> Self {
+    fn keyed(suite: &'static str, integrity_only: bool) -> Self {
         let aead = A::new_from_slice(&KEY[..A::key_size()]).expect("key length is the suite's");
-        Self { suite, aead }
+        Self {
+            suite,
+            aead,
+            integrity_only,
+        }
+    }
+
+    fn new(suite: &'static str) -> Self {
+        Self::keyed(suite, false)
+    }
+
+    fn gmac(suite: &'static str) -> Self {
+        Self::keyed(suite, true)
     }
 }
 
@@ -93,66 +109,32 @@ impl<A: AeadInOut> Cipher for AeadCipher<A> {
     }
     #[inline]
     fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
-        let tag = self
-            .aead
-            .encrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), buf.as_mut_slice().into())
-            .expect("packet sizes are far below the AEAD's limit");
-        buf.extend_from_slice(&tag);
-    }
-    #[inline]
-    fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
-        let ct_len = buf.len().checked_sub(16).ok_or(OpenError)?;
-        let (ct, tag) = buf.split_at_mut(ct_len);
-        let tag = (&*tag).try_into().map_err(|_| OpenError)?;
-        self.aead
-            .decrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), ct.into(), tag)
-            .map_err(|_| OpenError)?;
-        buf.truncate(ct_len);
-        Ok(())
-    }
-}
-
-/// GMAC: AES-GCM with the whole frame as associated data and no plaintext, as MACsec does
-/// with confidentiality off (IEEE 802.1AE, GCM-AES-128/256 integrity only). The frame travels
-/// in the clear followed by the 16-byte ICV.
-pub struct Gmac<A> {
-    suite: &'static str,
-    aead: A,
-}
-
-impl<A: AeadInOut + KeyInit> Gmac<A> {
-    fn new(suite: &'static str) -> Self {
-        let aead = A::new_from_slice(&KEY[..A::key_size()]).expect("key length is the suite's");
-        Self { suite, aead }
-    }
-}
-
-impl<A: AeadInOut> Cipher for Gmac<A> {
-    fn suite(&self) -> &'static str {
-        self.suite
-    }
-    fn implementation(&self) -> &'static str {
-        "rustcrypto"
-    }
-    fn max_overhead(&self) -> usize {
-        16
-    }
-    #[inline]
-    fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
-        let tag = self
-            .aead
-            .encrypt_inout_detached(&nonce::<A>(seq), buf, (&mut [][..]).into())
-            .expect("frame sizes are far below GCM's limit");
+        let tag = if self.integrity_only {
+            self.aead
+                .encrypt_inout_detached(&nonce::<A>(seq), buf, (&mut [][..]).into())
+        } else {
+            self.aead.encrypt_inout_detached(
+                &nonce::<A>(seq),
+                &esp_aad(seq),
+                buf.as_mut_slice().into(),
+            )
+        }
+        .expect("packet sizes are far below the AEAD's limit");
         buf.extend_from_slice(&tag);
     }
     #[inline]
     fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
         let len = buf.len().checked_sub(16).ok_or(OpenError)?;
-        let (frame, tag) = buf.split_at(len);
-        let tag = tag.try_into().map_err(|_| OpenError)?;
-        self.aead
-            .decrypt_inout_detached(&nonce::<A>(seq), frame, (&mut [][..]).into(), tag)
-            .map_err(|_| OpenError)?;
+        let (body, tag) = buf.split_at_mut(len);
+        let tag = (&*tag).try_into().map_err(|_| OpenError)?;
+        if self.integrity_only {
+            self.aead
+                .decrypt_inout_detached(&nonce::<A>(seq), body, (&mut [][..]).into(), tag)
+        } else {
+            self.aead
+                .decrypt_inout_detached(&nonce::<A>(seq), &esp_aad(seq), body.into(), tag)
+        }
+        .map_err(|_| OpenError)?;
         buf.truncate(len);
         Ok(())
     }
@@ -334,8 +316,8 @@ pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
             "aes256-cbc-hmac-sha512",
             32,
         )),
-        Box::new(Gmac::<Aes128Gcm>::new("gmac-aes128")),
-        Box::new(Gmac::<Aes256Gcm>::new("gmac-aes256")),
+        Box::new(AeadCipher::<Aes128Gcm>::gmac("gmac-aes128")),
+        Box::new(AeadCipher::<Aes256Gcm>::gmac("gmac-aes256")),
     ]
 }
 
