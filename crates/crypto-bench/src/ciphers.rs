@@ -69,7 +69,7 @@ fn nonce<A: AeadCore>(seq: u64) -> Nonce<A> {
 }
 
 /// An AEAD used as ESP/MACsec use it: 8-byte AAD, ciphertext followed by a 16-byte tag. Or,
-/// built with [`AeadCipher::gmac`], GMAC: AES-GCM with the whole frame as associated data and
+/// built as `gmac-*` suites (integrity only), GMAC: AES-GCM with the whole frame as associated data and
 /// no plaintext, as MACsec does with confidentiality off (IEEE 802.1AE, GCM-AES-128/256
 /// integrity only); the frame then travels in the clear followed by the 16-byte ICV.
 pub struct AeadCipher<A> {
