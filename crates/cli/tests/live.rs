@@ -39,6 +39,25 @@ fn short_rtt_compare_prints_measured_and_predicted() {
     for p in points {
         assert_eq!(p["replies"], p["sent"], "{p}");
     }
+    // The I/O reference: plaintext pings as long as each protected datagram, all answered.
+    let mut lengths: Vec<u64> = points
+        .iter()
+        .filter(|p| p["protection"] != "plain" && p["datagram_len"] != p["payload"])
+        .map(|p| p["datagram_len"].as_u64().unwrap())
+        .collect();
+    lengths.sort();
+    lengths.dedup();
+    let refs = v["rtt"]["references"].as_array().unwrap();
+    let mut got: Vec<u64> = refs
+        .iter()
+        .map(|r| r["payload"].as_u64().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(got, lengths);
+    assert!(
+        refs.iter()
+            .all(|r| r["protection"] == "plain" && r["replies"] == r["sent"])
+    );
     let cmp = v["rtt_compare"].as_array().unwrap();
     assert_eq!(cmp.len(), 6);
     assert!(

@@ -14,11 +14,11 @@
 //! length the cipher really processes: [`Protection::cipher_len`]) and `io` is what the plaintext
 //! run fits:
 //!
-//! - **RTT**: at each payload size the plaintext median RTT `m` is the cost of the four node
-//!   passes of a ping (client send, server receive, server send, client receive), so each pass
-//!   costs `io = (m + b * (ip_len - plain_ip_len)) / 4`, where `b` [ns/B] is the least-squares
-//!   slope of the plaintext medians against the IPv4 length (floored at 0) and charges the
-//!   protection's extra bytes.
+//! - **RTT**: the plaintext median RTT `m(L)` of datagrams `L` bytes long is the cost of the four
+//!   node passes of a ping (client send, server receive, server send, client receive), so a
+//!   pass of a protected datagram of length `L` costs `io = m(L) / 4`; the run measures plaintext
+//!   pings of every protected datagram's length for this (the kernel's cost is not linear in
+//!   the length: see [`crate::rtt`]).
 //! - **Throughput**: at each offered rate the plaintext run's sender and receiver thread CPU
 //!   time per packet are `io_tx` and `io_rx`; the share `s` of a core the plaintext sender got at
 //!   back to back (its CPU time over its wall time) scales every service (`time / s`), since the
@@ -36,7 +36,6 @@ use crate::LiveError;
 use crate::bulk::BulkPoint;
 use crate::protect::Protection;
 use crate::rtt::RttRun;
-use crate::stats::fit_line;
 use crate::throughput::ThroughputPoint;
 
 /// The calibration profile used for predictions, with its file name, and the per-packet
@@ -208,15 +207,29 @@ fn two_nodes(
     )
 }
 
-/// The RTT fit to the plaintext run.
+/// The RTT fit to the plaintext run: the median plaintext RTT at every datagram length the
+/// run measured, each a quarter per node pass.
 #[derive(Debug, Clone, Serialize)]
 pub struct RttFit {
-    /// Intercept of the least-squares line through the plaintext medians \[ns\].
-    pub a_ns: f64,
-    /// Its slope against the IPv4 packet length on loopback, floored at 0 [ns/B].
-    pub b_ns_per_byte: f64,
-    /// The plaintext median RTT at each payload size: (payload \[bytes\], median \[ns\]).
+    /// (datagram length \[bytes\], median RTT of plaintext pings that long \[ns\]).
     pub plain_median_ns: Vec<(usize, f64)>,
+}
+
+impl RttFit {
+    /// The I/O cost of one node pass for a datagram of `len` bytes \[ns\]: a quarter of the
+    /// plaintext median RTT at that length (a ping is four passes: client send, server
+    /// receive, server send, client receive).
+    pub fn io_ns(&self, len: usize) -> Result<f64, LiveError> {
+        self.plain_median_ns
+            .iter()
+            .find(|(l, _)| *l == len)
+            .map(|(_, m)| m / 4.0)
+            .ok_or_else(|| {
+                LiveError::Measurement(format!(
+                    "no plaintext RTT of {len}-byte datagrams to fit the I/O cost on"
+                ))
+            })
+    }
 }
 
 /// Measured vs predicted at one RTT point.
@@ -238,33 +251,21 @@ pub struct RttCompare {
     pub added_error: Option<f64>,
 }
 
-/// Fits the plaintext RTTs.
+/// Fits the plaintext RTTs: the points and the I/O references.
 pub fn fit_rtt(run: &RttRun) -> Result<RttFit, LiveError> {
-    let pts: Vec<(f64, f64)> = run
+    let plain_median_ns: Vec<(usize, f64)> = run
         .points
         .iter()
+        .chain(&run.references)
         .filter(|p| p.protection == Protection::Plain)
-        .filter_map(|p| Some((p.ip_len as f64, p.rtt.median_ns?)))
+        .filter_map(|p| Some((p.datagram_len, p.rtt.median_ns?)))
         .collect();
-    let (a, b) = match pts.len() {
-        0 => {
-            return Err(LiveError::Measurement(
-                "no plaintext RTT to fit the per-packet cost".into(),
-            ));
-        }
-        1 => (pts[0].1, 0.0),
-        _ => fit_line(&pts).unwrap_or((pts[0].1, 0.0)),
-    };
-    Ok(RttFit {
-        a_ns: a,
-        b_ns_per_byte: b.max(0.0),
-        plain_median_ns: run
-            .points
-            .iter()
-            .filter(|p| p.protection == Protection::Plain)
-            .filter_map(|p| Some((p.payload, p.rtt.median_ns?)))
-            .collect(),
-    })
+    if plain_median_ns.is_empty() {
+        return Err(LiveError::Measurement(
+            "no plaintext RTT to fit the per-packet cost".into(),
+        ));
+    }
+    Ok(RttFit { plain_median_ns })
 }
 
 /// The simulator's RTT for `protection` at `payload` \[ns\], and its scenario text.
@@ -275,24 +276,18 @@ pub fn predict_rtt(
     payload: usize,
 ) -> Result<(f64, String), LiveError> {
     let ip = protection.ip_len(payload)?;
-    let plain_ip = Protection::Plain.ip_len(payload)?;
-    let base = fit
-        .plain_median_ns
-        .iter()
-        .find(|(s, _)| *s == payload)
-        .map_or(fit.a_ns + fit.b_ns_per_byte * plain_ip as f64, |(_, m)| *m);
-    let io = (base + fit.b_ns_per_byte * (ip as f64 - plain_ip as f64)) / 4.0;
+    let io = fit.io_ns(protection.datagram_len(payload)?)?;
     let seal = host.cipher_ns(protection, Direction::Seal, payload)?;
     let open = host.cipher_ns(protection, Direction::Open, payload)?;
+    // Pings far enough apart that each finds both nodes idle (an isolated ping, as measured).
+    let interval_ns = (40.0 * (io + seal.max(open))).max(1e6).ceil();
     let text = format!(
         "# oransim live --compare: RTT of {} with {payload} B payloads ({ip} B IPv4 packets)\n\
-         # io per pass = {io:.1} ns fitted to the plaintext run (slope {:.5} ns/B over {:.1} ns); seal/open from {}\n\
+         # io per pass = {io:.1} ns: a quarter of the plaintext RTT of datagrams as long; seal/open from {}\n\
          [scenario]\nname = \"live-rtt-{}-{payload}\"\nseed = 1\n\n{}\
          [[flow]]\nname = \"ping\"\nfrom = \"client\"\nto = \"server\"\n\
-         source = {{ kind = \"ping\", interval = \"1ms\", size = \"{ip}B\", count = 10 }}\n",
+         source = {{ kind = \"ping\", interval = \"{interval_ns}ns\", size = \"{ip}B\", count = 10 }}\n",
         protection.name(),
-        fit.b_ns_per_byte,
-        fit.a_ns,
         host.path,
         protection.name(),
         two_nodes(
@@ -323,7 +318,7 @@ pub fn compare_rtt(
     let fit = fit_rtt(run)?;
     let mut out = Vec::new();
     for p in &run.points {
-        let (Some(m), Some(base)) = (p.rtt.median_ns, run.baseline_ns(p)) else {
+        let (Some(m), Some(base)) = (p.rtt.median_ns, run.plain_rtt_ns(p.payload)) else {
             continue;
         };
         let (pred, _) = predict_rtt(host, &fit, p.protection, p.payload)?;

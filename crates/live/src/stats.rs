@@ -44,35 +44,17 @@ pub fn quantile(xs: &[f64], q: f64) -> f64 {
     xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)
 }
 
-/// Least-squares line `y = a + b x` through the points; `None` with fewer than two distinct x.
-pub fn fit_line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
-    let n = points.len() as f64;
-    if points.len() < 2 {
-        return None;
-    }
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    if sxx <= 0.0 {
-        return None;
-    }
-    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let b = sxy / sxx;
-    Some((my - b * mx, b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn median_and_line() {
+    fn median_and_quantiles() {
         let mut xs = vec![5.0, 1.0, 3.0, 2.0, 4.0];
         let s = Summary::of(&mut xs);
         assert_eq!(s.median_ns, Some(3.0));
         assert_eq!(s.min_ns, Some(1.0));
-        let (a, b) = fit_line(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]).unwrap();
-        assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
-        assert!(fit_line(&[(1.0, 1.0), (1.0, 2.0)]).is_none());
+        assert_eq!(s.p10_ns, Some(1.4));
+        assert_eq!(quantile(&[1.0, 2.0], 0.25), 1.25);
     }
 }

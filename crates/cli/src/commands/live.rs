@@ -289,7 +289,7 @@ fn print_rtt(
     heading(out, md, "Round-trip time vs payload (000 Figs. 9, 11)");
     let _ = writeln!(
         out,
-        "Median of the measured pings; each protection interleaved ping by ping with plaintext; added = protected median - median of the plaintext pings interleaved with it, in each of {} round(s), then the median over the rounds (their range beside it). Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
+        "Median of the measured pings; each protection and size pinged alone, in each of {} round(s); added = protected median - the same round's plaintext median at that payload, then the median over the rounds (their range beside it); plain same length = plaintext pings of the protected datagram's length. Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
         run.points
             .iter()
             .map(|p| p.added_rounds_ns.len())
@@ -315,6 +315,7 @@ fn print_rtt(
         "p10-p90 us",
         "added us",
         "rounds' range us",
+        "plain same length us",
     ];
     if cmp.is_some() {
         head.extend(["predicted RTT us", "predicted added us", "added error"]);
@@ -336,6 +337,11 @@ fn print_rtt(
                 .map_or("-".into(), us),
             run.added_range_ns(p.protection, p.payload)
                 .map_or("-".into(), |(a, b)| format!("{}-{}", us(a), us(b))),
+            if p.protection == Protection::Plain {
+                "-".into()
+            } else {
+                run.plain_rtt_ns(p.datagram_len).map_or("-".into(), us)
+            },
         ];
         if let Some((_, c)) = cmp {
             match c
@@ -353,11 +359,10 @@ fn print_rtt(
         rows.push(r);
     }
     table(out, md, &head, &rows);
-    if let Some((fit, c)) = cmp {
+    if let Some((_, c)) = cmp {
         let _ = writeln!(
             out,
-            "Fitted to the plaintext run: its median RTT at each size (a quarter per node pass) and the slope of those medians against the IP length, {:.4} ns/B (floored at 0), charged on the protection's extra bytes. Seal/open costs come from the profile: the added latency is predicted.\n",
-            fit.b_ns_per_byte
+            "Fitted to the plaintext run: a quarter of the plaintext median RTT per node pass, at each protected datagram's own length. Seal/open costs come from the profile and the measured framing: the added latency is predicted.\n"
         );
         let mut rows = Vec::new();
         for p in Protection::ALL.iter().skip(1) {
