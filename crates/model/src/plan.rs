@@ -682,7 +682,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         let r = crate::run(&s, &opts);
         let d = &r.flows[0].delay;
         // Capacity from the profile for this mix: the CPU stage on its cores, the I/O stage
-        // alone; frames as the stack builds them.
+        // alone; frames as the stack builds them, the cipher at the bytes it protects.
         let stack_p: protocols::Stack = stack
             .parse()
             .map_err(|e: protocols::Error| invalid("--suite", e.to_string(), String::new()))?;
@@ -694,8 +694,12 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 .map_err(|e| invalid("--sizes", e.to_string(), String::new()))?
                 as u64;
             let name = (suite != "none").then_some(suite);
+            // The cipher at the length it protects, as the engine charges it; the I/O at the
+            // frame.
+            let protected =
+                crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
             let c = profile
-                .packet(name, profile::Direction::Seal, frame, frame)
+                .packet(name, profile::Direction::Seal, protected, frame)
                 .map_err(|e| invalid("--suite", e.to_string(), String::new()))?;
             cpu_ns += c.cpu_ns / sizes.len() as f64;
             io_ns += c.io_ns / sizes.len() as f64;
