@@ -114,6 +114,11 @@ fn bad_input_exits_2_with_a_message() {
             vec!["live", "--experiment", "rtt", "--sizes", "4", "--quick"],
             "8..=9000",
         ),
+        // Checked before the RTT and throughput experiments run, not after them.
+        (
+            vec!["live", "--quick", "--mtu", "100"],
+            "--mtu: bad MTU `100 B`",
+        ),
         (
             vec![
                 "live",

@@ -87,6 +87,21 @@ pub struct BulkPoint {
     pub receiver: OpenStats,
 }
 
+/// Link MTUs the bulk experiment accepts \[bytes\]: IPv4's minimum to a jumbo frame.
+pub const MTUS: std::ops::RangeInclusive<usize> = 576..=9216;
+
+/// Checks link MTUs before anything runs (every one within [`MTUS`]).
+pub fn check_mtus(mtus: &[usize]) -> Result<(), LiveError> {
+    match mtus.iter().find(|m| !MTUS.contains(m)) {
+        Some(mtu) => Err(LiveError::BadArgument {
+            what: "MTU".into(),
+            got: format!("{mtu} B"),
+            allowed: format!("{}..={} bytes", MTUS.start(), MTUS.end()),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Runs every protection at every MTU.
 pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
     if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 {
@@ -96,16 +111,10 @@ pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
             allowed: "window 1..=1024 segments, bytes > 0".into(),
         });
     }
+    check_mtus(&cfg.mtus)?;
     let mut out = Vec::new();
     for (k, &p) in cfg.protections.iter().enumerate() {
         for (j, &mtu) in cfg.mtus.iter().enumerate() {
-            if !(576..=9216).contains(&mtu) {
-                return Err(LiveError::BadArgument {
-                    what: "MTU".into(),
-                    got: format!("{mtu} B"),
-                    allowed: "576..=9216 bytes".into(),
-                });
-            }
             out.push(transfer(p, mtu, cfg, 0x6275_0000 + (k * 64 + j) as u64)?);
         }
     }

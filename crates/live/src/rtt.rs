@@ -193,6 +193,22 @@ impl RttRun {
 
 const SEED: u64 = 0x0e5_0001;
 
+/// Ping payload sizes the experiment accepts \[bytes\]: room for the ping's 8-byte id, up to a
+/// jumbo frame's payload.
+pub const SIZES: std::ops::RangeInclusive<usize> = 8..=9000;
+
+/// Checks ping payload sizes before anything runs (at least one, each within [`SIZES`]).
+pub fn check_sizes(sizes: &[usize]) -> Result<(), LiveError> {
+    if sizes.is_empty() || sizes.iter().any(|s| !SIZES.contains(s)) {
+        return Err(LiveError::BadArgument {
+            what: "ping payload sizes".into(),
+            got: format!("{sizes:?}"),
+            allowed: format!("{}..={} bytes, at least one", SIZES.start(), SIZES.end()),
+        });
+    }
+    Ok(())
+}
+
 /// Runs the RTT experiment: in each round, at each size, the plaintext stream, then each
 /// protection's stream followed by the plaintext stream of its datagram's length (once per
 /// length), each alone.
@@ -204,13 +220,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
             allowed: "at least 1".into(),
         });
     }
-    if cfg.sizes.is_empty() || cfg.sizes.iter().any(|s| !(8..=9000).contains(s)) {
-        return Err(LiveError::BadArgument {
-            what: "ping payload sizes".into(),
-            got: format!("{:?}", cfg.sizes),
-            allowed: "8..=9000 bytes, at least one".into(),
-        });
-    }
+    check_sizes(&cfg.sizes)?;
     let mut others: Vec<Protection> = Vec::new();
     for &p in &cfg.protections {
         if p != Protection::Plain && !others.contains(&p) {

@@ -88,6 +88,11 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     {
         bail!("--pings, --rounds, --duration-ms and --megabytes must be at least 1");
     }
+    // Every flag is checked before the first experiment runs.
+    if !args.sizes.is_empty() {
+        live::rtt::check_sizes(&args.sizes).context("--sizes")?;
+    }
+    live::bulk::check_mtus(&args.mtu).context("--mtu")?;
     let host = if args.compare {
         Some(HostProfile::load(&args.profile).with_context(|| {
             format!(
