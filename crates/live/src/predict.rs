@@ -356,7 +356,7 @@ pub struct ThroughputCompare {
     pub predicted_bps: f64,
     /// (predicted - measured) / measured goodput.
     pub error: f64,
-    /// Measured process CPU [% of one core].
+    /// Measured CPU of the two threads [% of one core].
     pub measured_cpu_percent: f64,
     /// Predicted CPU [% of one core].
     pub predicted_cpu_percent: f64,

@@ -4,7 +4,8 @@
 //! tokio timer, so bursts of up to one millisecond's worth; `f64::INFINITY` sends back to back);
 //! a receiver thread opens, verifies and counts them. Each point reports the goodput
 //! (application payload bits delivered and verified per second of sending), the loss, the
-//! process CPU time over the point (both threads; getrusage) and each thread's CPU time per
+//! CPU time of the two threads (getrusage RUSAGE_THREAD) over the span from the first send to the
+//! last delivery, and each thread's CPU time per
 //! packet, which the prediction uses as the fitted per-packet I/O cost of the plaintext run.
 
 use std::sync::Arc;
@@ -75,7 +76,8 @@ pub struct ThroughputPoint {
     pub goodput_bps: f64,
     /// Sent but not delivered, over sent.
     pub loss: f64,
-    /// Process CPU time over the point's wall time, in % of one core (both threads).
+    /// CPU time of the sender and receiver threads over the active span (first send to last
+    /// delivery), in % of one core.
     pub cpu_percent: f64,
     /// Sender thread CPU time per packet sent \[ns\].
     pub tx_cpu_ns: f64,
@@ -139,46 +141,49 @@ fn point(
         let done = done.clone();
         std::thread::Builder::new()
             .name("live-rx".into())
-            .spawn(move || -> Result<(u64, u64, OpenStats), LiveError> {
-                let rt = net::runtime()?;
-                rt.block_on(async move {
-                    let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
-                    let reference = net::pattern(payload);
-                    let mut buf = vec![0u8; MAX_DATAGRAM];
-                    let start = Instant::now();
-                    let cpu0 = cpu::thread_ns();
-                    let mut delivered = 0u64;
-                    loop {
-                        let idle =
-                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(30)).await?;
-                        match idle {
-                            None if done.load(Ordering::Acquire) => break,
-                            None => {}
-                            Some(n) => {
-                                if let Ok(got) = opener.open(&mut buf[..n]) {
-                                    let id = net::payload_id(got);
-                                    if net::check_payload(got, &reference, id) {
-                                        delivered += 1;
+            .spawn(
+                move || -> Result<(u64, u64, OpenStats, Option<Instant>), LiveError> {
+                    let rt = net::runtime()?;
+                    rt.block_on(async move {
+                        let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
+                        let reference = net::pattern(payload);
+                        let mut buf = vec![0u8; MAX_DATAGRAM];
+                        let start = Instant::now();
+                        let cpu0 = cpu::thread_ns();
+                        let mut delivered = 0u64;
+                        let mut last = None;
+                        loop {
+                            let idle =
+                                net::recv_timeout(&sock, &mut buf, Duration::from_millis(30))
+                                    .await?;
+                            match idle {
+                                None if done.load(Ordering::Acquire) => break,
+                                None => {}
+                                Some(n) => {
+                                    if let Ok(got) = opener.open(&mut buf[..n]) {
+                                        let id = net::payload_id(got);
+                                        if net::check_payload(got, &reference, id) {
+                                            delivered += 1;
+                                            last = Some(Instant::now());
+                                        }
                                     }
                                 }
                             }
+                            if start.elapsed() > hard_stop {
+                                break;
+                            }
                         }
-                        if start.elapsed() > hard_stop {
-                            break;
-                        }
-                    }
-                    Ok((delivered, cpu::thread_ns() - cpu0, opener.stats()))
-                })
-            })
+                        Ok((delivered, cpu::thread_ns() - cpu0, opener.stats(), last))
+                    })
+                },
+            )
             .map_err(|e| LiveError::io("starting the receiver thread", e))?
     };
 
-    let cpu0 = cpu::process_ns();
-    let wall0 = Instant::now();
     let tx_transport = transport.clone();
     let sender = std::thread::Builder::new()
         .name("live-tx".into())
-        .spawn(move || -> Result<(u64, f64, u64), LiveError> {
+        .spawn(move || -> Result<(u64, f64, u64, Instant), LiveError> {
             let rt = net::runtime()?;
             rt.block_on(async move {
                 let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
@@ -216,7 +221,12 @@ fn point(
                         tokio::task::yield_now().await;
                     }
                 }
-                Ok((sent, start.elapsed().as_secs_f64(), cpu::thread_ns() - cpu0))
+                Ok((
+                    sent,
+                    start.elapsed().as_secs_f64(),
+                    cpu::thread_ns() - cpu0,
+                    start,
+                ))
             })
         })
         .map_err(|e| LiveError::io("starting the sender thread", e))?;
@@ -225,11 +235,15 @@ fn point(
     let received = receiver
         .join()
         .map_err(|_| LiveError::Measurement("the receiver thread panicked".into()))?;
-    let (sent, send_s, tx_cpu) =
+    let (sent, send_s, tx_cpu, tx_start) =
         sent.map_err(|_| LiveError::Measurement("the sender thread panicked".into()))??;
-    let (delivered, rx_cpu, receiver) = received?;
-    let wall = wall0.elapsed().as_secs_f64();
-    let cpu_s = (cpu::process_ns() - cpu0) as f64 / 1e9;
+    let (delivered, rx_cpu, receiver, last_delivery) = received?;
+    // The active span: from the first send to the last delivery (the receiver may still be
+    // draining its socket after the sender stops), not the threads' set-up or the receiver's
+    // idle wait for the end.
+    let active_s = last_delivery
+        .map_or(0.0, |t| t.saturating_duration_since(tx_start).as_secs_f64())
+        .max(send_s);
     Ok(ThroughputPoint {
         protection,
         payload,
@@ -244,7 +258,7 @@ fn point(
         } else {
             1.0 - delivered as f64 / sent as f64
         },
-        cpu_percent: 100.0 * cpu_s / wall.max(1e-9),
+        cpu_percent: 100.0 * (tx_cpu + rx_cpu) as f64 / 1e9 / active_s.max(1e-9),
         tx_cpu_ns: tx_cpu as f64 / sent.max(1) as f64,
         rx_cpu_ns: rx_cpu as f64 / delivered.max(1) as f64,
         receiver,

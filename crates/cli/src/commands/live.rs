@@ -421,7 +421,7 @@ fn print_throughput(
     if let Some(p) = pts.first() {
         let _ = writeln!(
             out,
-            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = process CPU time / wall time (100% = one core of 2).\n",
+            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = sender + receiver thread CPU time over the span from the first send to the last delivery (100% = one core of 2).\n",
             p.payload, p.ip_len, p.send_s
         );
     }
@@ -436,7 +436,12 @@ fn print_throughput(
         "rx ns/pkt",
     ];
     if cmp.is_some() {
-        head.extend(["predicted Mb/s", "error", "predicted CPU %"]);
+        head.extend([
+            "predicted Mb/s",
+            "error",
+            "predicted CPU %",
+            "CPU error points",
+        ]);
     }
     let mut rows = Vec::new();
     for p in pts {
@@ -463,8 +468,9 @@ fn print_throughput(
                         pct(c.error)
                     },
                     format!("{:.0}", c.predicted_cpu_percent),
+                    format!("{:+.0}", c.predicted_cpu_percent - c.measured_cpu_percent),
                 ]),
-                None => r.extend(["-".into(), "-".into(), "-".into()]),
+                None => r.extend(["-".into(), "-".into(), "-".into(), "-".into()]),
             }
         }
         rows.push(r);
@@ -478,6 +484,24 @@ fn print_throughput(
             "Fitted to the plaintext run at each rate: sender and receiver thread CPU ns per packet (tx/rx ns/pkt of the plain rows), and the share of a core the plaintext sender got back to back: {:.2}. The plateau is the `max` row.\n",
             s.share
         );
+        // How far the predicted CPU is from the measured, over the protected rows.
+        let cpu: Vec<(f64, &ThroughputCompare)> = c
+            .iter()
+            .filter(|c| c.protection != Protection::Plain)
+            .map(|c| (c.predicted_cpu_percent - c.measured_cpu_percent, c))
+            .collect();
+        if let Some((worst, w)) = cpu.iter().max_by(|a, b| a.0.abs().total_cmp(&b.0.abs())) {
+            let within = cpu.iter().filter(|(d, _)| d.abs() <= 5.0).count();
+            let _ = writeln!(
+                out,
+                "Predicted CPU within 5 points of the measured in {within} of {} protected rows; the worst is {:+.0} points ({} at {}).\n",
+                cpu.len(),
+                worst,
+                w.protection,
+                w.offered_bps
+                    .map_or("back to back".into(), |r| format!("{} Mb/s", mbps(r))),
+            );
+        }
     }
 }
 
