@@ -61,6 +61,22 @@ fn quick_calibration_writes_a_valid_profile() {
             "{name}"
         );
     }
+    // The I/O path is measured at five datagram sizes with a line through them: a 9000-byte
+    // frame costs more than a 106-byte one, and the source gives the points.
+    let small = p
+        .packet(None, profile::Direction::Seal, 64, 106)
+        .unwrap()
+        .io_ns;
+    let jumbo = p
+        .packet(None, profile::Direction::Seal, 8972, 9014)
+        .unwrap()
+        .io_ns;
+    assert!(small > 0.0 && jumbo > small, "io {small} -> {jumbo} ns");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("at frames of 106, 554, 1514, 4138, 9014 B"),
+        "{text}"
+    );
     let host = p.host().unwrap();
     assert!(host.rustc.as_deref().unwrap().starts_with("rustc "));
     assert!(host.crate_versions.contains_key("aes-gcm"));

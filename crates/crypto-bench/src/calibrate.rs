@@ -364,7 +364,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
         });
     }
     progress("per-packet I/O (loopback UDP)");
-    let io = crate::io::udp_loopback_ns(t.samples.max(11)).ok();
+    let io = crate::io::udp_loopback(t.samples.max(11)).ok();
 
     let load_after = host::load_average();
     let wall_time = started.elapsed();
@@ -504,7 +504,7 @@ fn build_profile(
     config: &Config,
     build: &BuildInfo,
     points: &[PointResult],
-    io_ns: Option<f64>,
+    io: Option<crate::io::LoopbackIo>,
     noisy: bool,
     noise_note: &str,
     sanity: &[crate::sanity::Problem],
@@ -637,11 +637,25 @@ fn build_profile(
                 source: "not measured separately: this host's kernel UDP/IP stack cost is inside `io` (loopback send + receive)".into(),
                 fitted_to: Vec::new(),
             },
-            io: match io_ns {
-                Some(ns) => CostFile {
-                    per_byte: None,
-                    cost: format_duration_ns(ns),
-                    source: "measured: median per-datagram cost of sendto + recv of 64-byte UDP datagrams over 127.0.0.1 (two syscalls and the kernel UDP/IP path both ways)".into(),
+            io: match io {
+                Some(io) => CostFile {
+                    per_byte: (io.fit.b > 0.0).then(|| format!("{:.4}ns/B", io.fit.b)),
+                    cost: format_duration_ns(io.fit.a),
+                    source: format!(
+                        "measured: median per-datagram cost of sendto + recv of UDP datagrams over 127.0.0.1 (two syscalls and the kernel UDP/IP path both ways) at frames of {} B: {} ns; line cost + per_byte x frame fitted to them (r2 {:.3}, largest residual {:.1}%)",
+                        io.points
+                            .iter()
+                            .map(|(f, _)| f.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        io.points
+                            .iter()
+                            .map(|(_, ns)| format!("{ns:.0}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        io.fit.r2,
+                        io.fit.max_rel_residual * 100.0
+                    ),
                     fitted_to: Vec::new(),
                 },
                 None => CostFile {

@@ -1,40 +1,72 @@
-//! Per-packet kernel I/O cost on this host: UDP datagrams over the loopback interface.
+//! Per-packet kernel I/O cost on this host: UDP datagrams over the loopback interface, at
+//! several sizes, with a line `cost + per_byte * frame` fitted through them.
 
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
 
+use crate::fit::{LineFit, fit_line};
 use crate::measure::Stats;
 
-/// Datagrams per timed batch; small enough to stay inside the default socket buffer.
-const BATCH: usize = 32;
-/// Payload of each datagram \[B\].
-const PAYLOAD: usize = 64;
+/// UDP payloads at which the I/O cost is measured \[bytes\]: a minimal packet, an E2AP-sized
+/// one, a full 1500-byte MTU's, 4 KiB, and a 9000-byte jumbo frame's.
+pub const PAYLOADS: [usize; 5] = [64, 512, 1472, 4096, 8972];
 
-/// Median cost \[ns\] of sending one 64-byte UDP datagram to 127.0.0.1 and receiving it:
-/// `sendto` + `recv`, the kernel UDP/IP path out and in. Takes `samples` batches of 32
-/// datagrams; bounded in count and time (a receive waits at most 1 s).
-pub fn udp_loopback_ns(samples: usize) -> std::io::Result<f64> {
+/// Bytes a UDP payload gains on the wire: Ethernet II (14) + IPv4 (20) + UDP (8), the
+/// `eth/ipv4/udp` wire length the engine charges `[node.io] per_byte` on (no FCS).
+pub const FRAME_OVERHEAD: usize = 14 + 20 + 8;
+
+/// Bytes of datagrams in flight per timed batch: well inside the default socket receive
+/// buffer (212992 B on Linux), whose accounting charges a 9000-byte datagram ~16 KiB.
+const BATCH_BYTES: usize = 96 * 1024;
+
+/// The measured I/O cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopbackIo {
+    /// (frame on the wire \[bytes\], median cost of one datagram \[ns\]) at each of [`PAYLOADS`].
+    pub points: Vec<(usize, f64)>,
+    /// The line through them (least squares on relative error, both terms >= 0).
+    pub fit: LineFit,
+}
+
+/// Measures the cost of sending one UDP datagram to 127.0.0.1 and receiving it (`sendto` +
+/// `recv`, the kernel UDP/IP path out and in) at each of [`PAYLOADS`]: the median over
+/// `samples` batches, and a line fitted through the medians against the frame length.
+/// Bounded in count and time (a receive waits at most 1 s).
+pub fn udp_loopback(samples: usize) -> std::io::Result<LoopbackIo> {
+    let mut points = Vec::new();
+    for &payload in &PAYLOADS {
+        points.push((payload + FRAME_OVERHEAD, udp_loopback_at(payload, samples)?));
+    }
+    let xy: Vec<(f64, f64)> = points.iter().map(|&(f, ns)| (f as f64, ns)).collect();
+    let fit = fit_line(&xy)
+        .ok_or_else(|| std::io::Error::other("loopback I/O costs that no line fits"))?;
+    Ok(LoopbackIo { points, fit })
+}
+
+/// Median cost \[ns\] of sending and receiving one `payload`-byte UDP datagram over loopback.
+pub fn udp_loopback_at(payload: usize, samples: usize) -> std::io::Result<f64> {
     let rx = UdpSocket::bind("127.0.0.1:0")?;
     rx.set_read_timeout(Some(Duration::from_secs(1)))?;
     let tx = UdpSocket::bind("127.0.0.1:0")?;
     tx.connect(rx.local_addr()?)?;
-    let msg = [0x5au8; PAYLOAD];
-    let mut buf = [0u8; 2048];
+    let batch = (BATCH_BYTES / (payload + 1024)).clamp(2, 32);
+    let msg = vec![0x5au8; payload];
+    let mut buf = vec![0u8; payload + 1];
     let mut per = Vec::with_capacity(samples);
     for s in 0..samples + 2 {
         let t0 = Instant::now();
-        for _ in 0..BATCH {
+        for _ in 0..batch {
             tx.send(&msg)?;
         }
-        for _ in 0..BATCH {
+        for _ in 0..batch {
             let n = rx.recv(&mut buf)?;
-            if n != PAYLOAD {
+            if n != payload {
                 return Err(std::io::Error::other("loopback datagram of the wrong size"));
             }
         }
         if s >= 2 {
             // The first two batches are warm-up.
-            per.push(t0.elapsed().as_nanos() as f64 / BATCH as f64);
+            per.push(t0.elapsed().as_nanos() as f64 / batch as f64);
         }
     }
     Ok(Stats::of(&per).median)
@@ -42,9 +74,25 @@ pub fn udp_loopback_ns(samples: usize) -> std::io::Result<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn loopback_cost_is_positive() {
-        let ns = super::udp_loopback_ns(3).expect("loopback UDP");
-        assert!(ns > 0.0);
+    fn loopback_cost_is_positive_and_fitted_at_every_size() {
+        let io = udp_loopback(3).expect("loopback UDP");
+        assert_eq!(io.points.len(), PAYLOADS.len());
+        for (&(frame, ns), &payload) in io.points.iter().zip(&PAYLOADS) {
+            assert_eq!(frame, payload + 42);
+            assert!(ns > 0.0);
+        }
+        assert!(io.fit.a >= 0.0 && io.fit.b >= 0.0);
+        assert!(io.fit.a + io.fit.b * 106.0 > 0.0);
+    }
+
+    #[test]
+    fn frame_overhead_is_the_engines_eth_ipv4_udp() {
+        let stack: protocols::Stack = "eth/ipv4/udp".parse().unwrap();
+        for payload in PAYLOADS {
+            assert_eq!(stack.wire_len(payload).unwrap(), payload + FRAME_OVERHEAD);
+        }
     }
 }
