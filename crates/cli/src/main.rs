@@ -73,10 +73,28 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", describe(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, joined by ": ", each cause said once: an error whose message
+/// already quotes its source (`cannot read x: No such file`) is not followed by that source
+/// again.
+fn describe(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let s = cause.to_string();
+        if text.contains(&s) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&s);
+    }
+    text
 }
 
 /// A closed stdout pipe (`oransim run x | head`) is not an error.
@@ -94,4 +112,34 @@ fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error in oransim (please report it): {info}");
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+
+    #[derive(Debug)]
+    struct Quoting(std::io::Error);
+    impl std::fmt::Display for Quoting {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "cannot read x.toml: {}", self.0)
+        }
+    }
+    impl std::error::Error for Quoting {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = anyhow::Error::new(Quoting(io)).context("oransim run");
+        assert_eq!(
+            describe(&err),
+            "oransim run: cannot read x.toml: no such file"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(describe(&plain), "outer: inner");
+    }
 }

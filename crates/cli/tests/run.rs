@@ -486,7 +486,32 @@ fn bad_stack_and_mtu() {
 fn bad_flags_and_missing_file() {
     let out = run(&["run", "does/not/exist.toml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read does/not/exist.toml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read does/not/exist.toml"), "{err}");
+    // The operating system's reason, said once (the error quotes its cause; the cause chain
+    // printed after it used to repeat it).
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    // A missing profile named in a scenario: its path and the reason.
+    let dir = std::env::temp_dir().join(format!("oransim-missing-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sc = dir.join("s.toml");
+    std::fs::write(
+        &sc,
+        "[scenario]\nname = \"a\"\n[[node]]\nname = \"n\"\nservice = { model = \"profile\", profile = \"gone.toml\", suite = \"aes128-gcm\" }\n",
+    )
+    .unwrap();
+    let out = run(&["check", sc.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("service.profile: cannot read calibration profile"),
+        "{err}"
+    );
+    assert!(
+        err.contains("gone.toml: No such file or directory"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     let out = run(&["run", "scenarios/mm1.toml", "--format", "xml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: table, json, csv"));

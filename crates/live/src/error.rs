@@ -26,7 +26,7 @@ pub enum LiveError {
     #[error("protocol model: {0}")]
     Protocol(protocols::Error),
     /// The calibration profile could not be read or lacks an operation.
-    #[error("calibration profile: {0}")]
+    #[error(transparent)]
     Profile(#[from] profile::ProfileError),
     /// The simulator refused the scenario built for the prediction.
     #[error("prediction scenario: {0}")]

@@ -662,8 +662,13 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         ));
     }
     let pps = offered_bps / (8.0 * mean_bytes);
-    let profile = profile::Profile::load(&q.profile)
-        .map_err(|e| invalid("--profile", e.to_string(), "a calibration profile".into()))?;
+    let profile = profile::Profile::load(&q.profile).map_err(|e| {
+        invalid(
+            "--profile",
+            e.to_string(),
+            "a profile written by `oransim calibrate` or one under calibration/".into(),
+        )
+    })?;
     let opts = RunOptions {
         wall_clock: false,
         threads: 1,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ProfileError {
     /// The file could not be read.
-    #[error("cannot read calibration profile {path}")]
+    #[error("cannot read calibration profile {}: {source}", path.display())]
     Io {
         /// The path that was opened.
         path: PathBuf,
