@@ -33,6 +33,22 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Checks, before a long measurement, that [`write_atomic`] will be able to write `path`: it is
+/// not a directory, and a file can be created (then removed) in its directory.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        anyhow::bail!("cannot write {}: it is a directory", path.display());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let probe = dir.join(format!(".oransim-write-check.{}.tmp", std::process::id()));
+    std::fs::File::create(&probe)
+        .and_then(|_| std::fs::remove_file(&probe))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The colour of series `i` in every plot oransim draws (a common 8-colour qualitative palette,
 /// repeating).
 pub fn palette(i: usize) -> plotters::style::RGBColor {

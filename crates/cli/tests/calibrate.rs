@@ -240,3 +240,23 @@ fn aws_lc_without_the_feature_says_how_to_get_it() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An output that cannot be written is refused before anything is measured (a full calibration
+/// takes minutes), and nothing is left behind.
+#[test]
+fn unwritable_output_is_refused_before_measuring() {
+    let dir = scratch("unwritable");
+    for out in [dir.join("no/such/dir/p.toml"), dir.clone()] {
+        let run = oransim()
+            .args(["calibrate", "--quick", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot write"), "{stderr}");
+        assert!(!stderr.contains("measuring"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use crypto_bench::calibrate::{self, Config, Implementation};
 
-use crate::output::write_atomic;
+use crate::output::{check_writable, write_atomic};
 
 /// Arguments of `oransim calibrate`.
 #[derive(Debug, clap::Args)]
@@ -59,6 +59,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     };
     config.only = args.only.clone();
     let csv_path = samples_path(&args.out);
+    // A measurement takes seconds to minutes: find an unwritable output before it, not after.
+    check_writable(&args.out)?;
+    check_writable(&csv_path)?;
     config.raw_samples_file = csv_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
