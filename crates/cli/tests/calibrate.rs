@@ -8,6 +8,15 @@ fn oransim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_oransim"))
 }
 
+/// `oransim calibrate --quick --out OUT`.
+fn quick_calibration(out: &std::path::Path) -> std::process::Output {
+    oransim()
+        .args(["calibrate", "--quick", "--out"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("oransim-calibrate-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -18,11 +27,7 @@ fn scratch(name: &str) -> PathBuf {
 fn quick_calibration_writes_a_valid_profile() {
     let dir = scratch("quick");
     let out = dir.join("here.toml");
-    let run = oransim()
-        .args(["calibrate", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = quick_calibration(&out);
     let stderr = String::from_utf8_lossy(&run.stderr);
     // Exit 1 would mean the sanity check found this build pathological.
     assert_eq!(run.status.code(), Some(0), "stderr:\n{stderr}");
@@ -182,11 +187,7 @@ fn a_second_quick_run_agrees_within_the_reported_spread() {
     let mut profiles = Vec::new();
     for n in 1..=2 {
         let out = dir.join(format!("run{n}.toml"));
-        let run = oransim()
-            .args(["calibrate", "--quick", "--out"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let run = quick_calibration(&out);
         assert_eq!(
             run.status.code(),
             Some(0),
@@ -247,11 +248,7 @@ fn aws_lc_without_the_feature_says_how_to_get_it() {
 fn unwritable_output_is_refused_before_measuring() {
     let dir = scratch("unwritable");
     for out in [dir.join("no/such/dir/p.toml"), dir.clone()] {
-        let run = oransim()
-            .args(["calibrate", "--quick", "--out"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let run = quick_calibration(&out);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains("cannot write"), "{stderr}");
