@@ -96,6 +96,21 @@ fn plan_kex_bad_input() {
     let out = run(&["plan", "kex", "--profile", "nope.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.toml"));
+    // A KEM only a `--features pqclean` calibration measures: the error says how to get it.
+    let out = run(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--ke",
+        "x25519,x25519+hqc-128",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no operation `hqc-128.keygen`") && err.contains("--features pqclean"),
+        "{err}"
+    );
     let out = run(&[
         "plan",
         "kex",

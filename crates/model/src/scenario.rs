@@ -1590,7 +1590,11 @@ fn handshake_source(
             cx.invalid(
                 format!("{key}.ke"),
                 format!("profile {}: {problem}", p.origin),
-                "a key exchange and authentication the profiles measured or were fitted for",
+                if profile::OPTIONAL_KEY_OPS.contains(&name) {
+                    "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)"
+                } else {
+                    "a key exchange and authentication the profiles measured or were fitted for"
+                },
             )
         })
     };
