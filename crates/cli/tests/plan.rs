@@ -72,56 +72,37 @@ fn rekey_storm_1000_tunnels() {
     }
 }
 
+/// `oransim plan kex --profile PROFILE EXTRA...`, refused: exit 2, nothing on stdout; its stderr.
+fn kex_refused(profile: &str, extra: &[&str]) -> String {
+    let mut args = vec!["plan", "kex", "--profile", profile];
+    args.extend(extra);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn plan_kex_bad_input() {
-    let out = run(&[
-        "plan",
-        "kex",
-        "--profile",
-        "calibration/dev-host-aws-lc.toml",
-        "--ke",
-        "x25519,kyber9000",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let aws = "calibration/dev-host-aws-lc.toml";
+    let err = kex_refused(aws, &["--ke", "x25519,kyber9000"]);
     assert!(
         err.contains("kyber9000") && err.contains("mlkem768"),
         "{err}"
     );
-    assert!(out.stdout.is_empty());
-    let out = run(&["plan", "kex", "--profile", "calibration/colosseum-e2.toml"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = kex_refused("calibration/colosseum-e2.toml", &[]);
     assert!(err.contains("has no operation `x25519.keygen`"), "{err}");
-    let out = run(&["plan", "kex", "--profile", "nope.toml"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.toml"));
+    assert!(kex_refused("nope.toml", &[]).contains("nope.toml"));
     // A KEM only a `--features pqclean` calibration measures: the error says how to get it.
-    let out = run(&[
-        "plan",
-        "kex",
-        "--profile",
-        "calibration/dev-host-aws-lc.toml",
-        "--ke",
-        "x25519,x25519+hqc-128",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = kex_refused(aws, &["--ke", "x25519,x25519+hqc-128"]);
     assert!(
         err.contains("no operation `hqc-128.keygen`") && err.contains("--features pqclean"),
         "{err}"
     );
-    let out = run(&[
-        "plan",
-        "kex",
-        "--profile",
-        "calibration/dev-host-aws-lc.toml",
-        "--rate",
-        "fast",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
+    let err = kex_refused(aws, &["--rate", "fast"]);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("link[0] (\"initiators-responder\").rate")
+        err.contains("link[0] (\"initiators-responder\").rate"),
+        "{err}"
     );
 }
 
