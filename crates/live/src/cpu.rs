@@ -1,4 +1,5 @@
-//! CPU time of the process and of the calling thread, from `getrusage(2)` (user + system).
+//! CPU time of the process and of the calling thread, from `getrusage(2)` (user + system), and
+//! the CPUs a thread may run on (`sched_getaffinity(2)` / `sched_setaffinity(2)`).
 
 /// CPU time (user + system) of the whole process so far \[ns\].
 pub fn process_ns() -> u64 {
@@ -21,6 +22,38 @@ fn rusage_ns(who: libc::c_int) -> u64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// The CPUs the calling thread may run on, in increasing order (empty if the kernel does not
+/// say).
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity writes at most `size_of::<cpu_set_t>()` bytes into the zeroed
+    // set we own; pid 0 is the calling thread.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `i` is below CPU_SETSIZE, the set's capacity.
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+        .collect()
+}
+
+/// Pins the calling thread to `cpu`; false if the kernel refuses (the thread then runs where
+/// the scheduler puts it).
+pub fn pin_current_thread(cpu: usize) -> bool {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return false;
+    }
+    // SAFETY: the set is a zeroed value we own, `cpu` is below its capacity, and pid 0 is the
+    // calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
 /// The 1-minute load average from `/proc/loadavg`, if readable.
 pub fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
@@ -33,6 +66,20 @@ pub fn load_average() -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_thread_can_be_pinned_to_an_allowed_cpu() {
+        let cpus = super::allowed_cpus();
+        assert!(!cpus.is_empty());
+        let last = *cpus.last().unwrap();
+        let pinned =
+            std::thread::spawn(move || (super::pin_current_thread(last), super::allowed_cpus()))
+                .join()
+                .unwrap();
+        assert_eq!(pinned, (true, vec![last]));
+        // The spawning thread keeps its own set.
+        assert_eq!(super::allowed_cpus(), cpus);
+    }
+
     #[test]
     fn cpu_time_advances_with_work() {
         let (p0, t0) = (super::process_ns(), super::thread_ns());

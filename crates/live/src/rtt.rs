@@ -31,13 +31,18 @@
 //! 0.1-0.2 us at small sizes while each run's own median is tight, so the run, not the ping, is
 //! the unit of variation there.
 //!
+//! The client and the server thread are **pinned** to two CPUs, the same two for every stream
+//! (the first two the process may use). Left to the scheduler, fresh threads landed differently
+//! from one run to the next: on this 2-vCPU host a third of the runs of 64-byte plaintext pings
+//! came out 0.2-0.3 us slower (3.42-3.50 against 3.17-3.31 us, 10 runs), a spread that pinning
+//! removed (3.10-3.20 us).
+//!
 //! Both threads **busy-poll** their non-blocking sockets for the length of the experiment, as
 //! latency benchmarks do: a thread that sleeps between packets is woken by the kernel for each
 //! one, and on an idle machine that wake-up adds 15-40 us of jitter to a 6 us round trip,
 //! drowning the sub-microsecond cost of sealing a small packet. Busy-polling keeps two cores
 //! busy for the run's few seconds.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -137,6 +142,9 @@ pub struct RttRun {
     /// The I/O reference: plaintext streams whose datagrams are as long as a protected point's
     /// (`payload` = that datagram length), by length.
     pub references: Vec<RttPoint>,
+    /// The CPUs the client and the server thread were pinned to (`None`: fewer than two CPUs
+    /// allowed, threads left to the scheduler).
+    pub pinned_cpus: Option<[usize; 2]>,
     /// Wall time of the run \[s\].
     pub wall_s: f64,
     /// Process CPU time over the run (both threads) \[s\].
@@ -231,12 +239,17 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
     let start = Instant::now();
     let cpu0 = cpu::process_ns();
     let deadline = start + cfg.max_duration;
+    // Client and server each on a CPU of their own, the same two for every stream.
+    let pins = match cpu::allowed_cpus().as_slice() {
+        [a, b, ..] => Some([*a, *b]),
+        _ => None,
+    };
     let mut points: Vec<RttPoint> = Vec::new();
     let mut references: Vec<RttPoint> = Vec::new();
     let mut truncated = false;
     'rounds: for _ in 0..cfg.rounds {
         for &size in &cfg.sizes {
-            let Some(plain) = stream(cfg, Protection::Plain, size, deadline)? else {
+            let Some(plain) = stream(cfg, Protection::Plain, size, deadline, pins)? else {
                 truncated = true;
                 break 'rounds;
             };
@@ -244,7 +257,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
             merge(&mut points, plain);
             let mut measured_lengths = vec![size];
             for &p in &others {
-                let Some(mut point) = stream(cfg, p, size, deadline)? else {
+                let Some(mut point) = stream(cfg, p, size, deadline, pins)? else {
                     truncated = true;
                     break 'rounds;
                 };
@@ -257,7 +270,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
                     continue;
                 }
                 measured_lengths.push(len);
-                let Some(reference) = stream(cfg, Protection::Plain, len, deadline)? else {
+                let Some(reference) = stream(cfg, Protection::Plain, len, deadline, pins)? else {
                     truncated = true;
                     break 'rounds;
                 };
@@ -273,6 +286,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
     Ok(RttRun {
         points,
         references,
+        pinned_cpus: pins,
         wall_s: start.elapsed().as_secs_f64(),
         cpu_s: (cpu::process_ns() - cpu0) as f64 / 1e9,
         load_before,
@@ -307,19 +321,24 @@ fn stream(
     protection: Protection,
     payload: usize,
     deadline: Instant,
+    pins: Option<[usize; 2]>,
 ) -> Result<Option<RttPoint>, LiveError> {
     let server_socket = cfg.transport.bind(net::Side::Server)?;
     let client_socket = cfg.transport.bind(net::Side::Client)?;
     let server_addr = net::local_addr(&server_socket)?;
     let client_addr = net::local_addr(&client_socket)?;
-    let stop = Arc::new(AtomicBool::new(false));
-
-    // Server thread: opens each request, checks it, seals the reply.
-    let server = {
-        let stop = stop.clone();
-        std::thread::Builder::new()
+    let stop = AtomicBool::new(false);
+    let pin = |i: usize| {
+        if let Some(p) = pins {
+            cpu::pin_current_thread(p[i]);
+        }
+    };
+    std::thread::scope(|scope| {
+        // Server thread: opens each request, checks it, seals the reply.
+        let server = std::thread::Builder::new()
             .name("live-rtt-server".into())
-            .spawn(move || -> Result<OpenStats, LiveError> {
+            .spawn_scoped(scope, || -> Result<OpenStats, LiveError> {
+                pin(1);
                 let (_, mut opener) = security_association(protection, SEED);
                 let (mut sealer, _) = security_association(protection, SEED + 1);
                 let reference = net::pattern(payload);
@@ -354,25 +373,40 @@ fn stream(
                 }
                 Ok(opener.stats())
             })
-            .map_err(|e| LiveError::io("starting the server thread", e))?
-    };
-
-    let result = client(
-        cfg,
-        protection,
-        payload,
-        &client_socket,
-        server_addr,
-        deadline,
-    );
-    stop.store(true, Ordering::Relaxed);
-    let server_stats = server
-        .join()
-        .map_err(|_| LiveError::Measurement("the server thread panicked".into()))??;
-    Ok(result?.map(|mut p| {
-        p.server = server_stats;
-        p
-    }))
+            .map_err(|e| LiveError::io("starting the server thread", e))?;
+        // Client thread (not the caller's: pinning it would outlast the stream).
+        let client = std::thread::Builder::new()
+            .name("live-rtt-client".into())
+            .spawn_scoped(scope, || {
+                pin(0);
+                let result = client(
+                    cfg,
+                    protection,
+                    payload,
+                    &client_socket,
+                    server_addr,
+                    deadline,
+                );
+                stop.store(true, Ordering::Relaxed);
+                result
+            });
+        let result = match client {
+            Ok(c) => c
+                .join()
+                .map_err(|_| LiveError::Measurement("the client thread panicked".into()))?,
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                Err(LiveError::io("starting the client thread", e))
+            }
+        };
+        let server_stats = server
+            .join()
+            .map_err(|_| LiveError::Measurement("the server thread panicked".into()))??;
+        Ok(result?.map(|mut p| {
+            p.server = server_stats;
+            p
+        }))
+    })
 }
 
 fn client(

@@ -36,6 +36,12 @@ fn rtt_short_run_decrypts_every_reply() {
     cfg.warmup = 3;
     let run = live::rtt::run(&cfg).unwrap();
     assert_eq!(run.points.len(), 3 * 6);
+    // Client and server each on a CPU of their own when the process may use two.
+    let cpus = live::cpu::allowed_cpus();
+    assert_eq!(
+        run.pinned_cpus,
+        (cpus.len() >= 2).then(|| [cpus[0], cpus[1]])
+    );
     for p in &run.points {
         // Every ping answered: each request was opened and checked byte by byte by the server
         // and each reply by the client (a failed check is not counted as a reply).

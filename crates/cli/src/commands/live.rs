@@ -294,12 +294,16 @@ fn print_rtt(
     heading(out, md, "Round-trip time vs payload (000 Figs. 9, 11)");
     let _ = writeln!(
         out,
-        "Median of the measured pings; each protection and size pinged alone, in each of {} round(s); added = protected median - the same round's plaintext median at that payload, then the median over the rounds (their range beside it); plain same length = plaintext pings of the protected datagram's length. Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
+        "Median of the measured pings; each protection and size pinged alone, in each of {} round(s); added = protected median - the same round's plaintext median at that payload, then the median over the rounds (their range beside it); plain same length = plaintext pings of the protected datagram's length. {}. Wall {:.1} s, process CPU {:.1} s, load average {} -> {}.{}\n",
         run.points
             .iter()
             .map(|p| p.added_rounds_ns.len())
             .max()
             .unwrap_or(1),
+        match run.pinned_cpus {
+            Some([c, s]) => format!("Client thread pinned to CPU {c}, server thread to CPU {s}"),
+            None => "Threads not pinned (fewer than two CPUs allowed)".into(),
+        },
         run.wall_s,
         run.cpu_s,
         run.load_before.map_or("?".into(), |l| format!("{l:.2}")),
