@@ -85,6 +85,9 @@ pub struct BulkPoint {
     pub complete: bool,
     /// Receiver counters (data segments).
     pub receiver: OpenStats,
+    /// The CPUs the sender and the receiver thread were pinned to (`None`: fewer than two CPUs
+    /// allowed, threads left to the scheduler).
+    pub pinned_cpus: Option<[usize; 2]>,
 }
 
 /// Link MTUs the bulk experiment accepts \[bytes\]: IPv4's minimum to a jumbo frame.
@@ -147,12 +150,19 @@ fn transfer(
     // Whole segments only (the transfer is rounded up to them).
     let total = segments * segment as u64;
 
+    // Sender and receiver each on a CPU of their own, the same two for every point: left to the
+    // scheduler, the two threads sometimes shared a CPU, which changed their CPU per packet
+    // from one point to the next.
+    let pins = cpu::two_cpus();
     let receiver = {
         let done = done.clone();
         let rx_transport = cfg.transport.clone();
         std::thread::Builder::new()
             .name("live-bulk-rx".into())
             .spawn(move || -> Result<(u64, OpenStats), LiveError> {
+                if let Some(p) = pins {
+                    cpu::pin_current_thread(p[1]);
+                }
                 let rt = net::runtime()?;
                 rt.block_on(async move {
                     let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
@@ -194,6 +204,9 @@ fn transfer(
     let sender = std::thread::Builder::new()
         .name("live-bulk-tx".into())
         .spawn(move || -> Result<(f64, u64, bool, f64), LiveError> {
+            if let Some(p) = pins {
+                cpu::pin_current_thread(p[0]);
+            }
             let rt = net::runtime()?;
             rt.block_on(async move {
                 let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
@@ -238,6 +251,7 @@ fn transfer(
         sent.map_err(|_| LiveError::Measurement("the bulk sender panicked".into()))??;
     let (delivered_bytes, receiver) = received?;
     Ok(BulkPoint {
+        pinned_cpus: pins,
         protection,
         mtu,
         segment,

@@ -39,6 +39,15 @@ pub fn allowed_cpus() -> Vec<usize> {
         .collect()
 }
 
+/// The two CPUs the experiments pin their two ends to: the first two the calling thread may
+/// use (`None` with fewer than two, and the threads are left to the scheduler).
+pub fn two_cpus() -> Option<[usize; 2]> {
+    match allowed_cpus().as_slice() {
+        [a, b, ..] => Some([*a, *b]),
+        _ => None,
+    }
+}
+
 /// Pins the calling thread to `cpu`; false if the kernel refuses (the thread then runs where
 /// the scheduler puts it).
 pub fn pin_current_thread(cpu: usize) -> bool {

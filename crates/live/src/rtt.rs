@@ -240,10 +240,7 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
     let cpu0 = cpu::process_ns();
     let deadline = start + cfg.max_duration;
     // Client and server each on a CPU of their own, the same two for every stream.
-    let pins = match cpu::allowed_cpus().as_slice() {
-        [a, b, ..] => Some([*a, *b]),
-        _ => None,
-    };
+    let pins = cpu::two_cpus();
     let mut points: Vec<RttPoint> = Vec::new();
     let mut references: Vec<RttPoint> = Vec::new();
     let mut truncated = false;

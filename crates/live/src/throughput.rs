@@ -85,6 +85,9 @@ pub struct ThroughputPoint {
     pub rx_cpu_ns: f64,
     /// Receiver counters.
     pub receiver: OpenStats,
+    /// The CPUs the sender and the receiver thread were pinned to (`None`: fewer than two CPUs
+    /// allowed, threads left to the scheduler).
+    pub pinned_cpus: Option<[usize; 2]>,
 }
 
 /// Runs the throughput experiment: every protection at every rate.
@@ -137,12 +140,19 @@ fn point(
     let done = Arc::new(AtomicBool::new(false));
     let hard_stop = duration * 3 + Duration::from_secs(2);
 
+    // Sender and receiver each on a CPU of their own, the same two for every point: left to the
+    // scheduler, the two threads sometimes shared a CPU, which changed their CPU per packet
+    // from one point to the next.
+    let pins = cpu::two_cpus();
     let receiver = {
         let done = done.clone();
         std::thread::Builder::new()
             .name("live-rx".into())
             .spawn(
                 move || -> Result<(u64, u64, OpenStats, Option<Instant>), LiveError> {
+                    if let Some(p) = pins {
+                        cpu::pin_current_thread(p[1]);
+                    }
                     let rt = net::runtime()?;
                     rt.block_on(async move {
                         let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
@@ -184,6 +194,9 @@ fn point(
     let sender = std::thread::Builder::new()
         .name("live-tx".into())
         .spawn(move || -> Result<(u64, f64, u64, Instant), LiveError> {
+            if let Some(p) = pins {
+                cpu::pin_current_thread(p[0]);
+            }
             let rt = net::runtime()?;
             rt.block_on(async move {
                 let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
@@ -245,6 +258,7 @@ fn point(
         .map_or(0.0, |t| t.saturating_duration_since(tx_start).as_secs_f64())
         .max(send_s);
     Ok(ThroughputPoint {
+        pinned_cpus: pins,
         protection,
         payload,
         ip_len: protection.ip_len(payload)?,

@@ -210,6 +210,8 @@ fn throughput_short_run_delivers_the_offered_load() {
         assert_eq!(p.receiver.auth_failures, 0);
         assert!(p.sent > 100 && p.delivered > 0, "{p:?}");
         assert!(p.cpu_percent > 0.0 && p.cpu_percent <= 210.0);
+        // Sender and receiver each on a CPU of their own when the process may use two.
+        assert_eq!(p.pinned_cpus, live::cpu::two_cpus());
     }
     for p in pts.iter().filter(|p| p.offered_bps.is_some()) {
         // 100 Mb/s is far below loopback capacity: generous bounds for a shared machine.

@@ -300,10 +300,7 @@ fn print_rtt(
             .map(|p| p.added_rounds_ns.len())
             .max()
             .unwrap_or(1),
-        match run.pinned_cpus {
-            Some([c, s]) => format!("Client thread pinned to CPU {c}, server thread to CPU {s}"),
-            None => "Threads not pinned (fewer than two CPUs allowed)".into(),
-        },
+        pinning(run.pinned_cpus, "Client", "server"),
         run.wall_s,
         run.cpu_s,
         run.load_before.map_or("?".into(), |l| format!("{l:.2}")),
@@ -425,8 +422,11 @@ fn print_throughput(
     if let Some(p) = pts.first() {
         let _ = writeln!(
             out,
-            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = sender + receiver thread CPU time over the span from the first send to the last delivery (100% = one core of 2).\n",
-            p.payload, p.ip_len, p.send_s
+            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = sender + receiver thread CPU time over the span from the first send to the last delivery (100% = one core of 2). {}.\n",
+            p.payload,
+            p.ip_len,
+            p.send_s,
+            pinning(p.pinned_cpus, "Sender", "receiver")
         );
     }
     let mut head = vec![
@@ -509,13 +509,22 @@ fn print_throughput(
     }
 }
 
+/// "Sender thread pinned to CPU 0, receiver thread to CPU 1", or that the threads were not.
+fn pinning(cpus: Option<[usize; 2]>, first: &str, second: &str) -> String {
+    match cpus {
+        Some([a, b]) => format!("{first} thread pinned to CPU {a}, {second} thread to CPU {b}"),
+        None => "Threads not pinned (fewer than two CPUs allowed)".into(),
+    }
+}
+
 fn print_bulk(out: &mut String, pts: &[BulkPoint], cmp: Option<&[BulkCompare]>, md: bool) {
     heading(out, md, "Bulk transfer vs MTU (000 Fig. 14)");
     if let Some(p) = pts.first() {
         let _ = writeln!(
             out,
-            "{:.0} MB per transfer, a protected cumulative ACK per segment, go-back-N on 20 ms without progress.\n",
-            (p.segments * p.segment as u64) as f64 / 1e6
+            "{:.0} MB per transfer, a protected cumulative ACK per segment, go-back-N on 20 ms without progress. {}.\n",
+            (p.segments * p.segment as u64) as f64 / 1e6,
+            pinning(p.pinned_cpus, "Sender", "receiver")
         );
     }
     let mut head = vec![
