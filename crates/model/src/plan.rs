@@ -380,6 +380,8 @@ fn fronthaul_scenario(q: &FronthaulQuestion, mode: (&str, &str, &str, &str)) -> 
 /// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
 /// O-RU category pair whether it fits T12max, with the margin and the longest fibre.
 pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
+    // The report names the profile as the user gave it; the scenario needs it absolute.
+    let given = q.profile.display().to_string();
     let q = FronthaulQuestion {
         profile: absolute(&q.profile),
         ..q.clone()
@@ -479,7 +481,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
         ));
     }
     Ok(FronthaulPlan {
-        profile: q.profile.display().to_string(),
+        profile: given,
         fibre_m,
         modes,
         categories: (
