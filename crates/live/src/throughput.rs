@@ -2,10 +2,10 @@
 //!
 //! A sender thread seals fixed-size payloads and sends them at an offered rate (paced on the
 //! tokio timer, so bursts of up to one millisecond's worth; `f64::INFINITY` sends back to back);
-//! a receiver thread opens, verifies and counts them. Each point reports the goodput
-//! (application payload bits delivered and verified per second of sending), the loss, the
-//! CPU time of the two threads (getrusage RUSAGE_THREAD) over the span from the first send to the
-//! last delivery, and each thread's CPU time per
+//! a receiver thread opens, verifies and counts them. The two threads are pinned to two CPUs of
+//! their own. Each point reports the goodput (application payload bits delivered and verified
+//! per second of sending), the loss, the CPU time of the two threads (getrusage RUSAGE_THREAD)
+//! over the span from the first send to the last delivery, and each thread's CPU time per
 //! packet, which the prediction uses as the fitted per-packet I/O cost of the plaintext run.
 
 use std::sync::Arc;
