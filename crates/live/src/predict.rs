@@ -253,10 +253,12 @@ pub struct RttCompare {
 
 /// Fits the plaintext RTTs: the points and the I/O references.
 pub fn fit_rtt(run: &RttRun) -> Result<RttFit, LiveError> {
+    // References first, as RttRun::plain_rtt_ns takes them: a length measured both as a
+    // reference and as a plaintext point is fitted on the one the report shows beside it.
     let plain_median_ns: Vec<(usize, f64)> = run
-        .points
+        .references
         .iter()
-        .chain(&run.references)
+        .chain(&run.points)
         .filter(|p| p.protection == Protection::Plain)
         .filter_map(|p| Some((p.datagram_len, p.rtt.median_ns?)))
         .collect();
