@@ -3,6 +3,30 @@
 
 use std::process::{Command, Output};
 
+/// `oransim live --experiment rtt --quick --compare --pings 10 --format json EXTRA...`, which
+/// must succeed; its JSON.
+fn quick_rtt_json(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "live",
+        "--experiment",
+        "rtt",
+        "--quick",
+        "--compare",
+        "--pings",
+        "10",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let out = oransim(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
 fn oransim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oransim"))
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -13,27 +37,13 @@ fn oransim(args: &[&str]) -> Output {
 
 #[test]
 fn short_rtt_compare_prints_measured_and_predicted() {
-    let out = oransim(&[
-        "live",
-        "--experiment",
-        "rtt",
-        "--quick",
-        "--compare",
-        "--sizes",
-        "64,9000",
-        "--pings",
-        "10",
-        "--protection",
-        "esp-gcm,macsec",
-        "--format",
-        "json",
-    ]);
+    let v = quick_rtt_json(&["--sizes", "64,9000", "--protection", "esp-gcm,macsec"]);
+    // No --profile: the comparison measured this host's ciphers for the protections asked.
+    let profile = v["profile"].as_str().unwrap();
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        profile.contains("aes256-gcm, aes128-gcm measured by this run"),
+        "{profile}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let points = v["rtt"]["points"].as_array().unwrap();
     assert_eq!(points.len(), 2 * 3); // plain is always added
     for p in points {
@@ -64,6 +74,20 @@ fn short_rtt_compare_prints_measured_and_predicted() {
         cmp.iter()
             .all(|c| c["predicted_ns"].as_f64().unwrap() > 0.0)
     );
+}
+
+/// `--profile FILE` compares against that profile instead of measuring one.
+#[test]
+fn a_given_profile_is_used_as_is() {
+    let v = quick_rtt_json(&[
+        "--sizes",
+        "64",
+        "--protection",
+        "macsec",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+    ]);
+    assert_eq!(v["profile"], "calibration/dev-host-rustcrypto.toml");
 }
 
 #[test]

@@ -136,6 +136,16 @@ impl HostProfile {
         })
     }
 
+    /// A profile already in memory (for example one this run has just measured), named
+    /// `origin` in reports and in the prediction scenarios' comments.
+    pub fn from_profile(profile: Profile, origin: impl Into<String>) -> HostProfile {
+        HostProfile {
+            profile,
+            path: origin.into(),
+            framing: Default::default(),
+        }
+    }
+
     /// The measured framing work of `protection` (see [`framing_ns`]), measured once.
     pub fn framing(&self, protection: Protection) -> Result<[f64; 2], LiveError> {
         if let Some(f) = self.framing.borrow().get(&protection) {

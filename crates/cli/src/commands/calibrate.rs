@@ -67,13 +67,18 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         .map(|n| n.to_string_lossy().into_owned());
 
     let mut stderr = std::io::stderr();
+    // Progress on one rewritten line, for a person watching; a log gets the summary only.
+    let live_line = std::io::IsTerminal::is_terminal(&stderr);
     let cal = calibrate::run(&config, &mut |what| {
-        let _ = write!(stderr, "\r\x1b[2Kmeasuring {what}");
-        let _ = stderr.flush();
+        if live_line {
+            let _ = write!(stderr, "\r\x1b[2Kmeasuring {what}");
+            let _ = stderr.flush();
+        }
     })
     .context("calibration failed")?;
     eprintln!(
-        "\r\x1b[2Kmeasured {} points in {:.1} s",
+        "{}measured {} points in {:.1} s",
+        if live_line { "\r\x1b[2K" } else { "" },
         cal.points.len(),
         cal.wall_time.as_secs_f64()
     );

@@ -37,13 +37,11 @@ pub struct LiveArgs {
     /// namespaces it creates for the run and deletes afterwards (root only).
     #[arg(long, default_value = "loopback", value_parser = ["loopback", "veth"])]
     pub transport: String,
-    /// Calibration profile for `--compare`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "calibration/dev-host-rustcrypto.toml"
-    )]
-    pub profile: PathBuf,
+    /// Calibration profile for `--compare`. Default: measure this host's ciphers for the
+    /// protections asked (RustCrypto, as the packets use), about 2 s before the experiments
+    /// (under 1 s with --quick)
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     /// Output: text tables, json, or markdown (the form docs/validation.md is written in).
     #[arg(long, default_value = "text", value_parser = ["text", "json", "markdown"])]
     pub format: String,
@@ -93,15 +91,15 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         live::rtt::check_sizes(&args.sizes).context("--sizes")?;
     }
     live::bulk::check_mtus(&args.mtu).context("--mtu")?;
-    let host = if args.compare {
-        Some(HostProfile::load(&args.profile).with_context(|| {
+    let host = match (&args.profile, args.compare) {
+        (_, false) => None,
+        (Some(path), true) => Some(HostProfile::load(path).with_context(|| {
             format!(
-                "--compare needs this host's calibration profile (`oransim calibrate --quick --out FILE` writes one; pass it with --profile FILE); could not read {}",
-                args.profile.display()
+                "--compare needs this host's calibration profile (`oransim calibrate --quick --out FILE` writes one; pass it with --profile FILE, or leave --profile out to measure one now); could not read {}",
+                path.display()
             )
-        })?)
-    } else {
-        None
+        })?),
+        (None, true) => Some(calibrate_now(&protections, args.quick)?),
     };
     let transport = if args.transport == "veth" {
         Transport::veth().context("--transport veth")?
@@ -133,6 +131,10 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         }
     );
     json.insert("transport".into(), transport.name().into());
+    if let Some(h) = &host {
+        let _ = writeln!(text, "Calibration profile: {}\n", h.path);
+        json.insert("profile".into(), h.path.clone().into());
+    }
     for e in experiments {
         match e {
             "rtt" => {
@@ -507,6 +509,73 @@ fn print_throughput(
             );
         }
     }
+}
+
+/// Measures this host's costs of the ciphers `protections` use (RustCrypto, the
+/// implementation the live packets are sealed with) for `--compare` when no profile is given:
+/// `oransim calibrate` restricted to those suites, full mode (about 2 s for all four) or quick.
+fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<HostProfile> {
+    use crypto_bench::calibrate::{self, Config};
+    use std::io::{IsTerminal as _, Write as _};
+    let mut suites: Vec<String> = Vec::new();
+    for s in protections.iter().filter_map(|p| p.suite()) {
+        if !suites.iter().any(|x| x == s) {
+            suites.push(s.to_string());
+        }
+    }
+    if suites.is_empty() {
+        // Plaintext alone needs no cipher; measure the cheapest op so the profile is complete.
+        suites.push("copy".into());
+    }
+    let mut config = if quick {
+        Config::quick("this-host")
+    } else {
+        Config::full("this-host")
+    };
+    config.only = suites.clone();
+    config.raw_samples_file = None;
+    let mut stderr = std::io::stderr();
+    // Progress on one rewritten line, for a person watching; nothing in a log.
+    let live_line = stderr.is_terminal();
+    let cal = calibrate::run(&config, &mut |what| {
+        if live_line {
+            let _ = write!(
+                stderr,
+                "\r\x1b[2Kcalibrating this host for --compare: {what}"
+            );
+            let _ = stderr.flush();
+        }
+    })
+    .context(
+        "measuring this host's ciphers for --compare (or pass a profile with --profile FILE)",
+    )?;
+    if live_line {
+        eprint!("\r\x1b[2K");
+    }
+    if let Some(p) = cal.sanity_problems.iter().find(|p| p.severe) {
+        bail!(
+            "this build's cipher costs are pathological ({p}); build with --release, or pass a profile with --profile FILE"
+        );
+    }
+    if cal.noisy {
+        eprintln!(
+            "warning: the machine was busy while its ciphers were measured ({}); the prediction may be off",
+            cal.noise_note
+        );
+    }
+    let text = profile::to_toml_string(&cal.profile)?;
+    let origin = format!(
+        "this host's {} measured by this run ({} mode, {:.1} s, RustCrypto)",
+        if protections.iter().all(|p| p.suite().is_none()) {
+            "I/O".to_string()
+        } else {
+            suites.join(", ")
+        },
+        if quick { "quick" } else { "full" },
+        cal.wall_time.as_secs_f64()
+    );
+    let profile = profile::Profile::from_toml_str(&text, &origin)?;
+    Ok(HostProfile::from_profile(profile, origin))
 }
 
 /// "Sender thread pinned to CPU 0, receiver thread to CPU 1", or that the threads were not.
