@@ -135,6 +135,30 @@ fn rtt_rounds_pool_and_keep_each_rounds_added_latency() {
     assert!(live::rtt::run(&cfg).is_err());
 }
 
+/// On one CPU the two ends share it: they yield to each other when idle instead of spinning,
+/// which made every round trip wait for the scheduler's time slice (8 ms).
+#[test]
+fn rtt_on_one_cpu_yields_instead_of_spinning() {
+    let _alone = alone();
+    let cpu = live::cpu::allowed_cpus()[0];
+    let run = std::thread::spawn(move || {
+        assert!(live::cpu::pin_current_thread(cpu));
+        let mut cfg = RttConfig::quick(vec![EspGcm]);
+        cfg.sizes = vec![64];
+        cfg.pings = 50;
+        live::rtt::run(&cfg).unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(run.pinned_cpus, None);
+    for p in &run.points {
+        assert_eq!(p.replies, p.sent);
+        let m = p.rtt.median_ns.unwrap();
+        // Sanity bound well under a time slice (a few us on an idle machine).
+        assert!(m < 1e6, "{} median {m} ns", p.protection);
+    }
+}
+
 #[test]
 fn tampered_datagrams_over_loopback_are_counted_and_never_delivered() {
     let _alone = alone();
