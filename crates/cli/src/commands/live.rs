@@ -91,6 +91,11 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         live::rtt::check_sizes(&args.sizes).context("--sizes")?;
     }
     live::bulk::check_mtus(&args.mtu).context("--mtu")?;
+    let transport = if args.transport == "veth" {
+        Transport::veth().context("--transport veth")?
+    } else {
+        Transport::loopback()
+    };
     let host = match (&args.profile, args.compare) {
         (_, false) => None,
         (Some(path), true) => Some(HostProfile::load(path).with_context(|| {
@@ -100,11 +105,6 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             )
         })?),
         (None, true) => Some(calibrate_now(&protections, args.quick)?),
-    };
-    let transport = if args.transport == "veth" {
-        Transport::veth().context("--transport veth")?
-    } else {
-        Transport::loopback()
     };
     let experiments: Vec<&str> = match args.experiment.as_deref() {
         Some(e) => vec![e],
@@ -424,10 +424,11 @@ fn print_throughput(
     if let Some(p) = pts.first() {
         let _ = writeln!(
             out,
-            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = sender + receiver thread CPU time over the span from the first send to the last delivery (100% = one core of 2). {}.\n",
+            "{} B payloads ({} B plaintext IP packets), {:.2} s of sending per point; goodput = verified payload bits delivered per second of sending; CPU = sender + receiver thread CPU time over the span from the first send to the last delivery (100% = one core of {}). {}.\n",
             p.payload,
             p.ip_len,
             p.send_s,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
             pinning(p.pinned_cpus, "Sender", "receiver")
         );
     }
