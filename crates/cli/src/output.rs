@@ -33,6 +33,39 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// A status line on stderr, rewritten in place, for a person watching a terminal; nothing when
+/// stderr is a log or a pipe.
+pub struct StatusLine {
+    live: bool,
+    prefix: &'static str,
+}
+
+impl StatusLine {
+    /// A line whose every update starts with `prefix`.
+    pub fn new(prefix: &'static str) -> StatusLine {
+        StatusLine {
+            live: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            prefix,
+        }
+    }
+
+    /// Replaces the line with `prefix` and `what`.
+    pub fn show(&self, what: &str) {
+        if self.live {
+            let mut e = std::io::stderr();
+            let _ = write!(e, "\r\x1b[2K{}{what}", self.prefix);
+            let _ = e.flush();
+        }
+    }
+
+    /// Erases the line, so what follows starts on a clean one.
+    pub fn clear(&self) {
+        if self.live {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
 /// Checks, before a long measurement, that [`write_atomic`] will be able to write `path`: it is
 /// not a directory, and a file can be created (then removed) in its directory.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {

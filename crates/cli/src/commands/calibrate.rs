@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use crypto_bench::calibrate::{self, Config, Implementation};
 
-use crate::output::{check_writable, write_atomic};
+use crate::output::{StatusLine, check_writable, write_atomic};
 
 /// Arguments of `oransim calibrate`.
 #[derive(Debug, clap::Args)]
@@ -66,19 +66,13 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
 
-    let mut stderr = std::io::stderr();
-    // Progress on one rewritten line, for a person watching; a log gets the summary only.
-    let live_line = std::io::IsTerminal::is_terminal(&stderr);
-    let cal = calibrate::run(&config, &mut |what| {
-        if live_line {
-            let _ = write!(stderr, "\r\x1b[2Kmeasuring {what}");
-            let _ = stderr.flush();
-        }
-    })
-    .context("calibration failed")?;
+    // Progress for a person watching; a log gets the summary only.
+    let status = StatusLine::new("measuring ");
+    let cal =
+        calibrate::run(&config, &mut |what| status.show(what)).context("calibration failed")?;
+    status.clear();
     eprintln!(
-        "{}measured {} points in {:.1} s",
-        if live_line { "\r\x1b[2K" } else { "" },
+        "measured {} points in {:.1} s",
         cal.points.len(),
         cal.wall_time.as_secs_f64()
     );

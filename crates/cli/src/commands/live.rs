@@ -469,11 +469,7 @@ fn print_throughput(
             {
                 Some(c) => r.extend([
                     mbps(c.predicted_bps),
-                    if p.protection == Protection::Plain {
-                        format!("{} (fit)", pct(c.error))
-                    } else {
-                        pct(c.error)
-                    },
+                    error_cell(p.protection, c.error),
                     format!("{:.0}", c.predicted_cpu_percent),
                     format!("{:+.0}", c.predicted_cpu_percent - c.measured_cpu_percent),
                 ]),
@@ -517,7 +513,6 @@ fn print_throughput(
 /// `oransim calibrate` restricted to those suites, full mode (about 2 s for all four) or quick.
 fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<HostProfile> {
     use crypto_bench::calibrate::{self, Config};
-    use std::io::{IsTerminal as _, Write as _};
     let mut suites: Vec<String> = Vec::new();
     for s in protections.iter().filter_map(|p| p.suite()) {
         if !suites.iter().any(|x| x == s) {
@@ -535,24 +530,11 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
     };
     config.only = suites.clone();
     config.raw_samples_file = None;
-    let mut stderr = std::io::stderr();
-    // Progress on one rewritten line, for a person watching; nothing in a log.
-    let live_line = stderr.is_terminal();
-    let cal = calibrate::run(&config, &mut |what| {
-        if live_line {
-            let _ = write!(
-                stderr,
-                "\r\x1b[2Kcalibrating this host for --compare: {what}"
-            );
-            let _ = stderr.flush();
-        }
-    })
-    .context(
+    let status = crate::output::StatusLine::new("calibrating this host for --compare: ");
+    let cal = calibrate::run(&config, &mut |what| status.show(what)).context(
         "measuring this host's ciphers for --compare (or pass a profile with --profile FILE)",
     )?;
-    if live_line {
-        eprint!("\r\x1b[2K");
-    }
+    status.clear();
     if let Some(p) = cal.sanity_problems.iter().find(|p| p.severe) {
         bail!(
             "this build's cipher costs are pathological ({p}); build with --release, or pass a profile with --profile FILE"
@@ -577,6 +559,15 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
     );
     let profile = profile::Profile::from_toml_str(&text, &origin)?;
     Ok(HostProfile::from_profile(profile, origin))
+}
+
+/// A goodput error, marked "(fit)" on the plaintext rows the prediction is fitted to.
+fn error_cell(protection: Protection, error: f64) -> String {
+    if protection == Protection::Plain {
+        format!("{} (fit)", pct(error))
+    } else {
+        pct(error)
+    }
 }
 
 /// "Sender thread pinned to CPU 0, receiver thread to CPU 1", or that the threads were not.
@@ -631,14 +622,7 @@ fn print_bulk(out: &mut String, pts: &[BulkPoint], cmp: Option<&[BulkCompare]>, 
                 .iter()
                 .find(|c| c.protection == p.protection && c.mtu == p.mtu)
             {
-                Some(c) => r.extend([
-                    mbps(c.predicted_bps),
-                    if p.protection == Protection::Plain {
-                        format!("{} (fit)", pct(c.error))
-                    } else {
-                        pct(c.error)
-                    },
-                ]),
+                Some(c) => r.extend([mbps(c.predicted_bps), error_cell(p.protection, c.error)]),
                 None => r.extend(["-".into(), "-".into()]),
             }
         }
