@@ -41,9 +41,16 @@ impl Summary {
         }
     }
 
-    /// Predicted rows as a share of all rows [%].
-    fn predicted_pct(&self) -> f64 {
-        self.predicted as f64 / self.rows.max(1) as f64 * 100.0
+    /// "P passed, F failed; f fitted, p predicted (x% predictions)".
+    fn counts(&self) -> String {
+        format!(
+            "{} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions)",
+            self.passed,
+            self.failed,
+            self.fitted,
+            self.predicted,
+            self.predicted as f64 / self.rows.max(1) as f64 * 100.0
+        )
     }
 }
 
@@ -115,13 +122,9 @@ pub fn table(exps: &[Experiment]) -> String {
     }
     let _ = writeln!(
         s,
-        "{} rows: {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions){}",
+        "{} rows: {}{}",
         sum.rows,
-        sum.passed,
-        sum.failed,
-        sum.fitted,
-        sum.predicted,
-        sum.predicted_pct(),
+        sum.counts(),
         if sum.failed > 0 {
             "; the failed rows are published numbers the model misses, each with the reason (exit status 1)"
         } else {
@@ -149,16 +152,7 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
         s,
         "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
     );
-    let _ = writeln!(
-        s,
-        "**Summary:** {} rows, {} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions).\n",
-        sum.rows,
-        sum.passed,
-        sum.failed,
-        sum.fitted,
-        sum.predicted,
-        sum.predicted_pct(),
-    );
+    let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, sum.counts());
     for e in exps {
         let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
         let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));
@@ -393,6 +387,6 @@ mod tests {
         assert!((y.end - 5.4).abs() < 1e-12);
         let c = chart(&p);
         assert_eq!(c.layers.len(), 1);
-        assert!(c.svg().unwrap().contains(">s<"));
+        assert!(c.svg().unwrap().contains("\ns\n"));
     }
 }
