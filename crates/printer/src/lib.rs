@@ -22,7 +22,11 @@
 
 #![warn(missing_docs)]
 
+pub mod calibrate;
+pub mod handshake;
 pub mod live;
+pub mod overhead;
+pub mod plan;
 pub mod plot;
 pub mod reproduce;
 pub mod run;

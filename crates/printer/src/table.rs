@@ -33,6 +33,9 @@ pub struct Table {
     head: Vec<String>,
     rows: Vec<Vec<String>>,
     align: Vec<Align>,
+    fixed: Vec<usize>,
+    gaps: Vec<String>,
+    gap: String,
     trim: bool,
 }
 
@@ -47,6 +50,9 @@ impl Table {
             head: head.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
             align: Vec::new(),
+            fixed: Vec::new(),
+            gaps: Vec::new(),
+            gap: "  ".to_owned(),
             trim: true,
         }
     }
@@ -65,6 +71,27 @@ impl Table {
     /// default (first left, others right).
     pub fn align(&mut self, align: &[Align]) -> &mut Table {
         self.align = align.to_vec();
+        self
+    }
+
+    /// Fixed widths of the columns from the first [characters], for a layout that must not
+    /// move with its content: a longer cell overflows its column in its own row only. Columns
+    /// past `widths` are as wide as their widest cell.
+    pub fn widths(&mut self, widths: &[usize]) -> &mut Table {
+        self.fixed = widths.to_vec();
+        self
+    }
+
+    /// The text between two columns in aligned text (default: two spaces).
+    pub fn gap(&mut self, gap: &str) -> &mut Table {
+        self.gap = gap.to_owned();
+        self
+    }
+
+    /// The text before each column from the second (`gaps[0]` before the second column);
+    /// columns past `gaps` take [`Table::gap`].
+    pub fn gaps(&mut self, gaps: &[&str]) -> &mut Table {
+        self.gaps = gaps.iter().map(|g| (*g).to_owned()).collect();
         self
     }
 
@@ -97,14 +124,16 @@ impl Table {
         }
     }
 
-    /// Aligned text: each column as wide as its widest cell [characters], columns two spaces
-    /// apart, one line per row with the header first, each ending in `\n`.
+    /// Aligned text: each column as wide as its widest cell [characters] (or its fixed width),
+    /// columns [`Table::gap`] apart, one line per row with the header first, each ending in
+    /// `\n`.
     pub fn text(&self) -> String {
-        let mut widths: Vec<usize> = Vec::new();
+        let mut widths: Vec<usize> = self.fixed.clone();
         for row in self.all_rows() {
             for (i, cell) in row.iter().enumerate() {
                 let n = cell.chars().count();
                 match widths.get_mut(i) {
+                    Some(_) if i < self.fixed.len() => {}
                     Some(w) => *w = (*w).max(n),
                     None => widths.push(n),
                 }
@@ -115,7 +144,7 @@ impl Table {
             let start = out.len();
             for (i, cell) in row.iter().enumerate() {
                 if i > 0 {
-                    out.push_str("  ");
+                    out.push_str(self.gaps.get(i - 1).unwrap_or(&self.gap));
                 }
                 let w = widths[i];
                 let _ = match self.alignment(i) {
@@ -211,6 +240,22 @@ mod tests {
         assert_eq!(t.text(), "a  b\n1  2  333\n");
         assert_eq!(t.len(), 1);
         assert!(!t.is_empty());
+    }
+
+    #[test]
+    fn fixed_widths_and_gaps_keep_a_layout() {
+        let mut t = Table::new(["frame", "payload", "fragment"]);
+        t.row(["1", "1234567890", ""]).row(["2", "5", "MF"]);
+        t.widths(&[6, 8, 0])
+            .gaps(&[" ", "  "])
+            .align(&[Align::Right, Align::Right, Align::Left])
+            .trim_end(false);
+        assert_eq!(
+            t.text(),
+            " frame  payload  fragment\n     1 1234567890  \n     2        5  MF\n"
+        );
+        t.gap(" | ").gaps(&[]);
+        assert_eq!(t.text().lines().nth(2), Some("     2 |        5 | MF"));
     }
 
     #[test]
