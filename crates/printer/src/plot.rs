@@ -230,19 +230,54 @@ pub struct Drawn {
     pub png: Vec<u8>,
 }
 
-impl Chart {
-    /// The chart drawn both ways, named `stem`.
-    pub fn drawn(&self, stem: &str) -> Result<Drawn> {
-        Ok(Drawn {
-            stem: stem.to_owned(),
-            svg: self.svg()?,
-            png: self.png()?,
-        })
-    }
+/// A plot of either shape: the one entry point that draws SVG and PNG.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Figure {
+    /// An x-y chart.
+    Chart(Chart),
+    /// A heat map.
+    Heat(Heat),
 }
 
-impl Heat {
-    /// The heat map drawn both ways, named `stem`.
+impl Figure {
+    fn name(&self) -> &str {
+        match self {
+            Figure::Chart(c) => &c.name,
+            Figure::Heat(h) => &h.name,
+        }
+    }
+
+    fn frame(&self) -> Frame {
+        match self {
+            Figure::Chart(c) => c.frame,
+            Figure::Heat(h) => h.frame,
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        text: bool,
+    ) -> DrawResult<DB> {
+        match self {
+            Figure::Chart(c) => c.draw(root, text),
+            Figure::Heat(h) => h.draw(root, text),
+        }
+    }
+
+    /// The plot as SVG text, with caption, axes, labels and legend.
+    pub fn svg(&self) -> Result<String> {
+        svg_string(self.frame().size, self.name(), |root| self.draw(root, true))
+    }
+
+    /// The plot as PNG bytes: the same data without text (a chart on a light grid).
+    pub fn png(&self) -> Result<Vec<u8>> {
+        png_bytes(self.frame().size, self.name(), |root| {
+            self.draw(root, false)
+        })
+    }
+
+    /// The plot drawn both ways, named `stem`.
     pub fn drawn(&self, stem: &str) -> Result<Drawn> {
         Ok(Drawn {
             stem: stem.to_owned(),
@@ -277,16 +312,6 @@ fn grid<DB: DrawingBackend>(
 use plotters::coord::types::RangedCoordf64;
 
 impl Chart {
-    /// The chart as SVG text, with caption, axes, labels and legend.
-    pub fn svg(&self) -> Result<String> {
-        svg_string(self.frame.size, &self.name, |root| self.draw(root, true))
-    }
-
-    /// The chart as PNG bytes: the same layers on a light grid, without text.
-    pub fn png(&self) -> Result<Vec<u8>> {
-        png_bytes(self.frame.size, &self.name, |root| self.draw(root, false))
-    }
-
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -377,16 +402,6 @@ impl Chart {
 }
 
 impl Heat {
-    /// The heat map as SVG text, with caption, cell values, axis labels and legend.
-    pub fn svg(&self) -> Result<String> {
-        svg_string(self.frame.size, &self.name, |root| self.draw(root, true))
-    }
-
-    /// The heat map as PNG bytes: the coloured cells without text.
-    pub fn png(&self) -> Result<Vec<u8>> {
-        png_bytes(self.frame.size, &self.name, |root| self.draw(root, false))
-    }
-
     fn colour(&self, region: usize) -> RGBAColor {
         match self.colours.len() {
             0 => Colour::BLACK.rgba(),
@@ -583,7 +598,7 @@ mod tests {
 
     #[test]
     fn svg_has_the_text_and_png_is_a_png_of_the_size() {
-        let c = chart();
+        let c = Figure::Chart(chart());
         let svg = c.svg().unwrap();
         assert!(svg.starts_with("<svg"), "{svg}");
         assert!(svg.contains("delay vs load") && svg.contains("\nmodel\n"));
@@ -602,12 +617,12 @@ mod tests {
         let mut c = chart();
         c.x_ticks = Some(vec!["greedy".into(), "even".into()]);
         c.x_range = -0.5..1.5;
-        assert!(c.svg().unwrap().contains("\ngreedy\n"));
+        assert!(Figure::Chart(c).svg().unwrap().contains("\ngreedy\n"));
     }
 
     #[test]
     fn heat_map_shows_values_and_regions() {
-        let h = Heat {
+        let h = Figure::Heat(Heat {
             name: "heat".into(),
             title: "t".into(),
             rows: vec!["A".into(), "B".into()],
@@ -619,7 +634,7 @@ mod tests {
             regions: vec!["ok".into(), "tight".into()],
             colours: vec![Colour::opaque(120, 190, 120), Colour::opaque(250, 210, 110)],
             frame: frame(),
-        };
+        });
         let svg = h.svg().unwrap();
         assert!(svg.contains("\n1.5\n") && svg.contains("\ntight\n"));
         assert_eq!(&h.png().unwrap()[1..4], b"PNG");
@@ -630,7 +645,10 @@ mod tests {
         let mut c = chart();
         c.frame.size = (u32::MAX, u32::MAX);
         // (2^32 - 1)^2 x 3 bytes overflows even a 64-bit usize.
-        assert!(matches!(c.png(), Err(Error::TooLarge { .. })));
+        assert!(matches!(
+            Figure::Chart(c).png(),
+            Err(Error::TooLarge { .. })
+        ));
         assert_eq!(Colour::palette(9), Colour::palette(1));
         assert_eq!(Colour::BLACK.faded(0.5).alpha, 0.5);
     }

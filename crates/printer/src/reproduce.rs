@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use model::reproduce::{Experiment, HeatMap, Kind, Plot, Row, Style, XyPlot};
 
-use crate::plot::{Chart, Colour, Drawn, Frame, Heat, Layer, Mark, Symbol};
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
 use crate::table::{Pipes, Table};
 
 /// JSON schema name of the output.
@@ -217,8 +217,8 @@ pub fn plots(exps: &[Experiment]) -> crate::Result<Vec<Drawn>> {
     exps.iter()
         .flat_map(|e| &e.plots)
         .map(|p| match p {
-            Plot::Xy(x) => chart(x).drawn(p.name()),
-            Plot::Heat(h) => heat(h).drawn(p.name()),
+            Plot::Xy(x) => Figure::Chart(chart(x)).drawn(p.name()),
+            Plot::Heat(h) => Figure::Heat(heat(h)).drawn(p.name()),
         })
         .collect()
 }
@@ -387,6 +387,6 @@ mod tests {
         assert!((y.end - 5.4).abs() < 1e-12);
         let c = chart(&p);
         assert_eq!(c.layers.len(), 1);
-        assert!(c.svg().unwrap().contains("\ns\n"));
+        assert!(Figure::Chart(c).svg().unwrap().contains("\ns\n"));
     }
 }

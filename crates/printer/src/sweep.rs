@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use model::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 
-use crate::plot::{Chart, Colour, Drawn, Frame, Layer, Mark, Symbol};
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Symbol};
 use crate::table::Table;
 
 /// One varied key and its values, in sweep order.
@@ -120,7 +120,7 @@ impl<'a, H: Serialize> Results<'a, H> {
         (0..self.axes.len())
             .map(|k| {
                 let stem = plot_name(self.axes[k].key);
-                PlotData::new(self, k).chart().drawn(&stem)
+                Figure::Chart(PlotData::new(self, k).chart()).drawn(&stem)
             })
             .collect()
     }
@@ -361,6 +361,89 @@ impl PlotData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A point whose one flow has mean delay `mean` [ns] (p99 twice that).
+    fn point(index: u64, mean: f64) -> PointResult {
+        serde_json::from_value(serde_json::json!({
+            "index": index, "hash": "0", "nodes": [{"name": "du", "utilisation": 0.5}],
+            "flows": [{
+                "flow": "up,link", "packets_sent": 10, "packets_delivered": 10,
+                "packets_dropped": 0, "throughput_bps": 1e6, "delay_mean_ns": mean,
+                "delay_p50_ns": mean, "delay_p99_ns": 2.0 * mean, "delay_max_ns": 2.0 * mean,
+                "queueing_ns": 0.0, "propagation_ns": 0.0, "transmission_ns": 0.0,
+                "processing_ns": 0.0, "message_mean_ns": null, "message_p99_ns": null,
+                "rtt_mean_ns": null, "rtt_p99_ns": null, "transfer_completion_ns": null,
+                "goodput_bps": null, "path_max_utilisation": 0.5, "bottleneck_node": "du"
+            }]
+        }))
+        .expect("a point result")
+    }
+
+    #[test]
+    fn csv_json_and_plots_place_each_point_on_the_grid() {
+        let mtu: Vec<serde_json::Value> = vec!["1500B".into(), "9000B".into()];
+        let split: Vec<serde_json::Value> = vec!["greedy".into(), "even".into()];
+        let results: Vec<PointResult> = (0..4).map(|i| point(i, 1000.0 * (i + 1) as f64)).collect();
+        let header = serde_json::json!({ "schema": "oransim.sweep/1", "points": 4 });
+        let res = Results {
+            header: &header,
+            axes: vec![
+                Axis {
+                    key: "link[0].mtu",
+                    values: &mtu,
+                },
+                Axis {
+                    key: "a,b",
+                    values: &split,
+                },
+            ],
+            points: results
+                .iter()
+                .map(|r| Point {
+                    result: r,
+                    coords: vec![(r.index / 2) as usize, (r.index % 2) as usize],
+                })
+                .collect(),
+        };
+        let csv = res.csv();
+        let mut lines = csv.lines();
+        assert!(
+            lines
+                .next()
+                .unwrap()
+                .starts_with("point,link[0].mtu,\"a,b\",flow,packets_sent,")
+        );
+        assert!(
+            lines
+                .nth(3)
+                .unwrap()
+                .starts_with("3,9000B,even,\"up,link\",10,10,0,1000000,4000,")
+        );
+        let json: serde_json::Value = serde_json::from_str(&res.json().unwrap()).unwrap();
+        assert_eq!(json["points"], 4);
+        assert_eq!(
+            json["results"][2]["values"],
+            serde_json::json!(["9000B", "greedy"])
+        );
+        assert_eq!(json["results"][3]["nodes"][0]["name"], "du");
+        let plots = res.plots().unwrap();
+        let stems: Vec<&str> = plots.iter().map(|d| d.stem.as_str()).collect();
+        assert_eq!(stems, ["link_0_mtu", "a_b"]);
+        // The mtu plot holds split at its first value (greedy): points 0 and 2.
+        let mtu_plot = PlotData::new(&res, 0);
+        assert_eq!(mtu_plot.xs, [1500.0, 9000.0]);
+        assert_eq!(mtu_plot.unit, "B");
+        assert_eq!(mtu_plot.held, "a,b = greedy");
+        assert_eq!(mtu_plot.series[0].1, [Some(1.0), Some(3.0)]);
+        assert_eq!(mtu_plot.series[0].2, [Some(2.0), Some(6.0)]);
+        // The split axis is categorical: x at 0 and 1, labelled by name.
+        let split_plot = PlotData::new(&res, 1).chart();
+        assert_eq!(
+            split_plot.x_ticks,
+            Some(vec!["greedy".into(), "even".into()])
+        );
+        assert!(plots[1].svg.contains("\ngreedy\n"));
+    }
 
     #[test]
     fn plot_names_are_file_stems() {
