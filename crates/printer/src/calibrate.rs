@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::table::{Align, Table};
+use crate::table::Align::{Left as L, Right as R};
+use crate::table::Table;
 
 /// The profile as text: one row per op, then a line on the node.
 pub fn summary(p: &profile::Profile) -> String {
@@ -12,15 +13,7 @@ pub fn summary(p: &profile::Profile) -> String {
     ]);
     t.widths(&[28, 10, 10, 10, 10, 11, 0])
         .gaps(&[" ", " ", " ", " ", " ", "  "])
-        .align(&[
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-        ])
+        .align(&[L, R, R, R, R, R, L])
         .trim_end(false);
     for (name, op) in p.ops() {
         let us = |l| format!("{:.3}us", op.cost_ns(l) / 1e3);

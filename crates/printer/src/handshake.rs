@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use protocols::ikev2::{self, Fragmentation};
 use protocols::tls_handshake;
 
-use crate::table::{Align, Table};
+use crate::table::Align::{Left as L, Right as R};
+use crate::table::Table;
 
 /// The IKEv2 handshake as JSON.
 pub fn ikev2_json(h: &ikev2::Handshake) -> crate::Result<String> {
@@ -29,14 +30,7 @@ pub fn ikev2_table(h: &ikev2::Handshake) -> String {
     let mut t = Table::new(["exchange", "dir", "ike_len", "ip_len", "fits", "datagrams"]);
     t.widths(&[36, 4, 8, 8, 5, 0])
         .gaps(&[" ", " ", " ", " ", "  "])
-        .align(&[
-            Align::Left,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-        ])
+        .align(&[L, L, R, R, R, L])
         .trim_end(false);
     for e in &h.exchanges {
         for (dir, m) in [("req", &e.request), ("resp", &e.response)] {

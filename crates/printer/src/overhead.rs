@@ -7,7 +7,8 @@ use protocols::catalogue::InterfaceRow;
 use protocols::fragment::Frame;
 use serde::Serialize;
 
-use crate::table::{Align, Table};
+use crate::table::Align::{Left as L, Right as R};
+use crate::table::Table;
 
 /// A payload split into frames that fit a path MTU.
 #[derive(Debug, Clone, Serialize)]
@@ -93,13 +94,7 @@ pub fn stack_table(out: &StackOutput) -> String {
         frames
             .widths(&[6, 8, 8, 8, 0])
             .gaps(&[" ", " ", " ", "  "])
-            .align(&[
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Left,
-            ])
+            .align(&[R, R, R, R, L])
             .trim_end(false);
         for (i, f) in split.frames.iter().enumerate() {
             let frag = f.fragment.map_or(String::new(), |fr| {

@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::{Error, Result};
@@ -147,14 +148,16 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// A chart builder on `root` with this frame's margin; with `text`, also the caption
-    /// `title` and the axis label areas.
-    fn builder<'a, DB: DrawingBackend>(
+    /// Fills `root` white and returns a chart builder on it with this frame's margin; with
+    /// `text`, also the caption `title` and the axis label areas.
+    fn start<'a, DB: DrawingBackend>(
         &self,
         root: &'a DrawingArea<DB, Shift>,
         title: &str,
         text: bool,
-    ) -> ChartBuilder<'a, 'static, DB> {
+    ) -> std::result::Result<ChartBuilder<'a, 'static, DB>, DrawingAreaErrorKind<DB::ErrorType>>
+    {
+        root.fill(&WHITE)?;
         let mut builder = ChartBuilder::on(root);
         if text {
             builder
@@ -165,7 +168,7 @@ impl Frame {
         } else {
             builder.margin(self.bare_margin);
         }
-        builder
+        Ok(builder)
     }
 }
 
@@ -309,17 +312,14 @@ fn grid<DB: DrawingBackend>(
     Ok(())
 }
 
-use plotters::coord::types::RangedCoordf64;
-
 impl Chart {
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
         text: bool,
     ) -> DrawResult<DB> {
-        root.fill(&WHITE)?;
         let (xr, yr) = (self.x_range.clone(), self.y_range.clone());
-        let mut builder = self.frame.builder(root, &self.title, text);
+        let mut builder = self.frame.start(root, &self.title, text)?;
         let mut chart = builder.build_cartesian_2d(xr.clone(), yr.clone())?;
         if text {
             let mut mesh = chart.configure_mesh();
@@ -414,9 +414,8 @@ impl Heat {
         root: &DrawingArea<DB, Shift>,
         text: bool,
     ) -> DrawResult<DB> {
-        root.fill(&WHITE)?;
         let (nr, nc) = (self.rows.len(), self.cols.len());
-        let mut builder = self.frame.builder(root, &self.title, text);
+        let mut builder = self.frame.start(root, &self.title, text)?;
         let mut chart = builder.build_cartesian_2d(0.0..nc as f64, 0.0..nr as f64)?;
         for (r, row) in self.region.iter().enumerate() {
             for (c, &reg) in row.iter().enumerate() {
