@@ -8,8 +8,12 @@
 //!
 //! Each command's report is a module over them: [`run`] (a scenario's report as table, JSON or
 //! CSV), [`sweep`] (a sweep's CSV, JSON and plots), [`reproduce`] (the reproduction table,
-//! JSON, plots and the `docs/reproduction.md` page) and [`live`] (the live experiments'
-//! tables).
+//! JSON, plots and the `docs/reproduction.md` page), [`live`] (the live experiments' tables,
+//! text or Markdown), [`plan`], [`overhead`], [`handshake`] and [`calibrate`] (a profile's
+//! summary).
+//!
+//! Every function returns the text or bytes and writes nothing: the binary prints them or
+//! writes them atomically, so a reader never sees a half-written file.
 //!
 //! ```
 //! use printer::table::Table;
@@ -59,9 +63,9 @@ pub enum Error {
     TooLarge {
         /// The plot.
         what: String,
-        /// Width [pixels].
+        /// Width \[pixels\].
         width: u32,
-        /// Height [pixels].
+        /// Height \[pixels\].
         height: u32,
     },
     /// A report could not be serialised as JSON.

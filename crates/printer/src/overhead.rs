@@ -13,13 +13,13 @@ use crate::table::Table;
 /// A payload split into frames that fit a path MTU.
 #[derive(Debug, Clone, Serialize)]
 pub struct Split {
-    /// The path MTU [bytes].
+    /// The path MTU \[bytes\].
     pub path_mtu: usize,
     /// How it was split, e.g. `split-greedy`, `ip-fragment`, `ipsec-fragment-before`.
     pub method: String,
     /// The frames, in order.
     pub frames: Vec<Frame>,
-    /// Sum of the frames' wire lengths [bytes].
+    /// Sum of the frames' wire lengths \[bytes\].
     pub total_wire_len: usize,
 }
 

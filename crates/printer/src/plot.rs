@@ -17,9 +17,9 @@ use crate::{Error, Result};
 /// A colour with opacity.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Colour {
-    /// Red, green, blue [0..=255].
+    /// Red, green, blue \[0..=255\].
     pub rgb: (u8, u8, u8),
-    /// Opacity [0..=1].
+    /// Opacity \[0..=1\].
     pub alpha: f64,
 }
 
@@ -52,7 +52,7 @@ impl Colour {
         Colour::opaque(r, g, b)
     }
 
-    /// The same colour with its opacity multiplied by `alpha` [0..=1].
+    /// The same colour with its opacity multiplied by `alpha` \[0..=1\].
     pub fn faded(self, alpha: f64) -> Colour {
         Colour {
             alpha: self.alpha * alpha,
@@ -73,23 +73,23 @@ pub enum Mark {
     Line {
         /// Colour.
         colour: Colour,
-        /// Stroke width [pixels].
+        /// Stroke width \[pixels\].
         width: u32,
     },
     /// A filled circle at each point.
     Dots {
         /// Colour.
         colour: Colour,
-        /// Radius [pixels].
+        /// Radius \[pixels\].
         radius: u32,
     },
     /// An x-shaped cross at each point (published values).
     Crosses {
         /// Colour.
         colour: Colour,
-        /// Half-size [pixels].
+        /// Half-size \[pixels\].
         size: u32,
-        /// Stroke width [pixels].
+        /// Stroke width \[pixels\].
         width: u32,
     },
 }
@@ -101,20 +101,20 @@ pub enum Symbol {
     Line {
         /// Colour.
         colour: Colour,
-        /// Stroke width [pixels].
+        /// Stroke width \[pixels\].
         width: u32,
-        /// Length [pixels].
+        /// Length \[pixels\].
         length: i32,
     },
     /// A cross, `dx` right of the legend entry's start.
     Cross {
         /// Colour.
         colour: Colour,
-        /// Half-size [pixels].
+        /// Half-size \[pixels\].
         size: u32,
-        /// Stroke width [pixels].
+        /// Stroke width \[pixels\].
         width: u32,
-        /// Offset to the right [pixels].
+        /// Offset to the right \[pixels\].
         dx: i32,
     },
 }
@@ -133,17 +133,17 @@ pub struct Layer {
 /// Sizes and margins of a plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
-    /// Width and height [pixels].
+    /// Width and height \[pixels\].
     pub size: (u32, u32),
-    /// Margin around the chart with text (SVG) [pixels].
+    /// Margin around the chart with text (SVG) \[pixels\].
     pub margin: u32,
-    /// Margin around the chart without text (PNG) [pixels].
+    /// Margin around the chart without text (PNG) \[pixels\].
     pub bare_margin: u32,
-    /// Height of the x-axis label area (SVG) [pixels].
+    /// Height of the x-axis label area (SVG) \[pixels\].
     pub x_label_area: u32,
-    /// Width of the y-axis label area (SVG) [pixels].
+    /// Width of the y-axis label area (SVG) \[pixels\].
     pub y_label_area: u32,
-    /// Caption font size [pixels].
+    /// Caption font size \[pixels\].
     pub caption: u32,
 }
 
@@ -183,9 +183,9 @@ pub struct Chart {
     pub x_label: String,
     /// Y-axis description with unit.
     pub y_label: String,
-    /// X range [x-axis units].
+    /// X range \[x-axis units\].
     pub x_range: Range<f64>,
-    /// Y range [y-axis units].
+    /// Y range \[y-axis units\].
     pub y_range: Range<f64>,
     /// Categorical x axis: these labels at x = 0, 1, 2, ... instead of numbers (SVG only).
     pub x_ticks: Option<Vec<String>>,

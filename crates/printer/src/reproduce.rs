@@ -74,7 +74,7 @@ fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), num)
 }
 
-/// A row's error [%] rounded to two decimals.
+/// A row's error \[%\] rounded to two decimals.
 fn error(r: &Row) -> String {
     opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0))
 }

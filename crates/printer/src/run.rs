@@ -17,7 +17,7 @@ fn us(ns: f64) -> String {
     format!("{:.3}", ns / 1e3)
 }
 
-/// A rate [bit/s] in Gb/s, Mb/s or kb/s with three decimals.
+/// A rate \[bit/s\] in Gb/s, Mb/s or kb/s with three decimals.
 fn rate(bps: f64) -> String {
     if bps >= 1e9 {
         format!("{:.3} Gb/s", bps / 1e9)

@@ -154,7 +154,7 @@ fn number_unit(v: &serde_json::Value) -> Option<(f64, String)> {
     }
 }
 
-/// One flow's line: its label, mean and p99 at each x [us] (`None`: not measured).
+/// One flow's line: its label, mean and p99 at each x \[us\] (`None`: not measured).
 type Series = (String, Vec<Option<f64>>, Vec<Option<f64>>);
 
 /// What one sweep plot shows.
@@ -362,7 +362,7 @@ impl PlotData {
 mod tests {
     use super::*;
 
-    /// A point whose one flow has mean delay `mean` [ns] (p99 twice that).
+    /// A point whose one flow has mean delay `mean` \[ns\] (p99 twice that).
     fn point(index: u64, mean: f64) -> PointResult {
         serde_json::from_value(serde_json::json!({
             "index": index, "hash": "0", "nodes": [{"name": "du", "utilisation": 0.5}],

@@ -74,7 +74,7 @@ impl Table {
         self
     }
 
-    /// Fixed widths of the columns from the first [characters], for a layout that must not
+    /// Fixed widths of the columns from the first \[characters\], for a layout that must not
     /// move with its content: a longer cell overflows its column in its own row only. Columns
     /// past `widths` are as wide as their widest cell.
     pub fn widths(&mut self, widths: &[usize]) -> &mut Table {
@@ -124,7 +124,7 @@ impl Table {
         }
     }
 
-    /// Aligned text: each column as wide as its widest cell [characters] (or its fixed width),
+    /// Aligned text: each column as wide as its widest cell \[characters\] (or its fixed width),
     /// columns [`Table::gap`] apart, one line per row with the header first, each ending in
     /// `\n`.
     pub fn text(&self) -> String {
