@@ -375,3 +375,66 @@ pub fn bulk(out: &mut String, pts: &[BulkPoint], cmp: Option<&[BulkCompare]>, md
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(protection: Protection, goodput_bps: f64) -> BulkPoint {
+        BulkPoint {
+            protection,
+            mtu: 1500,
+            segment: 1418,
+            ip_len: 1500,
+            segments: 706,
+            retransmitted: 0,
+            delivered_bytes: 1_000_000,
+            completion_s: 0.02,
+            goodput_bps,
+            cpu_percent: 47.0,
+            complete: true,
+            receiver: Default::default(),
+            pinned_cpus: None,
+        }
+    }
+
+    #[test]
+    fn bulk_as_text_and_markdown() {
+        let pts = [
+            point(Protection::Plain, 673e6),
+            point(Protection::EspGcm, 396e6),
+        ];
+        let mut text = String::new();
+        bulk(&mut text, &pts, None, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "Bulk transfer vs MTU (000 Fig. 14)");
+        assert!(lines[2].starts_with("1 MB per transfer,") && lines[2].contains("not pinned"));
+        assert_eq!(
+            &lines[4..7],
+            [
+                "protection  MTU B  segment B  time s  goodput Mb/s  retx  auth fail  CPU %",
+                "plain        1500       1418   0.020           673     0          0     47",
+                "esp-gcm      1500       1418   0.020           396     0          0     47",
+            ]
+        );
+        let mut md = String::new();
+        bulk(&mut md, &pts, None, true);
+        assert!(md.starts_with("### Bulk transfer vs MTU (000 Fig. 14)\n\n"));
+        assert!(md.contains("\n|---|---|---|---|---|---|---|---|\n| plain | 1500 | 1418 | 0.020 | 673 | 0 | 0 | 47 |\n"));
+    }
+
+    #[test]
+    fn preamble_names_transport_and_profile() {
+        let mut out = String::new();
+        preamble(&mut out, true, "--quick", &[], Some("host.toml"));
+        assert_eq!(
+            out,
+            "Command: `oransim live --quick`\n\nTransport: loopback (127.0.0.1)\n\nCalibration profile: host.toml\n\n"
+        );
+        let mut out = String::new();
+        preamble(&mut out, false, "", &["a".into(), "b".into()], None);
+        assert!(
+            out.starts_with("Transport: veth pair between network namespaces a (10.203.0.1) and b")
+        );
+    }
+}
