@@ -221,9 +221,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        crate::format::print(&printer::json_pretty(&json, "live results")?)?;
     } else {
-        print!("{text}");
+        crate::format::print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
