@@ -1,7 +1,6 @@
 //! `oransim calibrate`: measure this host's crypto costs and write a calibration profile, or
 //! import `openssl speed -mr -evp` output from a machine that has no Rust.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -131,51 +130,5 @@ fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCo
 }
 
 fn print_summary(p: &profile::Profile) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  model",
-        "op", "64 B", "1500 B", "9000 B", "fixed", "per byte"
-    )?;
-    for (name, op) in p.ops() {
-        let us = |l| format!("{:.3}us", op.cost_ns(l) / 1e3);
-        if op.model == profile::CostModel::Constant {
-            writeln!(
-                out,
-                "{name:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  constant",
-                "",
-                "",
-                "",
-                us(0),
-                ""
-            )?;
-        } else {
-            let per_byte = op
-                .per_byte_ns
-                .map_or("-".to_string(), |b| format!("{b:.4}ns/B"));
-            writeln!(
-                out,
-                "{name:<28} {:>10} {:>10} {:>10} {:>10} {:>11}  {:?}",
-                us(64),
-                us(1500),
-                us(9000),
-                format!("{:.3}us", op.fixed_ns / 1e3),
-                per_byte,
-                op.model
-            )?;
-        }
-    }
-    let io_per_byte = if p.io_per_byte_ns() > 0.0 {
-        format!(" + {:.4} ns/B", p.io_per_byte_ns())
-    } else {
-        String::new()
-    };
-    writeln!(
-        out,
-        "node: {} cores, stack {:.3} us, io {:.3} us per packet{io_per_byte}",
-        p.cores(),
-        p.stack_ns() / 1e3,
-        p.io_ns() / 1e3
-    )?;
-    Ok(())
+    Ok(crate::format::print(&printer::calibrate::summary(p))?)
 }

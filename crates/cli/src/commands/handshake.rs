@@ -1,11 +1,10 @@
 //! `oransim handshake`: what a key exchange sends, in how many datagrams and round trips.
-//! All sizes come from the `protocols` crate; this file only parses flags and prints.
+//! All sizes come from the `protocols` crate and the text from `printer::handshake`; this file only parses flags
+//! and prints.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
 use std::process::ExitCode;
 
-use protocols::ikev2::{self, Auth, Config, Fragmentation, IkeCipher};
+use protocols::ikev2::{self, Auth, Config, IkeCipher};
 use protocols::tls_handshake;
 
 use super::overhead::OutFormat;
@@ -66,93 +65,19 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
             cfg.ip_version = args.ip_version;
             let h = ikev2::handshake(&cfg)?;
             match args.format {
-                OutFormat::Json => serde_json::to_string_pretty(&h)? + "\n",
-                OutFormat::Table => ikev2_table(&h),
+                OutFormat::Json => printer::handshake::ikev2_json(&h)?,
+                OutFormat::Table => printer::handshake::ikev2_table(&h),
             }
         }
         "tls13" | "tls" => {
             let h = tls_handshake::handshake(&args.ke, auth, &chain, args.mtu, args.ip_version)?;
             match args.format {
-                OutFormat::Json => serde_json::to_string_pretty(&h)? + "\n",
-                OutFormat::Table => tls_table(&h),
+                OutFormat::Json => printer::handshake::tls_json(&h)?,
+                OutFormat::Table => printer::handshake::tls_table(&h),
             }
         }
         other => anyhow::bail!("unknown --protocol `{other}`; allowed: ikev2, tls13"),
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
+    crate::format::print(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn ikev2_table(h: &ikev2::Handshake) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "IKEv2  ke {}  auth {:?}  certificates {:?} B  path MTU {}",
-        h.ke, h.auth, h.cert_chain, h.mtu
-    );
-    let _ = writeln!(
-        s,
-        "{:<36} {:<4} {:>8} {:>8} {:>5}  datagrams",
-        "exchange", "dir", "ike_len", "ip_len", "fits"
-    );
-    for e in &h.exchanges {
-        for (dir, m) in [("req", &e.request), ("resp", &e.response)] {
-            let how = match m.fragmentation {
-                Fragmentation::None => String::new(),
-                Fragmentation::Ike => " (IKE fragments, RFC 7383)".into(),
-                Fragmentation::Ip => " (IP fragments)".into(),
-            };
-            let _ = writeln!(
-                s,
-                "{:<36} {:<4} {:>8} {:>8} {:>5}  {:?}{how}",
-                e.name,
-                dir,
-                m.ike_len,
-                m.ip_len,
-                if m.fits_mtu { "yes" } else { "no" },
-                m.datagrams
-            );
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\nsetup: {} round trips, {} datagrams, {} B",
-        h.setup_round_trips, h.setup_datagrams, h.setup_bytes
-    );
-    for f in &h.ike_sa_init_fits {
-        let _ = writeln!(
-            s,
-            "IKE_SA_INIT fits MTU {}: request {}, response {}",
-            f.mtu, f.request, f.response
-        );
-    }
-    s
-}
-
-fn tls_table(h: &tls_handshake::Handshake) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "TLS 1.3  key share {}  auth {:?}  certificates {:?} B  path MTU {}",
-        h.key_share, h.auth, h.cert_chain, h.mtu
-    );
-    let _ = writeln!(s, "{:<28} {:>8}", "message", "bytes");
-    for m in &h.messages {
-        let _ = writeln!(s, "{:<28} {:>8}", m.name, m.len);
-    }
-    for f in &h.flights {
-        let _ = writeln!(
-            s,
-            "flight {:<21} {:>8} B in {} TLS record bytes, {} TCP segments (MSS {})",
-            f.name, f.handshake_bytes, f.record_bytes, f.segments, h.mss
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nround trips to first application data: {} (server flight over initcwnd 10: {})",
-        h.round_trips, h.exceeds_initcwnd
-    );
-    s
 }

@@ -1,6 +1,5 @@
 //! `oransim plan`: capacity-planning questions answered by simulation.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -188,54 +187,8 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = model::plan::interface(&q)?;
     let text = match a.format {
-        KexFormat::Json => serde_json::to_string_pretty(&plan)? + "\n",
-        KexFormat::Table => {
-            let mut out = format!(
-                "{} at {:.3} Mb/s of {} messages, profile {}\n\n",
-                plan.interface,
-                plan.offered_bps / 1e6,
-                a.sizes.join("/"),
-                short(&a.profile.display().to_string())
-            );
-            let _ = writeln!(
-                out,
-                "{:<24} {:>5} {:>9} {:>11} {:>11} {:>14} {:>6}",
-                "suite", "cores", "CPU", "p50", "p99", "max load", "limit"
-            );
-            for r in std::iter::once(&plan.plain)
-                .chain(std::iter::once(&plan.secured))
-                .chain(&plan.alternatives)
-            {
-                let _ = writeln!(
-                    out,
-                    "{:<24} {:>5} {:>8.2}% {:>8.2} us {:>8.2} us {:>9.1} Mb/s {:>6}",
-                    r.suite,
-                    r.cores,
-                    r.cpu * 100.0,
-                    r.p50_ns / 1e3,
-                    r.p99_ns / 1e3,
-                    r.max_bps / 1e6,
-                    r.limit
-                );
-            }
-            let _ = writeln!(
-                out,
-                "\nadded latency p50 {:.2} us, p99 {:.2} us; headroom {:.1}x; cores needed for CPU <= {}% and added p99 <= {}: {}",
-                plan.added_p50_ns / 1e3,
-                plan.added_p99_ns / 1e3,
-                plan.headroom,
-                a.cpu_limit,
-                a.latency_limit,
-                plan.cores_needed.map_or_else(
-                    || "none suffices (the one-server I/O path limits)".to_owned(),
-                    |c| c.to_string()
-                )
-            );
-            for f in &plan.findings {
-                let _ = writeln!(out, "- {f}");
-            }
-            out
-        }
+        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Table => printer::plan::interface(&plan, &q, a.cpu_limit, &a.latency_limit),
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -252,138 +205,37 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         payload: a.payload.clone(),
         modes: a.mode.clone(),
     };
-    let mine = model::plan::fronthaul(&question(&a.profile))?;
+    let q = question(&a.profile);
+    let mine = model::plan::fronthaul(&q)?;
     let other = a
         .compare
         .as_ref()
         .map(|p| model::plan::fronthaul(&question(p)))
         .transpose()?;
+    let pair = match (a.du, a.ru) {
+        (Some(du), Some(ru)) => {
+            let (rows, cols) = &mine.categories;
+            let (Some(i), Some(j)) = (
+                rows.iter().position(|&c| c == ru.to_ascii_uppercase()),
+                cols.iter().position(|&c| c == du.to_ascii_uppercase()),
+            ) else {
+                anyhow::bail!(
+                    "--du {du} --ru {ru}: not a category pair of 000 Table 4; O-DU categories are A..N, O-RU categories O..Z"
+                );
+            };
+            Some((i, j))
+        }
+        (None, None) => None,
+        _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
+    };
     let text = match a.format {
         KexFormat::Json => {
-            serde_json::to_string_pretty(&serde_json::json!({ "plan": mine, "compare": other }))?
-                + "\n"
+            printer::plan::json(&serde_json::json!({ "plan": mine, "compare": other }))?
         }
-        KexFormat::Table => {
-            let mut out = format!(
-                "Open Fronthaul, {} fibre, {} switch(es) of {}, {}, frame payload {}\n",
-                a.fibre, a.switches, a.switch_latency, a.rate, a.payload
-            );
-            for plan in std::iter::once(&mine).chain(other.as_ref()) {
-                let _ = writeln!(out, "\nprofile {}", plan.profile);
-                let _ = writeln!(
-                    out,
-                    "{:<18} {:>8} {:>12} {:>12} {:>14}",
-                    "mode", "frame", "one way", "added", "vs T12max"
-                );
-                for m in &plan.modes {
-                    let _ = writeln!(
-                        out,
-                        "{:<18} {:>6} B {:>9.2} us {:>9.2} us {:>11.2} us",
-                        m.mode,
-                        m.frame_bytes,
-                        m.one_way_ns / 1e3,
-                        m.added_ns / 1e3,
-                        m.transport_ns / 1e3
-                    );
-                }
-            }
-            if let (Some(du), Some(ru)) = (a.du, a.ru) {
-                let (rows, cols) = &mine.categories;
-                let (Some(i), Some(j)) = (
-                    rows.iter().position(|&c| c == ru.to_ascii_uppercase()),
-                    cols.iter().position(|&c| c == du.to_ascii_uppercase()),
-                ) else {
-                    anyhow::bail!(
-                        "--du {du} --ru {ru}: not a category pair of 000 Table 4; O-DU categories are A..N, O-RU categories O..Z"
-                    );
-                };
-                let t12 = mine.t12max_us[i][j];
-                let _ = writeln!(
-                    out,
-                    "\npair O-DU {} / O-RU {}: T12max {} us",
-                    cols[j], rows[i], t12
-                );
-                for plan in std::iter::once(&mine).chain(other.as_ref()) {
-                    for m in &plan.modes {
-                        let margin = t12 as f64 - m.transport_ns / 1e3;
-                        let _ = writeln!(
-                            out,
-                            "  {:<26} {:<18} {:>4}  margin {:>9.2} us  longest fibre {:>8.2} km",
-                            short(&plan.profile),
-                            m.mode,
-                            if margin >= 0.0 { "fits" } else { "no" },
-                            margin,
-                            m.longest_fibre_m[i][j] / 1e3
-                        );
-                    }
-                }
-            } else if a.du.is_some() || a.ru.is_some() {
-                anyhow::bail!("--du and --ru go together: give both to detail one category pair");
-            }
-            out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
-            let letters: Vec<char> = mine.modes.iter().map(|m| mode_letter(&m.mode)).collect();
-            let legend: Vec<String> = mine
-                .modes
-                .iter()
-                .map(|m| format!("{} {}", mode_letter(&m.mode), m.mode))
-                .collect();
-            let _ = writeln!(out, "legend: {}, . nothing fits", legend.join(", "));
-            let (rows, cols) = &mine.categories;
-            let header: String = cols.iter().collect();
-            let mut head = format!("    {header}");
-            if other.is_some() {
-                head.push_str(&format!("      {header}"));
-            }
-            let _ = writeln!(
-                out,
-                "{head}   <- this profile{}",
-                if other.is_some() {
-                    " | compared profile"
-                } else {
-                    ""
-                }
-            );
-            for (i, r) in rows.iter().enumerate() {
-                let cells = |p: &model::plan::FronthaulPlan| -> String {
-                    p.best[i]
-                        .iter()
-                        .map(|b| b.map_or('.', |(j, _)| letters[j]))
-                        .collect()
-                };
-                let mut line = format!("{r}   {}", cells(&mine));
-                if let Some(o) = &other {
-                    line.push_str(&format!("   {r}  {}", cells(o)));
-                }
-                let _ = writeln!(out, "{line}");
-            }
-            out.push('\n');
-            for plan in std::iter::once(&mine).chain(other.as_ref()) {
-                for f in &plan.findings {
-                    let _ = writeln!(out, "- {}: {f}", short(&plan.profile));
-                }
-            }
-            out
-        }
+        KexFormat::Table => printer::plan::fronthaul(&q, &mine, other.as_ref(), pair),
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn mode_letter(mode: &str) -> char {
-    match mode {
-        "none" => 'N',
-        "macsec-integrity" => 'I',
-        "macsec-encrypt" => 'E',
-        "ipsec" => 'P',
-        _ => '?',
-    }
-}
-
-fn short(path: &str) -> &str {
-    std::path::Path::new(path)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(path)
 }
 
 fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
@@ -404,70 +256,8 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = model::plan::kex(&q)?;
     let text = match a.format {
-        KexFormat::Json => serde_json::to_string_pretty(&plan)? + "\n",
-        KexFormat::Table => {
-            let mut out = format!(
-                "IKEv2 set-up with {} authentication; {} tunnels at once; {} over {} at MTU {}{}\n\n",
-                a.auth,
-                a.tunnels,
-                a.rate,
-                a.length,
-                a.mtu,
-                if a.loss > 0.0 {
-                    format!(
-                        "; {:.2}% loss each way (set-up: mean, p99 and failures over {} tunnels)",
-                        a.loss * 100.0,
-                        model::plan::SETUP_SAMPLES
-                    )
-                } else {
-                    String::new()
-                }
-            );
-            // The first column as wide as the longest name (hybrids such as
-            // x25519+frodokem-640-aes are longer than the header).
-            let w = plan
-                .rows
-                .iter()
-                .map(|r| r.ke.len())
-                .chain([18])
-                .max()
-                .unwrap_or(18);
-            let _ = writeln!(
-                out,
-                "{:<w$} {:>10} {:>12} {:>8} {:>12} {:>14} {:>14} {:>14} {:>12} {:>8}",
-                "key exchange",
-                "set-up",
-                "set-up p99",
-                "failed",
-                "bytes/SA",
-                "responder CPU",
-                "initiator CPU",
-                "storm all back",
-                "storm p50",
-                "RIC CPU"
-            );
-            for r in &plan.rows {
-                let _ = writeln!(
-                    out,
-                    "{:<w$} {:>7.3} ms {:>9.3} ms {:>7.2}% {:>10} B {:>11.1} us {:>11.1} us {:>11.2} ms {:>9.2} ms {:>7.1}%",
-                    r.ke,
-                    r.setup_ns / 1e6,
-                    r.setup_p99_ns / 1e6,
-                    r.setup_failed * 100.0,
-                    r.setup_bytes,
-                    r.responder_work_ns / 1e3,
-                    r.initiator_work_ns / 1e3,
-                    r.storm_all_back_ns / 1e6,
-                    r.storm_p50_ns / 1e6,
-                    r.responder_cpu * 100.0
-                );
-            }
-            out.push('\n');
-            for f in &plan.findings {
-                let _ = writeln!(out, "- {f}");
-            }
-            out
-        }
+        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Table => printer::plan::kex(&plan, &q),
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -54,10 +54,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.out {
         for f in [Format::Json, Format::Csv, Format::Table] {
             let path = dir.join(format!("{}.{}", scenario.name, f.extension()));
-            write_atomic(&path, format::render(&report, f).as_bytes())?;
+            write_atomic(&path, format::render(&report, f)?.as_bytes())?;
         }
     }
-    format::print(&format::render(&report, args.format))?;
+    format::print(&format::render(&report, args.format)?)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use model::sweep::{self, METRIC_COLUMNS, PointResult, Sweep};
+use model::sweep::{self, PointResult, Sweep};
 use serde::{Deserialize, Serialize};
 
 use crate::commands::run::prepare_dir;
@@ -135,22 +135,6 @@ struct VaryEntry {
 
 const ORDER: &str = "Cartesian product of the vary keys; the first is the outermost loop, the last \
                      changes fastest; point i is i in the mixed radix of the value counts";
-
-/// `sweep.json`.
-#[derive(Debug, Serialize)]
-struct SweepDoc<'a> {
-    #[serde(flatten)]
-    header: &'a Header,
-    results: Vec<DocPoint<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct DocPoint<'a> {
-    index: u64,
-    values: Vec<&'a serde_json::Value>,
-    flows: &'a [sweep::FlowRow],
-    nodes: &'a [sweep::NodeUse],
-}
 
 /// `shard-I-of-N.json`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -619,79 +603,27 @@ fn coordinates(index: u64, lens: &[usize]) -> Vec<usize> {
     out
 }
 
-fn render_json(header: &Header, results: &[PointResult]) -> anyhow::Result<String> {
+/// The results placed on the grid, for [`printer::sweep`] to render.
+fn view<'a>(header: &'a Header, results: &'a [PointResult]) -> printer::sweep::Results<'a, Header> {
     let lens: Vec<usize> = header.vary.iter().map(|v| v.values.len()).collect();
-    let doc = SweepDoc {
+    printer::sweep::Results {
         header,
-        results: results
+        axes: header
+            .vary
             .iter()
-            .map(|r| DocPoint {
-                index: r.index,
-                values: coordinates(r.index, &lens)
-                    .into_iter()
-                    .zip(&header.vary)
-                    .map(|(c, v)| &v.values[c])
-                    .collect(),
-                flows: &r.flows,
-                nodes: &r.nodes,
+            .map(|v| printer::sweep::Axis {
+                key: &v.key,
+                values: &v.values,
             })
             .collect(),
-    };
-    let mut s = serde_json::to_string_pretty(&doc)?;
-    s.push('\n');
-    Ok(s)
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
+        points: results
+            .iter()
+            .map(|r| printer::sweep::Point {
+                result: r,
+                coords: coordinates(r.index, &lens),
+            })
+            .collect(),
     }
-}
-
-fn value_text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn render_csv(header: &Header, results: &[PointResult]) -> String {
-    let lens: Vec<usize> = header.vary.iter().map(|v| v.values.len()).collect();
-    let mut out = String::from("point");
-    for v in &header.vary {
-        out.push(',');
-        out.push_str(&csv_cell(&v.key));
-    }
-    out.push_str(",flow");
-    for c in METRIC_COLUMNS {
-        out.push(',');
-        out.push_str(c);
-    }
-    out.push('\n');
-    for r in results {
-        let values: Vec<String> = coordinates(r.index, &lens)
-            .into_iter()
-            .zip(&header.vary)
-            .map(|(c, v)| csv_cell(&value_text(&v.values[c])))
-            .collect();
-        for f in &r.flows {
-            let _ = write!(out, "{}", r.index);
-            for v in &values {
-                out.push(',');
-                out.push_str(v);
-            }
-            out.push(',');
-            out.push_str(&csv_cell(&f.flow));
-            for c in f.cells() {
-                out.push(',');
-                out.push_str(&csv_cell(&c));
-            }
-            out.push('\n');
-        }
-    }
-    out
 }
 
 fn print_results(
@@ -699,340 +631,34 @@ fn print_results(
     results: &[PointResult],
     format: SweepFormat,
 ) -> anyhow::Result<()> {
+    let view = view(header, results);
     let text = match format {
-        SweepFormat::Csv => render_csv(header, results),
-        SweepFormat::Json => render_json(header, results)?,
+        SweepFormat::Csv => view.csv(),
+        SweepFormat::Json => view.json()?,
     };
     Ok(crate::format::print(&text)?)
 }
 
 /// Writes `sweep.json`, `sweep.csv` and the plots atomically; returns the paths, one a line.
 fn write_results(dir: &Path, header: &Header, results: &[PointResult]) -> anyhow::Result<String> {
+    let view = view(header, results);
     let mut written = String::new();
     let json = dir.join("sweep.json");
-    write_atomic(&json, render_json(header, results)?.as_bytes())?;
+    write_atomic(&json, view.json()?.as_bytes())?;
     let csv = dir.join("sweep.csv");
-    write_atomic(&csv, render_csv(header, results).as_bytes())?;
+    write_atomic(&csv, view.csv().as_bytes())?;
     let _ = writeln!(written, "{}\n{}", json.display(), csv.display());
     if !header.vary.is_empty() {
         let plots = dir.join("plots");
         std::fs::create_dir_all(&plots)
             .with_context(|| format!("cannot create {}", plots.display()))?;
-        for (k, axis) in header.vary.iter().enumerate() {
-            let stem = plot_name(&axis.key);
-            let data = plot::PlotData::new(header, results, k);
-            let svg = plots.join(format!("{stem}.svg"));
-            write_atomic(&svg, data.svg()?.as_bytes())?;
-            let png = plots.join(format!("{stem}.png"));
-            write_atomic(&png, &data.png()?)?;
+        for p in view.plots()? {
+            let svg = plots.join(format!("{}.svg", p.stem));
+            write_atomic(&svg, p.svg.as_bytes())?;
+            let png = plots.join(format!("{}.png", p.stem));
+            write_atomic(&png, &p.png)?;
             let _ = writeln!(written, "{}\n{}", svg.display(), png.display());
         }
     }
     Ok(written)
-}
-
-/// `link[0].rate` -> `link_0_rate`.
-fn plot_name(key: &str) -> String {
-    let mut s: String = key
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    while s.contains("__") {
-        s = s.replace("__", "_");
-    }
-    s.trim_matches('_').to_owned()
-}
-
-/// One plot per varied key: mean and p99 delay of every flow against the key's values, the
-/// other varied keys held at their first value. SVG with text (no font files needed: the
-/// viewer draws the text); PNG without text (plotters draws text into bitmaps only with
-/// system fonts, which a CI machine may not have).
-mod plot {
-    use plotters::coord::types::RangedCoordf64;
-    use plotters::prelude::*;
-
-    use super::{Header, PointResult, coordinates, value_text};
-
-    const SIZE: (u32, u32) = (900, 560);
-
-    /// One flow's line: its label, mean and p99 at each x [us] (`None`: not measured).
-    type Series = (String, Vec<Option<f64>>, Vec<Option<f64>>);
-
-    /// What one plot shows.
-    pub struct PlotData {
-        key: String,
-        /// x positions and their tick labels.
-        xs: Vec<f64>,
-        labels: Vec<String>,
-        unit: String,
-        held: String,
-        /// Per flow: name, mean and p99 delay [us] at each x (None when not measured).
-        series: Vec<Series>,
-    }
-
-    /// Reads `"1400B"` as (1400, "B"), `5` as (5, "").
-    fn number_unit(v: &serde_json::Value) -> Option<(f64, String)> {
-        match v {
-            serde_json::Value::Number(n) => n.as_f64().map(|x| (x, String::new())),
-            serde_json::Value::String(s) => {
-                let t = s.trim();
-                let end = t
-                    .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-                    .unwrap_or(t.len());
-                let x: f64 = t[..end].parse().ok()?;
-                Some((x, t[end..].trim().to_owned()))
-            }
-            _ => None,
-        }
-    }
-
-    impl PlotData {
-        pub fn new(header: &Header, results: &[PointResult], k: usize) -> PlotData {
-            let axis = &header.vary[k];
-            let lens: Vec<usize> = header.vary.iter().map(|v| v.values.len()).collect();
-            let parsed: Vec<Option<(f64, String)>> = axis.values.iter().map(number_unit).collect();
-            let numeric = parsed.iter().all(Option::is_some)
-                && parsed.windows(2).all(|w| match (&w[0], &w[1]) {
-                    (Some(a), Some(b)) => a.1 == b.1,
-                    _ => false,
-                });
-            let (xs, unit) = if numeric {
-                (
-                    parsed.iter().flatten().map(|p| p.0).collect(),
-                    parsed
-                        .first()
-                        .and_then(|p| p.as_ref().map(|p| p.1.clone()))
-                        .unwrap_or_default(),
-                )
-            } else {
-                (
-                    (0..axis.values.len()).map(|i| i as f64).collect(),
-                    String::new(),
-                )
-            };
-            let labels = axis.values.iter().map(value_text).collect();
-            // The slice: every other axis at its first value.
-            let slice: Vec<Option<&PointResult>> = (0..axis.values.len())
-                .map(|c| {
-                    let mut index = 0u64;
-                    for (a, &n) in lens.iter().enumerate() {
-                        index = index * n as u64 + if a == k { c as u64 } else { 0 };
-                    }
-                    results
-                        .binary_search_by_key(&index, |r| r.index)
-                        .ok()
-                        .map(|p| &results[p])
-                        .filter(|r| coordinates(r.index, &lens)[k] == c)
-                })
-                .collect();
-            let flows: Vec<String> = slice
-                .iter()
-                .flatten()
-                .next()
-                .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
-                .unwrap_or_default();
-            // Periodic flows: the message delay (creation to last frame); others: the packet
-            // delay.
-            let series = flows
-                .iter()
-                .enumerate()
-                .map(|(fi, name)| {
-                    let rows: Vec<Option<&model::sweep::FlowRow>> = slice
-                        .iter()
-                        .map(|r| r.and_then(|r| r.flows.get(fi)))
-                        .collect();
-                    let message = rows.iter().flatten().any(|f| f.message_mean_ns.is_some());
-                    let us = |pick: fn(&model::sweep::FlowRow) -> Option<f64>| {
-                        rows.iter()
-                            .map(|f| f.and_then(pick).map(|ns| ns / 1e3))
-                            .collect::<Vec<_>>()
-                    };
-                    if message {
-                        (
-                            format!("{name} (message)"),
-                            us(|f| f.message_mean_ns),
-                            us(|f| f.message_p99_ns),
-                        )
-                    } else {
-                        (
-                            name.clone(),
-                            us(|f| f.delay_mean_ns),
-                            us(|f| f.delay_p99_ns),
-                        )
-                    }
-                })
-                .collect();
-            let held = header
-                .vary
-                .iter()
-                .enumerate()
-                .filter(|&(a, _)| a != k)
-                .map(|(_, v)| {
-                    format!(
-                        "{} = {}",
-                        v.key,
-                        v.values.first().map(value_text).unwrap_or_default()
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            PlotData {
-                key: axis.key.clone(),
-                xs,
-                labels,
-                unit,
-                held,
-                series,
-            }
-        }
-
-        fn ranges(&self) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
-            let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
-            for &x in &self.xs {
-                x0 = x0.min(x);
-                x1 = x1.max(x);
-            }
-            if !x0.is_finite() {
-                (x0, x1) = (0.0, 1.0);
-            }
-            if x1 <= x0 {
-                (x0, x1) = (x0 - 0.5, x1 + 0.5);
-            }
-            let pad = (x1 - x0) * 0.03;
-            let mut y1 = 0.0f64;
-            for (_, m, p) in &self.series {
-                for y in m.iter().chain(p).flatten() {
-                    y1 = y1.max(*y);
-                }
-            }
-            if y1 <= 0.0 {
-                y1 = 1.0;
-            }
-            ((x0 - pad)..(x1 + pad), 0.0..(y1 * 1.08))
-        }
-
-        fn draw_series<DB: DrawingBackend>(
-            &self,
-            chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-            legend: bool,
-        ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-            for (i, (name, mean, p99)) in self.series.iter().enumerate() {
-                let c = crate::output::palette(i);
-                for (ys, dashed) in [(mean, false), (p99, true)] {
-                    let pts: Vec<(f64, f64)> = self
-                        .xs
-                        .iter()
-                        .zip(ys)
-                        .filter_map(|(&x, y)| y.map(|y| (x, y)))
-                        .collect();
-                    let style = if dashed {
-                        c.mix(0.45).stroke_width(2)
-                    } else {
-                        c.stroke_width(2)
-                    };
-                    let s = chart.draw_series(LineSeries::new(pts.clone(), style))?;
-                    if legend {
-                        let label = format!("{name} {}", if dashed { "p99" } else { "mean" });
-                        s.label(label).legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], style)
-                        });
-                    }
-                    chart.draw_series(pts.iter().map(|&p| {
-                        Circle::new(p, 3, if dashed { c.mix(0.45) } else { c.mix(1.0) }.filled())
-                    }))?;
-                }
-            }
-            Ok(())
-        }
-
-        /// The plot as SVG text.
-        pub fn svg(&self) -> anyhow::Result<String> {
-            crate::output::svg_string(SIZE, &format!("the plot of {}", self.key), |root| {
-                self.draw_svg(root)
-            })
-        }
-
-        fn draw_svg<DB: DrawingBackend>(
-            &self,
-            root: &DrawingArea<DB, plotters::coord::Shift>,
-        ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-            root.fill(&WHITE)?;
-            let (xr, yr) = self.ranges();
-            let caption = if self.held.is_empty() {
-                format!("delay vs {}", self.key)
-            } else {
-                format!("delay vs {} ({})", self.key, self.held)
-            };
-            let mut chart = ChartBuilder::on(root)
-                .caption(caption, ("sans-serif", 18))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(70)
-                .build_cartesian_2d(xr, yr)?;
-            let categorical = self.unit.is_empty()
-                && self
-                    .labels
-                    .iter()
-                    .zip(&self.xs)
-                    .any(|(l, x)| l.parse::<f64>().ok() != Some(*x));
-            let labels = self.labels.clone();
-            let fmt_cat = move |x: &f64| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            };
-            let x_desc = if self.unit.is_empty() {
-                self.key.clone()
-            } else {
-                format!("{} [{}]", self.key, self.unit)
-            };
-            let mut mesh = chart.configure_mesh();
-            mesh.x_desc(x_desc)
-                .y_desc("delay [us] (solid: mean, faded: p99)");
-            if categorical {
-                mesh.x_labels(self.labels.len().max(2))
-                    .x_label_formatter(&fmt_cat)
-                    .draw()?;
-            } else {
-                mesh.draw()?;
-            }
-            self.draw_series(&mut chart, true)?;
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()?;
-            root.present()
-        }
-
-        /// The plot as PNG bytes: the same lines, a light grid, no text.
-        pub fn png(&self) -> anyhow::Result<Vec<u8>> {
-            crate::output::png_bytes(SIZE, &format!("the plot of {}", self.key), |root| {
-                self.draw_png(root)
-            })
-        }
-
-        fn draw_png<DB: DrawingBackend>(
-            &self,
-            root: &DrawingArea<DB, plotters::coord::Shift>,
-        ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-            root.fill(&WHITE)?;
-            let (xr, yr) = self.ranges();
-            let mut chart = ChartBuilder::on(root)
-                .margin(24)
-                .build_cartesian_2d(xr.clone(), yr.clone())?;
-            let grid = BLACK.mix(0.12);
-            for i in 0..=5 {
-                let x = xr.start + (xr.end - xr.start) * i as f64 / 5.0;
-                let y = yr.start + (yr.end - yr.start) * i as f64 / 5.0;
-                chart.draw_series(LineSeries::new([(x, yr.start), (x, yr.end)], grid))?;
-                chart.draw_series(LineSeries::new([(xr.start, y), (xr.end, y)], grid))?;
-            }
-            self.draw_series(&mut chart, false)?;
-            root.present()
-        }
-    }
 }

@@ -1,0 +1,92 @@
+//! oransim's output formats, as a library (ripgrep's printer crate is the model): the binary
+//! maps flags to these calls and writes what they return.
+//!
+//! Two renderers do all the drawing:
+//! - [`table::Table`]: columns with a header, as aligned text, Markdown or CSV;
+//! - [`plot::Figure`]: x-y charts (lines, dots, published crosses) and heat maps, as SVG text
+//!   or PNG bytes in memory, so the caller writes each file atomically.
+//!
+//! Each command's report is a module over them: [`run`] (a scenario's report as table, JSON or
+//! CSV), [`sweep`] (a sweep's CSV, JSON and plots), [`reproduce`] (the reproduction table,
+//! JSON, plots and the `docs/reproduction.md` page), [`live`] (the live experiments' tables,
+//! text or Markdown), [`plan`], [`overhead`], [`handshake`] and [`calibrate`] (a profile's
+//! summary).
+//!
+//! Every function returns the text or bytes and writes nothing: the binary prints them or
+//! writes them atomically, so a reader never sees a half-written file.
+//!
+//! ```
+//! use printer::table::Table;
+//!
+//! let mut t = Table::new(["flow", "delay us"]);
+//! t.row(["ul", "12.5"]);
+//! assert_eq!(t.text(), "flow  delay us\nul        12.5\n");
+//! assert_eq!(t.csv(), "flow,delay us\nul,12.5\n");
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod calibrate;
+pub mod handshake;
+pub mod live;
+pub mod overhead;
+pub mod plan;
+pub mod plot;
+pub mod reproduce;
+pub mod run;
+pub mod sweep;
+pub mod table;
+
+/// What can go wrong while rendering.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// plotters failed to draw a plot (`what` names the plot).
+    #[error("cannot draw {what}: {message}")]
+    Draw {
+        /// The plot, e.g. `e2_sack_cdf` or `the plot of link[0].mtu`.
+        what: String,
+        /// plotters' message.
+        message: String,
+    },
+    /// The PNG encoder failed.
+    #[error("cannot encode {what} as PNG")]
+    Png {
+        /// The plot.
+        what: String,
+        /// The encoder's error.
+        #[source]
+        source: png::EncodingError,
+    },
+    /// A plot's pixel buffer would not fit in memory (width x height x 3 bytes overflowed).
+    #[error("cannot draw {what}: {width}x{height} pixels is too large")]
+    TooLarge {
+        /// The plot.
+        what: String,
+        /// Width \[pixels\].
+        width: u32,
+        /// Height \[pixels\].
+        height: u32,
+    },
+    /// A report could not be serialised as JSON.
+    #[error("cannot write the {what} as JSON")]
+    Json {
+        /// The document, e.g. `sweep results`.
+        what: &'static str,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The result of a rendering call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `value` as pretty-printed JSON with a final newline (the form of every JSON file oransim
+/// writes); `what` names the document in the error.
+pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T, what: &'static str) -> Result<String> {
+    let mut s =
+        serde_json::to_string_pretty(value).map_err(|source| Error::Json { what, source })?;
+    s.push('\n');
+    Ok(s)
+}

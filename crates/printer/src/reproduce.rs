@@ -1,0 +1,392 @@
+//! `oransim reproduce`'s outputs from [`model::reproduce`]'s experiments: the table on stdout,
+//! the `oransim.reproduce/1` JSON document, each experiment's plots, and the generated
+//! `docs/reproduction.md` page.
+
+use std::fmt::Write as _;
+
+use model::reproduce::{Experiment, HeatMap, Kind, Plot, Row, Style, XyPlot};
+
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
+use crate::table::{Pipes, Table};
+
+/// JSON schema name of the output.
+pub const SCHEMA: &str = "oransim.reproduce/1";
+
+/// Counts over the rows of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Rows (published numbers compared).
+    pub rows: usize,
+    /// Rows within their target.
+    pub passed: usize,
+    /// Rows outside their target.
+    pub failed: usize,
+    /// Rows a calibration parameter was fitted to.
+    pub fitted: usize,
+    /// Rows used in no fit.
+    pub predicted: usize,
+}
+
+impl Summary {
+    /// Counts the rows of `exps`.
+    pub fn of(exps: &[Experiment]) -> Summary {
+        let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
+        let passed = rows.iter().filter(|r| r.pass).count();
+        Summary {
+            rows: rows.len(),
+            passed,
+            failed: rows.len() - passed,
+            fitted: rows.iter().filter(|r| r.kind == Kind::Fitted).count(),
+            predicted: rows.iter().filter(|r| r.kind == Kind::Predicted).count(),
+        }
+    }
+
+    /// "P passed, F failed; f fitted, p predicted (x% predictions)".
+    fn counts(&self) -> String {
+        format!(
+            "{} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions)",
+            self.passed,
+            self.failed,
+            self.fitted,
+            self.predicted,
+            self.predicted as f64 / self.rows.max(1) as f64 * 100.0
+        )
+    }
+}
+
+/// A number with up to four decimals, trailing zeros dropped; scientific outside
+/// [0.01, 10^6); `-` when not finite.
+fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return "-".into();
+    }
+    let a = x.abs();
+    if a == 0.0 || (0.01..1e6).contains(&a) {
+        let s = format!("{x:.4}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        s.to_string()
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), num)
+}
+
+/// A row's error \[%\] rounded to two decimals.
+fn error(r: &Row) -> String {
+    opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0))
+}
+
+/// The JSON document: schema, summary, every row, then the experiments in full.
+pub fn json(exps: &[Experiment]) -> crate::Result<String> {
+    let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
+    let v = serde_json::json!({
+        "schema": SCHEMA,
+        "summary": Summary::of(exps),
+        "rows": rows,
+        "experiments": exps,
+    });
+    crate::json_pretty(&v, "reproduction")
+}
+
+/// The text report: per experiment its rows (PASS/FAIL, paper vs model), reasons and facts,
+/// then the summary line.
+pub fn table(exps: &[Experiment]) -> String {
+    let sum = Summary::of(exps);
+    let mut s = String::new();
+    for e in exps {
+        let _ = writeln!(s, "== {}: {}", e.name, e.title);
+        for r in &e.rows {
+            let _ = writeln!(
+                s,
+                "  {} {:<9} {} [{}]: paper {} | model {} | error {}% | {}",
+                if r.pass { "PASS" } else { "FAIL" },
+                r.kind.as_str(),
+                r.quantity,
+                r.unit,
+                opt(r.paper),
+                num(r.simulated),
+                error(r),
+                r.target
+            );
+            if let Some(why) = &r.why {
+                let _ = writeln!(s, "      why: {why}");
+            }
+        }
+        for f in &e.facts {
+            let _ = writeln!(s, "  - {f}");
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(
+        s,
+        "{} rows: {}{}",
+        sum.rows,
+        sum.counts(),
+        if sum.failed > 0 {
+            "; the failed rows are published numbers the model misses, each with the reason (exit status 1)"
+        } else {
+            ""
+        }
+    );
+    s
+}
+
+/// The `docs/reproduction.md` page; its images are linked as `{img}/{plot}.svg`, `img` being
+/// the plot directory relative to the page.
+pub fn markdown(exps: &[Experiment], img: &str) -> String {
+    let sum = Summary::of(exps);
+    let mut s = String::new();
+    let _ = writeln!(s, "# Reproducing the papers\n");
+    let _ = writeln!(
+        s,
+        "Written by `oransim reproduce --write-docs docs/reproduction.md --plots docs/img` from a run; do not edit by hand.\n"
+    );
+    let _ = writeln!(
+        s,
+        "Each row compares one published number with the model. **fitted**: a calibration parameter was chosen from that number, so the row only checks that the composition gives it back. **predicted**: the number was used in no fit. A row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
+    );
+    let _ = writeln!(
+        s,
+        "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
+    );
+    let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, sum.counts());
+    for e in exps {
+        let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
+        let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));
+        if !e.profiles.is_empty() {
+            let _ = writeln!(s, "- **Profile:** {}", e.profiles.join(", "));
+        }
+        let _ = writeln!(s, "- **Model:** {}", e.model);
+        let _ = writeln!(s, "- **Fitted:** {}", e.fitted);
+        let _ = writeln!(s, "- **Predicted:** {}\n", e.predicted);
+        if !e.rows.is_empty() {
+            let mut t = Table::new([
+                "quantity", "unit", "paper", "model", "error %", "target", "kind", "pass", "note",
+            ]);
+            for r in &e.rows {
+                t.row([
+                    r.quantity.clone(),
+                    r.unit.clone(),
+                    opt(r.paper),
+                    num(r.simulated),
+                    error(r),
+                    r.target.clone(),
+                    r.kind.as_str().to_owned(),
+                    if r.pass { "yes" } else { "**no**" }.to_owned(),
+                    r.note.clone(),
+                ]);
+            }
+            s.push_str(&t.markdown(Pipes::Escape));
+            let _ = writeln!(s);
+        }
+        let missed: Vec<&Row> = e.rows.iter().filter(|r| !r.pass).collect();
+        if !missed.is_empty() {
+            let _ = writeln!(s, "**Not reproduced:**\n");
+            for r in missed {
+                let _ = writeln!(
+                    s,
+                    "- {}: paper {}, model {} {}. *Why:* {}",
+                    r.quantity,
+                    opt(r.paper),
+                    num(r.simulated),
+                    r.unit,
+                    r.why.as_deref().unwrap_or("not known")
+                );
+            }
+            let _ = writeln!(s);
+        }
+        if !e.facts.is_empty() {
+            let _ = writeln!(s, "**Results:**\n");
+            for f in &e.facts {
+                let _ = writeln!(s, "- {f}");
+            }
+            let _ = writeln!(s);
+        }
+        for p in &e.plots {
+            let _ = writeln!(s, "![{}]({img}/{}.svg)\n", p.title(), p.name());
+        }
+    }
+    s
+}
+
+/// Every plot of `exps`, in order, drawn as SVG and PNG.
+pub fn plots(exps: &[Experiment]) -> crate::Result<Vec<Drawn>> {
+    exps.iter()
+        .flat_map(|e| &e.plots)
+        .map(|p| match p {
+            Plot::Xy(x) => Figure::Chart(chart(x)).drawn(p.name()),
+            Plot::Heat(h) => Figure::Heat(heat(h)).drawn(p.name()),
+        })
+        .collect()
+}
+
+/// The frame of every reproduction plot.
+const FRAME: Frame = Frame {
+    size: (900, 560),
+    margin: 16,
+    bare_margin: 16,
+    x_label_area: 42,
+    y_label_area: 64,
+    caption: 18,
+};
+
+/// x over the finite points padded by 4% each side; y from min(0, lowest) to 8% above the
+/// highest.
+fn ranges(p: &XyPlot) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
+    let pts = p
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|q| q.0.is_finite() && q.1.is_finite());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, f64::MIN);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let dx = ((x1 - x0) * 0.04).max(1e-9);
+    (x0 - dx..x1 + dx, y0..y1 * 1.08)
+}
+
+/// An x-y plot in the paper's form: model lines and dots in the palette, published values as
+/// black crosses.
+fn chart(p: &XyPlot) -> Chart {
+    let (x_range, y_range) = ranges(p);
+    let layers = p
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let c = Colour::palette(i);
+            let line = Symbol::Line {
+                colour: c,
+                width: 2,
+                length: 16,
+            };
+            let (mark, symbol) = match s.style {
+                Style::Line => (
+                    Mark::Line {
+                        colour: c,
+                        width: 2,
+                    },
+                    line,
+                ),
+                Style::Points => (
+                    Mark::Dots {
+                        colour: c,
+                        radius: 5,
+                    },
+                    line,
+                ),
+                Style::Published => (
+                    Mark::Crosses {
+                        colour: Colour::BLACK,
+                        size: 8,
+                        width: 3,
+                    },
+                    Symbol::Cross {
+                        colour: Colour::BLACK,
+                        size: 5,
+                        width: 2,
+                        dx: 8,
+                    },
+                ),
+            };
+            Layer {
+                points: s.points.clone(),
+                mark,
+                key: Some((s.label.clone(), symbol)),
+            }
+        })
+        .collect();
+    Chart {
+        name: p.name.clone(),
+        title: p.title.clone(),
+        x_label: p.x_label.clone(),
+        y_label: p.y_label.clone(),
+        x_range,
+        y_range,
+        x_ticks: None,
+        layers,
+        frame: FRAME,
+    }
+}
+
+/// Table 4's heat map: green, amber, red regions over O-DU x O-RU categories.
+fn heat(h: &HeatMap) -> Heat {
+    Heat {
+        name: h.name.clone(),
+        title: h.title.clone(),
+        rows: h.rows.clone(),
+        cols: h.cols.clone(),
+        x_label: "O-DU category".into(),
+        y_label: "O-RU category".into(),
+        values: h
+            .values
+            .iter()
+            .map(|r| r.iter().map(|v| format!("{v}")).collect())
+            .collect(),
+        region: h.region.clone(),
+        regions: h.regions.clone(),
+        colours: vec![
+            Colour::opaque(120, 190, 120),
+            Colour::opaque(250, 210, 110),
+            Colour::opaque(230, 120, 110),
+        ],
+        frame: Frame {
+            caption: 16,
+            x_label_area: 30,
+            y_label_area: 30,
+            ..FRAME
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_the_papers_print_them() {
+        assert_eq!(num(1.5), "1.5");
+        assert_eq!(num(2.0), "2");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(-12.34567), "-12.3457");
+        assert_eq!(num(1234567.0), "1.2346e6");
+        assert_eq!(num(0.001), "1.0000e-3");
+        assert_eq!(num(f64::NAN), "-");
+        assert_eq!(opt(None), "-");
+    }
+
+    #[test]
+    fn ranges_pad_x_and_start_y_at_zero() {
+        let p = XyPlot {
+            name: "p".into(),
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![model::reproduce::Series {
+                label: "s".into(),
+                style: Style::Line,
+                points: vec![(0.0, 2.0), (10.0, 5.0), (f64::NAN, 100.0)],
+            }],
+        };
+        let (x, y) = ranges(&p);
+        assert_eq!((x.start, x.end), (-0.4, 10.4));
+        assert_eq!(y.start, 0.0);
+        assert!((y.end - 5.4).abs() < 1e-12);
+        let c = chart(&p);
+        assert_eq!(c.layers.len(), 1);
+        assert!(Figure::Chart(c).svg().unwrap().contains("\ns\n"));
+    }
+}

@@ -1,0 +1,336 @@
+//! A scenario's [`Report`] as a table (for people), JSON (for tools; `docs/json.md`) or CSV
+//! (one row per flow direction).
+
+use std::fmt::Write as _;
+
+use model::report::{DelayReport, DirReport, Report};
+
+use crate::table::Table;
+
+/// The report as the stable JSON interface (pretty-printed, final newline).
+pub fn json(report: &Report) -> crate::Result<String> {
+    crate::json_pretty(report, "report")
+}
+
+/// `ns` nanoseconds as microseconds with three decimals.
+fn us(ns: f64) -> String {
+    format!("{:.3}", ns / 1e3)
+}
+
+/// A rate \[bit/s\] in Gb/s, Mb/s or kb/s with three decimals.
+fn rate(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{:.3} Gb/s", bps / 1e9)
+    } else if bps >= 1e6 {
+        format!("{:.3} Mb/s", bps / 1e6)
+    } else {
+        format!("{:.3} kb/s", bps / 1e3)
+    }
+}
+
+fn delay_cells(d: &DelayReport) -> [String; 8] {
+    [
+        us(d.mean_ns),
+        us(d.p50_ns),
+        us(d.p99_ns),
+        us(d.max_ns),
+        us(d.queueing_ns),
+        us(d.propagation_ns),
+        us(d.transmission_ns),
+        us(d.processing_ns),
+    ]
+}
+
+/// The report as aligned tables: the run, the flows, per-flow extras, nodes and links.
+pub fn table(r: &Report) -> String {
+    let mut out = String::new();
+    let reps = r.scenario.replications;
+    let _ = writeln!(
+        out,
+        "scenario {} ({}), seed {}, {} replication{}",
+        r.scenario.name,
+        r.scenario.file,
+        r.scenario.seed,
+        reps,
+        if reps == 1 { "" } else { "s" }
+    );
+    let speed = match (r.run.wall_s, r.run.events_per_s) {
+        (Some(w), Some(e)) => format!(" in {w:.3} s ({:.2} M events/s)", e / 1e6),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "run: {} events{speed}, simulated {:.6} s\n",
+        r.run.events,
+        r.run.sim_time_ns / 1e9
+    );
+    out.push_str(&flow_table(r).text());
+    let extras = extras(r);
+    if !extras.is_empty() {
+        out.push('\n');
+        out.push_str(&extras);
+    }
+    out.push('\n');
+    out.push_str(&node_table(r).text());
+    if !r.links.is_empty() {
+        out.push('\n');
+        out.push_str(&link_table(r).text());
+    }
+    out
+}
+
+fn flow_table(r: &Report) -> Table {
+    let mut t = Table::new([
+        "flow",
+        "dir",
+        "sent",
+        "delivered",
+        "dropped",
+        "throughput",
+        "mean us",
+        "p50 us",
+        "p99 us",
+        "max us",
+        "D_que",
+        "D_prop",
+        "D_trans",
+        "D_proc",
+    ]);
+    let mut push = |name: &str, dir: &str, d: &DirReport| {
+        let mut row = vec![
+            name.to_owned(),
+            dir.to_owned(),
+            d.packets_sent.to_string(),
+            d.packets_delivered.to_string(),
+            d.packets_dropped.to_string(),
+            rate(d.throughput_bps),
+        ];
+        row.extend(delay_cells(&d.delay));
+        t.row(row);
+    };
+    for f in &r.flows {
+        push(&f.name, "fwd", &f.forward());
+        if let Some(rev) = &f.reverse {
+            push(&f.name, "rev", rev);
+        }
+    }
+    t
+}
+
+/// The lines under the flow table: confidence intervals, RTT, messages, transfers,
+/// handshakes, per-hop delays.
+fn extras(r: &Report) -> String {
+    let mut extras = String::new();
+    for f in &r.flows {
+        if let Some(ci) = f.delay.mean_ci99_ns {
+            let _ = writeln!(
+                extras,
+                "{}: mean delay 99% CI [{}, {}] us",
+                f.name,
+                us(ci[0]),
+                us(ci[1])
+            );
+        }
+        if let Some(rtt) = &f.rtt {
+            let _ = writeln!(
+                extras,
+                "{}: RTT mean {} us, p50 {} us, p99 {} us, max {} us ({} pings)",
+                f.name,
+                us(rtt.mean_ns),
+                us(rtt.p50_ns),
+                us(rtt.p99_ns),
+                us(rtt.max_ns),
+                rtt.count
+            );
+        }
+        if let Some(m) = &f.message {
+            let frames = f
+                .frames
+                .as_ref()
+                .map(|fr| format!(" in frames of {fr:?} B"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                extras,
+                "{}: message delay mean {} us, p99 {} us, max {} us ({} messages{frames})",
+                f.name,
+                us(m.mean_ns),
+                us(m.p99_ns),
+                us(m.max_ns),
+                m.count
+            );
+        }
+        if let Some(t) = &f.transfer {
+            let _ = writeln!(
+                extras,
+                "{}: transfer of {} B completed in {:.6} s, goodput {}",
+                f.name,
+                t.payload_bytes,
+                t.completion_ns / 1e9,
+                rate(t.goodput_bps)
+            );
+        }
+        if let Some(h) = &f.handshake {
+            let _ = writeln!(
+                extras,
+                "{}: {} handshakes completed, {} failed; completion mean {} us, p50 {} us, p99 {} us, max {} us",
+                f.name,
+                h.completed,
+                h.failed,
+                us(h.completion.mean_ns),
+                us(h.completion.p50_ns),
+                us(h.completion.p99_ns),
+                us(h.completion.max_ns)
+            );
+            for e in &h.exchanges {
+                let _ = writeln!(
+                    extras,
+                    "  {:18} {:>6} B / {:>6} B  work {} / {} / {} us  time mean {} us, max {} us",
+                    e.name,
+                    e.request_bytes,
+                    e.response_bytes,
+                    us(e.work_ns[0]),
+                    us(e.work_ns[1]),
+                    us(e.work_ns[2]),
+                    us(e.time.mean_ns),
+                    us(e.time.max_ns)
+                );
+            }
+        }
+        if let Some(hops) = &f.hops {
+            let _ = writeln!(extras, "{}: per hop (mean us)", f.name);
+            for h in hops {
+                let _ = writeln!(
+                    extras,
+                    "  {:4} {:12} D_que {:>10} D_prop {:>10} D_trans {:>10} D_proc {:>10}",
+                    h.kind,
+                    h.name,
+                    us(h.queueing_ns),
+                    us(h.propagation_ns),
+                    us(h.transmission_ns),
+                    us(h.processing_ns)
+                );
+            }
+        }
+    }
+    extras
+}
+
+fn node_table(r: &Report) -> Table {
+    let with_profiles = r.nodes.iter().any(|n| n.profile.is_some());
+    let with_io = r.nodes.iter().any(|n| n.io_utilisation.is_some());
+    let mut header = vec!["node", "cores", "utilisation"];
+    if with_io {
+        header.push("I/O stage");
+    }
+    header.extend(["served", "dropped", "max waiting"]);
+    if with_profiles {
+        header.extend(["profile", "suite", "cipher share of CPU", "bound"]);
+    }
+    let mut t = Table::new(header);
+    for n in &r.nodes {
+        let mut row = vec![
+            n.name.clone(),
+            n.cores.to_string(),
+            format!("{:.2}%", n.utilisation * 100.0),
+        ];
+        if with_io {
+            row.push(
+                n.io_utilisation
+                    .map_or_else(|| "-".to_owned(), |u| format!("{:.2}%", u * 100.0)),
+            );
+        }
+        row.extend([
+            n.served.to_string(),
+            n.dropped.to_string(),
+            n.max_waiting.to_string(),
+        ]);
+        if let Some(p) = &n.profile {
+            row.extend([
+                p.name.clone(),
+                if p.offloaded {
+                    format!("{} (offloaded)", p.suite)
+                } else {
+                    p.suite.clone()
+                },
+                format!("{:.1}%", p.cipher_share * 100.0),
+                p.bound.clone(),
+            ]);
+        }
+        t.row(row);
+    }
+    t
+}
+
+fn link_table(r: &Report) -> Table {
+    let mut t = Table::new([
+        "link",
+        "from",
+        "to",
+        "utilisation",
+        "packets",
+        "dropped (queue)",
+        "dropped (mtu)",
+    ]);
+    for l in &r.links {
+        t.row([
+            l.name.clone(),
+            l.from.clone(),
+            l.to.clone(),
+            format!("{:.2}%", l.utilisation * 100.0),
+            l.packets.to_string(),
+            l.dropped_full.to_string(),
+            l.dropped_mtu.to_string(),
+        ]);
+    }
+    t
+}
+
+/// The report as CSV: one row per flow direction, times in nanoseconds, rates in bit/s.
+pub fn csv(r: &Report) -> String {
+    let mut t = Table::new([
+        "scenario",
+        "flow",
+        "direction",
+        "packets_sent",
+        "packets_delivered",
+        "packets_dropped",
+        "throughput_bps",
+        "mean_ns",
+        "p50_ns",
+        "p99_ns",
+        "max_ns",
+        "min_ns",
+        "queueing_ns",
+        "propagation_ns",
+        "transmission_ns",
+        "processing_ns",
+    ]);
+    let mut row = |flow: &str, dir: &str, d: &DirReport| {
+        let x = &d.delay;
+        t.row([
+            r.scenario.name.clone(),
+            flow.to_owned(),
+            dir.to_owned(),
+            d.packets_sent.to_string(),
+            d.packets_delivered.to_string(),
+            d.packets_dropped.to_string(),
+            d.throughput_bps.to_string(),
+            x.mean_ns.to_string(),
+            x.p50_ns.to_string(),
+            x.p99_ns.to_string(),
+            x.max_ns.to_string(),
+            x.min_ns.to_string(),
+            x.queueing_ns.to_string(),
+            x.propagation_ns.to_string(),
+            x.transmission_ns.to_string(),
+            x.processing_ns.to_string(),
+        ]);
+    };
+    for f in &r.flows {
+        row(&f.name, "forward", &f.forward());
+        if let Some(rev) = &f.reverse {
+            row(&f.name, "reverse", rev);
+        }
+    }
+    t.csv()
+}
