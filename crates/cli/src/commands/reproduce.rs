@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use model::reproduce::{self, Experiment, HeatMap, Kind, Plot, Row, Style, XyPlot};
+use model::reproduce::{self, Experiment, HeatMap, Plot, Row, Style, Summary, XyPlot};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -43,31 +43,6 @@ pub struct ReproduceArgs {
     pub root: PathBuf,
 }
 
-/// JSON schema name of the output.
-const SCHEMA: &str = "oransim.reproduce/1";
-
-/// Counts over the rows.
-#[derive(Debug, serde::Serialize)]
-struct Summary {
-    rows: usize,
-    passed: usize,
-    failed: usize,
-    fitted: usize,
-    predicted: usize,
-}
-
-fn summary(exps: &[Experiment]) -> Summary {
-    let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
-    let passed = rows.iter().filter(|r| r.pass).count();
-    Summary {
-        rows: rows.len(),
-        passed,
-        failed: rows.len() - passed,
-        fitted: rows.iter().filter(|r| r.kind == Kind::Fitted).count(),
-        predicted: rows.iter().filter(|r| r.kind == Kind::Predicted).count(),
-    }
-}
-
 /// Runs the command: exit 0 when every target is met, 1 when one is missed.
 pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
@@ -88,7 +63,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let sum = summary(&exps);
+    let sum = Summary::of(&exps);
     if let Some(doc) = &args.write_docs {
         let dir = plots_dir.as_deref().unwrap_or(Path::new("img"));
         let rel = relative(dir, doc.parent().unwrap_or(Path::new(".")));
@@ -99,7 +74,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         Format::Json => {
             let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
             let v = serde_json::json!({
-                "schema": SCHEMA,
+                "schema": reproduce::SCHEMA,
                 "summary": sum,
                 "rows": rows,
                 "experiments": exps,

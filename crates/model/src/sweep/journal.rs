@@ -213,7 +213,10 @@ fn read(
             .map_err(SweepError::io("cannot open", path))?;
         f.set_len(good_len as u64)
             .and_then(|()| f.sync_data())
-            .map_err(SweepError::io("cannot drop the cut-short last line of", path))?;
+            .map_err(SweepError::io(
+                "cannot drop the cut-short last line of",
+                path,
+            ))?;
     }
     Ok(done)
 }

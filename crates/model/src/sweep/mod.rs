@@ -352,7 +352,8 @@ impl Sweep {
     pub fn point_text(&self, index: u64) -> Result<String, ScenarioError> {
         let mut doc = self.base.clone();
         for (ax, v) in self.axes.iter().zip(self.point_values(index)) {
-            patch::set(&mut doc, &ax.key, v.clone()).map_err(misfit(&self.path, "vary", &ax.key))?;
+            patch::set(&mut doc, &ax.key, v.clone())
+                .map_err(misfit(&self.path, "vary", &ax.key))?;
         }
         toml::to_string(&doc).map_err(|e| {
             invalid(
