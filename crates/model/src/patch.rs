@@ -22,9 +22,12 @@
 //! ```
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::str::FromStr;
 
 use toml::Value;
+
+use crate::{Scenario, ScenarioError};
 
 /// Why a key path cannot be parsed or does not fit the document: what is wrong (naming the
 /// key) and what is allowed.
@@ -249,6 +252,50 @@ pub fn remove(root: &mut Value, key: &KeyPath) -> Option<Value> {
     table.remove(last)
 }
 
+/// Validates a patched document into a [`Scenario`] exactly as `oransim check` validates a file
+/// (`path` names it in errors and anchors its relative files). `what` names the patches in the
+/// error when the document cannot be written out (`--set/--vary`).
+///
+/// The document goes through its TOML text once, because validation starts from text today;
+/// this is the one place that does so.
+pub fn to_scenario(doc: &Value, path: &Path, what: &str) -> Result<Scenario, ScenarioError> {
+    let text = toml::to_string(doc).map_err(|e| ScenarioError::Invalid {
+        path: path.to_path_buf(),
+        key: what.to_owned(),
+        problem: format!("the modified scenario cannot be written as TOML: {e}"),
+        allowed: "values of the types the file uses".into(),
+    })?;
+    Scenario::from_toml_str(&text, path)
+}
+
+/// Quantities in the form a scenario file gives them: a number with its unit, as text
+/// (`"1500B"`, `"61.25ns"`), so that a patched value is validated like one a user wrote.
+pub mod quantity {
+    use toml::Value;
+
+    /// A length in bytes: `"1500B"`.
+    pub fn bytes(n: u64) -> Value {
+        Value::String(format!("{n}B"))
+    }
+
+    /// A duration in nanoseconds, rounded to `decimals` decimals (half to even on the exact
+    /// binary value, as `format!` rounds): `ns(61.25, 6)` is `"61.250000ns"`. The caller picks
+    /// the rounding and says why: the value is read back as the user's text would be.
+    pub fn ns(x: f64, decimals: usize) -> Value {
+        Value::String(format!("{x:.decimals$}ns"))
+    }
+
+    /// A cost per byte in nanoseconds, rounded to `decimals` decimals: `"0.062500ns/B"`.
+    pub fn ns_per_byte(x: f64, decimals: usize) -> Value {
+        Value::String(format!("{x:.decimals$}ns/B"))
+    }
+
+    /// A packet rate, rounded to `decimals` decimals: `"1234.568pps"`.
+    pub fn pps(x: f64, decimals: usize) -> Value {
+        Value::String(format!("{x:.decimals$}pps"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,5 +369,40 @@ mod tests {
         let e = set(&mut d, &k("stop[0]"), Value::Integer(1)).unwrap_err();
         assert_eq!(e.problem, "stop is a table, not an array");
         assert!(e.to_string().ends_with("; expected stop without an index"));
+    }
+
+    #[test]
+    fn quantities_keep_their_rounding() {
+        assert_eq!(quantity::bytes(1500), Value::String("1500B".into()));
+        assert_eq!(quantity::ns(61.25, 6), Value::String("61.250000ns".into()));
+        assert_eq!(
+            quantity::ns(1.0000004, 6),
+            Value::String("1.000000ns".into())
+        );
+        assert_eq!(quantity::ns(2.5, 0), Value::String("2ns".into()));
+        assert_eq!(
+            quantity::ns_per_byte(0.0625, 6),
+            Value::String("0.062500ns/B".into())
+        );
+        assert_eq!(
+            quantity::pps(1234.5678, 3),
+            Value::String("1234.568pps".into())
+        );
+    }
+
+    #[test]
+    fn a_patched_document_validates_like_a_file() {
+        let mut d = Value::Table(
+            toml::from_str(
+                "[stop]\npackets = 10\n[[node]]\nname = \"a\"\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"a\"\nsource = { kind = \"poisson\", rate = \"1/us\", size = \"100B\" }\n",
+            )
+            .unwrap(),
+        );
+        set(&mut d, &k("flow[0].source.size"), quantity::bytes(200)).unwrap();
+        let s = to_scenario(&d, Path::new("t.toml"), "test").unwrap();
+        assert_eq!(s.name, "t");
+        set(&mut d, &k("flow[0].source.size"), "200".into()).unwrap();
+        let e = to_scenario(&d, Path::new("t.toml"), "test").unwrap_err();
+        assert!(e.to_string().starts_with("t.toml: "), "{e}");
     }
 }

@@ -7,6 +7,7 @@ use super::plot::{Series, Style, xy};
 use super::row::Row;
 use super::variant::{Doc, frame_len, pin_profile_node};
 use super::{Experiment, Result};
+use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
 /// \[us\].
@@ -20,7 +21,7 @@ pub(super) fn e2_size_point(
     let stack = s.stack("ipv4/udp");
     let payload = ip_len - 28;
     doc.set("flow[0].source.stack", stack.as_str())?;
-    doc.set("flow[0].source.size", format!("{payload}B"))?;
+    doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
     let frames = [frame_len(&stack, payload)?];
     for node in 0..2 {
         pin_profile_node(&mut doc, node, prof, s.suite, &frames)?;

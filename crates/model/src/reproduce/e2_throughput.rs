@@ -7,6 +7,7 @@ use super::plot::{Series, Style, xy};
 use super::row::{Kind, Row};
 use super::variant::{Doc, fmt_list, frame_len, pin_profile_node, slope};
 use super::{Experiment, Result};
+use crate::patch::quantity;
 
 /// One offered-rate point of e2_throughput: goodput [Mb/s], sender CPU [%], verdict.
 pub(super) fn e2_rate_point(
@@ -18,9 +19,10 @@ pub(super) fn e2_rate_point(
     let mut doc = base.clone();
     let stack = s.stack("ipv4/tcp(ts)");
     doc.set("flow[0].source.stack", stack.as_str())?;
-    doc.set("flow[0].source.payload", format!("{}B", s.goodput))?;
+    doc.set("flow[0].source.payload", quantity::bytes(s.goodput as u64))?;
     let pps = offered_mbps * 1e6 / (s.goodput as f64 * 8.0);
-    doc.set("flow[0].source.rate", format!("{pps:.3}pps"))?;
+    // To a thousandth of a packet per second, as the published outputs were computed.
+    doc.set("flow[0].source.rate", quantity::pps(pps, 3))?;
     let f = frame_len(&stack, s.goodput)?;
     for node in 0..2 {
         pin_profile_node(&mut doc, node, prof, s.suite, &[f])?;

@@ -3,6 +3,7 @@
 
 use super::Result;
 use super::variant::{Doc, frame_len, pin_profile_node};
+use crate::patch::quantity;
 
 // ---------------------------------------------------------------------------------------------
 // Open Fronthaul with MACsec (000 §5, §6)
@@ -32,7 +33,7 @@ pub(super) fn ofh_ping_proc(
     let payload = frame - 18; // eth 14 + eCPRI 4
     let mut doc = base.clone();
     doc.set("flow[0].source.stack", stack)?;
-    doc.set("flow[0].source.size", format!("{payload}B"))?;
+    doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
     let f = frame_len(stack, payload)?;
     for node in 0..2 {
         pin_profile_node(&mut doc, node, prof, suite, &[f])?;

@@ -7,6 +7,7 @@ use super::plot::{Series, Style, xy};
 use super::row::{Kind, Row};
 use super::variant::Doc;
 use super::{Experiment, Result};
+use crate::patch::quantity;
 
 pub(super) fn ofh_load(root: &Path) -> Result<Experiment> {
     let name = "ofh_load";
@@ -31,10 +32,11 @@ pub(super) fn ofh_load(root: &Path) -> Result<Experiment> {
         // One data frame of 1416 B goodput every 1416 x 8 bits / the attempted rate.
         d.set(
             "flow[0].source.interval",
-            format!("{:.3}ns", 1416.0 * 8.0 / (mbps * 1e6) * 1e9),
+            // To 1 ps (3 decimals of ns), the engine's step.
+            quantity::ns(1416.0 * 8.0 / (mbps * 1e6) * 1e9, 3),
         )?;
         d.set("flow[1].source.stack", ping_stack.as_str())?;
-        d.set("flow[1].source.size", format!("{}B", ping - 48))?;
+        d.set("flow[1].source.size", quantity::bytes(ping as u64 - 48))?;
         for node in 0..2 {
             d.set(&format!("node[{node}].service.suite"), suite)?;
         }

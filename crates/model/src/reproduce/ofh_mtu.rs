@@ -7,6 +7,7 @@ use super::plot::{Series, Style, xy};
 use super::row::{Kind, Row};
 use super::variant::{Doc, FrameLen, fmt_list, frame_len};
 use super::{Experiment, Result};
+use crate::patch::quantity;
 
 /// Frames (wire, protected) of `payload` split to `mtu` under `policy` with `stack`.
 pub(super) fn split_frames(
@@ -129,7 +130,7 @@ pub(super) fn ofh_mtu(root: &Path) -> Result<Experiment> {
     for mtu in [1400usize, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000] {
         let mut d = doc.clone();
         // Run only the bulk pair (the last link and flow) at this MTU.
-        d.set("link[6].mtu", format!("{mtu}B"))?;
+        d.set("link[6].mtu", quantity::bytes(mtu as u64))?;
         let rr = d.run()?;
         let t = rr
             .flows

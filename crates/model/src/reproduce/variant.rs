@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toml::Value;
 
 use super::{ReproduceError, Result};
+use crate::patch::{self, KeyPath, quantity};
 use crate::report::{Report, RunOptions};
 use crate::{Scenario, run as run_scenario};
 
@@ -45,74 +46,29 @@ impl Doc {
         }
     }
 
-    /// Sets `key` (`flow[0].source.rate`, `node[1].cores`) to `v`, creating the last key.
+    /// The key path `key`, parsed (the reproduction's own keys: a failure is a bug here).
+    fn key(&self, key: &str) -> Result<KeyPath> {
+        KeyPath::parse(key).map_err(|e| self.bad(e.to_string()))
+    }
+
+    /// Sets `key` (`flow[0].source.rate`, `node[1].cores`) to `v` (see [`patch::set`]).
     pub(super) fn set(&mut self, key: &str, v: impl Into<Value>) -> Result<()> {
-        let mut cur = &mut self.root;
-        let segs: Vec<&str> = key.split('.').collect();
-        for (i, seg) in segs.iter().enumerate() {
-            let (name, index) = match seg.find('[') {
-                Some(b) => (
-                    &seg[..b],
-                    Some(
-                        seg[b + 1..seg.len() - 1]
-                            .parse::<usize>()
-                            .map_err(|_| self_bad(&self.path, key))?,
-                    ),
-                ),
-                None => (*seg, None),
-            };
-            let last = i + 1 == segs.len();
-            let table = cur
-                .as_table_mut()
-                .ok_or_else(|| self_bad(&self.path, key))?;
-            if last && index.is_none() {
-                table.insert(name.to_string(), v.into());
-                return Ok(());
-            }
-            let next = table
-                .get_mut(name)
-                .ok_or_else(|| self_bad(&self.path, key))?;
-            cur = match index {
-                Some(j) => next
-                    .as_array_mut()
-                    .and_then(|a| a.get_mut(j))
-                    .ok_or_else(|| self_bad(&self.path, key))?,
-                None => next,
-            };
-            if last {
-                *cur = v.into();
-                return Ok(());
-            }
-        }
+        let k = self.key(key)?;
+        patch::set(&mut self.root, &k, v.into()).map_err(|e| self.bad(e.to_string()))
+    }
+
+    /// Removes `key` (`node[0].io`) if present.
+    pub(super) fn remove(&mut self, key: &str) -> Result<()> {
+        let k = self.key(key)?;
+        patch::remove(&mut self.root, &k);
         Ok(())
     }
 
-    /// Removes the key `key` of table `table_key` (e.g. `node[0]`, `receive`).
-    pub(super) fn remove(&mut self, array: &str, index: usize, key: &str) {
-        if let Some(t) = self
-            .root
-            .get_mut(array)
-            .and_then(Value::as_array_mut)
-            .and_then(|a| a.get_mut(index))
-            .and_then(Value::as_table_mut)
-        {
-            t.remove(key);
-        }
-    }
-
+    /// The value at `key`, if present.
     pub(super) fn get(&self, key: &str) -> Option<&Value> {
-        let mut cur = &self.root;
-        for seg in key.split('.') {
-            let (name, index) = match seg.find('[') {
-                Some(b) => (&seg[..b], seg[b + 1..seg.len() - 1].parse::<usize>().ok()),
-                None => (seg, None),
-            };
-            cur = cur.get(name)?;
-            if let Some(j) = index {
-                cur = cur.get(j)?;
-            }
-        }
-        Some(cur)
+        KeyPath::parse(key)
+            .ok()
+            .and_then(|k| patch::get(&self.root, &k))
     }
 
     pub(super) fn get_str(&self, key: &str) -> Result<String> {
@@ -123,8 +79,7 @@ impl Doc {
     }
 
     pub(super) fn scenario(&self) -> Result<Scenario> {
-        let text = toml::to_string(&self.root).map_err(|e| self.bad(e.to_string()))?;
-        Ok(Scenario::from_toml_str(&text, &self.path)?)
+        Ok(patch::to_scenario(&self.root, &self.path, "variant")?)
     }
 
     pub(super) fn run(&self) -> Result<Report> {
@@ -140,13 +95,6 @@ impl Doc {
     }
 }
 
-pub(super) fn self_bad(path: &Path, key: &str) -> ReproduceError {
-    ReproduceError::Variant {
-        file: path.to_path_buf(),
-        problem: format!("key path `{key}` does not fit the file"),
-    }
-}
-
 pub(super) fn quiet() -> RunOptions {
     RunOptions {
         seed: None,
@@ -156,9 +104,10 @@ pub(super) fn quiet() -> RunOptions {
     }
 }
 
-pub(super) fn ns(x: f64) -> Value {
-    Value::String(format!("{x:.6}ns"))
-}
+/// Decimals of a profile cost written into a variant [ns]: 6, i.e. 1 fs, a thousandth of the
+/// engine's 1 ps step. The published reproduction was computed with costs rounded so; the
+/// rounding stays explicit to keep its outputs byte-identical.
+const COST_DECIMALS: usize = 6;
 
 /// A frame on the wire and the bytes its protocol protects (the profile's L).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,15 +184,15 @@ pub(super) fn pin_profile_node(
                 .packet(suite, dir, f.protected, u64::from(f.wire))?
                 .cpu_ns;
             pts.push(Value::Array(vec![
-                Value::String(format!("{}B", f.wire)),
-                ns(c),
+                quantity::bytes(u64::from(f.wire)),
+                quantity::ns(c, COST_DECIMALS),
             ]));
             last = (f.wire, c);
         }
         // A table needs two points: extend flat past the largest frame (never reached).
         pts.push(Value::Array(vec![
-            Value::String(format!("{}B", last.0 + 1)),
-            ns(last.1),
+            quantity::bytes(u64::from(last.0) + 1),
+            quantity::ns(last.1, COST_DECIMALS),
         ]));
         let mut t = toml::Table::new();
         t.insert("model".into(), "table".into());
@@ -255,7 +204,7 @@ pub(super) fn pin_profile_node(
     let mut transit = toml::Table::new();
     if prof.stack_ns() > 0.0 {
         transit.insert("model".into(), "deterministic".into());
-        transit.insert("time".into(), ns(prof.stack_ns()));
+        transit.insert("time".into(), quantity::ns(prof.stack_ns(), COST_DECIMALS));
     } else {
         transit.insert("model".into(), "none".into());
     }
@@ -267,21 +216,24 @@ pub(super) fn pin_profile_node(
         // profile's.
         let mut io = toml::Table::new();
         io.insert("model".into(), "linear".into());
-        io.insert("fixed".into(), ns(prof.io_ns()));
+        io.insert("fixed".into(), quantity::ns(prof.io_ns(), COST_DECIMALS));
         io.insert(
             "per_byte".into(),
-            Value::String(format!("{:.6}ns/B", prof.io_per_byte_ns())),
+            quantity::ns_per_byte(prof.io_per_byte_ns(), COST_DECIMALS),
         );
         doc.set(&format!("node[{node}].io"), Value::Table(io))?;
     } else if prof.io_ns() > 0.0 {
         let mut io = toml::Table::new();
         io.insert("model".into(), "deterministic".into());
-        io.insert("time".into(), ns(prof.io_ns()));
+        io.insert("time".into(), quantity::ns(prof.io_ns(), COST_DECIMALS));
         doc.set(&format!("node[{node}].io"), Value::Table(io))?;
     } else {
-        doc.remove("node", node, "io");
+        doc.remove(&format!("node[{node}].io"))?;
     }
-    doc.set(&format!("node[{node}].latency"), ns(prof.latency_ns()))?;
+    doc.set(
+        &format!("node[{node}].latency"),
+        quantity::ns(prof.latency_ns(), COST_DECIMALS),
+    )?;
     if doc.get(&format!("node[{node}].cores")).is_none() {
         doc.set(
             &format!("node[{node}].cores"),

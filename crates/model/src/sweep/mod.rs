@@ -347,27 +347,20 @@ impl Sweep {
         format!("{:016x}", fnv1a(&refs))
     }
 
-    /// The scenario text of point `index`: the file with the assignments and the point's values
-    /// written in (comments are not kept; the key order may change).
-    pub fn point_text(&self, index: u64) -> Result<String, ScenarioError> {
+    /// The scenario document of point `index`: the file with the assignments and the point's
+    /// values written in.
+    pub fn point_doc(&self, index: u64) -> Result<Value, ScenarioError> {
         let mut doc = self.base.clone();
         for (ax, v) in self.axes.iter().zip(self.point_values(index)) {
             patch::set(&mut doc, &ax.key, v.clone())
                 .map_err(misfit(&self.path, "vary", &ax.key))?;
         }
-        toml::to_string(&doc).map_err(|e| {
-            invalid(
-                &self.path,
-                "--set/--vary".into(),
-                format!("the modified scenario cannot be written as TOML: {e}"),
-                "values of the types the file uses".into(),
-            )
-        })
+        Ok(doc)
     }
 
     /// Validates point `index` into a runnable [`Scenario`].
     pub fn point_scenario(&self, index: u64) -> Result<Scenario, ScenarioError> {
-        Scenario::from_toml_str(&self.point_text(index)?, &self.path)
+        patch::to_scenario(&self.point_doc(index)?, &self.path, "--set/--vary")
     }
 
     /// Validates the points `indices` on `jobs` threads; on failure returns the lowest failing
