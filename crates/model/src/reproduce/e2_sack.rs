@@ -195,26 +195,18 @@ pub(super) fn e2_sack(root: &Path) -> Result<Experiment> {
         "SACK delay [us]",
         "CDF",
         vec![
-            Series {
-                label: "model PT".into(),
-                style: Style::Line,
-                points: cdf(&pt_rev),
-            },
-            Series {
-                label: "model CT (AES-256-CBC)".into(),
-                style: Style::Line,
-                points: cdf(&ct_rev),
-            },
-            Series {
-                label: "paper mean PT 61.12 us".into(),
-                style: Style::Published,
-                points: vec![(61.12, 0.5)],
-            },
-            Series {
-                label: "paper mean CT 82.64 us".into(),
-                style: Style::Published,
-                points: vec![(82.64, 0.5)],
-            },
+            Series::new("model PT", Style::Line, cdf(&pt_rev)),
+            Series::new("model CT (AES-256-CBC)", Style::Line, cdf(&ct_rev)),
+            Series::new(
+                "paper mean PT 61.12 us",
+                Style::Published,
+                vec![(61.12, 0.5)],
+            ),
+            Series::new(
+                "paper mean CT 82.64 us",
+                Style::Published,
+                vec![(82.64, 0.5)],
+            ),
         ],
     ));
     Ok(e)

@@ -107,20 +107,16 @@ pub(super) fn e2_size(root: &Path) -> Result<Experiment> {
     );
     let mut series: Vec<Series> = curves
         .iter()
-        .map(|(l, p)| Series {
-            label: format!("model {l}"),
-            style: Style::Line,
-            points: p.clone(),
-        })
+        .map(|(l, p)| Series::new(format!("model {l}"), Style::Line, p.clone()))
         .collect();
-    series.push(Series {
-        label: "paper: CBC CT - PT <= 50 us over PT".into(),
-        style: Style::Published,
-        points: vec![
+    series.push(Series::new(
+        "paper: CBC CT - PT <= 50 us over PT",
+        Style::Published,
+        vec![
             (62.0, curves[0].1[0].1 + 50.0),
             (1500.0, curves[0].1[0].1 + 50.0),
         ],
-    });
+    ));
     e.plots.push(xy(
         "e2_size",
         "E2 processing delay vs packet size (000 Fig. 9)",

@@ -145,30 +145,22 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
             }
             _ => {}
         }
-        thr_series.push(Series {
-            label: s.label.into(),
-            style: Style::Line,
-            points: thr,
-        });
-        cpu_series.push(Series {
-            label: s.label.into(),
-            style: Style::Line,
-            points: cpu,
-        });
+        thr_series.push(Series::new(s.label, Style::Line, thr));
+        cpu_series.push(Series::new(s.label, Style::Line, cpu));
     }
     e.facts.push(format!(
         "Bottleneck per suite (the stage with the smaller capacity, from the profile at the protected length), plateau and sender CPU at 2 Gb/s offered: {}.",
         fmt_list(&verdicts)
     ));
     e.facts.push("Why the plateaus differ: a CPU-bound suite saturates its one core (stack + seal of a 1438-1446 B inner packet); AES256-GCM's cipher is cheap enough that the per-packet I/O path between kernel and user space (8.14 us) limits it with the core near 50% (000 §6.3).".into());
-    thr_series.push(Series {
-        label: "paper Table 3".into(),
-        style: Style::Published,
-        points: E2_SUITES
+    thr_series.push(Series::new(
+        "paper Table 3",
+        Style::Published,
+        E2_SUITES
             .iter()
             .filter_map(|s| s.table3.map(|t| (2000.0, t)))
             .collect(),
-    });
+    ));
     e.plots.push(xy(
         "e2_throughput",
         "E2 IPsec throughput vs offered rate (000 Fig. 10, Table 3)",
@@ -176,11 +168,11 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
         "throughput [Mb/s]",
         thr_series,
     ));
-    cpu_series.push(Series {
-        label: "paper: 0.2 x T % (CT), 0.00365 x T % (PT)".into(),
-        style: Style::Published,
-        points: vec![(100.0, 20.0), (300.0, 60.0), (500.0, 100.0), (1000.0, 3.65)],
-    });
+    cpu_series.push(Series::new(
+        "paper: 0.2 x T % (CT), 0.00365 x T % (PT)",
+        Style::Published,
+        vec![(100.0, 20.0), (300.0, 60.0), (500.0, 100.0), (1000.0, 3.65)],
+    ));
     e.plots.push(xy(
         "e2_cpu",
         "E2 sender CPU vs offered rate (001 Fig. 7, 000 Fig. 10)",

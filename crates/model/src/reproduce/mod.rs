@@ -19,6 +19,15 @@
 //! experiments therefore pin each profile node to a `table` service built from the same profile
 //! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
 //! the profile's, nothing is tuned.
+//!
+//! Layout: the shared machinery is `row` (rows, targets, tolerances, [`Summary`]), `plot` (plots
+//! as data) and `variant` (a scenario file loaded as a document, patched through
+//! [`crate::patch`], run; frame and protected lengths; profile nodes pinned at the protected
+//! length). Each study is one module named like its scenario file (`e2_sack`, `ofh_mtu`, ...,
+//! registered in `EXPERIMENTS`), and what the studies of one paper share (profile path, stacks,
+//! suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). A study module is the unit
+//! a declarative `experiments/` file would replace: its scenario variants, published targets
+//! and plots are all in it, and nothing else depends on it.
 
 mod e2;
 mod e2_sack;

@@ -78,21 +78,17 @@ pub(super) fn ofh_load(root: &Path) -> Result<Experiment> {
             maxes[mode] = maxes[mode].max(p);
         }
         let label = OFH_MODES[mode].0;
-        thr_s.push(Series {
-            label: format!("throughput, {label}"),
-            style: Style::Line,
-            points: thr,
-        });
-        cpu_s.push(Series {
-            label: format!("CPU, {label}"),
-            style: Style::Line,
-            points: cpu,
-        });
-        delay_s.push(Series {
-            label: format!("ping 300 B, {label}"),
-            style: Style::Line,
-            points: del,
-        });
+        thr_s.push(Series::new(
+            format!("throughput, {label}"),
+            Style::Line,
+            thr,
+        ));
+        cpu_s.push(Series::new(format!("CPU, {label}"), Style::Line, cpu));
+        delay_s.push(Series::new(
+            format!("ping 300 B, {label}"),
+            Style::Line,
+            del,
+        ));
     }
     e.rows.push(Row::within(
         name,
@@ -161,21 +157,21 @@ pub(super) fn ofh_load(root: &Path) -> Result<Experiment> {
         "Fig. 13 under overload: the largest ping delay is about the full 1000-packet buffer of data frames and ACKs in front of the shared I/O stage in both modes (encryption on {:.2} ms, off {:.2} ms): the model does not tell the modes apart, so encryption on being within 15% of 4.3 ms says nothing about the mode.",
         maxes[0], maxes[1]
     ));
-    delay_s.push(Series {
-        label: "paper max (on 4.3 ms, off 3.2 ms)".into(),
-        style: Style::Published,
-        points: vec![(3000.0, 4.3), (3000.0, 3.2)],
-    });
-    thr_s.push(Series {
-        label: "paper plateau ~2300 Mb/s".into(),
-        style: Style::Published,
-        points: vec![(2500.0, 2300.0), (3000.0, 2300.0)],
-    });
-    cpu_s.push(Series {
-        label: "paper CPU ~80%".into(),
-        style: Style::Published,
-        points: vec![(3000.0, 80.0)],
-    });
+    delay_s.push(Series::new(
+        "paper max (on 4.3 ms, off 3.2 ms)",
+        Style::Published,
+        vec![(3000.0, 4.3), (3000.0, 3.2)],
+    ));
+    thr_s.push(Series::new(
+        "paper plateau ~2300 Mb/s",
+        Style::Published,
+        vec![(2500.0, 2300.0), (3000.0, 2300.0)],
+    ));
+    cpu_s.push(Series::new(
+        "paper CPU ~80%",
+        Style::Published,
+        vec![(3000.0, 80.0)],
+    ));
     e.plots.push(xy(
         "ofh_load_throughput",
         "MACsec throughput vs attempted rate (000 Fig. 12)",

@@ -218,16 +218,12 @@ pub(super) fn ofh_mtu(root: &Path) -> Result<Experiment> {
         "MTU [B]",
         "completion time [ms]",
         vec![
-            Series {
-                label: "model (DES)".into(),
-                style: Style::Line,
-                points: bulk.clone(),
-            },
-            Series {
-                label: "paper: MTU 9000 ~20% faster than 1400".into(),
-                style: Style::Published,
-                points: vec![(1400.0, t1400), (9000.0, t1400 * 0.8)],
-            },
+            Series::new("model (DES)", Style::Line, bulk.clone()),
+            Series::new(
+                "paper: MTU 9000 ~20% faster than 1400",
+                Style::Published,
+                vec![(1400.0, t1400), (9000.0, t1400 * 0.8)],
+            ),
         ],
     ));
     let xs = |v: &[(&str, f64)]| -> Vec<(f64, f64)> {
@@ -239,8 +235,8 @@ pub(super) fn ofh_mtu(root: &Path) -> Result<Experiment> {
         "variant",
         "delay per payload [us]",
         vec![
-            Series { label: "latency view (DES, pipelined)".into(), style: Style::Points, points: xs(&lat.0) },
-            Series { label: "capacity view (per-frame delays added, 000 Fig. 15)".into(), style: Style::Points, points: xs(&cap.0) },
+            Series::new("latency view (DES, pipelined)", Style::Points, xs(&lat.0)),
+            Series::new("capacity view (per-frame delays added, 000 Fig. 15)", Style::Points, xs(&cap.0)),
         ],
     ));
     Ok(e)

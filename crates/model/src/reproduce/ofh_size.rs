@@ -49,22 +49,18 @@ pub(super) fn ofh_size(root: &Path) -> Result<Experiment> {
         for frame in (64..=9000).step_by(232) {
             pts.push((frame as f64, ofh_added(&base, &prof, mode, frame)?));
         }
-        series.push(Series {
-            label: format!("model, {}", m.0),
-            style: Style::Line,
-            points: pts,
-        });
+        series.push(Series::new(format!("model, {}", m.0), Style::Line, pts));
     }
-    series.push(Series {
-        label: "paper (on)".into(),
-        style: Style::Published,
-        points: vec![(64.0, 39.0), (9000.0, 218.0)],
-    });
-    series.push(Series {
-        label: "paper (off)".into(),
-        style: Style::Published,
-        points: vec![(9000.0, 153.0)],
-    });
+    series.push(Series::new(
+        "paper (on)",
+        Style::Published,
+        vec![(64.0, 39.0), (9000.0, 218.0)],
+    ));
+    series.push(Series::new(
+        "paper (off)",
+        Style::Published,
+        vec![(9000.0, 153.0)],
+    ));
     e.plots.push(xy(
         "ofh_size",
         "MACsec added delay vs frame size (000 Fig. 11)",

@@ -42,6 +42,17 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+impl Series {
+    /// A series of `points` labelled `label`, drawn in `style`.
+    pub(super) fn new(label: impl Into<String>, style: Style, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            label: label.into(),
+            style,
+            points,
+        }
+    }
+}
+
 /// An x-y plot in the paper's form.
 #[derive(Debug, Clone, Serialize)]
 pub struct XyPlot {

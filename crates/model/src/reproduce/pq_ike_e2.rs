@@ -77,16 +77,12 @@ pub(super) fn pq_ike_e2(root: &Path) -> Result<Experiment> {
         "key exchange",
         "IKE_SA_INIT [us]",
         vec![
-            Series {
-                label: "model".into(),
-                style: Style::Points,
-                points: bars,
-            },
-            Series {
-                label: "paper (mean of 100 runs)".into(),
-                style: Style::Published,
-                points: vec![(0.0, 1363.0), (1.0, 4306.0)],
-            },
+            Series::new("model", Style::Points, bars),
+            Series::new(
+                "paper (mean of 100 runs)",
+                Style::Published,
+                vec![(0.0, 1363.0), (1.0, 4306.0)],
+            ),
         ],
     ));
     Ok(e)

@@ -7,6 +7,19 @@ use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us};
 use super::variant::{Doc, fmt_list};
 use super::{Experiment, Result};
 
+/// The KEMs hybridised with X25519, in the order of the study's rows.
+const KEMS: [&str; 9] = [
+    "mlkem512",
+    "mlkem768",
+    "mlkem1024",
+    "bike-l1",
+    "bike-l3",
+    "hqc-128",
+    "hqc-192",
+    "frodokem-640-aes",
+    "frodokem-976-aes",
+];
+
 pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
     let name = "pq_kems_hybrid";
     let mut e = Experiment::new(
@@ -23,20 +36,7 @@ pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
     let base = 1363.0 - ke_compute_us(&prof, "x25519")?;
     let mut lines = vec![];
     let mut bytes = vec![];
-    for (i, kem) in [
-        "mlkem512",
-        "mlkem768",
-        "mlkem1024",
-        "bike-l1",
-        "bike-l3",
-        "hqc-128",
-        "hqc-192",
-        "frodokem-640-aes",
-        "frodokem-976-aes",
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, kem) in KEMS.into_iter().enumerate() {
         let ke = format!("x25519+{kem}");
         let hs = protocols::ikev2::handshake(&protocols::ikev2::Config::new(
             &ke,
@@ -72,18 +72,7 @@ pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
     // idle path, as `oransim plan kex` computes it.
     let host_profile = root.join(HOST_PROFILE);
     let host = profile::Profile::load(&host_profile)?;
-    let kems = [
-        "mlkem512",
-        "mlkem768",
-        "mlkem1024",
-        "bike-l1",
-        "bike-l3",
-        "hqc-128",
-        "hqc-192",
-        "frodokem-640-aes",
-        "frodokem-976-aes",
-    ];
-    let (timed, untimed): (Vec<&str>, Vec<&str>) = kems
+    let (timed, untimed): (Vec<&str>, Vec<&str>) = KEMS
         .into_iter()
         .partition(|k| host.has_op(&format!("{k}.keygen")));
     let plan = crate::plan::kex(&crate::plan::KexQuestion {
@@ -145,7 +134,7 @@ pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
         "Hybrid IKEv2 setup bytes: 0-2 ML-KEM-512/768/1024, 3-4 BIKE-L1/L3, 5-6 HQC-128/192, 7-8 FrodoKEM-640/976",
         "KEM (with X25519)",
         "setup bytes, both directions [B]",
-        vec![Series { label: "model".into(), style: Style::Points, points: bytes }],
+        vec![Series::new("model", Style::Points, bytes)],
     ));
     Ok(e)
 }

@@ -149,14 +149,15 @@ impl Row {
         sim: f64,
         note: &str,
     ) -> Row {
-        Row {
-            paper: Some(bound),
-            simulated: sim,
-            error_pct: Some(Row::error(bound, sim)),
-            target: format!("at most {bound}"),
-            pass: sim <= bound,
-            ..Row::base(exp, quantity, unit, Kind::Predicted, note)
-        }
+        Row::bound(
+            exp,
+            quantity,
+            unit,
+            ("at most", bound),
+            sim,
+            sim <= bound,
+            note,
+        )
     }
 
     /// At least the published bound.
@@ -168,12 +169,33 @@ impl Row {
         sim: f64,
         note: &str,
     ) -> Row {
+        Row::bound(
+            exp,
+            quantity,
+            unit,
+            ("at least", bound),
+            sim,
+            sim >= bound,
+            note,
+        )
+    }
+
+    /// A bound target (`at most 50`): `pass` says whether `sim` keeps it.
+    fn bound(
+        exp: &str,
+        quantity: &str,
+        unit: &str,
+        (word, bound): (&str, f64),
+        sim: f64,
+        pass: bool,
+        note: &str,
+    ) -> Row {
         Row {
             paper: Some(bound),
             simulated: sim,
             error_pct: Some(Row::error(bound, sim)),
-            target: format!("at least {bound}"),
-            pass: sim >= bound,
+            target: format!("{word} {bound}"),
+            pass,
             ..Row::base(exp, quantity, unit, Kind::Predicted, note)
         }
     }

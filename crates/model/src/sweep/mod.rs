@@ -1,10 +1,14 @@
 //! Parameter sweeps: one scenario file, some keys set (`--set KEY=VALUE`), some varied
 //! (`--vary KEY=a..b:step` or `--vary KEY=a,b,c`), every combination run as an independent point.
 //!
-//! Everything happens at the TOML level: the file is parsed into a [`toml::Table`], each point
-//! writes its values at their key paths (`link[0].rate`, `flow[1].source.payload`,
-//! `scenario.seed`), and the resulting text goes through [`Scenario::from_toml_str`] like any
-//! scenario file, so a point is validated exactly as `oransim check` would validate it.
+//! Everything happens on the parsed document: the file is parsed into a [`toml::Table`], each
+//! point writes its values at their key paths (`link[0].rate`, `flow[1].source.payload`,
+//! `scenario.seed`) with [`crate::patch`], and the document is validated by
+//! [`patch::to_scenario`] exactly as `oransim check` would validate the file.
+//!
+//! Modules: `values` (what `--set`/`--vary` say), this one (the point list, running a point),
+//! `result` (what a point produced), `parallel` (points on threads), `journal` (the header and
+//! the resumable journal), `shard` (slices, shard files, the merge).
 //!
 //! **Order.** Several `--vary` form a Cartesian product. The first `--vary` is the outermost
 //! loop (changes slowest), the last the innermost (changes fastest); point `i` is `i` written in
