@@ -208,3 +208,98 @@ fn a_failing_batch_stops_new_work() {
     assert_eq!(r, Err("stop"));
     assert!(done.load(Ordering::Relaxed) < 1000);
 }
+
+/// A fresh directory under the system's temp dir for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("oransim-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_journal_resumes_and_drops_a_line_cut_short() {
+    let dir = scratch("journal");
+    let s = sweep(&["stop.packets=50"], &["scenario.seed=1..4:1"]).unwrap();
+    let (mut j, done) = Journal::open(&dir, &s, None).unwrap();
+    assert!(done.is_empty());
+    assert_eq!(j.path(), dir.join("points.jsonl"));
+    let results: Vec<PointResult> = [2, 0].iter().map(|&i| s.run_point(i).unwrap()).collect();
+    j.append(&results).unwrap();
+    drop(j);
+    // A kill in the middle of a write leaves half a line: dropped on the next open.
+    let whole = std::fs::read(dir.join("points.jsonl")).unwrap();
+    let mut cut = whole.clone();
+    cut.extend_from_slice(&whole[..whole.len() / 3]);
+    std::fs::write(dir.join("points.jsonl"), &cut).unwrap();
+    let (_, done) = Journal::open(&dir, &s, None).unwrap();
+    assert_eq!(done.keys().copied().collect::<Vec<_>>(), [0, 2]);
+    assert_eq!(done[&2], results[0]);
+    assert_eq!(std::fs::read(dir.join("points.jsonl")).unwrap(), whole);
+    // Another sweep (another --set) in the same directory is refused, naming the file and line.
+    let other = sweep(&["stop.packets=60"], &["scenario.seed=1..4:1"]).unwrap();
+    let e = Journal::open(&dir, &other, None).unwrap_err().to_string();
+    assert!(
+        e.contains("points.jsonl: line 1 is point 2 of another sweep"),
+        "{e}"
+    );
+    // So is the journal read as a shard's the point does not belong to.
+    std::fs::copy(dir.join("points.jsonl"), dir.join("points-1-of-2.jsonl")).unwrap();
+    let shard: Shard = "1/2".parse().unwrap();
+    let e = Journal::open(&dir, &s, Some(shard))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("another sweep"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shards_merge_into_the_whole_sweep() {
+    let dir = scratch("shards");
+    let s = sweep(&["stop.packets=50"], &["scenario.seed=1..5:1"]).unwrap();
+    let header = Header::of(&s).unwrap();
+    assert_eq!(header.points, 5);
+    assert_eq!(header.vary[0].key, "scenario.seed");
+    for index in 0..2 {
+        let shard = Shard { index, count: 2 };
+        let doc = ShardDoc {
+            header: header.clone(),
+            shard: ShardInfo { index, count: 2 },
+            results: (0..5)
+                .filter(|&i| shard.holds(i))
+                .map(|i| s.run_point(i).unwrap())
+                .collect(),
+        };
+        std::fs::write(dir.join(shard.file_name()), doc.to_json().unwrap()).unwrap();
+    }
+    let (h, results) = merge_shards(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(h.id, s.id());
+    let whole: Vec<PointResult> = (0..5).map(|i| s.run_point(i).unwrap()).collect();
+    assert_eq!(results, whole);
+    // One shard alone: the other is named as missing.
+    let e = merge_shards(&[dir.join("shard-0-of-2.json")])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "shard 1/2 missing: run them with --shard, then merge again"
+    );
+    let e = merge_shards(&[std::env::temp_dir().join("no-such-oransim-shard.json")])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("cannot read "), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shard_specs_are_checked() {
+    let s: Shard = "1/4".parse().unwrap();
+    assert!(s.holds(5) && !s.holds(4));
+    assert_eq!(s.file_name(), "shard-1-of-4.json");
+    assert_eq!(Journal::file_name(Some(s)), "points-1-of-4.jsonl");
+    for bad in ["4/4", "0/0", "x/2", "1", "0/2000000"] {
+        assert!(bad.parse::<Shard>().is_err(), "{bad}");
+    }
+    assert_eq!(coordinates(7, &[2, 2, 2]), [1, 1, 1]);
+    assert_eq!(coordinates(3, &[]), Vec::<usize>::new());
+}
