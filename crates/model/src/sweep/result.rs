@@ -70,7 +70,7 @@ pub struct NodeUse {
 pub struct PointResult {
     /// Point index in sweep order.
     pub index: u64,
-    /// [`Sweep::point_hash`] of the point.
+    /// [`Sweep::point_hash`](super::Sweep::point_hash) of the point.
     pub hash: String,
     /// One row per reported flow, in the scenario's order.
     pub flows: Vec<FlowRow>,
