@@ -1,17 +1,19 @@
 //! E2 with IPsec (000 §4, 001): what the E2 studies share, the profile, the stacks and the ESP
 //! suites.
 
-// ---------------------------------------------------------------------------------------------
-// E2 with IPsec (000 §4, 001)
-// ---------------------------------------------------------------------------------------------
-
+/// The Colosseum E2 profile (fitted to 000 §4).
 pub(super) const E2_PROFILE: &str = "calibration/colosseum-e2.toml";
+/// The profile suite of the SACK study's ESP tunnel.
 pub(super) const E2_CBC: &str = "aes256-cbc-hmac-sha256";
+/// E2AP data in the ESP tunnel (ciphertext).
 pub(super) const E2_CT_DATA: &str =
     "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(data)/e2ap";
+/// The SCTP SACK in the ESP tunnel.
 pub(super) const E2_CT_SACK: &str =
     "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)";
+/// E2AP data in clear (plaintext).
 pub(super) const E2_PT_DATA: &str = "eth/ipv4/sctp(data)/e2ap";
+/// The SCTP SACK in clear.
 pub(super) const E2_PT_SACK: &str = "eth/ipv4/sctp(sack)";
 
 /// An ESP suite of the E2 experiments: profile suite, ESP arguments, TCP goodput per 1500 B
@@ -24,6 +26,7 @@ pub(super) struct E2Suite {
     pub(super) table3: Option<f64>,
 }
 
+/// The suites of 000 Table 3, plaintext first.
 pub(super) const E2_SUITES: &[E2Suite] = &[
     E2Suite {
         label: "PT",

@@ -6,10 +6,6 @@ use super::row::{Kind, Row};
 use super::variant::Doc;
 use super::{Experiment, Result};
 
-// ---------------------------------------------------------------------------------------------
-// MACsec in an NFV infrastructure (Lioy et al. 2022)
-// ---------------------------------------------------------------------------------------------
-
 pub(super) fn nfv_macsec(root: &Path) -> Result<Experiment> {
     let name = "nfv_macsec";
     let mut e = Experiment::new(

@@ -5,13 +5,13 @@ use super::Result;
 use super::variant::{Doc, frame_len, pin_profile_node};
 use crate::patch::quantity;
 
-// ---------------------------------------------------------------------------------------------
-// Open Fronthaul with MACsec (000 §5, §6)
-// ---------------------------------------------------------------------------------------------
-
+/// The i9 MACsec profile (fitted to 000 §5-6).
 pub(super) const OFH_PROFILE: &str = "calibration/ofh-macsec-i9.toml";
+/// MACsec with encryption.
 pub(super) const OFH_ON: &str = "eth/macsec(gcm-aes-128,encrypt)/ecpri";
+/// MACsec with integrity only.
 pub(super) const OFH_OFF: &str = "eth/macsec(gcm-aes-128,integrity)/ecpri";
+/// No MACsec.
 pub(super) const OFH_PT: &str = "eth/ecpri";
 
 /// A MACsec mode: label, stack, profile suite (`None`: no MACsec).

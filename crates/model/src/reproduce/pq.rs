@@ -3,10 +3,7 @@
 
 use super::Result;
 
-// ---------------------------------------------------------------------------------------------
-// Post-quantum IKEv2 (Perera et al. 2026; Otero-García et al. 2025)
-// ---------------------------------------------------------------------------------------------
-
+/// The Perera et al. testbed profile (Xeon Gold 6248).
 pub(super) const PQ_PROFILE: &str = "calibration/pq-ikev2-gold6248.toml";
 /// This host's measured profile (the hybrid KEMs timed with every cost measured).
 pub(super) const HOST_PROFILE: &str = "calibration/dev-host-rustcrypto.toml";

@@ -11,10 +11,6 @@ use crate::patch::{self, KeyPath, quantity};
 use crate::report::{Report, RunOptions};
 use crate::{Scenario, run as run_scenario};
 
-// ---------------------------------------------------------------------------------------------
-// Scenario variants at the TOML level
-// ---------------------------------------------------------------------------------------------
-
 /// A scenario file kept as TOML so that variants can set keys before validation.
 #[derive(Debug, Clone)]
 pub(super) struct Doc {
