@@ -29,6 +29,7 @@
 pub mod error;
 pub mod file;
 pub mod oran;
+pub mod patch;
 pub mod plan;
 pub mod report;
 pub mod reproduce;

@@ -4,54 +4,21 @@
 
 use std::fmt::Write as _;
 
-use model::reproduce::{Experiment, HeatMap, Kind, Plot, Row, Style, XyPlot};
+use model::reproduce::{Experiment, HeatMap, Plot, Row, SCHEMA, Style, Summary, XyPlot};
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
 use crate::table::{Pipes, Table};
 
-/// JSON schema name of the output.
-pub const SCHEMA: &str = "oransim.reproduce/1";
-
-/// Counts over the rows of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Summary {
-    /// Rows (published numbers compared).
-    pub rows: usize,
-    /// Rows within their target.
-    pub passed: usize,
-    /// Rows outside their target.
-    pub failed: usize,
-    /// Rows a calibration parameter was fitted to.
-    pub fitted: usize,
-    /// Rows used in no fit.
-    pub predicted: usize,
-}
-
-impl Summary {
-    /// Counts the rows of `exps`.
-    pub fn of(exps: &[Experiment]) -> Summary {
-        let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
-        let passed = rows.iter().filter(|r| r.pass).count();
-        Summary {
-            rows: rows.len(),
-            passed,
-            failed: rows.len() - passed,
-            fitted: rows.iter().filter(|r| r.kind == Kind::Fitted).count(),
-            predicted: rows.iter().filter(|r| r.kind == Kind::Predicted).count(),
-        }
-    }
-
-    /// "P passed, F failed; f fitted, p predicted (x% predictions)".
-    fn counts(&self) -> String {
-        format!(
-            "{} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions)",
-            self.passed,
-            self.failed,
-            self.fitted,
-            self.predicted,
-            self.predicted as f64 / self.rows.max(1) as f64 * 100.0
-        )
-    }
+/// "P passed, F failed; f fitted, p predicted (x% predictions)".
+fn counts(sum: &Summary) -> String {
+    format!(
+        "{} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions)",
+        sum.passed,
+        sum.failed,
+        sum.fitted,
+        sum.predicted,
+        sum.predicted as f64 / sum.rows.max(1) as f64 * 100.0
+    )
 }
 
 /// A number with up to four decimals, trailing zeros dropped; scientific outside
@@ -124,7 +91,7 @@ pub fn table(exps: &[Experiment]) -> String {
         s,
         "{} rows: {}{}",
         sum.rows,
-        sum.counts(),
+        counts(&sum),
         if sum.failed > 0 {
             "; the failed rows are published numbers the model misses, each with the reason (exit status 1)"
         } else {
@@ -152,7 +119,7 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
         s,
         "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
     );
-    let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, sum.counts());
+    let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
     for e in exps {
         let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
         let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));

@@ -69,7 +69,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         Format::Table => printer::reproduce::table(&exps),
     };
     crate::format::print(&text)?;
-    Ok(if printer::reproduce::Summary::of(&exps).failed == 0 {
+    Ok(if model::reproduce::Summary::of(&exps).failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -1,7 +1,8 @@
 //! `oransim sweep FILE --set KEY=VALUE --vary KEY=SPEC ...`: run a scenario over a grid of
 //! parameter values, in parallel, resumable, shardable; `oransim sweep --merge DIR...` combines
-//! shards. The model side (key paths, values, the point list, running a point) is
-//! [`model::sweep`]; this module owns threads, progress, the journal and the output files.
+//! shards. The model side (key paths, values, the point list, running a point, the journal,
+//! shards and their merge) is [`model::sweep`]; this module maps the flags to it, shows
+//! progress and renders the output files.
 //! `docs/sweep.md` is the user's guide.
 //!
 //! Files in `--out DIR`:
@@ -16,14 +17,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use model::sweep::{self, PointResult, Sweep};
-use serde::{Deserialize, Serialize};
+use model::sweep::{
+    self, Header, Journal, PointResult, Shard, ShardDoc, ShardInfo, Sweep, coordinates,
+};
 
 use crate::commands::run::prepare_dir;
 use crate::output::write_atomic;
@@ -80,75 +82,9 @@ pub enum SweepFormat {
     Json,
 }
 
-/// `--shard I/N`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// Slice index, from 0.
-    pub index: u64,
-    /// Number of slices.
-    pub count: u64,
-}
-
+/// `--shard I/N`, read by the library's parser.
 fn parse_shard(s: &str) -> Result<Shard, String> {
-    let bad = || format!("\"{s}\" is not I/N with 0 <= I < N, like 0/4");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (index, count) = (
-        i.trim().parse::<u64>().map_err(|_| bad())?,
-        n.trim().parse::<u64>().map_err(|_| bad())?,
-    );
-    if count == 0 || index >= count || count > 1_000_000 {
-        return Err(bad());
-    }
-    Ok(Shard { index, count })
-}
-
-/// What a sweep is: written at the top of `sweep.json` and of every shard file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Header {
-    schema: String,
-    /// Identifies the sweep: scenario text, `--set`, every `--vary` value.
-    id: String,
-    scenario: ScenarioRef,
-    set: Vec<SetEntry>,
-    vary: Vec<VaryEntry>,
-    /// Point order, in words.
-    order: String,
-    points: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct ScenarioRef {
-    file: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SetEntry {
-    key: String,
-    value: serde_json::Value,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct VaryEntry {
-    key: String,
-    values: Vec<serde_json::Value>,
-}
-
-const ORDER: &str = "Cartesian product of the vary keys; the first is the outermost loop, the last \
-                     changes fastest; point i is i in the mixed radix of the value counts";
-
-/// `shard-I-of-N.json`.
-#[derive(Debug, Serialize, Deserialize)]
-struct ShardDoc {
-    #[serde(flatten)]
-    header: Header,
-    shard: ShardInfo,
-    results: Vec<PointResult>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct ShardInfo {
-    index: u64,
-    count: u64,
+    s.parse()
 }
 
 /// Runs `oransim sweep`.
@@ -162,22 +98,14 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let sets = args
         .set
         .iter()
-        .map(|s| sweep::parse_set(s).map_err(|(p, a)| anyhow::anyhow!("{p}; expected {a}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .map(|s| sweep::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()?;
     let axes = args
         .vary
         .iter()
-        .map(|s| sweep::parse_vary(s).map_err(|(p, a)| anyhow::anyhow!("{p}; expected {a}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not UTF-8 text (byte {} is invalid); a TOML scenario file is expected",
-            file.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    let sweep = Sweep::new(file, &text, sets, axes)?;
+        .map(|s| sweep::parse_vary(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sweep = Sweep::load(file, sets, axes)?;
     let total = sweep.total();
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -210,26 +138,18 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     let mine: Vec<u64> = match args.shard {
-        Some(s) => all.into_iter().filter(|i| i % s.count == s.index).collect(),
+        Some(s) => all.into_iter().filter(|&i| s.holds(i)).collect(),
         None => all,
     };
-    let header = header(&sweep)?;
+    let header = Header::of(&sweep)?;
 
     let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
     let mut journal = None;
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
-        let path = dir.join(match args.shard {
-            Some(s) => format!("points-{}-of-{}.jsonl", s.index, s.count),
-            None => "points.jsonl".to_owned(),
-        });
-        done = read_journal(&path, &sweep, args.shard)?;
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open the journal {}", path.display()))?;
-        journal = Some((path, file));
+        let (j, finished) = Journal::open(dir, &sweep, args.shard)?;
+        done = finished;
+        journal = Some(j);
     }
     let todo: Vec<u64> = mine
         .iter()
@@ -255,21 +175,10 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         jobs,
         |i| sweep.run_point(i),
         |batch| -> anyhow::Result<()> {
-            let mut lines = String::new();
             let n = batch.len() as u64;
-            let mut results = Vec::with_capacity(batch.len());
-            for r in batch {
-                let r = r?;
-                if journal.is_some() {
-                    lines.push_str(&serde_json::to_string(&r)?);
-                    lines.push('\n');
-                }
-                results.push(r);
-            }
-            if let Some((path, file)) = &mut journal {
-                file.write_all(lines.as_bytes())
-                    .and_then(|()| file.sync_data())
-                    .with_context(|| format!("cannot append to the journal {}", path.display()))?;
+            let results = batch.into_iter().collect::<Result<Vec<_>, _>>()?;
+            if let Some(j) = &mut journal {
+                j.append(&results)?;
             }
             for r in results {
                 done.insert(r.index, r);
@@ -291,10 +200,8 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 },
                 results,
             };
-            let path = dir.join(format!("shard-{}-of-{}.json", s.index, s.count));
-            let mut text = serde_json::to_string(&doc)?;
-            text.push('\n');
-            write_atomic(&path, text.as_bytes())?;
+            let path = dir.join(s.file_name());
+            write_atomic(&path, doc.to_json()?.as_bytes())?;
             crate::format::print(&format!("{}\n", path.display()))?;
         }
         (Some(dir), None) => {
@@ -304,109 +211,6 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         (None, _) => print_results(&header, &results, args.format)?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The header of a sweep, passed through its JSON text so that it is the same value whether
-/// built here or read back from a shard file.
-fn header(sweep: &Sweep) -> anyhow::Result<Header> {
-    let h = Header {
-        schema: sweep::SCHEMA.to_owned(),
-        id: sweep.id(),
-        scenario: ScenarioRef {
-            file: sweep.path().display().to_string(),
-        },
-        set: sweep
-            .sets()
-            .iter()
-            .map(|a| {
-                Ok(SetEntry {
-                    key: a.key.as_str().to_owned(),
-                    value: serde_json::to_value(&a.value)?,
-                })
-            })
-            .collect::<anyhow::Result<_>>()?,
-        vary: sweep
-            .axes()
-            .iter()
-            .map(|ax| {
-                Ok(VaryEntry {
-                    key: ax.key.as_str().to_owned(),
-                    values: ax
-                        .values
-                        .iter()
-                        .map(serde_json::to_value)
-                        .collect::<Result<_, _>>()?,
-                })
-            })
-            .collect::<anyhow::Result<_>>()?,
-        order: ORDER.to_owned(),
-        points: sweep.total(),
-    };
-    Ok(serde_json::from_str(&serde_json::to_string(&h)?)?)
-}
-
-/// Reads a journal: every complete line must be a point of this sweep (and shard). A last line
-/// cut short by a kill is dropped from the file.
-fn read_journal(
-    path: &Path,
-    sweep: &Sweep,
-    shard: Option<Shard>,
-) -> anyhow::Result<BTreeMap<u64, PointResult>> {
-    let mut done = BTreeMap::new();
-    let text = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut good_len = 0usize;
-    let mut pos = 0usize;
-    let mut line_no = 0usize;
-    while pos < text.len() {
-        line_no += 1;
-        let end = text[pos..].iter().position(|&b| b == b'\n');
-        let (line, next) = match end {
-            Some(e) => (&text[pos..pos + e], pos + e + 1),
-            None => (&text[pos..], text.len()),
-        };
-        let parsed = serde_json::from_slice::<PointResult>(line);
-        match parsed {
-            Ok(r) if end.is_some() => {
-                let fits = r.index < sweep.total()
-                    && shard.is_none_or(|s| r.index % s.count == s.index)
-                    && r.hash == sweep.point_hash(r.index);
-                if !fits {
-                    bail!(
-                        "{}: line {line_no} is point {} of another sweep (another scenario text, \
-                         --set, --vary or --shard); give a new --out directory or delete the file",
-                        path.display(),
-                        r.index
-                    );
-                }
-                done.entry(r.index).or_insert(r);
-                good_len = next;
-            }
-            // The last line, without its newline or not parseable: a write cut short.
-            _ if next == text.len() => break,
-            _ => bail!(
-                "{}: line {line_no} is not a journal line; give a new --out directory or delete \
-                 the file",
-                path.display()
-            ),
-        }
-        pos = next;
-    }
-    if good_len < text.len() {
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        f.set_len(good_len as u64)
-            .and_then(|()| f.sync_data())
-            .with_context(|| {
-                format!("cannot drop the cut-short last line of {}", path.display())
-            })?;
-    }
-    Ok(done)
 }
 
 /// Progress on stderr: a bar on a terminal; elsewhere (CI logs, files) one plain line every
@@ -466,115 +270,7 @@ impl Progress {
 
 /// `oransim sweep --merge DIR|FILE...`.
 fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    let mut files = Vec::new();
-    for p in &args.merge {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot read the directory {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                        n.starts_with("shard-") && n.contains("-of-") && n.ends_with(".json")
-                    })
-                })
-                .collect();
-            if found.is_empty() {
-                bail!(
-                    "--merge {}: no shard-I-of-N.json file in the directory; run the shards with \
-                     --shard I/N --out {} first",
-                    p.display(),
-                    p.display()
-                );
-            }
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    let mut shards: BTreeMap<u64, (PathBuf, ShardDoc)> = BTreeMap::new();
-    let mut first: Option<(PathBuf, Header, u64)> = None;
-    for f in files {
-        let text = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-        let doc: ShardDoc = serde_json::from_slice(&text).with_context(|| {
-            format!(
-                "{}: not a shard file of oransim sweep --shard I/N",
-                f.display()
-            )
-        })?;
-        if doc.header.schema != sweep::SCHEMA {
-            bail!(
-                "{}: schema {}; this oransim reads {}",
-                f.display(),
-                doc.header.schema,
-                sweep::SCHEMA
-            );
-        }
-        match &first {
-            None => first = Some((f.clone(), doc.header.clone(), doc.shard.count)),
-            Some((f0, h0, n0)) => {
-                if h0.id != doc.header.id || *n0 != doc.shard.count {
-                    bail!(
-                        "{} and {} are shards of different sweeps (or split in different counts); \
-                         merge the shards of one sweep",
-                        f0.display(),
-                        f.display()
-                    );
-                }
-            }
-        }
-        if let Some((other, _)) = shards.get(&doc.shard.index) {
-            if other != &f {
-                bail!(
-                    "shard {}/{} is given twice: {} and {}",
-                    doc.shard.index,
-                    doc.shard.count,
-                    other.display(),
-                    f.display()
-                );
-            }
-            continue;
-        }
-        shards.insert(doc.shard.index, (f, doc));
-    }
-    let Some((_, header, count)) = first else {
-        bail!("--merge: no shard file given");
-    };
-    let missing: Vec<String> = (0..count)
-        .filter(|i| !shards.contains_key(i))
-        .map(|i| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        bail!(
-            "shard{} {} missing: run them with --shard, then merge again",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        );
-    }
-    let mut results: Vec<PointResult> = Vec::with_capacity(header.points as usize);
-    for (_, (f, doc)) in shards {
-        for r in doc.results {
-            if r.index >= header.points || r.index % count != doc.shard.index {
-                bail!(
-                    "{}: point {} does not belong to shard {}/{count}",
-                    f.display(),
-                    r.index,
-                    doc.shard.index
-                );
-            }
-            results.push(r);
-        }
-    }
-    results.sort_by_key(|r| r.index);
-    let complete = results.len() as u64 == header.points
-        && results.iter().enumerate().all(|(k, r)| r.index == k as u64);
-    if !complete {
-        bail!(
-            "the shards hold {} points, not each of the sweep's {} once",
-            results.len(),
-            header.points
-        );
-    }
+    let (header, results) = sweep::merge_shards(&args.merge)?;
     match &args.out {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
@@ -590,17 +286,6 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         None => print_results(&header, &results, args.format)?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The value index on each axis of point `index` (the last axis fastest).
-fn coordinates(index: u64, lens: &[usize]) -> Vec<usize> {
-    let mut rest = index;
-    let mut out = vec![0; lens.len()];
-    for (i, &n) in lens.iter().enumerate().rev() {
-        out[i] = (rest % n.max(1) as u64) as usize;
-        rest /= n.max(1) as u64;
-    }
-    out
 }
 
 /// The results placed on the grid, for [`printer::sweep`] to render.

@@ -1,0 +1,182 @@
+//! Reproducing the papers (issue 5): every published experiment as a scenario under
+//! `scenarios/`, run through the model and compared with the published numbers.
+//!
+//! [`run`] returns one [`Experiment`] per study, each with [`Row`]s: the paper's value, the
+//! simulated one, the error, the tolerance, and whether the number was **fitted** (a calibration
+//! parameter was chosen from it, so reproducing it only checks the composition) or
+//! **predicted** (used in no fit). A published number the model cannot reach honestly is a
+//! failed row with the reason ([`Row::why`]), never tuned away. Plots come back as data ([`Plot`]); the CLI
+//! draws them and writes `docs/reproduction.md`.
+//!
+//! Two measurement views (docs/reproduction.md): the **latency** view is one packet's or one
+//! payload's delay through a discrete-event run (frames pipeline: the sender protects frame 2
+//! while frame 1 is on the wire); the **capacity** view is the processing time a payload
+//! costs, summed over its frames (what limits throughput). Each row's note says which it is.
+//!
+//! Composition note: the engine evaluates a profile's cipher cost at the packet's size in the
+//! engine (the frame on the wire), while the paper profiles define L as the bytes the protocol
+//! protects (the inner IP packet for ESP tunnel mode, the Ethernet frame for MACsec). The
+//! experiments therefore pin each profile node to a `table` service built from the same profile
+//! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
+//! the profile's, nothing is tuned.
+//!
+//! Layout: the shared machinery is `row` (rows, targets, tolerances, [`Summary`]), `plot` (plots
+//! as data) and `variant` (a scenario file loaded as a document, patched through
+//! [`crate::patch`], run; frame and protected lengths; profile nodes pinned at the protected
+//! length). Each study is one module named like its scenario file (`e2_sack`, `ofh_mtu`, ...,
+//! registered in `EXPERIMENTS`), and what the studies of one paper share (profile path, stacks,
+//! suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). A study module is the unit
+//! a declarative `experiments/` file would replace: its scenario variants, published targets
+//! and plots are all in it, and nothing else depends on it.
+
+mod e2;
+mod e2_sack;
+mod e2_size;
+mod e2_throughput;
+mod nfv_macsec;
+mod ofh;
+mod ofh_load;
+mod ofh_mtu;
+mod ofh_size;
+mod ofh_table4;
+mod plot;
+mod pq;
+mod pq_ike_e2;
+mod pq_kems_hybrid;
+mod row;
+mod variant;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::ScenarioError;
+
+pub use ofh_table4::table4_published;
+pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
+pub use row::{Kind, Row, Summary};
+
+/// JSON schema name of `oransim reproduce --format json`.
+pub const SCHEMA: &str = "oransim.reproduce/1";
+
+/// Table 4 of paper 000 as published (`o_ru_category,A,...,N`), a copy of
+/// `../shared/reference/table4.csv` kept in the repository.
+pub const TABLE4_CSV: &str = include_str!("../../data/table4.csv");
+
+/// Everything that can go wrong while reproducing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReproduceError {
+    /// A scenario file could not be read or validated.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A calibration profile could not be read or lacks an operation.
+    #[error(transparent)]
+    Profile(#[from] profile::ProfileError),
+    /// The protocol model refused a stack or a handshake.
+    #[error("protocol model: {0}")]
+    Protocol(#[from] protocols::Error),
+    /// A scenario variant could not be built at the TOML level.
+    #[error("{file}: {problem}")]
+    Variant {
+        /// The scenario file.
+        file: PathBuf,
+        /// What went wrong.
+        problem: String,
+    },
+    /// `--only` named no experiment.
+    #[error("unknown experiment `{name}`; expected one of: {allowed}")]
+    UnknownExperiment {
+        /// The name given.
+        name: String,
+        /// The names known.
+        allowed: String,
+    },
+}
+
+/// Result alias of this module.
+pub type Result<T> = std::result::Result<T, ReproduceError>;
+
+/// One reproduced experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    /// Name (the scenario file stem).
+    pub name: String,
+    /// What it reproduces (paper, figure, table).
+    pub title: String,
+    /// Scenario files run.
+    pub scenarios: Vec<String>,
+    /// Calibration profiles used.
+    pub profiles: Vec<String>,
+    /// The model in words.
+    pub model: String,
+    /// What the profile was fitted to, for this experiment.
+    pub fitted: String,
+    /// What is predicted.
+    pub predicted: String,
+    /// The comparisons.
+    pub rows: Vec<Row>,
+    /// Further results in words (tables, counts, verdicts, advice).
+    pub facts: Vec<String>,
+    /// Plots in the paper's form.
+    pub plots: Vec<Plot>,
+}
+
+impl Experiment {
+    fn new(name: &str, title: &str) -> Experiment {
+        Experiment {
+            name: name.into(),
+            title: title.into(),
+            scenarios: vec![format!("scenarios/{name}.toml")],
+            profiles: vec![],
+            model: String::new(),
+            fitted: String::new(),
+            predicted: String::new(),
+            rows: vec![],
+            facts: vec![],
+            plots: vec![],
+        }
+    }
+}
+
+type Runner = fn(&Path) -> Result<Experiment>;
+
+/// The experiments in order of value: name and runner.
+const EXPERIMENTS: &[(&str, Runner)] = &[
+    ("e2_sack", e2_sack::e2_sack),
+    ("e2_size", e2_size::e2_size),
+    ("e2_throughput", e2_throughput::e2_throughput),
+    ("ofh_table4", ofh_table4::ofh_table4),
+    ("ofh_size", ofh_size::ofh_size),
+    ("ofh_mtu", ofh_mtu::ofh_mtu),
+    ("ofh_load", ofh_load::ofh_load),
+    ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
+    ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
+    ("nfv_macsec", nfv_macsec::nfv_macsec),
+];
+
+/// Names of all experiments, in run order.
+pub fn names() -> Vec<&'static str> {
+    EXPERIMENTS.iter().map(|(n, _)| *n).collect()
+}
+
+/// Runs the experiments (all, or the one named `only`) with scenario and calibration files
+/// under `root` (the repository root).
+pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
+    if let Some(name) = only {
+        if !EXPERIMENTS.iter().any(|(n, _)| *n == name) {
+            return Err(ReproduceError::UnknownExperiment {
+                name: name.into(),
+                allowed: names().join(", "),
+            });
+        }
+    }
+    EXPERIMENTS
+        .iter()
+        .filter(|(n, _)| only.is_none_or(|o| o == *n))
+        .map(|(_, f)| f(root))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

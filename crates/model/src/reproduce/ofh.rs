@@ -1,0 +1,56 @@
+//! Open Fronthaul with MACsec (000 §5, §6): what the OFH studies share, the profile, the
+//! MACsec modes and the ping through two profile nodes.
+
+use super::Result;
+use super::variant::{Doc, frame_len, pin_profile_node};
+use crate::patch::quantity;
+
+/// The i9 MACsec profile (fitted to 000 §5-6).
+pub(super) const OFH_PROFILE: &str = "calibration/ofh-macsec-i9.toml";
+/// MACsec with encryption.
+pub(super) const OFH_ON: &str = "eth/macsec(gcm-aes-128,encrypt)/ecpri";
+/// MACsec with integrity only.
+pub(super) const OFH_OFF: &str = "eth/macsec(gcm-aes-128,integrity)/ecpri";
+/// No MACsec.
+pub(super) const OFH_PT: &str = "eth/ecpri";
+
+/// A MACsec mode: label, stack, profile suite (`None`: no MACsec).
+pub(super) const OFH_MODES: [(&str, &str, Option<&str>); 3] = [
+    ("encryption on", OFH_ON, Some("aes128-gcm")),
+    ("encryption off", OFH_OFF, Some("gmac-aes128")),
+    ("no MACsec", OFH_PT, None),
+];
+
+/// One-way processing delay \[us\] of an OFH ping of `frame` bytes (before MACsec) in `mode`,
+/// through ofh_size.toml's two profile nodes: (request + response) / 2.
+pub(super) fn ofh_ping_proc(
+    base: &Doc,
+    prof: &profile::Profile,
+    mode: usize,
+    frame: usize,
+) -> Result<f64> {
+    let (_, stack, suite) = OFH_MODES[mode];
+    let payload = frame - 18; // eth 14 + eCPRI 4
+    let mut doc = base.clone();
+    doc.set("flow[0].source.stack", stack)?;
+    doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
+    let f = frame_len(stack, payload)?;
+    for node in 0..2 {
+        pin_profile_node(&mut doc, node, prof, suite, &[f])?;
+    }
+    let r = doc.run()?;
+    let fl = &r.flows[0];
+    let rev = fl.reverse.as_ref().map_or(0.0, |d| d.delay.processing_ns);
+    Ok((fl.delay.processing_ns + rev) / 2.0 / 1e3)
+}
+
+/// MACsec's added one-way delay \[us\] at `frame` bytes: the mode's processing less the same
+/// nodes' processing without MACsec (the I/O path is there in both).
+pub(super) fn ofh_added(
+    base: &Doc,
+    prof: &profile::Profile,
+    mode: usize,
+    frame: usize,
+) -> Result<f64> {
+    Ok(ofh_ping_proc(base, prof, mode, frame)? - ofh_ping_proc(base, prof, 2, frame)?)
+}

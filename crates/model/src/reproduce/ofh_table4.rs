@@ -1,0 +1,123 @@
+//! ofh_table4: 000 Table 4, T12max per O-DU and O-RU category, and where MACsec fits.
+
+use std::path::Path;
+
+use super::ofh::{OFH_MODES, OFH_PROFILE};
+use super::plot::{HeatMap, Plot};
+use super::row::{Kind, Row};
+use super::variant::{Doc, frame_len, pin_profile_node};
+use super::{Experiment, Result, TABLE4_CSV};
+use crate::oran::{table4, table4_du, table4_region, table4_ru};
+
+/// The published Table 4 parsed from [`TABLE4_CSV`].
+pub fn table4_published() -> Vec<Vec<i64>> {
+    TABLE4_CSV
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            l.split(',')
+                .skip(1)
+                .map(|v| v.trim().parse().unwrap_or(-1))
+                .collect()
+        })
+        .collect()
+}
+
+/// MACsec's added one-way delay \[us\] for the 7678 B frame of ofh_table4.toml in `mode`.
+pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
+    let run_mode = |m: usize| -> Result<f64> {
+        let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?;
+        let (_, prof) = doc.node_profile(0)?;
+        let (_, stack, suite) = OFH_MODES[m];
+        doc.set("flow[0].source.stack", stack)?;
+        let f = frame_len(stack, 7660)?;
+        for node in 0..2 {
+            pin_profile_node(&mut doc, node, &prof, suite, &[f])?;
+        }
+        Ok(doc.run()?.flows[0].delay.processing_ns / 1e3)
+    };
+    Ok(run_mode(mode)? - run_mode(2)?)
+}
+
+pub(super) fn ofh_table4(root: &Path) -> Result<Experiment> {
+    let name = "ofh_table4";
+    let mut e = Experiment::new(
+        name,
+        "OFH Table 4: T12max per O-DU/O-RU category and the three MACsec regions (000 §5, Table 4)",
+    );
+    e.profiles.push(OFH_PROFILE.into());
+    e.model = "T12max = O-DU budget - O-RU offset, floored at 0 (two category lists, 14 + 12 values); a cell fits a MACsec mode when the one-way delay MACsec adds to the 7678 B OFH frame (DES run of scenarios/ofh_table4.toml, with minus without MACsec) is at most T12max. Latency view.".into();
+    e.fitted = "the category budgets and offsets were read off Table 4 (they reproduce it, they do not predict it); the MACsec costs come from Fig. 11 (fitted at 64 and 9000 B).".into();
+    e.predicted =
+        "the added delay at 7678 B and with it the three regions and their counts.".into();
+    let t = table4();
+    let published = table4_published();
+    let matching = t
+        .iter()
+        .flatten()
+        .zip(published.iter().flatten())
+        .filter(|(a, b)| a == b)
+        .count();
+    let cells = t.iter().flatten().count();
+    e.rows.push(Row::exact(
+        name,
+        "Table 4 cells equal to the published T12max (of 168)",
+        "cells",
+        168.0,
+        if cells == 168 { matching as f64 } else { 0.0 },
+        Kind::Fitted,
+        "computed from the O-DU and O-RU categories",
+    ));
+    let on = ofh_table4_added(root, 0)?;
+    let off = ofh_table4_added(root, 1)?;
+    let mut counts = [0usize; 3];
+    let region: Vec<Vec<usize>> = t
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&v| {
+                    let r = table4_region(v as f64, on, off);
+                    counts[r] += 1;
+                    r
+                })
+                .collect()
+        })
+        .collect();
+    e.facts.push(format!(
+        "MACsec adds {on:.1} us (encryption on) and {off:.1} us (off) to the 7678 B frame, one way. Regions: {} combinations fit MACsec with encryption, {} only MACsec without encryption, {} only no MACsec (of {cells}).",
+        counts[0], counts[1], counts[2]
+    ));
+    e.facts.push(format!(
+        "O-DU budgets [us]: {}; O-RU offsets [us]: {}.",
+        table4_du()
+            .iter()
+            .map(|(c, b)| format!("{c} {b}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        table4_ru()
+            .iter()
+            .map(|(c, o)| format!("{c} {o}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    e.plots.push(Plot::Heat(HeatMap {
+        name: "ofh_table4".into(),
+        title: format!(
+            "Table 4 T12max [us] and MACsec regions (added delay {on:.0} / {off:.0} us at 7678 B)"
+        ),
+        rows: table4_ru().iter().map(|(c, _)| c.to_string()).collect(),
+        cols: table4_du().iter().map(|(c, _)| c.to_string()).collect(),
+        values: t
+            .iter()
+            .map(|r| r.iter().map(|&v| v as f64).collect())
+            .collect(),
+        region,
+        regions: vec![
+            "MACsec with encryption".into(),
+            "MACsec without encryption only".into(),
+            "no MACsec only".into(),
+        ],
+    }));
+    Ok(e)
+}

@@ -1,0 +1,21 @@
+//! Post-quantum IKEv2 (Perera et al. 2026; Otero-García et al. 2025): the profiles and the
+//! key exchange's compute on the critical path.
+
+use super::Result;
+
+/// The Perera et al. testbed profile (Xeon Gold 6248).
+pub(super) const PQ_PROFILE: &str = "calibration/pq-ikev2-gold6248.toml";
+/// This host's measured profile (the hybrid KEMs timed with every cost measured).
+pub(super) const HOST_PROFILE: &str = "calibration/dev-host-rustcrypto.toml";
+
+/// Compute on the IKE_SA_INIT critical path \[us\] for key exchange `ke` (profile ops): X25519 =
+/// keygen and agreement on both sides; a KEM = keygen + encaps + decaps.
+pub(super) fn ke_compute_us(prof: &profile::Profile, ke: &str) -> Result<f64> {
+    let c = |op: &str| prof.op_cost_ns(op, 0);
+    Ok(if ke == "x25519" {
+        2.0 * (c("x25519.keygen")? + c("x25519.agree")?) / 1e3
+    } else {
+        (c(&format!("{ke}.keygen"))? + c(&format!("{ke}.encaps"))? + c(&format!("{ke}.decaps"))?)
+            / 1e3
+    })
+}

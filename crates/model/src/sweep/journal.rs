@@ -1,0 +1,222 @@
+//! The sweep's header (what a sweep is, at the top of `sweep.json` and every shard file) and
+//! its journal: one JSON line per finished point, appended and fsynced, read back on a restart
+//! so nothing finished is run again.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{PointResult, SCHEMA, Shard, Sweep, SweepError};
+
+/// What a sweep is: written at the top of `sweep.json` and of every shard file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Identifies the sweep: scenario text, `--set`, every `--vary` value ([`Sweep::id`]).
+    pub id: String,
+    /// The scenario file.
+    pub scenario: ScenarioRef,
+    /// The `--set` assignments, as written into the file.
+    pub set: Vec<SetEntry>,
+    /// The `--vary` axes, outermost first.
+    pub vary: Vec<VaryEntry>,
+    /// Point order, in words.
+    pub order: String,
+    /// Number of points.
+    pub points: u64,
+}
+
+/// The scenario file of a sweep.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioRef {
+    /// Its path, as given.
+    pub file: String,
+}
+
+/// One `--set` in the header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SetEntry {
+    /// Key path.
+    pub key: String,
+    /// Value written into every point.
+    pub value: serde_json::Value,
+}
+
+/// One `--vary` in the header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VaryEntry {
+    /// Key path.
+    pub key: String,
+    /// Values in sweep order.
+    pub values: Vec<serde_json::Value>,
+}
+
+const ORDER: &str = "Cartesian product of the vary keys; the first is the outermost loop, the last \
+                     changes fastest; point i is i in the mixed radix of the value counts";
+
+impl Header {
+    /// The header of `sweep`, passed through its JSON text so that it is the same value whether
+    /// built here or read back from a shard file.
+    pub fn of(sweep: &Sweep) -> Result<Header, SweepError> {
+        let h = Header {
+            schema: SCHEMA.to_owned(),
+            id: sweep.id(),
+            scenario: ScenarioRef {
+                file: sweep.path().display().to_string(),
+            },
+            set: sweep
+                .sets()
+                .iter()
+                .map(|a| {
+                    Ok(SetEntry {
+                        key: a.key.as_str().to_owned(),
+                        value: serde_json::to_value(&a.value)?,
+                    })
+                })
+                .collect::<Result<_, serde_json::Error>>()?,
+            vary: sweep
+                .axes()
+                .iter()
+                .map(|ax| {
+                    Ok(VaryEntry {
+                        key: ax.key.as_str().to_owned(),
+                        values: ax
+                            .values
+                            .iter()
+                            .map(serde_json::to_value)
+                            .collect::<Result<_, _>>()?,
+                    })
+                })
+                .collect::<Result<_, serde_json::Error>>()?,
+            order: ORDER.to_owned(),
+            points: sweep.total(),
+        };
+        Ok(serde_json::from_str(&serde_json::to_string(&h)?)?)
+    }
+}
+
+/// The journal of a sweep (or of one shard) in its output directory: `points.jsonl`, or
+/// `points-I-of-N.jsonl` for shard I of N.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+}
+
+impl Journal {
+    /// The journal's file name.
+    pub fn file_name(shard: Option<Shard>) -> String {
+        match shard {
+            Some(s) => format!("points-{}-of-{}.jsonl", s.index, s.count),
+            None => "points.jsonl".to_owned(),
+        }
+    }
+
+    /// Opens (creating it) the journal of `sweep` (and `shard`) in the directory `dir`, which
+    /// must exist, and returns it with the points it already holds. A last line cut short by a
+    /// kill is dropped from the file; any other line that is not a point of this sweep and
+    /// shard is an error.
+    pub fn open(
+        dir: &Path,
+        sweep: &Sweep,
+        shard: Option<Shard>,
+    ) -> Result<(Journal, BTreeMap<u64, PointResult>), SweepError> {
+        let path = dir.join(Journal::file_name(shard));
+        let done = read(&path, sweep, shard)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(SweepError::io("cannot open the journal", &path))?;
+        Ok((Journal { path, file }, done))
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `results`, one line each, and syncs the file.
+    pub fn append(&mut self, results: &[PointResult]) -> Result<(), SweepError> {
+        let mut lines = String::new();
+        for r in results {
+            lines.push_str(&serde_json::to_string(r)?);
+            lines.push('\n');
+        }
+        self.file
+            .write_all(lines.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .map_err(SweepError::io("cannot append to the journal", &self.path))
+    }
+}
+
+/// Reads a journal: every complete line must be a point of this sweep (and shard). A last line
+/// cut short by a kill is dropped from the file.
+fn read(
+    path: &Path,
+    sweep: &Sweep,
+    shard: Option<Shard>,
+) -> Result<BTreeMap<u64, PointResult>, SweepError> {
+    let mut done = BTreeMap::new();
+    let text = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
+        Err(e) => return Err(SweepError::io("cannot read", path)(e)),
+    };
+    let mut good_len = 0usize;
+    let mut pos = 0usize;
+    let mut line_no = 0usize;
+    while pos < text.len() {
+        line_no += 1;
+        let end = text[pos..].iter().position(|&b| b == b'\n');
+        let (line, next) = match end {
+            Some(e) => (&text[pos..pos + e], pos + e + 1),
+            None => (&text[pos..], text.len()),
+        };
+        let parsed = serde_json::from_slice::<PointResult>(line);
+        match parsed {
+            Ok(r) if end.is_some() => {
+                let fits = r.index < sweep.total()
+                    && shard.is_none_or(|s| s.holds(r.index))
+                    && r.hash == sweep.point_hash(r.index);
+                if !fits {
+                    return Err(SweepError::Files(format!(
+                        "{}: line {line_no} is point {} of another sweep (another scenario text, \
+                         --set, --vary or --shard); give a new --out directory or delete the file",
+                        path.display(),
+                        r.index
+                    )));
+                }
+                done.entry(r.index).or_insert(r);
+                good_len = next;
+            }
+            // The last line, without its newline or not parseable: a write cut short.
+            _ if next == text.len() => break,
+            _ => {
+                return Err(SweepError::Files(format!(
+                    "{}: line {line_no} is not a journal line; give a new --out directory or \
+                     delete the file",
+                    path.display()
+                )));
+            }
+        }
+        pos = next;
+    }
+    if good_len < text.len() {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(SweepError::io("cannot open", path))?;
+        f.set_len(good_len as u64)
+            .and_then(|()| f.sync_data())
+            .map_err(SweepError::io(
+                "cannot drop the cut-short last line of",
+                path,
+            ))?;
+    }
+    Ok(done)
+}
