@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
 use crate::report::{HandshakeReport, RunOptions};
-use crate::{Scenario, ScenarioError};
+use crate::scenario::ScenarioBuilder;
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -89,40 +91,38 @@ pub struct KexPlan {
     pub findings: Vec<String>,
 }
 
-fn storm_scenario(q: &KexQuestion, ke: &str, tunnels: u32, responder_cores: Option<u32>) -> String {
-    let cores = responder_cores
-        .map(|c| format!("cores = {c}\n"))
-        .unwrap_or_default();
-    format!(
-        r#"[scenario]
-name = "kex-{ke}-{tunnels}"
-[[node]]
-name = "initiators"
-service = {{ model = "profile", profile = {ip:?}, suite = "none" }}
-cores = {tunnels}
-[[node]]
-name = "responder"
-service = {{ model = "profile", profile = {rp:?}, suite = "none" }}
-{cores}[[link]]
-between = ["initiators", "responder"]
-rate = {rate:?}
-length = {length:?}
-mtu = {mtu:?}
-loss = {loss}
-[[flow]]
-name = "ike"
-from = "initiators"
-to = "responder"
-source = {{ kind = "handshake", protocol = "ikev2", ke = {ke:?}, auth = {auth:?}, tunnels = {tunnels} }}
-"#,
-        ip = q.initiator_profile.display().to_string(),
-        rp = q.responder_profile.display().to_string(),
-        rate = q.rate,
-        length = q.length,
-        mtu = q.mtu,
-        loss = q.loss,
-        auth = q.auth,
-    )
+/// The storm: `tunnels` IKEv2 handshakes at once from an initiator side with a core per tunnel
+/// to one responder.
+fn storm_scenario(
+    q: &KexQuestion,
+    ke: &str,
+    tunnels: u32,
+    responder_cores: Option<u32>,
+) -> ScenarioBuilder {
+    let profile = |p: &Path| ServiceFile::profile(p.display().to_string(), "none", None);
+    let mut responder = NodeFile::new("responder").service(profile(&q.responder_profile));
+    if let Some(c) = responder_cores {
+        responder = responder.cores(c.into());
+    }
+    ScenarioBuilder::new(format!("kex-{ke}-{tunnels}"))
+        .node(
+            NodeFile::new("initiators")
+                .service(profile(&q.initiator_profile))
+                .cores(tunnels.into()),
+        )
+        .node(responder)
+        .link(
+            LinkFile::new("initiators", "responder", q.rate.as_str())
+                .length(q.length.as_str())
+                .mtu(q.mtu.as_str())
+                .loss(q.loss),
+        )
+        .flow(FlowFile::new(
+            "ike",
+            "initiators",
+            "responder",
+            SourceFile::handshake(ke, q.auth.as_str(), tunnels.into()),
+        ))
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -148,18 +148,12 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         // Set-up time: one tunnel on an idle path; with loss, a sample of tunnels whose
         // responder has a core each, so they do not compete.
         let one = if q.loss > 0.0 {
-            Scenario::from_toml_str(
-                &storm_scenario(&q, ke, SETUP_SAMPLES, Some(SETUP_SAMPLES)),
-                origin,
-            )?
+            storm_scenario(&q, ke, SETUP_SAMPLES, Some(SETUP_SAMPLES)).build(origin)?
         } else {
-            Scenario::from_toml_str(&storm_scenario(&q, ke, 1, q.responder_cores), origin)?
+            storm_scenario(&q, ke, 1, q.responder_cores).build(origin)?
         };
         let single = crate::run(&one, &opts);
-        let storm_s = Scenario::from_toml_str(
-            &storm_scenario(&q, ke, q.tunnels, q.responder_cores),
-            origin,
-        )?;
+        let storm_s = storm_scenario(&q, ke, q.tunnels, q.responder_cores).build(origin)?;
         let storm = crate::run(&storm_s, &opts);
         let hs1 = single.flows[0]
             .handshake
@@ -337,43 +331,39 @@ pub struct FronthaulPlan {
     pub findings: Vec<String>,
 }
 
-fn fronthaul_scenario(q: &FronthaulQuestion, mode: (&str, &str, &str, &str)) -> String {
+/// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the
+/// mode's stack per millisecond.
+fn fronthaul_scenario(q: &FronthaulQuestion, mode: (&str, &str, &str, &str)) -> ScenarioBuilder {
     let (_, stack, suite, protocol) = mode;
-    let cores = q
-        .cores
-        .map(|c| format!("cores = {c}\n"))
-        .unwrap_or_default();
     let profile = q.profile.display().to_string();
-    let mut text = format!(
-        "[scenario]\nname = \"fronthaul\"\n[stop]\npackets = 50\n\
-         [[node]]\nname = \"du\"\nservice = {{ model = \"profile\", profile = {profile:?}, suite = {suite:?}, protocol = {protocol:?} }}\n{cores}\
-         [[node]]\nname = \"ru\"\nservice = {{ model = \"profile\", profile = {profile:?}, suite = {suite:?}, protocol = {protocol:?} }}\n"
-    );
+    let service = || ServiceFile::profile(profile.as_str(), suite, Some(protocol));
+    let mut du = NodeFile::new("du").service(service());
+    if let Some(c) = q.cores {
+        du = du.cores(c.into());
+    }
+    let mut b = ScenarioBuilder::new("fronthaul")
+        .stop_packets(50)
+        .node(du)
+        .node(NodeFile::new("ru").service(service()));
     let mut hops = vec!["du".to_owned()];
     for i in 0..q.switches {
-        let _ = write!(
-            text,
-            "[[node]]\nname = \"sw{i}\"\nlatency = {:?}\n",
-            q.switch_latency
-        );
+        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.as_str()));
         hops.push(format!("sw{i}"));
     }
     hops.push("ru".into());
     for (i, w) in hops.windows(2).enumerate() {
         let length = if i == 0 { q.fibre.as_str() } else { "0m" };
-        let _ = write!(
-            text,
-            "[[link]]\nbetween = [{:?}, {:?}]\nrate = {:?}\nlength = {length:?}\n",
-            w[0], w[1], q.rate
-        );
+        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.as_str()).length(length));
     }
-    let _ = write!(
-        text,
-        "[[flow]]\nname = \"uplane\"\nfrom = \"du\"\nto = \"ru\"\npath = {hops:?}\n\
-         source = {{ kind = \"periodic\", period = \"1ms\", stack = {stack:?}, payload = {:?} }}\n",
-        q.payload
-    );
-    text
+    b.flow(
+        FlowFile::new(
+            "uplane",
+            "du",
+            "ru",
+            SourceFile::periodic_payload("1ms", q.payload.as_str()).stack(stack),
+        )
+        .path(hops),
+    )
 }
 
 /// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
@@ -412,7 +402,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
                 allowed: format!("one of: {}", FRONTHAUL_MODES.map(|m| m.0).join(", ")),
             });
         };
-        let s = Scenario::from_toml_str(&fronthaul_scenario(&q, *mode), origin)?;
+        let s = fronthaul_scenario(&q, *mode).build(origin)?;
         let r = crate::run(&s, &opts);
         let f = &r.flows[0];
         let d = &f.delay;
@@ -608,29 +598,45 @@ pub struct InterfacePlan {
     pub findings: Vec<String>,
 }
 
+/// Two profile-built nodes over a 10 Gb/s, 100 m link; Poisson packets of the interface's
+/// stack at `pps`.
 fn interface_scenario(
     q: &InterfaceQuestion,
     suite: &str,
     stack: &str,
     cores: Option<u32>,
     pps: f64,
-) -> String {
+) -> ScenarioBuilder {
     let profile = q.profile.display().to_string();
-    let cores = cores.map(|c| format!("cores = {c}\n")).unwrap_or_default();
     let protocol = if stack.contains("tls13") {
         "tls"
     } else {
         "ipsec"
     };
-    format!(
-        "[scenario]\nname = \"interface\"\n[stop]\npackets = 20000\nwarmup = \"1ms\"\n\
-         [[node]]\nname = \"a\"\nservice = {{ model = \"profile\", profile = {profile:?}, suite = {suite:?}, protocol = {protocol:?} }}\n{cores}\
-         [[node]]\nname = \"b\"\nservice = {{ model = \"profile\", profile = {profile:?}, suite = {suite:?}, protocol = {protocol:?} }}\n{cores}\
-         [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\nlength = \"100m\"\n\
-         [[flow]]\nname = \"load\"\nfrom = \"a\"\nto = \"b\"\n\
-         source = {{ kind = \"poisson\", rate = \"{pps}/s\", sizes = {sizes:?}, stack = {stack:?} }}\n",
-        sizes = q.sizes
-    )
+    let node = |name: &str| {
+        let n = NodeFile::new(name).service(ServiceFile::profile(
+            profile.as_str(),
+            suite,
+            Some(protocol),
+        ));
+        match cores {
+            Some(c) => n.cores(c.into()),
+            None => n,
+        }
+    };
+    let sizes = q.sizes.iter().map(|s| Q::from(s.as_str())).collect();
+    ScenarioBuilder::new("interface")
+        .stop_packets(20000)
+        .warmup("1ms")
+        .node(node("a"))
+        .node(node("b"))
+        .link(LinkFile::new("a", "b", "10Gbps").length("100m"))
+        .flow(FlowFile::new(
+            "load",
+            "a",
+            "b",
+            SourceFile::poisson(Q::new(pps, "/s"), sizes).stack(stack),
+        ))
 }
 
 /// Answers an interface question by simulation at the offered load, plus the profile's
@@ -684,8 +690,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 "interfaces E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3), with an AEAD or AES-CBC+HMAC suite (TLS: AEAD only)".into(),
             )
         })?;
-        let s =
-            Scenario::from_toml_str(&interface_scenario(&q, suite, &stack, cores, pps), origin)?;
+        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
         let r = crate::run(&s, &opts);
         let d = &r.flows[0].delay;
         // Capacity from the profile for this mix: the CPU stage on its cores, the I/O stage

@@ -1,6 +1,7 @@
 //! Validation: a [`ScenarioFile`] becomes a typed [`Scenario`] ("parse, don't validate"). Every
 //! error names the file, the key path, what is wrong and what is allowed.
 
+mod builder;
 mod context;
 mod framing;
 mod handshake;
@@ -24,6 +25,7 @@ use crate::error::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
 use crate::units::{self, Kind};
 
+pub use builder::ScenarioBuilder;
 pub use framing::{protected_len, split};
 pub use node::NodeProfile;
 
@@ -114,6 +116,12 @@ impl Scenario {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_owned(),
         })?;
+        validate(file, path)
+    }
+
+    /// Validates a scenario built in code (see [`ScenarioBuilder`]) exactly as a file is
+    /// validated; `path` names it in errors and anchors relative files.
+    pub fn from_file(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
         validate(file, path)
     }
 }
