@@ -3,28 +3,6 @@
 
 use super::*;
 
-/// Splits `payload` bytes into frame payloads of at most `max_chunk` bytes under `policy`.
-///
-/// ```
-/// use model::scenario::{split, SplitPolicy};
-/// assert_eq!(split(8192, 4954, SplitPolicy::Greedy), vec![4954, 3238]);
-/// assert_eq!(split(8192, 4954, SplitPolicy::Even), vec![4096, 4096]);
-/// ```
-pub fn split(payload: u64, max_chunk: u64, policy: SplitPolicy) -> Vec<u64> {
-    if payload == 0 || max_chunk == 0 {
-        return vec![payload];
-    }
-    let n = payload.div_ceil(max_chunk);
-    match policy {
-        SplitPolicy::Greedy => (0..n)
-            .map(|i| (payload - i * max_chunk).min(max_chunk))
-            .collect(),
-        SplitPolicy::Even => (0..n)
-            .map(|i| payload / n + u64::from(i < payload % n))
-            .collect(),
-    }
-}
-
 /// How a source's sizes become packet sizes: without a stack a size *is* the packet size and
 /// counts fully against the MTU; with a stack a size is the payload handed to the top layer,
 /// the frame size comes from the protocol model, and the Ethernet header is exempt from the MTU.
@@ -147,10 +125,6 @@ pub(super) fn split_with_stack(
             protected_len(stack, payload),
         )]);
     };
-    let policy = match policy {
-        SplitPolicy::Greedy => protocols::SplitPolicy::Greedy,
-        SplitPolicy::Even => protocols::SplitPolicy::Even,
-    };
     let frames =
         protocols::split_payload(stack, payload as usize, m as usize, policy).map_err(err)?;
     Ok(frames
@@ -184,31 +158,9 @@ pub(super) fn split_plain(
         Some(m) => m as u64 - over,
         None => payload as u64,
     };
-    Ok(split(payload as u64, max_chunk, policy)
+    Ok(policy
+        .split(payload as usize, max_chunk as usize)
         .into_iter()
-        .map(|c| (c + over) as u32)
+        .map(|c| (c as u64 + over) as u32)
         .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    pub(super) fn split_policies() {
-        assert_eq!(split(8192, 7000, SplitPolicy::Greedy), vec![7000, 1192]);
-        assert_eq!(split(8192, 7000, SplitPolicy::Even), vec![4096, 4096]);
-        assert_eq!(split(10, 3, SplitPolicy::Even), vec![3, 3, 2, 2]);
-        assert_eq!(split(100, 200, SplitPolicy::Greedy), vec![100]);
-        for p in [SplitPolicy::Greedy, SplitPolicy::Even] {
-            for payload in 1..300u64 {
-                for max in 1..40u64 {
-                    let parts = split(payload, max, p);
-                    assert_eq!(parts.iter().sum::<u64>(), payload);
-                    assert!(parts.iter().all(|&c| c <= max && c > 0));
-                    assert_eq!(parts.len() as u64, payload.div_ceil(max));
-                }
-            }
-        }
-    }
 }

@@ -26,8 +26,10 @@ use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, So
 use crate::units::{self, Kind};
 
 pub use builder::ScenarioBuilder;
-pub use framing::{protected_len, split};
+pub use framing::protected_len;
 pub use node::NodeProfile;
+/// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
+pub use protocols::SplitPolicy;
 
 // The submodules share these imports and each other's items through `use super::*`.
 use self::{
@@ -40,16 +42,6 @@ use self::{
 pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
 /// Largest number of replications.
 pub const MAX_REPLICATIONS: u32 = 100_000;
-
-/// How an application payload is split into frames to fit a path MTU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SplitPolicy {
-    /// Fill each frame to the MTU; the remainder goes last.
-    Greedy,
-    /// The fewest frames that fit, with payloads as equal as possible.
-    Even,
-}
 
 /// What the report should contain.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -149,15 +149,14 @@ pub(super) fn source(
                 (None, Some(p)) => {
                     let payload = cx.packet_bytes(&format!("{key}.payload"), p)?;
                     let policy = match policy.as_deref() {
-                        None | Some("greedy") => SplitPolicy::Greedy,
-                        Some("even") => SplitPolicy::Even,
-                        Some(other) => {
-                            return Err(cx.invalid(
+                        None => SplitPolicy::default(),
+                        Some(name) => name.parse::<SplitPolicy>().map_err(|_| {
+                            cx.invalid(
                                 format!("{key}.split"),
-                                format!("unknown policy \"{other}\""),
+                                format!("unknown policy \"{name}\""),
                                 "\"greedy\" or \"even\"",
-                            ));
-                        }
+                            )
+                        })?,
                     };
                     match (&fr.stack, overhead) {
                         (Some(_), Some(_)) => {
