@@ -9,4 +9,4 @@
 //! assert!(parse("10", Kind::DataRate).is_err());
 //! ```
 
-pub use profile::units::{Kind, Reason, UnitError, parse, parse_in};
+pub use profile::units::{Kind, Reason, UnitError, parse, parse_in, split_number};

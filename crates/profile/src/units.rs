@@ -169,8 +169,14 @@ impl fmt::Display for UnitError {
 impl std::error::Error for UnitError {}
 
 /// Splits `text` into its number and its unit, both trimmed: the number is the longest prefix of
-/// digits, points, a leading sign and an exponent (`e`, optional sign, digits).
-fn split_number(text: &str) -> (&str, &str) {
+/// digits, points, a leading sign and an exponent (`e`, optional sign, digits). The lexer of
+/// [`parse`], for callers that read the number their own way (exact decimals).
+///
+/// ```
+/// assert_eq!(profile::units::split_number(" 2e8 m/s"), ("2e8", "m/s"));
+/// assert_eq!(profile::units::split_number("1400B"), ("1400", "B"));
+/// ```
+pub fn split_number(text: &str) -> (&str, &str) {
     let t = text.trim();
     let bytes = t.as_bytes();
     let split = t
