@@ -46,6 +46,26 @@ enum Command {
     Live(commands::live::LiveArgs),
 }
 
+/// Clap value parser of the byte-count flags (`--mtu 1280` or `--mtu 1280B`, `--payload 8KiB`):
+/// the one quantity parser's byte count, [`profile::units::parse_byte_count`].
+pub(crate) fn byte_count(text: &str) -> Result<usize, String> {
+    let n = profile::units::parse_byte_count(text).map_err(|e| e.to_string())?;
+    usize::try_from(n).map_err(|_| format!("\"{text}\" is too large"))
+}
+
+/// Clap value parser of the size flags a plan passes on to its scenario (`--mtu`, `--payload`,
+/// `--sizes`): the same spellings as [`byte_count`], kept as the quantity text the scenario
+/// reads, with a bare whole number given its unit (`1500` becomes `1500B`).
+pub(crate) fn size_quantity(text: &str) -> Result<String, String> {
+    byte_count(text)?;
+    let t = text.trim();
+    Ok(if t.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{t}B")
+    } else {
+        text.to_owned()
+    })
+}
+
 fn main() -> ExitCode {
     install_panic_hook();
     let cli = match Cli::try_parse() {

@@ -1,8 +1,8 @@
 //! The simulator's prediction of each live experiment, from this host's calibration profile and
 //! one fit to the **plaintext** run; the protected runs are then predictions.
 //!
-//! For each experiment a scenario is written (TOML text, kept in the result so it can be rerun
-//! with `oransim run`) with two nodes joined by a link too fast to matter (1000 Tb/s, length 0)
+//! For each experiment a scenario is built ([`model::ScenarioBuilder`]; its
+//! [`model::file::ScenarioFile::to_toml_string`] writes it out for `oransim run`) with two nodes joined by a link too fast to matter (1000 Tb/s, length 0)
 //! and run by [`model::run`] (deterministic services, one replication: no randomness). A node's
 //! CPU service for a packet is
 //!
@@ -29,6 +29,8 @@
 
 use std::path::Path;
 
+use model::ScenarioBuilder;
+use model::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
 use profile::{Direction, Profile};
 use serde::Serialize;
 
@@ -186,35 +188,34 @@ impl HostProfile {
     }
 }
 
-fn run_scenario(text: &str) -> Result<model::Report, LiveError> {
-    let sc = model::Scenario::from_toml_str(text, Path::new("live-prediction.toml"))
+fn run_scenario(b: ScenarioBuilder) -> Result<(model::Report, ScenarioFile), LiveError> {
+    let file = b.file();
+    let sc = model::Scenario::from_file(file.clone(), Path::new("live-prediction.toml"))
         .map_err(|e| LiveError::Scenario(e.to_string()))?;
-    Ok(model::run(&sc, &model::RunOptions::default()))
+    Ok((model::run(&sc, &model::RunOptions::default()), file))
 }
 
-fn ns(x: f64) -> String {
-    format!("{:.3}ns", x.max(0.0))
+/// A deterministic service of `x` nanoseconds (negative: 0), to the picosecond.
+fn ns(x: f64) -> ServiceFile {
+    ServiceFile::deterministic(format!("{:.3}ns", x.max(0.0)))
 }
 
-/// Two nodes and a link that costs (almost) nothing.
+/// Two nodes and a link that costs (almost) nothing. Each end is `(name, service time of the
+/// packets it sends [ns], service time of those it receives [ns])`; `capacity` bounds both
+/// nodes \[packets\].
 fn two_nodes(
-    a: &str,
-    a_svc: f64,
-    a_rcv: f64,
-    b: &str,
-    b_svc: f64,
-    b_rcv: f64,
-    cap: &str,
-) -> String {
-    format!(
-        "[[node]]\nname = \"{a}\"\nservice = {{ model = \"deterministic\", time = \"{}\" }}\nreceive = {{ model = \"deterministic\", time = \"{}\" }}\n{cap}\n\
-         [[node]]\nname = \"{b}\"\nservice = {{ model = \"deterministic\", time = \"{}\" }}\nreceive = {{ model = \"deterministic\", time = \"{}\" }}\n{cap}\n\
-         [[link]]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"1000Tbps\"\n\n",
-        ns(a_svc),
-        ns(a_rcv),
-        ns(b_svc),
-        ns(b_rcv)
-    )
+    b: ScenarioBuilder,
+    ends: [(&str, f64, f64); 2],
+    capacity: Option<i64>,
+) -> ScenarioBuilder {
+    let b = ends.iter().fold(b, |b, &(name, send, receive)| {
+        let n = NodeFile::new(name).service(ns(send)).receive(ns(receive));
+        b.node(match capacity {
+            Some(c) => n.capacity(c),
+            None => n,
+        })
+    });
+    b.link(LinkFile::new(ends[0].0, ends[1].0, "1000Tbps"))
 }
 
 /// The RTT fit to the plaintext run: the median plaintext RTT at every datagram length the
@@ -280,46 +281,48 @@ pub fn fit_rtt(run: &RttRun) -> Result<RttFit, LiveError> {
     Ok(RttFit { plain_median_ns })
 }
 
-/// The simulator's RTT for `protection` at `payload` \[ns\], and its scenario text.
+/// The simulator's RTT for `protection` at `payload` \[ns\], and its scenario.
 pub fn predict_rtt(
     host: &HostProfile,
     fit: &RttFit,
     protection: Protection,
     payload: usize,
-) -> Result<(f64, String), LiveError> {
+) -> Result<(f64, ScenarioFile), LiveError> {
     let ip = protection.ip_len(payload)?;
     let io = fit.io_ns(protection.datagram_len(payload)?)?;
     let seal = host.cipher_ns(protection, Direction::Seal, payload)?;
     let open = host.cipher_ns(protection, Direction::Open, payload)?;
     // Pings far enough apart that each finds both nodes idle (an isolated ping, as measured).
     let interval_ns = (40.0 * (io + seal.max(open))).max(1e6).ceil();
-    let text = format!(
-        "# oransim live --compare: RTT of {} with {payload} B payloads ({ip} B IPv4 packets)\n\
-         # io per pass = {io:.1} ns: a quarter of the plaintext RTT of datagrams as long; seal/open from {}\n\
-         [scenario]\nname = \"live-rtt-{}-{payload}\"\nseed = 1\n\n{}\
-         [[flow]]\nname = \"ping\"\nfrom = \"client\"\nto = \"server\"\n\
-         source = {{ kind = \"ping\", interval = \"{interval_ns}ns\", size = \"{ip}B\", count = 10 }}\n",
-        protection.name(),
-        host.path,
-        protection.name(),
-        two_nodes(
-            "client",
-            io + seal,
-            io + open,
-            "server",
-            io + seal,
-            io + open,
-            ""
-        )
-    );
-    let report = run_scenario(&text)?;
+    let b = ScenarioBuilder::new(format!("live-rtt-{}-{payload}", protection.name()))
+        .description(format!(
+            "oransim live --compare: RTT of {} with {payload} B payloads ({ip} B IPv4 packets); io per pass = {io:.1} ns: a quarter of the plaintext RTT of datagrams as long; seal/open from {}",
+            protection.name(),
+            host.path
+        ))
+        .seed(1);
+    let b = two_nodes(
+        b,
+        [
+            ("client", io + seal, io + open),
+            ("server", io + seal, io + open),
+        ],
+        None,
+    )
+    .flow(FlowFile::new(
+        "ping",
+        "client",
+        "server",
+        SourceFile::ping(Q::new(interval_ns, "ns"), Q::new(ip, "B"), 10),
+    ));
+    let (report, file) = run_scenario(b)?;
     let rtt = report
         .flows
         .first()
         .and_then(|f| f.rtt.as_ref())
         .map(|r| r.mean_ns)
         .ok_or_else(|| LiveError::Scenario("the ping flow reported no RTT".into()))?;
-    Ok((rtt, text))
+    Ok((rtt, file))
 }
 
 /// Measured vs predicted for every point of an RTT run.
@@ -415,15 +418,16 @@ pub fn compare_throughput(
             None => 2.0 * cap_pps,
         };
         let secs = p.send_s.clamp(0.01, 0.05);
-        let text = format!(
-            "[scenario]\nname = \"live-throughput-{}\"\nseed = 1\n\n[stop]\nduration = \"{secs}s\"\n\n{}\
-             [[flow]]\nname = \"load\"\nfrom = \"tx\"\nto = \"rx\"\n\
-             source = {{ kind = \"periodic\", rate = \"{pps:.3}/s\", size = \"{}B\" }}\n",
-            p.protection.name(),
-            two_nodes("tx", tx, 0.0, "rx", 0.0, rx, "capacity = 1000\n"),
-            p.ip_len
-        );
-        let report = run_scenario(&text)?;
+        let b = ScenarioBuilder::new(format!("live-throughput-{}", p.protection.name()))
+            .seed(1)
+            .stop_duration(Q::new(secs, "s"));
+        let b = two_nodes(b, [("tx", tx, 0.0), ("rx", 0.0, rx)], Some(1000)).flow(FlowFile::new(
+            "load",
+            "tx",
+            "rx",
+            SourceFile::periodic(format!("{pps:.3}/s"), Q::new(p.ip_len, "B")),
+        ));
+        let (report, _) = run_scenario(b)?;
         let f = report
             .flows
             .first()
@@ -488,17 +492,28 @@ pub fn compare_bulk(
         let ack_open = host.cipher_ns(p.protection, Direction::Open, 8)?;
         let ack_ip = p.protection.ip_len(8)?;
         let bytes = p.segments * p.segment as u64;
-        let text = format!(
-            "[scenario]\nname = \"live-bulk-{}-{}\"\nseed = 1\n\n{}\
-             [[flow]]\nname = \"bulk\"\nfrom = \"tx\"\nto = \"rx\"\n\
-             source = {{ kind = \"bulk\", bytes = \"{bytes}B\", segment = \"{}B\", overhead = \"{}B\", window = {window}, ack_size = \"{ack_ip}B\" }}\n",
-            p.protection.name(),
-            p.mtu,
-            two_nodes("tx", c + seal, ack_open, "rx", ack_seal, c + open, ""),
-            p.segment,
-            p.ip_len - p.segment,
-        );
-        let report = run_scenario(&text)?;
+        let b =
+            ScenarioBuilder::new(format!("live-bulk-{}-{}", p.protection.name(), p.mtu)).seed(1);
+        let b = two_nodes(
+            b,
+            [("tx", c + seal, ack_open), ("rx", ack_seal, c + open)],
+            None,
+        )
+        .flow(FlowFile::new(
+            "bulk",
+            "tx",
+            "rx",
+            SourceFile::Bulk {
+                stack: None,
+                bytes: Q::new(bytes, "B"),
+                segment: Some(Q::new(p.segment, "B")),
+                overhead: Some(Q::new(p.ip_len - p.segment, "B")),
+                window: i64::try_from(window).unwrap_or(i64::MAX),
+                ack_size: Some(Q::new(ack_ip, "B")),
+                ack_every: None,
+            },
+        ));
+        let (report, _) = run_scenario(b)?;
         let predicted_bps = report
             .flows
             .first()

@@ -25,8 +25,8 @@
 
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{self, Visitor};
+use serde::{Deserialize, Serialize};
 
 /// A quantity with a unit, still as text (`"10Gbps"`). A bare TOML number is refused at parse
 /// time with a message asking for a unit.
@@ -51,78 +51,128 @@ impl<'de> Deserialize<'de> for Q {
     }
 }
 
-/// The whole file.
-#[derive(Debug, Deserialize)]
+impl Serialize for Q {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl Q {
+    /// A quantity from a number and a unit: `Q::new(1.5, "us")` is `"1.5us"` (the number as
+    /// Rust prints it, which parses back to the same value).
+    pub fn new(value: impl fmt::Display, unit: &str) -> Q {
+        Q(format!("{value}{unit}"))
+    }
+}
+
+impl From<&str> for Q {
+    fn from(text: &str) -> Q {
+        Q(text.to_owned())
+    }
+}
+
+impl From<String> for Q {
+    fn from(text: String) -> Q {
+        Q(text)
+    }
+}
+
+impl fmt::Display for Q {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The whole file. Build one in code with [`crate::scenario::ScenarioBuilder`]; write it out
+/// with [`ScenarioFile::to_toml_string`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// `[scenario]`: name, description, seed, replications.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<MetaFile>,
     /// `[stop]`: when sources stop.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopFile>,
     /// `[[node]]` tables.
-    #[serde(default, rename = "node")]
+    #[serde(default, rename = "node", skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeFile>,
     /// `[[link]]` tables.
-    #[serde(default, rename = "link")]
+    #[serde(default, rename = "link", skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkFile>,
     /// `[[flow]]` tables.
-    #[serde(default, rename = "flow")]
+    #[serde(default, rename = "flow", skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowFile>,
     /// `[report]`: what to report.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<ReportFile>,
 }
 
 /// `[scenario]`.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct MetaFile {
     /// Name (default: the file's stem).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// One-line description.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Master seed (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// Independent replications (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub replications: Option<u32>,
 }
 
 /// `[stop]`.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct StopFile {
     /// Source packets in total.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub packets: Option<u64>,
     /// Simulated time after which sources stop.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<Q>,
     /// Packets created before this time are not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Q>,
 }
 
 /// `[[node]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeFile {
     /// Unique name.
     pub name: String,
     /// Service-time model (default: none, a pure forwarder); of the packets the node creates
     /// and, unless `receive`/`transit` say otherwise, of all packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<ServiceFile>,
     /// Service-time model of the packets delivered at this node.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub receive: Option<ServiceFile>,
     /// Service-time model of the packets passing through.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transit: Option<ServiceFile>,
     /// A one-server I/O stage every packet passes before the CPU stage (default none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub io: Option<ServiceFile>,
     /// A per-packet delay after the CPU stage that occupies no server (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<Q>,
     /// Servers working in parallel (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cores: Option<i64>,
     /// Maximum packets in the node, in service plus waiting (default unbounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<i64>,
 }
 
 /// A node's service model, tagged by `model`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
 pub enum ServiceFile {
     /// No processing.
@@ -142,6 +192,7 @@ pub enum ServiceFile {
         /// Service times.
         times: Vec<Q>,
         /// Weights (default equal).
+        #[serde(skip_serializing_if = "Option::is_none")]
         weights: Option<Vec<f64>>,
     },
     /// `fixed + per_byte * L`.
@@ -165,34 +216,41 @@ pub enum ServiceFile {
         /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext.
         suite: String,
         /// "ipsec", "macsec" or "tls": applies the profile's offload flag for it.
+        #[serde(skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
     },
 }
 
 /// `[[link]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkFile {
     /// Name (default "a-b").
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The two nodes it joins.
     pub between: Vec<String>,
     /// Bit rate of each direction.
     pub rate: Q,
     /// Length (default 0 m).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub length: Option<Q>,
     /// Propagation speed (default 2e8 m/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<Q>,
     /// Largest packet carried (default unlimited).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mtu: Option<Q>,
     /// Transmit-queue capacity per direction, packets (default unbounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queue: Option<i64>,
     /// Probability a packet is lost in transit, each direction, from 0 to below 1 (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<f64>,
 }
 
 /// `[[flow]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowFile {
     /// Unique name.
@@ -202,132 +260,172 @@ pub struct FlowFile {
     /// Last node.
     pub to: String,
     /// Nodes visited (default: a shortest path by hop count).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
     /// What the source sends.
     pub source: SourceFile,
 }
 
 /// A flow's source, tagged by `kind`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum SourceFile {
     /// Poisson arrivals.
     Poisson {
         /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
         /// sizes become payloads and each frame's size comes from the protocol model.
+        #[serde(skip_serializing_if = "Option::is_none")]
         stack: Option<String>,
         /// Packet rate.
+        #[serde(skip_serializing_if = "Option::is_none")]
         rate: Option<Q>,
         /// Or a bit rate, converted with the mean size.
+        #[serde(skip_serializing_if = "Option::is_none")]
         bitrate: Option<Q>,
         /// Fixed size.
+        #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<Q>,
         /// Uniform sizes: smallest.
+        #[serde(skip_serializing_if = "Option::is_none")]
         size_min: Option<Q>,
         /// Uniform sizes: largest.
+        #[serde(skip_serializing_if = "Option::is_none")]
         size_max: Option<Q>,
         /// Listed sizes.
+        #[serde(skip_serializing_if = "Option::is_none")]
         sizes: Option<Vec<Q>>,
         /// Weights of the listed sizes.
+        #[serde(skip_serializing_if = "Option::is_none")]
         weights: Option<Vec<f64>>,
         /// Packets to send.
+        #[serde(skip_serializing_if = "Option::is_none")]
         count: Option<u64>,
     },
     /// Periodic messages (eCPRI-like).
     Periodic {
         /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
         /// sizes become payloads and each frame's size comes from the protocol model.
+        #[serde(skip_serializing_if = "Option::is_none")]
         stack: Option<String>,
         /// Time between messages.
+        #[serde(skip_serializing_if = "Option::is_none")]
         period: Option<Q>,
         /// Or messages per unit time.
+        #[serde(skip_serializing_if = "Option::is_none")]
         rate: Option<Q>,
         /// A single frame of this size.
+        #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<Q>,
         /// Or an application payload split to fit the path MTU.
+        #[serde(skip_serializing_if = "Option::is_none")]
         payload: Option<Q>,
         /// Header bytes per frame counted against the MTU (with `payload`, without `stack`).
+        #[serde(skip_serializing_if = "Option::is_none")]
         overhead: Option<Q>,
         /// Split policy: "greedy" or "even" (with `payload`).
+        #[serde(skip_serializing_if = "Option::is_none")]
         split: Option<String>,
         /// First message at this time.
+        #[serde(skip_serializing_if = "Option::is_none")]
         offset: Option<Q>,
         /// Messages to send.
+        #[serde(skip_serializing_if = "Option::is_none")]
         count: Option<u64>,
     },
     /// A repeating pattern with replies (E2).
     Pattern {
         /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
         /// sizes become payloads and each frame's size comes from the protocol model.
+        #[serde(skip_serializing_if = "Option::is_none")]
         stack: Option<String>,
         /// Stack of the replies (default: `stack`).
+        #[serde(skip_serializing_if = "Option::is_none")]
         reply_stack: Option<String>,
         /// Time between packets.
         interval: Q,
         /// Sizes, cycled.
         sizes: Vec<Q>,
         /// A reply after every this many packets.
+        #[serde(skip_serializing_if = "Option::is_none")]
         reply_every: Option<u32>,
         /// Reply size.
+        #[serde(skip_serializing_if = "Option::is_none")]
         reply_size: Option<Q>,
         /// Packets to send.
+        #[serde(skip_serializing_if = "Option::is_none")]
         count: Option<u64>,
     },
     /// Ping.
     Ping {
         /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
         /// sizes become payloads and each frame's size comes from the protocol model.
+        #[serde(skip_serializing_if = "Option::is_none")]
         stack: Option<String>,
         /// Time between requests.
         interval: Q,
         /// Request size.
         size: Q,
         /// Reply size (default: the request size).
+        #[serde(skip_serializing_if = "Option::is_none")]
         reply_size: Option<Q>,
         /// Requests.
+        #[serde(skip_serializing_if = "Option::is_none")]
         count: Option<u64>,
     },
     /// Windowed bulk transfer.
     Bulk {
         /// Protocol stack, lowest layer first (e.g. "eth/macsec(gcm-aes-128,encrypt)/ecpri"):
         /// sizes become payloads and each frame's size comes from the protocol model.
+        #[serde(skip_serializing_if = "Option::is_none")]
         stack: Option<String>,
         /// Payload to move.
         bytes: Q,
         /// Payload per frame (default: the largest that fits the path MTU).
+        #[serde(skip_serializing_if = "Option::is_none")]
         segment: Option<Q>,
         /// Header bytes per frame (without `stack`).
+        #[serde(skip_serializing_if = "Option::is_none")]
         overhead: Option<Q>,
         /// Frames in flight.
         window: i64,
         /// Acknowledgement size (default 64 B; with a stack: the ACK's payload, default 0 B).
+        #[serde(skip_serializing_if = "Option::is_none")]
         ack_size: Option<Q>,
         /// Frames received per acknowledgement (default 1: every frame; TCP's delayed ACK is 2),
         /// from 1 to `window`.
+        #[serde(skip_serializing_if = "Option::is_none")]
         ack_every: Option<i64>,
     },
     /// Key-exchange handshakes between the path's endpoints (both profile-built nodes: their
     /// profiles give the crypto work).
     Handshake {
         /// Protocol: "ikev2".
+        #[serde(skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
         /// Key exchange, e.g. "x25519", "mlkem768", or a hybrid "x25519+mlkem768".
         ke: String,
         /// Authentication: psk, ed25519, ecdsa-p256, mldsa44/65/87, rsa2048/3072.
         auth: String,
         /// Number of tunnels (default 1).
+        #[serde(skip_serializing_if = "Option::is_none")]
         tunnels: Option<i64>,
         /// Time between tunnel starts (default 0: all at once).
+        #[serde(skip_serializing_if = "Option::is_none")]
         spacing: Option<Q>,
         /// Path MTU for IKE fragmentation (default: the links' smallest MTU, else 1500 B).
+        #[serde(skip_serializing_if = "Option::is_none")]
         mtu: Option<Q>,
         /// Retransmit requests without a response (default true).
+        #[serde(skip_serializing_if = "Option::is_none")]
         retransmit: Option<bool>,
         /// First retransmission timeout (default "4s", strongSwan's charon.retransmit_timeout).
+        #[serde(skip_serializing_if = "Option::is_none")]
         retransmit_timeout: Option<Q>,
         /// Backoff base (default 1.8, strongSwan's charon.retransmit_base).
+        #[serde(skip_serializing_if = "Option::is_none")]
         retransmit_base: Option<f64>,
         /// Retransmissions before giving up (default 5, strongSwan's charon.retransmit_tries).
+        #[serde(skip_serializing_if = "Option::is_none")]
         retransmit_tries: Option<i64>,
     },
     /// Trace replay from CSV: `time,size,direction`.
@@ -338,11 +436,13 @@ pub enum SourceFile {
 }
 
 /// `[report]`.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ReportFile {
     /// Report only these flows (default all).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub flows: Option<Vec<String>>,
     /// Include the per-hop Eq. 1 breakdown.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<bool>,
 }

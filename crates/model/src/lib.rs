@@ -39,4 +39,4 @@ pub mod units;
 
 pub use error::ScenarioError;
 pub use report::{Report, RunOptions, run};
-pub use scenario::Scenario;
+pub use scenario::{Scenario, ScenarioBuilder};

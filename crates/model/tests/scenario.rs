@@ -169,3 +169,137 @@ fn bulk_ack_every_default_and_errors() {
         assert!(e.contains(want), "{want}: {e}");
     }
 }
+
+/// Issue 15: every file in `scenarios/` written back out by `ScenarioFile::to_toml_string`
+/// parses into the same file value and validates into the same scenario.
+#[test]
+fn every_scenario_file_round_trips_through_serialisation() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file: model::file::ScenarioFile = toml::from_str(&text).unwrap();
+        let written = file.to_toml_string().unwrap();
+        let back: model::file::ScenarioFile = toml::from_str(&written)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{written}", path.display()));
+        assert_eq!(back, file, "{}", path.display());
+        let original = Scenario::load(&path).unwrap();
+        let again = Scenario::from_toml_str(&written, &path).unwrap();
+        assert_eq!(
+            format!("{again:?}"),
+            format!("{original:?}"),
+            "{}",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(
+        seen >= 10,
+        "only {seen} scenario files in {}",
+        dir.display()
+    );
+}
+
+/// Issue 15: a scenario built in code is the scenario the same TOML text gives.
+#[test]
+fn builder_gives_the_scenario_the_text_gives() {
+    use model::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+    let text = r#"
+[scenario]
+name = "built"
+seed = 7
+[stop]
+packets = 500
+warmup = "1ms"
+[[node]]
+name = "a"
+service = { model = "deterministic", time = "10us" }
+capacity = 20
+[[node]]
+name = "b"
+service = { model = "exponential", mean = "3us" }
+cores = 2
+[[link]]
+between = ["a", "b"]
+rate = "1Gbps"
+length = "2km"
+mtu = "1500B"
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+source = { kind = "poisson", rate = "20/ms", sizes = ["100B", "1000B"], stack = "eth/ipv4/udp" }
+"#;
+    let path = Path::new("built.toml");
+    let from_text = Scenario::from_toml_str(text, path).unwrap();
+    let built = model::ScenarioBuilder::new("built")
+        .seed(7)
+        .stop_packets(500)
+        .warmup("1ms")
+        .node(
+            NodeFile::new("a")
+                .service(ServiceFile::deterministic("10us"))
+                .capacity(20),
+        )
+        .node(
+            NodeFile::new("b")
+                .service(ServiceFile::exponential("3us"))
+                .cores(2),
+        )
+        .link(
+            LinkFile::new("a", "b", "1Gbps")
+                .length("2km")
+                .mtu(Q::new(1500, "B")),
+        )
+        .flow(FlowFile::new(
+            "f",
+            "a",
+            "b",
+            SourceFile::poisson("20/ms", vec!["100B".into(), "1000B".into()]).stack("eth/ipv4/udp"),
+        ))
+        .build(path)
+        .unwrap();
+    assert_eq!(format!("{built:?}"), format!("{from_text:?}"));
+}
+
+/// Issue 15: a built scenario is validated like a file, so its errors name the key path.
+#[test]
+fn builder_errors_name_the_key() {
+    use model::file::{FlowFile, LinkFile, NodeFile, SourceFile};
+    let b = model::ScenarioBuilder::new("bad")
+        .stop_packets(10)
+        .node(NodeFile::new("a"))
+        .node(NodeFile::new("b"))
+        .link(LinkFile::new("a", "b", "10 parsecs"));
+    let e = b
+        .clone()
+        .flow(FlowFile::new(
+            "f",
+            "a",
+            "b",
+            SourceFile::periodic("1/ms", "100B"),
+        ))
+        .build(Path::new("built"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("built: link[0]") && e.contains(".rate"), "{e}");
+    let e = model::ScenarioBuilder::new("bad")
+        .node(NodeFile::new("a"))
+        .flow(FlowFile::new(
+            "f",
+            "a",
+            "z",
+            SourceFile::periodic("1/ms", "100B"),
+        ))
+        .build(Path::new("built"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("flow[0] (\"f\").to") && e.contains("no node named \"z\""),
+        "{e}"
+    );
+}

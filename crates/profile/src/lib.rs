@@ -108,6 +108,8 @@
 
 #![warn(missing_docs)]
 
+mod check;
+mod cost;
 mod error;
 pub mod file;
 pub mod units;
@@ -116,9 +118,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use check::{check_op_name, op_cost, packet_cost, provenance, quoted};
+pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
-use file::{CostFile, HostFile, MeasurementFile, OpFile, ProfileFile};
+use file::{HostFile, MeasurementFile, ProfileFile};
 
 /// Cipher suites a profile may describe, as used in op names `<suite>.seal` / `<suite>.open`.
 ///
@@ -313,114 +317,6 @@ impl PacketCosts {
     /// CPU utilisation (0..1 of `cores`) at `pps` packets per second.
     pub fn cpu_utilisation(&self, pps: f64) -> f64 {
         pps * self.cpu_ns / (1e9 * f64::from(self.cores))
-    }
-}
-
-/// Which protocols' crypto a NIC does instead of the CPU.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Offload {
-    /// IPsec ESP crypto offloaded.
-    pub ipsec: bool,
-    /// MACsec crypto offloaded.
-    pub macsec: bool,
-    /// TLS record crypto offloaded.
-    pub tls: bool,
-}
-
-/// How an operation's cost depends on the length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CostModel {
-    /// `fixed + per_byte * L`.
-    Linear,
-    /// Linear interpolation between measured point medians; beyond the table, the end point
-    /// plus `per_byte` (or the end segment's slope) times the distance.
-    Piecewise,
-    /// `fixed`, whatever L.
-    Constant,
-}
-
-impl CostModel {
-    const NAMES: &'static [&'static str] = &["linear", "piecewise", "constant"];
-
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "linear" => Some(Self::Linear),
-            "piecewise" => Some(Self::Piecewise),
-            "constant" => Some(Self::Constant),
-            _ => None,
-        }
-    }
-}
-
-/// One measured point of an operation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Point {
-    /// Length \[bytes\].
-    pub len_bytes: u64,
-    /// Median cost \[ns\].
-    pub median_ns: f64,
-    /// 5th percentile \[ns\], if recorded.
-    pub p5_ns: Option<f64>,
-    /// 95th percentile \[ns\], if recorded.
-    pub p95_ns: Option<f64>,
-    /// Number of timed samples, if recorded.
-    pub samples: Option<u32>,
-}
-
-/// The cost of one operation as a function of its length.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpCost {
-    /// How the cost depends on L.
-    pub model: CostModel,
-    /// Fixed cost per operation \[ns\] (the line's intercept).
-    pub fixed_ns: f64,
-    /// Cost per byte \[ns/B\] (the line's slope), if the model has one.
-    pub per_byte_ns: Option<f64>,
-    /// Measured points by increasing length (may be empty for fitted profiles).
-    pub points: Vec<Point>,
-    /// R² of the line through the point medians, if recorded.
-    pub r2: Option<f64>,
-    /// Largest relative residual of the line over the points, if recorded.
-    pub max_rel_residual: Option<f64>,
-    /// The implementation measured or described.
-    pub implementation: String,
-    /// Where the numbers came from.
-    pub provenance: Provenance,
-}
-
-impl OpCost {
-    /// Cost \[ns\] of the operation on `len_bytes` bytes (never negative).
-    pub fn cost_ns(&self, len_bytes: u64) -> f64 {
-        let l = len_bytes as f64;
-        match self.model {
-            CostModel::Constant => self.fixed_ns,
-            CostModel::Linear => self.fixed_ns + self.per_byte_ns.unwrap_or(0.0) * l,
-            CostModel::Piecewise => self.piecewise(l),
-        }
-    }
-
-    fn piecewise(&self, l: f64) -> f64 {
-        let p = &self.points;
-        // Validation guarantees at least two points in increasing order.
-        let seg_slope = |i: usize| {
-            let (a, b) = (&p[i], &p[i + 1]);
-            ((b.median_ns - a.median_ns) / (b.len_bytes - a.len_bytes) as f64).max(0.0)
-        };
-        let first = &p[0];
-        let last = &p[p.len() - 1];
-        let v = if l <= first.len_bytes as f64 {
-            let s = self.per_byte_ns.unwrap_or_else(|| seg_slope(0));
-            first.median_ns - s * (first.len_bytes as f64 - l)
-        } else if l >= last.len_bytes as f64 {
-            let s = self.per_byte_ns.unwrap_or_else(|| seg_slope(p.len() - 2));
-            last.median_ns + s * (l - last.len_bytes as f64)
-        } else {
-            let i = p.partition_point(|pt| (pt.len_bytes as f64) <= l) - 1;
-            let (a, b) = (&p[i], &p[i + 1]);
-            let t = (l - a.len_bytes as f64) / (b.len_bytes - a.len_bytes) as f64;
-            a.median_ns + t * (b.median_ns - a.median_ns)
-        };
-        v.max(0.0)
     }
 }
 
@@ -770,178 +666,6 @@ pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
     toml::to_string(file).map_err(|e| ProfileError::Serialize {
         profile: file.profile.name.clone(),
         message: e.to_string(),
-    })
-}
-
-fn quoted(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn provenance(
-    source: &str,
-    fitted_to: &[String],
-    key: &str,
-    invalid: &dyn Fn(String, String) -> ProfileError,
-) -> Result<Provenance, ProfileError> {
-    if source.trim().is_empty() {
-        return Err(invalid(
-            key.to_string(),
-            "must say where the value comes from (a measurement, or a paper's figure or table)"
-                .into(),
-        ));
-    }
-    Ok(Provenance {
-        source: source.to_string(),
-        fitted_to: fitted_to.to_vec(),
-    })
-}
-
-fn packet_cost(
-    c: &CostFile,
-    key: &str,
-    invalid: &dyn Fn(String, String) -> ProfileError,
-) -> Result<PacketCost, ProfileError> {
-    let ns = units::parse_duration_ns(&c.cost).map_err(|m| invalid(format!("{key}.cost"), m))?;
-    let provenance = provenance(&c.source, &c.fitted_to, &format!("{key}.source"), invalid)?;
-    Ok(PacketCost {
-        ns,
-        per_byte_ns: 0.0,
-        provenance,
-    })
-}
-
-fn check_op_name(name: &str) -> Result<(), String> {
-    let ok_part = |s: &str| {
-        !s.is_empty()
-            && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    };
-    match name.split_once('.') {
-        Some((alg, action)) if ok_part(alg) && ok_part(action) => Ok(()),
-        _ => Err(format!(
-            "`{name}` is not an operation name; expected `<algorithm>.<action>` in lowercase, \
-             e.g. `aes128-gcm.seal`, `aes128-gcm.open`, `mlkem768.encaps`"
-        )),
-    }
-}
-
-fn op_cost(
-    op: &OpFile,
-    key: &str,
-    default_impl: &str,
-    invalid: &dyn Fn(String, String) -> ProfileError,
-) -> Result<OpCost, ProfileError> {
-    let model = CostModel::parse(&op.model).ok_or_else(|| {
-        invalid(
-            format!("{key}.model"),
-            format!("`{}` is not one of {}", op.model, quoted(CostModel::NAMES)),
-        )
-    })?;
-    let fixed_ns =
-        units::parse_duration_ns(&op.fixed).map_err(|m| invalid(format!("{key}.fixed"), m))?;
-    let per_byte_ns = op
-        .per_byte
-        .as_deref()
-        .map(units::parse_per_byte_ns)
-        .transpose()
-        .map_err(|m| invalid(format!("{key}.per_byte"), m))?;
-    match (model, per_byte_ns) {
-        (CostModel::Linear, None) => {
-            return Err(invalid(
-                format!("{key}.per_byte"),
-                "missing; a `linear` op needs a cost per byte such as `0.4ns/B`".into(),
-            ));
-        }
-        (CostModel::Constant, Some(_)) => {
-            return Err(invalid(
-                format!("{key}.per_byte"),
-                "a `constant` op has no cost per byte; use model = \"linear\"".into(),
-            ));
-        }
-        _ => {}
-    }
-    let provenance = provenance(&op.source, &op.fitted_to, &format!("{key}.source"), invalid)?;
-    if let Some(r2) = op.r2
-        && !(r2.is_finite() && r2 <= 1.0)
-    {
-        return Err(invalid(
-            format!("{key}.r2"),
-            format!("{r2} is not a coefficient of determination (a number up to 1)"),
-        ));
-    }
-    if let Some(r) = op.max_rel_residual
-        && !(r.is_finite() && r >= 0.0)
-    {
-        return Err(invalid(
-            format!("{key}.max_rel_residual"),
-            format!("{r} must be a finite number, zero or more"),
-        ));
-    }
-    let mut points = Vec::with_capacity(op.points.len());
-    for (i, p) in op.points.iter().enumerate() {
-        let pk = format!("{key}.points[{i}]");
-        let len_bytes =
-            units::parse_len_bytes(&p.len).map_err(|m| invalid(format!("{pk}.len"), m))?;
-        let dur = |v: &str, field: &str| {
-            units::parse_duration_ns(v).map_err(|m| invalid(format!("{pk}.{field}"), m))
-        };
-        let median_ns = dur(&p.median, "median")?;
-        let p5_ns = p.p5.as_deref().map(|v| dur(v, "p5")).transpose()?;
-        let p95_ns = p.p95.as_deref().map(|v| dur(v, "p95")).transpose()?;
-        if p5_ns.is_some_and(|p5| p5 > median_ns) || p95_ns.is_some_and(|p95| p95 < median_ns) {
-            return Err(invalid(
-                pk,
-                "percentiles out of order; need p5 <= median <= p95".into(),
-            ));
-        }
-        if p.samples == Some(0) {
-            return Err(invalid(
-                format!("{pk}.samples"),
-                "must be at least 1".into(),
-            ));
-        }
-        if let Some(prev) = points.last().map(|q: &Point| q.len_bytes)
-            && len_bytes <= prev
-        {
-            return Err(invalid(
-                format!("{pk}.len"),
-                format!("points must be in increasing length; {len_bytes} B follows {prev} B"),
-            ));
-        }
-        points.push(Point {
-            len_bytes,
-            median_ns,
-            p5_ns,
-            p95_ns,
-            samples: p.samples,
-        });
-    }
-    if model == CostModel::Piecewise && points.len() < 2 {
-        return Err(invalid(
-            format!("{key}.points"),
-            format!(
-                "a `piecewise` op needs at least 2 points to interpolate, found {}",
-                points.len()
-            ),
-        ));
-    }
-    Ok(OpCost {
-        model,
-        fixed_ns,
-        per_byte_ns,
-        points,
-        r2: op.r2,
-        max_rel_residual: op.max_rel_residual,
-        implementation: op
-            .implementation
-            .clone()
-            .unwrap_or_else(|| default_impl.to_string()),
-        provenance,
     })
 }
 

@@ -1,135 +1,375 @@
-//! Quantities with units, as they appear in profile files: durations (`"312ns"`, `"1.5us"`),
-//! costs per byte (`"0.41ns/B"`) and lengths (`"64B"`, `"16KiB"`).
+//! Quantities with units: the one parser of oransim. Scenario files, calibration profiles and
+//! command-line flags all read `"10Gbps"`, `"100m"`, `"61us"`, `"1500B"`, `"0.9/us"`,
+//! `"12.7ns/B"` through [`parse`] (or [`parse_in`] for another result unit): a number and a
+//! unit, optionally separated by spaces; the number may use an exponent (`"2e8m/s"`). A bare
+//! number is an error: every quantity says what it measures. Each [`Kind`] has one table of
+//! units; a unit matches exactly, else ignoring ASCII case (`"2.5gbps"`).
 //!
-//! Parsing returns a plain message on error; the caller adds the file and the key.
+//! [`parse_duration_ns`], [`parse_per_byte_ns`] and [`parse_len_bytes`] are the profile's
+//! readers (nanoseconds, whole bytes, messages in the profile's style); the `format_*` functions
+//! write what they read back.
 
-/// Duration units accepted in a profile, with their size in nanoseconds.
-pub const DURATION_UNITS: &[(&str, f64)] = &[
-    ("ps", 1e-3),
-    ("ns", 1.0),
-    ("us", 1e3),
-    ("µs", 1e3),
-    ("ms", 1e6),
-    ("s", 1e9),
-];
+use std::fmt;
 
-/// Per-byte cost units accepted in a profile, with their size in nanoseconds per byte.
-pub const PER_BYTE_UNITS: &[(&str, f64)] =
-    &[("ps/B", 1e-3), ("ns/B", 1.0), ("us/B", 1e3), ("µs/B", 1e3)];
+/// What kind of quantity a value must be, with the units it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A time span (base unit ps).
+    Duration,
+    /// A bit rate (base unit bit/s).
+    DataRate,
+    /// A distance (base unit m).
+    Length,
+    /// A size in bytes (base unit B).
+    Size,
+    /// Packets per unit time (base unit packets/s).
+    PacketRate,
+    /// A propagation speed (base unit m/s).
+    Speed,
+    /// A cost per byte, time per byte (base unit ps/B).
+    PerByte,
+}
 
-/// Length units accepted in a profile, with their size in bytes.
-pub const LENGTH_UNITS: &[(&str, u64)] = &[("B", 1), ("KiB", 1024), ("MiB", 1024 * 1024)];
+impl Kind {
+    /// Human name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Duration => "a duration",
+            Kind::DataRate => "a data rate",
+            Kind::Length => "a length",
+            Kind::Size => "a size",
+            Kind::PacketRate => "a packet rate",
+            Kind::Speed => "a speed",
+            Kind::PerByte => "a time per byte",
+        }
+    }
 
-fn allowed<T>(units: &[(&str, T)]) -> String {
-    units
+    /// An example, for messages.
+    pub fn example(self) -> &'static str {
+        match self {
+            Kind::Duration => "\"61us\"",
+            Kind::DataRate => "\"10Gbps\"",
+            Kind::Length => "\"100m\"",
+            Kind::Size => "\"1500B\"",
+            Kind::PacketRate => "\"0.9/us\" or \"900kpps\"",
+            Kind::Speed => "\"2e8m/s\"",
+            Kind::PerByte => "\"12.7ns/B\"",
+        }
+    }
+
+    /// The units accepted and their factor to the base unit (ps, bit/s, m, bytes, packets/s,
+    /// m/s, ps/byte): the one table per dimension.
+    pub fn units(self) -> &'static [(&'static str, f64)] {
+        match self {
+            Kind::Duration => &[
+                ("ps", 1.0),
+                ("ns", 1e3),
+                ("us", 1e6),
+                ("µs", 1e6),
+                ("ms", 1e9),
+                ("s", 1e12),
+            ],
+            Kind::DataRate => &[
+                ("bps", 1.0),
+                ("kbps", 1e3),
+                ("Mbps", 1e6),
+                ("Gbps", 1e9),
+                ("Tbps", 1e12),
+                ("b/s", 1.0),
+                ("kb/s", 1e3),
+                ("Mb/s", 1e6),
+                ("Gb/s", 1e9),
+                ("Tb/s", 1e12),
+            ],
+            Kind::Length => &[("mm", 1e-3), ("cm", 1e-2), ("m", 1.0), ("km", 1e3)],
+            Kind::Size => &[
+                ("B", 1.0),
+                ("kB", 1e3),
+                ("KB", 1e3),
+                ("MB", 1e6),
+                ("GB", 1e9),
+                ("KiB", 1024.0),
+                ("MiB", 1048576.0),
+                ("GiB", 1073741824.0),
+            ],
+            Kind::PacketRate => &[
+                ("pps", 1.0),
+                ("kpps", 1e3),
+                ("Mpps", 1e6),
+                ("/s", 1.0),
+                ("/ms", 1e3),
+                ("/us", 1e6),
+                ("/ns", 1e9),
+            ],
+            Kind::Speed => &[("m/s", 1.0), ("km/s", 1e3)],
+            Kind::PerByte => &[("ps/B", 1.0), ("ns/B", 1e3), ("us/B", 1e6), ("µs/B", 1e6)],
+        }
+    }
+
+    /// The factor of `unit` to the base unit: an exact match, else one ignoring ASCII case.
+    pub fn factor(self, unit: &str) -> Option<f64> {
+        let units = self.units();
+        units
+            .iter()
+            .find(|u| u.0 == unit)
+            .or_else(|| units.iter().find(|u| u.0.eq_ignore_ascii_case(unit)))
+            .map(|u| u.1)
+    }
+
+    /// The accepted units, comma-separated.
+    pub fn unit_list(self) -> String {
+        self.units()
+            .iter()
+            .map(|u| u.0)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What was wrong with a quantity, for callers that word their own message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// The text does not start with a number.
+    NoNumber,
+    /// The leading number does not parse (`"1.2.3us"`).
+    NotANumber(String),
+    /// A number without a unit.
+    NoUnit,
+    /// A unit that is not one of the kind's.
+    UnknownUnit(String),
+    /// A negative value.
+    Negative,
+    /// A value too large to represent.
+    TooLarge,
+    /// A size that is not a whole number of bytes.
+    NotWhole,
+    /// The unit asked for the result is not one of the kind's (a caller's mistake).
+    BadResultUnit(String),
+}
+
+/// Why a quantity could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitError {
+    /// What was wrong, as a machine-readable reason.
+    pub reason: Reason,
+    /// What was wrong, in words.
+    pub problem: String,
+    /// What is allowed.
+    pub allowed: String,
+}
+
+impl fmt::Display for UnitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; {}", self.problem, self.allowed)
+    }
+}
+
+impl std::error::Error for UnitError {}
+
+/// Splits `text` into its number and its unit, both trimmed: the number is the longest prefix of
+/// digits, points, a leading sign and an exponent (`e`, optional sign, digits). The lexer of
+/// [`parse`], for callers that read the number their own way (exact decimals).
+///
+/// ```
+/// assert_eq!(profile::units::split_number(" 2e8 m/s"), ("2e8", "m/s"));
+/// assert_eq!(profile::units::split_number("1400B"), ("1400", "B"));
+/// ```
+pub fn split_number(text: &str) -> (&str, &str) {
+    let t = text.trim();
+    let bytes = t.as_bytes();
+    let split = t
+        .char_indices()
+        .find(|&(i, c)| {
+            let prev = if i > 0 { bytes[i - 1] as char } else { ' ' };
+            let exponent = (c == 'e' || c == 'E')
+                && t[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+');
+            !(c.is_ascii_digit()
+                || c == '.'
+                || ((c == '-' || c == '+') && (i == 0 || prev == 'e' || prev == 'E'))
+                || exponent)
+        })
+        .map_or(t.len(), |(i, _)| i);
+    (t[..split].trim(), t[split..].trim())
+}
+
+/// Parses `text` as a quantity of `kind` and returns it in the base unit (ps, bit/s, m, bytes,
+/// packets/s, m/s, ps/byte). Negative, NaN and infinite values are rejected; zero is allowed
+/// (callers reject it where it makes no sense).
+///
+/// ```
+/// use profile::units::{parse, Kind};
+/// assert_eq!(parse("10Gbps", Kind::DataRate).unwrap(), 1e10);
+/// assert_eq!(parse("61 us", Kind::Duration).unwrap(), 61e6);
+/// assert!(parse("10", Kind::DataRate).is_err());
+/// ```
+pub fn parse(text: &str, kind: Kind) -> Result<f64, UnitError> {
+    parse_scaled(text, kind, 1.0)
+}
+
+/// Parses `text` as a quantity of `kind` and returns it in `unit`, one of the kind's units.
+///
+/// ```
+/// use profile::units::{parse_in, Kind};
+/// assert_eq!(parse_in("1.5us", Kind::Duration, "ns").unwrap(), 1500.0);
+/// assert_eq!(parse_in("250ps/B", Kind::PerByte, "ns/B").unwrap(), 0.25);
+/// ```
+pub fn parse_in(text: &str, kind: Kind, unit: &str) -> Result<f64, UnitError> {
+    let per = kind.factor(unit).ok_or_else(|| UnitError {
+        reason: Reason::BadResultUnit(unit.to_owned()),
+        problem: format!("\"{unit}\" is not a unit of {}", kind.name()),
+        allowed: format!("units: {}", kind.unit_list()),
+    })?;
+    parse_scaled(text, kind, per)
+}
+
+/// `value * (factor / per)`: with `per` 1 the base unit; dividing the factors first keeps
+/// results exact where both are powers of ten apart (`1.5us` in ns is `1.5 * 1e3`).
+fn parse_scaled(text: &str, kind: Kind, per: f64) -> Result<f64, UnitError> {
+    let err = |reason: Reason, problem: String| UnitError {
+        reason,
+        problem,
+        allowed: format!(
+            "expected {} like {} (units: {})",
+            kind.name(),
+            kind.example(),
+            kind.unit_list()
+        ),
+    };
+    let (num, unit) = split_number(text);
+    if num.is_empty() {
+        return Err(err(
+            Reason::NoNumber,
+            format!("\"{text}\" does not start with a number"),
+        ));
+    }
+    let value: f64 = num.parse().map_err(|_| {
+        err(
+            Reason::NotANumber(num.to_owned()),
+            format!("\"{num}\" in \"{text}\" is not a number"),
+        )
+    })?;
+    if unit.is_empty() {
+        return Err(err(Reason::NoUnit, format!("\"{text}\" has no unit")));
+    }
+    let factor = kind.factor(unit).ok_or_else(|| {
+        err(
+            Reason::UnknownUnit(unit.to_owned()),
+            format!("\"{unit}\" in \"{text}\" is not a unit of {}", kind.name()),
+        )
+    })?;
+    if value < 0.0 {
+        return Err(err(Reason::Negative, format!("\"{text}\" is negative")));
+    }
+    let result = if per == 1.0 {
+        value * factor
+    } else {
+        value * (factor / per)
+    };
+    if !result.is_finite() {
+        return Err(err(Reason::TooLarge, format!("\"{text}\" is too large")));
+    }
+    Ok(result)
+}
+
+/// Allowed units of `kind` for the profile's messages: `` `ps`, `ns`, ... ``.
+fn backticked(kind: Kind) -> String {
+    kind.units()
         .iter()
         .map(|(u, _)| format!("`{u}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// Splits `"12.5ns"` into `("12.5", "ns")`: the number is the longest prefix made of digits,
-/// sign, decimal point and exponent.
-fn split_number(text: &str) -> (&str, &str) {
-    let t = text.trim();
-    let mut end = 0;
-    let bytes = t.as_bytes();
-    while end < bytes.len() {
-        let c = bytes[end];
-        let exp_sign = (c == b'+' || c == b'-')
-            && end > 0
-            && (bytes[end - 1] == b'e' || bytes[end - 1] == b'E');
-        let exp = (c == b'e' || c == b'E')
-            && end > 0
-            && bytes[end - 1].is_ascii_digit()
-            && bytes
-                .get(end + 1)
-                .is_some_and(|n| n.is_ascii_digit() || *n == b'-' || *n == b'+');
-        if c.is_ascii_digit() || c == b'.' || (c == b'-' && end == 0) || exp || exp_sign {
-            end += 1;
-        } else {
-            break;
-        }
-    }
-    (&t[..end], t[end..].trim())
-}
-
-fn parse_scaled(text: &str, units: &[(&str, f64)], what: &str) -> Result<f64, String> {
-    let (num, unit) = split_number(text);
-    if num.is_empty() {
-        return Err(format!(
+/// A [`UnitError`] in the profile's words: `what` is the quantity's name ("duration").
+fn profile_message(e: &UnitError, text: &str, kind: Kind, what: &str) -> String {
+    match &e.reason {
+        Reason::NoNumber => format!(
             "expected a {what} such as `1.5{}`, found `{text}`",
-            units[1].0
-        ));
-    }
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("`{num}` in `{text}` is not a number"))?;
-    if unit.is_empty() {
-        return Err(format!(
+            kind.units()[1].0
+        ),
+        Reason::NotANumber(num) => format!("`{num}` in `{text}` is not a number"),
+        Reason::NoUnit => format!(
             "`{text}` has no unit; a {what} needs one of {}",
-            allowed(units)
-        ));
+            backticked(kind)
+        ),
+        Reason::UnknownUnit(unit) => format!(
+            "unknown unit `{unit}` in `{text}`; a {what} takes one of {}",
+            backticked(kind)
+        ),
+        Reason::Negative => format!("`{text}` is negative; a {what} must be zero or more"),
+        Reason::TooLarge => format!("`{text}` is not a finite {what}"),
+        Reason::NotWhole => format!("`{text}` is not a whole number of bytes"),
+        Reason::BadResultUnit(_) => e.to_string(),
     }
-    let scale = units
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            format!(
-                "unknown unit `{unit}` in `{text}`; a {what} takes one of {}",
-                allowed(units)
-            )
-        })?;
-    let ns = value * scale;
-    if !ns.is_finite() {
-        return Err(format!("`{text}` is not a finite {what}"));
-    }
-    if ns < 0.0 {
-        return Err(format!(
-            "`{text}` is negative; a {what} must be zero or more"
-        ));
-    }
-    Ok(ns)
 }
 
 /// Parses a duration such as `"312ns"` or `"1.5us"` into nanoseconds. Negative, non-finite
 /// and unit-less values are errors.
 pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
-    parse_scaled(text, DURATION_UNITS, "duration")
+    parse_in(text, Kind::Duration, "ns")
+        .map_err(|e| profile_message(&e, text, Kind::Duration, "duration"))
 }
 
 /// Parses a cost per byte such as `"0.41ns/B"` into nanoseconds per byte.
 pub fn parse_per_byte_ns(text: &str) -> Result<f64, String> {
-    parse_scaled(text, PER_BYTE_UNITS, "cost per byte")
+    parse_in(text, Kind::PerByte, "ns/B")
+        .map_err(|e| profile_message(&e, text, Kind::PerByte, "cost per byte"))
 }
 
 /// Parses a length such as `"64B"` or `"16KiB"` into bytes (a whole number).
 pub fn parse_len_bytes(text: &str) -> Result<u64, String> {
-    let (num, unit) = split_number(text);
-    let value: u64 = num.parse().map_err(|_| {
-        format!("expected a whole number of bytes such as `1500B` or `16KiB`, found `{text}`")
-    })?;
-    let scale = LENGTH_UNITS
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            if unit.is_empty() {
-                format!(
-                    "`{text}` has no unit; a length needs one of {}",
-                    allowed(LENGTH_UNITS)
-                )
-            } else {
-                format!(
-                    "unknown unit `{unit}` in `{text}`; a length takes one of {}",
-                    allowed(LENGTH_UNITS)
-                )
+    parse(text, Kind::Size)
+        .and_then(|b| whole_bytes(b, text))
+        .map_err(|e| match e.reason {
+            Reason::NoUnit | Reason::UnknownUnit(_) => {
+                profile_message(&e, text, Kind::Size, "length")
             }
-        })?;
-    value
-        .checked_mul(scale)
-        .ok_or_else(|| format!("`{text}` is too large"))
+            Reason::TooLarge => format!("`{text}` is too large"),
+            _ => format!(
+                "expected a whole number of bytes such as `1500B` or `16KiB`, found `{text}`"
+            ),
+        })
+}
+
+/// Parses a byte count given on a command line: a size with a unit (`"1500B"`, `"9KiB"`), or a
+/// bare whole number, which counts bytes (`"1500"`, what the byte flags always took).
+///
+/// ```
+/// use profile::units::parse_byte_count;
+/// assert_eq!(parse_byte_count("1280").unwrap(), 1280);
+/// assert_eq!(parse_byte_count("1280B").unwrap(), 1280);
+/// assert_eq!(parse_byte_count("9KiB").unwrap(), 9216);
+/// assert!(parse_byte_count("1.5B").is_err());
+/// ```
+pub fn parse_byte_count(text: &str) -> Result<u64, UnitError> {
+    let t = text.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        let n: f64 = t.parse().unwrap_or(f64::INFINITY);
+        return whole_bytes(n, text);
+    }
+    parse(text, Kind::Size).and_then(|b| whole_bytes(b, text))
+}
+
+/// `bytes` as a whole number: refused when it has a fraction or is beyond 2^53 (where an f64
+/// stops holding every whole number).
+fn whole_bytes(bytes: f64, text: &str) -> Result<u64, UnitError> {
+    let err = |reason, problem| UnitError {
+        reason,
+        problem,
+        allowed: "expected a whole number of bytes like \"1500B\" or 1500".into(),
+    };
+    if bytes.fract() != 0.0 {
+        return Err(err(
+            Reason::NotWhole,
+            format!("\"{text}\" is not a whole number of bytes"),
+        ));
+    }
+    if bytes > 9_007_199_254_740_992.0 {
+        return Err(err(Reason::TooLarge, format!("\"{text}\" is too large")));
+    }
+    Ok(bytes as u64)
 }
 
 /// Formats nanoseconds as a duration string that [`parse_duration_ns`] reads back exactly
@@ -216,6 +456,73 @@ mod tests {
         assert!(parse_len_bytes("64").unwrap_err().contains("no unit"));
         assert!(parse_len_bytes("1.5B").is_err());
         assert!(parse_len_bytes("-1B").is_err());
+    }
+
+    #[test]
+    fn parses_each_kind() {
+        assert_eq!(parse("100m", Kind::Length).unwrap(), 100.0);
+        assert_eq!(parse("20km", Kind::Length).unwrap(), 20_000.0);
+        assert_eq!(parse("1500B", Kind::Size).unwrap(), 1500.0);
+        assert_eq!(parse("4.66GB", Kind::Size).unwrap(), 4.66e9);
+        assert_eq!(parse("2e8m/s", Kind::Speed).unwrap(), 2e8);
+        assert_eq!(parse("0.9/us", Kind::PacketRate).unwrap(), 0.9e6);
+        assert_eq!(parse("12.7ns/B", Kind::PerByte).unwrap(), 12_700.0);
+        assert_eq!(parse("1e-6s", Kind::Duration).unwrap(), 1e6);
+        assert_eq!(parse("2.5gbps", Kind::DataRate).unwrap(), 2.5e9);
+        assert!(parse_in("1us", Kind::Duration, "furlongs").is_err());
+    }
+
+    #[test]
+    fn rejects_bad_quantities_with_what_is_allowed() {
+        for (text, kind, needle) in [
+            ("10", Kind::DataRate, "has no unit"),
+            ("10m", Kind::DataRate, "not a unit of a data rate"),
+            ("Gbps", Kind::DataRate, "does not start with a number"),
+            ("-5us", Kind::Duration, "negative"),
+            ("1e400Gbps", Kind::DataRate, "too large"),
+            ("1.2.3us", Kind::Duration, "not a number"),
+        ] {
+            let e = parse(text, kind).unwrap_err();
+            assert!(e.problem.contains(needle), "{text}: {e}");
+            assert!(e.allowed.contains("units:"), "{text}: {e}");
+        }
+    }
+
+    /// Issue 15: the profile's readers give what the old profile-only parser gave, to the bit,
+    /// and accept the scenario parser's spellings too.
+    #[test]
+    fn profile_readers_are_exact_and_accept_the_union() {
+        for (text, ns) in [
+            ("0.41ns", 0.41),
+            ("312.25ns", 312.25),
+            ("1.5us", 1.5 * 1e3),
+            ("1.5µs", 1.5 * 1e3),
+            ("250ps", 250.0 * 1e-3),
+            ("2ms", 2.0 * 1e6),
+            ("0.001s", 0.001 * 1e9),
+        ] {
+            assert_eq!(
+                parse_duration_ns(text).unwrap().to_bits(),
+                f64::to_bits(ns),
+                "{text}"
+            );
+        }
+        for (text, ns) in [
+            ("0.41ns/B", 0.41),
+            ("250ps/B", 250.0 * 1e-3),
+            ("2µs/B", 2e3),
+        ] {
+            assert_eq!(
+                parse_per_byte_ns(text).unwrap().to_bits(),
+                f64::to_bits(ns),
+                "{text}"
+            );
+        }
+        assert_eq!(parse_duration_ns("1.5 US").unwrap(), 1500.0);
+        assert_eq!(parse_len_bytes("1.5kB").unwrap(), 1500);
+        assert_eq!(parse_len_bytes("1e3B").unwrap(), 1000);
+        assert_eq!(parse_len_bytes("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse(" 1.5 µs/B ", Kind::PerByte).unwrap(), 1.5e6);
     }
 
     #[test]

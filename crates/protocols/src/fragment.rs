@@ -32,6 +32,32 @@ pub enum SplitPolicy {
 impl SplitPolicy {
     /// Names accepted by [`SplitPolicy::from_str`].
     pub const NAMES: &'static str = "greedy, even";
+
+    /// Splits `payload` bytes into chunks of at most `max_chunk` bytes: the one split algorithm
+    /// (the protocol model's [`split_payload`] and the scenarios' stack-less splitting both use
+    /// it). Greedy fills chunks to `max_chunk` and puts the remainder last; even uses as many
+    /// chunks with sizes that differ by at most one byte. A zero-byte payload is one empty
+    /// chunk; a `max_chunk` of 0 means no limit (one chunk).
+    ///
+    /// ```
+    /// use protocols::SplitPolicy;
+    /// assert_eq!(SplitPolicy::Greedy.split(8192, 4954), vec![4954, 3238]);
+    /// assert_eq!(SplitPolicy::Even.split(8192, 4954), vec![4096, 4096]);
+    /// ```
+    pub fn split(self, payload: usize, max_chunk: usize) -> Vec<usize> {
+        if payload == 0 || max_chunk == 0 {
+            return vec![payload];
+        }
+        let count = payload.div_ceil(max_chunk);
+        match self {
+            SplitPolicy::Greedy => (0..count)
+                .map(|i| (payload - i * max_chunk).min(max_chunk))
+                .collect(),
+            SplitPolicy::Even => (0..count)
+                .map(|i| payload / count + usize::from(i < payload % count))
+                .collect(),
+        }
+    }
 }
 
 impl FromStr for SplitPolicy {
@@ -105,26 +131,8 @@ pub fn split_payload(
             min: stack.mtu_len(1)?,
         });
     }
-    let count = if payload == 0 {
-        1
-    } else {
-        payload.div_ceil(chunk)
-    };
-    let sizes: Vec<usize> = match policy {
-        SplitPolicy::Greedy => (0..count)
-            .map(|i| {
-                if i + 1 < count {
-                    chunk
-                } else {
-                    payload - chunk * (count - 1)
-                }
-            })
-            .collect(),
-        SplitPolicy::Even => (0..count)
-            .map(|i| payload / count + usize::from(i < payload % count))
-            .collect(),
-    };
-    sizes
+    policy
+        .split(payload, chunk)
         .into_iter()
         .map(|p| {
             Ok(Frame {
@@ -308,6 +316,27 @@ pub fn ipsec_fragments(
 
 #[cfg(test)]
 mod tests {
+    /// The split algorithm on its own (moved from `model::scenario::split`, issue 15).
+    #[test]
+    fn split_policies() {
+        use super::SplitPolicy;
+        assert_eq!(SplitPolicy::Greedy.split(8192, 7000), vec![7000, 1192]);
+        assert_eq!(SplitPolicy::Even.split(8192, 7000), vec![4096, 4096]);
+        assert_eq!(SplitPolicy::Even.split(10, 3), vec![3, 3, 2, 2]);
+        assert_eq!(SplitPolicy::Greedy.split(100, 200), vec![100]);
+        assert_eq!(SplitPolicy::Even.split(0, 200), vec![0]);
+        for p in [SplitPolicy::Greedy, SplitPolicy::Even] {
+            for payload in 1..300usize {
+                for max in 1..40usize {
+                    let parts = p.split(payload, max);
+                    assert_eq!(parts.iter().sum::<usize>(), payload);
+                    assert!(parts.iter().all(|&c| c <= max && c > 0));
+                    assert_eq!(parts.len(), payload.div_ceil(max));
+                }
+            }
+        }
+    }
+
     use super::*;
 
     fn s(t: &str) -> Stack {

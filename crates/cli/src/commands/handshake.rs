@@ -27,10 +27,10 @@ pub struct HandshakeArgs {
     #[arg(long, default_value_t = 1)]
     pub chain: usize,
     /// Real DER sizes of the chain's certificates [bytes], instead of the estimate.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
     pub cert_bytes: Vec<usize>,
     /// Path MTU: the largest IP packet [bytes].
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value = "1500", value_parser = crate::byte_count)]
     pub mtu: usize,
     /// IKEv2 cipher: aes256gcm16 or aes256-sha256.
     #[arg(long, default_value = "aes256gcm16")]

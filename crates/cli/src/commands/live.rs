@@ -45,7 +45,7 @@ pub struct LiveArgs {
     #[arg(long, default_value = "text", value_parser = ["text", "json", "markdown"])]
     pub format: String,
     /// RTT: payload sizes [bytes], comma-separated (8..=9000).
-    #[arg(long, value_delimiter = ',', value_name = "BYTES")]
+    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
     pub sizes: Vec<usize>,
     /// RTT: measured pings per protection and size.
     #[arg(long, value_name = "N")]
@@ -58,7 +58,7 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MS")]
     pub duration_ms: Option<u64>,
     /// Bulk: link MTUs [bytes], comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "BYTES")]
+    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
     pub mtu: Vec<usize>,
     /// Bulk: payload per transfer [MB].
     #[arg(long, value_name = "MB")]

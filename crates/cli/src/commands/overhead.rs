@@ -28,14 +28,14 @@ pub struct OverheadArgs {
     #[arg(long)]
     pub stack: Option<String>,
     /// Application payload [bytes].
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value = "0", value_parser = crate::byte_count)]
     pub payload: usize,
     /// O-RAN interface (000 Table 1): A1, O2, O1, F1-C, E2, F1, W1, E1, X2, Xn, M-plane, C-plane, U-plane, S-plane.
     #[arg(long, conflicts_with_all = ["stack", "mtu"])]
     pub interface: Option<String>,
     /// Link MTU [bytes], or the MTUs of every hop separated by commas (the path MTU is their
     /// minimum): split the payload into frames that fit.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
     pub mtu: Vec<usize>,
     /// How to split a payload that does not fit one frame: greedy or even.
     #[arg(long, default_value = "greedy", requires = "mtu")]

@@ -42,7 +42,7 @@ struct InterfaceArgs {
     #[arg(long)]
     rate: String,
     /// Message payload sizes, cycled with equal weight.
-    #[arg(long, value_delimiter = ',', default_value = "195B,1425B")]
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::size_quantity)]
     sizes: Vec<String>,
     /// Cores of each end (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -86,7 +86,7 @@ struct FronthaulArgs {
     #[arg(long, default_value = "10Gbps")]
     rate: String,
     /// eCPRI payload of the largest frame (7660 B makes the 7678 B frame of 000 §3.2).
-    #[arg(long, default_value = "7660B")]
+    #[arg(long, default_value = "7660B", value_parser = crate::size_quantity)]
     payload: String,
     /// O-DU category (A..N) of the pair to detail (with --ru).
     #[arg(long)]
@@ -139,7 +139,7 @@ struct KexArgs {
     #[arg(long, default_value = "10km")]
     length: String,
     /// Path MTU (IKE fragmentation above it).
-    #[arg(long, default_value = "1500B")]
+    #[arg(long, default_value = "1500B", value_parser = crate::size_quantity)]
     mtu: String,
     /// Packet loss probability each way, from 0 to below 1 (e.g. 0.01); requests are
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).

@@ -1,0 +1,242 @@
+//! The fronthaul plan: MACsec modes against T12max on the user's Open Fronthaul path.
+
+use super::*;
+
+/// A fronthaul security mode: its name, protocol stack, profile suite and offload protocol.
+pub const FRONTHAUL_MODES: [(&str, &str, &str, &str); 4] = [
+    ("none", "eth/ecpri", "none", "macsec"),
+    (
+        "macsec-integrity",
+        "eth/macsec(gcm-aes-128,integrity)/ecpri",
+        "gmac-aes128",
+        "macsec",
+    ),
+    (
+        "macsec-encrypt",
+        "eth/macsec(gcm-aes-128,encrypt)/ecpri",
+        "aes128-gcm",
+        "macsec",
+    ),
+    (
+        "ipsec",
+        "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp/ecpri",
+        "aes128-gcm",
+        "ipsec",
+    ),
+];
+
+/// The inputs of a fronthaul plan.
+#[derive(Debug, Clone)]
+pub struct FronthaulQuestion {
+    /// Profile of the O-DU and O-RU data paths.
+    pub profile: PathBuf,
+    /// O-DU cores (default: the profile's).
+    pub cores: Option<u32>,
+    /// Fibre length, a quantity like "10km".
+    pub fibre: String,
+    /// Switches between O-DU and O-RU.
+    pub switches: u32,
+    /// Latency of each switch, a quantity like "5us".
+    pub switch_latency: String,
+    /// Link rate, a quantity like "25Gbps".
+    pub rate: String,
+    /// eCPRI payload of the largest frame, a quantity like "7660B" (7678 B frame unprotected,
+    /// the largest 000 §3.2 saw).
+    pub payload: String,
+    /// Modes to evaluate, from [`FRONTHAUL_MODES`].
+    pub modes: Vec<String>,
+}
+
+/// One security mode on the user's fronthaul path.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeRow {
+    /// Mode name.
+    pub mode: String,
+    /// Protocol stack.
+    pub stack: String,
+    /// Frame on the wire \[bytes\].
+    pub frame_bytes: u64,
+    /// One-way delay of the frame from O-DU to O-RU, transport included \[ns\].
+    pub one_way_ns: f64,
+    /// Of which the security processing adds, compared with no security \[ns\].
+    pub added_ns: f64,
+    /// Transport delay counted against T12max: propagation, transmission, switches, queueing,
+    /// and the added security processing \[ns\].
+    pub transport_ns: f64,
+    /// Longest fibre this mode allows for each category pair of [`FronthaulPlan::categories`]'s
+    /// order, rows O..Z x columns A..N \[m\] (0 where nothing fits).
+    pub longest_fibre_m: Vec<Vec<f64>>,
+}
+
+/// The answer to a fronthaul question.
+#[derive(Debug, Clone, Serialize)]
+pub struct FronthaulPlan {
+    /// Profile used.
+    pub profile: String,
+    /// Fibre length \[m\].
+    pub fibre_m: f64,
+    /// The modes, in the order asked.
+    pub modes: Vec<ModeRow>,
+    /// O-RU row labels and O-DU column labels of Table 4.
+    pub categories: (Vec<char>, Vec<char>),
+    /// T12max per O-RU row and O-DU column \[us\] (000 Table 4).
+    pub t12max_us: Vec<Vec<i64>>,
+    /// Per cell, the strongest mode that fits on this path (index into `modes`, modes ordered as
+    /// asked; `null` when none fits), and its margin \[us\].
+    pub best: Vec<Vec<Option<(usize, f64)>>>,
+    /// Plain-language findings.
+    pub findings: Vec<String>,
+}
+
+/// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the
+/// mode's stack per millisecond.
+fn fronthaul_scenario(q: &FronthaulQuestion, mode: (&str, &str, &str, &str)) -> ScenarioBuilder {
+    let (_, stack, suite, protocol) = mode;
+    let profile = q.profile.display().to_string();
+    let service = || ServiceFile::profile(profile.as_str(), suite, Some(protocol));
+    let mut du = NodeFile::new("du").service(service());
+    if let Some(c) = q.cores {
+        du = du.cores(c.into());
+    }
+    let mut b = ScenarioBuilder::new("fronthaul")
+        .stop_packets(50)
+        .node(du)
+        .node(NodeFile::new("ru").service(service()));
+    let mut hops = vec!["du".to_owned()];
+    for i in 0..q.switches {
+        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.as_str()));
+        hops.push(format!("sw{i}"));
+    }
+    hops.push("ru".into());
+    for (i, w) in hops.windows(2).enumerate() {
+        let length = if i == 0 { q.fibre.as_str() } else { "0m" };
+        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.as_str()).length(length));
+    }
+    b.flow(
+        FlowFile::new(
+            "uplane",
+            "du",
+            "ru",
+            SourceFile::periodic_payload("1ms", q.payload.as_str()).stack(stack),
+        )
+        .path(hops),
+    )
+}
+
+/// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
+/// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
+/// O-RU category pair whether it fits T12max, with the margin and the longest fibre.
+pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
+    // The report names the profile as the user gave it; the scenario needs it absolute.
+    let given = q.profile.display().to_string();
+    let q = FronthaulQuestion {
+        profile: absolute(&q.profile),
+        ..q.clone()
+    };
+    let origin = Path::new("oransim plan fronthaul");
+    let opts = RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let fibre_m = crate::units::parse(&q.fibre, crate::units::Kind::Length).map_err(|e| {
+        ScenarioError::Invalid {
+            path: origin.to_path_buf(),
+            key: "--fibre".into(),
+            problem: e.problem,
+            allowed: e.allowed,
+        }
+    })?;
+    let mut modes = Vec::new();
+    let mut baseline_proc = None;
+    let none = FRONTHAUL_MODES[0];
+    for name in std::iter::once(none.0).chain(q.modes.iter().map(String::as_str)) {
+        let Some(mode) = FRONTHAUL_MODES.iter().find(|m| m.0 == name) else {
+            return Err(ScenarioError::Invalid {
+                path: origin.to_path_buf(),
+                key: "--mode".into(),
+                problem: format!("unknown mode \"{name}\""),
+                allowed: format!("one of: {}", FRONTHAUL_MODES.map(|m| m.0).join(", ")),
+            });
+        };
+        let s = fronthaul_scenario(&q, *mode).build(origin)?;
+        let r = crate::run(&s, &opts);
+        let f = &r.flows[0];
+        let d = &f.delay;
+        let base = *baseline_proc.get_or_insert(d.processing_ns);
+        if name == none.0 && modes.iter().any(|m: &ModeRow| m.mode == name) {
+            continue;
+        }
+        let added = d.processing_ns - base;
+        // Against T12max: everything but the endpoints' own unprotected processing.
+        let transport = d.mean_ns - base;
+        let longest = crate::oran::table4()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|&t| {
+                        let room_ns = t as f64 * 1e3 - (transport - d.propagation_ns);
+                        (room_ns * 1e-9 * sim_core::time::DEFAULT_PROPAGATION_SPEED).max(0.0)
+                    })
+                    .collect()
+            })
+            .collect();
+        modes.push(ModeRow {
+            mode: name.to_owned(),
+            stack: mode.1.to_owned(),
+            frame_bytes: f.bytes_delivered / f.packets_delivered.max(1),
+            one_way_ns: d.mean_ns,
+            added_ns: added,
+            transport_ns: transport,
+            longest_fibre_m: longest,
+        });
+    }
+    // Keep the modes asked (the baseline run above only supplies the reference processing).
+    modes.retain(|m| q.modes.contains(&m.mode));
+    let t = crate::oran::table4();
+    let best = t
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&t12| {
+                    let budget = t12 as f64 * 1e3;
+                    // The strongest mode is the last one asked that fits.
+                    modes
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find(|(_, m)| m.transport_ns <= budget)
+                        .map(|(i, m)| (i, (budget - m.transport_ns) / 1e3))
+                })
+                .collect()
+        })
+        .collect::<Vec<Vec<_>>>();
+    let mut findings = Vec::new();
+    for (i, m) in modes.iter().enumerate() {
+        let fits = best
+            .iter()
+            .flatten()
+            .filter(|b| b.is_some_and(|(j, _)| j >= i))
+            .count();
+        findings.push(format!(
+            "{}: the {} B frame takes {:.1} us one way, {:.1} us of it added by the security processing; {} of 168 category pairs fit it on this path",
+            m.mode,
+            m.frame_bytes,
+            m.one_way_ns / 1e3,
+            m.added_ns / 1e3,
+            fits
+        ));
+    }
+    Ok(FronthaulPlan {
+        profile: given,
+        fibre_m,
+        modes,
+        categories: (
+            crate::oran::table4_ru().iter().map(|c| c.0).collect(),
+            crate::oran::table4_du().iter().map(|c| c.0).collect(),
+        ),
+        t12max_us: t,
+        best,
+        findings,
+    })
+}

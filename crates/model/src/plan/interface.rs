@@ -1,0 +1,350 @@
+//! The interface plan: what IPsec or TLS costs an O-RAN interface at an offered load.
+
+use super::*;
+
+/// The protocol stack protecting `interface` with profile suite `suite` (`none`: plaintext):
+/// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for
+/// O1, A1, O2 (TLS). `None` for an unknown interface or a suite the protocol does not carry.
+pub fn interface_stack(interface: &str, suite: &str) -> Option<String> {
+    let ipsec = ["E2", "F1", "F1-C", "XN", "XN-C", "E1", "X2", "W1"];
+    let tls = ["O1", "A1", "O2"];
+    let i = interface.to_ascii_uppercase();
+    if ipsec.contains(&i.as_str()) {
+        let esp = match suite {
+            "none" => return Some("eth/ipv4/sctp".into()),
+            "aes128-gcm" | "aes256-gcm" | "aes128-ccm" | "aes256-ccm" => format!("{suite}-16"),
+            "chacha20-poly1305" => suite.into(),
+            s => {
+                // aes128-cbc-hmac-sha256 -> aes128-cbc,hmac-sha256-128 (RFC 4868 truncations).
+                let (cbc, mac) = s.split_once("-hmac-")?;
+                let bits = match mac {
+                    "sha256" => 128,
+                    "sha384" => 192,
+                    "sha512" => 256,
+                    _ => return None,
+                };
+                format!("{cbc},hmac-{mac}-{bits}")
+            }
+        };
+        Some(format!("eth/ipv4/esp-tunnel({esp})/ipv4/sctp"))
+    } else if tls.contains(&i.as_str()) {
+        match suite {
+            "none" => Some("eth/ipv4/tcp".into()),
+            "aes128-gcm" | "aes256-gcm" | "chacha20-poly1305" | "aes128-ccm" => {
+                Some(format!("eth/ipv4/tcp/tls13({suite})"))
+            }
+            _ => None,
+        }
+    } else {
+        None
+    }
+}
+
+/// The inputs of an interface plan.
+#[derive(Debug, Clone)]
+pub struct InterfaceQuestion {
+    /// Interface: E2, F1, Xn, E1 (IPsec) or O1, A1, O2 (TLS).
+    pub interface: String,
+    /// Profile of both ends.
+    pub profile: PathBuf,
+    /// Cipher suite (profile op name, e.g. `aes256-gcm`).
+    pub suite: String,
+    /// Offered plaintext load, a quantity like "3.5Mbps".
+    pub rate: String,
+    /// Application message sizes, cycled with equal weight (default: E2's short and long E2AP,
+    /// 195 and 1425 B on the wire in 000 Table 2, here as payloads).
+    pub sizes: Vec<String>,
+    /// Cores (default: the profile's).
+    pub cores: Option<u32>,
+    /// CPU utilisation limit, in (0, 1].
+    pub cpu_limit: f64,
+    /// Added p99 latency limit \[ns\].
+    pub latency_limit_ns: f64,
+    /// Suites to compare the chosen one with.
+    pub alternatives: Vec<String>,
+}
+
+/// The load-dependent answer for one suite.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterfaceRun {
+    /// Suite.
+    pub suite: String,
+    /// Stack.
+    pub stack: String,
+    /// Cores.
+    pub cores: u32,
+    /// CPU utilisation of the sending end, in [0, 1].
+    pub cpu: f64,
+    /// One-way delay p50 and p99 \[ns\].
+    pub p50_ns: f64,
+    /// 99th percentile \[ns\].
+    pub p99_ns: f64,
+    /// Mean Eq. 1 components \[ns\]: queueing, propagation, transmission, processing.
+    pub components_ns: [f64; 4],
+    /// Highest sustainable plaintext load [bit/s] and what limits it ("cpu" or "io").
+    pub max_bps: f64,
+    /// "cpu" or "io".
+    pub limit: String,
+}
+
+/// The answer to an interface question.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterfacePlan {
+    /// Interface.
+    pub interface: String,
+    /// Offered plaintext load [bit/s].
+    pub offered_bps: f64,
+    /// Plaintext run.
+    pub plain: InterfaceRun,
+    /// Secured run with the chosen suite.
+    pub secured: InterfaceRun,
+    /// Added latency, p50 and p99 \[ns\].
+    pub added_p50_ns: f64,
+    /// Added p99 \[ns\].
+    pub added_p99_ns: f64,
+    /// Share of the added mean delay that is processing (the papers' Delta D_total ~ Delta
+    /// D_proc, checked).
+    pub added_processing_share: f64,
+    /// Headroom: highest sustainable load over the offered load.
+    pub headroom: f64,
+    /// Fewest cores that keep CPU under the limit and the added p99 under its limit (`null` if
+    /// the I/O path or 256 cores cannot).
+    pub cores_needed: Option<u32>,
+    /// The alternatives, at the same load.
+    pub alternatives: Vec<InterfaceRun>,
+    /// Plain-language findings.
+    pub findings: Vec<String>,
+}
+
+/// Two profile-built nodes over a 10 Gb/s, 100 m link; Poisson packets of the interface's
+/// stack at `pps`.
+fn interface_scenario(
+    q: &InterfaceQuestion,
+    suite: &str,
+    stack: &str,
+    cores: Option<u32>,
+    pps: f64,
+) -> ScenarioBuilder {
+    let profile = q.profile.display().to_string();
+    let protocol = if stack.contains("tls13") {
+        "tls"
+    } else {
+        "ipsec"
+    };
+    let node = |name: &str| {
+        let n = NodeFile::new(name).service(ServiceFile::profile(
+            profile.as_str(),
+            suite,
+            Some(protocol),
+        ));
+        match cores {
+            Some(c) => n.cores(c.into()),
+            None => n,
+        }
+    };
+    let sizes = q.sizes.iter().map(|s| Q::from(s.as_str())).collect();
+    ScenarioBuilder::new("interface")
+        .stop_packets(20000)
+        .warmup("1ms")
+        .node(node("a"))
+        .node(node("b"))
+        .link(LinkFile::new("a", "b", "10Gbps").length("100m"))
+        .flow(FlowFile::new(
+            "load",
+            "a",
+            "b",
+            SourceFile::poisson(Q::new(pps, "/s"), sizes).stack(stack),
+        ))
+}
+
+/// Answers an interface question by simulation at the offered load, plus the profile's
+/// capacity for the highest sustainable load.
+pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> {
+    let q = InterfaceQuestion {
+        profile: absolute(&q.profile),
+        ..q.clone()
+    };
+    let origin = Path::new("oransim plan interface");
+    let invalid = |key: &str, problem: String, allowed: String| ScenarioError::Invalid {
+        path: origin.to_path_buf(),
+        key: key.into(),
+        problem,
+        allowed,
+    };
+    let offered_bps = crate::units::parse(&q.rate, crate::units::Kind::DataRate)
+        .map_err(|e| invalid("--rate", e.problem, e.allowed))?;
+    let sizes: Vec<f64> = q
+        .sizes
+        .iter()
+        .map(|s| crate::units::parse(s, crate::units::Kind::Size))
+        .collect::<Result<_, _>>()
+        .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
+    let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
+    if offered_bps <= 0.0 || mean_bytes <= 0.0 {
+        return Err(invalid(
+            "--rate",
+            "a zero load".into(),
+            "a positive rate and sizes".into(),
+        ));
+    }
+    let pps = offered_bps / (8.0 * mean_bytes);
+    let profile = profile::Profile::load(&q.profile).map_err(|e| {
+        invalid(
+            "--profile",
+            e.to_string(),
+            "a profile written by `oransim calibrate` or one under calibration/".into(),
+        )
+    })?;
+    let opts = RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let run_suite = |suite: &str, cores: Option<u32>| -> Result<InterfaceRun, ScenarioError> {
+        let stack = interface_stack(&q.interface, suite).ok_or_else(|| {
+            invalid(
+                "--interface/--suite",
+                format!("no stack for interface {} with suite {suite}", q.interface),
+                "interfaces E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3), with an AEAD or AES-CBC+HMAC suite (TLS: AEAD only)".into(),
+            )
+        })?;
+        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
+        let r = crate::run(&s, &opts);
+        let d = &r.flows[0].delay;
+        // Capacity from the profile for this mix: the CPU stage on its cores, the I/O stage
+        // alone; frames as the stack builds them, the cipher at the bytes it protects.
+        let stack_p: protocols::Stack = stack
+            .parse()
+            .map_err(|e: protocols::Error| invalid("--suite", e.to_string(), String::new()))?;
+        let mut cpu_ns = 0.0;
+        let mut io_ns = 0.0;
+        for &b in &sizes {
+            let frame = stack_p
+                .wire_len(b as usize)
+                .map_err(|e| invalid("--sizes", e.to_string(), String::new()))?
+                as u64;
+            let name = (suite != "none").then_some(suite);
+            // The cipher at the length it protects, as the engine charges it; the I/O at the
+            // frame.
+            let protected =
+                crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
+            let c = profile
+                .packet(name, profile::Direction::Seal, protected, frame)
+                .map_err(|e| invalid("--suite", e.to_string(), String::new()))?;
+            cpu_ns += c.cpu_ns / sizes.len() as f64;
+            io_ns += c.io_ns / sizes.len() as f64;
+        }
+        let node_cores = r.nodes[0].cores as f64;
+        let cpu_pps = if cpu_ns > 0.0 {
+            node_cores * 1e9 / cpu_ns
+        } else {
+            f64::INFINITY
+        };
+        let io_pps = if io_ns > 0.0 {
+            1e9 / io_ns
+        } else {
+            f64::INFINITY
+        };
+        Ok(InterfaceRun {
+            suite: suite.to_owned(),
+            stack,
+            cores: r.nodes[0].cores,
+            cpu: r.nodes[0].utilisation,
+            p50_ns: d.p50_ns,
+            p99_ns: d.p99_ns,
+            components_ns: [
+                d.queueing_ns,
+                d.propagation_ns,
+                d.transmission_ns,
+                d.processing_ns,
+            ],
+            max_bps: cpu_pps.min(io_pps) * 8.0 * mean_bytes,
+            limit: if io_pps < cpu_pps { "io" } else { "cpu" }.into(),
+        })
+    };
+    let plain = run_suite("none", q.cores)?;
+    let secured = run_suite(&q.suite, q.cores)?;
+    let added_mean: f64 =
+        secured.components_ns.iter().sum::<f64>() - plain.components_ns.iter().sum::<f64>();
+    let added_proc = secured.components_ns[3] - plain.components_ns[3];
+    let added_p99 = secured.p99_ns - plain.p99_ns;
+    // Fewest cores under both limits: the CPU bound first, then simulate upwards for latency.
+    let cores_needed = if secured.limit == "io" && offered_bps > secured.max_bps {
+        None
+    } else {
+        let mut found = None;
+        for c in 1..=256u32 {
+            let cpu_est = secured.cpu * secured.cores as f64 / c as f64;
+            if cpu_est > q.cpu_limit {
+                continue;
+            }
+            let run = run_suite(&q.suite, Some(c))?;
+            let plain_c = run_suite("none", Some(c))?;
+            if run.cpu <= q.cpu_limit && run.p99_ns - plain_c.p99_ns <= q.latency_limit_ns {
+                found = Some(c);
+                break;
+            }
+        }
+        found
+    };
+    let alternatives = q
+        .alternatives
+        .iter()
+        .filter(|s| **s != q.suite)
+        .map(|s| run_suite(s, q.cores))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut findings = vec![format!(
+        "{} with {} at {:.3} Mb/s: the sending end's CPU is {:.2}% busy (plaintext {:.2}%); added latency p50 {:.2} us, p99 {:.2} us",
+        q.interface,
+        q.suite,
+        offered_bps / 1e6,
+        secured.cpu * 100.0,
+        plain.cpu * 100.0,
+        (secured.p50_ns - plain.p50_ns) / 1e3,
+        added_p99 / 1e3
+    )];
+    findings.push(format!(
+        "Delta D_total ~ Delta D_proc: {:.1}% of the added mean delay ({:.2} us) is processing, the rest queueing and transmission",
+        if added_mean.abs() > 0.0 { added_proc / added_mean * 100.0 } else { 100.0 },
+        added_mean / 1e3
+    ));
+    findings.push(format!(
+        "highest sustainable load {:.1} Mb/s, limited by the {} ({:.0}x the offered load)",
+        secured.max_bps / 1e6,
+        if secured.limit == "io" {
+            "one-server I/O path: more cores do not help"
+        } else {
+            "CPU"
+        },
+        secured.max_bps / offered_bps
+    ));
+    for a in &alternatives {
+        let delta = (secured.cpu - a.cpu) * a.cores as f64 * 100.0;
+        findings.push(format!(
+            "{} instead of {}: {} {:.2}% of a core at this load; highest sustainable load {:.1} Mb/s ({}-bound)",
+            a.suite,
+            q.suite,
+            if delta >= 0.0 { "frees" } else { "costs" },
+            delta.abs(),
+            a.max_bps / 1e6,
+            a.limit
+        ));
+    }
+    Ok(InterfacePlan {
+        interface: q.interface.clone(),
+        offered_bps,
+        added_p50_ns: secured.p50_ns - plain.p50_ns,
+        added_p99_ns: added_p99,
+        added_processing_share: if added_mean.abs() > 0.0 {
+            added_proc / added_mean
+        } else {
+            1.0
+        },
+        headroom: secured.max_bps / offered_bps,
+        cores_needed,
+        plain,
+        secured,
+        alternatives,
+        findings,
+    })
+}

@@ -1,0 +1,256 @@
+//! Capacity planning: questions answered by building scenarios and running them.
+//!
+//! [`kex`] answers "what does a key-exchange choice cost when N tunnels (re-)establish at once
+//! with one responder?" — the rekey or reconnect storm after, say, a near-RT RIC restart with
+//! 1000 gNBs. For each key exchange it runs the handshake of `protocols::ikev2` between an
+//! initiator side with one core per tunnel (independent machines) and a responder with the
+//! profile's cores, over a link of the given rate and length, first with one tunnel (the set-up
+//! time of one SA on an idle path) and then with all of them at once.
+//!
+//! [`fronthaul`] answers which MACsec mode fits an Open Fronthaul path's T12max budget, and
+//! [`interface`] what IPsec or TLS costs an interface (E2, F1, O1, ...) at a load. Each builds
+//! its scenarios with [`ScenarioBuilder`].
+
+mod fronthaul;
+mod interface;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+use crate::report::{HandshakeReport, RunOptions};
+use crate::scenario::ScenarioBuilder;
+
+pub use fronthaul::{FRONTHAUL_MODES, FronthaulPlan, FronthaulQuestion, ModeRow, fronthaul};
+pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface, interface_stack};
+
+/// The inputs of a key-exchange plan.
+#[derive(Debug, Clone)]
+pub struct KexQuestion {
+    /// Key exchanges to compare (e.g. `x25519`, `mlkem768`, `x25519+mlkem768`).
+    pub kes: Vec<String>,
+    /// Authentication (e.g. `ed25519`, `psk`).
+    pub auth: String,
+    /// Tunnels re-established at once.
+    pub tunnels: u32,
+    /// Profile of the initiators (key-op costs, per-packet costs).
+    pub initiator_profile: PathBuf,
+    /// Profile of the responder.
+    pub responder_profile: PathBuf,
+    /// Responder cores (default: the profile's).
+    pub responder_cores: Option<u32>,
+    /// Link rate, a quantity like "10Gbps".
+    pub rate: String,
+    /// Link length, a quantity like "10km".
+    pub length: String,
+    /// Path MTU, a quantity like "1500B".
+    pub mtu: String,
+    /// Probability a packet is lost, each direction, in [0, 1); requests are retransmitted as
+    /// strongSwan does by default (4 s, base 1.8, 5 tries).
+    pub loss: f64,
+}
+
+/// Tunnels sampled for the set-up time distribution when packets are lost.
+pub const SETUP_SAMPLES: u32 = 1000;
+
+/// The answer for one key exchange.
+#[derive(Debug, Clone, Serialize)]
+pub struct KexRow {
+    /// Key exchange.
+    pub ke: String,
+    /// Authentication.
+    pub auth: String,
+    /// Set-up time of one SA on an idle path \[ns\] (with loss: the mean over
+    /// [`SETUP_SAMPLES`] tunnels that do not compete for CPU).
+    pub setup_ns: f64,
+    /// 99th percentile of the set-up time \[ns\] (equal to `setup_ns` without loss).
+    pub setup_p99_ns: f64,
+    /// Fraction of set-ups that fail (all retransmissions lost), in [0, 1].
+    pub setup_failed: f64,
+    /// Bytes on the wire for one set-up, both directions, all exchanges \[bytes\].
+    pub setup_bytes: u64,
+    /// Responder CPU work per handshake \[ns\].
+    pub responder_work_ns: f64,
+    /// Initiator CPU work per handshake \[ns\].
+    pub initiator_work_ns: f64,
+    /// Tunnels in the storm.
+    pub tunnels: u32,
+    /// Storm: time until every tunnel is back \[ns\].
+    pub storm_all_back_ns: f64,
+    /// Storm: median tunnel set-up time \[ns\].
+    pub storm_p50_ns: f64,
+    /// Storm: tunnels that failed.
+    pub storm_failed: u64,
+    /// Responder cores.
+    pub responder_cores: u32,
+    /// Responder CPU busy over the storm, in [0, 1] of its cores.
+    pub responder_cpu: f64,
+    /// The full handshake report of the storm run.
+    pub storm: HandshakeReport,
+}
+
+/// The answer to a key-exchange question.
+#[derive(Debug, Clone, Serialize)]
+pub struct KexPlan {
+    /// One row per key exchange, in the order asked.
+    pub rows: Vec<KexRow>,
+    /// Plain-language findings derived from the rows.
+    pub findings: Vec<String>,
+}
+
+/// The storm: `tunnels` IKEv2 handshakes at once from an initiator side with a core per tunnel
+/// to one responder.
+fn storm_scenario(
+    q: &KexQuestion,
+    ke: &str,
+    tunnels: u32,
+    responder_cores: Option<u32>,
+) -> ScenarioBuilder {
+    let profile = |p: &Path| ServiceFile::profile(p.display().to_string(), "none", None);
+    let mut responder = NodeFile::new("responder").service(profile(&q.responder_profile));
+    if let Some(c) = responder_cores {
+        responder = responder.cores(c.into());
+    }
+    ScenarioBuilder::new(format!("kex-{ke}-{tunnels}"))
+        .node(
+            NodeFile::new("initiators")
+                .service(profile(&q.initiator_profile))
+                .cores(tunnels.into()),
+        )
+        .node(responder)
+        .link(
+            LinkFile::new("initiators", "responder", q.rate.as_str())
+                .length(q.length.as_str())
+                .mtu(q.mtu.as_str())
+                .loss(q.loss),
+        )
+        .flow(FlowFile::new(
+            "ike",
+            "initiators",
+            "responder",
+            SourceFile::handshake(ke, q.auth.as_str(), tunnels.into()),
+        ))
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Answers a key-exchange question by simulation. Errors name the flag-equivalent key
+/// (`flow[0] ("ike").source.ke`, `node[1] ("responder").service.profile`, ...).
+pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
+    let q = KexQuestion {
+        initiator_profile: absolute(&q.initiator_profile),
+        responder_profile: absolute(&q.responder_profile),
+        ..q.clone()
+    };
+    let origin = Path::new("oransim plan kex");
+    let opts = RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let mut rows = Vec::new();
+    for ke in &q.kes {
+        // Set-up time: one tunnel on an idle path; with loss, a sample of tunnels whose
+        // responder has a core each, so they do not compete.
+        let one = if q.loss > 0.0 {
+            storm_scenario(&q, ke, SETUP_SAMPLES, Some(SETUP_SAMPLES)).build(origin)?
+        } else {
+            storm_scenario(&q, ke, 1, q.responder_cores).build(origin)?
+        };
+        let single = crate::run(&one, &opts);
+        let storm_s = storm_scenario(&q, ke, q.tunnels, q.responder_cores).build(origin)?;
+        let storm = crate::run(&storm_s, &opts);
+        let hs1 = single.flows[0]
+            .handshake
+            .clone()
+            .expect("a handshake flow reports its handshakes");
+        let hs = storm.flows[0]
+            .handshake
+            .clone()
+            .expect("a handshake flow reports its handshakes");
+        let responder = &storm.nodes[1];
+        let all_back = hs.completion.max_ns;
+        let work = |i: usize| hs.exchanges.iter().map(|e| e.work_ns[i]).sum::<f64>();
+        rows.push(KexRow {
+            ke: ke.clone(),
+            auth: q.auth.clone(),
+            setup_ns: hs1.completion.mean_ns,
+            setup_p99_ns: hs1.completion.p99_ns,
+            setup_failed: hs1.failed as f64 / (hs1.completed + hs1.failed).max(1) as f64,
+            setup_bytes: hs
+                .exchanges
+                .iter()
+                .map(|e| (e.request_bytes + e.response_bytes) as u64)
+                .sum(),
+            responder_work_ns: work(1),
+            initiator_work_ns: work(0) + work(2),
+            tunnels: q.tunnels,
+            storm_all_back_ns: all_back,
+            storm_p50_ns: hs.completion.p50_ns,
+            storm_failed: hs.failed,
+            responder_cores: responder.cores,
+            responder_cpu: responder.utilisation,
+            storm: hs,
+        });
+    }
+    let findings = findings(&rows);
+    Ok(KexPlan { rows, findings })
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.2} ms", ns / 1e6)
+}
+
+fn findings(rows: &[KexRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(base) = rows.first() else { return out };
+    for r in &rows[1..] {
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "{} instead of {}: one SA takes {} instead of {} to set up; {} tunnels are all back after {} instead of {} ({:+.0}%)",
+            r.ke,
+            base.ke,
+            ms(r.setup_ns),
+            ms(base.setup_ns),
+            r.tunnels,
+            ms(r.storm_all_back_ns),
+            ms(base.storm_all_back_ns),
+            (r.storm_all_back_ns / base.storm_all_back_ns - 1.0) * 100.0
+        );
+        let _ = write!(
+            s,
+            "; the responder spends {:.1} us of CPU per handshake instead of {:.1} us",
+            r.responder_work_ns / 1e3,
+            base.responder_work_ns / 1e3
+        );
+        out.push(s);
+    }
+    for r in rows {
+        // When the responder's cores are saturated during the storm, its length is set by CPU
+        // work, so it scales with cores; otherwise by round trips.
+        if r.responder_cpu >= 0.9 {
+            out.push(format!(
+                "{}: the storm is CPU-bound at the responder ({:.0}% of {} cores busy): {} of responder CPU in all, {} over {} cores, so doubling the cores roughly halves it",
+                r.ke,
+                r.responder_cpu * 100.0,
+                r.responder_cores,
+                ms(r.tunnels as f64 * r.responder_work_ns),
+                ms(r.tunnels as f64 * r.responder_work_ns / r.responder_cores as f64),
+                r.responder_cores
+            ));
+        } else {
+            out.push(format!(
+                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips, transmission and any retransmission timers set its length",
+                r.ke,
+                r.responder_cpu * 100.0
+            ));
+        }
+    }
+    out
+}

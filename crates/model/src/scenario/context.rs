@@ -1,0 +1,122 @@
+//! The validation context: the file being validated, and the checks every key shares (names,
+//! quantities, sizes, counts), each error naming the key path, the problem and what is allowed.
+
+use super::*;
+
+pub(super) struct Ctx<'a> {
+    pub(super) path: &'a Path,
+}
+
+impl Ctx<'_> {
+    pub(super) fn invalid(
+        &self,
+        key: impl Into<String>,
+        problem: impl Into<String>,
+        allowed: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError::Invalid {
+            path: self.path.to_path_buf(),
+            key: key.into(),
+            problem: problem.into(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// Checks that `name` (of the table at `key`) is non-empty and not yet in `seen`, and adds it.
+    pub(super) fn unique_name<'n>(
+        &self,
+        key: &str,
+        name: &'n str,
+        index: usize,
+        seen: &mut HashMap<&'n str, usize>,
+        what: &str,
+    ) -> Result<(), ScenarioError> {
+        if name.trim().is_empty() {
+            return Err(self.invalid(
+                format!("{key}.name"),
+                "empty name",
+                "a unique, non-empty name",
+            ));
+        }
+        if seen.insert(name, index).is_some() {
+            return Err(self.invalid(
+                format!("{key}.name"),
+                format!("\"{name}\" is used twice"),
+                format!("unique {what} names"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn quantity(&self, key: &str, q: &Q, kind: Kind) -> Result<f64, ScenarioError> {
+        units::parse(&q.0, kind).map_err(|e| self.invalid(key, e.problem, e.allowed))
+    }
+
+    pub(super) fn positive(&self, key: &str, q: &Q, kind: Kind) -> Result<f64, ScenarioError> {
+        let v = self.quantity(key, q, kind)?;
+        if v <= 0.0 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is zero", q.0),
+                format!("expected {} above zero", kind.name()),
+            ));
+        }
+        Ok(v)
+    }
+
+    pub(super) fn duration(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
+        let ps = self.quantity(key, q, Kind::Duration)?;
+        if ps >= u64::MAX as f64 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is too long", q.0),
+                "at most 213 days (2^64 ps)",
+            ));
+        }
+        Ok(SimDuration::from_ps(ps.round() as u64))
+    }
+
+    pub(super) fn bytes(&self, key: &str, q: &Q) -> Result<u32, ScenarioError> {
+        let b = self.quantity(key, q, Kind::Size)?;
+        if b.fract() != 0.0 {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is not a whole number of bytes", q.0),
+                "a size like \"1500B\"",
+            ));
+        }
+        if b > MAX_PACKET_BYTES {
+            return Err(self.invalid(
+                key,
+                format!("\"{}\" is too large for one packet", q.0),
+                "at most 1048576B (1 MiB)",
+            ));
+        }
+        Ok(b as u32)
+    }
+
+    pub(super) fn packet_bytes(&self, key: &str, q: &Q) -> Result<u32, ScenarioError> {
+        let b = self.bytes(key, q)?;
+        if b == 0 {
+            return Err(self.invalid(key, "a packet of 0 bytes", "at least 1B"));
+        }
+        Ok(b)
+    }
+
+    pub(super) fn count(
+        &self,
+        key: &str,
+        v: i64,
+        what: &str,
+        max: u64,
+    ) -> Result<u32, ScenarioError> {
+        if v < 1 || v as u64 > max {
+            return Err(self.invalid(
+                key,
+                format!("{v} {what}"),
+                format!("a whole number from 1 to {max}"),
+            ));
+        }
+        Ok(v as u32)
+    }
+}

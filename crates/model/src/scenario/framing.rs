@@ -1,0 +1,166 @@
+//! Framing: how a source's sizes become frames (with or without a protocol stack), the
+//! protected length of each, and payloads split to fit the path MTU.
+
+use super::*;
+
+/// How a source's sizes become packet sizes: without a stack a size *is* the packet size and
+/// counts fully against the MTU; with a stack a size is the payload handed to the top layer,
+/// the frame size comes from the protocol model, and the Ethernet header is exempt from the MTU.
+pub(super) struct Framing<'c, 'p> {
+    pub(super) cx: &'c Ctx<'p>,
+    pub(super) stack: Option<protocols::Stack>,
+    pub(super) mtu: Option<u32>,
+    /// `(frame size, protected length)` of every frame built, for profile-costed nodes.
+    pub(super) pairs: std::cell::RefCell<Vec<(u32, u32)>>,
+}
+
+/// A source with its flow's MTU-exempt bytes and `(frame size, protected length)` pairs.
+pub(super) type BuiltSource = (Source, u32, Vec<(u32, u32)>);
+
+/// Bytes the stack's security layer processes for `payload` \[bytes\]: the `inner` of its first
+/// ESP, MACsec, TLS, DTLS or SSH layer (for ESP tunnel mode the inner IP packet; for MACsec the
+/// frame's data after the SecTAG). `None` when the stack has no security layer.
+pub fn protected_len(stack: &protocols::Stack, payload: u32) -> Option<u32> {
+    let layers = stack.breakdown(payload as usize).ok()?;
+    layers
+        .iter()
+        .find(|l| {
+            ["esp-", "macsec", "tls", "dtls", "ssh"]
+                .iter()
+                .any(|p| l.layer.starts_with(p))
+        })
+        .map(|l| l.inner as u32)
+}
+
+impl Framing<'_, '_> {
+    pub(super) fn new<'c, 'p>(
+        cx: &'c Ctx<'p>,
+        key: &str,
+        stack: Option<&String>,
+        mtu: Option<u32>,
+    ) -> Result<Framing<'c, 'p>, ScenarioError> {
+        let stack = stack.map(|t| parse_stack(cx, key, t)).transpose()?;
+        Ok(Framing {
+            cx,
+            stack,
+            mtu,
+            pairs: Default::default(),
+        })
+    }
+
+    /// Bytes of every frame that a link MTU does not limit.
+    pub(super) fn exempt(&self) -> u32 {
+        self.stack.as_ref().map_or(0, |s| s.outside_mtu() as u32)
+    }
+
+    /// Size of the frame carrying `payload` bytes \[bytes\], checked against the path MTU.
+    pub(super) fn frame(&self, key: &str, payload: u32) -> Result<u32, ScenarioError> {
+        let (size, metered) = match &self.stack {
+            None => (payload, payload),
+            Some(s) => {
+                let wire = s
+                    .wire_len(payload as usize)
+                    .map_err(|e| self.protocol_error(key, e))?;
+                let metered = s
+                    .mtu_len(payload as usize)
+                    .map_err(|e| self.protocol_error(key, e))?;
+                if let Some(prot) = protected_len(s, payload) {
+                    self.pairs.borrow_mut().push((wire as u32, prot));
+                }
+                (wire as u32, metered as u32)
+            }
+        };
+        match self.mtu {
+            Some(m) if metered > m => Err(self.cx.invalid(
+                key,
+                format!("{payload} B makes a packet of {metered} B against the MTU, over the path MTU of {m} B"),
+                "a size within the MTU, or a periodic `payload` with `split`",
+            )),
+            _ => Ok(size),
+        }
+    }
+
+    pub(super) fn protocol_error(&self, key: &str, e: protocols::Error) -> ScenarioError {
+        self.cx.invalid(
+            key,
+            e.to_string(),
+            "a payload the stack's protocols can carry",
+        )
+    }
+}
+
+pub(super) fn parse_stack(
+    cx: &Ctx<'_>,
+    key: &str,
+    text: &str,
+) -> Result<protocols::Stack, ScenarioError> {
+    text.parse().map_err(|e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.stack"),
+            e.to_string(),
+            "a stack written lowest layer first, e.g. \"eth/macsec(gcm-aes-128,encrypt)/ecpri\"",
+        )
+    })
+}
+
+/// Frames of a payload split by the protocol model to fit the path MTU [bytes on the wire].
+pub(super) fn split_with_stack(
+    cx: &Ctx<'_>,
+    key: &str,
+    stack: &protocols::Stack,
+    payload: u32,
+    mtu: Option<u32>,
+    policy: SplitPolicy,
+) -> Result<Vec<(u32, Option<u32>)>, ScenarioError> {
+    let err = |e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.payload"),
+            e.to_string(),
+            "a payload and MTU the stack can carry",
+        )
+    };
+    let Some(m) = mtu else {
+        return Ok(vec![(
+            stack.wire_len(payload as usize).map_err(err)? as u32,
+            protected_len(stack, payload),
+        )]);
+    };
+    let frames =
+        protocols::split_payload(stack, payload as usize, m as usize, policy).map_err(err)?;
+    Ok(frames
+        .iter()
+        .map(|f| (f.wire_len as u32, protected_len(stack, f.payload as u32)))
+        .collect())
+}
+
+/// Frames of a payload split without a protocol model: each frame is a chunk plus `overhead`
+/// bytes, all counted against the MTU.
+pub(super) fn split_plain(
+    cx: &Ctx<'_>,
+    key: &str,
+    payload: u32,
+    overhead: Option<&Q>,
+    mtu: Option<u32>,
+    policy: SplitPolicy,
+) -> Result<Vec<u32>, ScenarioError> {
+    let over = overhead
+        .map(|o| cx.bytes(&format!("{key}.overhead"), o))
+        .transpose()?
+        .unwrap_or(0) as u64;
+    let max_chunk = match mtu {
+        Some(m) if (m as u64) <= over => {
+            return Err(cx.invalid(
+                format!("{key}.overhead"),
+                format!("{over} B of headers leave no room in the path MTU of {m} B"),
+                "an overhead smaller than the path MTU",
+            ));
+        }
+        Some(m) => m as u64 - over,
+        None => payload as u64,
+    };
+    Ok(policy
+        .split(payload as usize, max_chunk as usize)
+        .into_iter()
+        .map(|c| (c as u64 + over) as u32)
+        .collect())
+}

@@ -1,0 +1,207 @@
+//! The handshake source: IKEv2 message sizes from `protocols::ikev2`, crypto work from the
+//! endpoints' profiles.
+
+use super::*;
+
+/// The keys of a handshake source.
+pub(super) struct HandshakeSpec<'a> {
+    pub(super) protocol: Option<&'a str>,
+    pub(super) ke: &'a str,
+    pub(super) auth: &'a str,
+    pub(super) tunnels: Option<i64>,
+    pub(super) spacing: Option<&'a Q>,
+    pub(super) mtu: Option<&'a Q>,
+    pub(super) retransmit: Option<bool>,
+    pub(super) retransmit_timeout: Option<&'a Q>,
+    pub(super) retransmit_base: Option<f64>,
+    pub(super) retransmit_tries: Option<i64>,
+}
+
+/// Builds a handshake source: message sizes from `protocols::ikev2`, crypto work from the
+/// initiator's and responder's profiles.
+///
+/// Work per exchange (documented in docs/scenarios.md): a DH exchange (x25519) costs keygen +
+/// agree on each side; a KEM costs keygen before the request and decaps after the response at
+/// the initiator, encaps at the responder; IKE_AUTH costs a signature before the request at the
+/// initiator, one verification per signature received (AUTH payload + each certificate) plus a
+/// signature at the responder, and the same verifications at the initiator after the response.
+pub(super) fn handshake_source(
+    cx: &Ctx<'_>,
+    key: &str,
+    hs: &HandshakeSpec<'_>,
+    path_mtu: Option<u32>,
+    (init, resp): (&Option<NodeProfile>, &Option<NodeProfile>),
+) -> Result<Source, ScenarioError> {
+    match hs.protocol {
+        None | Some("ikev2") => {}
+        Some(other) => {
+            return Err(cx.invalid(
+                format!("{key}.protocol"),
+                format!("unknown protocol \"{other}\""),
+                "\"ikev2\"",
+            ));
+        }
+    }
+    let (Some(init), Some(resp)) = (init, resp) else {
+        return Err(cx.invalid(
+            key,
+            "a handshake between nodes without calibration profiles",
+            "both ends of the path with service = { model = \"profile\", ... }: the profiles give the key-exchange and signature costs",
+        ));
+    };
+    let tunnels = match hs.tunnels {
+        None => 1,
+        Some(t) => cx.count(&format!("{key}.tunnels"), t, "tunnels", 10_000_000)?,
+    };
+    let spacing = hs
+        .spacing
+        .map(|q| cx.duration(&format!("{key}.spacing"), q))
+        .transpose()?
+        .unwrap_or_default();
+    let mtu = match hs.mtu {
+        Some(q) => cx.packet_bytes(&format!("{key}.mtu"), q)?,
+        None => path_mtu.unwrap_or(1500),
+    };
+    let perr = |k: &str, e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.{k}"),
+            e.to_string(),
+            "see `oransim handshake --help`",
+        )
+    };
+    let auth = protocols::ikev2::Auth::parse(hs.auth).map_err(|e| perr("auth", e))?;
+    let cfg =
+        protocols::ikev2::Config::new(hs.ke, auth, mtu as usize).map_err(|e| perr("ke", e))?;
+    let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
+    let op = |p: &NodeProfile, name: &str| -> Result<f64, ScenarioError> {
+        p.key_op_ns(name).map_err(|problem| {
+            cx.invalid(
+                format!("{key}.ke"),
+                format!("profile {}: {problem}", p.origin),
+                if profile::OPTIONAL_KEY_OPS.contains(&name) {
+                    "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)"
+                } else {
+                    "a key exchange and authentication the profiles measured or were fitted for"
+                },
+            )
+        })
+    };
+    let ps = |ns: f64| SimDuration::from_secs_f64(ns * 1e-9).unwrap_or_default();
+    let auth_alg = match auth {
+        protocols::ikev2::Auth::Psk => None,
+        protocols::ikev2::Auth::Rsa2048 => Some("rsa2048"),
+        protocols::ikev2::Auth::Rsa3072 => Some("rsa3072"),
+        protocols::ikev2::Auth::EcdsaP256 => Some("ecdsa-p256"),
+        protocols::ikev2::Auth::Ed25519 => Some("ed25519"),
+        protocols::ikev2::Auth::MlDsa44 => Some("mldsa44"),
+        protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
+        protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
+    };
+    let verifies = 1.0 + cfg.cert_chain.len() as f64;
+    let mut kes = cfg.kes.iter();
+    let mut exchanges = Vec::new();
+    let eth = |m: &protocols::ikev2::Message| {
+        (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
+    };
+    for e in shake.exchanges.iter().filter(|e| e.phase == "setup") {
+        let (before, responder, after) = if e.name == "IKE_AUTH" {
+            match auth_alg {
+                None => (0.0, 0.0, 0.0),
+                Some(a) => {
+                    let (sign_i, verify_i) = (
+                        op(init, &format!("{a}.sign"))?,
+                        op(init, &format!("{a}.verify"))?,
+                    );
+                    let (sign_r, verify_r) = (
+                        op(resp, &format!("{a}.sign"))?,
+                        op(resp, &format!("{a}.verify"))?,
+                    );
+                    (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
+                }
+            }
+        } else {
+            let Some(k) = kes.next() else {
+                return Err(cx.invalid(
+                    format!("{key}.ke"),
+                    format!("exchange {} has no key exchange method", e.name),
+                    "a key exchange per IKE_SA_INIT/IKE_INTERMEDIATE",
+                ));
+            };
+            let n = k.name.as_str();
+            let dh = ["x25519", "x448", "ecp", "modp"]
+                .iter()
+                .any(|p| n.starts_with(p));
+            if dh {
+                let r = op(resp, &format!("{n}.keygen"))? + op(resp, &format!("{n}.agree"))?;
+                (
+                    op(init, &format!("{n}.keygen"))?,
+                    r,
+                    op(init, &format!("{n}.agree"))?,
+                )
+            } else {
+                (
+                    op(init, &format!("{n}.keygen"))?,
+                    op(resp, &format!("{n}.encaps"))?,
+                    op(init, &format!("{n}.decaps"))?,
+                )
+            }
+        };
+        exchanges.push(sim_core::network::HandshakeExchange {
+            name: e.name.clone(),
+            request: eth(&e.request),
+            response: eth(&e.response),
+            request_datagrams: e.request.datagrams.len().max(1) as u32,
+            response_datagrams: e.response.datagrams.len().max(1) as u32,
+            initiator_before: ps(before),
+            responder: ps(responder),
+            initiator_after: ps(after),
+        });
+    }
+    // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
+    // config/retransmission: retransmit_timeout 4 s, retransmit_base 1.8, retransmit_tries 5).
+    let retransmit = if hs.retransmit.unwrap_or(true) {
+        let timeout = match hs.retransmit_timeout {
+            Some(q) => cx.duration(&format!("{key}.retransmit_timeout"), q)?,
+            None => SimDuration::from_us(4_000_000),
+        };
+        if timeout == SimDuration::ZERO {
+            return Err(cx.invalid(
+                format!("{key}.retransmit_timeout"),
+                "a zero timeout",
+                "a positive timeout like \"4s\"",
+            ));
+        }
+        let base = hs.retransmit_base.unwrap_or(1.8);
+        if !(1.0..=10.0).contains(&base) {
+            return Err(cx.invalid(
+                format!("{key}.retransmit_base"),
+                format!("{base}"),
+                "a backoff base from 1 to 10 (strongSwan's default is 1.8)",
+            ));
+        }
+        let tries = match hs.retransmit_tries {
+            None => 5,
+            Some(t) if (0..=100).contains(&t) => t as u32,
+            Some(t) => {
+                return Err(cx.invalid(
+                    format!("{key}.retransmit_tries"),
+                    format!("{t}"),
+                    "0 to 100 retransmissions",
+                ));
+            }
+        };
+        Some(sim_core::network::Retransmit {
+            timeout,
+            base,
+            tries,
+        })
+    } else {
+        None
+    };
+    Ok(Source::Handshake {
+        exchanges,
+        tunnels,
+        spacing,
+        retransmit,
+    })
+}

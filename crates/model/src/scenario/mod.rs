@@ -1,0 +1,337 @@
+//! Validation: a [`ScenarioFile`] becomes a typed [`Scenario`] ("parse, don't validate"). Every
+//! error names the file, the key path, what is wrong and what is allowed.
+
+mod builder;
+mod context;
+mod framing;
+mod handshake;
+mod link;
+mod node;
+mod route;
+mod source;
+mod stability;
+mod trace;
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use sim_core::network::{
+    Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
+    TraceRecord,
+};
+use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, SimDuration, propagation_delay};
+
+use crate::error::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
+use crate::units::{self, Kind};
+
+pub use builder::ScenarioBuilder;
+pub use framing::protected_len;
+pub use node::NodeProfile;
+/// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
+pub use protocols::SplitPolicy;
+
+// The submodules share these imports and each other's items through `use super::*`.
+use self::{
+    context::Ctx, framing::*, handshake::*, link::*, node::*, route::*, source::*, stability::*,
+    trace::*,
+};
+
+/// Largest packet or frame the engine accepts \[bytes\] (a jumbo frame is 9000 B; this leaves
+/// room for 64 KiB records and IP datagrams).
+pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
+/// Largest number of replications.
+pub const MAX_REPLICATIONS: u32 = 100_000;
+
+/// What the report should contain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportOptions {
+    /// Only these flows (indices), `None` for all.
+    pub flows: Option<Vec<usize>>,
+    /// Include the per-hop Eq. 1 breakdown.
+    pub hops: bool,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Name (from `[scenario] name` or the file stem).
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Master seed.
+    pub seed: u64,
+    /// Replications.
+    pub replications: u32,
+    /// The engine's input.
+    pub network: Network,
+    /// Report options.
+    pub report: ReportOptions,
+    /// Per node, the calibration profile its processing was built from (if any).
+    pub node_profiles: Vec<Option<NodeProfile>>,
+}
+
+impl Scenario {
+    /// Reads, parses and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
+            path: path.to_path_buf(),
+            offset: e.utf8_error().valid_up_to(),
+        })?;
+        Scenario::from_toml_str(&text, path)
+    }
+
+    /// Parses and validates scenario text; `path` names it in errors and anchors relative files.
+    pub fn from_toml_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let meaningful = text.lines().any(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#')
+        });
+        if !meaningful {
+            return Err(ScenarioError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        if text.contains('\0') {
+            return Err(ScenarioError::NotText {
+                path: path.to_path_buf(),
+                offset: text.find('\0').unwrap_or(0),
+            });
+        }
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        validate(file, path)
+    }
+
+    /// Validates a scenario built in code (see [`ScenarioBuilder`]) exactly as a file is
+    /// validated; `path` names it in errors and anchors relative files.
+    pub fn from_file(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+        validate(file, path)
+    }
+}
+
+fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+    let cx = Ctx { path };
+    let meta = file.scenario.unwrap_or_default();
+    let name = meta.name.unwrap_or_else(|| {
+        path.file_stem()
+            .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let replications = meta.replications.unwrap_or(1);
+    if replications == 0 || replications > MAX_REPLICATIONS {
+        return Err(cx.invalid(
+            "scenario.replications",
+            format!("{replications} replications"),
+            format!("1 to {MAX_REPLICATIONS}"),
+        ));
+    }
+
+    // Nodes.
+    if file.nodes.is_empty() {
+        return Err(cx.invalid(
+            "node",
+            "no [[node]] table",
+            "at least one node, e.g. [[node]] name = \"du\"",
+        ));
+    }
+    let mut node_index: HashMap<&str, usize> = HashMap::new();
+    let mut nodes = Vec::with_capacity(file.nodes.len());
+    let mut node_profiles = Vec::with_capacity(file.nodes.len());
+    let mut cache = ProfileCache::new();
+    for (i, n) in file.nodes.iter().enumerate() {
+        let key = format!("node[{i}]");
+        cx.unique_name(&key, &n.name, i, &mut node_index, "node")?;
+        let (cfg, prof) = node(&cx, &format!("{key} (\"{}\")", n.name), n, &mut cache)?;
+        nodes.push(cfg);
+        node_profiles.push(prof);
+    }
+    let node_names: Vec<&str> = file.nodes.iter().map(|n| n.name.as_str()).collect();
+    let lookup = |key: &str, name: &str| -> Result<usize, ScenarioError> {
+        node_index.get(name).copied().ok_or_else(|| {
+            cx.invalid(
+                key,
+                format!("no node named \"{name}\""),
+                format!("one of: {}", node_names.join(", ")),
+            )
+        })
+    };
+
+    // Links.
+    let mut links = Vec::with_capacity(file.links.len());
+    for (i, l) in file.links.iter().enumerate() {
+        links.push(link(&cx, i, l, &lookup)?);
+    }
+    for (i, l) in links.iter().enumerate() {
+        if let Some(j) = links[..i]
+            .iter()
+            .position(|o: &LinkConfig| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a))
+        {
+            return Err(cx.invalid(
+                format!("link[{i}].between"),
+                format!("nodes already joined by link[{j}]"),
+                "one link per pair of nodes",
+            ));
+        }
+    }
+
+    // Flows.
+    if file.flows.is_empty() {
+        return Err(cx.invalid(
+            "flow",
+            "no [[flow]] table",
+            "at least one flow with a source",
+        ));
+    }
+    let mut flow_names: HashMap<&str, usize> = HashMap::new();
+    let mut flows = Vec::with_capacity(file.flows.len());
+    for (i, f) in file.flows.iter().enumerate() {
+        cx.unique_name(&format!("flow[{i}]"), &f.name, i, &mut flow_names, "flow")?;
+        let key = format!("flow[{i}] (\"{}\")", f.name);
+        let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
+        let skey = format!("{key}.source");
+        let (source, mtu_exempt, mut protected) = match &f.source {
+            SourceFile::Handshake {
+                protocol,
+                ke,
+                auth,
+                tunnels,
+                spacing,
+                mtu,
+                retransmit,
+                retransmit_timeout,
+                retransmit_base,
+                retransmit_tries,
+            } => {
+                let ends = (
+                    &node_profiles[route[0]],
+                    &node_profiles[*route.last().expect("non-empty path")],
+                );
+                let hs = HandshakeSpec {
+                    protocol: protocol.as_deref(),
+                    ke,
+                    auth,
+                    tunnels: *tunnels,
+                    spacing: spacing.as_ref(),
+                    mtu: mtu.as_ref(),
+                    retransmit: *retransmit,
+                    retransmit_timeout: retransmit_timeout.as_ref(),
+                    retransmit_base: *retransmit_base,
+                    retransmit_tries: *retransmit_tries,
+                };
+                // Each message is one packet carrying all its datagrams: protocols already split it
+                // to the path MTU, so the flow is exempt from the engine's MTU check.
+                (
+                    handshake_source(&cx, &skey, &hs, path_mtu(&route, &links), ends)?,
+                    u32::MAX,
+                    vec![],
+                )
+            }
+            other => source(&cx, &skey, other, &route, &links, path)?,
+        };
+        // One protected length per frame size (the first seen, should two stacks of the flow
+        // ever build the same size differently).
+        protected.sort_by_key(|&(w, _)| w);
+        protected.dedup_by_key(|&mut (w, _)| w);
+        flows.push(FlowConfig {
+            name: f.name.clone(),
+            path: route,
+            mtu_exempt,
+            protected_len: protected,
+            source,
+        });
+    }
+
+    // Stop condition.
+    let stop_file = file.stop.unwrap_or_default();
+    let stop = Stop {
+        packets: match stop_file.packets {
+            Some(0) => return Err(cx.invalid("stop.packets", "0 packets", "at least 1")),
+            p => p,
+        },
+        duration: stop_file
+            .duration
+            .as_ref()
+            .map(|d| cx.duration("stop.duration", d))
+            .transpose()?,
+    };
+    if stop.duration == Some(SimDuration::ZERO) {
+        return Err(cx.invalid(
+            "stop.duration",
+            "a zero duration",
+            "a positive duration like \"10ms\"",
+        ));
+    }
+    let warmup = stop_file
+        .warmup
+        .as_ref()
+        .map(|w| cx.duration("stop.warmup", w))
+        .transpose()?
+        .unwrap_or_default();
+    if stop.packets.is_none() && stop.duration.is_none() {
+        if let Some(f) = flows.iter().find(|f| !f.source.is_finite()) {
+            return Err(cx.invalid(
+                "stop",
+                format!("flow \"{}\" never ends and [stop] sets no limit", f.name),
+                "set [stop] packets = N or duration = \"10ms\", or give every source a count",
+            ));
+        }
+    }
+
+    let network = Network {
+        nodes,
+        links,
+        flows,
+        stop,
+        warmup,
+    };
+    check_stability(&cx, &network)?;
+
+    let report_file = file.report.unwrap_or_default();
+    let report = crate::scenario::ReportOptions {
+        flows: report_file
+            .flows
+            .map(|names| {
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        flow_names.get(n.as_str()).copied().ok_or_else(|| {
+                            cx.invalid(
+                                format!("report.flows[{i}]"),
+                                format!("no flow named \"{n}\""),
+                                format!(
+                                    "one of: {}",
+                                    file.flows
+                                        .iter()
+                                        .map(|f| f.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?,
+        hops: report_file.hops.unwrap_or(false),
+    };
+
+    Ok(Scenario {
+        name,
+        description: meta.description.unwrap_or_default(),
+        path: path.to_path_buf(),
+        seed: meta.seed.unwrap_or(1),
+        replications,
+        network,
+        report,
+        node_profiles,
+    })
+}

@@ -1,0 +1,367 @@
+//! Nodes: service models written out, or built from a calibration profile.
+
+use super::*;
+
+/// A service model written out in the scenario (not from a profile).
+pub(super) fn manual_service(
+    cx: &Ctx<'_>,
+    skey: &str,
+    s: &ServiceFile,
+) -> Result<Service, ScenarioError> {
+    Ok(match s {
+        ServiceFile::None => Service::None,
+        ServiceFile::Exponential { mean } => Service::Exponential {
+            mean_ps: cx.positive(&format!("{skey}.mean"), mean, Kind::Duration)?,
+        },
+        ServiceFile::Deterministic { time } => Service::Deterministic {
+            time_ps: cx.duration(&format!("{skey}.time"), time)?.as_ps(),
+        },
+        ServiceFile::Empirical { times, weights } => {
+            if times.is_empty() {
+                return Err(cx.invalid(
+                    format!("{skey}.times"),
+                    "an empty list",
+                    "at least one time like \"10us\"",
+                ));
+            }
+            let values_ps = times
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    cx.duration(&format!("{skey}.times[{i}]"), t)
+                        .map(|d| d.as_ps())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let cumulative = cumulative_weights(
+                cx,
+                &format!("{skey}.weights"),
+                weights.as_deref(),
+                times.len(),
+            )?;
+            Service::Empirical {
+                values_ps,
+                cumulative,
+            }
+        }
+        ServiceFile::Linear { fixed, per_byte } => Service::Linear {
+            fixed_ps: cx.quantity(&format!("{skey}.fixed"), fixed, Kind::Duration)?,
+            per_byte_ps: cx.quantity(&format!("{skey}.per_byte"), per_byte, Kind::PerByte)?,
+        },
+        ServiceFile::Table { points } => {
+            if points.len() < 2 {
+                return Err(cx.invalid(
+                    format!("{skey}.points"),
+                    format!("{} point(s)", points.len()),
+                    "at least two [size, time] points, e.g. [[\"64B\", \"39us\"], [\"9000B\", \"153us\"]]",
+                ));
+            }
+            let mut pts = Vec::with_capacity(points.len());
+            for (i, (size, time)) in points.iter().enumerate() {
+                let b = cx.bytes(&format!("{skey}.points[{i}][0]"), size)?;
+                let t = cx.quantity(&format!("{skey}.points[{i}][1]"), time, Kind::Duration)?;
+                if let Some(&(prev, _)) = pts.last() {
+                    if b <= prev {
+                        return Err(cx.invalid(
+                            format!("{skey}.points[{i}][0]"),
+                            format!("size {b} B does not increase"),
+                            "points sorted by strictly increasing size",
+                        ));
+                    }
+                }
+                pts.push((b, t));
+            }
+            Service::Table { points: pts }
+        }
+        ServiceFile::Profile { .. } => {
+            return Err(cx.invalid(
+                format!("{skey}.model"),
+                "a profile here",
+                "a profile only as the node's `service`; it gives the receive and transit costs too",
+            ));
+        }
+    })
+}
+
+/// A node's processing built from a calibration profile, and what the report needs of it.
+#[derive(Debug, Clone)]
+pub struct NodeProfile {
+    /// Profile name.
+    pub name: String,
+    /// The file it came from.
+    pub origin: String,
+    /// Implementation the profile describes.
+    pub implementation: String,
+    /// Cipher suite (`none`: plaintext).
+    pub suite: String,
+    /// Whether the suite's crypto is offloaded to the NIC.
+    pub offloaded: bool,
+    /// Per-packet stack cost on the CPU \[ns\].
+    pub stack_ns: f64,
+    /// Fixed per-packet cost of the one-server I/O stage \[ns\].
+    pub io_ns: f64,
+    /// Cost of the I/O stage per byte of the frame on the wire [ns/B] (0: none).
+    pub io_per_byte_ns: f64,
+    /// Per-packet latency that occupies no server \[ns\].
+    pub latency_ns: f64,
+    /// Cipher cost of sealing L bytes \[ns\] (zero when offloaded or `none`).
+    pub seal: Option<profile::OpCost>,
+    /// Cipher cost of opening L bytes \[ns\].
+    pub open: Option<profile::OpCost>,
+    /// Constant-cost key-exchange and signature operations the profile has: (name, cost \[ns\]).
+    pub key_ops: Vec<(String, f64)>,
+}
+
+impl NodeProfile {
+    /// Cost of a constant-cost key operation such as `mlkem768.encaps` \[ns\]; the error lists
+    /// the key operations the profile has.
+    pub fn key_op_ns(&self, name: &str) -> Result<f64, String> {
+        match self.key_ops.iter().find(|(n, _)| n == name) {
+            Some((_, ns)) => Ok(*ns),
+            None => Err(format!(
+                "has no operation `{name}`; it has: {}",
+                if self.key_ops.is_empty() {
+                    "none".to_owned()
+                } else {
+                    self.key_ops
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )),
+        }
+    }
+
+    /// Cipher cost for a packet of `bytes` in role `role` (0 originate: seal, 1 terminate:
+    /// open, 2 transit: none) \[ns\].
+    pub fn cipher_ns(&self, role: usize, bytes: f64) -> f64 {
+        let op = match role {
+            0 => &self.seal,
+            1 => &self.open,
+            _ => &None,
+        };
+        op.as_ref()
+            .map_or(0.0, |o| o.cost_ns(bytes.round().max(0.0) as u64))
+    }
+}
+
+/// The engine service for per-packet cost `per_packet_ns` plus an operation's cost [ns -> ps].
+pub(super) fn profile_service(per_packet_ns: f64, op: Option<&profile::OpCost>) -> Service {
+    match op {
+        None => Service::Linear {
+            fixed_ps: per_packet_ns * 1e3,
+            per_byte_ps: 0.0,
+        },
+        Some(o) if o.model == profile::CostModel::Piecewise => {
+            // Piecewise-linear between the measured points and linear beyond them: sampling the
+            // op at 0, at every point and at the largest packet reproduces it exactly.
+            let mut sizes: Vec<u64> = vec![0];
+            sizes.extend(o.points.iter().map(|p| p.len_bytes));
+            sizes.push(MAX_PACKET_BYTES as u64);
+            sizes.dedup();
+            let points = sizes
+                .into_iter()
+                .filter(|&b| b <= MAX_PACKET_BYTES as u64)
+                .map(|b| (b as u32, (per_packet_ns + o.cost_ns(b)) * 1e3))
+                .collect();
+            Service::Table { points }
+        }
+        Some(o) => Service::Linear {
+            fixed_ps: (per_packet_ns + o.cost_ns(0)) * 1e3,
+            per_byte_ps: (o.cost_ns(1_000_000) - o.cost_ns(0)) / 1e6 * 1e3,
+        },
+    }
+}
+
+pub(super) type ProfileCache = HashMap<PathBuf, profile::Profile>;
+
+pub(super) fn node(
+    cx: &Ctx<'_>,
+    key: &str,
+    n: &NodeFile,
+    cache: &mut ProfileCache,
+) -> Result<(NodeConfig, Option<NodeProfile>), ScenarioError> {
+    let skey = format!("{key}.service");
+    let mut from_profile = None;
+    let (service, receive, transit) = match &n.service {
+        Some(ServiceFile::Profile {
+            profile: file,
+            suite,
+            protocol,
+        }) => {
+            if n.receive.is_some() || n.transit.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.receive"),
+                    "`receive` or `transit` beside a profile service",
+                    "either a profile service (which gives all three roles) or written-out models",
+                ));
+            }
+            let base = cx.path.parent().unwrap_or(Path::new("."));
+            let path = base.join(file);
+            if !cache.contains_key(&path) {
+                let p = profile::Profile::load(&path).map_err(|e| {
+                    cx.invalid(
+                        format!("{skey}.profile"),
+                        e.to_string(),
+                        "a profile written by `oransim calibrate` or one under calibration/",
+                    )
+                })?;
+                cache.insert(path.clone(), p);
+            }
+            let p = &cache[&path];
+            let offloaded = match protocol.as_deref() {
+                None => false,
+                Some("ipsec") => p.offload().ipsec,
+                Some("macsec") => p.offload().macsec,
+                Some("tls") => p.offload().tls,
+                Some(other) => {
+                    return Err(cx.invalid(
+                        format!("{skey}.protocol"),
+                        format!("unknown protocol \"{other}\""),
+                        "\"ipsec\", \"macsec\" or \"tls\" (for the profile's offload flags)",
+                    ));
+                }
+            };
+            let op = |dir: profile::Direction| -> Result<Option<profile::OpCost>, ScenarioError> {
+                if suite == "none" || offloaded {
+                    return Ok(None);
+                }
+                p.op(&format!("{suite}.{}", dir.as_str()))
+                    .cloned()
+                    .map(Some)
+                    .map_err(|e| {
+                        cx.invalid(
+                            format!("{skey}.suite"),
+                            e.to_string(),
+                            format!(
+                                "\"none\" or a suite the profile measured, from: {}",
+                                profile::CIPHER_SUITES.join(", ")
+                            ),
+                        )
+                    })
+            };
+            let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
+            let np = NodeProfile {
+                name: p.name().to_owned(),
+                origin: path.display().to_string(),
+                implementation: p.implementation().to_owned(),
+                suite: suite.clone(),
+                offloaded,
+                stack_ns: p.stack_ns(),
+                io_ns: p.io_ns(),
+                io_per_byte_ns: p.io_per_byte_ns(),
+                latency_ns: p.latency_ns(),
+                seal,
+                open,
+                key_ops: profile::all_key_ops()
+                    .filter_map(|k| p.op_cost_ns(k, 0).ok().map(|ns| (k.to_owned(), ns)))
+                    .collect(),
+            };
+            let services = (
+                profile_service(np.stack_ns, np.seal.as_ref()),
+                Some(profile_service(np.stack_ns, np.open.as_ref())),
+                Some(profile_service(np.stack_ns, None)),
+            );
+            from_profile = Some((np, p.cores()));
+            services
+        }
+        other => (
+            other
+                .as_ref()
+                .map_or(Ok(Service::None), |s| manual_service(cx, &skey, s))?,
+            n.receive
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.receive"), s))
+                .transpose()?,
+            n.transit
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.transit"), s))
+                .transpose()?,
+        ),
+    };
+    let servers = match (n.cores, &from_profile) {
+        (Some(c), _) => cx.count(&format!("{key}.cores"), c, "cores", 4096)?,
+        (None, Some((_, cores))) => (*cores).max(1),
+        (None, None) => 1,
+    };
+    let capacity = n
+        .capacity
+        .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
+        .transpose()?;
+    let (io, latency) = match &from_profile {
+        Some((p, _)) => {
+            if n.io.is_some() || n.latency.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.io"),
+                    "`io` or `latency` beside a profile service",
+                    "either a profile service (which gives them) or written-out models",
+                ));
+            }
+            // The engine costs the I/O stage at the frame's size on the wire.
+            let io = (p.io_ns > 0.0 || p.io_per_byte_ns > 0.0).then_some(Service::Linear {
+                fixed_ps: p.io_ns * 1e3,
+                per_byte_ps: p.io_per_byte_ns * 1e3,
+            });
+            (
+                io,
+                SimDuration::from_secs_f64(p.latency_ns * 1e-9).unwrap_or_default(),
+            )
+        }
+        None => (
+            n.io.as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.io"), s))
+                .transpose()?,
+            n.latency
+                .as_ref()
+                .map(|q| cx.duration(&format!("{key}.latency"), q))
+                .transpose()?
+                .unwrap_or_default(),
+        ),
+    };
+    Ok((
+        NodeConfig {
+            name: n.name.clone(),
+            service,
+            receive,
+            transit,
+            servers,
+            capacity,
+            io,
+            latency,
+            by_protected_len: from_profile.is_some(),
+        },
+        from_profile.map(|p| p.0),
+    ))
+}
+
+pub(super) fn cumulative_weights(
+    cx: &Ctx<'_>,
+    key: &str,
+    weights: Option<&[f64]>,
+    n: usize,
+) -> Result<Vec<f64>, ScenarioError> {
+    let w: Vec<f64> = match weights {
+        None => vec![1.0; n],
+        Some(w) if w.len() != n => {
+            return Err(cx.invalid(
+                key,
+                format!("{} weights for {n} values", w.len()),
+                "one weight per value",
+            ));
+        }
+        Some(w) => w.to_vec(),
+    };
+    if w.iter().any(|x| !x.is_finite() || *x < 0.0) || w.iter().sum::<f64>() <= 0.0 {
+        return Err(cx.invalid(
+            key,
+            "a negative, infinite or all-zero weight",
+            "non-negative weights with a positive sum",
+        ));
+    }
+    Ok(w.iter()
+        .scan(0.0, |acc, x| {
+            *acc += x;
+            Some(*acc)
+        })
+        .collect())
+}

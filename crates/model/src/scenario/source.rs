@@ -1,0 +1,427 @@
+//! Sources: what each flow sends (poisson, periodic, pattern, ping, bulk, trace).
+
+use super::*;
+
+pub(super) fn source(
+    cx: &Ctx<'_>,
+    key: &str,
+    s: &SourceFile,
+    route: &[usize],
+    links: &[LinkConfig],
+    scenario_path: &Path,
+) -> Result<BuiltSource, ScenarioError> {
+    let mtu = path_mtu(route, links);
+    let stack_of = |s: &SourceFile| match s {
+        SourceFile::Poisson { stack, .. }
+        | SourceFile::Periodic { stack, .. }
+        | SourceFile::Pattern { stack, .. }
+        | SourceFile::Ping { stack, .. }
+        | SourceFile::Bulk { stack, .. } => stack.clone(),
+        SourceFile::Trace { .. } | SourceFile::Handshake { .. } => None,
+    };
+    let fr = Framing::new(cx, key, stack_of(s).as_ref(), mtu)?;
+    let source = match s {
+        SourceFile::Poisson {
+            rate,
+            bitrate,
+            size,
+            size_min,
+            size_max,
+            sizes,
+            weights,
+            count,
+            ..
+        } => {
+            let k = |f: &str| format!("{key}.{f}");
+            let dist = match (size, size_min, size_max, sizes) {
+                (Some(s), None, None, None) => {
+                    SizeDist::Fixed(fr.frame(&k("size"), cx.packet_bytes(&k("size"), s)?)?)
+                }
+                (None, Some(lo), Some(hi), None) => {
+                    let min = cx.packet_bytes(&k("size_min"), lo)?;
+                    let max = cx.packet_bytes(&k("size_max"), hi)?;
+                    if min > max {
+                        return Err(cx.invalid(
+                            k("size_max"),
+                            "smaller than size_min",
+                            "size_min <= size_max",
+                        ));
+                    }
+                    fr.frame(&k("size_max"), max)?;
+                    if fr.stack.is_none() {
+                        SizeDist::Uniform { min, max }
+                    } else if max - min <= 65_536 {
+                        // Frame sizes are not a linear function of payload sizes (block padding),
+                        // so a uniform payload becomes an exact table of frame sizes.
+                        let sizes = (min..=max)
+                            .map(|b| fr.frame(&k("size_min"), b))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let cumulative = (1..=sizes.len()).map(|i| i as f64).collect();
+                        SizeDist::Empirical { sizes, cumulative }
+                    } else {
+                        return Err(cx.invalid(
+                            k("size_max"),
+                            "a uniform range over 65536 sizes with a stack",
+                            "a narrower range, or listed `sizes`",
+                        ));
+                    }
+                }
+                (None, None, None, Some(list)) if !list.is_empty() => SizeDist::Empirical {
+                    sizes: list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, q)| {
+                            let key = format!("{key}.sizes[{i}]");
+                            fr.frame(&key, cx.packet_bytes(&key, q)?)
+                        })
+                        .collect::<Result<_, _>>()?,
+                    cumulative: cumulative_weights(
+                        cx,
+                        &k("weights"),
+                        weights.as_deref(),
+                        list.len(),
+                    )?,
+                },
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single packet-size form",
+                        "exactly one of: size = \"1500B\"; size_min and size_max; sizes = [...] (with optional weights)",
+                    ));
+                }
+            };
+            let rate_per_s = match (rate, bitrate) {
+                (Some(r), None) => cx.positive(&k("rate"), r, Kind::PacketRate)?,
+                (None, Some(b)) => {
+                    cx.positive(&k("bitrate"), b, Kind::DataRate)? / (8.0 * dist.mean())
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single rate",
+                        "exactly one of rate = \"0.9/us\" or bitrate = \"1Gbps\"",
+                    ));
+                }
+            };
+            Source::Poisson {
+                rate_per_s,
+                size: dist,
+                count: *count,
+            }
+        }
+        SourceFile::Periodic {
+            period,
+            rate,
+            size,
+            payload,
+            overhead,
+            split: policy,
+            offset,
+            count,
+            ..
+        } => {
+            let period = match (period, rate) {
+                (Some(p), None) => cx.duration(&format!("{key}.period"), p)?,
+                (None, Some(r)) => {
+                    let per_s = cx.positive(&format!("{key}.rate"), r, Kind::PacketRate)?;
+                    SimDuration::from_secs_f64(1.0 / per_s).unwrap_or(SimDuration::ZERO)
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single period",
+                        "exactly one of period = \"100us\" or rate = \"10/ms\"",
+                    ));
+                }
+            };
+            if period == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.period"),
+                    "a zero period",
+                    "a positive period (at least 1 ps)",
+                ));
+            }
+            let frames = match (size, payload) {
+                (Some(s), None) => {
+                    let k = format!("{key}.size");
+                    vec![fr.frame(&k, cx.packet_bytes(&k, s)?)?]
+                }
+                (None, Some(p)) => {
+                    let payload = cx.packet_bytes(&format!("{key}.payload"), p)?;
+                    let policy = match policy.as_deref() {
+                        None => SplitPolicy::default(),
+                        Some(name) => name.parse::<SplitPolicy>().map_err(|_| {
+                            cx.invalid(
+                                format!("{key}.split"),
+                                format!("unknown policy \"{name}\""),
+                                "\"greedy\" or \"even\"",
+                            )
+                        })?,
+                    };
+                    match (&fr.stack, overhead) {
+                        (Some(_), Some(_)) => {
+                            return Err(cx.invalid(
+                                format!("{key}.overhead"),
+                                "both `stack` and `overhead`",
+                                "one of them: the stack gives each frame's overhead exactly",
+                            ));
+                        }
+                        (Some(stack), None) => {
+                            let frames = split_with_stack(cx, key, stack, payload, mtu, policy)?;
+                            fr.pairs
+                                .borrow_mut()
+                                .extend(frames.iter().filter_map(|&(w, p)| p.map(|p| (w, p))));
+                            frames.into_iter().map(|(w, _)| w).collect()
+                        }
+                        (None, _) => split_plain(cx, key, payload, overhead.as_ref(), mtu, policy)?,
+                    }
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        key,
+                        "no single frame form",
+                        "exactly one of size = \"1500B\" or payload = \"8192B\" (with split, and stack or overhead)",
+                    ));
+                }
+            };
+            let offset = offset
+                .as_ref()
+                .map(|o| cx.duration(&format!("{key}.offset"), o))
+                .transpose()?
+                .unwrap_or_default();
+            Source::Periodic {
+                period,
+                offset,
+                frames,
+                count: *count,
+            }
+        }
+        SourceFile::Pattern {
+            interval,
+            sizes,
+            reply_every,
+            reply_size,
+            reply_stack,
+            count,
+            ..
+        } => {
+            if sizes.is_empty() {
+                return Err(cx.invalid(
+                    format!("{key}.sizes"),
+                    "an empty list",
+                    "at least one size, e.g. [\"195B\", \"1425B\"]",
+                ));
+            }
+            let sizes = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    let k = format!("{key}.sizes[{i}]");
+                    fr.frame(&k, cx.packet_bytes(&k, q)?)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let interval = cx.duration(&format!("{key}.interval"), interval)?;
+            if interval == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.interval"),
+                    "a zero interval",
+                    "a positive interval",
+                ));
+            }
+            let reply_fr = match reply_stack {
+                Some(t) => Framing::new(cx, &format!("{key}.reply"), Some(t), mtu)?,
+                None => Framing {
+                    cx,
+                    stack: fr.stack.clone(),
+                    mtu,
+                    pairs: Default::default(),
+                },
+            };
+            if reply_fr.exempt() != fr.exempt() {
+                return Err(cx.invalid(
+                    format!("{key}.reply_stack"),
+                    "one stack starts with eth and the other does not",
+                    "data and reply stacks that both include, or both omit, the Ethernet layer",
+                ));
+            }
+            let reply_size = reply_size
+                .as_ref()
+                .map(|q| {
+                    let k = format!("{key}.reply_size");
+                    reply_fr.frame(&k, cx.bytes(&k, q)?)
+                })
+                .transpose()?;
+            fr.pairs.borrow_mut().extend(reply_fr.pairs.take());
+            let reply_every = reply_every.unwrap_or(if reply_size.is_some() { 2 } else { 0 });
+            if reply_every > 0 && reply_size.is_none() {
+                return Err(cx.invalid(
+                    format!("{key}.reply_size"),
+                    "replies without a size",
+                    "reply_size = \"62B\" with reply_every",
+                ));
+            }
+            Source::Pattern {
+                interval,
+                sizes,
+                reply_every,
+                reply_size: reply_size.unwrap_or(0),
+                count: *count,
+            }
+        }
+        SourceFile::Ping {
+            interval,
+            size,
+            reply_size,
+            count,
+            ..
+        } => {
+            let interval = cx.duration(&format!("{key}.interval"), interval)?;
+            if interval == SimDuration::ZERO {
+                return Err(cx.invalid(
+                    format!("{key}.interval"),
+                    "a zero interval",
+                    "a positive interval",
+                ));
+            }
+            let k = format!("{key}.size");
+            let size = fr.frame(&k, cx.packet_bytes(&k, size)?)?;
+            let k = format!("{key}.reply_size");
+            let reply_size = reply_size
+                .as_ref()
+                .map(|q| fr.frame(&k, cx.packet_bytes(&k, q)?))
+                .transpose()?
+                .unwrap_or(size);
+            Source::Ping {
+                interval,
+                size,
+                reply_size,
+                count: *count,
+            }
+        }
+        SourceFile::Bulk {
+            bytes,
+            segment,
+            overhead,
+            window,
+            ack_size,
+            ack_every,
+            ..
+        } => {
+            let total = cx.positive(&format!("{key}.bytes"), bytes, Kind::Size)?;
+            if total.fract() != 0.0 || total > 1e15 {
+                return Err(cx.invalid(
+                    format!("{key}.bytes"),
+                    format!("\"{}\"", bytes.0),
+                    "a whole number of bytes up to 1PB",
+                ));
+            }
+            let total = total as u64;
+            if fr.stack.is_some() && overhead.is_some() {
+                return Err(cx.invalid(
+                    format!("{key}.overhead"),
+                    "both `stack` and `overhead`",
+                    "one of them",
+                ));
+            }
+            let over = overhead
+                .as_ref()
+                .map(|o| cx.bytes(&format!("{key}.overhead"), o))
+                .transpose()?
+                .unwrap_or(0);
+            let segment = match (segment, mtu, &fr.stack) {
+                (Some(s), _, _) => cx.packet_bytes(&format!("{key}.segment"), s)?,
+                (None, Some(m), Some(stack)) => match stack.max_payload(m as usize) {
+                    Ok(p) if p > 0 => p.min(MAX_PACKET_BYTES as usize) as u32,
+                    _ => {
+                        return Err(cx.invalid(
+                            format!("{key}.stack"),
+                            format!("the headers fill the path MTU of {m} B"),
+                            "a larger MTU",
+                        ));
+                    }
+                },
+                (None, Some(m), None) if m > over => m - over,
+                (None, Some(m), None) => {
+                    return Err(cx.invalid(
+                        format!("{key}.overhead"),
+                        format!("{over} B of headers fill the path MTU of {m} B"),
+                        "an overhead below the MTU",
+                    ));
+                }
+                (None, None, _) => {
+                    return Err(cx.invalid(
+                        format!("{key}.segment"),
+                        "no segment size and no MTU on the path",
+                        "segment = \"1448B\", or an mtu on the links",
+                    ));
+                }
+            };
+            let plain = |payload: u32| payload + over;
+            let frame_of = |payload: u32| -> Result<u32, ScenarioError> {
+                let f = fr.frame(&format!("{key}.segment"), payload)?;
+                Ok(if fr.stack.is_some() { f } else { plain(f) })
+            };
+            if fr.stack.is_none() && mtu.is_some_and(|m| plain(segment) > m) {
+                return Err(cx.invalid(
+                    format!("{key}.segment"),
+                    format!("{} B frames exceed the path MTU", plain(segment)),
+                    "a segment plus overhead within the MTU",
+                ));
+            }
+            let frame = frame_of(segment)?;
+            let rem = (total % segment as u64) as u32;
+            let last_frame = if rem == 0 { frame } else { frame_of(rem)? };
+            let window = cx.count(&format!("{key}.window"), *window, "frames", 1 << 20)?;
+            let k = format!("{key}.ack_size");
+            let ack_size = match &fr.stack {
+                // With a stack, the acknowledgement is a frame of the same stack carrying
+                // `ack_size` payload bytes (default 0: a pure TCP ACK).
+                Some(_) => fr.frame(
+                    &k,
+                    ack_size
+                        .as_ref()
+                        .map(|q| cx.bytes(&k, q))
+                        .transpose()?
+                        .unwrap_or(0),
+                )?,
+                None => ack_size
+                    .as_ref()
+                    .map(|q| cx.packet_bytes(&k, q))
+                    .transpose()?
+                    .unwrap_or(64),
+            };
+            let k = format!("{key}.ack_every");
+            let ack_every = match ack_every {
+                None => 1,
+                Some(n) => cx.count(&k, *n, "frames", 1 << 20)?,
+            };
+            if ack_every > window {
+                return Err(cx.invalid(
+                    k,
+                    format!("{ack_every} frames per acknowledgement with a window of {window}"),
+                    "at most the window, or the window fills before an acknowledgement is due",
+                ));
+            }
+            Source::Bulk {
+                total_bytes: total,
+                segment,
+                frame,
+                last_frame,
+                window,
+                ack_size,
+                ack_every,
+            }
+        }
+        SourceFile::Handshake { .. } => {
+            unreachable!("handshake sources are built by handshake_source")
+        }
+        SourceFile::Trace { file } => {
+            let base = scenario_path.parent().unwrap_or(Path::new("."));
+            let trace_path = base.join(file);
+            Source::Trace {
+                records: read_trace(cx, &format!("{key}.file"), &trace_path)?,
+            }
+        }
+    };
+    Ok((source, fr.exempt(), fr.pairs.take()))
+}
