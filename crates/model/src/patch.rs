@@ -27,6 +27,7 @@ use std::str::FromStr;
 
 use toml::Value;
 
+use crate::file::ScenarioFile;
 use crate::{Scenario, ScenarioError};
 
 /// Why a key path cannot be parsed or does not fit the document: what is wrong (naming the
@@ -253,19 +254,17 @@ pub fn remove(root: &mut Value, key: &KeyPath) -> Option<Value> {
 }
 
 /// Validates a patched document into a [`Scenario`] exactly as `oransim check` validates a file
-/// (`path` names it in errors and anchors its relative files). `what` names the patches in the
-/// error when the document cannot be written out (`--set/--vary`).
+/// (`path` names it in errors and anchors its relative files).
 ///
-/// The document goes through its TOML text once, because validation starts from text today;
-/// this is the one place that does so.
-pub fn to_scenario(doc: &Value, path: &Path, what: &str) -> Result<Scenario, ScenarioError> {
-    let text = toml::to_string(doc).map_err(|e| ScenarioError::Invalid {
-        path: path.to_path_buf(),
-        key: what.to_owned(),
-        problem: format!("the modified scenario cannot be written as TOML: {e}"),
-        allowed: "values of the types the file uses".into(),
-    })?;
-    Scenario::from_toml_str(&text, path)
+/// The document is deserialised as it is, with no TOML text in between; a value of the wrong
+/// type is reported with its key path.
+pub fn to_scenario(doc: &Value, path: &Path) -> Result<Scenario, ScenarioError> {
+    let file: ScenarioFile =
+        serde_path_to_error::deserialize(doc.clone()).map_err(|e| ScenarioError::Syntax {
+            path: path.to_path_buf(),
+            message: format!("{}: {}", e.path(), e.inner().message()),
+        })?;
+    Scenario::from_file(file, path)
 }
 
 /// Quantities in the form a scenario file gives them: a number with its unit, as text
@@ -399,10 +398,17 @@ mod tests {
             .unwrap(),
         );
         set(&mut d, &k("flow[0].source.size"), quantity::bytes(200)).unwrap();
-        let s = to_scenario(&d, Path::new("t.toml"), "test").unwrap();
+        let s = to_scenario(&d, Path::new("t.toml")).unwrap();
         assert_eq!(s.name, "t");
         set(&mut d, &k("flow[0].source.size"), "200".into()).unwrap();
-        let e = to_scenario(&d, Path::new("t.toml"), "test").unwrap_err();
+        let e = to_scenario(&d, Path::new("t.toml")).unwrap_err();
         assert!(e.to_string().starts_with("t.toml: "), "{e}");
+        // A value of the wrong type is named by its key path, index included.
+        set(&mut d, &k("node[0].cores"), Value::Float(1.5)).unwrap();
+        let e = to_scenario(&d, Path::new("t.toml")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.toml: node[0].cores: invalid type: floating point `1.5`"),
+            "{e}"
+        );
     }
 }

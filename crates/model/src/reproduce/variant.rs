@@ -75,7 +75,7 @@ impl Doc {
     }
 
     pub(super) fn scenario(&self) -> Result<Scenario> {
-        Ok(patch::to_scenario(&self.root, &self.path, "variant")?)
+        Ok(patch::to_scenario(&self.root, &self.path)?)
     }
 
     pub(super) fn run(&self) -> Result<Report> {

@@ -364,7 +364,7 @@ impl Sweep {
 
     /// Validates point `index` into a runnable [`Scenario`].
     pub fn point_scenario(&self, index: u64) -> Result<Scenario, ScenarioError> {
-        patch::to_scenario(&self.point_doc(index)?, &self.path, "--set/--vary")
+        patch::to_scenario(&self.point_doc(index)?, &self.path)
     }
 
     /// Validates the points `indices` on `jobs` threads; on failure returns the lowest failing
