@@ -190,7 +190,7 @@ fn transfer(
                             expected += 1;
                             bytes += len as u64;
                         }
-                        ack_sealer.seal(&expected.to_le_bytes(), &mut out);
+                        ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
                         net::send(&sock, &out).await?;
                     }
                     Ok((bytes, data_opener.stats()))
@@ -220,7 +220,7 @@ fn transfer(
                     while next < segments && next < base + window {
                         let len = seg_len(next, segment, total);
                         net::fill_payload(&mut payload[..len], next);
-                        data_sealer.seal(&payload[..len], &mut out);
+                        data_sealer.seal(&payload[..len], &mut out)?;
                         net::send(&sock, &out).await?;
                         next += 1;
                     }

@@ -75,7 +75,7 @@ pub fn time_live_path(protection: Protection, payload: usize) -> Result<[f64; 2]
             let k = round.min(N - done);
             let t0 = Instant::now();
             for p in packets[..k].iter_mut() {
-                sealer.seal(black_box(&data), p);
+                sealer.seal(black_box(&data), p)?;
             }
             let t1 = Instant::now();
             let mut ok = 0usize;
@@ -180,7 +180,7 @@ impl HostProfile {
             Some(s) => {
                 Ok(self
                     .profile
-                    .cipher_cost_ns(s, dir, protection.cipher_len(payload) as u64)?)
+                    .cipher_cost_ns(s, dir, protection.cipher_len(payload)? as u64)?)
             }
         }
     }

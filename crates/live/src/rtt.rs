@@ -372,7 +372,7 @@ fn stream(
                     if !net::check_payload(got, &reference[..got.len()], id) {
                         continue;
                     }
-                    sealer.seal(got, &mut out);
+                    sealer.seal(got, &mut out)?;
                     if let Err(e) = server_socket.send_to(&out, from)
                         && e.kind() != std::io::ErrorKind::ConnectionRefused
                         && e.kind() != std::io::ErrorKind::WouldBlock
@@ -443,7 +443,7 @@ fn client(
         }
         net::fill_payload(&mut payload, id);
         let t0 = Instant::now();
-        sealer.seal(&payload, &mut out);
+        sealer.seal(&payload, &mut out)?;
         match sock.send(&out) {
             Ok(_) => {}
             Err(e)

@@ -218,7 +218,7 @@ fn point(
                     };
                     while sent < due {
                         net::fill_payload(&mut payload_buf, sent + 1);
-                        sealer.seal(&payload_buf, &mut out);
+                        sealer.seal(&payload_buf, &mut out)?;
                         net::send(&sock, &out).await?;
                         sent += 1;
                         if sent % 64 == 0 && start.elapsed() >= duration {

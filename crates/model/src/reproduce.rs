@@ -582,47 +582,16 @@ struct FrameLen {
     protected: u64,
 }
 
-/// The frame of `payload` under `stack` and its protected length: the inner packet after an
-/// `esp-tunnel(...)` layer, the frame without the SecTAG and ICV under `macsec(...)`, else the
-/// frame (no crypto).
+/// The frame of `payload` under `stack` and its protected length
+/// ([`protocols::Stack::protected_len`]; the frame itself when the stack has no security layer).
 fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
     let full: protocols::Stack = stack.parse()?;
     let wire = full.wire_len(payload)?;
-    let layers: Vec<&str> = split_layers(stack);
-    let protected = if let Some(i) = layers.iter().position(|l| l.starts_with("esp-tunnel")) {
-        let inner: protocols::Stack = layers[i + 1..].join("/").parse()?;
-        inner.wire_len(payload)?
-    } else if let Some(i) = layers.iter().position(|l| l.starts_with("macsec")) {
-        let mut rest = layers.clone();
-        rest.remove(i);
-        let plain: protocols::Stack = rest.join("/").parse()?;
-        plain.wire_len(payload)?
-    } else {
-        wire
-    };
+    let protected = full.protected_len(payload)?.unwrap_or(wire);
     Ok(FrameLen {
         wire: wire as u32,
         protected: protected as u64,
     })
-}
-
-/// Splits a stack string at the `/` that are not inside parentheses.
-fn split_layers(stack: &str) -> Vec<&str> {
-    let mut out = vec![];
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in stack.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            '/' if depth == 0 => {
-                out.push(&stack[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&stack[start..]);
-    out
 }
 
 /// Replaces node `node`'s profile service by the same profile's costs evaluated at the
@@ -2386,17 +2355,7 @@ mod tests {
     }
 
     #[test]
-    fn reproduce_stack_layers_split_outside_parentheses() {
-        assert_eq!(
-            split_layers("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)"),
-            vec![
-                "eth",
-                "ipv4",
-                "esp-tunnel(aes256-cbc,hmac-sha256-128)",
-                "ipv4",
-                "sctp(sack)"
-            ]
-        );
+    fn reproduce_frame_len_is_the_protocols_protected_length() {
         let f = frame_len(
             "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)",
             0,
@@ -2404,7 +2363,8 @@ mod tests {
         .unwrap();
         assert_eq!((f.wire, f.protected), (138, 48));
         let m = frame_len("eth/macsec(gcm-aes-128,encrypt)/ecpri", 7660).unwrap();
-        assert_eq!((m.wire, m.protected), (7710, 7678));
+        // Issue 15: the EtherType (2) and the eCPRI header (4) are encrypted, DA/SA are not.
+        assert_eq!((m.wire, m.protected), (7710, 7666));
     }
 
     #[test]
