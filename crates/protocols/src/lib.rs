@@ -61,6 +61,7 @@
 
 pub mod catalogue;
 pub mod ecpri;
+pub mod emit;
 pub mod error;
 pub mod esp;
 pub mod ethernet;
@@ -76,10 +77,12 @@ pub mod protected;
 pub mod sctp;
 pub mod ssh;
 pub mod stack;
+pub mod suite;
 pub mod tcp;
 pub mod tls;
 pub mod tls_handshake;
 pub mod udp;
+pub mod wire;
 
 pub use error::{Error, Result};
 pub use ethernet::Count;
@@ -87,3 +90,4 @@ pub use fragment::{Frame, SplitPolicy, split_payload};
 pub use layer::{Encapsulation, Parts};
 pub use protected::Protected;
 pub use stack::{Layer, LayerBytes, OverheadReport, Stack};
+pub use suite::Suite;
