@@ -143,8 +143,8 @@ fn transfer(
     let tx_sock = cfg.transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
     let tx_addr = net::local_addr(&tx_sock)?;
-    let (mut data_sealer, mut data_opener) = security_association(protection, seed);
-    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac);
+    let (mut data_sealer, mut data_opener) = security_association(protection, seed)?;
+    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac)?;
     let done = Arc::new(AtomicBool::new(false));
     let max_duration = cfg.max_duration;
     // Whole segments only (the transfer is rounded up to them).

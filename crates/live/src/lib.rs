@@ -10,7 +10,7 @@
 //! ```
 //! use live::{Protection, security_association};
 //!
-//! let (mut sealer, mut opener) = security_association(Protection::EspGcm, 1);
+//! let (mut sealer, mut opener) = security_association(Protection::EspGcm, 1)?;
 //! let mut datagram = Vec::new();
 //! sealer.seal(b"eight+ bytes of payload", &mut datagram)?;
 //! // The length is what the protocol model says: ESP in UDP, inner IPv4 + UDP.

@@ -348,8 +348,8 @@ fn stream(
             .name("live-rtt-server".into())
             .spawn_scoped(scope, || -> Result<OpenStats, LiveError> {
                 pin(1);
-                let (_, mut opener) = security_association(protection, SEED);
-                let (mut sealer, _) = security_association(protection, SEED + 1);
+                let (_, mut opener) = security_association(protection, SEED)?;
+                let (mut sealer, _) = security_association(protection, SEED + 1)?;
                 let reference = net::pattern(payload);
                 let mut buf = vec![0u8; MAX_DATAGRAM];
                 let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -429,8 +429,8 @@ fn client(
     pins: Option<[usize; 2]>,
 ) -> Result<Option<RttPoint>, LiveError> {
     net::connect(sock, server, &cfg.transport)?;
-    let (mut sealer, _) = security_association(protection, SEED);
-    let (_, mut opener) = security_association(protection, SEED + 1);
+    let (mut sealer, _) = security_association(protection, SEED)?;
+    let (_, mut opener) = security_association(protection, SEED + 1)?;
     let reference = net::pattern(size);
     let mut payload = reference.clone();
     let mut out = Vec::with_capacity(MAX_DATAGRAM);

@@ -136,7 +136,7 @@ fn point(
     let rx_sock = transport.bind(net::Side::Server)?;
     let tx_sock = transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
-    let (mut sealer, mut opener) = security_association(protection, seed);
+    let (mut sealer, mut opener) = security_association(protection, seed)?;
     let done = Arc::new(AtomicBool::new(false));
     let hard_stop = duration * 3 + Duration::from_secs(2);
 

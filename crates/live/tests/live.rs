@@ -164,7 +164,7 @@ fn tampered_datagrams_over_loopback_are_counted_and_never_delivered() {
     let _alone = alone();
     let rt = net::runtime().unwrap();
     for p in PROTECTED {
-        let (mut sealer, mut opener) = security_association(p, 99);
+        let (mut sealer, mut opener) = security_association(p, 99).unwrap();
         let rx = net::bind_loopback().unwrap();
         let tx = net::bind_loopback().unwrap();
         let rx_addr = net::local_addr(&rx).unwrap();

@@ -269,7 +269,7 @@ mod tests {
             payload_len: 10,
             ttl: 64,
         };
-        let mut b = vec![0u8; 30];
+        let mut b = [0u8; 30];
         r.emit(&mut Packet::new_unchecked(&mut b[..])).unwrap();
         assert_eq!(
             Repr::parse(&Packet::new_checked(&b[..]).unwrap()).unwrap(),

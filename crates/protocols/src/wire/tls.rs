@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn record_header_and_inner_plaintext() {
         let r = Repr { len: 40 };
-        let mut b = vec![0u8; 45];
+        let mut b = [0u8; 45];
         r.emit(&mut Packet::new_unchecked(&mut b[..])).unwrap();
         assert_eq!(&b[..5], &[23, 3, 3, 0, 40]);
         assert_eq!(
