@@ -52,10 +52,11 @@ const KEY: [u8; 32] = [
 
 /// The associated data ESP authenticates with an AEAD: SPI and sequence number (RFC 4106 §5).
 #[inline]
-fn esp_aad(seq: u64) -> [u8; 8] {
-    let mut aad = [0u8; 8];
-    aad[..4].copy_from_slice(&0x0000_1001u32.to_be_bytes());
-    aad[4..].copy_from_slice(&(seq as u32).to_be_bytes());
+fn esp_aad(seq: u64) -> [u8; esp::HEADER_LEN] {
+    let mut aad = [0u8; esp::HEADER_LEN];
+    let mut header = esp::Packet::new_unchecked(&mut aad[..]);
+    header.set_spi(0x0000_1001);
+    header.set_seq(seq as u32);
     aad
 }
 
