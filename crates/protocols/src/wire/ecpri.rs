@@ -4,7 +4,7 @@
 //! | Revision 4 bits | Reserved 3 bits | C 1 bit | Message Type 1 | Payload Size 2 |
 //! ```
 
-use super::{Field, be16, check_len, u16_len};
+use super::{Field, be16, check_len, put16, u16_len};
 use crate::Result;
 use crate::ecpri::COMMON_HEADER;
 use crate::error::Error;
@@ -27,24 +27,9 @@ pub const REVISION_1: u8 = 0x10;
 /// Message type IQ data (§3.2.4.1).
 pub const IQ_DATA: u8 = 0;
 
-/// A read/write view of an eCPRI message.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("eCPRI header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the common header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("eCPRI header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
     /// Revision (high nibble of the first byte).
     pub fn revision(&self) -> u8 {
         self.buffer.as_ref()[field::REVISION_C] >> 4
@@ -74,7 +59,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 
     /// Sets the payload size \[bytes\].
     pub fn set_payload_size(&mut self, v: u16) {
-        self.buffer.as_mut()[field::PAYLOAD_SIZE].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::PAYLOAD_SIZE, v);
     }
 }
 

@@ -7,7 +7,7 @@
 //! The header view covers SPI and sequence number; the IV follows it. The trailer helpers
 //! write and check the padding `1, 2, 3, ...` (§2.4), the Pad Length and the Next Header.
 
-use super::{Field, be32, check_len};
+use super::{Field, be32, check_len, put32};
 use crate::Result;
 use crate::error::Error;
 use crate::esp::{HEADER, MAX_PADDING, PAD_LEN_NEXT_HEADER};
@@ -27,24 +27,9 @@ pub const HEADER_LEN: usize = HEADER;
 /// Trailer after the padding: Pad Length and Next Header \[bytes\].
 pub const TRAILER_LEN: usize = PAD_LEN_NEXT_HEADER;
 
-/// A read/write view of an ESP packet's header.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("ESP header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("ESP header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
     /// Security Parameters Index.
     pub fn spi(&self) -> u32 {
         be32(self.buffer.as_ref(), field::SPI)
@@ -59,12 +44,12 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the SPI.
     pub fn set_spi(&mut self, v: u32) {
-        self.buffer.as_mut()[field::SPI].copy_from_slice(&v.to_be_bytes());
+        put32(self.buffer.as_mut(), field::SPI, v);
     }
 
     /// Sets the sequence number.
     pub fn set_seq(&mut self, v: u32) {
-        self.buffer.as_mut()[field::SEQ].copy_from_slice(&v.to_be_bytes());
+        put32(self.buffer.as_mut(), field::SEQ, v);
     }
 }
 

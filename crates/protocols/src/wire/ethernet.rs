@@ -4,7 +4,7 @@
 //! | destination MAC 6 | source MAC 6 | EtherType 2 |
 //! ```
 
-use super::{Field, be16, check_len};
+use super::{Field, be16, check_len, put16};
 use crate::Result;
 
 /// Byte ranges of the header's fields.
@@ -31,29 +31,9 @@ pub const ETHERTYPE_VLAN: u16 = 0x8100;
 /// EtherType of IPv6.
 pub const ETHERTYPE_IPV6: u16 = 0x86dd;
 
-/// A read/write view of an Ethernet II header.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("Ethernet header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length (accessors then panic on short buffers).
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("Ethernet header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
-    /// The wrapped buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
     /// Destination MAC address.
     pub fn dst(&self) -> [u8; 6] {
         let mut a = [0; 6];
@@ -87,7 +67,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 
     /// Sets the EtherType.
     pub fn set_ethertype(&mut self, v: u16) {
-        self.buffer.as_mut()[field::ETHERTYPE].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::ETHERTYPE, v);
     }
 }
 

@@ -8,7 +8,7 @@
 //! |                    Destination Address                        |
 //! ```
 
-use super::{Field, be16, check_len, u16_len};
+use super::{Field, be16, check_len, put16, u16_len};
 use crate::Result;
 use crate::error::Error;
 
@@ -71,24 +71,9 @@ pub fn checksum(data: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// A read/write view of an IPv4 packet.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("IPv4 header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("IPv4 header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
     /// Version (4).
     pub fn version(&self) -> u8 {
         self.buffer.as_ref()[field::VER_IHL] >> 4
@@ -142,7 +127,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 
     /// Sets the total length \[bytes\].
     pub fn set_total_len(&mut self, v: u16) {
-        self.buffer.as_mut()[field::LENGTH].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::LENGTH, v);
     }
 
     /// Sets the time to live.
@@ -169,7 +154,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     pub fn fill_checksum(&mut self) {
         self.buffer.as_mut()[field::CHECKSUM].copy_from_slice(&[0, 0]);
         let sum = checksum(&self.buffer.as_ref()[..HEADER_LEN]);
-        self.buffer.as_mut()[field::CHECKSUM].copy_from_slice(&sum.to_be_bytes());
+        put16(self.buffer.as_mut(), field::CHECKSUM, sum);
     }
 }
 

@@ -9,7 +9,7 @@
 //! is the SCI followed by the PN ([`gcm_iv`]); DA, SA and SecTAG are authenticated, the secure
 //! data is encrypted (E = C = 1) or only authenticated (E = C = 0).
 
-use super::{Field, be16, be32, check_len};
+use super::{Field, be16, be32, check_len, put16, put32};
 use crate::Result;
 use crate::error::Error;
 use crate::macsec::{SECTAG_NO_SCI, SECTAG_SCI};
@@ -132,7 +132,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the EtherType.
     pub fn set_ethertype(&mut self, v: u16) {
-        self.buffer.as_mut()[field::ETHERTYPE].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::ETHERTYPE, v);
     }
 
     /// Sets TCI bits and AN.
@@ -147,7 +147,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 
     /// Sets the packet number.
     pub fn set_pn(&mut self, v: u32) {
-        self.buffer.as_mut()[field::PN].copy_from_slice(&v.to_be_bytes());
+        put32(self.buffer.as_mut(), field::PN, v);
     }
 
     /// Sets the SCI (the TCI's SC bit must be set for it to be sent).

@@ -22,16 +22,40 @@
 //!
 //! [`Packet`]: ipv4::Packet
 
-pub mod ecpri;
-pub mod esp;
-pub mod ethernet;
-pub mod ipv4;
-pub mod macsec;
-pub mod tls;
-pub mod udp;
-
 /// A field: the byte range it occupies in its header.
 pub type Field = std::ops::Range<usize>;
+
+/// Defines a protocol's `Packet<T: AsRef<[u8]>>` view with `new_unchecked`, `new_checked`
+/// (at least `$min` bytes, else [`crate::Error::Truncated`] naming `$what`) and `into_inner`;
+/// each module adds its field accessors.
+macro_rules! packet_view {
+    ($what:literal, $min:expr) => {
+        /// A read/write view of the bytes; field accessors below, setters for `T: AsMut<[u8]>`.
+        #[derive(Debug, Clone)]
+        pub struct Packet<T: AsRef<[u8]>> {
+            buffer: T,
+        }
+
+        impl<T: AsRef<[u8]>> Packet<T> {
+            /// Wraps a buffer without checking its length (accessors panic on a short one).
+            pub const fn new_unchecked(buffer: T) -> Packet<T> {
+                Packet { buffer }
+            }
+
+            /// Wraps a buffer that holds at least the header.
+            pub fn new_checked(buffer: T) -> $crate::Result<Packet<T>> {
+                $crate::wire::check_len($what, buffer.as_ref().len(), $min)?;
+                Ok(Packet { buffer })
+            }
+
+            /// The wrapped buffer.
+            pub fn into_inner(self) -> T {
+                self.buffer
+            }
+        }
+    };
+}
+pub(crate) use packet_view;
 
 #[inline]
 pub(crate) fn be16(b: &[u8], f: Field) -> u16 {
@@ -41,6 +65,16 @@ pub(crate) fn be16(b: &[u8], f: Field) -> u16 {
 #[inline]
 pub(crate) fn be32(b: &[u8], f: Field) -> u32 {
     u32::from_be_bytes([b[f.start], b[f.start + 1], b[f.start + 2], b[f.start + 3]])
+}
+
+#[inline]
+pub(crate) fn put16(b: &mut [u8], f: Field, v: u16) {
+    b[f].copy_from_slice(&v.to_be_bytes());
+}
+
+#[inline]
+pub(crate) fn put32(b: &mut [u8], f: Field, v: u32) {
+    b[f].copy_from_slice(&v.to_be_bytes());
 }
 
 #[inline]
@@ -62,3 +96,11 @@ pub(crate) fn u16_len(what: &'static str, len: usize) -> crate::Result<u16> {
         max: usize::from(u16::MAX),
     })
 }
+
+pub mod ecpri;
+pub mod esp;
+pub mod ethernet;
+pub mod ipv4;
+pub mod macsec;
+pub mod tls;
+pub mod udp;

@@ -4,7 +4,7 @@
 //! | opaque_type 1 | legacy_record_version 2 (0x0303) | length 2 | encrypted_record: content, type 1, zeros | tag |
 //! ```
 
-use super::{Field, be16, check_len, u16_len};
+use super::{Field, be16, check_len, put16, u16_len};
 use crate::Result;
 use crate::error::Error;
 use crate::tls::{MAX_FRAGMENT, TLS_HEADER};
@@ -51,24 +51,9 @@ pub fn parse_inner(plain: &[u8]) -> Result<(usize, u8)> {
     }
 }
 
-/// A read/write view of a TLS record.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("TLS record header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("TLS record header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
     /// Content type.
     pub fn content_type(&self) -> u8 {
         self.buffer.as_ref()[field::TYPE]
@@ -98,12 +83,12 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 
     /// Sets legacy_record_version.
     pub fn set_version(&mut self, v: u16) {
-        self.buffer.as_mut()[field::VERSION].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::VERSION, v);
     }
 
     /// Sets the length of what follows the header \[bytes\].
     pub fn set_len(&mut self, v: u16) {
-        self.buffer.as_mut()[field::LENGTH].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::LENGTH, v);
     }
 }
 

@@ -8,7 +8,7 @@
 //! The checksum is sent as 0 ("not computed"), which RFC 768 allows over IPv4; over IPv6 it
 //! is mandatory (RFC 8200 §8.1) and not written by this crate.
 
-use super::{Field, be16, check_len, u16_len};
+use super::{Field, be16, check_len, put16, u16_len};
 use crate::Result;
 use crate::error::Error;
 
@@ -28,24 +28,9 @@ pub mod field {
 /// Header length \[bytes\].
 pub const HEADER_LEN: usize = crate::udp::HEADER;
 
-/// A read/write view of a UDP datagram.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("UDP header", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds at least the header.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        check_len("UDP header", buffer.as_ref().len(), HEADER_LEN)?;
-        Ok(Packet { buffer })
-    }
-
     /// Source port.
     pub fn src_port(&self) -> u16 {
         be16(self.buffer.as_ref(), field::SRC_PORT)
@@ -75,22 +60,22 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the source port.
     pub fn set_src_port(&mut self, v: u16) {
-        self.buffer.as_mut()[field::SRC_PORT].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::SRC_PORT, v);
     }
 
     /// Sets the destination port.
     pub fn set_dst_port(&mut self, v: u16) {
-        self.buffer.as_mut()[field::DST_PORT].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::DST_PORT, v);
     }
 
     /// Sets the length of header and data \[bytes\].
     pub fn set_len(&mut self, v: u16) {
-        self.buffer.as_mut()[field::LENGTH].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::LENGTH, v);
     }
 
     /// Sets the checksum.
     pub fn set_checksum(&mut self, v: u16) {
-        self.buffer.as_mut()[field::CHECKSUM].copy_from_slice(&v.to_be_bytes());
+        put16(self.buffer.as_mut(), field::CHECKSUM, v);
     }
 }
 
