@@ -14,8 +14,11 @@
 //!               (RFC 8446 §5.2 record, one per datagram, implicit 64-bit sequence number)
 //! ```
 //!
-//! The datagram lengths are exactly what [`protocols::Stack`] predicts (checked for every
-//! payload in the tests). The receiver ([`Opener`]) checks the anti-replay window before the
+//! The bytes are written by [`protocols::Stack::emit`] from each protection's stack (so the
+//! lengths are exactly what `wire_len` predicts) and read back through `protocols::wire`
+//! views; this crate only runs the ciphers over the regions `emit` names. The length the
+//! cipher processes is [`Protection::cipher_len`], the one protected length of
+//! [`protocols::Stack::protected_len`]. The receiver ([`Opener`]) checks the anti-replay window before the
 //! integrity check (RFC 4303 §3.4.3, 802.1AE §10.6.2), verifies and decrypts in place, checks the
 //! padding and the inner headers, and returns the payload only when all of it holds; anything
 //! else is counted and never delivered.
