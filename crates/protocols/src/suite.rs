@@ -15,6 +15,11 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
+use crate::esp::{Cipher as EspCipher, Integrity};
+use crate::macsec::Cipher as MacsecCipher;
+use crate::ssh::Cipher as SshCipher;
+use crate::stack::{Layer, Stack};
+use crate::tls::Cipher as TlsCipher;
 
 /// AES block, the CBC IV and padding unit (FIPS 197, RFC 3602 §2.4) \[bytes\].
 pub const AES_BLOCK: usize = 16;
@@ -212,6 +217,74 @@ impl<'de> Deserialize<'de> for Suite {
     }
 }
 
+impl Layer {
+    /// The measured suite whose cost this layer's cipher pays, or `None` for layers without
+    /// protection and for transforms no profile measures (AES-192, HMAC-SHA-1, CCM-8, NULL,
+    /// TLS MAC-then-encrypt CBC, SSH CTR/CBC with a MAC).
+    pub fn suite(&self) -> Option<Suite> {
+        let gcm = |bits: u16| match bits {
+            128 => Some(Suite::Aes128Gcm),
+            256 => Some(Suite::Aes256Gcm),
+            _ => None,
+        };
+        let ccm = |bits: u16| match bits {
+            128 => Some(Suite::Aes128Ccm),
+            256 => Some(Suite::Aes256Ccm),
+            _ => None,
+        };
+        let gmac =
+            |aes_bits: u16| matches!(aes_bits, 128 | 256).then_some(Suite::Gmac { aes_bits });
+        match self {
+            Layer::Esp(e) => match (e.suite.cipher, e.suite.integrity) {
+                (EspCipher::AesGcm(bits, 16), _) => gcm(bits),
+                (EspCipher::AesCcm(bits, 16), _) => ccm(bits),
+                (EspCipher::ChaCha20Poly1305, _) => Some(Suite::ChaCha20Poly1305),
+                (EspCipher::AesGmac(bits), _) => gmac(bits),
+                (EspCipher::AesCbc(aes_bits @ (128 | 256)), Some(i)) => {
+                    let sha_bits = match i {
+                        Integrity::HmacSha256_128 => 256,
+                        Integrity::HmacSha384_192 => 384,
+                        Integrity::HmacSha512_256 => 512,
+                        Integrity::HmacSha1_96 => return None,
+                    };
+                    Some(Suite::AesCbcHmac { aes_bits, sha_bits })
+                }
+                _ => None,
+            },
+            Layer::Macsec(m) => {
+                let bits = match m.cipher {
+                    MacsecCipher::GcmAes128 | MacsecCipher::GcmAesXpn128 => 128,
+                    MacsecCipher::GcmAes256 | MacsecCipher::GcmAesXpn256 => 256,
+                };
+                if m.encrypt { gcm(bits) } else { gmac(bits) }
+            }
+            Layer::Tls(r) => match r.cipher {
+                TlsCipher::AesGcm(bits) => gcm(bits),
+                TlsCipher::AesCcm(bits) => ccm(bits),
+                TlsCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
+                _ => None,
+            },
+            Layer::Ssh(s) => match s.cipher {
+                SshCipher::AesGcm(bits) => gcm(bits),
+                SshCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl Stack {
+    /// The measured suite of the outermost security layer (the one
+    /// [`Stack::protected_len`] counts), or `None` (see [`Layer::suite`]).
+    pub fn suite(&self) -> Option<Suite> {
+        self.layers()
+            .iter()
+            .find(|l| l.protected(0).is_some())
+            .and_then(Layer::suite)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +310,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("chacha20-poly1305"), "{e}");
+    }
+
+    #[test]
+    fn stacks_name_their_measured_suite() {
+        let suite = |t: &str| t.parse::<Stack>().unwrap().suite();
+        assert_eq!(
+            suite("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp"),
+            Some(Suite::AesCbcHmac {
+                aes_bits: 256,
+                sha_bits: 256
+            })
+        );
+        assert_eq!(
+            suite("eth/macsec(gcm-aes-128,integrity)/ecpri"),
+            Some(Suite::Gmac { aes_bits: 128 })
+        );
+        assert_eq!(
+            suite("eth/macsec(gcm-aes-xpn-256,encrypt)/ecpri"),
+            Some(Suite::Aes256Gcm)
+        );
+        assert_eq!(
+            suite("eth/ipv4/tcp/tls13(chacha20-poly1305)"),
+            Some(Suite::ChaCha20Poly1305)
+        );
+        assert_eq!(
+            suite("eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha1-96)/ipv4/udp"),
+            None
+        );
+        assert_eq!(suite("eth/ipv4/udp"), None);
     }
 
     #[test]

@@ -229,6 +229,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_charged_suite_is_the_one_the_stacks_name() {
+        for p in Protection::ALL {
+            let link: Stack = p.link_stack().parse().unwrap();
+            let (datagram, _) = p.framing().unwrap();
+            assert_eq!(p.suite(), link.suite(), "{p}");
+            assert_eq!(p.suite(), datagram.suite(), "{p}");
+        }
+    }
+
+    #[test]
     fn cipher_lengths() {
         let l = |p: Protection| p.cipher_len(64).unwrap();
         assert_eq!(l(Protection::EspGcm), 92 + 2 + 2); // inner, padding, trailer
