@@ -16,6 +16,8 @@ use ccm::Ccm;
 use ccm::consts::{U11, U16};
 use chacha20poly1305::ChaCha20Poly1305;
 use hmac::{Hmac, Mac};
+use protocols::Suite;
+use protocols::wire::{esp, ipv4};
 use sha2::{Sha256, Sha384, Sha512};
 
 /// Authentication failed: the sealed packet was not produced by this key, or was modified.
@@ -50,10 +52,11 @@ const KEY: [u8; 32] = [
 
 /// The associated data ESP authenticates with an AEAD: SPI and sequence number (RFC 4106 §5).
 #[inline]
-fn esp_aad(seq: u64) -> [u8; 8] {
-    let mut aad = [0u8; 8];
-    aad[..4].copy_from_slice(&0x0000_1001u32.to_be_bytes());
-    aad[4..].copy_from_slice(&(seq as u32).to_be_bytes());
+fn esp_aad(seq: u64) -> [u8; esp::HEADER_LEN] {
+    let mut aad = [0u8; esp::HEADER_LEN];
+    let mut header = esp::Packet::new_unchecked(&mut aad[..]);
+    header.set_spi(0x0000_1001);
+    header.set_seq(seq as u32);
     aad
 }
 
@@ -73,13 +76,13 @@ fn nonce<A: AeadCore>(seq: u64) -> Nonce<A> {
 /// no plaintext, as MACsec does with confidentiality off (IEEE 802.1AE, GCM-AES-128/256
 /// integrity only); the frame then travels in the clear followed by the 16-byte ICV.
 pub struct AeadCipher<A> {
-    suite: &'static str,
+    suite: Suite,
     aead: A,
     integrity_only: bool,
 }
 
 impl<A: AeadInOut + KeyInit> AeadCipher<A> {
-    fn keyed(suite: &'static str, integrity_only: bool) -> Self {
+    fn keyed(suite: Suite, integrity_only: bool) -> Self {
         let aead = A::new_from_slice(&KEY[..A::key_size()]).expect("key length is the suite's");
         Self {
             suite,
@@ -88,24 +91,20 @@ impl<A: AeadInOut + KeyInit> AeadCipher<A> {
         }
     }
 
-    fn new(suite: &'static str) -> Self {
-        Self::keyed(suite, false)
-    }
-
-    fn gmac(suite: &'static str) -> Self {
-        Self::keyed(suite, true)
+    fn new(suite: Suite) -> Self {
+        Self::keyed(suite, !suite.encrypts())
     }
 }
 
 impl<A: AeadInOut> Cipher for AeadCipher<A> {
     fn suite(&self) -> &'static str {
-        self.suite
+        self.suite.name()
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
     }
     fn max_overhead(&self) -> usize {
-        16
+        self.suite.icv_len()
     }
     #[inline]
     fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
@@ -149,7 +148,7 @@ impl<A: AeadInOut> Cipher for AeadCipher<A> {
 /// a kernel writes into the packet's headroom, are derived from `seq` beside it (the IV: a fixed
 /// half and the sequence number) and authenticated exactly as on the wire.
 pub struct CbcHmac<C: Clone, M: Mac + Clone> {
-    suite: &'static str,
+    suite: Suite,
     block: C,
     mac: M,
     icv_len: usize,
@@ -160,7 +159,8 @@ where
     C: Clone + KeyInit,
     M: Mac + Clone + KeyInit,
 {
-    fn new(suite: &'static str, icv_len: usize) -> Self {
+    fn new(suite: Suite) -> Self {
+        let icv_len = suite.icv_len();
         let block = C::new_from_slice(&KEY[..C::key_size()]).expect("AES key length");
         // RFC 4868: the HMAC key is as long as the hash output (32/48/64 bytes).
         let mac_key: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) ^ 0x5c).collect();
@@ -174,7 +174,8 @@ where
     }
 }
 
-const CBC_IV: usize = 16;
+/// The CBC IV: one AES block (RFC 3602 §3) \[bytes\].
+const CBC_IV: usize = protocols::suite::AES_BLOCK;
 
 impl<C, M> Cipher for CbcHmac<C, M>
 where
@@ -185,19 +186,20 @@ where
     M: Mac + Clone,
 {
     fn suite(&self) -> &'static str {
-        self.suite
+        self.suite.name()
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
     }
     fn max_overhead(&self) -> usize {
-        15 + 2 + self.icv_len
+        CBC_IV - 1 + esp::TRAILER_LEN + self.icv_len
     }
     #[inline]
     fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
-        let padded = (buf.len() + 2).div_ceil(16) * 16;
-        let pad = padded - buf.len() - 2;
-        buf.extend((1..=pad as u8).chain([pad as u8, 4])); // padding 1,2,3..., pad length, next header
+        // Padding 1, 2, 3, ..., pad length, next header (RFC 4303 §2.4), written by protocols.
+        let data = buf.len();
+        esp::push_trailer(buf, data, self.suite.block_len(), ipv4::PROTO_IPV4)
+            .expect("CBC padding is at most 15 bytes");
         let iv = cbc_iv(seq);
         let (blocks, tail) = InOutBuf::from(buf.as_mut_slice()).into_chunks();
         debug_assert!(tail.is_empty());
@@ -226,11 +228,8 @@ where
         let (blocks, _) = InOutBuf::from(ct).into_chunks();
         cbc::Decryptor::<C>::inner_iv_init(self.block.clone(), &iv.into())
             .decrypt_blocks_inout(blocks);
-        let pad = buf[ct_len - 2] as usize;
-        if pad + 2 > ct_len {
-            return Err(OpenError);
-        }
-        buf.truncate(ct_len - 2 - pad);
+        let (data, _) = esp::parse_trailer(&buf[..ct_len]).map_err(|_| OpenError)?;
+        buf.truncate(data);
         Ok(())
     }
 }
@@ -285,39 +284,22 @@ pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
 
 /// Every RustCrypto suite, in the order of [`profile::CIPHER_SUITES`].
 pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
+    let cbc = |aes_bits, sha_bits| Suite::AesCbcHmac { aes_bits, sha_bits };
     vec![
         Box::new(Copy::default()),
-        Box::new(AeadCipher::<Aes128Gcm>::new("aes128-gcm")),
-        Box::new(AeadCipher::<Aes256Gcm>::new("aes256-gcm")),
-        Box::new(AeadCipher::<ChaCha20Poly1305>::new("chacha20-poly1305")),
-        Box::new(AeadCipher::<Aes128Ccm>::new("aes128-ccm")),
-        Box::new(AeadCipher::<Aes256Ccm>::new("aes256-ccm")),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha256>>::new(
-            "aes128-cbc-hmac-sha256",
-            16,
-        )),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha256>>::new(
-            "aes256-cbc-hmac-sha256",
-            16,
-        )),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha384>>::new(
-            "aes128-cbc-hmac-sha384",
-            24,
-        )),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha384>>::new(
-            "aes256-cbc-hmac-sha384",
-            24,
-        )),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha512>>::new(
-            "aes128-cbc-hmac-sha512",
-            32,
-        )),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha512>>::new(
-            "aes256-cbc-hmac-sha512",
-            32,
-        )),
-        Box::new(AeadCipher::<Aes128Gcm>::gmac("gmac-aes128")),
-        Box::new(AeadCipher::<Aes256Gcm>::gmac("gmac-aes256")),
+        Box::new(AeadCipher::<Aes128Gcm>::new(Suite::Aes128Gcm)),
+        Box::new(AeadCipher::<Aes256Gcm>::new(Suite::Aes256Gcm)),
+        Box::new(AeadCipher::<ChaCha20Poly1305>::new(Suite::ChaCha20Poly1305)),
+        Box::new(AeadCipher::<Aes128Ccm>::new(Suite::Aes128Ccm)),
+        Box::new(AeadCipher::<Aes256Ccm>::new(Suite::Aes256Ccm)),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha256>>::new(cbc(128, 256))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha256>>::new(cbc(256, 256))),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha384>>::new(cbc(128, 384))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha384>>::new(cbc(256, 384))),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha512>>::new(cbc(128, 512))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha512>>::new(cbc(256, 512))),
+        Box::new(AeadCipher::<Aes128Gcm>::new(Suite::Gmac { aes_bits: 128 })),
+        Box::new(AeadCipher::<Aes256Gcm>::new(Suite::Gmac { aes_bits: 256 })),
     ]
 }
 
@@ -333,6 +315,8 @@ mod tests {
     fn suites_match_the_profile_names() {
         let names: Vec<_> = rustcrypto_ciphers().iter().map(|c| c.suite()).collect();
         assert_eq!(names, profile::CIPHER_SUITES);
+        let typed: Vec<_> = Suite::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(typed, profile::CIPHER_SUITES);
     }
 
     #[test]
@@ -383,7 +367,7 @@ mod tests {
             let mut sealed = plain.clone();
             c.seal(1, &mut sealed);
             let visible = sealed.windows(32).any(|w| w == &plain[100..132]);
-            let encrypts = !(c.suite() == "copy" || c.suite().starts_with("gmac"));
+            let encrypts = c.suite().parse::<Suite>().unwrap().encrypts();
             assert_eq!(visible, !encrypts, "{}", c.suite());
         }
     }
@@ -392,7 +376,10 @@ mod tests {
     fn esp_cbc_layout() {
         // 100 B payload + 2 B trailer -> 112 B padded; + 16 ICV (the 8 B header and 16 B IV
         // sit in the headroom, outside the buffer).
-        let c = CbcHmac::<Aes256, Hmac<Sha256>>::new("aes256-cbc-hmac-sha256", 16);
+        let c = CbcHmac::<Aes256, Hmac<Sha256>>::new(Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 256,
+        });
         let mut sealed = pattern(100);
         c.seal(1, &mut sealed);
         assert_eq!(sealed.len(), 112 + 16);

@@ -143,8 +143,8 @@ fn transfer(
     let tx_sock = cfg.transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
     let tx_addr = net::local_addr(&tx_sock)?;
-    let (mut data_sealer, mut data_opener) = security_association(protection, seed);
-    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac);
+    let (mut data_sealer, mut data_opener) = security_association(protection, seed)?;
+    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac)?;
     let done = Arc::new(AtomicBool::new(false));
     let max_duration = cfg.max_duration;
     // Whole segments only (the transfer is rounded up to them).
@@ -190,7 +190,7 @@ fn transfer(
                             expected += 1;
                             bytes += len as u64;
                         }
-                        ack_sealer.seal(&expected.to_le_bytes(), &mut out);
+                        ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
                         net::send(&sock, &out).await?;
                     }
                     Ok((bytes, data_opener.stats()))
@@ -220,7 +220,7 @@ fn transfer(
                     while next < segments && next < base + window {
                         let len = seg_len(next, segment, total);
                         net::fill_payload(&mut payload[..len], next);
-                        data_sealer.seal(&payload[..len], &mut out);
+                        data_sealer.seal(&payload[..len], &mut out)?;
                         net::send(&sock, &out).await?;
                         next += 1;
                     }

@@ -31,6 +31,16 @@ pub enum LiveError {
     /// The simulator refused the scenario built for the prediction.
     #[error("prediction scenario: {0}")]
     Scenario(String),
+    /// The cipher refused to seal a packet (the AEAD's length limit); nothing was sent.
+    #[error("sealing a {len} B payload with {protection} failed: {reason}")]
+    Seal {
+        /// The protection's name ([`crate::Protection::name`]).
+        protection: &'static str,
+        /// The payload length \[bytes\].
+        len: usize,
+        /// What the cipher or the packet builder reported.
+        reason: String,
+    },
     /// The run measured nothing usable (every packet lost, or a bound hit first).
     #[error("measurement failed: {0}")]
     Measurement(String),

@@ -10,9 +10,9 @@
 //! ```
 //! use live::{Protection, security_association};
 //!
-//! let (mut sealer, mut opener) = security_association(Protection::EspGcm, 1);
+//! let (mut sealer, mut opener) = security_association(Protection::EspGcm, 1)?;
 //! let mut datagram = Vec::new();
-//! sealer.seal(b"eight+ bytes of payload", &mut datagram);
+//! sealer.seal(b"eight+ bytes of payload", &mut datagram)?;
 //! // The length is what the protocol model says: ESP in UDP, inner IPv4 + UDP.
 //! assert_eq!(datagram.len(), Protection::EspGcm.datagram_len(23).unwrap());
 //! let mut tampered = datagram.clone();
@@ -20,6 +20,7 @@
 //! assert!(opener.open(&mut tampered).is_err()); // counted, never delivered
 //! assert_eq!(opener.open(&mut datagram).unwrap(), b"eight+ bytes of payload");
 //! assert_eq!(opener.stats().auth_failures, 1);
+//! # Ok::<(), live::LiveError>(())
 //! ```
 #![warn(missing_docs)]
 

@@ -64,7 +64,7 @@ pub fn time_live_path(protection: Protection, payload: usize) -> Result<[f64; 2]
     use std::time::{Duration, Instant};
     const N: usize = 512;
     let round = (32 * 1024 / (payload + 128)).clamp(1, N);
-    let (mut sealer, mut opener) = crate::protect::security_association(protection, 0xf4a3);
+    let (mut sealer, mut opener) = crate::protect::security_association(protection, 0xf4a3)?;
     let data = crate::net::pattern(payload);
     let mut packets: Vec<Vec<u8>> = (0..round)
         .map(|_| Vec::with_capacity(payload + 128))
@@ -77,7 +77,7 @@ pub fn time_live_path(protection: Protection, payload: usize) -> Result<[f64; 2]
             let k = round.min(N - done);
             let t0 = Instant::now();
             for p in packets[..k].iter_mut() {
-                sealer.seal(black_box(&data), p);
+                sealer.seal(black_box(&data), p)?;
             }
             let t1 = Instant::now();
             let mut ok = 0usize;
@@ -179,11 +179,11 @@ impl HostProfile {
     ) -> Result<f64, LiveError> {
         match protection.suite() {
             None => Ok(0.0),
-            Some(s) => {
-                Ok(self
-                    .profile
-                    .cipher_cost_ns(s, dir, protection.cipher_len(payload) as u64)?)
-            }
+            Some(s) => Ok(self.profile.cipher_cost_ns(
+                s.name(),
+                dir,
+                protection.cipher_len(payload)? as u64,
+            )?),
         }
     }
 }

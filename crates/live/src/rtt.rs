@@ -348,8 +348,8 @@ fn stream(
             .name("live-rtt-server".into())
             .spawn_scoped(scope, || -> Result<OpenStats, LiveError> {
                 pin(1);
-                let (_, mut opener) = security_association(protection, SEED);
-                let (mut sealer, _) = security_association(protection, SEED + 1);
+                let (_, mut opener) = security_association(protection, SEED)?;
+                let (mut sealer, _) = security_association(protection, SEED + 1)?;
                 let reference = net::pattern(payload);
                 let mut buf = vec![0u8; MAX_DATAGRAM];
                 let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -372,7 +372,7 @@ fn stream(
                     if !net::check_payload(got, &reference[..got.len()], id) {
                         continue;
                     }
-                    sealer.seal(got, &mut out);
+                    sealer.seal(got, &mut out)?;
                     if let Err(e) = server_socket.send_to(&out, from)
                         && e.kind() != std::io::ErrorKind::ConnectionRefused
                         && e.kind() != std::io::ErrorKind::WouldBlock
@@ -429,8 +429,8 @@ fn client(
     pins: Option<[usize; 2]>,
 ) -> Result<Option<RttPoint>, LiveError> {
     net::connect(sock, server, &cfg.transport)?;
-    let (mut sealer, _) = security_association(protection, SEED);
-    let (_, mut opener) = security_association(protection, SEED + 1);
+    let (mut sealer, _) = security_association(protection, SEED)?;
+    let (_, mut opener) = security_association(protection, SEED + 1)?;
     let reference = net::pattern(size);
     let mut payload = reference.clone();
     let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -443,7 +443,7 @@ fn client(
         }
         net::fill_payload(&mut payload, id);
         let t0 = Instant::now();
-        sealer.seal(&payload, &mut out);
+        sealer.seal(&payload, &mut out)?;
         match sock.send(&out) {
             Ok(_) => {}
             Err(e)

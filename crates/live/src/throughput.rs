@@ -136,7 +136,7 @@ fn point(
     let rx_sock = transport.bind(net::Side::Server)?;
     let tx_sock = transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
-    let (mut sealer, mut opener) = security_association(protection, seed);
+    let (mut sealer, mut opener) = security_association(protection, seed)?;
     let done = Arc::new(AtomicBool::new(false));
     let hard_stop = duration * 3 + Duration::from_secs(2);
 
@@ -218,7 +218,7 @@ fn point(
                     };
                     while sent < due {
                         net::fill_payload(&mut payload_buf, sent + 1);
-                        sealer.seal(&payload_buf, &mut out);
+                        sealer.seal(&payload_buf, &mut out)?;
                         net::send(&sock, &out).await?;
                         sent += 1;
                         if sent % 64 == 0 && start.elapsed() >= duration {

@@ -164,7 +164,7 @@ fn tampered_datagrams_over_loopback_are_counted_and_never_delivered() {
     let _alone = alone();
     let rt = net::runtime().unwrap();
     for p in PROTECTED {
-        let (mut sealer, mut opener) = security_association(p, 99);
+        let (mut sealer, mut opener) = security_association(p, 99).unwrap();
         let rx = net::bind_loopback().unwrap();
         let tx = net::bind_loopback().unwrap();
         let rx_addr = net::local_addr(&rx).unwrap();
@@ -178,7 +178,7 @@ fn tampered_datagrams_over_loopback_are_counted_and_never_delivered() {
             let (mut delivered, mut forged) = (0u64, 0u64);
             for id in 1..=40u64 {
                 net::fill_payload(&mut payload, id);
-                sealer.seal(&payload, &mut out);
+                sealer.seal(&payload, &mut out).unwrap();
                 if id % 2 == 0 {
                     // Flip one bit in the ciphertext / ICV region (never in the header).
                     let at = out.len() - 1 - (id as usize * 37) % 200;

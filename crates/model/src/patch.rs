@@ -405,7 +405,9 @@ mod tests {
         assert!(e.to_string().starts_with("t.toml: "), "{e}");
         // A value of the wrong type is named by its key path, index included.
         set(&mut d, &k("node[0].cores"), Value::Float(1.5)).unwrap();
-        let e = to_scenario(&d, Path::new("t.toml")).unwrap_err().to_string();
+        let e = to_scenario(&d, Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("t.toml: node[0].cores: invalid type: floating point `1.5`"),
             "{e}"

@@ -222,8 +222,10 @@ fn profile_errors_name_file_key_and_what_is_allowed() {
 }
 
 /// A profile node costs a packet's cipher at its *protected* length, the bytes the security layer
-/// processes (the inner IP packet in ESP tunnel mode), not the frame on the wire: a 1000-byte
-/// UDP payload is a 1028-byte inner packet (IPv4 20 + UDP 8) in a 1086-byte frame.
+/// processes (with AES-GCM in ESP tunnel mode the inner IP packet, its padding and the 2-byte ESP
+/// trailer: `protocols::Stack::protected_len`), not the frame on the wire: a 1000-byte UDP
+/// payload is a 1028-byte inner packet (IPv4 20 + UDP 8), 1032 bytes encrypted, in a 1086-byte
+/// frame (issue 15: was charged at 1028).
 #[test]
 fn cipher_cost_at_protected_length() {
     let d = dir();
@@ -255,8 +257,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = 
     .unwrap();
     let st: protocols::Stack = stack.parse().unwrap();
     let wire = st.wire_len(1000).unwrap() as u32;
-    assert_eq!(model::scenario::protected_len(&st, 1000), Some(1028));
-    assert_eq!(s.network.flows[0].protected_len, vec![(wire, 1028)]);
+    assert_eq!(model::scenario::protected_len(&st, 1000), Some(1032));
+    assert_eq!(s.network.flows[0].protected_len, vec![(wire, 1032)]);
     let r = model::run(
         &s,
         &RunOptions {
@@ -264,7 +266,7 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = 
             ..Default::default()
         },
     );
-    let (seal, open) = (400.0 + 0.5 * 1028.0, 450.0 + 0.6 * 1028.0);
+    let (seal, open) = (400.0 + 0.5 * 1032.0, 450.0 + 0.6 * 1032.0);
     let one_way = 25_000.0 + seal + wire as f64 * 0.8 + 25_000.0 + open;
     let rtt = r.flows[0].rtt.as_ref().unwrap();
     assert!(

@@ -109,6 +109,32 @@ pub enum Error {
         /// The largest size the field can describe \[bytes\].
         max: usize,
     },
+    /// A buffer too short for the header or packet it should hold.
+    #[error("{what}: buffer of {len} bytes is shorter than the {min} bytes needed")]
+    Truncated {
+        /// The header or packet (e.g. `IPv4 header`).
+        what: &'static str,
+        /// The buffer's length \[bytes\].
+        len: usize,
+        /// The bytes needed \[bytes\].
+        min: usize,
+    },
+    /// Bytes that do not follow the protocol: a wrong field value, checksum or padding.
+    #[error("malformed {what}: {reason}")]
+    Malformed {
+        /// The header or packet (e.g. `ESP trailer`).
+        what: &'static str,
+        /// Which field is wrong, with the value found and the value allowed.
+        reason: String,
+    },
+    /// A layer whose bytes this crate can size but not write.
+    #[error("cannot write the bytes of `{layer}`: {why}")]
+    Unsupported {
+        /// The layer as text.
+        layer: String,
+        /// What is missing, and which layers can be written.
+        why: &'static str,
+    },
     /// The built-in data file of KEM sizes could not be read (a bug in this crate).
     #[error("bad KEM size table: {0}")]
     KemTable(String),

@@ -58,9 +58,31 @@
 //!
 //! Every layer implements one contract, [`Encapsulation::wire_len`]`(payload)`, and a stack
 //! composes them from the top down. Bad input is an [`Error`] that says what is allowed.
+//!
+//! # The cipher's length, and the bytes
+//!
+//! [`Stack::protected_len`] is the one definition of the length L a security layer's cipher
+//! processes (and a profile's cost is charged at); [`Stack::protected`] splits it into bytes
+//! encrypted and bytes only authenticated ([`protected`] says what each protocol counts).
+//! [`Stack::emit`] writes the frame itself through the [`wire`] views and names the regions a
+//! cipher works on; [`Suite`] names the measured cipher suites.
+//!
+//! ```
+//! use protocols::{Stack, Suite, emit::Ids};
+//!
+//! let ofh: Stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri".parse()?;
+//! assert_eq!(ofh.protected_len(7660)?, Some(7666)); // EtherType 2 + eCPRI 4 + payload
+//! assert_eq!(ofh.suite(), Some(Suite::Aes128Gcm));
+//! let mut frame = Vec::new();
+//! let written = ofh.emit(0, &[0u8; 7660], &Ids::default(), &mut frame)?;
+//! assert_eq!(frame.len(), ofh.wire_len(7660)?);
+//! assert_eq!(written.sealing[0].encrypted.len(), 7666);
+//! # Ok::<(), protocols::Error>(())
+//! ```
 
 pub mod catalogue;
 pub mod ecpri;
+pub mod emit;
 pub mod error;
 pub mod esp;
 pub mod ethernet;
@@ -72,16 +94,21 @@ pub mod kem;
 pub mod layer;
 pub mod macsec;
 mod names;
+pub mod protected;
 pub mod sctp;
 pub mod ssh;
 pub mod stack;
+pub mod suite;
 pub mod tcp;
 pub mod tls;
 pub mod tls_handshake;
 pub mod udp;
+pub mod wire;
 
 pub use error::{Error, Result};
 pub use ethernet::Count;
 pub use fragment::{Frame, SplitPolicy, split_payload};
 pub use layer::{Encapsulation, Parts};
+pub use protected::Protected;
 pub use stack::{Layer, LayerBytes, OverheadReport, Stack};
+pub use suite::Suite;

@@ -135,7 +135,7 @@ impl Version {
         }
     }
 
-    fn is_13(self) -> bool {
+    pub(crate) fn is_13(self) -> bool {
         matches!(self, Version::Tls13 | Version::Dtls13)
     }
 }

@@ -17,6 +17,7 @@ use protocols::Stack;
 use sha1::Sha1;
 use sha2::{Sha256, Sha384, Sha512};
 
+mod emit_oracle;
 mod vectors;
 
 const MAX_PAYLOAD: usize = 2000;

@@ -235,7 +235,7 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
     use crypto_bench::calibrate::{self, Config};
     let mut suites: Vec<String> = Vec::new();
     for s in protections.iter().filter_map(|p| p.suite()) {
-        if !suites.iter().any(|x| x == s) {
+        if !suites.iter().any(|x| x == s.name()) {
             suites.push(s.to_string());
         }
     }

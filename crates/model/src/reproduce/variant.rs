@@ -114,47 +114,16 @@ pub(super) struct FrameLen {
     pub(super) protected: u64,
 }
 
-/// The frame of `payload` under `stack` and its protected length: the inner packet after an
-/// `esp-tunnel(...)` layer, the frame without the SecTAG and ICV under `macsec(...)`, else the
-/// frame (no crypto).
+/// The frame of `payload` under `stack` and its protected length
+/// ([`protocols::Stack::protected_len`]; the frame itself when the stack has no security layer).
 pub(super) fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
     let full: protocols::Stack = stack.parse()?;
     let wire = full.wire_len(payload)?;
-    let layers: Vec<&str> = split_layers(stack);
-    let protected = if let Some(i) = layers.iter().position(|l| l.starts_with("esp-tunnel")) {
-        let inner: protocols::Stack = layers[i + 1..].join("/").parse()?;
-        inner.wire_len(payload)?
-    } else if let Some(i) = layers.iter().position(|l| l.starts_with("macsec")) {
-        let mut rest = layers.clone();
-        rest.remove(i);
-        let plain: protocols::Stack = rest.join("/").parse()?;
-        plain.wire_len(payload)?
-    } else {
-        wire
-    };
+    let protected = full.protected_len(payload)?.unwrap_or(wire);
     Ok(FrameLen {
         wire: wire as u32,
         protected: protected as u64,
     })
-}
-
-/// Splits a stack string at the `/` that are not inside parentheses.
-pub(super) fn split_layers(stack: &str) -> Vec<&str> {
-    let mut out = vec![];
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in stack.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            '/' if depth == 0 => {
-                out.push(&stack[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&stack[start..]);
-    out
 }
 
 /// Replaces node `node`'s profile service by the same profile's costs evaluated at the

@@ -17,19 +17,12 @@ pub(super) struct Framing<'c, 'p> {
 /// A source with its flow's MTU-exempt bytes and `(frame size, protected length)` pairs.
 pub(super) type BuiltSource = (Source, u32, Vec<(u32, u32)>);
 
-/// Bytes the stack's security layer processes for `payload` \[bytes\]: the `inner` of its first
-/// ESP, MACsec, TLS, DTLS or SSH layer (for ESP tunnel mode the inner IP packet; for MACsec the
-/// frame's data after the SecTAG). `None` when the stack has no security layer.
+/// Bytes the stack's security layer processes for `payload` \[bytes\]: the protected length L
+/// of [`protocols::Stack::protected_len`], the one definition the profiles, reproduce and live
+/// share. `None` when the stack has no security layer.
 pub fn protected_len(stack: &protocols::Stack, payload: u32) -> Option<u32> {
-    let layers = stack.breakdown(payload as usize).ok()?;
-    layers
-        .iter()
-        .find(|l| {
-            ["esp-", "macsec", "tls", "dtls", "ssh"]
-                .iter()
-                .any(|p| l.layer.starts_with(p))
-        })
-        .map(|l| l.inner as u32)
+    let len = stack.protected_len(payload as usize).ok()??;
+    u32::try_from(len).ok()
 }
 
 impl Framing<'_, '_> {

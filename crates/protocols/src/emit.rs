@@ -1,0 +1,375 @@
+//! "These bytes": a [`Stack`] writes the headers and trailers of its layers around a payload,
+//! with exactly the lengths [`Stack::wire_len`] counts, and says where each security layer's
+//! cipher works ([`Sealing`]): the bytes it only authenticates, the bytes it encrypts, the IV
+//! the caller may still have to fill, and the ICV it must write. The cipher calls themselves
+//! stay with the caller (live, crypto-bench, tests); this crate never depends on a cipher.
+//!
+//! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `udp`, `esp-tunnel` and
+//! `esp-transport` (every transform), `ecpri`, `e2ap` and `tls13` (one record). The others
+//! are sized but not written: [`Stack::emit`] refuses them with [`Error::Unsupported`].
+//!
+//! ```
+//! use protocols::{Stack, emit::Ids};
+//!
+//! let st: Stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri".parse()?;
+//! let mut frame = Vec::new();
+//! let e = st.emit(0, &[7u8; 100], &Ids::default(), &mut frame)?;
+//! assert_eq!(frame.len(), st.wire_len(100)?);
+//! let s = &e.sealing[0];
+//! // DA, SA and the SecTAG are authenticated; EtherType, eCPRI header and payload encrypted.
+//! assert_eq!((s.aad.clone(), s.encrypted.clone(), s.icv.clone()), (0..28, 28..134, 134..150));
+//! assert_eq!(s.encrypted.len(), st.protected(100)?.unwrap().encrypted);
+//! # Ok::<(), protocols::Error>(())
+//! ```
+
+use std::ops::Range;
+
+use crate::Result;
+use crate::error::Error;
+use crate::esp::{Cipher as EspCipher, Esp};
+use crate::stack::{Layer, Stack};
+use crate::tls::Version;
+use crate::wire::{ecpri, esp, ethernet, ipv4, macsec, tls, udp};
+
+/// The identifiers written into the headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ids {
+    /// Ethernet destination address.
+    pub dst_mac: [u8; 6],
+    /// Ethernet source address.
+    pub src_mac: [u8; 6],
+    /// IPv4 source address (every IPv4 layer).
+    pub src_ip: [u8; 4],
+    /// IPv4 destination address.
+    pub dst_ip: [u8; 4],
+    /// IPv4 time to live.
+    pub ttl: u8,
+    /// UDP source port.
+    pub src_port: u16,
+    /// UDP destination port.
+    pub dst_port: u16,
+    /// ESP Security Parameters Index.
+    pub spi: u32,
+    /// Packet counter: ESP sequence number and MACsec PN (low 32 bits), and the explicit IV of
+    /// counter-mode ESP transforms (RFC 4106 §3.1 advises a counter) \[count\].
+    pub seq: u64,
+    /// MACsec Secure Channel Identifier (sent when the stack's MACsec has `sci`).
+    pub sci: u64,
+    /// MACsec association number (0-3).
+    pub an: u8,
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids {
+            dst_mac: [0x02, 0, 0, 0, 0, 0x03],
+            src_mac: [0x02, 0, 0, 0, 0, 0x02],
+            src_ip: [127, 0, 0, 2],
+            dst_ip: [127, 0, 0, 3],
+            ttl: 64,
+            src_port: 4500,
+            dst_port: 4500,
+            spi: 0x1000_0001,
+            seq: 1,
+            sci: 0x0200_0000_0002_0001,
+            an: 0,
+        }
+    }
+}
+
+/// Where one security layer's cipher works in an emitted buffer (byte ranges of the buffer).
+/// `aad` ends where `encrypted` starts or before; both end before `icv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sealing {
+    /// Index of the security layer in the stack.
+    pub layer: usize,
+    /// Authenticated, not encrypted: ESP header (+ IV for CBC, + everything for GMAC/NULL),
+    /// MACsec DA..SecTAG (everything for integrity only), TLS record header.
+    pub aad: Range<usize>,
+    /// Encrypted (empty for integrity-only transforms).
+    pub encrypted: Range<usize>,
+    /// The explicit IV in the packet (empty when none): written as [`Ids::seq`] for counter
+    /// modes, left zero for AES-CBC, whose IV must be unpredictable (RFC 3602 §2).
+    pub iv: Range<usize>,
+    /// Where the ICV goes (zero on return).
+    pub icv: Range<usize>,
+}
+
+/// What [`Stack::emit`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Emitted {
+    /// Where the application payload is.
+    pub payload: Range<usize>,
+    /// The security layers, outermost first.
+    pub sealing: Vec<Sealing>,
+}
+
+/// The ESP Next Header / IPv4 protocol number of the layer above.
+fn proto_above(above: Option<&Layer>) -> Result<u8> {
+    Ok(match above {
+        Some(Layer::Ipv4(_)) => ipv4::PROTO_IPV4,
+        Some(Layer::Ipv6(_)) => ipv4::PROTO_IPV6,
+        Some(Layer::Udp(_)) => ipv4::PROTO_UDP,
+        Some(Layer::Tcp(_)) => ipv4::PROTO_TCP,
+        Some(Layer::Sctp(_)) => ipv4::PROTO_SCTP,
+        Some(Layer::Esp(_)) => ipv4::PROTO_ESP,
+        // Nothing above: the payload is opaque; IANA's "No Next Header" (RFC 8200 §4.7).
+        _ => 59,
+    })
+}
+
+/// The EtherType of the layer above an Ethernet or MACsec layer.
+fn ethertype_above(layer: &Layer, above: Option<&Layer>) -> Result<u16> {
+    match above {
+        Some(Layer::Ipv4(_)) => Ok(ethernet::ETHERTYPE_IPV4),
+        Some(Layer::Ipv6(_)) => Ok(ethernet::ETHERTYPE_IPV6),
+        Some(Layer::Ecpri(_)) => Ok(ethernet::ETHERTYPE_ECPRI),
+        Some(Layer::Macsec(_)) => Ok(ethernet::ETHERTYPE_MACSEC),
+        _ => Err(unsupported(layer, "no EtherType for what sits on it")),
+    }
+}
+
+fn unsupported(layer: &Layer, why: &'static str) -> Error {
+    Error::Unsupported {
+        layer: layer.text(),
+        why,
+    }
+}
+
+const WRITTEN: &str =
+    "only eth, macsec, ipv4, udp, esp-tunnel, esp-transport, ecpri, e2ap and tls13 are written";
+
+impl Stack {
+    /// Writes the frame for `payload` from layer `from` up (0: the whole frame; a higher index
+    /// leaves out the layers below, e.g. the outer IPv4 and UDP of a datagram the socket
+    /// adds) into `out` (cleared first), and says where each security layer's cipher works.
+    /// The length is [`Stack::wire_len`] minus the bytes of the layers below `from`; ICVs are
+    /// zero and nothing is encrypted.
+    pub fn emit(
+        &self,
+        from: usize,
+        payload: &[u8],
+        ids: &Ids,
+        out: &mut Vec<u8>,
+    ) -> Result<Emitted> {
+        let layers = self.layers();
+        let b = self.breakdown(payload.len())?;
+        let Some(first) = b.get(from) else {
+            return Err(Error::MissingLayer {
+                stack: self.to_string(),
+                needed: "layer at the index to emit from",
+                why: "emit starts at one of the stack's layers",
+            });
+        };
+        out.clear();
+        out.resize(first.total, 0);
+        let mut sealing = Vec::new();
+        let mut start = 0usize;
+        for i in from..layers.len() {
+            let layer = &layers[i];
+            let above = layers.get(i + 1);
+            let unit = start..start + b[i].total;
+            let inner = start + b[i].header..start + b[i].header + b[i].inner;
+            match layer {
+                Layer::Eth(_) => {
+                    let mut p = ethernet::Packet::new_unchecked(&mut out[unit.clone()]);
+                    p.set_dst(ids.dst_mac);
+                    p.set_src(ids.src_mac);
+                    // Under MACsec the SecTAG's EtherType takes this place (written below).
+                    if !matches!(above, Some(Layer::Macsec(_))) {
+                        p.set_ethertype(ethertype_above(layer, above)?);
+                    }
+                }
+                Layer::Macsec(m) => {
+                    if i == from || !matches!(layers[i - 1], Layer::Eth(_)) {
+                        return Err(unsupported(
+                            layer,
+                            "MACsec is written on `eth`, from the Ethernet layer (DA and SA are authenticated)",
+                        ));
+                    }
+                    let frame = start - ethernet::HEADER_LEN;
+                    let sectag = frame + macsec::SECTAG_OFFSET;
+                    let secure = inner.start - ethernet::field::ETHERTYPE.len()..inner.end;
+                    let repr = macsec::Repr {
+                        encrypted: m.encrypt,
+                        sci: m.sci.then_some(ids.sci),
+                        an: ids.an,
+                        pn: ids.seq as u32,
+                        secure_len: secure.len(),
+                    };
+                    repr.emit(&mut macsec::Packet::new_unchecked(
+                        &mut out[sectag..secure.start],
+                    ))?;
+                    out[secure.start..inner.start]
+                        .copy_from_slice(&ethertype_above(layer, above)?.to_be_bytes());
+                    let (aad, encrypted) = if m.encrypt {
+                        let clear = (secure.start + m.offset).min(secure.end);
+                        (frame..clear, clear..secure.end)
+                    } else {
+                        (frame..secure.end, secure.end..secure.end)
+                    };
+                    sealing.push(Sealing {
+                        layer: i,
+                        aad,
+                        encrypted,
+                        iv: secure.start..secure.start,
+                        icv: secure.end..unit.end,
+                    });
+                }
+                Layer::Ipv4(ip) => {
+                    if ip.options > 0 {
+                        return Err(unsupported(layer, "IPv4 options are not written"));
+                    }
+                    let repr = ipv4::Repr {
+                        src: ids.src_ip,
+                        dst: ids.dst_ip,
+                        protocol: proto_above(above)?,
+                        payload_len: inner.len(),
+                        ttl: ids.ttl,
+                    };
+                    repr.emit(&mut ipv4::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
+                Layer::Udp(_) => {
+                    let repr = udp::Repr {
+                        src_port: ids.src_port,
+                        dst_port: ids.dst_port,
+                        payload_len: inner.len(),
+                    };
+                    repr.emit(&mut udp::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
+                Layer::Esp(e) => {
+                    sealing.push(emit_esp(
+                        e,
+                        i,
+                        &unit,
+                        &inner,
+                        proto_above(above)?,
+                        ids,
+                        out,
+                    )?);
+                }
+                Layer::Ecpri(_) => {
+                    let repr = ecpri::Repr {
+                        message_type: ecpri::IQ_DATA,
+                        payload_len: unit.len() - ecpri::HEADER_LEN,
+                    };
+                    repr.emit(&mut ecpri::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
+                Layer::E2ap => {}
+                Layer::Tls(r) if r.version == Version::Tls13 && r.records(inner.len()) == 1 => {
+                    let repr = tls::Repr {
+                        len: unit.len() - tls::HEADER_LEN,
+                    };
+                    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    out[inner.end] = tls::APPLICATION_DATA;
+                    sealing.push(Sealing {
+                        layer: i,
+                        aad: unit.start..inner.start,
+                        encrypted: inner.start..inner.end + 1,
+                        iv: inner.start..inner.start,
+                        icv: inner.end + 1..unit.end,
+                    });
+                }
+                _ => return Err(unsupported(layer, WRITTEN)),
+            }
+            start = inner.start;
+        }
+        let payload_at = start..start + payload.len();
+        out[payload_at.clone()].copy_from_slice(payload);
+        Ok(Emitted {
+            payload: payload_at,
+            sealing,
+        })
+    }
+}
+
+/// ESP header, explicit IV, padding and trailer (RFC 4303 §2), and the transform's regions.
+fn emit_esp(
+    e: &Esp,
+    layer: usize,
+    unit: &Range<usize>,
+    inner: &Range<usize>,
+    next_header: u8,
+    ids: &Ids,
+    out: &mut [u8],
+) -> Result<Sealing> {
+    let repr = esp::Repr {
+        spi: ids.spi,
+        seq: ids.seq as u32,
+    };
+    repr.emit(&mut esp::Packet::new_unchecked(&mut out[unit.clone()]))?;
+    let iv = unit.start + esp::HEADER_LEN..inner.start;
+    if iv.len() == crate::esp::COUNTER_IV && !matches!(e.suite.cipher, EspCipher::AesCbc(_)) {
+        out[iv.clone()].copy_from_slice(&ids.seq.to_be_bytes());
+    }
+    let icv = unit.end - e.suite.icv_len()..unit.end;
+    // TFC padding (zeros, RFC 4303 §2.7) then the 1, 2, 3, ... padding and the trailer.
+    let data_end = inner.end + e.tfc.saturating_sub(inner.len());
+    esp::emit_trailer(&mut out[data_end..icv.start], next_header)?;
+    let body = inner.start..icv.start;
+    let (aad, encrypted) = match e.suite.cipher {
+        EspCipher::AesGcm(..) | EspCipher::AesCcm(..) | EspCipher::ChaCha20Poly1305 => {
+            (unit.start..iv.start, body)
+        }
+        EspCipher::AesCbc(_) => (unit.start..iv.end, body),
+        EspCipher::AesGmac(_) | EspCipher::Null => (unit.start..body.end, body.end..body.end),
+    };
+    Ok(Sealing {
+        layer,
+        aad,
+        encrypted,
+        iv,
+        icv,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regions agree with the protected length for every writable suite and size.
+    #[test]
+    fn regions_match_the_protected_length() {
+        for text in [
+            "eth/macsec(gcm-aes-128,encrypt)/ecpri",
+            "eth/macsec(gcm-aes-256,integrity,no-sci)/ipv4/udp",
+            "eth/macsec(gcm-aes-128,encrypt,offset=30)/ecpri(iq)",
+            "eth/ipv4/udp/esp-tunnel(aes256-gcm-16)/ipv4/udp",
+            "eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha1-96,tfc=300)/ipv4/udp",
+            "ipv4/esp-transport(aes256-gmac)/udp",
+            "ipv4/esp-tunnel(null,hmac-sha256-128)/ipv4/udp",
+            "ipv4/esp-tunnel(chacha20-poly1305)/ipv4/udp/ecpri",
+        ] {
+            let st: Stack = text.parse().unwrap();
+            let mut out = Vec::new();
+            for n in [0, 1, 2, 3, 17, 100, 1400] {
+                let e = st
+                    .emit(0, &vec![0x5a; n], &Ids::default(), &mut out)
+                    .unwrap();
+                assert_eq!(out.len(), st.wire_len(n).unwrap(), "{text} {n}");
+                assert_eq!(&out[e.payload.clone()], &vec![0x5a; n][..]);
+                let p = st.protected(n).unwrap().unwrap();
+                let s = &e.sealing[0];
+                assert_eq!(s.encrypted.len(), p.encrypted, "{text} {n}");
+                assert_eq!(s.aad.len(), p.authenticated, "{text} {n}");
+                assert!(s.aad.end <= s.encrypted.start.max(s.aad.end));
+                assert_eq!(s.icv.end, out.len(), "{text} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn unwritable_layers_are_refused() {
+        let st: Stack = "eth/ipv4/tcp/tls12(aes128-gcm)".parse().unwrap();
+        let e = st
+            .emit(0, &[0; 10], &Ids::default(), &mut Vec::new())
+            .unwrap_err();
+        assert!(e.to_string().contains("only eth, macsec"), "{e}");
+        let st: Stack = "eth/macsec(gcm-aes-128)/ipv4/udp".parse().unwrap();
+        let e = st
+            .emit(1, &[0; 10], &Ids::default(), &mut Vec::new())
+            .unwrap_err();
+        assert!(e.to_string().contains("DA and SA"), "{e}");
+        assert!(st.emit(9, &[], &Ids::default(), &mut Vec::new()).is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! The cipher suites whose per-packet cost is measured and charged: the names calibration
+//! profiles, `oransim plan --suite` and crypto-bench use (`aes128-gcm`,
+//! `aes256-cbc-hmac-sha256`, `gmac-aes128`, ...), with the facts this crate owns about each:
+//! key, nonce, tag and block sizes.
+//!
+//! The spelling is the one of `calibration/*.toml`: [`Suite::name`] gives it back and
+//! [`Suite::from_str`](std::str::FromStr) reads it, refusing anything else with the list of
+//! allowed names. A suite is the cipher alone; where it sits (ESP, MACsec, TLS) is the stack's
+//! business, and [`Stack::protected_len`](crate::Stack::protected_len) says which length the
+//! suite's cost is charged at.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::Error;
+use crate::esp::{Cipher as EspCipher, Integrity};
+use crate::macsec::Cipher as MacsecCipher;
+use crate::ssh::Cipher as SshCipher;
+use crate::stack::{Layer, Stack};
+use crate::tls::Cipher as TlsCipher;
+
+/// AES block, the CBC IV and padding unit (FIPS 197, RFC 3602 §2.4) \[bytes\].
+pub const AES_BLOCK: usize = 16;
+/// Tag of AES-GCM, AES-CCM (as ESP uses it, RFC 4309 §3.1 with a 16-byte ICV),
+/// ChaCha20-Poly1305 (RFC 8439 §2.8) and GMAC (RFC 4543 §3.2) \[bytes\].
+pub const AEAD_TAG: usize = 16;
+
+/// A measured cipher suite (the cipher names of `calibration/*.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Suite {
+    /// No cipher: one memory copy of the packet, the baseline every data path pays.
+    Copy,
+    /// AES-128-GCM (NIST SP 800-38D; RFC 4106, 802.1AE GCM-AES-128, RFC 8446).
+    Aes128Gcm,
+    /// AES-256-GCM.
+    Aes256Gcm,
+    /// ChaCha20-Poly1305 (RFC 8439; RFC 7634 in ESP).
+    ChaCha20Poly1305,
+    /// AES-128-CCM with a 16-byte ICV (RFC 4309 in ESP).
+    Aes128Ccm,
+    /// AES-256-CCM with a 16-byte ICV.
+    Aes256Ccm,
+    /// AES-CBC with HMAC-SHA2, encrypt-then-MAC as ESP does it (RFC 3602, RFC 4868): key
+    /// bits of AES and hash bits of SHA-2 (256, 384 or 512; the ICV is half the hash).
+    AesCbcHmac {
+        /// AES key length, 128 or 256 \[bits\].
+        aes_bits: u16,
+        /// SHA-2 output length, 256, 384 or 512 \[bits\].
+        sha_bits: u16,
+    },
+    /// GMAC, integrity only (802.1AE with confidentiality off; RFC 4543), with an AES key of
+    /// 128 or 256 bits.
+    Gmac {
+        /// AES key length \[bits\].
+        aes_bits: u16,
+    },
+}
+
+impl Suite {
+    /// Every suite, in the order of the calibration profiles' tables.
+    pub const ALL: [Suite; 14] = [
+        Suite::Copy,
+        Suite::Aes128Gcm,
+        Suite::Aes256Gcm,
+        Suite::ChaCha20Poly1305,
+        Suite::Aes128Ccm,
+        Suite::Aes256Ccm,
+        Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 256,
+        },
+        Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 256,
+        },
+        Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 384,
+        },
+        Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 384,
+        },
+        Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 512,
+        },
+        Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 512,
+        },
+        Suite::Gmac { aes_bits: 128 },
+        Suite::Gmac { aes_bits: 256 },
+    ];
+
+    /// The name profiles and the command line use, e.g. `aes256-cbc-hmac-sha256`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Copy => "copy",
+            Suite::Aes128Gcm => "aes128-gcm",
+            Suite::Aes256Gcm => "aes256-gcm",
+            Suite::ChaCha20Poly1305 => "chacha20-poly1305",
+            Suite::Aes128Ccm => "aes128-ccm",
+            Suite::Aes256Ccm => "aes256-ccm",
+            Suite::AesCbcHmac { aes_bits, sha_bits } => match (aes_bits, sha_bits) {
+                (128, 256) => "aes128-cbc-hmac-sha256",
+                (256, 256) => "aes256-cbc-hmac-sha256",
+                (128, 384) => "aes128-cbc-hmac-sha384",
+                (256, 384) => "aes256-cbc-hmac-sha384",
+                (128, 512) => "aes128-cbc-hmac-sha512",
+                _ => "aes256-cbc-hmac-sha512",
+            },
+            Suite::Gmac { aes_bits: 128 } => "gmac-aes128",
+            Suite::Gmac { .. } => "gmac-aes256",
+        }
+    }
+
+    /// The allowed names, comma-separated (for error messages).
+    pub fn names() -> String {
+        Suite::ALL
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Key length: AES or ChaCha20 key, plus the HMAC key (as long as the hash, RFC 4868
+    /// §2.1.1) for CBC + HMAC; 0 for the copy baseline \[bytes\].
+    pub fn key_len(self) -> usize {
+        match self {
+            Suite::Copy => 0,
+            Suite::Aes128Gcm | Suite::Aes128Ccm | Suite::Gmac { aes_bits: 128 } => 16,
+            Suite::AesCbcHmac { aes_bits, sha_bits } => {
+                usize::from(aes_bits) / 8 + usize::from(sha_bits) / 8
+            }
+            _ => 32,
+        }
+    }
+
+    /// Nonce the cipher takes: 12 bytes for GCM, GMAC and ChaCha20-Poly1305 (SP 800-38D,
+    /// RFC 8439), 11 for CCM as ESP uses it (RFC 4309 §4), the 16-byte IV for CBC \[bytes\].
+    pub fn nonce_len(self) -> usize {
+        match self {
+            Suite::Copy => 0,
+            Suite::Aes128Ccm | Suite::Aes256Ccm => 11,
+            Suite::AesCbcHmac { .. } => AES_BLOCK,
+            _ => 12,
+        }
+    }
+
+    /// Integrity check value appended to each packet: the AEAD tag, or the HMAC truncated to
+    /// half the hash (RFC 4868 §2.3) \[bytes\].
+    pub fn icv_len(self) -> usize {
+        match self {
+            Suite::Copy => 0,
+            Suite::AesCbcHmac { sha_bits, .. } => usize::from(sha_bits) / 16,
+            _ => AEAD_TAG,
+        }
+    }
+
+    /// Cipher block the plaintext is padded to: 16 for CBC, 1 for counter modes \[bytes\].
+    pub fn block_len(self) -> usize {
+        match self {
+            Suite::AesCbcHmac { .. } => AES_BLOCK,
+            _ => 1,
+        }
+    }
+
+    /// Whether the suite encrypts (false for GMAC and the copy baseline).
+    pub fn encrypts(self) -> bool {
+        !matches!(self, Suite::Copy | Suite::Gmac { .. })
+    }
+
+    /// Whether the suite authenticates (all but the copy baseline).
+    pub fn authenticates(self) -> bool {
+        self != Suite::Copy
+    }
+}
+
+impl fmt::Display for Suite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Suite {
+    type Err = Error;
+
+    /// Parses a suite name, exactly as [`Suite::name`] spells it (ASCII case ignored).
+    fn from_str(s: &str) -> Result<Suite, Error> {
+        let t = s.trim();
+        Suite::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| Error::UnknownSuite {
+                layer: "cipher suite".into(),
+                what: "suite",
+                name: s.into(),
+                allowed: Suite::names(),
+            })
+    }
+}
+
+impl Serialize for Suite {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Suite {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Suite, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Layer {
+    /// The measured suite whose cost this layer's cipher pays, or `None` for layers without
+    /// protection and for transforms no profile measures (AES-192, HMAC-SHA-1, CCM-8, NULL,
+    /// TLS MAC-then-encrypt CBC, SSH CTR/CBC with a MAC).
+    pub fn suite(&self) -> Option<Suite> {
+        let gcm = |bits: u16| match bits {
+            128 => Some(Suite::Aes128Gcm),
+            256 => Some(Suite::Aes256Gcm),
+            _ => None,
+        };
+        let ccm = |bits: u16| match bits {
+            128 => Some(Suite::Aes128Ccm),
+            256 => Some(Suite::Aes256Ccm),
+            _ => None,
+        };
+        let gmac =
+            |aes_bits: u16| matches!(aes_bits, 128 | 256).then_some(Suite::Gmac { aes_bits });
+        match self {
+            Layer::Esp(e) => match (e.suite.cipher, e.suite.integrity) {
+                (EspCipher::AesGcm(bits, 16), _) => gcm(bits),
+                (EspCipher::AesCcm(bits, 16), _) => ccm(bits),
+                (EspCipher::ChaCha20Poly1305, _) => Some(Suite::ChaCha20Poly1305),
+                (EspCipher::AesGmac(bits), _) => gmac(bits),
+                (EspCipher::AesCbc(aes_bits @ (128 | 256)), Some(i)) => {
+                    let sha_bits = match i {
+                        Integrity::HmacSha256_128 => 256,
+                        Integrity::HmacSha384_192 => 384,
+                        Integrity::HmacSha512_256 => 512,
+                        Integrity::HmacSha1_96 => return None,
+                    };
+                    Some(Suite::AesCbcHmac { aes_bits, sha_bits })
+                }
+                _ => None,
+            },
+            Layer::Macsec(m) => {
+                let bits = match m.cipher {
+                    MacsecCipher::GcmAes128 | MacsecCipher::GcmAesXpn128 => 128,
+                    MacsecCipher::GcmAes256 | MacsecCipher::GcmAesXpn256 => 256,
+                };
+                if m.encrypt { gcm(bits) } else { gmac(bits) }
+            }
+            Layer::Tls(r) => match r.cipher {
+                TlsCipher::AesGcm(bits) => gcm(bits),
+                TlsCipher::AesCcm(bits) => ccm(bits),
+                TlsCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
+                _ => None,
+            },
+            Layer::Ssh(s) => match s.cipher {
+                SshCipher::AesGcm(bits) => gcm(bits),
+                SshCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl Stack {
+    /// The measured suite of the outermost security layer (the one
+    /// [`Stack::protected_len`] counts), or `None` (see [`Layer::suite`]).
+    pub fn suite(&self) -> Option<Suite> {
+        self.layers()
+            .iter()
+            .find(|l| l.protected(0).is_some())
+            .and_then(Layer::suite)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_distinct() {
+        let mut seen = std::collections::BTreeSet::new();
+        for s in Suite::ALL {
+            assert_eq!(s.name().parse::<Suite>().unwrap(), s);
+            assert_eq!(s.to_string(), s.name());
+            assert!(seen.insert(s.name()), "{s}");
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(serde_json::from_str::<Suite>(&json).unwrap(), s);
+        }
+        assert_eq!("AES128-GCM".parse::<Suite>().unwrap(), Suite::Aes128Gcm);
+    }
+
+    #[test]
+    fn unknown_names_list_the_allowed_ones() {
+        let e = "aes512-gcm".parse::<Suite>().unwrap_err().to_string();
+        assert!(e.contains("aes512-gcm") && e.contains("gmac-aes256"), "{e}");
+        let e = serde_json::from_str::<Suite>("\"rc4\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("chacha20-poly1305"), "{e}");
+    }
+
+    #[test]
+    fn stacks_name_their_measured_suite() {
+        let suite = |t: &str| t.parse::<Stack>().unwrap().suite();
+        assert_eq!(
+            suite("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp"),
+            Some(Suite::AesCbcHmac {
+                aes_bits: 256,
+                sha_bits: 256
+            })
+        );
+        assert_eq!(
+            suite("eth/macsec(gcm-aes-128,integrity)/ecpri"),
+            Some(Suite::Gmac { aes_bits: 128 })
+        );
+        assert_eq!(
+            suite("eth/macsec(gcm-aes-xpn-256,encrypt)/ecpri"),
+            Some(Suite::Aes256Gcm)
+        );
+        assert_eq!(
+            suite("eth/ipv4/tcp/tls13(chacha20-poly1305)"),
+            Some(Suite::ChaCha20Poly1305)
+        );
+        assert_eq!(
+            suite("eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha1-96)/ipv4/udp"),
+            None
+        );
+        assert_eq!(suite("eth/ipv4/udp"), None);
+    }
+
+    #[test]
+    fn per_suite_sizes() {
+        let cbc = "aes256-cbc-hmac-sha384".parse::<Suite>().unwrap();
+        assert_eq!(
+            (cbc.icv_len(), cbc.block_len(), cbc.key_len()),
+            (24, 16, 80)
+        );
+        assert_eq!(Suite::Aes128Ccm.nonce_len(), 11);
+        assert!(!Suite::Gmac { aes_bits: 128 }.encrypts());
+        assert!(!Suite::Copy.authenticates());
+    }
+}
