@@ -50,7 +50,7 @@ impl Ipv4 {
 
     /// Checks the options length.
     pub fn validate(&self) -> Result<()> {
-        if self.options % 4 != 0 || self.options > MAX_OPTIONS {
+        if !self.options.is_multiple_of(4) || self.options > MAX_OPTIONS {
             return Err(Error::BadArguments {
                 layer: format!("ipv4(options={})", self.options),
                 reason: format!(

@@ -50,7 +50,7 @@ impl Ipv6 {
 
     /// Checks the extension header length.
     pub fn validate(&self) -> Result<()> {
-        if self.ext % 8 != 0 || self.ext > 2048 {
+        if !self.ext.is_multiple_of(8) || self.ext > 2048 {
             return Err(Error::BadArguments {
                 layer: format!("ipv6(ext={})", self.ext),
                 reason:

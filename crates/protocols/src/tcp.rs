@@ -33,7 +33,7 @@ pub struct Tcp {
 impl Tcp {
     /// Checks the options length.
     pub fn validate(&self) -> Result<()> {
-        if self.options % 4 != 0 || self.options > MAX_OPTIONS {
+        if !self.options.is_multiple_of(4) || self.options > MAX_OPTIONS {
             return Err(Error::BadArguments {
                 layer: format!("tcp(options={})", self.options),
                 reason: format!(

@@ -169,7 +169,7 @@ enum EspKind {
 fn esp_trailer(payload: &[u8], align: usize, next_header: u8) -> Vec<u8> {
     let mut v = payload.to_vec();
     let mut i = 1u8;
-    while (v.len() + 2) % align != 0 {
+    while !(v.len() + 2).is_multiple_of(align) {
         v.push(i);
         i += 1;
     }
@@ -550,7 +550,7 @@ fn tls12_cbc_record(bits: u16, hash: &str, mac_len: usize, etm: bool, content: &
     let iv = [0x33u8; 16];
     let pad = |mut v: Vec<u8>| {
         let mut p = 0u8;
-        while (v.len() + usize::from(p) + 1) % 16 != 0 {
+        while !(v.len() + usize::from(p) + 1).is_multiple_of(16) {
             p += 1;
         }
         v.extend(std::iter::repeat_n(p, usize::from(p) + 1));

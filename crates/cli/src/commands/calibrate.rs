@@ -76,11 +76,12 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         cal.wall_time.as_secs_f64()
     );
 
+    // Validated before anything is written: a profile that would not load is never on disk.
     let text = profile::to_toml_string(&cal.profile)?;
+    let profile = profile::Profile::from_file(cal.profile, &args.out.display().to_string())?;
     write_atomic(&args.out, text.as_bytes())?;
     write_atomic(&csv_path, cal.samples_csv.as_bytes())?;
 
-    let profile = profile::Profile::from_toml_str(&text, &args.out.display().to_string())?;
     print_summary(&profile)?;
     println!("wrote {} and {}", args.out.display(), csv_path.display());
     println!("noise: {}", cal.noise_note);
@@ -118,8 +119,8 @@ fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCo
         .with_context(|| format!("cannot read {}", input.display()))?;
     let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)?;
     let toml = profile::to_toml_string(&file)?;
+    let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;
-    let profile = profile::Profile::from_toml_str(&toml, &out.display().to_string())?;
     print_summary(&profile)?;
     println!(
         "wrote {} (imported from {})",

@@ -266,7 +266,6 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
             cal.noise_note
         );
     }
-    let text = profile::to_toml_string(&cal.profile)?;
     let origin = format!(
         "this host's {} measured by this run ({} mode, {:.1} s, RustCrypto)",
         if protections.iter().all(|p| p.suite().is_none()) {
@@ -277,6 +276,6 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
         if quick { "quick" } else { "full" },
         cal.wall_time.as_secs_f64()
     );
-    let profile = profile::Profile::from_toml_str(&text, &origin)?;
+    let profile = profile::Profile::from_file(cal.profile, &origin)?;
     Ok(HostProfile::from_profile(profile, origin))
 }

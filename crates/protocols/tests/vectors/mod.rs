@@ -20,7 +20,7 @@ use sha1::Sha1;
 /// Hex with any whitespace, as the RFCs print it.
 fn hex(s: &str) -> Vec<u8> {
     let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    assert!(digits.len() % 2 == 0, "odd number of hex digits in {s:?}");
+    assert!(digits.len().is_multiple_of(2), "odd number of hex digits in {s:?}");
     digits
         .chunks(2)
         .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).expect("hex digit"))
@@ -109,7 +109,7 @@ fn rfc7634_appendix_a_esp_packet_seals_and_has_the_modelled_length() {
         // alignment, RFC 7634 §2) is exactly the published plaintext.
         let mut pt = inner.clone();
         let mut i = 1;
-        while (pt.len() + 2) % 4 != 0 {
+        while !(pt.len() + 2).is_multiple_of(4) {
             pt.push(i);
             i += 1;
         }
