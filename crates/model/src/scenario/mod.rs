@@ -73,18 +73,23 @@ pub struct Scenario {
     pub node_profiles: Vec<Option<NodeProfile>>,
 }
 
+/// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
+/// `Sweep::load`). A file that cannot be read or is not UTF-8 is an error naming it.
+pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
+    let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
 impl Scenario {
     /// Reads, parses and validates a scenario file.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
-            path: path.to_path_buf(),
-            offset: e.utf8_error().valid_up_to(),
-        })?;
-        Scenario::from_toml_str(&text, path)
+        Scenario::from_toml_str(&read_text(path)?, path)
     }
 
     /// Parses and validates scenario text; `path` names it in errors and anchors relative files.

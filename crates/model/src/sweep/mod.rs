@@ -262,14 +262,7 @@ impl Sweep {
         sets: Vec<Assignment>,
         axes: Vec<Axis>,
     ) -> Result<Sweep, ScenarioError> {
-        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
-            path: path.to_path_buf(),
-            offset: e.utf8_error().valid_up_to(),
-        })?;
+        let text = crate::scenario::read_text(path)?;
         Sweep::new(path, &text, sets, axes)
     }
 

@@ -105,21 +105,8 @@ struct Decimal {
 
 /// Splits `"1400B"` into `("1400", "B")` and reads the number exactly.
 fn decimal_with_unit(s: &str) -> Option<(Decimal, &str, bool)> {
-    let t = s.trim();
-    let b = t.as_bytes();
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| {
-            let prev = if i > 0 { b[i - 1] as char } else { ' ' };
-            let exponent = (c == 'e' || c == 'E')
-                && t[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+');
-            !(c.is_ascii_digit()
-                || c == '.'
-                || ((c == '-' || c == '+') && (i == 0 || prev == 'e' || prev == 'E'))
-                || exponent)
-        })
-        .map_or(t.len(), |(i, _)| i);
-    let (num, unit) = (&t[..end], t[end..].trim());
+    // The one lexer of quantities (profile::units) splits number from unit.
+    let (num, unit) = profile::units::split_number(s);
     let (m, e) = match num.find(['e', 'E']) {
         Some(i) => (&num[..i], num[i + 1..].parse::<i32>().ok()?),
         None => (num, 0),
