@@ -10,7 +10,7 @@ use live::predict::{self, BulkCompare, RttCompare, ThroughputCompare};
 use live::rtt::RttRun;
 use live::throughput::ThroughputPoint;
 
-use crate::table::{Pipes, Table};
+use crate::table::Table;
 
 /// Appends the lines above the experiments: the command (Markdown only; `command` is its
 /// arguments after `oransim live`), the transport (`namespaces`: the veth pair's two network
@@ -57,11 +57,7 @@ fn table(out: &mut String, md: bool, head: &[&str], rows: &[Vec<String>]) {
     }
     // Aligned text keeps its padding (no cell ends in spaces); Markdown keeps `|` in cells.
     t.trim_end(false);
-    out.push_str(&if md {
-        t.markdown(Pipes::Verbatim)
-    } else {
-        t.text()
-    });
+    out.push_str(&if md { t.markdown() } else { t.text() });
     out.push('\n');
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use model::reproduce::{Experiment, HeatMap, Plot, Row, SCHEMA, Style, Summary, XyPlot};
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
-use crate::table::{Pipes, Table};
+use crate::table::Table;
 
 /// "P passed, F failed; f fitted, p predicted (x% predictions)".
 fn counts(sum: &Summary) -> String {
@@ -146,7 +146,7 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
                     r.note.clone(),
                 ]);
             }
-            s.push_str(&t.markdown(Pipes::Escape));
+            s.push_str(&t.markdown());
             let _ = writeln!(s);
         }
         let missed: Vec<&Row> = e.rows.iter().filter(|r| !r.pass).collect();

@@ -16,16 +16,6 @@ pub enum Align {
     Right,
 }
 
-/// Whether Markdown cells have their `|` escaped as `\|`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pipes {
-    /// `|` becomes `\|`, so a cell cannot split into two.
-    Escape,
-    /// Cells are written as they are (the caller knows they hold no `|`, or keeps an older
-    /// page's bytes).
-    Verbatim,
-}
-
 /// A table of text cells: the first column left-aligned, the others right-aligned unless
 /// [`Table::align`] says otherwise.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -161,12 +151,10 @@ impl Table {
         out
     }
 
-    /// A Markdown (GitHub) table: `| a | b |` lines, the header, then `|---|---|`.
-    pub fn markdown(&self, pipes: Pipes) -> String {
-        let cell = |s: &str| match pipes {
-            Pipes::Escape => s.replace('|', "\\|"),
-            Pipes::Verbatim => s.to_owned(),
-        };
+    /// A Markdown (GitHub) table: `| a | b |` lines, the header, then `|---|---|`. A `|` in a
+    /// cell is written `\|`, so that it cannot split the cell.
+    pub fn markdown(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|");
         let mut out = String::new();
         let line = |out: &mut String, row: &[String]| {
             let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
@@ -259,16 +247,12 @@ mod tests {
     }
 
     #[test]
-    fn markdown_escapes_pipes_when_asked() {
+    fn markdown_escapes_pipes() {
         let mut t = Table::new(["q", "median |error|"]);
         t.row(["a|b", "1"]);
         assert_eq!(
-            t.markdown(Pipes::Escape),
+            t.markdown(),
             "| q | median \\|error\\| |\n|---|---|\n| a\\|b | 1 |\n"
-        );
-        assert_eq!(
-            t.markdown(Pipes::Verbatim),
-            "| q | median |error| |\n|---|---|\n| a|b | 1 |\n"
         );
     }
 
