@@ -33,9 +33,10 @@
 //!     stop: Stop { packets: Some(100_000), duration: None },
 //!     warmup: SimDuration::ZERO,
 //! };
-//! let stats = sim_core::engine::run_replication(&net, 1, 0);
+//! let stats = sim_core::engine::run_replication(&net, 1, 0)?;
 //! let mean_us = stats.flows[0].forward.delay.mean_ps() / 1e6;
 //! assert!((mean_us - 10.0).abs() < 2.0); // analytic 1/(mu - lambda) = 10 us
+//! # Ok::<(), sim_core::NetworkError>(())
 //! ```
 //!
 //! Modules: [`time`] (integer picoseconds and the transmission-time rounding rule), [`queue`]
@@ -45,8 +46,12 @@
 
 pub mod analytic;
 pub mod engine;
+mod error;
 pub mod network;
 pub mod queue;
 pub mod rng;
 pub mod stats;
 pub mod time;
+mod validate;
+
+pub use error::NetworkError;
