@@ -4,6 +4,8 @@
 
 use crate::time::{DataRate, SimDuration};
 
+pub use crate::validate::{MAX_STEP_PS, MAX_TIME_PS};
+
 /// Index of a node in [`Network::nodes`].
 pub type NodeId = usize;
 

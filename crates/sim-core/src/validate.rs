@@ -1,12 +1,22 @@
 //! [`Network::validate`]: the engine's own check of its input.
 
 use crate::error::NetworkError;
-use crate::network::{FlowConfig, Network, Service, SizeDist, Source};
+use crate::network::{FlowConfig, Network, Service, SizeDist, Source, table_eval};
 
 /// The most nodes, links, flows and path nodes the engine indexes (ids are `u32`, path positions
 /// `u16`).
 const MAX_PATH: usize = u16::MAX as usize;
 const MAX_ITEMS: usize = u32::MAX as usize / 2;
+
+/// The longest single step the engine adds to its clock: a service time (an exponential's mean
+/// times 64), latency, transmission of the largest packet, propagation, handshake work, period,
+/// interval, spacing or first timeout \[ps\] (2^60 ps, 13.3 days). With absolute times (trace
+/// records, offsets, warm-up, stop) at most [`MAX_TIME_PS`], the `u64` picosecond clock (213
+/// days) cannot overflow unless a run chains more than a dozen such extreme steps. (Poisson
+/// gaps and retransmission backoffs saturate instead.)
+pub const MAX_STEP_PS: u64 = 1 << 60;
+/// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
+pub const MAX_TIME_PS: u64 = 1 << 62;
 
 impl Network {
     /// Checks every invariant the engine relies on, so that a run cannot panic, loop forever or
@@ -20,6 +30,11 @@ impl Network {
     /// files first with messages naming the file and key, and calls this as a backstop.
     pub fn validate(&self) -> Result<(), NetworkError> {
         let n = self.nodes.len();
+        let whole = || "network".to_owned();
+        time(&whole, "warmup", self.warmup.as_ps())?;
+        if let Some(d) = self.stop.duration {
+            time(&whole, "stop.duration", d.as_ps())?;
+        }
         count("nodes", n, MAX_ITEMS)?;
         count("links", self.links.len(), MAX_ITEMS)?;
         count("flows", self.flows.len(), MAX_ITEMS)?;
@@ -36,6 +51,7 @@ impl Network {
                     service(&item, field, s)?;
                 }
             }
+            step(&item, "latency", node.latency.as_ps())?;
         }
         for (i, l) in self.links.iter().enumerate() {
             let item = || format!("link[{i}] (\"{}\")", l.name);
@@ -48,6 +64,9 @@ impl Network {
                     });
                 }
             }
+            step(&item, "propagation", l.propagation.as_ps())?;
+            // The largest packet the engine can carry (u32::MAX bytes) must be clockable.
+            step(&item, "rate", l.rate.tx_time(u32::MAX.into()).as_ps())?;
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(out_of_range(
                     item(),
@@ -118,6 +137,45 @@ fn count(what: &str, count: usize, max: usize) -> Result<(), NetworkError> {
     Ok(())
 }
 
+/// A step of `ps` picoseconds must be at most [`MAX_STEP_PS`].
+fn step(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
+    if ps > MAX_STEP_PS {
+        return Err(out_of_range(
+            item(),
+            field,
+            format!("{ps} ps"),
+            "at most 2^60 ps (13.3 days) for one step",
+        ));
+    }
+    Ok(())
+}
+
+/// A step given as a float (a mean or a size-dependent cost) \[ps\].
+fn step_f64(item: &dyn Fn() -> String, field: &'static str, ps: f64) -> Result<(), NetworkError> {
+    if !(ps.is_finite() && ps <= MAX_STEP_PS as f64) {
+        return Err(out_of_range(
+            item(),
+            field,
+            format!("{ps} ps"),
+            "finite, and at most 2^60 ps (13.3 days) for one step",
+        ));
+    }
+    Ok(())
+}
+
+/// An absolute time must be at most [`MAX_TIME_PS`].
+fn time(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
+    if ps > MAX_TIME_PS {
+        return Err(out_of_range(
+            item(),
+            field,
+            format!("{ps} ps"),
+            "at most 2^62 ps (53 days)",
+        ));
+    }
+    Ok(())
+}
+
 fn out_of_range(
     item: String,
     field: &'static str,
@@ -172,26 +230,28 @@ fn service(
     field: &'static str,
     s: &Service,
 ) -> Result<(), NetworkError> {
-    const FINITE: &str = "a finite number of picoseconds, at least 0";
     match s {
-        Service::None | Service::Deterministic { .. } => Ok(()),
-        Service::Exponential { mean_ps } if !(mean_ps.is_finite() && *mean_ps >= 0.0) => {
-            Err(out_of_range(item(), field, mean_ps, FINITE))
-        }
-        Service::Exponential { .. } => Ok(()),
+        Service::None => Ok(()),
+        Service::Deterministic { time_ps } => step(item, field, *time_ps),
+        // A draw above 64 means has probability e^-64.
+        Service::Exponential { mean_ps } if mean_ps.is_nan() || *mean_ps < 0.0 => Err(
+            out_of_range(item(), field, mean_ps, "a mean of at least 0 ps"),
+        ),
+        Service::Exponential { mean_ps } => step_f64(item, field, mean_ps * 64.0),
         Service::Empirical {
             values_ps,
             cumulative,
-        } => weights(item, "service.cumulative", cumulative, values_ps.len()),
+        } => {
+            weights(item, "service.cumulative", cumulative, values_ps.len())?;
+            step(item, field, values_ps.iter().copied().max().unwrap_or(0))
+        }
         Service::Linear {
             fixed_ps,
             per_byte_ps,
         } => {
-            if !fixed_ps.is_finite() || !per_byte_ps.is_finite() {
-                let v = format!("{fixed_ps} + {per_byte_ps}/byte");
-                return Err(out_of_range(item(), field, v, "finite coefficients"));
-            }
-            Ok(())
+            // Linear in the size: the extremes are at 0 and u32::MAX bytes.
+            step_f64(item, field, *fixed_ps)?;
+            step_f64(item, field, fixed_ps + per_byte_ps * u32::MAX as f64)
         }
         Service::Table { points } => {
             let ok = points.len() >= 2
@@ -203,6 +263,11 @@ fn service(
                     "service.points",
                     "at least two points, sizes strictly increasing, finite times",
                 ));
+            }
+            // Piecewise linear: the largest value is at a point or at an end.
+            let ends = [table_eval(points, 0), table_eval(points, u32::MAX)];
+            for y in points.iter().map(|p| p.1).chain(ends) {
+                step_f64(item, field, y)?;
             }
             Ok(())
         }
@@ -236,34 +301,68 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                 }
             }
         }
-        Source::Periodic { frames, .. } if frames.is_empty() || frames.len() > MAX_ITEMS => {
-            Err(bad_list(
-                item(),
-                "source.frames",
-                "a message needs at least one frame",
-            ))
+        Source::Periodic {
+            period,
+            offset,
+            frames,
+            ..
+        } => {
+            step(item, "source.period", period.as_ps())?;
+            time(item, "source.offset", offset.as_ps())?;
+            if frames.is_empty() || frames.len() > MAX_ITEMS {
+                return Err(bad_list(
+                    item(),
+                    "source.frames",
+                    "a message needs at least one frame",
+                ));
+            }
+            Ok(())
         }
-        Source::Pattern { sizes, .. } if sizes.is_empty() => Err(bad_list(
-            item(),
-            "source.sizes",
-            "a pattern needs at least one size",
-        )),
-        Source::Trace { records } if !records.windows(2).all(|w| w[0].at <= w[1].at) => Err(
-            bad_list(item(), "source.records", "times must not decrease"),
-        ),
+        Source::Pattern {
+            interval, sizes, ..
+        } => {
+            step(item, "source.interval", interval.as_ps())?;
+            if sizes.is_empty() {
+                return Err(bad_list(
+                    item(),
+                    "source.sizes",
+                    "a pattern needs at least one size",
+                ));
+            }
+            Ok(())
+        }
+        Source::Ping { interval, .. } => step(item, "source.interval", interval.as_ps()),
+        Source::Trace { records } => {
+            if !records.windows(2).all(|w| w[0].at <= w[1].at) {
+                return Err(bad_list(
+                    item(),
+                    "source.records",
+                    "times must not decrease",
+                ));
+            }
+            let last = records.last().map_or(0, |r| r.at.as_ps());
+            time(item, "source.records.at", last)
+        }
         Source::Bulk {
             segment, window, ..
-        } if *segment == 0 || *window == 0 => Err(out_of_range(
-            item(),
-            "source.segment/window",
-            format!("{segment} B / {window} frames"),
-            "a segment of at least 1 byte and a window of at least 1 frame",
-        )),
+        } => {
+            if *segment == 0 || *window == 0 {
+                return Err(out_of_range(
+                    item(),
+                    "source.segment/window",
+                    format!("{segment} B / {window} frames"),
+                    "a segment of at least 1 byte and a window of at least 1 frame",
+                ));
+            }
+            Ok(())
+        }
         Source::Handshake {
             exchanges,
+            spacing,
             retransmit,
             ..
         } => {
+            step(item, "source.spacing", spacing.as_ps())?;
             if exchanges.is_empty() {
                 return Err(bad_list(
                     item(),
@@ -271,16 +370,18 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                     "a handshake needs at least one exchange",
                 ));
             }
-            let too_many = exchanges
-                .iter()
-                .any(|e| e.request_datagrams.max(e.response_datagrams) > i32::MAX as u32);
-            if too_many {
-                return Err(out_of_range(
-                    item(),
-                    "source.exchanges.datagrams",
-                    "more than 2^31 - 1",
-                    "at most 2^31 - 1 datagrams per message",
-                ));
+            for e in exchanges {
+                for work in [e.initiator_before, e.responder, e.initiator_after] {
+                    step(item, "source.exchanges.work", work.as_ps())?;
+                }
+                if e.request_datagrams.max(e.response_datagrams) > i32::MAX as u32 {
+                    return Err(out_of_range(
+                        item(),
+                        "source.exchanges.datagrams",
+                        e.request_datagrams.max(e.response_datagrams),
+                        "at most 2^31 - 1 datagrams per message",
+                    ));
+                }
             }
             match retransmit {
                 Some(r) if !(r.base.is_finite() && r.base > 0.0) => Err(out_of_range(
@@ -289,13 +390,198 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                     r.base,
                     "a finite backoff base above 0",
                 )),
-                _ => Ok(()),
+                Some(r) => step(item, "source.retransmit.timeout", r.timeout.as_ps()),
+                None => Ok(()),
             }
         }
-        Source::Periodic { .. }
-        | Source::Pattern { .. }
-        | Source::Trace { .. }
-        | Source::Bulk { .. }
-        | Source::Ping { .. } => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::{HandshakeExchange, LinkConfig, NodeConfig, Retransmit, Stop};
+    use crate::time::{DataRate, SimDuration};
+
+    /// Two nodes, one link, one Poisson flow across it, a packet limit: valid.
+    fn net() -> Network {
+        let node = |name: &str| NodeConfig {
+            name: name.into(),
+            service: Service::Exponential { mean_ps: 1e6 },
+            receive: None,
+            transit: None,
+            servers: 1,
+            capacity: None,
+            io: None,
+            latency: SimDuration::ZERO,
+            by_protected_len: false,
+        };
+        Network {
+            nodes: vec![node("a"), node("b")],
+            links: vec![LinkConfig {
+                name: "ab".into(),
+                a: 0,
+                b: 1,
+                rate: DataRate::from_bps(10_000_000_000).unwrap(),
+                propagation: SimDuration::from_us(1),
+                mtu: None,
+                queue_capacity: None,
+                loss: 0.0,
+            }],
+            flows: vec![FlowConfig {
+                name: "f".into(),
+                path: vec![0, 1],
+                mtu_exempt: 0,
+                protected_len: vec![],
+                source: Source::Poisson {
+                    rate_per_s: 1e5,
+                    size: SizeDist::Fixed(100),
+                    count: None,
+                },
+            }],
+            stop: Stop {
+                packets: Some(100),
+                duration: None,
+            },
+            warmup: SimDuration::ZERO,
+        }
+    }
+
+    /// The error `change` provokes, as text (the variant and its fields show in it).
+    fn refused(change: impl FnOnce(&mut Network)) -> String {
+        let mut n = net();
+        change(&mut n);
+        match n.validate() {
+            Err(e) => e.to_string(),
+            Ok(()) => panic!("accepted"),
+        }
+    }
+
+    #[test]
+    fn a_valid_network_passes() {
+        assert_eq!(net().validate(), Ok(()));
+    }
+
+    #[test]
+    fn indices_paths_and_links() {
+        let e = refused(|n| n.links[0].b = 2);
+        assert_eq!(
+            e,
+            "link[0] (\"ab\"): node index 2 is out of range; the network has 2 node(s)"
+        );
+        let e = refused(|n| n.flows[0].path = vec![0, 5]);
+        assert!(e.contains("node index 5 is out of range"), "{e}");
+        let e = refused(|n| n.flows[0].path.clear());
+        assert_eq!(
+            e,
+            "flow[0] (\"f\"): the path is empty; at least one node is needed"
+        );
+        let e = refused(|n| n.links.clear());
+        assert!(e.contains("no link between path nodes 0 and 1"), "{e}");
+        // A link is used both ways.
+        let mut n = net();
+        n.flows[0].path = vec![1, 0];
+        assert_eq!(n.validate(), Ok(()));
+    }
+
+    #[test]
+    fn numbers_out_of_range() {
+        let e = refused(|n| n.links[0].loss = 1.0);
+        assert!(e.contains("loss is 1"), "{e}");
+        let e = refused(|n| n.links[0].loss = f64::NAN);
+        assert!(e.contains("loss is NaN"), "{e}");
+        let e = refused(|n| n.nodes[1].service = Service::Exponential { mean_ps: -1.0 });
+        assert!(e.starts_with("node[1] (\"b\"): service is -1"), "{e}");
+        let e = refused(|n| n.nodes[0].io = Some(Service::Deterministic { time_ps: u64::MAX }));
+        assert!(e.contains("io is"), "{e}");
+        let e = refused(|n| n.nodes[0].latency = SimDuration(MAX_STEP_PS + 1));
+        assert!(e.contains("latency"), "{e}");
+        let e = refused(|n| n.links[0].rate = DataRate::from_bps(1).unwrap());
+        assert!(e.contains("rate"), "{e}");
+        let e = refused(|n| {
+            n.flows[0].source = Source::Poisson {
+                rate_per_s: 0.0,
+                size: SizeDist::Fixed(1),
+                count: None,
+            }
+        });
+        assert!(e.contains("rate_per_s is 0"), "{e}");
+        let e = refused(|n| n.warmup = SimDuration(MAX_TIME_PS + 1));
+        assert!(e.starts_with("network: warmup"), "{e}");
+    }
+
+    #[test]
+    fn lists_the_engine_draws_from() {
+        let e = refused(|n| {
+            n.nodes[0].service = Service::Empirical {
+                values_ps: vec![1, 2],
+                cumulative: vec![1.0],
+            }
+        });
+        assert!(e.contains("service.cumulative"), "{e}");
+        let e = refused(|n| {
+            n.nodes[0].transit = Some(Service::Table {
+                points: vec![(10, 1.0)],
+            })
+        });
+        assert!(e.contains("service.points"), "{e}");
+        let e = refused(|n| {
+            n.flows[0].source = Source::Pattern {
+                interval: SimDuration::from_us(1),
+                sizes: vec![],
+                reply_every: 0,
+                reply_size: 0,
+                count: None,
+            }
+        });
+        assert!(e.contains("source.sizes"), "{e}");
+        let e = refused(|n| n.flows[0].protected_len = vec![(100, 120), (100, 130)]);
+        assert!(e.contains("protected_len"), "{e}");
+        let e = refused(|n| {
+            n.flows[0].source = Source::Handshake {
+                exchanges: vec![],
+                tunnels: 1,
+                spacing: SimDuration::ZERO,
+                retransmit: None,
+            }
+        });
+        assert!(e.contains("source.exchanges"), "{e}");
+        let exchange = HandshakeExchange {
+            name: "x".into(),
+            request: 100,
+            response: 100,
+            request_datagrams: 1,
+            response_datagrams: 1,
+            initiator_before: SimDuration::ZERO,
+            responder: SimDuration::ZERO,
+            initiator_after: SimDuration::ZERO,
+        };
+        let e = refused(|n| {
+            n.flows[0].source = Source::Handshake {
+                exchanges: vec![exchange],
+                tunnels: 1,
+                spacing: SimDuration::ZERO,
+                retransmit: Some(Retransmit {
+                    timeout: SimDuration::from_us(1),
+                    base: f64::INFINITY,
+                    tries: 1,
+                }),
+            }
+        });
+        assert!(e.contains("retransmit.base"), "{e}");
+    }
+
+    #[test]
+    fn a_run_must_end() {
+        let e = refused(|n| n.stop = Stop::default());
+        assert!(e.contains("never ends"), "{e}");
+        let mut n = net();
+        n.stop = Stop::default();
+        n.flows[0].source = Source::Poisson {
+            rate_per_s: 1e5,
+            size: SizeDist::Fixed(100),
+            count: Some(10),
+        };
+        assert_eq!(n.validate(), Ok(()));
     }
 }

@@ -742,3 +742,25 @@ fn handshake_exchanges_and_a_storm() {
     let lost: u64 = r.links.iter().map(|l| l.dropped_loss).sum();
     assert!(lost > 0);
 }
+
+/// Issue 15: the engine checks its own input and refuses an invalid network with an error
+/// instead of panicking (here a path whose nodes share no link, and a node index out of range).
+#[test]
+fn an_invalid_network_is_an_error_not_a_panic() {
+    let mut net = single_node(Service::Exponential { mean_ps: 1e6 }, 0.5, None, 1, 10);
+    net.nodes.push(net.nodes[0].clone());
+    net.nodes[1].name = "other".into();
+    net.flows[0].path = vec![0, 1];
+    let e = run_replication(&net, 1, 0).unwrap_err();
+    assert_eq!(
+        e,
+        sim_core::NetworkError::NotLinked {
+            item: "flow[0] (\"arrivals\")".into(),
+            from: 0,
+            to: 1
+        }
+    );
+    net.flows[0].path = vec![7];
+    assert!(run_replications(&net, 1, 3, 2).is_err());
+    assert!(run_observed(&net, 1, 0, |_: &PacketRecord| {}).is_err());
+}
