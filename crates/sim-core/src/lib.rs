@@ -42,7 +42,10 @@
 //! Modules: [`time`] (integer picoseconds and the transmission-time rounding rule), [`queue`]
 //! (the event queue and its same-time order), [`rng`] (per-component random streams),
 //! [`network`] (the engine's input), [`engine`] (the event loop), [`stats`] (streaming
-//! statistics and confidence intervals), [`analytic`] (closed-form queueing results).
+//! statistics, the Eq. 1 [`stats::Components`] and the node [`stats::Role`]s, confidence
+//! intervals), [`analytic`] (closed-form queueing results). The engine checks its input itself:
+//! [`network::Network::validate`], called by every `run_*` function, returns a
+//! [`NetworkError`].
 
 pub mod analytic;
 pub mod engine;

@@ -139,39 +139,39 @@ fn count(what: &str, count: usize, max: usize) -> Result<(), NetworkError> {
 
 /// A step of `ps` picoseconds must be at most [`MAX_STEP_PS`].
 fn step(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
-    if ps > MAX_STEP_PS {
-        return Err(out_of_range(
-            item(),
-            field,
-            format!("{ps} ps"),
-            "at most 2^60 ps (13.3 days) for one step",
-        ));
-    }
-    Ok(())
+    at_most(
+        item,
+        field,
+        ps,
+        MAX_STEP_PS,
+        "at most 2^60 ps (13.3 days) for one step",
+    )
 }
 
-/// A step given as a float (a mean or a size-dependent cost) \[ps\].
+/// A step given as a float (a mean or a size-dependent cost; the engine clamps negative values
+/// to 0) \[ps\]: finite and at most [`MAX_STEP_PS`].
 fn step_f64(item: &dyn Fn() -> String, field: &'static str, ps: f64) -> Result<(), NetworkError> {
-    if !(ps.is_finite() && ps <= MAX_STEP_PS as f64) {
-        return Err(out_of_range(
-            item(),
-            field,
-            format!("{ps} ps"),
-            "finite, and at most 2^60 ps (13.3 days) for one step",
-        ));
+    if !ps.is_finite() {
+        return Err(out_of_range(item(), field, ps, "a finite number of ps"));
     }
-    Ok(())
+    // `as` saturates: anything above u64::MAX is above the bound too.
+    step(item, field, ps.max(0.0) as u64)
 }
 
 /// An absolute time must be at most [`MAX_TIME_PS`].
 fn time(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
-    if ps > MAX_TIME_PS {
-        return Err(out_of_range(
-            item(),
-            field,
-            format!("{ps} ps"),
-            "at most 2^62 ps (53 days)",
-        ));
+    at_most(item, field, ps, MAX_TIME_PS, "at most 2^62 ps (53 days)")
+}
+
+fn at_most(
+    item: &dyn Fn() -> String,
+    field: &'static str,
+    ps: u64,
+    max_ps: u64,
+    allowed: &'static str,
+) -> Result<(), NetworkError> {
+    if ps > max_ps {
+        return Err(out_of_range(item(), field, format!("{ps} ps"), allowed));
     }
     Ok(())
 }

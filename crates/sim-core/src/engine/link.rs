@@ -81,7 +81,7 @@ impl<O: Observer> Engine<'_, O> {
         link.stats.sent += 1;
         link.stats.bytes += p.size as u64;
         link.stats.busy_ps += t as u128;
-        p.comp.queueing += self.now - p.stage;
+        p.leave_queue(self.now);
         p.comp.transmission += t;
         p.comp.propagation += link.prop;
         self.queue.push(

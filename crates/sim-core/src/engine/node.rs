@@ -100,11 +100,16 @@ impl<O: Observer> Engine<'_, O> {
         };
         let x = sample_service(service, size, &mut state.rng);
         state.stats.io_busy_ps += x as u128;
+        self.serve(pkt, x, Event::IoDone { node, pkt });
+    }
+
+    /// `pkt` leaves its queue and is served for `x` \[ps\] (D_proc); `done` fires at the end.
+    #[inline]
+    fn serve(&mut self, pkt: u32, x: u64, done: Event) {
         let p = &mut self.packets[pkt];
-        p.comp.queueing += self.now - p.stage;
+        p.leave_queue(self.now);
         p.comp.processing += x;
-        self.queue
-            .push(SimTime(self.now + x), Event::IoDone { node, pkt });
+        self.queue.push(SimTime(self.now + x), done);
     }
 
     pub(super) fn io_done(&mut self, node: u32, pkt: u32) {
@@ -154,11 +159,7 @@ impl<O: Observer> Engine<'_, O> {
         state.stats.busy_by_role_ps[r] += x as u128;
         state.stats.served_by_role[r] += 1;
         state.stats.bytes_by_role[r] += size as u64;
-        let p = &mut self.packets[pkt];
-        p.comp.queueing += self.now - p.stage;
-        p.comp.processing += x;
-        self.queue
-            .push(SimTime(self.now + x), Event::ServiceDone { node, pkt });
+        self.serve(pkt, x, Event::ServiceDone { node, pkt });
     }
 
     pub(super) fn service_done(&mut self, node: u32, pkt: u32) {

@@ -119,6 +119,15 @@ pub(super) struct Packet {
     pub kind: Kind,
 }
 
+impl Packet {
+    /// The packet leaves the queue it joined at `stage` and starts a stage at `now`: the wait is
+    /// queueing delay (D_que).
+    #[inline]
+    pub fn leave_queue(&mut self, now: u64) {
+        self.comp.queueing += now - self.stage;
+    }
+}
+
 /// A vector of slots whose freed slots are reused, so that once a run has reached its peak
 /// number of live items nothing more is allocated. Ids are `u32` slot indices.
 #[derive(Debug)]
