@@ -9,11 +9,12 @@ const MAX_PATH: usize = u16::MAX as usize;
 const MAX_ITEMS: usize = u32::MAX as usize / 2;
 
 /// The longest single step the engine adds to its clock: a service time (an exponential's mean
-/// times 64), latency, transmission of the largest packet, propagation, handshake work, period,
-/// interval, spacing or first timeout \[ps\] (2^60 ps, 13.3 days). With absolute times (trace
-/// records, offsets, warm-up, stop) at most [`MAX_TIME_PS`], the `u64` picosecond clock (213
-/// days) cannot overflow unless a run chains more than a dozen such extreme steps. (Poisson
-/// gaps and retransmission backoffs saturate instead.)
+/// times 64), latency, the transmission of the largest packet a flow sends over a link (capped
+/// by the link's MTU), propagation, handshake work, period, interval, spacing or first timeout
+/// \[ps\] (2^60 ps, 13.3 days). With absolute times (trace records, offsets, warm-up, stop) at
+/// most [`MAX_TIME_PS`], the `u64` picosecond clock (213 days) cannot overflow unless a run
+/// chains more than a dozen such extreme steps. (Poisson gaps and retransmission backoffs
+/// saturate instead.)
 pub const MAX_STEP_PS: u64 = 1 << 60;
 /// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
 pub const MAX_TIME_PS: u64 = 1 << 62;
@@ -65,8 +66,6 @@ impl Network {
                 }
             }
             step(&item, "propagation", l.propagation.as_ps())?;
-            // The largest packet the engine can carry (u32::MAX bytes) must be clockable.
-            step(&item, "rate", l.rate.tx_time(u32::MAX.into()).as_ps())?;
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(out_of_range(
                     item(),
@@ -108,19 +107,29 @@ impl Network {
                 nodes: n,
             });
         }
+        let largest = f.source.largest_packet();
         for w in f.path.windows(2) {
             let (from, to) = (w[0], w[1]);
-            let linked = self
+            // The engine takes the first link between the two nodes.
+            let found = self
                 .links
                 .iter()
-                .any(|l| (l.a, l.b) == (from, to) || (l.a, l.b) == (to, from));
-            if !linked {
+                .enumerate()
+                .find(|(_, l)| (l.a, l.b) == (from, to) || (l.a, l.b) == (to, from));
+            let Some((i, l)) = found else {
                 return Err(NetworkError::NotLinked {
                     item: item(),
                     from,
                     to,
                 });
-            }
+            };
+            // The largest packet the link transmits for this flow (a larger one is dropped at
+            // the MTU check) must be clockable in one step.
+            let sent = l
+                .mtu
+                .map_or(largest, |m| largest.min(m.saturating_add(f.mtu_exempt)));
+            let link = || format!("link[{i}] (\"{}\")", l.name);
+            step(&link, "rate", l.rate.tx_time(sent.into()).as_ps())?;
         }
         Ok(())
     }
@@ -496,8 +505,29 @@ mod tests {
         assert!(e.contains("io is"), "{e}");
         let e = refused(|n| n.nodes[0].latency = SimDuration(MAX_STEP_PS + 1));
         assert!(e.contains("latency"), "{e}");
-        let e = refused(|n| n.links[0].rate = DataRate::from_bps(1).unwrap());
-        assert!(e.contains("rate"), "{e}");
+        // 100 B at 1 bit/s is 800 s: fine; 1 MB frames at 1 bit/s are 92 days: refused, unless
+        // the MTU drops them before the transmitter.
+        let slow = |n: &mut Network| n.links[0].rate = DataRate::from_bps(1).unwrap();
+        let mut n = net();
+        slow(&mut n);
+        assert_eq!(n.validate(), Ok(()));
+        let big = |n: &mut Network| {
+            n.flows[0].source = Source::Ping {
+                interval: SimDuration::from_us(1),
+                size: 100,
+                reply_size: 1_000_000,
+                count: None,
+            }
+        };
+        let e = refused(|n| {
+            slow(n);
+            big(n);
+        });
+        assert!(e.starts_with("link[0] (\"ab\"): rate is"), "{e}");
+        slow(&mut n);
+        big(&mut n);
+        n.links[0].mtu = Some(1500);
+        assert_eq!(n.validate(), Ok(()));
         let e = refused(|n| {
             n.flows[0].source = Source::Poisson {
                 rate_per_s: 0.0,
