@@ -181,3 +181,53 @@ impl<T> std::ops::IndexMut<u32> for Slab<T> {
         &mut self.items[id as usize]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hot loop copies packets and events: keep them compact (a packet is 144 bytes with the
+    /// handshake variant of its kind, the largest; an event is 12).
+    #[test]
+    fn packets_and_events_stay_small() {
+        assert!(std::mem::size_of::<Packet>() <= 144);
+        assert!(std::mem::size_of::<super::super::Event>() <= 12);
+    }
+
+    #[test]
+    fn slab_reuses_the_most_recently_freed_slot() {
+        let mut s = Slab::with_capacity(2);
+        let (a, b) = (s.insert('a'), s.insert('b'));
+        assert_eq!((a, b), (0, 1));
+        s.remove(a);
+        s.remove(b);
+        assert_eq!(s.insert('c'), b);
+        assert_eq!(s.insert('d'), a);
+        assert_eq!(s.insert('e'), 2);
+        assert_eq!((s[0], s[1], s[2]), ('d', 'c', 'e'));
+        s[2] = 'f';
+        assert_eq!(s[2], 'f');
+    }
+
+    #[test]
+    fn only_handshake_messages_carry_work_and_datagrams() {
+        let m = HandshakeMsg {
+            tunnel: 0,
+            exchange: 0,
+            work: [5, 7],
+            datagrams: 3,
+        };
+        let k = Kind::HandshakeRequest(m);
+        assert_eq!(
+            Role::ALL.map(|r| k.work(r)),
+            [5, 7, 0],
+            "originate, terminate, transit"
+        );
+        assert_eq!(k.datagrams(), 3);
+        assert_eq!(k.public(), PacketKind::HandshakeRequest);
+        let d = Kind::Data { message: None };
+        assert_eq!(Role::ALL.map(|r| d.work(r)), [0, 0, 0]);
+        assert_eq!(d.datagrams(), 1);
+        assert!(d.is_source_packet() && !Kind::Reply.is_source_packet());
+    }
+}
