@@ -19,7 +19,7 @@ pub(super) struct NodeState<'a> {
     cpu: Station,
     /// The I/O stage and its service model, if the node has one.
     io: Option<(Station, &'a Service)>,
-    /// The service of each role, by [`Role::index`].
+    /// The service of each role, by [`Role::index`](crate::stats::Role::index).
     services: [&'a Service; 3],
     /// Per role: whether the node spends time on it (the service is not `None`).
     serves: [bool; 3],
