@@ -5,6 +5,9 @@
 //!
 //! `cargo bench -p oransim-benches --bench crypto [-- FILTER]`, e.g. `-- aes128-gcm`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

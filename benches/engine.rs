@@ -7,6 +7,9 @@
 //!
 //! Run: `cargo bench -p oransim-benches --bench engine`. Results: `docs/performance.md`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hint::black_box;
@@ -179,17 +182,29 @@ fn engine_speed(c: &mut Criterion) {
     });
 
     let net = mm1(PACKETS);
-    let events = run_replication(&net, 1, 0).events;
+    let events = run_replication(&net, 1, 0).expect("a valid network").events;
     g.throughput(Throughput::Elements(events));
     g.bench_function("engine_mm1", |b| {
-        b.iter(|| black_box(run_replication(black_box(&net), 1, 0).events))
+        b.iter(|| {
+            black_box(
+                run_replication(black_box(&net), 1, 0)
+                    .expect("a valid network")
+                    .events,
+            )
+        })
     });
 
     let net = four_hop(PACKETS);
-    let events = run_replication(&net, 1, 0).events;
+    let events = run_replication(&net, 1, 0).expect("a valid network").events;
     g.throughput(Throughput::Elements(events));
     g.bench_function("engine_4hop", |b| {
-        b.iter(|| black_box(run_replication(black_box(&net), 1, 0).events))
+        b.iter(|| {
+            black_box(
+                run_replication(black_box(&net), 1, 0)
+                    .expect("a valid network")
+                    .events,
+            )
+        })
     });
     g.finish();
 }

@@ -6,6 +6,9 @@
 //!
 //! Run: `cargo bench -p oransim-benches --bench sweep`. Results: `docs/performance.md`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::Path;
 

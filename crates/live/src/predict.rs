@@ -192,7 +192,9 @@ fn run_scenario(b: ScenarioBuilder) -> Result<(model::Report, ScenarioFile), Liv
     let file = b.file();
     let sc = model::Scenario::from_file(file.clone(), Path::new("live-prediction.toml"))
         .map_err(|e| LiveError::Scenario(e.to_string()))?;
-    Ok((model::run(&sc, &model::RunOptions::default()), file))
+    let report = model::run(&sc, &model::RunOptions::default())
+        .map_err(|e| LiveError::Scenario(e.to_string()))?;
+    Ok((report, file))
 }
 
 /// A deterministic service of `x` nanoseconds (negative: 0), to the picosecond.

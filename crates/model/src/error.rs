@@ -38,6 +38,10 @@ pub enum ScenarioError {
         /// The parser's message, with line, column and the offending text.
         message: String,
     },
+    /// The engine refused the network (a scenario changed after validation into one it cannot
+    /// run).
+    #[error(transparent)]
+    Network(#[from] sim_core::NetworkError),
     /// A value that parses but is not acceptable.
     #[error("{}: {key}: {problem}; {allowed}", path.display())]
     Invalid {

@@ -6,9 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use sim_core::engine::{RunStats, run_replications};
-use sim_core::stats::{
-    ConfidenceInterval, DirStats, DistSummary, FlowStats, PROC, PROP, QUE, TRANS, mean_ci,
-};
+use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
 
 use crate::Scenario;
 use crate::scenario::NodeProfile;
@@ -323,14 +321,21 @@ pub struct LinkReport {
     pub dropped_loss: u64,
 }
 
-/// Runs the scenario's replications and summarises them.
-pub fn run(scenario: &Scenario, opts: &RunOptions) -> Report {
+/// Runs the scenario's replications and summarises them. A scenario loaded or built through
+/// validation always runs; one whose public fields were changed afterwards into a network the
+/// engine cannot run is an error, never a panic.
+pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
     let reps = opts.replications.unwrap_or(scenario.replications).max(1);
     let start = Instant::now();
-    let runs = run_replications(&scenario.network, seed, reps, opts.threads);
+    let runs = run_replications(&scenario.network, seed, reps, opts.threads)?;
     let wall = start.elapsed().as_secs_f64();
-    summarise(scenario, seed, &runs, opts.wall_clock.then_some(wall))
+    Ok(summarise(
+        scenario,
+        seed,
+        &runs,
+        opts.wall_clock.then_some(wall),
+    ))
 }
 
 /// Builds the report from raw replication results.
@@ -516,7 +521,7 @@ fn profile_report(
 ) -> NodeProfileReport {
     let mut cipher = 0.0;
     let mut stack = 0.0;
-    for role in 0..3 {
+    for role in Role::ALL.map(Role::index) {
         let served: u64 = runs
             .iter()
             .map(|r| r.nodes[node].served_by_role[role])
@@ -570,8 +575,7 @@ fn dir_report(
             .iter()
             .enumerate()
             .map(|(h, sums)| {
-                let n = sums.packets.max(1) as f64;
-                let mean = |i: usize| sums.sums_ps[i] as f64 / n / 1e3;
+                let mean = sums.sums_ps.means_ns(sums.packets);
                 let (kind, name) = if h % 2 == 0 {
                     ("node", net.nodes[path[h / 2]].name.clone())
                 } else {
@@ -586,10 +590,10 @@ fn dir_report(
                     kind,
                     name,
                     packets: sums.packets,
-                    queueing_ns: mean(QUE),
-                    propagation_ns: mean(PROP),
-                    transmission_ns: mean(TRANS),
-                    processing_ns: mean(PROC),
+                    queueing_ns: mean.queueing,
+                    propagation_ns: mean.propagation,
+                    transmission_ns: mean.transmission,
+                    processing_ns: mean.processing,
                 }
             })
             .collect()
@@ -607,10 +611,10 @@ fn dir_report(
             p99_ns: s.p99_ns,
             max_ns: s.max_ns,
             min_ns: s.min_ns,
-            queueing_ns: c[QUE],
-            propagation_ns: c[PROP],
-            transmission_ns: c[TRANS],
-            processing_ns: c[PROC],
+            queueing_ns: c.queueing,
+            propagation_ns: c.propagation,
+            transmission_ns: c.transmission,
+            processing_ns: c.processing,
             mean_ci99_ns: ci.map(|ConfidenceInterval { low, high, .. }| [low, high]),
         },
         hops,

@@ -95,7 +95,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
             wall_clock: false,
             ..Default::default()
         },
-    );
+    )
+    .unwrap();
     let seal = 400.0 + 0.5 * 1000.0;
     let open = 450.0 + 0.6 * 1000.0;
     let one_way = 25_000.0 + seal + 800.0 + 500.0 + 25_000.0 + open;
@@ -158,7 +159,8 @@ source = {{ kind = "poisson", rate = "{rate}", size = "{size}" }}
                 wall_clock: false,
                 ..Default::default()
             },
-        );
+        )
+        .unwrap();
         let n = &r.nodes[0];
         assert_eq!(n.profile.as_ref().unwrap().bound, expect, "{io}");
         if expect == "io-bound" {
@@ -265,7 +267,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = 
             wall_clock: false,
             ..Default::default()
         },
-    );
+    )
+    .unwrap();
     let (seal, open) = (400.0 + 0.5 * 1032.0, 450.0 + 0.6 * 1032.0);
     let one_way = 25_000.0 + seal + wire as f64 * 0.8 + 25_000.0 + open;
     let rtt = r.flows[0].rtt.as_ref().unwrap();
@@ -330,7 +333,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
             wall_clock: false,
             ..Default::default()
         },
-    );
+    )
+    .unwrap();
     let io = 1000.0 + 2.0 * 1000.0;
     let seal = 400.0 + 0.5 * 1000.0;
     let open = 450.0 + 0.6 * 1000.0;

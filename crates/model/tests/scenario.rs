@@ -23,6 +23,7 @@ fn run(path: &Path) -> model::Report {
             ..Default::default()
         },
     )
+    .unwrap()
 }
 
 const TWO_NODES: &str = r#"
@@ -124,7 +125,8 @@ flows = ["kpm"]
             wall_clock: false,
             ..Default::default()
         },
-    );
+    )
+    .unwrap();
     assert_eq!(r.flows.len(), 1);
     assert_eq!(r.flows[0].name, "kpm");
     // 100 packets in 10 ms, the first 10 (before 1 ms) not counted.
@@ -302,4 +304,16 @@ fn builder_errors_name_the_key() {
         e.contains("flow[0] (\"f\").to") && e.contains("no node named \"z\""),
         "{e}"
     );
+}
+
+/// Issue 15: a scenario whose public network was changed after validation into one the engine
+/// cannot run (a path through a node that does not exist) is an error from `model::run`, not a
+/// panic.
+#[test]
+fn a_scenario_broken_after_validation_is_an_error_not_a_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut s = Scenario::load(&root.join("scenarios/mm1.toml")).unwrap();
+    s.network.flows[0].path = vec![99];
+    let e = model::run(&s, &RunOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("99"), "{e}");
 }

@@ -12,7 +12,7 @@ fn report(name: &str) -> model::report::Report {
         wall_clock: false,
         ..Default::default()
     };
-    model::run(&scenario, &opts)
+    model::run(&scenario, &opts).expect("a loaded scenario runs")
 }
 
 /// The lines of the block that starts with a line beginning `head`, up to the next blank line.

@@ -33,20 +33,28 @@
 //!     stop: Stop { packets: Some(100_000), duration: None },
 //!     warmup: SimDuration::ZERO,
 //! };
-//! let stats = sim_core::engine::run_replication(&net, 1, 0);
+//! let stats = sim_core::engine::run_replication(&net, 1, 0)?;
 //! let mean_us = stats.flows[0].forward.delay.mean_ps() / 1e6;
 //! assert!((mean_us - 10.0).abs() < 2.0); // analytic 1/(mu - lambda) = 10 us
+//! # Ok::<(), sim_core::NetworkError>(())
 //! ```
 //!
 //! Modules: [`time`] (integer picoseconds and the transmission-time rounding rule), [`queue`]
 //! (the event queue and its same-time order), [`rng`] (per-component random streams),
 //! [`network`] (the engine's input), [`engine`] (the event loop), [`stats`] (streaming
-//! statistics and confidence intervals), [`analytic`] (closed-form queueing results).
+//! statistics, the Eq. 1 [`stats::Components`] and the node [`stats::Role`]s, confidence
+//! intervals), [`analytic`] (closed-form queueing results). The engine checks its input itself:
+//! [`network::Network::validate`], called by every `run_*` function, returns a
+//! [`NetworkError`].
 
 pub mod analytic;
 pub mod engine;
+mod error;
 pub mod network;
 pub mod queue;
 pub mod rng;
 pub mod stats;
 pub mod time;
+mod validate;
+
+pub use error::NetworkError;

@@ -4,6 +4,8 @@
 
 use crate::time::{DataRate, SimDuration};
 
+pub use crate::validate::{MAX_STEP_PS, MAX_TIME_PS};
+
 /// Index of a node in [`Network::nodes`].
 pub type NodeId = usize;
 
@@ -409,6 +411,31 @@ impl Source {
         match self {
             Source::Bulk { .. } | Source::Trace { .. } | Source::Handshake { .. } => true,
             counted => counted.count().is_some(),
+        }
+    }
+
+    /// The largest packet this source, or the far end answering it, sends \[bytes\].
+    pub fn largest_packet(&self) -> u32 {
+        let most = |sizes: &mut dyn Iterator<Item = u32>| sizes.max().unwrap_or(0);
+        match self {
+            Source::Poisson { size, .. } => size.max(),
+            Source::Periodic { frames, .. } => most(&mut frames.iter().copied()),
+            Source::Pattern {
+                sizes, reply_size, ..
+            } => most(&mut sizes.iter().copied()).max(*reply_size),
+            Source::Ping {
+                size, reply_size, ..
+            } => (*size).max(*reply_size),
+            Source::Bulk {
+                frame,
+                last_frame,
+                ack_size,
+                ..
+            } => (*frame).max(*last_frame).max(*ack_size),
+            Source::Trace { records } => most(&mut records.iter().map(|r| r.size)),
+            Source::Handshake { exchanges, .. } => {
+                most(&mut exchanges.iter().map(|e| e.request.max(e.response)))
+            }
         }
     }
 

@@ -11,17 +11,135 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::time::PS_PER_NS;
 
-/// The four delay components of 000 Eq. 1, in this order everywhere: queueing, propagation,
-/// transmission, processing.
+/// The names of the four delay components of 000 Eq. 1, in [`Components::to_array`] order:
+/// queueing, propagation, transmission, processing.
 pub const COMPONENTS: [&str; 4] = ["queueing", "propagation", "transmission", "processing"];
-/// Index of D_que in a component array.
-pub const QUE: usize = 0;
-/// Index of D_prop in a component array.
-pub const PROP: usize = 1;
-/// Index of D_trans in a component array.
-pub const TRANS: usize = 2;
-/// Index of D_proc in a component array.
-pub const PROC: usize = 3;
+
+/// The four delay components of the papers' Eq. 1 (000 §2.3, 001 §V-A):
+/// `D_total = D_que + D_prop + D_trans + D_proc`. `T` is `u64` for one packet \[ps\] and `u128`
+/// for sums over many packets \[ps\].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Components<T> {
+    /// D_que: waiting for a server (CPU or I/O stage) or for a link's transmitter.
+    pub queueing: T,
+    /// D_prop: travelling along a link.
+    pub propagation: T,
+    /// D_trans: being clocked onto a link.
+    pub transmission: T,
+    /// D_proc: being served at a node (CPU, I/O stage, crypto work) plus the node's fixed
+    /// latency.
+    pub processing: T,
+}
+
+impl<T: Copy> Components<T> {
+    /// The components in [`COMPONENTS`] order.
+    #[inline]
+    pub fn to_array(self) -> [T; 4] {
+        [
+            self.queueing,
+            self.propagation,
+            self.transmission,
+            self.processing,
+        ]
+    }
+
+    /// Applies `f` to every component.
+    #[inline]
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> Components<U> {
+        Components {
+            queueing: f(self.queueing),
+            propagation: f(self.propagation),
+            transmission: f(self.transmission),
+            processing: f(self.processing),
+        }
+    }
+}
+
+impl Components<u64> {
+    /// The sum of the four \[ps\]: a packet's end-to-end delay.
+    #[inline]
+    pub fn total(self) -> u64 {
+        self.queueing + self.propagation + self.transmission + self.processing
+    }
+
+    /// What each component gained since `earlier` (a snapshot of the same packet) \[ps\].
+    #[inline]
+    pub fn since(self, earlier: Components<u64>) -> Components<u64> {
+        Components {
+            queueing: self.queueing - earlier.queueing,
+            propagation: self.propagation - earlier.propagation,
+            transmission: self.transmission - earlier.transmission,
+            processing: self.processing - earlier.processing,
+        }
+    }
+}
+
+impl Components<u128> {
+    /// Adds one packet's components to these sums.
+    #[inline]
+    pub fn add(&mut self, c: Components<u64>) {
+        self.queueing += c.queueing as u128;
+        self.propagation += c.propagation as u128;
+        self.transmission += c.transmission as u128;
+        self.processing += c.processing as u128;
+    }
+
+    /// Adds other sums to these (merging replications).
+    #[inline]
+    pub fn merge(&mut self, o: &Components<u128>) {
+        self.queueing += o.queueing;
+        self.propagation += o.propagation;
+        self.transmission += o.transmission;
+        self.processing += o.processing;
+    }
+
+    /// The mean of each component over `n` packets \[ns\] (`n = 0` counts as 1).
+    pub fn means_ns(&self, n: u64) -> Components<f64> {
+        let n = n.max(1) as f64;
+        self.map(|s| s as f64 / n / PS_PER_NS as f64)
+    }
+}
+
+/// A packet's role at a node, which picks the node's service model: it was created there, it is
+/// delivered there, or it passes through. The `*_by_role` arrays of [`NodeStats`] are indexed
+/// by [`Role::index`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The packet was created at this node (the node seals it: `service`).
+    Originate,
+    /// The packet is delivered at this node (the node opens it: `receive`).
+    Terminate,
+    /// The packet passes through (`transit`).
+    Transit,
+}
+
+impl Role {
+    /// All roles, in index order.
+    pub const ALL: [Role; 3] = [Role::Originate, Role::Terminate, Role::Transit];
+
+    /// The role's index in the `*_by_role` arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The role's name, as in [`ROLES`].
+    pub const fn name(self) -> &'static str {
+        ROLES[self as usize]
+    }
+
+    /// The role of the node at position `i` of a path of `len` nodes.
+    #[inline]
+    pub const fn at(i: usize, len: usize) -> Role {
+        if i == 0 {
+            Role::Originate
+        } else if i + 1 == len {
+            Role::Terminate
+        } else {
+            Role::Transit
+        }
+    }
+}
 
 /// A streaming distribution of delays \[ps\]: exact count, sum, min and max; percentiles from an
 /// HDR histogram with 3 significant digits (relative error at most 0.1%).
@@ -145,8 +263,8 @@ pub struct DistSummary {
 pub struct HopSums {
     /// Packets that completed this hop.
     pub packets: u64,
-    /// Component sums \[ps\], indexed by [`QUE`], [`PROP`], [`TRANS`], [`PROC`].
-    pub sums_ps: [u128; 4],
+    /// Component sums \[ps\].
+    pub sums_ps: Components<u128>,
 }
 
 /// Statistics of the packets of one flow travelling one direction.
@@ -167,7 +285,7 @@ pub struct DirStats {
     /// End-to-end delay of delivered packets.
     pub delay: DelayHist,
     /// End-to-end sums of the Eq. 1 components over delivered packets \[ps\].
-    pub components_ps: [u128; 4],
+    pub components_ps: Components<u128>,
     /// Per-hop sums over the packets that completed the hop: entry `2i` is node `i` of the path
     /// (queueing and processing), entry `2i+1` the link leaving it (queueing, transmission,
     /// propagation).
@@ -187,24 +305,19 @@ impl DirStats {
         };
         self.last_delivered_ps = self.last_delivered_ps.max(o.last_delivered_ps);
         self.delay.merge(&o.delay);
-        for i in 0..4 {
-            self.components_ps[i] += o.components_ps[i];
-        }
+        self.components_ps.merge(&o.components_ps);
         if self.hops.len() < o.hops.len() {
             self.hops.resize(o.hops.len(), HopSums::default());
         }
         for (h, oh) in self.hops.iter_mut().zip(&o.hops) {
             h.packets += oh.packets;
-            for i in 0..4 {
-                h.sums_ps[i] += oh.sums_ps[i];
-            }
+            h.sums_ps.merge(&oh.sums_ps);
         }
     }
 
     /// Mean of each Eq. 1 component over delivered packets \[ns\].
-    pub fn component_means_ns(&self) -> [f64; 4] {
-        let n = self.delivered.max(1) as f64;
-        self.components_ps.map(|s| s as f64 / n / PS_PER_NS as f64)
+    pub fn component_means_ns(&self) -> Components<f64> {
+        self.components_ps.means_ns(self.delivered)
     }
 
     /// Delivered bits per second between the first creation and the last delivery [bit/s].
@@ -283,7 +396,7 @@ pub struct NodeStats {
     pub busy_ps: u128,
     /// Largest number of packets waiting (not in service).
     pub max_waiting: u64,
-    /// Packets started, by role ([`ROLES`]: originate, terminate, transit).
+    /// Packets started, by role (indexed by [`Role::index`]: originate, terminate, transit).
     pub served_by_role: [u64; 3],
     /// Bytes of the packets started, by role, as the service saw them (protected length for
     /// nodes costing by it) \[bytes\].
@@ -296,8 +409,7 @@ pub struct NodeStats {
     pub io_busy_ps: u128,
 }
 
-/// The roles a packet can have at a node, in the order of the `*_by_role` arrays: it was
-/// created there, it is delivered there, or it passes through.
+/// The names of the [`Role`]s, in the order of the `*_by_role` arrays.
 pub const ROLES: [&str; 3] = ["originate", "terminate", "transit"];
 
 /// Statistics of one direction of a link.

@@ -3,7 +3,7 @@
 use sim_core::analytic::{MG1, MM1, MM1K, MMc};
 use sim_core::engine::{PacketRecord, run_observed, run_replication, run_replications};
 use sim_core::network::*;
-use sim_core::stats::{PROC, QUE, mean_ci};
+use sim_core::stats::mean_ci;
 use sim_core::time::{DataRate, SimDuration};
 
 const US: f64 = 1e6; // ps per us
@@ -50,14 +50,14 @@ fn single_node(
 
 /// Per-replication means of (sojourn, waiting) \[us\] and the drop fraction.
 fn replicate(net: &Network, reps: u32) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let runs = run_replications(net, 7, reps, 2);
+    let runs = run_replications(net, 7, reps, 2).unwrap();
     let mut sojourn = Vec::new();
     let mut waiting = Vec::new();
     let mut dropped = Vec::new();
     for r in &runs {
         let d = &r.flows[0].forward;
         sojourn.push(d.delay.mean_ps() / US);
-        waiting.push(d.components_ps[QUE] as f64 / d.delivered as f64 / US);
+        waiting.push(d.components_ps.queueing as f64 / d.delivered as f64 / US);
         dropped.push(d.dropped as f64 / d.sent as f64);
     }
     (sojourn, waiting, dropped)
@@ -147,7 +147,7 @@ fn utilisation_is_rho() {
         1_000_000,
     );
     net.warmup = SimDuration::ZERO;
-    let r = run_replication(&net, 3, 0);
+    let r = run_replication(&net, 3, 0).unwrap();
     let util = r.nodes[0].busy_ps as f64 / r.end_ps as f64;
     assert!((util - 0.9).abs() < 0.009, "{util}");
 }
@@ -236,12 +236,13 @@ fn eq1_components_add_up_for_every_packet() {
     let mut reverse = 0u64;
     let stats = run_observed(&net, 11, 0, |r: &PacketRecord| {
         let total = r.delivered.as_ps() - r.created.as_ps();
-        assert_eq!(r.components_ps.iter().sum::<u64>(), total, "{r:?}");
+        assert_eq!(r.components_ps.total(), total, "{r:?}");
         checked += 1;
         if r.direction == Direction::Reverse {
             reverse += 1;
         }
-    });
+    })
+    .unwrap();
     let f = &stats.flows;
     let delivered: u64 = f
         .iter()
@@ -250,14 +251,14 @@ fn eq1_components_add_up_for_every_packet() {
     assert_eq!(checked, delivered);
     assert!(reverse > 0, "replies were delivered");
     // Some packets queued and some were dropped at the 1 Gb/s bottleneck's bounded queue.
-    assert!(f[0].forward.components_ps[QUE] > 0);
-    assert!(f[0].forward.components_ps[PROC] > 0);
+    assert!(f[0].forward.components_ps.queueing > 0);
+    assert!(f[0].forward.components_ps.processing > 0);
     // One SACK-like reply per two delivered e2 packets.
     assert_eq!(f[1].reverse.sent, f[1].forward.delivered / 2);
 }
 
 fn fingerprint(net: &Network, seed: u64, rep: u32) -> Vec<(u64, u64, u128, u64)> {
-    let r = run_replication(net, seed, rep);
+    let r = run_replication(net, seed, rep).unwrap();
     r.flows
         .iter()
         .map(|f| {
@@ -279,10 +280,12 @@ fn deterministic_and_replications_differ() {
     assert_ne!(fingerprint(&net, 5, 0), fingerprint(&net, 5, 1));
     // Replications on 1 or 2 threads give the same ordered results.
     let a: Vec<u64> = run_replications(&net, 5, 3, 1)
+        .unwrap()
         .iter()
         .map(|r| r.events)
         .collect();
     let b: Vec<u64> = run_replications(&net, 5, 3, 2)
+        .unwrap()
         .iter()
         .map(|r| r.events)
         .collect();
@@ -333,8 +336,8 @@ fn adding_a_node_does_not_change_other_draws() {
         count: Some(10_000),
     };
     bigger.flows[1].source = base.flows[0].source.clone();
-    let a = run_replication(&base, 9, 0);
-    let b = run_replication(&bigger, 9, 0);
+    let a = run_replication(&base, 9, 0).unwrap();
+    let b = run_replication(&bigger, 9, 0).unwrap();
     assert_eq!(
         a.flows[0].forward.delay.mean_ps(),
         b.flows[1].forward.delay.mean_ps()
@@ -389,7 +392,7 @@ fn ping_rtt_is_exact_without_contention() {
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
     };
-    let r = run_replication(&net, 1, 0);
+    let r = run_replication(&net, 1, 0).unwrap();
     let rtt = r.flows[0].rtt.summary();
     assert_eq!(rtt.count, 10);
     let one_way_ns = 10_000.0 + 10_000.0 + 500.0 + 800.0;
@@ -442,7 +445,7 @@ fn bulk_transfer_stop_and_wait() {
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
     };
-    let r = run_replication(&net, 1, 0);
+    let r = run_replication(&net, 1, 0).unwrap();
     let f = &r.flows[0];
     let data_ns = 1040.0 * 8.0 + 1000.0;
     let ack_ns = 64.0 * 8.0 + 1000.0;
@@ -504,7 +507,7 @@ fn bulk_transfer_delayed_ack() {
     // Every 2 frames: two frames on the wire back to back, propagation, the ACK and its
     // propagation. 9 frames: 4 such rounds, then the 9th frame alone (done when it arrives).
     let round = 2.0 * data_ns + prop_ns + ack_ns + prop_ns;
-    let r = run_replication(&net(2), 1, 0);
+    let r = run_replication(&net(2), 1, 0).unwrap();
     let f = &r.flows[0];
     let expect_ps = (4.0 * round + data_ns + prop_ns) * 1000.0;
     assert_eq!(f.transfer_ps, Some(expect_ps.round() as u64));
@@ -515,11 +518,11 @@ fn bulk_transfer_delayed_ack() {
         "4 ACKs of 2 frames and one of the last frame"
     );
     // One ACK per frame: 9 ACKs, and the window refills one frame at a time.
-    let r1 = run_replication(&net(1), 1, 0);
+    let r1 = run_replication(&net(1), 1, 0).unwrap();
     assert_eq!(r1.flows[0].reverse.delivered, 9);
     assert_eq!(r1.flows[0].transfer_payload_bytes, 9000);
     // An ack_every beyond the window is clamped to the window (no deadlock).
-    let r3 = run_replication(&net(5), 1, 0);
+    let r3 = run_replication(&net(5), 1, 0).unwrap();
     assert_eq!(r3.flows[0].transfer_ps, f.transfer_ps);
     assert_eq!(r3.flows[0].reverse.delivered, 5);
 }
@@ -559,7 +562,7 @@ fn multi_frame_message_delay_is_last_frame() {
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
     };
-    let r = run_replication(&net, 1, 0);
+    let r = run_replication(&net, 1, 0).unwrap();
     let m = r.flows[0].message.summary();
     assert_eq!(m.count, 5);
     // 1 us + 50 ns for the first, then 1 us + 30 ns for the second behind it.
@@ -604,8 +607,12 @@ fn io_stage_and_latency() {
     };
     let mut delays = Vec::new();
     let r = run_observed(&net, 1, 0, |p: &PacketRecord| {
-        delays.push((p.delivered.as_ps() - p.created.as_ps(), p.components_ps));
-    });
+        delays.push((
+            p.delivered.as_ps() - p.created.as_ps(),
+            p.components_ps.to_array(),
+        ));
+    })
+    .unwrap();
     let us = 1_000_000u64;
     assert_eq!(delays[0], (16 * us, [0, 0, 0, 16 * us]));
     assert_eq!(delays[1], (26 * us, [10 * us, 0, 0, 16 * us]));
@@ -681,7 +688,7 @@ fn handshake_exchanges_and_a_storm() {
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
     };
-    let r = run_replication(&net(1, 0.0, None), 1, 0);
+    let r = run_replication(&net(1, 0.0, None), 1, 0).unwrap();
     let f = &r.flows[0];
     // INIT: 100 + 8 (1000 B at 1 Gb/s) + 1000 + 300 + 8 + 1000 + 200 = 2616 us.
     // AUTH: 50 + 4 + 1000 + 100 + 4 + 1000 + 50 = 2208 us.
@@ -692,7 +699,7 @@ fn handshake_exchanges_and_a_storm() {
 
     // Three tunnels at once: the responder's single core serialises its 300 us of INIT work;
     // the last INIT response leaves 600 us later than the first.
-    let r = run_replication(&net(3, 0.0, None), 1, 0);
+    let r = run_replication(&net(3, 0.0, None), 1, 0).unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 3);
     assert_eq!(f.handshakes_failed, 0);
@@ -704,7 +711,7 @@ fn handshake_exchanges_and_a_storm() {
     // probability q = 0.8^2 = 0.64.
     // Without retransmission a tunnel needs both exchanges to get through: P = 0.64^2 = 0.4096,
     // so failures are Binomial(1000, 0.5904): mean 590.4, sd 15.6; the bound is 5 sd.
-    let r = run_replication(&net(1000, 0.2, None), 1, 0);
+    let r = run_replication(&net(1000, 0.2, None), 1, 0).unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count() + f.handshakes_failed, 1000);
     assert!(
@@ -722,7 +729,7 @@ fn handshake_exchanges_and_a_storm() {
         base: 2.0,
         tries: 10,
     };
-    let r = run_replication(&net(1000, 0.2, Some(rt)), 1, 0);
+    let r = run_replication(&net(1000, 0.2, Some(rt)), 1, 0).unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 1000);
     assert_eq!(f.handshakes_failed, 0);
@@ -734,4 +741,26 @@ fn handshake_exchanges_and_a_storm() {
     assert!(s.max_ns > 1e9);
     let lost: u64 = r.links.iter().map(|l| l.dropped_loss).sum();
     assert!(lost > 0);
+}
+
+/// Issue 15: the engine checks its own input and refuses an invalid network with an error
+/// instead of panicking (here a path whose nodes share no link, and a node index out of range).
+#[test]
+fn an_invalid_network_is_an_error_not_a_panic() {
+    let mut net = single_node(Service::Exponential { mean_ps: 1e6 }, 0.5, None, 1, 10);
+    net.nodes.push(net.nodes[0].clone());
+    net.nodes[1].name = "other".into();
+    net.flows[0].path = vec![0, 1];
+    let e = run_replication(&net, 1, 0).unwrap_err();
+    assert_eq!(
+        e,
+        sim_core::NetworkError::NotLinked {
+            item: "flow[0] (\"arrivals\")".into(),
+            from: 0,
+            to: 1
+        }
+    );
+    net.flows[0].path = vec![7];
+    assert!(run_replications(&net, 1, 3, 2).is_err());
+    assert!(run_observed(&net, 1, 0, |_: &PacketRecord| {}).is_err());
 }

@@ -50,7 +50,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = args.threads {
         opts.threads = t as usize;
     }
-    let report = model::run(&scenario, &opts);
+    let report = model::run(&scenario, &opts)?;
     if let Some(dir) = &args.out {
         for f in [Format::Json, Format::Csv, Format::Table] {
             let path = dir.join(format!("{}.{}", scenario.name, f.extension()));

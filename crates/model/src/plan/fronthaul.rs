@@ -160,7 +160,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
             });
         };
         let s = fronthaul_scenario(&q, *mode).build(origin)?;
-        let r = crate::run(&s, &opts);
+        let r = crate::run(&s, &opts)?;
         let f = &r.flows[0];
         let d = &f.delay;
         let base = *baseline_proc.get_or_insert(d.processing_ns);

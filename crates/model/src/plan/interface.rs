@@ -209,7 +209,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             )
         })?;
         let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
-        let r = crate::run(&s, &opts);
+        let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         // Capacity from the profile for this mix: the CPU stage on its cores, the I/O stage
         // alone; frames as the stack builds them, the cipher at the bytes it protects.

@@ -162,9 +162,9 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         } else {
             storm_scenario(&q, ke, 1, q.responder_cores).build(origin)?
         };
-        let single = crate::run(&one, &opts);
+        let single = crate::run(&one, &opts)?;
         let storm_s = storm_scenario(&q, ke, q.tunnels, q.responder_cores).build(origin)?;
-        let storm = crate::run(&storm_s, &opts);
+        let storm = crate::run(&storm_s, &opts)?;
         let hs1 = single.flows[0]
             .handshake
             .clone()

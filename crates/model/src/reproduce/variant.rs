@@ -9,7 +9,7 @@ use toml::Value;
 use super::{ReproduceError, Result};
 use crate::patch::{self, KeyPath, quantity};
 use crate::report::{Report, RunOptions};
-use crate::{Scenario, run as run_scenario};
+use crate::{Scenario, ScenarioError, run as run_scenario};
 
 /// A scenario file kept as TOML so that variants can set keys before validation.
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ impl Doc {
     }
 
     pub(super) fn run(&self) -> Result<Report> {
-        Ok(run_scenario(&self.scenario()?, &quiet()))
+        Ok(run_scenario(&self.scenario()?, &quiet()).map_err(ScenarioError::from)?)
     }
 
     /// The profile a node's `service = { model = "profile", ... }` names, loaded.

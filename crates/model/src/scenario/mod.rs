@@ -298,6 +298,14 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         warmup,
     };
     check_stability(&cx, &network)?;
+    // Backstop: the engine's own invariants (the checks above should already imply them).
+    network.validate().map_err(|e| {
+        cx.invalid(
+            "scenario",
+            e.to_string(),
+            "a network the engine can run (a bug in the checks)",
+        )
+    })?;
 
     let report_file = file.report.unwrap_or_default();
     let report = crate::scenario::ReportOptions {

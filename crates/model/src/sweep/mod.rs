@@ -400,7 +400,7 @@ impl Sweep {
                 threads: 1,
                 wall_clock: false,
             },
-        );
+        )?;
         Ok(PointResult::from_report(
             index,
             self.point_hash(index),

@@ -1,0 +1,124 @@
+//! Links: each direction of a full-duplex link is one transmitter (a one-server [`Station`]
+//! with a bounded transmit queue). A packet leaving a node is checked against the MTU, waits for
+//! the transmitter, is clocked onto the wire, may be lost, and arrives at the next node after
+//! the propagation delay.
+//!
+//! Eq. 1: waiting for the transmitter is D_que, clocking is D_trans, travelling is D_prop (all
+//! three are added when transmission starts: the stages that follow cannot change them).
+
+use crate::network::LinkConfig;
+use crate::rng::Stream;
+use crate::stats::LinkDirStats;
+use crate::time::{DataRate, SimTime};
+
+use super::station::{Admit, Station};
+use super::{Engine, Event, NO_LINK, Observer};
+
+/// One direction of a link during a run.
+pub(super) struct LinkDir {
+    rate: DataRate,
+    prop: u64,
+    loss: f64,
+    rng: Stream,
+    mtu: u32,
+    tx: Station,
+    pub stats: LinkDirStats,
+}
+
+impl LinkDir {
+    /// Direction `dir` (`"a-b"` or `"b-a"`, which also names its random stream) of `l`.
+    pub fn new(l: &LinkConfig, dir: &str, seed: u64, replication: u32) -> Self {
+        LinkDir {
+            rate: l.rate,
+            prop: l.propagation.as_ps(),
+            loss: l.loss,
+            rng: Stream::new(seed, replication, "link", &format!("{}/{dir}", l.name)),
+            mtu: l.mtu.unwrap_or(u32::MAX),
+            tx: Station::new(1, u64::from(l.queue_capacity.unwrap_or(u32::MAX))),
+            stats: LinkDirStats::default(),
+        }
+    }
+}
+
+impl<O: Observer> Engine<'_, O> {
+    /// The packet leaves its current node (the node hop is complete): delivered if it is the
+    /// last, else onto the link.
+    pub(super) fn after_node(&mut self, pkt: u32) {
+        let hop = self.packets[pkt].hop as usize;
+        self.close_hop(pkt, 2 * hop);
+        let step = self.step(pkt);
+        if step.link_dir == NO_LINK {
+            self.deliver(pkt);
+            return;
+        }
+        let ld = step.link_dir as usize;
+        self.packets[pkt].stage = self.now;
+        let p = &self.packets[pkt];
+        let metered = p
+            .size
+            .saturating_sub(self.net.flows[p.flow as usize].mtu_exempt);
+        let link = &mut self.links[ld];
+        if metered > link.mtu {
+            link.stats.dropped_mtu += 1;
+            self.drop_packet(pkt);
+            return;
+        }
+        match link.tx.offer(pkt) {
+            Admit::Serve => self.start_tx(ld, pkt),
+            Admit::Wait => {}
+            Admit::Full => {
+                link.stats.dropped_full += 1;
+                self.drop_packet(pkt);
+            }
+        }
+    }
+
+    /// Starts clocking `pkt` onto link direction `ld` (already admitted by the transmitter).
+    fn start_tx(&mut self, ld: usize, pkt: u32) {
+        let link = &mut self.links[ld];
+        let p = &mut self.packets[pkt];
+        let t = link.rate.tx_time(p.size as u64).as_ps();
+        link.stats.sent += 1;
+        link.stats.bytes += p.size as u64;
+        link.stats.busy_ps += t as u128;
+        p.leave_queue(self.now);
+        p.comp.transmission += t;
+        p.comp.propagation += link.prop;
+        self.queue.push(
+            SimTime(self.now + t),
+            Event::TxDone {
+                link: ld as u32,
+                pkt,
+            },
+        );
+    }
+
+    /// Link direction `ld` finished transmitting `pkt`: the next packet starts; `pkt` is lost or
+    /// propagates to the next node.
+    pub(super) fn tx_done(&mut self, ld: u32, pkt: u32) {
+        let ld = ld as usize;
+        if let Some(next) = self.links[ld].tx.finish() {
+            self.start_tx(ld, next);
+        }
+        let link = &mut self.links[ld];
+        let prop = link.prop;
+        let datagrams = self.packets[pkt].kind.datagrams();
+        let lost = if datagrams <= 1 {
+            link.loss
+        } else {
+            1.0 - (1.0 - link.loss).powi(datagrams as i32)
+        };
+        if link.loss > 0.0 && link.rng.uniform() < lost {
+            link.stats.dropped_loss += 1;
+            self.drop_packet(pkt);
+            return;
+        }
+        self.packets[pkt].hop += 1;
+        if prop == 0 {
+            self.arrive(pkt);
+        } else {
+            self.queue
+                .push(SimTime(self.now + prop), Event::Arrive(pkt));
+        }
+    }
+}

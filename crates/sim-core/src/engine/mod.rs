@@ -1,0 +1,456 @@
+//! The discrete-event loop.
+//!
+//! A packet's life is a chain of stages along its path, each attributed to one Eq. 1 component:
+//! waiting for a node's server or a link's transmitter (D_que), being served (D_proc), being
+//! clocked onto the wire (D_trans) and travelling (D_prop). The stages leave no gaps, so the four
+//! components add up exactly (in integer picoseconds) to every packet's end-to-end delay.
+//!
+//! The engine is split into rooms: `packet` (the tagged packet kinds and the slab that holds
+//! packets), `station` (the one FIFO queue-and-servers type, used for a node's CPU stage,
+//! its I/O stage and each link direction's transmitter), `node` (arrival, the I/O and CPU
+//! stages, the fixed latency), `link` (MTU, transmit queue, transmission, loss, propagation)
+//! and `workload` (one module per kind of source: what it sends, and what it does when one of
+//! its packets is delivered or dropped). Adding a workload is adding a module there.
+//!
+//! Seven event kinds (`Event`; docs/engine.md lists them with the same-time order). Packets and
+//! periodic messages live in slabs whose slots are reused, so the hot loop allocates nothing
+//! once the run has reached its peak number of packets in flight.
+
+mod link;
+mod node;
+mod packet;
+mod station;
+mod workload;
+
+use crate::error::NetworkError;
+use crate::network::{Direction, Network, NodeId};
+use crate::queue::EventQueue;
+use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Role};
+use crate::time::SimTime;
+
+use link::LinkDir;
+use node::NodeState;
+use packet::{Kind, Packet, Slab};
+use workload::Workloads;
+
+/// What kind of packet this is; decides what happens when it is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// Ordinary traffic (Poisson, periodic, pattern data, trace).
+    Data,
+    /// A reply the far end sends after some data (E2 SACK).
+    Reply,
+    /// A ping request.
+    PingRequest,
+    /// A ping reply.
+    PingReply,
+    /// A bulk-transfer data frame.
+    BulkData,
+    /// A bulk-transfer acknowledgement.
+    BulkAck,
+    /// A handshake request (initiator to responder).
+    HandshakeRequest,
+    /// A handshake response.
+    HandshakeResponse,
+}
+
+/// What an observer sees of a delivered packet.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketRecord {
+    /// Index of the flow in [`Network::flows`].
+    pub flow: usize,
+    /// Which way it travelled.
+    pub direction: Direction,
+    /// What kind of packet.
+    pub kind: PacketKind,
+    /// Size \[bytes\].
+    pub size: u32,
+    /// Creation time.
+    pub created: SimTime,
+    /// Delivery time.
+    pub delivered: SimTime,
+    /// Eq. 1 components of its end-to-end delay \[ps\].
+    pub components_ps: Components<u64>,
+}
+
+/// Sees every delivered packet (for traces and tests). The default observer does nothing and
+/// costs nothing.
+pub trait Observer {
+    /// Called once per delivered packet, counted or not (warm-up packets too).
+    fn on_delivered(&mut self, _record: &PacketRecord) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+impl<F: FnMut(&PacketRecord)> Observer for F {
+    fn on_delivered(&mut self, record: &PacketRecord) {
+        self(record)
+    }
+}
+
+/// The raw result of one replication.
+#[derive(Debug, Clone)]
+pub struct RunStats {
+    /// The replication index.
+    pub replication: u32,
+    /// Per flow, in [`Network::flows`] order.
+    pub flows: Vec<FlowStats>,
+    /// Per node, in [`Network::nodes`] order.
+    pub nodes: Vec<NodeStats>,
+    /// Per link direction: entry `2i` is link `i` from `a` to `b`, `2i+1` from `b` to `a`.
+    pub links: Vec<LinkDirStats>,
+    /// Events processed.
+    pub events: u64,
+    /// Time of the last event \[ps\].
+    pub end_ps: u64,
+}
+
+/// The seven event kinds. Ids are indices: flows, nodes, link directions (`2i`, `2i + 1`),
+/// packet slots, tunnels.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// A flow's source fires (creates its next packet or message).
+    Source(u32),
+    /// A node's I/O server finished a packet; it goes on to the CPU stage.
+    IoDone { node: u32, pkt: u32 },
+    /// One of a node's CPU servers finished a packet.
+    ServiceDone { node: u32, pkt: u32 },
+    /// A packet's fixed node latency is over; it leaves the node.
+    Depart(u32),
+    /// A link direction finished clocking a packet onto the wire.
+    TxDone { link: u32, pkt: u32 },
+    /// A packet arrives at the next node after propagation (not scheduled when the propagation
+    /// delay is zero: the arrival is handled at once).
+    Arrive(u32),
+    /// A handshake initiator's retransmission timer: (tunnel index, send counter when armed).
+    HandshakeTimer { tunnel: u32, sends: u32 },
+}
+
+/// One step of a route: the node, the link direction leaving it (none at the last node), and the
+/// packet's role there.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    node: u32,
+    link_dir: u32,
+    role: Role,
+}
+const NO_LINK: u32 = u32::MAX;
+
+/// One replication of a network.
+pub struct Engine<'a, O: Observer> {
+    net: &'a Network,
+    now: u64,
+    queue: EventQueue<Event>,
+    packets: Slab<Packet>,
+    nodes: Vec<NodeState<'a>>,
+    links: Vec<LinkDir>,
+    /// Per flow, the route forward and reverse.
+    routes: Vec<[Vec<Step>; 2]>,
+    work: Workloads<'a>,
+    flows: Vec<FlowStats>,
+    total_generated: u64,
+    stop_packets: u64,
+    stop_time: u64,
+    warmup: u64,
+    events: u64,
+    /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
+    end: u64,
+    observer: O,
+}
+
+#[inline]
+fn dir_index(d: Direction) -> usize {
+    match d {
+        Direction::Forward => 0,
+        Direction::Reverse => 1,
+    }
+}
+
+impl<'a, O: Observer> Engine<'a, O> {
+    /// Prepares replication `replication` of `net` with master seed `seed`, after checking the
+    /// network with [`Network::validate`].
+    pub fn new(
+        net: &'a Network,
+        seed: u64,
+        replication: u32,
+        observer: O,
+    ) -> Result<Self, NetworkError> {
+        net.validate()?;
+        let nodes = net
+            .nodes
+            .iter()
+            .map(|n| NodeState::new(n, seed, replication))
+            .collect();
+        let mut links = Vec::with_capacity(net.links.len() * 2);
+        for l in &net.links {
+            for dir in ["a-b", "b-a"] {
+                links.push(LinkDir::new(l, dir, seed, replication));
+            }
+        }
+        // Validated: consecutive path nodes share a link, so `find_map` finds one.
+        let link_dir = |from: NodeId, to: NodeId| -> u32 {
+            net.links
+                .iter()
+                .enumerate()
+                .find_map(|(i, l)| {
+                    if l.a == from && l.b == to {
+                        Some(2 * i as u32)
+                    } else if l.b == from && l.a == to {
+                        Some(2 * i as u32 + 1)
+                    } else {
+                        None
+                    }
+                })
+                .unwrap_or(NO_LINK)
+        };
+        let route = |path: &[NodeId]| -> Vec<Step> {
+            path.iter()
+                .enumerate()
+                .map(|(i, &n)| Step {
+                    node: n as u32,
+                    link_dir: path.get(i + 1).map_or(NO_LINK, |&next| link_dir(n, next)),
+                    role: Role::at(i, path.len()),
+                })
+                .collect()
+        };
+        let routes = net
+            .flows
+            .iter()
+            .map(|f| {
+                let rev: Vec<NodeId> = f.path.iter().rev().copied().collect();
+                [route(&f.path), route(&rev)]
+            })
+            .collect();
+        let flows = net
+            .flows
+            .iter()
+            .map(|f| {
+                let hops = 2 * f.path.len() - 1;
+                let mut s = FlowStats::default();
+                s.forward.hops = vec![Default::default(); hops];
+                s.reverse.hops = vec![Default::default(); hops];
+                s
+            })
+            .collect();
+        Ok(Engine {
+            net,
+            now: 0,
+            queue: EventQueue::with_capacity(1024),
+            packets: Slab::with_capacity(1024),
+            nodes,
+            links,
+            routes,
+            work: Workloads::new(net, seed, replication),
+            flows,
+            total_generated: 0,
+            stop_packets: net.stop.packets.unwrap_or(u64::MAX),
+            stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
+            warmup: net.warmup.as_ps(),
+            events: 0,
+            end: 0,
+            observer,
+        })
+    }
+
+    /// Runs until no event is left and returns the statistics.
+    pub fn run(mut self, replication: u32) -> RunStats {
+        for f in 0..self.net.flows.len() {
+            self.start_source(f);
+        }
+        while let Some((t, ev)) = self.queue.pop() {
+            self.now = t.0;
+            self.events += 1;
+            match ev {
+                Event::Source(f) => self.fire_source(f as usize),
+                Event::IoDone { node, pkt } => self.io_done(node, pkt),
+                Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
+                Event::Depart(pkt) => self.after_node(pkt),
+                Event::TxDone { link, pkt } => self.tx_done(link, pkt),
+                Event::HandshakeTimer { tunnel, sends } => {
+                    if !self.handshake_timer(tunnel, sends) {
+                        continue;
+                    }
+                }
+                Event::Arrive(pkt) => self.arrive(pkt),
+            }
+            self.end = self.now;
+        }
+        RunStats {
+            replication,
+            flows: self.flows,
+            nodes: self.nodes.into_iter().map(NodeState::into_stats).collect(),
+            links: self.links.into_iter().map(|l| l.stats).collect(),
+            events: self.events,
+            end_ps: self.end,
+        }
+    }
+
+    /// Creates a packet at the first node of its route and injects it. Source packets count
+    /// towards the run's packet limit; replies and acknowledgements do not.
+    fn create(&mut self, f: usize, dir: Direction, kind: Kind, size: u32) {
+        if kind.is_source_packet() {
+            self.total_generated += 1;
+        }
+        let counted = self.now >= self.warmup;
+        let p = Packet {
+            flow: f as u32,
+            dir,
+            counted,
+            role: Role::Originate,
+            hop: 0,
+            size,
+            plen: {
+                let map = &self.net.flows[f].protected_len;
+                map.binary_search_by_key(&size, |&(w, _)| w)
+                    .map_or(size, |i| map[i].1)
+            },
+            created: self.now,
+            stage: self.now,
+            comp: Components::default(),
+            mark: Components::default(),
+            kind,
+        };
+        if counted {
+            let now = self.now;
+            let d = self.dir_stats(f, dir);
+            d.sent += 1;
+            d.first_sent_ps.get_or_insert(now);
+        }
+        let id = self.packets.insert(p);
+        self.arrive(id);
+    }
+
+    #[inline]
+    fn dir_stats(&mut self, f: usize, dir: Direction) -> &mut DirStats {
+        let s = &mut self.flows[f];
+        match dir {
+            Direction::Forward => &mut s.forward,
+            Direction::Reverse => &mut s.reverse,
+        }
+    }
+
+    #[inline]
+    fn step(&self, pkt: u32) -> Step {
+        let p = &self.packets[pkt];
+        self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize]
+    }
+
+    /// Adds the components the packet gathered since its current hop began to that hop's sums
+    /// (hop `h`: `2i` is node `i` of the path, `2i + 1` the link leaving it).
+    #[inline]
+    fn close_hop(&mut self, pkt: u32, h: usize) {
+        let p = &mut self.packets[pkt];
+        let delta = p.comp.since(p.mark);
+        p.mark = p.comp;
+        if p.counted {
+            let (f, d) = (p.flow as usize, p.dir);
+            let hop = &mut self.dir_stats(f, d).hops[h];
+            hop.packets += 1;
+            hop.sums_ps.add(delta);
+        }
+    }
+
+    /// The packet reached the end of its route.
+    fn deliver(&mut self, pkt: u32) {
+        let p = self.packets[pkt];
+        let f = p.flow as usize;
+        let total = self.now - p.created;
+        debug_assert_eq!(p.comp.total(), total, "Eq. 1 components must add up: {p:?}");
+        self.observer.on_delivered(&PacketRecord {
+            flow: f,
+            direction: p.dir,
+            kind: p.kind.public(),
+            size: p.size,
+            created: SimTime(p.created),
+            delivered: SimTime(self.now),
+            components_ps: p.comp,
+        });
+        if p.counted {
+            let now = self.now;
+            let d = self.dir_stats(f, p.dir);
+            d.delivered += 1;
+            d.bytes_delivered += p.size as u64;
+            d.last_delivered_ps = now;
+            d.delay.record(total);
+            d.components_ps.add(p.comp);
+        }
+        self.packets.remove(pkt);
+        self.on_delivered(&p);
+    }
+
+    /// The packet is lost (a full queue, an MTU, link loss).
+    fn drop_packet(&mut self, pkt: u32) {
+        let p = self.packets[pkt];
+        if p.counted {
+            self.dir_stats(p.flow as usize, p.dir).dropped += 1;
+        }
+        self.on_dropped(&p);
+        self.packets.remove(pkt);
+    }
+}
+
+/// Runs one replication of `net` and returns its raw statistics; an invalid network is refused
+/// (see [`Network::validate`]).
+pub fn run_replication(
+    net: &Network,
+    seed: u64,
+    replication: u32,
+) -> Result<RunStats, NetworkError> {
+    Ok(Engine::new(net, seed, replication, NoObserver)?.run(replication))
+}
+
+/// Runs one replication with an observer that sees every delivered packet.
+pub fn run_observed<O: Observer>(
+    net: &Network,
+    seed: u64,
+    replication: u32,
+    observer: O,
+) -> Result<RunStats, NetworkError> {
+    Ok(Engine::new(net, seed, replication, observer)?.run(replication))
+}
+
+/// Runs replications `0..replications` on up to `threads` threads. The result is ordered by
+/// replication and does not depend on `threads`.
+pub fn run_replications(
+    net: &Network,
+    seed: u64,
+    replications: u32,
+    threads: usize,
+) -> Result<Vec<RunStats>, NetworkError> {
+    net.validate()?;
+    let threads = threads.clamp(1, replications.max(1) as usize);
+    if threads == 1 {
+        return (0..replications)
+            .map(|r| run_replication(net, seed, r))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicU32::new(0);
+    let mut out: Vec<RunStats> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if r >= replications {
+                            break Ok(mine);
+                        }
+                        mine.push(run_replication(net, seed, r)?);
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a replication thread panicked"))
+            .collect::<Result<Vec<Vec<RunStats>>, NetworkError>>()
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    out.sort_by_key(|r| r.replication);
+    Ok(out)
+}

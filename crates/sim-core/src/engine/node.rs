@@ -1,0 +1,216 @@
+//! Nodes: a packet arrives (its link hop is complete), passes the optional one-server I/O stage,
+//! then the CPU stage (`cores` servers, service drawn from the model of its [`Role`](crate::stats::Role) there, plus
+//! any crypto work it carries), then the node's fixed latency, and leaves (`link.rs`).
+//!
+//! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
+//! are D_proc.
+
+use crate::network::{NodeConfig, Service, table_eval};
+use crate::rng::Stream;
+use crate::stats::NodeStats;
+use crate::time::SimTime;
+
+use super::station::{Admit, Station};
+use super::{Engine, Event, Observer};
+
+/// A node during a run.
+pub(super) struct NodeState<'a> {
+    /// The CPU stage.
+    cpu: Station,
+    /// The I/O stage and its service model, if the node has one.
+    io: Option<(Station, &'a Service)>,
+    /// The service of each role, by [`Role::index`](crate::stats::Role::index).
+    services: [&'a Service; 3],
+    /// Per role: whether the node spends time on it (the service is not `None`).
+    serves: [bool; 3],
+    latency_ps: u64,
+    by_protected_len: bool,
+    rng: Stream,
+    stats: NodeStats,
+}
+
+impl<'a> NodeState<'a> {
+    pub fn new(n: &'a NodeConfig, seed: u64, replication: u32) -> Self {
+        let capacity = n.capacity.unwrap_or(u32::MAX);
+        let servers = n.servers.max(1);
+        let services = [
+            &n.service,
+            n.receive.as_ref().unwrap_or(&n.service),
+            n.transit.as_ref().unwrap_or(&n.service),
+        ];
+        NodeState {
+            // `capacity` bounds the packets in the CPU stage, in service plus waiting, and the
+            // packets waiting for the I/O stage.
+            cpu: Station::new(servers, u64::from(capacity.saturating_sub(servers))),
+            io: n
+                .io
+                .as_ref()
+                .map(|s| (Station::new(1, u64::from(capacity)), s)),
+            services,
+            serves: services.map(|s| !matches!(s, Service::None)),
+            latency_ps: n.latency.as_ps(),
+            by_protected_len: n.by_protected_len,
+            rng: Stream::new(seed, replication, "node", &n.name),
+            stats: NodeStats::default(),
+        }
+    }
+
+    /// The node's statistics at the end of the run.
+    pub fn into_stats(self) -> NodeStats {
+        NodeStats {
+            max_waiting: self.cpu.peak_waiting(),
+            ..self.stats
+        }
+    }
+}
+
+impl<O: Observer> Engine<'_, O> {
+    /// The packet arrives at the node of its current hop: the link hop before it is complete;
+    /// it enters the node's I/O stage if it has one, else its CPU stage.
+    pub(super) fn arrive(&mut self, pkt: u32) {
+        let step = self.step(pkt);
+        let p = &mut self.packets[pkt];
+        p.stage = self.now;
+        p.role = step.role;
+        let hop = p.hop as usize;
+        if hop > 0 {
+            self.close_hop(pkt, 2 * hop - 1);
+        }
+        let node = step.node;
+        let state = &mut self.nodes[node as usize];
+        match &mut state.io {
+            Some((io, _)) => match io.offer(pkt) {
+                Admit::Serve => self.start_io(node, pkt),
+                Admit::Wait => {}
+                Admit::Full => {
+                    state.stats.dropped += 1;
+                    self.drop_packet(pkt);
+                }
+            },
+            None => self.cpu_arrive(node, pkt),
+        }
+    }
+
+    /// Starts the I/O service of `pkt` (already admitted by the station).
+    fn start_io(&mut self, node: u32, pkt: u32) {
+        let size = self.packets[pkt].size;
+        let state = &mut self.nodes[node as usize];
+        let Some((_, service)) = state.io else {
+            return; // only nodes with an I/O stage admit packets to it
+        };
+        let x = sample_service(service, size, &mut state.rng);
+        state.stats.io_busy_ps += x as u128;
+        self.serve(pkt, x, Event::IoDone { node, pkt });
+    }
+
+    /// `pkt` leaves its queue and is served for `x` \[ps\] (D_proc); `done` fires at the end.
+    #[inline]
+    fn serve(&mut self, pkt: u32, x: u64, done: Event) {
+        let p = &mut self.packets[pkt];
+        p.leave_queue(self.now);
+        p.comp.processing += x;
+        self.queue.push(SimTime(self.now + x), done);
+    }
+
+    pub(super) fn io_done(&mut self, node: u32, pkt: u32) {
+        let state = &mut self.nodes[node as usize];
+        state.stats.io_served += 1;
+        if let Some((io, _)) = &mut state.io
+            && let Some(next) = io.finish()
+        {
+            self.start_io(node, next);
+        }
+        self.packets[pkt].stage = self.now;
+        self.cpu_arrive(node, pkt);
+    }
+
+    /// The packet reaches the node's CPU stage (its servers); a role the node spends nothing on
+    /// (and no carried work) passes straight through.
+    fn cpu_arrive(&mut self, node: u32, pkt: u32) {
+        let p = &self.packets[pkt];
+        let state = &mut self.nodes[node as usize];
+        if !state.serves[p.role.index()] && p.kind.work(p.role) == 0 {
+            self.after_cpu(pkt);
+            return;
+        }
+        match state.cpu.offer(pkt) {
+            Admit::Serve => self.start_service(node, pkt),
+            Admit::Wait => {}
+            Admit::Full => {
+                state.stats.dropped += 1;
+                self.drop_packet(pkt);
+            }
+        }
+    }
+
+    /// Starts the CPU service of `pkt` (already admitted by the station).
+    fn start_service(&mut self, node: u32, pkt: u32) {
+        let p = &self.packets[pkt];
+        let state = &mut self.nodes[node as usize];
+        let size = if state.by_protected_len {
+            p.plen
+        } else {
+            p.size
+        };
+        let role = p.role;
+        let r = role.index();
+        let x = sample_service(state.services[r], size, &mut state.rng) + p.kind.work(role);
+        state.stats.busy_ps += x as u128;
+        state.stats.busy_by_role_ps[r] += x as u128;
+        state.stats.served_by_role[r] += 1;
+        state.stats.bytes_by_role[r] += size as u64;
+        self.serve(pkt, x, Event::ServiceDone { node, pkt });
+    }
+
+    pub(super) fn service_done(&mut self, node: u32, pkt: u32) {
+        let state = &mut self.nodes[node as usize];
+        state.stats.served += 1;
+        if let Some(next) = state.cpu.finish() {
+            self.start_service(node, next);
+        }
+        self.after_cpu(pkt);
+    }
+
+    /// After the CPU stage: the node's latency (a delay that occupies no server, counted as
+    /// processing), then departure.
+    fn after_cpu(&mut self, pkt: u32) {
+        let node = self.step(pkt).node as usize;
+        let latency = self.nodes[node].latency_ps;
+        if latency == 0 {
+            self.after_node(pkt);
+        } else {
+            self.packets[pkt].comp.processing += latency;
+            self.queue
+                .push(SimTime(self.now + latency), Event::Depart(pkt));
+        }
+    }
+}
+
+/// Draws a service time \[ps\] for a packet of `bytes`.
+#[inline]
+fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
+    match service {
+        Service::None => 0,
+        Service::Exponential { mean_ps } => rng.exponential(*mean_ps).round() as u64,
+        Service::Deterministic { time_ps } => *time_ps,
+        Service::Empirical {
+            values_ps,
+            cumulative,
+        } => values_ps[draw_index(cumulative, rng)],
+        Service::Linear {
+            fixed_ps,
+            per_byte_ps,
+        } => (fixed_ps + per_byte_ps * bytes as f64).max(0.0).round() as u64,
+        Service::Table { points } => table_eval(points, bytes).round() as u64,
+    }
+}
+
+/// Draws an index from cumulative weights (validated: non-empty).
+#[inline]
+pub(super) fn draw_index(cumulative: &[f64], rng: &mut Stream) -> usize {
+    let total = *cumulative.last().unwrap_or(&1.0);
+    let u = rng.uniform() * total;
+    cumulative
+        .partition_point(|&c| c <= u)
+        .min(cumulative.len().saturating_sub(1))
+}

@@ -1,0 +1,233 @@
+//! Packets: what a packet is (its tagged [`Kind`]), where it is on its route, the Eq. 1
+//! components it has gathered, and the [`Slab`] that holds packets (and periodic messages)
+//! without allocating per event.
+
+use crate::network::Direction;
+use crate::stats::{Components, Role};
+
+use super::PacketKind;
+
+/// What a packet is, with the data only that kind needs. [`PacketKind`] is its data-free public
+/// shadow, which observers see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Ordinary traffic (Poisson, periodic, pattern data, trace); `message` is the periodic
+    /// message the frame belongs to, if any.
+    Data { message: Option<u32> },
+    /// A pattern source's reply (E2 SACK).
+    Reply,
+    /// A ping request.
+    PingRequest,
+    /// A ping reply; the request was created at `request_created` \[ps\].
+    PingReply { request_created: u64 },
+    /// A bulk-transfer frame carrying `payload` bytes of the transfer.
+    BulkData { payload: u32 },
+    /// A bulk-transfer acknowledgement covering `frames` data frames.
+    BulkAck { frames: u32 },
+    /// A handshake request (initiator to responder).
+    HandshakeRequest(HandshakeMsg),
+    /// A handshake response (responder to initiator).
+    HandshakeResponse(HandshakeMsg),
+}
+
+/// A handshake message: which tunnel and exchange it belongs to, the crypto work it carries and
+/// the datagrams it travels in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct HandshakeMsg {
+    /// Index of the tunnel in the engine's tunnel list.
+    pub tunnel: u32,
+    /// Index of the exchange (a late duplicate of an earlier one is recognised by it).
+    pub exchange: u32,
+    /// Extra CPU work where the message originates and where it terminates \[ps\].
+    pub work: [u64; 2],
+    /// Datagrams the message stands for (after fragmentation); it is lost when any one is.
+    pub datagrams: u32,
+}
+
+impl Kind {
+    /// The public, data-free kind.
+    #[inline]
+    pub fn public(self) -> PacketKind {
+        match self {
+            Kind::Data { .. } => PacketKind::Data,
+            Kind::Reply => PacketKind::Reply,
+            Kind::PingRequest => PacketKind::PingRequest,
+            Kind::PingReply { .. } => PacketKind::PingReply,
+            Kind::BulkData { .. } => PacketKind::BulkData,
+            Kind::BulkAck { .. } => PacketKind::BulkAck,
+            Kind::HandshakeRequest(_) => PacketKind::HandshakeRequest,
+            Kind::HandshakeResponse(_) => PacketKind::HandshakeResponse,
+        }
+    }
+
+    /// Whether the packet is a source's own (counted against `[stop] packets`), not an answer.
+    #[inline]
+    pub fn is_source_packet(self) -> bool {
+        matches!(
+            self,
+            Kind::Data { .. } | Kind::PingRequest | Kind::BulkData { .. }
+        )
+    }
+
+    /// Extra CPU work the packet carries at a node where it has `role` \[ps\] (handshake crypto;
+    /// none in transit).
+    #[inline]
+    pub fn work(self, role: Role) -> u64 {
+        match (self, role) {
+            (Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m), Role::Originate) => m.work[0],
+            (Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m), Role::Terminate) => m.work[1],
+            _ => 0,
+        }
+    }
+
+    /// Datagrams the packet stands for on a lossy link.
+    #[inline]
+    pub fn datagrams(self) -> u32 {
+        match self {
+            Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => m.datagrams,
+            _ => 1,
+        }
+    }
+}
+
+/// A packet in flight.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Packet {
+    /// Index of its flow.
+    pub flow: u32,
+    /// Which way along the flow's path it travels.
+    pub dir: Direction,
+    /// Created after the warm-up: counted in the statistics.
+    pub counted: bool,
+    /// Role at the current node (set on arrival).
+    pub role: Role,
+    /// Index of the current node in its route.
+    pub hop: u16,
+    /// Size on the wire \[bytes\].
+    pub size: u32,
+    /// Bytes its cipher processes (its protected length) \[bytes\].
+    pub plen: u32,
+    /// Creation time \[ps\].
+    pub created: u64,
+    /// When the packet entered its current queue \[ps\].
+    pub stage: u64,
+    /// Eq. 1 components gathered so far \[ps\].
+    pub comp: Components<u64>,
+    /// `comp` when the current hop began: the hop's own components are `comp - mark`.
+    pub mark: Components<u64>,
+    /// What it is.
+    pub kind: Kind,
+}
+
+impl Packet {
+    /// The packet leaves the queue it joined at `stage` and starts a stage at `now`: the wait is
+    /// queueing delay (D_que).
+    #[inline]
+    pub fn leave_queue(&mut self, now: u64) {
+        self.comp.queueing += now - self.stage;
+    }
+}
+
+/// A vector of slots whose freed slots are reused, so that once a run has reached its peak
+/// number of live items nothing more is allocated. Ids are `u32` slot indices.
+#[derive(Debug)]
+pub(super) struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T> Slab<T> {
+    /// An empty slab with room for `capacity` items.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Slab {
+            items: Vec::with_capacity(capacity),
+            free: Vec::new(),
+        }
+    }
+
+    /// Stores `item` in a free slot (the most recently freed first) and returns its id.
+    #[inline]
+    pub fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = item;
+                i
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Frees slot `id` for reuse (its content stays readable until then).
+    #[inline]
+    pub fn remove(&mut self, id: u32) {
+        self.free.push(id);
+    }
+}
+
+impl<T> std::ops::Index<u32> for Slab<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, id: u32) -> &T {
+        &self.items[id as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<u32> for Slab<T> {
+    #[inline]
+    fn index_mut(&mut self, id: u32) -> &mut T {
+        &mut self.items[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hot loop copies packets and events: keep them compact (a packet is 144 bytes with the
+    /// handshake variant of its kind, the largest; an event is 12).
+    #[test]
+    fn packets_and_events_stay_small() {
+        assert!(std::mem::size_of::<Packet>() <= 144);
+        assert!(std::mem::size_of::<super::super::Event>() <= 12);
+    }
+
+    #[test]
+    fn slab_reuses_the_most_recently_freed_slot() {
+        let mut s = Slab::with_capacity(2);
+        let (a, b) = (s.insert('a'), s.insert('b'));
+        assert_eq!((a, b), (0, 1));
+        s.remove(a);
+        s.remove(b);
+        assert_eq!(s.insert('c'), b);
+        assert_eq!(s.insert('d'), a);
+        assert_eq!(s.insert('e'), 2);
+        assert_eq!((s[0], s[1], s[2]), ('d', 'c', 'e'));
+        s[2] = 'f';
+        assert_eq!(s[2], 'f');
+    }
+
+    #[test]
+    fn only_handshake_messages_carry_work_and_datagrams() {
+        let m = HandshakeMsg {
+            tunnel: 0,
+            exchange: 0,
+            work: [5, 7],
+            datagrams: 3,
+        };
+        let k = Kind::HandshakeRequest(m);
+        assert_eq!(
+            Role::ALL.map(|r| k.work(r)),
+            [5, 7, 0],
+            "originate, terminate, transit"
+        );
+        assert_eq!(k.datagrams(), 3);
+        assert_eq!(k.public(), PacketKind::HandshakeRequest);
+        let d = Kind::Data { message: None };
+        assert_eq!(Role::ALL.map(|r| d.work(r)), [0, 0, 0]);
+        assert_eq!(d.datagrams(), 1);
+        assert!(d.is_source_packet() && !Kind::Reply.is_source_packet());
+    }
+}

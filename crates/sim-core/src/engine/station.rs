@@ -1,0 +1,106 @@
+//! The one queue-and-servers type of the engine. A node's CPU stage (`cores` servers), its
+//! optional I/O stage (one server) and each link direction's transmitter (one server) are all a
+//! [`Station`]: packets are served first come, first served by identical servers, and wait in
+//! one FIFO queue of bounded length while all servers are busy. What a service costs, and what
+//! it counts towards, is the owner's business (`node.rs`, `link.rs`).
+
+use std::collections::VecDeque;
+
+/// What a station did with an offered packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Admit {
+    /// A server was free: the packet is in service now (the owner schedules its completion).
+    Serve,
+    /// All servers busy: the packet waits.
+    Wait,
+    /// All servers busy and the waiting room full: the owner drops the packet.
+    Full,
+}
+
+/// FIFO servers with a bounded waiting room.
+#[derive(Debug)]
+pub(super) struct Station {
+    servers: u32,
+    busy: u32,
+    max_waiting: u64,
+    waiting: VecDeque<u32>,
+    peak_waiting: u64,
+}
+
+impl Station {
+    /// `servers` (at least 1) identical servers and room for `max_waiting` waiting packets.
+    pub fn new(servers: u32, max_waiting: u64) -> Self {
+        Station {
+            servers: servers.max(1),
+            busy: 0,
+            max_waiting,
+            waiting: VecDeque::new(),
+            peak_waiting: 0,
+        }
+    }
+
+    /// Offers packet `pkt`: it starts service, waits, or is refused.
+    #[inline]
+    pub fn offer(&mut self, pkt: u32) -> Admit {
+        if self.busy < self.servers {
+            self.busy += 1;
+            Admit::Serve
+        } else if (self.waiting.len() as u64) < self.max_waiting {
+            self.waiting.push_back(pkt);
+            self.peak_waiting = self.peak_waiting.max(self.waiting.len() as u64);
+            Admit::Wait
+        } else {
+            Admit::Full
+        }
+    }
+
+    /// A server finished: it takes the first waiting packet, returned so the owner starts its
+    /// service, or goes idle.
+    #[inline]
+    pub fn finish(&mut self) -> Option<u32> {
+        match self.waiting.pop_front() {
+            Some(next) => Some(next),
+            None => {
+                self.busy -= 1;
+                None
+            }
+        }
+    }
+
+    /// The largest number of packets that waited at once.
+    pub fn peak_waiting(&self) -> u64 {
+        self.peak_waiting
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serves_then_queues_fifo_then_refuses() {
+        let mut s = Station::new(2, 2);
+        assert_eq!(s.offer(1), Admit::Serve);
+        assert_eq!(s.offer(2), Admit::Serve);
+        assert_eq!(s.offer(3), Admit::Wait);
+        assert_eq!(s.offer(4), Admit::Wait);
+        assert_eq!(s.offer(5), Admit::Full);
+        assert_eq!(s.peak_waiting(), 2);
+        assert_eq!(s.finish(), Some(3));
+        assert_eq!(s.finish(), Some(4));
+        assert_eq!(s.finish(), None);
+        assert_eq!(s.offer(6), Admit::Serve);
+        assert_eq!(s.offer(7), Admit::Wait);
+        assert_eq!(s.finish(), Some(7));
+        assert_eq!(s.finish(), None);
+        assert_eq!(s.finish(), None);
+        assert_eq!(s.offer(8), Admit::Serve);
+    }
+
+    #[test]
+    fn zero_servers_means_one_and_zero_room_never_waits() {
+        let mut s = Station::new(0, 0);
+        assert_eq!(s.offer(1), Admit::Serve);
+        assert_eq!(s.offer(2), Admit::Full);
+    }
+}

@@ -1,0 +1,189 @@
+//! Key-exchange handshakes (IKEv2, TLS): tunnels start one every `spacing`; each runs its
+//! exchanges in order, request then response, each message carrying its crypto work as extra CPU
+//! time at the node that prepares or processes it. With retransmission, an initiator whose timer
+//! expires before the response sends the request again (without new work; a responder that
+//! already processed the request answers from its cache, without new work) and gives up after
+//! the last try; without it, a lost message fails its tunnel.
+
+use crate::network::{Direction, HandshakeExchange, Retransmit};
+use crate::time::{SimDuration, SimTime};
+
+use super::super::packet::{HandshakeMsg, Kind};
+use super::super::{Engine, Event, Observer};
+
+/// A handshake tunnel's progress.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::engine) struct Tunnel<'a> {
+    flow: u32,
+    exchanges: &'a [HandshakeExchange],
+    retransmit: Option<Retransmit>,
+    /// When the tunnel started \[ps\].
+    start: u64,
+    /// Index of the current exchange.
+    exchange: u32,
+    /// When the current exchange started \[ps\].
+    exchange_start: u64,
+    /// Retransmissions of the current exchange's request so far.
+    retries: u32,
+    /// Requests sent in all (stamps timers, so a stale timer is recognised).
+    sends: u32,
+    /// Whether the responder has processed the current exchange's request.
+    responder_done: bool,
+    done: bool,
+}
+
+impl<'a, O: Observer> Engine<'a, O> {
+    /// Starts the next tunnel; returns the spacing to the one after it, if any \[ps\].
+    pub(super) fn handshake_fire(
+        &mut self,
+        f: usize,
+        exchanges: &'a [HandshakeExchange],
+        tunnels: u32,
+        spacing: SimDuration,
+        retransmit: Option<Retransmit>,
+    ) -> Option<u64> {
+        let t = self.work.sources[f].generated as u32;
+        if t >= tunnels {
+            return None;
+        }
+        self.work.sources[f].generated += 1;
+        let g = self.work.tunnels.len() as u32;
+        self.work.tunnels.push(Tunnel {
+            flow: f as u32,
+            exchanges,
+            retransmit,
+            start: self.now,
+            exchange: 0,
+            exchange_start: self.now,
+            retries: 0,
+            sends: 0,
+            responder_done: false,
+            done: false,
+        });
+        self.handshake_send(g);
+        (t + 1 < tunnels).then_some(spacing.as_ps())
+    }
+
+    /// Sends (or resends) tunnel `g`'s current request, and arms its retransmission timer.
+    fn handshake_send(&mut self, g: u32) {
+        let t = &mut self.work.tunnels[g as usize];
+        let e = &t.exchanges[t.exchange as usize];
+        let work = [
+            if t.retries == 0 {
+                e.initiator_before.as_ps()
+            } else {
+                0
+            },
+            if t.responder_done {
+                0
+            } else {
+                e.responder.as_ps()
+            },
+        ];
+        let timer = t.retransmit.map(|r| r.after_send(t.retries));
+        t.sends += 1;
+        let (flow, sends, size) = (t.flow as usize, t.sends, e.request);
+        let msg = HandshakeMsg {
+            tunnel: g,
+            exchange: t.exchange,
+            work,
+            datagrams: e.request_datagrams,
+        };
+        self.create(flow, Direction::Forward, Kind::HandshakeRequest(msg), size);
+        if let Some(d) = timer {
+            self.queue.push(
+                SimTime(self.now.saturating_add(d.as_ps())),
+                Event::HandshakeTimer { tunnel: g, sends },
+            );
+        }
+    }
+
+    /// A request arrived at the responder: it answers (unless the request is a late duplicate
+    /// of an exchange already answered).
+    pub(super) fn handshake_request(&mut self, m: HandshakeMsg) {
+        let t = &mut self.work.tunnels[m.tunnel as usize];
+        if t.done || t.exchange != m.exchange {
+            return;
+        }
+        let e = &t.exchanges[m.exchange as usize];
+        t.responder_done = true;
+        let (flow, size) = (t.flow as usize, e.response);
+        let msg = HandshakeMsg {
+            work: [0, e.initiator_after.as_ps()],
+            datagrams: e.response_datagrams,
+            ..m
+        };
+        self.create(flow, Direction::Reverse, Kind::HandshakeResponse(msg), size);
+    }
+
+    /// A response arrived at the initiator: the exchange is over; the next one starts, or the
+    /// handshake is complete. The answer to a retransmission, after the first answer was
+    /// processed, is ignored.
+    pub(super) fn handshake_response(&mut self, m: HandshakeMsg) {
+        let g = m.tunnel;
+        let t = self.work.tunnels[g as usize];
+        if t.done || t.exchange != m.exchange {
+            return;
+        }
+        let n = t.exchanges.len();
+        let counted = t.start >= self.warmup;
+        let now = self.now;
+        let stats = &mut self.flows[t.flow as usize];
+        if counted {
+            if stats.exchanges.len() < n {
+                stats.exchanges.resize(n, Default::default());
+            }
+            stats.exchanges[t.exchange as usize].record(now - t.exchange_start);
+        }
+        let tunnel = &mut self.work.tunnels[g as usize];
+        if (t.exchange as usize + 1) < n {
+            tunnel.exchange += 1;
+            tunnel.exchange_start = now;
+            tunnel.retries = 0;
+            tunnel.responder_done = false;
+            self.handshake_send(g);
+        } else {
+            tunnel.done = true;
+            if counted {
+                stats.handshake.record(now - t.start);
+            }
+        }
+    }
+
+    /// Tunnel `g`'s retransmission timer armed at send number `sends` fires; returns whether it
+    /// did anything (a stale timer does not).
+    pub(in crate::engine) fn handshake_timer(&mut self, g: u32, sends: u32) -> bool {
+        let t = self.work.tunnels[g as usize];
+        if t.done || t.sends != sends {
+            return false; // answered, or superseded by a later send
+        }
+        let tries = t.retransmit.map_or(0, |r| r.tries);
+        if t.retries < tries {
+            self.work.tunnels[g as usize].retries += 1;
+            if t.start >= self.warmup {
+                self.flows[t.flow as usize].handshake_retransmissions += 1;
+            }
+            self.handshake_send(g);
+        } else {
+            self.handshake_fail(g);
+        }
+        true
+    }
+
+    /// A handshake message was lost: without retransmission the loss ends the tunnel.
+    pub(super) fn handshake_dropped(&mut self, m: HandshakeMsg) {
+        if self.work.tunnels[m.tunnel as usize].retransmit.is_none() {
+            self.handshake_fail(m.tunnel);
+        }
+    }
+
+    fn handshake_fail(&mut self, g: u32) {
+        let t = &mut self.work.tunnels[g as usize];
+        if !t.done {
+            t.done = true;
+            if t.start >= self.warmup {
+                self.flows[t.flow as usize].handshakes_failed += 1;
+            }
+        }
+    }
+}

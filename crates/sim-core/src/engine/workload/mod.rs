@@ -1,0 +1,156 @@
+//! Workloads: one module per kind of [`Source`]. Each says what its source sends when it fires
+//! and what happens when one of its packets is delivered or dropped (replies, acknowledgements,
+//! handshake progress, message completion). This module only dispatches; adding a workload is
+//! adding a module, a `Source` variant and one arm in each dispatcher below.
+
+mod bulk;
+mod handshake;
+mod pattern;
+mod periodic;
+mod ping;
+mod poisson;
+mod trace;
+
+use crate::network::{Network, SizeDist, Source};
+use crate::rng::Stream;
+use crate::time::SimTime;
+
+use super::node::draw_index;
+use super::packet::{Kind, Packet, Slab};
+use super::{Engine, Event, Observer};
+
+/// Per flow, the progress of its source.
+#[derive(Debug, Default)]
+struct SourceState {
+    /// Packets (messages, tunnels) the source generated so far.
+    generated: u64,
+    pattern: pattern::State,
+    trace: trace::State,
+    bulk: bulk::State,
+}
+
+/// The workloads' state during a run.
+pub(super) struct Workloads<'a> {
+    sources: Vec<SourceState>,
+    /// Per flow, the source's random stream.
+    rngs: Vec<Stream>,
+    messages: Slab<periodic::Message>,
+    tunnels: Vec<handshake::Tunnel<'a>>,
+}
+
+impl Workloads<'_> {
+    pub fn new(net: &Network, seed: u64, replication: u32) -> Self {
+        Workloads {
+            sources: net.flows.iter().map(|_| SourceState::default()).collect(),
+            rngs: net
+                .flows
+                .iter()
+                .map(|f| Stream::new(seed, replication, "source", &f.name))
+                .collect(),
+            messages: Slab::with_capacity(0),
+            tunnels: Vec::new(),
+        }
+    }
+}
+
+impl<O: Observer> Engine<'_, O> {
+    /// Whether the run's stop condition still lets sources create a packet now.
+    #[inline]
+    fn may_generate(&self) -> bool {
+        self.total_generated < self.stop_packets && self.now < self.stop_time
+    }
+
+    /// At time zero: schedules flow `f`'s first firing (a bulk transfer sends its first window).
+    pub(super) fn start_source(&mut self, f: usize) {
+        let net = self.net;
+        match &net.flows[f].source {
+            Source::Bulk { .. } => self.bulk_start(f),
+            Source::Periodic { offset, .. } => self
+                .queue
+                .push(SimTime(offset.as_ps()), Event::Source(f as u32)),
+            Source::Trace { records } => self.trace_start(f, records),
+            Source::Poisson { .. }
+            | Source::Pattern { .. }
+            | Source::Ping { .. }
+            | Source::Handshake { .. } => self.queue.push(SimTime::ZERO, Event::Source(f as u32)),
+        }
+    }
+
+    /// Flow `f`'s source fires: it creates what it sends now and schedules its next firing.
+    pub(super) fn fire_source(&mut self, f: usize) {
+        if !self.may_generate() {
+            return;
+        }
+        let net = self.net;
+        let source = &net.flows[f].source;
+        if source
+            .count()
+            .is_some_and(|c| self.work.sources[f].generated >= c)
+        {
+            return;
+        }
+        let next = match source {
+            Source::Poisson {
+                rate_per_s, size, ..
+            } => self.poisson_fire(f, *rate_per_s, size),
+            Source::Periodic { period, frames, .. } => self.periodic_fire(f, *period, frames),
+            Source::Pattern {
+                interval, sizes, ..
+            } => self.pattern_fire(f, *interval, sizes),
+            Source::Ping { interval, size, .. } => self.ping_fire(f, *interval, *size),
+            Source::Trace { records } => self.trace_fire(f, records),
+            Source::Handshake {
+                exchanges,
+                tunnels,
+                spacing,
+                retransmit,
+            } => self.handshake_fire(f, exchanges, *tunnels, *spacing, *retransmit),
+            Source::Bulk { .. } => None,
+        };
+        if let Some(gap) = next {
+            self.queue.push(
+                SimTime(self.now.saturating_add(gap)),
+                Event::Source(f as u32),
+            );
+        }
+    }
+
+    /// Packet `p` was delivered (its slot already freed): the workload reacts.
+    pub(super) fn on_delivered(&mut self, p: &Packet) {
+        let f = p.flow as usize;
+        match p.kind {
+            Kind::Data { message } => {
+                self.message_frame_done(message, f, false);
+                self.pattern_data_delivered(f, p);
+            }
+            Kind::Reply => {}
+            Kind::PingRequest => self.ping_request_delivered(f, p),
+            Kind::PingReply { request_created } => self.ping_reply_delivered(f, request_created),
+            Kind::BulkData { payload } => self.bulk_data_delivered(f, payload),
+            Kind::BulkAck { frames } => self.bulk_slots_freed(f, frames.into()),
+            Kind::HandshakeRequest(m) => self.handshake_request(m),
+            Kind::HandshakeResponse(m) => self.handshake_response(m),
+        }
+    }
+
+    /// Packet `p` was dropped (its slot not yet freed): the workload reacts.
+    pub(super) fn on_dropped(&mut self, p: &Packet) {
+        let f = p.flow as usize;
+        match p.kind {
+            Kind::Data { message } => self.message_frame_done(message, f, true),
+            Kind::Reply | Kind::PingRequest | Kind::PingReply { .. } => {}
+            Kind::BulkData { .. } => self.bulk_data_dropped(f),
+            Kind::BulkAck { frames } => self.bulk_slots_freed(f, frames.into()),
+            Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => self.handshake_dropped(m),
+        }
+    }
+}
+
+/// Draws a packet size \[bytes\].
+fn draw_size(size: &SizeDist, rng: &mut Stream) -> u32 {
+    match size {
+        SizeDist::Fixed(s) => *s,
+        SizeDist::Uniform { min, max } => min + rng.below((max - min) as u64 + 1) as u32,
+        SizeDist::Empirical { sizes, cumulative } => sizes[draw_index(cumulative, rng)],
+    }
+}

@@ -1,0 +1,617 @@
+//! [`Network::validate`]: the engine's own check of its input.
+
+use crate::error::NetworkError;
+use crate::network::{FlowConfig, Network, Service, SizeDist, Source, table_eval};
+
+/// The most nodes, links, flows and path nodes the engine indexes (ids are `u32`, path positions
+/// `u16`).
+const MAX_PATH: usize = u16::MAX as usize;
+const MAX_ITEMS: usize = u32::MAX as usize / 2;
+
+/// The longest single step the engine adds to its clock: a service time (an exponential's mean
+/// times 64), latency, the transmission of the largest packet a flow sends over a link (capped
+/// by the link's MTU), propagation, handshake work, period, interval, spacing or first timeout
+/// \[ps\] (2^60 ps, 13.3 days). With absolute times (trace records, offsets, warm-up, stop) at
+/// most [`MAX_TIME_PS`], the `u64` picosecond clock (213 days) cannot overflow unless a run
+/// chains more than a dozen such extreme steps. (Poisson gaps and retransmission backoffs
+/// saturate instead.)
+pub const MAX_STEP_PS: u64 = 1 << 60;
+/// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
+pub const MAX_TIME_PS: u64 = 1 << 62;
+
+impl Network {
+    /// Checks every invariant the engine relies on, so that a run cannot panic, loop forever or
+    /// index out of range: node indices in range, non-empty paths whose consecutive nodes share
+    /// a link, counts the engine can index, finite non-negative service parameters, non-empty
+    /// and consistent distributions, loss probabilities in `[0, 1)`, positive Poisson rates,
+    /// sorted traces and protected-length maps, non-empty handshakes, and a stop condition that
+    /// ends the run. Link rates are positive by construction ([`crate::time::DataRate`]).
+    ///
+    /// The engine calls this itself (every `run_*` function); the scenario layer checks its
+    /// files first with messages naming the file and key, and calls this as a backstop.
+    pub fn validate(&self) -> Result<(), NetworkError> {
+        let n = self.nodes.len();
+        let whole = || "network".to_owned();
+        time(&whole, "warmup", self.warmup.as_ps())?;
+        if let Some(d) = self.stop.duration {
+            time(&whole, "stop.duration", d.as_ps())?;
+        }
+        count("nodes", n, MAX_ITEMS)?;
+        count("links", self.links.len(), MAX_ITEMS)?;
+        count("flows", self.flows.len(), MAX_ITEMS)?;
+        for (i, node) in self.nodes.iter().enumerate() {
+            let item = || format!("node[{i}] (\"{}\")", node.name);
+            service(&item, "service", &node.service)?;
+            let others = [
+                ("receive", &node.receive),
+                ("transit", &node.transit),
+                ("io", &node.io),
+            ];
+            for (field, s) in others {
+                if let Some(s) = s {
+                    service(&item, field, s)?;
+                }
+            }
+            step(&item, "latency", node.latency.as_ps())?;
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            let item = || format!("link[{i}] (\"{}\")", l.name);
+            for end in [l.a, l.b] {
+                if end >= n {
+                    return Err(NetworkError::NodeOutOfRange {
+                        item: item(),
+                        index: end,
+                        nodes: n,
+                    });
+                }
+            }
+            step(&item, "propagation", l.propagation.as_ps())?;
+            if !(0.0..1.0).contains(&l.loss) {
+                return Err(out_of_range(
+                    item(),
+                    "loss",
+                    l.loss,
+                    "a probability from 0 up to, not including, 1",
+                ));
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let item = || format!("flow[{i}] (\"{}\")", f.name);
+            self.path(&item, f)?;
+            source(&item, &f.source)?;
+            if !f.protected_len.windows(2).all(|w| w[0].0 < w[1].0) {
+                return Err(bad_list(
+                    item(),
+                    "protected_len",
+                    "sizes must be strictly increasing",
+                ));
+            }
+            let endless = self.stop.packets.is_none() && self.stop.duration.is_none();
+            if endless && !f.source.is_finite() {
+                return Err(NetworkError::Endless { item: item() });
+            }
+        }
+        Ok(())
+    }
+
+    fn path(&self, item: &dyn Fn() -> String, f: &FlowConfig) -> Result<(), NetworkError> {
+        let n = self.nodes.len();
+        if f.path.is_empty() {
+            return Err(NetworkError::EmptyPath { item: item() });
+        }
+        count(&format!("{} path", item()), f.path.len(), MAX_PATH)?;
+        if let Some(&bad) = f.path.iter().find(|&&p| p >= n) {
+            return Err(NetworkError::NodeOutOfRange {
+                item: item(),
+                index: bad,
+                nodes: n,
+            });
+        }
+        let largest = f.source.largest_packet();
+        for w in f.path.windows(2) {
+            let (from, to) = (w[0], w[1]);
+            // The engine takes the first link between the two nodes.
+            let found = self
+                .links
+                .iter()
+                .enumerate()
+                .find(|(_, l)| (l.a, l.b) == (from, to) || (l.a, l.b) == (to, from));
+            let Some((i, l)) = found else {
+                return Err(NetworkError::NotLinked {
+                    item: item(),
+                    from,
+                    to,
+                });
+            };
+            // The largest packet the link transmits for this flow (a larger one is dropped at
+            // the MTU check) must be clockable in one step.
+            let sent = l
+                .mtu
+                .map_or(largest, |m| largest.min(m.saturating_add(f.mtu_exempt)));
+            let link = || format!("link[{i}] (\"{}\")", l.name);
+            step(&link, "rate", l.rate.tx_time(sent.into()).as_ps())?;
+        }
+        Ok(())
+    }
+}
+
+fn count(what: &str, count: usize, max: usize) -> Result<(), NetworkError> {
+    if count > max {
+        return Err(NetworkError::TooMany {
+            what: what.to_owned(),
+            count,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// A step of `ps` picoseconds must be at most [`MAX_STEP_PS`].
+fn step(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
+    at_most(
+        item,
+        field,
+        ps,
+        MAX_STEP_PS,
+        "at most 2^60 ps (13.3 days) for one step",
+    )
+}
+
+/// A step given as a float (a mean or a size-dependent cost; the engine clamps negative values
+/// to 0) \[ps\]: finite and at most [`MAX_STEP_PS`].
+fn step_f64(item: &dyn Fn() -> String, field: &'static str, ps: f64) -> Result<(), NetworkError> {
+    if !ps.is_finite() {
+        return Err(out_of_range(item(), field, ps, "a finite number of ps"));
+    }
+    // `as` saturates: anything above u64::MAX is above the bound too.
+    step(item, field, ps.max(0.0) as u64)
+}
+
+/// An absolute time must be at most [`MAX_TIME_PS`].
+fn time(item: &dyn Fn() -> String, field: &'static str, ps: u64) -> Result<(), NetworkError> {
+    at_most(item, field, ps, MAX_TIME_PS, "at most 2^62 ps (53 days)")
+}
+
+fn at_most(
+    item: &dyn Fn() -> String,
+    field: &'static str,
+    ps: u64,
+    max_ps: u64,
+    allowed: &'static str,
+) -> Result<(), NetworkError> {
+    if ps > max_ps {
+        return Err(out_of_range(item(), field, format!("{ps} ps"), allowed));
+    }
+    Ok(())
+}
+
+fn out_of_range(
+    item: String,
+    field: &'static str,
+    value: impl std::fmt::Display,
+    allowed: &'static str,
+) -> NetworkError {
+    NetworkError::OutOfRange {
+        item,
+        field,
+        value: value.to_string(),
+        allowed,
+    }
+}
+
+fn bad_list(item: String, field: &'static str, problem: &'static str) -> NetworkError {
+    NetworkError::BadList {
+        item,
+        field,
+        problem,
+    }
+}
+
+/// Cumulative weights: non-empty, `len` entries, finite, not decreasing, from a start at 0.
+fn weights(
+    item: &dyn Fn() -> String,
+    field: &'static str,
+    cumulative: &[f64],
+    len: usize,
+) -> Result<(), NetworkError> {
+    if cumulative.is_empty() || cumulative.len() != len {
+        return Err(bad_list(
+            item(),
+            field,
+            "needs one cumulative weight per value, and at least one value",
+        ));
+    }
+    let ordered = cumulative
+        .iter()
+        .try_fold(0.0f64, |prev, &c| (c.is_finite() && c >= prev).then_some(c));
+    if ordered.is_none() {
+        return Err(bad_list(
+            item(),
+            field,
+            "cumulative weights must be finite, non-negative and not decreasing",
+        ));
+    }
+    Ok(())
+}
+
+fn service(
+    item: &dyn Fn() -> String,
+    field: &'static str,
+    s: &Service,
+) -> Result<(), NetworkError> {
+    match s {
+        Service::None => Ok(()),
+        Service::Deterministic { time_ps } => step(item, field, *time_ps),
+        // A draw above 64 means has probability e^-64.
+        Service::Exponential { mean_ps } if mean_ps.is_nan() || *mean_ps < 0.0 => Err(
+            out_of_range(item(), field, mean_ps, "a mean of at least 0 ps"),
+        ),
+        Service::Exponential { mean_ps } => step_f64(item, field, mean_ps * 64.0),
+        Service::Empirical {
+            values_ps,
+            cumulative,
+        } => {
+            weights(item, "service.cumulative", cumulative, values_ps.len())?;
+            step(item, field, values_ps.iter().copied().max().unwrap_or(0))
+        }
+        Service::Linear {
+            fixed_ps,
+            per_byte_ps,
+        } => {
+            // Linear in the size: the extremes are at 0 and u32::MAX bytes.
+            step_f64(item, field, *fixed_ps)?;
+            step_f64(item, field, fixed_ps + per_byte_ps * u32::MAX as f64)
+        }
+        Service::Table { points } => {
+            let ok = points.len() >= 2
+                && points.windows(2).all(|w| w[0].0 < w[1].0)
+                && points.iter().all(|p| p.1.is_finite());
+            if !ok {
+                return Err(bad_list(
+                    item(),
+                    "service.points",
+                    "at least two points, sizes strictly increasing, finite times",
+                ));
+            }
+            // Piecewise linear: the largest value is at a point or at an end.
+            let ends = [table_eval(points, 0), table_eval(points, u32::MAX)];
+            for y in points.iter().map(|p| p.1).chain(ends) {
+                step_f64(item, field, y)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
+    match s {
+        Source::Poisson {
+            rate_per_s, size, ..
+        } => {
+            if !(rate_per_s.is_finite() && *rate_per_s > 0.0) {
+                return Err(out_of_range(
+                    item(),
+                    "source.rate_per_s",
+                    rate_per_s,
+                    "a finite rate above 0 packets/s",
+                ));
+            }
+            match size {
+                SizeDist::Fixed(_) => Ok(()),
+                SizeDist::Uniform { min, max } if min > max => Err(out_of_range(
+                    item(),
+                    "source.size",
+                    format!("{min}..={max}"),
+                    "min at most max",
+                )),
+                SizeDist::Uniform { .. } => Ok(()),
+                SizeDist::Empirical { sizes, cumulative } => {
+                    weights(item, "source.size.cumulative", cumulative, sizes.len())
+                }
+            }
+        }
+        Source::Periodic {
+            period,
+            offset,
+            frames,
+            ..
+        } => {
+            step(item, "source.period", period.as_ps())?;
+            time(item, "source.offset", offset.as_ps())?;
+            if frames.is_empty() || frames.len() > MAX_ITEMS {
+                return Err(bad_list(
+                    item(),
+                    "source.frames",
+                    "a message needs at least one frame",
+                ));
+            }
+            Ok(())
+        }
+        Source::Pattern {
+            interval, sizes, ..
+        } => {
+            step(item, "source.interval", interval.as_ps())?;
+            if sizes.is_empty() {
+                return Err(bad_list(
+                    item(),
+                    "source.sizes",
+                    "a pattern needs at least one size",
+                ));
+            }
+            Ok(())
+        }
+        Source::Ping { interval, .. } => step(item, "source.interval", interval.as_ps()),
+        Source::Trace { records } => {
+            if !records.windows(2).all(|w| w[0].at <= w[1].at) {
+                return Err(bad_list(
+                    item(),
+                    "source.records",
+                    "times must not decrease",
+                ));
+            }
+            let last = records.last().map_or(0, |r| r.at.as_ps());
+            time(item, "source.records.at", last)
+        }
+        Source::Bulk {
+            segment, window, ..
+        } => {
+            if *segment == 0 || *window == 0 {
+                return Err(out_of_range(
+                    item(),
+                    "source.segment/window",
+                    format!("{segment} B / {window} frames"),
+                    "a segment of at least 1 byte and a window of at least 1 frame",
+                ));
+            }
+            Ok(())
+        }
+        Source::Handshake {
+            exchanges,
+            spacing,
+            retransmit,
+            ..
+        } => {
+            step(item, "source.spacing", spacing.as_ps())?;
+            if exchanges.is_empty() {
+                return Err(bad_list(
+                    item(),
+                    "source.exchanges",
+                    "a handshake needs at least one exchange",
+                ));
+            }
+            for e in exchanges {
+                for work in [e.initiator_before, e.responder, e.initiator_after] {
+                    step(item, "source.exchanges.work", work.as_ps())?;
+                }
+                if e.request_datagrams.max(e.response_datagrams) > i32::MAX as u32 {
+                    return Err(out_of_range(
+                        item(),
+                        "source.exchanges.datagrams",
+                        e.request_datagrams.max(e.response_datagrams),
+                        "at most 2^31 - 1 datagrams per message",
+                    ));
+                }
+            }
+            match retransmit {
+                Some(r) if !(r.base.is_finite() && r.base > 0.0) => Err(out_of_range(
+                    item(),
+                    "source.retransmit.base",
+                    r.base,
+                    "a finite backoff base above 0",
+                )),
+                Some(r) => step(item, "source.retransmit.timeout", r.timeout.as_ps()),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::{HandshakeExchange, LinkConfig, NodeConfig, Retransmit, Stop};
+    use crate::time::{DataRate, SimDuration};
+
+    /// Two nodes, one link, one Poisson flow across it, a packet limit: valid.
+    fn net() -> Network {
+        let node = |name: &str| NodeConfig {
+            name: name.into(),
+            service: Service::Exponential { mean_ps: 1e6 },
+            receive: None,
+            transit: None,
+            servers: 1,
+            capacity: None,
+            io: None,
+            latency: SimDuration::ZERO,
+            by_protected_len: false,
+        };
+        Network {
+            nodes: vec![node("a"), node("b")],
+            links: vec![LinkConfig {
+                name: "ab".into(),
+                a: 0,
+                b: 1,
+                rate: DataRate::from_bps(10_000_000_000).unwrap(),
+                propagation: SimDuration::from_us(1),
+                mtu: None,
+                queue_capacity: None,
+                loss: 0.0,
+            }],
+            flows: vec![FlowConfig {
+                name: "f".into(),
+                path: vec![0, 1],
+                mtu_exempt: 0,
+                protected_len: vec![],
+                source: Source::Poisson {
+                    rate_per_s: 1e5,
+                    size: SizeDist::Fixed(100),
+                    count: None,
+                },
+            }],
+            stop: Stop {
+                packets: Some(100),
+                duration: None,
+            },
+            warmup: SimDuration::ZERO,
+        }
+    }
+
+    /// The error `change` provokes, as text (the variant and its fields show in it).
+    fn refused(change: impl FnOnce(&mut Network)) -> String {
+        let mut n = net();
+        change(&mut n);
+        match n.validate() {
+            Err(e) => e.to_string(),
+            Ok(()) => panic!("accepted"),
+        }
+    }
+
+    #[test]
+    fn a_valid_network_passes() {
+        assert_eq!(net().validate(), Ok(()));
+    }
+
+    #[test]
+    fn indices_paths_and_links() {
+        let e = refused(|n| n.links[0].b = 2);
+        assert_eq!(
+            e,
+            "link[0] (\"ab\"): node index 2 is out of range; the network has 2 node(s)"
+        );
+        let e = refused(|n| n.flows[0].path = vec![0, 5]);
+        assert!(e.contains("node index 5 is out of range"), "{e}");
+        let e = refused(|n| n.flows[0].path.clear());
+        assert_eq!(
+            e,
+            "flow[0] (\"f\"): the path is empty; at least one node is needed"
+        );
+        let e = refused(|n| n.links.clear());
+        assert!(e.contains("no link between path nodes 0 and 1"), "{e}");
+        // A link is used both ways.
+        let mut n = net();
+        n.flows[0].path = vec![1, 0];
+        assert_eq!(n.validate(), Ok(()));
+    }
+
+    #[test]
+    fn numbers_out_of_range() {
+        let e = refused(|n| n.links[0].loss = 1.0);
+        assert!(e.contains("loss is 1"), "{e}");
+        let e = refused(|n| n.links[0].loss = f64::NAN);
+        assert!(e.contains("loss is NaN"), "{e}");
+        let e = refused(|n| n.nodes[1].service = Service::Exponential { mean_ps: -1.0 });
+        assert!(e.starts_with("node[1] (\"b\"): service is -1"), "{e}");
+        let e = refused(|n| n.nodes[0].io = Some(Service::Deterministic { time_ps: u64::MAX }));
+        assert!(e.contains("io is"), "{e}");
+        let e = refused(|n| n.nodes[0].latency = SimDuration(MAX_STEP_PS + 1));
+        assert!(e.contains("latency"), "{e}");
+        // 100 B at 1 bit/s is 800 s: fine; 1 MB frames at 1 bit/s are 92 days: refused, unless
+        // the MTU drops them before the transmitter.
+        let slow = |n: &mut Network| n.links[0].rate = DataRate::from_bps(1).unwrap();
+        let mut n = net();
+        slow(&mut n);
+        assert_eq!(n.validate(), Ok(()));
+        let big = |n: &mut Network| {
+            n.flows[0].source = Source::Ping {
+                interval: SimDuration::from_us(1),
+                size: 100,
+                reply_size: 1_000_000,
+                count: None,
+            }
+        };
+        let e = refused(|n| {
+            slow(n);
+            big(n);
+        });
+        assert!(e.starts_with("link[0] (\"ab\"): rate is"), "{e}");
+        slow(&mut n);
+        big(&mut n);
+        n.links[0].mtu = Some(1500);
+        assert_eq!(n.validate(), Ok(()));
+        let e = refused(|n| {
+            n.flows[0].source = Source::Poisson {
+                rate_per_s: 0.0,
+                size: SizeDist::Fixed(1),
+                count: None,
+            }
+        });
+        assert!(e.contains("rate_per_s is 0"), "{e}");
+        let e = refused(|n| n.warmup = SimDuration(MAX_TIME_PS + 1));
+        assert!(e.starts_with("network: warmup"), "{e}");
+    }
+
+    #[test]
+    fn lists_the_engine_draws_from() {
+        let e = refused(|n| {
+            n.nodes[0].service = Service::Empirical {
+                values_ps: vec![1, 2],
+                cumulative: vec![1.0],
+            }
+        });
+        assert!(e.contains("service.cumulative"), "{e}");
+        let e = refused(|n| {
+            n.nodes[0].transit = Some(Service::Table {
+                points: vec![(10, 1.0)],
+            })
+        });
+        assert!(e.contains("service.points"), "{e}");
+        let e = refused(|n| {
+            n.flows[0].source = Source::Pattern {
+                interval: SimDuration::from_us(1),
+                sizes: vec![],
+                reply_every: 0,
+                reply_size: 0,
+                count: None,
+            }
+        });
+        assert!(e.contains("source.sizes"), "{e}");
+        let e = refused(|n| n.flows[0].protected_len = vec![(100, 120), (100, 130)]);
+        assert!(e.contains("protected_len"), "{e}");
+        let e = refused(|n| {
+            n.flows[0].source = Source::Handshake {
+                exchanges: vec![],
+                tunnels: 1,
+                spacing: SimDuration::ZERO,
+                retransmit: None,
+            }
+        });
+        assert!(e.contains("source.exchanges"), "{e}");
+        let exchange = HandshakeExchange {
+            name: "x".into(),
+            request: 100,
+            response: 100,
+            request_datagrams: 1,
+            response_datagrams: 1,
+            initiator_before: SimDuration::ZERO,
+            responder: SimDuration::ZERO,
+            initiator_after: SimDuration::ZERO,
+        };
+        let e = refused(|n| {
+            n.flows[0].source = Source::Handshake {
+                exchanges: vec![exchange],
+                tunnels: 1,
+                spacing: SimDuration::ZERO,
+                retransmit: Some(Retransmit {
+                    timeout: SimDuration::from_us(1),
+                    base: f64::INFINITY,
+                    tries: 1,
+                }),
+            }
+        });
+        assert!(e.contains("retransmit.base"), "{e}");
+    }
+
+    #[test]
+    fn a_run_must_end() {
+        let e = refused(|n| n.stop = Stop::default());
+        assert!(e.contains("never ends"), "{e}");
+        let mut n = net();
+        n.stop = Stop::default();
+        n.flows[0].source = Source::Poisson {
+            rate_per_s: 1e5,
+            size: SizeDist::Fixed(100),
+            count: Some(10),
+        };
+        assert_eq!(n.validate(), Ok(()));
+    }
+}
