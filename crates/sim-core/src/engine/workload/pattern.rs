@@ -47,7 +47,7 @@ impl<O: Observer> Engine<'_, O> {
         }
         let s = &mut self.work.sources[f].pattern;
         s.delivered += 1;
-        if *reply_every > 0 && s.delivered % *reply_every as u64 == 0 {
+        if *reply_every > 0 && s.delivered.is_multiple_of(*reply_every as u64) {
             self.create(f, Direction::Reverse, Kind::Reply, *reply_size);
         }
     }
