@@ -3,8 +3,8 @@
 //! evaluated at), the pairs a loaded scenario really holds, live's sealed bytes and
 //! `protocols::Stack::protected_len` agree: for every stack in `scenarios/*.toml`, Table 4's
 //! frame, live's protections, and a few hundred random stacks from a seeded generator over the
-//! stack grammar. (Reproduce's `frame_len` is private; its unit test in
-//! `model/src/reproduce.rs` checks it against the same function.)
+//! stack grammar; and reproduce's frames (`model::reproduce::frame_len`, Table 4's among them)
+//! are charged at the same length.
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +16,19 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The engine's charged length and protocols' agree for `payload`.
+/// The engine's charged length, reproduce's frame and protocols' agree for `payload`.
 fn engine_agrees(stack: &Stack, payload: usize) {
     let want = stack.protected_len(payload).unwrap();
     let engine = model::scenario::protected_len(stack, payload as u32);
     assert_eq!(engine.map(|l| l as usize), want, "{stack} {payload} B");
+    let frame = model::reproduce::frame_len(&stack.to_string(), payload).unwrap();
+    let wire = stack.wire_len(payload).unwrap();
+    assert_eq!(frame.wire as usize, wire, "{stack} {payload} B");
+    assert_eq!(
+        frame.protected as usize,
+        want.unwrap_or(wire),
+        "{stack} {payload} B"
+    );
 }
 
 /// The `stack = "..."` texts of a scenario file.

@@ -55,6 +55,7 @@ use crate::error::ScenarioError;
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
 pub use row::{Kind, Row, Summary};
+pub use variant::{FrameLen, frame_len};
 
 /// JSON schema name of `oransim reproduce --format json`.
 pub const SCHEMA: &str = "oransim.reproduce/1";

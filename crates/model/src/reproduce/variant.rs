@@ -107,16 +107,16 @@ const COST_DECIMALS: usize = 6;
 
 /// A frame on the wire and the bytes its protocol protects (the profile's L).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct FrameLen {
+pub struct FrameLen {
     /// Frame in the engine \[bytes\].
-    pub(super) wire: u32,
+    pub wire: u32,
     /// Bytes the cipher protects \[bytes\].
-    pub(super) protected: u64,
+    pub protected: u64,
 }
 
 /// The frame of `payload` under `stack` and its protected length
 /// ([`protocols::Stack::protected_len`]; the frame itself when the stack has no security layer).
-pub(super) fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
+pub fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
     let full: protocols::Stack = stack.parse()?;
     let wire = full.wire_len(payload)?;
     let protected = full.protected_len(payload)?.unwrap_or(wire);
