@@ -65,6 +65,12 @@ impl Q {
     }
 }
 
+impl From<Q> for toml::Value {
+    fn from(q: Q) -> toml::Value {
+        toml::Value::String(q.0)
+    }
+}
+
 impl From<&str> for Q {
     fn from(text: &str) -> Q {
         Q(text.to_owned())

@@ -267,31 +267,32 @@ pub fn to_scenario(doc: &Value, path: &Path) -> Result<Scenario, ScenarioError> 
     Scenario::from_file(file, path)
 }
 
-/// Quantities in the form a scenario file gives them: a number with its unit, as text
-/// (`"1500B"`, `"61.25ns"`), so that a patched value is validated like one a user wrote.
+/// Quantities in the form a scenario file gives them: a number with its unit, as the
+/// scenario's [`Q`](crate::file::Q) (`"1500B"`, `"61.25ns"`), so that a patched value is
+/// validated like one a user wrote.
 pub mod quantity {
-    use toml::Value;
+    use crate::file::Q;
 
     /// A length in bytes: `"1500B"`.
-    pub fn bytes(n: u64) -> Value {
-        Value::String(format!("{n}B"))
+    pub fn bytes(n: u64) -> Q {
+        Q::new(n, "B")
     }
 
     /// A duration in nanoseconds, rounded to `decimals` decimals (half to even on the exact
     /// binary value, as `format!` rounds): `ns(61.25, 6)` is `"61.250000ns"`. The caller picks
     /// the rounding and says why: the value is read back as the user's text would be.
-    pub fn ns(x: f64, decimals: usize) -> Value {
-        Value::String(format!("{x:.decimals$}ns"))
+    pub fn ns(x: f64, decimals: usize) -> Q {
+        Q(format!("{x:.decimals$}ns"))
     }
 
     /// A cost per byte in nanoseconds, rounded to `decimals` decimals: `"0.062500ns/B"`.
-    pub fn ns_per_byte(x: f64, decimals: usize) -> Value {
-        Value::String(format!("{x:.decimals$}ns/B"))
+    pub fn ns_per_byte(x: f64, decimals: usize) -> Q {
+        Q(format!("{x:.decimals$}ns/B"))
     }
 
     /// A packet rate, rounded to `decimals` decimals: `"1234.568pps"`.
-    pub fn pps(x: f64, decimals: usize) -> Value {
-        Value::String(format!("{x:.decimals$}pps"))
+    pub fn pps(x: f64, decimals: usize) -> Q {
+        Q(format!("{x:.decimals$}pps"))
     }
 }
 
@@ -372,21 +373,13 @@ mod tests {
 
     #[test]
     fn quantities_keep_their_rounding() {
-        assert_eq!(quantity::bytes(1500), Value::String("1500B".into()));
-        assert_eq!(quantity::ns(61.25, 6), Value::String("61.250000ns".into()));
-        assert_eq!(
-            quantity::ns(1.0000004, 6),
-            Value::String("1.000000ns".into())
-        );
-        assert_eq!(quantity::ns(2.5, 0), Value::String("2ns".into()));
-        assert_eq!(
-            quantity::ns_per_byte(0.0625, 6),
-            Value::String("0.062500ns/B".into())
-        );
-        assert_eq!(
-            quantity::pps(1234.5678, 3),
-            Value::String("1234.568pps".into())
-        );
+        use crate::file::Q;
+        assert_eq!(quantity::bytes(1500), Q("1500B".into()));
+        assert_eq!(quantity::ns(61.25, 6), Q("61.250000ns".into()));
+        assert_eq!(quantity::ns(1.0000004, 6), Q("1.000000ns".into()));
+        assert_eq!(quantity::ns(2.5, 0), Q("2ns".into()));
+        assert_eq!(quantity::ns_per_byte(0.0625, 6), Q("0.062500ns/B".into()));
+        assert_eq!(quantity::pps(1234.5678, 3), Q("1234.568pps".into()));
     }
 
     #[test]
@@ -397,7 +390,12 @@ mod tests {
             )
             .unwrap(),
         );
-        set(&mut d, &k("flow[0].source.size"), quantity::bytes(200)).unwrap();
+        set(
+            &mut d,
+            &k("flow[0].source.size"),
+            quantity::bytes(200).into(),
+        )
+        .unwrap();
         let s = to_scenario(&d, Path::new("t.toml")).unwrap();
         assert_eq!(s.name, "t");
         set(&mut d, &k("flow[0].source.size"), "200".into()).unwrap();

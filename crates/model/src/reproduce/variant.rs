@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toml::Value;
 
 use super::{ReproduceError, Result};
+use crate::file::ServiceFile;
 use crate::patch::{self, KeyPath, quantity};
 use crate::report::{Report, RunOptions};
 use crate::{Scenario, ScenarioError, run as run_scenario};
@@ -51,6 +52,13 @@ impl Doc {
     pub(super) fn set(&mut self, key: &str, v: impl Into<Value>) -> Result<()> {
         let k = self.key(key)?;
         patch::set(&mut self.root, &k, v.into()).map_err(|e| self.bad(e.to_string()))
+    }
+
+    /// Sets `key` to a typed part of a scenario file (a [`ServiceFile`], ...), as the file
+    /// would spell it.
+    pub(super) fn set_typed(&mut self, key: &str, v: &impl serde::Serialize) -> Result<()> {
+        let value = Value::try_from(v).map_err(|e| self.bad(format!("{key}: {e}")))?;
+        self.set(key, value)
     }
 
     /// Removes `key` (`node[0].io`) if present.
@@ -141,64 +149,56 @@ pub(super) fn pin_profile_node(
     let mut fr: Vec<FrameLen> = frames.to_vec();
     fr.sort_by_key(|f| f.wire);
     fr.dedup_by_key(|f| f.wire);
-    let table = |dir: profile::Direction| -> Result<Value> {
-        let mut pts = toml::value::Array::new();
+    let ns = |x: f64| quantity::ns(x, COST_DECIMALS);
+    let table = |dir: profile::Direction| -> Result<ServiceFile> {
+        let mut points = Vec::with_capacity(fr.len() + 1);
         let mut last = (0u32, 0.0f64);
         for f in &fr {
             let c = prof
                 .packet(suite, dir, f.protected, u64::from(f.wire))?
                 .cpu_ns;
-            pts.push(Value::Array(vec![
-                quantity::bytes(u64::from(f.wire)),
-                quantity::ns(c, COST_DECIMALS),
-            ]));
+            points.push((quantity::bytes(u64::from(f.wire)), ns(c)));
             last = (f.wire, c);
         }
         // A table needs two points: extend flat past the largest frame (never reached).
-        pts.push(Value::Array(vec![
-            quantity::bytes(u64::from(last.0) + 1),
-            quantity::ns(last.1, COST_DECIMALS),
-        ]));
-        let mut t = toml::Table::new();
-        t.insert("model".into(), "table".into());
-        t.insert("points".into(), Value::Array(pts));
-        Ok(Value::Table(t))
+        points.push((quantity::bytes(u64::from(last.0) + 1), ns(last.1)));
+        Ok(ServiceFile::Table { points })
     };
-    let seal = table(profile::Direction::Seal)?;
-    let open = table(profile::Direction::Open)?;
-    let mut transit = toml::Table::new();
-    if prof.stack_ns() > 0.0 {
-        transit.insert("model".into(), "deterministic".into());
-        transit.insert("time".into(), quantity::ns(prof.stack_ns(), COST_DECIMALS));
+    let transit = if prof.stack_ns() > 0.0 {
+        ServiceFile::Deterministic {
+            time: ns(prof.stack_ns()),
+        }
     } else {
-        transit.insert("model".into(), "none".into());
-    }
-    doc.set(&format!("node[{node}].service"), seal)?;
-    doc.set(&format!("node[{node}].receive"), open)?;
-    doc.set(&format!("node[{node}].transit"), Value::Table(transit))?;
-    if prof.io_per_byte_ns() > 0.0 {
-        // The engine costs a manual I/O stage at the frame's size on the wire, as it does the
-        // profile's.
-        let mut io = toml::Table::new();
-        io.insert("model".into(), "linear".into());
-        io.insert("fixed".into(), quantity::ns(prof.io_ns(), COST_DECIMALS));
-        io.insert(
-            "per_byte".into(),
-            quantity::ns_per_byte(prof.io_per_byte_ns(), COST_DECIMALS),
-        );
-        doc.set(&format!("node[{node}].io"), Value::Table(io))?;
+        ServiceFile::None
+    };
+    // The engine costs a manual I/O stage at the frame's size on the wire, as it does the
+    // profile's.
+    let io = if prof.io_per_byte_ns() > 0.0 {
+        Some(ServiceFile::Linear {
+            fixed: ns(prof.io_ns()),
+            per_byte: quantity::ns_per_byte(prof.io_per_byte_ns(), COST_DECIMALS),
+        })
     } else if prof.io_ns() > 0.0 {
-        let mut io = toml::Table::new();
-        io.insert("model".into(), "deterministic".into());
-        io.insert("time".into(), quantity::ns(prof.io_ns(), COST_DECIMALS));
-        doc.set(&format!("node[{node}].io"), Value::Table(io))?;
+        Some(ServiceFile::Deterministic {
+            time: ns(prof.io_ns()),
+        })
     } else {
-        doc.remove(&format!("node[{node}].io"))?;
-    }
-    doc.set(
-        &format!("node[{node}].latency"),
-        quantity::ns(prof.latency_ns(), COST_DECIMALS),
+        None
+    };
+    doc.set_typed(
+        &format!("node[{node}].service"),
+        &table(profile::Direction::Seal)?,
     )?;
+    doc.set_typed(
+        &format!("node[{node}].receive"),
+        &table(profile::Direction::Open)?,
+    )?;
+    doc.set_typed(&format!("node[{node}].transit"), &transit)?;
+    match io {
+        Some(io) => doc.set_typed(&format!("node[{node}].io"), &io)?,
+        None => doc.remove(&format!("node[{node}].io"))?,
+    }
+    doc.set(&format!("node[{node}].latency"), ns(prof.latency_ns()))?;
     if doc.get(&format!("node[{node}].cores")).is_none() {
         doc.set(
             &format!("node[{node}].cores"),
