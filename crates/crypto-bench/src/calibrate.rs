@@ -9,6 +9,7 @@ use profile::file::{
     ProfileMeta,
 };
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
+use profile::{Direction, Suite};
 
 use crate::BenchError;
 use crate::ciphers::Cipher;
@@ -204,8 +205,8 @@ pub fn operations(implementation: Implementation) -> Operations {
     #[cfg(feature = "pqclean")]
     keys.extend(crate::pqclean::key_ops());
     // Keep the documented order.
+    ciphers.sort_by_key(|c| Suite::ALL.iter().position(|s| *s == c.suite()));
     let pos = |list: &[&str], n: &str| list.iter().position(|x| *x == n).unwrap_or(usize::MAX);
-    ciphers.sort_by_key(|c| pos(profile::CIPHER_SUITES, c.suite()));
     let all: Vec<&str> = profile::all_key_ops().collect();
     keys.sort_by_key(|k| pos(&all, k.name()));
     (ciphers, keys)
@@ -244,7 +245,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     }
     let mut cipher_points = Vec::new();
     for (ci, c) in ciphers.iter().enumerate() {
-        let (seal_op, open_op) = (format!("{}.seal", c.suite()), format!("{}.open", c.suite()));
+        let (seal_op, open_op) = (
+            profile::cipher_op(c.suite(), Direction::Seal),
+            profile::cipher_op(c.suite(), Direction::Open),
+        );
         if !config.wants(&seal_op) && !config.wants(&open_op) {
             continue;
         }
@@ -338,7 +342,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     }
     for p in cipher_points {
         let c = &ciphers[p.cipher];
-        let (seal_op, open_op) = (format!("{}.seal", c.suite()), format!("{}.open", c.suite()));
+        let (seal_op, open_op) = (
+            profile::cipher_op(c.suite(), Direction::Seal),
+            profile::cipher_op(c.suite(), Direction::Open),
+        );
         for (op, samples) in [(&seal_op, &p.run.seal), (&open_op, &p.run.open)] {
             points.push(PointResult {
                 op: op.clone(),
@@ -527,10 +534,12 @@ fn build_profile(
     for name in names {
         let pts: Vec<&PointResult> = points.iter().filter(|p| p.op == name).collect();
         let imp = pts[0].implementation.clone();
-        let suite = name.split('.').next().unwrap_or(name);
+        let suite = name
+            .split_once('.')
+            .and_then(|(s, _)| s.parse::<Suite>().ok());
         let flag: String = sanity
             .iter()
-            .filter(|p| p.suite.as_deref() == Some(suite))
+            .filter(|p| p.suite.is_some() && p.suite == suite)
             .map(|p| format!("; SANITY FLAG: {}", p.message))
             .collect();
         let how = format!("{how}{flag}");

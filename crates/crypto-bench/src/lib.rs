@@ -1,7 +1,7 @@
 //! Measures what cryptography really costs on this host, and writes the calibration profile
 //! ([`profile`]) oransim's model uses.
 //!
-//! - [`ciphers`]: seal/open of every suite in [`profile::CIPHER_SUITES`] (RustCrypto), laid out
+//! - [`ciphers`]: seal/open of every suite in [`profile::Suite::ALL`] (RustCrypto), laid out
 //!   as ESP and MACsec do; [`keyops`]: X25519, ML-KEM, Ed25519, ECDSA P-256, ML-DSA.
 //! - [`measure`]: batches timed with a monotonic clock, warm-up, repeated samples, every sealed
 //!   packet opened and compared, tampering refused.

@@ -2,7 +2,7 @@
 //! operation names and costs.
 
 use crate::file::{CostFile, OpFile};
-use crate::{CostModel, OpCost, PacketCost, Point, ProfileError, Provenance, units};
+use crate::{CostModel, OpCost, PacketCost, Point, ProfileError, Provenance, Suite, units};
 
 pub(crate) fn quoted(names: &[&str]) -> String {
     names
@@ -53,6 +53,15 @@ pub(crate) fn check_op_name(name: &str) -> Result<(), String> {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     };
     match name.split_once('.') {
+        Some((alg, action @ ("seal" | "open"))) if ok_part(alg) => {
+            alg.parse::<Suite>().map(|_| ()).map_err(|_| {
+                format!(
+                    "`{name}` is a cipher operation of no known suite; `{action}` ops are \
+                     `<suite>.{action}` with a suite from: {}",
+                    Suite::names()
+                )
+            })
+        }
         Some((alg, action)) if ok_part(alg) && ok_part(action) => Ok(()),
         _ => Err(format!(
             "`{name}` is not an operation name; expected `<algorithm>.<action>` in lowercase, \

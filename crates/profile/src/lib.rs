@@ -41,7 +41,7 @@
 //! # Example
 //!
 //! ```
-//! use profile::{Direction, Profile};
+//! use profile::{Direction, Profile, Suite};
 //!
 //! let text = r#"
 //! format_version = 1
@@ -70,7 +70,7 @@
 //! let p = Profile::from_toml_str(text, "example.toml").unwrap();
 //!
 //! // Cipher cost of sealing a 1500-byte packet: 400 + 0.5 * 1500 = 1150 ns.
-//! let c = p.cipher_cost_ns("aes256-gcm", Direction::Seal, 1500).unwrap();
+//! let c = p.cipher_cost_ns(Suite::Aes256Gcm, Direction::Seal, 1500).unwrap();
 //! assert!((c - 1150.0).abs() < 1e-9);
 //!
 //! // The whole per-packet processing time the engine would use (no I/O cost per byte here).
@@ -80,7 +80,7 @@
 //! assert_eq!(p.cores(), 2);
 //!
 //! // CPU-bound or I/O-bound? 2 cores x 1 / 6.15 us CPU beats 1 / 20 us I/O: I/O-bound.
-//! let pkt = p.packet(Some("aes256-gcm"), Direction::Seal, 1500, 1538).unwrap();
+//! let pkt = p.packet(Some(Suite::Aes256Gcm), Direction::Seal, 1500, 1538).unwrap();
 //! assert!(pkt.io_bound());
 //! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
@@ -88,14 +88,14 @@
 //! assert_eq!(p.op_cost_ns("x25519.keygen", 0).unwrap(), 45_000.0);
 //!
 //! // An operation the profile lacks is an error that lists what it has.
-//! let err = p.cipher_cost_ns("aes128-ccm", Direction::Open, 64).unwrap_err();
+//! let err = p.cipher_cost_ns(Suite::Aes128Ccm, Direction::Open, 64).unwrap_err();
 //! assert!(err.to_string().contains("has no operation `aes128-ccm.open`"));
 //! assert!(err.to_string().contains("aes256-gcm.seal, x25519.keygen"));
 //! ```
 //!
 //! # Operation names
 //!
-//! An operation is `<algorithm>.<action>`. Ciphers ([`CIPHER_SUITES`]) take the actions
+//! An operation is `<algorithm>.<action>`. Ciphers ([`Suite`]) take the actions
 //! `seal` (encrypt and authenticate) and `open` (verify and decrypt), with L the plaintext
 //! length; key exchange and signatures ([`KEY_OPS`]) have constant cost. Measured profiles hold
 //! all of them that the implementation supports; fitted profiles hold those the paper supports.
@@ -124,28 +124,19 @@ pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
 
-/// Cipher suites a profile may describe, as used in op names `<suite>.seal` / `<suite>.open`.
+/// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
+/// `<suite>.open` ([`cipher_op`]): the one list is [`Suite::ALL`], spelled by [`Suite::name`].
 ///
 /// The AEAD and CBC+HMAC names follow the ESP/MACsec/TLS suite names of the `protocols` crate;
 /// `gmac-aes128`/`gmac-aes256` are integrity-only GMAC (MACsec with encryption off); `copy` is
 /// a plain memory copy of the packet, the baseline any data path pays. CBC+HMAC is
 /// encrypt-then-MAC as ESP does it (RFC 4868: HMAC-SHA-256/384/512 truncated to 128/192/256 bits).
-pub const CIPHER_SUITES: &[&str] = &[
-    "copy",
-    "aes128-gcm",
-    "aes256-gcm",
-    "chacha20-poly1305",
-    "aes128-ccm",
-    "aes256-ccm",
-    "aes128-cbc-hmac-sha256",
-    "aes256-cbc-hmac-sha256",
-    "aes128-cbc-hmac-sha384",
-    "aes256-cbc-hmac-sha384",
-    "aes128-cbc-hmac-sha512",
-    "aes256-cbc-hmac-sha512",
-    "gmac-aes128",
-    "gmac-aes256",
-];
+pub use protocols::Suite;
+
+/// The op name of sealing or opening with `suite`, e.g. `aes128-gcm.seal`.
+pub fn cipher_op(suite: Suite, direction: Direction) -> String {
+    format!("{suite}.{direction}")
+}
 
 /// Constant-cost operations (key exchange, KEMs, signatures) a profile may describe.
 pub const KEY_OPS: &[&str] = &[
@@ -578,7 +569,7 @@ impl Profile {
     /// F \[bytes\]).
     pub fn packet(
         &self,
-        suite: Option<&str>,
+        suite: Option<Suite>,
         direction: Direction,
         len_bytes: u64,
         frame_bytes: u64,
@@ -636,15 +627,20 @@ impl Profile {
         Ok(self.op(name)?.cost_ns(len_bytes))
     }
 
-    /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite` (a name
-    /// from [`CIPHER_SUITES`]).
+    /// The cost of sealing or opening with `suite`, or an error listing the operations the
+    /// profile has.
+    pub fn cipher(&self, suite: Suite, direction: Direction) -> Result<&OpCost, ProfileError> {
+        self.op(&cipher_op(suite, direction))
+    }
+
+    /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite`.
     pub fn cipher_cost_ns(
         &self,
-        suite: &str,
+        suite: Suite,
         direction: Direction,
         len_bytes: u64,
     ) -> Result<f64, ProfileError> {
-        self.op_cost_ns(&format!("{suite}.{direction}"), len_bytes)
+        Ok(self.cipher(suite, direction)?.cost_ns(len_bytes))
     }
 
     /// The file form of this profile (what [`Profile::to_toml_string`] writes).
