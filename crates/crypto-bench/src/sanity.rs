@@ -113,6 +113,7 @@ mod tests {
     fn pt(op: &str, len: usize, ns: f64) -> PointResult {
         PointResult {
             op: op.into(),
+            suite: op.split_once('.').and_then(|(s, _)| s.parse().ok()),
             implementation: "t".into(),
             len,
             samples: vec![ns],

@@ -147,6 +147,8 @@ impl Config {
 pub struct PointResult {
     /// Op name, e.g. `"aes128-gcm.seal"`.
     pub op: String,
+    /// The suite of a cipher op (`None` for key operations).
+    pub suite: Option<Suite>,
     /// Implementation.
     pub implementation: String,
     /// Length \[B\] (0 for constant-cost ops).
@@ -352,6 +354,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
         for (op, samples) in [(&seal_op, &p.run.seal), (&open_op, &p.run.open)] {
             points.push(PointResult {
                 op: op.clone(),
+                suite: Some(c.suite()),
                 implementation: c.implementation().to_string(),
                 len: p.len,
                 samples: samples.clone(),
@@ -365,6 +368,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
         let k = &keys[p.key];
         points.push(PointResult {
             op: k.name().to_string(),
+            suite: None,
             implementation: k.implementation().to_string(),
             len: 0,
             samples: p.run.samples,

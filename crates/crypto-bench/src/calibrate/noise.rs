@@ -118,6 +118,7 @@ mod tests {
     fn point(op: &str, samples: Vec<f64>, stable: bool) -> PointResult {
         PointResult {
             op: op.into(),
+            suite: None,
             implementation: "t".into(),
             len: 64,
             samples,

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use profile::Suite;
 use profile::file::{
     CoresFile, CostFile, MeasurementFile, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile,
     ProfileMeta,
@@ -46,9 +45,7 @@ pub(super) fn build_profile(
     for name in names {
         let pts: Vec<&PointResult> = points.iter().filter(|p| p.op == name).collect();
         let imp = pts[0].implementation.clone();
-        let suite = name
-            .split_once('.')
-            .and_then(|(s, _)| s.parse::<Suite>().ok());
+        let suite = pts[0].suite;
         let flag: String = sanity
             .iter()
             .filter(|p| p.suite.is_some() && p.suite == suite)
@@ -242,6 +239,8 @@ pub fn now_rfc3339() -> String {
 
 #[cfg(test)]
 mod tests {
+    use profile::Suite;
+
     use super::*;
 
     #[test]
@@ -249,5 +248,55 @@ mod tests {
         let d = now_rfc3339();
         assert_eq!(d.len(), 20, "{d}");
         assert!(d.starts_with("20") && d.ends_with('Z'));
+    }
+
+    /// A sanity problem of one suite is recorded in that suite's ops only, never in a key
+    /// operation's (whose suite is `None`, like a problem of the whole run).
+    #[test]
+    fn a_suite_flag_marks_only_that_suites_ops() {
+        let point = |op: &str, suite, len, ns| PointResult {
+            op: String::from(op),
+            suite,
+            implementation: "t".into(),
+            len,
+            samples: vec![ns; 5],
+            batch: 1,
+            rounds: 1,
+            stable: true,
+        };
+        let chacha = Some(Suite::ChaCha20Poly1305);
+        let gcm = Some(Suite::Aes128Gcm);
+        let points = [
+            point("chacha20-poly1305.seal", chacha, 64, 900.0),
+            point("chacha20-poly1305.seal", chacha, 1500, 2000.0),
+            point("aes128-gcm.seal", gcm, 64, 100.0),
+            point("aes128-gcm.seal", gcm, 1500, 400.0),
+            point("x25519.agree", None, 0, 30_000.0),
+        ];
+        let problem = |suite| crate::sanity::Problem {
+            severe: false,
+            suite,
+            message: "looks slow".into(),
+        };
+        let file = build_profile(
+            &Config::quick("flags"),
+            &BuildInfo::current(),
+            &points,
+            None,
+            false,
+            "quiet",
+            &[problem(chacha), problem(None)],
+            None,
+            None,
+            Duration::from_secs(1),
+        );
+        let flagged = |op: &str| file.ops[op].source.contains("SANITY FLAG: looks slow");
+        assert!(flagged("chacha20-poly1305.seal"));
+        assert!(!flagged("aes128-gcm.seal"));
+        assert!(!flagged("x25519.agree"));
+        assert_eq!(
+            file.measurement.unwrap().sanity.unwrap(),
+            "FLAGGED: looks slow; looks slow"
+        );
     }
 }
