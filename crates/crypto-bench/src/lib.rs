@@ -66,6 +66,18 @@ pub enum BenchError {
         /// What was wrong and what was expected.
         message: String,
     },
+    /// A prefix of [`calibrate::Config::only`] selects no operation of the implementation.
+    #[error(
+        "`{prefix}` selects no operation that {implementation} measures; its operations are: {available}"
+    )]
+    NothingSelected {
+        /// The prefix as given.
+        prefix: String,
+        /// The implementation measured.
+        implementation: String,
+        /// The operation names there are, comma-separated.
+        available: String,
+    },
     /// The profile made from the measurements did not validate.
     #[error(transparent)]
     Profile(#[from] profile::ProfileError),

@@ -230,6 +230,24 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     let load_before = host::load_average();
     let build = BuildInfo::current();
     let (ciphers, mut keys) = operations(config.implementation);
+    // Every `only` prefix must select something: a typo would otherwise measure nothing and
+    // write a profile without the op that was asked for.
+    let names: Vec<String> = ciphers
+        .iter()
+        .flat_map(|c| [Direction::Seal, Direction::Open].map(|d| profile::cipher_op(c.suite(), d)))
+        .chain(keys.iter().map(|k| k.name().to_string()))
+        .collect();
+    if let Some(prefix) = config
+        .only
+        .iter()
+        .find(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
+    {
+        return Err(BenchError::NothingSelected {
+            prefix: prefix.clone(),
+            implementation: config.implementation.as_str().to_string(),
+            available: names.join(", "),
+        });
+    }
     let t = &config.timing;
     let mut points = Vec::new();
 
@@ -445,6 +463,17 @@ mod tests {
         // The text form reads back.
         let text = profile::to_toml_string(&cal.profile).unwrap();
         profile::Profile::from_toml_str(&text, "unit.toml").unwrap();
+    }
+
+    #[test]
+    fn an_only_prefix_that_selects_nothing_is_an_error() {
+        let mut cfg = Config::quick("typo");
+        cfg.only = vec!["copy".into(), "aes512".into()];
+        let e = run(&cfg, &mut |_| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("`aes512`") && e.contains("rustcrypto") && e.contains("x25519.agree"),
+            "{e}"
+        );
     }
 
     #[test]
