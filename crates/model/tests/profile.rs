@@ -195,6 +195,11 @@ fn profile_errors_name_file_key_and_what_is_allowed() {
         e.contains("aes256-gcm.seal"),
         "lists what the profile has: {e}"
     );
+    // ... and, as what is allowed, the suites it measured both ways, not every suite there is.
+    assert!(
+        e.contains("a suite this profile measured both ways: aes256-gcm"),
+        "{e}"
+    );
     // A name that is no suite at all: the key, the name and every allowed name (issue 15).
     let e = scenario(&d, "no-such-suite", &body("aes512-gcm", name))
         .unwrap_err()

@@ -173,6 +173,25 @@ pub(super) fn profile_service(per_packet_ns: f64, op: Option<&profile::OpCost>) 
     }
 }
 
+/// The suites whose seal and open `p` has, comma-separated (`none at all` if it has none).
+fn measured_suites(p: &profile::Profile) -> String {
+    let both = |s: &protocols::Suite| {
+        [profile::Direction::Seal, profile::Direction::Open]
+            .iter()
+            .all(|&d| p.cipher(*s, d).is_ok())
+    };
+    let names: Vec<&str> = protocols::Suite::ALL
+        .iter()
+        .filter(|s| both(s))
+        .map(|s| s.name())
+        .collect();
+    if names.is_empty() {
+        "none at all".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
 pub(super) type ProfileCache = HashMap<PathBuf, profile::Profile>;
 
 pub(super) fn node(
@@ -231,8 +250,8 @@ pub(super) fn node(
                         format!("{skey}.suite"),
                         e.to_string(),
                         format!(
-                            "\"none\" or a suite the profile measured, from: {}",
-                            protocols::Suite::names()
+                            "\"none\" or a suite this profile measured both ways: {}",
+                            measured_suites(p)
                         ),
                     )
                 })
