@@ -469,7 +469,7 @@ pub mod suite_or_none {
         }
         text.parse().map(Some).map_err(|_| {
             format!(
-                "unknown cipher suite `{text}`; allowed: \"{NONE}\" or one of {}",
+                "suite = \"{text}\" is no cipher suite; allowed: \"{NONE}\" or one of {}",
                 Suite::names()
             )
         })
@@ -484,5 +484,29 @@ pub mod suite_or_none {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Suite>, D::Error> {
         let text = String::deserialize(d)?;
         parse(&text).map_err(de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `"none"` and every suite name read back as what wrote them; a scenario's profile service
+    /// keeps its spelling through serde (issue 15: the file format did not change).
+    #[test]
+    fn suite_or_none_round_trips_the_file_spelling() {
+        for suite in std::iter::once(None).chain(Suite::ALL.map(Some)) {
+            let name = suite_or_none::name(suite);
+            assert_eq!(suite_or_none::parse(name), Ok(suite), "{name}");
+        }
+        let text = r#"{"model":"profile","profile":"p.toml","suite":"aes256-cbc-hmac-sha256"}"#;
+        let s: ServiceFile = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&s).unwrap(), text);
+        let plain = ServiceFile::profile("p.toml", None, None);
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"model":"profile","profile":"p.toml","suite":"none"}"#
+        );
+        assert!(suite_or_none::parse("null").is_err());
     }
 }
