@@ -198,7 +198,7 @@ fn a_second_quick_run_agrees_within_the_reported_spread() {
     }
     let (mut inside, mut total) = (0, 0);
     for (name, first) in profiles[0].ops() {
-        let second = profiles[1].op(name).unwrap();
+        let second = profiles[1].op(&name).unwrap();
         for (a, b) in first.points.iter().zip(&second.points) {
             total += 1;
             let (lo, hi) = (a.p5_ns.unwrap(), a.p95_ns.unwrap());

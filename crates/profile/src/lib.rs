@@ -187,7 +187,7 @@ pub fn all_key_ops() -> impl Iterator<Item = &'static str> {
 }
 
 /// Direction of a cipher operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     /// Encrypt and authenticate (the sender).
     Seal,
@@ -323,7 +323,10 @@ pub struct Profile {
     io: PacketCost,
     latency: PacketCost,
     offload: Offload,
-    ops: BTreeMap<String, OpCost>,
+    /// The cipher costs, by suite and direction.
+    ciphers: BTreeMap<(Suite, Direction), OpCost>,
+    /// The constant-cost (key exchange, KEM, signature) operations, by name.
+    key_ops: BTreeMap<String, OpCost>,
     file: ProfileFile,
 }
 
@@ -471,12 +474,15 @@ impl Profile {
             macsec: node.offload.macsec,
             tls: node.offload.tls,
         };
-        let mut ops = BTreeMap::new();
+        let (mut ciphers, mut key_ops) = (BTreeMap::new(), BTreeMap::new());
         for (name, op) in &file.ops {
             let key = format!("ops.\"{name}\"");
-            check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
+            let cipher = check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
             let cost = op_cost(op, &key, &meta.implementation, &invalid)?;
-            ops.insert(name.clone(), cost);
+            match cipher {
+                Some(suite_direction) => ciphers.insert(suite_direction, cost),
+                None => key_ops.insert(name.clone(), cost),
+            };
         }
         Ok(Profile {
             origin: origin.to_string(),
@@ -487,7 +493,8 @@ impl Profile {
             io,
             latency,
             offload,
-            ops,
+            ciphers,
+            key_ops,
             file,
         })
     }
@@ -602,24 +609,45 @@ impl Profile {
         self.file.measurement.as_ref()
     }
 
-    /// All operations, by name.
-    pub fn ops(&self) -> impl Iterator<Item = (&str, &OpCost)> {
-        self.ops.iter().map(|(k, v)| (k.as_str(), v))
+    /// All operations, by name (in the order of the names).
+    pub fn ops(&self) -> impl Iterator<Item = (String, &OpCost)> {
+        let mut all: Vec<(String, &OpCost)> = self
+            .ciphers
+            .iter()
+            .map(|(&(s, d), c)| (cipher_op(s, d), c))
+            .chain(self.key_ops.iter().map(|(n, c)| (n.clone(), c)))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all.into_iter()
+    }
+
+    /// The operation `name`, from the cipher table for a cipher op's name.
+    fn find(&self, name: &str) -> Option<&OpCost> {
+        match check_op_name(name) {
+            Ok(Some(suite_direction)) => self.ciphers.get(&suite_direction),
+            _ => self.key_ops.get(name),
+        }
+    }
+
+    /// The error for an operation the profile lacks: its name and those the profile has.
+    fn unknown_op(&self, name: String) -> ProfileError {
+        ProfileError::UnknownOp {
+            origin: self.origin.clone(),
+            profile: self.name().to_string(),
+            op: name,
+            available: self.ops().map(|(n, _)| n).collect(),
+        }
     }
 
     /// Whether the profile holds operation `name`.
     pub fn has_op(&self, name: &str) -> bool {
-        self.ops.contains_key(name)
+        self.find(name).is_some()
     }
 
     /// The operation `name` (e.g. `"aes128-gcm.seal"`), or an error listing those it has.
     pub fn op(&self, name: &str) -> Result<&OpCost, ProfileError> {
-        self.ops.get(name).ok_or_else(|| ProfileError::UnknownOp {
-            origin: self.origin.clone(),
-            profile: self.name().to_string(),
-            op: name.to_string(),
-            available: self.ops.keys().cloned().collect(),
-        })
+        self.find(name)
+            .ok_or_else(|| self.unknown_op(name.to_string()))
     }
 
     /// Cost \[ns\] of operation `name` on `len_bytes` bytes.
@@ -630,7 +658,9 @@ impl Profile {
     /// The cost of sealing or opening with `suite`, or an error listing the operations the
     /// profile has.
     pub fn cipher(&self, suite: Suite, direction: Direction) -> Result<&OpCost, ProfileError> {
-        self.op(&cipher_op(suite, direction))
+        self.ciphers
+            .get(&(suite, direction))
+            .ok_or_else(|| self.unknown_op(cipher_op(suite, direction)))
     }
 
     /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite`.

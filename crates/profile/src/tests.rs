@@ -224,7 +224,7 @@ fn io_error_names_path() {
 fn suite_and_op_names_are_valid_op_names() {
     for s in Suite::ALL {
         for d in [Direction::Seal, Direction::Open] {
-            check_op_name(&cipher_op(s, d)).unwrap();
+            assert_eq!(check_op_name(&cipher_op(s, d)), Ok(Some((s, d))));
         }
     }
     // A seal/open op must name a suite, and the error lists them (issue 15).
@@ -233,9 +233,9 @@ fn suite_and_op_names_are_valid_op_names() {
         e.contains("aes512-gcm.seal") && e.contains("gmac-aes256"),
         "{e}"
     );
-    check_op_name("aes512-gcm.other").unwrap();
+    assert_eq!(check_op_name("aes512-gcm.other"), Ok(None));
     for op in KEY_OPS {
-        check_op_name(op).unwrap();
+        assert_eq!(check_op_name(op), Ok(None));
     }
 }
 
