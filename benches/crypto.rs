@@ -20,7 +20,7 @@ const SIZES: &[usize] = &[64, 1500, 9000];
 
 fn ciphers(c: &mut Criterion) {
     for cipher in rustcrypto_ciphers() {
-        let mut group = c.benchmark_group(cipher.suite());
+        let mut group = c.benchmark_group(cipher.suite().name());
         for &len in SIZES {
             let plain: Vec<u8> = (0..len).map(|i| (i * 131 + 7) as u8).collect();
             group.throughput(Throughput::Bytes(len as u64));

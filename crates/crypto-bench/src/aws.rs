@@ -11,6 +11,8 @@ use aws_lc_rs::aead::{
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
 use aws_lc_rs::kem::{self, DecapsulationKey, ML_KEM_512, ML_KEM_768, ML_KEM_1024};
 
+use protocols::Suite;
+
 use crate::ciphers::{Cipher, OpenError};
 use crate::keyops::KeyOp;
 
@@ -30,12 +32,12 @@ fn aad(seq: u64) -> [u8; 8] {
 }
 
 struct AwsAead {
-    suite: &'static str,
+    suite: Suite,
     key: LessSafeKey,
 }
 
 impl AwsAead {
-    fn new(suite: &'static str, alg: &'static Algorithm) -> Self {
+    fn new(suite: Suite, alg: &'static Algorithm) -> Self {
         let key = UnboundKey::new(alg, &KEY[..alg.key_len()]).expect("key length");
         Self {
             suite,
@@ -45,7 +47,7 @@ impl AwsAead {
 }
 
 impl Cipher for AwsAead {
-    fn suite(&self) -> &'static str {
+    fn suite(&self) -> Suite {
         self.suite
     }
     fn implementation(&self) -> &'static str {
@@ -74,9 +76,9 @@ impl Cipher for AwsAead {
 /// aws-lc-rs AEAD suites.
 pub fn ciphers() -> Vec<Box<dyn Cipher>> {
     vec![
-        Box::new(AwsAead::new("aes128-gcm", &AES_128_GCM)),
-        Box::new(AwsAead::new("aes256-gcm", &AES_256_GCM)),
-        Box::new(AwsAead::new("chacha20-poly1305", &CHACHA20_POLY1305)),
+        Box::new(AwsAead::new(Suite::Aes128Gcm, &AES_128_GCM)),
+        Box::new(AwsAead::new(Suite::Aes256Gcm, &AES_256_GCM)),
+        Box::new(AwsAead::new(Suite::ChaCha20Poly1305, &CHACHA20_POLY1305)),
     ]
 }
 
@@ -277,7 +279,7 @@ mod tests {
         use aes_gcm::aead::{AeadInOut, KeyInit};
         let plain = [7u8; 100];
         let mut sealed = plain.to_vec();
-        AwsAead::new("aes128-gcm", &AES_128_GCM).seal(5, &mut sealed);
+        AwsAead::new(Suite::Aes128Gcm, &AES_128_GCM).seal(5, &mut sealed);
         let rc = aes_gcm::Aes128Gcm::new_from_slice(&KEY[..16]).unwrap();
         let mut n = [0xa5u8; 12];
         n[4..].copy_from_slice(&5u64.to_be_bytes());

@@ -26,8 +26,8 @@ pub struct OpenError;
 
 /// One cipher suite of one implementation, keyed and ready.
 pub trait Cipher {
-    /// Suite name as in [`profile::CIPHER_SUITES`], e.g. `"aes128-gcm"`.
-    fn suite(&self) -> &'static str;
+    /// The suite it implements (its name, e.g. `aes128-gcm`, is the profile's op prefix).
+    fn suite(&self) -> Suite;
     /// Implementation name, e.g. `"rustcrypto"`.
     fn implementation(&self) -> &'static str;
     /// Upper bound of bytes the sealed form adds to the plaintext \[B\].
@@ -97,8 +97,8 @@ impl<A: AeadInOut + KeyInit> AeadCipher<A> {
 }
 
 impl<A: AeadInOut> Cipher for AeadCipher<A> {
-    fn suite(&self) -> &'static str {
-        self.suite.name()
+    fn suite(&self) -> Suite {
+        self.suite
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -185,8 +185,8 @@ where
         + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
     M: Mac + Clone,
 {
-    fn suite(&self) -> &'static str {
-        self.suite.name()
+    fn suite(&self) -> Suite {
+        self.suite
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -250,8 +250,8 @@ pub struct Copy {
 }
 
 impl Cipher for Copy {
-    fn suite(&self) -> &'static str {
-        "copy"
+    fn suite(&self) -> Suite {
+        Suite::Copy
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -282,7 +282,7 @@ pub type Aes128Ccm = Ccm<Aes128, U16, U11>;
 /// AES-256-CCM as ESP uses it (RFC 4309): 11-byte nonce, 16-byte ICV.
 pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
 
-/// Every RustCrypto suite, in the order of [`profile::CIPHER_SUITES`].
+/// Every RustCrypto suite, in the order of [`Suite::ALL`].
 pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
     let cbc = |aes_bits, sha_bits| Suite::AesCbcHmac { aes_bits, sha_bits };
     vec![
@@ -313,10 +313,8 @@ mod tests {
 
     #[test]
     fn suites_match_the_profile_names() {
-        let names: Vec<_> = rustcrypto_ciphers().iter().map(|c| c.suite()).collect();
-        assert_eq!(names, profile::CIPHER_SUITES);
-        let typed: Vec<_> = Suite::ALL.iter().map(|s| s.name()).collect();
-        assert_eq!(typed, profile::CIPHER_SUITES);
+        let suites: Vec<_> = rustcrypto_ciphers().iter().map(|c| c.suite()).collect();
+        assert_eq!(suites, Suite::ALL);
     }
 
     #[test]
@@ -367,7 +365,7 @@ mod tests {
             let mut sealed = plain.clone();
             c.seal(1, &mut sealed);
             let visible = sealed.windows(32).any(|w| w == &plain[100..132]);
-            let encrypts = c.suite().parse::<Suite>().unwrap().encrypts();
+            let encrypts = c.suite().encrypts();
             assert_eq!(visible, !encrypts, "{}", c.suite());
         }
     }

@@ -1,7 +1,7 @@
 //! Measures what cryptography really costs on this host, and writes the calibration profile
 //! ([`profile`]) oransim's model uses.
 //!
-//! - [`ciphers`]: seal/open of every suite in [`profile::CIPHER_SUITES`] (RustCrypto), laid out
+//! - [`ciphers`]: seal/open of every suite in [`profile::Suite::ALL`] (RustCrypto), laid out
 //!   as ESP and MACsec do; [`keyops`]: X25519, ML-KEM, Ed25519, ECDSA P-256, ML-DSA.
 //! - [`measure`]: batches timed with a monotonic clock, warm-up, repeated samples, every sealed
 //!   packet opened and compared, tampering refused.
@@ -65,6 +65,18 @@ pub enum BenchError {
         line: usize,
         /// What was wrong and what was expected.
         message: String,
+    },
+    /// A prefix of [`calibrate::Config::only`] selects no operation of the implementation.
+    #[error(
+        "`{prefix}` selects no operation that {implementation} measures; its operations are: {available}"
+    )]
+    NothingSelected {
+        /// The prefix as given.
+        prefix: String,
+        /// The implementation measured.
+        implementation: String,
+        /// The operation names there are, comma-separated.
+        available: String,
     },
     /// The profile made from the measurements did not validate.
     #[error(transparent)]

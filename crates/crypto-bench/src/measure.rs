@@ -291,11 +291,12 @@ mod tests {
         assert_eq!((one.median, one.p5, one.p95), (3.0, 3.0, 3.0));
     }
 
-    /// A cipher whose open accepts anything: the verification must refuse to measure it.
+    /// A cipher (posing as AES-128-GCM) whose open accepts anything: the verification must
+    /// refuse to measure it.
     struct Broken;
     impl Cipher for Broken {
-        fn suite(&self) -> &'static str {
-            "broken"
+        fn suite(&self) -> protocols::Suite {
+            protocols::Suite::Aes128Gcm
         }
         fn implementation(&self) -> &'static str {
             "test"
@@ -316,7 +317,7 @@ mod tests {
     fn a_cipher_that_accepts_tampering_is_refused() {
         let e = verify_cipher(&Broken, &[1, 2, 3]).unwrap_err().to_string();
         assert!(
-            e.contains("broken") && e.contains("flipped was accepted"),
+            e.contains("aes128-gcm") && e.contains("flipped was accepted"),
             "{e}"
         );
     }

@@ -21,22 +21,35 @@ use profile::file::{
     CoresFile, CostFile, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile, ProfileMeta,
 };
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
+use profile::{Direction, Suite};
 
 use crate::BenchError;
 use crate::fit::{MAX_LINE_RESIDUAL, fit_line};
 
 /// OpenSSL EVP cipher names (as printed by `openssl speed -mr`) and the suite each measures.
-pub const OPENSSL_NAMES: &[(&str, &str)] = &[
-    ("AES-128-GCM", "aes128-gcm"),
-    ("AES-256-GCM", "aes256-gcm"),
-    ("ChaCha20-Poly1305", "chacha20-poly1305"),
-    ("AES-128-CCM", "aes128-ccm"),
-    ("AES-256-CCM", "aes256-ccm"),
-    ("AES-128-CBC-HMAC-SHA256", "aes128-cbc-hmac-sha256"),
-    ("AES-256-CBC-HMAC-SHA256", "aes256-cbc-hmac-sha256"),
+pub const OPENSSL_NAMES: &[(&str, Suite)] = &[
+    ("AES-128-GCM", Suite::Aes128Gcm),
+    ("AES-256-GCM", Suite::Aes256Gcm),
+    ("ChaCha20-Poly1305", Suite::ChaCha20Poly1305),
+    ("AES-128-CCM", Suite::Aes128Ccm),
+    ("AES-256-CCM", Suite::Aes256Ccm),
+    (
+        "AES-128-CBC-HMAC-SHA256",
+        Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 256,
+        },
+    ),
+    (
+        "AES-256-CBC-HMAC-SHA256",
+        Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 256,
+        },
+    ),
 ];
 
-fn suite_of(openssl_name: &str) -> Option<&'static str> {
+fn suite_of(openssl_name: &str) -> Option<Suite> {
     OPENSSL_NAMES
         .iter()
         .find(|(o, _)| o.eq_ignore_ascii_case(openssl_name))
@@ -51,15 +64,15 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
         message,
     };
     let mut sizes: Option<Vec<u64>> = None;
-    let mut direction = "seal";
+    let mut direction = Direction::Seal;
     let mut ops: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let line = line.trim();
         if let Some(d) = line.strip_prefix("# oransim:") {
             direction = match d.trim() {
-                "decrypt" => "open",
-                "encrypt" => "seal",
+                "decrypt" => Direction::Open,
+                "encrypt" => Direction::Seal,
                 other => {
                     return Err(err(
                         n,
@@ -118,7 +131,7 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                 if !(bps > 0.0 && bps.is_finite()) || len == 0 {
                     return Err(err(n, format!("rate `{rate}` at {len} B must be positive")));
                 }
-                ops.entry(format!("{suite}.{direction}"))
+                ops.entry(profile::cipher_op(suite, direction))
                     .or_default()
                     .push((len, 1e9 * len as f64 / bps));
             }
@@ -286,10 +299,10 @@ mod tests {
         let p = profile::Profile::from_file(f, "s.txt").unwrap();
         assert_eq!(p.kind(), profile::ProfileKind::Imported);
         let seal = p
-            .cipher_cost_ns("aes128-gcm", profile::Direction::Seal, 1500)
+            .cipher_cost_ns(Suite::Aes128Gcm, profile::Direction::Seal, 1500)
             .unwrap();
         let open = p
-            .cipher_cost_ns("aes128-gcm", profile::Direction::Open, 1500)
+            .cipher_cost_ns(Suite::Aes128Gcm, profile::Direction::Open, 1500)
             .unwrap();
         assert_eq!(seal, open);
         assert!(

@@ -5,6 +5,8 @@
 //! helpers were not inlined; `target-cpu=native` with fat LTO made SHA-256/HMAC ~100x slower.
 //! Each check compares costs measured in the same run, so it holds on slow and fast CPUs alike.
 
+use protocols::Suite;
+
 use crate::calibrate::PointResult;
 use crate::host::{BuildInfo, has_flag};
 
@@ -26,8 +28,8 @@ pub struct Problem {
     /// Whether the whole run is untrustworthy (refuse: exit non-zero) rather than one
     /// operation's cost being a build artefact (flag it loudly and in the op's source).
     pub severe: bool,
-    /// The suite affected, if only one (e.g. `chacha20-poly1305`).
-    pub suite: Option<String>,
+    /// The suite affected, if only one (e.g. ChaCha20-Poly1305).
+    pub suite: Option<Suite>,
     /// What is wrong and what to do.
     pub message: String,
 }
@@ -75,7 +77,7 @@ pub fn check(build: &BuildInfo, points: &[PointResult]) -> Vec<Problem> {
     {
         problems.push(Problem {
             severe: false,
-            suite: Some("chacha20-poly1305".into()),
+            suite: Some(Suite::ChaCha20Poly1305),
             message: format!(
                 "ChaCha20-Poly1305 seals 64 B in {chacha:.0} ns, {:.1}x AES-128-GCM; with AES-NI they should be within 5x: Poly1305's SIMD backend is probably not inlined in this build (known with the default x86-64 target; RUSTFLAGS='-C target-cpu=x86-64-v3' fixes it), so this profile overstates ChaCha20-Poly1305",
                 chacha / gcm
@@ -111,6 +113,7 @@ mod tests {
     fn pt(op: &str, len: usize, ns: f64) -> PointResult {
         PointResult {
             op: op.into(),
+            suite: op.split_once('.').and_then(|(s, _)| s.parse().ok()),
             implementation: "t".into(),
             len,
             samples: vec![ns],
@@ -152,7 +155,7 @@ mod tests {
             found
                 .iter()
                 .filter(|p| !p.severe)
-                .all(|p| p.suite.as_deref() == Some("chacha20-poly1305"))
+                .all(|p| p.suite == Some(Suite::ChaCha20Poly1305))
         );
         let p = found
             .iter()

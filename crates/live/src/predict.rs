@@ -179,11 +179,11 @@ impl HostProfile {
     ) -> Result<f64, LiveError> {
         match protection.suite() {
             None => Ok(0.0),
-            Some(s) => Ok(self.profile.cipher_cost_ns(
-                s.name(),
-                dir,
-                protection.cipher_len(payload)? as u64,
-            )?),
+            Some(s) => {
+                Ok(self
+                    .profile
+                    .cipher_cost_ns(s, dir, protection.cipher_len(payload)? as u64)?)
+            }
         }
     }
 }

@@ -25,8 +25,9 @@
 
 use std::fmt;
 
+use protocols::Suite;
 use serde::de::{self, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A quantity with a unit, still as text (`"10Gbps"`). A bare TOML number is refused at parse
 /// time with a message asking for a unit.
@@ -219,8 +220,9 @@ pub enum ServiceFile {
     Profile {
         /// Profile file, relative to the scenario file.
         profile: String,
-        /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext.
-        suite: String,
+        /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext (`None`).
+        #[serde(with = "suite_or_none")]
+        suite: Option<Suite>,
         /// "ipsec", "macsec" or "tls": applies the profile's offload flag for it.
         #[serde(skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
@@ -451,4 +453,66 @@ pub struct ReportFile {
     /// Include the per-hop Eq. 1 breakdown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<bool>,
+}
+
+/// A node's cipher as files and reports spell it: a [`Suite`] name, or `"none"` for plaintext
+/// (`None`). Use as `#[serde(with = "model::file::suite_or_none")]`.
+pub mod suite_or_none {
+    use super::*;
+
+    /// The word for plaintext.
+    pub const NONE: &str = "none";
+
+    /// The name of `suite`, or `"none"`.
+    pub fn name(suite: Option<Suite>) -> &'static str {
+        suite.map_or(NONE, Suite::name)
+    }
+
+    /// Reads `"none"` or a suite name; the error lists what is allowed.
+    pub fn parse(text: &str) -> Result<Option<Suite>, String> {
+        if text.trim() == NONE {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(|_| {
+            format!(
+                "suite = \"{text}\" is no cipher suite; allowed: \"{NONE}\" or one of {}",
+                Suite::names()
+            )
+        })
+    }
+
+    /// Serialises as [`name`].
+    pub fn serialize<S: Serializer>(suite: &Option<Suite>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(name(*suite))
+    }
+
+    /// Deserialises with [`parse`].
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Suite>, D::Error> {
+        let text = String::deserialize(d)?;
+        parse(&text).map_err(de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `"none"` and every suite name read back as what wrote them; a scenario's profile service
+    /// keeps its spelling through serde (issue 15: the file format did not change).
+    #[test]
+    fn suite_or_none_round_trips_the_file_spelling() {
+        for suite in std::iter::once(None).chain(Suite::ALL.map(Some)) {
+            let name = suite_or_none::name(suite);
+            assert_eq!(suite_or_none::parse(name), Ok(suite), "{name}");
+        }
+        let text = r#"{"model":"profile","profile":"p.toml","suite":"aes256-cbc-hmac-sha256"}"#;
+        let s: ServiceFile = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&s).unwrap(), text);
+        let plain = ServiceFile::profile("p.toml", None, None);
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"model":"profile","profile":"p.toml","suite":"none"}"#
+        );
+        assert!(suite_or_none::parse("null").is_err());
+    }
 }

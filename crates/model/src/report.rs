@@ -284,8 +284,9 @@ pub struct NodeProfileReport {
     pub file: String,
     /// Implementation the profile describes.
     pub implementation: String,
-    /// Cipher suite.
-    pub suite: String,
+    /// Cipher suite (`None`: plaintext, written `"none"`).
+    #[serde(with = "crate::file::suite_or_none")]
+    pub suite: Option<protocols::Suite>,
     /// Crypto offloaded to the NIC.
     pub offloaded: bool,
     /// Fraction of the CPU time spent in the cipher, in [0, 1] (exact for linear cost models;
@@ -544,7 +545,7 @@ fn profile_report(
         name: p.name.clone(),
         file: p.origin.clone(),
         implementation: p.implementation.clone(),
-        suite: p.suite.clone(),
+        suite: p.suite,
         offloaded: p.offloaded,
         cipher_share: cipher / total,
         stack_share: stack / total,

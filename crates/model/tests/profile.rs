@@ -109,7 +109,7 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
         2.0 * one_way
     );
     let p = r.nodes[0].profile.as_ref().unwrap();
-    assert_eq!(p.suite, "aes256-gcm");
+    assert_eq!(p.suite, Some(protocols::Suite::Aes256Gcm));
     assert_eq!(p.bound, "not saturated");
     // CPU time per round trip at this node: one seal and one open, two stack costs of 5 us.
     let cipher = seal + open;
@@ -196,6 +196,20 @@ fn profile_errors_name_file_key_and_what_is_allowed() {
     assert!(
         e.contains("aes256-gcm.seal"),
         "lists what the profile has: {e}"
+    );
+    // ... and, as what is allowed, the suites it measured both ways, not every suite there is.
+    assert!(
+        e.contains("a suite this profile measured both ways: aes256-gcm"),
+        "{e}"
+    );
+    // A name that is no suite at all: the key, the name and every allowed name (issue 15).
+    let e = scenario(&d, "no-such-suite", &body("aes512-gcm", name))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("suite = \"aes512-gcm\""), "{e}");
+    assert!(
+        e.contains("\"none\"") && e.contains("chacha20-poly1305") && e.contains("gmac-aes256"),
+        "lists the allowed names: {e}"
     );
     let e = scenario(&d, "missing", &body("aes256-gcm", "nope.toml"))
         .unwrap_err()

@@ -46,7 +46,7 @@ pub fn interface(
         .chain(&plan.alternatives)
     {
         t.row([
-            r.suite.clone(),
+            model::file::suite_or_none::name(r.suite).to_owned(),
             r.cores.to_string(),
             format!("{:.2}%", r.cpu * 100.0),
             format!("{:.2} us", r.p50_ns / 1e3),

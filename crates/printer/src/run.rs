@@ -247,10 +247,13 @@ fn node_table(r: &Report) -> Table {
         if let Some(p) = &n.profile {
             row.extend([
                 p.name.clone(),
-                if p.offloaded {
-                    format!("{} (offloaded)", p.suite)
-                } else {
-                    p.suite.clone()
+                {
+                    let suite = model::file::suite_or_none::name(p.suite);
+                    if p.offloaded {
+                        format!("{suite} (offloaded)")
+                    } else {
+                        suite.to_owned()
+                    }
                 },
                 format!("{:.1}%", p.cipher_share * 100.0),
                 p.bound.clone(),

@@ -41,7 +41,7 @@
 //! # Example
 //!
 //! ```
-//! use profile::{Direction, Profile};
+//! use profile::{Direction, Profile, Suite};
 //!
 //! let text = r#"
 //! format_version = 1
@@ -70,7 +70,7 @@
 //! let p = Profile::from_toml_str(text, "example.toml").unwrap();
 //!
 //! // Cipher cost of sealing a 1500-byte packet: 400 + 0.5 * 1500 = 1150 ns.
-//! let c = p.cipher_cost_ns("aes256-gcm", Direction::Seal, 1500).unwrap();
+//! let c = p.cipher_cost_ns(Suite::Aes256Gcm, Direction::Seal, 1500).unwrap();
 //! assert!((c - 1150.0).abs() < 1e-9);
 //!
 //! // The whole per-packet processing time the engine would use (no I/O cost per byte here).
@@ -80,7 +80,7 @@
 //! assert_eq!(p.cores(), 2);
 //!
 //! // CPU-bound or I/O-bound? 2 cores x 1 / 6.15 us CPU beats 1 / 20 us I/O: I/O-bound.
-//! let pkt = p.packet(Some("aes256-gcm"), Direction::Seal, 1500, 1538).unwrap();
+//! let pkt = p.packet(Some(Suite::Aes256Gcm), Direction::Seal, 1500, 1538).unwrap();
 //! assert!(pkt.io_bound());
 //! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
@@ -88,14 +88,14 @@
 //! assert_eq!(p.op_cost_ns("x25519.keygen", 0).unwrap(), 45_000.0);
 //!
 //! // An operation the profile lacks is an error that lists what it has.
-//! let err = p.cipher_cost_ns("aes128-ccm", Direction::Open, 64).unwrap_err();
+//! let err = p.cipher_cost_ns(Suite::Aes128Ccm, Direction::Open, 64).unwrap_err();
 //! assert!(err.to_string().contains("has no operation `aes128-ccm.open`"));
 //! assert!(err.to_string().contains("aes256-gcm.seal, x25519.keygen"));
 //! ```
 //!
 //! # Operation names
 //!
-//! An operation is `<algorithm>.<action>`. Ciphers ([`CIPHER_SUITES`]) take the actions
+//! An operation is `<algorithm>.<action>`. Ciphers ([`Suite`]) take the actions
 //! `seal` (encrypt and authenticate) and `open` (verify and decrypt), with L the plaintext
 //! length; key exchange and signatures ([`KEY_OPS`]) have constant cost. Measured profiles hold
 //! all of them that the implementation supports; fitted profiles hold those the paper supports.
@@ -124,28 +124,19 @@ pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
 
-/// Cipher suites a profile may describe, as used in op names `<suite>.seal` / `<suite>.open`.
+/// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
+/// `<suite>.open` ([`cipher_op`]): the one list is [`Suite::ALL`], spelled by [`Suite::name`].
 ///
 /// The AEAD and CBC+HMAC names follow the ESP/MACsec/TLS suite names of the `protocols` crate;
 /// `gmac-aes128`/`gmac-aes256` are integrity-only GMAC (MACsec with encryption off); `copy` is
 /// a plain memory copy of the packet, the baseline any data path pays. CBC+HMAC is
 /// encrypt-then-MAC as ESP does it (RFC 4868: HMAC-SHA-256/384/512 truncated to 128/192/256 bits).
-pub const CIPHER_SUITES: &[&str] = &[
-    "copy",
-    "aes128-gcm",
-    "aes256-gcm",
-    "chacha20-poly1305",
-    "aes128-ccm",
-    "aes256-ccm",
-    "aes128-cbc-hmac-sha256",
-    "aes256-cbc-hmac-sha256",
-    "aes128-cbc-hmac-sha384",
-    "aes256-cbc-hmac-sha384",
-    "aes128-cbc-hmac-sha512",
-    "aes256-cbc-hmac-sha512",
-    "gmac-aes128",
-    "gmac-aes256",
-];
+pub use protocols::Suite;
+
+/// The op name of sealing or opening with `suite`, e.g. `aes128-gcm.seal`.
+pub fn cipher_op(suite: Suite, direction: Direction) -> String {
+    format!("{suite}.{direction}")
+}
 
 /// Constant-cost operations (key exchange, KEMs, signatures) a profile may describe.
 pub const KEY_OPS: &[&str] = &[
@@ -196,7 +187,7 @@ pub fn all_key_ops() -> impl Iterator<Item = &'static str> {
 }
 
 /// Direction of a cipher operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     /// Encrypt and authenticate (the sender).
     Seal,
@@ -332,7 +323,10 @@ pub struct Profile {
     io: PacketCost,
     latency: PacketCost,
     offload: Offload,
-    ops: BTreeMap<String, OpCost>,
+    /// The cipher costs, by suite and direction.
+    ciphers: BTreeMap<(Suite, Direction), OpCost>,
+    /// The constant-cost (key exchange, KEM, signature) operations, by name.
+    key_ops: BTreeMap<String, OpCost>,
     file: ProfileFile,
 }
 
@@ -480,12 +474,15 @@ impl Profile {
             macsec: node.offload.macsec,
             tls: node.offload.tls,
         };
-        let mut ops = BTreeMap::new();
+        let (mut ciphers, mut key_ops) = (BTreeMap::new(), BTreeMap::new());
         for (name, op) in &file.ops {
             let key = format!("ops.\"{name}\"");
-            check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
+            let cipher = check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
             let cost = op_cost(op, &key, &meta.implementation, &invalid)?;
-            ops.insert(name.clone(), cost);
+            match cipher {
+                Some(suite_direction) => ciphers.insert(suite_direction, cost),
+                None => key_ops.insert(name.clone(), cost),
+            };
         }
         Ok(Profile {
             origin: origin.to_string(),
@@ -496,7 +493,8 @@ impl Profile {
             io,
             latency,
             offload,
-            ops,
+            ciphers,
+            key_ops,
             file,
         })
     }
@@ -578,7 +576,7 @@ impl Profile {
     /// F \[bytes\]).
     pub fn packet(
         &self,
-        suite: Option<&str>,
+        suite: Option<Suite>,
         direction: Direction,
         len_bytes: u64,
         frame_bytes: u64,
@@ -611,24 +609,45 @@ impl Profile {
         self.file.measurement.as_ref()
     }
 
-    /// All operations, by name.
-    pub fn ops(&self) -> impl Iterator<Item = (&str, &OpCost)> {
-        self.ops.iter().map(|(k, v)| (k.as_str(), v))
+    /// All operations, by name (in the order of the names).
+    pub fn ops(&self) -> impl Iterator<Item = (String, &OpCost)> {
+        let mut all: Vec<(String, &OpCost)> = self
+            .ciphers
+            .iter()
+            .map(|(&(s, d), c)| (cipher_op(s, d), c))
+            .chain(self.key_ops.iter().map(|(n, c)| (n.clone(), c)))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all.into_iter()
+    }
+
+    /// The operation `name`, from the cipher table for a cipher op's name.
+    fn find(&self, name: &str) -> Option<&OpCost> {
+        match check_op_name(name) {
+            Ok(Some(suite_direction)) => self.ciphers.get(&suite_direction),
+            _ => self.key_ops.get(name),
+        }
+    }
+
+    /// The error for an operation the profile lacks: its name and those the profile has.
+    fn unknown_op(&self, name: String) -> ProfileError {
+        ProfileError::UnknownOp {
+            origin: self.origin.clone(),
+            profile: self.name().to_string(),
+            op: name,
+            available: self.ops().map(|(n, _)| n).collect(),
+        }
     }
 
     /// Whether the profile holds operation `name`.
     pub fn has_op(&self, name: &str) -> bool {
-        self.ops.contains_key(name)
+        self.find(name).is_some()
     }
 
     /// The operation `name` (e.g. `"aes128-gcm.seal"`), or an error listing those it has.
     pub fn op(&self, name: &str) -> Result<&OpCost, ProfileError> {
-        self.ops.get(name).ok_or_else(|| ProfileError::UnknownOp {
-            origin: self.origin.clone(),
-            profile: self.name().to_string(),
-            op: name.to_string(),
-            available: self.ops.keys().cloned().collect(),
-        })
+        self.find(name)
+            .ok_or_else(|| self.unknown_op(name.to_string()))
     }
 
     /// Cost \[ns\] of operation `name` on `len_bytes` bytes.
@@ -636,15 +655,22 @@ impl Profile {
         Ok(self.op(name)?.cost_ns(len_bytes))
     }
 
-    /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite` (a name
-    /// from [`CIPHER_SUITES`]).
+    /// The cost of sealing or opening with `suite`, or an error listing the operations the
+    /// profile has.
+    pub fn cipher(&self, suite: Suite, direction: Direction) -> Result<&OpCost, ProfileError> {
+        self.ciphers
+            .get(&(suite, direction))
+            .ok_or_else(|| self.unknown_op(cipher_op(suite, direction)))
+    }
+
+    /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite`.
     pub fn cipher_cost_ns(
         &self,
-        suite: &str,
+        suite: Suite,
         direction: Direction,
         len_bytes: u64,
     ) -> Result<f64, ProfileError> {
-        self.op_cost_ns(&format!("{suite}.{direction}"), len_bytes)
+        Ok(self.cipher(suite, direction)?.cost_ns(len_bytes))
     }
 
     /// The file form of this profile (what [`Profile::to_toml_string`] writes).

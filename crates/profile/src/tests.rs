@@ -61,7 +61,7 @@ fn good_profile_loads_and_evaluates() {
     assert!(p.offload().macsec && !p.offload().ipsec);
     // linear: 200 + 0.5 * 1000
     assert_eq!(
-        p.cipher_cost_ns("aes128-gcm", Direction::Seal, 1000)
+        p.cipher_cost_ns(Suite::Aes128Gcm, Direction::Seal, 1000)
             .unwrap(),
         700.0
     );
@@ -77,7 +77,10 @@ fn good_profile_loads_and_evaluates() {
 #[test]
 fn piecewise_interpolates_and_extrapolates() {
     let p = load(GOOD).unwrap();
-    let c = |l| p.cipher_cost_ns("aes128-gcm", Direction::Open, l).unwrap();
+    let c = |l| {
+        p.cipher_cost_ns(Suite::Aes128Gcm, Direction::Open, l)
+            .unwrap()
+    };
     assert_eq!(c(64), 300.0);
     assert_eq!(c(1000), 800.0);
     assert_eq!(c(1500), 900.0); // halfway between 800 and 1000
@@ -91,7 +94,7 @@ fn piecewise_interpolates_and_extrapolates() {
 fn unknown_op_lists_available() {
     let p = load(GOOD).unwrap();
     let e = p
-        .cipher_cost_ns("aes256-gcm", Direction::Seal, 64)
+        .cipher_cost_ns(Suite::Aes256Gcm, Direction::Seal, 64)
         .unwrap_err()
         .to_string();
     assert!(e.contains("test.toml"), "{e}");
@@ -219,13 +222,20 @@ fn io_error_names_path() {
 
 #[test]
 fn suite_and_op_names_are_valid_op_names() {
-    for s in CIPHER_SUITES {
+    for s in Suite::ALL {
         for d in [Direction::Seal, Direction::Open] {
-            check_op_name(&format!("{s}.{d}")).unwrap();
+            assert_eq!(check_op_name(&cipher_op(s, d)), Ok(Some((s, d))));
         }
     }
+    // A seal/open op must name a suite, and the error lists them (issue 15).
+    let e = check_op_name("aes512-gcm.seal").unwrap_err();
+    assert!(
+        e.contains("aes512-gcm.seal") && e.contains("gmac-aes256"),
+        "{e}"
+    );
+    assert_eq!(check_op_name("aes512-gcm.other"), Ok(None));
     for op in KEY_OPS {
-        check_op_name(op).unwrap();
+        assert_eq!(check_op_name(op), Ok(None));
     }
 }
 
@@ -249,7 +259,7 @@ fn packet_costs_compose() {
     let p = load(GOOD).unwrap();
     // stack 1 us + 200 + 0.5 * 1000 ns on 2 cores, no I/O cost: CPU-bound.
     let c = p
-        .packet(Some("aes128-gcm"), Direction::Seal, 1000, 1050)
+        .packet(Some(Suite::Aes128Gcm), Direction::Seal, 1000, 1050)
         .unwrap();
     assert_eq!(c.cpu_ns, 1700.0);
     assert_eq!(c.cipher_ns, 700.0);
@@ -259,7 +269,10 @@ fn packet_costs_compose() {
     assert_eq!(c.delay_ns(), 1700.0);
     let fwd = p.packet(None, Direction::Seal, 1000, 1050).unwrap();
     assert_eq!(fwd.cpu_ns, 1000.0);
-    assert!(p.packet(Some("nope"), Direction::Open, 1, 1).is_err());
+    assert!(
+        p.packet(Some(Suite::Aes256Ccm), Direction::Open, 1, 1)
+            .is_err()
+    );
 }
 
 #[test]
@@ -278,7 +291,7 @@ fn io_per_byte_is_optional_validated_and_written_back() {
     // 1 us + 3 ns/B x 1000 B = 4 us, at the frame size, not the protected length.
     assert_eq!(p.io_cost_ns(1000), 4000.0);
     let c = p
-        .packet(Some("aes128-gcm"), Direction::Seal, 900, 1000)
+        .packet(Some(Suite::Aes128Gcm), Direction::Seal, 900, 1000)
         .unwrap();
     assert_eq!(c.io_ns, 4000.0);
     assert_eq!(c.cpu_ns, 1000.0 + 200.0 + 0.5 * 900.0);

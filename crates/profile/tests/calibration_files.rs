@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use profile::{Direction, Profile, ProfileKind};
+use profile::{Direction, Profile, ProfileKind, Suite};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration")
@@ -77,7 +77,18 @@ fn every_profile_loads_with_provenance() {
 fn colosseum_gives_back_what_it_was_fitted_to() {
     let p = load("colosseum-e2.toml");
     assert_eq!(p.io_per_byte_ns(), 0.0);
-    let cbc = |d, l| p.cipher_cost_ns("aes256-cbc-hmac-sha256", d, l).unwrap() / 1e3;
+    let cbc = |d, l| {
+        p.cipher_cost_ns(
+            Suite::AesCbcHmac {
+                aes_bits: 256,
+                sha_bits: 256,
+            },
+            d,
+            l,
+        )
+        .unwrap()
+            / 1e3
+    };
     // 000 §4.1: CT - PT SACK processing, sender seal + receiver open of the 62 B SACK.
     close(
         cbc(Direction::Seal, 62) + cbc(Direction::Open, 62),
@@ -91,7 +102,10 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
     // 000 Table 3 AES256-CBC 512 Mb/s: one core, 1386 B goodput per 1438 B inner packet.
     let pkt = p
         .packet(
-            Some("aes256-cbc-hmac-sha256"),
+            Some(Suite::AesCbcHmac {
+                aes_bits: 256,
+                sha_bits: 256,
+            }),
             Direction::Seal,
             1438,
             NO_IO_PER_BYTE,
@@ -121,14 +135,25 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
         ("chacha20-poly1305", 989.0),
         ("aes256-gcm", 1370.0),
     ] {
+        let suite: Suite = suite.parse().unwrap();
         let c = p
             .packet(Some(suite), Direction::Seal, 1446, NO_IO_PER_BYTE)
             .unwrap();
-        close(c.capacity_pps() * 1394.0 * 8.0 / 1e6, mbps, 1e-3, suite);
+        close(
+            c.capacity_pps() * 1394.0 * 8.0 / 1e6,
+            mbps,
+            1e-3,
+            suite.name(),
+        );
     }
     // GCM plateaus on I/O with the CPU at 50% (000 §6.3).
     let gcm = p
-        .packet(Some("aes256-gcm"), Direction::Seal, 1446, NO_IO_PER_BYTE)
+        .packet(
+            Some(Suite::Aes256Gcm),
+            Direction::Seal,
+            1446,
+            NO_IO_PER_BYTE,
+        )
         .unwrap();
     assert!(gcm.io_bound());
     close(
@@ -143,6 +168,7 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
 fn ofh_macsec_gives_back_what_it_was_fitted_to() {
     let p = load("ofh-macsec-i9.toml");
     let both = |s: &str, l| {
+        let s: Suite = s.parse().unwrap();
         (p.cipher_cost_ns(s, Direction::Seal, l).unwrap()
             + p.cipher_cost_ns(s, Direction::Open, l).unwrap())
             / 1e3
@@ -164,9 +190,11 @@ fn ofh_macsec_gives_back_what_it_was_fitted_to() {
     // Figs. 12 and 14 with TCP's delayed ACK: per data frame the sender's I/O stage carries the
     // frame and half a 98 B ACK frame, its CPU seals the frame and opens half an ACK (L = 54 B).
     let per_data_frame = |l: u64, f: u64| {
-        let d = p.packet(Some("aes128-gcm"), Direction::Seal, l, f).unwrap();
+        let d = p
+            .packet(Some(Suite::Aes128Gcm), Direction::Seal, l, f)
+            .unwrap();
         let a = p
-            .packet(Some("aes128-gcm"), Direction::Open, 54, 98)
+            .packet(Some(Suite::Aes128Gcm), Direction::Open, 54, 98)
             .unwrap();
         (
             d.io_ns + a.io_ns / 2.0,
@@ -194,7 +222,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
         let p = load(file);
         assert_eq!(p.io_per_byte_ns(), 0.0);
         close(
-            p.cipher_cost_ns("aes128-gcm", Direction::Seal, 1502)
+            p.cipher_cost_ns(Suite::Aes128Gcm, Direction::Seal, 1502)
                 .unwrap()
                 / 1e3,
             gcm,
@@ -202,7 +230,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
             file,
         );
         close(
-            p.cipher_cost_ns("gmac-aes128", Direction::Seal, 1502)
+            p.cipher_cost_ns(Suite::Gmac { aes_bits: 128 }, Direction::Seal, 1502)
                 .unwrap()
                 / 1e3,
             gmac,
@@ -210,7 +238,12 @@ fn nfv_macsec_gives_back_the_kernel_times() {
             file,
         );
         let c = p
-            .packet(Some("aes128-gcm"), Direction::Seal, 1502, NO_IO_PER_BYTE)
+            .packet(
+                Some(Suite::Aes128Gcm),
+                Direction::Seal,
+                1502,
+                NO_IO_PER_BYTE,
+            )
             .unwrap();
         assert!(c.io_bound(), "{file}");
         close(c.capacity_pps() * 1448.0 * 8.0 / 1e6, 488.83, 1e-3, file);

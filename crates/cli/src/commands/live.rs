@@ -233,22 +233,23 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
 /// `oransim calibrate` restricted to those suites, full mode (about 2 s for all four) or quick.
 fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<HostProfile> {
     use crypto_bench::calibrate::{self, Config};
-    let mut suites: Vec<String> = Vec::new();
+    use protocols::Suite;
+    let mut suites: Vec<Suite> = Vec::new();
     for s in protections.iter().filter_map(|p| p.suite()) {
-        if !suites.iter().any(|x| x == s.name()) {
-            suites.push(s.to_string());
+        if !suites.contains(&s) {
+            suites.push(s);
         }
     }
     if suites.is_empty() {
         // Plaintext alone needs no cipher; measure the cheapest op so the profile is complete.
-        suites.push("copy".into());
+        suites.push(Suite::Copy);
     }
     let mut config = if quick {
         Config::quick("this-host")
     } else {
         Config::full("this-host")
     };
-    config.only = suites.clone();
+    config.only = suites.iter().map(Suite::to_string).collect();
     config.raw_samples_file = None;
     let status = crate::output::StatusLine::new("calibrating this host for --compare: ");
     let cal = calibrate::run(&config, &mut |what| status.show(what)).context(
@@ -271,7 +272,11 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
         if protections.iter().all(|p| p.suite().is_none()) {
             "I/O".to_string()
         } else {
-            suites.join(", ")
+            suites
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         },
         if quick { "quick" } else { "full" },
         cal.wall_time.as_secs_f64()

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Subcommand;
+use protocols::Suite;
 
 use crate::format::print;
 
@@ -35,9 +36,9 @@ struct InterfaceArgs {
     /// Calibration profile of both ends.
     #[arg(long)]
     profile: PathBuf,
-    /// Cipher suite (a profile op name, e.g. aes256-gcm, aes256-cbc-hmac-sha256).
-    #[arg(long, default_value = "aes256-gcm")]
-    suite: String,
+    /// Cipher suite, e.g. aes256-gcm, aes256-cbc-hmac-sha256 (a bad name lists them all).
+    #[arg(long, default_value = "aes256-gcm", value_parser = parse_suite)]
+    suite: Suite,
     /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
     #[arg(long)]
     rate: String,
@@ -54,8 +55,8 @@ struct InterfaceArgs {
     #[arg(long, default_value = "1ms")]
     latency_limit: String,
     /// Other suites to compare at the same load.
-    #[arg(long, value_delimiter = ',')]
-    compare: Vec<String>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_suite)]
+    compare: Vec<Suite>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = KexFormat::Table)]
     format: KexFormat,
@@ -150,6 +151,11 @@ struct KexArgs {
     format: KexFormat,
 }
 
+/// `--suite` and `--compare`: a suite name; the error lists the allowed names.
+fn parse_suite(text: &str) -> Result<Suite, String> {
+    text.parse().map_err(|e: protocols::Error| e.to_string())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum KexFormat {
     Table,
@@ -177,7 +183,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     let q = model::plan::InterfaceQuestion {
         interface: a.interface.clone(),
         profile: a.profile.clone(),
-        suite: a.suite.clone(),
+        suite: a.suite,
         rate: a.rate.clone(),
         sizes: a.sizes.clone(),
         cores: a.cores,

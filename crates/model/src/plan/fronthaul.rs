@@ -2,25 +2,26 @@
 
 use super::*;
 
-/// A fronthaul security mode: its name, protocol stack, profile suite and offload protocol.
-pub const FRONTHAUL_MODES: [(&str, &str, &str, &str); 4] = [
-    ("none", "eth/ecpri", "none", "macsec"),
+/// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
+/// offload protocol.
+pub const FRONTHAUL_MODES: [(&str, &str, Option<Suite>, &str); 4] = [
+    ("none", "eth/ecpri", None, "macsec"),
     (
         "macsec-integrity",
         "eth/macsec(gcm-aes-128,integrity)/ecpri",
-        "gmac-aes128",
+        Some(Suite::Gmac { aes_bits: 128 }),
         "macsec",
     ),
     (
         "macsec-encrypt",
         "eth/macsec(gcm-aes-128,encrypt)/ecpri",
-        "aes128-gcm",
+        Some(Suite::Aes128Gcm),
         "macsec",
     ),
     (
         "ipsec",
         "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp/ecpri",
-        "aes128-gcm",
+        Some(Suite::Aes128Gcm),
         "ipsec",
     ),
 ];
@@ -90,7 +91,10 @@ pub struct FronthaulPlan {
 
 /// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the
 /// mode's stack per millisecond.
-fn fronthaul_scenario(q: &FronthaulQuestion, mode: (&str, &str, &str, &str)) -> ScenarioBuilder {
+fn fronthaul_scenario(
+    q: &FronthaulQuestion,
+    mode: (&str, &str, Option<Suite>, &str),
+) -> ScenarioBuilder {
     let (_, stack, suite, protocol) = mode;
     let profile = q.profile.display().to_string();
     let service = || ServiceFile::profile(profile.as_str(), suite, Some(protocol));

@@ -2,37 +2,41 @@
 
 use super::*;
 
-/// The protocol stack protecting `interface` with profile suite `suite` (`none`: plaintext):
+/// The protocol stack protecting `interface` with profile suite `suite` (`None`: plaintext):
 /// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for
-/// O1, A1, O2 (TLS). `None` for an unknown interface or a suite the protocol does not carry.
-pub fn interface_stack(interface: &str, suite: &str) -> Option<String> {
+/// O1, A1, O2 (TLS). `None` for an unknown interface or a suite the protocol does not carry
+/// (the copy baseline, GMAC; in TLS 1.3 also CBC+HMAC and AES-256-CCM). The stack is charged
+/// as `suite` ([`protocols::Stack::suite`]; a test checks it).
+pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<String> {
     let ipsec = ["E2", "F1", "F1-C", "XN", "XN-C", "E1", "X2", "W1"];
     let tls = ["O1", "A1", "O2"];
     let i = interface.to_ascii_uppercase();
     if ipsec.contains(&i.as_str()) {
+        let Some(suite) = suite else {
+            return Some("eth/ipv4/sctp".into());
+        };
         let esp = match suite {
-            "none" => return Some("eth/ipv4/sctp".into()),
-            "aes128-gcm" | "aes256-gcm" | "aes128-ccm" | "aes256-ccm" => format!("{suite}-16"),
-            "chacha20-poly1305" => suite.into(),
-            s => {
-                // aes128-cbc-hmac-sha256 -> aes128-cbc,hmac-sha256-128 (RFC 4868 truncations).
-                let (cbc, mac) = s.split_once("-hmac-")?;
-                let bits = match mac {
-                    "sha256" => 128,
-                    "sha384" => 192,
-                    "sha512" => 256,
-                    _ => return None,
-                };
-                format!("{cbc},hmac-{mac}-{bits}")
+            Suite::Aes128Gcm | Suite::Aes256Gcm | Suite::Aes128Ccm | Suite::Aes256Ccm => {
+                format!("{suite}-16")
             }
+            Suite::ChaCha20Poly1305 => suite.to_string(),
+            // aes128-cbc-hmac-sha256 -> aes128-cbc,hmac-sha256-128 (RFC 4868: the ICV is half
+            // the hash).
+            Suite::AesCbcHmac { aes_bits, sha_bits } => {
+                format!("aes{aes_bits}-cbc,hmac-sha{sha_bits}-{}", sha_bits / 2)
+            }
+            _ => return None,
         };
         Some(format!("eth/ipv4/esp-tunnel({esp})/ipv4/sctp"))
     } else if tls.contains(&i.as_str()) {
         match suite {
-            "none" => Some("eth/ipv4/tcp".into()),
-            "aes128-gcm" | "aes256-gcm" | "chacha20-poly1305" | "aes128-ccm" => {
-                Some(format!("eth/ipv4/tcp/tls13({suite})"))
-            }
+            None => Some("eth/ipv4/tcp".into()),
+            Some(
+                s @ (Suite::Aes128Gcm
+                | Suite::Aes256Gcm
+                | Suite::ChaCha20Poly1305
+                | Suite::Aes128Ccm),
+            ) => Some(format!("eth/ipv4/tcp/tls13({s})")),
             _ => None,
         }
     } else {
@@ -47,8 +51,8 @@ pub struct InterfaceQuestion {
     pub interface: String,
     /// Profile of both ends.
     pub profile: PathBuf,
-    /// Cipher suite (profile op name, e.g. `aes256-gcm`).
-    pub suite: String,
+    /// Cipher suite, e.g. `aes256-gcm`.
+    pub suite: Suite,
     /// Offered plaintext load, a quantity like "3.5Mbps".
     pub rate: String,
     /// Application message sizes, cycled with equal weight (default: E2's short and long E2AP,
@@ -61,14 +65,15 @@ pub struct InterfaceQuestion {
     /// Added p99 latency limit \[ns\].
     pub latency_limit_ns: f64,
     /// Suites to compare the chosen one with.
-    pub alternatives: Vec<String>,
+    pub alternatives: Vec<Suite>,
 }
 
 /// The load-dependent answer for one suite.
 #[derive(Debug, Clone, Serialize)]
 pub struct InterfaceRun {
-    /// Suite.
-    pub suite: String,
+    /// Suite (`None`: plaintext, written `"none"`).
+    #[serde(with = "crate::file::suite_or_none")]
+    pub suite: Option<Suite>,
     /// Stack.
     pub stack: String,
     /// Cores.
@@ -120,7 +125,7 @@ pub struct InterfacePlan {
 /// stack at `pps`.
 fn interface_scenario(
     q: &InterfaceQuestion,
-    suite: &str,
+    suite: Option<Suite>,
     stack: &str,
     cores: Option<u32>,
     pps: f64,
@@ -200,11 +205,17 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         threads: 1,
         ..Default::default()
     };
-    let run_suite = |suite: &str, cores: Option<u32>| -> Result<InterfaceRun, ScenarioError> {
+    let run_suite = |suite: Option<Suite>,
+                     cores: Option<u32>|
+     -> Result<InterfaceRun, ScenarioError> {
         let stack = interface_stack(&q.interface, suite).ok_or_else(|| {
             invalid(
                 "--interface/--suite",
-                format!("no stack for interface {} with suite {suite}", q.interface),
+                format!(
+                    "no stack for interface {} with suite {}",
+                    q.interface,
+                    crate::file::suite_or_none::name(suite)
+                ),
                 "interfaces E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3), with an AEAD or AES-CBC+HMAC suite (TLS: AEAD only)".into(),
             )
         })?;
@@ -223,13 +234,12 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 .wire_len(b as usize)
                 .map_err(|e| invalid("--sizes", e.to_string(), String::new()))?
                 as u64;
-            let name = (suite != "none").then_some(suite);
             // The cipher at the length it protects, as the engine charges it; the I/O at the
             // frame.
             let protected =
                 crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
             let c = profile
-                .packet(name, profile::Direction::Seal, protected, frame)
+                .packet(suite, profile::Direction::Seal, protected, frame)
                 .map_err(|e| invalid("--suite", e.to_string(), String::new()))?;
             cpu_ns += c.cpu_ns / sizes.len() as f64;
             io_ns += c.io_ns / sizes.len() as f64;
@@ -246,7 +256,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             f64::INFINITY
         };
         Ok(InterfaceRun {
-            suite: suite.to_owned(),
+            suite,
             stack,
             cores: r.nodes[0].cores,
             cpu: r.nodes[0].utilisation,
@@ -262,8 +272,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             limit: if io_pps < cpu_pps { "io" } else { "cpu" }.into(),
         })
     };
-    let plain = run_suite("none", q.cores)?;
-    let secured = run_suite(&q.suite, q.cores)?;
+    let plain = run_suite(None, q.cores)?;
+    let secured = run_suite(Some(q.suite), q.cores)?;
     let added_mean: f64 =
         secured.components_ns.iter().sum::<f64>() - plain.components_ns.iter().sum::<f64>();
     let added_proc = secured.components_ns[3] - plain.components_ns[3];
@@ -278,8 +288,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             if cpu_est > q.cpu_limit {
                 continue;
             }
-            let run = run_suite(&q.suite, Some(c))?;
-            let plain_c = run_suite("none", Some(c))?;
+            let run = run_suite(Some(q.suite), Some(c))?;
+            let plain_c = run_suite(None, Some(c))?;
             if run.cpu <= q.cpu_limit && run.p99_ns - plain_c.p99_ns <= q.latency_limit_ns {
                 found = Some(c);
                 break;
@@ -291,7 +301,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         .alternatives
         .iter()
         .filter(|s| **s != q.suite)
-        .map(|s| run_suite(s, q.cores))
+        .map(|s| run_suite(Some(*s), q.cores))
         .collect::<Result<Vec<_>, _>>()?;
     let mut findings = vec![format!(
         "{} with {} at {:.3} Mb/s: the sending end's CPU is {:.2}% busy (plaintext {:.2}%); added latency p50 {:.2} us, p99 {:.2} us",
@@ -322,7 +332,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         let delta = (secured.cpu - a.cpu) * a.cores as f64 * 100.0;
         findings.push(format!(
             "{} instead of {}: {} {:.2}% of a core at this load; highest sustainable load {:.1} Mb/s ({}-bound)",
-            a.suite,
+            crate::file::suite_or_none::name(a.suite),
             q.suite,
             if delta >= 0.0 { "frees" } else { "costs" },
             delta.abs(),
@@ -347,4 +357,37 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         alternatives,
         findings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every stack the interface plan builds is charged as the suite asked for (issue 15: one
+    /// owner of the suite), and plaintext stacks are charged as none.
+    #[test]
+    fn interface_stacks_are_charged_as_their_suite() {
+        let mut built = 0;
+        for interface in ["E2", "F1", "xn", "O1", "A1"] {
+            assert_eq!(
+                interface_stack(interface, None)
+                    .and_then(|t| t.parse::<protocols::Stack>().ok())
+                    .map(|s| s.suite()),
+                Some(None),
+                "{interface}"
+            );
+            for suite in Suite::ALL {
+                let Some(text) = interface_stack(interface, Some(suite)) else {
+                    continue;
+                };
+                let stack: protocols::Stack = text.parse().unwrap();
+                assert_eq!(stack.suite(), Some(suite), "{interface} {text}");
+                built += 1;
+            }
+        }
+        // IPsec carries the 11 AEAD and CBC+HMAC suites, TLS 1.3 four.
+        assert_eq!(built, 3 * 11 + 2 * 4);
+        assert_eq!(interface_stack("S1", Some(Suite::Aes128Gcm)), None);
+        assert_eq!(interface_stack("E2", Some(Suite::Copy)), None);
+    }
 }

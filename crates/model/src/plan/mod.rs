@@ -17,6 +17,7 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use protocols::Suite;
 use serde::Serialize;
 
 use crate::ScenarioError;
@@ -109,7 +110,7 @@ fn storm_scenario(
     tunnels: u32,
     responder_cores: Option<u32>,
 ) -> ScenarioBuilder {
-    let profile = |p: &Path| ServiceFile::profile(p.display().to_string(), "none", None);
+    let profile = |p: &Path| ServiceFile::profile(p.display().to_string(), None, None);
     let mut responder = NodeFile::new("responder").service(profile(&q.responder_profile));
     if let Some(c) = responder_cores {
         responder = responder.cores(c.into());

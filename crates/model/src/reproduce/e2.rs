@@ -1,10 +1,15 @@
 //! E2 with IPsec (000 §4, 001): what the E2 studies share, the profile, the stacks and the ESP
 //! suites.
 
+use protocols::Suite;
+
 /// The Colosseum E2 profile (fitted to 000 §4).
 pub(super) const E2_PROFILE: &str = "calibration/colosseum-e2.toml";
 /// The profile suite of the SACK study's ESP tunnel.
-pub(super) const E2_CBC: &str = "aes256-cbc-hmac-sha256";
+pub(super) const E2_CBC: Suite = Suite::AesCbcHmac {
+    aes_bits: 256,
+    sha_bits: 256,
+};
 /// E2AP data in the ESP tunnel (ciphertext).
 pub(super) const E2_CT_DATA: &str =
     "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(data)/e2ap";
@@ -20,7 +25,7 @@ pub(super) const E2_PT_SACK: &str = "eth/ipv4/sctp(sack)";
 /// packet \[bytes\] (colosseum-e2.toml header), Table 3 throughput [Mb/s].
 pub(super) struct E2Suite {
     pub(super) label: &'static str,
-    pub(super) suite: Option<&'static str>,
+    pub(super) suite: Option<Suite>,
     pub(super) esp: Option<&'static str>,
     pub(super) goodput: usize,
     pub(super) table3: Option<f64>,
@@ -37,42 +42,45 @@ pub(super) const E2_SUITES: &[E2Suite] = &[
     },
     E2Suite {
         label: "AES128-CBC",
-        suite: Some("aes128-cbc-hmac-sha256"),
+        suite: Some(Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 256,
+        }),
         esp: Some("aes128-cbc,hmac-sha256-128"),
         goodput: 1386,
         table3: Some(505.0),
     },
     E2Suite {
         label: "AES256-CBC",
-        suite: Some("aes256-cbc-hmac-sha256"),
+        suite: Some(E2_CBC),
         esp: Some("aes256-cbc,hmac-sha256-128"),
         goodput: 1386,
         table3: Some(512.0),
     },
     E2Suite {
         label: "AES128-CCM",
-        suite: Some("aes128-ccm"),
+        suite: Some(Suite::Aes128Ccm),
         esp: Some("aes128-ccm"),
         goodput: 1394,
         table3: Some(573.0),
     },
     E2Suite {
         label: "AES256-CCM",
-        suite: Some("aes256-ccm"),
+        suite: Some(Suite::Aes256Ccm),
         esp: Some("aes256-ccm"),
         goodput: 1394,
         table3: Some(573.0),
     },
     E2Suite {
         label: "ChaCha20-Poly1305",
-        suite: Some("chacha20-poly1305"),
+        suite: Some(Suite::ChaCha20Poly1305),
         esp: Some("chacha20-poly1305"),
         goodput: 1394,
         table3: Some(989.0),
     },
     E2Suite {
         label: "AES256-GCM",
-        suite: Some("aes256-gcm"),
+        suite: Some(Suite::Aes256Gcm),
         esp: Some("aes256-gcm"),
         goodput: 1394,
         table3: Some(1370.0),

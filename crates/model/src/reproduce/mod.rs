@@ -164,13 +164,13 @@ pub fn names() -> Vec<&'static str> {
 /// Runs the experiments (all, or the one named `only`) with scenario and calibration files
 /// under `root` (the repository root).
 pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
-    if let Some(name) = only {
-        if !EXPERIMENTS.iter().any(|(n, _)| *n == name) {
-            return Err(ReproduceError::UnknownExperiment {
-                name: name.into(),
-                allowed: names().join(", "),
-            });
-        }
+    if let Some(name) = only
+        && !EXPERIMENTS.iter().any(|(n, _)| *n == name)
+    {
+        return Err(ReproduceError::UnknownExperiment {
+            name: name.into(),
+            allowed: names().join(", "),
+        });
     }
     EXPERIMENTS
         .iter()

@@ -1,6 +1,8 @@
 //! Open Fronthaul with MACsec (000 §5, §6): what the OFH studies share, the profile, the
 //! MACsec modes and the ping through two profile nodes.
 
+use protocols::Suite;
+
 use super::Result;
 use super::variant::{Doc, frame_len, pin_profile_node};
 use crate::patch::quantity;
@@ -15,9 +17,13 @@ pub(super) const OFH_OFF: &str = "eth/macsec(gcm-aes-128,integrity)/ecpri";
 pub(super) const OFH_PT: &str = "eth/ecpri";
 
 /// A MACsec mode: label, stack, profile suite (`None`: no MACsec).
-pub(super) const OFH_MODES: [(&str, &str, Option<&str>); 3] = [
-    ("encryption on", OFH_ON, Some("aes128-gcm")),
-    ("encryption off", OFH_OFF, Some("gmac-aes128")),
+pub(super) const OFH_MODES: [(&str, &str, Option<Suite>); 3] = [
+    ("encryption on", OFH_ON, Some(Suite::Aes128Gcm)),
+    (
+        "encryption off",
+        OFH_OFF,
+        Some(Suite::Gmac { aes_bits: 128 }),
+    ),
     ("no MACsec", OFH_PT, None),
 ];
 

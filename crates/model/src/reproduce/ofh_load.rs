@@ -24,7 +24,7 @@ pub(super) fn ofh_load(root: &Path) -> Result<Experiment> {
     let rates = [500.0, 1000.0, 1500.0, 2000.0, 2200.0, 2500.0, 3000.0];
     let run_at = |mode: usize, mbps: f64, ping: usize| -> Result<(f64, f64, f64)> {
         let (_, stack, _) = OFH_MODES[mode];
-        let suite = OFH_MODES[mode].2.unwrap_or("none");
+        let suite = crate::file::suite_or_none::name(OFH_MODES[mode].2);
         let mut d = base.clone();
         let data = format!("{}/ipv4/tcp(ts)", &stack[..stack.len() - "/ecpri".len()]);
         let ping_stack = format!("{}/ipv4/udp", &stack[..stack.len() - "/ecpri".len()]);

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use protocols::Suite;
+
 use super::ofh::{OFH_ON, OFH_PROFILE};
 use super::plot::{Series, Style, xy};
 use super::row::{Kind, Row};
@@ -47,8 +49,10 @@ pub(super) fn ofh_mtu(root: &Path) -> Result<Experiment> {
     let capacity = |mtu: usize, policy: protocols::SplitPolicy| -> Result<(f64, f64)> {
         let mut sum = 0.0;
         for f in split_frames(OFH_ON, 8192, mtu, policy)? {
-            let seal = prof.cipher_cost_ns("aes128-gcm", profile::Direction::Seal, f.protected)?;
-            let open = prof.cipher_cost_ns("aes128-gcm", profile::Direction::Open, f.protected)?;
+            let seal =
+                prof.cipher_cost_ns(Suite::Aes128Gcm, profile::Direction::Seal, f.protected)?;
+            let open =
+                prof.cipher_cost_ns(Suite::Aes128Gcm, profile::Direction::Open, f.protected)?;
             sum += (seal + open) / 1e3 + rate.tx_time(u64::from(f.wire)).as_ns_f64() / 1e3 + 0.5;
         }
         Ok((sum, 8192.0 * 8.0 / sum))
@@ -164,13 +168,13 @@ pub(super) fn ofh_mtu(root: &Path) -> Result<Experiment> {
     let limit = |payload: usize| -> Result<&'static str> {
         let f = frame_len(&stack_text, payload)?;
         let d = prof.packet(
-            Some("aes128-gcm"),
+            Some(Suite::Aes128Gcm),
             profile::Direction::Seal,
             f.protected,
             u64::from(f.wire),
         )?;
         let a = prof.packet(
-            Some("aes128-gcm"),
+            Some(Suite::Aes128Gcm),
             profile::Direction::Open,
             ack.protected,
             u64::from(ack.wire),

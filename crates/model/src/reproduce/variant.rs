@@ -143,7 +143,7 @@ pub(super) fn pin_profile_node(
     doc: &mut Doc,
     node: usize,
     prof: &profile::Profile,
-    suite: Option<&str>,
+    suite: Option<protocols::Suite>,
     frames: &[FrameLen],
 ) -> Result<()> {
     let mut fr: Vec<FrameLen> = frames.to_vec();

@@ -204,16 +204,16 @@ impl ServiceFile {
 
     /// `{ model = "profile", profile = ..., suite = ..., protocol = ... }`: costs from the
     /// calibration profile at `profile` (relative to the scenario's origin) for cipher suite
-    /// `suite` (`"none"` for plaintext); `protocol` (`"ipsec"`, `"macsec"`, `"tls"`) applies the
-    /// profile's offload flag for it.
+    /// `suite` (`None` for plaintext, written `"none"`); `protocol` (`"ipsec"`, `"macsec"`,
+    /// `"tls"`) applies the profile's offload flag for it.
     pub fn profile(
         profile: impl Into<String>,
-        suite: impl Into<String>,
+        suite: Option<protocols::Suite>,
         protocol: Option<&str>,
     ) -> ServiceFile {
         ServiceFile::Profile {
             profile: profile.into(),
-            suite: suite.into(),
+            suite,
             protocol: protocol.map(str::to_owned),
         }
     }

@@ -280,14 +280,15 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         .map(|w| cx.duration("stop.warmup", w))
         .transpose()?
         .unwrap_or_default();
-    if stop.packets.is_none() && stop.duration.is_none() {
-        if let Some(f) = flows.iter().find(|f| !f.source.is_finite()) {
-            return Err(cx.invalid(
-                "stop",
-                format!("flow \"{}\" never ends and [stop] sets no limit", f.name),
-                "set [stop] packets = N or duration = \"10ms\", or give every source a count",
-            ));
-        }
+    if stop.packets.is_none()
+        && stop.duration.is_none()
+        && let Some(f) = flows.iter().find(|f| !f.source.is_finite())
+    {
+        return Err(cx.invalid(
+            "stop",
+            format!("flow \"{}\" never ends and [stop] sets no limit", f.name),
+            "set [stop] packets = N or duration = \"10ms\", or give every source a count",
+        ));
     }
 
     let network = Network {

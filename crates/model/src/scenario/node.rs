@@ -59,14 +59,14 @@ pub(super) fn manual_service(
             for (i, (size, time)) in points.iter().enumerate() {
                 let b = cx.bytes(&format!("{skey}.points[{i}][0]"), size)?;
                 let t = cx.quantity(&format!("{skey}.points[{i}][1]"), time, Kind::Duration)?;
-                if let Some(&(prev, _)) = pts.last() {
-                    if b <= prev {
-                        return Err(cx.invalid(
-                            format!("{skey}.points[{i}][0]"),
-                            format!("size {b} B does not increase"),
-                            "points sorted by strictly increasing size",
-                        ));
-                    }
+                if let Some(&(prev, _)) = pts.last()
+                    && b <= prev
+                {
+                    return Err(cx.invalid(
+                        format!("{skey}.points[{i}][0]"),
+                        format!("size {b} B does not increase"),
+                        "points sorted by strictly increasing size",
+                    ));
                 }
                 pts.push((b, t));
             }
@@ -91,8 +91,8 @@ pub struct NodeProfile {
     pub origin: String,
     /// Implementation the profile describes.
     pub implementation: String,
-    /// Cipher suite (`none`: plaintext).
-    pub suite: String,
+    /// Cipher suite (`None`: plaintext).
+    pub suite: Option<protocols::Suite>,
     /// Whether the suite's crypto is offloaded to the NIC.
     pub offloaded: bool,
     /// Per-packet stack cost on the CPU \[ns\].
@@ -173,6 +173,25 @@ pub(super) fn profile_service(per_packet_ns: f64, op: Option<&profile::OpCost>) 
     }
 }
 
+/// The suites whose seal and open `p` has, comma-separated (`none at all` if it has none).
+fn measured_suites(p: &profile::Profile) -> String {
+    let both = |s: &protocols::Suite| {
+        [profile::Direction::Seal, profile::Direction::Open]
+            .iter()
+            .all(|&d| p.cipher(*s, d).is_ok())
+    };
+    let names: Vec<&str> = protocols::Suite::ALL
+        .iter()
+        .filter(|s| both(s))
+        .map(|s| s.name())
+        .collect();
+    if names.is_empty() {
+        "none at all".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
 pub(super) type ProfileCache = HashMap<PathBuf, profile::Profile>;
 
 pub(super) fn node(
@@ -223,29 +242,26 @@ pub(super) fn node(
                 }
             };
             let op = |dir: profile::Direction| -> Result<Option<profile::OpCost>, ScenarioError> {
-                if suite == "none" || offloaded {
+                let Some(suite) = suite.filter(|_| !offloaded) else {
                     return Ok(None);
-                }
-                p.op(&format!("{suite}.{}", dir.as_str()))
-                    .cloned()
-                    .map(Some)
-                    .map_err(|e| {
-                        cx.invalid(
-                            format!("{skey}.suite"),
-                            e.to_string(),
-                            format!(
-                                "\"none\" or a suite the profile measured, from: {}",
-                                profile::CIPHER_SUITES.join(", ")
-                            ),
-                        )
-                    })
+                };
+                p.cipher(suite, dir).cloned().map(Some).map_err(|e| {
+                    cx.invalid(
+                        format!("{skey}.suite"),
+                        e.to_string(),
+                        format!(
+                            "\"none\" or a suite this profile measured both ways: {}",
+                            measured_suites(p)
+                        ),
+                    )
+                })
             };
             let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
             let np = NodeProfile {
                 name: p.name().to_owned(),
                 origin: path.display().to_string(),
                 implementation: p.implementation().to_owned(),
-                suite: suite.clone(),
+                suite: *suite,
                 offloaded,
                 stack_ns: p.stack_ns(),
                 io_ns: p.io_ns(),

@@ -60,16 +60,15 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                 for (i, &n) in path.iter().enumerate() {
                     let busy = rate * net.nodes[n].service.mean_ps(bytes as u32) * 1e-12;
                     node_load[n] += busy / net.nodes[n].servers as f64;
-                    if let Some(&next) = path.get(i + 1) {
-                        if let Some((li, l)) = net
+                    if let Some(&next) = path.get(i + 1)
+                        && let Some((li, l)) = net
                             .links
                             .iter()
                             .enumerate()
                             .find(|(_, l)| (l.a, l.b) == (n, next) || (l.a, l.b) == (next, n))
-                        {
-                            let d = usize::from(l.a != n);
-                            link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
-                        }
+                    {
+                        let d = usize::from(l.a != n);
+                        link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
                     }
                 }
             }
