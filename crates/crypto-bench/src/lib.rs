@@ -17,8 +17,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
-
 #[cfg(feature = "aws-lc")]
 pub mod aws;
 pub mod calibrate;

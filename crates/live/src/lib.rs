@@ -22,7 +22,6 @@
 //! assert_eq!(opener.stats().auth_failures, 1);
 //! # Ok::<(), live::LiveError>(())
 //! ```
-#![warn(missing_docs)]
 
 pub mod bulk;
 pub mod cpu;

@@ -221,7 +221,7 @@ fn point(
                         sealer.seal(&payload_buf, &mut out)?;
                         net::send(&sock, &out).await?;
                         sent += 1;
-                        if sent % 64 == 0 && start.elapsed() >= duration {
+                        if sent.is_multiple_of(64) && start.elapsed() >= duration {
                             break;
                         }
                     }

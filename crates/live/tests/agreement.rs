@@ -198,7 +198,7 @@ fn random_stack(rng: &mut Rng) -> String {
         2 => "eth/vlan/".into(),
         _ => format!("eth/macsec({})/", rng.pick(MACSEC)),
     };
-    if !l2.is_empty() && rng.next() % 6 == 0 {
+    if !l2.is_empty() && rng.next().is_multiple_of(6) {
         return format!("{l2}ecpri");
     }
     let ip = rng.pick(&["ipv4", "ipv6"]);

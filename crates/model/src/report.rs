@@ -522,12 +522,10 @@ fn profile_report(
 ) -> NodeProfileReport {
     let mut cipher = 0.0;
     let mut stack = 0.0;
-    for role in Role::ALL.map(Role::index) {
-        let served: u64 = runs
-            .iter()
-            .map(|r| r.nodes[node].served_by_role[role])
-            .sum();
-        let bytes: u64 = runs.iter().map(|r| r.nodes[node].bytes_by_role[role]).sum();
+    for role in Role::ALL {
+        let i = role.index();
+        let served: u64 = runs.iter().map(|r| r.nodes[node].served_by_role[i]).sum();
+        let bytes: u64 = runs.iter().map(|r| r.nodes[node].bytes_by_role[i]).sum();
         if served > 0 {
             cipher += served as f64 * p.cipher_ns(role, bytes as f64 / served as f64);
             stack += served as f64 * p.stack_ns;

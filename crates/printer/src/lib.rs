@@ -24,8 +24,6 @@
 //! assert_eq!(t.csv(), "flow,delay us\nul,12.5\n");
 //! ```
 
-#![warn(missing_docs)]
-
 pub mod calibrate;
 pub mod handshake;
 pub mod live;

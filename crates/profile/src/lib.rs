@@ -106,8 +106,6 @@
 //! see [`file::ProfileFile`] for every field. A file whose `format_version` is newer than
 //! [`FORMAT_VERSION`] is refused with a message naming the file.
 
-#![warn(missing_docs)]
-
 mod check;
 mod cost;
 mod error;

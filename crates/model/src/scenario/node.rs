@@ -132,13 +132,14 @@ impl NodeProfile {
         }
     }
 
-    /// Cipher cost for a packet of `bytes` in role `role` (0 originate: seal, 1 terminate:
-    /// open, 2 transit: none) \[ns\].
-    pub fn cipher_ns(&self, role: usize, bytes: f64) -> f64 {
+    /// Cipher cost for a packet of `bytes` in role `role` (originate: seal, terminate: open,
+    /// transit: none) \[ns\].
+    pub fn cipher_ns(&self, role: sim_core::stats::Role, bytes: f64) -> f64 {
+        use sim_core::stats::Role;
         let op = match role {
-            0 => &self.seal,
-            1 => &self.open,
-            _ => &None,
+            Role::Originate => &self.seal,
+            Role::Terminate => &self.open,
+            Role::Transit => &None,
         };
         op.as_ref()
             .map_or(0.0, |o| o.cost_ns(bytes.round().max(0.0) as u64))
