@@ -21,7 +21,7 @@
 //! source = { kind = "poisson", rate = "0.5/us", size = "100B" }
 //! "#;
 //! let scenario = model::Scenario::from_toml_str(text, Path::new("example.toml")).unwrap();
-//! let report = model::run(&scenario, &model::RunOptions::default());
+//! let report = model::run(&scenario, &model::RunOptions::default()).unwrap();
 //! let mean_us = report.flows[0].delay.mean_ns / 1e3;
 //! assert!((mean_us - 2.0).abs() < 0.2); // M/M/1: 1 / (mu - lambda) = 2 us
 //! ```

@@ -27,7 +27,7 @@ use crate::file::{MetaFile, ReportFile, StopFile};
 /// assert!(text.contains("rate = \"25Gbps\""));
 /// let scenario = model::Scenario::from_file(file, Path::new("two-hops")).unwrap();
 /// assert_eq!(scenario.network.nodes.len(), 2);
-/// let report = model::run(&scenario, &model::RunOptions::default());
+/// let report = model::run(&scenario, &model::RunOptions::default()).unwrap();
 /// // 2 us of service, 50 us of fibre, 0.48 us on the wire.
 /// assert!((report.flows[0].delay.mean_ns - 52_480.0).abs() < 1.0);
 /// ```
