@@ -110,6 +110,7 @@ mod check;
 mod cost;
 mod error;
 pub mod file;
+pub mod read;
 pub mod units;
 
 use std::collections::BTreeMap;
@@ -332,9 +333,11 @@ impl Profile {
     /// Reads and validates the profile at `path`. Errors name the file and the key.
     pub fn load(path: impl AsRef<Path>) -> Result<Profile, ProfileError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
-            path: path.to_path_buf(),
-            source,
+        let text = read::read_input_text(path, read::Input::Profile).map_err(|source| {
+            ProfileError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         Profile::from_toml_str(&text, &path.display().to_string())
     }

@@ -115,7 +115,7 @@ fn samples_path(out: &Path) -> PathBuf {
 }
 
 fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(input)
+    let text = profile::read::read_input_text(input, profile::read::Input::OpensslSpeed)
         .with_context(|| format!("cannot read {}", input.display()))?;
     let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)?;
     let toml = profile::to_toml_string(&file)?;

@@ -22,10 +22,13 @@ pub(super) struct Doc {
 impl Doc {
     pub(super) fn load(root: &Path, rel: &str) -> Result<Doc> {
         let path = root.join(rel);
-        let text = std::fs::read_to_string(&path).map_err(|e| ReproduceError::Variant {
-            file: path.clone(),
-            problem: format!("cannot read: {e}"),
-        })?;
+        let text =
+            profile::read::read_input_text(&path, profile::read::Input::Scenario).map_err(|e| {
+                ReproduceError::Variant {
+                    file: path.clone(),
+                    problem: format!("cannot read: {e}"),
+                }
+            })?;
         let table: toml::Table = toml::from_str(&text).map_err(|e| ReproduceError::Variant {
             file: path.clone(),
             problem: e.to_string(),

@@ -74,12 +74,16 @@ pub struct Scenario {
 }
 
 /// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
-/// `Sweep::load`). A file that cannot be read or is not UTF-8 is an error naming it.
+/// `Sweep::load`). A file that cannot be read or is not UTF-8 is an error naming it, and so is
+/// one that is not a regular file or is over the 16 MiB limit ([`profile::read::Input`]).
 pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
-    let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        profile::read::read_input(path, profile::read::Input::Scenario).map_err(|source| {
+            ScenarioError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to(),

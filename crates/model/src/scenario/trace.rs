@@ -9,11 +9,11 @@ pub(super) fn read_trace(
     key: &str,
     path: &Path,
 ) -> Result<Vec<TraceRecord>, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = profile::read::read_input_text(path, profile::read::Input::Trace).map_err(|e| {
         cx.invalid(
             key,
             format!("cannot read trace {}: {e}", path.display()),
-            "a readable CSV file, relative to the scenario",
+            "a readable regular CSV file of at most 256 MiB, relative to the scenario",
         )
     })?;
     let mut records = Vec::new();

@@ -127,6 +127,14 @@ impl Journal {
     ) -> Result<(Journal, BTreeMap<u64, PointResult>), SweepError> {
         let path = dir.join(Journal::file_name(shard));
         let done = read(&path, sweep, shard)?;
+        // The journal is appended to in place: never through a link to a file elsewhere.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(SweepError::Files(format!(
+                "{}: it is a symbolic link; the journal is written in place, so give a new \
+                 --out directory or replace the link with the file",
+                path.display()
+            )));
+        }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -162,7 +170,7 @@ fn read(
     shard: Option<Shard>,
 ) -> Result<BTreeMap<u64, PointResult>, SweepError> {
     let mut done = BTreeMap::new();
-    let text = match std::fs::read(path) {
+    let text = match profile::read::read_input(path, profile::read::Input::Journal) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
         Err(e) => return Err(SweepError::io("cannot read", path)(e)),

@@ -122,7 +122,8 @@ pub fn merge_shards(paths: &[PathBuf]) -> Result<(Header, Vec<PointResult>), Swe
     let mut first: Option<(PathBuf, Header, u64)> = None;
     let fail = |m: String| Err(SweepError::Files(m));
     for f in shard_files(paths)? {
-        let text = std::fs::read(&f).map_err(SweepError::io("cannot read", &f))?;
+        let text = profile::read::read_input(&f, profile::read::Input::Shard)
+            .map_err(SweepError::io("cannot read", &f))?;
         let doc: ShardDoc =
             serde_json::from_slice(&text).map_err(|source| SweepError::NotShard {
                 path: f.clone(),
