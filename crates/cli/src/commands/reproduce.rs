@@ -43,6 +43,10 @@ pub struct ReproduceArgs {
 
 /// Runs the command: exit 0 when every target is met, 1 when one is missed.
 pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
+    // Before the experiments run, so a refused target does not waste them.
+    if let Some(doc) = &args.write_docs {
+        crate::output::check_writable(doc)?;
+    }
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
     let plots_dir = match (&args.plots, &args.write_docs) {
         (Some(d), _) => Some(d.clone()),

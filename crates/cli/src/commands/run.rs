@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::format::{self, Format};
-use crate::output::write_atomic;
+use crate::output::{refuse_non_regular, write_set};
 
 /// Arguments of `oransim run`.
 #[derive(Debug, clap::Args)]
@@ -40,6 +40,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = model::Scenario::load(&args.file)?;
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
+        // Before the run, so a refused target does not waste it.
+        for (path, _) in out_files(dir, &scenario.name) {
+            refuse_non_regular(&path)?;
+        }
     }
     let mut opts = model::RunOptions {
         seed: args.seed,
@@ -52,13 +56,22 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let report = model::run(&scenario, &opts)?;
     if let Some(dir) = &args.out {
-        for f in [Format::Json, Format::Csv, Format::Table] {
-            let path = dir.join(format!("{}.{}", scenario.name, f.extension()));
-            write_atomic(&path, format::render(&report, f)?.as_bytes())?;
+        // The JSON last: its presence marks a complete set (`write_set`).
+        let mut set = Vec::new();
+        for (path, f) in out_files(dir, &scenario.name) {
+            set.push((path, format::render(&report, f)?.into_bytes()));
         }
+        write_set(&set)?;
     }
     format::print(&format::render(&report, args.format)?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files `run --out DIR` writes for scenario `name`, in writing order: the JSON last, so its
+/// presence marks a complete set (`write_set`).
+fn out_files(dir: &std::path::Path, name: &str) -> [(PathBuf, Format); 3] {
+    [Format::Table, Format::Csv, Format::Json]
+        .map(|f| (dir.join(format!("{name}.{}", f.extension())), f))
 }
 
 /// Creates the output directory if needed; refuses a path that exists and is not a directory.
