@@ -72,22 +72,23 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
         .into_owned();
     remove_stale_tmps(dir, &name);
     let tmp = dir.join(format!(".{name}.{}{TMP_SUFFIX}", std::process::id()));
+    let cannot = || format!("cannot write {}", path.display());
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&tmp)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let result = (|| -> anyhow::Result<()> {
-        file.write_all(contents)?;
-        file.sync_all()?;
+        .with_context(cannot)?;
+    let result = file
+        .write_all(contents)
+        .and_then(|()| file.sync_all())
+        .with_context(cannot)
         // Looked at again: the target may have been replaced while we wrote.
-        refuse_non_regular(path)?;
-        Ok(std::fs::rename(&tmp, path)?)
-    })();
+        .and_then(|()| refuse_non_regular(path))
+        .and_then(|()| std::fs::rename(&tmp, path).with_context(cannot));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    result
 }
 
 /// Writes a set of files that belong together (one run's reports), so that the set on disk is

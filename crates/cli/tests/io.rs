@@ -1,0 +1,385 @@
+//! Issue 14, classes 5 and 6, through the real binary: every reader refuses what is not a
+//! regular file (a FIFO, a directory, a device) and what is over its size limit, with exit 2 and
+//! a message naming the file; every writer refuses to replace what is not a regular file (a
+//! symbolic link, a FIFO, a directory) and leaves a link's target unchanged. Everything is made
+//! in a fresh temporary directory; `/dev/zero` is used only as an input path.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs the binary with `args`, killing it after 60 s: today's main blocks forever opening a
+/// FIFO, and a hang must fail the test, not the suite.
+fn oransim(args: &[&std::ffi::OsStr]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "oransim {args:?} hung; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oransim-io-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success(), "mkfifo {}", path.display());
+}
+
+fn symlink(target: &Path, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+/// A sparse file one byte over `limit` (no disk space used).
+fn oversize(path: &Path, limit: u64) {
+    std::fs::File::create(path)
+        .unwrap()
+        .set_len(limit + 1)
+        .unwrap();
+}
+
+/// Asserts exit 2 and a message naming `path` and containing `what`.
+fn refused(out: &Output, path: &Path, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains(&path.display().to_string()),
+        "message does not name {}:\n{stderr}",
+        path.display()
+    );
+    assert!(stderr.contains(what), "message lacks `{what}`:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+const SMALL: &str = "[scenario]\nname = \"small\"\nseed = 1\nreplications = 1\n\n[stop]\n\
+packets = 200\n\n[[node]]\nname = \"server\"\nservice = { model = \"exponential\", mean = \"1us\" \
+}\n\n[[flow]]\nname = \"arrivals\"\nfrom = \"server\"\nto = \"server\"\nsource = { kind = \
+\"poisson\", rate = \"0.5/us\", size = \"100B\" }\n";
+
+/// The bad inputs every reader must refuse: (path, what the message says).
+fn bad_inputs(dir: &Path, limit: u64) -> Vec<(PathBuf, &'static str)> {
+    let fifo = dir.join("fifo.in");
+    mkfifo(&fifo);
+    let sub = dir.join("a-directory.in");
+    std::fs::create_dir_all(&sub).unwrap();
+    let big = dir.join("big.in");
+    oversize(&big, limit);
+    let link = dir.join("link-to-fifo.in");
+    symlink(&fifo, &link);
+    vec![
+        (fifo, "FIFO"),
+        (sub, "directory"),
+        (big, "MiB, the limit"),
+        (link, "FIFO"),
+        (PathBuf::from("/dev/zero"), "character device"),
+    ]
+}
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn scenario_readers_refuse_non_regular_and_oversize_files() {
+    let dir = scratch("scenario");
+    for (path, what) in bad_inputs(&dir, 16 * MIB) {
+        for cmd in ["check", "run", "sweep"] {
+            refused(&oransim(&[os(cmd), os(&path)]), &path, what);
+        }
+    }
+    // A link to a regular scenario outside is read: what matters is the file it names.
+    let outside = scratch("scenario-outside").join("small.toml");
+    std::fs::write(&outside, SMALL).unwrap();
+    symlink(&outside, &dir.join("linked.toml"));
+    let out = oransim(&[os("check"), os(&dir.join("linked.toml"))]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn profile_and_trace_readers_refuse_non_regular_and_oversize_files() {
+    let dir = scratch("profile-trace");
+    let e2 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/e2_sack.toml"),
+    )
+    .unwrap();
+    for (path, what) in bad_inputs(&dir, 16 * MIB) {
+        let text = e2.replace("../calibration/colosseum-e2.toml", path.to_str().unwrap());
+        assert_ne!(text, e2);
+        let scenario = dir.join("uses-profile.toml");
+        std::fs::write(&scenario, text).unwrap();
+        refused(&oransim(&[os("check"), os(&scenario)]), &path, what);
+    }
+    let dir = scratch("trace");
+    for (path, what) in bad_inputs(&dir, 256 * MIB) {
+        let text = SMALL.replace(
+            "{ kind = \"poisson\", rate = \"0.5/us\", size = \"100B\" }",
+            &format!(
+                "{{ kind = \"trace\", file = {:?} }}",
+                path.to_str().unwrap()
+            ),
+        );
+        let scenario = dir.join("uses-trace.toml");
+        std::fs::write(&scenario, text).unwrap();
+        refused(&oransim(&[os("check"), os(&scenario)]), &path, what);
+    }
+}
+
+#[test]
+fn openssl_import_refuses_non_regular_and_oversize_files() {
+    let dir = scratch("openssl");
+    for (path, what) in bad_inputs(&dir, 16 * MIB) {
+        let out = dir.join("imported.toml");
+        let run = oransim(&[
+            os("calibrate"),
+            os("--from-openssl-speed"),
+            os(&path),
+            os("--out"),
+            os(&out),
+        ]);
+        refused(&run, &path, what);
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn sweep_journal_and_merge_inputs_refuse_non_regular_files() {
+    let dir = scratch("sweep");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    // A journal that is a FIFO or a directory.
+    for (name, make) in [("fifo", 0), ("dir", 1)] {
+        let out = dir.join(format!("out-{name}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let journal = out.join("points.jsonl");
+        if make == 0 {
+            mkfifo(&journal);
+        } else {
+            std::fs::create_dir_all(&journal).unwrap();
+        }
+        let run = oransim(&[os("sweep"), os(&scenario), os("--out"), os(&out), os("-q")]);
+        refused(&run, &journal, if make == 0 { "FIFO" } else { "directory" });
+    }
+    // A merge input that is a FIFO, given by name or found in a directory.
+    let shards = dir.join("shards");
+    std::fs::create_dir_all(&shards).unwrap();
+    let fifo = shards.join("shard-1-of-1.json");
+    mkfifo(&fifo);
+    refused(
+        &oransim(&[os("sweep"), os("--merge"), os(&fifo)]),
+        &fifo,
+        "FIFO",
+    );
+    refused(
+        &oransim(&[os("sweep"), os("--merge"), os(&shards)]),
+        &fifo,
+        "FIFO",
+    );
+    let big = dir.join("big-shard-1-of-1.json");
+    oversize(&big, 1024 * MIB);
+    refused(
+        &oransim(&[os("sweep"), os("--merge"), os(&big)]),
+        &big,
+        "1024 MiB",
+    );
+}
+
+/// The three targets a writer must not replace, and a check that each is still what it was.
+struct Traps {
+    outside: PathBuf,
+}
+
+impl Traps {
+    fn new(dir: &Path) -> Traps {
+        let outside = scratch(&format!(
+            "outside-{}",
+            dir.file_name().unwrap().to_string_lossy()
+        ))
+        .join("precious.txt");
+        std::fs::write(&outside, "precious\n").unwrap();
+        Traps { outside }
+    }
+
+    /// Makes `path` a trap of kind `kind` (`symlink`, `fifo`, `dir`); returns the message part.
+    fn make(&self, path: &Path, kind: &str) -> &'static str {
+        match kind {
+            "symlink" => {
+                symlink(&self.outside, path);
+                "symbolic link"
+            }
+            "fifo" => {
+                mkfifo(path);
+                "FIFO"
+            }
+            _ => {
+                std::fs::create_dir_all(path).unwrap();
+                "directory"
+            }
+        }
+    }
+
+    fn intact(&self, path: &Path, kind: &str) {
+        let m = std::fs::symlink_metadata(path).unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        match kind {
+            "symlink" => assert!(
+                m.file_type().is_symlink(),
+                "{} was replaced",
+                path.display()
+            ),
+            "fifo" => assert!(m.file_type().is_fifo(), "{} was replaced", path.display()),
+            _ => assert!(m.is_dir(), "{} was replaced", path.display()),
+        }
+        assert_eq!(
+            std::fs::read_to_string(&self.outside).unwrap(),
+            "precious\n"
+        );
+    }
+}
+
+const KINDS: [&str; 3] = ["symlink", "fifo", "dir"];
+
+#[test]
+fn run_out_refuses_to_replace_non_regular_files_before_running() {
+    let dir = scratch("run-out");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let traps = Traps::new(&dir);
+    for ext in ["json", "csv", "txt"] {
+        for kind in KINDS {
+            let out = dir.join(format!("out-{ext}-{kind}"));
+            std::fs::create_dir_all(&out).unwrap();
+            let target = out.join(format!("small.{ext}"));
+            let what = traps.make(&target, kind);
+            let run = oransim(&[os("run"), os(&scenario), os("--out"), os(&out)]);
+            refused(&run, &target, what);
+            traps.intact(&target, kind);
+            // Refused before anything was written: no file of the set, no temporary file.
+            let names: Vec<_> = std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names.len(), 1, "{names:?}");
+        }
+    }
+}
+
+#[test]
+fn run_out_removes_stale_temporaries_and_writes_a_whole_set() {
+    let dir = scratch("run-stale");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // What a run killed while writing leaves behind: a temporary file of a dead process.
+    let stale = out.join(".small.json.4000000.oransim.tmp");
+    std::fs::write(&stale, "half").unwrap();
+    // Someone else's file that merely looks similar is left alone.
+    let other = out.join(".small.json.notapid.oransim.tmp");
+    std::fs::write(&other, "mine").unwrap();
+    // An old set, to be replaced whole.
+    for ext in ["json", "csv", "txt"] {
+        std::fs::write(out.join(format!("small.{ext}")), "old run\n").unwrap();
+    }
+    let run = oransim(&[os("run"), os(&scenario), os("--out"), os(&out)]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!stale.exists(), "the stale temporary file survived");
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "mine");
+    for ext in ["json", "csv", "txt"] {
+        let text = std::fs::read_to_string(out.join(format!("small.{ext}"))).unwrap();
+        assert_ne!(text, "old run\n", "small.{ext} is still the old run's");
+    }
+}
+
+#[test]
+fn calibrate_out_refuses_to_replace_non_regular_files() {
+    let dir = scratch("calibrate-out");
+    let input = dir.join("speed.txt");
+    std::fs::write(&input, "+H:16\n+F:22:AES-128-GCM:1000000.00\n").unwrap();
+    let traps = Traps::new(&dir);
+    for kind in KINDS {
+        let target = dir.join(format!("profile-{kind}.toml"));
+        let what = traps.make(&target, kind);
+        let run = oransim(&[
+            os("calibrate"),
+            os("--from-openssl-speed"),
+            os(&input),
+            os("--out"),
+            os(&target),
+        ]);
+        refused(&run, &target, what);
+        traps.intact(&target, kind);
+    }
+}
+
+#[test]
+fn reproduce_write_docs_and_plots_refuse_to_replace_non_regular_files() {
+    let dir = scratch("reproduce");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let traps = Traps::new(&dir);
+    for kind in KINDS {
+        let doc = dir.join(format!("doc-{kind}.md"));
+        let what = traps.make(&doc, kind);
+        let plots = dir.join(format!("plots-{kind}"));
+        let run = oransim(&[
+            os("reproduce"),
+            os("--only"),
+            os("ofh_size"),
+            os("--root"),
+            os(&root),
+            os("--plots"),
+            os(&plots),
+            os("--write-docs"),
+            os(&doc),
+        ]);
+        refused(&run, &doc, what);
+        traps.intact(&doc, kind);
+    }
+}
+
+#[test]
+fn sweep_out_refuses_to_replace_non_regular_files() {
+    let dir = scratch("sweep-out");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let traps = Traps::new(&dir);
+    for kind in KINDS {
+        let out = dir.join(format!("out-{kind}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let target = out.join("sweep.json");
+        let what = traps.make(&target, kind);
+        let run = oransim(&[os("sweep"), os(&scenario), os("--out"), os(&out), os("-q")]);
+        refused(&run, &target, what);
+        traps.intact(&target, kind);
+    }
+}
