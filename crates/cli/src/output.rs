@@ -10,6 +10,9 @@ use anyhow::Context;
 /// of the same target.
 const TMP_SUFFIX: &str = ".oransim.tmp";
 
+/// The name part of [`check_writable`]'s probe file.
+const PROBE: &str = "oransim-write-check";
+
 /// The directory `path` is written in (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -153,10 +156,8 @@ impl StatusLine {
 /// in its directory.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
     refuse_non_regular(path)?;
-    let probe = parent_dir(path).join(format!(
-        ".oransim-write-check.{}{TMP_SUFFIX}",
-        std::process::id()
-    ));
+    remove_stale_tmps(parent_dir(path), PROBE);
+    let probe = parent_dir(path).join(format!(".{PROBE}.{}{TMP_SUFFIX}", std::process::id()));
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

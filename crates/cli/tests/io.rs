@@ -185,6 +185,24 @@ fn sweep_journal_and_merge_inputs_refuse_non_regular_files() {
         let run = oransim(&[os("sweep"), os(&scenario), os("--out"), os(&out), os("-q")]);
         refused(&run, &journal, if make == 0 { "FIFO" } else { "directory" });
     }
+    // A journal that is a link to a file elsewhere: it would be appended to through the link.
+    let traps = Traps::new(&dir);
+    let out = dir.join("out-symlink");
+    std::fs::create_dir_all(&out).unwrap();
+    let journal = out.join("points.jsonl");
+    let what = traps.make(&journal, "symlink");
+    let run = oransim(&[os("sweep"), os(&scenario), os("--out"), os(&out), os("-q")]);
+    refused(&run, &journal, what);
+    traps.intact(&journal, "symlink");
+    // A regular file that is not a journal (a whole line, with its newline) is refused, not
+    // cut to nothing as if a kill had cut its last line short.
+    let out = dir.join("out-foreign");
+    std::fs::create_dir_all(&out).unwrap();
+    let journal = out.join("points.jsonl");
+    std::fs::write(&journal, "precious\n").unwrap();
+    let run = oransim(&[os("sweep"), os(&scenario), os("--out"), os(&out), os("-q")]);
+    refused(&run, &journal, "not a journal line");
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), "precious\n");
     // A merge input that is a FIFO, given by name or found in a directory.
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).unwrap();
@@ -339,6 +357,30 @@ fn calibrate_out_refuses_to_replace_non_regular_files() {
         ]);
         refused(&run, &target, what);
         traps.intact(&target, kind);
+    }
+}
+
+#[test]
+fn calibrate_measurement_refuses_its_targets_before_measuring() {
+    let dir = scratch("calibrate-measure");
+    let traps = Traps::new(&dir);
+    for kind in KINDS {
+        // The profile itself, then its `.samples.csv` beside a free profile path.
+        let profile = dir.join(format!("p-{kind}.toml"));
+        let what = traps.make(&profile, kind);
+        let run = oransim(&[os("calibrate"), os("--quick"), os("--out"), os(&profile)]);
+        refused(&run, &profile, what);
+        traps.intact(&profile, kind);
+        let free = dir.join(format!("q-{kind}.toml"));
+        let samples = dir.join(format!("q-{kind}.samples.csv"));
+        let what = traps.make(&samples, kind);
+        let run = oransim(&[os("calibrate"), os("--quick"), os("--out"), os(&free)]);
+        refused(&run, &samples, what);
+        traps.intact(&samples, kind);
+        assert!(
+            !free.exists(),
+            "the profile was written though its samples were refused"
+        );
     }
 }
 

@@ -126,8 +126,8 @@ impl Journal {
         shard: Option<Shard>,
     ) -> Result<(Journal, BTreeMap<u64, PointResult>), SweepError> {
         let path = dir.join(Journal::file_name(shard));
-        let done = read(&path, sweep, shard)?;
-        // The journal is appended to in place: never through a link to a file elsewhere.
+        // The journal is cut and appended to in place: never through a link to a file
+        // elsewhere (checked before `read`, which may cut a last line short).
         if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(SweepError::Files(format!(
                 "{}: it is a symbolic link; the journal is written in place, so give a new \
@@ -135,6 +135,7 @@ impl Journal {
                 path.display()
             )));
         }
+        let done = read(&path, sweep, shard)?;
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -202,8 +203,9 @@ fn read(
                 done.entry(r.index).or_insert(r);
                 good_len = next;
             }
-            // The last line, without its newline or not parseable: a write cut short.
-            _ if next == text.len() => break,
+            // The last line without its newline: a write cut short. A whole line (with its
+            // newline) that is not a point is not ours to cut: it is refused below.
+            _ if end.is_none() => break,
             _ => {
                 return Err(SweepError::Files(format!(
                     "{}: line {line_no} is not a journal line; give a new --out directory or \
