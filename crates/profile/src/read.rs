@@ -13,7 +13,7 @@
 use std::io::Read;
 use std::path::Path;
 
-/// One mebibyte [B].
+/// One mebibyte \[B\].
 const MIB: u64 = 1 << 20;
 
 /// The kinds of input file, each with its size limit.
@@ -35,7 +35,7 @@ pub enum Input {
 }
 
 impl Input {
-    /// The largest file of this kind that is read [B].
+    /// The largest file of this kind that is read \[B\].
     pub const fn limit(self) -> u64 {
         match self {
             Input::Scenario | Input::Profile | Input::OpensslSpeed => 16 * MIB,
