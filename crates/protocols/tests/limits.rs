@@ -146,3 +146,28 @@ fn ike_fragments_are_bounded_by_total_fragments() {
         "{e}"
     );
 }
+
+/// Every layer, called directly (not through a stack's payload bound), sizes the largest
+/// payloads with an error (or, for a layer without a length field, the exact sum) rather than
+/// a wrapped length or an overflow panic.
+#[test]
+fn every_layer_refuses_a_payload_of_usize_max() {
+    for text in [
+        "eth/vlan/macsec(gcm-aes-256,encrypt)/ipv4(options=8)/udp/esp-tunnel(aes128-gcm-16,tfc=200)/ipv6(ext=8)/tcp(ts)/tls13(aes128-gcm)",
+        "eth/ipv4/esp-transport(aes128-cbc,hmac-sha1-96)/sctp(idata)",
+        "eth/ipv4/tcp/tls12(aes128-cbc,hmac-sha256,etm)",
+        "eth/ipv4/udp/dtls13(aes128-gcm,seq8,cid=4)",
+        "eth/ipv4/tcp/ssh(aes128-ctr,hmac-sha2-256-etm)",
+        "eth/ipv4/sctp/e2ap",
+        "eth/ipv4/udp/ecpri(iq)",
+    ] {
+        for l in Stack::parse(text).unwrap().layers() {
+            for p in [usize::MAX, usize::MAX - 1, 1 << 63] {
+                // An error, or a length that holds the payload: never a wrapped, smaller one.
+                if let Ok(n) = l.wire_len(p) {
+                    assert!(n >= p, "{} wrapped {p} to {n}", l.text());
+                }
+            }
+        }
+    }
+}
