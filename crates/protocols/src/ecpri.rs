@@ -34,11 +34,12 @@ pub struct Ecpri {
 impl Encapsulation for Ecpri {
     fn parts(&self, payload: usize) -> Result<Parts> {
         let ids = if self.iq { IQ_IDS } else { 0 };
-        if payload + ids > MAX_PAYLOAD {
+        let len = payload.saturating_add(ids);
+        if len > MAX_PAYLOAD {
             return Err(Error::PayloadTooLarge {
                 layer: "ecpri".into(),
                 what: "eCPRI payload size",
-                len: payload + ids,
+                len,
                 max: MAX_PAYLOAD,
             });
         }

@@ -53,6 +53,10 @@ pub const PAD_LEN_NEXT_HEADER: usize = 1 + 1;
 pub const MIN_ALIGN: usize = 4;
 /// Largest Padding field (one Pad Length byte, RFC 4303 §2.4) \[bytes\].
 pub const MAX_PADDING: usize = 255;
+/// Largest TFC padding target (RFC 4303 §2.4): the padded inner packet travels inside one IP
+/// packet, whose length field is 16 bits (IPv4 total length, RFC 791 §3.1; IPv6 payload length,
+/// RFC 8200 §3), so no ESP payload is longer \[bytes\].
+pub const MAX_TFC: usize = crate::ipv4::MAX_TOTAL_LEN;
 
 /// AES block size, and so the AES-CBC IV and padding block (RFC 3602 §2.4, §3) \[bytes\].
 pub const AES_BLOCK: usize = 16;
@@ -383,17 +387,37 @@ impl Esp {
             }
             _ => {}
         }
-        if tfc > 0 && mode == Mode::Transport {
+        let esp = Esp {
+            mode,
+            suite: Suite { cipher, integrity },
+            tfc,
+        };
+        esp.validate_for(layer)?;
+        Ok(esp)
+    }
+
+    /// Checks the TFC padding target: tunnel mode only, and at most [`MAX_TFC`] bytes.
+    pub fn validate(&self) -> Result<()> {
+        self.validate_for(&self.text())
+    }
+
+    fn validate_for(&self, layer: &str) -> Result<()> {
+        if self.tfc > 0 && self.mode == Mode::Transport {
             return Err(Error::BadArguments {
                 layer: layer.into(),
                 reason: "TFC padding needs tunnel mode, where the inner IP header tells the receiver the true length (RFC 4303 §2.4)".into(),
             });
         }
-        Ok(Esp {
-            mode,
-            suite: Suite { cipher, integrity },
-            tfc,
-        })
+        if self.tfc > MAX_TFC {
+            return Err(Error::BadArguments {
+                layer: layer.into(),
+                reason: format!(
+                    "tfc={} is out of range: allowed 0..={MAX_TFC} bytes (the padded packet must fit the 16-bit IP length field, RFC 791 §3.1, RFC 8200 §3)",
+                    self.tfc
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Text form, e.g. `esp-tunnel(aes256-cbc,hmac-sha256-128)`.
@@ -413,10 +437,16 @@ impl Esp {
 impl Encapsulation for Esp {
     fn parts(&self, payload: usize) -> Result<Parts> {
         let tfc_pad = self.tfc.saturating_sub(payload);
-        let pad = pad_to(
-            payload + tfc_pad + PAD_LEN_NEXT_HEADER,
-            self.suite.cipher.align(),
-        );
+        let padded = payload
+            .max(self.tfc)
+            .checked_add(PAD_LEN_NEXT_HEADER)
+            .ok_or_else(|| Error::PayloadTooLarge {
+                layer: self.text(),
+                what: "ESP payload",
+                len: payload,
+                max: usize::MAX - PAD_LEN_NEXT_HEADER,
+            })?;
+        let pad = pad_to(padded, self.suite.cipher.align());
         debug_assert!(pad <= MAX_PADDING);
         Ok(Parts {
             header: HEADER + self.suite.cipher.iv_len(),

@@ -111,12 +111,17 @@ pub struct Frame {
     pub fragment: Option<IpFragment>,
 }
 
+/// Most frames [`split_payload`] lists (2^20): a bound on the memory a hostile payload and a
+/// tiny MTU could make it allocate, far above any real message (a 64 KiB payload at the
+/// smallest IPv4 MTU is under 2^11 frames) \[frames\].
+pub const MAX_FRAMES: usize = 1 << 20;
+
 /// Splits `payload` application bytes into frames that each fit `mtu`, every frame carrying
 /// all the stack's headers (each eCPRI message, TLS record, ... is complete).
 ///
 /// Greedy fills frames to [`Stack::max_payload`] and puts the remainder last; even uses the
 /// same number of frames with equal payloads (differing by at most one byte). A zero-byte
-/// payload is one frame.
+/// payload is one frame; more than [`MAX_FRAMES`] frames is an error.
 pub fn split_payload(
     stack: &Stack,
     payload: usize,
@@ -129,6 +134,14 @@ pub fn split_payload(
             mtu,
             what: format!("`{stack}` carrying one payload byte"),
             min: stack.mtu_len(1)?,
+        });
+    }
+    if chunk > 0 && payload.div_ceil(chunk) > MAX_FRAMES {
+        return Err(Error::PayloadTooLarge {
+            layer: stack.to_string(),
+            what: "payload (at most 1048576 frames)",
+            len: payload,
+            max: MAX_FRAMES * chunk,
         });
     }
     policy

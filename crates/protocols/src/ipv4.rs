@@ -64,7 +64,7 @@ impl Ipv4 {
 
 impl Encapsulation for Ipv4 {
     fn parts(&self, payload: usize) -> Result<Parts> {
-        let total = payload + self.header_len();
+        let total = payload.saturating_add(self.header_len());
         if total > MAX_TOTAL_LEN {
             return Err(Error::PayloadTooLarge {
                 layer: "ipv4".into(),

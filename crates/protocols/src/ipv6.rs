@@ -64,7 +64,7 @@ impl Ipv6 {
 
 impl Encapsulation for Ipv6 {
     fn parts(&self, payload: usize) -> Result<Parts> {
-        let len = payload + self.ext;
+        let len = payload.saturating_add(self.ext);
         if len > MAX_PAYLOAD_LEN {
             return Err(Error::PayloadTooLarge {
                 layer: "ipv6".into(),

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::Result;
+use crate::error::Error;
 
 /// What one layer puts around the bytes handed to it by the layer above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -16,10 +17,13 @@ pub struct Parts {
 }
 
 impl Parts {
-    /// All bytes this layer adds \[bytes\].
+    /// All bytes this layer adds \[bytes\], saturating at `usize::MAX` (which no length field
+    /// can describe, so [`Encapsulation::wire_len`] then refuses it).
     #[inline]
     pub fn overhead(&self) -> usize {
-        self.header + self.padding + self.trailer
+        self.header
+            .saturating_add(self.padding)
+            .saturating_add(self.trailer)
     }
 }
 
@@ -33,9 +37,16 @@ pub trait Encapsulation {
     /// its length fields can describe.
     fn parts(&self, payload: usize) -> Result<Parts>;
 
-    /// Bytes this layer sends for `payload` bytes from the layer above \[bytes\].
+    /// Bytes this layer sends for `payload` bytes from the layer above \[bytes\]; an error,
+    /// never a wrapped length, when the sum does not fit a `usize`.
     fn wire_len(&self, payload: usize) -> Result<usize> {
-        Ok(payload + self.parts(payload)?.overhead())
+        let overhead = self.parts(payload)?.overhead();
+        payload.checked_add(overhead).ok_or(Error::PayloadTooLarge {
+            layer: "an encapsulation".into(),
+            what: "unit length",
+            len: payload,
+            max: usize::MAX - overhead,
+        })
     }
 }
 

@@ -49,6 +49,9 @@ pub const DUP_TSN: usize = 4;
 pub const CHUNK_ALIGN: usize = 4;
 /// Largest chunk described by the 16-bit Chunk Length (§3.2) \[bytes\].
 pub const MAX_CHUNK_LEN: usize = 65_535;
+/// Most gap ack blocks plus duplicate TSNs one SACK chunk holds: each takes 4 bytes, and the
+/// chunk must fit [`MAX_CHUNK_LEN`] (16379; the 16-bit count fields would allow more) \[count\].
+pub const MAX_SACK_ENTRIES: usize = (MAX_CHUNK_LEN - SACK_HEADER) / GAP_BLOCK;
 /// Payload Protocol Identifier of E2AP (IANA) \[number\].
 pub const PPID_E2AP: u32 = 70;
 
@@ -96,23 +99,41 @@ impl Encapsulation for Sctp {
                         ),
                     });
                 }
+                self.validate()?;
                 SACK_HEADER + gaps * GAP_BLOCK + dups * DUP_TSN
             }
         };
-        let chunk_len = chunk_header + payload;
-        if chunk_len > MAX_CHUNK_LEN {
-            return Err(Error::PayloadTooLarge {
+        match chunk_header.checked_add(payload) {
+            Some(chunk_len) if chunk_len <= MAX_CHUNK_LEN => Ok(Parts {
+                header: COMMON_HEADER + chunk_header,
+                padding: pad_to(chunk_len, CHUNK_ALIGN),
+                trailer: 0,
+            }),
+            _ => Err(Error::PayloadTooLarge {
                 layer: "sctp".into(),
                 what: "SCTP chunk length",
-                len: chunk_len,
+                len: chunk_header.saturating_add(payload),
                 max: MAX_CHUNK_LEN,
+            }),
+        }
+    }
+}
+
+impl Sctp {
+    /// Checks a SACK chunk's gap ack blocks and duplicate TSNs: together at most
+    /// [`MAX_SACK_ENTRIES`], so that the chunk fits its 16-bit Chunk Length (§3.2).
+    pub fn validate(&self) -> Result<()> {
+        if let Chunk::Sack { gaps, dups } = self.chunk
+            && gaps.saturating_add(dups) > MAX_SACK_ENTRIES
+        {
+            return Err(Error::BadArguments {
+                layer: format!("sctp(sack,gaps={gaps},dups={dups})"),
+                reason: format!(
+                    "gaps + dups must be at most {MAX_SACK_ENTRIES}: each takes 4 bytes and a SACK chunk is at most {MAX_CHUNK_LEN} bytes (16-bit Chunk Length, RFC 9260 §3.2)"
+                ),
             });
         }
-        Ok(Parts {
-            header: COMMON_HEADER + chunk_header,
-            padding: pad_to(chunk_len, CHUNK_ALIGN),
-            trailer: 0,
-        })
+        Ok(())
     }
 }
 
@@ -127,6 +148,30 @@ mod tests {
         };
         assert_eq!(s.wire_len(0).unwrap(), 28);
         assert!(s.wire_len(1).is_err());
+    }
+
+    /// Issue 14: `gaps * 4` wrapped for gaps = 2^62, giving the 28 bytes of a SACK without gaps.
+    /// Every count up to the chunk limit is sized exactly; one more, or a wrapping count, is
+    /// refused with the allowed range.
+    #[test]
+    fn sack_entries_are_bounded_by_the_chunk_length() {
+        let sack = |gaps, dups| Sctp {
+            chunk: Chunk::Sack { gaps, dups },
+        };
+        assert_eq!(
+            sack(MAX_SACK_ENTRIES, 0).wire_len(0).unwrap(),
+            COMMON_HEADER + MAX_CHUNK_LEN - 3 // 65532 of chunk, already 4-aligned
+        );
+        assert_eq!(sack(1, 2).wire_len(0).unwrap(), 28 + 4 + 8);
+        for (g, d) in [
+            (MAX_SACK_ENTRIES + 1, 0),
+            (1 << 62, 0),
+            (0, usize::MAX),
+            (usize::MAX, usize::MAX),
+        ] {
+            let e = sack(g, d).wire_len(0).unwrap_err().to_string();
+            assert!(e.contains("at most 16379"), "{e}");
+        }
     }
 
     #[test]

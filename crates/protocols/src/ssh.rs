@@ -34,6 +34,10 @@ pub const PADDING_LENGTH: usize = 1;
 pub const MIN_PADDING: usize = 4;
 /// Smallest alignment (RFC 4253 §6) \[bytes\].
 pub const MIN_ALIGN: usize = 8;
+/// Largest `packet_length` (uint32, §6) \[bytes\].
+pub const MAX_PACKET_LENGTH: usize = u32::MAX as usize;
+/// Most padding this model adds: 4 plus at most 15 to align (RFC 4253 §6 allows 255) \[bytes\].
+const MAX_PAD: usize = MIN_PADDING + 15;
 /// SSH_MSG_CHANNEL_DATA header: message number, recipient channel, data length
 /// (RFC 4254 §5.2) \[bytes\].
 pub const CHANNEL_DATA_HEADER: usize = 1 + 4 + 4;
@@ -235,12 +239,21 @@ impl Ssh {
 
 impl Encapsulation for Ssh {
     fn parts(&self, payload: usize) -> Result<Parts> {
-        let msg = payload
-            + if self.channel_data {
-                CHANNEL_DATA_HEADER
-            } else {
-                0
-            };
+        // packet_length (uint32, RFC 4253 §6) covers padding_length, the message and the
+        // padding: a message over u32::MAX - 256 bytes cannot be framed.
+        let msg = payload.saturating_add(if self.channel_data {
+            CHANNEL_DATA_HEADER
+        } else {
+            0
+        });
+        if msg > MAX_PACKET_LENGTH - PADDING_LENGTH - MAX_PAD {
+            return Err(Error::PayloadTooLarge {
+                layer: self.text(),
+                what: "SSH message in one packet",
+                len: msg,
+                max: MAX_PACKET_LENGTH - PADDING_LENGTH - MAX_PAD,
+            });
+        }
         let (align, length_outside, tag) = match self.cipher {
             Cipher::AesGcm(_) => (16, true, AEAD_TAG),
             Cipher::ChaCha20Poly1305 => (MIN_ALIGN, true, AEAD_TAG),

@@ -109,6 +109,20 @@ impl Layer {
         !matches!(self, Layer::Eth(_) | Layer::Vlan(_))
     }
 
+    /// Checks the layer's own numbers against what its fields can represent (IPv4 options,
+    /// IPv6 extension headers, TCP options, SCTP SACK entries, ESP TFC padding; TLS, MACsec and
+    /// SSH arguments are checked when parsed and have no free numbers).
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Layer::Ipv4(l) => l.validate(),
+            Layer::Ipv6(l) => l.validate(),
+            Layer::Tcp(l) => l.validate(),
+            Layer::Sctp(l) => l.validate(),
+            Layer::Esp(l) => l.validate(),
+            _ => Ok(()),
+        }
+    }
+
     fn is_ip(&self) -> bool {
         matches!(self, Layer::Ipv4(_) | Layer::Ipv6(_))
     }
@@ -202,6 +216,25 @@ pub struct LayerBytes {
     pub total: usize,
     /// Whether this layer's bytes count against the link MTU.
     pub counts_against_mtu: bool,
+}
+
+/// The largest payload any stack is sized for: the widest length field of any layer here
+/// (SSH `packet_length`, 32 bits, RFC 4253 §6); every other layer's own length field is 16 bits
+/// or less and refuses far smaller payloads \[bytes\]. With it, no sum of layer lengths comes
+/// near `usize::MAX`; the sums are checked all the same.
+pub const MAX_PAYLOAD: usize = u32::MAX as usize;
+
+/// `len` plus the bytes `l` adds around it (`parts`), or an error naming the layer if the sum
+/// overflows \[bytes\].
+fn grown(l: &Layer, len: usize, parts: &Parts) -> Result<usize> {
+    let overhead = parts.overhead();
+    len.checked_add(overhead)
+        .ok_or_else(|| Error::PayloadTooLarge {
+            layer: l.text(),
+            what: "unit length",
+            len,
+            max: usize::MAX - overhead,
+        })
 }
 
 /// A stack of layers, lowest first, e.g. `eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp`.
@@ -315,8 +348,10 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
             let mut t = Tcp::default();
             for a in &args {
                 match a.split_once('=') {
-                    _ if a == "ts" => t.options += tcp::TIMESTAMPS,
-                    Some(("options", v)) => t.options += num(layer, "options", v)?,
+                    _ if a == "ts" => t.options = t.options.saturating_add(tcp::TIMESTAMPS),
+                    Some(("options", v)) => {
+                        t.options = t.options.saturating_add(num(layer, "options", v)?)
+                    }
                     _ => return Err(unknown_option(layer, a, "ts, options=BYTES")),
                 }
             }
@@ -344,6 +379,7 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
             }
             if let Chunk::Sack { .. } = chunk {
                 chunk = Chunk::Sack { gaps, dups };
+                Sctp { chunk }.validate()?;
             } else if gaps > 0 || dups > 0 {
                 return Err(Error::BadArguments {
                     layer: layer.into(),
@@ -410,6 +446,7 @@ impl Stack {
     /// Builds a stack from layers, lowest first, checking that each may sit on the one below.
     pub fn from_layers(layers: Vec<Layer>) -> Result<Stack> {
         for (i, l) in layers.iter().enumerate() {
+            l.validate()?;
             let below = if i == 0 { None } else { layers.get(i - 1) };
             if let Some(allowed) = l.placement_error(below) {
                 return Err(Error::BadPlacement {
@@ -456,10 +493,10 @@ impl Stack {
     /// Per-layer bytes for `payload` application bytes, lowest layer first.
     pub fn breakdown(&self, payload: usize) -> Result<Vec<LayerBytes>> {
         let mut out = Vec::with_capacity(self.layers.len());
-        let mut len = payload;
+        let mut len = self.check_payload(payload)?;
         for l in self.layers.iter().rev() {
             let p = l.parts(len)?;
-            let total = len + p.overhead();
+            let total = grown(l, len, &p)?;
             out.push(LayerBytes {
                 layer: l.text(),
                 header: p.header,
@@ -478,12 +515,26 @@ impl Stack {
     /// Bytes of the whole frame (or packet, without layer 2) for `payload` application bytes,
     /// counted as a capture shows it ([`Count::Capture`]: no Ethernet padding, FCS,
     /// preamble or gap) \[bytes\]. `wire_len(0)` is the stack's minimum overhead.
+    /// A payload over [`MAX_PAYLOAD`] is an error, and so is a length that would overflow.
     pub fn wire_len(&self, payload: usize) -> Result<usize> {
-        let mut len = payload;
+        let mut len = self.check_payload(payload)?;
         for l in self.layers.iter().rev() {
-            len = l.wire_len(len)?;
+            len = grown(l, len, &l.parts(len)?)?;
         }
         Ok(len)
+    }
+
+    /// `payload` if it is at most [`MAX_PAYLOAD`], else an error naming the stack.
+    fn check_payload(&self, payload: usize) -> Result<usize> {
+        if payload > MAX_PAYLOAD {
+            return Err(Error::PayloadTooLarge {
+                layer: self.to_string(),
+                what: "payload",
+                len: payload,
+                max: MAX_PAYLOAD,
+            });
+        }
+        Ok(payload)
     }
 
     /// [`Stack::wire_len`] counted as `count` says; [`Count::Frame`] and [`Count::Line`] need

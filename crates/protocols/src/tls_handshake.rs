@@ -31,6 +31,16 @@ pub const RECORD_HEADER: usize = 1 + 2 + 2;
 pub const PROTECTED_RECORD: usize = RECORD_HEADER + 1 + 16;
 /// Largest record plaintext (§5.1) \[bytes\].
 pub const MAX_FRAGMENT: usize = 1 << 14;
+/// Largest value of a 24-bit length: a handshake message body (§4), the `certificate_list` and
+/// one `cert_data` of a Certificate message (§4.4.2) \[bytes\].
+pub const MAX_UINT24: usize = (1 << 24) - 1;
+/// One CertificateEntry around its `cert_data`: cert_data length 3, extensions length 2
+/// (§4.4.2) \[bytes\].
+pub const CERT_ENTRY: usize = 3 + 2;
+/// The longest certificate chain a Certificate message can carry: each entry takes at least
+/// `CERT_ENTRY` + 1 bytes (`cert_data<1..2^24-1>`) of the 24-bit `certificate_list`
+/// (2,796,202) \[certificates\].
+pub const MAX_CHAIN: usize = MAX_UINT24 / (CERT_ENTRY + 1);
 /// ChangeCipherSpec record for middlebox compatibility (§D.4) \[bytes\].
 pub const CCS_RECORD: usize = RECORD_HEADER + 1;
 /// Finished verify_data with SHA-256 (§4.4.4) \[bytes\].
@@ -137,6 +147,47 @@ fn records(plain: usize, protected: bool) -> usize {
         }
 }
 
+/// Bytes of a Certificate message body (§4.4.2) for the DER sizes `chain`: an empty request
+/// context 1, the certificate_list length 3 and one entry per certificate. Each certificate
+/// must be 1..=2^24-1 bytes and the list at most 2^24-1 bytes (24-bit length fields); checked
+/// without overflow for any input.
+fn certificate_body(chain: &[usize]) -> Result<usize> {
+    let overflow = |len: usize, field: &'static str| Error::FieldOverflow {
+        what: "TLS Certificate message".into(),
+        field,
+        len,
+        max: MAX_UINT24,
+    };
+    let mut list: usize = 0;
+    for (i, &c) in chain.iter().enumerate() {
+        if c == 0 {
+            return Err(Error::BadArguments {
+                layer: format!("certificate {i} of the chain"),
+                reason: "a certificate is 1..=16777215 bytes (cert_data<1..2^24-1>, RFC 8446 §4.4.2), got 0".into(),
+            });
+        }
+        if c > MAX_UINT24 {
+            return Err(overflow(c, "24-bit cert_data length (RFC 8446 §4.4.2)"));
+        }
+        // Both terms are below 2^24: the sum cannot overflow before the check below.
+        list += CERT_ENTRY + c;
+        if list > MAX_UINT24 {
+            return Err(overflow(
+                list,
+                "24-bit certificate_list length (RFC 8446 §4.4.2)",
+            ));
+        }
+    }
+    let body = 1 + 3 + list;
+    if body > MAX_UINT24 {
+        return Err(overflow(
+            body,
+            "24-bit handshake message length (RFC 8446 §4)",
+        ));
+    }
+    Ok(body)
+}
+
 /// Sizes a TLS 1.3 full handshake with key share `group`, server authentication `auth` with
 /// the certificate `chain` (DER sizes), on a path of `mtu` bytes over IPv`ip_version`.
 pub fn handshake(
@@ -189,7 +240,7 @@ pub fn handshake(
     let ch = HS_HEADER + 2 + 32 + (1 + 32) + (2 + 2 * 3) + (1 + 1) + 2 + ch_ext;
     let sh = HS_HEADER + 2 + 32 + (1 + 32) + 2 + 1 + 2 + ext(2) + ext(2 + 2 + g.2);
     let ee = HS_HEADER + 2;
-    let cert = HS_HEADER + 1 + 3 + chain.iter().map(|c| 3 + c + 2).sum::<usize>();
+    let cert = HS_HEADER + certificate_body(chain)?;
     let cv = HS_HEADER + 2 + 2 + auth.signature_len();
     let fin = HS_HEADER + FINISHED;
     let messages = vec![

@@ -28,11 +28,12 @@ pub struct Udp;
 
 impl Encapsulation for Udp {
     fn parts(&self, payload: usize) -> Result<Parts> {
-        if payload + HEADER > MAX_LEN {
+        let len = payload.saturating_add(HEADER);
+        if len > MAX_LEN {
             return Err(Error::PayloadTooLarge {
                 layer: "udp".into(),
                 what: "UDP length",
-                len: payload + HEADER,
+                len,
                 max: MAX_LEN,
             });
         }

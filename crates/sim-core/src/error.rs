@@ -77,4 +77,14 @@ pub enum NetworkError {
         /// The flow.
         item: String,
     },
+    /// The run's clock would pass [`MAX_TIME_PS`](crate::network::MAX_TIME_PS): steps that are
+    /// each within bounds chained (queued behind one another, or a source's gaps) beyond what the
+    /// picosecond clock is allowed to reach. The run stops rather than wrap or saturate.
+    #[error(
+        "the run would schedule an event at {at_ps} ps, past the clock's limit of 2^62 ps (53 days); shorten the service times, gaps or stop condition"
+    )]
+    ClockOverflow {
+        /// The event time the run tried to schedule \[ps\].
+        at_ps: u64,
+    },
 }

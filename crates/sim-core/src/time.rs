@@ -63,16 +63,16 @@ impl SimDuration {
         SimDuration(ps)
     }
 
-    /// From nanoseconds \[ns\].
+    /// From nanoseconds \[ns\], saturating at `u64::MAX` ps (which validation refuses).
     #[inline]
     pub const fn from_ns(ns: u64) -> Self {
-        SimDuration(ns * PS_PER_NS)
+        SimDuration(ns.saturating_mul(PS_PER_NS))
     }
 
-    /// From microseconds \[us\].
+    /// From microseconds \[us\], saturating at `u64::MAX` ps (which validation refuses).
     #[inline]
     pub const fn from_us(us: u64) -> Self {
-        SimDuration(us * PS_PER_US)
+        SimDuration(us.saturating_mul(PS_PER_US))
     }
 
     /// From a float number of seconds, rounded to the nearest picosecond; `None` if negative,

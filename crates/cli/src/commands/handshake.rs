@@ -23,8 +23,10 @@ pub struct HandshakeArgs {
     /// Authentication: psk, rsa2048, rsa3072, ecdsa-p256, ed25519, mldsa44, mldsa65, mldsa87.
     #[arg(long, default_value = "rsa2048")]
     pub auth: String,
-    /// Certificates in the chain each side sends (end-entity first), estimated from --auth.
-    #[arg(long, default_value_t = 1)]
+    /// Certificates in the chain each side sends (end-entity first), estimated from --auth:
+    /// 0..=2796202 (the most a TLS 1.3 certificate_list can hold; IKEv2 refuses a chain that
+    /// needs more than 65535 fragments).
+    #[arg(long, default_value_t = 1, value_parser = chain_len)]
     pub chain: usize,
     /// Real DER sizes of the chain's certificates [bytes], instead of the estimate.
     #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
@@ -44,6 +46,24 @@ pub struct HandshakeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+}
+
+/// Clap value parser of `--chain`: a count within `0..=tls_handshake::MAX_CHAIN`, refused before
+/// a chain of that many certificates is allocated.
+fn chain_len(text: &str) -> Result<usize, String> {
+    let max = tls_handshake::MAX_CHAIN;
+    let n: u128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a whole number of certificates"))?;
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n <= max)
+        .ok_or_else(|| {
+            format!(
+                "{n} certificates is out of range: allowed 0..={max} (a TLS 1.3 certificate_list has a 24-bit length, RFC 8446 §4.4.2)"
+            )
+        })
 }
 
 /// Runs `oransim handshake`.

@@ -76,6 +76,8 @@ pub const IKE_SPI: usize = 8;
 /// Encrypted Fragment (SKF) fixed part: fragment number 2, total fragments 2 (RFC 7383 §2.5)
 /// \[bytes\].
 pub const SKF_FIXED: usize = 2 + 2;
+/// Most fragments of one message: the 16-bit Total Fragments field (RFC 7383 §2.5) \[count\].
+pub const MAX_FRAGMENTS: usize = u16::MAX as usize;
 /// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) \[bytes\].
 pub const NON_ESP_MARKER: usize = 4;
 /// UDP header \[bytes\].
@@ -233,7 +235,8 @@ pub struct Handshake {
 
 fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
     let name = name.into();
-    let len = PAYLOAD_HEADER + body;
+    // Saturating: a body near usize::MAX is over MAX_PAYLOAD either way.
+    let len = PAYLOAD_HEADER.saturating_add(body);
     if len > MAX_PAYLOAD {
         return Err(Error::FieldOverflow {
             what: name,
@@ -250,6 +253,41 @@ fn notify(name: &str, data: usize) -> Result<PayloadSize> {
 }
 
 impl Config {
+    /// Refuses, before building any message, a certificate chain that no IKE_AUTH message could
+    /// carry: with IKE fragmentation a fragment carries less than the MTU, so at most
+    /// [`MAX_FRAGMENTS`] x MTU bytes; without it the one IP datagram is at most 65535 bytes
+    /// (IPv4 total length, IPv6 payload length). The exact fragment count is checked later;
+    /// this bound keeps a chain of millions of certificates from being built at all.
+    fn check_chain_fits(&self) -> Result<()> {
+        let certs = self.cert_chain.iter().try_fold(0usize, |sum, &c| {
+            sum.checked_add(c)?
+                .checked_add(PAYLOAD_HEADER + CERT_ENCODING)
+        });
+        let (max, field) = if self.ike_fragmentation {
+            (
+                MAX_FRAGMENTS.saturating_mul(self.mtu),
+                "65535 fragments of the 16-bit Total Fragments (RFC 7383 §2.5), each under the MTU",
+            )
+        } else {
+            (
+                crate::ipv4::MAX_TOTAL_LEN,
+                "16-bit IP length of the one unfragmented-by-IKE datagram (RFC 791 §3.1, RFC 8200 §3)",
+            )
+        };
+        match certs {
+            Some(len) if len <= max => Ok(()),
+            _ => Err(Error::FieldOverflow {
+                what: format!(
+                    "IKE_AUTH with a chain of {} certificate(s)",
+                    self.cert_chain.len()
+                ),
+                field,
+                len: certs.unwrap_or(usize::MAX),
+                max,
+            }),
+        }
+    }
+
     fn ip_header(&self) -> usize {
         if self.ip_version == 6 { 40 } else { 20 }
     }
@@ -332,6 +370,14 @@ impl Config {
                 chunk -= 1;
             }
             let n = inner.div_ceil(chunk);
+            if n > MAX_FRAGMENTS {
+                return Err(Error::FieldOverflow {
+                    what: "an encrypted IKE message".into(),
+                    field: "65535 fragments of the 16-bit Total Fragments (RFC 7383 §2.5)",
+                    len: inner,
+                    max: MAX_FRAGMENTS * chunk,
+                });
+            }
             let sizes = (0..n)
                 .map(|i| {
                     fixed
@@ -386,6 +432,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             allowed: "4, 6".into(),
         });
     }
+    cfg.check_chain_fits()?;
     if !(16..=256).contains(&cfg.nonce_len) {
         return Err(Error::BadArguments {
             layer: "IKEv2 nonce".into(),
@@ -447,7 +494,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
     // IKE_AUTH (RFC 7296 §1.2)
     let certs = |v: &mut Vec<PayloadSize>| -> Result<()> {
         for (i, c) in cfg.cert_chain.iter().enumerate() {
-            v.push(p(format!("CERT[{i}]"), CERT_ENCODING + c)?);
+            v.push(p(format!("CERT[{i}]"), CERT_ENCODING.saturating_add(*c))?);
         }
         Ok(())
     };

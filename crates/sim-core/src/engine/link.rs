@@ -9,7 +9,7 @@
 use crate::network::LinkConfig;
 use crate::rng::Stream;
 use crate::stats::LinkDirStats;
-use crate::time::{DataRate, SimTime};
+use crate::time::DataRate;
 
 use super::station::{Admit, Station};
 use super::{Engine, Event, NO_LINK, Observer};
@@ -84,8 +84,8 @@ impl<O: Observer> Engine<'_, O> {
         p.leave_queue(self.now);
         p.comp.transmission += t;
         p.comp.propagation += link.prop;
-        self.queue.push(
-            SimTime(self.now + t),
+        self.schedule_in(
+            t,
             Event::TxDone {
                 link: ld as u32,
                 pkt,
@@ -117,8 +117,7 @@ impl<O: Observer> Engine<'_, O> {
         if prop == 0 {
             self.arrive(pkt);
         } else {
-            self.queue
-                .push(SimTime(self.now + prop), Event::Arrive(pkt));
+            self.schedule_in(prop, Event::Arrive(pkt));
         }
     }
 }

@@ -27,6 +27,7 @@ use crate::network::{Direction, Network, NodeId};
 use crate::queue::EventQueue;
 use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Role};
 use crate::time::SimTime;
+use crate::validate::MAX_TIME_PS;
 
 use link::LinkDir;
 use node::NodeState;
@@ -158,6 +159,9 @@ pub struct Engine<'a, O: Observer> {
     events: u64,
     /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
     end: u64,
+    /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\]: the run stops
+    /// with [`NetworkError::ClockOverflow`] instead of wrapping or saturating its clock.
+    overflow: Option<u64>,
     observer: O,
 }
 
@@ -251,16 +255,21 @@ impl<'a, O: Observer> Engine<'a, O> {
             warmup: net.warmup.as_ps(),
             events: 0,
             end: 0,
+            overflow: None,
             observer,
         })
     }
 
-    /// Runs until no event is left and returns the statistics.
-    pub fn run(mut self, replication: u32) -> RunStats {
+    /// Runs until no event is left and returns the statistics; a run whose clock would pass
+    /// [`MAX_TIME_PS`] stops with [`NetworkError::ClockOverflow`].
+    pub fn run(mut self, replication: u32) -> Result<RunStats, NetworkError> {
         for f in 0..self.net.flows.len() {
             self.start_source(f);
         }
         while let Some((t, ev)) = self.queue.pop() {
+            if let Some(at_ps) = self.overflow {
+                return Err(NetworkError::ClockOverflow { at_ps });
+            }
             self.now = t.0;
             self.events += 1;
             match ev {
@@ -278,14 +287,36 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.end = self.now;
         }
-        RunStats {
+        if let Some(at_ps) = self.overflow {
+            return Err(NetworkError::ClockOverflow { at_ps });
+        }
+        Ok(RunStats {
             replication,
             flows: self.flows,
             nodes: self.nodes.into_iter().map(NodeState::into_stats).collect(),
             links: self.links.into_iter().map(|l| l.stats).collect(),
             events: self.events,
             end_ps: self.end,
+        })
+    }
+
+    /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not
+    /// scheduled: it is recorded, and the run stops with [`NetworkError::ClockOverflow`]. The
+    /// exception is a source firing at or after the stop time, which could create nothing.
+    #[inline]
+    fn schedule_at(&mut self, at_ps: u64, ev: Event) {
+        if at_ps <= MAX_TIME_PS {
+            self.queue.push(SimTime(at_ps), ev);
+        } else if !(matches!(ev, Event::Source(_)) && at_ps >= self.stop_time) {
+            self.overflow.get_or_insert(at_ps);
         }
+    }
+
+    /// Schedules `ev` `delay_ps` from now \[ps\] (see [`Engine::schedule_at`]); the sum
+    /// saturates, so it never wraps to an earlier time.
+    #[inline]
+    fn schedule_in(&mut self, delay_ps: u64, ev: Event) {
+        self.schedule_at(self.now.saturating_add(delay_ps), ev);
     }
 
     /// Creates a packet at the first node of its route and injects it. Source packets count
@@ -399,7 +430,7 @@ pub fn run_replication(
     seed: u64,
     replication: u32,
 ) -> Result<RunStats, NetworkError> {
-    Ok(Engine::new(net, seed, replication, NoObserver)?.run(replication))
+    Engine::new(net, seed, replication, NoObserver)?.run(replication)
 }
 
 /// Runs one replication with an observer that sees every delivered packet.
@@ -409,7 +440,7 @@ pub fn run_observed<O: Observer>(
     replication: u32,
     observer: O,
 ) -> Result<RunStats, NetworkError> {
-    Ok(Engine::new(net, seed, replication, observer)?.run(replication))
+    Engine::new(net, seed, replication, observer)?.run(replication)
 }
 
 /// Runs replications `0..replications` on up to `threads` threads. The result is ordered by

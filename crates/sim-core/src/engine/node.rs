@@ -5,10 +5,9 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{NodeConfig, Service, table_eval};
+use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
 use crate::stats::NodeStats;
-use crate::time::SimTime;
 
 use super::station::{Admit, Station};
 use super::{Engine, Event, Observer};
@@ -109,7 +108,7 @@ impl<O: Observer> Engine<'_, O> {
         let p = &mut self.packets[pkt];
         p.leave_queue(self.now);
         p.comp.processing += x;
-        self.queue.push(SimTime(self.now + x), done);
+        self.schedule_in(x, done);
     }
 
     pub(super) fn io_done(&mut self, node: u32, pkt: u32) {
@@ -154,7 +153,8 @@ impl<O: Observer> Engine<'_, O> {
         };
         let role = p.role;
         let r = role.index();
-        let x = sample_service(state.services[r], size, &mut state.rng) + p.kind.work(role);
+        let x = sample_service(state.services[r], size, &mut state.rng)
+            .saturating_add(p.kind.work(role));
         state.stats.busy_ps += x as u128;
         state.stats.busy_by_role_ps[r] += x as u128;
         state.stats.served_by_role[r] += 1;
@@ -180,16 +180,16 @@ impl<O: Observer> Engine<'_, O> {
             self.after_node(pkt);
         } else {
             self.packets[pkt].comp.processing += latency;
-            self.queue
-                .push(SimTime(self.now + latency), Event::Depart(pkt));
+            self.schedule_in(latency, Event::Depart(pkt));
         }
     }
 }
 
-/// Draws a service time \[ps\] for a packet of `bytes`.
+/// Draws a service time \[ps\] for a packet of `bytes`, at most [`MAX_STEP_PS`] (validated
+/// services stay below it; the clamp keeps a float draw from ever reaching `u64` saturation).
 #[inline]
 fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
-    match service {
+    let x = match service {
         Service::None => 0,
         Service::Exponential { mean_ps } => rng.exponential(*mean_ps).round() as u64,
         Service::Deterministic { time_ps } => *time_ps,
@@ -202,7 +202,8 @@ fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
             per_byte_ps,
         } => (fixed_ps + per_byte_ps * bytes as f64).max(0.0).round() as u64,
         Service::Table { points } => table_eval(points, bytes).round() as u64,
-    }
+    };
+    x.min(MAX_STEP_PS)
 }
 
 /// Draws an index from cumulative weights (validated: non-empty).

@@ -6,7 +6,7 @@
 //! the last try; without it, a lost message fails its tunnel.
 
 use crate::network::{Direction, HandshakeExchange, Retransmit};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
 
 use super::super::packet::{HandshakeMsg, Kind};
 use super::super::{Engine, Event, Observer};
@@ -91,10 +91,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         };
         self.create(flow, Direction::Forward, Kind::HandshakeRequest(msg), size);
         if let Some(d) = timer {
-            self.queue.push(
-                SimTime(self.now.saturating_add(d.as_ps())),
-                Event::HandshakeTimer { tunnel: g, sends },
-            );
+            self.schedule_in(d.as_ps(), Event::HandshakeTimer { tunnel: g, sends });
         }
     }
 

@@ -65,9 +65,9 @@ impl<O: Observer> Engine<'_, O> {
         let net = self.net;
         match &net.flows[f].source {
             Source::Bulk { .. } => self.bulk_start(f),
-            Source::Periodic { offset, .. } => self
-                .queue
-                .push(SimTime(offset.as_ps()), Event::Source(f as u32)),
+            Source::Periodic { offset, .. } => {
+                self.schedule_at(offset.as_ps(), Event::Source(f as u32))
+            }
             Source::Trace { records } => self.trace_start(f, records),
             Source::Poisson { .. }
             | Source::Pattern { .. }
@@ -108,10 +108,7 @@ impl<O: Observer> Engine<'_, O> {
             Source::Bulk { .. } => None,
         };
         if let Some(gap) = next {
-            self.queue.push(
-                SimTime(self.now.saturating_add(gap)),
-                Event::Source(f as u32),
-            );
+            self.schedule_in(gap, Event::Source(f as u32));
         }
     }
 

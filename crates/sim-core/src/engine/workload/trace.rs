@@ -1,7 +1,6 @@
 //! Replay of recorded packets, each at its recorded time, size and direction.
 
 use crate::network::TraceRecord;
-use crate::time::SimTime;
 
 use super::super::packet::Kind;
 use super::super::{Engine, Event, Observer};
@@ -17,8 +16,7 @@ impl<O: Observer> Engine<'_, O> {
     /// Schedules the first record.
     pub(super) fn trace_start(&mut self, f: usize, records: &[TraceRecord]) {
         if let Some(r) = records.first() {
-            self.queue
-                .push(SimTime(r.at.as_ps()), Event::Source(f as u32));
+            self.schedule_at(r.at.as_ps(), Event::Source(f as u32));
         }
     }
 

@@ -1,0 +1,90 @@
+//! Issue 14, class 1: the engine's clock never wraps. Steps are bounded by `MAX_STEP_PS` when
+//! the network is validated; a run whose chained steps would pass `MAX_TIME_PS` stops with
+//! `NetworkError::ClockOverflow` instead of wrapping `now + x` (which made a larger cost give a
+//! lower delay, or panicked in a debug build).
+
+use sim_core::NetworkError;
+use sim_core::engine::run_replication;
+use sim_core::network::*;
+use sim_core::time::SimDuration;
+
+/// One node serving every packet in `service_ps`; `count` packets arrive `interval_ps` apart.
+fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
+    Network {
+        nodes: vec![NodeConfig {
+            receive: None,
+            transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
+            by_protected_len: false,
+            name: "slow".into(),
+            service: Service::Deterministic {
+                time_ps: service_ps,
+            },
+            servers: 1,
+            capacity: None,
+        }],
+        links: vec![],
+        flows: vec![FlowConfig {
+            name: "burst".into(),
+            path: vec![0],
+            mtu_exempt: 0,
+            protected_len: vec![],
+            source: Source::Pattern {
+                interval: SimDuration(interval_ps),
+                sizes: vec![100],
+                reply_every: 0,
+                reply_size: 0,
+                count: Some(count),
+            },
+        }],
+        stop: Stop {
+            packets: None,
+            duration: None,
+        },
+        warmup: SimDuration::ZERO,
+    }
+}
+
+/// Three packets queued behind a 2^60 ps service end at 3 x 2^60 ps, within the clock's limit:
+/// the delays are exact (the last waits two services), no saturation.
+#[test]
+fn chained_steps_below_the_limit_are_exact() {
+    let r = run_replication(&queue_behind(MAX_STEP_PS, 0, 3), 1, 0).unwrap();
+    assert_eq!(r.end_ps, 3 * MAX_STEP_PS);
+    let d = &r.flows[0].forward;
+    assert_eq!(d.delivered, 3);
+    assert_eq!(d.delay.mean_ps(), 2.0 * MAX_STEP_PS as f64); // (1 + 2 + 3) / 3 services
+}
+
+/// Twenty packets behind a 2^60 ps service would end at 20 x 2^60 ps: past 2^64 the old engine
+/// wrapped (the 16th packet "finished" at time 0) or panicked. Now the run stops with an error
+/// naming the time it would have reached, the first one past 2^62 ps.
+#[test]
+fn a_run_past_the_clock_limit_is_an_error_not_a_wrap() {
+    let e = run_replication(&queue_behind(MAX_STEP_PS, 0, 20), 1, 0).unwrap_err();
+    assert_eq!(
+        e,
+        NetworkError::ClockOverflow {
+            at_ps: 5 * MAX_STEP_PS
+        }
+    );
+    assert!(e.to_string().contains("2^62 ps"), "{e}");
+}
+
+/// A source whose next firing falls past the limit, but after the run's stop time, simply ends:
+/// it could create nothing, so it is not an overflow.
+#[test]
+fn a_source_gap_past_the_limit_after_the_stop_is_not_an_error() {
+    let mut net = queue_behind(1000, MAX_STEP_PS, u64::MAX);
+    net.stop.duration = Some(SimDuration(MAX_TIME_PS));
+    let r = run_replication(&net, 1, 0).unwrap();
+    assert_eq!(r.flows[0].forward.delivered, 4); // at 0, 2^60, 2^61, 3 x 2^60 ps
+    // Without a stop time the same gaps are an overflow.
+    net.stop.duration = None;
+    net.stop.packets = Some(10);
+    assert!(matches!(
+        run_replication(&net, 1, 0),
+        Err(NetworkError::ClockOverflow { .. })
+    ));
+}
