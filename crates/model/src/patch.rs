@@ -367,11 +367,17 @@ mod tests {
         let e = KeyPath::parse(&huge).unwrap_err();
         assert!(e.problem.contains("more than 32 steps"), "{e}");
         assert!(e.problem.contains("59999 characters"), "{e}");
-        assert!(e.to_string().len() < 400, "the message quotes the key's start only");
+        assert!(
+            e.to_string().len() < 400,
+            "the message quotes the key's start only"
+        );
         let indices = format!("node{}", "[0]".repeat(40));
         assert!(KeyPath::parse(&indices).is_err());
         let deepest = vec!["a"; MAX_KEY_STEPS].join(".");
-        assert_eq!(KeyPath::parse(&deepest).unwrap().segs().len(), MAX_KEY_STEPS);
+        assert_eq!(
+            KeyPath::parse(&deepest).unwrap().segs().len(),
+            MAX_KEY_STEPS
+        );
         let over = vec!["a"; MAX_KEY_STEPS + 1].join(".");
         assert!(KeyPath::parse(&over).is_err());
         let mut d = doc();

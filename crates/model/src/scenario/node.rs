@@ -416,7 +416,12 @@ mod tests {
         // Weights that fit are left exactly as they were.
         assert_eq!(cumulative(&[1.0, 2.0, 0.5]).unwrap(), [1.0, 3.0, 3.5]);
         assert_eq!(cumulative(&[1e300, 1e300]).unwrap(), [1e300, 2e300]);
-        for bad in [[1.0, f64::INFINITY], [0.0, 0.0], [1.0, -1.0], [f64::NAN, 1.0]] {
+        for bad in [
+            [1.0, f64::INFINITY],
+            [0.0, 0.0],
+            [1.0, -1.0],
+            [f64::NAN, 1.0],
+        ] {
             let e = cumulative(&bad).unwrap_err().to_string();
             assert!(e.contains("node[0].service.weights"), "{e}");
         }

@@ -306,7 +306,11 @@ mod tests {
         let e = parse_set(&arg).unwrap_err();
         assert!(e.problem.starts_with("--set a.a.a."), "{e}");
         assert!(e.problem.contains("more than 32 steps"), "{e}");
-        assert!(e.to_string().len() < 800, "{} characters", e.to_string().len());
+        assert!(
+            e.to_string().len() < 800,
+            "{} characters",
+            e.to_string().len()
+        );
         let e = parse_vary(&format!("{}=1,2", vec!["a"; 30_000].join("."))).unwrap_err();
         assert!(e.problem.contains("more than 32 steps"), "{e}");
     }
