@@ -60,7 +60,31 @@ fn replications_beyond_their_maximum_are_refused() {
             "4294967295",
         ],
         "--replications",
-        "1..=100000",
+        "1..=1000",
+    );
+    // 100,000 replications of a 100-packet M/M/1 aborted out of memory (~200 KB each); the
+    // statistics a run holds are bounded by replications x flows.
+    refused(
+        &[
+            "run",
+            "../../scenarios/mm1.toml",
+            "--replications",
+            "100000",
+        ],
+        "--replications",
+        "1..=1000",
+    );
+    use model::scenario::{MAX_FLOW_REPLICATIONS, MAX_REPLICATIONS, check_replications};
+    assert!(check_replications(MAX_REPLICATIONS, 1).is_ok());
+    assert!(check_replications(MAX_REPLICATIONS + 1, 1).is_err());
+    assert!(check_replications(0, 1).is_err());
+    let e = check_replications(1000, 20).unwrap_err();
+    assert!(e.contains("allowed 1 to 500 for 20 flow(s)"), "{e}");
+    assert!(check_replications(500, 20).is_ok());
+    let flows = (MAX_FLOW_REPLICATIONS + 5) as usize;
+    assert!(
+        check_replications(1, flows).is_ok(),
+        "one replication is always allowed"
     );
 }
 
