@@ -17,6 +17,11 @@ use crate::net::{self, MAX_DATAGRAM};
 use crate::protect::{OpenStats, Protection, security_association};
 use crate::{LiveError, cpu};
 
+/// Most payload per transfer \[bytes\]: 100 GB, five hundred times the standard 200 MB (a
+/// transfer stops at its `max_duration` anyway); it keeps every count derived from it (segments,
+/// bytes on the wire) far from overflow.
+pub const MAX_BYTES: u64 = 100_000_000_000;
+
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct BulkConfig {
@@ -107,11 +112,11 @@ pub fn check_mtus(mtus: &[usize]) -> Result<(), LiveError> {
 
 /// Runs every protection at every MTU.
 pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
-    if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 {
+    if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 || cfg.bytes > MAX_BYTES {
         return Err(LiveError::BadArgument {
             what: "bulk window or size".into(),
             got: format!("window {} bytes {}", cfg.window, cfg.bytes),
-            allowed: "window 1..=1024 segments, bytes > 0".into(),
+            allowed: format!("window 1..=1024 segments, bytes 1..={MAX_BYTES}"),
         });
     }
     check_mtus(&cfg.mtus)?;
@@ -271,4 +276,19 @@ fn transfer(
 fn seg_len(id: u64, segment: usize, total: u64) -> usize {
     let start = id * segment as u64;
     (total.saturating_sub(start)).min(segment as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14: `--megabytes` times 10^6 overflowed; the payload has a maximum, checked
+    /// before anything runs.
+    #[test]
+    fn payload_beyond_its_maximum_is_refused() {
+        let mut cfg = BulkConfig::quick(vec![Protection::Plain]);
+        cfg.bytes = MAX_BYTES + 1;
+        let e = run(&cfg).unwrap_err().to_string();
+        assert!(e.contains("bytes 1..=100000000000"), "{e}");
+    }
 }

@@ -217,6 +217,38 @@ fn idle(pins: Option<[usize; 2]>) {
 /// jumbo frame's payload.
 pub const SIZES: std::ops::RangeInclusive<usize> = 8..=9000;
 
+/// Most measured pings per stream and round. At the ~30 us a loopback ping takes this is about
+/// 30 s per stream (the run stops at its `max_duration` anyway), a thousand times the standard
+/// run's 400 pings; and with [`MAX_WARMUP`] it keeps one stream's packet count (each stream has
+/// fresh keys) far below 2^32, so a 32-bit sequence number never wraps within a stream.
+pub const MAX_PINGS: usize = 1_000_000;
+
+/// Most unmeasured warm-up pings per stream and round (as many as [`MAX_PINGS`]).
+pub const MAX_WARMUP: usize = MAX_PINGS;
+
+/// Most rounds: two hundred times the standard run's five; each round measures every stream
+/// again, so more rounds only narrow the median further.
+pub const MAX_ROUNDS: usize = 1_000;
+
+/// Checks the counts of an RTT run (pings, warm-up pings, rounds) before anything runs: each
+/// within its maximum, pings and rounds at least 1.
+pub fn check_counts(pings: usize, warmup: usize, rounds: usize) -> Result<(), LiveError> {
+    for (what, got, min, max) in [
+        ("RTT pings per stream and round", pings, 1, MAX_PINGS),
+        ("RTT warm-up pings", warmup, 0, MAX_WARMUP),
+        ("RTT rounds", rounds, 1, MAX_ROUNDS),
+    ] {
+        if !(min..=max).contains(&got) {
+            return Err(LiveError::BadArgument {
+                what: what.into(),
+                got: got.to_string(),
+                allowed: format!("{min}..={max}"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Checks ping payload sizes before anything runs (at least one, each within [`SIZES`]).
 pub fn check_sizes(sizes: &[usize]) -> Result<(), LiveError> {
     if sizes.is_empty() || sizes.iter().any(|s| !SIZES.contains(s)) {
@@ -233,13 +265,7 @@ pub fn check_sizes(sizes: &[usize]) -> Result<(), LiveError> {
 /// protection's stream followed by the plaintext stream of its datagram's length (once per
 /// length), each alone.
 pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
-    if cfg.rounds == 0 {
-        return Err(LiveError::BadArgument {
-            what: "RTT rounds".into(),
-            got: "0".into(),
-            allowed: "at least 1".into(),
-        });
-    }
+    check_counts(cfg.pings, cfg.warmup, cfg.rounds)?;
     check_sizes(&cfg.sizes)?;
     let mut others: Vec<Protection> = Vec::new();
     for &p in &cfg.protections {
@@ -494,4 +520,33 @@ fn client(
         added_rounds_ns: Vec::new(),
         samples_ns: rtts,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14: `--pings 18446744073709551615` overflowed `warmup + pings` (a panic) and a
+    /// large count aborted allocating its RTT vector; counts are checked before anything runs.
+    #[test]
+    fn counts_beyond_their_maximum_are_refused_before_anything_runs() {
+        let mut cfg = RttConfig::quick(vec![Protection::Plain]);
+        cfg.pings = usize::MAX;
+        let e = run(&cfg).unwrap_err().to_string();
+        assert!(e.contains("RTT pings") && e.contains("1..=1000000"), "{e}");
+        cfg.pings = MAX_PINGS + 1;
+        assert!(run(&cfg).is_err());
+        assert!(check_counts(MAX_PINGS, MAX_WARMUP, MAX_ROUNDS).is_ok());
+        assert!(check_counts(1, 0, 1).is_ok());
+        for (p, w, r) in [
+            (0, 0, 1),
+            (1, MAX_WARMUP + 1, 1),
+            (1, 0, 0),
+            (1, 0, MAX_ROUNDS + 1),
+        ] {
+            assert!(check_counts(p, w, r).is_err(), "{p} {w} {r}");
+        }
+        // One stream's packets stay below 2^32, so a 32-bit sequence number never wraps.
+        assert!(((MAX_PINGS + MAX_WARMUP) as u64) < 1 << 32);
+    }
 }

@@ -18,6 +18,11 @@ use crate::net::{self, MAX_DATAGRAM};
 use crate::protect::{OpenStats, Protection, security_association};
 use crate::{LiveError, cpu};
 
+/// Longest sending time per point: ten minutes, six hundred times the standard second (a
+/// rate settles within milliseconds); it also keeps the run's own deadlines (a multiple of it)
+/// far from `Duration`'s overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(600);
+
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct ThroughputConfig {
@@ -92,6 +97,13 @@ pub struct ThroughputPoint {
 
 /// Runs the throughput experiment: every protection at every rate.
 pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
+    if cfg.duration.is_zero() || cfg.duration > MAX_DURATION {
+        return Err(LiveError::BadArgument {
+            what: "throughput sending time per point".into(),
+            got: format!("{} ms", cfg.duration.as_millis()),
+            allowed: format!("1..={} ms", MAX_DURATION.as_millis()),
+        });
+    }
     if !(8..=9000).contains(&cfg.payload) {
         return Err(LiveError::BadArgument {
             what: "throughput payload".into(),
@@ -277,4 +289,21 @@ fn point(
         rx_cpu_ns: rx_cpu as f64 / delivered.max(1) as f64,
         receiver,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14: a huge `--duration-ms` overflowed the run's deadline (`duration * 3`); the
+    /// sending time has a maximum, checked before anything runs.
+    #[test]
+    fn sending_time_beyond_its_maximum_is_refused() {
+        let mut cfg = ThroughputConfig::quick(vec![Protection::Plain]);
+        cfg.duration = Duration::from_millis(u64::MAX);
+        let e = run(&cfg).unwrap_err().to_string();
+        assert!(e.contains("1..=600000 ms"), "{e}");
+        cfg.duration = Duration::ZERO;
+        assert!(run(&cfg).is_err());
+    }
 }

@@ -47,6 +47,12 @@ impl PatchError {
     }
 }
 
+/// Most steps (keys and indices) a key path may have. The deepest key of a scenario file has
+/// five (`flow[0].source.split`'s four, and room for one more level of nesting); 32 leaves
+/// ample room while keeping every walk over a patched document (serialisation, validation,
+/// drop) far from the stack's limit: a 30,000-step key would nest 30,000 tables.
+pub const MAX_KEY_STEPS: usize = 32;
+
 /// One step of a key path: a table key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seg {
@@ -65,7 +71,8 @@ pub struct KeyPath {
 }
 
 impl KeyPath {
-    /// Parses a key path; the error says what is wrong and what is allowed.
+    /// Parses a key path; the error says what is wrong and what is allowed. A path of more
+    /// than [`MAX_KEY_STEPS`] steps is refused.
     pub fn parse(text: &str) -> Result<KeyPath, PatchError> {
         let allowed = || {
             "a key path into the scenario file: dotted keys with [N] indices, like link[0].rate, \
@@ -90,6 +97,7 @@ impl KeyPath {
                 ));
             }
             segs.push(Seg::Key(name.to_owned()));
+            too_deep(t, &segs)?;
             while !rest.is_empty() {
                 let close = rest.find(']');
                 let index = rest
@@ -99,6 +107,7 @@ impl KeyPath {
                 match (index, close) {
                     (Some(i), Some(c)) => {
                         segs.push(Seg::Index(i));
+                        too_deep(t, &segs)?;
                         rest = &rest[c + 1..];
                     }
                     _ => {
@@ -125,6 +134,25 @@ impl KeyPath {
     pub fn segs(&self) -> &[Seg] {
         &self.segs
     }
+}
+
+/// Refuses a key path once it has more than [`MAX_KEY_STEPS`] steps (checked as the path is
+/// read, so a huge key costs no more than the limit); the message shows the key's start only.
+fn too_deep(text: &str, segs: &[Seg]) -> Result<(), PatchError> {
+    if segs.len() <= MAX_KEY_STEPS {
+        return Ok(());
+    }
+    let shown: String = text.chars().take(60).collect();
+    let more = if shown.len() < text.len() { "..." } else { "" };
+    Err(PatchError::new(
+        format!(
+            "the key \"{shown}{more}\" ({} characters) has more than {MAX_KEY_STEPS} steps",
+            text.chars().count()
+        ),
+        format!(
+            "a key path of 1 to {MAX_KEY_STEPS} keys and [N] indices, like flow[0].source.split"
+        ),
+    ))
 }
 
 impl FromStr for KeyPath {
@@ -329,6 +357,32 @@ mod tests {
             let e = KeyPath::parse(bad).unwrap_err();
             assert!(e.allowed.contains("link[0].rate"), "{bad}: {e}");
         }
+    }
+
+    /// Issue 14: a 30,000-part key overflowed the stack (30,000 nested tables); key paths are
+    /// bounded, and the bound allows every key a scenario file has.
+    #[test]
+    fn key_paths_are_bounded() {
+        let huge = vec!["a"; 30_000].join(".");
+        let e = KeyPath::parse(&huge).unwrap_err();
+        assert!(e.problem.contains("more than 32 steps"), "{e}");
+        assert!(e.problem.contains("59999 characters"), "{e}");
+        assert!(
+            e.to_string().len() < 400,
+            "the message quotes the key's start only"
+        );
+        let indices = format!("node{}", "[0]".repeat(40));
+        assert!(KeyPath::parse(&indices).is_err());
+        let deepest = vec!["a"; MAX_KEY_STEPS].join(".");
+        assert_eq!(
+            KeyPath::parse(&deepest).unwrap().segs().len(),
+            MAX_KEY_STEPS
+        );
+        let over = vec!["a"; MAX_KEY_STEPS + 1].join(".");
+        assert!(KeyPath::parse(&over).is_err());
+        let mut d = doc();
+        set(&mut d, &k(&deepest), 1.into()).unwrap();
+        assert_eq!(get(&d, &k(&deepest)), Some(&Value::Integer(1)));
     }
 
     #[test]

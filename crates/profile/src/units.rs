@@ -3,7 +3,10 @@
 //! `"12.7ns/B"` through [`parse`] (or [`parse_in`] for another result unit): a number and a
 //! unit, optionally separated by spaces; the number may use an exponent (`"2e8m/s"`). A bare
 //! number is an error: every quantity says what it measures. Each [`Kind`] has one table of
-//! units; a unit matches exactly, else ignoring ASCII case (`"2.5gbps"`).
+//! units, and a unit matches it exactly: case carries meaning in SI (`b` bit, `B` byte; `m`
+//! milli or metre, `M` mega), so `"10GBps"` is ten gigabytes per second (80 Gb/s), `"1Mm"` is
+//! not a millimetre, and a spelling that matches only when case is ignored (`"2.5gbps"`,
+//! `"1.5US"`) is refused with the units that do match ([`Reason::WrongCase`]).
 //!
 //! [`parse_duration_ns`], [`parse_per_byte_ns`] and [`parse_len_bytes`] are the profile's
 //! readers (nanoseconds, whole bytes, messages in the profile's style); the `format_*` functions
@@ -81,6 +84,17 @@ impl Kind {
                 ("Mb/s", 1e6),
                 ("Gb/s", 1e9),
                 ("Tb/s", 1e12),
+                // Byte rates, eight bits to the byte.
+                ("Bps", 8.0),
+                ("kBps", 8e3),
+                ("MBps", 8e6),
+                ("GBps", 8e9),
+                ("TBps", 8e12),
+                ("B/s", 8.0),
+                ("kB/s", 8e3),
+                ("MB/s", 8e6),
+                ("GB/s", 8e9),
+                ("TB/s", 8e12),
             ],
             Kind::Length => &[("mm", 1e-3), ("cm", 1e-2), ("m", 1.0), ("km", 1e3)],
             Kind::Size => &[
@@ -107,14 +121,19 @@ impl Kind {
         }
     }
 
-    /// The factor of `unit` to the base unit: an exact match, else one ignoring ASCII case.
+    /// The factor of `unit` to the base unit: an exact, case-sensitive match only.
     pub fn factor(self, unit: &str) -> Option<f64> {
-        let units = self.units();
-        units
+        self.units().iter().find(|u| u.0 == unit).map(|u| u.1)
+    }
+
+    /// The units of this kind that `unit` matches when case is ignored: what a wrong-case
+    /// spelling may have meant (`"gbps"` gives `Gbps` and `GBps`).
+    pub fn case_matches(self, unit: &str) -> Vec<&'static str> {
+        self.units()
             .iter()
-            .find(|u| u.0 == unit)
-            .or_else(|| units.iter().find(|u| u.0.eq_ignore_ascii_case(unit)))
-            .map(|u| u.1)
+            .filter(|u| u.0.to_lowercase() == unit.to_lowercase())
+            .map(|u| u.0)
+            .collect()
     }
 
     /// The accepted units, comma-separated.
@@ -139,6 +158,9 @@ pub enum Reason {
     NoUnit,
     /// A unit that is not one of the kind's.
     UnknownUnit(String),
+    /// A unit that is one of the kind's only when case is ignored (`"10gbps"`); units are
+    /// case-sensitive. Holds the unit given and the units it could have meant.
+    WrongCase(String, Vec<&'static str>),
     /// A negative value.
     Negative,
     /// A value too large to represent.
@@ -254,10 +276,23 @@ fn parse_scaled(text: &str, kind: Kind, per: f64) -> Result<f64, UnitError> {
         return Err(err(Reason::NoUnit, format!("\"{text}\" has no unit")));
     }
     let factor = kind.factor(unit).ok_or_else(|| {
-        err(
-            Reason::UnknownUnit(unit.to_owned()),
-            format!("\"{unit}\" in \"{text}\" is not a unit of {}", kind.name()),
-        )
+        let meant = kind.case_matches(unit);
+        if meant.is_empty() {
+            err(
+                Reason::UnknownUnit(unit.to_owned()),
+                format!("\"{unit}\" in \"{text}\" is not a unit of {}", kind.name()),
+            )
+        } else {
+            err(
+                Reason::WrongCase(unit.to_owned(), meant.clone()),
+                format!(
+                    "\"{unit}\" in \"{text}\" is not a unit of {}: units are case-sensitive \
+                     (b bit, B byte, m milli or metre, M mega); did you mean {}?",
+                    kind.name(),
+                    quoted_or(&meant)
+                ),
+            )
+        }
     })?;
     if value < 0.0 {
         return Err(err(Reason::Negative, format!("\"{text}\" is negative")));
@@ -271,6 +306,15 @@ fn parse_scaled(text: &str, kind: Kind, per: f64) -> Result<f64, UnitError> {
         return Err(err(Reason::TooLarge, format!("\"{text}\" is too large")));
     }
     Ok(result)
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`: the units a wrong-case spelling may have meant.
+fn quoted_or(units: &[&str]) -> String {
+    let q: Vec<String> = units.iter().map(|u| format!("\"{u}\"")).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => q.join(""),
+    }
 }
 
 /// Allowed units of `kind` for the profile's messages: `` `ps`, `ns`, ... ``.
@@ -298,6 +342,16 @@ fn profile_message(e: &UnitError, text: &str, kind: Kind, what: &str) -> String 
             "unknown unit `{unit}` in `{text}`; a {what} takes one of {}",
             backticked(kind)
         ),
+        Reason::WrongCase(unit, meant) => format!(
+            "unit `{unit}` in `{text}` has the wrong case (units are case-sensitive): did you \
+             mean {}? a {what} takes one of {}",
+            meant
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            backticked(kind)
+        ),
         Reason::Negative => format!("`{text}` is negative; a {what} must be zero or more"),
         Reason::TooLarge => format!("`{text}` is not a finite {what}"),
         Reason::NotWhole => format!("`{text}` is not a whole number of bytes"),
@@ -323,7 +377,7 @@ pub fn parse_len_bytes(text: &str) -> Result<u64, String> {
     parse(text, Kind::Size)
         .and_then(|b| whole_bytes(b, text))
         .map_err(|e| match e.reason {
-            Reason::NoUnit | Reason::UnknownUnit(_) => {
+            Reason::NoUnit | Reason::UnknownUnit(_) | Reason::WrongCase(..) => {
                 profile_message(&e, text, Kind::Size, "length")
             }
             Reason::TooLarge => format!("`{text}` is too large"),
@@ -468,7 +522,7 @@ mod tests {
         assert_eq!(parse("0.9/us", Kind::PacketRate).unwrap(), 0.9e6);
         assert_eq!(parse("12.7ns/B", Kind::PerByte).unwrap(), 12_700.0);
         assert_eq!(parse("1e-6s", Kind::Duration).unwrap(), 1e6);
-        assert_eq!(parse("2.5gbps", Kind::DataRate).unwrap(), 2.5e9);
+        assert_eq!(parse("2.5Gb/s", Kind::DataRate).unwrap(), 2.5e9);
         assert!(parse_in("1us", Kind::Duration, "furlongs").is_err());
     }
 
@@ -518,11 +572,58 @@ mod tests {
                 "{text}"
             );
         }
-        assert_eq!(parse_duration_ns("1.5 US").unwrap(), 1500.0);
         assert_eq!(parse_len_bytes("1.5kB").unwrap(), 1500);
         assert_eq!(parse_len_bytes("1e3B").unwrap(), 1000);
         assert_eq!(parse_len_bytes("1GiB").unwrap(), 1 << 30);
         assert_eq!(parse(" 1.5 µs/B ", Kind::PerByte).unwrap(), 1.5e6);
+    }
+
+    /// Issue 14: case carries meaning. A byte rate is eight times the bit rate; a megametre is
+    /// not a millimetre; a spelling that only matches when case is ignored is refused, naming
+    /// the units it may have meant.
+    #[test]
+    fn units_are_case_sensitive() {
+        assert_eq!(parse("10GBps", Kind::DataRate).unwrap(), 8e10);
+        assert_eq!(parse("10Gbps", Kind::DataRate).unwrap(), 1e10);
+        assert_eq!(parse("1.5MB/s", Kind::DataRate).unwrap(), 1.2e7);
+        assert_eq!(parse("1mm", Kind::Length).unwrap(), 1e-3);
+        for (text, kind, meant) in [
+            ("1Mm", Kind::Length, "\"mm\""),
+            ("10gbps", Kind::DataRate, "\"Gbps\" or \"GBps\""),
+            ("10GBPS", Kind::DataRate, "\"Gbps\" or \"GBps\""),
+            ("1.5US", Kind::Duration, "\"us\""),
+            ("2MS", Kind::Duration, "\"ms\""),
+            ("2S", Kind::Duration, "\"s\""),
+            ("1500b", Kind::Size, "\"B\""),
+            ("9kib", Kind::Size, "\"KiB\""),
+            ("1mpps", Kind::PacketRate, "\"Mpps\""),
+            ("2e8M/S", Kind::Speed, "\"m/s\""),
+            ("1NS/b", Kind::PerByte, "\"ns/B\""),
+        ] {
+            let e = parse(text, kind).unwrap_err();
+            assert!(matches!(e.reason, Reason::WrongCase(..)), "{text}: {e}");
+            assert!(e.problem.contains("case-sensitive"), "{text}: {e}");
+            assert!(e.problem.contains(meant), "{text}: {e}");
+            assert!(e.allowed.contains("units:"), "{text}: {e}");
+        }
+        let e = parse_duration_ns("1.5 US").unwrap_err();
+        assert!(e.contains("wrong case") && e.contains("`us`"), "{e}");
+        let e = parse_len_bytes("64b").unwrap_err();
+        assert!(e.contains("wrong case") && e.contains("`B`"), "{e}");
+        // Every spelling in the tables reads as its own factor (none is listed twice).
+        for kind in [
+            Kind::Duration,
+            Kind::DataRate,
+            Kind::Length,
+            Kind::Size,
+            Kind::PacketRate,
+            Kind::Speed,
+            Kind::PerByte,
+        ] {
+            for (u, f) in kind.units() {
+                assert_eq!(kind.factor(u), Some(*f), "{u}");
+            }
+        }
     }
 
     #[test]

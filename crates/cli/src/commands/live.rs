@@ -47,21 +47,25 @@ pub struct LiveArgs {
     /// RTT: payload sizes [bytes], comma-separated (8..=9000).
     #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
     pub sizes: Vec<usize>,
-    /// RTT: measured pings per protection and size.
-    #[arg(long, value_name = "N")]
-    pub pings: Option<usize>,
+    /// RTT: measured pings per protection and size (1 to 1000000).
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=live::rtt::MAX_PINGS as u64))]
+    pub pings: Option<u64>,
     /// RTT: repetitions of the whole measurement; the added latency is the median over them
-    /// (default 5, 1 with --quick).
-    #[arg(long, value_name = "N")]
-    pub rounds: Option<usize>,
-    /// Throughput: sending time per point [ms].
-    #[arg(long, value_name = "MS")]
+    /// (default 5, 1 with --quick; at most 1000).
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=live::rtt::MAX_ROUNDS as u64))]
+    pub rounds: Option<u64>,
+    /// Throughput: sending time per point [ms] (1 to 600000).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64)
+          .range(1..=live::throughput::MAX_DURATION.as_millis() as u64))]
     pub duration_ms: Option<u64>,
     /// Bulk: link MTUs [bytes], comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
     pub mtu: Vec<usize>,
-    /// Bulk: payload per transfer [MB].
-    #[arg(long, value_name = "MB")]
+    /// Bulk: payload per transfer [MB] (1 to 100000).
+    #[arg(long, value_name = "MB",
+          value_parser = clap::value_parser!(u64).range(1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
 }
 
@@ -77,13 +81,6 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 protections.push(p);
             }
         }
-    }
-    if args.pings == Some(0)
-        || args.rounds == Some(0)
-        || args.duration_ms == Some(0)
-        || args.megabytes == Some(0)
-    {
-        bail!("--pings, --rounds, --duration-ms and --megabytes must be at least 1");
     }
     // Every flag is checked before the first experiment runs.
     if !args.sizes.is_empty() {
@@ -134,11 +131,12 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 if !args.sizes.is_empty() {
                     cfg.sizes = args.sizes.clone();
                 }
+                // Within MAX_PINGS and MAX_ROUNDS (clap checked the range), so they fit.
                 if let Some(n) = args.pings {
-                    cfg.pings = n;
+                    cfg.pings = n as usize;
                 }
                 if let Some(n) = args.rounds {
-                    cfg.rounds = n;
+                    cfg.rounds = n as usize;
                 }
                 cfg.transport = transport.clone();
                 let run = live::rtt::run(&cfg).context("live RTT experiment")?;
@@ -202,6 +200,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     cfg.mtus = args.mtu.clone();
                 }
                 if let Some(mb) = args.megabytes {
+                    // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
                     cfg.bytes = mb * 1_000_000;
                 }
                 cfg.transport = transport.clone();

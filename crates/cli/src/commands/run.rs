@@ -17,7 +17,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Independent replications (overrides `[scenario] replications`).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// At most 1000, and replications x flows at most 10000 (the statistics a run holds).
+    #[arg(long, value_parser = clap::value_parser!(u32)
+          .range(1..=i64::from(model::scenario::MAX_REPLICATIONS)))]
     pub replications: Option<u32>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -38,6 +40,10 @@ pub struct RunArgs {
 /// Runs `oransim run`.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = model::Scenario::load(&args.file)?;
+    if let Some(r) = args.replications {
+        model::scenario::check_replications(r, scenario.network.flows.len())
+            .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;
+    }
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
         // Before the run, so a refused target does not waste it.

@@ -375,10 +375,55 @@ pub(super) fn cumulative_weights(
             "non-negative weights with a positive sum",
         ));
     }
+    let mut w = w;
+    if !w.iter().sum::<f64>().is_finite() {
+        // Finite weights whose sum overflows ([1e308, 1e308]): scale them by the power of two
+        // that brings the largest to at most 1, which keeps every ratio exact and the sum
+        // finite (at most the count of weights). Sums that fit are left as they are.
+        let max = w.iter().fold(0.0_f64, |m, &x| m.max(x));
+        let scale = 0.5_f64.powi(max.log2().ceil() as i32);
+        w.iter_mut().for_each(|x| *x *= scale);
+    }
     Ok(w.iter()
         .scan(0.0, |acc, x| {
             *acc += x;
             Some(*acc)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cumulative(w: &[f64]) -> Result<Vec<f64>, ScenarioError> {
+        let cx = Ctx {
+            path: Path::new("w.toml"),
+        };
+        cumulative_weights(&cx, "node[0].service.weights", Some(w), w.len())
+    }
+
+    /// Issue 14: `weights = [1e308, 1e308]` summed to infinity, so every draw took the last
+    /// value. Weights whose sum overflows are scaled exactly; the halves stay equal.
+    #[test]
+    fn weights_whose_sum_overflows_keep_their_ratios() {
+        let c = cumulative(&[1e308, 1e308]).unwrap();
+        assert!(c.iter().all(|x| x.is_finite()), "{c:?}");
+        assert_eq!(c[1], 2.0 * c[0]);
+        let c = cumulative(&[f64::MAX, f64::MAX / 4.0, f64::MAX]).unwrap();
+        assert!(c[2].is_finite() && c[2] > 0.0, "{c:?}");
+        assert!((c[1] - c[0] - c[0] / 4.0).abs() < 1e-12, "{c:?}");
+        // Weights that fit are left exactly as they were.
+        assert_eq!(cumulative(&[1.0, 2.0, 0.5]).unwrap(), [1.0, 3.0, 3.5]);
+        assert_eq!(cumulative(&[1e300, 1e300]).unwrap(), [1e300, 2e300]);
+        for bad in [
+            [1.0, f64::INFINITY],
+            [0.0, 0.0],
+            [1.0, -1.0],
+            [f64::NAN, 1.0],
+        ] {
+            let e = cumulative(&bad).unwrap_err().to_string();
+            assert!(e.contains("node[0].service.weights"), "{e}");
+        }
+    }
 }

@@ -26,19 +26,32 @@ pub struct Axis {
     pub(super) raw: Vec<String>,
 }
 
+/// Longest argument quoted whole in a message [characters]; a longer one is shown by its start.
+const SHOWN_CHARS: usize = 200;
+
+/// `arg` for a message: whole, or its first [`SHOWN_CHARS`] characters and `...`.
+fn shown(arg: &str) -> String {
+    match arg.char_indices().nth(SHOWN_CHARS) {
+        Some((i, _)) => format!("{}...", &arg[..i]),
+        None => arg.to_owned(),
+    }
+}
+
 /// Splits `KEY=VALUE` at the first `=`.
 fn split_arg<'a>(flag: &str, arg: &'a str) -> Result<(KeyPath, &'a str), PatchError> {
+    let arg_text = shown(arg);
+    let arg_text = arg_text.as_str();
     let (k, v) = arg.split_once('=').ok_or_else(|| PatchError {
-        problem: format!("--{flag} {arg}: no '=' between key and value"),
+        problem: format!("--{flag} {arg_text}: no '=' between key and value"),
         allowed: format!("--{flag} KEY=VALUE, like --{flag} link[0].rate=10Gbps"),
     })?;
     let key = KeyPath::parse(k).map_err(|e| PatchError {
-        problem: format!("--{flag} {arg}: {}", e.problem),
+        problem: format!("--{flag} {arg_text}: {}", e.problem),
         ..e
     })?;
     if v.trim().is_empty() {
         return Err(PatchError {
-            problem: format!("--{flag} {arg}: the value is empty"),
+            problem: format!("--{flag} {arg_text}: the value is empty"),
             allowed: format!("--{flag} KEY=VALUE, like --{flag} link[0].rate=10Gbps"),
         });
     }
@@ -198,7 +211,7 @@ fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), String> {
     if sb < sa {
         return Err("the end is below the start".into());
     }
-    let count = (sb - sa) / ss + 1;
+    let count = sb.checked_sub(sa).ok_or_else(too_big)? / ss + 1;
     if count > MAX_AXIS_VALUES as i128 {
         return Err(format!(
             "{count} values, more than {MAX_AXIS_VALUES} for one key"
@@ -239,6 +252,7 @@ fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), String> {
 /// ```
 pub fn parse_vary(arg: &str) -> Result<Axis, PatchError> {
     let (key, spec) = split_arg("vary", arg)?;
+    let arg = shown(arg);
     let is_range = spec.contains("..") && !spec.contains(['"', '\'', '[', '{', ',']);
     if is_range {
         let (values, raw) = expand_range(spec).map_err(|problem| PatchError {
@@ -277,5 +291,35 @@ pub(super) fn coerce(existing: Option<&Value>, value: Value, raw: &str) -> Value
             Value::String(raw.to_owned())
         }
         _ => value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14: a 30,000-part `--set` key overflowed the stack; it is refused, and the message
+    /// quotes the argument's start only.
+    #[test]
+    fn huge_keys_are_refused_with_a_short_message() {
+        let arg = format!("{}=1", vec!["a"; 30_000].join("."));
+        let e = parse_set(&arg).unwrap_err();
+        assert!(e.problem.starts_with("--set a.a.a."), "{e}");
+        assert!(e.problem.contains("more than 32 steps"), "{e}");
+        assert!(
+            e.to_string().len() < 800,
+            "{} characters",
+            e.to_string().len()
+        );
+        let e = parse_vary(&format!("{}=1,2", vec!["a"; 30_000].join("."))).unwrap_err();
+        assert!(e.problem.contains("more than 32 steps"), "{e}");
+    }
+
+    /// A range whose span does not fit is refused, not a panic on overflow.
+    #[test]
+    fn ranges_spanning_more_than_i128_are_refused() {
+        let big = "9".repeat(30);
+        let e = parse_vary(&format!("stop.packets=-{big}..{big}:0.00000001")).unwrap_err();
+        assert!(e.problem.contains("too large"), "{e}");
     }
 }
