@@ -347,3 +347,46 @@ fn kex_setup_under_loss() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("a probability from 0 to below 1"));
 }
+
+/// Issue 14, class 2: a storm where every tunnel fails prints no time ("all back after 0.00 ms
+/// (NaN%)" before): the table says "none", the findings say none came back, and the JSON has
+/// `null` times with `status` "none back".
+#[test]
+fn kex_with_every_tunnel_failed_prints_no_time() {
+    let args = [
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--tunnels",
+        "10",
+        "--loss",
+        "0.99",
+        "--ke",
+        "x25519,mlkem768",
+    ];
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("NaN") && !text.contains("0.00 ms"), "{text}");
+    assert!(text.contains("never come back (all 10 failed)"), "{text}");
+    assert!(text.contains("none came back"), "{text}");
+    let out = run(&[&args[..], &["--format", "json"]].concat());
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in v["rows"].as_array().unwrap() {
+        assert_eq!(row["status"], "none back", "{row}");
+        for key in [
+            "setup_ns",
+            "setup_p99_ns",
+            "storm_all_back_ns",
+            "storm_p50_ns",
+        ] {
+            assert!(row[key].is_null(), "{key}: {}", row[key]);
+        }
+    }
+}
