@@ -390,3 +390,67 @@ fn kex_with_every_tunnel_failed_prints_no_time() {
         }
     }
 }
+
+/// `plan fronthaul --switches 2 --switch-latency X` as JSON.
+fn fronthaul_json(switch_latency: &str) -> serde_json::Value {
+    let out = run(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--fibre",
+        "10km",
+        "--switches",
+        "2",
+        "--switch-latency",
+        switch_latency,
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Issue 14, class 2: the switches' latency was counted as endpoint processing and subtracted,
+/// so two switches of 1 s still "fit" T12max. Now it is transport: two 5 us switches add
+/// exactly 10 us against T12max over two 0 s switches, and 1 s switches fit no pair.
+#[test]
+fn fronthaul_switch_latency_counts_against_t12max() {
+    let transport = |v: &serde_json::Value| -> Vec<f64> {
+        v["plan"]["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["transport_ns"].as_f64().unwrap())
+            .collect()
+    };
+    let (zero, five) = (fronthaul_json("0us"), fronthaul_json("5us"));
+    for (a, b) in transport(&zero).iter().zip(transport(&five)) {
+        // Deterministic path, one frame per ms: the difference is the two latencies exactly
+        // (up to the report's float rounding).
+        assert!((b - a - 10_000.0).abs() < 1e-3, "{a} -> {b}");
+    }
+    let slow = fronthaul_json("1s");
+    assert!(transport(&slow).iter().all(|&t| t >= 2e9), "{slow}");
+    let best = slow["plan"]["best"].as_array().unwrap();
+    assert!(
+        best.iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .all(|c| c.is_null()),
+        "a path with 2 s of switches fits no T12max"
+    );
+    for m in slow["plan"]["modes"].as_array().unwrap() {
+        for row in m["longest_fibre_m"].as_array().unwrap() {
+            assert!(
+                row.as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|x| x.as_f64() == Some(0.0))
+            );
+        }
+    }
+}
