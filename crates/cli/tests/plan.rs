@@ -454,3 +454,55 @@ fn fronthaul_switch_latency_counts_against_t12max() {
         }
     }
 }
+
+/// Issue 14, class 2: a load above the profile's I/O limit (796 Mb/s on colosseum-e2) printed
+/// "added latency 0.00 us". Now it is refused as saturated, naming the binding limit; an
+/// alternative that saturates at a load the chosen suite carries is shown as "saturated" with
+/// `null` figures and `status` "saturated" in JSON, never a delay.
+#[test]
+fn interface_above_the_limits_is_saturated() {
+    let base = [
+        "plan",
+        "interface",
+        "--profile",
+        "calibration/colosseum-e2.toml",
+        "--suite",
+        "aes256-gcm",
+    ];
+    let out = run(&[&base[..], &["--rate", "900Mbps"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--rate") && err.contains("saturated"), "{err}");
+    assert!(
+        err.contains("I/O path") && err.contains("796.1 Mb/s"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let args = [
+        &base[..],
+        &["--rate", "500Mbps", "--compare", "aes256-cbc-hmac-sha256"],
+    ]
+    .concat();
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("saturated at this load: the CPU on 1 core carries at most 374.8 Mb/s"),
+        "{text}"
+    );
+    let out = run(&[&args[..], &["--format", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plan = &v["plan"];
+    let plan = if plan.is_null() { &v } else { plan };
+    assert_eq!(plan["secured"]["status"], "ok");
+    assert!(plan["secured"]["p99_ns"].as_f64().unwrap() > 0.0);
+    let alt = &plan["alternatives"][0];
+    assert_eq!(alt["status"], "saturated", "{alt}");
+    for key in ["cpu", "p50_ns", "p99_ns", "components_ns"] {
+        assert!(alt[key].is_null(), "{key}: {}", alt[key]);
+    }
+}

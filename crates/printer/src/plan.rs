@@ -48,9 +48,12 @@ pub fn interface(
         t.row([
             model::file::suite_or_none::name(r.suite).to_owned(),
             r.cores.to_string(),
-            format!("{:.2}%", r.cpu * 100.0),
-            format!("{:.2} us", r.p50_ns / 1e3),
-            format!("{:.2} us", r.p99_ns / 1e3),
+            r.cpu
+                .map_or_else(|| r.status.to_owned(), |c| format!("{:.2}%", c * 100.0)),
+            r.p50_ns
+                .map_or_else(|| r.status.to_owned(), |ns| format!("{:.2} us", ns / 1e3)),
+            r.p99_ns
+                .map_or_else(|| r.status.to_owned(), |ns| format!("{:.2} us", ns / 1e3)),
             format!("{:.1} Mb/s", r.max_bps / 1e6),
             r.limit.to_string(),
         ]);
