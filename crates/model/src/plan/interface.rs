@@ -291,8 +291,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         let max_bps = cpu_pps.min(io_pps) * 8.0 * mean_bytes;
         let limit = if io_pps < cpu_pps { "io" } else { "cpu" }.to_owned();
         // At or above the capacity the queue grows without bound: no delay means anything.
-        // (`!(a < b)`: a capacity that is not a number is saturated too.)
-        if !(offered_bps < max_bps) {
+        // A capacity that is not a number is saturated too.
+        if offered_bps >= max_bps || max_bps.is_nan() {
             return Ok(InterfaceRun {
                 suite,
                 stack,

@@ -122,6 +122,11 @@ fn role_key(node: &NodeConfig, role: Role) -> &'static str {
     }
 }
 
+/// Whether a load has no steady state: at least 1, or not a number (refused too).
+fn overloaded(rho: f64) -> bool {
+    rho >= 1.0 || rho.is_nan()
+}
+
 /// Refuses a node stage or link direction whose long-run offered load is at least its capacity
 /// while its buffer is unbounded: it has no steady state, so its delays grow with the run's
 /// length and mean nothing. Loads are computed from the sources' mean rates and size
@@ -169,8 +174,7 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
         }
         let key = format!("node[{i}] (\"{}\")", n.name);
         let cpu: f64 = load.cpu.iter().sum();
-        // `!(x < 1)`: a load that is not a number is refused too.
-        if !(cpu < 1.0) {
+        if overloaded(cpu) {
             let cores = n.servers.max(1);
             let parts: Vec<String> = Role::ALL
                 .iter()
@@ -198,7 +202,7 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                 "a load below 1 on every stage (fewer or smaller packets, more cores, a faster service), or a finite `capacity` to model drops",
             ));
         }
-        if !(load.io < 1.0) {
+        if overloaded(load.io) {
             return Err(cx.invalid(
                 key,
                 format!(
@@ -211,7 +215,7 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
     }
     for (i, (l, loads)) in net.links.iter().zip(&link_load).enumerate() {
         for (d, rho) in loads.iter().enumerate() {
-            if !(*rho < 1.0) && l.queue_capacity.is_none() {
+            if overloaded(*rho) && l.queue_capacity.is_none() {
                 let (a, b) = if d == 0 { (l.a, l.b) } else { (l.b, l.a) };
                 return Err(cx.invalid(
                     format!("link[{i}] (\"{}\")", l.name),
