@@ -12,6 +12,22 @@ fn run(args: &[&str]) -> Output {
         .expect("the oransim binary runs")
 }
 
+/// Runs `oransim args`, asserts it succeeds and returns its standard output as text.
+fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
+fn run_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&run_ok(&[args, &["--format", "json"]].concat())).expect("JSON output")
+}
+
 /// The storm with this host's measured profiles: every tunnel comes back, and the time until all
 /// are back is bounded below by the responder's total CPU work over its cores (it cannot finish
 /// sooner) and above by that plus one handshake's unloaded set-up time and the queue's last
@@ -365,19 +381,11 @@ fn kex_with_every_tunnel_failed_prints_no_time() {
         "--ke",
         "x25519,mlkem768",
     ];
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_ok(&args);
     assert!(!text.contains("NaN") && !text.contains("0.00 ms"), "{text}");
     assert!(text.contains("never come back (all 10 failed)"), "{text}");
     assert!(text.contains("none came back"), "{text}");
-    let out = run(&[&args[..], &["--format", "json"]].concat());
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = run_json(&args);
     for row in v["rows"].as_array().unwrap() {
         assert_eq!(row["status"], "none back", "{row}");
         for key in [
@@ -393,7 +401,7 @@ fn kex_with_every_tunnel_failed_prints_no_time() {
 
 /// `plan fronthaul --switches 2 --switch-latency X` as JSON.
 fn fronthaul_json(switch_latency: &str) -> serde_json::Value {
-    let out = run(&[
+    run_json(&[
         "plan",
         "fronthaul",
         "--profile",
@@ -404,15 +412,7 @@ fn fronthaul_json(switch_latency: &str) -> serde_json::Value {
         "2",
         "--switch-latency",
         switch_latency,
-        "--format",
-        "json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ])
 }
 
 /// Issue 14, class 2: the switches' latency was counted as endpoint processing and subtracted,
@@ -483,19 +483,12 @@ fn interface_above_the_limits_is_saturated() {
         &["--rate", "500Mbps", "--compare", "aes256-cbc-hmac-sha256"],
     ]
     .concat();
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_ok(&args);
     assert!(
         text.contains("saturated at this load: the CPU on 1 core carries at most 374.8 Mb/s"),
         "{text}"
     );
-    let out = run(&[&args[..], &["--format", "json"]].concat());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = run_json(&args);
     let plan = &v["plan"];
     let plan = if plan.is_null() { &v } else { plan };
     assert_eq!(plan["secured"]["status"], "ok");

@@ -30,6 +30,15 @@ fn scenario(a: &str, m: Option<&str>, b: &str) -> String {
     s
 }
 
+/// `a` (1 us `service`) to `b` with the given two models, one link, no middle node.
+fn a_to_b(b_first: &str, b_second: &str) -> String {
+    scenario(
+        &det("service", "1us"),
+        None,
+        &format!("{b_first}\n{b_second}"),
+    )
+}
+
 fn det(key: &str, time: &str) -> String {
     format!("{key} = {{ model = \"deterministic\", time = \"{time}\" }}")
 }
@@ -53,11 +62,7 @@ fn load_ok(name: &str, text: &str) {
 /// was read. Now it is refused, naming the node, the CPU stage, `receive` and the load.
 #[test]
 fn a_receiver_at_load_two_is_refused() {
-    let text = scenario(
-        &det("service", "1us"),
-        None,
-        &format!("{}\n{}", det("service", "1us"), det("receive", "20us")),
-    );
+    let text = a_to_b(&det("service", "1us"), &det("receive", "20us"));
     let e = load_err("receive", &text);
     assert!(e.contains("node[1] (\"b\")"), "{e}");
     assert!(e.contains("CPU stage"), "{e}");
@@ -69,11 +74,7 @@ fn a_receiver_at_load_two_is_refused() {
 /// refused (load 10 from a model nobody uses); now the scenario is accepted.
 #[test]
 fn a_slow_stage_nothing_uses_is_accepted() {
-    let text = scenario(
-        &det("service", "1us"),
-        None,
-        &format!("{}\n{}", det("service", "100us"), det("receive", "1us")),
-    );
+    let text = a_to_b(&det("service", "100us"), &det("receive", "1us"));
     load_ok("unused", &text);
     // A forwarder's `service` and `receive` are unused too: only `transit` counts.
     let text = scenario(
@@ -136,14 +137,9 @@ fn roles_share_the_cores() {
 /// The one-server I/O stage, which every packet through a node passes, is checked too.
 #[test]
 fn an_overloaded_io_stage_is_refused() {
-    let text = scenario(
-        &det("service", "1us"),
-        None,
-        &format!(
-            "{}\ncores = 8\n{}",
-            det("service", "1us"),
-            det("io", "12us")
-        ),
+    let text = a_to_b(
+        &format!("{}\ncores = 8", det("service", "1us")),
+        &det("io", "12us"),
     );
     let e = load_err("io", &text);
     assert!(
