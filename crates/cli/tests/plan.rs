@@ -12,6 +12,22 @@ fn run(args: &[&str]) -> Output {
         .expect("the oransim binary runs")
 }
 
+/// Runs `oransim args`, asserts it succeeds and returns its standard output as text.
+fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
+fn run_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&run_ok(&[args, &["--format", "json"]].concat())).expect("JSON output")
+}
+
 /// The storm with this host's measured profiles: every tunnel comes back, and the time until all
 /// are back is bounded below by the responder's total CPU work over its cores (it cannot finish
 /// sooner) and above by that plus one handshake's unloaded set-up time and the queue's last
@@ -346,4 +362,140 @@ fn kex_setup_under_loss() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("a probability from 0 to below 1"));
+}
+
+/// Issue 14, class 2: a storm where every tunnel fails prints no time ("all back after 0.00 ms
+/// (NaN%)" before): the table says "none", the findings say none came back, and the JSON has
+/// `null` times with `status` "none back".
+#[test]
+fn kex_with_every_tunnel_failed_prints_no_time() {
+    let args = [
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--tunnels",
+        "10",
+        "--loss",
+        "0.99",
+        "--ke",
+        "x25519,mlkem768",
+    ];
+    let text = run_ok(&args);
+    assert!(!text.contains("NaN") && !text.contains("0.00 ms"), "{text}");
+    assert!(text.contains("never come back (all 10 failed)"), "{text}");
+    assert!(text.contains("none came back"), "{text}");
+    let v = run_json(&args);
+    for row in v["rows"].as_array().unwrap() {
+        assert_eq!(row["status"], "none back", "{row}");
+        for key in [
+            "setup_ns",
+            "setup_p99_ns",
+            "storm_all_back_ns",
+            "storm_p50_ns",
+        ] {
+            assert!(row[key].is_null(), "{key}: {}", row[key]);
+        }
+    }
+}
+
+/// `plan fronthaul --switches 2 --switch-latency X` as JSON.
+fn fronthaul_json(switch_latency: &str) -> serde_json::Value {
+    run_json(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--fibre",
+        "10km",
+        "--switches",
+        "2",
+        "--switch-latency",
+        switch_latency,
+    ])
+}
+
+/// Issue 14, class 2: the switches' latency was counted as endpoint processing and subtracted,
+/// so two switches of 1 s still "fit" T12max. Now it is transport: two 5 us switches add
+/// exactly 10 us against T12max over two 0 s switches, and 1 s switches fit no pair.
+#[test]
+fn fronthaul_switch_latency_counts_against_t12max() {
+    let transport = |v: &serde_json::Value| -> Vec<f64> {
+        v["plan"]["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["transport_ns"].as_f64().unwrap())
+            .collect()
+    };
+    let (zero, five) = (fronthaul_json("0us"), fronthaul_json("5us"));
+    for (a, b) in transport(&zero).iter().zip(transport(&five)) {
+        // Deterministic path, one frame per ms: the difference is the two latencies exactly
+        // (up to the report's float rounding).
+        assert!((b - a - 10_000.0).abs() < 1e-3, "{a} -> {b}");
+    }
+    let slow = fronthaul_json("1s");
+    assert!(transport(&slow).iter().all(|&t| t >= 2e9), "{slow}");
+    let best = slow["plan"]["best"].as_array().unwrap();
+    assert!(
+        best.iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .all(|c| c.is_null()),
+        "a path with 2 s of switches fits no T12max"
+    );
+    for m in slow["plan"]["modes"].as_array().unwrap() {
+        for row in m["longest_fibre_m"].as_array().unwrap() {
+            assert!(
+                row.as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|x| x.as_f64() == Some(0.0))
+            );
+        }
+    }
+}
+
+/// Issue 14, class 2: a load above the profile's I/O limit (796 Mb/s on colosseum-e2) printed
+/// "added latency 0.00 us". Now it is refused as saturated, naming the binding limit; an
+/// alternative that saturates at a load the chosen suite carries is shown as "saturated" with
+/// `null` figures and `status` "saturated" in JSON, never a delay.
+#[test]
+fn interface_above_the_limits_is_saturated() {
+    let base = [
+        "plan",
+        "interface",
+        "--profile",
+        "calibration/colosseum-e2.toml",
+        "--suite",
+        "aes256-gcm",
+    ];
+    let out = run(&[&base[..], &["--rate", "900Mbps"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--rate") && err.contains("saturated"), "{err}");
+    assert!(
+        err.contains("I/O path") && err.contains("796.1 Mb/s"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let args = [
+        &base[..],
+        &["--rate", "500Mbps", "--compare", "aes256-cbc-hmac-sha256"],
+    ]
+    .concat();
+    let text = run_ok(&args);
+    assert!(
+        text.contains("saturated at this load: the CPU on 1 core carries at most 374.8 Mb/s"),
+        "{text}"
+    );
+    let v = run_json(&args);
+    let plan = &v["plan"];
+    let plan = if plan.is_null() { &v } else { plan };
+    assert_eq!(plan["secured"]["status"], "ok");
+    assert!(plan["secured"]["p99_ns"].as_f64().unwrap() > 0.0);
+    let alt = &plan["alternatives"][0];
+    assert_eq!(alt["status"], "saturated", "{alt}");
+    for key in ["cpu", "p50_ns", "p99_ns", "components_ns"] {
+        assert!(alt[key].is_null(), "{key}: {}", alt[key]);
+    }
 }

@@ -48,9 +48,12 @@ pub fn interface(
         t.row([
             model::file::suite_or_none::name(r.suite).to_owned(),
             r.cores.to_string(),
-            format!("{:.2}%", r.cpu * 100.0),
-            format!("{:.2} us", r.p50_ns / 1e3),
-            format!("{:.2} us", r.p99_ns / 1e3),
+            r.cpu
+                .map_or_else(|| r.status.to_owned(), |c| format!("{:.2}%", c * 100.0)),
+            r.p50_ns
+                .map_or_else(|| r.status.to_owned(), |ns| format!("{:.2} us", ns / 1e3)),
+            r.p99_ns
+                .map_or_else(|| r.status.to_owned(), |ns| format!("{:.2} us", ns / 1e3)),
             format!("{:.1} Mb/s", r.max_bps / 1e6),
             r.limit.to_string(),
         ]);
@@ -182,6 +185,15 @@ pub fn fronthaul(
     out
 }
 
+/// A time \[ns\] in milliseconds with `decimals`, or "none" when there is none (nothing
+/// completed).
+fn ms_or_none(ns: Option<f64>, decimals: usize) -> String {
+    ns.map_or_else(
+        || "none".to_owned(),
+        |ns| format!("{:.decimals$} ms", ns / 1e6),
+    )
+}
+
 /// `plan kex` as text: per key exchange the set-up time, bytes, CPU and the storm, then the
 /// findings.
 pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
@@ -229,14 +241,14 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
     for r in &plan.rows {
         t.row([
             r.ke.clone(),
-            format!("{:.3} ms", r.setup_ns / 1e6),
-            format!("{:.3} ms", r.setup_p99_ns / 1e6),
+            ms_or_none(r.setup_ns, 3),
+            ms_or_none(r.setup_p99_ns, 3),
             format!("{:.2}%", r.setup_failed * 100.0),
             format!("{} B", r.setup_bytes),
             format!("{:.1} us", r.responder_work_ns / 1e3),
             format!("{:.1} us", r.initiator_work_ns / 1e3),
-            format!("{:.2} ms", r.storm_all_back_ns / 1e6),
-            format!("{:.2} ms", r.storm_p50_ns / 1e6),
+            ms_or_none(r.storm_all_back_ns, 2),
+            ms_or_none(r.storm_p50_ns, 2),
             format!("{:.1}%", r.responder_cpu * 100.0),
         ]);
     }

@@ -167,11 +167,29 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
         let r = crate::run(&s, &opts)?;
         let f = &r.flows[0];
         let d = &f.delay;
-        let base = *baseline_proc.get_or_insert(d.processing_ns);
+        if f.packets_delivered == 0 || !d.mean_ns.is_finite() {
+            return Err(ScenarioError::Invalid {
+                path: origin.to_path_buf(),
+                key: "--mode".into(),
+                problem: format!(
+                    "no {name} frame reached the O-RU, so it has no delay to compare with T12max"
+                ),
+                allowed: "a path that delivers frames (check --rate, --payload and the profile)"
+                    .into(),
+            });
+        }
+        // The switches' latency counts as processing in the run, but it is transport: only the
+        // endpoints' processing is set apart (the switches are nodes after `du` and `ru`).
+        let switches_ns: f64 = s.network.nodes[2..]
+            .iter()
+            .map(|n| n.latency.as_ns_f64())
+            .sum();
+        let endpoints_ns = d.processing_ns - switches_ns;
+        let base = *baseline_proc.get_or_insert(endpoints_ns);
         if name == none.0 && modes.iter().any(|m: &ModeRow| m.mode == name) {
             continue;
         }
-        let added = d.processing_ns - base;
+        let added = endpoints_ns - base;
         // Against T12max: everything but the endpoints' own unprotected processing.
         let transport = d.mean_ns - base;
         let longest = crate::oran::table4()

@@ -78,18 +78,48 @@ pub struct InterfaceRun {
     pub stack: String,
     /// Cores.
     pub cores: u32,
-    /// CPU utilisation of the sending end, in [0, 1].
-    pub cpu: f64,
-    /// One-way delay p50 and p99 \[ns\].
-    pub p50_ns: f64,
-    /// 99th percentile \[ns\].
-    pub p99_ns: f64,
-    /// Mean Eq. 1 components \[ns\]: queueing, propagation, transmission, processing.
-    pub components_ns: [f64; 4],
-    /// Highest sustainable plaintext load [bit/s] and what limits it ("cpu" or "io").
+    /// `"ok"`, or `"saturated"` when the offered load is at or above `max_bps`: the queue
+    /// grows without bound, so nothing is simulated and the delays and CPU are `None` (JSON
+    /// `null`).
+    pub status: &'static str,
+    /// CPU utilisation of the sending end, in [0, 1]; `None` when saturated.
+    pub cpu: Option<f64>,
+    /// One-way delay p50 \[ns\]; `None` when saturated.
+    pub p50_ns: Option<f64>,
+    /// 99th percentile \[ns\]; `None` when saturated.
+    pub p99_ns: Option<f64>,
+    /// Mean Eq. 1 components \[ns\]: queueing, propagation, transmission, processing; `None`
+    /// when saturated.
+    pub components_ns: Option<[f64; 4]>,
+    /// Highest sustainable plaintext load [bit/s]: the lowest of the sending end's CPU (seal),
+    /// the receiving end's CPU (open), each on its cores, and the one-server I/O path.
     pub max_bps: f64,
-    /// "cpu" or "io".
+    /// What binds `max_bps`: "cpu" or "io".
     pub limit: String,
+}
+
+/// The measured figures of a run that is not saturated: CPU, p50, p99 \[ns\] and the mean
+/// Eq. 1 components \[ns\].
+type Measured = (f64, f64, f64, [f64; 4]);
+
+impl InterfaceRun {
+    /// The measured figures, or `None` when the run is saturated.
+    fn measured(&self) -> Option<Measured> {
+        Some((self.cpu?, self.p50_ns?, self.p99_ns?, self.components_ns?))
+    }
+
+    /// The binding limit in words.
+    fn limit_words(&self) -> String {
+        if self.limit == "io" {
+            "the one-server I/O path (more cores do not help)".to_owned()
+        } else {
+            format!(
+                "the CPU on {} core{}",
+                self.cores,
+                if self.cores == 1 { "" } else { "s" }
+            )
+        }
+    }
 }
 
 /// The answer to an interface question.
@@ -219,16 +249,12 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 "interfaces E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3), with an AEAD or AES-CBC+HMAC suite (TLS: AEAD only)".into(),
             )
         })?;
-        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
-        let r = crate::run(&s, &opts)?;
-        let d = &r.flows[0].delay;
-        // Capacity from the profile for this mix: the CPU stage on its cores, the I/O stage
-        // alone; frames as the stack builds them, the cipher at the bytes it protects.
+        // Capacity from the profile for this mix: each end's CPU stage on its cores, the I/O
+        // stage alone; frames as the stack builds them, the cipher at the bytes it protects.
         let stack_p: protocols::Stack = stack
             .parse()
             .map_err(|e: protocols::Error| invalid("--suite", e.to_string(), String::new()))?;
-        let mut cpu_ns = 0.0;
-        let mut io_ns = 0.0;
+        let (mut seal_ns, mut open_ns, mut io_ns) = (0.0, 0.0, 0.0);
         for &b in &sizes {
             let frame = stack_p
                 .wire_len(b as usize)
@@ -238,65 +264,121 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             // frame.
             let protected =
                 crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
-            let c = profile
-                .packet(suite, profile::Direction::Seal, protected, frame)
-                .map_err(|e| invalid("--suite", e.to_string(), String::new()))?;
-            cpu_ns += c.cpu_ns / sizes.len() as f64;
-            io_ns += c.io_ns / sizes.len() as f64;
+            let cost = |dir| {
+                profile
+                    .packet(suite, dir, protected, frame)
+                    .map_err(|e| invalid("--suite", e.to_string(), String::new()))
+            };
+            let (seal, open) = (
+                cost(profile::Direction::Seal)?,
+                cost(profile::Direction::Open)?,
+            );
+            seal_ns += seal.cpu_ns / sizes.len() as f64;
+            open_ns += open.cpu_ns / sizes.len() as f64;
+            io_ns += seal.io_ns / sizes.len() as f64;
         }
-        let node_cores = r.nodes[0].cores as f64;
-        let cpu_pps = if cpu_ns > 0.0 {
-            node_cores * 1e9 / cpu_ns
-        } else {
-            f64::INFINITY
+        // The node's cores, as the scenario gives them (`--cores`, else the profile's).
+        let node_cores = cores.unwrap_or(profile.cores()).max(1);
+        let per_s = |ns: f64, servers: u32| {
+            if ns > 0.0 {
+                f64::from(servers) * 1e9 / ns
+            } else {
+                f64::INFINITY
+            }
         };
-        let io_pps = if io_ns > 0.0 {
-            1e9 / io_ns
-        } else {
-            f64::INFINITY
-        };
+        let cpu_pps = per_s(seal_ns.max(open_ns), node_cores);
+        let io_pps = per_s(io_ns, 1);
+        let max_bps = cpu_pps.min(io_pps) * 8.0 * mean_bytes;
+        let limit = if io_pps < cpu_pps { "io" } else { "cpu" }.to_owned();
+        // At or above the capacity the queue grows without bound: no delay means anything.
+        // A capacity that is not a number is saturated too.
+        if offered_bps >= max_bps || max_bps.is_nan() {
+            return Ok(InterfaceRun {
+                suite,
+                stack,
+                cores: node_cores,
+                status: "saturated",
+                cpu: None,
+                p50_ns: None,
+                p99_ns: None,
+                components_ns: None,
+                max_bps,
+                limit,
+            });
+        }
+        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
+        let r = crate::run(&s, &opts)?;
+        let d = &r.flows[0].delay;
         Ok(InterfaceRun {
             suite,
             stack,
             cores: r.nodes[0].cores,
-            cpu: r.nodes[0].utilisation,
-            p50_ns: d.p50_ns,
-            p99_ns: d.p99_ns,
-            components_ns: [
+            status: "ok",
+            cpu: Some(r.nodes[0].utilisation),
+            p50_ns: Some(d.p50_ns),
+            p99_ns: Some(d.p99_ns),
+            components_ns: Some([
                 d.queueing_ns,
                 d.propagation_ns,
                 d.transmission_ns,
                 d.processing_ns,
-            ],
-            max_bps: cpu_pps.min(io_pps) * 8.0 * mean_bytes,
-            limit: if io_pps < cpu_pps { "io" } else { "cpu" }.into(),
+            ]),
+            max_bps,
+            limit,
         })
     };
     let plain = run_suite(None, q.cores)?;
     let secured = run_suite(Some(q.suite), q.cores)?;
-    let added_mean: f64 =
-        secured.components_ns.iter().sum::<f64>() - plain.components_ns.iter().sum::<f64>();
-    let added_proc = secured.components_ns[3] - plain.components_ns[3];
-    let added_p99 = secured.p99_ns - plain.p99_ns;
-    // Fewest cores under both limits: the CPU bound first, then simulate upwards for latency.
-    let cores_needed = if secured.limit == "io" && offered_bps > secured.max_bps {
-        None
-    } else {
-        let mut found = None;
-        for c in 1..=256u32 {
-            let cpu_est = secured.cpu * secured.cores as f64 / c as f64;
-            if cpu_est > q.cpu_limit {
-                continue;
-            }
-            let run = run_suite(Some(q.suite), Some(c))?;
-            let plain_c = run_suite(None, Some(c))?;
-            if run.cpu <= q.cpu_limit && run.p99_ns - plain_c.p99_ns <= q.latency_limit_ns {
-                found = Some(c);
-                break;
-            }
-        }
-        found
+    let (Some(p), Some(m)) = (plain.measured(), secured.measured()) else {
+        // The lower ceiling binds (the secured one unless the suite is cheaper than none).
+        let bind = if plain.max_bps < secured.max_bps {
+            &plain
+        } else {
+            &secured
+        };
+        return Err(invalid(
+            "--rate",
+            format!(
+                "saturated: the offered load {:.3} Mb/s is at or above what the profile's limits carry with {}: {} saturates at {:.1} Mb/s, so the queue grows without bound and no latency is meaningful",
+                offered_bps / 1e6,
+                crate::file::suite_or_none::name(bind.suite),
+                bind.limit_words(),
+                bind.max_bps / 1e6
+            ),
+            format!(
+                "a rate below {:.1} Mb/s{}",
+                bind.max_bps / 1e6,
+                if bind.limit == "cpu" {
+                    ", or more --cores"
+                } else {
+                    ""
+                }
+            ),
+        ));
     };
+    let ((plain_cpu, plain_p50, plain_p99, plain_c), (sec_cpu, sec_p50, sec_p99, sec_c)) = (p, m);
+    let added_mean: f64 = sec_c.iter().sum::<f64>() - plain_c.iter().sum::<f64>();
+    let added_proc = sec_c[3] - plain_c[3];
+    let added_p99 = sec_p99 - plain_p99;
+    // Fewest cores under both limits: the CPU bound first, then simulate upwards for latency;
+    // a core count where either run saturates does not do.
+    let mut cores_needed = None;
+    for c in 1..=256u32 {
+        let cpu_est = sec_cpu * secured.cores as f64 / c as f64;
+        if cpu_est > q.cpu_limit {
+            continue;
+        }
+        let run = run_suite(Some(q.suite), Some(c))?;
+        let plain_c = run_suite(None, Some(c))?;
+        if let (Some((cpu, _, p99, _)), Some((_, _, plain_p99, _))) =
+            (run.measured(), plain_c.measured())
+            && cpu <= q.cpu_limit
+            && p99 - plain_p99 <= q.latency_limit_ns
+        {
+            cores_needed = Some(c);
+            break;
+        }
+    }
     let alternatives = q
         .alternatives
         .iter()
@@ -308,9 +390,9 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         q.interface,
         q.suite,
         offered_bps / 1e6,
-        secured.cpu * 100.0,
-        plain.cpu * 100.0,
-        (secured.p50_ns - plain.p50_ns) / 1e3,
+        sec_cpu * 100.0,
+        plain_cpu * 100.0,
+        (sec_p50 - plain_p50) / 1e3,
         added_p99 / 1e3
     )];
     findings.push(format!(
@@ -329,7 +411,17 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         secured.max_bps / offered_bps
     ));
     for a in &alternatives {
-        let delta = (secured.cpu - a.cpu) * a.cores as f64 * 100.0;
+        let Some((a_cpu, ..)) = a.measured() else {
+            findings.push(format!(
+                "{} instead of {}: saturated at this load: {} carries at most {:.1} Mb/s",
+                crate::file::suite_or_none::name(a.suite),
+                q.suite,
+                a.limit_words(),
+                a.max_bps / 1e6
+            ));
+            continue;
+        };
+        let delta = (sec_cpu - a_cpu) * a.cores as f64 * 100.0;
         findings.push(format!(
             "{} instead of {}: {} {:.2}% of a core at this load; highest sustainable load {:.1} Mb/s ({}-bound)",
             crate::file::suite_or_none::name(a.suite),
@@ -343,7 +435,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
     Ok(InterfacePlan {
         interface: q.interface.clone(),
         offered_bps,
-        added_p50_ns: secured.p50_ns - plain.p50_ns,
+        added_p50_ns: sec_p50 - plain_p50,
         added_p99_ns: added_p99,
         added_processing_share: if added_mean.abs() > 0.0 {
             added_proc / added_mean

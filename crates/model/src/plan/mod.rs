@@ -65,10 +65,12 @@ pub struct KexRow {
     /// Authentication.
     pub auth: String,
     /// Set-up time of one SA on an idle path \[ns\] (with loss: the mean over
-    /// [`SETUP_SAMPLES`] tunnels that do not compete for CPU).
-    pub setup_ns: f64,
-    /// 99th percentile of the set-up time \[ns\] (equal to `setup_ns` without loss).
-    pub setup_p99_ns: f64,
+    /// [`SETUP_SAMPLES`] tunnels that do not compete for CPU); `None` (JSON `null`) when no
+    /// set-up completed.
+    pub setup_ns: Option<f64>,
+    /// 99th percentile of the set-up time \[ns\] (equal to `setup_ns` without loss); `None`
+    /// when no set-up completed.
+    pub setup_p99_ns: Option<f64>,
     /// Fraction of set-ups that fail (all retransmissions lost), in [0, 1].
     pub setup_failed: f64,
     /// Bytes on the wire for one set-up, both directions, all exchanges \[bytes\].
@@ -79,10 +81,15 @@ pub struct KexRow {
     pub initiator_work_ns: f64,
     /// Tunnels in the storm.
     pub tunnels: u32,
-    /// Storm: time until every tunnel is back \[ns\].
-    pub storm_all_back_ns: f64,
-    /// Storm: median tunnel set-up time \[ns\].
-    pub storm_p50_ns: f64,
+    /// Storm: time until every tunnel that came back is back \[ns\]; `None` (JSON `null`) when
+    /// none came back ([`KexRow::status`] says which).
+    pub storm_all_back_ns: Option<f64>,
+    /// Storm: median set-up time of the tunnels that came back \[ns\]; `None` when none did.
+    pub storm_p50_ns: Option<f64>,
+    /// Storm outcome: `"all back"` (every tunnel came back), `"partial"` (some failed; the
+    /// times are those of the tunnels that came back) or `"none back"` (every tunnel failed;
+    /// the times are `null`).
+    pub status: &'static str,
     /// Storm: tunnels that failed.
     pub storm_failed: u64,
     /// Responder cores.
@@ -175,13 +182,19 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             .clone()
             .expect("a handshake flow reports its handshakes");
         let responder = &storm.nodes[1];
-        let all_back = hs.completion.max_ns;
+        // Times of an empty set are not numbers: `None`, never a 0 or a NaN.
+        let some = |n: u64, x: f64| (n > 0 && x.is_finite()).then_some(x);
+        let status = match (hs.completed, hs.failed) {
+            (0, _) => "none back",
+            (_, 0) => "all back",
+            _ => "partial",
+        };
         let work = |i: usize| hs.exchanges.iter().map(|e| e.work_ns[i]).sum::<f64>();
         rows.push(KexRow {
             ke: ke.clone(),
             auth: q.auth.clone(),
-            setup_ns: hs1.completion.mean_ns,
-            setup_p99_ns: hs1.completion.p99_ns,
+            setup_ns: some(hs1.completed, hs1.completion.mean_ns),
+            setup_p99_ns: some(hs1.completed, hs1.completion.p99_ns),
             setup_failed: hs1.failed as f64 / (hs1.completed + hs1.failed).max(1) as f64,
             setup_bytes: hs
                 .exchanges
@@ -191,8 +204,9 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             responder_work_ns: work(1),
             initiator_work_ns: work(0) + work(2),
             tunnels: q.tunnels,
-            storm_all_back_ns: all_back,
-            storm_p50_ns: hs.completion.p50_ns,
+            storm_all_back_ns: some(hs.completed, hs.completion.max_ns),
+            storm_p50_ns: some(hs.completed, hs.completion.p50_ns),
+            status,
             storm_failed: hs.failed,
             responder_cores: responder.cores,
             responder_cpu: responder.utilisation,
@@ -203,8 +217,31 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     Ok(KexPlan { rows, findings })
 }
 
-fn ms(ns: f64) -> String {
-    format!("{:.2} ms", ns / 1e6)
+/// A time in milliseconds, or "none" when there is no time (nothing completed).
+fn ms(ns: Option<f64>) -> String {
+    ns.map_or_else(|| "none".to_owned(), |ns| format!("{:.2} ms", ns / 1e6))
+}
+
+/// One SA's set-up in words: "takes X to set up" or "never completes (every try lost)".
+fn setup_words(ns: Option<f64>) -> String {
+    match ns {
+        Some(_) => format!("takes {} to set up", ms(ns)),
+        None => "never completes (every try lost)".to_owned(),
+    }
+}
+
+/// The storm's outcome in words: "are all back after X", "are back (N failed) after X", or
+/// "never come back (all N failed)".
+fn storm_words(r: &KexRow) -> String {
+    match r.storm_all_back_ns {
+        None => format!("never come back (all {} failed)", r.storm_failed),
+        Some(_) if r.storm_failed > 0 => format!(
+            "are back, but for {} that failed, after {}",
+            r.storm_failed,
+            ms(r.storm_all_back_ns)
+        ),
+        Some(_) => format!("are all back after {}", ms(r.storm_all_back_ns)),
+    }
 }
 
 fn findings(rows: &[KexRow]) -> Vec<String> {
@@ -214,16 +251,45 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         let mut s = String::new();
         let _ = write!(
             s,
-            "{} instead of {}: one SA takes {} instead of {} to set up; {} tunnels are all back after {} instead of {} ({:+.0}%)",
+            "{} instead of {}: {}; {} tunnels ",
             r.ke,
             base.ke,
-            ms(r.setup_ns),
-            ms(base.setup_ns),
+            match (r.setup_ns, base.setup_ns) {
+                (Some(_), Some(_)) => format!(
+                    "one SA takes {} instead of {} to set up",
+                    ms(r.setup_ns),
+                    ms(base.setup_ns)
+                ),
+                _ => format!(
+                    "one SA {} (with {}: {})",
+                    setup_words(r.setup_ns),
+                    base.ke,
+                    setup_words(base.setup_ns)
+                ),
+            },
             r.tunnels,
-            ms(r.storm_all_back_ns),
-            ms(base.storm_all_back_ns),
-            (r.storm_all_back_ns / base.storm_all_back_ns - 1.0) * 100.0
         );
+        // A ratio only between two storms where every tunnel came back.
+        match (r.storm_all_back_ns, base.storm_all_back_ns) {
+            (Some(t), Some(t0)) if r.storm_failed == 0 && base.storm_failed == 0 && t0 > 0.0 => {
+                let _ = write!(
+                    s,
+                    "are all back after {} instead of {} ({:+.0}%)",
+                    ms(Some(t)),
+                    ms(Some(t0)),
+                    (t / t0 - 1.0) * 100.0
+                );
+            }
+            _ => {
+                let _ = write!(
+                    s,
+                    "{} (with {}: {})",
+                    storm_words(r),
+                    base.ke,
+                    storm_words(base)
+                );
+            }
+        }
         let _ = write!(
             s,
             "; the responder spends {:.1} us of CPU per handshake instead of {:.1} us",
@@ -233,6 +299,19 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         out.push(s);
     }
     for r in rows {
+        if r.storm_failed > 0 {
+            out.push(format!(
+                "{}: in the storm {} of {} tunnels failed (every retransmission lost); {}",
+                r.ke,
+                r.storm_failed,
+                r.tunnels,
+                if r.storm_all_back_ns.is_none() {
+                    "none came back, so there is no set-up time".to_owned()
+                } else {
+                    format!("the others {}", storm_words(r))
+                }
+            ));
+        }
         // When the responder's cores are saturated during the storm, its length is set by CPU
         // work, so it scales with cores; otherwise by round trips.
         if r.responder_cpu >= 0.9 {
@@ -241,8 +320,8 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
                 r.ke,
                 r.responder_cpu * 100.0,
                 r.responder_cores,
-                ms(r.tunnels as f64 * r.responder_work_ns),
-                ms(r.tunnels as f64 * r.responder_work_ns / r.responder_cores as f64),
+                ms(Some(r.tunnels as f64 * r.responder_work_ns)),
+                ms(Some(r.tunnels as f64 * r.responder_work_ns / r.responder_cores as f64)),
                 r.responder_cores
             ));
         } else {

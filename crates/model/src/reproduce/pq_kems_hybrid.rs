@@ -94,9 +94,10 @@ pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
         .iter()
         .map(|r| {
             format!(
-                "{}: set-up {:.0} us (responder CPU {:.0} us, initiator CPU {:.0} us, {} B)",
+                "{}: set-up {} (responder CPU {:.0} us, initiator CPU {:.0} us, {} B)",
                 r.ke,
-                r.setup_ns / 1e3,
+                r.setup_ns
+                    .map_or_else(|| "none".to_owned(), |ns| format!("{:.0} us", ns / 1e3)),
                 r.responder_work_ns / 1e3,
                 r.initiator_work_ns / 1e3,
                 r.setup_bytes
