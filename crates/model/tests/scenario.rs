@@ -317,3 +317,44 @@ fn a_scenario_broken_after_validation_is_an_error_not_a_panic() {
     let e = model::run(&s, &RunOptions::default()).unwrap_err();
     assert!(e.to_string().contains("99"), "{e}");
 }
+
+/// Issue 14: a time longer than the engine's longest step (two switches of 10^7 s each) is
+/// refused by the scenario with its key, instead of reaching the engine's backstop.
+#[test]
+fn a_step_longer_than_the_engine_takes_is_refused_with_its_key() {
+    let text = r#"
+[stop]
+packets = 10
+[[node]]
+name = "a"
+[[node]]
+name = "s"
+latency = "1e7s"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "s"]
+rate = "10Gbps"
+[[link]]
+between = ["s", "b"]
+rate = "10Gbps"
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+path = ["a", "s", "b"]
+source = { kind = "periodic", period = "1ms", size = "100B" }
+"#;
+    let e = Scenario::from_toml_str(text, Path::new("t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("node[1] (\"s\").latency") && e.contains("at most 13.3 days"),
+        "{e}"
+    );
+    // An instant may be longer than a step: a 20-day stop is accepted.
+    let ok = text
+        .replace("latency = \"1e7s\"", "latency = \"1us\"")
+        .replace("packets = 10", "packets = 10\nduration = \"1728000s\"");
+    Scenario::from_toml_str(&ok, Path::new("t.toml")).unwrap();
+}

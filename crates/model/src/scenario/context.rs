@@ -64,13 +64,37 @@ impl Ctx<'_> {
         Ok(v)
     }
 
+    /// A step of the run (a service or latency time, a period, a timeout) \[ps\]: at most the
+    /// engine's longest step, [`sim_core::network::MAX_STEP_PS`] (13.3 days).
     pub(super) fn duration(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
+        self.bounded_duration(
+            key,
+            q,
+            sim_core::network::MAX_STEP_PS,
+            "13.3 days (2^60 ps)",
+        )
+    }
+
+    /// An instant of the run (the stop, the warm-up, an offset, a trace record's time) \[ps\]:
+    /// at most the latest time the engine's clock names, [`sim_core::network::MAX_TIME_PS`]
+    /// (53 days).
+    pub(super) fn instant(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
+        self.bounded_duration(key, q, sim_core::network::MAX_TIME_PS, "53 days (2^62 ps)")
+    }
+
+    fn bounded_duration(
+        &self,
+        key: &str,
+        q: &Q,
+        max_ps: u64,
+        max_text: &str,
+    ) -> Result<SimDuration, ScenarioError> {
         let ps = self.quantity(key, q, Kind::Duration)?;
-        if ps >= u64::MAX as f64 {
+        if ps > max_ps as f64 {
             return Err(self.invalid(
                 key,
                 format!("\"{}\" is too long", q.0),
-                "at most 213 days (2^64 ps)",
+                &format!("at most {max_text}"),
             ));
         }
         Ok(SimDuration::from_ps(ps.round() as u64))

@@ -290,7 +290,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         duration: stop_file
             .duration
             .as_ref()
-            .map(|d| cx.duration("stop.duration", d))
+            .map(|d| cx.instant("stop.duration", d))
             .transpose()?,
     };
     if stop.duration == Some(SimDuration::ZERO) {
@@ -303,7 +303,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     let warmup = stop_file
         .warmup
         .as_ref()
-        .map(|w| cx.duration("stop.warmup", w))
+        .map(|w| cx.instant("stop.warmup", w))
         .transpose()?
         .unwrap_or_default();
     if stop.packets.is_none()

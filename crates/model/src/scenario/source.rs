@@ -186,7 +186,7 @@ pub(super) fn source(
             };
             let offset = offset
                 .as_ref()
-                .map(|o| cx.duration(&format!("{key}.offset"), o))
+                .map(|o| cx.instant(&format!("{key}.offset"), o))
                 .transpose()?
                 .unwrap_or_default();
             Source::Periodic {

@@ -39,7 +39,7 @@ pub(super) fn read_trace(
         if cols.len() != 3 {
             return Err(cx.invalid(&at, format!("{} column(s)", cols.len()), allowed));
         }
-        let t = cx.duration(&at, &Q(cols[0].to_owned()))?;
+        let t = cx.instant(&at, &Q(cols[0].to_owned()))?;
         let size = cx.packet_bytes(&at, &Q(cols[1].to_owned()))?;
         let direction = match cols[2] {
             "forward" => Direction::Forward,
