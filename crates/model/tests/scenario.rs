@@ -358,3 +358,52 @@ source = { kind = "periodic", period = "1ms", size = "100B" }
         .replace("packets = 10", "packets = 10\nduration = \"1728000s\"");
     Scenario::from_toml_str(&ok, Path::new("t.toml")).unwrap();
 }
+
+/// Issue 14 class 7: two links with one name, and a name holding a terminal escape sequence,
+/// are refused with their keys (both were accepted and the escape printed raw).
+#[test]
+fn duplicate_link_names_and_control_characters_are_refused() {
+    let base = r#"
+[stop]
+packets = 10
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[node]]
+name = "c"
+[[link]]
+name = "fh"
+between = ["a", "b"]
+rate = "10Gbps"
+[[link]]
+name = "fh"
+between = ["b", "c"]
+rate = "10Gbps"
+[[flow]]
+name = "f"
+from = "a"
+to = "c"
+path = ["a", "b", "c"]
+source = { kind = "periodic", period = "1ms", size = "100B" }
+"#;
+    let e = Scenario::from_toml_str(base, Path::new("t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("link[1].name") && e.contains("\"fh\" is used twice"),
+        "{e}"
+    );
+    let distinct = base.replacen("name = \"fh\"", "name = \"fh2\"", 1);
+    Scenario::from_toml_str(&distinct, Path::new("t.toml")).unwrap();
+    let escaped = distinct
+        .replace("name = \"a\"", "name = \"a\\u001b[2J\"")
+        .replace("\"a\", \"b\"]", "\"a\\u001b[2J\", \"b\"]");
+    let e = Scenario::from_toml_str(&escaped, Path::new("t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("node[0].name") && e.contains("control character '\\u{1b}'"),
+        "{e}"
+    );
+}

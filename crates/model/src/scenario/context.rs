@@ -22,7 +22,21 @@ impl Ctx<'_> {
         }
     }
 
-    /// Checks that `name` (of the table at `key`) is non-empty and not yet in `seen`, and adds it.
+    /// Checks that `name` (the value at `key`) holds no control character: names are printed in
+    /// reports and on terminals, where an escape sequence would act instead of showing.
+    pub(super) fn printable(&self, key: &str, name: &str) -> Result<(), ScenarioError> {
+        match name.chars().find(|c| c.is_control()) {
+            Some(c) => Err(self.invalid(
+                key,
+                format!("the name holds the control character {c:?}"),
+                "printable characters (names are printed in reports and on terminals)",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that `name` (of the table at `key`) is non-empty, printable and not yet in
+    /// `seen`, and adds it.
     pub(super) fn unique_name<'n>(
         &self,
         key: &str,
@@ -38,6 +52,7 @@ impl Ctx<'_> {
                 "a unique, non-empty name",
             ));
         }
+        self.printable(&format!("{key}.name"), name)?;
         if seen.insert(name, index).is_some() {
             return Err(self.invalid(
                 format!("{key}.name"),

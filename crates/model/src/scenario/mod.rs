@@ -156,6 +156,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         path.file_stem()
             .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned())
     });
+    cx.printable("scenario.name", &name)?;
     let replications = meta.replications.unwrap_or(1);
     if replications == 0 || replications > MAX_REPLICATIONS {
         return Err(cx.invalid(
@@ -200,17 +201,18 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     for (i, l) in file.links.iter().enumerate() {
         links.push(link(&cx, i, l, &lookup)?);
     }
+    // One link per pair of nodes and one name per link, found by index (n log n in the links).
+    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity(links.len());
+    let mut link_names: HashMap<&str, usize> = HashMap::with_capacity(links.len());
     for (i, l) in links.iter().enumerate() {
-        if let Some(j) = links[..i]
-            .iter()
-            .position(|o: &LinkConfig| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a))
-        {
+        if let Some(j) = pairs.insert((l.a.min(l.b), l.a.max(l.b)), i) {
             return Err(cx.invalid(
                 format!("link[{i}].between"),
                 format!("nodes already joined by link[{j}]"),
                 "one link per pair of nodes",
             ));
         }
+        cx.unique_name(&format!("link[{i}]"), &l.name, i, &mut link_names, "link")?;
     }
 
     // Flows.

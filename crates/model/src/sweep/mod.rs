@@ -202,6 +202,16 @@ impl Sweep {
         let mut base = Value::Table(table);
         let mut sets = sets;
         let mut axes = axes;
+        for (i, a) in sets.iter().enumerate() {
+            if sets[..i].iter().any(|b| b.key == a.key) {
+                return Err(invalid(
+                    path,
+                    format!("--set {}", a.key.as_str()),
+                    "the key is set twice".into(),
+                    "each key at most once across --set and --vary".into(),
+                ));
+            }
+        }
         for a in &mut sets {
             a.value = values::coerce(patch::get(&base, &a.key), a.value.clone(), &a.raw);
             patch::set(&mut base, &a.key, a.value.clone()).map_err(misfit(path, "set", &a.key))?;

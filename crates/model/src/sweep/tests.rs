@@ -141,6 +141,14 @@ fn bad_keys_name_the_key_and_what_is_allowed() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("varied twice"), "{e}");
+    // Issue 14 class 7: a repeated --set key was accepted, the last value silently winning.
+    let e = sweep(&["stop.packets=5", "stop.packets=6"], &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--set stop.packets") && e.contains("set twice"),
+        "{e}"
+    );
     // A bad value fails validation of its point, with the scenario's own message.
     let s = sweep(&[], &["link[0].rate=1Gbps,0Gbps"]).unwrap();
     let e = s.validate(&[0, 1], 2).unwrap_err();
