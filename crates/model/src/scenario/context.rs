@@ -109,7 +109,7 @@ impl Ctx<'_> {
             return Err(self.invalid(
                 key,
                 format!("\"{}\" is too long", q.0),
-                &format!("at most {max_text}"),
+                format!("at most {max_text}"),
             ));
         }
         Ok(SimDuration::from_ps(ps.round() as u64))
