@@ -461,3 +461,27 @@ fn mutated_profiles_are_refused_cleanly() {
 fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
 }
+
+/// The suite's own checks can fail: a command that legitimately replaces a file the case made
+/// (`calibrate --out` onto the regular sentinel file) is reported as replacing it, and a valid
+/// command in a must-refuse case is reported as accepted.
+#[test]
+fn the_checks_detect_a_replaced_file_and_an_accepted_case() {
+    let replaced = case(
+        "replace the sentinel",
+        &[
+            "calibrate",
+            "--from-openssl-speed",
+            "calibration/dev-host-openssl.speed.txt",
+            "--out",
+            "sentinel.txt",
+        ],
+        &[],
+    );
+    let err = run_case(&replaced, true).expect_err("the sentinel was replaced");
+    assert!(
+        err.contains("sentinel.txt was replaced or changed"),
+        "{err}"
+    );
+    assert!(err.contains("exit 0: accepted"), "{err}");
+}
