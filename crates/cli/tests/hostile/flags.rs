@@ -1,0 +1,413 @@
+//! Hand-written hostile flags for every subcommand (see `hostile.rs`).
+
+use super::{Case, case, repo};
+use std::fs;
+
+/// Hand-written flags for every subcommand: each must be refused (exit 2).
+pub fn cases() -> Vec<Case> {
+    let big = "18446744073709551615";
+    let huge = "99999999999999999999999999";
+    let long = "x".repeat(10_000);
+    let deep = vec!["a"; 30_000].join(".");
+    let esc = "e2\u{1b}[31m";
+    let p = "calibration/colosseum-e2.toml";
+    let ph = "calibration/ofh-macsec-i9.toml";
+    let mut cases = vec![
+        // check and run
+        case("missing file", &["check", "nope.toml"], &["nope.toml"]),
+        case("a directory", &["check", "scenarios"], &["scenarios"]),
+        case("dev null", &["check", "/dev/null"], &["/dev/null"]),
+        case("dev zero", &["check", "/dev/zero"], &["/dev/zero"]),
+        case("dev zero run", &["run", "/dev/zero"], &["/dev/zero"]),
+        case("long name", &["check", &long], &[]),
+        case(
+            "run replications",
+            &["run", "scenarios/mm1.toml", "--replications", big],
+            &["--replications"],
+        ),
+        case(
+            "run replications 0",
+            &["run", "scenarios/mm1.toml", "--replications", "0"],
+            &["--replications"],
+        ),
+        case(
+            "run threads",
+            &["run", "scenarios/mm1.toml", "--threads", big],
+            &["--threads"],
+        ),
+        case(
+            "run seed neg",
+            &["run", "scenarios/mm1.toml", "--seed", "-1"],
+            &["--seed"],
+        ),
+        case(
+            "run seed huge",
+            &["run", "scenarios/mm1.toml", "--seed", huge],
+            &["--seed"],
+        ),
+        case(
+            "run format",
+            &["run", "scenarios/mm1.toml", "--format", "xml"],
+            &["--format"],
+        ),
+        case(
+            "run out fifo",
+            &["run", "scenarios/mm1.toml", "--out", "out-fifo"],
+            &["out-fifo"],
+        ),
+        case(
+            "run out link",
+            &["run", "scenarios/mm1.toml", "--out", "out-link"],
+            &["out-link"],
+        ),
+        case(
+            "run out sentinel",
+            &["run", "scenarios/mm1.toml", "--out", "sentinel.txt"],
+            &["sentinel.txt"],
+        ),
+    ];
+    // overhead
+    for stack in [
+        "esp-tunnel(aes256-gcm,tfc=18446744073709551560)",
+        "sctp(sack,gaps=4611686018427387904)",
+        "esp-tunnel(aes256-gcm",
+        "esp-tunnel(nope)",
+        "",
+        ",,,",
+        "macsec(gcm-aes-128,sci=yes,sci=no)",
+        "tcp+tcp+tcp+tcp",
+        &format!("{}ipv4{}", "(".repeat(2000), ")".repeat(2000)),
+        &vec!["ipv4"; 5000].join("+"),
+        "ipv4\u{1b}[2J",
+    ] {
+        cases.push(case(
+            "overhead stack",
+            &["overhead", "--stack", stack, "--payload", "100"],
+            &["--stack", "stack"],
+        ));
+    }
+    for payload in [big, huge, "-1", "nan", "1e400", "10GB", "1Mb", "100 b"] {
+        cases.push(case(
+            "overhead payload",
+            &["overhead", "--stack", "eth/ipv4/udp", "--payload", payload],
+            &["--payload", "payload"],
+        ));
+    }
+    for mtu in ["0", "1", big, "-5", "1e9"] {
+        cases.push(case(
+            "overhead mtu",
+            &["overhead", "--interface", "E2", "--mtu", mtu],
+            &["--mtu", "mtu", "MTU"],
+        ));
+    }
+    for iface in ["E9", "", esc, &long] {
+        cases.push(case(
+            "overhead interface",
+            &["overhead", "--interface", iface],
+            &["--interface", "interface"],
+        ));
+    }
+    cases.push(case(
+        "overhead policy",
+        &[
+            "overhead",
+            "--stack",
+            "eth/ipv4/udp",
+            "--payload",
+            "3000",
+            "--mtu",
+            "1500",
+            "--policy",
+            "nope",
+        ],
+        &["--policy", "policy"],
+    ));
+    // handshake
+    for (flag, v) in [
+        ("--chain", big),
+        ("--chain", "1000000"),
+        ("--chain", "-1"),
+        ("--cert-bytes", big),
+        ("--cert-bytes", huge),
+        ("--mtu", "0"),
+        ("--mtu", big),
+        ("--mtu", "20"),
+        ("--ke", "nope"),
+        ("--ke", esc),
+        ("--auth", "nope"),
+        ("--ip-version", "5"),
+        ("--protocol", "ssl2"),
+    ] {
+        cases.push(case(
+            "handshake",
+            &["handshake", "--protocol", "ikev2", flag, v],
+            &[flag, &flag[2..], "MTU", "ertificate", "IP version"],
+        ));
+        cases.push(case(
+            "handshake tls",
+            &["handshake", "--protocol", "tls13", flag, v],
+            &[flag, &flag[2..], "MTU", "ertificate", "IP version"],
+        ));
+    }
+    // plan kex
+    for (flag, v) in [
+        ("--tunnels", big),
+        ("--tunnels", "0"),
+        ("--cores", "0"),
+        ("--cores", big),
+        ("--rate", "nan"),
+        ("--rate", "-1"),
+        ("--rate", "1e400"),
+        ("--length", "1Mm"),
+        ("--length", big),
+        ("--mtu", "0"),
+        ("--loss", "1.5"),
+        ("--loss", "nan"),
+        ("--loss", "-0.1"),
+        ("--ke", "nope"),
+        ("--profile", "missing.toml"),
+        ("--profile", "/dev/zero"),
+        ("--responder-profile", "/dev/zero"),
+    ] {
+        cases.push(case(
+            "plan kex",
+            &["plan", "kex", "--profile", p, flag, v],
+            &[flag, &flag[2..], v],
+        ));
+    }
+    // plan fronthaul
+    for (flag, v) in [
+        ("--fibre", "1Mm"),
+        ("--fibre", "-1km"),
+        ("--fibre", "nan"),
+        ("--fibre", "1e300km"),
+        ("--switch-latency", "1e30s"),
+        ("--switch-latency", "1MS"),
+        ("--rate", "0"),
+        ("--rate", "inf"),
+        ("--payload", big),
+        ("--payload", "0"),
+        ("--cores", "0"),
+        ("--du", "nope"),
+        ("--ru", esc),
+        ("--mode", "nope"),
+        ("--compare", "nope"),
+        ("--profile", "/dev/zero"),
+    ] {
+        cases.push(case(
+            "plan fronthaul",
+            &[
+                "plan",
+                "fronthaul",
+                "--profile",
+                ph,
+                "--switches",
+                "2",
+                flag,
+                v,
+            ],
+            // A fibre length is checked as the link's `length`.
+            &[flag, &flag[2..], v, "length"],
+        ));
+    }
+    // plan interface
+    for (flag, v) in [
+        ("--rate", "900Mbps"),
+        ("--rate", "10GBps"),
+        ("--rate", "nan"),
+        ("--rate", "-1Mbps"),
+        ("--rate", "1e400bps"),
+        ("--sizes", "0B"),
+        ("--sizes", big),
+        ("--sizes", ""),
+        ("--sizes", ",,,"),
+        ("--cores", "0"),
+        ("--cores", big),
+        ("--cpu-limit", "0"),
+        ("--cpu-limit", "200"),
+        ("--cpu-limit", "nan"),
+        ("--latency-limit", "-1ms"),
+        ("--latency-limit", "1MS"),
+        ("--suite", "aes-128-gcm"),
+        ("--suite", esc),
+        ("--interface", "E9"),
+        ("--compare", "nope"),
+        ("--profile", "/dev/zero"),
+        ("--profile", "scenarios"),
+    ] {
+        let mut args = vec!["plan", "interface", "--profile", p, "--rate", "1Mbps"];
+        if flag == "--rate" || flag == "--profile" {
+            args.truncate(2);
+            if flag == "--rate" {
+                args.extend(["--profile", p]);
+            } else {
+                args.extend(["--rate", "1Mbps"]);
+            }
+        }
+        args.extend([flag, v]);
+        cases.push(case("plan interface", &args, &[flag, &flag[2..], v]));
+    }
+    // sweep
+    let s = "scenarios/mm1.toml";
+    for (flags, names) in [
+        (vec!["--set", "nokey"], vec!["--set", "nokey"]),
+        (vec!["--set", "a=1", "--set", "a=2"], vec!["--set", "a"]),
+        (vec!["--set", &format!("{deep}=1")], vec!["--set", "key"]),
+        (vec!["--set", "stop.packets=-1"], vec!["stop.packets"]),
+        (
+            vec!["--set", &format!("stop.packets={big}")],
+            vec!["stop.packets"],
+        ),
+        (vec!["--set", "stop.packets=nan"], vec!["stop.packets"]),
+        (vec!["--set", "name=\u{1b}[31m"], vec!["name", "--set"]),
+        (
+            vec!["--vary", "stop.packets=1..2"],
+            vec!["--vary", "stop.packets"],
+        ),
+        (vec!["--vary", "nokey"], vec!["--vary", "nokey"]),
+        (
+            vec!["--vary", &format!("stop.packets=1..{big}")],
+            vec!["--vary", "stop.packets"],
+        ),
+        (vec!["--vary", "seed=0:1:0"], vec!["--vary", "seed"]),
+        (
+            vec!["--vary", "seed=1:100000000000:1"],
+            vec!["--vary", "seed"],
+        ),
+        (vec!["--vary", "seed=[]"], vec!["--vary", "seed"]),
+        (vec!["--vary", "seed=nan:1:2"], vec!["--vary", "seed"]),
+        (vec!["--shard", "0/0"], vec!["--shard"]),
+        (vec!["--shard", "3/2"], vec!["--shard"]),
+        (vec!["--shard", &format!("1/{big}")], vec!["--shard"]),
+        (vec!["--shard", "x"], vec!["--shard"]),
+        (vec!["--jobs", "0"], vec!["--jobs"]),
+        (vec!["--jobs", big], vec!["--jobs"]),
+        (vec!["--out", "out-fifo"], vec!["out-fifo"]),
+        (vec!["--out", "out-link"], vec!["out-link"]),
+        (vec!["--out", "sentinel.txt"], vec!["sentinel.txt"]),
+    ] {
+        let mut args = vec!["sweep", s, "--set", "stop.packets=100"];
+        if flags[0] == "--set" {
+            args.truncate(2);
+        }
+        args.extend(flags.iter().copied());
+        cases.push(case("sweep", &args, &names));
+    }
+    for m in [
+        "/dev/zero",
+        "missing-dir",
+        "sentinel.txt",
+        "out-fifo",
+        "scenarios",
+    ] {
+        cases.push(case("sweep merge", &["sweep", "--merge", m], &[m]));
+    }
+    // reproduce
+    let root = repo().to_string_lossy().to_string();
+    for only in ["nope", "", esc, &long] {
+        cases.push(case(
+            "reproduce only",
+            &["reproduce", "--only", only],
+            &["--only", "experiment"],
+        ));
+    }
+    for (flag, v) in [
+        ("--write-docs", "out-fifo"),
+        ("--write-docs", "out-link"),
+        ("--plots", "sentinel.txt"),
+        ("--root", "missing-dir"),
+        ("--root", "/dev/zero"),
+        ("--format", "xml"),
+    ] {
+        let mut args = vec!["reproduce", "--only", "e2_sack", flag, v];
+        if flag != "--root" {
+            args.extend(["--root", &root]);
+        }
+        cases.push(case("reproduce", &args, &[flag, v]));
+    }
+    // calibrate: refused before measuring anything
+    for (flags, names) in [
+        (vec!["--only", "nope", "--quick"], vec!["--only", "nope"]),
+        (
+            vec!["--only", "aes-128-gcm", "--quick"],
+            vec!["--only", "aes-128-gcm"],
+        ),
+        (
+            vec!["--only", esc, "--quick"],
+            vec!["--only", "selects no operation"],
+        ),
+        (vec!["--implementation", "nope"], vec!["--implementation"]),
+        (vec!["--from-openssl-speed", "/dev/zero"], vec!["/dev/zero"]),
+        (
+            vec!["--from-openssl-speed", "missing.txt"],
+            vec!["missing.txt"],
+        ),
+        (
+            vec!["--from-openssl-speed", "sentinel.txt"],
+            vec!["sentinel.txt"],
+        ),
+        (vec!["--from-openssl-speed", "out-fifo"], vec!["out-fifo"]),
+        (vec!["--from-openssl-speed", "scenarios"], vec!["scenarios"]),
+        (
+            vec![
+                "--from-openssl-speed",
+                "calibration/dev-host-openssl.speed.txt",
+                "--out",
+                "out-fifo",
+            ],
+            vec!["out-fifo"],
+        ),
+        (
+            vec![
+                "--from-openssl-speed",
+                "calibration/dev-host-openssl.speed.txt",
+                "--out",
+                "out-link",
+            ],
+            vec!["out-link"],
+        ),
+    ] {
+        let mut args = vec!["calibrate"];
+        args.extend(flags.iter().copied());
+        cases.push(case("calibrate", &args, &names));
+    }
+    // live: refused before any socket is opened
+    for (flag, v) in [
+        ("--pings", big),
+        ("--pings", "0"),
+        ("--pings", "-1"),
+        ("--rounds", big),
+        ("--rounds", "0"),
+        ("--sizes", "0"),
+        ("--sizes", "7"),
+        ("--sizes", "9001"),
+        ("--sizes", big),
+        ("--sizes", ""),
+        ("--sizes", "1,,2"),
+        ("--mtu", "0"),
+        ("--mtu", big),
+        ("--mtu", "-1"),
+        ("--duration-ms", "0"),
+        ("--duration-ms", big),
+        ("--megabytes", "0"),
+        ("--megabytes", big),
+        ("--protection", "nope"),
+        ("--protection", esc),
+        ("--experiment", "nope"),
+        ("--transport", "nope"),
+        ("--format", "xml"),
+    ] {
+        cases.push(case("live", &["live", flag, v], &[flag, &flag[2..]]));
+    }
+    for c in &mut cases {
+        c.specials = true;
+    }
+    // The sentinel and the input must also survive: check them as their own cases too.
+    let scenario = fs::read(repo().join("scenarios/mm1.toml")).expect("mm1");
+    for c in &mut cases {
+        if c.args.iter().any(|a| a == "scenarios/mm1.toml") {
+            c.file = Some(("scenarios/mm1.toml".into(), scenario.clone()));
+        }
+    }
+    cases
+}
