@@ -71,9 +71,14 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2);
+            // an error quotes the user's value, so its control characters are escaped.
+            if err.use_stderr() {
+                eprint!("{}", printable(&err.to_string()));
+                return ExitCode::from(2);
+            }
             let _ = err.print();
-            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
         }
     };
     let result = match &cli.command {
@@ -93,7 +98,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", describe(&err));
+            eprintln!("error: {}", printable(&describe(&err)));
             ExitCode::from(2)
         }
     }
@@ -115,6 +120,21 @@ fn describe(err: &anyhow::Error) -> String {
         text.push_str(&s);
     }
     text
+}
+
+/// `text` with every control character but the newline and the tab escaped (`\u{1b}`): error
+/// messages quote what the user gave (a flag's value, a name from a file), and a terminal would
+/// act on an escape sequence instead of showing it (issue 14).
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A closed stdout pipe (`oransim run x | head`) is not an error.

@@ -318,6 +318,10 @@ fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<(), S
     if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
         problems.push("panicked".to_string());
     }
+    // A control character the user gave is escaped, never echoed to the terminal raw.
+    if err.contains('\u{1b}') {
+        problems.push("an escape character reached stderr raw".to_string());
+    }
     let mut after = BTreeMap::new();
     snapshot(work, &mut after);
     for (p, snap) in &before {

@@ -100,6 +100,11 @@ pub fn cases() -> Vec<Case> {
             &["--mtu", "mtu", "MTU"],
         ));
     }
+    cases.push(case(
+        "overhead stack escape",
+        &["overhead", "--stack", "ipv4\u{1b}[2J", "--payload", "100"],
+        &["--stack", "ipv4"],
+    ));
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",
