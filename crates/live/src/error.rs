@@ -41,6 +41,19 @@ pub enum LiveError {
         /// What the cipher or the packet builder reported.
         reason: String,
     },
+    /// The SA has sealed as many datagrams as its sequence number allows: one more would repeat
+    /// a sequence number and with it an AES-GCM nonce. Nothing was sent; a new SA is needed.
+    #[error(
+        "{protection} may seal at most {limit} datagrams under one key ({rule}); this security association is exhausted and refuses to repeat a sequence number or nonce: set up a new one"
+    )]
+    SequenceExhausted {
+        /// The protection's name ([`crate::Protection::name`]).
+        protection: &'static str,
+        /// Datagrams one SA may seal ([`crate::Protection::packets_per_sa`]).
+        limit: u64,
+        /// The standard's rule.
+        rule: &'static str,
+    },
     /// The run measured nothing usable (every packet lost, or a bound hit first).
     #[error("measurement failed: {0}")]
     Measurement(String),

@@ -113,6 +113,49 @@ impl Protection {
         self != Protection::Plain
     }
 
+    /// The sequence number of a fresh SA's first datagram: 1 for ESP (RFC 4303 §3.3.3) and
+    /// MACsec (PN 0 is never sent, IEEE 802.1AE), 0 for TLS 1.3 records (RFC 8446 §5.3).
+    pub fn first_sequence(self) -> u64 {
+        if self == Protection::Tls13 { 0 } else { 1 }
+    }
+
+    /// The last sequence number one SA may use (`None` for plaintext, which has none): for
+    /// ESP without extended sequence numbers and MACsec without XPN 2^32 - 1, since the 32-bit
+    /// counter must not cycle (RFC 4303 §3.3.3; IEEE 802.1AE: an exhausted PN needs a new
+    /// SAK) and the AES-GCM nonce of MACsec (SCI and PN) would repeat with it; for TLS 1.3
+    /// with AES-256-GCM record 2^24.5 - 1 rounded down, the per-key limit of RFC 8446 §5.5
+    /// (about 24 million full-size records), far below the 64-bit sequence's wrap.
+    pub fn last_sequence(self) -> Option<u64> {
+        match self {
+            Protection::Plain => None,
+            Protection::EspGcm
+            | Protection::EspCbc
+            | Protection::Macsec
+            | Protection::MacsecIntegrity => Some(u64::from(u32::MAX)),
+            Protection::Tls13 => Some(TLS13_AES_GCM_RECORDS - 1),
+        }
+    }
+
+    /// How many datagrams one SA may seal (`None` for plaintext): from
+    /// [`Protection::first_sequence`] to [`Protection::last_sequence`].
+    pub fn packets_per_sa(self) -> Option<u64> {
+        Some(self.last_sequence()? - self.first_sequence() + 1)
+    }
+
+    /// The rule behind [`Protection::last_sequence`], for messages.
+    pub fn sequence_rule(self) -> &'static str {
+        match self {
+            Protection::Plain => "no sequence number",
+            Protection::EspGcm | Protection::EspCbc => {
+                "a 32-bit ESP sequence number without ESN must not cycle, RFC 4303 §3.3.3"
+            }
+            Protection::Macsec | Protection::MacsecIntegrity => {
+                "a 32-bit MACsec packet number without XPN is exhausted at 2^32 - 1 and needs a new SAK, IEEE 802.1AE"
+            }
+            Protection::Tls13 => "2^24.5 AES-GCM records per key, RFC 8446 §5.5",
+        }
+    }
+
     /// Whether a lost datagram desynchronises the receiver: TLS 1.3 records carry no sequence
     /// number (RFC 8446 §5.3), so over UDP they are only usable without loss.
     pub fn needs_lossless(self) -> bool {
@@ -220,6 +263,10 @@ impl std::fmt::Display for Protection {
         f.write_str(self.name())
     }
 }
+
+/// TLS 1.3 records one AES-GCM key may protect: 2^24.5 rounded down (RFC 8446 §5.5, a
+/// safety margin of about 2^-57).
+pub const TLS13_AES_GCM_RECORDS: u64 = 23_726_566;
 
 /// Outer IPv4 + UDP header of the loopback datagram \[bytes\].
 pub const OUTER: usize = ipv4::HEADER_LEN + udp::HEADER_LEN;

@@ -22,14 +22,22 @@ use crate::LiveError;
 
 const REPLAY_WINDOW: u64 = 64;
 
-/// Why a packet was refused. None of them delivers anything.
+/// Why a packet was refused. None of them delivers anything; each has its own counter in
+/// [`OpenStats`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refused {
     /// The integrity check failed (forged or modified packet, wrong key).
     Auth,
-    /// The sequence number was seen before or is older than the replay window.
+    /// The sequence number was already received inside the replay window (a duplicate).
     Replay,
-    /// Too short, wrong header fields, bad padding or inner headers.
+    /// The sequence number is 0 (never sent) or older than the replay window
+    /// (RFC 4303 §3.4.3; 802.1AE's InPktsLate).
+    Late,
+    /// The SPI, SCI or association number is not this SA's (RFC 4303 §3.4.2: no SA; 802.1AE
+    /// InPktsUnknownSCI / InPktsNotUsingSA).
+    UnknownSa,
+    /// Too short, wrong header fields or lengths, bad padding or inner headers.
     Malformed,
 }
 
@@ -40,8 +48,12 @@ pub struct OpenStats {
     pub delivered: u64,
     /// Packets whose integrity check failed.
     pub auth_failures: u64,
-    /// Packets refused by the anti-replay window.
+    /// Packets refused by the anti-replay window as duplicates ([`Refused::Replay`]).
     pub replays: u64,
+    /// Packets refused by the anti-replay window as older than it ([`Refused::Late`]).
+    pub late: u64,
+    /// Packets of another SA: unknown SPI, SCI or association number ([`Refused::UnknownSa`]).
+    pub unknown_sa: u64,
     /// Packets refused as malformed.
     pub malformed: u64,
 }
@@ -52,6 +64,8 @@ impl OpenStats {
         self.delivered += other.delivered;
         self.auth_failures += other.auth_failures;
         self.replays += other.replays;
+        self.late += other.late;
+        self.unknown_sa += other.unknown_sa;
         self.malformed += other.malformed;
     }
 }
@@ -65,16 +79,39 @@ pub struct ReplayWindow {
 }
 
 impl ReplayWindow {
+    /// A window whose first acceptable sequence number is `next`: everything below it counts
+    /// as received (for an [`Opener`] that joins an SA at `next`, see
+    /// [`Opener::with_next_sequence`]).
+    pub fn starting_at(next: u64) -> ReplayWindow {
+        ReplayWindow {
+            top: next.saturating_sub(1),
+            bitmap: if next > 1 { u64::MAX } else { 0 },
+        }
+    }
+
     /// Whether `seq` may still be accepted (checked before the integrity check).
     pub fn check(&self, seq: u64) -> bool {
+        self.verdict(seq).is_ok()
+    }
+
+    /// Why `seq` may not be accepted: [`Refused::Late`] for 0 (never sent: ESP starts at 1,
+    /// MACsec PN 0 is invalid) and for a number older than the window, [`Refused::Replay`] for
+    /// one already received inside it.
+    pub fn verdict(&self, seq: u64) -> Result<(), Refused> {
         if seq == 0 {
-            return false; // 0 is never sent (ESP starts at 1, MACsec PN 0 is invalid)
+            return Err(Refused::Late);
         }
         if seq > self.top {
-            return true;
+            return Ok(());
         }
         let age = self.top - seq;
-        age < REPLAY_WINDOW && self.bitmap & (1u64 << age) == 0
+        if age >= REPLAY_WINDOW {
+            Err(Refused::Late)
+        } else if self.bitmap & (1u64 << age) != 0 {
+            Err(Refused::Replay)
+        } else {
+            Ok(())
+        }
     }
 
     /// Records `seq` as received (only after the integrity check passed).
@@ -232,7 +269,9 @@ pub struct Sealer {
     engine: Engine,
     keys: Keys,
     framing: Option<Framing>,
-    seq: u64,
+    /// The sequence number of the next datagram: ESP sequence number, MACsec PN or TLS
+    /// record sequence number ([`Protection::first_sequence`] for a fresh SA).
+    next: u64,
 }
 
 /// The receiver's side of one security association: verifies, decrypts and delivers, or refuses
@@ -243,7 +282,7 @@ pub struct Opener {
     keys: Keys,
     framing: Option<Framing>,
     window: ReplayWindow,
-    /// TLS: the next expected record sequence number.
+    /// TLS: the next expected record sequence number (the wire carries none).
     next: u64,
     stats: OpenStats,
 }
@@ -262,7 +301,7 @@ pub fn security_association(
             engine: engine(protection, &keys),
             keys: keys.clone(),
             framing: framing(protection, spi)?,
-            seq: 0,
+            next: protection.first_sequence(),
         },
         Opener {
             protection,
@@ -270,7 +309,7 @@ pub fn security_association(
             keys,
             framing: framing(protection, spi)?,
             window: ReplayWindow::default(),
-            next: 0,
+            next: protection.first_sequence(),
             stats: OpenStats::default(),
         },
     ))
@@ -352,8 +391,50 @@ impl Sealer {
         self.protection
     }
 
+    /// Moves this SA's counter so that the next datagram carries sequence number `next` (ESP
+    /// sequence number, MACsec PN, TLS record sequence number): from
+    /// [`Protection::first_sequence`] to one past [`Protection::last_sequence`] (an exhausted
+    /// SA). For tests and for resuming an SA: the counter only ever moves forward in
+    /// [`Sealer::seal`], so a sealer that is never moved back never repeats a nonce. The
+    /// matching receiver is [`Opener::with_next_sequence`].
+    pub fn with_next_sequence(mut self, next: u64) -> Result<Sealer, LiveError> {
+        let first = self.protection.first_sequence();
+        if let Some(last) = self.protection.last_sequence()
+            && !(first..=last.saturating_add(1)).contains(&next)
+        {
+            return Err(LiveError::BadArgument {
+                what: format!("next sequence number of a {} SA", self.protection),
+                got: next.to_string(),
+                allowed: format!("{first}..={} (one past the last is exhausted)", last + 1),
+            });
+        }
+        self.next = next;
+        Ok(self)
+    }
+
+    /// The sequence number the next datagram would carry (see [`Sealer::with_next_sequence`]).
+    pub fn next_sequence(&self) -> u64 {
+        self.next
+    }
+
+    /// How many more datagrams this SA may seal before [`LiveError::SequenceExhausted`]
+    /// (`u64::MAX` for plaintext, which has no sequence number).
+    pub fn remaining(&self) -> u64 {
+        match self.protection.last_sequence() {
+            Some(last) => (last + 1).saturating_sub(self.next),
+            None => u64::MAX,
+        }
+    }
+
     /// Seals `payload` into `out` (cleared first): `out` becomes the whole UDP payload. A
     /// cipher failure is an error and leaves nothing to send (`out` is cleared).
+    ///
+    /// **Never a repeated nonce**: each datagram takes the next sequence number, and once the
+    /// SA has used its last ([`Protection::last_sequence`]: 2^32 - 1 for ESP without ESN and
+    /// MACsec without XPN, whose 32-bit counters must not cycle, RFC 4303 §3.3.3, an exhausted
+    /// MACsec PN needing a new SAK, IEEE 802.1AE; the AES-GCM record limit of RFC 8446 §5.5
+    /// for TLS 1.3) every further call is refused with [`LiveError::SequenceExhausted`] and
+    /// changes nothing. The SA is not rekeyed: a new one is the caller's to set up.
     pub fn seal(&mut self, payload: &[u8], out: &mut Vec<u8>) -> Result<(), LiveError> {
         let r = self.seal_inner(payload, out);
         if r.is_err() {
@@ -363,8 +444,17 @@ impl Sealer {
     }
 
     fn seal_inner(&mut self, payload: &[u8], out: &mut Vec<u8>) -> Result<(), LiveError> {
-        self.seq += 1;
-        let seq = self.seq;
+        let seq = self.next;
+        if let Some(last) = self.protection.last_sequence()
+            && seq > last
+        {
+            return Err(LiveError::SequenceExhausted {
+                protection: self.protection.name(),
+                limit: self.protection.packets_per_sa().unwrap_or(0),
+                rule: self.protection.sequence_rule(),
+            });
+        }
+        self.next = seq.saturating_add(1);
         let Some(f) = &mut self.framing else {
             out.clear();
             out.extend_from_slice(payload);
@@ -389,11 +479,13 @@ impl Sealer {
             }
             Engine::Gcm256(aead) => {
                 // TLS 1.3: the record sequence number starts at 0 (RFC 8446 §5.3).
-                let nonce = tls::nonce(&self.keys.salt, seq - 1);
+                let nonce = tls::nonce(&self.keys.salt, seq);
                 aead_seal(&**aead, nonce, s, out).map_err(failed)
             }
             Engine::Gcm128(aead) => {
-                let nonce = macsec::gcm_iv(f.ids.sci, seq as u32);
+                // At most last_sequence() = 2^32 - 1 (checked above): the PN fits.
+                let pn = u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
+                let nonce = macsec::gcm_iv(f.ids.sci, pn);
                 aead_seal(&**aead, nonce, s, out).map_err(failed)
             }
             Engine::Cbc {
@@ -430,6 +522,15 @@ impl Opener {
         self.protection
     }
 
+    /// Joins the SA at sequence number `next`, as a receiver that has already received
+    /// everything before it: the replay window starts there ([`ReplayWindow::starting_at`])
+    /// and TLS expects record `next`. The receiving side of [`Sealer::with_next_sequence`].
+    pub fn with_next_sequence(mut self, next: u64) -> Opener {
+        self.window = ReplayWindow::starting_at(next);
+        self.next = next;
+        self
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> OpenStats {
         self.stats
@@ -443,6 +544,8 @@ impl Opener {
             Ok(_) => self.stats.delivered += 1,
             Err(Refused::Auth) => self.stats.auth_failures += 1,
             Err(Refused::Replay) => self.stats.replays += 1,
+            Err(Refused::Late) => self.stats.late += 1,
+            Err(Refused::UnknownSa) => self.stats.unknown_sa += 1,
             Err(Refused::Malformed) => self.stats.malformed += 1,
         }
         r.map(|range| &datagram[range])
@@ -463,12 +566,10 @@ impl Opener {
                 let hdr = esp::Packet::new_checked(&d[..]).map_err(|_| Refused::Malformed)?;
                 let repr = esp::Repr::parse(&hdr).map_err(|_| Refused::Malformed)?;
                 if repr.spi != f.ids.spi {
-                    return Err(Refused::Malformed);
+                    return Err(Refused::UnknownSa);
                 }
                 let seq = u64::from(repr.seq);
-                if !self.window.check(seq) {
-                    return Err(Refused::Replay);
-                }
+                self.window.verdict(seq)?;
                 let body = l.empty.encrypted.start..icv.start;
                 match &self.engine {
                     Engine::Gcm256(aead) => {
@@ -508,12 +609,13 @@ impl Opener {
                 let secure = macsec::SECTAG_OFFSET + tag.header_len()..icv.start;
                 let repr =
                     macsec::Repr::parse(&tag, secure.len()).map_err(|_| Refused::Malformed)?;
-                if repr.encrypted != encrypt || repr.sci != Some(f.ids.sci) {
+                if repr.encrypted != encrypt {
                     return Err(Refused::Malformed);
                 }
-                if !self.window.check(u64::from(repr.pn)) {
-                    return Err(Refused::Replay);
+                if repr.sci != Some(f.ids.sci) || repr.an != f.ids.an {
+                    return Err(Refused::UnknownSa);
                 }
+                self.window.verdict(u64::from(repr.pn))?;
                 let nonce = macsec::gcm_iv(f.ids.sci, repr.pn);
                 let (aad, enc) = if encrypt {
                     (0..secure.start, secure.clone())
@@ -540,7 +642,7 @@ impl Opener {
                 let body = tls::HEADER_LEN..icv.start;
                 // A replayed or reordered record fails here: its nonce is not the expected one.
                 aead_open(&**aead, nonce, 0..tls::HEADER_LEN, body.clone(), icv, d)?;
-                self.next += 1;
+                self.next = self.next.saturating_add(1);
                 let (end, kind) = tls::parse_inner(&d[body]).map_err(|_| Refused::Malformed)?;
                 if kind != tls::APPLICATION_DATA {
                     return Err(Refused::Malformed);
@@ -616,6 +718,119 @@ mod tests {
             assert_eq!(st.delivered, 1, "{p}");
             assert_eq!(st.auth_failures + st.replays, bad_count + 1, "{p}");
         }
+    }
+
+    /// The identifiers a datagram's nonce is built from, as sent: ESP sequence number and
+    /// explicit IV, MACsec SCI and PN, the TLS record sequence number (implicit: `tls_seq`).
+    fn nonce_of(p: Protection, d: &[u8], tls_seq: u64) -> Vec<u8> {
+        match p {
+            Protection::EspGcm => d[4..16].to_vec(),
+            Protection::EspCbc => d[4..24].to_vec(),
+            Protection::Macsec | Protection::MacsecIntegrity => {
+                let t = macsec::SECTAG_OFFSET;
+                d[t + 4..t + 16].to_vec()
+            }
+            _ => tls_seq.to_be_bytes().to_vec(),
+        }
+    }
+
+    /// Issue 14 class 8: ESP's and MACsec's 32-bit counters never cycle and TLS never passes
+    /// its record limit: a sealer moved next to the limit seals up to it, then refuses with a
+    /// typed error naming the protection and the limit, and no two datagrams under one key
+    /// (the SA's first ones and its last ones) share a nonce. On the code before, the counter
+    /// went on: MACsec's PN wrapped to 0 and ESP's sequence number to 0, repeating nonces.
+    #[test]
+    fn an_exhausted_sa_refuses_instead_of_repeating_a_nonce() {
+        for p in Protection::ALL.into_iter().filter(|p| p.authenticates()) {
+            let last = p.last_sequence().unwrap();
+            let mut seen = std::collections::HashSet::new();
+            let mut out = Vec::new();
+            let (mut fresh, mut fresh_rx) = security_association(p, 5).unwrap();
+            for k in 0..3 {
+                fresh.seal(&payload(40), &mut out).unwrap();
+                assert!(seen.insert(nonce_of(p, &out, k)), "{p}");
+                assert!(fresh_rx.open(&mut out).is_ok(), "{p}");
+            }
+            let (s, o) = security_association(p, 5).unwrap();
+            let mut s = s.with_next_sequence(last - 2).unwrap();
+            let mut o = o.with_next_sequence(last - 2);
+            for _ in 0..3 {
+                let seq = s.next_sequence();
+                s.seal(&payload(40), &mut out).unwrap();
+                assert!(
+                    seen.insert(nonce_of(p, &out, seq)),
+                    "{p}: nonce repeated at {seq}"
+                );
+                assert_eq!(o.open(&mut out).unwrap(), &payload(40)[..], "{p} {seq}");
+            }
+            assert_eq!(s.remaining(), 0, "{p}");
+            for _ in 0..2 {
+                out = vec![1, 2, 3];
+                let e = s.seal(&payload(40), &mut out).unwrap_err();
+                assert!(
+                    matches!(e, LiveError::SequenceExhausted { limit, .. }
+                        if limit == p.packets_per_sa().unwrap()),
+                    "{p}: {e}"
+                );
+                let text = e.to_string();
+                assert!(
+                    text.contains(p.name()) && text.contains(&limit_text(p)),
+                    "{text}"
+                );
+                assert!(out.is_empty(), "{p}: nothing to send");
+                assert_eq!(s.next_sequence(), last + 1, "{p}: the counter stays put");
+            }
+            assert_eq!(o.stats().delivered, 3, "{p}");
+        }
+        assert_eq!(Protection::EspGcm.packets_per_sa(), Some((1 << 32) - 1));
+        assert_eq!(Protection::Macsec.packets_per_sa(), Some((1 << 32) - 1));
+        assert_eq!(Protection::Tls13.packets_per_sa(), Some(23_726_566)); // 2^24.5
+        assert_eq!(Protection::Plain.packets_per_sa(), None);
+    }
+
+    fn limit_text(p: Protection) -> String {
+        p.packets_per_sa().unwrap().to_string()
+    }
+
+    #[test]
+    fn the_sequence_can_only_be_moved_within_the_sa() {
+        for p in Protection::ALL.into_iter().filter(|p| p.authenticates()) {
+            let last = p.last_sequence().unwrap();
+            let sa = || security_association(p, 2).unwrap().0;
+            assert!(sa().with_next_sequence(last + 1).is_ok(), "{p}");
+            let e = sa().with_next_sequence(last + 2).err().unwrap().to_string();
+            assert!(e.contains(&(last + 1).to_string()), "{e}");
+            assert_eq!(
+                sa().with_next_sequence(0).is_ok(),
+                p.first_sequence() == 0,
+                "{p}"
+            );
+        }
+        let plain = security_association(Protection::Plain, 2).unwrap().0;
+        let mut plain = plain.with_next_sequence(u64::MAX).unwrap();
+        let mut out = Vec::new();
+        plain.seal(b"no sequence number", &mut out).unwrap();
+        plain.seal(b"no sequence number", &mut out).unwrap(); // saturates, never panics
+        assert_eq!(plain.remaining(), u64::MAX);
+    }
+
+    #[test]
+    fn the_window_tells_a_duplicate_from_a_late_packet() {
+        let mut w = ReplayWindow::default();
+        for s in [1, 2, 70] {
+            w.update(s);
+        }
+        assert_eq!(w.verdict(70), Err(Refused::Replay));
+        assert_eq!(w.verdict(7), Ok(())); // 63 old, unseen
+        assert_eq!(w.verdict(6), Err(Refused::Late)); // 64 old
+        assert_eq!(w.verdict(2), Err(Refused::Late)); // seen, but outside the window now
+        assert_eq!(w.verdict(0), Err(Refused::Late));
+        let j = ReplayWindow::starting_at(1000);
+        assert_eq!(j.verdict(1000), Ok(()));
+        assert_eq!(j.verdict(999), Err(Refused::Replay));
+        assert_eq!(j.verdict(936), Err(Refused::Replay)); // 63 old: counted as received
+        assert_eq!(j.verdict(935), Err(Refused::Late));
+        assert_eq!(ReplayWindow::starting_at(1).verdict(1), Ok(()));
     }
 
     #[test]
