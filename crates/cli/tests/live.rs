@@ -119,6 +119,63 @@ fn markdown_output_names_the_command() {
     assert!(text.contains("| macsec-integrity | 1500 |"), "{text}");
 }
 
+/// `oransim live --experiment rtt --quick --compare` of esp-gcm and macsec at 64 B against
+/// the shipped profile, 20 pings, with `--tolerance TOL`.
+fn rtt_with_tolerance(tolerance: &str) -> Output {
+    oransim(&[
+        "live",
+        "--experiment",
+        "rtt",
+        "--quick",
+        "--compare",
+        "--pings",
+        "20",
+        "--sizes",
+        "64",
+        "--protection",
+        "esp-gcm,macsec",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--format",
+        "json",
+        "--tolerance",
+        tolerance,
+    ])
+}
+
+/// Issue 14 class 8: `live --compare --tolerance` is a gate CI can use: exit 1 and the rows
+/// that missed on stderr when a prediction misses by more than the tolerance (0.0001%: no
+/// measurement is that close), exit 0 within it (a billion percent).
+#[test]
+fn tolerance_gates_the_comparison_with_exit_1_naming_the_rows() {
+    let out = rtt_with_tolerance("0.0001%");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("2 of 2 compared rows miss the tolerance of 0.0001%"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rtt esp-gcm 64 B added latency: error "),
+        "{err}"
+    );
+    assert!(
+        err.contains("rtt macsec 64 B added latency: error "),
+        "{err}"
+    );
+    // The report is still printed whole, with the verdict in it.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["accuracy"]["checked"], 2);
+    assert_eq!(v["accuracy"]["misses"].as_array().unwrap().len(), 2);
+
+    let out = rtt_with_tolerance("1e9%");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("miss"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["accuracy"]["misses"].as_array().unwrap().len(), 0);
+}
+
 #[test]
 fn bad_input_exits_2_with_a_message() {
     for (args, needle) in [
@@ -152,6 +209,32 @@ fn bad_input_exits_2_with_a_message() {
                 "--quick",
             ],
             "calibration profile",
+        ),
+        // The tolerance: a percentage with its `%`, and only beside --compare.
+        (
+            vec!["live", "--quick", "--compare", "--tolerance", "25"],
+            "--tolerance",
+        ),
+        (
+            vec!["live", "--quick", "--compare", "--tolerance=-3%"],
+            "a percentage from 0%",
+        ),
+        (vec!["live", "--quick", "--tolerance", "25%"], "--compare"),
+        // Issue 14 class 8: more segments than one TLS SA may seal (2^24.5 records), refused
+        // before anything runs.
+        (
+            vec![
+                "live",
+                "--experiment",
+                "bulk",
+                "--protection",
+                "tls13",
+                "--mtu",
+                "1500",
+                "--megabytes",
+                "100000",
+            ],
+            "--megabytes",
         ),
     ] {
         let out = oransim(&args);

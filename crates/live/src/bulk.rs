@@ -110,6 +110,37 @@ pub fn check_mtus(mtus: &[usize]) -> Result<(), LiveError> {
     }
 }
 
+/// Checks that every transfer's segments fit one SA of its protection
+/// ([`Protection::packets_per_sa`]: a transfer seals each segment with one SA, which refuses to
+/// repeat a sequence number), before anything runs. A transfer that needs more is refused,
+/// naming `--megabytes`; go-back-N retransmissions past the limit end the transfer with
+/// [`LiveError::SequenceExhausted`].
+pub fn check_sa_limits(cfg: &BulkConfig) -> Result<(), LiveError> {
+    for &p in &cfg.protections {
+        let Some(limit) = p.packets_per_sa() else {
+            continue;
+        };
+        for &mtu in &cfg.mtus {
+            let segment = p.max_payload(mtu)?.max(1);
+            let segments = cfg.bytes.div_ceil(segment as u64);
+            if segments > limit {
+                return Err(LiveError::BadArgument {
+                    what: "bulk payload per transfer (--megabytes)".into(),
+                    got: format!(
+                        "{} B: {segments} segments of {segment} B with {p} at MTU {mtu}",
+                        cfg.bytes
+                    ),
+                    allowed: format!(
+                        "at most {limit} segments, what one {p} SA may seal ({})",
+                        p.sequence_rule()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs every protection at every MTU.
 pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
     if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 || cfg.bytes > MAX_BYTES {
@@ -120,6 +151,7 @@ pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
         });
     }
     check_mtus(&cfg.mtus)?;
+    check_sa_limits(cfg)?;
     let mut out = Vec::new();
     for (k, &p) in cfg.protections.iter().enumerate() {
         for (j, &mtu) in cfg.mtus.iter().enumerate() {
@@ -290,5 +322,24 @@ mod tests {
         cfg.bytes = MAX_BYTES + 1;
         let e = run(&cfg).unwrap_err().to_string();
         assert!(e.contains("bytes 1..=100000000000"), "{e}");
+    }
+
+    /// Issue 14 class 8: a transfer needing more segments than one SA may seal is refused
+    /// before anything runs, naming the flag; the same transfer fits an SA without the limit.
+    #[test]
+    fn a_transfer_beyond_one_sa_is_refused_up_front() {
+        let mut cfg = BulkConfig::quick(vec![Protection::Tls13]);
+        cfg.mtus = vec![1500];
+        cfg.bytes = MAX_BYTES;
+        let e = run(&cfg).unwrap_err().to_string();
+        assert!(
+            e.contains("--megabytes") && e.contains("23726566") && e.contains("RFC 8446"),
+            "{e}"
+        );
+        cfg.bytes = 10_000_000_000; // 6.9 million segments: within 2^24.5
+        assert!(check_sa_limits(&cfg).is_ok());
+        cfg.protections = vec![Protection::Plain, Protection::EspGcm, Protection::Macsec];
+        cfg.bytes = MAX_BYTES; // 69 million segments: within 2^32 - 1
+        assert!(check_sa_limits(&cfg).is_ok());
     }
 }

@@ -5,7 +5,8 @@
 //! [`rtt`], [`throughput`] and [`bulk`] run the papers' experiments between two threads over UDP
 //! on loopback (127.0.0.1), or over a veth pair between two network namespaces of their own
 //! ([`net::Transport`], root only), every loop bounded in packets and time; [`predict`] runs the
-//! same experiments in the simulator from a calibration profile, fitted to the plaintext run only.
+//! same experiments in the simulator from a calibration profile, fitted to the plaintext run only;
+//! [`accuracy`] holds the comparison to a tolerance.
 //!
 //! ```
 //! use live::{Protection, security_association};
@@ -23,6 +24,7 @@
 //! # Ok::<(), live::LiveError>(())
 //! ```
 
+pub mod accuracy;
 pub mod bulk;
 pub mod cpu;
 mod error;

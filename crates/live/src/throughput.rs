@@ -121,6 +121,7 @@ pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
                 .into(),
         });
     }
+    check_sa_limits(cfg)?;
     let mut out = Vec::new();
     for (k, &p) in cfg.protections.iter().enumerate() {
         for (j, &rate) in cfg.rates_bps.iter().enumerate() {
@@ -135,6 +136,44 @@ pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
         }
     }
     Ok(out)
+}
+
+/// The error of a point that needs more datagrams than one SA may seal.
+fn beyond_one_sa(p: Protection, duration: Duration, need: String) -> LiveError {
+    LiveError::BadArgument {
+        what: "throughput sending time per point (--duration-ms)".into(),
+        got: format!("{} ms: {need}", duration.as_millis()),
+        allowed: format!(
+            "a time in which one {p} SA seals at most {} datagrams ({})",
+            p.packets_per_sa().unwrap_or(u64::MAX),
+            p.sequence_rule()
+        ),
+    }
+}
+
+/// Checks that each point at an offered rate fits one SA of its protection
+/// ([`Protection::packets_per_sa`]), before anything runs. Back to back the count is only known
+/// while sending: a sender whose SA is used up stops with the same error instead of sealing
+/// again.
+pub fn check_sa_limits(cfg: &ThroughputConfig) -> Result<(), LiveError> {
+    for &p in &cfg.protections {
+        let Some(limit) = p.packets_per_sa() else {
+            continue;
+        };
+        for &rate in cfg.rates_bps.iter().filter(|r| r.is_finite()) {
+            // The pacing sends at most duration * rate / packet size, plus one.
+            let need =
+                (cfg.duration.as_secs_f64() * rate / (cfg.payload as f64 * 8.0)).ceil() + 1.0;
+            if need > limit as f64 {
+                return Err(beyond_one_sa(
+                    p,
+                    cfg.duration,
+                    format!("{need:.0} datagrams at {rate:.3e} bit/s"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn point(
@@ -229,6 +268,13 @@ fn point(
                         sent + 64
                     };
                     while sent < due {
+                        if sealer.remaining() == 0 {
+                            return Err(beyond_one_sa(
+                                protection,
+                                duration,
+                                format!("back to back, {sent} datagrams in {:?}", start.elapsed()),
+                            ));
+                        }
                         net::fill_payload(&mut payload_buf, sent + 1);
                         sealer.seal(&payload_buf, &mut out)?;
                         net::send(&sock, &out).await?;
@@ -305,5 +351,27 @@ mod tests {
         assert!(e.contains("1..=600000 ms"), "{e}");
         cfg.duration = Duration::ZERO;
         assert!(run(&cfg).is_err());
+    }
+
+    /// Issue 14 class 8: a paced point that would need more datagrams than one SA may seal is
+    /// refused before anything runs, naming the flag.
+    #[test]
+    fn a_point_beyond_one_sa_is_refused_up_front() {
+        let mut cfg = ThroughputConfig::quick(vec![Protection::Plain, Protection::EspGcm]);
+        cfg.payload = 8;
+        cfg.rates_bps = vec![1e12];
+        cfg.duration = MAX_DURATION; // 9.4e12 datagrams
+        let e = run(&cfg).unwrap_err().to_string();
+        assert!(
+            e.contains("--duration-ms") && e.contains("4294967295") && e.contains("esp-gcm"),
+            "{e}"
+        );
+        cfg.rates_bps = vec![4e9, f64::INFINITY]; // 3.75e10 datagrams: still too many
+        assert!(check_sa_limits(&cfg).is_err());
+        cfg.payload = 1400; // the standard run's 2.1e8 datagrams at 4 Gb/s: fine
+        assert!(check_sa_limits(&cfg).is_ok());
+        cfg.protections = vec![Protection::Plain];
+        cfg.payload = 8;
+        assert!(check_sa_limits(&cfg).is_ok()); // no sequence number
     }
 }

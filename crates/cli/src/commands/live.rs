@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use live::Protection;
 use live::bulk::BulkConfig;
 use live::net::Transport;
 use live::predict::{self, HostProfile};
 use live::rtt::RttConfig;
 use live::throughput::ThroughputConfig;
+use live::{Protection, accuracy};
 
 /// Arguments of `oransim live`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +29,12 @@ pub struct LiveArgs {
     /// predicted with the error.
     #[arg(long)]
     pub compare: bool,
+    /// With --compare: exit 1 when a compared row's prediction misses the measurement by more
+    /// than this percentage (e.g. 25%), naming the rows on stderr. Default: none (the
+    /// comparison is printed, never judged).
+    #[arg(long, value_name = "PERCENT", requires = "compare",
+          value_parser = live::accuracy::Tolerance::parse)]
+    pub tolerance: Option<live::accuracy::Tolerance>,
     /// A short run (a few seconds per experiment).
     #[arg(long)]
     pub quick: bool,
@@ -87,6 +93,36 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         live::rtt::check_sizes(&args.sizes).context("--sizes")?;
     }
     live::bulk::check_mtus(&args.mtu).context("--mtu")?;
+    let mut rtt_cfg = if args.quick {
+        RttConfig::quick(protections.clone())
+    } else {
+        RttConfig::standard(protections.clone())
+    };
+    if !args.sizes.is_empty() {
+        rtt_cfg.sizes = args.sizes.clone();
+    }
+    // Within MAX_PINGS and MAX_ROUNDS (clap checked the range), so they fit.
+    if let Some(n) = args.pings {
+        rtt_cfg.pings = n as usize;
+    }
+    if let Some(n) = args.rounds {
+        rtt_cfg.rounds = n as usize;
+    }
+    let mut bulk_cfg = if args.quick {
+        BulkConfig::quick(protections.clone())
+    } else {
+        BulkConfig::standard(protections.clone())
+    };
+    if !args.mtu.is_empty() {
+        bulk_cfg.mtus = args.mtu.clone();
+    }
+    if let Some(mb) = args.megabytes {
+        // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
+        bulk_cfg.bytes = mb * 1_000_000;
+    }
+    if args.experiment.as_deref().is_none_or(|e| e == "bulk") {
+        live::bulk::check_sa_limits(&bulk_cfg)?;
+    }
     let transport = if args.transport == "veth" {
         Transport::veth().context("--transport veth")?
     } else {
@@ -117,27 +153,14 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         host.as_ref().map(|h| h.path.as_str()),
     );
     json.insert("transport".into(), transport.name().into());
+    let mut rows = Vec::new();
     if let Some(h) = &host {
         json.insert("profile".into(), h.path.clone().into());
     }
     for e in experiments {
         match e {
             "rtt" => {
-                let mut cfg = if args.quick {
-                    RttConfig::quick(protections.clone())
-                } else {
-                    RttConfig::standard(protections.clone())
-                };
-                if !args.sizes.is_empty() {
-                    cfg.sizes = args.sizes.clone();
-                }
-                // Within MAX_PINGS and MAX_ROUNDS (clap checked the range), so they fit.
-                if let Some(n) = args.pings {
-                    cfg.pings = n as usize;
-                }
-                if let Some(n) = args.rounds {
-                    cfg.rounds = n as usize;
-                }
+                let mut cfg = rtt_cfg.clone();
                 cfg.transport = transport.clone();
                 let run = live::rtt::run(&cfg).context("live RTT experiment")?;
                 let cmp = match &host {
@@ -147,6 +170,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 printer::live::rtt(&mut text, &run, cmp.as_ref(), md);
                 json.insert("rtt".into(), serde_json::to_value(&run)?);
                 if let Some((fit, c)) = &cmp {
+                    rows.extend(accuracy::rows(c, &[], &[]));
                     json.insert("rtt_fit".into(), serde_json::to_value(fit)?);
                     json.insert("rtt_compare".into(), serde_json::to_value(c)?);
                 }
@@ -187,22 +211,12 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 );
                 json.insert("throughput".into(), serde_json::to_value(&pts)?);
                 if let Some(c) = &cmp {
+                    rows.extend(accuracy::rows(&[], c, &[]));
                     json.insert("throughput_compare".into(), serde_json::to_value(c)?);
                 }
             }
             _ => {
-                let mut cfg = if args.quick {
-                    BulkConfig::quick(protections.clone())
-                } else {
-                    BulkConfig::standard(protections.clone())
-                };
-                if !args.mtu.is_empty() {
-                    cfg.mtus = args.mtu.clone();
-                }
-                if let Some(mb) = args.megabytes {
-                    // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
-                    cfg.bytes = mb * 1_000_000;
-                }
+                let mut cfg = bulk_cfg.clone();
                 cfg.transport = transport.clone();
                 let pts = live::bulk::run(&cfg).context("live bulk experiment")?;
                 let cmp = match &host {
@@ -214,17 +228,49 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 printer::live::bulk(&mut text, &pts, cmp.as_deref(), md);
                 json.insert("bulk".into(), serde_json::to_value(&pts)?);
                 if let Some(c) = &cmp {
+                    rows.extend(accuracy::rows(&[], &[], c));
                     json.insert("bulk_compare".into(), serde_json::to_value(c)?);
                 }
             }
         }
+    }
+    let verdict = args.tolerance.map(|t| accuracy::judge(&rows, t));
+    if let Some(v) = &verdict {
+        json.insert("accuracy".into(), serde_json::to_value(v)?);
     }
     if args.format == "json" {
         crate::format::print(&printer::json_pretty(&json, "live results")?)?;
     } else {
         crate::format::print(&text)?;
     }
-    Ok(ExitCode::SUCCESS)
+    // The gate, as `reproduce` does for a missed paper figure: exit 1, the rows on stderr.
+    Ok(match verdict {
+        Some(v) if !v.passed() => {
+            report_misses(&v);
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// Names on stderr the rows that missed the tolerance (or says nothing was compared).
+fn report_misses(v: &accuracy::Verdict) {
+    if v.checked == 0 {
+        eprintln!(
+            "error: --tolerance {}%: no row was compared (plaintext RTT rows are the fit; add a protection or another experiment)",
+            v.tolerance_percent
+        );
+        return;
+    }
+    eprintln!(
+        "error: {} of {} compared rows miss the tolerance of {}%:",
+        v.misses.len(),
+        v.checked,
+        v.tolerance_percent
+    );
+    for m in &v.misses {
+        eprintln!("  {}: error {:+.1}%", m.row, m.error * 100.0);
+    }
 }
 
 /// Measures this host's costs of the ciphers `protections` use (RustCrypto, the
