@@ -147,7 +147,7 @@ fn expected_resize(p: Protection, d: &[u8], len: usize, min_len: usize) -> Refus
         Protection::EspGcm => Refused::Auth,
         // CBC ciphertext is whole 16-byte blocks (after SPI, seq, IV; before the 16-byte ICV).
         Protection::EspCbc => {
-            if (len - esp::HEADER_LEN - 16 - 16) % 16 == 0 {
+            if (len - esp::HEADER_LEN - 16 - 16).is_multiple_of(16) {
                 Refused::Auth
             } else {
                 Refused::Malformed
