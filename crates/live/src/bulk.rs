@@ -339,7 +339,7 @@ mod tests {
         cfg.bytes = 10_000_000_000; // 6.9 million segments: within 2^24.5
         assert!(check_sa_limits(&cfg).is_ok());
         cfg.protections = vec![Protection::Plain, Protection::EspGcm, Protection::Macsec];
-        cfg.bytes = MAX_BYTES; // 69 million segments: within 2^32 - 1
+        cfg.bytes = MAX_BYTES; // about 70 million segments: within 2^32 - 1
         assert!(check_sa_limits(&cfg).is_ok());
     }
 }

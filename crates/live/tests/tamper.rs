@@ -234,6 +234,7 @@ fn every_bit_of_every_byte_flipped_is_refused_and_counted_by_its_field() {
         wrong.len(),
         wrong.join("\n")
     );
+    eprintln!("{trials} flips");
     assert!(trials > 100_000, "{trials}");
 }
 

@@ -21,7 +21,9 @@
 //! [`protocols::Stack::protected_len`]. The receiver ([`Opener`]) checks the anti-replay window before the
 //! integrity check (RFC 4303 §3.4.3, 802.1AE §10.6.2), verifies and decrypts in place, checks the
 //! padding and the inner headers, and returns the payload only when all of it holds; anything
-//! else is counted and never delivered.
+//! else is counted under its reason ([`Refused`], [`OpenStats`]) and never delivered. A
+//! [`Sealer`] never repeats a sequence number (and so never an AES-GCM nonce): past
+//! [`Protection::last_sequence`] it refuses with [`crate::LiveError::SequenceExhausted`].
 
 use protocols::wire::{ipv4, udp};
 use protocols::{Stack, Suite};
