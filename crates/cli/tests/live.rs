@@ -6,6 +6,17 @@ use std::process::{Command, Output};
 /// `oransim live --experiment rtt --quick --compare --pings 10 --format json EXTRA...`, which
 /// must succeed; its JSON.
 fn quick_rtt_json(extra: &[&str]) -> serde_json::Value {
+    let out = quick_rtt(extra);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// `oransim live --experiment rtt --quick --compare --pings 10 --format json EXTRA...`.
+fn quick_rtt(extra: &[&str]) -> Output {
     let mut args = vec![
         "live",
         "--experiment",
@@ -18,13 +29,7 @@ fn quick_rtt_json(extra: &[&str]) -> serde_json::Value {
         "json",
     ];
     args.extend(extra);
-    let out = oransim(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    oransim(&args)
 }
 
 fn oransim(args: &[&str]) -> Output {
@@ -119,25 +124,16 @@ fn markdown_output_names_the_command() {
     assert!(text.contains("| macsec-integrity | 1500 |"), "{text}");
 }
 
-/// `oransim live --experiment rtt --quick --compare` of esp-gcm and macsec at 64 B against
-/// the shipped profile, 20 pings, with `--tolerance TOL`.
+/// [`quick_rtt`] of esp-gcm and macsec at 64 B against the shipped profile, with
+/// `--tolerance TOL`.
 fn rtt_with_tolerance(tolerance: &str) -> Output {
-    oransim(&[
-        "live",
-        "--experiment",
-        "rtt",
-        "--quick",
-        "--compare",
-        "--pings",
-        "20",
+    quick_rtt(&[
         "--sizes",
         "64",
         "--protection",
         "esp-gcm,macsec",
         "--profile",
         "calibration/dev-host-rustcrypto.toml",
-        "--format",
-        "json",
         "--tolerance",
         tolerance,
     ])

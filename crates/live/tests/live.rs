@@ -478,23 +478,31 @@ fn namespaces() -> String {
         .unwrap_or_default()
 }
 
+/// A veth transport of this process, or `None` after saying on stderr why the test `what`
+/// is skipped: not root, or a machine that refuses network namespaces.
+fn veth_or_skip(what: &str) -> Option<net::Transport> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: {what} needs root (the veth transport)");
+        return None;
+    }
+    match net::Transport::veth() {
+        Ok(t) => Some(t),
+        Err(e) => {
+            // A container without CAP_SYS_ADMIN refuses namespaces even to root.
+            eprintln!("skipped: {what}: this machine refuses network namespaces: {e}");
+            None
+        }
+    }
+}
+
 /// Over a veth pair between two namespaces of its own (root only): every experiment runs and
 /// decrypts, the traffic really crosses the pair, and the namespaces are gone afterwards.
 #[test]
 fn veth_transport_runs_every_experiment_and_cleans_up() {
     let _alone = alone();
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: the veth transport needs root");
+    let Some(transport) = veth_or_skip("every experiment over veth") else {
         return;
-    }
-    let transport = match net::Transport::veth() {
-        Ok(t) => t,
-        Err(e) => {
-            // A container without CAP_SYS_ADMIN refuses namespaces even to root.
-            eprintln!("skipped: this machine refuses network namespaces: {e}");
-            return;
-        }
     };
     let ns = transport.namespaces();
     assert_eq!(ns.len(), 2);
@@ -554,17 +562,8 @@ fn veth_transport_runs_every_experiment_and_cleans_up() {
 #[test]
 fn replayed_and_late_datagrams_over_veth_are_refused_and_counted() {
     let _alone = alone();
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: replays over veth need root (network namespaces)");
+    let Some(transport) = veth_or_skip("replays over veth") else {
         return;
-    }
-    let transport = match net::Transport::veth() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("skipped: this machine refuses network namespaces: {e}");
-            return;
-        }
     };
     let ns = transport.namespaces();
     let pid = std::process::id().to_string();
