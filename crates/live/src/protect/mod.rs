@@ -31,7 +31,9 @@ use protocols::{Stack, Suite};
 use crate::LiveError;
 
 mod sa;
-pub use sa::{OpenStats, Opener, Refused, ReplayWindow, Sealer, security_association};
+mod window;
+pub use sa::{OpenStats, Opener, Refused, Sealer, security_association};
+pub use window::ReplayWindow;
 
 /// One way of protecting packets (or none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
