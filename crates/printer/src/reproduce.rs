@@ -1,23 +1,27 @@
 //! `oransim reproduce`'s outputs from [`model::reproduce`]'s experiments: the table on stdout,
-//! the `oransim.reproduce/1` JSON document, each experiment's plots, and the generated
+//! the `oransim.reproduce/2` JSON document, each experiment's plots, and the generated
 //! `docs/reproduction.md` page.
 
 use std::fmt::Write as _;
 
-use model::reproduce::{Experiment, HeatMap, Plot, Row, SCHEMA, Style, Summary, XyPlot};
+use model::reproduce::{
+    Experiment, HeatMap, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, XyPlot,
+};
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
 use crate::table::Table;
 
-/// "P passed, F failed; f fitted, p predicted (x% predictions)".
+/// "P passed, F failed; f fitted, i identity, p predicted, h held-out (x% predictions)".
 fn counts(sum: &Summary) -> String {
     format!(
-        "{} passed, {} failed; {} fitted, {} predicted ({:.0}% predictions)",
+        "{} passed, {} failed; {} fitted, {} identity, {} predicted, {} held-out ({:.0}% predictions)",
         sum.passed,
         sum.failed,
         sum.fitted,
+        sum.identity,
         sum.predicted,
-        sum.predicted as f64 / sum.rows.max(1) as f64 * 100.0
+        sum.held_out,
+        (sum.predicted + sum.held_out) as f64 / sum.rows.max(1) as f64 * 100.0
     )
 }
 
@@ -46,14 +50,17 @@ fn error(r: &Row) -> String {
     opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0))
 }
 
-/// The JSON document: schema, summary, every row, then the experiments in full.
-pub fn json(exps: &[Experiment]) -> crate::Result<String> {
+/// The JSON document: schema, summary, every row, the experiments in full, then the papers
+/// and the tolerance rules the rows name.
+pub fn json(exps: &[Experiment], targets: &Targets) -> crate::Result<String> {
     let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
     let v = serde_json::json!({
         "schema": SCHEMA,
         "summary": Summary::of(exps),
         "rows": rows,
         "experiments": exps,
+        "papers": targets.papers,
+        "rules": targets.rules(),
     });
     crate::json_pretty(&v, "reproduction")
 }
@@ -70,7 +77,7 @@ pub fn table(exps: &[Experiment]) -> String {
                 s,
                 "  {} {:<9} {} [{}]: paper {} | model {} | error {}% | {}",
                 if r.pass { "PASS" } else { "FAIL" },
-                r.kind.as_str(),
+                r.class.as_str(),
                 r.quantity,
                 r.unit,
                 opt(r.paper),
@@ -103,7 +110,7 @@ pub fn table(exps: &[Experiment]) -> String {
 
 /// The `docs/reproduction.md` page; its images are linked as `{img}/{plot}.svg`, `img` being
 /// the plot directory relative to the page.
-pub fn markdown(exps: &[Experiment], img: &str) -> String {
+pub fn markdown(exps: &[Experiment], targets: &Targets, img: &str) -> String {
     let sum = Summary::of(exps);
     let mut s = String::new();
     let _ = writeln!(s, "# Reproducing the papers\n");
@@ -113,8 +120,22 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "Each row compares one published number with the model. **fitted**: a calibration parameter was chosen from that number, so the row only checks that the composition gives it back. **predicted**: the number was used in no fit. A row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
+        "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n2. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n3. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n4. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
     );
+    let _ = writeln!(
+        s,
+        "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
+    );
+    let mut rules = Table::new(["rule", "target", "for"]);
+    for (name, r) in targets.rules() {
+        rules.row([name.clone(), r.words.clone(), r.means.clone()]);
+    }
+    s.push_str(&rules.markdown());
+    let _ = writeln!(s, "\n**Papers** (the key is printed with each row):\n");
+    for (key, p) in &targets.papers {
+        let _ = writeln!(s, "- **{key}**: {}", p.citation);
+    }
+    let _ = writeln!(s);
     let _ = writeln!(
         s,
         "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
@@ -131,7 +152,7 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
         let _ = writeln!(s, "- **Predicted:** {}\n", e.predicted);
         if !e.rows.is_empty() {
             let mut t = Table::new([
-                "quantity", "unit", "paper", "model", "error %", "target", "kind", "pass", "note",
+                "quantity", "unit", "paper", "model", "error %", "target", "class", "pass", "note",
             ]);
             for r in &e.rows {
                 t.row([
@@ -141,7 +162,7 @@ pub fn markdown(exps: &[Experiment], img: &str) -> String {
                     num(r.simulated),
                     error(r),
                     r.target.clone(),
-                    r.kind.as_str().to_owned(),
+                    r.class.as_str().to_owned(),
                     if r.pass { "yes" } else { "**no**" }.to_owned(),
                     r.note.clone(),
                 ]);

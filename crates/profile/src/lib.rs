@@ -111,6 +111,7 @@ mod cost;
 mod error;
 pub mod file;
 pub mod read;
+pub mod trace;
 pub mod units;
 
 use std::collections::BTreeMap;
@@ -522,6 +523,7 @@ impl Profile {
 
     /// Cores available to the node's data path.
     pub fn cores(&self) -> u32 {
+        self.note("node.cores", &self.cores_provenance);
         self.cores
     }
 
@@ -532,42 +534,45 @@ impl Profile {
 
     /// Per-packet stack cost \[ns\].
     pub fn stack_ns(&self) -> f64 {
-        self.stack.ns
+        self.stack().ns
     }
 
     /// Per-packet stack cost with provenance.
     pub fn stack(&self) -> &PacketCost {
+        self.note("node.stack", &self.stack.provenance);
         &self.stack
     }
 
     /// Fixed part of the kernel/user I/O cost, per packet \[ns\], independent of the cipher
     /// (`[node.io] cost`).
     pub fn io_ns(&self) -> f64 {
-        self.io.ns
+        self.io().ns
     }
 
     /// I/O cost per byte of the frame \[ns/B\] (`[node.io] per_byte`; 0 when absent).
     pub fn io_per_byte_ns(&self) -> f64 {
-        self.io.per_byte_ns
+        self.io().per_byte_ns
     }
 
     /// I/O cost of one frame of `frame_bytes` bytes on the wire \[ns\]: fixed + per byte.
     pub fn io_cost_ns(&self, frame_bytes: u64) -> f64 {
-        self.io.at(frame_bytes)
+        self.io().at(frame_bytes)
     }
 
     /// I/O cost (fixed and per byte) with provenance.
     pub fn io(&self) -> &PacketCost {
+        self.note("node.io", &self.io.provenance);
         &self.io
     }
 
     /// Per-packet delay that occupies no server \[ns\] (0 when the profile gives none).
     pub fn latency_ns(&self) -> f64 {
-        self.latency.ns
+        self.latency().ns
     }
 
     /// Per-packet latency with provenance.
     pub fn latency(&self) -> &PacketCost {
+        self.note("node.latency", &self.latency.provenance);
         &self.latency
     }
 
@@ -587,11 +592,11 @@ impl Profile {
             None => 0.0,
         };
         Ok(PacketCosts {
-            cpu_ns: self.stack.ns + cipher_ns,
+            cpu_ns: self.stack().ns + cipher_ns,
             cipher_ns,
-            io_ns: self.io.at(frame_bytes),
-            latency_ns: self.latency.ns,
-            cores: self.cores,
+            io_ns: self.io().at(frame_bytes),
+            latency_ns: self.latency().ns,
+            cores: self.cores(),
         })
     }
 
@@ -610,7 +615,8 @@ impl Profile {
         self.file.measurement.as_ref()
     }
 
-    /// All operations, by name (in the order of the names).
+    /// All operations, by name (in the order of the names). Listing them records no read for
+    /// [`trace::record`].
     pub fn ops(&self) -> impl Iterator<Item = (String, &OpCost)> {
         let mut all: Vec<(String, &OpCost)> = self
             .ciphers
@@ -647,8 +653,11 @@ impl Profile {
 
     /// The operation `name` (e.g. `"aes128-gcm.seal"`), or an error listing those it has.
     pub fn op(&self, name: &str) -> Result<&OpCost, ProfileError> {
-        self.find(name)
-            .ok_or_else(|| self.unknown_op(name.to_string()))
+        let op = self
+            .find(name)
+            .ok_or_else(|| self.unknown_op(name.to_string()))?;
+        self.note_op(name, &op.provenance);
+        Ok(op)
     }
 
     /// Cost \[ns\] of operation `name` on `len_bytes` bytes.
@@ -659,9 +668,14 @@ impl Profile {
     /// The cost of sealing or opening with `suite`, or an error listing the operations the
     /// profile has.
     pub fn cipher(&self, suite: Suite, direction: Direction) -> Result<&OpCost, ProfileError> {
-        self.ciphers
+        let op = self
+            .ciphers
             .get(&(suite, direction))
-            .ok_or_else(|| self.unknown_op(cipher_op(suite, direction)))
+            .ok_or_else(|| self.unknown_op(cipher_op(suite, direction)))?;
+        if trace::recording() {
+            self.note_op(&cipher_op(suite, direction), &op.provenance);
+        }
+        Ok(op)
     }
 
     /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite`.
@@ -672,6 +686,18 @@ impl Profile {
         len_bytes: u64,
     ) -> Result<f64, ProfileError> {
         Ok(self.cipher(suite, direction)?.cost_ns(len_bytes))
+    }
+
+    /// Records a read of parameter `key` for [`trace::record`].
+    fn note(&self, key: &str, provenance: &Provenance) {
+        trace::note(self.name(), key, &provenance.fitted_to);
+    }
+
+    /// Records a read of operation `name` for [`trace::record`].
+    fn note_op(&self, name: &str, provenance: &Provenance) {
+        if trace::recording() {
+            self.note(&format!("ops.\"{name}\""), provenance);
+        }
     }
 
     /// The file form of this profile (what [`Profile::to_toml_string`] writes).

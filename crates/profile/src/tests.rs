@@ -328,3 +328,43 @@ fn io_per_byte_is_optional_validated_and_written_back() {
         "{e}"
     );
 }
+
+/// Issue 12: `trace::record` returns every parameter read while it ran, with the targets each
+/// was fitted to; recordings nest; listing the ops records nothing.
+#[test]
+fn trace_records_the_parameters_a_computation_reads() {
+    let with = GOOD.replace(
+        "stack = { cost = \"1us\", source = \"s\" }",
+        "stack = { cost = \"1us\", source = \"fit\", fitted_to = [\"paper/fig1/x\"] }",
+    );
+    let p = load(&with).unwrap();
+    let names = |reads: &[crate::trace::Read]| -> Vec<String> {
+        reads.iter().map(|r| r.param.clone()).collect()
+    };
+    let ((), outer) = crate::trace::record(|| {
+        let (cost, inner) = crate::trace::record(|| {
+            p.packet(Some(Suite::Aes128Gcm), Direction::Seal, 100, 150)
+                .unwrap()
+        });
+        assert_eq!(cost.cpu_ns, 1000.0 + 200.0 + 50.0);
+        assert_eq!(
+            names(&inner),
+            [
+                "t:node.cores",
+                "t:node.io",
+                "t:node.latency",
+                "t:node.stack",
+                "t:ops.\"aes128-gcm.seal\""
+            ]
+        );
+        let stack = inner.iter().find(|r| r.param == "t:node.stack").unwrap();
+        assert_eq!(stack.fitted_to, ["paper/fig1/x"]);
+        let _ = p.ops().count();
+    });
+    // The inner recording's reads reached the outer one; `ops()` added none.
+    assert_eq!(outer.len(), 5);
+    // Outside any recording nothing is kept.
+    let _ = p.stack_ns();
+    let ((), after) = crate::trace::record(|| ());
+    assert!(after.is_empty());
+}

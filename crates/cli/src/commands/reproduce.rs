@@ -1,5 +1,5 @@
 //! `oransim reproduce`: run every published experiment (`model::reproduce`) and compare with
-//! the papers: one row per published number, fitted or predicted, with plots (SVG with text,
+//! the papers: one row per published number with its evidence class, with plots (SVG with text,
 //! PNG without text) and the generated `docs/reproduction.md`, all rendered by
 //! [`printer::reproduce`]; this file maps the flags and writes the files.
 
@@ -15,7 +15,7 @@ use model::reproduce;
 pub enum Format {
     /// Aligned text.
     Table,
-    /// One JSON document (`oransim.reproduce/1`).
+    /// One JSON document (`oransim.reproduce/2`).
     Json,
 }
 
@@ -48,6 +48,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         crate::output::check_writable(doc)?;
     }
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
+    let targets = reproduce::Targets::load(&args.root).context("reproduce")?;
     let plots_dir = match (&args.plots, &args.write_docs) {
         (Some(d), _) => Some(d.clone()),
         (None, Some(doc)) => Some(doc.parent().unwrap_or(Path::new(".")).join("img")),
@@ -66,10 +67,13 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if let Some(doc) = &args.write_docs {
         let dir = plots_dir.as_deref().unwrap_or(Path::new("img"));
         let rel = relative(dir, doc.parent().unwrap_or(Path::new(".")));
-        crate::output::write_atomic(doc, printer::reproduce::markdown(&exps, &rel).as_bytes())?;
+        crate::output::write_atomic(
+            doc,
+            printer::reproduce::markdown(&exps, &targets, &rel).as_bytes(),
+        )?;
     }
     let text = match args.format {
-        Format::Json => printer::reproduce::json(&exps)?,
+        Format::Json => printer::reproduce::json(&exps, &targets)?,
         Format::Table => printer::reproduce::table(&exps),
     };
     crate::format::print(&text)?;

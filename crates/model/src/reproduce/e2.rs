@@ -22,13 +22,13 @@ pub(super) const E2_PT_DATA: &str = "eth/ipv4/sctp(data)/e2ap";
 pub(super) const E2_PT_SACK: &str = "eth/ipv4/sctp(sack)";
 
 /// An ESP suite of the E2 experiments: profile suite, ESP arguments, TCP goodput per 1500 B
-/// packet \[bytes\] (colosseum-e2.toml header), Table 3 throughput [Mb/s].
+/// packet \[bytes\] (colosseum-e2.toml header), the target id of its Table 3 throughput.
 pub(super) struct E2Suite {
     pub(super) label: &'static str,
     pub(super) suite: Option<Suite>,
     pub(super) esp: Option<&'static str>,
     pub(super) goodput: usize,
-    pub(super) table3: Option<f64>,
+    pub(super) table3: Option<&'static str>,
 }
 
 /// The suites of 000 Table 3, plaintext first.
@@ -48,42 +48,42 @@ pub(super) const E2_SUITES: &[E2Suite] = &[
         }),
         esp: Some("aes128-cbc,hmac-sha256-128"),
         goodput: 1386,
-        table3: Some(505.0),
+        table3: Some("000/table3/aes128-cbc"),
     },
     E2Suite {
         label: "AES256-CBC",
         suite: Some(E2_CBC),
         esp: Some("aes256-cbc,hmac-sha256-128"),
         goodput: 1386,
-        table3: Some(512.0),
+        table3: Some("000/table3/aes256-cbc"),
     },
     E2Suite {
         label: "AES128-CCM",
         suite: Some(Suite::Aes128Ccm),
         esp: Some("aes128-ccm"),
         goodput: 1394,
-        table3: Some(573.0),
+        table3: Some("000/table3/aes128-ccm"),
     },
     E2Suite {
         label: "AES256-CCM",
         suite: Some(Suite::Aes256Ccm),
         esp: Some("aes256-ccm"),
         goodput: 1394,
-        table3: Some(573.0),
+        table3: Some("000/table3/aes256-ccm"),
     },
     E2Suite {
         label: "ChaCha20-Poly1305",
         suite: Some(Suite::ChaCha20Poly1305),
         esp: Some("chacha20-poly1305"),
         goodput: 1394,
-        table3: Some(989.0),
+        table3: Some("000/table3/chacha20-poly1305"),
     },
     E2Suite {
         label: "AES256-GCM",
         suite: Some(Suite::Aes256Gcm),
         esp: Some("aes256-gcm"),
         goodput: 1394,
-        table3: Some(1370.0),
+        table3: Some("000/table3/aes256-gcm"),
     },
 ];
 

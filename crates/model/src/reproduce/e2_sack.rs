@@ -6,8 +6,8 @@ use toml::Value;
 
 use super::e2::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_PROFILE, E2_PT_DATA, E2_PT_SACK};
 use super::plot::{Series, Style, xy};
-use super::row::{Kind, Row};
-use super::variant::{Doc, FrameLen, frame_len, pin_profile_node};
+use super::target::{Deps, Targets};
+use super::variant::{Doc, FrameLen, frame_len, pin_profile_node, traced};
 use super::{Experiment, Result};
 use crate::report::Report;
 
@@ -49,7 +49,7 @@ pub(super) fn e2_sack_run(
     Ok((doc.run()?, frames[0]))
 }
 
-pub(super) fn e2_sack(root: &Path) -> Result<Experiment> {
+pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Experiment> {
     let name = "e2_sack";
     let mut e = Experiment::new(
         name,
@@ -57,15 +57,15 @@ pub(super) fn e2_sack(root: &Path) -> Result<Experiment> {
     );
     e.profiles.push(E2_PROFILE.into());
     e.model = "gNB and near-RT RIC as profile nodes (latency + I/O stage + stack + seal/open(L) on one core), one 10 Gb/s link of 10 m; KPM pattern short E2AP, long E2AP, SACK every second DATA packet (RFC 4960); frames byte-exact from the ESP and SCTP models. Latency view: the SACK's one-way delay through the discrete-event run.".into();
-    e.fitted = "node latency <- PT SACK processing 60.97 us; AES-256-CBC fixed cost <- CT - PT SACK processing (82.64 - 60.97 us) together with Table 3's 512 Mb/s. The SACK totals therefore check the composition (fitted).".into();
-    e.predicted = "SACK sizes 62 -> 138 B from the ESP model; Table 2 transmission delays from the link model; the processing share of the SACK delay.".into();
+    e.fitted = "node latency <- PT SACK processing 60.97 us; AES-256-CBC fixed cost <- CT - PT SACK processing (82.64 - 60.97 us) together with Table 3's 512 Mb/s. The SACK totals therefore check the composition (fitted), and so does the PT processing share, which is the fitted processing time over the fitted total.".into();
+    e.predicted = "SACK sizes 62 -> 138 B from the ESP model; Table 2's transmission delays of the E2AP ciphertext frames, with the ESP model's own frame lengths. Identities: the +76 B and the SACK's transmission delays (functions of the size rows), the plaintext E2AP transmission delays (the paper's own lengths over the rate) and Delta D_total ~ Delta D_proc (the model's structure).".into();
 
-    let (pt, pt_frame) = e2_sack_run(root, false, None)?;
-    let (ct, ct_frame) = e2_sack_run(root, true, None)?;
+    let ((pt, pt_frame), pt_deps) = traced(|| e2_sack_run(root, false, None))?;
+    let ((ct, ct_frame), ct_deps) = traced(|| e2_sack_run(root, true, None))?;
     // 000 §2.3: Delta D_total ~ Delta D_proc for paths of tens of km at >= 1 Gb/s. Checked on
     // the SACK over 20 km at 1 Gb/s: the share of the CT - PT difference that is processing.
-    let (pt20, _) = e2_sack_run(root, false, Some(("20km", "1Gbps")))?;
-    let (ct20, _) = e2_sack_run(root, true, Some(("20km", "1Gbps")))?;
+    let ((pt20, _), deps20) = traced(|| e2_sack_run(root, false, Some(("20km", "1Gbps"))))?;
+    let ((ct20, _), ct20_deps) = traced(|| e2_sack_run(root, true, Some(("20km", "1Gbps"))))?;
     let d = |r: &Report| {
         r.flows[0]
             .reverse
@@ -82,95 +82,134 @@ pub(super) fn e2_sack(root: &Path) -> Result<Experiment> {
     };
     let (pt_rev, ct_rev) = (rev(&pt), rev(&ct));
 
-    e.rows.push(Row::exact(
+    let frames = Deps::default().model("protocols");
+    e.rows.push(
+        t.row(
+            name,
+            "000/s4.1/sack-pt-bytes",
+            f64::from(pt_frame.wire),
+            frames
+                .clone()
+                .input("SCTP SACK without gap blocks over IPv4"),
+            "protocols: eth/ipv4/sctp(sack)",
+        )?,
+    );
+    e.rows.push(
+        t.row(
+            name,
+            "000/s4.1/sack-ct-bytes",
+            f64::from(ct_frame.wire),
+            frames
+                .clone()
+                .input("ESP tunnel, AES-256-CBC, HMAC-SHA2-256-128"),
+            "protocols: ESP tunnel, AES-256-CBC pads 48 + 2 B to 64, HMAC-SHA2-256-128",
+        )?,
+    );
+    e.rows.push(t.row(
         name,
-        "SACK frame in clear (000 §4.1)",
-        "B",
-        62.0,
-        f64::from(pt_frame.wire),
-        Kind::Predicted,
-        "protocols: eth/ipv4/sctp(sack)",
-    ));
-    e.rows.push(Row::exact(
-        name,
-        "SACK frame in the ESP tunnel (000 §4.1)",
-        "B",
-        138.0,
-        f64::from(ct_frame.wire),
-        Kind::Predicted,
-        "protocols: ESP tunnel, AES-256-CBC pads 48 + 2 B to 64, HMAC-SHA2-256-128",
-    ));
-    e.rows.push(Row::exact(
-        name,
-        "bytes IPsec adds to the SACK (000 §4.1: +76 B)",
-        "B",
-        76.0,
+        "000/s4.1/sack-added-bytes",
         f64::from(ct_frame.wire - pt_frame.wire),
-        Kind::Predicted,
-        "outer IPv4 20 + SPI/seq 8 + IV 16 + padding 14 + trailer 2 + ICV 16",
-    ));
+        Deps::default()
+            .row("000/s4.1/sack-pt-bytes")
+            .row("000/s4.1/sack-ct-bytes"),
+        "the difference of the two rows above: outer IPv4 20 + SPI/seq 8 + IV 16 + padding 14 + trailer 2 + ICV 16",
+    )?);
 
-    // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule.
+    // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule. The SACK lengths are
+    // the rows above; the E2AP plaintext lengths are the paper's inputs; the E2AP ciphertext
+    // lengths are the ESP model's own (the paper's are plaintext + its 60 B bound epsilon).
     let rate = sim_core::time::DataRate::from_bps(10_000_000_000).expect("10 Gb/s is a valid rate");
-    for (what, l, paper) in [
-        ("SACK PT", 62u32, 0.0496),
-        ("SACK CT", 138, 0.1104),
-        ("short E2AP PT", 195, 0.1560),
-        ("short E2AP CT", 255, 0.2040),
-        ("long E2AP PT", 1425, 1.140),
-        ("long E2AP CT", 1485, 1.188),
+    let (short_ct, long_ct) = (
+        frame_len(E2_CT_DATA, 133)?.wire,
+        frame_len(E2_CT_DATA, 1363)?.wire,
+    );
+    let link = "link rate 10 Gb/s (000 Table 2)";
+    for (id, l, deps, note) in [
+        (
+            "000/table2/dtrans-sack-pt",
+            pt_frame.wire,
+            Deps::default().row("000/s4.1/sack-pt-bytes"),
+            "L / R with the SACK frame of the row above",
+        ),
+        (
+            "000/table2/dtrans-sack-ct",
+            ct_frame.wire,
+            Deps::default().row("000/s4.1/sack-ct-bytes"),
+            "L / R with the SACK frame of the row above",
+        ),
+        (
+            "000/table2/dtrans-e2ap-short-pt",
+            195,
+            Deps::default().input("short E2AP frame 195 B (000 Table 2)"),
+            "L / R with the paper's 195 B",
+        ),
+        (
+            "000/table2/dtrans-e2ap-short-ct",
+            short_ct,
+            frames.clone().input("short E2AP frame 195 B (000 Table 2)"),
+            "L / R with the ESP model's frame for the 195 B plaintext frame",
+        ),
+        (
+            "000/table2/dtrans-e2ap-long-pt",
+            1425,
+            Deps::default().input("long E2AP frame 1425 B (000 Table 2)"),
+            "L / R with the paper's 1425 B",
+        ),
+        (
+            "000/table2/dtrans-e2ap-long-ct",
+            long_ct,
+            frames.clone().input("long E2AP frame 1425 B (000 Table 2)"),
+            "L / R with the ESP model's frame for the 1425 B plaintext frame",
+        ),
     ] {
         let us = rate.tx_time(u64::from(l)).as_ps() as f64 / 1e6;
-        e.rows.push(Row::exact(
+        let row = t.row(
             name,
-            &format!("Table 2 D_trans {what} {l} B at 10 Gb/s"),
-            "us",
-            paper,
+            id,
             us,
-            Kind::Predicted,
-            "engine: ceil(L x 8 x 10^12 / R) ps",
-        ));
+            deps.input(link),
+            &format!("{note}: {l} B; engine: ceil(L x 8 x 10^12 / R) ps"),
+        )?;
+        e.rows.push(row.because(format!("the paper's ciphertext length is its plaintext length + 60 B, the papers' bound epsilon on ESP's overhead, not an ESP frame: this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B plaintext frames (SCTP pads chunks to 4 B, AES-CBC pads to 16 B, HMAC-SHA2-256-128 adds 16 B)")));
     }
     let hop_trans = |d: &crate::report::DirReport| d.delay.transmission_ns / 1e3;
     e.facts.push(format!(
-        "Table 2 lengths are the paper's: its E2AP ciphertext lengths (255, 1485 B) are plaintext + 60 B, the papers' bound epsilon; this suite's ESP model gives {} and {} B for the 195 B and 1425 B frames (SCTP pads chunks to 4 B; AES-CBC pads to 16 B). In the run the SACK's D_trans is {:.4} us (PT) and {:.4} us (CT).",
-        frame_len(E2_CT_DATA, 133)?.wire,
-        frame_len(E2_CT_DATA, 1363)?.wire,
+        "Table 2's E2AP ciphertext lengths (255, 1485 B) are plaintext + 60 B, the papers' bound epsilon; this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B frames (SCTP pads chunks to 4 B; AES-CBC pads to 16 B), and its D_trans rows use them. In the run the SACK's D_trans is {:.4} us (PT) and {:.4} us (CT).",
         hop_trans(&pt_rev),
         hop_trans(&ct_rev)
     ));
 
     let (pt_us, ct_us) = (pt_rev.delay.mean_ns / 1e3, ct_rev.delay.mean_ns / 1e3);
-    e.rows.push(Row::within(
+    e.rows.push(t.row(
         name,
-        "SACK total delay PT (000 §4.1, Fig. 8)",
-        "us",
-        61.12,
+        "000/s4.1/sack-total-pt",
         pt_us,
-        1.0,
-        Kind::Fitted,
+        pt_deps.clone().model("engine"),
         "latency view, DES mean; processing fitted to 60.97 us",
-    ));
-    e.rows.push(Row::within(
+    )?);
+    e.rows.push(t.row(
         name,
-        "SACK total delay CT (000 §4.1, Fig. 8)",
-        "us",
-        82.64,
+        "000/s4.1/sack-total-ct",
         ct_us,
-        1.0,
-        Kind::Fitted,
+        ct_deps.model("engine"),
         "latency view, DES mean; the CBC fixed cost fitted to CT - PT",
-    ));
-    e.rows.push(Row::claim(name, "share of the CT - PT SACK delay that is processing, 20 km at 1 Gb/s (000 §2.3: Delta D_total ~ Delta D_proc)", "%", share20, share20 >= 95.0, "at least 95%: propagation does not change with encryption, transmission grows by 76 B / R", "latency view, DES with the link set to 20 km and 1 Gb/s"));
-    let share = pt_rev.delay.processing_ns / pt_rev.delay.mean_ns * 100.0;
-    e.rows.push(Row::at_least(
+    )?);
+    e.rows.push(t.claim(
         name,
-        "processing share of the PT SACK delay (000 §4.1: >= 99.75%)",
-        "%",
-        99.75,
+        "000/s2.3/dtotal-is-dproc",
+        share20,
+        share20 >= 95.0,
+        deps20.and(&ct20_deps).model("engine").structure("propagation does not depend on encryption and transmission grows by the ESP overhead over R, so the CT - PT difference is processing at any fitted cost above a few us"),
+        "latency view, DES with the link set to 20 km and 1 Gb/s",
+    )?);
+    let share = pt_rev.delay.processing_ns / pt_rev.delay.mean_ns * 100.0;
+    e.rows.push(t.row(
+        name,
+        "000/s4.1/proc-share-pt",
         share,
+        pt_deps.model("engine").assume("link length 10 m, the length behind the paper's D_prop = 0.05 us (000 §2.3 prints 100 m)"),
         "D_proc / D_total from the Eq. 1 split",
-    ));
+    )?);
     let added = ct_us - pt_us;
     e.facts.push(format!(
         "Encryption adds {added:.2} us to the SACK (paper: ~22 us); the model's seal and open of the 48-byte inner packet cost {:.3} us each.",

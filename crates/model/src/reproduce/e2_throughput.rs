@@ -4,8 +4,8 @@ use std::path::Path;
 
 use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
 use super::plot::{Series, Style, xy};
-use super::row::{Kind, Row};
-use super::variant::{Doc, fmt_list, frame_len, pin_profile_node, slope};
+use super::target::Targets;
+use super::variant::{Doc, fmt_list, frame_len, pin_profile_node, slope, traced};
 use super::{Experiment, Result};
 use crate::patch::quantity;
 
@@ -52,7 +52,7 @@ pub(super) fn e2_rate_point(
     ))
 }
 
-pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
+pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Experiment> {
     let name = "e2_throughput";
     let mut e = Experiment::new(
         name,
@@ -61,7 +61,7 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
     e.profiles.push(E2_PROFILE.into());
     e.model = "Constant-rate stream of full-size TCP segments gNB -> RIC through two Colosseum profile nodes (I/O stage 8.14 us per packet, one core for stack + cipher), 8-packet buffers; offered rate swept; throughput = delivered goodput; CPU = the sender's core utilisation. Capacity view (steady state under load).".into();
     e.fitted = "each suite's Table 3 throughput (one per-byte cost each), AES256-GCM's via the I/O stage (1370 Mb/s read as I/O-bound); the PT CPU slope 0.00365 %/(Mb/s) (stack cost).".into();
-    e.predicted = "the CT CPU slope 0.2 %/(Mb/s) with AES256-CBC; the maximum AES256-CBC throughput of 001 (~500 Mb/s) and 000 Fig. 10 (<= 575 Mb/s); which suites are CPU-bound and which I/O-bound.".into();
+    e.predicted = "which suites are CPU-bound and which I/O-bound (no row). The CT CPU slope with AES256-CBC and the maximum AES256-CBC throughput of 001 and 000 Fig. 10 carry the same information as Table 3's AES256-CBC plateau (one saturated core), so they are fitted rows.".into();
     let base = Doc::load(root, "scenarios/e2_throughput.toml")?;
     let (_, prof) = base.node_profile(0)?;
     let offered = [
@@ -71,33 +71,30 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
     let mut thr_series = vec![];
     let mut cpu_series = vec![];
     let mut verdicts = vec![];
+    let mut published = vec![];
     for s in E2_SUITES {
         let mut thr = vec![];
         let mut cpu = vec![];
         let mut last = (0.0, 0.0, 0.0, "");
-        for &o in &offered {
-            let p = e2_rate_point(&base, &prof, s, o)?;
-            thr.push((o, p.0));
-            cpu.push((o, p.1));
-            last = p;
-        }
+        let ((), deps) = traced(|| {
+            for &o in &offered {
+                let p = e2_rate_point(&base, &prof, s, o)?;
+                thr.push((o, p.0));
+                cpu.push((o, p.1));
+                last = p;
+            }
+            Ok(())
+        })?;
+        let deps = deps.model("engine").model("protocols");
         // Saturated: well above every suite's plateau (2 Gb/s offered).
         let plateau = last.0;
-        if let Some(paper) = s.table3 {
+        if let Some(id) = s.table3 {
             let note = format!(
                 "capacity view; {} (sender CPU {:.0}% at 2 Gb/s offered)",
                 last.3, last.1
             );
-            e.rows.push(Row::within(
-                name,
-                &format!("Table 3 throughput {}", s.label),
-                "Mb/s",
-                paper,
-                plateau,
-                5.0,
-                Kind::Fitted,
-                &note,
-            ));
+            e.rows.push(t.row(name, id, plateau, deps.clone(), &note)?);
+            published.push((2000.0, t.get(id)?.value.unwrap_or(f64::NAN)));
         }
         verdicts.push(format!(
             "{} {:.0} Mb/s {} (sender CPU {:.0}%)",
@@ -112,36 +109,30 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
             .collect();
         let k = slope(&below);
         match s.label {
-            "PT" => e.rows.push(Row::within(
+            "PT" => e.rows.push(t.row(
                 name,
-                "CPU slope PT (001 Fig. 7a)",
-                "%/(Mb/s)",
-                0.00365,
+                "001/fig7a/cpu-slope-pt",
                 k,
-                5.0,
-                Kind::Fitted,
+                deps,
                 "capacity view; stack cost fitted to it",
-            )),
+            )?),
             "AES256-CBC" => {
-                e.rows.push(Row::within(
+                e.rows.push(t.row(
                     name,
-                    "CPU slope CT AES256-CBC (001 Fig. 7b, 000 Fig. 10)",
-                    "%/(Mb/s)",
-                    0.2,
+                    "001/fig7b/cpu-slope-ct",
                     k,
-                    5.0,
-                    Kind::Predicted,
-                    "capacity view; from the cipher cost fitted to the SACK and 512 Mb/s",
-                ));
-                e.rows.push(Row::within(name, "max AES256-CBC throughput (001 §IV-D: ~500 Mb/s)", "Mb/s", 500.0, plateau, 5.0, Kind::Predicted, "capacity view; another campaign than Table 3's 512 Mb/s (to which the cost was fitted), so weak evidence"));
-                e.rows.push(Row::at_most(
+                    deps.clone(),
+                    "capacity view; 100% of the one core over the AES256-CBC plateau",
+                )?);
+                e.rows.push(t.row(
                     name,
-                    "max AES256-CBC throughput (000 Fig. 10: <= 575 Mb/s)",
-                    "Mb/s",
-                    575.0,
+                    "001/s4d/cbc-max",
                     plateau,
-                    "capacity view",
-                ));
+                    deps.clone(),
+                    "capacity view; the plateau of Table 3's 512 Mb/s, to which the cost was fitted",
+                )?);
+                e.rows
+                    .push(t.row(name, "000/fig10/cbc-max", plateau, deps, "capacity view")?);
             }
             _ => {}
         }
@@ -153,14 +144,7 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
         fmt_list(&verdicts)
     ));
     e.facts.push("Why the plateaus differ: a CPU-bound suite saturates its one core (stack + seal of a 1438-1446 B inner packet); AES256-GCM's cipher is cheap enough that the per-packet I/O path between kernel and user space (8.14 us) limits it with the core near 50% (000 §6.3).".into());
-    thr_series.push(Series::new(
-        "paper Table 3",
-        Style::Published,
-        E2_SUITES
-            .iter()
-            .filter_map(|s| s.table3.map(|t| (2000.0, t)))
-            .collect(),
-    ));
+    thr_series.push(Series::new("paper Table 3", Style::Published, published));
     e.plots.push(xy(
         "e2_throughput",
         "E2 IPsec throughput vs offered rate (000 Fig. 10, Table 3)",
@@ -168,10 +152,19 @@ pub(super) fn e2_throughput(root: &Path) -> Result<Experiment> {
         "throughput [Mb/s]",
         thr_series,
     ));
+    let (ct_k, pt_k) = (
+        t.get("001/fig7b/cpu-slope-ct")?.value.unwrap_or(f64::NAN),
+        t.get("001/fig7a/cpu-slope-pt")?.value.unwrap_or(f64::NAN),
+    );
     cpu_series.push(Series::new(
-        "paper: 0.2 x T % (CT), 0.00365 x T % (PT)",
+        format!("paper: {ct_k} x T % (CT), {pt_k} x T % (PT)"),
         Style::Published,
-        vec![(100.0, 20.0), (300.0, 60.0), (500.0, 100.0), (1000.0, 3.65)],
+        vec![
+            (100.0, ct_k * 100.0),
+            (300.0, ct_k * 300.0),
+            (500.0, ct_k * 500.0),
+            (1000.0, pt_k * 1000.0),
+        ],
     ));
     e.plots.push(xy(
         "e2_cpu",

@@ -44,6 +44,7 @@ mod pq;
 mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
+mod target;
 mod variant;
 
 use std::path::{Path, PathBuf};
@@ -54,11 +55,14 @@ use crate::error::ScenarioError;
 
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
-pub use row::{Kind, Row, Summary};
+pub use row::{Row, Summary};
+pub use target::{
+    Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target, Targets, classify,
+};
 pub use variant::{FrameLen, frame_len};
 
 /// JSON schema name of `oransim reproduce --format json`.
-pub const SCHEMA: &str = "oransim.reproduce/1";
+pub const SCHEMA: &str = "oransim.reproduce/2";
 
 /// Table 4 of paper 000 as published (`o_ru_category,A,...,N`), a copy of
 /// `../shared/reference/table4.csv` kept in the repository.
@@ -140,7 +144,7 @@ impl Experiment {
     }
 }
 
-type Runner = fn(&Path) -> Result<Experiment>;
+type Runner = fn(&Path, &Targets) -> Result<Experiment>;
 
 /// The experiments in order of value: name and runner.
 const EXPERIMENTS: &[(&str, Runner)] = &[
@@ -172,10 +176,11 @@ pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
             allowed: names().join(", "),
         });
     }
+    let targets = Targets::load(root)?;
     EXPERIMENTS
         .iter()
         .filter(|(n, _)| only.is_none_or(|o| o == *n))
-        .map(|(_, f)| f(root))
+        .map(|(_, f)| f(root, &targets))
         .collect()
 }
 

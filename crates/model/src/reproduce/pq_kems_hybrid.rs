@@ -20,7 +20,7 @@ const KEMS: [&str; 9] = [
     "frodokem-976-aes",
 ];
 
-pub(super) fn pq_kems_hybrid(root: &Path) -> Result<Experiment> {
+pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experiment> {
     let name = "pq_kems_hybrid";
     let mut e = Experiment::new(
         name,

@@ -4,33 +4,15 @@
 use serde::Serialize;
 
 use super::Experiment;
-
-/// Whether a number was used to choose a calibration parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A profile parameter was chosen from this published number: reproducing it checks the
-    /// composition, not the model's predictive power.
-    Fitted,
-    /// Not used in any fit.
-    Predicted,
-}
-
-impl Kind {
-    /// `fitted` or `predicted`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Fitted => "fitted",
-            Kind::Predicted => "predicted",
-        }
-    }
-}
+use super::target::Class;
 
 /// One published number against the model.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     /// Experiment name (a scenario file stem).
     pub experiment: String,
+    /// The target's id in `experiments/targets.toml`.
+    pub id: String,
     /// What is compared, with the paper's figure or table.
     pub quantity: String,
     /// Unit of `paper` and `simulated`.
@@ -44,12 +26,20 @@ pub struct Row {
     pub ci: Option<[f64; 2]>,
     /// (simulated - paper) / paper [%] (`null` without a published value).
     pub error_pct: Option<f64>,
-    /// Allowed |error| [%] (`null` for exact, bound and claim targets).
+    /// Allowed |error| [%] (0 for exact; `null` for bound, points and claim targets).
     pub tolerance_pct: Option<f64>,
+    /// The tolerance rule, a key of `[rule]` in `experiments/targets.toml`.
+    pub rule: String,
     /// The target in words: `exact`, `within 5%`, `at most 50`, `claim: ...`.
     pub target: String,
-    /// Fitted or predicted.
-    pub kind: Kind,
+    /// The evidence class, derived from `depends_on` and `fitted_from` by
+    /// [`classify`](super::classify).
+    pub class: Class,
+    /// What the value was computed from (see `Deps` in `target.rs`: `param:`, `model:`,
+    /// `input:`, `assume:`, `row:`, `structure:` entries).
+    pub depends_on: Vec<String>,
+    /// The targets the parameters in `depends_on` were fitted to.
+    pub fitted_from: Vec<String>,
     /// Whether the target is met.
     pub pass: bool,
     /// Measurement view and provenance.
@@ -61,18 +51,22 @@ pub struct Row {
 }
 
 impl Row {
-    pub(super) fn base(exp: &str, quantity: &str, unit: &str, kind: Kind, note: &str) -> Row {
+    pub(super) fn base(exp: &str, note: &str) -> Row {
         Row {
             experiment: exp.into(),
-            quantity: quantity.into(),
-            unit: unit.into(),
+            id: String::new(),
+            quantity: String::new(),
+            unit: String::new(),
             paper: None,
             simulated: f64::NAN,
             ci: None,
             error_pct: None,
             tolerance_pct: None,
+            rule: String::new(),
             target: String::new(),
-            kind,
+            class: Class::Predicted,
+            depends_on: Vec::new(),
+            fitted_from: Vec::new(),
             pass: false,
             note: note.into(),
             why: None,
@@ -92,131 +86,6 @@ impl Row {
             (sim - paper) / paper * 100.0
         }
     }
-
-    /// |error| at most `tol_pct` percent.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn within(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        paper: f64,
-        sim: f64,
-        tol_pct: f64,
-        kind: Kind,
-        note: &str,
-    ) -> Row {
-        let err = Row::error(paper, sim);
-        Row {
-            paper: Some(paper),
-            simulated: sim,
-            error_pct: Some(err),
-            tolerance_pct: Some(tol_pct),
-            target: format!("within {tol_pct}%"),
-            pass: err.abs() <= tol_pct,
-            ..Row::base(exp, quantity, unit, kind, note)
-        }
-    }
-
-    /// Equal to the published value (to 1e-9 relative: the published value's own digits).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn exact(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        paper: f64,
-        sim: f64,
-        kind: Kind,
-        note: &str,
-    ) -> Row {
-        let err = Row::error(paper, sim);
-        Row {
-            paper: Some(paper),
-            simulated: sim,
-            error_pct: Some(err),
-            tolerance_pct: Some(0.0),
-            target: "exact".into(),
-            pass: err.abs() <= 1e-7,
-            ..Row::base(exp, quantity, unit, kind, note)
-        }
-    }
-
-    /// At most the published bound.
-    pub(super) fn at_most(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        bound: f64,
-        sim: f64,
-        note: &str,
-    ) -> Row {
-        Row::bound(
-            exp,
-            quantity,
-            unit,
-            ("at most", bound),
-            sim,
-            sim <= bound,
-            note,
-        )
-    }
-
-    /// At least the published bound.
-    pub(super) fn at_least(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        bound: f64,
-        sim: f64,
-        note: &str,
-    ) -> Row {
-        Row::bound(
-            exp,
-            quantity,
-            unit,
-            ("at least", bound),
-            sim,
-            sim >= bound,
-            note,
-        )
-    }
-
-    /// A bound target (`at most 50`): `pass` says whether `sim` keeps it.
-    fn bound(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        (word, bound): (&str, f64),
-        sim: f64,
-        pass: bool,
-        note: &str,
-    ) -> Row {
-        Row {
-            paper: Some(bound),
-            simulated: sim,
-            error_pct: Some(Row::error(bound, sim)),
-            target: format!("{word} {bound}"),
-            pass,
-            ..Row::base(exp, quantity, unit, Kind::Predicted, note)
-        }
-    }
-
-    /// A published claim without a number: `holds` says whether the model agrees.
-    pub(super) fn claim(
-        exp: &str,
-        quantity: &str,
-        unit: &str,
-        sim: f64,
-        holds: bool,
-        claim: &str,
-        note: &str,
-    ) -> Row {
-        Row {
-            simulated: sim,
-            target: format!("claim: {claim}"),
-            pass: holds,
-            ..Row::base(exp, quantity, unit, Kind::Predicted, note)
-        }
-    }
 }
 
 /// Counts over the rows of a reproduction.
@@ -228,10 +97,14 @@ pub struct Summary {
     pub passed: usize,
     /// Rows whose target is missed.
     pub failed: usize,
-    /// Rows a calibration parameter was fitted to.
+    /// Rows whose value depends on a parameter fitted to the row's target.
     pub fitted: usize,
-    /// Rows used in no fit.
+    /// Rows true by construction.
+    pub identity: usize,
+    /// Rows the model predicts from parameters no fit took from their target.
     pub predicted: usize,
+    /// Predictions of targets no fit saw and no code contains.
+    pub held_out: usize,
 }
 
 impl Summary {
@@ -243,8 +116,10 @@ impl Summary {
             rows: rows.len(),
             passed,
             failed: rows.len() - passed,
-            fitted: rows.iter().filter(|r| r.kind == Kind::Fitted).count(),
-            predicted: rows.iter().filter(|r| r.kind == Kind::Predicted).count(),
+            fitted: rows.iter().filter(|r| r.class == Class::Fitted).count(),
+            identity: rows.iter().filter(|r| r.class == Class::Identity).count(),
+            predicted: rows.iter().filter(|r| r.class == Class::Predicted).count(),
+            held_out: rows.iter().filter(|r| r.class == Class::HeldOut).count(),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use toml::Value;
 
+use super::target::Deps;
 use super::{ReproduceError, Result};
 use crate::file::ServiceFile;
 use crate::patch::{self, KeyPath, quantity};
@@ -223,4 +224,11 @@ pub(super) fn slope(points: &[(f64, f64)]) -> f64 {
 
 pub(super) fn fmt_list(items: &[String]) -> String {
     items.join("; ")
+}
+
+/// Runs `f` and returns its value with the calibration parameters it read
+/// ([`profile::trace::record`]) as the start of a row's provenance.
+pub(super) fn traced<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Deps)> {
+    let (value, reads) = profile::trace::record(f);
+    Ok((value?, Deps::reads(&reads)))
 }

@@ -27,7 +27,7 @@ use crate::units::{self, Kind};
 
 pub use builder::ScenarioBuilder;
 pub use framing::protected_len;
-pub use node::NodeProfile;
+pub use node::{KeyOp, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 

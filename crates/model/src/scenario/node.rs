@@ -107,16 +107,31 @@ pub struct NodeProfile {
     pub seal: Option<profile::OpCost>,
     /// Cipher cost of opening L bytes \[ns\].
     pub open: Option<profile::OpCost>,
-    /// Constant-cost key-exchange and signature operations the profile has: (name, cost \[ns\]).
-    pub key_ops: Vec<(String, f64)>,
+    /// Constant-cost key-exchange and signature operations the profile has.
+    pub key_ops: Vec<KeyOp>,
+}
+
+/// A constant-cost key-exchange or signature operation of a node's profile.
+#[derive(Debug, Clone)]
+pub struct KeyOp {
+    /// Operation name (`mlkem768.encaps`).
+    pub name: String,
+    /// Cost \[ns\].
+    pub ns: f64,
+    /// The published numbers its cost was fitted to (target ids; empty: measured).
+    pub fitted_to: Vec<String>,
 }
 
 impl NodeProfile {
     /// Cost of a constant-cost key operation such as `mlkem768.encaps` \[ns\]; the error lists
     /// the key operations the profile has.
+    /// A use is recorded for [`profile::trace::record`].
     pub fn key_op_ns(&self, name: &str) -> Result<f64, String> {
-        match self.key_ops.iter().find(|(n, _)| n == name) {
-            Some((_, ns)) => Ok(*ns),
+        match self.key_ops.iter().find(|k| k.name == name) {
+            Some(k) => {
+                profile::trace::note(&self.name, &format!("ops.\"{name}\""), &k.fitted_to);
+                Ok(k.ns)
+            }
             None => Err(format!(
                 "has no operation `{name}`; it has: {}",
                 if self.key_ops.is_empty() {
@@ -124,7 +139,7 @@ impl NodeProfile {
                 } else {
                     self.key_ops
                         .iter()
-                        .map(|(n, _)| n.as_str())
+                        .map(|k| k.name.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
@@ -270,8 +285,15 @@ pub(super) fn node(
                 latency_ns: p.latency_ns(),
                 seal,
                 open,
-                key_ops: profile::all_key_ops()
-                    .filter_map(|k| p.op_cost_ns(k, 0).ok().map(|ns| (k.to_owned(), ns)))
+                // Listed without recording a read: a key op is read when a handshake uses it.
+                key_ops: p
+                    .ops()
+                    .filter(|(n, _)| profile::all_key_ops().any(|k| k == n))
+                    .map(|(name, op)| KeyOp {
+                        name,
+                        ns: op.cost_ns(0),
+                        fitted_to: op.provenance.fitted_to.clone(),
+                    })
                     .collect(),
             };
             let services = (

@@ -1,0 +1,450 @@
+//! The published numbers, read from `experiments/targets.toml` and `experiments/references.toml`,
+//! and the rule that gives each row its evidence class.
+//!
+//! A study names a target by id and supplies the model's value and what that value was computed
+//! from ([`Deps`]); the published value, the tolerance rule and the citation come from the data
+//! files only, so a published number appears in no Rust source.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::row::Row;
+use super::{ReproduceError, Result};
+
+/// The targets file, relative to the repository root.
+pub const TARGETS_FILE: &str = "experiments/targets.toml";
+/// The references file, relative to the repository root.
+pub const REFERENCES_FILE: &str = "experiments/references.toml";
+
+/// What a row's value is worth as evidence, decided by [`classify`] from its provenance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// A parameter the value depends on was fitted to this target or an equivalent one: the
+    /// row checks the composition, not the model's predictive power.
+    Fitted,
+    /// True by construction: arithmetic on the paper's own inputs, a function of other rows,
+    /// or a consequence of the model's structure.
+    Identity,
+    /// Computed from parameters no fit took from this target or an equivalent one.
+    Predicted,
+    /// A prediction whose target no fit saw and no code or calibration file contains.
+    HeldOut,
+}
+
+impl Class {
+    /// `fitted`, `identity`, `predicted` or `held-out`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Fitted => "fitted",
+            Class::Identity => "identity",
+            Class::Predicted => "predicted",
+            Class::HeldOut => "held-out",
+        }
+    }
+
+    /// Whether the row is evidence that the model predicts (predicted or held-out).
+    pub fn is_prediction(self) -> bool {
+        matches!(self, Class::Predicted | Class::HeldOut)
+    }
+}
+
+/// One rule of `[rule.<name>]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    /// The target in words (`within 5%`).
+    pub words: String,
+    /// Which quantities the rule is for and why.
+    pub means: String,
+}
+
+/// One `[[target]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// `<paper>/<where>/<what>`.
+    pub id: String,
+    /// A key of the references file.
+    pub paper: String,
+    /// Section, figure or table.
+    #[serde(rename = "where")]
+    pub location: String,
+    /// What is compared.
+    pub quantity: String,
+    /// Unit of `value`.
+    pub unit: String,
+    /// A key of `[rule]`.
+    pub rule: String,
+    /// The published value or bound.
+    #[serde(default)]
+    pub value: Option<f64>,
+    /// The published standard deviation (rule `spread`).
+    #[serde(default)]
+    pub sd: Option<f64>,
+    /// How a claim is read (rule `claim`).
+    #[serde(default)]
+    pub claim: Option<String>,
+    /// Targets that carry the same information.
+    #[serde(default)]
+    pub equivalent: Vec<String>,
+    /// No fit saw it and no code contains it.
+    #[serde(default)]
+    pub held_out: bool,
+}
+
+/// One `[paper.<key>]` of the references file.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paper {
+    /// Author-year form.
+    pub short: String,
+    /// The full citation.
+    pub citation: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetsFile {
+    rule: BTreeMap<String, RuleFile>,
+    target: Vec<Target>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReferencesFile {
+    paper: BTreeMap<String, Paper>,
+}
+
+/// The published numbers and papers, checked for consistency.
+#[derive(Debug, Clone)]
+pub struct Targets {
+    rules: BTreeMap<String, RuleFile>,
+    targets: BTreeMap<String, Target>,
+    /// The papers by key.
+    pub papers: BTreeMap<String, Paper>,
+    /// Ids in file order.
+    order: Vec<String>,
+    path: PathBuf,
+}
+
+/// Rules whose comparison needs a published value.
+const VALUE_RULES: &[&str] = &[
+    "exact", "spread", "delay", "rate", "approx", "points", "at-most", "at-least",
+];
+
+impl Targets {
+    /// Reads and checks the two files under `root` (the repository root).
+    pub fn load(root: &Path) -> Result<Targets> {
+        let read = |rel: &str| -> Result<(PathBuf, String)> {
+            let path = root.join(rel);
+            let text = profile::read::read_input_text(&path, profile::read::Input::Scenario)
+                .map_err(|e| ReproduceError::Variant {
+                    file: path.clone(),
+                    problem: format!("cannot read: {e}"),
+                })?;
+            Ok((path, text))
+        };
+        let (rpath, rtext) = read(REFERENCES_FILE)?;
+        let refs: ReferencesFile = toml::from_str(&rtext).map_err(|e| ReproduceError::Variant {
+            file: rpath,
+            problem: e.to_string(),
+        })?;
+        let (path, text) = read(TARGETS_FILE)?;
+        let file: TargetsFile = toml::from_str(&text).map_err(|e| ReproduceError::Variant {
+            file: path.clone(),
+            problem: e.to_string(),
+        })?;
+        let bad = |problem: String| ReproduceError::Variant {
+            file: path.clone(),
+            problem,
+        };
+        let mut targets = BTreeMap::new();
+        let mut order = Vec::new();
+        for t in file.target {
+            if !refs.paper.contains_key(&t.paper) {
+                return Err(bad(format!(
+                    "target {}: paper `{}` is not in {REFERENCES_FILE}",
+                    t.id, t.paper
+                )));
+            }
+            if !file.rule.contains_key(&t.rule) {
+                return Err(bad(format!(
+                    "target {}: rule `{}` is not one of the [rule] tables",
+                    t.id, t.rule
+                )));
+            }
+            let needs_value = VALUE_RULES.contains(&t.rule.as_str());
+            if needs_value != t.value.is_some() {
+                return Err(bad(format!(
+                    "target {}: rule `{}` {} a `value`",
+                    t.id,
+                    t.rule,
+                    if needs_value { "needs" } else { "takes no" }
+                )));
+            }
+            if (t.rule == "spread") != t.sd.is_some() || (t.rule == "claim") != t.claim.is_some() {
+                return Err(bad(format!(
+                    "target {}: `sd` goes with rule spread and `claim` with rule claim",
+                    t.id
+                )));
+            }
+            order.push(t.id.clone());
+            if let Some(old) = targets.insert(t.id.clone(), t) {
+                return Err(bad(format!("target id {} appears twice", old.id)));
+            }
+        }
+        for t in targets.values() {
+            if let Some(e) = t.equivalent.iter().find(|e| !targets.contains_key(*e)) {
+                return Err(bad(format!(
+                    "target {}: equivalent `{e}` is not a target",
+                    t.id
+                )));
+            }
+        }
+        Ok(Targets {
+            rules: file.rule,
+            targets,
+            papers: refs.paper,
+            order,
+            path,
+        })
+    }
+
+    /// The target `id` (a missing id is a bug in a study: the error names the file).
+    pub fn get(&self, id: &str) -> Result<&Target> {
+        self.targets.get(id).ok_or_else(|| ReproduceError::Variant {
+            file: self.path.clone(),
+            problem: format!("no target `{id}`"),
+        })
+    }
+
+    /// Every target, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = &Target> {
+        self.order.iter().map(|id| &self.targets[id])
+    }
+
+    /// The rule `name`.
+    pub fn rule(&self, name: &str) -> Option<&RuleFile> {
+        self.rules.get(name)
+    }
+
+    /// The rules by name.
+    pub fn rules(&self) -> &BTreeMap<String, RuleFile> {
+        &self.rules
+    }
+
+    /// Whether `a` and `b` carry the same information (the same target, or one lists the
+    /// other as equivalent).
+    pub fn equivalent(&self, a: &str, b: &str) -> bool {
+        let lists = |x: &str, y: &str| {
+            self.targets
+                .get(x)
+                .is_some_and(|t| t.equivalent.iter().any(|e| e == y))
+        };
+        a == b || lists(a, b) || lists(b, a)
+    }
+
+    /// The row comparing the model's `sim` with target `id` by the target's rule.
+    pub(super) fn row(&self, exp: &str, id: &str, sim: f64, deps: Deps, note: &str) -> Result<Row> {
+        let t = self.get(id)?;
+        let value = t.value.ok_or_else(|| ReproduceError::Variant {
+            file: self.path.clone(),
+            problem: format!("target {id} is a claim: compare it with `claim`"),
+        })?;
+        let err = Row::error(value, sim);
+        let (pass, tol, words) = match t.rule.as_str() {
+            "exact" => (err.abs() <= 1e-7, Some(0.0), "exact".to_owned()),
+            "at-most" => (sim <= value, None, format!("at most {value}")),
+            "at-least" => (sim >= value, None, format!("at least {value}")),
+            "points" => (
+                (sim - value).abs() <= 5.0,
+                None,
+                "within 5 points".to_owned(),
+            ),
+            "spread" => {
+                let sd = t.sd.unwrap_or(0.0);
+                let pct = sd / value * 100.0;
+                (
+                    (sim - value).abs() <= sd,
+                    Some(pct),
+                    format!("within 1 sd ({sd})"),
+                )
+            }
+            rule => {
+                let pct = match rule {
+                    "delay" => 1.0,
+                    "rate" => 5.0,
+                    _ => 15.0,
+                };
+                (err.abs() <= pct, Some(pct), format!("within {pct}%"))
+            }
+        };
+        Ok(self.finish(
+            t,
+            Row {
+                paper: Some(value),
+                simulated: sim,
+                error_pct: Some(err),
+                tolerance_pct: tol,
+                target: words,
+                pass,
+                ..Row::base(exp, note)
+            },
+            deps,
+        ))
+    }
+
+    /// The row for claim `id`: `holds` says whether the model's `sim` agrees with the claim as
+    /// the target reads it.
+    pub(super) fn claim(
+        &self,
+        exp: &str,
+        id: &str,
+        sim: f64,
+        holds: bool,
+        deps: Deps,
+        note: &str,
+    ) -> Result<Row> {
+        let t = self.get(id)?;
+        let claim = t.claim.clone().ok_or_else(|| ReproduceError::Variant {
+            file: self.path.clone(),
+            problem: format!("target {id} has a value: compare it with `row`"),
+        })?;
+        Ok(self.finish(
+            t,
+            Row {
+                simulated: sim,
+                target: format!("claim: {claim}"),
+                pass: holds,
+                ..Row::base(exp, note)
+            },
+            deps,
+        ))
+    }
+
+    fn finish(&self, t: &Target, row: Row, deps: Deps) -> Row {
+        let depends_on: Vec<String> = deps.items.into_iter().collect();
+        let fitted_from: Vec<String> = deps.fitted_from.into_iter().collect();
+        let class = classify(self, t, &depends_on, &fitted_from);
+        Row {
+            id: t.id.clone(),
+            quantity: format!("{} ({} {})", t.quantity, t.paper, t.location),
+            unit: t.unit.clone(),
+            rule: t.rule.clone(),
+            class,
+            depends_on,
+            fitted_from,
+            ..row
+        }
+    }
+}
+
+/// What a row's value was computed from.
+///
+/// Each entry of [`Row::depends_on`] is one of:
+///
+/// - `param:<profile>:<key>`: a calibration parameter, recorded by [`profile::trace`] as the
+///   computation read it (its `fitted_to` targets go to [`Row::fitted_from`]);
+/// - `model:<name>`: a part of the model with no fitted parameter (the protocol size model,
+///   the link model, the engine);
+/// - `input:<what>`: a number the paper gives as an input (a frame length, a link rate);
+/// - `assume:<what>`: an assumption the paper does not pin;
+/// - `row:<target id>`: another row's value;
+/// - `structure:<why>`: the value follows from the model's structure, whatever the parameters.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Deps {
+    items: BTreeSet<String>,
+    fitted_from: BTreeSet<String>,
+}
+
+impl Deps {
+    /// The parameters a [`profile::trace::record`]ing saw.
+    pub(super) fn reads(reads: &[profile::trace::Read]) -> Deps {
+        Deps::default().and_reads(reads)
+    }
+
+    /// Adds the parameters a recording saw.
+    pub(super) fn and_reads(mut self, reads: &[profile::trace::Read]) -> Deps {
+        for r in reads {
+            self.items.insert(format!("param:{}", r.param));
+            self.fitted_from.extend(r.fitted_to.iter().cloned());
+        }
+        self
+    }
+
+    /// A parameter the reproduction itself fits (`name`) to the targets `fitted_to`, where no
+    /// profile holds it yet.
+    pub(super) fn fitted_param(mut self, name: &str, fitted_to: &[&str]) -> Deps {
+        self.items.insert(format!("param:reproduce:{name}"));
+        self.fitted_from
+            .extend(fitted_to.iter().map(|s| (*s).to_owned()));
+        self
+    }
+
+    /// Adds everything `other` depends on.
+    pub(super) fn and(mut self, other: &Deps) -> Deps {
+        self.items.extend(other.items.iter().cloned());
+        self.fitted_from.extend(other.fitted_from.iter().cloned());
+        self
+    }
+
+    fn with(mut self, kind: &str, what: &str) -> Deps {
+        self.items.insert(format!("{kind}:{what}"));
+        self
+    }
+
+    /// A part of the model without fitted parameters.
+    pub(super) fn model(self, name: &str) -> Deps {
+        self.with("model", name)
+    }
+
+    /// An input the paper gives.
+    pub(super) fn input(self, what: &str) -> Deps {
+        self.with("input", what)
+    }
+
+    /// An assumption the paper does not pin.
+    pub(super) fn assume(self, what: &str) -> Deps {
+        self.with("assume", what)
+    }
+
+    /// Another row's value.
+    pub(super) fn row(self, id: &str) -> Deps {
+        self.with("row", id)
+    }
+
+    /// A consequence of the model's structure.
+    pub(super) fn structure(self, why: &str) -> Deps {
+        self.with("structure", why)
+    }
+}
+
+/// The evidence class of a row comparing target `t`, from its provenance, by the rule of
+/// docs/reproduction.md ("Evidence classes"), in this order:
+///
+/// 1. **identity** if the value follows from the model's structure (`structure:`), is a
+///    function of other rows (`row:`), or depends on no model part and no parameter (only the
+///    paper's inputs and assumptions);
+/// 2. **fitted** if a parameter it depends on was fitted to `t` or a target equivalent to it;
+/// 3. **held-out** if the target is marked held out;
+/// 4. **predicted** otherwise.
+pub fn classify(
+    targets: &Targets,
+    t: &Target,
+    depends_on: &[String],
+    fitted_from: &[String],
+) -> Class {
+    let has = |prefix: &str| depends_on.iter().any(|d| d.starts_with(prefix));
+    if has("structure:") || has("row:") || !(has("param:") || has("model:")) {
+        Class::Identity
+    } else if fitted_from.iter().any(|f| targets.equivalent(f, &t.id)) {
+        Class::Fitted
+    } else if t.held_out {
+        Class::HeldOut
+    } else {
+        Class::Predicted
+    }
+}

@@ -1,0 +1,211 @@
+//! Issue 12: every row's evidence class is re-derived here from its provenance, as the JSON
+//! document carries it, by a second implementation of the rule in docs/reproduction.md that
+//! reads `experiments/targets.toml` as plain TOML; a "predicted" row that depends on a
+//! parameter fitted to its own target (or an equivalent one) fails the test.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The targets file as (id -> (equivalent ids, held out)).
+fn targets() -> BTreeMap<String, (Vec<String>, bool)> {
+    let text = std::fs::read_to_string(root().join("experiments/targets.toml")).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    doc["target"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let eq = t
+                .get("equivalent")
+                .and_then(|e| e.as_array())
+                .map(|a| a.iter().map(|x| x.as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+            let held = t.get("held_out").and_then(|h| h.as_bool()).unwrap_or(false);
+            (t["id"].as_str().unwrap().to_owned(), (eq, held))
+        })
+        .collect()
+}
+
+/// The class of a row (as JSON) by the rule, written independently of the library's.
+fn derive(row: &Value, targets: &BTreeMap<String, (Vec<String>, bool)>) -> &'static str {
+    let strings = |key: &str| -> Vec<String> {
+        row[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("row without `{key}`: {row}"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (deps, fitted) = (strings("depends_on"), strings("fitted_from"));
+    let id = row["id"].as_str().unwrap();
+    let kind = |p: &str| deps.iter().any(|d| d.starts_with(p));
+    let same = |a: &str, b: &str| {
+        a == b
+            || targets.get(a).is_some_and(|t| t.0.iter().any(|e| e == b))
+            || targets.get(b).is_some_and(|t| t.0.iter().any(|e| e == a))
+    };
+    if kind("structure:") || kind("row:") || !(kind("param:") || kind("model:")) {
+        "identity"
+    } else if fitted.iter().any(|f| same(f, id)) {
+        "fitted"
+    } else if targets[id].1 {
+        "held-out"
+    } else {
+        "predicted"
+    }
+}
+
+fn rows() -> Vec<Value> {
+    let exps = model::reproduce::run(&root(), None).unwrap();
+    exps.iter()
+        .flat_map(|e| &e.rows)
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_class_follows_from_the_provenance() {
+    let targets = targets();
+    let rows = rows();
+    assert!(rows.len() > 40, "{} rows", rows.len());
+    let mut wrong = vec![];
+    for r in &rows {
+        let id = r["id"].as_str().unwrap();
+        assert!(targets.contains_key(id), "row names no target: {id}");
+        let class = r["class"].as_str().unwrap();
+        let derived = derive(r, &targets);
+        if class != derived {
+            wrong.push(format!("{id}: says {class}, provenance gives {derived}"));
+        }
+        // The rule's core promise, checked directly as well.
+        if class == "predicted" || class == "held-out" {
+            let fitted: Vec<&str> = r["fitted_from"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            assert!(
+                !fitted.contains(&id),
+                "{id} is {class} but depends on a parameter fitted to it"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_row_names_what_it_was_computed_from() {
+    for r in rows() {
+        let deps = r["depends_on"].as_array().unwrap();
+        assert!(!deps.is_empty(), "{}: no provenance", r["id"]);
+        for d in deps {
+            let d = d.as_str().unwrap();
+            let kinds = [
+                "param:",
+                "model:",
+                "input:",
+                "assume:",
+                "row:",
+                "structure:",
+            ];
+            assert!(
+                kinds.iter().any(|k| d.starts_with(k)),
+                "{}: `{d}` is none of {kinds:?}",
+                r["id"]
+            );
+        }
+    }
+}
+
+/// The rule itself can fail: a row that says "predicted" but depends on a parameter fitted to
+/// its own target (directly or through an equivalent target) is re-derived as fitted.
+#[test]
+fn the_rederivation_catches_a_mislabelled_row() {
+    let targets = targets();
+    let row = |fitted: &str| {
+        serde_json::json!({
+            "id": "001/fig7b/cpu-slope-ct",
+            "class": "predicted",
+            "depends_on": ["param:colosseum-e2:ops.\"aes256-cbc-hmac-sha256.seal\"", "model:engine"],
+            "fitted_from": [fitted],
+        })
+    };
+    assert_eq!(derive(&row("001/fig7b/cpu-slope-ct"), &targets), "fitted");
+    // Through `equivalent`: the slope is the Table 3 plateau again.
+    assert_eq!(derive(&row("000/table3/aes256-cbc"), &targets), "fitted");
+    assert_eq!(derive(&row("000/table3/aes128-cbc"), &targets), "predicted");
+}
+
+/// Every `fitted_to` of every committed calibration profile names a target, so a fit is
+/// always traceable to the published number it took.
+#[test]
+fn every_fit_names_a_target() {
+    let targets = targets();
+    let mut seen = BTreeSet::new();
+    for entry in std::fs::read_dir(root().join("calibration")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let p = profile::Profile::load(&path).unwrap();
+        let mut fits: Vec<Vec<String>> = vec![
+            p.cores_provenance().fitted_to.clone(),
+            p.stack().provenance.fitted_to.clone(),
+            p.io().provenance.fitted_to.clone(),
+            p.latency().provenance.fitted_to.clone(),
+        ];
+        fits.extend(p.ops().map(|(_, op)| op.provenance.fitted_to.clone()));
+        for id in fits.into_iter().flatten() {
+            assert!(
+                targets.contains_key(&id),
+                "{}: fitted_to `{id}` is not a target in experiments/targets.toml",
+                path.display()
+            );
+            seen.insert(id);
+        }
+    }
+    assert!(seen.len() > 20, "{seen:?}");
+}
+
+/// A held-out target's published value appears in no Rust source and no calibration file.
+#[test]
+fn held_out_values_appear_in_no_code() {
+    let text = std::fs::read_to_string(root().join("experiments/targets.toml")).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    let held: Vec<String> = doc["target"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t.get("held_out").and_then(|h| h.as_bool()) == Some(true))
+        .filter_map(|t| t.get("value").map(|v| v.to_string()))
+        .collect();
+    let mut files = vec![];
+    let mut stack = vec![root().join("crates"), root().join("calibration")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(p.extension().and_then(|x| x.to_str()), Some("rs" | "toml")) {
+                files.push(p);
+            }
+        }
+    }
+    for f in files {
+        let body = std::fs::read_to_string(&f).unwrap();
+        for v in &held {
+            assert!(
+                !body.contains(v.as_str()),
+                "{}: contains the held-out value {v}",
+                f.display()
+            );
+        }
+    }
+}
