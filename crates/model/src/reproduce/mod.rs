@@ -45,6 +45,7 @@ mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
 mod target;
+mod transfer;
 mod variant;
 
 use std::path::{Path, PathBuf};
@@ -158,6 +159,7 @@ const EXPERIMENTS: &[(&str, Runner)] = &[
     ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
     ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
     ("nfv_macsec", nfv_macsec::nfv_macsec),
+    ("transfer", transfer::transfer),
 ];
 
 /// Names of all experiments, in run order.
