@@ -117,7 +117,14 @@ fn plan_kex_bad_input() {
     );
     let err = kex_refused(aws, &["--rate", "fast"]);
     assert!(
-        err.contains("link[0] (\"initiators-responder\").rate"),
+        err.contains("'--rate") && err.contains("data rate"),
+        "{err}"
+    );
+    // Issue 14: a value the scenario refuses names the flag first, the key it set after.
+    let err = kex_refused(aws, &["--length", "1e300km"]);
+    assert!(
+        err.contains("--length (link[0] (\"initiators-responder\").length)")
+            && err.contains("under"),
         "{err}"
     );
 }

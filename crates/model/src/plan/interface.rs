@@ -192,6 +192,16 @@ fn interface_scenario(
         ))
 }
 
+/// The flags of `oransim plan interface` and the keys of its scenario they set.
+const INTERFACE_FLAGS: &super::FlagKeys = &[
+    ("node", "service.profile", "--profile"),
+    ("node", "cores", "--cores"),
+    ("flow", "source.size", "--sizes"),
+    ("flow", "source.rate", "--rate"),
+    ("flow", "source.stack", "--interface/--suite"),
+    ("link", "", "--rate"),
+];
+
 /// Answers an interface question by simulation at the offered load, plus the profile's
 /// capacity for the highest sustainable load.
 pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> {
@@ -215,11 +225,18 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         .collect::<Result<_, _>>()
         .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
     let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
-    if offered_bps <= 0.0 || mean_bytes <= 0.0 {
+    if offered_bps <= 0.0 {
         return Err(invalid(
             "--rate",
             "a zero load".into(),
-            "a positive rate and sizes".into(),
+            "a positive rate".into(),
+        ));
+    }
+    if mean_bytes <= 0.0 {
+        return Err(invalid(
+            "--sizes",
+            "zero-byte messages carry no load".into(),
+            "sizes of at least 1B".into(),
         ));
     }
     let pps = offered_bps / (8.0 * mean_bytes);
@@ -306,7 +323,9 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 limit,
             });
         }
-        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
+        let s = interface_scenario(&q, suite, &stack, cores, pps)
+            .build(origin)
+            .map_err(|e| super::name_flag(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {
