@@ -6,6 +6,8 @@
 //! or removed. The cases are generated from a fixed seed, so a failure reproduces: the report
 //! prints the exact command. docs/hardening.md describes the suite and its bounds.
 
+mod common;
+
 #[path = "hostile/flags.rs"]
 mod flags;
 
@@ -14,7 +16,6 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// A case still running after this long is a hang.
@@ -207,18 +208,14 @@ fn snapshot(dir: &Path, out: &mut BTreeMap<PathBuf, Snap>) {
     }
 }
 
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
 /// Run one case; `Ok` holds whether it was accepted (exit 0), `Err` describes the failure
 /// with the command that reproduces it.
 fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let root = std::env::temp_dir().join(format!("oransim-hostile-{}-{n}", std::process::id()));
+    // Removed when dropped, also if the case panics.
+    let root = common::TempDir::new("hostile");
     let work = root.join("work");
     fs::create_dir_all(work.join("scenarios")).map_err(|e| e.to_string())?;
-    let result = run_in(c, calibration, &root, &work);
-    let _ = fs::remove_dir_all(&root);
-    result
+    run_in(c, calibration, &root, &work)
 }
 
 fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool, String> {
