@@ -14,6 +14,8 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 mod format;
+#[cfg(test)]
+mod limits_doc;
 mod output;
 
 /// What securing an O-RAN interface costs, before you build it.

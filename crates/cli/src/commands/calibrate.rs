@@ -37,6 +37,11 @@ pub struct CalibrateArgs {
 /// Runs `oransim calibrate`.
 pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let name = match &args.name {
+        Some(n) if n.trim().is_empty() => {
+            anyhow::bail!(
+                "--name: an empty profile name; give a name, or leave --name out for the output file's stem"
+            )
+        }
         Some(n) => n.clone(),
         None => args
             .out

@@ -83,9 +83,10 @@ pub enum SweepFormat {
     Json,
 }
 
-/// `--shard I/N`, read by the library's parser.
+/// `--shard I/N`, read by the library's parser; the error gives the range of N.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse()
+        .map_err(|e| format!("{e}; N from 1 to {}", sweep::MAX_SHARDS))
 }
 
 /// Runs `oransim sweep`.
