@@ -482,23 +482,15 @@ fn inapplicable() -> Vec<Case> {
         args.extend(extra.iter().copied());
         add(args, extra[0]);
     }
-    add(
-        vec!["handshake", "--protocol", "ikev2", "--cipher", "nope"],
-        "--cipher",
-    );
-    add(
-        vec!["handshake", "--auth", "psk", "--chain", "2"],
-        "--chain",
-    );
-    add(
-        vec!["handshake", "--auth", "psk", "--cert-bytes", "900"],
-        "--cert-bytes",
-    );
-    add(
-        vec!["handshake", "--chain", "2", "--cert-bytes", "900"],
-        "--chain",
-    );
-    add(vec!["handshake", "--ip-version", "5"], "--ip-version");
+    for (flags, flag) in [
+        (&["--protocol", "ikev2", "--cipher", "nope"][..], "--cipher"),
+        (&["--auth", "psk", "--chain", "2"], "--chain"),
+        (&["--auth", "psk", "--cert-bytes", "900"], "--cert-bytes"),
+        (&["--chain", "2", "--cert-bytes", "900"], "--chain"),
+        (&["--ip-version", "5"], "--ip-version"),
+    ] {
+        add([&["handshake"][..], flags].concat(), flag);
+    }
     // plan fronthaul: no switches, no switch latency; --du/--ru detail the table only.
     for v in ["1MS", "1us", "0us"] {
         add(

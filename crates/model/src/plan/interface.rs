@@ -268,23 +268,34 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         })?;
         // Capacity from the profile for this mix: each end's CPU stage on its cores, the I/O
         // stage alone; frames as the stack builds them, the cipher at the bytes it protects.
-        let stack_p: protocols::Stack = stack
-            .parse()
-            .map_err(|e: protocols::Error| invalid("--suite", e.to_string(), String::new()))?;
+        let stack_p: protocols::Stack = stack.parse().map_err(|e: protocols::Error| {
+            invalid(
+                "--suite",
+                e.to_string(),
+                "a suite of the interface's protocol".into(),
+            )
+        })?;
         let (mut seal_ns, mut open_ns, mut io_ns) = (0.0, 0.0, 0.0);
         for &b in &sizes {
-            let frame = stack_p
-                .wire_len(b as usize)
-                .map_err(|e| invalid("--sizes", e.to_string(), String::new()))?
-                as u64;
+            let frame = stack_p.wire_len(b as usize).map_err(|e| {
+                invalid(
+                    "--sizes",
+                    e.to_string(),
+                    "sizes whose frames fit every length field of the interface's stack".into(),
+                )
+            })? as u64;
             // The cipher at the length it protects, as the engine charges it; the I/O at the
             // frame.
             let protected =
                 crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
             let cost = |dir| {
-                profile
-                    .packet(suite, dir, protected, frame)
-                    .map_err(|e| invalid("--suite", e.to_string(), String::new()))
+                profile.packet(suite, dir, protected, frame).map_err(|e| {
+                    invalid(
+                        "--suite",
+                        e.to_string(),
+                        "a suite the profile measured".into(),
+                    )
+                })
             };
             let (seal, open) = (
                 cost(profile::Direction::Seal)?,
