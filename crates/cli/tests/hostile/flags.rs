@@ -541,6 +541,37 @@ fn inapplicable() -> Vec<Case> {
         "--format",
     );
     add(vec!["sweep", "--merge", "d", "--jobs", "2"], "--jobs");
+    // Values refused with their flag's name where the library's message named something else.
+    add(
+        vec!["calibrate", "--name", " ", "--from-openssl-speed", speed],
+        "--name",
+    );
+    add(
+        vec![
+            "sweep",
+            "scenarios/mm1.toml",
+            "--shard",
+            "0/2000000",
+            "--out",
+            "d",
+        ],
+        "--shard",
+    );
+    add(
+        vec![
+            "plan",
+            "kex",
+            "--profile",
+            "calibration/dev-host-aws-lc.toml",
+            "--auth",
+            "nope",
+        ],
+        "--auth",
+    );
+    add(
+        vec!["handshake", "--protocol", "tls13", "--chain", "100000"],
+        "--chain",
+    );
     // calibrate: importing measures nothing, so the measuring flags do nothing.
     for extra in [
         vec!["--quick"],
