@@ -163,23 +163,22 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
                 let flag = flag_of(&e0);
                 return Err(anyhow::Error::new(e0).context(flag));
             }
-            // An estimated chain too long for the message: say how long a chain fits.
+            // An estimated chain too long for the message: say how long a chain fits, by
+            // bisection (an empty chain fits, checked above; a chain of `n` does not).
             if let (Some(n), "--chain") = (args.chain, flag) {
                 let fits = |k: usize| render(estimated(k)).is_ok();
+                // Invariant: a chain of `lo` fits, one of `hi` does not.
                 let (mut lo, mut hi) = (0, n);
-                if fits(lo) {
-                    // Invariant: a chain of `lo` fits, one of `hi` does not.
-                    while hi - lo > 1 {
-                        let mid = lo + (hi - lo) / 2;
-                        if fits(mid) { lo = mid } else { hi = mid }
-                    }
-                    anyhow::bail!(
-                        "--chain {n}: allowed 0..={lo} certificates of {} B (estimated from --auth {}) with --mtu {}: {e}",
-                        auth.estimated_cert_len(),
-                        args.auth,
-                        args.mtu
-                    );
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if fits(mid) { lo = mid } else { hi = mid }
                 }
+                anyhow::bail!(
+                    "--chain {n}: allowed 0..={lo} certificates of {} B (estimated from --auth {}) with --mtu {}: {e}",
+                    auth.estimated_cert_len(),
+                    args.auth,
+                    args.mtu
+                );
             }
             return Err(anyhow::Error::new(e).context(flag));
         }
