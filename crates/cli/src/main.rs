@@ -14,6 +14,8 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 mod format;
+#[cfg(test)]
+mod limits_doc;
 mod output;
 
 /// What securing an O-RAN interface costs, before you build it.
@@ -64,6 +66,28 @@ pub(crate) fn size_quantity(text: &str) -> Result<String, String> {
     } else {
         text.to_owned()
     })
+}
+
+/// Clap value parser of a duration flag (`--switch-latency 5us`, `--latency-limit 1ms`): the
+/// quantity text, checked by the one quantity parser, so a bad value is refused with the flag's
+/// name whether or not the mode uses it.
+pub(crate) fn duration_quantity(text: &str) -> Result<String, String> {
+    quantity(text, profile::units::Kind::Duration)
+}
+
+/// Clap value parser of a length flag (`--fibre 10km`); see [`duration_quantity`].
+pub(crate) fn length_quantity(text: &str) -> Result<String, String> {
+    quantity(text, profile::units::Kind::Length)
+}
+
+/// Clap value parser of a data-rate flag (`--rate 10Gbps`); see [`duration_quantity`].
+pub(crate) fn rate_quantity(text: &str) -> Result<String, String> {
+    quantity(text, profile::units::Kind::DataRate)
+}
+
+fn quantity(text: &str, kind: profile::units::Kind) -> Result<String, String> {
+    profile::units::parse(text, kind).map_err(|e| e.to_string())?;
+    Ok(text.to_owned())
 }
 
 fn main() -> ExitCode {

@@ -1,7 +1,8 @@
 //! `oransim calibrate` end to end (issue 4): the real binary measures this host in quick mode,
 //! and the profile it writes loads, validates and holds every operation.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
 fn oransim() -> Command {
@@ -17,10 +18,9 @@ fn quick_calibration(out: &std::path::Path) -> std::process::Output {
         .unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oransim-calibrate-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory for one test, removed when the test ends (pass or fail).
+fn scratch(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("calibrate-{name}"))
 }
 
 #[test]
@@ -98,7 +98,6 @@ fn quick_calibration_writes_a_valid_profile() {
     );
     assert!(lines.clone().count() >= 41 * (2 * 14 * 10 + 21));
     assert!(lines.all(|l| l.split(',').count() == 6));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -130,7 +129,6 @@ fn openssl_speed_output_imports_as_a_profile() {
         p.cipher_cost_ns(profile::Suite::Aes128Gcm, profile::Direction::Open, 1500)
             .is_ok()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -153,7 +151,6 @@ fn bad_import_input_is_a_clear_error() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!dir.join("x.toml").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -205,7 +202,6 @@ fn a_second_quick_run_agrees_within_the_reported_spread() {
             inside += usize::from(lo <= b.median_ns && b.median_ns <= hi);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     eprintln!("{inside} of {total} points of the second run inside the first run's p5..p95");
     assert!(
         inside * 4 >= total * 3,
@@ -239,7 +235,6 @@ fn aws_lc_without_the_feature_says_how_to_get_it() {
     );
     assert!(stderr.contains("--features"), "{stderr}");
     assert!(!out.exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An output that cannot be written is refused before anything is measured (a full calibration
@@ -247,7 +242,7 @@ fn aws_lc_without_the_feature_says_how_to_get_it() {
 #[test]
 fn unwritable_output_is_refused_before_measuring() {
     let dir = scratch("unwritable");
-    for out in [dir.join("no/such/dir/p.toml"), dir.clone()] {
+    for out in [dir.join("no/such/dir/p.toml"), dir.to_path_buf()] {
         let run = quick_calibration(&out);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
@@ -255,5 +250,4 @@ fn unwritable_output_is_refused_before_measuring() {
         assert!(!stderr.contains("measuring"), "{stderr}");
     }
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }

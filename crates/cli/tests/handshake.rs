@@ -98,3 +98,68 @@ fn bad_input_is_explained_with_exit_2() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// Issue 14: a chain too long for its messages names `--chain` and the largest chain that
+/// fits with this `--auth` and `--mtu`, and that bound is exact: one more certificate is refused,
+/// the bound itself is accepted.
+#[test]
+fn a_chain_too_long_names_chain_and_the_exact_largest_that_fits() {
+    for protocol in ["tls13", "ikev2"] {
+        let out = oransim(&["handshake", "--protocol", protocol, "--chain", "1000000"]);
+        assert_eq!(out.status.code(), Some(2), "{protocol}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: --chain 1000000: allowed 0..="),
+            "{err}"
+        );
+        let max: usize = err["error: --chain 1000000: allowed 0..=".len()..]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a bound in {err}"));
+        let fits = |n: usize| {
+            oransim(&[
+                "handshake",
+                "--protocol",
+                protocol,
+                "--chain",
+                &n.to_string(),
+            ])
+            .status
+            .success()
+        };
+        assert!(fits(max) && !fits(max + 1), "{protocol}: bound {max}");
+    }
+    // Not even an empty chain fits a 0-byte MTU: the error is --mtu's, not --chain's.
+    let out = oransim(&["handshake", "--mtu", "0"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: --mtu: MTU 0 is too small"), "{err}");
+}
+
+/// Issue 14: a flag with no effect in the mode is refused, naming the flag and the mode.
+#[test]
+fn flags_of_another_mode_are_refused() {
+    for (args, needle) in [
+        (
+            &["--protocol", "tls13", "--cipher", "aes256-sha256"][..],
+            "--cipher applies to --protocol ikev2",
+        ),
+        (
+            &["--protocol", "tls13", "--no-ike-fragmentation"],
+            "--no-ike-fragmentation applies to --protocol ikev2",
+        ),
+        (
+            &["--auth", "psk", "--chain", "2"],
+            "--auth psk sends no certificate",
+        ),
+        (
+            &["--protocol", "tls13", "--cipher", "nope"],
+            "'--cipher <CIPHER>'",
+        ),
+    ] {
+        let out = oransim(&[&["handshake"][..], args].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

@@ -4,6 +4,8 @@
 //! symbolic link, a FIFO, a directory) and leaves a link's target unchanged. Everything is made
 //! in a fresh temporary directory; `/dev/zero` is used only as an input path.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -37,11 +39,9 @@ fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
     s.as_ref()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oransim-io-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one test, removed when the test ends (pass or fail).
+fn scratch(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("io-{name}"))
 }
 
 fn mkfifo(path: &Path) {
@@ -109,7 +109,8 @@ fn scenario_readers_refuse_non_regular_and_oversize_files() {
         }
     }
     // A link to a regular scenario outside is read: what matters is the file it names.
-    let outside = scratch("scenario-outside").join("small.toml");
+    let outside_dir = scratch("scenario-outside");
+    let outside = outside_dir.join("small.toml");
     std::fs::write(&outside, SMALL).unwrap();
     symlink(&outside, &dir.join("linked.toml"));
     let out = oransim(&[os("check"), os(&dir.join("linked.toml"))]);
@@ -230,17 +231,22 @@ fn sweep_journal_and_merge_inputs_refuse_non_regular_files() {
 /// The three targets a writer must not replace, and a check that each is still what it was.
 struct Traps {
     outside: PathBuf,
+    /// Holds `outside`; removed with the traps.
+    _outside_dir: common::TempDir,
 }
 
 impl Traps {
     fn new(dir: &Path) -> Traps {
-        let outside = scratch(&format!(
+        let outside_dir = scratch(&format!(
             "outside-{}",
             dir.file_name().unwrap().to_string_lossy()
-        ))
-        .join("precious.txt");
+        ));
+        let outside = outside_dir.join("precious.txt");
         std::fs::write(&outside, "precious\n").unwrap();
-        Traps { outside }
+        Traps {
+            outside,
+            _outside_dir: outside_dir,
+        }
     }
 
     /// Makes `path` a trap of kind `kind` (`symlink`, `fifo`, `dir`); returns the message part.

@@ -165,3 +165,21 @@ fn bad_input_is_explained_with_exit_2() {
         );
     }
 }
+
+/// Issue 14: with `--interface` (a catalogue row) the payload and splitting flags change
+/// nothing, so they are refused, and a bad value is refused whatever the mode.
+#[test]
+fn splitting_flags_are_refused_with_an_interface() {
+    for args in [
+        &["--policy", "nope"][..],
+        &["--policy", "even"],
+        &["--ipsec-fragment", "18446744073709551615"],
+        &["--payload", "100"],
+        &["--ip-fragment"],
+    ] {
+        let out = oransim(&[&["overhead", "--interface", "E2"][..], args].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(args[0]), "{args:?}: {err}");
+    }
+}

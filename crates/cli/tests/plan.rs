@@ -117,7 +117,14 @@ fn plan_kex_bad_input() {
     );
     let err = kex_refused(aws, &["--rate", "fast"]);
     assert!(
-        err.contains("link[0] (\"initiators-responder\").rate"),
+        err.contains("'--rate") && err.contains("data rate"),
+        "{err}"
+    );
+    // Issue 14: a value the scenario refuses names the flag first, the key it set after.
+    let err = kex_refused(aws, &["--length", "1e300km"]);
+    assert!(
+        err.contains("--length (link[0] (\"initiators-responder\").length)")
+            && err.contains("under"),
         "{err}"
     );
 }
@@ -498,4 +505,46 @@ fn interface_above_the_limits_is_saturated() {
     for key in ["cpu", "p50_ns", "p99_ns", "components_ns"] {
         assert!(alt[key].is_null(), "{key}: {}", alt[key]);
     }
+}
+
+/// Issue 14: plan errors name the flag (the scenario key it set follows in parentheses), and a
+/// flag that changes nothing in the mode is refused.
+#[test]
+fn plan_errors_name_the_flag_and_refuse_flags_that_do_nothing() {
+    let ph = "calibration/ofh-macsec-i9.toml";
+    for (args, needle) in [
+        (
+            &["--fibre", "1e300km"][..],
+            "--fibre (link[0] (\"du-ru\").length): the propagation delay overflows; a length under 10^10 km",
+        ),
+        (
+            &["--switch-latency", "1MS"],
+            "'--switch-latency <SWITCH_LATENCY>'",
+        ),
+        (&["--switch-latency", "1us"], "--switches is 0"),
+        (
+            &["--du", "A", "--ru", "O", "--format", "json"],
+            "--du and --ru detail one category pair",
+        ),
+        (&["--compare", "/dev/null"], "--compare /dev/null"),
+    ] {
+        let mut all = vec!["plan", "fronthaul", "--profile", ph];
+        all.extend(args);
+        let out = run(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let out = run(&[
+        "plan",
+        "interface",
+        "--profile",
+        ph,
+        "--rate",
+        "1Mbps",
+        "--sizes",
+        "0B",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--sizes: zero-byte messages"), "{err}");
 }

@@ -3,6 +3,8 @@
 //! listed here one by one, so a change that breaks another row, or that makes one of these pass,
 //! fails the test and has to say so.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -185,7 +187,7 @@ fn reproduce_only_and_bad_name() {
 /// Plots: one SVG (with text) and one PNG per plot.
 #[test]
 fn reproduce_writes_plots() {
-    let dir = std::env::temp_dir().join(format!("oransim-reproduce-{}", std::process::id()));
+    let dir = common::TempDir::new("reproduce");
     let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(["reproduce", "--only", "ofh_table4", "--plots"])
         .arg(&dir)
@@ -201,5 +203,4 @@ fn reproduce_writes_plots() {
     assert!(svg.contains("<svg") && svg.contains("O-DU category"));
     let png = std::fs::read(dir.join("ofh_table4.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    let _ = std::fs::remove_dir_all(&dir);
 }

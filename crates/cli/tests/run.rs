@@ -1,6 +1,8 @@
 //! `oransim run` and `oransim check` as a user runs them: the real binary, its exit code, its
 //! stdout and stderr (issue 2).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -227,8 +229,8 @@ fn ofh_mtu_split_policies() {
 /// --out writes the three formats atomically into a directory; a file in the way is refused.
 #[test]
 fn out_dir_and_formats() {
-    let dir = std::env::temp_dir().join(format!("oransim-out-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = common::TempDir::new("out");
+    let dir = tmp.join("reports");
     let out = run(&[
         "run",
         "scenarios/mm1.toml",
@@ -253,14 +255,12 @@ fn out_dir_and_formats() {
     let bad = run(&["run", "scenarios/mm1.toml", "--out", file.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a directory"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `oransim check` and `oransim run` on `text` and asserts: exit code 2, nothing on
 /// stdout, one error naming the file and containing each of `needles`, no panic.
 fn rejects(name: &str, text: &[u8], needles: &[&str]) {
-    let dir = std::env::temp_dir().join(format!("oransim-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("bad");
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
     let out_dir = dir.join(format!("{name}-out"));
@@ -437,8 +437,7 @@ fn bad_unstable_queue() {
     );
     // The same load with a finite buffer is a valid M/M/1/K.
     let ok = text.replace("mean = \"1us\" }\n", "mean = \"1us\" }\ncapacity = 10\n");
-    let dir = std::env::temp_dir().join(format!("oransim-ok-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("ok");
     let p = dir.join("mm1k.toml");
     std::fs::write(&p, ok).unwrap();
     assert!(run(&["run", p.to_str().unwrap()]).status.success());
@@ -492,8 +491,7 @@ fn bad_flags_and_missing_file() {
     // printed after it used to repeat it).
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
     // A missing profile named in a scenario: its path and the reason.
-    let dir = std::env::temp_dir().join(format!("oransim-missing-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("missing-profile");
     let sc = dir.join("s.toml");
     std::fs::write(
         &sc,
@@ -511,7 +509,6 @@ fn bad_flags_and_missing_file() {
         err.contains("gone.toml: No such file or directory"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
     let out = run(&["run", "scenarios/mm1.toml", "--format", "xml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: table, json, csv"));

@@ -1,6 +1,8 @@
 //! `oransim sweep` as a user runs it (issue 6): the real binary, a 1000-point sweep, an
 //! interrupted sweep resumed, four shards merged, and bad input refused.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -32,11 +34,8 @@ fn ok(out: &Output) {
 }
 
 /// A fresh, empty scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oransim-sweep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("sweep-{name}"))
 }
 
 const SCENARIO: &str = "scenarios/sweep_fronthaul.toml";
@@ -202,7 +201,6 @@ fn thousand_points_and_four_shards_merge_to_the_same_bytes() {
         &results(&merged),
         "4 shards merged vs unsharded",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The same sweep on one job and on two gives the same bytes.
@@ -315,7 +313,6 @@ fn killed_and_resumed_sweep_gives_the_same_bytes() {
         &results(&out),
         "rerun of a finished sweep",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Bad --set/--vary input: exit 2, one clear error naming the key and what is allowed, nothing
@@ -400,7 +397,6 @@ fn bad_set_or_vary_is_refused_before_any_point_runs() {
     let out = run(&["sweep", SCENARIO, "--shard", "0/2"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --out"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A journal left by another sweep in --out is refused rather than mixed in.
@@ -427,5 +423,4 @@ fn a_journal_of_another_sweep_is_refused() {
         csv,
         "untouched"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

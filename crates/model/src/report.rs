@@ -324,10 +324,22 @@ pub struct LinkReport {
 
 /// Runs the scenario's replications and summarises them. A scenario loaded or built through
 /// validation always runs; one whose public fields were changed afterwards into a network the
-/// engine cannot run is an error, never a panic.
+/// engine cannot run is an error, never a panic. The replication count (the scenario's, or
+/// [`RunOptions::replications`]) is checked here too, by
+/// [`check_replications`](crate::scenario::check_replications): a library caller asking for
+/// more statistics than a run may hold in memory gets [`sim_core::NetworkError::OutOfRange`]
+/// (field `replications`), not an allocation failure.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
-    let reps = opts.replications.unwrap_or(scenario.replications).max(1);
+    let reps = opts.replications.unwrap_or(scenario.replications);
+    if let Err(problem) = crate::scenario::check_replications(reps, scenario.network.flows.len()) {
+        return Err(sim_core::NetworkError::OutOfRange {
+            item: format!("scenario \"{}\"", scenario.name),
+            field: "replications",
+            value: problem,
+            allowed: "set fewer replications",
+        });
+    }
     let start = Instant::now();
     let runs = run_replications(&scenario.network, seed, reps, opts.threads)?;
     let wall = start.elapsed().as_secs_f64();
@@ -617,5 +629,42 @@ fn dir_report(
             mean_ci99_ns: ci.map(|ConfidenceInterval { low, high, .. }| [low, high]),
         },
         hops,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::{RunOptions, Scenario, run};
+
+    fn mm1() -> Scenario {
+        Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/mm1.toml"))
+            .expect("mm1 loads")
+    }
+
+    /// Issue 14: `model::run` itself refuses a replication count beyond what a run may hold
+    /// (the CLI checked `--replications` before calling it; a library caller was not
+    /// protected), and zero replications, with the field named.
+    #[test]
+    fn run_refuses_replications_beyond_the_limit() {
+        let s = mm1();
+        for bad in [0, crate::scenario::MAX_REPLICATIONS + 1, u32::MAX] {
+            let opts = RunOptions {
+                replications: Some(bad),
+                ..Default::default()
+            };
+            let e = run(&s, &opts).expect_err("refused").to_string();
+            assert!(
+                e.contains("replications") && e.contains(&bad.to_string()),
+                "{e}"
+            );
+        }
+        let mut s = mm1();
+        s.replications = u32::MAX;
+        let e = run(&s, &RunOptions::default())
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("replications"), "{e}");
     }
 }

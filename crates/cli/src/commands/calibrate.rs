@@ -25,8 +25,9 @@ pub struct CalibrateArgs {
     /// Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
     #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
     pub implementation: String,
-    /// Import `openssl speed -mr -evp <cipher> ...` output from FILE instead of measuring.
-    #[arg(long, value_name = "FILE")]
+    /// Import `openssl speed -mr -evp <cipher> ...` output from FILE instead of measuring (so
+    /// not with --quick, --implementation or --only, which choose what to measure).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["quick", "implementation", "only"])]
     pub from_openssl_speed: Option<PathBuf>,
     /// Measure only ops whose name starts with PREFIX (repeatable), e.g. `--only aes128-gcm`.
     #[arg(long, value_name = "PREFIX")]
@@ -36,6 +37,11 @@ pub struct CalibrateArgs {
 /// Runs `oransim calibrate`.
 pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let name = match &args.name {
+        Some(n) if n.trim().is_empty() => {
+            anyhow::bail!(
+                "--name: an empty profile name; give a name, or leave --name out for the output file's stem"
+            )
+        }
         Some(n) => n.clone(),
         None => args
             .out
@@ -59,16 +65,21 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     config.only = args.only.clone();
     let csv_path = samples_path(&args.out);
     // A measurement takes seconds to minutes: find an unwritable output before it, not after.
-    check_writable(&args.out)?;
-    check_writable(&csv_path)?;
+    check_writable(&args.out).context("--out")?;
+    check_writable(&csv_path).context("--out (its samples file)")?;
     config.raw_samples_file = csv_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
 
     // Progress for a person watching; a log gets the summary only.
     let status = StatusLine::new("measuring ");
-    let cal =
-        calibrate::run(&config, &mut |what| status.show(what)).context("calibration failed")?;
+    let cal = calibrate::run(&config, &mut |what| status.show(what)).map_err(|e| {
+        let flag = match e {
+            crypto_bench::BenchError::NothingSelected { .. } => "--only",
+            _ => "calibration failed",
+        };
+        anyhow::Error::new(e).context(flag)
+    })?;
     status.clear();
     eprintln!(
         "measured {} points in {:.1} s",
@@ -116,10 +127,12 @@ fn samples_path(out: &Path) -> PathBuf {
 
 fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCode> {
     let text = profile::read::read_input_text(input, profile::read::Input::OpensslSpeed)
-        .with_context(|| format!("cannot read {}", input.display()))?;
-    let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)?;
+        .with_context(|| format!("--from-openssl-speed: cannot read {}", input.display()))?;
+    let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)
+        .context("--from-openssl-speed")?;
     let toml = profile::to_toml_string(&file)?;
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
+    check_writable(out).context("--out")?;
     write_atomic(out, toml.as_bytes())?;
     print_summary(&profile)?;
     println!(

@@ -4,6 +4,8 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
+
 use protocols::ikev2::{self, Auth, Config, IkeCipher};
 use protocols::tls_handshake;
 
@@ -13,8 +15,8 @@ use super::overhead::OutFormat;
 #[derive(Debug, clap::Args)]
 pub struct HandshakeArgs {
     /// Protocol: ikev2 or tls13.
-    #[arg(long, default_value = "ikev2")]
-    pub protocol: String,
+    #[arg(long, default_value = "ikev2", value_parser = parse_protocol)]
+    pub protocol: Protocol,
     /// Key exchange: x25519, ecp256, modp2048, modp3072, mlkem512/768/1024, the KEMs of the size
     /// table (bike-l1, hqc-128, frodokem-640-aes, mceliece348864, ...); hybrids join them with
     /// `+` (IKEv2: x25519+mlkem768; TLS 1.3: x25519mlkem768).
@@ -23,29 +25,55 @@ pub struct HandshakeArgs {
     /// Authentication: psk, rsa2048, rsa3072, ecdsa-p256, ed25519, mldsa44, mldsa65, mldsa87.
     #[arg(long, default_value = "rsa2048")]
     pub auth: String,
-    /// Certificates in the chain each side sends (end-entity first), estimated from --auth:
-    /// 0..=2796202 (the most a TLS 1.3 certificate_list can hold; IKEv2 refuses a chain that
-    /// needs more than 65535 fragments).
-    #[arg(long, default_value_t = 1, value_parser = chain_len)]
-    pub chain: usize,
-    /// Real DER sizes of the chain's certificates [bytes], instead of the estimate.
+    /// Certificates in the chain each side sends (end-entity first), estimated from --auth
+    /// [default: 1]: 0..=2796202 (the most a TLS 1.3 certificate_list can hold; IKEv2 refuses
+    /// a chain that needs more than 65535 fragments). Not with --cert-bytes or --auth psk.
+    #[arg(long, value_parser = chain_len, conflicts_with = "cert_bytes")]
+    pub chain: Option<usize>,
+    /// Real DER sizes of the chain's certificates [bytes], instead of the estimate (not with
+    /// --auth psk).
     #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
     pub cert_bytes: Vec<usize>,
     /// Path MTU: the largest IP packet [bytes].
     #[arg(long, default_value = "1500", value_parser = crate::byte_count)]
     pub mtu: usize,
-    /// IKEv2 cipher: aes256gcm16 or aes256-sha256.
-    #[arg(long, default_value = "aes256gcm16")]
-    pub cipher: String,
-    /// IKEv2: turn IKE fragmentation (RFC 7383) off, leaving IP fragmentation.
+    /// IKEv2 cipher: aes256gcm16 or aes256-sha256 [default: aes256gcm16] (IKEv2 only).
+    #[arg(long, value_parser = parse_cipher)]
+    pub cipher: Option<IkeCipher>,
+    /// IKEv2: turn IKE fragmentation (RFC 7383) off, leaving IP fragmentation (IKEv2 only).
     #[arg(long)]
     pub no_ike_fragmentation: bool,
     /// IP version of the path: 4 or 6.
-    #[arg(long, default_value_t = 4)]
-    pub ip_version: u8,
+    #[arg(long, default_value = "4", value_parser = ["4", "6"])]
+    pub ip_version: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+}
+
+/// The key-exchange protocol of `--protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// IKEv2 (RFC 7296).
+    Ikev2,
+    /// TLS 1.3 (RFC 8446).
+    Tls13,
+}
+
+/// `--protocol`: `ikev2` (or `ike`) or `tls13` (or `tls`), any case.
+fn parse_protocol(text: &str) -> Result<Protocol, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "ikev2" | "ike" => Ok(Protocol::Ikev2),
+        "tls13" | "tls" => Ok(Protocol::Tls13),
+        _ => Err(format!(
+            "unknown protocol \"{text}\"; allowed: ikev2, tls13"
+        )),
+    }
+}
+
+/// `--cipher`: an IKEv2 cipher; the error lists the allowed names.
+fn parse_cipher(text: &str) -> Result<IkeCipher, String> {
+    IkeCipher::parse(text).map_err(|e| e.to_string())
 }
 
 /// Clap value parser of `--chain`: a count within `0..=tls_handshake::MAX_CHAIN`, refused before
@@ -68,36 +96,132 @@ fn chain_len(text: &str) -> Result<usize, String> {
 
 /// Runs `oransim handshake`.
 pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
-    let auth = Auth::parse(&args.auth)?;
+    let auth = Auth::parse(&args.auth).context("--auth")?;
+    // Flags that would change nothing are refused, not silently ignored.
+    if auth == Auth::Psk && (args.chain.is_some() || !args.cert_bytes.is_empty()) {
+        anyhow::bail!(
+            "--chain and --cert-bytes apply to certificate authentication; --auth psk sends no certificate"
+        );
+    }
+    if args.protocol == Protocol::Tls13 {
+        if args.cipher.is_some() {
+            anyhow::bail!(
+                "--cipher applies to --protocol ikev2 only (TLS 1.3 takes its record cipher from the key schedule)"
+            );
+        }
+        if args.no_ike_fragmentation {
+            anyhow::bail!("--no-ike-fragmentation applies to --protocol ikev2 only");
+        }
+    }
+    let ip_version: u8 = if args.ip_version == "6" { 6 } else { 4 };
+    // The handshake for a chain of certificate sizes [bytes], rendered.
+    let render = |chain: Vec<usize>| -> Result<String, HandshakeError> {
+        Ok(match args.protocol {
+            Protocol::Ikev2 => {
+                let mut cfg = Config::new(&args.ke, auth, args.mtu)?;
+                cfg.cert_chain = chain;
+                cfg.cipher = args.cipher.unwrap_or(IkeCipher::AesGcm16);
+                cfg.ike_fragmentation = !args.no_ike_fragmentation;
+                cfg.ip_version = ip_version;
+                let h = ikev2::handshake(&cfg)?;
+                match args.format {
+                    OutFormat::Json => printer::handshake::ikev2_json(&h)?,
+                    OutFormat::Table => printer::handshake::ikev2_table(&h),
+                }
+            }
+            Protocol::Tls13 => {
+                let h = tls_handshake::handshake(&args.ke, auth, &chain, args.mtu, ip_version)?;
+                match args.format {
+                    OutFormat::Json => printer::handshake::tls_json(&h)?,
+                    OutFormat::Table => printer::handshake::tls_table(&h),
+                }
+            }
+        })
+    };
+    let estimated = |n: usize| vec![auth.estimated_cert_len(); n];
     let chain: Vec<usize> = if !args.cert_bytes.is_empty() {
         args.cert_bytes.clone()
     } else if auth == Auth::Psk {
         Vec::new()
     } else {
-        vec![auth.estimated_cert_len(); args.chain]
+        estimated(args.chain.unwrap_or(1))
     };
-    let text = match args.protocol.trim().to_ascii_lowercase().as_str() {
-        "ikev2" | "ike" => {
-            let mut cfg = Config::new(&args.ke, auth, args.mtu)?;
-            cfg.cert_chain = chain;
-            cfg.cipher = IkeCipher::parse(&args.cipher)?;
-            cfg.ike_fragmentation = !args.no_ike_fragmentation;
-            cfg.ip_version = args.ip_version;
-            let h = ikev2::handshake(&cfg)?;
-            match args.format {
-                OutFormat::Json => printer::handshake::ikev2_json(&h)?,
-                OutFormat::Table => printer::handshake::ikev2_table(&h),
+    let text = match render(chain) {
+        Ok(text) => text,
+        Err(HandshakeError::Output(e)) => return Err(e),
+        Err(HandshakeError::Protocol(e)) => {
+            let flag = match flag_of(&e) {
+                "--chain/--cert-bytes" if !args.cert_bytes.is_empty() => "--cert-bytes",
+                "--chain/--cert-bytes" => "--chain",
+                f => f,
+            };
+            // A chain that does not fit when not even an empty one does: the MTU (or another
+            // flag) is the cause, and that error names it.
+            if matches!(flag, "--chain" | "--cert-bytes")
+                && let Err(HandshakeError::Protocol(e0)) = render(Vec::new())
+            {
+                let flag = flag_of(&e0);
+                return Err(anyhow::Error::new(e0).context(flag));
             }
-        }
-        "tls13" | "tls" => {
-            let h = tls_handshake::handshake(&args.ke, auth, &chain, args.mtu, args.ip_version)?;
-            match args.format {
-                OutFormat::Json => printer::handshake::tls_json(&h)?,
-                OutFormat::Table => printer::handshake::tls_table(&h),
+            // An estimated chain too long for the message: say how long a chain fits, by
+            // bisection (an empty chain fits, checked above; a chain of `n` does not).
+            if let (Some(n), "--chain") = (args.chain, flag) {
+                let fits = |k: usize| render(estimated(k)).is_ok();
+                // Invariant: a chain of `lo` fits, one of `hi` does not.
+                let (mut lo, mut hi) = (0, n);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if fits(mid) { lo = mid } else { hi = mid }
+                }
+                anyhow::bail!(
+                    "--chain {n}: allowed 0..={lo} certificates of {} B (estimated from --auth {}) with --mtu {}: {e}",
+                    auth.estimated_cert_len(),
+                    args.auth,
+                    args.mtu
+                );
             }
+            return Err(anyhow::Error::new(e).context(flag));
         }
-        other => anyhow::bail!("unknown --protocol `{other}`; allowed: ikev2, tls13"),
     };
     crate::format::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A handshake that could not be sized (a flag's fault) or printed.
+enum HandshakeError {
+    Protocol(protocols::Error),
+    Output(anyhow::Error),
+}
+
+impl From<protocols::Error> for HandshakeError {
+    fn from(e: protocols::Error) -> Self {
+        HandshakeError::Protocol(e)
+    }
+}
+
+impl From<printer::Error> for HandshakeError {
+    fn from(e: printer::Error) -> Self {
+        HandshakeError::Output(e.into())
+    }
+}
+
+/// The flag (or flags) whose value a protocol error is about, so the error names it.
+fn flag_of(e: &protocols::Error) -> &'static str {
+    use protocols::Error as E;
+    match e {
+        E::MtuTooSmall { .. } => "--mtu",
+        E::UnknownName { what, .. } => match *what {
+            "IKE cipher" => "--cipher",
+            "authentication" | "TLS 1.3 server authentication" => "--auth",
+            "IP version" => "--ip-version",
+            _ => "--ke",
+        },
+        E::FieldOverflow { what, .. }
+            if what.contains("ertificate") || what.starts_with("CERT") =>
+        {
+            "--chain/--cert-bytes"
+        }
+        E::FieldOverflow { what, .. } if what.starts_with("KE(") || what.contains("key") => "--ke",
+        _ => "--ke/--auth/--chain/--cert-bytes/--mtu",
+    }
 }

@@ -27,8 +27,8 @@ pub struct OverheadArgs {
     /// Protocol stack, lowest layer first, e.g. `eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp`.
     #[arg(long)]
     pub stack: Option<String>,
-    /// Application payload [bytes].
-    #[arg(long, default_value = "0", value_parser = crate::byte_count)]
+    /// Application payload [bytes] (a stack's; an --interface row has none).
+    #[arg(long, default_value = "0", value_parser = crate::byte_count, conflicts_with = "interface")]
     pub payload: usize,
     /// O-RAN interface (000 Table 1): A1, O2, O1, F1-C, E2, F1, W1, E1, X2, Xn, M-plane, C-plane, U-plane, S-plane.
     #[arg(long, conflicts_with_all = ["stack", "mtu"])]
@@ -37,24 +37,50 @@ pub struct OverheadArgs {
     /// minimum): split the payload into frames that fit.
     #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
     pub mtu: Vec<usize>,
-    /// How to split a payload that does not fit one frame: greedy or even.
-    #[arg(long, default_value = "greedy", requires = "mtu")]
-    pub policy: String,
+    /// How to split a payload that does not fit one frame: greedy or even (with --mtu, when
+    /// neither --ip-fragment nor --ipsec-fragment is given).
+    #[arg(long, default_value = "greedy", value_parser = parse_policy, requires = "mtu",
+          conflicts_with_all = ["interface", "ip_fragment", "ipsec_fragment"])]
+    pub policy: SplitPolicy,
     /// Fragment at the IP layer instead of splitting the payload (RFC 791 / RFC 8200).
-    #[arg(long, requires = "mtu", conflicts_with = "ipsec_fragment")]
+    #[arg(long, requires = "mtu", conflicts_with_all = ["ipsec_fragment", "interface"])]
     pub ip_fragment: bool,
-    /// IPsec fragmentation of a tunnel: `before` or `after` encryption.
-    #[arg(long, requires = "mtu")]
-    pub ipsec_fragment: Option<String>,
+    /// IPsec fragmentation of a tunnel: `before` or `after` encryption (with --mtu).
+    #[arg(long, value_parser = parse_ipsec_fragment, requires = "mtu", conflicts_with = "interface")]
+    pub ipsec_fragment: Option<IpsecFragmentation>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
 }
 
+/// `--policy`: a split policy; the error lists the allowed names.
+fn parse_policy(text: &str) -> Result<SplitPolicy, String> {
+    text.parse().map_err(|e: protocols::Error| e.to_string())
+}
+
+/// `--ipsec-fragment`: `before` or `after`; the error lists the allowed names.
+fn parse_ipsec_fragment(text: &str) -> Result<IpsecFragmentation, String> {
+    text.parse().map_err(|e: protocols::Error| e.to_string())
+}
+
+/// A split that failed, with the flag it is about: the MTU too small for the stack is
+/// `--mtu`'s, a payload over a length field `--payload`'s, anything else (a stack with no ESP
+/// for `--ipsec-fragment`, ...) the splitting method's.
+fn split_error(e: protocols::Error, method: &'static str) -> anyhow::Error {
+    let flag = match e {
+        protocols::Error::MtuTooSmall { .. } => "--mtu",
+        protocols::Error::PayloadTooLarge { .. } | protocols::Error::FieldOverflow { .. } => {
+            "--payload"
+        }
+        _ => method,
+    };
+    anyhow::Error::new(e).context(flag)
+}
+
 /// Runs `oransim overhead`.
 pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
     let text = if let Some(name) = &args.interface {
-        let row = catalogue::interface(name)?;
+        let row = catalogue::interface(name).context("--interface")?;
         match args.format {
             OutFormat::Json => printer::overhead::interface_json(&row)?,
             OutFormat::Table => printer::overhead::interface_table(&row),
@@ -70,14 +96,14 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
         let split = if args.mtu.is_empty() {
             None
         } else {
-            let mtu = fragment::path_mtu(&args.mtu)?;
+            let mtu = fragment::path_mtu(&args.mtu).context("--mtu")?;
             let (method, frames) = if args.ip_fragment {
                 (
                     "ip-fragment".to_string(),
-                    fragment::ip_fragments(&stack, args.payload, mtu)?,
+                    fragment::ip_fragments(&stack, args.payload, mtu)
+                        .map_err(|e| split_error(e, "--ip-fragment"))?,
                 )
-            } else if let Some(when) = &args.ipsec_fragment {
-                let when: IpsecFragmentation = when.parse()?;
+            } else if let Some(when) = args.ipsec_fragment {
                 (
                     format!(
                         "ipsec-fragment-{}",
@@ -87,13 +113,15 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
                             "after"
                         }
                     ),
-                    fragment::ipsec_fragments(&stack, args.payload, mtu, when)?,
+                    fragment::ipsec_fragments(&stack, args.payload, mtu, when)
+                        .map_err(|e| split_error(e, "--ipsec-fragment"))?,
                 )
             } else {
-                let policy: SplitPolicy = args.policy.parse()?;
+                let policy = args.policy;
                 (
                     format!("split-{policy}"),
-                    fragment::split_payload(&stack, args.payload, mtu, policy)?,
+                    fragment::split_payload(&stack, args.payload, mtu, policy)
+                        .map_err(|e| split_error(e, "--policy"))?,
                 )
             };
             Some(Split {

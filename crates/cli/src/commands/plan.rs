@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Subcommand;
 use protocols::Suite;
 
@@ -40,7 +41,7 @@ struct InterfaceArgs {
     #[arg(long, default_value = "aes256-gcm", value_parser = parse_suite)]
     suite: Suite,
     /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::rate_quantity)]
     rate: String,
     /// Message payload sizes, cycled with equal weight.
     #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::size_quantity)]
@@ -52,7 +53,7 @@ struct InterfaceArgs {
     #[arg(long, default_value_t = 80.0)]
     cpu_limit: f64,
     /// Added p99 latency limit for the cores-needed answer.
-    #[arg(long, default_value = "1ms")]
+    #[arg(long, default_value = "1ms", value_parser = crate::duration_quantity)]
     latency_limit: String,
     /// Other suites to compare at the same load.
     #[arg(long, value_delimiter = ',', value_parser = parse_suite)]
@@ -75,24 +76,24 @@ struct FronthaulArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Fibre length between O-DU and O-RU.
-    #[arg(long, default_value = "0m")]
+    #[arg(long, default_value = "0m", value_parser = crate::length_quantity)]
     fibre: String,
     /// Switches on the path.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     switches: u32,
-    /// Latency of each switch.
-    #[arg(long, default_value = "0us")]
-    switch_latency: String,
+    /// Latency of each switch [default: 0us] (with --switches 1 or more).
+    #[arg(long, value_parser = crate::duration_quantity)]
+    switch_latency: Option<String>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps")]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
     rate: String,
     /// eCPRI payload of the largest frame (7660 B makes the 7678 B frame of 000 §3.2).
     #[arg(long, default_value = "7660B", value_parser = crate::size_quantity)]
     payload: String,
-    /// O-DU category (A..N) of the pair to detail (with --ru).
+    /// O-DU category (A..N) of the pair to detail (with --ru; table output only).
     #[arg(long)]
     du: Option<char>,
-    /// O-RU category (O..Z) of the pair to detail (with --du).
+    /// O-RU category (O..Z) of the pair to detail (with --du; table output only).
     #[arg(long)]
     ru: Option<char>,
     /// Security modes, weakest first: none, macsec-integrity, macsec-encrypt, ipsec.
@@ -134,10 +135,10 @@ struct KexArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps")]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
     rate: String,
     /// Path length (propagation at 2e8 m/s).
-    #[arg(long, default_value = "10km")]
+    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
     length: String,
     /// Path MTU (IKE fragmentation above it).
     #[arg(long, default_value = "1500B", value_parser = crate::size_quantity)]
@@ -201,12 +202,25 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
+    // Flags that would change nothing are refused, not silently ignored.
+    if a.switches == 0
+        && let Some(l) = &a.switch_latency
+    {
+        anyhow::bail!(
+            "--switch-latency {l} applies to the switches on the path, and --switches is 0; give --switches 1..=64 or leave --switch-latency out"
+        );
+    }
+    if a.format == KexFormat::Json && (a.du.is_some() || a.ru.is_some()) {
+        anyhow::bail!(
+            "--du and --ru detail one category pair in the table output; --format json already holds every pair"
+        );
+    }
     let question = |profile: &PathBuf| model::plan::FronthaulQuestion {
         profile: profile.clone(),
         cores: a.cores,
         fibre: a.fibre.clone(),
         switches: a.switches,
-        switch_latency: a.switch_latency.clone(),
+        switch_latency: a.switch_latency.clone().unwrap_or_else(|| "0us".to_owned()),
         rate: a.rate.clone(),
         payload: a.payload.clone(),
         modes: a.mode.clone(),
@@ -216,7 +230,14 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
     let other = a
         .compare
         .as_ref()
-        .map(|p| model::plan::fronthaul(&question(p)))
+        .map(|p| {
+            model::plan::fronthaul(&question(p)).with_context(|| {
+                format!(
+                    "--compare {}: the second profile, run with the same flags",
+                    p.display()
+                )
+            })
+        })
         .transpose()?;
     let pair = match (a.du, a.ru) {
         (Some(du), Some(ru)) => {

@@ -46,7 +46,21 @@ pub struct ReproduceArgs {
 pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     // Before the experiments run, so a refused target does not waste them.
     if let Some(doc) = &args.write_docs {
-        crate::output::check_writable(doc)?;
+        crate::output::check_writable(doc).context("--write-docs")?;
+    }
+    if let Some(only) = &args.only
+        && !reproduce::names().contains(&only.as_str())
+    {
+        anyhow::bail!(
+            "--only `{only}`: unknown experiment; allowed: {}",
+            reproduce::names().join(", ")
+        );
+    }
+    if !args.root.join("scenarios").is_dir() {
+        anyhow::bail!(
+            "--root {}: no scenarios/ directory under it; give the repository root, which holds scenarios/ and calibration/",
+            args.root.display()
+        );
     }
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
     let targets = reproduce::Targets::load(&args.root).context("reproduce")?;
@@ -56,8 +70,17 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
     };
     if let Some(dir) = &plots_dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the plot directory {}", dir.display()))?;
+        let flag = if args.plots.is_some() {
+            "--plots"
+        } else {
+            "--write-docs (its img/ directory)"
+        };
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "{flag} {}: cannot create the plot directory; give a directory",
+                dir.display()
+            )
+        })?;
         for p in printer::reproduce::plots(&exps)? {
             let svg = dir.join(format!("{}.svg", p.stem));
             crate::output::write_atomic(&svg, p.svg.as_bytes())?;

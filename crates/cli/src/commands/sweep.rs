@@ -56,8 +56,9 @@ pub struct SweepArgs {
     /// Combine the slices with --merge.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
-    /// Format of the results on stdout when there is no --out.
-    #[arg(long, value_enum, default_value_t = SweepFormat::Csv)]
+    /// Format of the results on stdout when there is no --out (with --out the results go to
+    /// `sweep.json` and `sweep.csv`, so the two are refused together).
+    #[arg(long, value_enum, default_value_t = SweepFormat::Csv, conflicts_with = "out")]
     pub format: SweepFormat,
     /// Merge finished shards: directories holding `shard-I-of-N.json` files, or the files.
     /// Writes the results of the whole sweep into --out (or prints them).
@@ -82,9 +83,10 @@ pub enum SweepFormat {
     Json,
 }
 
-/// `--shard I/N`, read by the library's parser.
+/// `--shard I/N`, read by the library's parser; the error gives the range of N.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse()
+        .map_err(|e| format!("{e}; N from 1 to {}", sweep::MAX_SHARDS))
 }
 
 /// Runs `oransim sweep`.
@@ -270,7 +272,7 @@ impl Progress {
 
 /// `oransim sweep --merge DIR|FILE...`.
 fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    let (header, results) = sweep::merge_shards(&args.merge)?;
+    let (header, results) = sweep::merge_shards(&args.merge).context("--merge")?;
     match &args.out {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {

@@ -53,17 +53,17 @@ pub fn cases() -> Vec<Case> {
         case(
             "run out fifo",
             &["run", "scenarios/mm1.toml", "--out", "out-fifo"],
-            &["out-fifo"],
+            &["--out"],
         ),
         case(
             "run out link",
             &["run", "scenarios/mm1.toml", "--out", "out-link"],
-            &["out-link"],
+            &["--out"],
         ),
         case(
             "run out sentinel",
             &["run", "scenarios/mm1.toml", "--out", "sentinel.txt"],
-            &["sentinel.txt"],
+            &["--out"],
         ),
     ];
     // overhead
@@ -83,33 +83,33 @@ pub fn cases() -> Vec<Case> {
         cases.push(case(
             "overhead stack",
             &["overhead", "--stack", stack, "--payload", "100"],
-            &["--stack", "stack"],
+            &["--stack"],
         ));
     }
     for payload in [big, huge, "-1", "nan", "1e400", "10GB", "1Mb", "100 b"] {
         cases.push(case(
             "overhead payload",
             &["overhead", "--stack", "eth/ipv4/udp", "--payload", payload],
-            &["--payload", "payload"],
+            &["--payload"],
         ));
     }
     for mtu in ["0", "1", big, "-5", "1e9"] {
         cases.push(case(
             "overhead mtu",
-            &["overhead", "--interface", "E2", "--mtu", mtu],
-            &["--mtu", "mtu", "MTU"],
+            &["overhead", "--stack", "eth/ipv4/udp", "--mtu", mtu],
+            &["--mtu"],
         ));
     }
     cases.push(case(
         "overhead stack escape",
         &["overhead", "--stack", "ipv4\u{1b}[2J", "--payload", "100"],
-        &["--stack", "ipv4"],
+        &["--stack"],
     ));
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",
             &["overhead", "--interface", iface],
-            &["--interface", "interface"],
+            &["--interface"],
         ));
     }
     cases.push(case(
@@ -125,7 +125,7 @@ pub fn cases() -> Vec<Case> {
             "--policy",
             "nope",
         ],
-        &["--policy", "policy"],
+        &["--policy"],
     ));
     // handshake
     for (flag, v) in [
@@ -146,12 +146,12 @@ pub fn cases() -> Vec<Case> {
         cases.push(case(
             "handshake",
             &["handshake", "--protocol", "ikev2", flag, v],
-            &[flag, &flag[2..], "MTU", "ertificate", "IP version"],
+            &[flag],
         ));
         cases.push(case(
             "handshake tls",
             &["handshake", "--protocol", "tls13", flag, v],
-            &[flag, &flag[2..], "MTU", "ertificate", "IP version"],
+            &[flag],
         ));
     }
     // plan kex
@@ -177,7 +177,7 @@ pub fn cases() -> Vec<Case> {
         cases.push(case(
             "plan kex",
             &["plan", "kex", "--profile", p, flag, v],
-            &[flag, &flag[2..], v],
+            &[flag],
         ));
     }
     // plan fronthaul
@@ -211,8 +211,7 @@ pub fn cases() -> Vec<Case> {
                 flag,
                 v,
             ],
-            // A fibre length is checked as the link's `length`.
-            &[flag, &flag[2..], v, "length"],
+            &[flag],
         ));
     }
     // plan interface
@@ -250,7 +249,7 @@ pub fn cases() -> Vec<Case> {
             }
         }
         args.extend([flag, v]);
-        cases.push(case("plan interface", &args, &[flag, &flag[2..], v]));
+        cases.push(case("plan interface", &args, &[flag]));
     }
     // sweep
     let s = "scenarios/mm1.toml";
@@ -296,7 +295,9 @@ pub fn cases() -> Vec<Case> {
             args.truncate(2);
         }
         args.extend(flags.iter().copied());
-        cases.push(case("sweep", &args, &names));
+        // Every error a flag causes names the flag (the key or value may follow).
+        let _ = names;
+        cases.push(case("sweep", &args, &[flags[0]]));
     }
     for m in [
         "/dev/zero",
@@ -305,7 +306,7 @@ pub fn cases() -> Vec<Case> {
         "out-fifo",
         "scenarios",
     ] {
-        cases.push(case("sweep merge", &["sweep", "--merge", m], &[m]));
+        cases.push(case("sweep merge", &["sweep", "--merge", m], &["--merge"]));
     }
     // reproduce
     let root = repo().to_string_lossy().to_string();
@@ -313,7 +314,7 @@ pub fn cases() -> Vec<Case> {
         cases.push(case(
             "reproduce only",
             &["reproduce", "--only", only],
-            &["--only", "experiment"],
+            &["--only"],
         ));
     }
     for (flag, v) in [
@@ -328,7 +329,7 @@ pub fn cases() -> Vec<Case> {
         if flag != "--root" {
             args.extend(["--root", &root]);
         }
-        cases.push(case("reproduce", &args, &[flag, v]));
+        cases.push(case("reproduce", &args, &[flag]));
     }
     // calibrate: refused before measuring anything
     for (flags, names) in [
@@ -374,7 +375,13 @@ pub fn cases() -> Vec<Case> {
     ] {
         let mut args = vec!["calibrate"];
         args.extend(flags.iter().copied());
-        cases.push(case("calibrate", &args, &names));
+        let _ = names;
+        let flag = if flags.contains(&"--out") {
+            "--out"
+        } else {
+            flags[0]
+        };
+        cases.push(case("calibrate", &args, &[flag]));
     }
     // live: refused before any socket is opened
     for (flag, v) in [
@@ -402,8 +409,11 @@ pub fn cases() -> Vec<Case> {
         ("--transport", "nope"),
         ("--format", "xml"),
     ] {
+        // `live` (commands/live.rs) names the quantity in a few errors (`bad protection`), not
+        // yet always the flag: it keeps the looser check.
         cases.push(case("live", &["live", flag, v], &[flag, &flag[2..]]));
     }
+    cases.extend(inapplicable());
     for c in &mut cases {
         c.specials = true;
     }
@@ -413,6 +423,170 @@ pub fn cases() -> Vec<Case> {
         if c.args.iter().any(|a| a == "scenarios/mm1.toml") {
             c.file = Some(("scenarios/mm1.toml".into(), scenario.clone()));
         }
+    }
+    cases
+}
+
+/// Issue 14: a flag with no effect in the chosen mode is refused, naming the flag (and its value
+/// is validated whether or not the mode uses it).
+fn inapplicable() -> Vec<Case> {
+    let big = "18446744073709551615";
+    let p = "calibration/colosseum-e2.toml";
+    let ph = "calibration/ofh-macsec-i9.toml";
+    let speed = "calibration/dev-host-openssl.speed.txt";
+    let stack = ["overhead", "--stack", "eth/ipv4/udp", "--payload", "3000"];
+    let mut cases = Vec::new();
+    let mut add = |args: Vec<&str>, flag: &str| {
+        cases.push(case("inapplicable", &args, &[flag]));
+    };
+    // overhead: --interface prints a catalogue row: no payload, no splitting.
+    for (flag, v) in [
+        ("--policy", "nope"),
+        ("--policy", "even"),
+        ("--ipsec-fragment", big),
+        ("--ipsec-fragment", "before"),
+        ("--payload", "100"),
+        ("--mtu", "1500"),
+    ] {
+        add(vec!["overhead", "--interface", "E2", flag, v], flag);
+    }
+    add(
+        vec!["overhead", "--interface", "E2", "--ip-fragment"],
+        "--ip-fragment",
+    );
+    // A split policy does nothing without --mtu or with another splitting method.
+    add([&stack[..], &["--policy", "even"]].concat(), "--policy");
+    add(
+        [
+            &stack[..],
+            &["--mtu", "1500", "--ip-fragment", "--policy", "even"],
+        ]
+        .concat(),
+        "--policy",
+    );
+    add(
+        [&stack[..], &["--ipsec-fragment", "after"]].concat(),
+        "--mtu",
+    );
+    add(
+        [&stack[..], &["--mtu", "1500", "--ipsec-fragment", "nope"]].concat(),
+        "--ipsec-fragment",
+    );
+    // handshake: --cipher and --no-ike-fragmentation are IKEv2's; a chain needs certificates.
+    for extra in [
+        vec!["--cipher", "nope"],
+        vec!["--cipher", "aes256-sha256"],
+        vec!["--no-ike-fragmentation"],
+    ] {
+        let mut args = vec!["handshake", "--protocol", "tls13"];
+        args.extend(extra.iter().copied());
+        add(args, extra[0]);
+    }
+    for (flags, flag) in [
+        (&["--protocol", "ikev2", "--cipher", "nope"][..], "--cipher"),
+        (&["--auth", "psk", "--chain", "2"], "--chain"),
+        (&["--auth", "psk", "--cert-bytes", "900"], "--cert-bytes"),
+        (&["--chain", "2", "--cert-bytes", "900"], "--chain"),
+        (&["--ip-version", "5"], "--ip-version"),
+    ] {
+        add([&["handshake"][..], flags].concat(), flag);
+    }
+    // plan fronthaul: no switches, no switch latency; --du/--ru detail the table only.
+    for v in ["1MS", "1us", "0us"] {
+        add(
+            vec!["plan", "fronthaul", "--profile", ph, "--switch-latency", v],
+            "--switch-latency",
+        );
+    }
+    add(
+        vec![
+            "plan",
+            "fronthaul",
+            "--profile",
+            ph,
+            "--du",
+            "A",
+            "--ru",
+            "O",
+            "--format",
+            "json",
+        ],
+        "--du",
+    );
+    add(
+        vec![
+            "plan",
+            "interface",
+            "--profile",
+            p,
+            "--rate",
+            "1Mbps",
+            "--sizes",
+            "0B",
+        ],
+        "--sizes",
+    );
+    // sweep: with --out the results go to files, so --format does nothing.
+    add(
+        vec![
+            "sweep",
+            "scenarios/mm1.toml",
+            "--set",
+            "stop.packets=100",
+            "--out",
+            "d",
+            "--format",
+            "json",
+        ],
+        "--format",
+    );
+    add(vec!["sweep", "--merge", "d", "--jobs", "2"], "--jobs");
+    // Values refused with their flag's name where the library's message named something else.
+    add(
+        vec!["calibrate", "--name", " ", "--from-openssl-speed", speed],
+        "--name",
+    );
+    add(
+        vec![
+            "sweep",
+            "scenarios/mm1.toml",
+            "--shard",
+            "0/2000000",
+            "--out",
+            "d",
+        ],
+        "--shard",
+    );
+    add(
+        vec![
+            "plan",
+            "kex",
+            "--profile",
+            "calibration/dev-host-aws-lc.toml",
+            "--auth",
+            "nope",
+        ],
+        "--auth",
+    );
+    add(
+        vec!["handshake", "--protocol", "tls13", "--chain", "100000"],
+        "--chain",
+    );
+    // calibrate: importing measures nothing, so the measuring flags do nothing.
+    for extra in [
+        vec!["--quick"],
+        vec!["--only", "aes128-gcm"],
+        vec!["--implementation", "aws-lc-rs"],
+    ] {
+        let mut args = vec![
+            "calibrate",
+            "--from-openssl-speed",
+            speed,
+            "--out",
+            "n.toml",
+        ];
+        args.extend(extra.iter().copied());
+        add(args, "--from-openssl-speed");
     }
     cases
 }

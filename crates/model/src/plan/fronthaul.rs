@@ -127,10 +127,27 @@ fn fronthaul_scenario(
     )
 }
 
+/// The flags of `oransim plan fronthaul` and the keys they set.
+const FRONTHAUL_FLAGS: &FlagKeys = &[
+    ("link[0]", "length", "--fibre"),
+    ("link", "rate", "--rate"),
+    ("link", "", "--rate/--payload"),
+    ("node", "latency", "--switch-latency"),
+    ("node", "service.profile", "--profile"),
+    ("node", "cores", "--cores"),
+    ("flow", "source.payload", "--payload"),
+    ("flow", "source.stack", "--mode"),
+];
+
 /// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
 /// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
-/// O-RU category pair whether it fits T12max, with the margin and the longest fibre.
+/// O-RU category pair whether it fits T12max, with the margin and the longest fibre. Errors
+/// name the flag (`--fibre`, ...) and the scenario key it set.
 pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
+    fronthaul_plan(q).map_err(|e| name_flag(e, FRONTHAUL_FLAGS))
+}
+
+fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
     // The report names the profile as the user gave it; the scenario needs it absolute.
     let given = q.profile.display().to_string();
     let q = FronthaulQuestion {

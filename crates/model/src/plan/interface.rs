@@ -192,6 +192,16 @@ fn interface_scenario(
         ))
 }
 
+/// The flags of `oransim plan interface` and the keys of its scenario they set.
+const INTERFACE_FLAGS: &super::FlagKeys = &[
+    ("node", "service.profile", "--profile"),
+    ("node", "cores", "--cores"),
+    ("flow", "source.size", "--sizes"),
+    ("flow", "source.rate", "--rate"),
+    ("flow", "source.stack", "--interface/--suite"),
+    ("link", "", "--rate"),
+];
+
 /// Answers an interface question by simulation at the offered load, plus the profile's
 /// capacity for the highest sustainable load.
 pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> {
@@ -215,11 +225,18 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         .collect::<Result<_, _>>()
         .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
     let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
-    if offered_bps <= 0.0 || mean_bytes <= 0.0 {
+    if offered_bps <= 0.0 {
         return Err(invalid(
             "--rate",
             "a zero load".into(),
-            "a positive rate and sizes".into(),
+            "a positive rate".into(),
+        ));
+    }
+    if mean_bytes <= 0.0 {
+        return Err(invalid(
+            "--sizes",
+            "zero-byte messages carry no load".into(),
+            "sizes of at least 1B".into(),
         ));
     }
     let pps = offered_bps / (8.0 * mean_bytes);
@@ -251,23 +268,34 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         })?;
         // Capacity from the profile for this mix: each end's CPU stage on its cores, the I/O
         // stage alone; frames as the stack builds them, the cipher at the bytes it protects.
-        let stack_p: protocols::Stack = stack
-            .parse()
-            .map_err(|e: protocols::Error| invalid("--suite", e.to_string(), String::new()))?;
+        let stack_p: protocols::Stack = stack.parse().map_err(|e: protocols::Error| {
+            invalid(
+                "--suite",
+                e.to_string(),
+                "a suite of the interface's protocol".into(),
+            )
+        })?;
         let (mut seal_ns, mut open_ns, mut io_ns) = (0.0, 0.0, 0.0);
         for &b in &sizes {
-            let frame = stack_p
-                .wire_len(b as usize)
-                .map_err(|e| invalid("--sizes", e.to_string(), String::new()))?
-                as u64;
+            let frame = stack_p.wire_len(b as usize).map_err(|e| {
+                invalid(
+                    "--sizes",
+                    e.to_string(),
+                    "sizes whose frames fit every length field of the interface's stack".into(),
+                )
+            })? as u64;
             // The cipher at the length it protects, as the engine charges it; the I/O at the
             // frame.
             let protected =
                 crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
             let cost = |dir| {
-                profile
-                    .packet(suite, dir, protected, frame)
-                    .map_err(|e| invalid("--suite", e.to_string(), String::new()))
+                profile.packet(suite, dir, protected, frame).map_err(|e| {
+                    invalid(
+                        "--suite",
+                        e.to_string(),
+                        "a suite the profile measured".into(),
+                    )
+                })
             };
             let (seal, open) = (
                 cost(profile::Direction::Seal)?,
@@ -306,7 +334,9 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 limit,
             });
         }
-        let s = interface_scenario(&q, suite, &stack, cores, pps).build(origin)?;
+        let s = interface_scenario(&q, suite, &stack, cores, pps)
+            .build(origin)
+            .map_err(|e| super::name_flag(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {

@@ -143,13 +143,69 @@ fn storm_scenario(
         ))
 }
 
+/// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
+/// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the
+/// key's start (`link` matches every link, `node[1]` only the second node), a `field` the text
+/// after the item's name exactly (`""`: the item itself, e.g. a link's overload).
+pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
+
+/// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
+/// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
+/// the key the scenario checked follows in parentheses. Keys no flag sets are left as they are.
+pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
+    match e {
+        ScenarioError::Invalid {
+            path,
+            key,
+            problem,
+            allowed,
+        } => {
+            let field = key.split_once("\").").map_or("", |(_, f)| f);
+            let flag = flags
+                .iter()
+                .find(|(item, f, _)| key.starts_with(item) && *f == field)
+                .map(|(_, _, flag)| *flag);
+            ScenarioError::Invalid {
+                path,
+                key: match flag {
+                    Some(flag) => format!("{flag} ({key})"),
+                    None => key,
+                },
+                problem,
+                allowed,
+            }
+        }
+        other => other,
+    }
+}
+
+/// The flags of `oransim plan kex` and the keys they set.
+const KEX_FLAGS: &FlagKeys = &[
+    ("link", "rate", "--rate"),
+    ("link", "length", "--length"),
+    ("link", "mtu", "--mtu"),
+    ("link", "loss", "--loss"),
+    ("link", "", "--rate"),
+    ("flow", "source.ke", "--ke"),
+    ("flow", "source.auth", "--auth"),
+    ("flow", "source.count", "--tunnels"),
+    ("node[0]", "service.profile", "--profile"),
+    ("node[0]", "cores", "--tunnels"),
+    ("node[1]", "service.profile", "--responder-profile"),
+    ("node[1]", "cores", "--cores"),
+];
+
 fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Answers a key-exchange question by simulation. Errors name the flag-equivalent key
-/// (`flow[0] ("ike").source.ke`, `node[1] ("responder").service.profile`, ...).
+/// Answers a key-exchange question by simulation. Errors name the flag (`--ke`,
+/// `--responder-profile`, ...) and the scenario key it set (`flow[0] ("ike").source.ke`, ...).
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
+    kex_plan(q).map_err(|e| name_flag(e, KEX_FLAGS))
+}
+
+fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     let q = KexQuestion {
         initiator_profile: absolute(&q.initiator_profile),
         responder_profile: absolute(&q.responder_profile),
