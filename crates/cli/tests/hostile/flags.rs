@@ -413,6 +413,20 @@ pub fn cases() -> Vec<Case> {
         // yet always the flag: it keeps the looser check.
         cases.push(case("live", &["live", flag, v], &[flag, &flag[2..]]));
     }
+    // --tolerance: a bare number, a negative, a huge value (with --compare, refused by the
+    // parser before any measurement), and a valid one without --compare.
+    for v in ["25", "-1%", "1e10%", big, "%"] {
+        cases.push(case(
+            "live",
+            &["live", "--compare", "--tolerance", v],
+            &["--tolerance", "tolerance"],
+        ));
+    }
+    cases.push(case(
+        "live",
+        &["live", "--tolerance", "25%"],
+        &["--tolerance", "tolerance"],
+    ));
     cases.extend(inapplicable());
     for c in &mut cases {
         c.specials = true;
