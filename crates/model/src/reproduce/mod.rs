@@ -44,6 +44,7 @@ mod pq;
 mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
+mod table1;
 mod target;
 mod transfer;
 mod variant;
@@ -159,6 +160,7 @@ const EXPERIMENTS: &[(&str, Runner)] = &[
     ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
     ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
     ("nfv_macsec", nfv_macsec::nfv_macsec),
+    ("table1", table1::table1),
     ("transfer", transfer::transfer),
 ];
 
