@@ -209,3 +209,68 @@ fn held_out_values_appear_in_no_code() {
         }
     }
 }
+
+/// Issue 12 item 2: the over-determined fits live in code, and the committed profiles hold
+/// exactly what they compute (to the 6 digits the files print): a refit by hand that drifts
+/// from the code, or a code change that moves the fit, fails here.
+#[test]
+fn the_committed_profiles_are_the_code_fits() {
+    use model::reproduce::fit::{lioy_table1, ofh_fig11, op_is_line};
+    use profile::{Profile, Suite};
+    let root = root();
+    let t = model::reproduce::Targets::load(&root).unwrap();
+    let gmac = Suite::Gmac { aes_bits: 128 };
+    for (ni, file) in [
+        ("aesni", "calibration/nfv-macsec-aesni.toml"),
+        ("noaesni", "calibration/nfv-macsec-noaesni.toml"),
+    ] {
+        let f = lioy_table1(&t, ni).unwrap();
+        let p = Profile::load(root.join(file)).unwrap();
+        let (fixed, p_gcm, p_gmac) = (f.theta[0], f.theta[1], f.theta[2]);
+        assert!(
+            op_is_line(&p, Suite::Aes128Gcm, fixed, p_gcm),
+            "{file}: {:?}",
+            f.theta
+        );
+        assert!(op_is_line(&p, gmac, fixed, p_gmac), "{file}: {:?}", f.theta);
+        // Four observations, three parameters: every leave-one-out is identifiable.
+        assert!(f.loo.iter().all(Option::is_some));
+    }
+    let f = ofh_fig11(&root, &t).unwrap();
+    let p = Profile::load(root.join("calibration/ofh-macsec-i9.toml")).unwrap();
+    assert!(
+        op_is_line(&p, Suite::Aes128Gcm, f.theta[0], f.theta[1]),
+        "{:?}",
+        f.theta
+    );
+    assert!(
+        op_is_line(&p, gmac, f.theta[0], f.theta[2]),
+        "{:?}",
+        f.theta
+    );
+}
+
+/// The least-squares solver recovers known parameters, weights by relative error, and says
+/// when a parameter is not identifiable.
+#[test]
+fn least_squares_and_leave_one_out() {
+    use model::reproduce::fit::{Observation, least_squares, leave_one_out};
+    let o = |y: f64, a: [f64; 2]| Observation {
+        id: format!("{y}"),
+        y,
+        g: 1.0,
+        a: a.to_vec(),
+    };
+    // y = 1 + 2 x0 + 3 x1 exactly at three points: the fit is exact, and so is every
+    // leave-one-out prediction.
+    let obs = [o(6.0, [1.0, 1.0]), o(3.0, [1.0, 0.0]), o(4.0, [0.0, 1.0])];
+    let theta = least_squares(&obs).unwrap();
+    assert!((theta[0] - 2.0).abs() < 1e-12 && (theta[1] - 3.0).abs() < 1e-12);
+    for (p, ob) in leave_one_out(&obs).iter().zip(&obs) {
+        assert!((p.unwrap() - ob.y).abs() < 1e-9);
+    }
+    // Two observations of x0 only: x1 is not identifiable.
+    assert!(least_squares(&[o(3.0, [1.0, 0.0]), o(5.0, [2.0, 0.0])]).is_none());
+    let loo = leave_one_out(&[o(3.0, [1.0, 0.0]), o(4.0, [0.0, 1.0]), o(5.0, [2.0, 0.0])]);
+    assert!(loo[1].is_none(), "x1 is fixed by its one observation only");
+}

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use model::reproduce::{
-    Experiment, HeatMap, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, XyPlot,
+    Experiment, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, XyPlot,
 };
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
@@ -50,6 +50,18 @@ fn error(r: &Row) -> String {
     opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0))
 }
 
+/// A fitted row's leave-one-out prediction in words.
+fn loo(l: &Loo) -> String {
+    match l.predicted {
+        Some(p) => format!(
+            "the fit without this row predicts {} (error {}%)",
+            num(p),
+            opt(l.error_pct.map(|x| (x * 100.0).round() / 100.0))
+        ),
+        None => "not identifiable without this row".to_owned(),
+    }
+}
+
 /// The JSON document: schema, summary, every row, the experiments in full, then the papers
 /// and the tolerance rules the rows name.
 pub fn json(exps: &[Experiment], targets: &Targets) -> crate::Result<String> {
@@ -85,6 +97,9 @@ pub fn table(exps: &[Experiment]) -> String {
                 error(r),
                 r.target
             );
+            if let Some(l) = &r.loo {
+                let _ = writeln!(s, "      leave-one-out: {}", loo(l));
+            }
             if let Some(why) = &r.why {
                 let _ = writeln!(s, "      why: {why}");
             }
@@ -152,7 +167,16 @@ pub fn markdown(exps: &[Experiment], targets: &Targets, img: &str) -> String {
         let _ = writeln!(s, "- **Predicted:** {}\n", e.predicted);
         if !e.rows.is_empty() {
             let mut t = Table::new([
-                "quantity", "unit", "paper", "model", "error %", "target", "class", "pass", "note",
+                "quantity",
+                "unit",
+                "paper",
+                "model",
+                "error %",
+                "target",
+                "class",
+                "pass",
+                "leave-one-out",
+                "note",
             ]);
             for r in &e.rows {
                 t.row([
@@ -164,6 +188,7 @@ pub fn markdown(exps: &[Experiment], targets: &Targets, img: &str) -> String {
                     r.target.clone(),
                     r.class.as_str().to_owned(),
                     if r.pass { "yes" } else { "**no**" }.to_owned(),
+                    r.loo.as_ref().map_or_else(|| "-".to_owned(), loo),
                     r.note.clone(),
                 ]);
             }

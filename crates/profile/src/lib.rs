@@ -714,6 +714,12 @@ impl Profile {
     }
 }
 
+/// The suite and direction of a cipher op's name (`aes128-gcm.seal`), or `None` for a key op
+/// or a name that is not an op.
+pub fn parse_cipher_op(name: &str) -> Option<(Suite, Direction)> {
+    check_op_name(name).ok().flatten()
+}
+
 /// Writes a profile file as TOML text.
 pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
     toml::to_string(file).map_err(|e| ProfileError::Serialize {

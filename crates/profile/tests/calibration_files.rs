@@ -167,26 +167,14 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
 #[test]
 fn ofh_macsec_gives_back_what_it_was_fitted_to() {
     let p = load("ofh-macsec-i9.toml");
-    let both = |s: &str, l| {
-        let s: Suite = s.parse().unwrap();
-        (p.cipher_cost_ns(s, Direction::Seal, l).unwrap()
-            + p.cipher_cost_ns(s, Direction::Open, l).unwrap())
-            / 1e3
-    };
-    close(both("gmac-aes128", 64), 39.0, 1e-4, "small, encryption off");
-    close(both("aes128-gcm", 64), 39.0, 1e-4, "small, encryption on");
-    close(
-        both("gmac-aes128", 9000),
-        153.0,
-        1e-4,
-        "9000 B, encryption off",
-    );
-    close(
-        both("aes128-gcm", 9000),
-        218.0,
-        1e-4,
-        "9000 B, encryption on",
-    );
+    // Fig. 11's four added delays are fitted through the DES composition (protected lengths
+    // by mode, the I/O stage's share), which this crate does not compose: the fit is
+    // model::reproduce::fit::ofh_fig11, model/tests/evidence.rs checks these ops equal it, and
+    // `oransim reproduce` (ofh_size) compares the composition with the four numbers.
+    let gcm: Suite = "aes128-gcm".parse().unwrap();
+    let gmac: Suite = "gmac-aes128".parse().unwrap();
+    let fixed = |s| p.cipher(s, Direction::Seal).unwrap().fixed_ns;
+    assert_eq!(fixed(gcm), fixed(gmac), "one fixed cost for both modes");
     // Figs. 12 and 14 with TCP's delayed ACK: per data frame the sender's I/O stage carries the
     // frame and half a 98 B ACK frame, its CPU seals the frame and opens half an ACK (L = 54 B).
     let per_data_frame = |l: u64, f: u64| {
@@ -215,6 +203,9 @@ fn ofh_macsec_gives_back_what_it_was_fitted_to() {
 
 #[test]
 fn nfv_macsec_gives_back_the_kernel_times() {
+    // Four kernel times per AES-NI setting, three parameters (one framing cost for both
+    // modes), fitted by least squares (model::reproduce::fit::lioy_table1): each
+    // macsec_start_xmit comes back within half a unit of its last printed digit (0.05 us).
     for (file, gcm, gmac) in [
         ("nfv-macsec-aesni.toml", 3.2, 2.4),
         ("nfv-macsec-noaesni.toml", 20.1, 12.1),
@@ -226,7 +217,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
                 .unwrap()
                 / 1e3,
             gcm,
-            1e-4,
+            0.05 / gcm,
             file,
         );
         close(
@@ -234,7 +225,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
                 .unwrap()
                 / 1e3,
             gmac,
-            1e-4,
+            0.05 / gmac,
             file,
         );
         let c = p

@@ -33,6 +33,7 @@ mod e2;
 mod e2_sack;
 mod e2_size;
 mod e2_throughput;
+pub mod fit;
 mod nfv_macsec;
 mod ofh;
 mod ofh_load;
@@ -57,7 +58,7 @@ use crate::error::ScenarioError;
 
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
-pub use row::{Row, Summary};
+pub use row::{Loo, Row, Summary};
 pub use target::{
     Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target, Targets, classify,
 };

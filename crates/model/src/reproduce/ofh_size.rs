@@ -21,19 +21,23 @@ pub(super) fn ofh_size(root: &Path, t: &Targets) -> Result<Experiment> {
     let base = Doc::load(root, "scenarios/ofh_size.toml")?;
     let (_, prof) = base.node_profile(0)?;
     let mut published = vec![];
+    let fit = super::fit::ofh_fig11(root, t)?;
     for (mode, small, big) in [
         (0usize, "000/fig11/on-small", "000/fig11/on-9000"),
         (1, "000/fig11/off-small", "000/fig11/off-9000"),
     ] {
         for (id, frame) in [(small, 64), (big, 9000)] {
             let (added, deps) = traced(|| ofh_added(&base, &prof, mode, frame))?;
-            e.rows.push(t.row(
-                name,
-                id,
-                added,
-                deps.model("engine").model("protocols"),
-                "latency view, RTT/2",
-            )?);
+            e.rows.push(
+                t.row(
+                    name,
+                    id,
+                    added,
+                    deps.model("engine").model("protocols"),
+                    "latency view, RTT/2",
+                )?
+                .with_loo(fit.loo_of(id).flatten()),
+            );
             published.push((mode, frame as f64, t.get(id)?.value.unwrap_or(f64::NAN)));
         }
     }

@@ -44,6 +44,10 @@ pub struct Row {
     pub pass: bool,
     /// Measurement view and provenance.
     pub note: String,
+    /// For a row fitted by least squares with other rows (an over-determined fit,
+    /// `reproduce::fit`): the value predicted by the fit without this row, and its error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loo: Option<Loo>,
     /// Why the model misses the target, when it does and the cause is known: said, never
     /// tuned away (absent for rows that pass).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,7 +73,23 @@ impl Row {
             fitted_from: Vec::new(),
             pass: false,
             note: note.into(),
+            loo: None,
             why: None,
+        }
+    }
+
+    /// The same row with its leave-one-out prediction (`None`: not identifiable without it).
+    pub(super) fn with_loo(self, predicted: Option<f64>) -> Row {
+        let error_pct = match (predicted, self.paper) {
+            (Some(p), Some(y)) => Some(Row::error(y, p)),
+            _ => None,
+        };
+        Row {
+            loo: Some(Loo {
+                predicted,
+                error_pct,
+            }),
+            ..self
         }
     }
 
@@ -86,6 +106,16 @@ impl Row {
             (sim - paper) / paper * 100.0
         }
     }
+}
+
+/// A fitted row's leave-one-out cross-validation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Loo {
+    /// The value the fit without this row predicts (`null`: a parameter is not identifiable
+    /// without it).
+    pub predicted: Option<f64>,
+    /// (predicted - paper) / paper [%].
+    pub error_pct: Option<f64>,
 }
 
 /// Counts over the rows of a reproduction.

@@ -273,12 +273,18 @@ impl Targets {
                     format!("within 1 sd ({sd})"),
                 )
             }
-            rule => {
-                let pct = match rule {
-                    "delay" => 1.0,
-                    "rate" => 5.0,
-                    _ => 15.0,
+            "delay" => {
+                // 1%, or half a unit of the last digit the paper prints, if that is more.
+                let pct = (half_digit(value) / value.abs() * 100.0).max(1.0);
+                let words = if pct > 1.0 {
+                    format!("within {} ({pct:.2}%)", half_digit(value))
+                } else {
+                    "within 1%".to_owned()
                 };
+                (err.abs() <= pct + 1e-9, Some(pct), words)
+            }
+            rule => {
+                let pct = if rule == "rate" { 5.0 } else { 15.0 };
                 (err.abs() <= pct, Some(pct), format!("within {pct}%"))
             }
         };
@@ -340,6 +346,14 @@ impl Targets {
             ..row
         }
     }
+}
+
+/// Half a unit of the last decimal digit of `v` as written (its shortest decimal form:
+/// 3.2 -> 0.05, 61.12 -> 0.005, 20 -> 0.5).
+fn half_digit(v: f64) -> f64 {
+    let text = format!("{v}");
+    let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+    0.5 * 10f64.powi(-(decimals as i32))
 }
 
 /// What a row's value was computed from.
