@@ -237,7 +237,15 @@ fn fragment_at(stack: &Stack, payload: usize, mtu: usize, idx: usize) -> Result<
     } else {
         ipv6::FRAGMENT_UNIT
     };
-    let max_data = ip_mtu.saturating_sub(header + unit_overhead) / unit * unit;
+    let mut max_data = ip_mtu.saturating_sub(header + unit_overhead) / unit * unit;
+    // The layers below may pad (an ESP tunnel around an inner packet fragmented before
+    // encryption): a fragment can pad more than the whole datagram did, so step down a unit
+    // at a time until the largest fragment fits (issue 14: found by the property tests, a
+    // 1496-byte frame on a 1495-byte MTU). Lengths never shrink with the payload, so the
+    // smaller last fragment fits too.
+    while max_data > 0 && wrap(below, header + unit_overhead + max_data)?.1 > mtu {
+        max_data -= unit;
+    }
     if ip_mtu < min_mtu || max_data == 0 {
         return Err(Error::MtuTooSmall {
             mtu,
@@ -445,6 +453,18 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn fragments_before_encryption_fit_when_they_pad_more_than_the_datagram() {
+        // Issue 14, found by the property tests: the inner IPv6 datagram of 18,417 B pads to
+        // the GCM 4-byte alignment with fewer bytes than a 1,448-byte fragment does, and the
+        // fragment size taken from the whole datagram gave a 1496-byte frame on a 1495 MTU.
+        let st = s("ipv4(options=8)/esp-tunnel(aes128-gcm-8)/ipv6/udp");
+        let frames =
+            ipsec_fragments(&st, 18_417, 1495, IpsecFragmentation::BeforeEncryption).unwrap();
+        assert!(frames.iter().all(|f| f.mtu_len <= 1495), "{frames:?}");
+        assert_eq!(frames.iter().map(|f| f.payload).sum::<usize>(), 18_417);
     }
 
     #[test]
