@@ -13,6 +13,8 @@
 //! `ecpriPcid`/`ecpriRtcid` and `ecpriSeqid`), so the payload is the O-RAN application data.
 //! eCPRI runs directly over Ethernet (EtherType 0xAEFE) or over UDP (§3.3).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
@@ -43,8 +45,11 @@ impl Encapsulation for Ecpri {
                 max: MAX_PAYLOAD,
             });
         }
+        // Constants: the 4-byte common header and at most 4 bytes of IDs.
+        #[allow(clippy::arithmetic_side_effects)]
+        let header = COMMON_HEADER + ids;
         Ok(Parts {
-            header: COMMON_HEADER + ids,
+            header,
             ..Parts::default()
         })
     }

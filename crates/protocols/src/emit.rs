@@ -22,6 +22,8 @@
 //! # Ok::<(), protocols::Error>(())
 //! ```
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::ops::Range;
 
 use crate::Result;
@@ -145,6 +147,11 @@ impl Stack {
     /// adds) into `out` (cleared first), and says where each security layer's cipher works.
     /// The length is [`Stack::wire_len`] minus the bytes of the layers below `from`; ICVs are
     /// zero and nothing is encrypted.
+    // Operands bounded: every offset is a sum of parts of `self.breakdown`, whose totals
+    // `wire_len` summed without overflow, and lies within `out` (sized to the first unit's
+    // total); `i - 1` follows `i != from`; MACsec's frame start is 14 bytes after the
+    // Ethernet layer's start, which sits below it.
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn emit(
         &self,
         from: usize,
@@ -203,7 +210,7 @@ impl Stack {
                     out[secure.start..inner.start]
                         .copy_from_slice(&ethertype_above(layer, above)?.to_be_bytes());
                     let (aad, encrypted) = if m.encrypt {
-                        let clear = (secure.start + m.offset).min(secure.end);
+                        let clear = secure.start.saturating_add(m.offset).min(secure.end);
                         (frame..clear, clear..secure.end)
                     } else {
                         (frame..secure.end, secure.end..secure.end)
@@ -284,6 +291,9 @@ impl Stack {
 }
 
 /// ESP header, explicit IV, padding and trailer (RFC 4303 §2), and the transform's regions.
+// Operands bounded: `unit` and `inner` are ranges of the emitted buffer, `unit` holding the
+// ESP header, the IV, `inner`, TFC and block padding, the trailer and the ICV.
+#[allow(clippy::arithmetic_side_effects)]
 fn emit_esp(
     e: &Esp,
     layer: usize,

@@ -34,6 +34,8 @@
 //! encapsulation (RFC 3948) is a `udp` layer between the outer IP layer and ESP. Extended
 //! sequence numbers (RFC 4303 §2.2.1) send no extra bytes.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 
 use crate::Result;
@@ -448,11 +450,16 @@ impl Encapsulation for Esp {
             })?;
         let pad = pad_to(padded, self.suite.cipher.align());
         debug_assert!(pad <= MAX_PADDING);
-        Ok(Parts {
+        // Header and trailer are constant sums under 64 bytes. The padding is at most MAX_TFC
+        // (checked when parsed) plus 255; for an `Esp` built in code with a larger `tfc` it
+        // saturates, and the stack's checked sum then refuses the frame.
+        #[allow(clippy::arithmetic_side_effects)]
+        let parts = Parts {
             header: HEADER + self.suite.cipher.iv_len(),
-            padding: tfc_pad + pad,
+            padding: tfc_pad.saturating_add(pad),
             trailer: PAD_LEN_NEXT_HEADER + self.suite.icv_len(),
-        })
+        };
+        Ok(parts)
     }
 }
 

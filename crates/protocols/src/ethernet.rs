@@ -14,6 +14,8 @@
 //! - [`Count::Line`]: the frame plus preamble, SFD and the inter-frame gap: the byte times the
 //!   link is busy, for line-rate maths (a 64-byte frame occupies 84 byte times).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -67,12 +69,14 @@ impl Count {
     /// Names accepted by [`Count::from_str`].
     pub const NAMES: &'static str = "capture, frame, line";
 
-    /// Applies this count to a frame of `capture_len` bytes as a capture shows it \[bytes\].
+    /// Applies this count to a frame of `capture_len` bytes as a capture shows it \[bytes\];
+    /// saturating at `usize::MAX`, a length no frame has (a stack refuses far smaller ones).
     pub fn apply(self, capture_len: usize) -> usize {
+        let padded = capture_len.max(MIN_FRAME - FCS).saturating_add(FCS);
         match self {
             Count::Capture => capture_len,
-            Count::Frame => capture_len.max(MIN_FRAME - FCS) + FCS,
-            Count::Line => PREAMBLE_SFD + capture_len.max(MIN_FRAME - FCS) + FCS + IFG,
+            Count::Frame => padded,
+            Count::Line => padded.saturating_add(PREAMBLE_SFD + IFG),
         }
     }
 }

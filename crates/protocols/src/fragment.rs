@@ -5,6 +5,8 @@
 //! (and 802.1Q tags) that a link carries, 1500 for standard Ethernet. Frames are checked with
 //! [`Stack::mtu_len`]; for a stack without layer 2 it is the IP packet length.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -49,6 +51,8 @@ impl SplitPolicy {
             return vec![payload];
         }
         let count = payload.div_ceil(max_chunk);
+        // i < count = ceil(payload / max_chunk), so i * max_chunk < payload; count >= 1.
+        #[allow(clippy::arithmetic_side_effects)]
         match self {
             SplitPolicy::Greedy => (0..count)
                 .map(|i| (payload - i * max_chunk).min(max_chunk))
@@ -141,7 +145,7 @@ pub fn split_payload(
             layer: stack.to_string(),
             what: "payload (at most 1048576 frames)",
             len: payload,
-            max: MAX_FRAMES * chunk,
+            max: MAX_FRAMES.saturating_mul(chunk),
         });
     }
     policy
@@ -191,14 +195,22 @@ impl FromStr for IpsecFragmentation {
     }
 }
 
-/// Length of `len` bytes wrapped by `layers` (lowest first): (wire, counted against MTU).
+/// Length of `len` bytes wrapped by `layers` (lowest first): (wire, counted against MTU);
+/// an error naming the layer when a sum would overflow.
 fn wrap(layers: &[Layer], len: usize) -> Result<(usize, usize)> {
     let (mut wire, mut counted) = (len, len);
     for l in layers.iter().rev() {
         let o = l.parts(wire)?.overhead();
-        wire += o;
+        let len = wire;
+        let too_large = || Error::PayloadTooLarge {
+            layer: l.text(),
+            what: "fragment length",
+            len,
+            max: usize::MAX.saturating_sub(o),
+        };
+        wire = wire.checked_add(o).ok_or_else(too_large)?;
         if l.counts_against_mtu() {
-            counted += o;
+            counted = counted.checked_add(o).ok_or_else(too_large)?;
         }
     }
     Ok((wire, counted))
@@ -206,6 +218,11 @@ fn wrap(layers: &[Layer], len: usize) -> Result<(usize, usize)> {
 
 /// Fragments the IP datagram at `idx` of `stack`: each fragment is wrapped by the layers
 /// below `idx` and must have an MTU length of at most `mtu`.
+// Operands bounded: `datagram` is a layer total of a breakdown that `wire_len` summed without
+// overflow, and the application bytes, headers and offsets are parts of it; `header`,
+// `unit_overhead`, `unit` and `min_mtu` are constants under 100; `l2_counted` is MACsec's 32
+// bytes at most; a fragment is at most `ip_mtu <= mtu`, and `wrap` checks its own sums.
+#[allow(clippy::arithmetic_side_effects)]
 fn fragment_at(stack: &Stack, payload: usize, mtu: usize, idx: usize) -> Result<Vec<Frame>> {
     let layers = stack.layers();
     let below = &layers[..idx];
@@ -237,7 +254,15 @@ fn fragment_at(stack: &Stack, payload: usize, mtu: usize, idx: usize) -> Result<
     } else {
         ipv6::FRAGMENT_UNIT
     };
-    let max_data = ip_mtu.saturating_sub(header + unit_overhead) / unit * unit;
+    let mut max_data = ip_mtu.saturating_sub(header + unit_overhead) / unit * unit;
+    // The layers below may pad (an ESP tunnel around an inner packet fragmented before
+    // encryption): a fragment can pad more than the whole datagram did, so step down a unit
+    // at a time until the largest fragment fits (issue 14: found by the property tests, a
+    // 1496-byte frame on a 1495-byte MTU). Lengths never shrink with the payload, so the
+    // smaller last fragment fits too.
+    while max_data > 0 && wrap(below, header + unit_overhead + max_data)?.1 > mtu {
+        max_data -= unit;
+    }
     if ip_mtu < min_mtu || max_data == 0 {
         return Err(Error::MtuTooSmall {
             mtu,
@@ -315,14 +340,15 @@ pub fn ipsec_fragments(
         IpsecFragmentation::AfterEncryption => ip_fragments(stack, payload, mtu),
         IpsecFragmentation::BeforeEncryption => {
             let tunnel = matches!(&stack.layers()[esp], Layer::Esp(e) if e.mode == Mode::Tunnel);
-            if !tunnel || esp + 1 >= stack.layers().len() {
+            let inner = esp.checked_add(1).filter(|&i| i < stack.layers().len());
+            let (true, Some(inner)) = (tunnel, inner) else {
                 return Err(Error::MissingLayer {
                     stack: stack.to_string(),
                     needed: "esp-tunnel layer with an inner IP layer",
                     why: "only a tunnel's inner packet can be fragmented before encryption (transport mode fragments after ESP, RFC 4303 §3.3.5)",
                 });
-            }
-            fragment_at(stack, payload, mtu, esp + 1)
+            };
+            fragment_at(stack, payload, mtu, inner)
         }
     }
 }
@@ -445,6 +471,18 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn fragments_before_encryption_fit_when_they_pad_more_than_the_datagram() {
+        // Issue 14, found by the property tests: the inner IPv6 datagram of 18,417 B pads to
+        // the GCM 4-byte alignment with fewer bytes than a 1,448-byte fragment does, and the
+        // fragment size taken from the whole datagram gave a 1496-byte frame on a 1495 MTU.
+        let st = s("ipv4(options=8)/esp-tunnel(aes128-gcm-8)/ipv6/udp");
+        let frames =
+            ipsec_fragments(&st, 18_417, 1495, IpsecFragmentation::BeforeEncryption).unwrap();
+        assert!(frames.iter().all(|f| f.mtu_len <= 1495), "{frames:?}");
+        assert_eq!(frames.iter().map(|f| f.payload).sum::<usize>(), 18_417);
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //! ```
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
@@ -45,7 +47,8 @@ impl Ipv4 {
     /// Header length including options \[bytes\].
     #[inline]
     pub fn header_len(&self) -> usize {
-        HEADER + self.options
+        // Options are at most 40 bytes when parsed; saturating for a layer built in code.
+        HEADER.saturating_add(self.options)
     }
 
     /// Checks the options length.

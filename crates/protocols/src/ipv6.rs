@@ -16,6 +16,8 @@
 //! |                         Identification                        |
 //! ```
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
@@ -45,7 +47,8 @@ impl Ipv6 {
     /// Fixed header plus extension headers \[bytes\].
     #[inline]
     pub fn header_len(&self) -> usize {
-        HEADER + self.ext
+        // Checked when parsed; saturating for a layer built in code.
+        HEADER.saturating_add(self.ext)
     }
 
     /// Checks the extension header length.

@@ -1,6 +1,8 @@
 //! Key-exchange methods and the bytes each side sends: classical groups and ML-KEM from their
 //! standards, other KEMs from `data/kem_sizes.json`, which cites a source for every entry.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,7 @@
 //! The one contract every encapsulation implements: how many bytes it puts around a payload.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use serde::Serialize;
 
 use crate::Result;
@@ -45,15 +47,19 @@ pub trait Encapsulation {
             layer: "an encapsulation".into(),
             what: "unit length",
             len: payload,
-            max: usize::MAX - overhead,
+            max: usize::MAX.saturating_sub(overhead), // never saturates: overhead <= MAX
         })
     }
 }
 
-/// Smallest `p >= 0` such that `(len + p) % align == 0`.
+/// Smallest `p >= 0` such that `(len + p) % align == 0`; 0 when `align` is 0 (no alignment).
 #[inline]
 pub(crate) fn pad_to(len: usize, align: usize) -> usize {
-    (align - len % align) % align
+    match len.checked_rem(align) {
+        None | Some(0) => 0,
+        // r < align, so the difference is exact.
+        Some(r) => align.abs_diff(r),
+    }
 }
 
 #[cfg(test)]

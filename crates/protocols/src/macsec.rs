@@ -23,6 +23,8 @@
 //! (`eth/macsec(...)/vlan`), or before it, in clear, as some offloading NICs do
 //! (`eth/vlan/macsec(...)`): 4 bytes either way.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 
 use crate::Result;

@@ -38,7 +38,13 @@
 //! 7666 B: the eCPRI header (4), the payload (7660) and the frame's own EtherType (2), which
 //! moves behind the SecTAG into the secure data (§9.2).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use serde::Serialize;
+
+// Every sum here saturates rather than wraps: [`Stack::protected`] only asks for an inner length
+// whose frame `wire_len` has sized without overflow (so no sum comes near `usize::MAX`), and a
+// direct caller with a larger length gets `usize::MAX`, never a small wrapped length.
 
 use crate::Result;
 use crate::esp::{self, Cipher as EspCipher, Esp};
@@ -90,9 +96,18 @@ impl Protected {
 
     fn add(self, other: Protected) -> Protected {
         Protected {
-            encrypted: self.encrypted + other.encrypted,
-            authenticated: self.authenticated + other.authenticated,
-            charged: self.charged + other.charged,
+            encrypted: self.encrypted.saturating_add(other.encrypted),
+            authenticated: self.authenticated.saturating_add(other.authenticated),
+            charged: self.charged.saturating_add(other.charged),
+        }
+    }
+
+    /// `times` records alike, summed (one multiplication, not a loop over the records).
+    fn times(self, times: usize) -> Protected {
+        Protected {
+            encrypted: self.encrypted.saturating_mul(times),
+            authenticated: self.authenticated.saturating_mul(times),
+            charged: self.charged.saturating_mul(times),
         }
     }
 }
@@ -102,14 +117,18 @@ impl Esp {
     pub fn protected(&self, inner: usize) -> Protected {
         // TFC padding (RFC 4303 §2.7) belongs to the payload the sender hands the cipher.
         let data = inner.max(self.tfc);
-        let pad = pad_to(data + esp::PAD_LEN_NEXT_HEADER, self.suite.cipher.align());
-        let body = data + pad + esp::PAD_LEN_NEXT_HEADER;
+        let trailed = data.saturating_add(esp::PAD_LEN_NEXT_HEADER);
+        let body = trailed.saturating_add(pad_to(trailed, self.suite.cipher.align()));
+        // Constants: 8 + an IV of at most 16 bytes.
+        #[allow(clippy::arithmetic_side_effects)]
         let header = esp::HEADER + self.suite.cipher.iv_len();
         match self.suite.cipher {
             EspCipher::AesGcm(..) | EspCipher::AesCcm(..) | EspCipher::ChaCha20Poly1305 => {
                 Protected::aead(body, esp::HEADER)
             }
-            EspCipher::AesGmac(_) | EspCipher::Null => Protected::integrity_only(header + body),
+            EspCipher::AesGmac(_) | EspCipher::Null => {
+                Protected::integrity_only(header.saturating_add(body))
+            }
             EspCipher::AesCbc(_) => Protected {
                 encrypted: body,
                 authenticated: header,
@@ -123,13 +142,13 @@ impl Macsec {
     /// What the cipher suite processes for `inner` bytes above the SecTAG (the layers above
     /// MACsec; the frame's EtherType is added here).
     pub fn protected(&self, inner: usize) -> Protected {
-        let clear = MAC_ADDRESSES + self.sectag_len();
-        let secure = INNER_ETHERTYPE + inner;
+        let clear = MAC_ADDRESSES.saturating_add(self.sectag_len());
+        let secure = INNER_ETHERTYPE.saturating_add(inner);
         if self.encrypt {
             let offset = self.offset.min(secure);
-            Protected::aead(secure - offset, clear + offset)
+            Protected::aead(secure.saturating_sub(offset), clear.saturating_add(offset))
         } else {
-            Protected::integrity_only(clear + secure)
+            Protected::integrity_only(clear.saturating_add(secure))
         }
     }
 }
@@ -137,12 +156,10 @@ impl Macsec {
 impl Record {
     /// What the record protection processes for `payload` bytes, summed over the records.
     pub fn protected(&self, payload: usize) -> Protected {
-        let full = payload / self.max_fragment;
-        let rest = payload % self.max_fragment;
-        let mut total = Protected::aead(0, 0);
-        for _ in 0..full {
-            total = total.add(self.record_protected(self.max_fragment));
-        }
+        // A `max_fragment` of 0 (refused when parsed) counts as one byte per record.
+        let full = payload.checked_div(self.max_fragment).unwrap_or(payload);
+        let rest = payload.checked_rem(self.max_fragment).unwrap_or(0);
+        let mut total = self.record_protected(self.max_fragment).times(full);
         if rest > 0 || full == 0 {
             total = total.add(self.record_protected(rest));
         }
@@ -152,7 +169,7 @@ impl Record {
     fn record_protected(&self, n: usize) -> Protected {
         let header = self.header_len();
         if self.version.is_13() {
-            return Protected::aead(n + INNER_TYPE, header);
+            return Protected::aead(n.saturating_add(INNER_TYPE), header);
         }
         let aad = TLS12_PSEUDO_HEADER;
         match self.cipher {
@@ -163,11 +180,14 @@ impl Record {
             TlsCipher::AesCbc(_, mac) => {
                 let parts = self.parts(n).unwrap_or_default();
                 let mac_in = if self.etm { 0 } else { mac.mac_len() };
-                let encrypted = n + mac_in + parts.padding + crate::tls::PADDING_LENGTH;
+                let encrypted = n
+                    .saturating_add(mac_in)
+                    .saturating_add(parts.padding)
+                    .saturating_add(crate::tls::PADDING_LENGTH);
                 let iv = if self.etm { crate::tls::AES_BLOCK } else { 0 };
-                Protected::aead(encrypted, aad + iv)
+                Protected::aead(encrypted, aad.saturating_add(iv))
             }
-            TlsCipher::Null(_) => Protected::integrity_only(aad + n),
+            TlsCipher::Null(_) => Protected::integrity_only(aad.saturating_add(n)),
         }
     }
 }
@@ -180,9 +200,12 @@ impl Ssh {
             SshCipher::AesGcm(_) | SshCipher::ChaCha20Poly1305 => true,
             SshCipher::AesCtr(_) | SshCipher::AesCbc(_) => self.etm,
         };
-        let all = parts.header + payload + parts.padding;
+        let all = parts
+            .header
+            .saturating_add(payload)
+            .saturating_add(parts.padding);
         if length_outside {
-            Protected::aead(all - ssh::PACKET_LENGTH, ssh::PACKET_LENGTH)
+            Protected::aead(all.saturating_sub(ssh::PACKET_LENGTH), ssh::PACKET_LENGTH)
         } else {
             Protected::aead(all, 0)
         }

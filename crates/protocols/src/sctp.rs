@@ -24,6 +24,8 @@
 //! O-RAN.WG3.E2GAP): an E2AP PDU is the user data of one DATA chunk, so "E2AP over SCTP" is
 //! `sctp` (or `sctp(data)`) with the E2AP PDU length as payload.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
@@ -100,12 +102,16 @@ impl Encapsulation for Sctp {
                     });
                 }
                 self.validate()?;
-                SACK_HEADER + gaps * GAP_BLOCK + dups * DUP_TSN
+                // validate() bounds gaps and dups by the 16-bit Chunk Length.
+                #[allow(clippy::arithmetic_side_effects)]
+                let sack = SACK_HEADER + gaps * GAP_BLOCK + dups * DUP_TSN;
+                sack
             }
         };
         match chunk_header.checked_add(payload) {
             Some(chunk_len) if chunk_len <= MAX_CHUNK_LEN => Ok(Parts {
-                header: COMMON_HEADER + chunk_header,
+                // chunk_header <= chunk_len <= MAX_CHUNK_LEN (checked in this match).
+                header: COMMON_HEADER.saturating_add(chunk_header),
                 padding: pad_to(chunk_len, CHUNK_ALIGN),
                 trailer: 0,
             }),

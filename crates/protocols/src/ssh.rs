@@ -19,6 +19,8 @@
 //! PROTOCOL §1.5) the 4-byte `packet_length` is sent outside the encrypted part and the
 //! alignment covers the rest only. The AEAD tag / MAC follows.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 
 use crate::Result;
@@ -261,10 +263,14 @@ impl Encapsulation for Ssh {
                 (16, self.etm, self.mac.map_or(0, Mac::mac_len))
             }
         };
+        // msg is checked against the 32-bit packet length above; the rest are constants.
+        #[allow(clippy::arithmetic_side_effects)]
         let aligned = PADDING_LENGTH + msg + if length_outside { 0 } else { PACKET_LENGTH };
         // Smallest padding >= 4 that aligns; at most 4 + 15, well under the 255 allowed.
+        #[allow(clippy::arithmetic_side_effects)]
         let pad = pad_to(aligned + MIN_PADDING, align) + MIN_PADDING;
-        Ok(Parts {
+        #[allow(clippy::arithmetic_side_effects)] // constants
+        let parts = Parts {
             header: PACKET_LENGTH
                 + PADDING_LENGTH
                 + if self.channel_data {
@@ -274,7 +280,8 @@ impl Encapsulation for Ssh {
                 },
             padding: pad,
             trailer: tag,
-        })
+        };
+        Ok(parts)
     }
 }
 

@@ -1,5 +1,7 @@
 //! Stacks of layers written as text, and what they put on the wire.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -233,7 +235,7 @@ fn grown(l: &Layer, len: usize, parts: &Parts) -> Result<usize> {
             layer: l.text(),
             what: "unit length",
             len,
-            max: usize::MAX - overhead,
+            max: usize::MAX.saturating_sub(overhead), // never saturates: overhead <= MAX
         })
 }
 
@@ -289,6 +291,8 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
             (seg, Vec::new())
         }
         Some(i) => {
+            // `(` is one byte at `i`, so `i + 1` is at most the segment's length.
+            #[allow(clippy::arithmetic_side_effects)]
             let rest = &seg[i + 1..];
             let Some(body) = rest.strip_suffix(')') else {
                 return Err(malformed(format!(
@@ -447,7 +451,7 @@ impl Stack {
     pub fn from_layers(layers: Vec<Layer>) -> Result<Stack> {
         for (i, l) in layers.iter().enumerate() {
             l.validate()?;
-            let below = if i == 0 { None } else { layers.get(i - 1) };
+            let below = i.checked_sub(1).and_then(|j| layers.get(j));
             if let Some(allowed) = l.placement_error(below) {
                 return Err(Error::BadPlacement {
                     layer: l.text(),
@@ -458,7 +462,7 @@ impl Stack {
                 });
             }
             if let Layer::Esp(e) = l
-                && let Some(above) = layers.get(i + 1)
+                && let Some(above) = layers.get(i..).and_then(|rest| rest.get(1))
             {
                 let ok = match e.mode {
                     Mode::Tunnel => above.is_ip(),
@@ -553,6 +557,8 @@ impl Stack {
 
     /// Bytes the stack adds to `payload` \[bytes\].
     pub fn overhead(&self, payload: usize) -> Result<usize> {
+        // wire_len(p) is p plus each layer's overhead, each sum checked in `grown`: >= p.
+        #[allow(clippy::arithmetic_side_effects)]
         Ok(self.wire_len(payload)? - payload)
     }
 
@@ -570,6 +576,9 @@ impl Stack {
     /// as Linux's macsec device MTU is 32 bytes below its parent's). Without layer 2 this is
     /// the IP packet length \[bytes\].
     pub fn mtu_len(&self, payload: usize) -> Result<usize> {
+        // The Ethernet and 802.1Q bytes are among those wire_len sums (their size does not
+        // depend on the payload), so the difference cannot go below zero.
+        #[allow(clippy::arithmetic_side_effects)]
         Ok(self.wire_len(payload)? - self.outside_mtu())
     }
 
@@ -587,7 +596,10 @@ impl Stack {
         // mtu_len never decreases with the payload and is at least the payload.
         let (mut lo, mut hi) = (0usize, mtu);
         while lo < hi {
+            // lo < mid <= hi <= mtu: no overflow, and mid >= 1.
+            #[allow(clippy::arithmetic_side_effects)]
             let mid = lo + (hi - lo).div_ceil(2);
+            #[allow(clippy::arithmetic_side_effects)]
             if fits(mid) { lo = mid } else { hi = mid - 1 }
         }
         Ok(lo)
@@ -601,7 +613,7 @@ impl Stack {
             stack: self.to_string(),
             payload,
             wire_len,
-            overhead: wire_len - payload,
+            overhead: self.overhead(payload)?,
             mtu_len: self.mtu_len(payload)?,
             frame_len: eth.then(|| Count::Frame.apply(wire_len)),
             line_len: eth.then(|| Count::Line.apply(wire_len)),

@@ -10,6 +10,8 @@
 //! |                           [Options]                           |
 //! ```
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
@@ -48,7 +50,8 @@ impl Tcp {
 impl Encapsulation for Tcp {
     fn parts(&self, _payload: usize) -> Result<Parts> {
         Ok(Parts {
-            header: HEADER + self.options,
+            // Options are at most 40 bytes when parsed; saturating for a layer built in code.
+            header: HEADER.saturating_add(self.options),
             ..Parts::default()
         })
     }

@@ -21,6 +21,8 @@
 //! every record's overhead. A zero-byte payload is one empty record. No TLS 1.3 record padding
 //! (RFC 8446 §5.4) is added, as common stacks do.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 
 use crate::Result;
@@ -296,6 +298,8 @@ impl Record {
     }
 
     /// Record header length \[bytes\].
+    // Operands bounded: `cid` is at most 255 (checked when parsed), the rest are constants.
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn header_len(&self) -> usize {
         match self.version {
             Version::Tls12 | Version::Tls13 => TLS_HEADER,
@@ -307,7 +311,11 @@ impl Record {
         }
     }
 
-    /// Parts of one record carrying `n` plaintext bytes.
+    /// Parts of one record carrying `n` plaintext bytes, `n` at most `max_fragment`
+    /// (2^14 + 256, RFC 8446 §5.2).
+    // Operands bounded: `n` is at most one record (checked by the caller), the header at most
+    // 260 bytes, the rest are constants under 64.
+    #[allow(clippy::arithmetic_side_effects)]
     fn record_parts(&self, n: usize) -> Parts {
         let h = self.header_len();
         if self.version.is_13() {
@@ -354,9 +362,10 @@ impl Record {
         }
     }
 
-    /// Records needed for `payload` bytes (at least one) \[count\].
+    /// Records needed for `payload` bytes (at least one) \[count\]. A `max_fragment` of 0,
+    /// which parsing refuses, counts as one byte per record rather than dividing by zero.
     pub fn records(&self, payload: usize) -> usize {
-        payload.div_ceil(self.max_fragment).max(1)
+        payload.div_ceil(self.max_fragment.max(1)).max(1)
     }
 
     /// Text form.
@@ -384,17 +393,33 @@ impl Record {
 
 impl Encapsulation for Record {
     fn parts(&self, payload: usize) -> Result<Parts> {
-        let full = payload / self.max_fragment;
-        let rest = payload % self.max_fragment;
-        let mut total = Parts::default();
-        let mut add = |p: Parts, times: usize| {
-            total.header += p.header * times;
-            total.padding += p.padding * times;
-            total.trailer += p.trailer * times;
+        let too_large = || Error::PayloadTooLarge {
+            layer: self.text(),
+            what: "payload (record overheads)",
+            len: payload,
+            max: crate::stack::MAX_PAYLOAD,
         };
-        add(self.record_parts(self.max_fragment), full);
+        // `max_fragment` is checked when parsed; a `Record` built in code with 0 is refused
+        // here rather than divided by.
+        let (Some(full), Some(rest)) = (
+            payload.checked_div(self.max_fragment),
+            payload.checked_rem(self.max_fragment),
+        ) else {
+            return Err(Error::BadArguments {
+                layer: self.text(),
+                reason: format!("record=0 is out of range: allowed 1..={MAX_FRAGMENT}"),
+            });
+        };
+        let mut total = Parts::default();
+        let mut add = |p: Parts, times: usize| -> Option<()> {
+            total.header = total.header.checked_add(p.header.checked_mul(times)?)?;
+            total.padding = total.padding.checked_add(p.padding.checked_mul(times)?)?;
+            total.trailer = total.trailer.checked_add(p.trailer.checked_mul(times)?)?;
+            Some(())
+        };
+        add(self.record_parts(self.max_fragment), full).ok_or_else(too_large)?;
         if rest > 0 || full == 0 {
-            add(self.record_parts(rest), 1);
+            add(self.record_parts(rest), 1).ok_or_else(too_large)?;
         }
         Ok(total)
     }

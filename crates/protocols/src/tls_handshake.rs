@@ -14,6 +14,8 @@
 //! schemes and one key share; middlebox-compatibility ChangeCipherSpec records (§D.4) are
 //! counted; AES-128-GCM protects the encrypted records (22 bytes each).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use serde::Serialize;
 
 use crate::Result;
@@ -137,6 +139,8 @@ pub struct Handshake {
     pub round_trips: usize,
 }
 
+// `plain` is a flight of handshake messages, each at most 2^24 bytes (checked when built).
+#[allow(clippy::arithmetic_side_effects)]
 fn records(plain: usize, protected: bool) -> usize {
     let n = plain.div_ceil(MAX_FRAGMENT).max(1);
     plain
@@ -170,7 +174,10 @@ fn certificate_body(chain: &[usize]) -> Result<usize> {
             return Err(overflow(c, "24-bit cert_data length (RFC 8446 §4.4.2)"));
         }
         // Both terms are below 2^24: the sum cannot overflow before the check below.
-        list += CERT_ENTRY + c;
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            list += CERT_ENTRY + c;
+        }
         if list > MAX_UINT24 {
             return Err(overflow(
                 list,
@@ -178,6 +185,8 @@ fn certificate_body(chain: &[usize]) -> Result<usize> {
             ));
         }
     }
+    // list <= 2^24 - 1 (checked in the loop).
+    #[allow(clippy::arithmetic_side_effects)]
     let body = 1 + 3 + list;
     if body > MAX_UINT24 {
         return Err(overflow(
@@ -190,6 +199,10 @@ fn certificate_body(chain: &[usize]) -> Result<usize> {
 
 /// Sizes a TLS 1.3 full handshake with key share `group`, server authentication `auth` with
 /// the certificate `chain` (DER sizes), on a path of `mtu` bytes over IPv`ip_version`.
+// Operands bounded: the Certificate message is at most 2^24 bytes (checked by
+// `certificate_body`), the key shares and signatures come from a table of at most a few tens
+// of kilobytes, the rest are constants; `mss` is at least 1 (checked), so `seg` divides safely.
+#[allow(clippy::arithmetic_side_effects)]
 pub fn handshake(
     group: &str,
     auth: Auth,

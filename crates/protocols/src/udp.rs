@@ -13,6 +13,8 @@
 //! Below ESP this is RFC 3948 UDP encapsulation (port 4500): the ESP header follows the UDP
 //! header directly, with no marker (the 4-byte non-ESP marker is only for IKE on port 4500).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};

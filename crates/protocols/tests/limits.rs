@@ -171,3 +171,50 @@ fn every_layer_refuses_a_payload_of_usize_max() {
         }
     }
 }
+
+/// `oransim handshake --protocol ikev2 --cert-bytes 0` was accepted: a certificate of 0 bytes
+/// is not meaningful. IKEv2 refuses it by name with the allowed range, as TLS 1.3 does; the
+/// largest certificate one CERT payload holds is accepted and one byte more is refused.
+#[test]
+fn a_certificate_of_zero_bytes_is_refused() {
+    let mut cfg = Config::new("x25519", Auth::Rsa2048, 1500).unwrap();
+    cfg.cert_chain = vec![800, 0];
+    let e = ikev2::handshake(&cfg).unwrap_err().to_string();
+    assert!(
+        e.contains("CERT[1]") && e.contains("1..=65530") && e.contains("got 0"),
+        "{e}"
+    );
+    cfg.cert_chain = vec![ikev2::MAX_CERT_LEN];
+    assert!(ikev2::handshake(&cfg).is_ok());
+    cfg.cert_chain = vec![ikev2::MAX_CERT_LEN + 1];
+    assert!(ikev2::handshake(&cfg).is_err());
+    let e = tls_handshake::handshake("x25519", Auth::Rsa2048, &[0], 1500, 4).unwrap_err();
+    assert!(e.to_string().contains("1..=16777215"), "{e}");
+}
+
+/// An IKEv2 path MTU over the 16-bit IP length is refused by name, not sized.
+#[test]
+fn an_ike_mtu_over_the_ip_length_is_refused() {
+    let cfg = Config::new("x25519", Auth::Rsa2048, usize::MAX).unwrap();
+    let e = ikev2::handshake(&cfg).unwrap_err().to_string();
+    assert!(e.contains("MTU") && e.contains("65535"), "{e}");
+    let cfg = Config::new("x25519", Auth::Rsa2048, ikev2::MAX_MTU).unwrap();
+    assert!(ikev2::handshake(&cfg).is_ok());
+}
+
+/// A TLS record layer built in code with `max_fragment = 0` (parsing refuses it) is refused
+/// when sized, instead of dividing by zero; a payload of 2^32 bytes in 1-byte records is
+/// counted by one multiplication, not a loop of 2^32 records.
+#[test]
+fn tls_records_built_in_code_do_not_divide_by_zero() {
+    let st = Stack::parse("eth/ipv4/tcp/tls13(aes128-gcm,record=1)").unwrap();
+    let Layer::Tls(mut r) = st.layers()[3].clone() else {
+        panic!("tls13 is the fourth layer")
+    };
+    let big = r.protected(u32::MAX as usize);
+    assert_eq!(big.encrypted, 2 * u32::MAX as usize);
+    r.max_fragment = 0;
+    assert!(r.wire_len(10).is_err());
+    assert_eq!(r.records(10), 10);
+    let _ = r.protected(10);
+}

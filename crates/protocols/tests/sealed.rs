@@ -18,6 +18,7 @@ use sha1::Sha1;
 use sha2::{Sha256, Sha384, Sha512};
 
 mod emit_oracle;
+mod props;
 mod vectors;
 
 const MAX_PAYLOAD: usize = 2000;

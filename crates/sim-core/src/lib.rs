@@ -54,6 +54,7 @@ pub mod network;
 pub mod queue;
 pub mod rng;
 pub mod stats;
+mod tally;
 pub mod time;
 mod validate;
 

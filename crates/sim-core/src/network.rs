@@ -2,6 +2,8 @@
 //! engine units (picoseconds, bytes, bit/s). The scenario layer (crate `model`) builds this from
 //! a TOML file; tests and benchmarks build it directly.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use crate::time::{DataRate, SimDuration};
 
 pub use crate::validate::{MAX_STEP_PS, MAX_TIME_PS};
@@ -140,9 +142,11 @@ impl Service {
 pub(crate) fn table_eval(points: &[(u32, f64)], bytes: u32) -> f64 {
     debug_assert!(points.len() >= 2);
     let x = bytes as f64;
+    // Validated: at least two points, so 1 <= i <= len - 1 and i - 1 is an index.
     let i = points
         .partition_point(|p| p.0 <= bytes)
-        .clamp(1, points.len() - 1);
+        .clamp(1, points.len().saturating_sub(1).max(1));
+    #[allow(clippy::arithmetic_side_effects)]
     let (x0, y0) = (points[i - 1].0 as f64, points[i - 1].1);
     let (x1, y1) = (points[i].0 as f64, points[i].1);
     (y0 + (y1 - y0) * (x - x0) / (x1 - x0)).max(0.0)

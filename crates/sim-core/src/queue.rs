@@ -6,6 +6,9 @@
 //! seed. `push` and `pop` are O(log n) in the number of pending events; nothing is allocated per
 //! event once the heap has grown to the run's peak size.
 
+#![deny(clippy::arithmetic_side_effects)]
+
+use crate::tally::Bump;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -62,7 +65,7 @@ impl<E> EventQueue<E> {
             seq: self.seq,
             event,
         });
-        self.seq += 1;
+        self.seq.bump(1);
     }
 
     /// Removes and returns the earliest event.

@@ -10,6 +10,8 @@
 //! `bytes * 8 * 10^12 / bps` picoseconds is rounded **up** (a transmitter never finishes early),
 //! so the error is in `[0, 1)` ps and zero whenever the division is exact.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
@@ -169,6 +171,8 @@ impl DataRate {
     /// ```
     #[inline]
     pub fn tx_time(self, bytes: u64) -> SimDuration {
+        // At most 2^64 x 2^3 x 2^40 = 2^107: fits a u128.
+        #[allow(clippy::arithmetic_side_effects)]
         let num = bytes as u128 * 8 * PS_PER_S as u128;
         let ps = num.div_ceil(self.bps as u128);
         SimDuration(u64::try_from(ps).unwrap_or(u64::MAX))

@@ -27,6 +27,8 @@ impl IkeCipher {
     }
 
     /// Encrypted bytes for `inner` plaintext bytes: inner + padding + pad-length byte.
+    // `inner` is a message body under 2^40 bytes (see `Config::message`).
+    #[allow(clippy::arithmetic_side_effects)]
     pub(super) fn encrypted(self, inner: usize) -> usize {
         match self {
             IkeCipher::AesGcm16 => inner + 1,
@@ -162,6 +164,8 @@ impl Auth {
 
     /// AUTH payload data: PRF output, or RFC 7427 §3 length byte + AlgorithmIdentifier +
     /// signature \[bytes\].
+    // Constants only.
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn auth_data_len(self) -> usize {
         match self {
             Auth::Psk => 32,
@@ -171,6 +175,8 @@ impl Auth {
 
     /// Estimated DER size of a certificate for this key, signed with the same algorithm:
     /// SEQUENCE{ TBS{ [`TBS_FIXED`] + SPKI }, AlgorithmIdentifier, BIT STRING{signature} }.
+    // Constants only (a key and signature of at most a few kilobytes).
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn estimated_cert_len(self) -> usize {
         if self == Auth::Psk {
             return 0;
@@ -182,6 +188,8 @@ impl Auth {
 }
 
 /// DER tag-length-value size for `content` bytes.
+// Called with constant sums of a few kilobytes.
+#[allow(clippy::arithmetic_side_effects)]
 fn der_tlv(content: usize) -> usize {
     let len_octets = match content {
         0..=127 => 1,

@@ -22,6 +22,8 @@
 //! DER sizes: given, or estimated from the key and signature sizes of the algorithm plus a
 //! fixed part for names, validity and extensions ([`TBS_FIXED`]).
 
+#![deny(clippy::arithmetic_side_effects)]
+
 use serde::Serialize;
 
 use crate::Result;
@@ -78,6 +80,12 @@ pub const IKE_SPI: usize = 8;
 pub const SKF_FIXED: usize = 2 + 2;
 /// Most fragments of one message: the 16-bit Total Fragments field (RFC 7383 §2.5) \[count\].
 pub const MAX_FRAGMENTS: usize = u16::MAX as usize;
+/// Largest certificate one CERT payload carries: the 16-bit payload length less the generic
+/// payload header and the encoding byte (RFC 7296 §3.2, §3.6) \[bytes\].
+pub const MAX_CERT_LEN: usize = MAX_PAYLOAD - PAYLOAD_HEADER - CERT_ENCODING;
+/// Largest path MTU the model takes: the 16-bit IPv4 Total Length and IPv6 Payload Length
+/// bound every datagram it sizes (RFC 791 §3.1, RFC 8200 §3) \[bytes\].
+pub const MAX_MTU: usize = 65_535;
 /// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) \[bytes\].
 pub const NON_ESP_MARKER: usize = 4;
 /// UDP header \[bytes\].
@@ -249,7 +257,7 @@ fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
 }
 
 fn notify(name: &str, data: usize) -> Result<PayloadSize> {
-    p(format!("N({name})"), NOTIFY_FIXED + data)
+    p(format!("N({name})"), NOTIFY_FIXED.saturating_add(data))
 }
 
 impl Config {
@@ -259,6 +267,21 @@ impl Config {
     /// (IPv4 total length, IPv6 payload length). The exact fragment count is checked later;
     /// this bound keeps a chain of millions of certificates from being built at all.
     fn check_chain_fits(&self) -> Result<()> {
+        // Each certificate: a DER certificate of 0 bytes is not a certificate (issue 14), and
+        // one CERT payload holds at most MAX_CERT_LEN bytes of it.
+        if let Some((i, &c)) = self
+            .cert_chain
+            .iter()
+            .enumerate()
+            .find(|&(_, &c)| c == 0 || c > MAX_CERT_LEN)
+        {
+            return Err(Error::BadArguments {
+                layer: format!("IKEv2 CERT[{i}]"),
+                reason: format!(
+                    "a certificate size is 1..={MAX_CERT_LEN} bytes (one CERT payload under the 16-bit IKEv2 payload length, RFC 7296 §3.2, §3.6), got {c}"
+                ),
+            });
+        }
         let certs = self.cert_chain.iter().try_fold(0usize, |sum, &c| {
             sum.checked_add(c)?
                 .checked_add(PAYLOAD_HEADER + CERT_ENCODING)
@@ -294,9 +317,12 @@ impl Config {
 
     fn ke_payload(&self, k: &Kem, initiator: bool) -> Result<PayloadSize> {
         let data = if initiator { k.initiator } else { k.responder };
-        p(format!("KE({})", k.name), KE_FIXED + data)
+        p(format!("KE({})", k.name), KE_FIXED.saturating_add(data))
     }
 
+    // Operands bounded: at most a few key exchanges (RFC 9370 allows 7 additional ones; a
+    // longer list fails the 16-bit payload length in `p`), constants otherwise.
+    #[allow(clippy::arithmetic_side_effects)]
     fn ike_sa(&self, spi: usize) -> Result<PayloadSize> {
         let kes = self.kes.len() * TRANSFORM; // KE + ADDKEn transforms (RFC 9370 §2.2.1)
         p(
@@ -305,6 +331,8 @@ impl Config {
         )
     }
 
+    // Constants only.
+    #[allow(clippy::arithmetic_side_effects)]
     fn child_sa(&self) -> Result<PayloadSize> {
         let ke = if self.pfs { TRANSFORM } else { 0 };
         p(
@@ -313,6 +341,8 @@ impl Config {
         )
     }
 
+    // Constants only.
+    #[allow(clippy::arithmetic_side_effects)]
     fn ts(&self, name: &str) -> Result<PayloadSize> {
         let one = if self.ip_version == 6 {
             TS_IPV4 + 24
@@ -322,6 +352,11 @@ impl Config {
         p(name, TS_FIXED + one)
     }
 
+    // Operands bounded: each payload is at most 65535 bytes (checked in `p`) and their count by
+    // the certificate chain that `check_chain_fits` bounded to 65535 x MTU bytes, with the MTU
+    // at most MAX_MTU (checked in `handshake`): every sum stays under 2^40. `chunk` starts at
+    // the MTU and stops above 0, since one byte fits (checked just before).
+    #[allow(clippy::arithmetic_side_effects)]
     fn message(
         &self,
         payloads: Vec<PayloadSize>,
@@ -432,6 +467,15 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             allowed: "4, 6".into(),
         });
     }
+    if cfg.mtu > MAX_MTU {
+        return Err(Error::BadArguments {
+            layer: "IKEv2 path MTU".into(),
+            reason: format!(
+                "an MTU is at most {MAX_MTU} bytes (16-bit IP length, RFC 791 §3.1, RFC 8200 §3), got {}",
+                cfg.mtu
+            ),
+        });
+    }
     cfg.check_chain_fits()?;
     if !(16..=256).contains(&cfg.nonce_len) {
         return Err(Error::BadArguments {
@@ -506,9 +550,9 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default()
         ),
-        AUTH_FIXED + cfg.auth.auth_data_len(),
+        AUTH_FIXED.saturating_add(cfg.auth.auth_data_len()),
     )?;
-    let mut req = vec![p("IDi", ID_FIXED + cfg.id_len)?];
+    let mut req = vec![p("IDi", ID_FIXED.saturating_add(cfg.id_len))?];
     certs(&mut req)?;
     if sig {
         req.push(p("CERTREQ", CERT_ENCODING + CA_HASH)?);
@@ -517,7 +561,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
     req.push(notify("INITIAL_CONTACT", 0)?);
     req.push(notify("MOBIKE_SUPPORTED", 0)?);
     req.extend([cfg.child_sa()?, cfg.ts("TSi")?, cfg.ts("TSr")?]);
-    let mut resp = vec![p("IDr", ID_FIXED + cfg.id_len)?];
+    let mut resp = vec![p("IDr", ID_FIXED.saturating_add(cfg.id_len))?];
     certs(&mut resp)?;
     resp.push(auth);
     resp.push(notify("MOBIKE_SUPPORTED", 0)?);
@@ -601,7 +645,12 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
         .sum();
     let setup_datagrams = setup
         .iter()
-        .map(|e| e.request.datagrams.len() + e.response.datagrams.len())
+        .map(|e| {
+            e.request
+                .datagrams
+                .len()
+                .saturating_add(e.response.datagrams.len())
+        })
         .sum();
     let init = &exchanges[0];
     let ike_sa_init_fits = [1280, 1500]

@@ -9,6 +9,7 @@
 use crate::network::LinkConfig;
 use crate::rng::Stream;
 use crate::stats::LinkDirStats;
+use crate::tally::Bump;
 use crate::time::DataRate;
 
 use super::station::{Admit, Station};
@@ -45,6 +46,8 @@ impl<O: Observer> Engine<'_, O> {
     /// last, else onto the link.
     pub(super) fn after_node(&mut self, pkt: u32) {
         let hop = self.packets[pkt].hop as usize;
+        // A route has at most 2^32 hops (hop is a u32), so 2 * hop fits a usize.
+        #[allow(clippy::arithmetic_side_effects)]
         self.close_hop(pkt, 2 * hop);
         let step = self.step(pkt);
         if step.link_dir == NO_LINK {
@@ -59,7 +62,7 @@ impl<O: Observer> Engine<'_, O> {
             .saturating_sub(self.net.flows[p.flow as usize].mtu_exempt);
         let link = &mut self.links[ld];
         if metered > link.mtu {
-            link.stats.dropped_mtu += 1;
+            link.stats.dropped_mtu.bump(1);
             self.drop_packet(pkt);
             return;
         }
@@ -67,7 +70,7 @@ impl<O: Observer> Engine<'_, O> {
             Admit::Serve => self.start_tx(ld, pkt),
             Admit::Wait => {}
             Admit::Full => {
-                link.stats.dropped_full += 1;
+                link.stats.dropped_full.bump(1);
                 self.drop_packet(pkt);
             }
         }
@@ -78,12 +81,12 @@ impl<O: Observer> Engine<'_, O> {
         let link = &mut self.links[ld];
         let p = &mut self.packets[pkt];
         let t = link.rate.tx_time(p.size as u64).as_ps();
-        link.stats.sent += 1;
-        link.stats.bytes += p.size as u64;
-        link.stats.busy_ps += t as u128;
+        link.stats.sent.bump(1);
+        link.stats.bytes.bump(p.size as u64);
+        link.stats.busy_ps.bump(t as u128);
         p.leave_queue(self.now);
-        p.comp.transmission += t;
-        p.comp.propagation += link.prop;
+        p.comp.transmission.bump(t);
+        p.comp.propagation.bump(link.prop);
         self.schedule_in(
             t,
             Event::TxDone {
@@ -109,11 +112,16 @@ impl<O: Observer> Engine<'_, O> {
             1.0 - (1.0 - link.loss).powi(datagrams as i32)
         };
         if link.loss > 0.0 && link.rng.uniform() < lost {
-            link.stats.dropped_loss += 1;
+            link.stats.dropped_loss.bump(1);
             self.drop_packet(pkt);
             return;
         }
-        self.packets[pkt].hop += 1;
+        // The packet is on a link, so not at its route's last node: hop + 1 is at most the
+        // path length, which validation bounds by MAX_PATH = u16::MAX.
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            self.packets[pkt].hop += 1;
+        }
         if prop == 0 {
             self.arrive(pkt);
         } else {

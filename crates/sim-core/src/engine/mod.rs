@@ -16,6 +16,8 @@
 //! periodic messages live in slabs whose slots are reused, so the hot loop allocates nothing
 //! once the run has reached its peak number of packets in flight.
 
+#![deny(clippy::arithmetic_side_effects)]
+
 mod link;
 mod node;
 mod packet;
@@ -26,6 +28,7 @@ use crate::error::NetworkError;
 use crate::network::{Direction, Network, NodeId};
 use crate::queue::EventQueue;
 use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Role};
+use crate::tally::Bump;
 use crate::time::SimTime;
 use crate::validate::MAX_TIME_PS;
 
@@ -188,13 +191,15 @@ impl<'a, O: Observer> Engine<'a, O> {
             .iter()
             .map(|n| NodeState::new(n, seed, replication))
             .collect();
-        let mut links = Vec::with_capacity(net.links.len() * 2);
+        let mut links = Vec::with_capacity(net.links.len().saturating_mul(2));
         for l in &net.links {
             for dir in ["a-b", "b-a"] {
                 links.push(LinkDir::new(l, dir, seed, replication));
             }
         }
-        // Validated: consecutive path nodes share a link, so `find_map` finds one.
+        // Validated: consecutive path nodes share a link, so `find_map` finds one. A network
+        // holds far fewer than 2^31 links (validation), so 2 * i + 1 fits a u32.
+        #[allow(clippy::arithmetic_side_effects)]
         let link_dir = |from: NodeId, to: NodeId| -> u32 {
             net.links
                 .iter()
@@ -215,7 +220,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 .enumerate()
                 .map(|(i, &n)| Step {
                     node: n as u32,
-                    link_dir: path.get(i + 1).map_or(NO_LINK, |&next| link_dir(n, next)),
+                    link_dir: path
+                        .get(i.saturating_add(1))
+                        .map_or(NO_LINK, |&next| link_dir(n, next)),
                     role: Role::at(i, path.len()),
                 })
                 .collect()
@@ -232,7 +239,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             .flows
             .iter()
             .map(|f| {
-                let hops = 2 * f.path.len() - 1;
+                // A path has at least one node (validated): node and link hops alternate.
+                let hops = f.path.len().saturating_mul(2).saturating_sub(1);
                 let mut s = FlowStats::default();
                 s.forward.hops = vec![Default::default(); hops];
                 s.reverse.hops = vec![Default::default(); hops];
@@ -271,7 +279,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 return Err(NetworkError::ClockOverflow { at_ps });
             }
             self.now = t.0;
-            self.events += 1;
+            self.events.bump(1);
             match ev {
                 Event::Source(f) => self.fire_source(f as usize),
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
@@ -323,7 +331,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// towards the run's packet limit; replies and acknowledgements do not.
     fn create(&mut self, f: usize, dir: Direction, kind: Kind, size: u32) {
         if kind.is_source_packet() {
-            self.total_generated += 1;
+            self.total_generated.bump(1);
         }
         let counted = self.now >= self.warmup;
         let p = Packet {
@@ -347,7 +355,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         if counted {
             let now = self.now;
             let d = self.dir_stats(f, dir);
-            d.sent += 1;
+            d.sent.bump(1);
             d.first_sent_ps.get_or_insert(now);
         }
         let id = self.packets.insert(p);
@@ -379,7 +387,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         if p.counted {
             let (f, d) = (p.flow as usize, p.dir);
             let hop = &mut self.dir_stats(f, d).hops[h];
-            hop.packets += 1;
+            hop.packets.bump(1);
             hop.sums_ps.add(delta);
         }
     }
@@ -388,6 +396,8 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn deliver(&mut self, pkt: u32) {
         let p = self.packets[pkt];
         let f = p.flow as usize;
+        // The clock never goes back: now >= the packet's creation.
+        #[allow(clippy::arithmetic_side_effects)]
         let total = self.now - p.created;
         debug_assert_eq!(p.comp.total(), total, "Eq. 1 components must add up: {p:?}");
         self.observer.on_delivered(&PacketRecord {
@@ -402,8 +412,8 @@ impl<'a, O: Observer> Engine<'a, O> {
         if p.counted {
             let now = self.now;
             let d = self.dir_stats(f, p.dir);
-            d.delivered += 1;
-            d.bytes_delivered += p.size as u64;
+            d.delivered.bump(1);
+            d.bytes_delivered.bump(p.size as u64);
             d.last_delivered_ps = now;
             d.delay.record(total);
             d.components_ps.add(p.comp);
@@ -416,7 +426,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn drop_packet(&mut self, pkt: u32) {
         let p = self.packets[pkt];
         if p.counted {
-            self.dir_stats(p.flow as usize, p.dir).dropped += 1;
+            self.dir_stats(p.flow as usize, p.dir).dropped.bump(1);
         }
         self.on_dropped(&p);
         self.packets.remove(pkt);

@@ -8,6 +8,7 @@
 use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
 use crate::stats::NodeStats;
+use crate::tally::Bump;
 
 use super::station::{Admit, Station};
 use super::{Engine, Event, Observer};
@@ -73,6 +74,8 @@ impl<O: Observer> Engine<'_, O> {
         p.role = step.role;
         let hop = p.hop as usize;
         if hop > 0 {
+            // 1 <= hop <= 2^32 (a u32): 2 * hop - 1 neither wraps nor goes below zero.
+            #[allow(clippy::arithmetic_side_effects)]
             self.close_hop(pkt, 2 * hop - 1);
         }
         let node = step.node;
@@ -82,7 +85,7 @@ impl<O: Observer> Engine<'_, O> {
                 Admit::Serve => self.start_io(node, pkt),
                 Admit::Wait => {}
                 Admit::Full => {
-                    state.stats.dropped += 1;
+                    state.stats.dropped.bump(1);
                     self.drop_packet(pkt);
                 }
             },
@@ -98,7 +101,7 @@ impl<O: Observer> Engine<'_, O> {
             return; // only nodes with an I/O stage admit packets to it
         };
         let x = sample_service(service, size, &mut state.rng);
-        state.stats.io_busy_ps += x as u128;
+        state.stats.io_busy_ps.bump(x as u128);
         self.serve(pkt, x, Event::IoDone { node, pkt });
     }
 
@@ -107,13 +110,13 @@ impl<O: Observer> Engine<'_, O> {
     fn serve(&mut self, pkt: u32, x: u64, done: Event) {
         let p = &mut self.packets[pkt];
         p.leave_queue(self.now);
-        p.comp.processing += x;
+        p.comp.processing.bump(x);
         self.schedule_in(x, done);
     }
 
     pub(super) fn io_done(&mut self, node: u32, pkt: u32) {
         let state = &mut self.nodes[node as usize];
-        state.stats.io_served += 1;
+        state.stats.io_served.bump(1);
         if let Some((io, _)) = &mut state.io
             && let Some(next) = io.finish()
         {
@@ -136,7 +139,7 @@ impl<O: Observer> Engine<'_, O> {
             Admit::Serve => self.start_service(node, pkt),
             Admit::Wait => {}
             Admit::Full => {
-                state.stats.dropped += 1;
+                state.stats.dropped.bump(1);
                 self.drop_packet(pkt);
             }
         }
@@ -155,16 +158,16 @@ impl<O: Observer> Engine<'_, O> {
         let r = role.index();
         let x = sample_service(state.services[r], size, &mut state.rng)
             .saturating_add(p.kind.work(role));
-        state.stats.busy_ps += x as u128;
-        state.stats.busy_by_role_ps[r] += x as u128;
-        state.stats.served_by_role[r] += 1;
-        state.stats.bytes_by_role[r] += size as u64;
+        state.stats.busy_ps.bump(x as u128);
+        state.stats.busy_by_role_ps[r].bump(x as u128);
+        state.stats.served_by_role[r].bump(1);
+        state.stats.bytes_by_role[r].bump(size as u64);
         self.serve(pkt, x, Event::ServiceDone { node, pkt });
     }
 
     pub(super) fn service_done(&mut self, node: u32, pkt: u32) {
         let state = &mut self.nodes[node as usize];
-        state.stats.served += 1;
+        state.stats.served.bump(1);
         if let Some(next) = state.cpu.finish() {
             self.start_service(node, next);
         }
@@ -179,7 +182,7 @@ impl<O: Observer> Engine<'_, O> {
         if latency == 0 {
             self.after_node(pkt);
         } else {
-            self.packets[pkt].comp.processing += latency;
+            self.packets[pkt].comp.processing.bump(latency);
             self.schedule_in(latency, Event::Depart(pkt));
         }
     }

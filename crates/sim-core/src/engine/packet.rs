@@ -4,6 +4,7 @@
 
 use crate::network::Direction;
 use crate::stats::{Components, Role};
+use crate::tally::Bump;
 
 use super::PacketKind;
 
@@ -124,7 +125,10 @@ impl Packet {
     /// queueing delay (D_que).
     #[inline]
     pub fn leave_queue(&mut self, now: u64) {
-        self.comp.queueing += now - self.stage;
+        // The clock never goes back: now >= the stage's start.
+        #[allow(clippy::arithmetic_side_effects)]
+        let waited = now - self.stage;
+        self.comp.queueing.bump(waited);
     }
 }
 
@@ -155,7 +159,10 @@ impl<T> Slab<T> {
             }
             None => {
                 self.items.push(item);
-                (self.items.len() - 1) as u32
+                // Just pushed: the length is at least 1.
+                #[allow(clippy::arithmetic_side_effects)]
+                let last = self.items.len() - 1;
+                last as u32
             }
         }
     }

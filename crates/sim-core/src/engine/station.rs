@@ -4,6 +4,7 @@
 //! one FIFO queue of bounded length while all servers are busy. What a service costs, and what
 //! it counts towards, is the owner's business (`node.rs`, `link.rs`).
 
+use crate::tally::Bump;
 use std::collections::VecDeque;
 
 /// What a station did with an offered packet.
@@ -43,7 +44,7 @@ impl Station {
     #[inline]
     pub fn offer(&mut self, pkt: u32) -> Admit {
         if self.busy < self.servers {
-            self.busy += 1;
+            self.busy.bump(1);
             Admit::Serve
         } else if (self.waiting.len() as u64) < self.max_waiting {
             self.waiting.push_back(pkt);
@@ -61,7 +62,11 @@ impl Station {
         match self.waiting.pop_front() {
             Some(next) => Some(next),
             None => {
-                self.busy -= 1;
+                // `finish` follows a `start` that counted this server busy, so busy >= 1.
+                #[allow(clippy::arithmetic_side_effects)]
+                {
+                    self.busy -= 1;
+                }
                 None
             }
         }

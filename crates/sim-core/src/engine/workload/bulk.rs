@@ -6,6 +6,7 @@
 //! (never delivered).
 
 use crate::network::{Direction, Source};
+use crate::tally::Bump;
 
 use super::super::packet::Kind;
 use super::super::{Engine, Observer};
@@ -64,14 +65,18 @@ impl<O: Observer> Engine<'_, O> {
         if s.sent == 0 {
             s.start = now;
         }
+        // sent < frames = ceil(total / segment), so offset < total_bytes: no overflow, and the
+        // difference is positive.
+        #[allow(clippy::arithmetic_side_effects)]
         let offset = s.sent * *segment as u64;
+        #[allow(clippy::arithmetic_side_effects)]
         let payload = (*total_bytes - offset).min(*segment as u64) as u32;
         let size = if payload == *segment {
             *frame
         } else {
             *last_frame
         };
-        s.sent += 1;
+        s.sent.bump(1);
         self.create(f, Direction::Forward, Kind::BulkData { payload }, size);
     }
 
@@ -85,9 +90,12 @@ impl<O: Observer> Engine<'_, O> {
     /// A data frame was delivered or lost: when it is the last one, the transfer is over.
     fn bulk_frame_finished(&mut self, f: usize) {
         let s = &mut self.work.sources[f].bulk;
-        s.done += 1;
+        s.done.bump(1);
         if s.done == s.frames {
-            self.flows[f].transfer_ps = Some(self.now - s.start);
+            // The clock never goes back: now >= the transfer's start.
+            #[allow(clippy::arithmetic_side_effects)]
+            let took = self.now - s.start;
+            self.flows[f].transfer_ps = Some(took);
         }
     }
 
@@ -102,11 +110,13 @@ impl<O: Observer> Engine<'_, O> {
         else {
             return;
         };
-        self.flows[f].transfer_payload_bytes += u64::from(payload);
+        self.flows[f]
+            .transfer_payload_bytes
+            .bump(u64::from(payload));
         self.bulk_frame_finished(f);
         let every = (*ack_every).clamp(1, (*window).max(1));
         let s = &mut self.work.sources[f].bulk;
-        s.unacked += 1;
+        s.unacked.bump(1);
         if s.unacked >= every || s.done == s.frames {
             let frames = std::mem::take(&mut s.unacked);
             self.create(f, Direction::Reverse, Kind::BulkAck { frames }, *ack_size);

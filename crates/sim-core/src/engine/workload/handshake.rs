@@ -6,6 +6,7 @@
 //! the last try; without it, a lost message fails its tunnel.
 
 use crate::network::{Direction, HandshakeExchange, Retransmit};
+use crate::tally::Bump;
 use crate::time::SimDuration;
 
 use super::super::packet::{HandshakeMsg, Kind};
@@ -46,7 +47,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         if t >= tunnels {
             return None;
         }
-        self.work.sources[f].generated += 1;
+        self.work.sources[f].generated.bump(1);
         let g = self.work.tunnels.len() as u32;
         self.work.tunnels.push(Tunnel {
             flow: f as u32,
@@ -61,7 +62,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             done: false,
         });
         self.handshake_send(g);
-        (t + 1 < tunnels).then_some(spacing.as_ps())
+        (t < tunnels.saturating_sub(1)).then_some(spacing.as_ps())
     }
 
     /// Sends (or resends) tunnel `g`'s current request, and arms its retransmission timer.
@@ -81,7 +82,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             },
         ];
         let timer = t.retransmit.map(|r| r.after_send(t.retries));
-        t.sends += 1;
+        t.sends.bump(1);
         let (flow, sends, size) = (t.flow as usize, t.sends, e.request);
         let msg = HandshakeMsg {
             tunnel: g,
@@ -130,11 +131,11 @@ impl<'a, O: Observer> Engine<'a, O> {
             if stats.exchanges.len() < n {
                 stats.exchanges.resize(n, Default::default());
             }
-            stats.exchanges[t.exchange as usize].record(now - t.exchange_start);
+            stats.exchanges[t.exchange as usize].record(now.saturating_sub(t.exchange_start));
         }
         let tunnel = &mut self.work.tunnels[g as usize];
-        if (t.exchange as usize + 1) < n {
-            tunnel.exchange += 1;
+        if (t.exchange as usize) < n.saturating_sub(1) {
+            tunnel.exchange.bump(1);
             tunnel.exchange_start = now;
             tunnel.retries = 0;
             tunnel.responder_done = false;
@@ -142,7 +143,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         } else {
             tunnel.done = true;
             if counted {
-                stats.handshake.record(now - t.start);
+                stats.handshake.record(now.saturating_sub(t.start));
             }
         }
     }
@@ -156,9 +157,11 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let tries = t.retransmit.map_or(0, |r| r.tries);
         if t.retries < tries {
-            self.work.tunnels[g as usize].retries += 1;
+            self.work.tunnels[g as usize].retries.bump(1);
             if t.start >= self.warmup {
-                self.flows[t.flow as usize].handshake_retransmissions += 1;
+                self.flows[t.flow as usize]
+                    .handshake_retransmissions
+                    .bump(1);
             }
             self.handshake_send(g);
         } else {
@@ -179,7 +182,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         if !t.done {
             t.done = true;
             if t.start >= self.warmup {
-                self.flows[t.flow as usize].handshakes_failed += 1;
+                self.flows[t.flow as usize].handshakes_failed.bump(1);
             }
         }
     }

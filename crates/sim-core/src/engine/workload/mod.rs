@@ -147,7 +147,11 @@ impl<O: Observer> Engine<'_, O> {
 fn draw_size(size: &SizeDist, rng: &mut Stream) -> u32 {
     match size {
         SizeDist::Fixed(s) => *s,
-        SizeDist::Uniform { min, max } => min + rng.below((max - min) as u64 + 1) as u32,
+        // Validated min <= max; the draw is at most max - min, so the sum is at most max.
+        SizeDist::Uniform { min, max } => {
+            let span = u64::from(max.saturating_sub(*min)).saturating_add(1);
+            min.saturating_add(rng.below(span) as u32)
+        }
         SizeDist::Empirical { sizes, cumulative } => sizes[draw_index(cumulative, rng)],
     }
 }

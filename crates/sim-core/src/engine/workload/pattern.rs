@@ -2,6 +2,7 @@
 //! `reply_every`-th delivered packet (E2: short E2AP, long E2AP, then an SCTP SACK).
 
 use crate::network::{Direction, Source};
+use crate::tally::Bump;
 use crate::time::SimDuration;
 
 use super::super::packet::{Kind, Packet};
@@ -25,10 +26,15 @@ impl<O: Observer> Engine<'_, O> {
         sizes: &[u32],
     ) -> Option<u64> {
         let s = &mut self.work.sources[f];
-        let bytes = sizes[s.pattern.next % sizes.len()];
-        s.pattern.next += 1;
+        // Validated non-empty; an empty list (built in code) sends 0-byte packets.
+        let bytes = s
+            .pattern
+            .next
+            .checked_rem(sizes.len())
+            .map_or(0, |i| sizes[i]);
+        s.pattern.next.bump(1);
         self.create(f, Direction::Forward, Kind::Data { message: None }, bytes);
-        self.work.sources[f].generated += 1;
+        self.work.sources[f].generated.bump(1);
         Some(interval.as_ps())
     }
 
@@ -46,7 +52,7 @@ impl<O: Observer> Engine<'_, O> {
             return;
         }
         let s = &mut self.work.sources[f].pattern;
-        s.delivered += 1;
+        s.delivered.bump(1);
         if *reply_every > 0 && s.delivered.is_multiple_of(*reply_every as u64) {
             self.create(f, Direction::Reverse, Kind::Reply, *reply_size);
         }

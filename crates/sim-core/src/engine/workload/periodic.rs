@@ -4,6 +4,7 @@
 //! frame is counted incomplete.
 
 use crate::network::Direction;
+use crate::tally::Bump;
 use crate::time::SimDuration;
 
 use super::super::packet::Kind;
@@ -42,7 +43,7 @@ impl<O: Observer> Engine<'_, O> {
             };
             self.create(f, Direction::Forward, kind, bytes);
         }
-        self.work.sources[f].generated += 1;
+        self.work.sources[f].generated.bump(1);
         Some(period.as_ps())
     }
 
@@ -52,14 +53,20 @@ impl<O: Observer> Engine<'_, O> {
             return;
         };
         let m = &mut self.work.messages[id];
-        m.remaining -= 1;
+        // Each of the message's frames finishes once: remaining >= 1 here.
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            m.remaining -= 1;
+        }
         m.dropped |= dropped;
         if m.remaining == 0 {
             if m.counted {
                 if m.dropped {
-                    self.flows[f].messages_incomplete += 1;
+                    self.flows[f].messages_incomplete.bump(1);
                 } else {
-                    self.flows[f].message.record(self.now - m.created);
+                    self.flows[f]
+                        .message
+                        .record(self.now.saturating_sub(m.created));
                 }
             }
             self.work.messages.remove(id);

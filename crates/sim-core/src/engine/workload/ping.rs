@@ -2,6 +2,7 @@
 //! round-trip time is measured at the sender.
 
 use crate::network::{Direction, Source};
+use crate::tally::Bump;
 use crate::time::SimDuration;
 
 use super::super::packet::{Kind, Packet};
@@ -11,7 +12,7 @@ impl<O: Observer> Engine<'_, O> {
     /// Sends a request; returns the interval \[ps\].
     pub(super) fn ping_fire(&mut self, f: usize, interval: SimDuration, size: u32) -> Option<u64> {
         self.create(f, Direction::Forward, Kind::PingRequest, size);
-        self.work.sources[f].generated += 1;
+        self.work.sources[f].generated.bump(1);
         Some(interval.as_ps())
     }
 
@@ -29,7 +30,9 @@ impl<O: Observer> Engine<'_, O> {
     /// request was created after the warm-up).
     pub(super) fn ping_reply_delivered(&mut self, f: usize, request_created: u64) {
         if request_created >= self.warmup {
-            self.flows[f].rtt.record(self.now - request_created);
+            self.flows[f]
+                .rtt
+                .record(self.now.saturating_sub(request_created));
         }
     }
 }

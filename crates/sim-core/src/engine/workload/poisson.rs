@@ -1,6 +1,7 @@
 //! Poisson arrivals of single packets: exponential gaps, sizes drawn from a distribution.
 
 use crate::network::{Direction, SizeDist};
+use crate::tally::Bump;
 
 use super::super::packet::Kind;
 use super::super::{Engine, Observer};
@@ -16,7 +17,7 @@ impl<O: Observer> Engine<'_, O> {
     ) -> Option<u64> {
         let bytes = draw_size(size, &mut self.work.rngs[f]);
         self.create(f, Direction::Forward, Kind::Data { message: None }, bytes);
-        self.work.sources[f].generated += 1;
+        self.work.sources[f].generated.bump(1);
         let gap = self.work.rngs[f].exponential(1e12 / rate_per_s);
         Some(gap.round() as u64)
     }

@@ -1,6 +1,7 @@
 //! Replay of recorded packets, each at its recorded time, size and direction.
 
 use crate::network::TraceRecord;
+use crate::tally::Bump;
 
 use super::super::packet::Kind;
 use super::super::{Engine, Event, Observer};
@@ -26,10 +27,10 @@ impl<O: Observer> Engine<'_, O> {
         let r = records[i];
         self.create(f, r.direction, Kind::Data { message: None }, r.size);
         let s = &mut self.work.sources[f];
-        s.generated += 1;
-        s.trace.next += 1;
+        s.generated.bump(1);
+        s.trace.next.bump(1);
         records
-            .get(i + 1)
+            .get(i.saturating_add(1))
             .map(|n| n.at.as_ps().saturating_sub(self.now))
     }
 }
