@@ -95,6 +95,9 @@ pub fn leave_one_out(obs: &[Observation]) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The line `(fixed [ns], per byte [ns/B])` a suite's ops get from fitted parameters.
+type Lines = fn(&[f64], Suite) -> Option<(f64, f64)>;
+
 /// A fit group: its observations, the full fit and the leave-one-out predictions.
 #[derive(Debug, Clone)]
 pub struct Fit {
@@ -109,7 +112,7 @@ pub struct Fit {
     /// Observations are the targets' values times this (e.g. 1000: us -> ns).
     pub scale: f64,
     /// How the fitted parameters make a profile: the testbed file and the suites' lines.
-    lines: Option<(&'static str, fn(&[f64], Suite) -> Option<(f64, f64)>)>,
+    lines: Option<(&'static str, Lines)>,
 }
 
 impl Fit {
