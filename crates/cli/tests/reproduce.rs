@@ -220,3 +220,58 @@ fn reproduce_writes_plots() {
     let png = std::fs::read(dir.join("ofh_table4.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
 }
+
+/// Issue 12 item 5: `--sensitivity` varies each assumption over its range and names the rows
+/// whose verdict flips. Reading 000 §2.3's printed 100 m instead of the 10 m behind its
+/// D_prop = 0.05 us makes the PT SACK's processing share fall below 99.75%: that row is
+/// uncertain, and the report must say so.
+#[test]
+fn reproduce_sensitivity_names_the_rows_that_flip() {
+    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args([
+            "reproduce",
+            "--only",
+            "e2_sack",
+            "--sensitivity",
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let vars = v["sensitivity"].as_array().expect("a sensitivity list");
+    let link = vars
+        .iter()
+        .find(|x| x["assumption"] == "e2.link-length" && x["tried"] == 100.0)
+        .expect("the link length is varied to 100 m");
+    let flips = link["flips"].as_array().unwrap();
+    assert!(
+        flips.iter().any(|f| f["id"] == "000/s4.1/proc-share-pt"
+            && f["pass"] == true
+            && f["pass_tried"] == false),
+        "{link}"
+    );
+    // Every row that read the assumption says so.
+    let rows = v["rows"].as_array().unwrap();
+    let share = rows
+        .iter()
+        .find(|r| r["id"] == "000/s4.1/proc-share-pt")
+        .unwrap();
+    assert!(
+        share["depends_on"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d == "assume:e2.link-length"),
+        "{share}"
+    );
+    // Without the flag there is no sensitivity run.
+    let plain = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(["reproduce", "--only", "e2_sack", "--format", "json"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(p["sensitivity"].is_null());
+}

@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use model::reproduce::{
-    Experiment, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, XyPlot,
+    Experiment, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, Variation,
+    XyPlot,
 };
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
@@ -62,9 +63,61 @@ fn loo(l: &Loo) -> String {
     }
 }
 
-/// The JSON document: schema, summary, every row, the experiments in full, then the papers
-/// and the tolerance rules the rows name.
-pub fn json(exps: &[Experiment], targets: &Targets) -> crate::Result<String> {
+/// The sensitivity report: per assumption and end of its range, what flips.
+fn sensitivity_text(vars: &[Variation]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== sensitivity: each assumption of experiments/assumptions.toml at the ends of its range"
+    );
+    for v in vars {
+        let _ = write!(
+            s,
+            "  {} = {} {} (the reproduction uses {}): ",
+            v.assumption,
+            num(v.tried),
+            v.unit,
+            num(v.value)
+        );
+        if v.flips.is_empty() && v.advice.is_empty() {
+            let _ = writeln!(
+                s,
+                "no verdict or advice changes ({} run again)",
+                if v.experiments.is_empty() {
+                    "nothing read it".to_owned()
+                } else {
+                    v.experiments.join(", ")
+                }
+            );
+            continue;
+        }
+        let _ = writeln!(s, "{} verdict(s) flip: uncertain", v.flips.len());
+        for f in &v.flips {
+            let _ = writeln!(
+                s,
+                "    {} {}: {} ({}) -> {} ({})",
+                f.experiment,
+                f.id,
+                num(f.simulated),
+                if f.pass { "pass" } else { "fail" },
+                num(f.simulated_tried),
+                if f.pass_tried { "pass" } else { "fail" }
+            );
+        }
+        for a in &v.advice {
+            let _ = writeln!(s, "    advice becomes: {a}");
+        }
+    }
+    s
+}
+
+/// The JSON document: schema, summary, every row, the experiments in full, the papers and the
+/// tolerance rules the rows name, the assumptions, and with `--sensitivity` what flips.
+pub fn json(
+    exps: &[Experiment],
+    targets: &Targets,
+    sensitivity: Option<&[Variation]>,
+) -> crate::Result<String> {
     let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
     let v = serde_json::json!({
         "schema": SCHEMA,
@@ -73,13 +126,15 @@ pub fn json(exps: &[Experiment], targets: &Targets) -> crate::Result<String> {
         "experiments": exps,
         "papers": targets.papers,
         "rules": targets.rules(),
+        "assumptions": targets.assumptions,
+        "sensitivity": sensitivity,
     });
     crate::json_pretty(&v, "reproduction")
 }
 
 /// The text report: per experiment its rows (PASS/FAIL, paper vs model), reasons and facts,
 /// then the summary line.
-pub fn table(exps: &[Experiment]) -> String {
+pub fn table(exps: &[Experiment], sensitivity: Option<&[Variation]>) -> String {
     let sum = Summary::of(exps);
     let mut s = String::new();
     for e in exps {
@@ -109,6 +164,10 @@ pub fn table(exps: &[Experiment]) -> String {
         }
         let _ = writeln!(s);
     }
+    if let Some(v) = sensitivity {
+        s.push_str(&sensitivity_text(v));
+        let _ = writeln!(s);
+    }
     let _ = writeln!(
         s,
         "{} rows: {}{}",
@@ -125,13 +184,23 @@ pub fn table(exps: &[Experiment]) -> String {
 
 /// The `docs/reproduction.md` page; its images are linked as `{img}/{plot}.svg`, `img` being
 /// the plot directory relative to the page.
-pub fn markdown(exps: &[Experiment], targets: &Targets, img: &str) -> String {
+pub fn markdown(
+    exps: &[Experiment],
+    targets: &Targets,
+    sensitivity: Option<&[Variation]>,
+    img: &str,
+) -> String {
     let sum = Summary::of(exps);
     let mut s = String::new();
     let _ = writeln!(s, "# Reproducing the papers\n");
     let _ = writeln!(
         s,
-        "Written by `oransim reproduce --write-docs docs/reproduction.md --plots docs/img` from a run; do not edit by hand.\n"
+        "Written by `oransim reproduce{} --write-docs docs/reproduction.md --plots docs/img` from a run; do not edit by hand.\n",
+        if sensitivity.is_some() {
+            " --sensitivity"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         s,
@@ -156,6 +225,29 @@ pub fn markdown(exps: &[Experiment], targets: &Targets, img: &str) -> String {
         "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
     );
     let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
+    let _ = writeln!(
+        s,
+        "**Assumptions** the papers do not pin (`experiments/assumptions.toml`; a row that read one lists it as `assume:<id>`):\n"
+    );
+    let mut at = Table::new(["assumption", "value", "range", "what", "why"]);
+    for a in &targets.assumptions {
+        at.row([
+            a.id.clone(),
+            format!("{} {}", num(a.value), a.unit),
+            format!("{} .. {} {}", num(a.low), num(a.high), a.unit),
+            a.what.clone(),
+            a.why.clone(),
+        ]);
+    }
+    s.push_str(&at.markdown());
+    let _ = writeln!(s);
+    if let Some(v) = sensitivity {
+        let _ = writeln!(
+            s,
+            "**Sensitivity** (`--sensitivity`: each assumption at the ends of its range, one at a time; a verdict that flips is uncertain):\n\n```\n{}```\n",
+            sensitivity_text(v)
+        );
+    }
     for e in exps {
         let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
         let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));

@@ -36,6 +36,10 @@ pub struct ReproduceArgs {
     /// `img/` beside the file.
     #[arg(long, value_name = "FILE")]
     pub write_docs: Option<PathBuf>,
+    /// Also vary every assumption of experiments/assumptions.toml to the ends of its range, one
+    /// at a time, and list the rows whose verdict flips and the advice that changes.
+    #[arg(long)]
+    pub sensitivity: bool,
     /// Repository root holding `scenarios/` and `calibration/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
@@ -63,6 +67,15 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     }
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
     let targets = reproduce::Targets::load(&args.root).context("reproduce")?;
+    let sensitivity = if args.sensitivity {
+        Some(
+            reproduce::sensitivity(&args.root, &targets, &exps)
+                .context("reproduce --sensitivity")?,
+        )
+    } else {
+        None
+    };
+    let sens = sensitivity.as_deref();
     let plots_dir = match (&args.plots, &args.write_docs) {
         (Some(d), _) => Some(d.clone()),
         (None, Some(doc)) => Some(doc.parent().unwrap_or(Path::new(".")).join("img")),
@@ -92,12 +105,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let rel = relative(dir, doc.parent().unwrap_or(Path::new(".")));
         crate::output::write_atomic(
             doc,
-            printer::reproduce::markdown(&exps, &targets, &rel).as_bytes(),
+            printer::reproduce::markdown(&exps, &targets, sens, &rel).as_bytes(),
         )?;
     }
     let text = match args.format {
-        Format::Json => printer::reproduce::json(&exps, &targets)?,
-        Format::Table => printer::reproduce::table(&exps),
+        Format::Json => printer::reproduce::json(&exps, &targets, sens)?,
+        Format::Table => printer::reproduce::table(&exps, sens),
     };
     crate::format::print(&text)?;
     Ok(if model::reproduce::Summary::of(&exps).failed == 0 {

@@ -95,6 +95,9 @@ pub fn leave_one_out(obs: &[Observation]) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The line `(fixed [ns], per byte [ns/B])` a suite's ops get from fitted parameters.
+type Lines = fn(&[f64], Suite) -> Option<(f64, f64)>;
+
 /// A fit group: its observations, the full fit and the leave-one-out predictions.
 #[derive(Debug, Clone)]
 pub struct Fit {
@@ -108,6 +111,8 @@ pub struct Fit {
     pub loo: Vec<Option<f64>>,
     /// Observations are the targets' values times this (e.g. 1000: us -> ns).
     pub scale: f64,
+    /// How the fitted parameters make a profile: the testbed file and the suites' lines.
+    lines: Option<(&'static str, Lines)>,
 }
 
 impl Fit {
@@ -123,7 +128,18 @@ impl Fit {
             theta,
             loo,
             scale,
+            lines: None,
         })
+    }
+
+    /// The testbed's profile with the fitted ops.
+    pub fn profile(&self, root: &Path) -> Result<Profile> {
+        let (file, lines) = self.lines.ok_or_else(|| ReproduceError::Variant {
+            file: super::TARGETS_FILE.into(),
+            problem: format!("the fit of {:?} makes no profile", self.params),
+        })?;
+        let testbed = Profile::load(root.join(file))?;
+        with_cipher_lines(&testbed, testbed.name(), |s| lines(&self.theta, s))
     }
 
     /// The leave-one-out prediction of target `id` in the target's unit, if it is an
@@ -193,10 +209,11 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
         with(0.0, 0.0, 1.0)?,
     ];
     let mut obs = vec![];
+    let small = small_frame(t)?;
     for (id, mode, frame) in [
-        ("000/fig11/on-small", 0usize, 64usize),
+        ("000/fig11/on-small", 0usize, small),
         ("000/fig11/on-9000", 0, 9000),
-        ("000/fig11/off-small", 1, 64),
+        ("000/fig11/off-small", 1, small),
         ("000/fig11/off-9000", 1, 9000),
     ] {
         let g = ofh_added(&base, &zero, mode, frame)? * 1e3;
@@ -211,7 +228,25 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
             a,
         });
     }
-    Fit::new(vec!["c0 [ns]", "s_gcm [ns/B]", "s_gmac [ns/B]"], obs, 1e3)
+    let mut fit = Fit::new(vec!["c0 [ns]", "s_gcm [ns/B]", "s_gmac [ns/B]"], obs, 1e3)?;
+    fit.lines = Some((OFH_PROFILE, |theta, suite| match suite {
+        Suite::Aes128Gcm => Some((theta[0], theta[1])),
+        Suite::Gmac { aes_bits: 128 } => Some((theta[0], theta[2])),
+        _ => None,
+    }));
+    Ok(fit)
+}
+
+/// Fig. 11's "small frame" \[bytes\]: the assumption `ofh.small-frame`.
+pub(super) fn small_frame(t: &Targets) -> Result<usize> {
+    let v = t.assume("ofh.small-frame")?;
+    if !(v.is_finite() && (64.0..=9000.0).contains(&v)) {
+        return Err(ReproduceError::Variant {
+            file: super::ASSUMPTIONS_FILE.into(),
+            problem: format!("ofh.small-frame = {v} B is not a frame size of 64..=9000 B"),
+        });
+    }
+    Ok(v.round() as usize)
 }
 
 /// `testbed` with the seal and open ops of each suite `line` names replaced by the line

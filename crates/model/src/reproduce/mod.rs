@@ -45,6 +45,7 @@ mod pq;
 mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
+mod sensitivity;
 mod table1;
 mod target;
 mod transfer;
@@ -59,8 +60,10 @@ use crate::error::ScenarioError;
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
 pub use row::{Loo, Row, Summary};
+pub use sensitivity::{Flip, Variation, sensitivity};
 pub use target::{
-    Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target, Targets, classify,
+    ASSUMPTIONS_FILE, Assumption, Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target,
+    Targets, classify,
 };
 pub use variant::{FrameLen, frame_len};
 

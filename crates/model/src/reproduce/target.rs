@@ -17,6 +17,35 @@ use super::{ReproduceError, Result};
 pub const TARGETS_FILE: &str = "experiments/targets.toml";
 /// The references file, relative to the repository root.
 pub const REFERENCES_FILE: &str = "experiments/references.toml";
+/// The assumptions file, relative to the repository root.
+pub const ASSUMPTIONS_FILE: &str = "experiments/assumptions.toml";
+
+/// One `[[assumption]]`: a value the papers do not pin, and the range
+/// `oransim reproduce --sensitivity` varies it over.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assumption {
+    /// `<study>.<what>`.
+    pub id: String,
+    /// What it is, in words.
+    pub what: String,
+    /// Unit of the values.
+    pub unit: String,
+    /// The value the reproduction uses.
+    pub value: f64,
+    /// The low end of the range.
+    pub low: f64,
+    /// The high end of the range.
+    pub high: f64,
+    /// Where the value and the range come from.
+    pub why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssumptionsFile {
+    assumption: Vec<Assumption>,
+}
 
 /// What a row's value is worth as evidence, decided by [`classify`] from its provenance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -128,6 +157,10 @@ pub struct Targets {
     /// Ids in file order.
     order: Vec<String>,
     path: PathBuf,
+    /// The assumptions, in file order.
+    pub assumptions: Vec<Assumption>,
+    /// Values that replace assumptions' (`--sensitivity`), by id.
+    overrides: BTreeMap<String, f64>,
 }
 
 /// Rules whose comparison needs a published value.
@@ -147,6 +180,25 @@ impl Targets {
                 })?;
             Ok((path, text))
         };
+        let (apath, atext) = read(ASSUMPTIONS_FILE)?;
+        let assumptions: AssumptionsFile =
+            toml::from_str(&atext).map_err(|e| ReproduceError::Variant {
+                file: apath.clone(),
+                problem: e.to_string(),
+            })?;
+        for a in &assumptions.assumption {
+            let ok =
+                a.low <= a.value && a.value <= a.high && a.low.is_finite() && a.high.is_finite();
+            if !ok {
+                return Err(ReproduceError::Variant {
+                    file: apath.clone(),
+                    problem: format!(
+                        "assumption {}: value {} is not within low {} ..= high {}",
+                        a.id, a.value, a.low, a.high
+                    ),
+                });
+            }
+        }
         let (rpath, rtext) = read(REFERENCES_FILE)?;
         let refs: ReferencesFile = toml::from_str(&rtext).map_err(|e| ReproduceError::Variant {
             file: rpath,
@@ -210,6 +262,8 @@ impl Targets {
             papers: refs.paper,
             order,
             path,
+            assumptions: assumptions.assumption,
+            overrides: BTreeMap::new(),
         })
     }
 
@@ -219,6 +273,28 @@ impl Targets {
             file: self.path.clone(),
             problem: format!("no target `{id}`"),
         })
+    }
+
+    /// The value of assumption `id` (its override, if one is set), recorded as a dependency of
+    /// the computation that reads it ([`profile::trace`]: `assume:<id>` in `depends_on`).
+    pub fn assume(&self, id: &str) -> Result<f64> {
+        let a = self
+            .assumptions
+            .iter()
+            .find(|a| a.id == id)
+            .ok_or_else(|| ReproduceError::Variant {
+                file: ASSUMPTIONS_FILE.into(),
+                problem: format!("no assumption `{id}`"),
+            })?;
+        profile::trace::note("assume", id, &[]);
+        Ok(self.overrides.get(id).copied().unwrap_or(a.value))
+    }
+
+    /// The same targets with assumption `id` set to `value`.
+    pub fn with_override(&self, id: &str, value: f64) -> Targets {
+        let mut t = self.clone();
+        t.overrides.insert(id.to_owned(), value);
+        t
     }
 
     /// Every target, in file order.
@@ -383,6 +459,11 @@ impl Deps {
     /// Adds the parameters a recording saw.
     pub(super) fn and_reads(mut self, reads: &[profile::trace::Read]) -> Deps {
         for r in reads {
+            // An assumption read through `Targets::assume` is recorded as `assume:<id>`.
+            if r.param.starts_with("assume:") {
+                self.items.insert(r.param.clone());
+                continue;
+            }
             self.items.insert(format!("param:{}", r.param));
             self.fitted_from.extend(r.fitted_to.iter().cloned());
         }
