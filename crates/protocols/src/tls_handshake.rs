@@ -236,6 +236,13 @@ pub fn handshake(
             });
         }
     };
+    if ip_version == 6 && mtu < crate::ipv6::MIN_MTU {
+        return Err(Error::MtuTooSmall {
+            mtu,
+            what: "an IPv6 link (RFC 8200 §5: every link carries 1280-byte packets)".into(),
+            min: crate::ipv6::MIN_MTU,
+        });
+    }
     let mss = mtu
         .checked_sub(ip + TCP_HEADER)
         .filter(|m| *m > 0)

@@ -218,3 +218,23 @@ fn tls_records_built_in_code_do_not_divide_by_zero() {
     assert_eq!(r.records(10), 10);
     let _ = r.protected(10);
 }
+
+/// IPv6 links carry at least 1280-byte packets (RFC 8200 §5): a handshake over IPv6 with a
+/// smaller MTU is refused in both models, 1280 itself is accepted.
+#[test]
+fn ipv6_handshakes_need_the_ipv6_minimum_mtu() {
+    use protocols::Error;
+    use protocols::ikev2::{Auth, Config};
+    let mut cfg = Config::new("x25519", Auth::Ed25519, 1000).unwrap();
+    cfg.ip_version = 6;
+    let e = protocols::ikev2::handshake(&cfg).unwrap_err();
+    assert!(matches!(e, Error::MtuTooSmall { min: 1280, .. }), "{e}");
+    cfg.mtu = 1280;
+    assert!(protocols::ikev2::handshake(&cfg).is_ok());
+    let tls = |mtu| protocols::tls_handshake::handshake("x25519", Auth::Ed25519, &[], mtu, 6);
+    assert!(matches!(
+        tls(1000),
+        Err(Error::MtuTooSmall { min: 1280, .. })
+    ));
+    assert!(tls(1280).is_ok());
+}

@@ -82,7 +82,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         protections.extend(Protection::ALL.iter().skip(1));
     } else {
         for name in &args.protection {
-            let p = Protection::parse(name)?;
+            let p = Protection::parse(name).context("--protection")?;
             if !protections.contains(&p) {
                 protections.push(p);
             }

@@ -467,6 +467,13 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             allowed: "4, 6".into(),
         });
     }
+    if cfg.ip_version == 6 && cfg.mtu < crate::ipv6::MIN_MTU {
+        return Err(Error::MtuTooSmall {
+            mtu: cfg.mtu,
+            what: "an IPv6 link (RFC 8200 §5: every link carries 1280-byte packets)".into(),
+            min: crate::ipv6::MIN_MTU,
+        });
+    }
     if cfg.mtu > MAX_MTU {
         return Err(Error::BadArguments {
             layer: "IKEv2 path MTU".into(),
