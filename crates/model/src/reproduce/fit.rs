@@ -139,7 +139,9 @@ impl Fit {
             problem: format!("the fit of {:?} makes no profile", self.params),
         })?;
         let testbed = Profile::load(root.join(file))?;
-        with_cipher_lines(&testbed, testbed.name(), |s| lines(&self.theta, s))
+        with_cipher_lines(&testbed, testbed.name(), None, |s, _| {
+            Ok(lines(&self.theta, s))
+        })
     }
 
     /// The leave-one-out prediction of target `id` in the target's unit, if it is an
@@ -196,10 +198,12 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     let testbed = Profile::load(root.join(OFH_PROFILE))?;
     let base = Doc::load(root, "scenarios/ofh_size.toml")?;
     let with = |c0: f64, s_gcm: f64, s_gmac: f64| -> Result<Profile> {
-        with_cipher_lines(&testbed, "ofh-fig11-fit", |suite| match suite {
-            Suite::Aes128Gcm => Some((c0, s_gcm)),
-            Suite::Gmac { aes_bits: 128 } => Some((c0, s_gmac)),
-            _ => None,
+        with_cipher_lines(&testbed, "ofh-fig11-fit", None, |suite, _| {
+            Ok(match suite {
+                Suite::Aes128Gcm => Some((c0, s_gcm)),
+                Suite::Gmac { aes_bits: 128 } => Some((c0, s_gmac)),
+                _ => None,
+            })
         })
     };
     let zero = with(0.0, 0.0, 0.0)?;
@@ -249,27 +253,41 @@ pub(super) fn small_frame(t: &Targets) -> Result<usize> {
     Ok(v.round() as usize)
 }
 
-/// `testbed` with the seal and open ops of each suite `line` names replaced by the line
-/// `fixed + per_byte x L` it gives (\[ns\], \[ns/B\]); the other ops, the node terms and the
-/// provenance of what is kept stay the testbed's.
+/// Where replaced ops come from: their `source` and the targets they were fitted to.
+pub(super) struct Provenance<'a> {
+    /// The ops' `source`.
+    pub source: String,
+    /// The ops' `fitted_to`.
+    pub fitted_to: &'a [&'a str],
+}
+
+/// `testbed` (renamed `name`) with each cipher op for which `line` gives `fixed + per_byte x L`
+/// (\[ns\], \[ns/B\]) replaced by that line; the other ops and the node terms stay the
+/// testbed's. The replaced ops keep the testbed's provenance unless `provenance` gives theirs.
 pub(super) fn with_cipher_lines(
     testbed: &Profile,
     name: &str,
-    line: impl Fn(Suite) -> Option<(f64, f64)>,
+    provenance: Option<&Provenance<'_>>,
+    line: impl Fn(Suite, Direction) -> Result<Option<(f64, f64)>>,
 ) -> Result<Profile> {
     let mut file = testbed.file().clone();
     file.profile.name = name.to_owned();
     for (op_name, op) in file.ops.iter_mut() {
-        let Some((suite, _)) = profile::parse_cipher_op(op_name) else {
+        let Some((suite, direction)) = profile::parse_cipher_op(op_name) else {
             continue;
         };
-        if let Some((fixed, per_byte)) = line(suite) {
+        if let Some((fixed, per_byte)) = line(suite, direction)? {
             op.model = "linear".into();
             op.fixed = format!("{fixed}ns");
             op.per_byte = Some(format!("{per_byte}ns/B"));
             op.points.clear();
             op.r2 = None;
             op.max_rel_residual = None;
+            op.implementation = None;
+            if let Some(p) = provenance {
+                op.source = p.source.clone();
+                op.fitted_to = p.fitted_to.iter().map(|s| (*s).to_owned()).collect();
+            }
         }
     }
     Ok(Profile::from_file(file, name)?)

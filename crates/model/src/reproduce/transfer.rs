@@ -1,8 +1,9 @@
 //! transfer: the papers' per-suite numbers predicted from this host's measured cipher costs
 //! and at most two factors per testbed (issue 12, "transfer from this host").
 //!
-//! For each testbed, every cipher cost is this host's measured line (fixed + per byte × L,
-//! `calibration/dev-host-rustcrypto.toml`) scaled as `c0 + k × host(L)`: `k` is a CPU speed
+//! For each testbed, every cipher cost is this host's measured line (fixed + per byte × L, from
+//! each committed profile measured here: RustCrypto and aws-lc-rs) scaled as
+//! `c0 + k × host(L)`: `k` is a CPU speed
 //! factor and `c0` a fixed cost per operation (kept at 0 where one factor is enough), each
 //! fitted on one named published row. Everything else the testbed profile fixed from the
 //! papers is replaced or removed, as each testbed below says, so the remaining rows test how far
@@ -16,7 +17,7 @@ use protocols::Suite;
 use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
 use super::e2_size::e2_size_point;
 use super::e2_throughput::e2_rate_point;
-use super::fit::LIOY_L;
+use super::fit::{LIOY_L, Provenance, with_cipher_lines};
 use super::ofh::{OFH_PROFILE, ofh_added};
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, traced};
@@ -35,40 +36,30 @@ struct Transfer<'a> {
 
 impl Transfer<'_> {
     fn profile(&self, k: f64, c0_ns: f64) -> Result<Profile> {
-        let mut file = self.testbed.file().clone();
-        file.profile.name = self.name.to_owned();
-        file.profile.implementation = self.host.implementation().to_owned();
-        let fitted_to: Vec<String> = self.fit.iter().map(|s| (*s).to_owned()).collect();
-        let source = format!(
-            "{}'s measured line (fixed + per byte x L) x k + c0, k = {k}, c0 = {c0_ns} ns",
-            self.host.name()
-        );
-        let ns = |x: f64| format!("{x}ns");
-        for (name, op) in file.ops.iter_mut() {
-            if !(name.ends_with(".seal") || name.ends_with(".open")) {
-                continue;
-            }
-            let h = self.host.op(name)?;
-            *op = profile::file::OpFile {
-                model: "linear".into(),
-                fixed: ns(c0_ns + k * h.fixed_ns),
-                per_byte: Some(format!("{}ns/B", k * h.per_byte_ns.unwrap_or(0.0))),
-                source: source.clone(),
-                fitted_to: fitted_to.clone(),
-                implementation: None,
-                r2: None,
-                max_rel_residual: None,
-                points: vec![],
-            };
+        let provenance = Provenance {
+            source: format!(
+                "{}'s measured line (fixed + per byte x L) x k + c0, k = {k}, c0 = {c0_ns} ns",
+                self.host.name()
+            ),
+            fitted_to: self.fit,
+        };
+        let p = with_cipher_lines(self.testbed, self.name, Some(&provenance), |s, d| {
+            let h = self.host.cipher(s, d)?;
+            Ok(Some((
+                c0_ns + k * h.fixed_ns,
+                k * h.per_byte_ns.unwrap_or(0.0),
+            )))
+        })?;
+        if self.io {
+            return Ok(p);
         }
-        if !self.io {
-            file.node.io = profile::file::CostFile {
-                cost: "0ns".into(),
-                per_byte: None,
-                source: "no I/O stage in this transfer".into(),
-                fitted_to: vec![],
-            };
-        }
+        let mut file = p.file().clone();
+        file.node.io = profile::file::CostFile {
+            cost: "0ns".into(),
+            per_byte: None,
+            source: "no I/O stage in this transfer".into(),
+            fitted_to: vec![],
+        };
         Ok(Profile::from_file(file, self.name)?)
     }
 }
@@ -100,7 +91,7 @@ pub(super) fn transfer(root: &Path, t: &Targets) -> Result<Experiment> {
         OFH_PROFILE.into(),
         "calibration/nfv-macsec-aesni.toml".into(),
     ]);
-    e.model = "Each testbed's cipher costs are this host's measured lines (RustCrypto, user space) scaled as c0 + k x host(L); the testbed's own scenario and composition are reused. Colosseum E2: k fitted on Table 3's AES256-CBC 512 Mb/s, the per-packet stack cost kept from the profile (fitted on 001 Fig. 7a's PT CPU slope), no I/O stage (the profile's is fitted on AES256-GCM's plateau, which is therefore predicted here); i9 OFH: k and c0 fitted on Fig. 11's two encryption-on points, no I/O stage (an unloaded ping); Lioy NFV: k fitted on macsec_start_xmit with AES-NI and integrity + confidentiality.".into();
+    e.model = "Each testbed's cipher costs are this host's measured lines (RustCrypto and aws-lc-rs, user space) scaled as c0 + k x host(L); the testbed's own scenario and composition are reused. Colosseum E2: k fitted on Table 3's AES256-CBC 512 Mb/s, the per-packet stack cost kept from the profile (fitted on 001 Fig. 7a's PT CPU slope), no I/O stage (the profile's is fitted on AES256-GCM's plateau, which is therefore predicted here); i9 OFH: k and c0 fitted on Fig. 11's two encryption-on points, no I/O stage (an unloaded ping); Lioy NFV: k fitted on macsec_start_xmit with AES-NI and integrity + confidentiality.".into();
     e.fitted = "one or two factors per testbed, each on the named row (class fitted).".into();
     e.predicted = "every other row: the other suites' plateaus (AES256-GCM's included), the CT - PT SACK delay and Fig. 9 for Colosseum; encryption off for the i9 OFH; integrity only and macsec_encrypt for Lioy's AES-NI host.".into();
     for path in HOSTS {
