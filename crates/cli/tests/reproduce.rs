@@ -18,6 +18,7 @@ const MISSED: &[(&str, &str)] = &[
     ("e2_sack", "000/table2/dtrans-e2ap-short-ct"),
     ("e2_sack", "000/table2/dtrans-e2ap-long-ct"),
     ("e2_size", "000/fig9/gcm-no-difference"),
+    ("ofh_mtu", "000/fig15/no-split-best"),
     ("ofh_mtu", "000/fig14/speedup-9000-vs-1400"),
     ("ofh_load", "000/fig13/max-delay-off"),
     ("nfv_macsec", "lioy2022/table3/without-1g"),
