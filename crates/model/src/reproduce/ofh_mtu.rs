@@ -276,29 +276,49 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
             ),
         ],
     ));
-    let series: Vec<Series> = loads
+    let series: Vec<Series> = cores
         .iter()
         .enumerate()
-        .map(|(l, load)| {
+        .map(|(c, n)| {
             let pts = grid
-                .at(l, pc)
+                .at(0, c)
                 .iter()
                 .enumerate()
                 .filter(|(_, x)| !x.saturated)
                 .map(|(i, x)| (i as f64, x.mean_us))
                 .collect();
-            Series::new(load.label.clone(), Style::Points, pts)
+            Series::new(format!("{n} cores"), Style::Points, pts)
         })
         .collect();
     e.plots.push(xy(
         "ofh_mtu_fixed",
-        &format!(
-            "Fixed 8192 B payload, DES, {} cores: 0 = 8000 greedy, 1 = 8000 even, 2 = 5000 greedy, 3 = 5000 even, 4 = 9000; saturated variants left out (000 Fig. 15)",
-            prof.cores()
-        ),
+        "Fixed 8192 B payload at low load (DES): 0 = 8000 greedy, 1 = 8000 even, 2 = 5000 greedy, 3 = 5000 even, 4 = 9000 (000 Fig. 15)",
         "variant",
         "mean payload delay [us]",
         series,
+    ));
+    let mut carried = vec![];
+    for c in [4u32, prof.cores()] {
+        let Some(ci) = cores.iter().position(|&x| x == c) else {
+            continue;
+        };
+        for v in [3, NO_SPLIT] {
+            let pts = (1..loads.len())
+                .map(|l| (loads[l].mbps, grid.at(l, ci)[v].delivered_mbps))
+                .collect();
+            carried.push(Series::new(
+                format!("{}, {c} cores", VARIANTS[v].0),
+                Style::Line,
+                pts,
+            ));
+        }
+    }
+    e.plots.push(xy(
+        "ofh_mtu_carried",
+        "Fixed 8192 B payload: payload rate carried vs offered (DES; the even split = any two-frame split)",
+        "offered payload rate [Mb/s]",
+        "carried payload rate [Mb/s]",
+        carried,
     ));
     Ok(e)
 }
