@@ -18,6 +18,7 @@ const MISSED: &[(&str, &str)] = &[
     ("e2_sack", "000/table2/dtrans-e2ap-short-ct"),
     ("e2_sack", "000/table2/dtrans-e2ap-long-ct"),
     ("e2_size", "000/fig9/gcm-no-difference"),
+    ("ofh_mtu", "000/fig15/no-split-best"),
     ("ofh_mtu", "000/fig14/speedup-9000-vs-1400"),
     ("ofh_load", "000/fig13/max-delay-off"),
     ("nfv_macsec", "lioy2022/table3/without-1g"),
@@ -52,7 +53,7 @@ const MISSED: &[(&str, &str)] = &[
 
 /// Predictions (rows of class predicted or held-out) today. Issue 12 asks for at least half of
 /// the rows and at least 25; this floor only guards against losing any.
-const PREDICTIONS_AT_LEAST: usize = 45;
+const PREDICTIONS_AT_LEAST: usize = 46;
 
 /// Every row has the documented fields; exactly the rows in [`MISSED`] fail, each with its
 /// reason, and the exit status is then 1.

@@ -38,6 +38,7 @@ mod nfv_macsec;
 mod ofh;
 mod ofh_load;
 mod ofh_mtu;
+mod ofh_mtu_load;
 mod ofh_size;
 mod ofh_table4;
 mod plot;
