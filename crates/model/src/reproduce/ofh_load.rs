@@ -6,7 +6,7 @@ use super::ofh::{OFH_MODES, OFH_PROFILE};
 use super::plot::{Series, Style, xy};
 use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
-use super::{Experiment, Result};
+use super::{Experiment, ReproduceError, Result};
 use crate::patch::quantity;
 
 pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
@@ -39,7 +39,16 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
             )?;
             d.set("flow[1].source.stack", ping_stack.as_str())?;
             d.set("flow[1].source.size", quantity::bytes(ping as u64 - 48))?;
+            // The nodes' buffers: the assumption ofh.buffer (recorded as the rows' dependency).
+            let buffer = t.assume("ofh.buffer")?;
+            if !(buffer.is_finite() && (1.0..=1e7).contains(&buffer)) {
+                return Err(ReproduceError::Variant {
+                    file: super::ASSUMPTIONS_FILE.into(),
+                    problem: format!("ofh.buffer = {buffer} packets is not 1..=10^7"),
+                });
+            }
             for node in 0..2 {
+                d.set(&format!("node[{node}].capacity"), buffer.round() as i64)?;
                 d.set(&format!("node[{node}].service.suite"), suite)?;
                 if let Some(c) = cores {
                     d.set(&format!("node[{node}].cores"), i64::from(c))?;
@@ -68,8 +77,6 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
     let mut maxes = [0.0f64; 2];
     let mut plateau = [0.0f64; 2];
     let mut cpu_at = [0.0f64; 2];
-    let buffer =
-        "node buffers of 1000 packets (Linux's default txqueuelen; 000 does not publish it)";
     let mut deps: Vec<Deps> = vec![];
     for mode in 0..2 {
         let mut thr = vec![];
@@ -89,7 +96,7 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
             }
             Ok(())
         })?;
-        deps.push(d.model("engine").model("protocols").assume(buffer));
+        deps.push(d.model("engine").model("protocols"));
         let label = OFH_MODES[mode].0;
         thr_s.push(Series::new(
             format!("throughput, {label}"),
