@@ -80,15 +80,15 @@ fn sensitivity_text(vars: &[Variation]) -> String {
             num(v.value)
         );
         if v.flips.is_empty() && v.advice.is_empty() {
-            let _ = writeln!(
-                s,
-                "no verdict or advice changes ({} run again)",
-                if v.experiments.is_empty() {
-                    "nothing read it".to_owned()
-                } else {
+            if v.experiments.is_empty() {
+                let _ = writeln!(s, "no row read it");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "no verdict or advice changes ({} run again)",
                     v.experiments.join(", ")
-                }
-            );
+                );
+            }
             continue;
         }
         let _ = writeln!(s, "{} verdict(s) flip: uncertain", v.flips.len());
@@ -134,7 +134,7 @@ pub fn json(
 
 /// The text report: per experiment its rows (PASS/FAIL, paper vs model), reasons and facts,
 /// then the summary line.
-pub fn table(exps: &[Experiment], sensitivity: Option<&[Variation]>) -> String {
+pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Variation]>) -> String {
     let sum = Summary::of(exps);
     let mut s = String::new();
     for e in exps {
@@ -168,6 +168,16 @@ pub fn table(exps: &[Experiment], sensitivity: Option<&[Variation]>) -> String {
         s.push_str(&sensitivity_text(v));
         let _ = writeln!(s);
     }
+    let _ = writeln!(
+        s,
+        "papers: {} (full citations: experiments/references.toml)",
+        targets
+            .papers
+            .iter()
+            .map(|(k, p)| format!("{k} = {}", p.short))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let _ = writeln!(
         s,
         "{} rows: {}{}",

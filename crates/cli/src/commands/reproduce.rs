@@ -110,7 +110,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     }
     let text = match args.format {
         Format::Json => printer::reproduce::json(&exps, &targets, sens)?,
-        Format::Table => printer::reproduce::table(&exps, sens),
+        Format::Table => printer::reproduce::table(&exps, &targets, sens),
     };
     crate::format::print(&text)?;
     Ok(if model::reproduce::Summary::of(&exps).failed == 0 {

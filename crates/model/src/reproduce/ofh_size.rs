@@ -42,10 +42,11 @@ pub(super) fn ofh_size(root: &Path, t: &Targets) -> Result<Experiment> {
                     name,
                     id,
                     added,
-                    // The ops are the fit, which read the small frame too.
+                    // The ops are the fit, which read these assumptions too.
                     deps.model("engine")
                         .model("protocols")
-                        .assume("ofh.small-frame"),
+                        .assume("ofh.small-frame")
+                        .assume("ofh.open-over-seal"),
                     "latency view, RTT/2",
                 )?
                 .with_loo(fit.loo_of(id).flatten()),
