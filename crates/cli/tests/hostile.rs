@@ -137,6 +137,8 @@ struct Case {
     specials: bool,
     /// Exit 0 is a failure too: the case is hostile by construction (every flag case).
     must_refuse: bool,
+    /// Exit 1 is an answer too (`reproduce`: a published number missed).
+    one_is_an_answer: bool,
 }
 
 fn case(what: &str, args: &[&str], names: &[&str]) -> Case {
@@ -160,6 +162,7 @@ fn case(what: &str, args: &[&str], names: &[&str]) -> Case {
         names: names.iter().map(|s| s.to_string()).collect(),
         specials: false,
         must_refuse: true,
+        one_is_an_answer: false,
     }
 }
 
@@ -221,11 +224,13 @@ fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
 fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool, String> {
     fs::write(work.join("sentinel.txt"), b"must survive\n").map_err(|e| e.to_string())?;
     if calibration {
-        let cal = work.join("calibration");
-        fs::create_dir_all(&cal).map_err(|e| e.to_string())?;
-        for e in fs::read_dir(repo().join("calibration")).map_err(|e| e.to_string())? {
-            let e = e.map_err(|e| e.to_string())?;
-            fs::copy(e.path(), cal.join(e.file_name())).map_err(|e| e.to_string())?;
+        for dir in ["calibration", "experiments"] {
+            let to = work.join(dir);
+            fs::create_dir_all(&to).map_err(|e| e.to_string())?;
+            for e in fs::read_dir(repo().join(dir)).map_err(|e| e.to_string())? {
+                let e = e.map_err(|e| e.to_string())?;
+                fs::copy(e.path(), to.join(e.file_name())).map_err(|e| e.to_string())?;
+            }
         }
     }
     if let Some((rel, bytes)) = &c.file {
@@ -302,6 +307,7 @@ fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool,
     match status.code() {
         Some(0) if c.must_refuse => problems.push("exit 0: accepted".to_string()),
         Some(0) => {}
+        Some(1) if c.one_is_an_answer => {}
         Some(2) => {
             if !err.starts_with("error:") {
                 problems.push("exit 2 but stderr does not start with `error:`".to_string());
@@ -423,6 +429,7 @@ fn mutated_scenarios_are_refused_cleanly() {
                     names: vec![name.clone(), "calibration/".into()],
                     specials: false,
                     must_refuse: false,
+                    one_is_an_answer: false,
                 });
             }
         }
@@ -457,6 +464,7 @@ fn mutated_profiles_are_refused_cleanly() {
                 names: vec![name.clone(), "--".into()],
                 specials: false,
                 must_refuse: false,
+                one_is_an_answer: false,
             });
         }
     }
@@ -483,11 +491,42 @@ fn mutated_profiles_are_refused_cleanly() {
                     names: vec![name.clone()],
                     specials: false,
                     must_refuse: false,
+                    one_is_an_answer: false,
                 });
             }
         }
     }
     run_all("profile", &cases, false);
+}
+
+/// Mutated experiment data (published targets, references, assumptions) through
+/// `oransim reproduce --only table1` in a copy of the repository: exit 0 or 1 (a miss is an
+/// answer), or 2 naming the file.
+#[test]
+fn mutated_experiment_files_are_refused_cleanly() {
+    let mut rng = Rng(SEED ^ 0xE4E4);
+    let mut cases = Vec::new();
+    for path in files("experiments", ".toml") {
+        let text = fs::read_to_string(&path).expect("read experiment file");
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for _ in 0..8 {
+            let (what, bytes) = mutate(&text, &mut rng);
+            cases.push(Case {
+                what: format!("{name}: {what}"),
+                args: ["reproduce", "--only", "table1", "--root", "{dir}"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                file: Some((format!("experiments/{name}"), bytes)),
+                names: vec![name.clone()],
+                specials: false,
+                must_refuse: false,
+                one_is_an_answer: true,
+            });
+        }
+    }
+    assert!(cases.len() >= 24, "{} cases", cases.len());
+    run_all("experiments", &cases, true);
 }
 
 /// Hand-written flags for every subcommand.

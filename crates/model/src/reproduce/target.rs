@@ -186,7 +186,14 @@ impl Targets {
                 file: apath.clone(),
                 problem: e.to_string(),
             })?;
+        let mut ids = std::collections::BTreeSet::new();
         for a in &assumptions.assumption {
+            if !ids.insert(a.id.as_str()) {
+                return Err(ReproduceError::Variant {
+                    file: apath.clone(),
+                    problem: format!("assumption id {} appears twice", a.id),
+                });
+            }
             let ok =
                 a.low <= a.value && a.value <= a.high && a.low.is_finite() && a.high.is_finite();
             if !ok {
