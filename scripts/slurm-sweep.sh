@@ -299,7 +299,7 @@ fi
 n=0
 while read -r f; do
   if ! cmp "$out/local/$f" "$out/merged/$f" >&2; then
-    log "FAIL: $f differs between the Slurm merge and the local run"
+    log "FAIL: ${f#./} differs between the Slurm merge and the local run"
     exit 1
   fi
   log "identical: ${f#./} ($(wc -c <"$out/local/$f") bytes)"
