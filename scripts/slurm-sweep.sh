@@ -56,8 +56,10 @@ if [ -z "$oransim" ]; then
     if [ -n "$c" ] && [ -x "$c" ]; then oransim=$c; break; fi
   done
 fi
-[ -n "$oransim" ] && [ -x "$oransim" ] \
-  || { echo "slurm-sweep: no oransim binary: build it (cargo build -p oransim) or give --oransim PATH" >&2; exit 1; }
+if [ -z "$oransim" ] || [ ! -x "$oransim" ]; then
+  echo "slurm-sweep: no oransim binary: build it (cargo build -p oransim) or give --oransim PATH" >&2
+  exit 1
+fi
 oransim=$(cd "$(dirname "$oransim")" && pwd)/$(basename "$oransim")
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and starting slurmd need root)"
@@ -71,8 +73,8 @@ running() { # the pids of processes whose command name is $1
   return 0
 }
 for d in slurmctld slurmd; do
-  pids=$(running "$d")
-  [ -z "$pids" ] || skip "a $d is already running (pid $(echo $pids)); this script starts its own cluster and will not disturb that one"
+  pids=$(running "$d" | paste -sd ' ')
+  [ -z "$pids" ] || skip "a $d is already running (pid $pids); this script starts its own cluster and will not disturb that one"
 done
 
 # --- packages ----------------------------------------------------------------------------------
@@ -250,7 +252,9 @@ out=$tmp/out
   echo "#SBATCH --output=$tmp/log/task-%a.out"
   printf 'exec %q sweep %q' "$oransim" "$scenario"
   printf ' %q' "${sweep_args[@]}"
+  # shellcheck disable=SC2016 # the job script expands these, in each array task
   printf ' --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"'
+  # shellcheck disable=SC2016
   printf ' --out %q/shard-"$SLURM_ARRAY_TASK_ID"\n' "$out"
 } >"$tmp/sweep.sbatch"
 log "job script $tmp/sweep.sbatch:"
@@ -275,7 +279,9 @@ for i in $(seq 0 $((shards - 1))); do
   st=$(grep -o 'JobState=[A-Z_]*' <<<"$info" || echo "JobState=?")
   ec=$(grep -o ' ExitCode=[0-9:]*' <<<"$info" || echo " ExitCode=?")
   log "task $i: ${st#JobState=},${ec}"
-  [ "${st#JobState=}" = COMPLETED ] && [ -f "$out/shard-$i/shard-$i-of-$shards.json" ] || failed=1
+  if [ "${st#JobState=}" != COMPLETED ] || [ ! -f "$out/shard-$i/shard-$i-of-$shards.json" ]; then
+    failed=1
+  fi
 done
 [ $failed = 0 ] || { log "a task did not complete with its shard file"; exit 1; }
 ms=$(((t1 - t0) / 1000000))
