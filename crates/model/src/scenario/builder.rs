@@ -313,6 +313,22 @@ impl SourceFile {
         }
     }
 
+    /// `{ kind = "poisson", bitrate = ..., sizes = [...] }`: Poisson arrivals carrying
+    /// `bitrate` (e.g. `"10kbps"`) of payload, sizes drawn with equal weights from `sizes`.
+    pub fn poisson_bitrate(bitrate: impl Into<Q>, sizes: Vec<Q>) -> SourceFile {
+        SourceFile::Poisson {
+            stack: None,
+            rate: None,
+            bitrate: Some(bitrate.into()),
+            size: None,
+            size_min: None,
+            size_max: None,
+            sizes: Some(sizes),
+            weights: None,
+            count: None,
+        }
+    }
+
     /// `{ kind = "periodic", rate = ..., size = ... }`: one frame of `size` at `rate` (e.g.
     /// `"1/ms"`).
     pub fn periodic(rate: impl Into<Q>, size: impl Into<Q>) -> SourceFile {
