@@ -97,7 +97,7 @@ pub struct Scenario {
 
 /// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
 /// `Sweep::load`). A file that cannot be read or is not UTF-8 is an error naming it, and so is
-/// one that is not a regular file or is over the 16 MiB limit ([`profile::read::Input`]).
+/// one that is not a regular file or is over the 64 MiB limit ([`profile::read::Input`]).
 pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
     let bytes =
         profile::read::read_input(path, profile::read::Input::Scenario).map_err(|source| {
