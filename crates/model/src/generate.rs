@@ -387,68 +387,74 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
     Ok(b.file())
 }
 
+/// The gNBs of a star, the part E2 and the RIC-restart storm share: after `b` (which holds
+/// the RIC, named `ric`), `gnbs` gNBs (`gnb001`, ...) costed by `service`, each over
+/// `link(gnb)` to the RIC and sending one flow `{flow}001`, ... of `source`.
+fn star(
+    mut b: ScenarioBuilder,
+    gnbs: u32,
+    service: impl Fn() -> ServiceFile,
+    link: impl Fn(&str) -> LinkFile,
+    (flow, source): (&str, impl Fn() -> SourceFile),
+) -> ScenarioFile {
+    for g in 1..=gnbs {
+        let gnb = numbered("gnb", g, gnbs);
+        b = b
+            .node(NodeFile::new(gnb.as_str()).service(service()))
+            .link(link(&gnb))
+            .flow(FlowFile::new(
+                numbered(flow, g, gnbs),
+                gnb.as_str(),
+                "ric",
+                source(),
+            ));
+    }
+    b.file()
+}
+
+/// The RIC: costed by `service`, on `cores` (default: the profile's).
+fn ric(service: ServiceFile, cores: Option<u32>) -> NodeFile {
+    let ric = NodeFile::new("ric").service(service);
+    match cores {
+        Some(c) => ric.cores(c.into()),
+        None => ric,
+    }
+}
+
 fn e2(s: &E2Shape) -> ScenarioFile {
     let stack = interface_stack("E2", s.suite).unwrap_or_else(|| "eth/ipv4/sctp".into());
     let suite_name = s.suite.map_or("none", |x| x.name());
     let service = || ServiceFile::profile(s.profile.as_str(), s.suite, Some("ipsec"));
-    let mut ric = NodeFile::new("ric").service(service());
-    if let Some(c) = s.ric_cores {
-        ric = ric.cores(c.into());
-    }
-    let mut b = ScenarioBuilder::new("e2")
+    let b = ScenarioBuilder::new("e2")
         .description(format!(
             "{} gNBs to one near-RT RIC, {} of KPM each, ESP {suite_name}",
             s.gnbs, s.load
         ))
         .seed(1)
         .stop_duration(s.duration.as_str())
-        .node(ric);
+        .node(ric(service(), s.ric_cores));
     let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.as_str())).collect();
-    for g in 1..=s.gnbs {
-        let gnb = numbered("gnb", g, s.gnbs);
-        b = b
-            .node(NodeFile::new(gnb.as_str()).service(service()))
-            .link(LinkFile::new(gnb.as_str(), "ric", s.rate.as_str()).length(s.length.as_str()))
-            .flow(FlowFile::new(
-                numbered("kpm", g, s.gnbs),
-                gnb.as_str(),
-                "ric",
-                SourceFile::poisson_bitrate(s.load.as_str(), sizes.clone()).stack(stack.as_str()),
-            ));
-    }
-    b.file()
+    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.as_str()).length(s.length.as_str());
+    let source = || SourceFile::poisson_bitrate(s.load.as_str(), sizes.clone()).stack(&*stack);
+    star(b, s.gnbs, service, link, ("kpm", source))
 }
 
 fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
     let service = || ServiceFile::profile(s.profile.as_str(), None, None);
-    let mut ric = NodeFile::new("ric").service(service());
-    if let Some(c) = s.ric_cores {
-        ric = ric.cores(c.into());
-    }
-    let mut b = ScenarioBuilder::new("ric-restart")
+    let b = ScenarioBuilder::new("ric-restart")
         .description(format!(
             "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once",
             s.gnbs, s.tunnels, s.ke, s.auth
         ))
         .seed(1)
-        .node(ric);
-    for g in 1..=s.gnbs {
-        let gnb = numbered("gnb", g, s.gnbs);
-        b = b
-            .node(NodeFile::new(gnb.as_str()).service(service()))
-            .link(
-                LinkFile::new(gnb.as_str(), "ric", s.rate.as_str())
-                    .length(s.length.as_str())
-                    .mtu(s.mtu.as_str()),
-            )
-            .flow(FlowFile::new(
-                numbered("ike", g, s.gnbs),
-                gnb.as_str(),
-                "ric",
-                SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into()),
-            ));
-    }
-    b.file()
+        .node(ric(service(), s.ric_cores));
+    let link = |gnb: &str| {
+        LinkFile::new(gnb, "ric", s.rate.as_str())
+            .length(s.length.as_str())
+            .mtu(s.mtu.as_str())
+    };
+    let source = || SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
+    star(b, s.gnbs, service, link, ("ike", source))
 }
 
 #[cfg(test)]
