@@ -175,7 +175,15 @@ fn bad_flags_are_refused_naming_the_flag() {
     };
     refused(&["init", "e2", "--gnbs", "0"], "--gnbs");
     refused(&["init", "e2", "--load", "10"], "--load");
-    refused(&["init", "e2", "--suite", "rot13"], "--suite");
+    refused(
+        &["init", "e2", "--suite", "rot13"],
+        "or none (plaintext SCTP)",
+    );
+    refused(
+        &["init", "e2", "--sizes", "195B,0B"],
+        "oransim init e2: --sizes (flow[0] (\"kpm001\").source.sizes[1])",
+    );
+    refused(&["init", "ric-restart", "--mtu", "10B"], "--ke/--mtu");
     refused(&["init", "fronthaul", "--fibre", "10"], "--fibre");
     refused(
         &["init", "fronthaul", "--mode", "wep"],

@@ -210,7 +210,6 @@ const FRONTHAUL_FLAGS: &FlagKeys = &[
     ("node", "cores", "--du-cores"),
     ("node", "", "--load/--rus-per-du/--du-cores"),
     ("flow", "source.bitrate", "--load"),
-    ("flow", "source.sizes[0]", "--payload"),
     ("flow", "source.stack", "--mode/--payload"),
     ("stop.duration", "", "--duration"),
 ];
@@ -236,7 +235,8 @@ const RIC_RESTART_FLAGS: &FlagKeys = &[
     ("link", "mtu", "--mtu"),
     ("node", "service.profile", "--profile"),
     ("node", "cores", "--ric-cores"),
-    ("flow", "source.ke", "--ke"),
+    // The handshake's message sizes and fragmentation are checked at this key too.
+    ("flow", "source.ke", "--ke/--mtu"),
     ("flow", "source.auth", "--auth"),
     ("flow", "source.tunnels", "--tunnels"),
     ("flow", "source", "--profile/--ke/--auth"),
@@ -291,10 +291,11 @@ impl Shape {
     /// names the command and the flag behind the refused key, then the key.
     pub fn generate(&self, origin: &Path) -> Result<ScenarioFile, ScenarioError> {
         let file = self.file()?;
-        let flags = match self {
-            Shape::Fronthaul(_) => FRONTHAUL_FLAGS,
-            Shape::E2(_) => E2_FLAGS,
-            Shape::RicRestart(_) => RIC_RESTART_FLAGS,
+        // `sizes_flag` sets every `source.sizes[i]`, which a table of exact fields cannot say.
+        let (flags, sizes_flag) = match self {
+            Shape::Fronthaul(_) => (FRONTHAUL_FLAGS, "--payload"),
+            Shape::E2(_) => (E2_FLAGS, "--sizes"),
+            Shape::RicRestart(_) => (RIC_RESTART_FLAGS, "--sizes"),
         };
         match Scenario::from_file(file.clone(), origin) {
             Ok(_) => Ok(file),
@@ -306,7 +307,11 @@ impl Shape {
                     ..
                 } => ScenarioError::Invalid {
                     path: self.command(),
-                    key,
+                    key: if key.starts_with("flow[") && key.contains(").source.sizes[") {
+                        format!("{sizes_flag} ({key})")
+                    } else {
+                        key
+                    },
                     problem,
                     allowed,
                 },

@@ -151,7 +151,7 @@ fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
     }
     text.parse()
         .map(|s| SuiteOrNone(Some(s)))
-        .map_err(|e: protocols::Error| e.to_string())
+        .map_err(|e: protocols::Error| format!("{e}; or none (plaintext SCTP)"))
 }
 
 /// Runs `oransim init`: builds the shape, validates it where it will be written, and writes it
