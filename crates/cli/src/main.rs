@@ -32,6 +32,8 @@ enum Command {
     Run(commands::run::RunArgs),
     /// Validate a scenario file without running it.
     Check(commands::check::CheckArgs),
+    /// Write a scenario for a named O-RAN shape (fronthaul, e2, ric-restart) from a few numbers.
+    Init(commands::init::InitArgs),
     /// Bytes a protocol stack puts on the wire for a payload, or an interface's catalogue row.
     Overhead(commands::overhead::OverheadArgs),
     /// Messages, sizes and round trips of a key exchange (IKEv2, TLS 1.3).
@@ -108,6 +110,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Run(args) => commands::run::execute(args),
         Command::Check(args) => commands::check::execute(args),
+        Command::Init(args) => commands::init::execute(args),
         Command::Overhead(args) => commands::overhead::execute(args),
         Command::Handshake(args) => commands::handshake::execute(args),
         Command::Calibrate(args) => commands::calibrate::execute(args),

@@ -103,7 +103,7 @@ const MIB: u64 = 1 << 20;
 #[test]
 fn scenario_readers_refuse_non_regular_and_oversize_files() {
     let dir = scratch("scenario");
-    for (path, what) in bad_inputs(&dir, 16 * MIB) {
+    for (path, what) in bad_inputs(&dir, 64 * MIB) {
         for cmd in ["check", "run", "sweep"] {
             refused(&oransim(&[os(cmd), os(&path)]), &path, what);
         }

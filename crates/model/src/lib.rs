@@ -28,6 +28,7 @@
 
 pub mod error;
 pub mod file;
+pub mod generate;
 pub mod oran;
 pub mod patch;
 pub mod plan;

@@ -20,7 +20,8 @@ const MIB: u64 = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Input {
-    /// A scenario or sweep file (TOML): 16 MiB, a thousand times the largest shipped scenario.
+    /// A scenario or sweep file (TOML): 64 MiB, room for a generated 100,000-gNB E2 star
+    /// (`oransim init e2`, about 44 MB; issue 13).
     Scenario,
     /// A calibration profile (TOML): 16 MiB, far above a measured profile (tens of KiB).
     Profile,
@@ -38,7 +39,8 @@ impl Input {
     /// The largest file of this kind that is read \[B\].
     pub const fn limit(self) -> u64 {
         match self {
-            Input::Scenario | Input::Profile | Input::OpensslSpeed => 16 * MIB,
+            Input::Scenario => 64 * MIB,
+            Input::Profile | Input::OpensslSpeed => 16 * MIB,
             Input::Trace => 256 * MIB,
             Input::Journal | Input::Shard => 1024 * MIB,
         }
@@ -207,7 +209,7 @@ mod tests {
         f.set_len(Input::Scenario.limit() + 1).unwrap();
         let e = read_input(&d.join("big.toml"), Input::Scenario).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
-        assert!(e.to_string().contains("16 MiB"), "{e}");
+        assert!(e.to_string().contains("64 MiB"), "{e}");
         f.set_len(Input::Scenario.limit()).unwrap();
         assert_eq!(
             read_input(&d.join("big.toml"), Input::Scenario)

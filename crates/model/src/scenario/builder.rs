@@ -300,10 +300,21 @@ impl SourceFile {
     /// `{ kind = "poisson", rate = ..., sizes = [...] }`: Poisson arrivals at `rate` (e.g.
     /// `"0.9/us"`), sizes drawn with equal weights from `sizes`.
     pub fn poisson(rate: impl Into<Q>, sizes: Vec<Q>) -> SourceFile {
+        SourceFile::poisson_of(Some(rate.into()), None, sizes)
+    }
+
+    /// `{ kind = "poisson", bitrate = ..., sizes = [...] }`: Poisson arrivals carrying
+    /// `bitrate` (e.g. `"10kbps"`) of payload, sizes drawn with equal weights from `sizes`.
+    pub fn poisson_bitrate(bitrate: impl Into<Q>, sizes: Vec<Q>) -> SourceFile {
+        SourceFile::poisson_of(None, Some(bitrate.into()), sizes)
+    }
+
+    /// A Poisson source of packet `rate` or `bitrate`, sizes drawn with equal weights.
+    fn poisson_of(rate: Option<Q>, bitrate: Option<Q>, sizes: Vec<Q>) -> SourceFile {
         SourceFile::Poisson {
             stack: None,
-            rate: Some(rate.into()),
-            bitrate: None,
+            rate,
+            bitrate,
             size: None,
             size_min: None,
             size_max: None,

@@ -97,7 +97,7 @@ pub struct Scenario {
 
 /// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
 /// `Sweep::load`). A file that cannot be read or is not UTF-8 is an error naming it, and so is
-/// one that is not a regular file or is over the 16 MiB limit ([`profile::read::Input`]).
+/// one that is not a regular file or is over the 64 MiB limit ([`profile::read::Input`]).
 pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
     let bytes =
         profile::read::read_input(path, profile::read::Input::Scenario).map_err(|source| {
@@ -202,15 +202,18 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         links.push(link(&cx, i, l, &lookup)?);
     }
     // One link per pair of nodes and one name per link, found by index (n log n in the links).
-    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity(links.len());
+    let mut topology = Topology::new(&links, nodes.len());
     let mut link_names: HashMap<&str, usize> = HashMap::with_capacity(links.len());
     for (i, l) in links.iter().enumerate() {
-        if let Some(j) = pairs.insert((l.a.min(l.b), l.a.max(l.b)), i) {
-            return Err(cx.invalid(
-                format!("link[{i}].between"),
-                format!("nodes already joined by link[{j}]"),
-                "one link per pair of nodes",
-            ));
+        match topology.link_between(l.a, l.b) {
+            Some(j) if j != i => {
+                return Err(cx.invalid(
+                    format!("link[{i}].between"),
+                    format!("nodes already joined by link[{j}]"),
+                    "one link per pair of nodes",
+                ));
+            }
+            _ => {}
         }
         cx.unique_name(&format!("link[{i}]"), &l.name, i, &mut link_names, "link")?;
     }
@@ -228,7 +231,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     for (i, f) in file.flows.iter().enumerate() {
         cx.unique_name(&format!("flow[{i}]"), &f.name, i, &mut flow_names, "flow")?;
         let key = format!("flow[{i}] (\"{}\")", f.name);
-        let route = route(&cx, &key, f, &lookup, &links, nodes.len())?;
+        let route = route(&cx, &key, f, &lookup, &mut topology)?;
         let skey = format!("{key}.source");
         let (source, mtu_exempt, mut protected) = match &f.source {
             SourceFile::Handshake {
@@ -262,12 +265,12 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                 // Each message is one packet carrying all its datagrams: protocols already split it
                 // to the path MTU, so the flow is exempt from the engine's MTU check.
                 (
-                    handshake_source(&cx, &skey, &hs, path_mtu(&route, &links), ends)?,
+                    handshake_source(&cx, &skey, &hs, topology.path_mtu(&route), ends)?,
                     u32::MAX,
                     vec![],
                 )
             }
-            other => source(&cx, &skey, other, &route, &links, path)?,
+            other => source(&cx, &skey, other, topology.path_mtu(&route), path)?,
         };
         // One protected length per frame size (the first seen, should two stacks of the flow
         // ever build the same size differently).

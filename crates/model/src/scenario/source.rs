@@ -6,11 +6,9 @@ pub(super) fn source(
     cx: &Ctx<'_>,
     key: &str,
     s: &SourceFile,
-    route: &[usize],
-    links: &[LinkConfig],
+    mtu: Option<u32>,
     scenario_path: &Path,
 ) -> Result<BuiltSource, ScenarioError> {
-    let mtu = path_mtu(route, links);
     let stack_of = |s: &SourceFile| match s {
         SourceFile::Poisson { stack, .. }
         | SourceFile::Periodic { stack, .. }

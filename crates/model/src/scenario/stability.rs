@@ -135,6 +135,7 @@ fn overloaded(rho: f64) -> bool {
 pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {
     let mut node_load = vec![NodeLoad::default(); net.nodes.len()];
     let mut link_load = vec![[0.0f64; 2]; net.links.len()];
+    let topology = Topology::new(&net.links, net.nodes.len());
     for f in &net.flows {
         let (fwd, rev) = offered(&f.source);
         let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
@@ -154,12 +155,9 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                         }
                     }
                     if let Some(&next) = path.get(i + 1)
-                        && let Some((li, l)) = net
-                            .links
-                            .iter()
-                            .enumerate()
-                            .find(|(_, l)| (l.a, l.b) == (n, next) || (l.a, l.b) == (next, n))
+                        && let Some(li) = topology.link_between(n, next)
                     {
+                        let l = &net.links[li];
                         let d = usize::from(l.a != n);
                         let bytes: f64 = sizes.iter().map(|&(p, s)| p * f64::from(s)).sum();
                         link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;

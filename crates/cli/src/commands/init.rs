@@ -1,0 +1,303 @@
+//! `oransim init SHAPE`: write a scenario for a named O-RAN shape (fronthaul, E2, a RIC-restart
+//! storm) from a few numbers, checked as `oransim check` checks a file; see
+//! [`model::generate`].
+
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Subcommand;
+use model::generate::{E2Shape, FronthaulShape, RicRestartShape, Shape};
+use protocols::Suite;
+
+/// Arguments of `oransim init`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    #[command(subcommand)]
+    shape: ShapeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum ShapeArgs {
+    /// Open Fronthaul: O-DUs x O-RUs per O-DU behind switches, eCPRI in MACsec (or none).
+    Fronthaul(FronthaulArgs),
+    /// E2: N gNBs, each over its own link, sending KPM reports to one near-RT RIC in ESP.
+    E2(E2Args),
+    /// A RIC restart: N gNBs re-establish their IKEv2 tunnels with the RIC at once.
+    RicRestart(RicRestartArgs),
+}
+
+/// Flags every shape has.
+#[derive(Debug, clap::Args)]
+struct Common {
+    /// Write the scenario here (replacing a regular file) instead of printing it.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Calibration profile of every node; written relative to --out's directory.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+}
+
+/// `oransim init fronthaul`.
+#[derive(Debug, clap::Args)]
+struct FronthaulArgs {
+    #[command(flatten)]
+    common: Common,
+    /// O-DUs.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    dus: u32,
+    /// O-RUs per O-DU.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    rus_per_du: u32,
+    /// Switches between each O-DU and its O-RUs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
+    switches: u32,
+    /// Latency of each switch.
+    #[arg(long, default_value = "5us", value_parser = crate::duration_quantity)]
+    switch_latency: String,
+    /// Fibre length from each O-DU to its first hop.
+    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
+    fibre: String,
+    /// Rate of every link.
+    #[arg(long, default_value = "25Gbps", value_parser = crate::rate_quantity)]
+    rate: String,
+    /// eCPRI payload bit rate per O-RU.
+    #[arg(long, default_value = "200Mbps", value_parser = crate::rate_quantity)]
+    load: String,
+    /// eCPRI payload of each frame (7660 B makes the 7678 B frame of 000 §3.2).
+    #[arg(long, default_value = "7660B", value_parser = crate::size_quantity)]
+    payload: String,
+    /// Security mode: none, macsec-integrity, macsec-encrypt, ipsec.
+    #[arg(long, default_value = "macsec-encrypt")]
+    mode: String,
+    /// O-DU cores (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    du_cores: Option<u32>,
+    /// Simulated time the O-DUs send for.
+    #[arg(long, default_value = "10ms", value_parser = crate::duration_quantity)]
+    duration: String,
+}
+
+/// `oransim init e2`.
+#[derive(Debug, clap::Args)]
+struct E2Args {
+    #[command(flatten)]
+    common: Common,
+    /// gNBs.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=999_999))]
+    gnbs: u32,
+    /// KPM load per gNB (E2AP payload bit rate).
+    #[arg(long, default_value = "10kbps", value_parser = crate::rate_quantity)]
+    load: String,
+    /// E2AP message payloads, cycled with equal weight.
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::size_quantity)]
+    sizes: Vec<String>,
+    /// ESP cipher suite, or none for plaintext SCTP (a bad name lists them all).
+    #[arg(long, default_value = "aes256-cbc-hmac-sha256", value_parser = parse_suite)]
+    suite: SuiteOrNone,
+    /// RIC cores (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    ric_cores: Option<u32>,
+    /// Rate of each gNB's link.
+    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
+    rate: String,
+    /// Length of each gNB's link.
+    #[arg(long, default_value = "1km", value_parser = crate::length_quantity)]
+    length: String,
+    /// Simulated time the gNBs send for.
+    #[arg(long, default_value = "1s", value_parser = crate::duration_quantity)]
+    duration: String,
+}
+
+/// `oransim init ric-restart`.
+#[derive(Debug, clap::Args)]
+struct RicRestartArgs {
+    #[command(flatten)]
+    common: Common,
+    /// gNBs re-establishing their tunnels at once.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=999_999))]
+    gnbs: u32,
+    /// IKEv2 tunnels per gNB.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    tunnels: u32,
+    /// Key exchange (e.g. x25519, mlkem768, x25519+mlkem768).
+    #[arg(long, default_value = "mlkem768")]
+    ke: String,
+    /// Authentication: psk, ed25519, ecdsa-p256, mldsa44, mldsa65, mldsa87.
+    #[arg(long, default_value = "ed25519")]
+    auth: String,
+    /// RIC cores (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    ric_cores: Option<u32>,
+    /// Rate of each gNB's link.
+    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
+    rate: String,
+    /// Length of each gNB's link.
+    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
+    length: String,
+    /// MTU of each gNB's link (IKE messages are fragmented to it).
+    #[arg(long, default_value = "1500B", value_parser = crate::size_quantity)]
+    mtu: String,
+}
+
+/// A cipher suite, or `None` for `--suite none`.
+#[derive(Debug, Clone, Copy)]
+struct SuiteOrNone(Option<Suite>);
+
+/// `--suite`: `none` or a suite name; the error lists the allowed names.
+fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(SuiteOrNone(None));
+    }
+    text.parse()
+        .map(|s| SuiteOrNone(Some(s)))
+        .map_err(|e: protocols::Error| format!("{e}; or none (plaintext SCTP)"))
+}
+
+/// Runs `oransim init`: builds the shape, validates it where it will be written, and writes it
+/// to `--out` atomically or prints it.
+pub fn execute(args: &InitArgs) -> anyhow::Result<ExitCode> {
+    let (shape, common) = shape(&args.shape);
+    // The file's relative profile path is resolved from the file's directory; printed, the
+    // file is read from the current one.
+    let origin = match &common.out {
+        Some(out) => out.clone(),
+        None => PathBuf::from(format!("oransim init {}", shape.name())),
+    };
+    let file = shape.generate(&origin)?;
+    let text = file
+        .to_toml_string()
+        .context("cannot write the scenario as TOML")?;
+    match &common.out {
+        Some(out) => crate::output::write_atomic(out, text.as_bytes())
+            .with_context(|| format!("--out {}", out.display()))?,
+        None => crate::format::print(&text)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The shape the flags describe, with the profile written relative to `--out`.
+fn shape(args: &ShapeArgs) -> (Shape, &Common) {
+    let profile = |c: &Common, default: &str| {
+        let given = c.profile.clone().unwrap_or_else(|| PathBuf::from(default));
+        let text = match &c.out {
+            Some(out) => relative_to_dir_of(&given, out),
+            None => given,
+        };
+        text.display().to_string()
+    };
+    match args {
+        ShapeArgs::Fronthaul(a) => (
+            Shape::Fronthaul(FronthaulShape {
+                dus: a.dus,
+                rus_per_du: a.rus_per_du,
+                switches: a.switches,
+                switch_latency: a.switch_latency.clone(),
+                fibre: a.fibre.clone(),
+                rate: a.rate.clone(),
+                load: a.load.clone(),
+                payload: a.payload.clone(),
+                mode: a.mode.clone(),
+                profile: profile(&a.common, &FronthaulShape::default().profile),
+                du_cores: a.du_cores,
+                duration: a.duration.clone(),
+            }),
+            &a.common,
+        ),
+        ShapeArgs::E2(a) => (
+            Shape::E2(E2Shape {
+                gnbs: a.gnbs,
+                load: a.load.clone(),
+                sizes: a.sizes.clone(),
+                suite: a.suite.0,
+                profile: profile(&a.common, &E2Shape::default().profile),
+                ric_cores: a.ric_cores,
+                rate: a.rate.clone(),
+                length: a.length.clone(),
+                duration: a.duration.clone(),
+            }),
+            &a.common,
+        ),
+        ShapeArgs::RicRestart(a) => (
+            Shape::RicRestart(RicRestartShape {
+                gnbs: a.gnbs,
+                tunnels: a.tunnels,
+                ke: a.ke.clone(),
+                auth: a.auth.clone(),
+                profile: profile(&a.common, &RicRestartShape::default().profile),
+                ric_cores: a.ric_cores,
+                rate: a.rate.clone(),
+                length: a.length.clone(),
+                mtu: a.mtu.clone(),
+            }),
+            &a.common,
+        ),
+    }
+}
+
+/// `path` (relative to the current directory, or absolute) as a path relative to the directory
+/// of `file`, so the file names it wherever both are; an absolute `path` stays absolute. Both
+/// are made absolute and normalised lexically (`a/../b` is `b`; symbolic links are not
+/// followed, so the result is exact unless a `..` crosses one).
+fn relative_to_dir_of(path: &Path, file: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let (Ok(target), Ok(file)) = (std::path::absolute(path), std::path::absolute(file)) else {
+        return path.to_path_buf();
+    };
+    let target = normalise(&target);
+    let dir = normalise(file.parent().unwrap_or(Path::new("/")));
+    let common = target
+        .components()
+        .zip(dir.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in dir.components().skip(common) {
+        out.push("..");
+    }
+    for c in target.components().skip(common) {
+        out.push(c);
+    }
+    out
+}
+
+/// `path` without `.` components, each `..` removing the component before it.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_is_written_relative_to_the_output_directory() {
+        let r = |p: &str, f: &str| relative_to_dir_of(Path::new(p), Path::new(f));
+        assert_eq!(
+            r("calibration/x.toml", "scenarios/a.toml"),
+            Path::new("../calibration/x.toml")
+        );
+        assert_eq!(
+            r("calibration/x.toml", "a.toml"),
+            Path::new("calibration/x.toml")
+        );
+        assert_eq!(
+            r("./calibration/../calibration/x.toml", "out/deep/a.toml"),
+            Path::new("../../calibration/x.toml")
+        );
+        assert_eq!(r("/abs/x.toml", "out/a.toml"), Path::new("/abs/x.toml"));
+        assert!(!r("x.toml", "/elsewhere/a.toml").is_absolute());
+    }
+}

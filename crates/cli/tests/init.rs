@@ -1,0 +1,219 @@
+//! `oransim init SHAPE` as a user runs it (issue 13): each shape writes a file that `oransim
+//! check` accepts and `oransim run` runs, deterministically; bad flags are refused naming the
+//! flag; `--out` never replaces what is not a regular file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::TempDir;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `oransim args` from the repository's root (where the default profiles are).
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the oransim binary runs")
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "oransim {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// `init SHAPE flags --out DIR/SHAPE.toml`, then `check` (the summary counts the nodes, links
+/// and flows asked for), then `run --format json`, parsed.
+fn init_check_run(
+    dir: &Path,
+    shape: &str,
+    flags: &[&str],
+    counts: (usize, usize, usize),
+) -> serde_json::Value {
+    let file = dir.join(format!("{shape}.toml"));
+    let file = file.to_str().expect("a UTF-8 temporary path");
+    let printed = run_ok(&[&["init", shape, "--out", file], flags].concat());
+    assert!(printed.is_empty(), "{printed}");
+    let check = run_ok(&["check", file]);
+    let (nodes, links, flows) = counts;
+    let summary = format!("{nodes} node(s), {links} link(s), {flows} flow(s)");
+    assert!(check.contains(&summary), "{summary} in {check}");
+    serde_json::from_str(&run_ok(&["run", file, "--format", "json"])).expect("JSON report")
+}
+
+/// The names of the nodes of flow `i`'s path.
+fn path(report: &serde_json::Value, i: usize) -> Vec<String> {
+    report["flows"][i]["path"]
+        .as_array()
+        .expect("a path")
+        .iter()
+        .map(|n| n.as_str().expect("a node name").to_owned())
+        .collect()
+}
+
+#[test]
+fn fronthaul_dus_rus_and_switches_run_in_macsec() {
+    let dir = TempDir::new("init-fronthaul");
+    let flags = [
+        "--dus",
+        "2",
+        "--rus-per-du",
+        "3",
+        "--switches",
+        "2",
+        "--fibre",
+        "10km",
+        "--duration",
+        "5ms",
+    ];
+    // 2 x (1 O-DU + 2 switches + 3 O-RUs); per O-DU 2 chain links and 3 O-RU links.
+    let report = init_check_run(&dir, "fronthaul", &flags, (12, 10, 6));
+    assert_eq!(path(&report, 5), ["du2", "du2-sw1", "du2-sw2", "du2-ru3"]);
+    for f in report["flows"].as_array().expect("flows") {
+        // 200 Mb/s of 7660 B payloads is ~3300 frames/s: ~16 in 5 ms, at least one delivered.
+        assert!(f["packets_delivered"].as_u64().expect("a count") > 0, "{f}");
+        // 10 km of fibre alone is 50 us at 2e8 m/s; the two switches add 10 us.
+        let mean = f["delay"]["mean_ns"].as_f64().expect("a mean");
+        assert!(mean > 60_000.0, "{f}");
+    }
+}
+
+#[test]
+fn e2_star_of_gnbs_to_one_ric_runs_in_esp() {
+    let dir = TempDir::new("init-e2");
+    let flags = [
+        "--gnbs",
+        "30",
+        "--load",
+        "1Mbps",
+        "--duration",
+        "50ms",
+        "--suite",
+        "aes256-gcm",
+    ];
+    let report = init_check_run(&dir, "e2", &flags, (31, 30, 30));
+    assert_eq!(path(&report, 0), ["gnb01", "ric"]);
+    assert_eq!(path(&report, 29), ["gnb30", "ric"]);
+    // 1 Mb/s of 810 B mean payloads is ~154 messages/s: ~230 over 30 gNBs in 50 ms.
+    let delivered: u64 = report["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .map(|f| f["packets_delivered"].as_u64().expect("a count"))
+        .sum();
+    assert!((100..400).contains(&delivered), "{delivered}");
+    // Plaintext is a shape too.
+    init_check_run(
+        &dir,
+        "e2",
+        &["--gnbs", "3", "--suite", "none", "--duration", "10ms"],
+        (4, 3, 3),
+    );
+}
+
+#[test]
+fn ric_restart_storm_brings_every_gnb_back() {
+    let dir = TempDir::new("init-ric-restart");
+    let flags = ["--gnbs", "40", "--ke", "x25519", "--auth", "ed25519"];
+    let report = init_check_run(&dir, "ric-restart", &flags, (41, 40, 40));
+    for f in report["flows"].as_array().expect("flows") {
+        let h = &f["handshake"];
+        assert_eq!(h["completed"], 1, "{f}");
+        assert_eq!(h["failed"], 0, "{f}");
+    }
+}
+
+/// Without `--out` the file is printed; the same flags print the same bytes, and `--out`
+/// next to the repository's root writes those bytes too (the profile path is relative to the
+/// file, here the same as to the current directory).
+#[test]
+fn output_is_deterministic_and_printed_without_out() {
+    let a = run_ok(&["init", "e2", "--gnbs", "5"]);
+    let b = run_ok(&["init", "e2", "--gnbs", "5"]);
+    assert_eq!(a, b);
+    assert!(
+        a.contains("profile = \"calibration/colosseum-e2.toml\""),
+        "{a}"
+    );
+    let dir = TempDir::new("init-det");
+    let file = dir.join("e2.toml");
+    let out = run(&["init", "e2", "--gnbs", "5", "--out", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    let written = std::fs::read_to_string(&file).unwrap();
+    // Only the profile path differs: it is relative to the file's directory.
+    let profile = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("profile = "))
+            .unwrap()
+            .to_owned()
+    };
+    assert_ne!(profile(&written), profile(&a));
+    assert!(profile(&written).ends_with("calibration/colosseum-e2.toml\""));
+    assert_eq!(
+        written.replace(&profile(&written), ""),
+        a.replace(&profile(&a), "")
+    );
+}
+
+#[test]
+fn bad_flags_are_refused_naming_the_flag() {
+    let refused = |args: &[&str], needle: &str| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    };
+    refused(&["init", "e2", "--gnbs", "0"], "--gnbs");
+    refused(&["init", "e2", "--load", "10"], "--load");
+    refused(
+        &["init", "e2", "--suite", "rot13"],
+        "or none (plaintext SCTP)",
+    );
+    refused(
+        &["init", "e2", "--sizes", "195B,0B"],
+        "oransim init e2: --sizes (flow[0] (\"kpm001\").source.sizes[1])",
+    );
+    refused(&["init", "ric-restart", "--mtu", "10B"], "--ke/--mtu");
+    refused(&["init", "fronthaul", "--fibre", "10"], "--fibre");
+    refused(
+        &["init", "fronthaul", "--mode", "wep"],
+        "--mode: unknown mode",
+    );
+    // An overload the generated scenario would have is refused before anything is written,
+    // naming the flags that set it.
+    refused(
+        &["init", "fronthaul", "--load", "5Gbps"],
+        "oransim init fronthaul: --load/--rus-per-du/--du-cores (node[0] (\"du1\"))",
+    );
+    refused(
+        &["init", "ric-restart", "--ke", "rsa"],
+        "oransim init ric-restart: --ke",
+    );
+    refused(
+        &["init", "e2", "--profile", "no/such.toml"],
+        "oransim init e2: --profile",
+    );
+    refused(
+        &["init", "fronthaul", "--dus", "1000000", "--rus-per-du", "2"],
+        "at most 1000000 nodes",
+    );
+}
+
+#[test]
+fn out_refuses_what_is_not_a_regular_file() {
+    let dir = TempDir::new("init-out");
+    let out = run(&["init", "e2", "--out", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("oransim replaces only regular files"), "{err}");
+}

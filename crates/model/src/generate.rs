@@ -1,0 +1,541 @@
+//! Deployment generators (`oransim init`): a scenario for a named O-RAN shape from a few
+//! numbers, so a user models *their* network in one command and edits the TOML from there.
+//!
+//! - [`FronthaulShape`]: O-DUs, each with its O-RUs behind a chain of switches, eCPRI U-plane
+//!   traffic from every O-DU to each of its O-RUs in a security mode of
+//!   [`FRONTHAUL_MODES`] (MACsec, IPsec or none);
+//! - [`E2Shape`]: N gNBs, each over its own link to one near-RT RIC, sending E2AP KPM reports
+//!   in ESP (or plaintext) at a load per gNB;
+//! - [`RicRestartShape`]: the IKEv2 storm after a RIC restart, every gNB re-establishing its
+//!   tunnels with the RIC at once.
+//!
+//! Each builds its file with [`ScenarioBuilder`] (no TOML text is assembled by hand) and
+//! [`Shape::generate`] validates it exactly as `oransim check` would, naming the flag behind a
+//! refused key (`--load (flow[0] ("uplane-du1-ru1").source.bitrate): ...`).
+//!
+//! ```
+//! use std::path::Path;
+//! use model::generate::{E2Shape, Shape};
+//!
+//! let shape = Shape::E2(E2Shape {
+//!     gnbs: 3,
+//!     profile: "../calibration/colosseum-e2.toml".into(),
+//!     ..E2Shape::default()
+//! });
+//! // Anchored where the file will be written (profiles are relative to it).
+//! let origin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/e2.toml");
+//! let file = shape.generate(&origin).unwrap();
+//! assert_eq!((file.nodes.len(), file.links.len(), file.flows.len()), (4, 3, 3));
+//! assert_eq!(file.flows[2].from, "gnb3");
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use protocols::Suite;
+
+use crate::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
+use crate::plan::{FRONTHAUL_MODES, FlagKeys, interface_stack, name_flag};
+use crate::scenario::{Scenario, ScenarioBuilder};
+
+/// Most nodes a generator writes: a million nodes is a scenario file of a few hundred MB, and
+/// ten times the largest deployment the issue asks for (issue 13: 100k nodes).
+pub const MAX_GENERATED_NODES: u64 = 1_000_000;
+
+/// An Open Fronthaul deployment: `dus` O-DUs, each joined to its `rus_per_du` O-RUs through a
+/// chain of `switches` switches (the last one fans out to the O-RUs; with no switch, each O-RU
+/// has its own link to the O-DU). The fibre is the O-DU's first link; each O-RU receives
+/// Poisson eCPRI frames at `load` from its O-DU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FronthaulShape {
+    /// O-DUs.
+    pub dus: u32,
+    /// O-RUs per O-DU.
+    pub rus_per_du: u32,
+    /// Switches between each O-DU and its O-RUs.
+    pub switches: u32,
+    /// Latency of each switch, a quantity like "5us".
+    pub switch_latency: String,
+    /// Fibre length from the O-DU to its first hop, a quantity like "10km".
+    pub fibre: String,
+    /// Rate of every link, a quantity like "25Gbps".
+    pub rate: String,
+    /// eCPRI payload bit rate per O-RU (the source's `bitrate`), a quantity like "1Gbps".
+    pub load: String,
+    /// eCPRI payload of each frame, a quantity like "7660B".
+    pub payload: String,
+    /// Security mode, a name of [`FRONTHAUL_MODES`] (`none`, `macsec-integrity`,
+    /// `macsec-encrypt`, `ipsec`).
+    pub mode: String,
+    /// Calibration profile of the O-DUs and O-RUs, as written in the file (relative to it).
+    pub profile: String,
+    /// O-DU cores (default: the profile's).
+    pub du_cores: Option<u32>,
+    /// Simulated time the sources send for, a quantity like "10ms".
+    pub duration: String,
+}
+
+impl Default for FronthaulShape {
+    /// Two O-DUs with four O-RUs each, one 5 us switch, 10 km of fibre at 25 Gb/s, 200 Mb/s of
+    /// 7660 B frames per O-RU (the 7678 B frame of 000 §3.2) in encrypted MACsec, on the i9
+    /// kernel-MACsec profile, for 10 ms.
+    fn default() -> FronthaulShape {
+        FronthaulShape {
+            dus: 2,
+            rus_per_du: 4,
+            switches: 1,
+            switch_latency: "5us".into(),
+            fibre: "10km".into(),
+            rate: "25Gbps".into(),
+            load: "200Mbps".into(),
+            payload: "7660B".into(),
+            mode: "macsec-encrypt".into(),
+            profile: "calibration/ofh-macsec-i9.toml".into(),
+            du_cores: None,
+            duration: "10ms".into(),
+        }
+    }
+}
+
+/// E2 at scale: `gnbs` gNBs, each over its own link to one near-RT RIC, sending KPM reports as
+/// Poisson E2AP messages at `load` per gNB, in an ESP tunnel of `suite` over SCTP (or plain
+/// SCTP), both ends costed by `profile`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct E2Shape {
+    /// gNBs.
+    pub gnbs: u32,
+    /// KPM load per gNB (the source's `bitrate`), a quantity like "10kbps".
+    pub load: String,
+    /// E2AP message payloads, cycled with equal weight, quantities like "195B".
+    pub sizes: Vec<String>,
+    /// ESP suite (`None`: plaintext SCTP).
+    pub suite: Option<Suite>,
+    /// Calibration profile of the gNBs and the RIC, as written in the file (relative to it).
+    pub profile: String,
+    /// RIC cores (default: the profile's).
+    pub ric_cores: Option<u32>,
+    /// Rate of each gNB's link, a quantity like "10Gbps".
+    pub rate: String,
+    /// Length of each gNB's link, a quantity like "1km".
+    pub length: String,
+    /// Simulated time the sources send for, a quantity like "1s".
+    pub duration: String,
+}
+
+impl Default for E2Shape {
+    /// 100 gNBs at 10 kb/s each of E2's short and long E2AP messages (195 and 1425 B, 000
+    /// Table 2) in ESP AES-256-CBC + HMAC-SHA2-256 (000's E2 testbed), on the Colosseum
+    /// profile, over 1 km at 10 Gb/s, for 1 s.
+    fn default() -> E2Shape {
+        E2Shape {
+            gnbs: 100,
+            load: "10kbps".into(),
+            sizes: vec!["195B".into(), "1425B".into()],
+            suite: Some(Suite::AesCbcHmac {
+                aes_bits: 256,
+                sha_bits: 256,
+            }),
+            profile: "calibration/colosseum-e2.toml".into(),
+            ric_cores: None,
+            rate: "10Gbps".into(),
+            length: "1km".into(),
+            duration: "1s".into(),
+        }
+    }
+}
+
+/// A RIC-restart storm: `gnbs` gNBs, each over its own link, re-establish `tunnels` IKEv2 SAs
+/// each with the RIC at once (key exchange `ke`, authentication `auth`; message sizes and IKE
+/// fragmentation from `protocols::ikev2`, key-op costs from `profile`), as `oransim plan kex`
+/// models one storm, here with every gNB its own node and link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RicRestartShape {
+    /// gNBs.
+    pub gnbs: u32,
+    /// Tunnels per gNB.
+    pub tunnels: u32,
+    /// Key exchange, e.g. `mlkem768` or `x25519+mlkem768`.
+    pub ke: String,
+    /// Authentication, e.g. `ed25519`.
+    pub auth: String,
+    /// Calibration profile of the gNBs and the RIC, as written in the file (relative to it).
+    pub profile: String,
+    /// RIC cores (default: the profile's).
+    pub ric_cores: Option<u32>,
+    /// Rate of each gNB's link, a quantity like "10Gbps".
+    pub rate: String,
+    /// Length of each gNB's link, a quantity like "10km".
+    pub length: String,
+    /// MTU of each gNB's link, a quantity like "1500B".
+    pub mtu: String,
+}
+
+impl Default for RicRestartShape {
+    /// 1000 gNBs, one tunnel each, ML-KEM-768 with Ed25519 on this host's aws-lc-rs profile,
+    /// 10 km at 10 Gb/s with a 1500 B MTU (as `scenarios/kex_storm.toml`).
+    fn default() -> RicRestartShape {
+        RicRestartShape {
+            gnbs: 1000,
+            tunnels: 1,
+            ke: "mlkem768".into(),
+            auth: "ed25519".into(),
+            profile: "calibration/dev-host-aws-lc.toml".into(),
+            ric_cores: None,
+            rate: "10Gbps".into(),
+            length: "10km".into(),
+            mtu: "1500B".into(),
+        }
+    }
+}
+
+/// A named O-RAN shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// `oransim init fronthaul`.
+    Fronthaul(FronthaulShape),
+    /// `oransim init e2`.
+    E2(E2Shape),
+    /// `oransim init ric-restart`.
+    RicRestart(RicRestartShape),
+}
+
+/// The flags of `oransim init fronthaul` and the keys they set (see [`name_flag`]).
+const FRONTHAUL_FLAGS: &FlagKeys = &[
+    ("link", "length", "--fibre"),
+    ("link", "rate", "--rate"),
+    ("link", "", "--rate/--load"),
+    ("node", "latency", "--switch-latency"),
+    ("node", "service.profile", "--profile"),
+    ("node", "service.suite", "--profile/--mode"),
+    ("node", "cores", "--du-cores"),
+    ("node", "", "--load/--rus-per-du/--du-cores"),
+    ("flow", "source.bitrate", "--load"),
+    ("flow", "source.stack", "--mode/--payload"),
+    ("stop.duration", "", "--duration"),
+];
+
+/// The flags of `oransim init e2` and the keys they set.
+const E2_FLAGS: &FlagKeys = &[
+    ("link", "length", "--length"),
+    ("link", "rate", "--rate"),
+    ("link", "", "--rate/--load"),
+    ("node", "service.profile", "--profile"),
+    ("node", "service.suite", "--profile/--suite"),
+    ("node", "cores", "--ric-cores"),
+    ("node", "", "--load/--ric-cores"),
+    ("flow", "source.bitrate", "--load"),
+    ("flow", "source.stack", "--suite/--sizes"),
+    ("stop.duration", "", "--duration"),
+];
+
+/// The flags of `oransim init ric-restart` and the keys they set.
+const RIC_RESTART_FLAGS: &FlagKeys = &[
+    ("link", "length", "--length"),
+    ("link", "rate", "--rate"),
+    ("link", "mtu", "--mtu"),
+    ("node", "service.profile", "--profile"),
+    ("node", "cores", "--ric-cores"),
+    // The handshake's message sizes and fragmentation are checked at this key too.
+    ("flow", "source.ke", "--ke/--mtu"),
+    ("flow", "source.auth", "--auth"),
+    ("flow", "source.tunnels", "--tunnels"),
+    ("flow", "source", "--profile/--ke/--auth"),
+];
+
+impl Shape {
+    /// The subcommand's name (`fronthaul`, `e2`, `ric-restart`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shape::Fronthaul(_) => "fronthaul",
+            Shape::E2(_) => "e2",
+            Shape::RicRestart(_) => "ric-restart",
+        }
+    }
+
+    /// The scenario file of this shape, not yet validated. Refuses a shape of more than
+    /// [`MAX_GENERATED_NODES`] nodes, naming the flags that set its size.
+    pub fn file(&self) -> Result<ScenarioFile, ScenarioError> {
+        let too_many = |flags: &str, nodes: Option<u64>| {
+            let problem = match nodes {
+                Some(n) => format!("{n} nodes"),
+                None => "more nodes than a u64 counts".to_owned(),
+            };
+            Err(ScenarioError::Invalid {
+                path: self.command(),
+                key: flags.to_owned(),
+                problem,
+                allowed: format!("at most {MAX_GENERATED_NODES} nodes in a generated scenario"),
+            })
+        };
+        match self {
+            Shape::Fronthaul(s) => {
+                // Per O-DU: itself, its switches and its O-RUs.
+                let per_du = u64::from(s.switches)
+                    .checked_add(u64::from(s.rus_per_du))
+                    .and_then(|n| n.checked_add(1));
+                let nodes = per_du.and_then(|n| n.checked_mul(u64::from(s.dus)));
+                match nodes {
+                    Some(n) if n <= MAX_GENERATED_NODES => fronthaul(s, self.command()),
+                    n => too_many("--dus x (1 + --switches + --rus-per-du)", n),
+                }
+            }
+            Shape::E2(s) if u64::from(s.gnbs) < MAX_GENERATED_NODES => Ok(e2(s)),
+            Shape::RicRestart(s) if u64::from(s.gnbs) < MAX_GENERATED_NODES => Ok(ric_restart(s)),
+            Shape::E2(s) => too_many("--gnbs", Some(u64::from(s.gnbs) + 1)),
+            Shape::RicRestart(s) => too_many("--gnbs", Some(u64::from(s.gnbs) + 1)),
+        }
+    }
+
+    /// The shape's file, validated exactly as `oransim check` validates a file at `origin`
+    /// (which anchors the relative profile path: where the file will be written). An error
+    /// names the command and the flag behind the refused key, then the key.
+    pub fn generate(&self, origin: &Path) -> Result<ScenarioFile, ScenarioError> {
+        let file = self.file()?;
+        // `sizes_flag` sets every `source.sizes[i]`, which a table of exact fields cannot say.
+        let (flags, sizes_flag) = match self {
+            Shape::Fronthaul(_) => (FRONTHAUL_FLAGS, "--payload"),
+            Shape::E2(_) => (E2_FLAGS, "--sizes"),
+            Shape::RicRestart(_) => (RIC_RESTART_FLAGS, "--sizes"),
+        };
+        match Scenario::from_file(file.clone(), origin) {
+            Ok(_) => Ok(file),
+            Err(e) => Err(match name_flag(e, flags) {
+                ScenarioError::Invalid {
+                    key,
+                    problem,
+                    allowed,
+                    ..
+                } => ScenarioError::Invalid {
+                    path: self.command(),
+                    key: if key.starts_with("flow[") && key.contains(").source.sizes[") {
+                        format!("{sizes_flag} ({key})")
+                    } else {
+                        key
+                    },
+                    problem,
+                    allowed,
+                },
+                other => other,
+            }),
+        }
+    }
+
+    /// `oransim init SHAPE`, the name errors give instead of a file.
+    fn command(&self) -> PathBuf {
+        PathBuf::from(format!("oransim init {}", self.name()))
+    }
+}
+
+/// `prefix` and `i` (from 1) padded to the digits of `count`: `gnb007` of 100, so names sort
+/// in the order of the tables.
+fn numbered(prefix: &str, i: u32, count: u32) -> String {
+    let width = count.to_string().len();
+    format!("{prefix}{i:0width$}")
+}
+
+fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, ScenarioError> {
+    let Some(&(_, stack, suite, protocol)) = FRONTHAUL_MODES.iter().find(|m| m.0 == s.mode) else {
+        let names: Vec<&str> = FRONTHAUL_MODES.iter().map(|m| m.0).collect();
+        return Err(ScenarioError::Invalid {
+            path: command,
+            key: "--mode".into(),
+            problem: format!("unknown mode \"{}\"", s.mode),
+            allowed: format!("one of: {}", names.join(", ")),
+        });
+    };
+    let service = || ServiceFile::profile(s.profile.as_str(), suite, Some(protocol));
+    let mut b = ScenarioBuilder::new("fronthaul")
+        .description(format!(
+            "{} O-DUs x {} O-RUs, {} switch(es), {} of fibre, {} of {} eCPRI per O-RU, {}",
+            s.dus, s.rus_per_du, s.switches, s.fibre, s.load, s.payload, s.mode
+        ))
+        .seed(1)
+        .stop_duration(s.duration.as_str());
+    for d in 1..=s.dus {
+        let du = numbered("du", d, s.dus);
+        let mut node = NodeFile::new(du.as_str()).service(service());
+        if let Some(c) = s.du_cores {
+            node = node.cores(c.into());
+        }
+        b = b.node(node);
+        // The chain from the O-DU to the switch its O-RUs hang off (the O-DU itself without
+        // switches); the fibre is its first link.
+        let mut last = du.clone();
+        for k in 1..=s.switches {
+            let sw = format!("{du}-{}", numbered("sw", k, s.switches));
+            let length = if k == 1 { s.fibre.as_str() } else { "0m" };
+            b = b
+                .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.as_str()))
+                .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.as_str()).length(length));
+            last = sw;
+        }
+        for r in 1..=s.rus_per_du {
+            let ru = format!("{du}-{}", numbered("ru", r, s.rus_per_du));
+            let length = if s.switches == 0 {
+                s.fibre.as_str()
+            } else {
+                "0m"
+            };
+            let source = SourceFile::poisson_bitrate(s.load.as_str(), vec![Q::from(&*s.payload)])
+                .stack(stack);
+            b = b
+                .node(NodeFile::new(ru.as_str()).service(service()))
+                .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.as_str()).length(length))
+                .flow(FlowFile::new(
+                    format!("uplane-{ru}"),
+                    du.as_str(),
+                    ru.as_str(),
+                    source,
+                ));
+        }
+    }
+    Ok(b.file())
+}
+
+/// The gNBs of a star, the part E2 and the RIC-restart storm share: after `b` (which holds
+/// the RIC, named `ric`), `gnbs` gNBs (`gnb001`, ...) costed by `service`, each over
+/// `link(gnb)` to the RIC and sending one flow `{flow}001`, ... of `source`.
+fn star(
+    mut b: ScenarioBuilder,
+    gnbs: u32,
+    service: impl Fn() -> ServiceFile,
+    link: impl Fn(&str) -> LinkFile,
+    (flow, source): (&str, impl Fn() -> SourceFile),
+) -> ScenarioFile {
+    for g in 1..=gnbs {
+        let gnb = numbered("gnb", g, gnbs);
+        b = b
+            .node(NodeFile::new(gnb.as_str()).service(service()))
+            .link(link(&gnb))
+            .flow(FlowFile::new(
+                numbered(flow, g, gnbs),
+                gnb.as_str(),
+                "ric",
+                source(),
+            ));
+    }
+    b.file()
+}
+
+/// The RIC: costed by `service`, on `cores` (default: the profile's).
+fn ric(service: ServiceFile, cores: Option<u32>) -> NodeFile {
+    let ric = NodeFile::new("ric").service(service);
+    match cores {
+        Some(c) => ric.cores(c.into()),
+        None => ric,
+    }
+}
+
+fn e2(s: &E2Shape) -> ScenarioFile {
+    let stack = interface_stack("E2", s.suite).unwrap_or_else(|| "eth/ipv4/sctp".into());
+    let suite_name = s.suite.map_or("none", |x| x.name());
+    let service = || ServiceFile::profile(s.profile.as_str(), s.suite, Some("ipsec"));
+    let b = ScenarioBuilder::new("e2")
+        .description(format!(
+            "{} gNBs to one near-RT RIC, {} of KPM each, ESP {suite_name}",
+            s.gnbs, s.load
+        ))
+        .seed(1)
+        .stop_duration(s.duration.as_str())
+        .node(ric(service(), s.ric_cores));
+    let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.as_str())).collect();
+    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.as_str()).length(s.length.as_str());
+    let source = || SourceFile::poisson_bitrate(s.load.as_str(), sizes.clone()).stack(&*stack);
+    star(b, s.gnbs, service, link, ("kpm", source))
+}
+
+fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
+    let service = || ServiceFile::profile(s.profile.as_str(), None, None);
+    let b = ScenarioBuilder::new("ric-restart")
+        .description(format!(
+            "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once",
+            s.gnbs, s.tunnels, s.ke, s.auth
+        ))
+        .seed(1)
+        .node(ric(service(), s.ric_cores));
+    let link = |gnb: &str| {
+        LinkFile::new(gnb, "ric", s.rate.as_str())
+            .length(s.length.as_str())
+            .mtu(s.mtu.as_str())
+    };
+    let source = || SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
+    star(b, s.gnbs, service, link, ("ike", source))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../init.toml")
+    }
+
+    #[test]
+    fn names_are_padded_to_the_count() {
+        assert_eq!(numbered("gnb", 7, 100), "gnb007");
+        assert_eq!(numbered("du", 1, 9), "du1");
+        assert_eq!(numbered("ru", 10, 10), "ru10");
+    }
+
+    #[test]
+    fn fronthaul_has_each_du_its_switches_and_rus() {
+        let shape = FronthaulShape {
+            dus: 3,
+            rus_per_du: 2,
+            switches: 2,
+            ..FronthaulShape::default()
+        };
+        let file = Shape::Fronthaul(shape).generate(&origin()).unwrap();
+        // 3 x (1 + 2 + 2) nodes; per DU 2 switch links and 2 O-RU links.
+        assert_eq!(file.nodes.len(), 15);
+        assert_eq!(file.links.len(), 12);
+        assert_eq!(file.flows.len(), 6);
+        assert_eq!(file.links[0].between, ["du1", "du1-sw1"]);
+        assert_eq!(file.links[2].between, ["du1-sw2", "du1-ru1"]);
+        let s = Scenario::from_file(file, &origin()).unwrap();
+        let names: Vec<&str> = s.network.flows[5]
+            .path
+            .iter()
+            .map(|&n| s.network.nodes[n].name.as_str())
+            .collect();
+        assert_eq!(names, ["du3", "du3-sw1", "du3-sw2", "du3-ru2"]);
+    }
+
+    #[test]
+    fn a_bad_value_names_its_flag_and_the_command() {
+        let shape = Shape::E2(E2Shape {
+            gnbs: 2,
+            rate: "0bps".into(),
+            ..E2Shape::default()
+        });
+        let e = shape.generate(&origin()).unwrap_err().to_string();
+        assert!(e.starts_with("oransim init e2: --rate (link[0]"), "{e}");
+        let shape = Shape::Fronthaul(FronthaulShape {
+            mode: "wep".into(),
+            ..FronthaulShape::default()
+        });
+        let e = shape.generate(&origin()).unwrap_err().to_string();
+        assert!(
+            e.contains("--mode: unknown mode \"wep\"; one of: none,"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn sizes_past_the_limit_are_refused_without_building() {
+        let shape = Shape::Fronthaul(FronthaulShape {
+            dus: u32::MAX,
+            rus_per_du: u32::MAX,
+            switches: u32::MAX,
+            ..FronthaulShape::default()
+        });
+        let e = shape.file().unwrap_err().to_string();
+        assert!(e.contains("at most 1000000 nodes"), "{e}");
+        let shape = Shape::E2(E2Shape {
+            gnbs: 1_000_000,
+            ..E2Shape::default()
+        });
+        let e = shape.file().unwrap_err().to_string();
+        assert!(e.contains("--gnbs: 1000001 nodes"), "{e}");
+    }
+}
