@@ -1,89 +1,110 @@
-//! The event queue: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) on the 128-bit key
-//! `time << 64 | seq`, where `seq` is a counter incremented at every insertion.
+//! The event queue: earliest time first, ties first-scheduled first.
 //!
-//! **Order.** Keys are unique and compared as `(time, seq)`: the earliest time leaves first and
-//! events scheduled for the same instant leave in the order they were scheduled (first in,
-//! first out), exactly the order of the binary heap keyed by `(time, seq)` this replaced: the
-//! run is a deterministic function of the scenario and the seed.
+//! **Order.** Every event gets the 128-bit key `time << 64 | seq`, where `seq` counts
+//! insertions, so keys are unique and compare as `(time, seq)`: the earliest time leaves first
+//! and events scheduled for the same instant leave in the order they were scheduled (first in,
+//! first out). The run is a deterministic function of the scenario and the seed, and the order
+//! is exactly that of the binary heap keyed by `(time, seq)` the engine used before issue 13.
 //!
-//! **Why a radix heap.** A discrete-event simulation is monotone: nothing is ever scheduled
-//! before the event being handled. A radix heap exploits that. Bucket `i` (1..=128) holds the
-//! keys whose highest bit differing from the last key popped is bit `i - 1`; bucket 0 holds at
-//! most one key, equal to the last popped. `push` is O(1): one XOR, one leading-zero count, one
-//! `Vec::push`. `pop` takes bucket 0, or else empties the lowest non-empty bucket (found with
-//! one bit scan of a 128-bit occupancy mask), whose minimum becomes the new last key and whose
-//! other keys all fall into lower buckets. A key only ever moves down, so each is moved at most
-//! 128 times and `pop` is O(1) amortised per moved key; in practice a key moves a few times.
-//! Unlike a binary heap it does not touch O(log n) scattered cache lines per operation at 10^5
-//! pending events. Nothing is allocated per event once the buckets have grown to the run's peak
-//! (the emptied bucket keeps its capacity).
+//! **Two representations, one order.** While at most [`SMALL`] events are pending (an M/M/1
+//! holds two) they sit in a `BinaryHeap`: with so few, its O(log n) is a compare or two, less
+//! than any bucket bookkeeping. Past [`SMALL`] they move into a **radix heap** (Ahuja,
+//! Mehlhorn, Orlin and Tarjan 1990), and back into the binary heap when fewer than
+//! [`SMALL`] / 4 remain (the gap keeps a queue hovering near the limit from moving every
+//! time). A move is O(n) and happens only after O(n) operations.
 //!
-//! **Contract.** A key pushed must not be earlier than the last key popped; [`EventQueue::push`]
-//! panics otherwise (a programming error in the engine, not something an input can cause).
+//! **The radix heap.** A discrete-event simulation is monotone: nothing is ever scheduled
+//! before the event being handled. Bucket `i` (0..128) holds the keys whose highest bit
+//! differing from the last key popped is bit `i`; the key equal to the last popped, if any, is
+//! kept apart. `push` is O(1): one XOR, one leading-zero count, one `Vec::push`. `pop` takes the
+//! key kept apart, or else empties the lowest non-empty bucket (one bit scan of a 128-bit
+//! occupancy mask): its minimum becomes the last key and the others all fall into lower buckets.
+//! A key only moves down, so it moves at most 128 times and `pop` is amortised O(1). At 10^5
+//! pending events it does not touch O(log n) scattered cache lines per operation as a binary
+//! heap does (measured in docs/performance.md). Nothing is allocated per event once the
+//! buckets have grown to the run's peak.
+//!
+//! **Contract.** An event must not be scheduled before the last one popped;
+//! [`EventQueue::push`] panics otherwise (an engine bug, not something an input can cause).
 
 #![deny(clippy::arithmetic_side_effects)]
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::tally::Bump;
 use crate::time::SimTime;
 
-/// Buckets 1..=128 (bucket 0 is [`EventQueue::zero`]).
-const BUCKETS: usize = 128;
+/// Most events held in the binary heap; one more moves them all into the radix heap.
+pub const SMALL: usize = 64;
+
+/// A pending event in the binary heap: its time, its insertion number and the payload, ordered
+/// by `(time, seq)` (two `u64`s compare faster than one `u128`, and the entry is smaller).
+#[derive(Debug)]
+struct Entry<E> {
+    time: u64,
+    seq: u64,
+    event: E,
+}
+
+impl<E> Entry<E> {
+    #[inline]
+    fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq)
+    }
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.time, self.seq).cmp(&(other.time, other.seq))
+    }
+}
+
+/// The binary heap's entry for the radix heap's `(key, event)`.
+#[inline]
+fn entry<E>((key, event): (u128, E)) -> Reverse<Entry<E>> {
+    // The key's high and low 64 bits are the time and the sequence number.
+    Reverse(Entry {
+        time: (key >> 64) as u64,
+        seq: key as u64,
+        event,
+    })
+}
 
 /// A future-event list: earliest time first, ties first-scheduled first.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    /// The entry whose key equals `last`, if not yet popped.
-    zero: Option<(u128, E)>,
-    /// `buckets[i]` holds the keys whose highest bit differing from `last` is bit `i`.
-    buckets: Vec<Vec<(u128, E)>>,
-    /// Bit `i` set: `buckets[i]` is not empty.
-    occupied: u128,
+    /// The pending events while there are few (`radix_mode` false).
+    small: BinaryHeap<Reverse<Entry<E>>>,
+    /// The pending events while there are many (`radix_mode` true).
+    radix: Radix<E>,
+    radix_mode: bool,
     /// The last key popped (0 before the first pop).
     last: u128,
-    len: usize,
     seq: u64,
 }
 
 impl<E> EventQueue<E> {
     /// An empty queue with room for about `capacity` pending events before it reallocates.
     pub fn with_capacity(capacity: usize) -> Self {
-        let mut buckets: Vec<Vec<(u128, E)>> = (0..BUCKETS).map(|_| Vec::new()).collect();
-        // Most of a run's keys sit in the buckets of the time bits (64..128).
-        for b in buckets.iter_mut().skip(64) {
-            b.reserve(capacity / 64);
-        }
         EventQueue {
-            zero: None,
-            buckets,
-            occupied: 0,
+            small: BinaryHeap::with_capacity(SMALL.saturating_add(1)),
+            radix: Radix::with_capacity(capacity),
+            radix_mode: false,
             last: 0,
-            len: 0,
             seq: 0,
-        }
-    }
-
-    /// The bucket of `key` relative to `last`: `None` for bucket 0 (equal), else the index in
-    /// `buckets` of its highest differing bit.
-    #[inline]
-    fn bucket(last: u128, key: u128) -> Option<usize> {
-        let diff = last ^ key;
-        if diff == 0 {
-            None
-        } else {
-            // diff != 0: leading_zeros <= 127, so the index is 0..=127.
-            #[allow(clippy::arithmetic_side_effects)]
-            Some(127 - diff.leading_zeros() as usize)
-        }
-    }
-
-    #[inline]
-    fn insert(&mut self, key: u128, event: E) {
-        match Self::bucket(self.last, key) {
-            None => self.zero = Some((key, event)),
-            Some(b) => {
-                self.buckets[b].push((key, event));
-                self.occupied |= 1u128 << b;
-            }
         }
     }
 
@@ -94,65 +115,167 @@ impl<E> EventQueue<E> {
     /// If `time` is earlier than the time of the last event popped (the queue is monotone).
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        let key = (u128::from(time.0) << 64) | u128::from(self.seq);
-        assert!(
-            key >= self.last,
-            "event scheduled at {} ps, before the last event popped at {} ps",
-            time.0,
-            self.last >> 64
-        );
-        self.insert(key, event);
+        let e = Entry {
+            time: time.0,
+            seq: self.seq,
+            event,
+        };
+        if e.key() < self.last {
+            scheduled_in_the_past(time.0, self.last);
+        }
         self.seq.bump(1);
-        self.len.bump(1);
+        if self.radix_mode {
+            self.radix.insert(e.key(), e.event);
+        } else {
+            self.small.push(Reverse(e));
+            if self.small.len() > SMALL {
+                self.radix.last = self.last;
+                for Reverse(e) in self.small.drain() {
+                    self.radix.insert(e.key(), e.event);
+                }
+                self.radix_mode = true;
+            }
+        }
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        let Reverse(e) = if self.radix_mode {
+            let popped = self.radix.pop()?;
+            if self.radix.len < SMALL / 4 {
+                self.radix.drain_into(&mut self.small);
+                self.radix_mode = false;
+            }
+            entry(popped)
+        } else {
+            self.small.pop()?
+        };
+        self.last = e.key();
+        Some((SimTime(e.time), e.event))
+    }
+
+    /// Number of pending events.
+    pub fn len(&self) -> usize {
+        if self.radix_mode {
+            self.radix.len
+        } else {
+            self.small.len()
+        }
+    }
+
+    /// Whether no event is pending.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The panic of [`EventQueue::push`], out of line so the hot path stays small.
+#[cold]
+#[inline(never)]
+fn scheduled_in_the_past(time_ps: u64, last: u128) -> ! {
+    panic!(
+        "event scheduled at {time_ps} ps, before the last event popped at {} ps",
+        last >> 64
+    )
+}
+
+/// The radix heap (see the module docs).
+#[derive(Debug)]
+struct Radix<E> {
+    /// The entry whose key equals `last`, if not yet popped.
+    zero: Option<(u128, E)>,
+    /// `buckets[i]` holds the keys whose highest bit differing from `last` is bit `i`.
+    buckets: Vec<Vec<(u128, E)>>,
+    /// Bit `i` set: `buckets[i]` is not empty.
+    occupied: u128,
+    /// The key all others are placed relative to: the last popped.
+    last: u128,
+    len: usize,
+}
+
+impl<E> Radix<E> {
+    fn with_capacity(capacity: usize) -> Self {
+        let mut buckets: Vec<Vec<(u128, E)>> = (0..128).map(|_| Vec::new()).collect();
+        // Most of a run's keys sit in the buckets of the time bits (64..128).
+        for b in buckets.iter_mut().skip(64) {
+            b.reserve(capacity / 64);
+        }
+        Radix {
+            zero: None,
+            buckets,
+            occupied: 0,
+            last: 0,
+            len: 0,
+        }
+    }
+
+    /// Files `key` (not below `last`) in its bucket.
+    #[inline]
+    fn insert(&mut self, key: u128, event: E) {
+        self.file(key, event);
+        self.len.bump(1);
+    }
+
+    #[inline]
+    fn file(&mut self, key: u128, event: E) {
+        let diff = self.last ^ key;
+        if diff == 0 {
+            self.zero = Some((key, event));
+        } else {
+            // diff != 0: leading_zeros <= 127, so the index is 0..=127.
+            #[allow(clippy::arithmetic_side_effects)]
+            let b = 127 - diff.leading_zeros() as usize;
+            self.buckets[b].push((key, event));
+            self.occupied |= 1u128 << b;
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(u128, E)> {
         if self.zero.is_none() {
             if self.occupied == 0 {
                 return None;
             }
             self.refill();
         }
-        let (key, event) = self.zero.take()?;
+        let popped = self.zero.take()?;
         // len counts the entry just taken, so it is at least 1.
         #[allow(clippy::arithmetic_side_effects)]
         {
             self.len -= 1;
         }
-        // A key's high 64 bits are a u64 time.
-        Some((SimTime((key >> 64) as u64), event))
+        Some(popped)
     }
 
-    /// Empties the lowest non-empty bucket: its minimum becomes `last` (into bucket 0), the other
-    /// keys fall into lower buckets.
+    /// Empties the lowest non-empty bucket: its minimum becomes `last` (kept apart in `zero`),
+    /// the other keys fall into lower buckets.
     fn refill(&mut self) {
         let b = self.occupied.trailing_zeros() as usize;
         self.occupied &= !(1u128 << b);
         let mut entries = std::mem::take(&mut self.buckets[b]);
-        let last = entries
+        self.last = entries
             .iter()
             .map(|e| e.0)
             .min()
             .expect("an occupied bucket is not empty");
-        self.last = last;
         for (key, event) in entries.drain(..) {
-            self.insert(key, event);
+            self.file(key, event);
         }
-        // Every key went to a lower bucket or to bucket 0: give the emptied vector back, so its
+        // Every key went to a lower bucket or to `zero`: give the emptied vector back, so its
         // capacity is reused.
         self.buckets[b] = entries;
     }
 
-    /// Number of pending events.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no event is pending.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    /// Moves every pending entry into `heap`, leaving this empty (`last` unchanged).
+    fn drain_into(&mut self, heap: &mut BinaryHeap<Reverse<Entry<E>>>) {
+        heap.extend(self.zero.take().map(entry));
+        while self.occupied != 0 {
+            let b = self.occupied.trailing_zeros() as usize;
+            self.occupied &= !(1u128 << b);
+            heap.extend(self.buckets[b].drain(..).map(entry));
+        }
+        self.len = 0;
     }
 }
 
@@ -209,6 +332,20 @@ mod tests {
             };
             push(&mut q, &mut reference, t);
             assert_eq!(q.len(), reference.len());
+        }
+        // Drain to a few, grow past SMALL again, and drain: both representations and the
+        // moves between them, in both directions, several times.
+        for round in 0..3 {
+            while reference.len() > 3 {
+                let Reverse((rt, rs)) = reference.pop().expect("not empty");
+                let (t, e) = q.pop().expect("not empty");
+                assert_eq!((t.0, e), (rt, rs), "round {round}");
+                now = t.0;
+            }
+            for _ in 0..(SMALL * 3) {
+                let t = now.saturating_add(rng.below(100));
+                push(&mut q, &mut reference, t);
+            }
         }
         while let Some(Reverse((rt, rs))) = reference.pop() {
             assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((rt, rs)));
