@@ -91,8 +91,8 @@ pub struct EventQueue<E> {
     /// The pending events while there are many (`radix_mode` true).
     radix: Radix<E>,
     radix_mode: bool,
-    /// The last key popped (0 before the first pop).
-    last: u128,
+    /// The time and sequence number of the last event popped (0 before the first pop).
+    last: (u64, u64),
     seq: u64,
 }
 
@@ -103,7 +103,7 @@ impl<E> EventQueue<E> {
             small: BinaryHeap::with_capacity(SMALL.saturating_add(1)),
             radix: Radix::with_capacity(capacity),
             radix_mode: false,
-            last: 0,
+            last: (0, 0),
             seq: 0,
         }
     }
@@ -120,8 +120,10 @@ impl<E> EventQueue<E> {
             seq: self.seq,
             event,
         };
-        if e.key() < self.last {
-            scheduled_in_the_past(time.0, self.last);
+        // `seq` is new, larger than every popped one: the key is below the last popped exactly
+        // when the time is.
+        if time.0 < self.last.0 {
+            scheduled_in_the_past(time.0, self.last.0);
         }
         self.seq.bump(1);
         if self.radix_mode {
@@ -129,7 +131,7 @@ impl<E> EventQueue<E> {
         } else {
             self.small.push(Reverse(e));
             if self.small.len() > SMALL {
-                self.radix.last = self.last;
+                self.radix.last = (u128::from(self.last.0) << 64) | u128::from(self.last.1);
                 for Reverse(e) in self.small.drain() {
                     self.radix.insert(e.key(), e.event);
                 }
@@ -151,7 +153,7 @@ impl<E> EventQueue<E> {
         } else {
             self.small.pop()?
         };
-        self.last = e.key();
+        self.last = (e.time, e.seq);
         Some((SimTime(e.time), e.event))
     }
 
@@ -173,11 +175,8 @@ impl<E> EventQueue<E> {
 /// The panic of [`EventQueue::push`], out of line so the hot path stays small.
 #[cold]
 #[inline(never)]
-fn scheduled_in_the_past(time_ps: u64, last: u128) -> ! {
-    panic!(
-        "event scheduled at {time_ps} ps, before the last event popped at {} ps",
-        last >> 64
-    )
+fn scheduled_in_the_past(time_ps: u64, last_ps: u64) -> ! {
+    panic!("event scheduled at {time_ps} ps, before the last event popped at {last_ps} ps")
 }
 
 /// The radix heap (see the module docs).
