@@ -5,6 +5,11 @@
 //! kind)` with two event kinds (arrival, departure), a queue-length counter, and the same
 //! exponential draws from the same RNG as the engine. No statistics, no packets, no routing.
 //!
+//! Scale (issue 13): a star of N gNBs into one RIC ([`oransim_benches::star`]) at N = 10, 1k,
+//! 10k and 100k: set-up (`Engine::new`: validation, routes, per-element state) and the run
+//! alone (set-up excluded with `iter_batched`), 1,000,000 packets (about 5 events each).
+//! Peak memory is measured per size in its own process: `examples/star_rss.rs`.
+//!
 //! Run: `cargo bench -p oransim-benches --bench engine`. Results: `docs/performance.md`.
 
 // `criterion_group!` defines an undocumented public function.
@@ -14,8 +19,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sim_core::engine::run_replication;
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use sim_core::engine::{Engine, NoObserver, run_replication};
 use sim_core::network::*;
 use sim_core::rng::Stream;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
@@ -209,5 +214,32 @@ fn engine_speed(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, engine_speed);
+/// Packets of each star run: about 5 events each (source, gNB service, transmission,
+/// arrival, RIC service).
+const STAR_PACKETS: u64 = 1_000_000;
+
+fn star_scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("star");
+    g.sample_size(10);
+    g.measurement_time(std::time::Duration::from_secs(10));
+    for n in [10usize, 1000, 10_000, 100_000] {
+        let net = oransim_benches::star(n, STAR_PACKETS);
+        g.throughput(Throughput::Elements(n as u64 + 1));
+        g.bench_function(format!("setup/{n}"), |b| {
+            b.iter(|| black_box(Engine::new(black_box(&net), 1, 0, NoObserver).is_ok()))
+        });
+        let events = run_replication(&net, 1, 0).expect("a valid network").events;
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(format!("run/{n}"), |b| {
+            b.iter_batched(
+                || Engine::new(&net, 1, 0, NoObserver).expect("a valid network"),
+                |engine| black_box(engine.run(0).expect("the run ends").events),
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, engine_speed, star_scale);
 criterion_main!(benches);

@@ -26,6 +26,39 @@ pub struct Network {
     pub warmup: SimDuration,
 }
 
+impl Network {
+    /// The first link between each pair of nodes, by unordered node pair: one pass over the
+    /// links, O(links) time and memory, so looking up every step of every path is
+    /// O(steps) instead of O(steps x links). Validation and the engine both use it.
+    pub fn link_index(&self) -> LinkIndex {
+        let mut first = std::collections::HashMap::with_capacity(self.links.len());
+        for (i, l) in self.links.iter().enumerate() {
+            first.entry(LinkIndex::key(l.a, l.b)).or_insert(i);
+        }
+        LinkIndex { first }
+    }
+}
+
+/// The first link between each pair of nodes ([`Network::link_index`]).
+#[derive(Debug, Clone, Default)]
+pub struct LinkIndex {
+    first: std::collections::HashMap<(NodeId, NodeId), usize>,
+}
+
+impl LinkIndex {
+    #[inline]
+    fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+        (a.min(b), a.max(b))
+    }
+
+    /// The index in [`Network::links`] of the first link joining `a` and `b` (either way
+    /// round), if any.
+    #[inline]
+    pub fn between(&self, a: NodeId, b: NodeId) -> Option<usize> {
+        self.first.get(&Self::key(a, b)).copied()
+    }
+}
+
 /// When the run stops generating traffic. In-flight packets are always drained, so every
 /// generated packet ends delivered or dropped. At least one limit, or only finite sources.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -142,32 +142,82 @@ impl Role {
 }
 
 /// A streaming distribution of delays \[ps\]: exact count, sum, min and max; percentiles from an
-/// HDR histogram with 3 significant digits (relative error at most 0.1%).
+/// HDR histogram. The histogram is allocated at the first value, so a distribution nothing is
+/// recorded in (a flow's reverse direction, its RTTs when it does not ping) costs 48 bytes.
+///
+/// Two precisions ([`Precision`]): [`Precision::Exact`] (the default), 3 significant digits
+/// from 1 ps (relative error at most 0.1%, about 80 KB for delays up to 10 us), and
+/// [`Precision::Coarse`], 1 significant digit from 1 ns (16 linear steps per power of two:
+/// relative error at most 6.25% above 16 ns; about 1.5 KB for delays up to 10 us, 3 KB up to
+/// 100 ms), for the flows of a large network nobody asked to see in detail (see
+/// [`crate::engine::Detail`]). Count, sum, mean, min and max are exact in both.
 #[derive(Debug, Clone)]
 pub struct DelayHist {
-    hist: Histogram<u64>,
+    hist: Option<Box<Histogram<u64>>>,
+    precision: Precision,
     sum_ps: u128,
     min_ps: u64,
     max_ps: u64,
 }
 
+/// How finely a [`DelayHist`] resolves its percentiles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// 3 significant digits from 1 ps: percentiles within 0.1%.
+    #[default]
+    Exact,
+    /// 1 significant digit from 1 ns (1024 ps): 16 linear steps per power of two, so
+    /// percentiles within 6.25% above 16 ns.
+    Coarse,
+}
+
+impl Precision {
+    /// An empty auto-resizing HDR histogram of this precision.
+    fn histogram(self) -> Histogram<u64> {
+        let (low, sigfig) = match self {
+            Precision::Exact => (1, 3),
+            Precision::Coarse => (1024, 1),
+        };
+        // Valid bounds: low >= 1, high >= 2 * low, sigfig <= 5; auto-resize grows `high`.
+        let mut h = Histogram::new_with_bounds(low, low.saturating_mul(2), sigfig)
+            .expect("constant HDR bounds and precision are valid");
+        h.auto(true);
+        h
+    }
+}
+
 impl Default for DelayHist {
     fn default() -> Self {
+        DelayHist::with_precision(Precision::Exact)
+    }
+}
+
+impl DelayHist {
+    /// An empty distribution of the given precision (nothing allocated until the first value).
+    pub fn with_precision(precision: Precision) -> Self {
         DelayHist {
-            hist: Histogram::new(3).expect("3 significant digits is a valid HDR precision"),
+            hist: None,
+            precision,
             sum_ps: 0,
             min_ps: u64::MAX,
             max_ps: 0,
         }
     }
-}
 
-impl DelayHist {
+    /// The precision of its percentiles.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
     /// Records one value \[ps\].
     #[inline]
     pub fn record(&mut self, ps: u64) {
+        let precision = self.precision;
+        let hist = self
+            .hist
+            .get_or_insert_with(|| Box::new(precision.histogram()));
         // Auto-resizing histogram: recording cannot fail for any u64 value.
-        let _ = self.hist.record(ps.max(1));
+        let _ = hist.record(ps.max(1));
         self.sum_ps += ps as u128;
         self.min_ps = self.min_ps.min(ps);
         self.max_ps = self.max_ps.max(ps);
@@ -175,7 +225,7 @@ impl DelayHist {
 
     /// Number of values.
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        self.hist.as_ref().map_or(0, |h| h.len())
     }
 
     /// Exact mean \[ps\]; 0 when empty.
@@ -188,9 +238,18 @@ impl DelayHist {
         }
     }
 
-    /// Adds another distribution's values to this one.
+    /// Adds another distribution's values to this one. An empty distribution takes the other's
+    /// histogram as it is (its precision too); otherwise values are re-recorded at this one's
+    /// precision.
     pub fn merge(&mut self, other: &DelayHist) {
-        let _ = self.hist.add(&other.hist);
+        match (&mut self.hist, &other.hist) {
+            (_, None) => {}
+            (None, Some(o)) => self.hist = Some(o.clone()),
+            // Auto-resizing histogram: adding cannot fail.
+            (Some(h), Some(o)) => {
+                let _ = h.add(&**o);
+            }
+        }
         self.sum_ps += other.sum_ps;
         self.min_ps = self.min_ps.min(other.min_ps);
         self.max_ps = self.max_ps.max(other.max_ps);
@@ -201,10 +260,10 @@ impl DelayHist {
         if self.count() == 0 {
             return 0;
         }
-        if q >= 1.0 {
-            return self.max_ps;
+        match &self.hist {
+            Some(h) if q < 1.0 => h.value_at_quantile(q).min(self.max_ps),
+            _ => self.max_ps,
         }
-        self.hist.value_at_quantile(q).min(self.max_ps)
     }
 
     /// Points of the empirical CDF: `(delay \[ns\], fraction of values at or below)`, one per
@@ -213,7 +272,7 @@ impl DelayHist {
         let n = self.count() as f64;
         let mut acc = 0u64;
         let mut out = Vec::new();
-        for v in self.hist.iter_recorded() {
+        for v in self.hist.iter().flat_map(|h| h.iter_recorded()) {
             acc += v.count_at_value();
             out.push((
                 v.value_iterated_to() as f64 / PS_PER_NS as f64,
@@ -360,6 +419,26 @@ pub struct FlowStats {
 }
 
 impl FlowStats {
+    /// Empty statistics whose histograms (both directions' delays, RTTs, messages, handshakes)
+    /// have precision `precision`; exchanges' histograms are always exact.
+    pub fn with_precision(precision: Precision) -> Self {
+        let h = || DelayHist::with_precision(precision);
+        FlowStats {
+            forward: DirStats {
+                delay: h(),
+                ..DirStats::default()
+            },
+            reverse: DirStats {
+                delay: h(),
+                ..DirStats::default()
+            },
+            rtt: h(),
+            message: h(),
+            handshake: h(),
+            ..FlowStats::default()
+        }
+    }
+
     /// Adds another replication's statistics.
     pub fn merge(&mut self, o: &FlowStats) {
         self.forward.merge(&o.forward);
@@ -487,6 +566,38 @@ mod tests {
         assert_eq!(s.max_ns, 200.0);
         assert!((s.p50_ns - 100.0).abs() <= 0.1, "{}", s.p50_ns);
         assert!((s.p99_ns - 198.0).abs() <= 0.2, "{}", s.p99_ns);
+    }
+
+    /// Issue 13: a coarse histogram keeps exact count, mean, min and max, and percentiles within
+    /// its stated 6.25%; an empty one allocates nothing and merging into it keeps the other's
+    /// precision.
+    #[test]
+    fn coarse_hist_is_exact_where_it_says_and_within_its_bound_elsewhere() {
+        let mut c = DelayHist::with_precision(Precision::Coarse);
+        let mut e = DelayHist::default();
+        for v in 1..=10_000u64 {
+            c.record(v * 10_007);
+            e.record(v * 10_007);
+        }
+        let (cs, es) = (c.summary(), e.summary());
+        assert_eq!(
+            (cs.count, cs.mean_ns, cs.min_ns, cs.max_ns),
+            (es.count, es.mean_ns, es.min_ns, es.max_ns)
+        );
+        for q in [0.5, 0.9, 0.99] {
+            let (a, b) = (c.quantile_ps(q) as f64, e.quantile_ps(q) as f64);
+            assert!((a - b).abs() <= 0.0625 * b, "q {q}: coarse {a}, exact {b}");
+        }
+        // Each precision's own resolution: 0.1% and 6.25% (HDR's bucket width over value).
+        assert!(
+            cs.p50_ns != es.p50_ns || cs.p99_ns != es.p99_ns,
+            "coarse is coarser"
+        );
+        let mut m = DelayHist::default();
+        assert!(m.hist.is_none());
+        m.merge(&c);
+        assert_eq!(m.quantile_ps(0.5), c.quantile_ps(0.5));
+        assert_eq!(m.count(), 10_000);
     }
 
     /// t(0.995, 9 dof) = 3.2498: the interval of 10 samples with sd 1 is mean +- 1.0277.

@@ -1,7 +1,7 @@
 //! [`Network::validate`]: the engine's own check of its input.
 
 use crate::error::NetworkError;
-use crate::network::{FlowConfig, Network, Service, SizeDist, Source, table_eval};
+use crate::network::{FlowConfig, LinkIndex, Network, Service, SizeDist, Source, table_eval};
 
 /// The most nodes, links, flows and path nodes the engine indexes (ids are `u32`, path positions
 /// `u16`).
@@ -75,9 +75,10 @@ impl Network {
                 ));
             }
         }
+        let links = self.link_index();
         for (i, f) in self.flows.iter().enumerate() {
             let item = || format!("flow[{i}] (\"{}\")", f.name);
-            self.path(&item, f)?;
+            self.path(&links, &item, f)?;
             source(&item, &f.source)?;
             if !f.protected_len.windows(2).all(|w| w[0].0 < w[1].0) {
                 return Err(bad_list(
@@ -94,7 +95,12 @@ impl Network {
         Ok(())
     }
 
-    fn path(&self, item: &dyn Fn() -> String, f: &FlowConfig) -> Result<(), NetworkError> {
+    fn path(
+        &self,
+        links: &LinkIndex,
+        item: &dyn Fn() -> String,
+        f: &FlowConfig,
+    ) -> Result<(), NetworkError> {
         let n = self.nodes.len();
         if f.path.is_empty() {
             return Err(NetworkError::EmptyPath { item: item() });
@@ -111,11 +117,7 @@ impl Network {
         for w in f.path.windows(2) {
             let (from, to) = (w[0], w[1]);
             // The engine takes the first link between the two nodes.
-            let found = self
-                .links
-                .iter()
-                .enumerate()
-                .find(|(_, l)| (l.a, l.b) == (from, to) || (l.a, l.b) == (to, from));
+            let found = links.between(from, to).map(|i| (i, &self.links[i]));
             let Some((i, l)) = found else {
                 return Err(NetworkError::NotLinked {
                     item: item(),

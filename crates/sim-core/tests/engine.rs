@@ -764,3 +764,43 @@ fn an_invalid_network_is_an_error_not_a_panic() {
     assert!(run_replications(&net, 1, 3, 2).is_err());
     assert!(run_observed(&net, 1, 0, |_: &PacketRecord| {}).is_err());
 }
+
+/// Issue 13: `Detail` keeps exact histograms for small networks and listed flows, coarse ones
+/// otherwise, and the run itself (counts, means) does not depend on the choice.
+#[test]
+fn detail_picks_histogram_precision_and_changes_no_count() {
+    use sim_core::engine::{Detail, Engine, NoObserver};
+    use sim_core::stats::Precision;
+    let mut net = single_node(Service::Exponential { mean_ps: US }, 0.5, None, 1, 20_000);
+    let mut second = net.flows[0].clone();
+    second.name = "second".into();
+    net.flows.push(second);
+    let coarse_all = Detail {
+        all_exact_up_to: 1,
+        exact: vec![1, 99],
+    };
+    assert_eq!(
+        coarse_all.precisions(&net),
+        [Precision::Coarse, Precision::Exact]
+    );
+    assert_eq!(
+        Detail::default().precisions(&net),
+        [Precision::Exact, Precision::Exact]
+    );
+    let exact = run_replication(&net, 3, 0).unwrap();
+    let coarse = Engine::with_detail(&net, 3, 0, NoObserver, &coarse_all)
+        .unwrap()
+        .run(0)
+        .unwrap();
+    assert_eq!(exact.events, coarse.events);
+    for (e, c) in exact.flows.iter().zip(&coarse.flows) {
+        assert_eq!(e.forward.delay.count(), c.forward.delay.count());
+        assert_eq!(e.forward.delay.mean_ps(), c.forward.delay.mean_ps());
+    }
+    assert_eq!(coarse.flows[0].forward.delay.precision(), Precision::Coarse);
+    assert_eq!(coarse.flows[1].forward.delay.precision(), Precision::Exact);
+    assert_eq!(
+        exact.flows[1].forward.delay.quantile_ps(0.99),
+        coarse.flows[1].forward.delay.quantile_ps(0.99)
+    );
+}

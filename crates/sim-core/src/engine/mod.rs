@@ -27,7 +27,7 @@ mod workload;
 use crate::error::NetworkError;
 use crate::network::{Direction, Network, NodeId};
 use crate::queue::EventQueue;
-use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Role};
+use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Precision, Role};
 use crate::tally::Bump;
 use crate::time::SimTime;
 use crate::validate::MAX_TIME_PS;
@@ -133,6 +133,51 @@ enum Event {
     HandshakeTimer { tunnel: u32, sends: u32 },
 }
 
+/// Which flows keep exact delay histograms ([`Precision::Exact`]) and which coarse ones
+/// ([`Precision::Coarse`]): the memory of a run of many flows is mostly their histograms.
+/// Counts, sums, means, minima and maxima are exact either way; only percentiles and CDFs of
+/// coarse flows are resolved to 1% instead of 0.1%.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detail {
+    /// A network of at most this many flows keeps exact histograms for every flow.
+    pub all_exact_up_to: usize,
+    /// Flows (indices in [`Network::flows`]) that keep exact histograms whatever the size.
+    pub exact: Vec<usize>,
+}
+
+impl Detail {
+    /// The default threshold of [`Detail::all_exact_up_to`]: 1,000 flows (about 80 MB of exact
+    /// histograms at most, against 8 MB coarse).
+    pub const ALL_EXACT_UP_TO: usize = 1000;
+
+    /// The precision of each flow's histograms in `net`, in [`Network::flows`] order: O(flows
+    /// + listed flows); a listed index past the last flow is ignored.
+    pub fn precisions(&self, net: &Network) -> Vec<Precision> {
+        let n = net.flows.len();
+        let all = if n <= self.all_exact_up_to {
+            Precision::Exact
+        } else {
+            Precision::Coarse
+        };
+        let mut out = vec![all; n];
+        for &f in &self.exact {
+            if let Some(p) = out.get_mut(f) {
+                *p = Precision::Exact;
+            }
+        }
+        out
+    }
+}
+
+impl Default for Detail {
+    fn default() -> Self {
+        Detail {
+            all_exact_up_to: Self::ALL_EXACT_UP_TO,
+            exact: Vec::new(),
+        }
+    }
+}
+
 /// One step of a route: the node, the link direction leaving it (none at the last node), and the
 /// packet's role there.
 #[derive(Debug, Clone, Copy)]
@@ -178,14 +223,26 @@ fn dir_index(d: Direction) -> usize {
 
 impl<'a, O: Observer> Engine<'a, O> {
     /// Prepares replication `replication` of `net` with master seed `seed`, after checking the
-    /// network with [`Network::validate`].
+    /// network with [`Network::validate`]; histograms as [`Detail::default`] says.
     pub fn new(
         net: &'a Network,
         seed: u64,
         replication: u32,
         observer: O,
     ) -> Result<Self, NetworkError> {
+        Self::with_detail(net, seed, replication, observer, &Detail::default())
+    }
+
+    /// [`Engine::new`] with the flows' histogram precision chosen by `detail`.
+    pub fn with_detail(
+        net: &'a Network,
+        seed: u64,
+        replication: u32,
+        observer: O,
+        detail: &Detail,
+    ) -> Result<Self, NetworkError> {
         net.validate()?;
+        let precisions = detail.precisions(net);
         let nodes = net
             .nodes
             .iter()
@@ -197,23 +254,18 @@ impl<'a, O: Observer> Engine<'a, O> {
                 links.push(LinkDir::new(l, dir, seed, replication));
             }
         }
-        // Validated: consecutive path nodes share a link, so `find_map` finds one. A network
+        // Validated: consecutive path nodes share a link, so the index finds one. A network
         // holds far fewer than 2^31 links (validation), so 2 * i + 1 fits a u32.
+        let index = net.link_index();
         #[allow(clippy::arithmetic_side_effects)]
         let link_dir = |from: NodeId, to: NodeId| -> u32 {
-            net.links
-                .iter()
-                .enumerate()
-                .find_map(|(i, l)| {
-                    if l.a == from && l.b == to {
-                        Some(2 * i as u32)
-                    } else if l.b == from && l.a == to {
-                        Some(2 * i as u32 + 1)
-                    } else {
-                        None
-                    }
-                })
-                .unwrap_or(NO_LINK)
+            index.between(from, to).map_or(NO_LINK, |i| {
+                if net.links[i].a == from {
+                    2 * i as u32
+                } else {
+                    2 * i as u32 + 1
+                }
+            })
         };
         let route = |path: &[NodeId]| -> Vec<Step> {
             path.iter()
@@ -238,10 +290,11 @@ impl<'a, O: Observer> Engine<'a, O> {
         let flows = net
             .flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 // A path has at least one node (validated): node and link hops alternate.
                 let hops = f.path.len().saturating_mul(2).saturating_sub(1);
-                let mut s = FlowStats::default();
+                let mut s = FlowStats::with_precision(precisions[i]);
                 s.forward.hops = vec![Default::default(); hops];
                 s.reverse.hops = vec![Default::default(); hops];
                 s

@@ -1,0 +1,38 @@
+//! Peak memory and speed of the star of `N` gNBs into one RIC ([`oransim_benches::star`]), one
+//! process per size so the peak RSS is that size's alone:
+//!
+//! ```text
+//! cargo build --release -p oransim-benches --example star_rss
+//! /usr/bin/time -v target/release/examples/star_rss 100000 2000000
+//! ```
+//!
+//! Prints the set-up time (validation, routes, per-element state), the run's events and its
+//! events per second (set-up excluded); `/usr/bin/time -v` gives "Maximum resident set size".
+
+use std::time::Instant;
+
+use sim_core::engine::{Engine, NoObserver};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let packets: u64 = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(2_000_000);
+    let net = oransim_benches::star(n, packets);
+    let t0 = Instant::now();
+    let engine = Engine::new(&net, 1, 0, NoObserver).expect("a valid network");
+    let setup = t0.elapsed();
+    let t1 = Instant::now();
+    let stats = engine.run(0).expect("the run ends");
+    let run = t1.elapsed();
+    println!(
+        "nodes {} setup_s {:.3} events {} run_s {:.3} events_per_s {:.0}",
+        n + 1,
+        setup.as_secs_f64(),
+        stats.events,
+        run.as_secs_f64(),
+        stats.events as f64 / run.as_secs_f64(),
+    );
+}
