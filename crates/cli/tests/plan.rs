@@ -403,6 +403,12 @@ fn kex_with_every_tunnel_failed_prints_no_time() {
         ] {
             assert!(row[key].is_null(), "{key}: {}", row[key]);
         }
+        // The embedded storm report: a distribution of nothing is null, not zeros.
+        assert!(row["storm"]["failed"].as_u64() == Some(10), "{row}");
+        assert!(row["storm"]["completion"].is_null(), "{}", row["storm"]);
+        for e in row["storm"]["exchanges"].as_array().unwrap() {
+            assert!(e["time"].is_null(), "{e}");
+        }
     }
 }
 

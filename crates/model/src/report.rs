@@ -214,8 +214,9 @@ pub struct HandshakeReport {
     pub failed: u64,
     /// Requests retransmitted.
     pub retransmissions: u64,
-    /// Time from a tunnel's start to its last response processed \[ns\].
-    pub completion: DistSummary,
+    /// Time from a tunnel's start to its last response processed \[ns\] (`null` when no
+    /// handshake completed: a summary of nothing is not a number).
+    pub completion: Option<DistSummary>,
     /// Per exchange, request work started to response processed \[ns\].
     pub exchanges: Vec<ExchangeReport>,
 }
@@ -232,8 +233,8 @@ pub struct ExchangeReport {
     /// CPU work at the initiator before the request, at the responder, at the initiator after
     /// the response \[ns\].
     pub work_ns: [f64; 3],
-    /// Duration distribution \[ns\].
-    pub time: DistSummary,
+    /// Duration distribution \[ns\] (`null` when the exchange never completed).
+    pub time: Option<DistSummary>,
 }
 
 impl FlowReport {
@@ -394,28 +395,28 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     / (ps as f64 * 1e-12),
             });
             let handshake = match &cfg.source {
-                sim_core::network::Source::Handshake { exchanges, .. } => {
-                    Some(HandshakeReport {
-                        completed: merged.handshake.count(),
-                        failed: merged.handshakes_failed,
-                        retransmissions: merged.handshake_retransmissions,
-                        completion: merged.handshake.summary(),
-                        exchanges: exchanges
-                            .iter()
-                            .enumerate()
-                            .map(|(i, e)| ExchangeReport {
-                                name: e.name.clone(),
-                                request_bytes: e.request,
-                                response_bytes: e.response,
-                                work_ns: [e.initiator_before, e.responder, e.initiator_after]
-                                    .map(|d| d.as_ns_f64()),
-                                time: merged.exchanges.get(i).map(|h| h.summary()).unwrap_or_else(
-                                    || sim_core::stats::DelayHist::default().summary(),
-                                ),
-                            })
-                            .collect(),
-                    })
-                }
+                sim_core::network::Source::Handshake { exchanges, .. } => Some(HandshakeReport {
+                    completed: merged.handshake.count(),
+                    failed: merged.handshakes_failed,
+                    retransmissions: merged.handshake_retransmissions,
+                    completion: (merged.handshake.count() > 0).then(|| merged.handshake.summary()),
+                    exchanges: exchanges
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| ExchangeReport {
+                            name: e.name.clone(),
+                            request_bytes: e.request,
+                            response_bytes: e.response,
+                            work_ns: [e.initiator_before, e.responder, e.initiator_after]
+                                .map(|d| d.as_ns_f64()),
+                            time: merged
+                                .exchanges
+                                .get(i)
+                                .filter(|h| h.count() > 0)
+                                .map(|h| h.summary()),
+                        })
+                        .collect(),
+                }),
                 _ => None,
             };
             FlowReport {

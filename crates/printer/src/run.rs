@@ -170,29 +170,35 @@ fn extras(r: &Report) -> String {
             );
         }
         if let Some(h) = &f.handshake {
+            let completion = match &h.completion {
+                Some(c) => format!(
+                    "completion mean {} us, p50 {} us, p99 {} us, max {} us",
+                    us(c.mean_ns),
+                    us(c.p50_ns),
+                    us(c.p99_ns),
+                    us(c.max_ns)
+                ),
+                None => "none completed".to_owned(),
+            };
             let _ = writeln!(
                 extras,
-                "{}: {} handshakes completed, {} failed; completion mean {} us, p50 {} us, p99 {} us, max {} us",
-                f.name,
-                h.completed,
-                h.failed,
-                us(h.completion.mean_ns),
-                us(h.completion.p50_ns),
-                us(h.completion.p99_ns),
-                us(h.completion.max_ns)
+                "{}: {} handshakes completed, {} failed; {completion}",
+                f.name, h.completed, h.failed
             );
             for e in &h.exchanges {
                 let _ = writeln!(
                     extras,
-                    "  {:18} {:>6} B / {:>6} B  work {} / {} / {} us  time mean {} us, max {} us",
+                    "  {:18} {:>6} B / {:>6} B  work {} / {} / {} us  {}",
                     e.name,
                     e.request_bytes,
                     e.response_bytes,
                     us(e.work_ns[0]),
                     us(e.work_ns[1]),
                     us(e.work_ns[2]),
-                    us(e.time.mean_ns),
-                    us(e.time.max_ns)
+                    e.time.as_ref().map_or_else(
+                        || "never completed".to_owned(),
+                        |t| format!("time mean {} us, max {} us", us(t.mean_ns), us(t.max_ns))
+                    )
                 );
             }
         }

@@ -239,7 +239,6 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             .expect("a handshake flow reports its handshakes");
         let responder = &storm.nodes[1];
         // Times of an empty set are not numbers: `None`, never a 0 or a NaN.
-        let some = |n: u64, x: f64| (n > 0 && x.is_finite()).then_some(x);
         let status = match (hs.completed, hs.failed) {
             (0, _) => "none back",
             (_, 0) => "all back",
@@ -249,8 +248,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         rows.push(KexRow {
             ke: ke.clone(),
             auth: q.auth.clone(),
-            setup_ns: some(hs1.completed, hs1.completion.mean_ns),
-            setup_p99_ns: some(hs1.completed, hs1.completion.p99_ns),
+            setup_ns: hs1.completion.as_ref().map(|c| c.mean_ns),
+            setup_p99_ns: hs1.completion.as_ref().map(|c| c.p99_ns),
             setup_failed: hs1.failed as f64 / (hs1.completed + hs1.failed).max(1) as f64,
             setup_bytes: hs
                 .exchanges
@@ -260,8 +259,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             responder_work_ns: work(1),
             initiator_work_ns: work(0) + work(2),
             tunnels: q.tunnels,
-            storm_all_back_ns: some(hs.completed, hs.completion.max_ns),
-            storm_p50_ns: some(hs.completed, hs.completion.p50_ns),
+            storm_all_back_ns: hs.completion.as_ref().map(|c| c.max_ns),
+            storm_p50_ns: hs.completion.as_ref().map(|c| c.p50_ns),
             status,
             storm_failed: hs.failed,
             responder_cores: responder.cores,
