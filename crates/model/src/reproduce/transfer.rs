@@ -15,7 +15,7 @@ use profile::{Direction, Profile};
 use protocols::Suite;
 
 use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
-use super::e2_size::e2_size_point;
+use super::e2_size::{e2_size_point, gcm_no_difference};
 use super::e2_throughput::e2_rate_point;
 use super::fit::{LIOY_L, Provenance, with_cipher_lines};
 use super::ofh::{OFH_PROFILE, ofh_added};
@@ -235,7 +235,7 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
             name,
             "000/fig9/gcm-no-difference",
             gcm_growth,
-            gcm_growth < 1.0,
+            gcm_no_difference(gcm_growth),
             deps,
             &format!("Colosseum from {from}: latency view, RTT/2, 62 to 1500 B"),
         )?
