@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 
 use model::{RunOptions, Scenario, ScenarioError};
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oransim-model-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+mod common;
+use common::Scratch;
+
+/// A directory of this test's own, removed when the result is dropped.
+fn dir() -> Scratch {
+    Scratch::dir("profile")
 }
 
 /// A fitted profile with round numbers: stack 5 us, I/O 20 us, AES-256-GCM seal 400 ns + 0.5 ns/B,

@@ -1,17 +1,16 @@
 //! Scenario features end to end through the model layer (issue 2): trace replay, report
 //! options, warm-up, rate forms, E2 pattern replies.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use model::{RunOptions, Scenario};
 
-fn write(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oransim-model-scn-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    for (f, text) in files {
-        std::fs::write(d.join(f), text).unwrap();
-    }
-    d.join(files[0].0)
+mod common;
+use common::Scratch;
+
+/// The scenario files of one test, in a directory removed when the result is dropped.
+fn write(name: &str, files: &[(&str, &str)]) -> Scratch {
+    Scratch::with_files(&format!("scn-{name}"), files)
 }
 
 fn run(path: &Path) -> model::Report {

@@ -1,16 +1,14 @@
 //! The overload check (issue 14, class 2): every stage a packet really uses is checked with the
 //! service it applies, and a slow model no packet uses is no reason to refuse.
 
-use std::path::PathBuf;
-
 use model::Scenario;
 
-fn write(name: &str, text: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oransim-model-stab-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p
+mod common;
+use common::Scratch;
+
+/// The scenario `text` in a directory removed when the result is dropped.
+fn write(name: &str, text: &str) -> Scratch {
+    Scratch::with_files(&format!("stab-{name}"), &[("s.toml", text)])
 }
 
 /// Nodes `a` (origin), optionally `m` (middle), `b` (destination) with the given extra keys,

@@ -217,12 +217,28 @@ fn a_failing_batch_stops_new_work() {
     assert!(done.load(Ordering::Relaxed) < 1000);
 }
 
-/// A fresh directory under the system's temp dir for one test.
-fn scratch(name: &str) -> std::path::PathBuf {
+/// A directory removed when dropped (also when a test's assertion unwinds).
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh directory under the system's temp dir for one test, removed when dropped.
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("oransim-sweep-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 #[test]
@@ -258,7 +274,6 @@ fn the_journal_resumes_and_drops_a_line_cut_short() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("another sweep"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -280,7 +295,7 @@ fn shards_merge_into_the_whole_sweep() {
         };
         std::fs::write(dir.join(shard.file_name()), doc.to_json().unwrap()).unwrap();
     }
-    let (h, results) = merge_shards(std::slice::from_ref(&dir)).unwrap();
+    let (h, results) = merge_shards(&[dir.to_path_buf()]).unwrap();
     assert_eq!(h.id, s.id());
     let whole: Vec<PointResult> = (0..5).map(|i| s.run_point(i).unwrap()).collect();
     assert_eq!(results, whole);
@@ -296,7 +311,6 @@ fn shards_merge_into_the_whole_sweep() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("cannot read "), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
