@@ -157,32 +157,18 @@ pub fn read_input_text(path: &Path, kind: Input) -> std::io::Result<String> {
 mod tests {
     use super::*;
 
-    /// A directory removed when dropped (also when a test's assertion unwinds).
-    struct Scratch(std::path::PathBuf);
-
-    impl std::ops::Deref for Scratch {
-        type Target = std::path::Path;
-        fn deref(&self) -> &std::path::Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn scratch(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("oransim-read-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+    /// A fresh directory for one test, removed when dropped (also when an assertion unwinds).
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("oransim-read-{name}-"))
+            .tempdir()
+            .expect("create a scratch directory")
     }
 
     #[test]
     fn reads_a_regular_file_and_follows_a_link_to_one() {
-        let d = scratch("ok");
+        let dir = scratch("ok");
+        let d = dir.path();
         std::fs::write(d.join("a.toml"), "x = 1\n").unwrap();
         assert_eq!(
             read_input(&d.join("a.toml"), Input::Scenario).unwrap(),
@@ -200,8 +186,9 @@ mod tests {
 
     #[test]
     fn refuses_a_directory() {
-        let d = scratch("dir");
-        let e = read_input(&d, Input::Scenario).unwrap_err();
+        let dir = scratch("dir");
+        let d = dir.path();
+        let e = read_input(d, Input::Scenario).unwrap_err();
         assert_eq!(
             e.to_string(),
             "it is a directory; only a regular file is read"
@@ -219,7 +206,8 @@ mod tests {
 
     #[test]
     fn refuses_a_file_over_the_limit() {
-        let d = scratch("big");
+        let dir = scratch("big");
+        let d = dir.path();
         let f = std::fs::File::create(d.join("big.toml")).unwrap();
         // Sparse: no disk space is used.
         f.set_len(Input::Scenario.limit() + 1).unwrap();
@@ -237,7 +225,8 @@ mod tests {
 
     #[test]
     fn reports_where_text_is_not_utf8() {
-        let d = scratch("utf8");
+        let dir = scratch("utf8");
+        let d = dir.path();
         std::fs::write(d.join("b.toml"), b"ab\xffc").unwrap();
         let e = read_input_text(&d.join("b.toml"), Input::Scenario).unwrap_err();
         assert!(e.to_string().contains("offset 2"), "{e}");

@@ -217,35 +217,20 @@ fn a_failing_batch_stops_new_work() {
     assert!(done.load(Ordering::Relaxed) < 1000);
 }
 
-/// A directory removed when dropped (also when a test's assertion unwinds).
-struct Scratch(std::path::PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A fresh directory under the system's temp dir for one test, removed when dropped.
-fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("oransim-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
+/// A fresh directory for one test, removed when dropped (also when an assertion unwinds).
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("oransim-sweep-{name}-"))
+        .tempdir()
+        .expect("create a scratch directory")
 }
 
 #[test]
 fn the_journal_resumes_and_drops_a_line_cut_short() {
-    let dir = scratch("journal");
+    let scratch_dir = scratch("journal");
+    let dir = scratch_dir.path();
     let s = sweep(&["stop.packets=50"], &["scenario.seed=1..4:1"]).unwrap();
-    let (mut j, done) = Journal::open(&dir, &s, None).unwrap();
+    let (mut j, done) = Journal::open(dir, &s, None).unwrap();
     assert!(done.is_empty());
     assert_eq!(j.path(), dir.join("points.jsonl"));
     let results: Vec<PointResult> = [2, 0].iter().map(|&i| s.run_point(i).unwrap()).collect();
@@ -256,13 +241,13 @@ fn the_journal_resumes_and_drops_a_line_cut_short() {
     let mut cut = whole.clone();
     cut.extend_from_slice(&whole[..whole.len() / 3]);
     std::fs::write(dir.join("points.jsonl"), &cut).unwrap();
-    let (_, done) = Journal::open(&dir, &s, None).unwrap();
+    let (_, done) = Journal::open(dir, &s, None).unwrap();
     assert_eq!(done.keys().copied().collect::<Vec<_>>(), [0, 2]);
     assert_eq!(done[&2], results[0]);
     assert_eq!(std::fs::read(dir.join("points.jsonl")).unwrap(), whole);
     // Another sweep (another --set) in the same directory is refused, naming the file and line.
     let other = sweep(&["stop.packets=60"], &["scenario.seed=1..4:1"]).unwrap();
-    let e = Journal::open(&dir, &other, None).unwrap_err().to_string();
+    let e = Journal::open(dir, &other, None).unwrap_err().to_string();
     assert!(
         e.contains("points.jsonl: line 1 is point 2 of another sweep"),
         "{e}"
@@ -270,15 +255,14 @@ fn the_journal_resumes_and_drops_a_line_cut_short() {
     // So is the journal read as a shard's the point does not belong to.
     std::fs::copy(dir.join("points.jsonl"), dir.join("points-1-of-2.jsonl")).unwrap();
     let shard: Shard = "1/2".parse().unwrap();
-    let e = Journal::open(&dir, &s, Some(shard))
-        .unwrap_err()
-        .to_string();
+    let e = Journal::open(dir, &s, Some(shard)).unwrap_err().to_string();
     assert!(e.contains("another sweep"), "{e}");
 }
 
 #[test]
 fn shards_merge_into_the_whole_sweep() {
-    let dir = scratch("shards");
+    let scratch_dir = scratch("shards");
+    let dir = scratch_dir.path();
     let s = sweep(&["stop.packets=50"], &["scenario.seed=1..5:1"]).unwrap();
     let header = Header::of(&s).unwrap();
     assert_eq!(header.points, 5);
