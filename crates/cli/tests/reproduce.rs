@@ -22,6 +22,9 @@ const MISSED: &[(&str, &str)] = &[
     ("ofh_mtu", "000/fig14/speedup-9000-vs-1400"),
     ("ofh_load", "000/fig13/max-delay-off"),
     ("nfv_macsec", "lioy2022/table3/without-1g"),
+    // CREATE_CHILD_SA from the handling term alone (no cost for installing a Child SA).
+    ("pq_ike_e2", "perera2026/child-sa/x25519"),
+    ("pq_ike_e2", "perera2026/child-sa/mlkem768"),
     // 000 Table 1's overheads and §2.3's queueing bound against the protocol and queueing models.
     ("table1", "000/table1/ipsec-min"),
     ("table1", "000/table1/tls-min"),
@@ -49,11 +52,21 @@ const MISSED: &[(&str, &str)] = &[
     ("transfer", "lioy2022/table1/encrypt-enc-aesni"),
     ("transfer", "lioy2022/table1/start-xmit-int-aesni"),
     ("transfer", "lioy2022/table1/encrypt-int-aesni"),
+    // AES-NI off, from same-day pairs of profiles (RustCrypto, then aws-lc-rs) with one factor
+    // fitted with AES-NI on.
+    ("transfer", "lioy2022/table1/start-xmit-enc-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-enc-noaesni"),
+    ("transfer", "lioy2022/table1/start-xmit-int-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-int-noaesni"),
+    ("transfer", "lioy2022/table1/start-xmit-enc-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-enc-noaesni"),
+    ("transfer", "lioy2022/table1/start-xmit-int-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-int-noaesni"),
 ];
 
-/// Predictions (rows of class predicted or held-out) today. Issue 12 asks for at least half of
-/// the rows and at least 25; this floor only guards against losing any.
-const PREDICTIONS_AT_LEAST: usize = 46;
+/// Predictions (rows of class predicted or held-out) today; this floor guards against losing
+/// any. Issue 12's bar (at least half of the rows and at least 25) is checked as well.
+const PREDICTIONS_AT_LEAST: usize = 58;
 
 /// Every row has the documented fields; exactly the rows in [`MISSED`] fail, each with its
 /// reason, and the exit status is then 1.
@@ -121,7 +134,7 @@ fn reproduce_json_rows_misses_and_exit_status() {
         predicted as u64
     );
     assert!(
-        predicted >= PREDICTIONS_AT_LEAST,
+        predicted >= PREDICTIONS_AT_LEAST && predicted >= 25 && 2 * predicted >= rows.len(),
         "{predicted} predictions of {} rows",
         rows.len()
     );

@@ -1,7 +1,7 @@
 //! aws-lc-rs (AWS-LC, OpenSSL/BoringSSL-derived assembly): the "faster path" beside RustCrypto.
 //! AES-128/256-GCM and ChaCha20-Poly1305 seal/open laid out exactly as [`crate::ciphers`] does
-//! (8-byte ESP AAD, 12-byte salt||sequence nonce, ciphertext||16-byte tag), X25519 and
-//! ML-KEM-512/768/1024. Built only with the `aws-lc` feature.
+//! (8-byte ESP AAD, 12-byte salt||sequence nonce, ciphertext||16-byte tag), GMAC-AES-128/256
+//! (MACsec integrity only), X25519, ML-KEM-512/768/1024 and RSA-2048/3072 signatures. Built only with the `aws-lc` feature.
 
 use std::hint::black_box;
 
@@ -34,6 +34,9 @@ fn aad(seq: u64) -> [u8; 8] {
 struct AwsAead {
     suite: Suite,
     key: LessSafeKey,
+    /// GMAC (MACsec integrity only, RFC 4543): the whole packet is associated data, nothing
+    /// is encrypted, the tag is appended.
+    integrity_only: bool,
 }
 
 impl AwsAead {
@@ -42,6 +45,7 @@ impl AwsAead {
         Self {
             suite,
             key: LessSafeKey::new(key),
+            integrity_only: matches!(suite, Suite::Gmac { .. }),
         }
     }
 }
@@ -57,14 +61,27 @@ impl Cipher for AwsAead {
         16
     }
     fn seal(&self, seq: u64, buf: &mut Vec<u8>) {
-        let tag = self
-            .key
-            .seal_in_place_separate_tag(nonce(seq), Aad::from(aad(seq)), buf)
-            .expect("packet sizes are far below the AEAD's limit");
+        let tag = if self.integrity_only {
+            self.key
+                .seal_in_place_separate_tag(nonce(seq), Aad::from(buf.as_slice()), &mut [])
+        } else {
+            self.key
+                .seal_in_place_separate_tag(nonce(seq), Aad::from(aad(seq)), buf)
+        }
+        .expect("packet sizes are far below the AEAD's limit");
         buf.extend_from_slice(tag.as_ref());
     }
     fn open(&self, seq: u64, buf: &mut Vec<u8>) -> Result<(), OpenError> {
         let ct_len = buf.len().checked_sub(16).ok_or(OpenError)?;
+        if self.integrity_only {
+            let (body, tag) = buf.split_at(ct_len);
+            let mut tag: [u8; 16] = tag.try_into().map_err(|_| OpenError)?;
+            self.key
+                .open_in_place(nonce(seq), Aad::from(body), &mut tag)
+                .map_err(|_| OpenError)?;
+            buf.truncate(ct_len);
+            return Ok(());
+        }
         self.key
             .open_in_place(nonce(seq), Aad::from(aad(seq)), buf)
             .map_err(|_| OpenError)?;
@@ -73,12 +90,14 @@ impl Cipher for AwsAead {
     }
 }
 
-/// aws-lc-rs AEAD suites.
+/// aws-lc-rs AEAD suites, and GMAC (AES-GCM over associated data only) for MACsec integrity.
 pub fn ciphers() -> Vec<Box<dyn Cipher>> {
     vec![
         Box::new(AwsAead::new(Suite::Aes128Gcm, &AES_128_GCM)),
         Box::new(AwsAead::new(Suite::Aes256Gcm, &AES_256_GCM)),
         Box::new(AwsAead::new(Suite::ChaCha20Poly1305, &CHACHA20_POLY1305)),
+        Box::new(AwsAead::new(Suite::Gmac { aes_bits: 128 }, &AES_128_GCM)),
+        Box::new(AwsAead::new(Suite::Gmac { aes_bits: 256 }, &AES_256_GCM)),
     ]
 }
 
@@ -207,9 +226,91 @@ impl KeyOp for AwsMlKem {
     }
 }
 
-/// aws-lc-rs X25519 and ML-KEM operations.
+/// RSA PKCS#1 v1.5 with SHA-256 through AWS-LC (OpenSSL's RSA code): sign or verify.
+struct AwsRsa {
+    name: &'static str,
+    sign: bool,
+    key: aws_lc_rs::rsa::KeyPair,
+    msg: [u8; 32],
+    sig: Vec<u8>,
+    verified: bool,
+}
+
+impl AwsRsa {
+    fn verify(&self, msg: &[u8]) -> bool {
+        use aws_lc_rs::signature::{KeyPair, RSA_PKCS1_2048_8192_SHA256, UnparsedPublicKey};
+        UnparsedPublicKey::new(&RSA_PKCS1_2048_8192_SHA256, self.key.public_key().as_ref())
+            .verify(msg, &self.sig)
+            .is_ok()
+    }
+}
+
+impl KeyOp for AwsRsa {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn implementation(&self) -> &'static str {
+        "aws-lc-rs"
+    }
+    fn run(&mut self, i: u64) {
+        if self.sign {
+            self.msg = crate::keyops::message(i);
+            let rng = aws_lc_rs::rand::SystemRandom::new();
+            let key = black_box(&self.key);
+            key.sign(
+                &aws_lc_rs::signature::RSA_PKCS1_SHA256,
+                &rng,
+                black_box(&self.msg),
+                &mut self.sig,
+            )
+            .expect("RSA sign");
+        } else {
+            self.verified = black_box(self.verify(black_box(&self.msg)));
+        }
+    }
+    fn check(&mut self) -> Result<(), String> {
+        if !self.sign && !self.verified {
+            return Err("a valid signature did not verify".into());
+        }
+        if !self.verify(&self.msg) {
+            return Err("signature does not verify".into());
+        }
+        let mut other = self.msg;
+        other[31] ^= 1;
+        if self.verify(&other) {
+            return Err("signature verified for a different message".into());
+        }
+        Ok(())
+    }
+}
+
+/// aws-lc-rs X25519, ML-KEM and RSA operations.
 pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
     let mut ops: Vec<Box<dyn KeyOp>> = Vec::new();
+    for (der, names) in crate::keyops::RSA_KEYS {
+        for (sign, name) in [(true, names[0]), (false, names[1])] {
+            let key = aws_lc_rs::rsa::KeyPair::from_pkcs8(der)
+                .expect("the committed RSA test key parses");
+            let mut op = AwsRsa {
+                name,
+                sign,
+                sig: vec![0; key.public_modulus_len()],
+                key,
+                msg: crate::keyops::message(0),
+                verified: false,
+            };
+            let (msg, rng) = (op.msg, aws_lc_rs::rand::SystemRandom::new());
+            op.key
+                .sign(
+                    &aws_lc_rs::signature::RSA_PKCS1_SHA256,
+                    &rng,
+                    &msg,
+                    &mut op.sig,
+                )
+                .expect("RSA sign");
+            ops.push(Box::new(op));
+        }
+    }
     for agree in [false, true] {
         let peer = PrivateKey::generate(&X25519).expect("keygen");
         let peer_pub = peer.compute_public_key().expect("pk").as_ref().to_vec();

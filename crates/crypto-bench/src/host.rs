@@ -169,8 +169,17 @@ pub fn host_file(build: &BuildInfo) -> HostFile {
         build_profile: Some(build.describe()),
         target_features: build.target_features.clone(),
         crate_versions: build.crate_versions.clone(),
-        notes: None,
+        notes: capability_mask(),
     }
+}
+
+/// The CPU features a measured library was told to ignore: AWS-LC (like OpenSSL) reads
+/// `OPENSSL_ia32cap` once, at start-up, and masks its CPUID reading with it, so a profile
+/// measured with it set times the code paths those features would otherwise replace.
+fn capability_mask() -> Option<String> {
+    std::env::var("OPENSSL_ia32cap").ok().map(|v| {
+        format!("measured with OPENSSL_ia32cap={v} in the environment: AWS-LC masked its CPU features with it (~0x200000200000000:~0x60000000000 removes AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ)")
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Constant-cost operations of handshakes: X25519, ML-KEM-512/768/1024, Ed25519, ECDSA P-256,
-//! ML-DSA-44/65/87 (RustCrypto).
+//! RSA-2048/3072, ML-DSA-44/65/87 (RustCrypto).
 //!
 //! Each [`KeyOp`] runs its operation on inputs that change from one call to the next (a counter
 //! goes into the seed), keeps the last output, and [`KeyOp::check`] verifies that output against
@@ -228,7 +228,7 @@ mlkem_op!(
 /// The message signed: a 32-byte transcript hash, as IKE_AUTH and TLS 1.3 CertificateVerify
 /// sign a short digest-sized input (TLS signs 64 spaces + context + hash, ~130 B; the cost is
 /// dominated by the fixed part either way).
-fn message(i: u64) -> [u8; 32] {
+pub(crate) fn message(i: u64) -> [u8; 32] {
     bytes32(i, 6)
 }
 
@@ -279,6 +279,20 @@ where
         Ok(())
     }
 }
+
+/// RSA test keys (PKCS#8 DER, made once with `openssl genpkey -algorithm RSA`; fixed so that
+/// every run signs with the same modulus) and their op names: PKCS#1 v1.5 with SHA-256, what
+/// strongSwan signs IKE_AUTH with when `pki --gen` made the key (RSA 2048 by default).
+pub(crate) const RSA_KEYS: [(&[u8], [&str; 2]); 2] = [
+    (
+        include_bytes!("../data/rsa2048-test-key.pk8.der"),
+        ["rsa2048.sign", "rsa2048.verify"],
+    ),
+    (
+        include_bytes!("../data/rsa3072-test-key.pk8.der"),
+        ["rsa3072.sign", "rsa3072.verify"],
+    ),
+];
 
 fn sig_pair<S, V, Sig>(ops: &mut Vec<Box<dyn KeyOp>>, names: [&'static str; 2], sk: S, vk: V)
 where
@@ -334,6 +348,14 @@ pub fn rustcrypto_key_ops() -> Vec<Box<dyn KeyOp>> {
         p256_sk,
         p256_vk,
     );
+
+    for (der, names) in RSA_KEYS {
+        use rsa::pkcs8::DecodePrivateKey;
+        let key = rsa::PrivateKey::from_pkcs8_der(der).expect("the committed RSA test key parses");
+        let sk = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(key);
+        let vk = signature::Keypair::verifying_key(&sk);
+        sig_pair::<_, _, rsa::pkcs1v15::Signature>(&mut ops, names, sk, vk);
+    }
 
     macro_rules! mldsa {
         ($p:ty, $names:expr) => {{

@@ -90,10 +90,16 @@ pub(super) fn transfer(root: &Path, t: &Targets) -> Result<Experiment> {
         E2_PROFILE.into(),
         OFH_PROFILE.into(),
         "calibration/nfv-macsec-aesni.toml".into(),
+        "calibration/nfv-macsec-noaesni.toml".into(),
     ]);
-    e.model = "Each testbed's cipher costs are this host's measured lines (RustCrypto and aws-lc-rs, user space) scaled as c0 + k x host(L); the testbed's own scenario and composition are reused. Colosseum E2: k fitted on Table 3's AES256-CBC 512 Mb/s, the per-packet stack cost kept from the profile (fitted on 001 Fig. 7a's PT CPU slope), no I/O stage (the profile's is fitted on AES256-GCM's plateau, which is therefore predicted here); i9 OFH: k and c0 fitted on Fig. 11's two encryption-on points, no I/O stage (an unloaded ping); Lioy NFV: k fitted on macsec_start_xmit with AES-NI and integrity + confidentiality.".into();
+    e.profiles.extend(
+        AESNI_PAIRS
+            .iter()
+            .flat_map(|(a, b)| [(*a).to_owned(), (*b).to_owned()]),
+    );
+    e.model = "Each testbed's cipher costs are this host's measured lines (RustCrypto and aws-lc-rs, user space) scaled as c0 + k x host(L); the testbed's own scenario and composition are reused. Colosseum E2: k fitted on Table 3's AES256-CBC 512 Mb/s, the per-packet stack cost kept from the profile (fitted on 001 Fig. 7a's PT CPU slope), no I/O stage (the profile's is fitted on AES256-GCM's plateau, which is therefore predicted here); i9 OFH: k and c0 fitted on Fig. 11's two encryption-on points, no I/O stage (an unloaded ping); Lioy NFV: k fitted on macsec_start_xmit with AES-NI and integrity + confidentiality; without AES-NI, the same row fits k against a profile measured with the AES instructions on, and the four AES-NI-off rows follow from a profile of the same implementation, host and day with them off.".into();
     e.fitted = "one or two factors per testbed, each on the named row (class fitted).".into();
-    e.predicted = "every other row: the other suites' plateaus (AES256-GCM's included), the CT - PT SACK delay and Fig. 9 for Colosseum; encryption off for the i9 OFH; integrity only and macsec_encrypt for Lioy's AES-NI host.".into();
+    e.predicted = "every other row: the other suites' plateaus (AES256-GCM's included), the CT - PT SACK delay and Fig. 9 for Colosseum; encryption off for the i9 OFH; integrity only and macsec_encrypt for Lioy's AES-NI host, and all four of Lioy's AES-NI-off numbers.".into();
     for path in HOSTS {
         let host = Profile::load(root.join(path))?;
         let before = e.rows.len();
@@ -110,7 +116,19 @@ pub(super) fn transfer(root: &Path, t: &Targets) -> Result<Experiment> {
             predicted.len()
         ));
     }
-    e.facts.push("Not transferred: Lioy's AES-NI-off rows (this host's profiles measure the ciphers only with AES-NI; a portable AES would need a build of its own), Perera's IKE_SA_INIT (its two rows fix the handling term and the ML-KEM scale, leaving nothing published to predict), the OFH and Lioy throughputs (their I/O stages are fitted, not measured here), and calibration/dev-host-openssl.toml (imported from `openssl speed`: it has the AEADs only, no CBC + HMAC or GMAC to fit or predict with).".into());
+    for pair in AESNI_PAIRS {
+        let before = e.rows.len();
+        aes_ni_off(root, t, pair, &mut e)?;
+        let rows = &e.rows[before..];
+        e.facts.push(format!(
+            "Without AES-NI, from {} against {}: {} of {} published numbers predicted land within their tolerance.",
+            pair.0,
+            pair.1,
+            rows.iter().filter(|r| r.pass).count(),
+            rows.len()
+        ));
+    }
+    e.facts.push("Not transferred: Perera's IKE_SA_INIT (its two rows fix the handling term and the ML-KEM scale, leaving nothing published to predict), the OFH and Lioy throughputs (their I/O stages are fitted, not measured here), and calibration/dev-host-openssl.toml (imported from `openssl speed`: it has the AEADs only, no CBC + HMAC or GMAC to fit or predict with).".into());
     Ok(e)
 }
 
@@ -290,21 +308,12 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
         );
     }
 
-    // --- Lioy NFV with AES-NI: k on macsec_start_xmit, integrity + confidentiality --------
+    // --- Lioy NFV: k on macsec_start_xmit with AES-NI, integrity + confidentiality --------
     let fit = "lioy2022/table1/start-xmit-enc-aesni";
     let gcm = host
         .cipher(Suite::Aes128Gcm, Direction::Seal)?
         .cost_ns(LIOY_L);
     let k = value(t, fit)? * 1e3 / gcm;
-    let testbed = Profile::load(root.join("calibration/nfv-macsec-aesni.toml"))?;
-    let tr = Transfer {
-        testbed: &testbed,
-        host,
-        name: &format!("nfv-aesni-from-{from}"),
-        fit: &[fit],
-        io: true,
-    };
-    let prof = tr.profile(k, 0.0)?;
     let gmac = host
         .cipher(Suite::Gmac { aes_bits: 128 }, Direction::Seal)?
         .cost_ns(LIOY_L);
@@ -313,30 +322,133 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
     let xmit_enc = value(t, fit)?;
     let gmac_there = value(t, "lioy2022/table1/start-xmit-int-aesni")? / xmit_enc;
     let fixed_there = (1.0 - value(t, "lioy2022/table1/encrypt-enc-aesni")? / xmit_enc) * 100.0;
-    for (short, s) in [
-        ("enc", Suite::Aes128Gcm),
-        ("int", Suite::Gmac { aes_bits: 128 }),
-    ] {
-        let ((total, cipher), deps) = traced(|| {
-            let op = prof.cipher(s, Direction::Seal)?;
-            Ok((
-                op.cost_ns(LIOY_L) / 1e3,
-                (op.cost_ns(LIOY_L) - op.cost_ns(0)) / 1e3,
-            ))
-        })?;
-        let deps: Deps = deps.model("protocols");
-        for (what, v) in [("start-xmit", total), ("encrypt", cipher)] {
-            e.rows.push(
-                t.row(
-                    name,
-                    &format!("lioy2022/table1/{what}-{short}-aesni"),
-                    v,
-                    deps.clone(),
-                    &format!("Lioy's AES-NI host from {from}, k = {k:.1}: seal of the 1502 B a 1514 B frame protects{}", if what == "encrypt" { " less its fixed part" } else { "" }),
-                )?
-                .because(format!("{from}'s GMAC costs {gmac_here:.2} x its GCM on a 1514 B frame, Lioy's kernel {gmac_there:.2} x; and the fixed part of one {from} call is {fixed_here:.0}% of its seal, while the kernel's macsec_start_xmit spends {fixed_there:.0}% outside macsec_encrypt (the crypto API's per-frame set-up): one speed factor carries neither ratio")),
-            );
-        }
-    }
+    let why = format!(
+        "{from}'s GMAC costs {gmac_here:.2} x its GCM on a 1514 B frame, Lioy's kernel {gmac_there:.2} x; and the fixed part of one {from} call is {fixed_here:.0}% of its seal, while the kernel's macsec_start_xmit spends {fixed_there:.0}% outside macsec_encrypt (the crypto API's per-frame set-up): one speed factor carries neither ratio"
+    );
+    let lioy = Lioy { t, fit, k, from };
+    lioy.rows(root, host, "aesni", &why, e)?;
     Ok(())
+}
+
+/// The transfer to Lioy et al.'s NFV host: speed factor `k` (fitted on `fit`) on `from`'s
+/// measured costs.
+struct Lioy<'a> {
+    t: &'a Targets,
+    fit: &'a str,
+    k: f64,
+    from: &'a str,
+}
+
+impl Lioy<'_> {
+    /// The four Table I-II rows of one AES-NI setting (`aesni` or `noaesni`) from the cipher
+    /// lines of `costs` scaled by `k`; `why` explains a miss.
+    fn rows(
+        &self,
+        root: &Path,
+        costs: &Profile,
+        aesni: &str,
+        why: &str,
+        e: &mut Experiment,
+    ) -> Result<()> {
+        let testbed = Profile::load(root.join(format!("calibration/nfv-macsec-{aesni}.toml")))?;
+        let tr = Transfer {
+            testbed: &testbed,
+            host: costs,
+            name: &format!("nfv-{aesni}-from-{}", costs.name()),
+            fit: &[self.fit],
+            io: true,
+        };
+        let prof = tr.profile(self.k, 0.0)?;
+        let setting = if aesni == "aesni" {
+            "Lioy's AES-NI host"
+        } else {
+            "Lioy's host without AES-NI"
+        };
+        for (short, s) in [
+            ("enc", Suite::Aes128Gcm),
+            ("int", Suite::Gmac { aes_bits: 128 }),
+        ] {
+            let ((total, cipher), deps) = traced(|| {
+                let op = prof.cipher(s, Direction::Seal)?;
+                Ok((
+                    op.cost_ns(LIOY_L) / 1e3,
+                    (op.cost_ns(LIOY_L) - op.cost_ns(0)) / 1e3,
+                ))
+            })?;
+            let deps: Deps = deps.model("protocols");
+            for (what, v) in [("start-xmit", total), ("encrypt", cipher)] {
+                e.rows.push(
+                    self.t
+                        .row(
+                            "transfer",
+                            &format!("lioy2022/table1/{what}-{short}-{aesni}"),
+                            v,
+                            deps.clone(),
+                            &format!(
+                                "{setting} from {}, k = {:.1}: seal of the 1502 B a 1514 B frame protects{}",
+                                self.from,
+                                self.k,
+                                if what == "encrypt" { " less its fixed part" } else { "" }
+                            ),
+                        )?
+                        .because(why.to_owned()),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Pairs of profiles measured on one host on the same day, the same implementation with its
+/// AES instructions on and off (`oransim calibrate --only ...`, the second with
+/// `OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ for AWS-LC, or RustCrypto
+/// built with `--cfg aes_backend="soft" --cfg polyval_backend="soft"`).
+const AESNI_PAIRS: [(&str, &str); 2] = [
+    (
+        "calibration/host-2026-11-24-rustcrypto.toml",
+        "calibration/host-2026-11-24-rustcrypto-soft-aes.toml",
+    ),
+    (
+        "calibration/host-2026-11-24-aws-lc.toml",
+        "calibration/host-2026-11-24-aws-lc-no-aesni.toml",
+    ),
+];
+
+/// Lioy's four rows without AES-NI from one pair of [`AESNI_PAIRS`]: `k` fitted on the same
+/// AES-NI row as above against the pair's AES-NI GCM, applied to its software AES.
+fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), e: &mut Experiment) -> Result<()> {
+    let (on, off) = (
+        Profile::load(root.join(on))?,
+        Profile::load(root.join(off))?,
+    );
+    let fit = "lioy2022/table1/start-xmit-enc-aesni";
+    let at = |p: &Profile, s: Suite| -> Result<f64> {
+        Ok(p.cipher(s, Direction::Seal)?.cost_ns(LIOY_L))
+    };
+    let gcm = at(&on, Suite::Aes128Gcm)?;
+    let soft_gcm = at(&off, Suite::Aes128Gcm)?;
+    let soft_gmac = at(&off, Suite::Gmac { aes_bits: 128 })?;
+    let k = value(t, fit)? * 1e3 / gcm;
+    let off_on_there = value(t, "lioy2022/table1/start-xmit-enc-noaesni")? / value(t, fit)?;
+    let int_enc_there = value(t, "lioy2022/table1/start-xmit-int-noaesni")?
+        / value(t, "lioy2022/table1/start-xmit-enc-noaesni")?;
+    let cpu = on
+        .file()
+        .host
+        .as_ref()
+        .and_then(|h| h.cpu_model.as_deref())
+        .unwrap_or("this host");
+    let why = format!(
+        "{} without AES instructions costs {:.1} x its AES-NI GCM on a 1514 B frame on {cpu}, Lioy's kernel {off_on_there:.1} x on an i5-5300U (GMAC {:.2} x GCM here, {int_enc_there:.2} x there): how much faster the AES instructions make GCM depends on the CPU generation (vector width, VAES) and on the software fallback (bit-sliced or table AES, GHASH without carry-less multiply), so one CPU speed factor fitted with AES-NI does not carry the ratio",
+        on.implementation(),
+        soft_gcm / gcm,
+        soft_gmac / soft_gcm
+    );
+    let lioy = Lioy {
+        t,
+        fit,
+        k,
+        from: on.name(),
+    };
+    lioy.rows(root, &off, "noaesni", &why, e)
 }

@@ -17,6 +17,20 @@ pub(super) struct HandshakeSpec<'a> {
     pub(super) retransmit_tries: Option<i64>,
 }
 
+/// The IKE_AUTH work of signature authentication [ns]: (initiator before the request, responder,
+/// initiator after the response), from each side's `[sign, verify]` cost [ns] and the
+/// signatures each side verifies (`verifies`: the peer's AUTH payload and each certificate of its
+/// chain). The initiator signs its AUTH; the responder verifies it and signs its own; the
+/// initiator verifies that.
+pub(crate) fn ike_auth_work(
+    initiator: [f64; 2],
+    responder: [f64; 2],
+    verifies: f64,
+) -> (f64, f64, f64) {
+    let ([sign_i, verify_i], [sign_r, verify_r]) = (initiator, responder);
+    (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
+}
+
 /// Builds a handshake source: message sizes from `protocols::ikev2`, crypto work from the
 /// initiator's and responder's profiles.
 ///
@@ -97,7 +111,7 @@ pub(super) fn handshake_source(
         protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
         protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
     };
-    let verifies = 1.0 + cfg.cert_chain.len() as f64;
+    let verifies = (1 + cfg.cert_chain.len()) as f64;
     let mut kes = cfg.kes.iter();
     let mut exchanges = Vec::new();
     let eth = |m: &protocols::ikev2::Message| {
@@ -116,7 +130,7 @@ pub(super) fn handshake_source(
                         op(resp, &format!("{a}.sign"))?,
                         op(resp, &format!("{a}.verify"))?,
                     );
-                    (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
+                    ike_auth_work([sign_i, verify_i], [sign_r, verify_r], verifies)
                 }
             }
         } else {

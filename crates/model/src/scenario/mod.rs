@@ -27,6 +27,7 @@ use crate::units::{self, Kind};
 
 pub use builder::ScenarioBuilder;
 pub use framing::protected_len;
+pub(crate) use handshake::ike_auth_work;
 pub use node::{KeyOp, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
