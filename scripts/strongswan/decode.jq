@@ -82,10 +82,17 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
    | ([$msgs[$i + 1:][] | select(.response and .ispi == $rq.ispi and .message_id == $rq.message_id)]
       | first) as $rs
    | {name: exchange_label($rq), request: $rq, response: $rs}] as $pairs
-# Set-up time of each IKE SA made by IKE_SA_INIT: its request to its IKE_AUTH response [ms].
-| [$pairs[] | select(.name == "IKE_SA_INIT") | .request as $init
-   | ($pairs[] | select(.name == "IKE_AUTH" and .request.ispi == $init.ispi) | .response.t) as $t
-   | (($t - $init.t) * 1e6 | round) / 1e3] as $setup
+# Set-up time of each IKE SA made by IKE_SA_INIT: its request to its IKE_AUTH response [ms], and
+# its parts: the IKE_SA_INIT round trip (the responder's work in it), the initiator's turn
+# between the two exchanges, the IKE_AUTH round trip.
+| def ms: . * 1e6 | round / 1e3;
+  [$pairs[] | select(.name == "IKE_SA_INIT") | . as $init
+   | ($pairs[] | select(.name == "IKE_AUTH" and .request.ispi == $init.request.ispi)) as $auth
+   | {total: ($auth.response.t - $init.request.t | ms),
+      init_rtt: ($init.response.t - $init.request.t | ms),
+      initiator: ($auth.request.t - $init.response.t | ms),
+      auth_rtt: ($auth.response.t - $auth.request.t | ms)}] as $parts
+| [$parts[].total] as $setup
 # The messages of the first IKE SA and its successors (the five exchanges and the deletes), up to
 # the timed set-ups' first IKE_SA_INIT: those are the ones decrypted.
 | ([range(0; $msgs | length) | select($msgs[.].exchange == "IKE_SA_INIT" and ($msgs[.].response | not))]
@@ -98,5 +105,7 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
       | first($pairs[] | select(.name == $n))
       | {name, request: (.request | side), response: (.response | side)}],
     setup_ms: {first: $setup[0], runs: $setup[1:], median: ($setup[1:] | median | . * 1000 | round / 1000),
-      min: ($setup[1:] | min), max: ($setup[1:] | max)}
+      min: ($setup[1:] | min), max: ($setup[1:] | max),
+      parts_median: ($parts[1:] | {init_rtt: map(.init_rtt) | median, initiator: map(.initiator) | median,
+        auth_rtt: map(.auth_rtt) | median} | map_values(. * 1000 | round / 1000))}
   }
