@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side table of docs/strongswan.md (issue 17 item 3): each captured case's measured
 # IKE set-up time (first IKE_SA_INIT request to IKE_AUTH response on the capture's clock, median
-# and range of the timed runs) beside `oransim plan kex`'s prediction for one tunnel over the
+# and range of the timed runs, and the medians of its three parts) beside `oransim plan kex`'s prediction for one tunnel over the
 # veth (0 m, 10 Gbit/s) from each calibration profile given.
 #
 # Usage: scripts/strongswan/timing-table.sh --oransim BIN --cases DIR PROFILE.toml...
@@ -21,8 +21,8 @@ done
 [ -d "$cases" ] || { echo "timing-table: --cases DIR: the directory of case JSON files" >&2; exit 1; }
 [ $# -gt 0 ] || { echo "timing-table: give at least one calibration profile" >&2; exit 1; }
 
-header="| case | measured median [ms] | range [ms] | runs |"
-rule="|---|---:|---:|---:|"
+header="| case | measured median [ms] | range [ms] | runs | IKE_SA_INIT RTT / initiator / IKE_AUTH RTT [ms] |"
+rule="|---|---:|---:|---:|---:|"
 for p in "$@"; do
   header="$header model, $(basename "$p" .toml) [ms] |"
   rule="$rule---:|"
@@ -32,7 +32,7 @@ echo "$rule"
 declare -A predicted
 for f in "$cases"/*.json; do
   auth=$(jq -r .auth "$f")
-  row=$(jq -r '"| \(.case) | \(.setup_ms.median) | \(.setup_ms.min)-\(.setup_ms.max) | \(.setup_ms.runs | length) |"' "$f")
+  row=$(jq -r '"| \(.case) | \(.setup_ms.median) | \(.setup_ms.min)-\(.setup_ms.max) | \(.setup_ms.runs | length) | \(.setup_ms.parts_median | "\(.init_rtt) / \(.initiator) / \(.auth_rtt)") |"' "$f")
   for p in "$@"; do
     key="$p/$auth"
     if [ -z "${predicted[$key]:-}" ]; then
