@@ -13,13 +13,15 @@
 # Usage: scripts/strongswan-wire.sh --out DIR [--runs N] [--case NAME]...
 #
 #   --out DIR    where each case's result goes, as DIR/<case>.json (created if missing)
-#   --runs N     timed set-ups per case after the first (default 5)
+#   --runs N     timed set-ups per case, after the first, key-logging one (default 5)
 #   --case NAME  only this case (repeatable), e.g. default-psk-aes256gcm16
 #
 # Each DIR/<case>.json holds the configuration (peer, auth, cipher, proposals, identities with
-# type and bytes, certificate DER sizes, the strongSwan and plugin versions) and every captured
-# IKE message in order: exchange, direction, message ID, the IKE header's length, and each
-# payload's type, length and notify type (inner payloads of SK decrypted), plus the set-up times.
+# type and bytes, certificate DER sizes, the strongSwan and plugin versions), every IKE message
+# of the first IKE SA and its rekeyed successor in order (exchange, direction, message ID, the
+# IKE header's length, UDP port, IP length, and each payload's type, length and notify type,
+# the inner payloads of SK decrypted), the five exchanges in `oransim handshake`'s names, and
+# the set-up times [ms] (the timed set-ups' messages are used for their times only).
 #
 # Exit status: 0 every case ran and was written; 1 a step failed; 77 skipped (not root, not
 # Debian-like, the packages not installable, no network namespaces), with a line
@@ -27,7 +29,7 @@
 #
 # What it leaves on the machine: the installed packages (strongswan-charon, strongswan-swanctl,
 # strongswan-pki, libstrongswan-standard-plugins, libcharon-extra-plugins,
-# libstrongswan-extra-plugins, tcpdump, tshark; a second run skips the install). It does not
+# libstrongswan-extra-plugins, tcpdump, tshark, jq; a second run skips the install). It does not
 # touch /etc/strongswan.conf, /etc/swanctl or any service: every charon it starts reads its own
 # configuration from the temporary directory, which is removed on every exit, with the
 # namespaces, the veth pair and the TUN devices (kernel-libipsec's, inside the namespaces).
