@@ -174,8 +174,8 @@ done
 # --- plugins and configuration -------------------------------------------------------------------
 # The plugins a plain `apt-get install strongswan` loads (libstrongswan, strongswan-libcharon and
 # the recommended libstrongswan-standard-plugins, each as Debian enables it), plus vici for
-# swanctl and kernel-libipsec (user-space ESP over a TUN device: this kernel's xfrm has no ESP
-# AEAD, so without it a responder answers NO_PROPOSAL_CHOSEN). strongSwan builds its default
+# swanctl and kernel-libipsec (user-space ESP over a TUN device: this kernel's xfrm takes no ESP
+# state, so without it a responder cannot install a Child SA). strongSwan builds its default
 # proposals from the algorithms its plugins offer, so this list fixes the `default` case's
 # proposals; the extra plugins' algorithms (chapoly, ccm, ctr, gcrypt, curve25519) are left out.
 plugins="kernel-libipsec random nonce aes aesni sha1 sha2 md5 mgf1 pem pkcs1 pkcs7 pkcs8 pkcs12"
