@@ -45,6 +45,8 @@ fi
 
 skip() { echo "skipped: $*" >&2; exit 77; }
 log() { echo "slurm-sweep: $*" >&2; }
+# shellcheck source=lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
 
 # The sweep: 4 fibre lengths x 2 split policies = 8 points of 200 frames (a second on one core).
 scenario="$repo/scenarios/sweep_fronthaul.toml"
@@ -130,22 +132,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 if [ $need_install = 1 ]; then
-  command -v apt-get >/dev/null 2>&1 || skip "no apt-get: not a Debian-like machine"
-  # Keep the packages' maintainer scripts from starting the system's own munged, slurmctld
-  # and slurmd (Debian's policy-rc.d convention), unless the machine already has a policy.
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    policy_rc=/usr/sbin/policy-rc.d
-    printf '#!/bin/sh\nexit 101\n' >"$policy_rc"
-    chmod 755 "$policy_rc"
-  fi
-  log "installing slurmctld slurmd slurm-client munge with apt-get"
-  t0=$(date +%s)
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends slurmctld slurmd slurm-client munge; } >/dev/null 2>&1; then
-    skip "apt-get could not install slurmctld slurmd slurm-client munge"
-  fi
-  log "installed in $(($(date +%s) - t0)) s"
-  if [ -n "$policy_rc" ]; then rm -f "$policy_rc"; policy_rc=""; fi
+  apt_install slurmctld slurmd slurm-client munge
 fi
 log "$(slurmctld -V), $(munged -V 2>&1 | head -n 1)"
 getent passwd munge >/dev/null || { log "the munge package made no 'munge' user"; exit 1; }

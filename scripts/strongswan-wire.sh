@@ -59,6 +59,8 @@ fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 skip() { echo "skipped: $*" >&2; exit 77; }
 log() { echo "strongswan-wire: $*" >&2; }
+# shellcheck source=lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
 
@@ -111,22 +113,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 if [ $need_install = 1 ]; then
-  command -v apt-get >/dev/null 2>&1 || skip "no apt-get: not a Debian-like machine"
-  # Keep the packages' maintainer scripts from starting the system's own strongSwan (Debian's
-  # policy-rc.d convention), unless the machine already has a policy.
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    policy_rc=/usr/sbin/policy-rc.d
-    printf '#!/bin/sh\nexit 101\n' >"$policy_rc"
-    chmod 755 "$policy_rc"
-  fi
-  log "installing ${packages[*]} with apt-get"
-  t0=$(date +%s)
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends "${packages[@]}"; } >/dev/null 2>&1; then
-    skip "apt-get could not install ${packages[*]}"
-  fi
-  log "installed in $(($(date +%s) - t0)) s"
-  if [ -n "$policy_rc" ]; then rm -f "$policy_rc"; policy_rc=""; fi
+  apt_install "${packages[@]}"
 fi
 charon=/usr/lib/ipsec/charon
 [ -x "$charon" ] || { log "$charon missing after the install"; exit 1; }
