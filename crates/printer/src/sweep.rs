@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use model::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 
-use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Symbol};
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Shape};
 use crate::table::Table;
 
 /// One varied key and its values, in sweep order.
@@ -307,18 +307,16 @@ impl PlotData {
                 layers.push(Layer {
                     points: points.clone(),
                     mark: Mark::Line { colour, width: 2 },
-                    key: Some((
-                        format!("{name} {which}"),
-                        Symbol::Line {
-                            colour,
-                            width: 2,
-                            length: 18,
-                        },
-                    )),
+                    key: Some(format!("{name} {which}")),
                 });
                 layers.push(Layer {
                     points,
-                    mark: Mark::Dots { colour, radius: 3 },
+                    mark: Mark::Points {
+                        colour,
+                        shape: Shape::Circle,
+                        filled: true,
+                        size: 3,
+                    },
                     key: None,
                 });
             }
@@ -329,6 +327,11 @@ impl PlotData {
                 .iter()
                 .zip(&self.xs)
                 .any(|(l, x)| l.parse::<f64>().ok() != Some(*x));
+        let x_range = if categorical {
+            -0.5..self.labels.len() as f64 - 0.5
+        } else {
+            x_range
+        };
         Chart {
             name: format!("the plot of {}", self.key),
             title: if self.held.is_empty() {
@@ -349,7 +352,6 @@ impl PlotData {
             frame: Frame {
                 size: (900, 560),
                 margin: 12,
-                bare_margin: 24,
                 x_label_area: 40,
                 y_label_area: 70,
                 caption: 18,
