@@ -48,6 +48,10 @@ enum Command {
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(commands::install::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per subcommand with --out.
+    Man(commands::install::ManArgs),
 }
 
 /// Clap value parser of the byte-count flags (`--mtu 1280` or `--mtu 1280B`, `--payload 8KiB`):
@@ -118,6 +122,8 @@ fn main() -> ExitCode {
         Command::Sweep(args) => commands::sweep::execute(args),
         Command::Reproduce(args) => commands::reproduce::execute(args),
         Command::Live(args) => commands::live::execute(args),
+        Command::Completions(args) => commands::install::completions(args),
+        Command::Man(args) => commands::install::man(args),
     };
     match result {
         Ok(code) => code,
