@@ -129,6 +129,20 @@ pub(crate) fn whole_in(
     Ok(whole as u64)
 }
 
+/// Clap value parser of a percentage flag (`--cpu-limit 80` or `80%`): the number, its `%`
+/// optional (the unit is implied); the range is the command's to check.
+pub(crate) fn percent(text: &str) -> Result<f64, String> {
+    let (number, unit) = profile::units::split_number(text);
+    let allowed = "expected a percentage like 80 or 80%";
+    if !(unit.is_empty() || unit == "%") {
+        return Err(format!("\"{unit}\" in \"{text}\" is not %; {allowed}"));
+    }
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("\"{text}\" is not a number; {allowed}")),
+    }
+}
+
 fn quantity(text: &str, kind: profile::units::Kind) -> Result<String, String> {
     profile::units::parse(text, kind).map_err(|e| e.to_string())?;
     Ok(text.to_owned())
@@ -247,6 +261,10 @@ mod tests {
             assert_eq!(mb(t), Ok(20), "{t}");
         }
         assert!(mb("20mb").unwrap_err().contains("case-sensitive"));
+        assert_eq!(super::percent("80"), Ok(80.0));
+        assert_eq!(super::percent("80 %"), Ok(80.0));
+        assert!(super::percent("80pc").unwrap_err().contains("is not %"));
+        assert!(super::percent("%").unwrap_err().contains("not a number"));
     }
 
     #[derive(Debug)]

@@ -70,6 +70,12 @@ const BOTH_WAYS: &[(&[&str], &str, &str, &str)] = &[
         "195,1425",
         "195B,1425B",
     ),
+    (
+        &["plan", "interface", "--profile", E2, "--rate", "3.5Mbps"],
+        "--cpu-limit",
+        "70",
+        "70%",
+    ),
     (&["init", "fronthaul"], "--payload", "7660", "7660B"),
     (&["init", "e2"], "--sizes", "195,1425", "195B,1425B"),
     (&["init", "ric-restart"], "--mtu", "1500", "1500B"),
