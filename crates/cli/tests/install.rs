@@ -3,26 +3,9 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::TempDir;
-
-fn oransim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args(args)
-        .output()
-        .expect("run oransim")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = oransim(args);
-    assert!(
-        out.status.success(),
-        "oransim {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
+use common::{TempDir, oransim, stdout};
 
 /// Every subcommand, nested ones by their last word, as `oransim --help` and `plan --help`,
 /// `init --help` list them.

@@ -4,26 +4,10 @@
 //! with no implied unit (rates, lengths, durations) refuses a bare number, naming the flag and
 //! the units it takes.
 
-use std::path::Path;
-use std::process::{Command, Output};
+#[allow(dead_code)] // its scratch directories are not needed here
+mod common;
 
-fn oransim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .args(args)
-        .output()
-        .expect("run oransim")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = oransim(args);
-    assert!(
-        out.status.success(),
-        "oransim {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
+use common::{oransim, stdout};
 
 const STACK: &str = "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp";
 const HOST: &str = "calibration/dev-host-rustcrypto.toml";
