@@ -593,6 +593,36 @@ mod tests {
         assert_eq!(c.png().unwrap(), png);
     }
 
+    /// Dark pixels in rows `ys` of a PNG.
+    fn dark_rows(png_bytes: &[u8], ys: Range<usize>) -> usize {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let row = info.line_size;
+        buf[ys.start * row..ys.end * row]
+            .chunks(3)
+            .filter(|p| p.iter().all(|&c| c < 96))
+            .count()
+    }
+
+    #[test]
+    fn the_png_has_the_title_drawn_with_the_carried_font() {
+        let png = Figure::Chart(chart()).png().unwrap();
+        // The 18 px caption "delay vs load" fills the top rows with black glyph pixels.
+        assert!(dark_rows(&png, 0..22) > 40, "{}", dark_rows(&png, 0..22));
+    }
+
+    #[test]
+    fn ticks_read_as_people_write_them() {
+        assert_eq!(tick(2000.0), "2000");
+        assert_eq!(tick(0.30000000000000004), "0.3");
+        assert_eq!(tick(-1e-13), "0");
+        assert_eq!(tick(1.5e-5), "1.5e-5");
+        assert_eq!(tick(-2.5), "-2.5");
+    }
+
     #[test]
     fn categorical_ticks_label_the_x_axis() {
         let mut c = chart();
