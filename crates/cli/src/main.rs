@@ -48,6 +48,10 @@ enum Command {
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(commands::install::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per subcommand with --out.
+    Man(commands::install::ManArgs),
 }
 
 /// Clap value parser of the byte-count flags (`--mtu 1280` or `--mtu 1280B`, `--payload 8KiB`):
@@ -87,6 +91,58 @@ pub(crate) fn rate_quantity(text: &str) -> Result<String, String> {
     quantity(text, profile::units::Kind::DataRate)
 }
 
+/// Clap value parser of a flag whose unit is implied (`--duration-ms 500` or `500ms` or
+/// `0.5s`; `--megabytes 20` or `20MB` or `0.02GB`): a bare number is in `unit`, a number with a
+/// unit of `kind` (the scenario files' spellings) is converted to it; the result must be a whole
+/// number of `unit` in `range`.
+pub(crate) fn whole_in(
+    text: &str,
+    kind: profile::units::Kind,
+    unit: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, String> {
+    let (number, given) = profile::units::split_number(text);
+    let spelled = if given.is_empty() {
+        format!("{number}{unit}")
+    } else {
+        text.to_owned()
+    };
+    let v = profile::units::parse_in(&spelled, kind, unit).map_err(|e| e.to_string())?;
+    let allowed = || {
+        format!(
+            "expected a whole number of {unit} in {}..={} (a bare number is in {unit})",
+            range.start(),
+            range.end()
+        )
+    };
+    // `0.007s` in ms is 7.000000000000001: a unit conversion's rounding is not a fraction.
+    let whole = v.round();
+    if (v - whole).abs() > 1e-9 * whole.max(1.0) {
+        return Err(format!(
+            "\"{text}\" is not a whole number of {unit}; {}",
+            allowed()
+        ));
+    }
+    if whole < *range.start() as f64 || whole > *range.end() as f64 {
+        return Err(format!("\"{text}\" is out of range; {}", allowed()));
+    }
+    Ok(whole as u64)
+}
+
+/// Clap value parser of a percentage flag (`--cpu-limit 80` or `80%`): the number, its `%`
+/// optional (the unit is implied); the range is the command's to check.
+pub(crate) fn percent(text: &str) -> Result<f64, String> {
+    let (number, unit) = profile::units::split_number(text);
+    let allowed = "expected a percentage like 80 or 80%";
+    if !(unit.is_empty() || unit == "%") {
+        return Err(format!("\"{unit}\" in \"{text}\" is not %; {allowed}"));
+    }
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("\"{text}\" is not a number; {allowed}")),
+    }
+}
+
 fn quantity(text: &str, kind: profile::units::Kind) -> Result<String, String> {
     profile::units::parse(text, kind).map_err(|e| e.to_string())?;
     Ok(text.to_owned())
@@ -118,6 +174,8 @@ fn main() -> ExitCode {
         Command::Sweep(args) => commands::sweep::execute(args),
         Command::Reproduce(args) => commands::reproduce::execute(args),
         Command::Live(args) => commands::live::execute(args),
+        Command::Completions(args) => commands::install::completions(args),
+        Command::Man(args) => commands::install::man(args),
     };
     match result {
         Ok(code) => code,
@@ -183,7 +241,31 @@ fn install_panic_hook() {
 
 #[cfg(test)]
 mod tests {
-    use super::describe;
+    use super::{describe, whole_in};
+    use profile::units::Kind;
+
+    /// Issue 16: a flag with an implied unit takes the bare number and the same value with any
+    /// unit of its kind, and refuses fractions, out-of-range values and other kinds by name.
+    #[test]
+    fn an_implied_unit_flag_takes_both_spellings() {
+        let ms = |t: &str| whole_in(t, Kind::Duration, "ms", 1..=600_000);
+        for t in ["7", "7ms", "7000us", "0.007s", " 7 ms"] {
+            assert_eq!(ms(t), Ok(7), "{t}");
+        }
+        assert!(ms("7.5").unwrap_err().contains("not a whole number of ms"));
+        assert!(ms("0").unwrap_err().contains("in 1..=600000"));
+        assert!(ms("601s").unwrap_err().contains("out of range"));
+        assert!(ms("7MB").unwrap_err().contains("not a unit of a duration"));
+        let mb = |t: &str| whole_in(t, Kind::Size, "MB", 1..=100_000);
+        for t in ["20", "20MB", "0.02GB", "20000kB", "20000000B"] {
+            assert_eq!(mb(t), Ok(20), "{t}");
+        }
+        assert!(mb("20mb").unwrap_err().contains("case-sensitive"));
+        assert_eq!(super::percent("80"), Ok(80.0));
+        assert_eq!(super::percent("80 %"), Ok(80.0));
+        assert!(super::percent("80pc").unwrap_err().contains("is not %"));
+        assert!(super::percent("%").unwrap_err().contains("not a number"));
+    }
 
     #[derive(Debug)]
     struct Quoting(std::io::Error);

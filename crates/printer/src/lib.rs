@@ -3,8 +3,9 @@
 //!
 //! Two renderers do all the drawing:
 //! - [`table::Table`]: columns with a header, as aligned text, Markdown or CSV;
-//! - [`plot::Figure`]: x-y charts (lines, dots, published crosses) and heat maps, as SVG text
-//!   or PNG bytes in memory, so the caller writes each file atomically.
+//! - [`plot::Figure`]: x-y charts (lines, model markers, published markers) and heat maps, as
+//!   SVG text or PNG bytes in memory (both with their text: PNG text is drawn with the font the
+//!   project carries), so the caller writes each file atomically.
 //!
 //! Each command's report is a module over them: [`run`] (a scenario's report as table, JSON or
 //! CSV), [`sweep`] (a sweep's CSV, JSON and plots), [`reproduce`] (the reproduction table,

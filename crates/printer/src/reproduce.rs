@@ -9,7 +9,7 @@ use model::reproduce::{
     XyPlot,
 };
 
-use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Symbol};
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Shape};
 use crate::table::Table;
 
 /// "P passed, F failed; f fitted, i identity, p predicted, h held-out (x% predictions)".
@@ -342,7 +342,6 @@ pub fn plots(exps: &[Experiment]) -> crate::Result<Vec<Drawn>> {
 const FRAME: Frame = Frame {
     size: (900, 560),
     margin: 16,
-    bare_margin: 16,
     x_label_area: 42,
     y_label_area: 64,
     caption: 18,
@@ -373,57 +372,50 @@ fn ranges(p: &XyPlot) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
     (x0 - dx..x1 + dx, y0..y1 * 1.08)
 }
 
-/// An x-y plot in the paper's form: model lines and dots in the palette, published values as
-/// black crosses.
+/// An x-y plot in the paper's form: model lines and markers in the palette (each series of
+/// markers its own filled shape), published values in black open shapes (each published series
+/// its own); a categorical plot names its categories under the x axis.
 fn chart(p: &XyPlot) -> Chart {
-    let (x_range, y_range) = ranges(p);
-    let layers = p
+    let (mut x_range, y_range) = ranges(p);
+    let (mut model, mut published) = (0, 0);
+    let mut layers: Vec<Layer> = p
         .series
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let c = Colour::palette(i);
-            let line = Symbol::Line {
-                colour: c,
-                width: 2,
-                length: 16,
-            };
-            let (mark, symbol) = match s.style {
-                Style::Line => (
-                    Mark::Line {
-                        colour: c,
-                        width: 2,
-                    },
-                    line,
-                ),
-                Style::Points => (
-                    Mark::Dots {
-                        colour: c,
-                        radius: 5,
-                    },
-                    line,
-                ),
-                Style::Published => (
-                    Mark::Crosses {
-                        colour: Colour::BLACK,
-                        size: 8,
-                        width: 3,
-                    },
-                    Symbol::Cross {
-                        colour: Colour::BLACK,
+            let colour = Colour::palette(i);
+            let mark = match s.style {
+                Style::Line => Mark::Line { colour, width: 2 },
+                Style::Points => {
+                    model += 1;
+                    Mark::Points {
+                        colour,
+                        shape: Shape::MODEL[(model - 1) % Shape::MODEL.len()],
+                        filled: true,
                         size: 5,
-                        width: 2,
-                        dx: 8,
-                    },
-                ),
+                    }
+                }
+                Style::Published => {
+                    published += 1;
+                    Mark::Points {
+                        colour: Colour::BLACK,
+                        shape: Shape::PUBLISHED[(published - 1) % Shape::PUBLISHED.len()],
+                        filled: false,
+                        size: 6,
+                    }
+                }
             };
             Layer {
                 points: s.points.clone(),
                 mark,
-                key: Some((s.label.clone(), symbol)),
+                key: Some(s.label.clone()),
             }
         })
         .collect();
+    if !p.categories.is_empty() {
+        x_range = -0.5..p.categories.len() as f64 - 0.5;
+        dodge(&mut layers);
+    }
     Chart {
         name: p.name.clone(),
         title: p.title.clone(),
@@ -431,9 +423,32 @@ fn chart(p: &XyPlot) -> Chart {
         y_label: p.y_label.clone(),
         x_range,
         y_range,
-        x_ticks: None,
+        x_ticks: (!p.categories.is_empty()).then(|| p.categories.clone()),
         layers,
         frame: FRAME,
+    }
+}
+
+/// Sets the model's marker series of a categorical plot side by side within each category (at
+/// most a third of the gap between two), so series with equal values do not hide each other;
+/// published values stay on their category.
+fn dodge(layers: &mut [Layer]) {
+    let n = layers
+        .iter()
+        .filter(|l| matches!(l.mark, Mark::Points { filled: true, .. }))
+        .count();
+    if n < 2 {
+        return;
+    }
+    let step = (0.36 / (n - 1) as f64).min(0.12);
+    let marked = layers
+        .iter_mut()
+        .filter(|l| matches!(l.mark, Mark::Points { filled: true, .. }));
+    for (i, layer) in marked.enumerate() {
+        let dx = (i as f64 - (n - 1) as f64 / 2.0) * step;
+        for p in &mut layer.points {
+            p.0 += dx;
+        }
     }
 }
 
@@ -490,6 +505,7 @@ mod tests {
             title: "t".into(),
             x_label: "x".into(),
             y_label: "y".into(),
+            categories: vec![],
             series: vec![model::reproduce::Series {
                 label: "s".into(),
                 style: Style::Line,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use model::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 
-use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Symbol};
+use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Shape};
 use crate::table::Table;
 
 /// One varied key and its values, in sweep order.
@@ -94,15 +94,32 @@ impl<'a, H: Serialize> Results<'a, H> {
     }
 
     /// `sweep.csv`: `point`, one column per varied key, `flow`, then [`METRIC_COLUMNS`]; one
-    /// row per point and flow.
+    /// row per point and flow. A key whose values all carry one unit has it in its header
+    /// (`link[0].mtu [B]`) and bare numbers in its cells (`2000`).
     pub fn csv(&self) -> String {
+        let units: Vec<Option<String>> = self
+            .axes
+            .iter()
+            .map(|a| shared_unit(a.values).filter(|u| !u.is_empty()))
+            .collect();
         let mut head = vec!["point".to_owned()];
-        head.extend(self.axes.iter().map(|a| a.key.to_owned()));
+        head.extend(self.axes.iter().zip(&units).map(|(a, u)| match u {
+            Some(u) => format!("{} [{u}]", a.key),
+            None => a.key.to_owned(),
+        }));
         head.push("flow".into());
         head.extend(METRIC_COLUMNS.iter().map(|c| (*c).to_owned()));
         let mut t = Table::new(head);
         for p in &self.points {
-            let values: Vec<String> = self.values(p).into_iter().map(value_text).collect();
+            let values: Vec<String> = self
+                .values(p)
+                .into_iter()
+                .zip(&units)
+                .map(|(v, u)| match (u, number_unit(v)) {
+                    (Some(_), Some((number, _, _))) => number,
+                    _ => value_text(v),
+                })
+                .collect();
             for f in &p.result.flows {
                 let mut row = vec![p.result.index.to_string()];
                 row.extend(values.iter().cloned());
@@ -138,20 +155,33 @@ pub fn plot_name(key: &str) -> String {
     s.trim_matches('_').to_owned()
 }
 
-/// Reads `"1400B"` as (1400, "B"), `5` as (5, "").
-fn number_unit(v: &serde_json::Value) -> Option<(f64, String)> {
+/// A value as a number and its unit: `"2000B"` is `("2000", 2000.0, "B")`, `7` is
+/// `("7", 7.0, "")`; `None` for anything else (a name). The number is split off by the one
+/// quantity lexer, [`profile::units::split_number`].
+fn number_unit(v: &serde_json::Value) -> Option<(String, f64, String)> {
     match v {
-        serde_json::Value::Number(n) => n.as_f64().map(|x| (x, String::new())),
+        serde_json::Value::Number(n) => n.as_f64().map(|x| (n.to_string(), x, String::new())),
         serde_json::Value::String(s) => {
-            let t = s.trim();
-            let end = t
-                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-                .unwrap_or(t.len());
-            let x: f64 = t[..end].parse().ok()?;
-            Some((x, t[end..].trim().to_owned()))
+            let (num, unit) = profile::units::split_number(s);
+            let x: f64 = num.parse().ok()?;
+            Some((num.to_owned(), x, unit.to_owned()))
         }
         _ => None,
     }
+}
+
+/// The unit every value of an axis carries (`""` for plain numbers); `None` when they are not
+/// all numbers with one unit (names, or mixed units).
+fn shared_unit(values: &[serde_json::Value]) -> Option<String> {
+    let parsed: Vec<Option<(String, f64, String)>> = values.iter().map(number_unit).collect();
+    let unit = match parsed.first() {
+        None => return Some(String::new()),
+        Some(p) => p.as_ref()?.2.clone(),
+    };
+    parsed
+        .iter()
+        .all(|p| p.as_ref().is_some_and(|p| p.2 == unit))
+        .then_some(unit)
 }
 
 /// One flow's line: its label, mean and p99 at each x \[us\] (`None`: not measured).
@@ -171,19 +201,14 @@ struct PlotData {
 impl PlotData {
     fn new<H: Serialize>(res: &Results<'_, H>, k: usize) -> PlotData {
         let axis = &res.axes[k];
-        let parsed: Vec<Option<(f64, String)>> = axis.values.iter().map(number_unit).collect();
-        let numeric = parsed.iter().all(Option::is_some)
-            && parsed.windows(2).all(|w| match (&w[0], &w[1]) {
-                (Some(a), Some(b)) => a.1 == b.1,
-                _ => false,
-            });
-        let (xs, unit) = if numeric {
+        let (xs, unit) = if let Some(unit) = shared_unit(axis.values) {
             (
-                parsed.iter().flatten().map(|p| p.0).collect(),
-                parsed
-                    .first()
-                    .and_then(|p| p.as_ref().map(|p| p.1.clone()))
-                    .unwrap_or_default(),
+                axis.values
+                    .iter()
+                    .filter_map(number_unit)
+                    .map(|p| p.1)
+                    .collect(),
+                unit,
             )
         } else {
             (
@@ -307,18 +332,16 @@ impl PlotData {
                 layers.push(Layer {
                     points: points.clone(),
                     mark: Mark::Line { colour, width: 2 },
-                    key: Some((
-                        format!("{name} {which}"),
-                        Symbol::Line {
-                            colour,
-                            width: 2,
-                            length: 18,
-                        },
-                    )),
+                    key: Some(format!("{name} {which}")),
                 });
                 layers.push(Layer {
                     points,
-                    mark: Mark::Dots { colour, radius: 3 },
+                    mark: Mark::Points {
+                        colour,
+                        shape: Shape::Circle,
+                        filled: true,
+                        size: 3,
+                    },
                     key: None,
                 });
             }
@@ -329,6 +352,11 @@ impl PlotData {
                 .iter()
                 .zip(&self.xs)
                 .any(|(l, x)| l.parse::<f64>().ok() != Some(*x));
+        let x_range = if categorical {
+            -0.5..self.labels.len() as f64 - 0.5
+        } else {
+            x_range
+        };
         Chart {
             name: format!("the plot of {}", self.key),
             title: if self.held.is_empty() {
@@ -349,7 +377,6 @@ impl PlotData {
             frame: Frame {
                 size: (900, 560),
                 margin: 12,
-                bare_margin: 24,
                 x_label_area: 40,
                 y_label_area: 70,
                 caption: 18,
@@ -411,13 +438,13 @@ mod tests {
             lines
                 .next()
                 .unwrap()
-                .starts_with("point,link[0].mtu,\"a,b\",flow,packets_sent,")
+                .starts_with("point,link[0].mtu [B],\"a,b\",flow,packets_sent,")
         );
         assert!(
             lines
                 .nth(3)
                 .unwrap()
-                .starts_with("3,9000B,even,\"up,link\",10,10,0,1000000,4000,")
+                .starts_with("3,9000,even,\"up,link\",10,10,0,1000000,4000,")
         );
         let json: serde_json::Value = serde_json::from_str(&res.json().unwrap()).unwrap();
         assert_eq!(json["points"], 4);
@@ -454,9 +481,23 @@ mod tests {
 
     #[test]
     fn values_read_as_number_and_unit() {
-        assert_eq!(number_unit(&"1400B".into()), Some((1400.0, "B".into())));
-        assert_eq!(number_unit(&5.into()), Some((5.0, String::new())));
+        assert_eq!(
+            number_unit(&"1400B".into()),
+            Some(("1400".into(), 1400.0, "B".into()))
+        );
+        assert_eq!(
+            number_unit(&"2.5e3 ns".into()),
+            Some(("2.5e3".into(), 2500.0, "ns".into()))
+        );
+        assert_eq!(
+            number_unit(&5.into()),
+            Some(("5".into(), 5.0, String::new()))
+        );
         assert_eq!(number_unit(&"greedy".into()), None);
+        let v = |xs: &[&str]| xs.iter().map(|&x| x.into()).collect::<Vec<_>>();
+        assert_eq!(shared_unit(&v(&["1500B", "9000B"])), Some("B".into()));
+        assert_eq!(shared_unit(&v(&["1500B", "9KiB"])), None);
+        assert_eq!(shared_unit(&v(&["greedy", "even"])), None);
         assert_eq!(value_text(&"greedy".into()), "greedy");
         assert_eq!(value_text(&5.into()), "5");
     }

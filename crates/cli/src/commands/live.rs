@@ -62,16 +62,18 @@ pub struct LiveArgs {
     #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=live::rtt::MAX_ROUNDS as u64))]
     pub rounds: Option<u64>,
-    /// Throughput: sending time per point [ms] (1 to 600000).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64)
-          .range(1..=live::throughput::MAX_DURATION.as_millis() as u64))]
+    /// Throughput: sending time per point [ms] (1 to 600000; or a duration with its unit,
+    /// e.g. `2s`).
+    #[arg(long, value_name = "MS", value_parser = |s: &str| crate::whole_in(s,
+          profile::units::Kind::Duration, "ms",
+          1..=live::throughput::MAX_DURATION.as_millis() as u64))]
     pub duration_ms: Option<u64>,
     /// Bulk: link MTUs [bytes], comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
     pub mtu: Vec<usize>,
-    /// Bulk: payload per transfer [MB] (1 to 100000).
-    #[arg(long, value_name = "MB",
-          value_parser = clap::value_parser!(u64).range(1..=live::bulk::MAX_BYTES / 1_000_000))]
+    /// Bulk: payload per transfer [MB] (1 to 100000; or a size with its unit, e.g. `1GB`).
+    #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
+          profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
 }
 

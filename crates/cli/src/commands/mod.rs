@@ -4,6 +4,7 @@ pub mod calibrate;
 pub mod check;
 pub mod handshake;
 pub mod init;
+pub mod install;
 pub mod live;
 pub mod overhead;
 pub mod plan;

@@ -49,8 +49,8 @@ struct InterfaceArgs {
     /// Cores of each end (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
-    /// CPU utilisation limit for the cores-needed answer, in percent.
-    #[arg(long, default_value_t = 80.0)]
+    /// CPU utilisation limit for the cores-needed answer, in percent (`80` or `80%`).
+    #[arg(long, default_value_t = 80.0, value_parser = crate::percent)]
     cpu_limit: f64,
     /// Added p99 latency limit for the cores-needed answer.
     #[arg(long, default_value = "1ms", value_parser = crate::duration_quantity)]

@@ -1,6 +1,6 @@
 //! `oransim reproduce`: run every published experiment (`model::reproduce`) and compare with
-//! the papers: one row per published number with its evidence class, with plots (SVG with text,
-//! PNG without text) and the generated `docs/reproduction.md`, all rendered by
+//! the papers: one row per published number with its evidence class, with plots (SVG and PNG,
+//! both with their text) and the generated `docs/reproduction.md`, all rendered by
 //! [`printer::reproduce`]; this file maps the flags and writes the files.
 
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ pub struct ReproduceArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Write each experiment's plots here as SVG (with text) and PNG (without text).
+    /// Write each experiment's plots here as SVG and PNG (the same plot and text).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
     /// Write the reproduction report (Markdown) to this file; plots go to `--plots`, or to

@@ -41,3 +41,26 @@ impl AsRef<OsStr> for TempDir {
         self.0.path().as_os_str()
     }
 }
+
+/// Runs the `oransim` binary with `args` in the repository root.
+#[allow(dead_code)] // not every test binary that shares this module runs oransim through it
+pub fn oransim(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(args)
+        .output()
+        .expect("run oransim")
+}
+
+/// The stdout of a successful `oransim` run with `args` (the test fails with its stderr
+/// otherwise).
+#[allow(dead_code)] // see `oransim`
+pub fn stdout(args: &[&str]) -> String {
+    let out = oransim(args);
+    assert!(
+        out.status.success(),
+        "oransim {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}

@@ -7,7 +7,7 @@ use protocols::Suite;
 
 use super::ofh::OFH_PROFILE;
 use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice};
-use super::plot::{Series, Style, xy};
+use super::plot::{Series, Style, categorical, xy};
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, traced};
 use super::{Experiment, Result};
@@ -288,11 +288,12 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
             Series::new(format!("{n} cores"), Style::Points, pts)
         })
         .collect();
-    e.plots.push(xy(
+    e.plots.push(categorical(
         "ofh_mtu_fixed",
-        "Fixed 8192 B payload at low load (DES): 0 = 8000 greedy, 1 = 8000 even, 2 = 5000 greedy, 3 = 5000 even, 4 = 9000 (000 Fig. 15)",
-        "variant",
+        "Fixed 8192 B payload at low load (DES; 000 Fig. 15)",
+        "MTU and split of the payload",
         "mean payload delay [us]",
+        &VARIANTS.map(|v| v.0),
         series,
     ));
     let mut carried = vec![];

@@ -15,8 +15,25 @@ pub(super) fn xy(
         title: title.into(),
         x_label: x_label.into(),
         y_label: y_label.into(),
+        categories: vec![],
         series,
     })
+}
+
+/// An x-y plot whose x axis is categorical: `categories[i]` names the points at x = `i`.
+pub(super) fn categorical(
+    name: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[&str],
+    series: Vec<Series>,
+) -> Plot {
+    let mut p = xy(name, title, x_label, y_label, series);
+    if let Plot::Xy(x) = &mut p {
+        x.categories = categories.iter().map(|&c| c.to_owned()).collect();
+    }
+    p
 }
 
 /// How a series is drawn.
@@ -64,6 +81,9 @@ pub struct XyPlot {
     pub x_label: String,
     /// Y axis label with unit.
     pub y_label: String,
+    /// A categorical x axis: the name of x = 0, 1, 2, ...; empty: a numeric axis.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
     /// Series, model first, published last.
     pub series: Vec<Series>,
 }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::plot::{Series, Style, xy};
+use super::plot::{Series, Style, categorical};
 use super::pq::{PQ_PROFILE, ke_compute_us};
 use super::target::Targets;
 use super::variant::{fmt_list, traced};
@@ -76,11 +76,12 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Experiment> {
     later_phases(&prof, tg, base, &base_deps, &mut e)?;
     e.facts.push(fmt_list(&lines) + ".");
     e.facts.push("ML-KEM-1024 pushes both IKE_SA_INIT messages past a 1500 B MTU (1788 / 1813 B IP packets above); IKE_SA_INIT is not encrypted, so IKE fragmentation (RFC 7383) cannot apply and they are IP-fragmented. The profile takes the extra bytes as free on the VMs' virtual link.".into());
-    e.plots.push(xy(
+    e.plots.push(categorical(
         "pq_ike_e2",
-        "IKE_SA_INIT time: 0 = curve25519, 1 = ML-KEM-768, 2 = ML-KEM-1024 (Perera et al.)",
+        "IKE_SA_INIT time per key exchange (Perera et al.)",
         "key exchange",
         "IKE_SA_INIT [us]",
+        &["x25519", "mlkem768", "mlkem1024"],
         vec![
             Series::new("model", Style::Points, bars),
             Series::new("paper (mean of 100 runs)", Style::Published, paper_bars),

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::plot::{Series, Style, xy};
+use super::plot::{Series, Style, categorical};
 use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us};
 use super::variant::{Doc, fmt_list};
 use super::{Experiment, Result};
@@ -130,11 +130,12 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
         "Data plane: the KEM does not enter the per-packet ESP work, so the model's one-way delay of a 1000 B ping through the tunnel is {:.1} us whichever KEM set the tunnel up (Otero-García et al. report 0.402-0.491 ms delays on their testbed without a KEM and call the numbers indicative: there is no profile of their DU/RU hosts to compare with).",
         r.flows[0].delay.mean_ns / 1e3
     ));
-    e.plots.push(xy(
+    e.plots.push(categorical(
         "pq_kems_hybrid",
-        "Hybrid IKEv2 setup bytes: 0-2 ML-KEM-512/768/1024, 3-4 BIKE-L1/L3, 5-6 HQC-128/192, 7-8 FrodoKEM-640/976",
+        "Hybrid IKEv2 setup bytes per KEM (Otero-García et al.)",
         "KEM (with X25519)",
         "setup bytes, both directions [B]",
+        &KEMS,
         vec![Series::new("model", Style::Points, bytes)],
     ));
     Ok(e)

@@ -1,0 +1,201 @@
+//! One grammar for quantities on flags (issue 16): every quantity flag whose unit is implied
+//! takes the bare number (`--mtu 1280`) and the same value with its unit (`--mtu 1280B`,
+//! spelled as in scenario files) and both give the same output, in every subcommand; a flag
+//! with no implied unit (rates, lengths, durations) refuses a bare number, naming the flag and
+//! the units it takes.
+
+#[allow(dead_code)] // its scratch directories are not needed here
+mod common;
+
+use common::{oransim, stdout};
+
+const STACK: &str = "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp";
+const HOST: &str = "calibration/dev-host-rustcrypto.toml";
+const I9: &str = "calibration/ofh-macsec-i9.toml";
+const E2: &str = "calibration/colosseum-e2.toml";
+
+/// (command and other flags, the flag, the bare value, the same value with its unit).
+const BOTH_WAYS: &[(&[&str], &str, &str, &str)] = &[
+    (
+        &["overhead", "--stack", STACK, "--mtu", "1280B"],
+        "--payload",
+        "3000",
+        "3000B",
+    ),
+    (
+        &["overhead", "--stack", STACK, "--payload", "3000"],
+        "--mtu",
+        "1280",
+        "1280B",
+    ),
+    (
+        &["overhead", "--stack", STACK, "--payload", "3000"],
+        "--mtu",
+        "1500,1280",
+        "1500B,1.28kB",
+    ),
+    (&["handshake", "--ke", "mlkem768"], "--mtu", "1280", "1280B"),
+    (&["handshake"], "--cert-bytes", "1000,1200", "1000B,1.2kB"),
+    (
+        &["plan", "kex", "--profile", HOST, "--tunnels", "10"],
+        "--mtu",
+        "1280",
+        "1280B",
+    ),
+    (
+        &["plan", "fronthaul", "--profile", I9],
+        "--payload",
+        "7660",
+        "7660B",
+    ),
+    (
+        &["plan", "interface", "--profile", E2, "--rate", "3.5Mbps"],
+        "--sizes",
+        "195,1425",
+        "195B,1425B",
+    ),
+    (
+        &["plan", "interface", "--profile", E2, "--rate", "3.5Mbps"],
+        "--cpu-limit",
+        "70",
+        "70%",
+    ),
+    (&["init", "fronthaul"], "--payload", "7660", "7660B"),
+    (&["init", "e2"], "--sizes", "195,1425", "195B,1425B"),
+    (&["init", "ric-restart"], "--mtu", "1500", "1500B"),
+];
+
+#[test]
+fn every_byte_flag_gives_the_same_output_bare_and_with_its_unit() {
+    for (base, flag, bare, unit) in BOTH_WAYS {
+        let run = |v: &str| {
+            let mut args = base.to_vec();
+            args.extend([*flag, v]);
+            stdout(&args)
+        };
+        assert_eq!(run(bare), run(unit), "{base:?} {flag} {bare} vs {unit}");
+    }
+}
+
+/// The fields of `oransim live --format json` that do not depend on timing.
+fn live_fields(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["live", "--protection", "plain", "--format", "json"];
+    all.extend(args);
+    let text = stdout(&all);
+    let keep = [
+        "\"payload\"",
+        "\"datagram_len\"",
+        "\"ip_len\"",
+        "\"mtu\"",
+        "\"segment\"",
+        "\"segments\"",
+        "\"delivered_bytes\"",
+        "\"offered_bps\"",
+    ];
+    text.lines()
+        .map(str::trim)
+        .filter(|l| keep.iter().any(|k| l.starts_with(k)))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn live_takes_bare_numbers_and_units_alike() {
+    let rtt = ["--experiment", "rtt", "--pings", "1", "--rounds", "1"];
+    let bulk = ["--experiment", "bulk", "--megabytes", "1"];
+    let thr = ["--experiment", "throughput", "--sizes", "64"];
+    let cases: [(&[&str], &str, &str, &str); 5] = [
+        (&rtt, "--sizes", "64,100", "64B,100B"),
+        (&bulk, "--mtu", "1500", "1500B"),
+        (
+            &["--experiment", "bulk", "--mtu", "1500"],
+            "--megabytes",
+            "1",
+            "1MB",
+        ),
+        (
+            &["--experiment", "bulk", "--mtu", "1500"],
+            "--megabytes",
+            "1",
+            "0.001GB",
+        ),
+        (&thr, "--duration-ms", "5", "0.005s"),
+    ];
+    for (base, flag, bare, unit) in cases {
+        let run = |v: &str| {
+            let mut args = base.to_vec();
+            args.extend([flag, v]);
+            live_fields(&args)
+        };
+        let a = run(bare);
+        assert!(!a.is_empty(), "{flag}: no fields");
+        assert_eq!(a, run(unit), "live {base:?} {flag} {bare} vs {unit}");
+    }
+}
+
+/// (command, the flag, a bare number): flags whose unit is not implied.
+const UNIT_NEEDED: &[(&[&str], &str, &str)] = &[
+    (&["init", "fronthaul"], "--switch-latency", "5"),
+    (&["init", "fronthaul"], "--fibre", "10"),
+    (&["init", "fronthaul"], "--rate", "25"),
+    (&["init", "fronthaul"], "--load", "200"),
+    (&["init", "fronthaul"], "--duration", "10"),
+    (&["init", "e2"], "--load", "10"),
+    (&["init", "e2"], "--rate", "10"),
+    (&["init", "e2"], "--length", "1"),
+    (&["init", "e2"], "--duration", "1"),
+    (&["init", "ric-restart"], "--rate", "10"),
+    (&["init", "ric-restart"], "--length", "10"),
+    (&["plan", "interface", "--profile", E2], "--rate", "3.5"),
+    (
+        &["plan", "interface", "--profile", E2, "--rate", "3.5Mbps"],
+        "--latency-limit",
+        "1",
+    ),
+    (&["plan", "fronthaul", "--profile", I9], "--fibre", "10"),
+    (
+        &["plan", "fronthaul", "--profile", I9],
+        "--switch-latency",
+        "5",
+    ),
+    (&["plan", "fronthaul", "--profile", I9], "--rate", "10"),
+    (&["plan", "kex", "--profile", HOST], "--rate", "10"),
+    (&["plan", "kex", "--profile", HOST], "--length", "10"),
+];
+
+#[test]
+fn a_bare_number_without_an_implied_unit_is_refused_naming_the_flag() {
+    for (base, flag, bare) in UNIT_NEEDED {
+        let mut args = base.to_vec();
+        args.extend([*flag, bare]);
+        let out = oransim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("'{flag} <"))
+                && err.contains("has no unit")
+                && err.contains("units:"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_quantity_names_the_flag_and_what_is_allowed() {
+    let out = oransim(&["plan", "kex", "--profile", HOST, "--mtu", "1280b"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("'--mtu <MTU>'") && err.contains("did you mean \"B\""),
+        "{err}"
+    );
+    assert!(!err.contains("flow[") && !err.contains("link["), "{err}");
+    let out = oransim(&["overhead", "--stack", STACK, "--payload", "1.5kB"]);
+    assert!(out.status.success(), "1.5kB is 1500 bytes");
+    let out = oransim(&["overhead", "--stack", STACK, "--payload", "1.5B"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'--payload <PAYLOAD>'") && err.contains("whole number of bytes"),
+        "{err}"
+    );
+}
