@@ -15,28 +15,26 @@ pub fn json<T: serde::Serialize + ?Sized>(plan: &T) -> crate::Result<String> {
 }
 
 /// A path's file name, or the path when it has none.
-fn short(path: &str) -> &str {
+pub(crate) fn short(path: &str) -> &str {
     std::path::Path::new(path)
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or(path)
 }
 
-/// `plan interface` as text. `cpu_limit_pct` [%] and `latency_limit` are the limits as the
-/// user gave them.
-pub fn interface(
-    plan: &InterfacePlan,
-    q: &InterfaceQuestion,
-    cpu_limit_pct: f64,
-    latency_limit: &str,
-) -> String {
-    let mut out = format!(
-        "{} at {:.3} Mb/s of {} messages, profile {}\n\n",
+/// `plan interface`'s question in one line: interface, load, sizes, profile.
+pub(crate) fn interface_heading(plan: &InterfacePlan, q: &InterfaceQuestion) -> String {
+    format!(
+        "{} at {:.3} Mb/s of {} messages, profile {}",
         plan.interface,
         plan.offered_bps / 1e6,
         q.sizes.join("/"),
         short(&q.profile.display().to_string())
-    );
+    )
+}
+
+/// `plan interface`'s answer table: per suite cores, CPU, delays, highest load and its limit.
+pub(crate) fn interface_table(plan: &InterfacePlan) -> Table {
     let mut t = Table::new(["suite", "cores", "CPU", "p50", "p99", "max load", "limit"]);
     t.widths(&[24, 5, 9, 11, 11, 14, 6])
         .gap(" ")
@@ -58,10 +56,18 @@ pub fn interface(
             r.limit.to_string(),
         ]);
     }
-    out.push_str(&t.text());
-    let _ = writeln!(
-        out,
-        "\nadded latency p50 {:.2} us, p99 {:.2} us; headroom {:.1}x; cores needed for CPU <= {}% and added p99 <= {}: {}",
+    t
+}
+
+/// `plan interface`'s answer in one line: added latency, headroom and the cores needed for
+/// `cpu_limit_pct` [%] and `latency_limit` (as the user gave them).
+pub(crate) fn interface_answer(
+    plan: &InterfacePlan,
+    cpu_limit_pct: f64,
+    latency_limit: &str,
+) -> String {
+    format!(
+        "added latency p50 {:.2} us, p99 {:.2} us; headroom {:.1}x; cores needed for CPU <= {}% and added p99 <= {}: {}",
         plan.added_p50_ns / 1e3,
         plan.added_p99_ns / 1e3,
         plan.headroom,
@@ -71,6 +77,23 @@ pub fn interface(
             || "none suffices (the one-server I/O path limits)".to_owned(),
             |c| c.to_string()
         )
+    )
+}
+
+/// `plan interface` as text. `cpu_limit_pct` [%] and `latency_limit` are the limits as the
+/// user gave them.
+pub fn interface(
+    plan: &InterfacePlan,
+    q: &InterfaceQuestion,
+    cpu_limit_pct: f64,
+    latency_limit: &str,
+) -> String {
+    let mut out = format!("{}\n\n", interface_heading(plan, q));
+    out.push_str(&interface_table(plan).text());
+    let _ = writeln!(
+        out,
+        "\n{}",
+        interface_answer(plan, cpu_limit_pct, latency_limit)
     );
     for f in &plan.findings {
         let _ = writeln!(out, "- {f}");
@@ -89,6 +112,84 @@ fn mode_letter(mode: &str) -> char {
     }
 }
 
+/// `plan fronthaul`'s path in one line: fibre, switches, rate, payload.
+pub(crate) fn fronthaul_heading(q: &FronthaulQuestion) -> String {
+    format!(
+        "Open Fronthaul, {} fibre, {} switch(es) of {}, {}, frame payload {}",
+        q.fibre, q.switches, q.switch_latency, q.rate, q.payload
+    )
+}
+
+/// One profile's modes: frame, one-way and added delay, the transport delay against T12max.
+pub(crate) fn modes_table(plan: &FronthaulPlan) -> Table {
+    let mut t = Table::new(["mode", "frame", "one way", "added", "vs T12max"]);
+    t.widths(&[18, 8, 12, 12, 14]).gap(" ").trim_end(false);
+    for m in &plan.modes {
+        t.row([
+            m.mode.clone(),
+            format!("{} B", m.frame_bytes),
+            format!("{:.2} us", m.one_way_ns / 1e3),
+            format!("{:.2} us", m.added_ns / 1e3),
+            format!("{:.2} us", m.transport_ns / 1e3),
+        ]);
+    }
+    t
+}
+
+/// The detail of category pair (`i`, `j`) (row, column indices into `mine.categories`): its
+/// T12max, then per profile and mode whether it fits, the margin and the longest fibre.
+pub(crate) fn pair_text(
+    mine: &FronthaulPlan,
+    other: Option<&FronthaulPlan>,
+    (i, j): (usize, usize),
+) -> String {
+    let (rows, cols) = &mine.categories;
+    let t12 = mine.t12max_us[i][j];
+    let mut out = format!(
+        "pair O-DU {} / O-RU {}: T12max {} us\n",
+        cols[j], rows[i], t12
+    );
+    for plan in std::iter::once(mine).chain(other) {
+        for m in &plan.modes {
+            let margin = t12 as f64 - m.transport_ns / 1e3;
+            let _ = writeln!(
+                out,
+                "  {:<26} {:<18} {:>4}  margin {:>9.2} us  longest fibre {:>8.2} km",
+                short(&plan.profile),
+                m.mode,
+                if margin >= 0.0 { "fits" } else { "no" },
+                margin,
+                m.longest_fibre_m[i][j] / 1e3
+            );
+        }
+    }
+    out
+}
+
+/// The region map's legend: each mode's letter and name, and `.` for nothing fits.
+pub(crate) fn region_legend(plan: &FronthaulPlan) -> String {
+    let legend: Vec<String> = plan
+        .modes
+        .iter()
+        .map(|m| format!("{} {}", mode_letter(&m.mode), m.mode))
+        .collect();
+    format!("{}, . nothing fits", legend.join(", "))
+}
+
+/// The region map's cells, one string per O-RU category row: per O-DU category the letter of
+/// the strongest mode that fits, `.` when none does.
+pub(crate) fn region_rows(plan: &FronthaulPlan) -> Vec<String> {
+    let letters: Vec<char> = plan.modes.iter().map(|m| mode_letter(&m.mode)).collect();
+    plan.best
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|b| b.map_or('.', |(j, _)| letters[j]))
+                .collect()
+        })
+        .collect()
+}
+
 /// `plan fronthaul` as text: per profile the modes' frame and delays, the detailed category
 /// `pair` (row, column indices into `mine.categories`) if asked, the region map (beside
 /// `other`'s when comparing) and the findings.
@@ -98,57 +199,19 @@ pub fn fronthaul(
     other: Option<&FronthaulPlan>,
     pair: Option<(usize, usize)>,
 ) -> String {
-    let mut out = format!(
-        "Open Fronthaul, {} fibre, {} switch(es) of {}, {}, frame payload {}\n",
-        q.fibre, q.switches, q.switch_latency, q.rate, q.payload
-    );
+    let mut out = format!("{}\n", fronthaul_heading(q));
     let plans = || std::iter::once(mine).chain(other);
     for plan in plans() {
         let _ = writeln!(out, "\nprofile {}", plan.profile);
-        let mut t = Table::new(["mode", "frame", "one way", "added", "vs T12max"]);
-        t.widths(&[18, 8, 12, 12, 14]).gap(" ").trim_end(false);
-        for m in &plan.modes {
-            t.row([
-                m.mode.clone(),
-                format!("{} B", m.frame_bytes),
-                format!("{:.2} us", m.one_way_ns / 1e3),
-                format!("{:.2} us", m.added_ns / 1e3),
-                format!("{:.2} us", m.transport_ns / 1e3),
-            ]);
-        }
-        out.push_str(&t.text());
+        out.push_str(&modes_table(plan).text());
     }
     let (rows, cols) = &mine.categories;
-    if let Some((i, j)) = pair {
-        let t12 = mine.t12max_us[i][j];
-        let _ = writeln!(
-            out,
-            "\npair O-DU {} / O-RU {}: T12max {} us",
-            cols[j], rows[i], t12
-        );
-        for plan in plans() {
-            for m in &plan.modes {
-                let margin = t12 as f64 - m.transport_ns / 1e3;
-                let _ = writeln!(
-                    out,
-                    "  {:<26} {:<18} {:>4}  margin {:>9.2} us  longest fibre {:>8.2} km",
-                    short(&plan.profile),
-                    m.mode,
-                    if margin >= 0.0 { "fits" } else { "no" },
-                    margin,
-                    m.longest_fibre_m[i][j] / 1e3
-                );
-            }
-        }
+    if let Some(p) = pair {
+        out.push('\n');
+        out.push_str(&pair_text(mine, other, p));
     }
     out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
-    let letters: Vec<char> = mine.modes.iter().map(|m| mode_letter(&m.mode)).collect();
-    let legend: Vec<String> = mine
-        .modes
-        .iter()
-        .map(|m| format!("{} {}", mode_letter(&m.mode), m.mode))
-        .collect();
-    let _ = writeln!(out, "legend: {}, . nothing fits", legend.join(", "));
+    let _ = writeln!(out, "legend: {}", region_legend(mine));
     let header: String = cols.iter().collect();
     let mut head = format!("    {header}");
     if other.is_some() {
@@ -163,16 +226,11 @@ pub fn fronthaul(
             ""
         }
     );
-    for (i, r) in rows.iter().enumerate() {
-        let cells = |p: &FronthaulPlan| -> String {
-            p.best[i]
-                .iter()
-                .map(|b| b.map_or('.', |(j, _)| letters[j]))
-                .collect()
-        };
-        let mut line = format!("{r}   {}", cells(mine));
-        if let Some(o) = other {
-            let _ = write!(line, "   {r}  {}", cells(o));
+    let theirs = other.map(region_rows);
+    for (i, (r, cells)) in rows.iter().zip(region_rows(mine)).enumerate() {
+        let mut line = format!("{r}   {cells}");
+        if let Some(o) = &theirs {
+            let _ = write!(line, "   {r}  {}", o[i]);
         }
         let _ = writeln!(out, "{line}");
     }
@@ -194,11 +252,10 @@ fn ms_or_none(ns: Option<f64>, decimals: usize) -> String {
     )
 }
 
-/// `plan kex` as text: per key exchange the set-up time, bytes, CPU and the storm, then the
-/// findings.
-pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
-    let mut out = format!(
-        "IKEv2 set-up with {} authentication; {} tunnels at once; {} over {} at MTU {}{}\n\n",
+/// `plan kex`'s question in one line: authentication, tunnels, path, and loss if any.
+pub(crate) fn kex_heading(q: &KexQuestion) -> String {
+    format!(
+        "IKEv2 set-up with {} authentication; {} tunnels at once; {} over {} at MTU {}{}",
         q.auth,
         q.tunnels,
         q.rate,
@@ -213,7 +270,11 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
         } else {
             String::new()
         }
-    );
+    )
+}
+
+/// `plan kex`'s answer table: per key exchange the set-up time, bytes, CPU and the storm.
+pub(crate) fn kex_table(plan: &KexPlan) -> Table {
     let mut t = Table::new([
         "key exchange",
         "set-up",
@@ -252,7 +313,14 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
             format!("{:.1}%", r.responder_cpu * 100.0),
         ]);
     }
-    out.push_str(&t.text());
+    t
+}
+
+/// `plan kex` as text: per key exchange the set-up time, bytes, CPU and the storm, then the
+/// findings.
+pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
+    let mut out = format!("{}\n\n", kex_heading(q));
+    out.push_str(&kex_table(plan).text());
     out.push('\n');
     for f in &plan.findings {
         let _ = writeln!(out, "- {f}");

@@ -10,10 +10,10 @@ use model::reproduce::{
 };
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Shape};
-use crate::table::Table;
+use crate::table::{Align, Table};
 
 /// "P passed, F failed; f fitted, i identity, p predicted, h held-out (x% predictions)".
-fn counts(sum: &Summary) -> String {
+pub(crate) fn counts(sum: &Summary) -> String {
     format!(
         "{} passed, {} failed; {} fitted, {} identity, {} predicted, {} held-out ({:.0}% predictions)",
         sum.passed,
@@ -28,7 +28,7 @@ fn counts(sum: &Summary) -> String {
 
 /// A number with up to four decimals, trailing zeros dropped; scientific outside
 /// [0.01, 10^6); `-` when not finite.
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
@@ -42,17 +42,17 @@ fn num(x: f64) -> String {
     }
 }
 
-fn opt(x: Option<f64>) -> String {
+pub(crate) fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), num)
 }
 
 /// A row's error \[%\] rounded to two decimals.
-fn error(r: &Row) -> String {
+pub(crate) fn error(r: &Row) -> String {
     opt(r.error_pct.map(|x| (x * 100.0).round() / 100.0))
 }
 
 /// A fitted row's leave-one-out prediction in words.
-fn loo(l: &Loo) -> String {
+pub(crate) fn loo(l: &Loo) -> String {
     match l.predicted {
         Some(p) => format!(
             "the fit without this row predicts {} (error {}%)",
@@ -220,11 +220,7 @@ pub fn markdown(
         s,
         "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
     );
-    let mut rules = Table::new(["rule", "target", "for"]);
-    for (name, r) in targets.rules() {
-        rules.row([name.clone(), r.words.clone(), r.means.clone()]);
-    }
-    s.push_str(&rules.markdown());
+    s.push_str(&rules_table(targets).markdown());
     let _ = writeln!(s, "\n**Papers** (the key is printed with each row):\n");
     for (key, p) in &targets.papers {
         let _ = writeln!(s, "- **{key}**: {}", p.citation);
@@ -239,17 +235,7 @@ pub fn markdown(
         s,
         "**Assumptions** the papers do not pin (`experiments/assumptions.toml`; a row that read one lists it as `assume:<id>`):\n"
     );
-    let mut at = Table::new(["assumption", "value", "range", "what", "why"]);
-    for a in &targets.assumptions {
-        at.row([
-            a.id.clone(),
-            format!("{} {}", num(a.value), a.unit),
-            format!("{} .. {} {}", num(a.low), num(a.high), a.unit),
-            a.what.clone(),
-            a.why.clone(),
-        ]);
-    }
-    s.push_str(&at.markdown());
+    s.push_str(&assumptions_table(targets).markdown());
     let _ = writeln!(s);
     if let Some(v) = sensitivity {
         let _ = writeln!(
@@ -327,14 +313,51 @@ pub fn markdown(
     s
 }
 
+/// The tolerance rules: name, the target in words, what it is for.
+pub(crate) fn rules_table(targets: &Targets) -> Table {
+    let mut rules = Table::new(["rule", "target", "for"]);
+    rules.align(&[Align::Left; 3]);
+    for (name, r) in targets.rules() {
+        rules.row([name.clone(), r.words.clone(), r.means.clone()]);
+    }
+    rules
+}
+
+/// The assumptions of `experiments/assumptions.toml`: value, range, what and why.
+pub(crate) fn assumptions_table(targets: &Targets) -> Table {
+    let mut at = Table::new(["assumption", "value", "range", "what", "why"]);
+    at.align(&[
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Left,
+        Align::Left,
+    ]);
+    for a in &targets.assumptions {
+        at.row([
+            a.id.clone(),
+            format!("{} {}", num(a.value), a.unit),
+            format!("{} .. {} {}", num(a.low), num(a.high), a.unit),
+            a.what.clone(),
+            a.why.clone(),
+        ]);
+    }
+    at
+}
+
+/// One experiment's plot as the renderer's figure.
+pub(crate) fn figure(p: &Plot) -> Figure {
+    match p {
+        Plot::Xy(x) => Figure::Chart(chart(x)),
+        Plot::Heat(h) => Figure::Heat(heat(h)),
+    }
+}
+
 /// Every plot of `exps`, in order, drawn as SVG and PNG.
 pub fn plots(exps: &[Experiment]) -> crate::Result<Vec<Drawn>> {
     exps.iter()
         .flat_map(|e| &e.plots)
-        .map(|p| match p {
-            Plot::Xy(x) => Figure::Chart(chart(x)).drawn(p.name()),
-            Plot::Heat(h) => Figure::Heat(heat(h)).drawn(p.name()),
-        })
+        .map(|p| figure(p).drawn(p.name()))
         .collect()
 }
 

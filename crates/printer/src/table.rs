@@ -187,6 +187,42 @@ impl Table {
         }
         out
     }
+
+    /// An HTML `<table>`: the header in `<thead>`, the rows in `<tbody>`, every cell
+    /// HTML-escaped ([`crate::html::escape`]); right-aligned columns carry `class="num"`.
+    pub fn html(&self) -> String {
+        let mut out = String::from("<table>\n<thead><tr>");
+        for (i, h) in self.head.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<th{}>{}</th>",
+                self.num_class(i),
+                crate::html::escape(h)
+            );
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for r in &self.rows {
+            out.push_str("<tr>");
+            for (i, c) in r.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "<td{}>{}</td>",
+                    self.num_class(i),
+                    crate::html::escape(c)
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+        out
+    }
+
+    fn num_class(&self, column: usize) -> &'static str {
+        match self.alignment(column) {
+            Align::Left => "",
+            Align::Right => " class=\"num\"",
+        }
+    }
 }
 
 /// One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line break.

@@ -1,6 +1,6 @@
 //! `oransim plan`: capacity-planning questions answered by simulation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -58,6 +58,10 @@ struct InterfaceArgs {
     /// Other suites to compare at the same load.
     #[arg(long, value_delimiter = ',', value_parser = parse_suite)]
     compare: Vec<Suite>,
+    /// Also write the plan as one self-contained page to this file (question, inputs, answer;
+    /// no script, nothing fetched).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = KexFormat::Table)]
     format: KexFormat,
@@ -103,6 +107,10 @@ struct FronthaulArgs {
         default_value = "none,macsec-integrity,macsec-encrypt"
     )]
     mode: Vec<String>,
+    /// Also write the plan as one self-contained page to this file (question, inputs, answer;
+    /// no script, nothing fetched).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = KexFormat::Table)]
     format: KexFormat,
@@ -147,6 +155,10 @@ struct KexArgs {
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
+    /// Also write the plan as one self-contained page to this file (question, inputs, answer;
+    /// no script, nothing fetched).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = KexFormat::Table)]
     format: KexFormat,
@@ -155,6 +167,20 @@ struct KexArgs {
 /// `--suite` and `--compare`: a suite name; the error lists the allowed names.
 fn parse_suite(text: &str) -> Result<Suite, String> {
     text.parse().map_err(|e: protocols::Error| e.to_string())
+}
+
+/// `--html FILE`, before the plan runs: the file must be writable ([`crate::output::check_writable`]).
+fn check_html(path: Option<&Path>) -> anyhow::Result<()> {
+    path.map_or(Ok(()), |p| {
+        crate::output::check_writable(p).context("--html")
+    })
+}
+
+/// `--html FILE`: writes the page `page` renders, atomically.
+fn write_html(path: Option<&Path>, page: impl FnOnce() -> String) -> anyhow::Result<()> {
+    path.map_or(Ok(()), |p| {
+        crate::output::write_atomic(p, page().as_bytes()).context("--html")
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -192,7 +218,11 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
         latency_limit_ns: limit_ps / 1e3,
         alternatives: a.compare.clone(),
     };
+    check_html(a.html.as_deref())?;
     let plan = model::plan::interface(&q)?;
+    write_html(a.html.as_deref(), || {
+        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit)
+    })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(&plan)?,
         KexFormat::Table => printer::plan::interface(&plan, &q, a.cpu_limit, &a.latency_limit),
@@ -225,6 +255,7 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         payload: a.payload.clone(),
         modes: a.mode.clone(),
     };
+    check_html(a.html.as_deref())?;
     let q = question(&a.profile);
     let mine = model::plan::fronthaul(&q)?;
     let other = a
@@ -255,6 +286,9 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
         _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
     };
+    write_html(a.html.as_deref(), || {
+        printer::html::fronthaul(&q, &mine, other.as_ref(), pair)
+    })?;
     let text = match a.format {
         KexFormat::Json => {
             printer::plan::json(&serde_json::json!({ "plan": mine, "compare": other }))?
@@ -281,7 +315,9 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         mtu: a.mtu.clone(),
         loss: a.loss,
     };
+    check_html(a.html.as_deref())?;
     let plan = model::plan::kex(&q)?;
+    write_html(a.html.as_deref(), || printer::html::kex(&plan, &q))?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(&plan)?,
         KexFormat::Table => printer::plan::kex(&plan, &q),

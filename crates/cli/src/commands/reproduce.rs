@@ -1,7 +1,8 @@
 //! `oransim reproduce`: run every published experiment (`model::reproduce`) and compare with
 //! the papers: one row per published number with its evidence class, with plots (SVG and PNG,
 //! both with their text) and the generated `docs/reproduction.md`, all rendered by
-//! [`printer::reproduce`]; this file maps the flags and writes the files.
+//! [`printer::reproduce`], and the `--html` page by [`printer::html`]; this file maps the flags
+//! and writes the files.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,6 +37,10 @@ pub struct ReproduceArgs {
     /// `img/` beside the file.
     #[arg(long, value_name = "FILE")]
     pub write_docs: Option<PathBuf>,
+    /// Write the reproduction as one self-contained page, DIR/index.html (tables, plots as
+    /// inline SVG, provenance; no script, nothing fetched); DIR is created if absent.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Also vary every assumption of experiments/assumptions.toml to the ends of its range, one
     /// at a time, and list the rows whose verdict flips and the advice that changes.
     #[arg(long)]
@@ -65,6 +70,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             args.root.display()
         );
     }
+    let html = args.html.as_deref().map(html_target).transpose()?;
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
     let targets = reproduce::Targets::load(&args.root).context("reproduce")?;
     let sensitivity = if args.sensitivity {
@@ -108,6 +114,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             printer::reproduce::markdown(&exps, &targets, sens, &rel).as_bytes(),
         )?;
     }
+    if let Some(index) = &html {
+        let page = printer::html::reproduce(&exps, &targets, sens)?;
+        crate::output::write_atomic(index, page.as_bytes()).context("--html")?;
+    }
     let text = match args.format {
         Format::Json => printer::reproduce::json(&exps, &targets, sens)?,
         Format::Table => printer::reproduce::table(&exps, &targets, sens),
@@ -118,6 +128,20 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--html DIR`'s page, DIR/index.html: DIR is created if absent, and the page checked
+/// writable before the experiments run.
+fn html_target(dir: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--html {}: cannot create the directory for index.html; give a directory",
+            dir.display()
+        )
+    })?;
+    let index = dir.join("index.html");
+    crate::output::check_writable(&index).context("--html")?;
+    Ok(index)
 }
 
 /// `dir` relative to `base` when it lies under it, else as given.

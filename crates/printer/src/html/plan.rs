@@ -1,0 +1,208 @@
+//! `oransim plan … --html FILE`: a plan as one page: the question, the inputs as given, the
+//! answer tables and the findings. (The plans draw no plot; the fronthaul region map is a table
+//! of coloured cells.)
+
+use std::fmt::Write as _;
+
+use model::plan::{
+    FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
+};
+
+use super::{escape, list, page};
+use crate::plan::{
+    fronthaul_heading, interface_answer, interface_heading, interface_table, kex_heading,
+    kex_table, modes_table, pair_text, region_legend, region_rows, short,
+};
+use crate::table::Table;
+
+/// The inputs as a two-column table of flag and value.
+fn inputs(rows: &[(&str, String)]) -> String {
+    let mut t = Table::new(["input", "value"]);
+    t.align(&[crate::table::Align::Left, crate::table::Align::Left]);
+    for (k, v) in rows {
+        t.row([(*k).to_owned(), v.clone()]);
+    }
+    format!("<h2 id=\"inputs\">Inputs</h2>\n{}", t.html())
+}
+
+/// The page's head: the command, the question, and `heading` (the plan's one-line
+/// description).
+fn question(command: &str, question: &str, heading: &str) -> String {
+    format!(
+        "<h1>oransim plan {}</h1>\n<p><strong>Question:</strong> {}</p>\n<p>{}</p>\n",
+        escape(command),
+        escape(question),
+        escape(heading)
+    )
+}
+
+fn cores(c: Option<u32>) -> String {
+    c.map_or_else(|| "the profile's".to_owned(), |c| c.to_string())
+}
+
+/// `plan interface` as a page. `cpu_limit_pct` [%] and `latency_limit` are the limits as the
+/// user gave them.
+pub fn interface(
+    plan: &InterfacePlan,
+    q: &InterfaceQuestion,
+    cpu_limit_pct: f64,
+    latency_limit: &str,
+) -> String {
+    let mut b = question(
+        "interface",
+        &format!(
+            "what does securing {} cost in CPU and latency at this load, how much load is left, and how many cores keep it within the limits?",
+            plan.interface
+        ),
+        &interface_heading(plan, q),
+    );
+    let suites: Vec<&str> = q
+        .alternatives
+        .iter()
+        .map(|s| model::file::suite_or_none::name(Some(*s)))
+        .collect();
+    b.push_str(&inputs(&[
+        ("--interface", q.interface.clone()),
+        ("--profile", q.profile.display().to_string()),
+        (
+            "--suite",
+            model::file::suite_or_none::name(Some(q.suite)).to_owned(),
+        ),
+        ("--rate", q.rate.clone()),
+        ("--sizes", q.sizes.join(",")),
+        ("--cores", cores(q.cores)),
+        ("--cpu-limit", format!("{cpu_limit_pct}%")),
+        ("--latency-limit", latency_limit.to_owned()),
+        ("--compare", suites.join(",")),
+    ]));
+    b.push_str("<h2 id=\"answer\">Answer</h2>\n");
+    b.push_str(&interface_table(plan).html());
+    let _ = writeln!(
+        b,
+        "<p>{}</p>",
+        escape(&interface_answer(plan, cpu_limit_pct, latency_limit))
+    );
+    b.push_str(&findings(&plan.findings));
+    page(&format!("oransim plan interface: {}", plan.interface), &b)
+}
+
+/// `plan fronthaul` as a page: per profile the modes, the detailed category `pair` if asked
+/// (row, column indices into `mine.categories`), the region maps and the findings.
+pub fn fronthaul(
+    q: &FronthaulQuestion,
+    mine: &FronthaulPlan,
+    other: Option<&FronthaulPlan>,
+    pair: Option<(usize, usize)>,
+) -> String {
+    let mut b = question(
+        "fronthaul",
+        "which O-DU/O-RU category pairs (000 Table 4) fit each security mode on this path, with what margin?",
+        &fronthaul_heading(q),
+    );
+    b.push_str(&inputs(&[
+        ("--profile", q.profile.display().to_string()),
+        (
+            "--compare",
+            other.map_or_else(String::new, |o| o.profile.clone()),
+        ),
+        ("--cores", cores(q.cores)),
+        ("--fibre", q.fibre.clone()),
+        ("--switches", q.switches.to_string()),
+        ("--switch-latency", q.switch_latency.clone()),
+        ("--rate", q.rate.clone()),
+        ("--payload", q.payload.clone()),
+        ("--mode", q.modes.join(",")),
+    ]));
+    b.push_str("<h2 id=\"answer\">Answer</h2>\n");
+    for plan in std::iter::once(mine).chain(other) {
+        let _ = writeln!(b, "<h3>Profile {}</h3>", escape(&plan.profile));
+        b.push_str(&modes_table(plan).html());
+    }
+    if let Some(p) = pair {
+        let _ = writeln!(
+            b,
+            "<h3>Category pair</h3>\n<pre>{}</pre>",
+            escape(&pair_text(mine, other, p))
+        );
+    }
+    b.push_str("<h3>Region map</h3>\n<p>The strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category).</p>\n");
+    let _ = writeln!(b, "<p>Legend: {}</p>", escape(&region_legend(mine)));
+    for plan in std::iter::once(mine).chain(other) {
+        b.push_str(&region_map(plan));
+    }
+    for plan in std::iter::once(mine).chain(other) {
+        if !plan.findings.is_empty() {
+            let _ = writeln!(b, "<h3>Findings: {}</h3>", escape(short(&plan.profile)));
+            b.push_str(&list(&plan.findings));
+        }
+    }
+    page("oransim plan fronthaul", &b)
+}
+
+/// One profile's region map as a table of letters, each cell coloured by its mode.
+fn region_map(plan: &FronthaulPlan) -> String {
+    let (rows, cols) = &plan.categories;
+    let mut s = format!(
+        "<table class=\"region\">\n<caption>{}</caption>\n<thead><tr><th></th>",
+        escape(short(&plan.profile))
+    );
+    for c in cols {
+        let _ = write!(s, "<th>{}</th>", escape(&c.to_string()));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for (r, cells) in rows.iter().zip(region_rows(plan)) {
+        let _ = write!(s, "<tr><th>{}</th>", escape(&r.to_string()));
+        for c in cells.chars() {
+            let class = if c == '.' {
+                "m-none".to_owned()
+            } else {
+                format!("m-{c}")
+            };
+            let _ = write!(
+                s,
+                "<td class=\"region {}\">{}</td>",
+                escape(&class),
+                escape(&c.to_string())
+            );
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>\n");
+    s
+}
+
+/// `plan kex` as a page.
+pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
+    let mut b = question(
+        "kex",
+        "how long does an IKEv2 security association take to set up with each key exchange, what does it cost, and how long does a storm of tunnels re-establishing at once take?",
+        &kex_heading(q),
+    );
+    b.push_str(&inputs(&[
+        ("--ke", q.kes.join(",")),
+        ("--auth", q.auth.clone()),
+        ("--tunnels", q.tunnels.to_string()),
+        ("--profile", q.initiator_profile.display().to_string()),
+        (
+            "--responder-profile",
+            q.responder_profile.display().to_string(),
+        ),
+        ("--cores", cores(q.responder_cores)),
+        ("--rate", q.rate.clone()),
+        ("--length", q.length.clone()),
+        ("--mtu", q.mtu.clone()),
+        ("--loss", q.loss.to_string()),
+    ]));
+    b.push_str("<h2 id=\"answer\">Answer</h2>\n");
+    b.push_str(&kex_table(plan).html());
+    b.push_str(&findings(&plan.findings));
+    page("oransim plan kex", &b)
+}
+
+/// The findings under their heading; nothing when there are none.
+fn findings(items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    format!("<h2 id=\"findings\">Findings</h2>\n{}", list(items))
+}
