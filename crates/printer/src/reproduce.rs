@@ -230,6 +230,10 @@ pub fn markdown(
         s,
         "Two measurement views: the **latency** view is one packet's or one payload's delay through a discrete-event run (the frames of a payload pipeline through sender, wire and receiver); the **capacity** view is the processing time a payload costs, summed over its frames, which limits throughput. Each row's note names its view.\n"
     );
+    let _ = writeln!(
+        s,
+        "**As one page:** `oransim reproduce --html DIR` writes this report as `DIR/index.html`, one self-contained HTML page (inline style, the plots as inline SVG, no script, nothing fetched) with the same tables and plots, the papers' full references, each row's provenance (`depends_on`, `fitted_from`, leave-one-out, note) folded under the row, the reasons of the failed rows and, with `--sensitivity`, what flips. Open it in any browser or hand it on; the same run gives the same bytes.\n"
+    );
     let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
     let _ = writeln!(
         s,
