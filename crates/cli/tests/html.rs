@@ -281,6 +281,25 @@ fn what_is_not_a_regular_file_of_its_own_is_refused() {
         &link,
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    // DIR/index.html is a FIFO (opening it to write would block).
+    let fifo = dir.join("as-fifo");
+    std::fs::create_dir(&fifo).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.join("index.html"))
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success());
+    refused(
+        &[
+            "reproduce",
+            "--only",
+            "e2_size",
+            "--html",
+            fifo.to_str().unwrap(),
+        ],
+        &fifo.join("index.html"),
+        &fifo,
+    );
     // plan's FILE is a directory or a symbolic link.
     for target in [d, link.join("index.html").to_str().unwrap()] {
         refused(
