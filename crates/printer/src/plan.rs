@@ -198,8 +198,13 @@ fn ms_or_none(ns: Option<f64>, decimals: usize) -> String {
 /// findings.
 pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
     let mut out = format!(
-        "IKEv2 set-up with {} authentication; {} tunnels at once; {} over {} at MTU {}{}\n\n",
+        "IKEv2 set-up with {} authentication{}; {} tunnels at once; {} over {} at MTU {}{}\n\n",
         q.auth,
+        if q.peer.is_minimal() {
+            String::new()
+        } else {
+            format!(", peer {}", q.peer.name())
+        },
         q.tunnels,
         q.rate,
         q.length,

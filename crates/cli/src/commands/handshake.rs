@@ -101,7 +101,7 @@ fn parse_protocol(text: &str) -> Result<Protocol, String> {
 }
 
 /// `--peer`: an IKEv2 peer profile; the error lists the allowed names.
-fn parse_peer(text: &str) -> Result<Peer, String> {
+pub(crate) fn parse_peer(text: &str) -> Result<Peer, String> {
     Peer::parse(text).map_err(|e| e.to_string())
 }
 

@@ -147,6 +147,10 @@ struct KexArgs {
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
+    /// IKEv2 peer whose messages are sized: minimal, strongswan, strongswan-minimal, libreswan
+    /// (see `oransim handshake --help`).
+    #[arg(long, default_value = "minimal", value_parser = super::handshake::parse_peer)]
+    peer: protocols::ikev2::Peer,
     /// Output format.
     #[arg(long, value_enum, default_value_t = KexFormat::Table)]
     format: KexFormat,
@@ -280,6 +284,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         length: a.length.clone(),
         mtu: a.mtu.clone(),
         loss: a.loss,
+        peer: a.peer,
     };
     let plan = model::plan::kex(&q)?;
     let text = match a.format {
