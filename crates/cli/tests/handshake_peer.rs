@@ -171,3 +171,40 @@ fn plan_kex_names_ip_fragmentation_per_peer() {
     // The default strongSwan request is bigger, so the set-up moves more bytes.
     assert!(row["setup_bytes"].as_u64() > m["rows"][1]["setup_bytes"].as_u64());
 }
+
+/// A scenario's handshake source takes `peer`: strongSwan's default IKE_SA_INIT with ML-KEM-768
+/// is two IP fragments, so the request carries more bytes than the minimal peer's; an unknown
+/// peer is refused naming the key and the allowed names.
+#[test]
+fn scenario_handshake_source_takes_a_peer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let scenario = |peer: &str| {
+        let text = std::fs::read_to_string(format!("{root}/scenarios/kex_storm.toml"))
+            .unwrap()
+            .replace("../calibration/", &format!("{root}/calibration/"))
+            .replace(
+                "tunnels = 1000 }",
+                &format!("tunnels = 10, peer = \"{peer}\" }}"),
+            );
+        let path = dir.path().join(format!("{peer}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let init_bytes = |peer: &str| {
+        let path = scenario(peer);
+        let v = json(&["run", path.to_str().unwrap(), "--format", "json"]);
+        let flow = &v["flows"][0]["handshake"]["exchanges"][0];
+        assert_eq!(flow["name"], "IKE_SA_INIT");
+        flow["request_bytes"].as_u64().unwrap()
+    };
+    assert!(init_bytes("strongswan") > init_bytes("minimal") + 700);
+    let path = scenario("racoon");
+    let out = oransim(&["run", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("source.peer") && err.contains("strongswan-minimal"),
+        "{err}"
+    );
+}

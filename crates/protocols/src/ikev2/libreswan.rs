@@ -125,7 +125,12 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
         init_r,
         idi: cfg.id_i.clone().unwrap_or_else(|| default_id.clone()),
         idr: cfg.id_r.clone().unwrap_or(default_id),
-        send_idr: cfg.id_r.is_some() && cfg.send_idr,
+        // ikev2_ike_auth.c: IDr for a DN, FQDN, e-mail or key ID remote identity, not an address.
+        send_idr: cfg.send_idr
+            && cfg
+                .id_r
+                .as_ref()
+                .is_some_and(|i| !matches!(i.kind, IdKind::Ipv4 | IdKind::Ipv6)),
         auth_i_pre,
         auth_i_mid: vec![],
         auth_i_end: vec![],
