@@ -24,10 +24,13 @@ pub fn ikev2_table(h: &ikev2::Handshake) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "IKEv2  ke {}  auth {:?}  certificates {:?} B  path MTU {}{}",
+        "IKEv2  ke {}  auth {:?}  certificates {:?}{} B  path MTU {}{}",
         h.ke,
         h.auth,
         h.cert_chain,
+        h.cert_chain_r
+            .as_ref()
+            .map_or_else(String::new, |r| format!(" / responder {r:?}")),
         h.mtu,
         if h.peer.is_minimal() {
             String::new()

@@ -20,8 +20,8 @@
 //!   ESP_TFC_PADDING_NOT_SUPPORTED (`send-no-esp-tfc=no`).
 //! - Nonces: `DEFAULT_NONCE_SIZE` 32 bytes (include/ietf_constants.h).
 
-use super::peer::{Profile, certreq, configured};
-use super::wire::{self, ENCR, ESN, INTEG, IdKind, Identity, KE, PRF, Proposal, Transform};
+use super::peer::{Profile, address_or_dn, certreq, configured};
+use super::wire::{self, ENCR, ESN, INTEG, IdKind, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI};
 use crate::Result;
 
@@ -107,13 +107,7 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
         init_r.push(certreq(cas)?);
         auth_i_pre.push(certreq(cas)?);
     }
-    let default_id = if sig {
-        Identity::new(IdKind::Dn, cfg.id_len)
-    } else if cfg.ip_version == 6 {
-        Identity::new(IdKind::Ipv6, 16)
-    } else {
-        Identity::new(IdKind::Ipv4, 4)
-    };
+    let default_id = address_or_dn(cfg);
     Ok(Profile {
         ike: default_ike(first),
         ike_selected: configured(cfg, true),

@@ -13,14 +13,24 @@
 //! Generic payload header (§3.2): | Next Payload |C| RESERVED | Payload Length (16 bits) |
 //! ```
 //!
-//! The payload set of each message follows RFC 7296 §1.2-1.3 plus the notifications a
-//! current implementation (strongSwan 6 defaults) sends: NAT detection (§2.23),
-//! IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383), SIGNATURE_HASH_ALGORITHMS (RFC 7427 §4) with
-//! four hashes for signature authentication, INTERMEDIATE_EXCHANGE_SUPPORTED (RFC 9242) for
-//! hybrids, CERTREQ with one CA, INITIAL_CONTACT and MOBIKE_SUPPORTED. Each appears by name
-//! in the output, so a different implementation's set is easy to compare. Certificates are
-//! DER sizes: given, or estimated from the key and signature sizes of the algorithm plus a
-//! fixed part for names, validity and extensions ([`TBS_FIXED`]).
+//! The payloads of each message come from a peer profile ([`Peer`]): `minimal` is RFC 7296
+//! §1.2-1.3 with the common notifies (NAT detection §2.23, IKEV2_FRAGMENTATION_SUPPORTED,
+//! SIGNATURE_HASH_ALGORITHMS with four hashes for signatures, INTERMEDIATE_EXCHANGE_SUPPORTED
+//! for hybrids, CERTREQ with one CA, INITIAL_CONTACT, MOBIKE_SUPPORTED); `strongswan`,
+//! `strongswan-minimal` and `libreswan` are what those daemons send with their defaults (or,
+//! for strongswan-minimal, pared down), read from their sources ([`strongswan`], [`libreswan`])
+//! and, for strongSwan, checked against captures. Each payload appears by name in the output.
+//! Certificates are DER sizes: given, or estimated from the key and signature sizes of the
+//! algorithm plus a fixed part for names, validity and extensions ([`TBS_FIXED`]).
+//!
+//! ```
+//! use protocols::ikev2::{self, Auth, Config, Peer};
+//! let mut cfg = Config::new("x25519", Auth::Psk, 1500).unwrap();
+//! cfg.peer = Peer::Strongswan;
+//! let h = ikev2::handshake(&cfg).unwrap();
+//! // strongSwan's two default IKE proposals: a 748-byte SA payload in IKE_SA_INIT.
+//! assert_eq!(h.exchanges[0].request.payloads[0].len, 748);
+//! ```
 
 #![deny(clippy::arithmetic_side_effects)]
 
@@ -265,8 +275,11 @@ pub struct Handshake {
     pub ke: String,
     /// Authentication.
     pub auth: Auth,
-    /// Certificates each side sends \[bytes\].
+    /// Certificates each side sends (the initiator's when `cert_chain_r` is set) \[bytes\].
     pub cert_chain: Vec<usize>,
+    /// The responder's certificates when they differ \[bytes\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert_chain_r: Option<Vec<usize>>,
     /// Path MTU \[bytes\].
     pub mtu: usize,
     /// Exchanges in order.
@@ -554,6 +567,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             .join("+"),
         auth: cfg.auth,
         cert_chain: cfg.cert_chain.clone(),
+        cert_chain_r: cfg.cert_chain_r.clone(),
         mtu: cfg.mtu,
         setup_round_trips: setup.len(),
         setup_bytes,

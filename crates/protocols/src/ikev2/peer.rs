@@ -173,6 +173,19 @@ pub(super) fn certreq(cas: usize) -> Result<PayloadSize> {
     )
 }
 
+/// The identity strongSwan and Libreswan send when none is configured: the IP address with PSK
+/// (strongSwan's ike_auth.c falls back on it, Libreswan's `%any`), the certificate's subject DN
+/// ([`Config::id_len`] bytes) with certificates.
+pub(super) fn address_or_dn(cfg: &Config) -> Identity {
+    if cfg.auth != Auth::Psk {
+        Identity::new(wire::IdKind::Dn, cfg.id_len)
+    } else if cfg.ip_version == 6 {
+        Identity::new(wire::IdKind::Ipv6, 16)
+    } else {
+        Identity::new(wire::IdKind::Ipv4, 4)
+    }
+}
+
 /// The AUTH payload of `auth` (§3.8, RFC 7427 §3).
 fn auth_payload(auth: Auth) -> Result<PayloadSize> {
     wire::p(

@@ -28,8 +28,8 @@
 //!   `reauth_time`.
 //! - Nonces: `NONCE_SIZE` 32 bytes (ike_init.c, child_create.c).
 
-use super::peer::{Profile, certreq, configured};
-use super::wire::{self, ENCR, ESN, INTEG, IdKind, Identity, KE, PRF, Proposal, Transform};
+use super::peer::{Profile, address_or_dn, certreq, configured};
+use super::wire::{self, ENCR, ESN, INTEG, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI};
 use crate::Result;
 
@@ -248,15 +248,7 @@ pub(super) fn profile(cfg: &Config, pared: bool) -> Result<Profile> {
     auth_i_end.push(wire::notify("IKEV2_MESSAGE_ID_SYNC_SUPPORTED", 0)?);
     let mut auth_r_end = Vec::new();
     mobike(&mut auth_r_end)?;
-    // Without a configured identity: the IP address for PSK (ike_auth.c falls back on it), the
-    // certificate's subject DN otherwise.
-    let default_id = if sig {
-        Identity::new(IdKind::Dn, cfg.id_len)
-    } else if cfg.ip_version == 6 {
-        Identity::new(IdKind::Ipv6, 16)
-    } else {
-        Identity::new(IdKind::Ipv4, 4)
-    };
+    let default_id = address_or_dn(cfg);
     Ok(Profile {
         ike,
         ike_selected: mine,

@@ -125,26 +125,6 @@ impl Proposal {
                 n.saturating_add(t.wire_len())
             })
     }
-
-    /// The proposal a responder answers with: the first transform of each type (§2.7: one
-    /// transform per type; the peer profiles put the transform they negotiate first).
-    pub fn selected(&self) -> Proposal {
-        let mut seen = Vec::new();
-        let transforms = self
-            .transforms
-            .iter()
-            .filter(|t| {
-                let first = !seen.contains(&t.kind);
-                seen.push(t.kind);
-                first
-            })
-            .copied()
-            .collect();
-        Proposal {
-            spi: self.spi,
-            transforms,
-        }
-    }
 }
 
 /// An SA payload named `name` carrying `proposals` (§3.3).
@@ -284,25 +264,6 @@ mod tests {
         };
         assert_eq!(p.wire_len(), 8 + 4 + 12 + 8);
         assert_eq!(sa("SA", &[p.clone(), p]).unwrap().len, 4 + 2 * 32);
-    }
-
-    #[test]
-    fn selected_keeps_the_first_transform_of_each_type() {
-        let p = Proposal {
-            spi: 0,
-            transforms: vec![
-                Transform::keyed(ENCR, 12, 128),
-                Transform::keyed(ENCR, 12, 256),
-                Transform::plain(INTEG, 12),
-                Transform::plain(PRF, 5),
-                Transform::plain(PRF, 6),
-                Transform::plain(KE, 31),
-                Transform::plain(KE, 19),
-            ],
-        };
-        let s = p.selected();
-        assert_eq!(s.transforms.len(), 4);
-        assert_eq!(s.wire_len(), 8 + 12 + 8 + 8 + 8);
     }
 
     #[test]
