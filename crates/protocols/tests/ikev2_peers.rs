@@ -214,3 +214,29 @@ fn peers_parse_and_refuse_by_name() {
             .contains("CERTREQ")
     );
 }
+
+/// Libreswan 4.10-2+deb12u1 (Debian's package, unpacked, two plutos in network namespaces, PSK,
+/// `@moon.example.org` to `@sun.example.org`, `--ke modp2048`: the first default group). Both
+/// ends with the defaults (AES-GCM-16-256, PRF HMAC-SHA2-512), then a responder configured
+/// `ike=aes256-sha2_256-modp2048`: IKE_SA_INIT, the IKE_AUTH request and the IKE SA rekey as
+/// captured. (The Child SA could not be installed, the kernel's xfrm having no ESP, so the
+/// rest was not captured.)
+#[test]
+fn libreswan_profile_equals_the_captures() {
+    for (cipher, init, auth_req, rekey) in [
+        (IkeCipher::AesGcm16, [828, 440], 420, [405, 405]),
+        (IkeCipher::AesCbcSha256, [828, 448], 400, [432, 432]),
+    ] {
+        let mut cfg = Config::new("modp2048", Auth::Psk, 1500).unwrap();
+        cfg.peer = Peer::Libreswan;
+        cfg.cipher = cipher;
+        cfg.id_i = Some(Identity::parse("fqdn:moon.example.org").unwrap());
+        cfg.id_r = Some(Identity::parse("fqdn:sun.example.org").unwrap());
+        let h = ikev2::handshake(&cfg).unwrap();
+        let e = |name: &str| h.exchanges.iter().find(|e| e.name == name).unwrap();
+        let pair = |name: &str| [e(name).request.ike_len, e(name).response.ike_len];
+        assert_eq!(pair("IKE_SA_INIT"), init, "{cipher:?}");
+        assert_eq!(e("IKE_AUTH").request.ike_len, auth_req, "{cipher:?}");
+        assert_eq!(pair("CREATE_CHILD_SA (rekey IKE SA)"), rekey, "{cipher:?}");
+    }
+}

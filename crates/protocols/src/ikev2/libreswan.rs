@@ -1,5 +1,8 @@
-//! Libreswan 4.10 (Debian 12's package) with its defaults, read from the source (tag v4.10); not
-//! yet checked on the wire:
+//! Libreswan 4.10 (Debian 12's package) with its defaults, read from the source (tag v4.10) and
+//! checked against two plutos of the Debian package (4.10-2+deb12u1) in network namespaces:
+//! IKE_SA_INIT, the IKE_AUTH request and the IKE SA rekey equal the captures; the Child SA
+//! could not be installed (this kernel's xfrm has no ESP), so the IKE_AUTH response and the
+//! CREATE_CHILD_SA exchanges of Child SAs follow the source only.
 //!
 //! - IKE proposals: `default_v2_ike_proposals` in lib/libswan/ike_info.c, four proposals
 //!   AES_GCM_16_256, AES_GCM_16_128, AES_CBC_256, AES_CBC_128, each with the PRFs
@@ -8,8 +11,12 @@
 //!   ikev2_proposals.c `walk_transforms()` leaves out a lone INTEG=NONE) and the groups
 //!   `default_v2_groups` (MODP 2048, 3072, 4096, 8192, ECP 256, 384, 521, curve25519).
 //! - ESP proposals: `default_v2_esp_proposals` in lib/libswan/esp_info.c, the same four ciphers,
-//!   INTEG HMAC-SHA2-512-256 and HMAC-SHA2-256-128 for CBC, one ESN transform (`esn=no`); in
-//!   CREATE_CHILD_SA one KE transform (`pfs=yes`: the IKE SA's group) and a KE payload.
+//!   INTEG HMAC-SHA2-512-256 and HMAC-SHA2-256-128 for CBC, two ESN transforms (enabled and
+//!   disabled, as captured); in CREATE_CHILD_SA one KE transform (`pfs=yes`: the IKE SA's
+//!   group) and a KE payload. The IKE SA rekey offers only the negotiated proposal (captured).
+//! - Both ends with the defaults negotiate AES-GCM-16-256 with PRF HMAC-SHA2-512, so a PSK AUTH
+//!   carries 64 bytes; `--cipher aes256-sha256` stands for a responder configured
+//!   `ike=aes256-sha2_256` (PRF HMAC-SHA2-256, 32 bytes).
 //! - IKE_SA_INIT: programs/pluto/ikev2_ike_sa_init.c: IKEV2_FRAGMENTATION_SUPPORTED
 //!   (`fragmentation=yes`), SIGNATURE_HASH_ALGORITHMS with SHA2-256, SHA2-384, SHA2-512 when
 //!   the peer authenticates with a signature (ikev2_send.c), NAT detection (ikev2_nat.c); the
@@ -22,7 +29,7 @@
 
 use super::peer::{Profile, address_or_dn, certreq, configured};
 use super::wire::{self, ENCR, ESN, INTEG, IdKind, KE, PRF, Proposal, Transform};
-use super::{Auth, Config, ESP_SPI};
+use super::{Auth, Config, ESP_SPI, IkeCipher};
 use crate::Result;
 
 /// `default_v2_groups`: MODP 2048, 3072, 4096, 8192, ECP 256, 384, 521, curve25519.
@@ -73,6 +80,8 @@ pub fn default_esp() -> Vec<Proposal> {
                 t.push(Transform::plain(INTEG, 14));
                 t.push(Transform::plain(INTEG, 12));
             }
+            // ESN=ENABLED and ESN=DISABLED: both offered (captured from 4.10).
+            t.push(Transform::plain(ESN, 1));
             t.push(Transform::plain(ESN, 0));
             Proposal {
                 spi: ESP_SPI,
@@ -108,9 +117,14 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
         auth_i_pre.push(certreq(cas)?);
     }
     let default_id = address_or_dn(cfg);
+    // Both sides with the defaults negotiate the first proposal, AES-GCM-16-256 with
+    // PRF HMAC-SHA2-512 (a 64-byte PSK AUTH); `--cipher aes256-sha256` stands for a responder
+    // configured `ike=aes256-sha2_256`, PRF HMAC-SHA2-256. The PRF transform is 8 bytes either
+    // way.
+    let ike_selected = configured(cfg, true);
     Ok(Profile {
         ike: default_ike(first),
-        ike_selected: configured(cfg, true),
+        ike_selected,
         esp: default_esp(),
         esp_selected: configured(cfg, false),
         pfs: true,
@@ -131,6 +145,13 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
         auth_r_mid: vec![],
         auth_r_end: vec![],
         ts: 1,
+        // The IKE SA rekey offers only the negotiated proposal (captured from 4.10).
+        rekey_all_ike: false,
+        psk_auth: if cfg.cipher == IkeCipher::AesGcm16 {
+            64
+        } else {
+            32
+        },
     })
 }
 
@@ -147,8 +168,8 @@ mod tests {
         assert_eq!(wire::sa("SA", &ike).unwrap().len, 4 + 432);
         // A group outside the defaults is added: one more KE transform each.
         assert_eq!(default_ike(36)[0].wire_len(), 108);
-        // ESP: 8 + 4 + 12 + ESN 8 = 32; CBC adds 2 INTEG: 48.
+        // ESP: 8 + 4 + 12 + 2 ESN x 8 = 40; CBC adds 2 INTEG: 56.
         let esp: Vec<usize> = default_esp().iter().map(Proposal::wire_len).collect();
-        assert_eq!(esp, [32, 32, 48, 48]);
+        assert_eq!(esp, [40, 40, 56, 56]);
     }
 }

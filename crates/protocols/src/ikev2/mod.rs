@@ -19,7 +19,7 @@
 //! for hybrids, CERTREQ with one CA, INITIAL_CONTACT, MOBIKE_SUPPORTED); `strongswan`,
 //! `strongswan-minimal` and `libreswan` are what those daemons send with their defaults (or,
 //! for strongswan-minimal, pared down), read from their sources ([`strongswan`], [`libreswan`])
-//! and, for strongSwan, checked against captures. Each payload appears by name in the output.
+//! and checked against captures. Each payload appears by name in the output.
 //! Certificates are DER sizes: given, or estimated from the key and signature sizes of the
 //! algorithm plus a fixed part for names, validity and extensions ([`TBS_FIXED`]).
 //!

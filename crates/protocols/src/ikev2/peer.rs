@@ -111,6 +111,11 @@ pub(super) struct Profile {
     pub auth_r_end: Vec<PayloadSize>,
     /// Traffic selectors in each TS payload \[count\].
     pub ts: usize,
+    /// Whether the IKE SA rekey request offers every IKE proposal (strongSwan) or only the
+    /// negotiated one (Libreswan).
+    pub rekey_all_ike: bool,
+    /// PSK AUTH data: the negotiated PRF's output length \[bytes\].
+    pub psk_auth: usize,
 }
 
 /// The transforms of the configured cipher and key exchanges, as the model has always sent
@@ -186,8 +191,8 @@ pub(super) fn address_or_dn(cfg: &Config) -> Identity {
     }
 }
 
-/// The AUTH payload of `auth` (§3.8, RFC 7427 §3).
-fn auth_payload(auth: Auth) -> Result<PayloadSize> {
+/// The AUTH payload of `auth` (§3.8, RFC 7427 §3), a PSK's being `psk` bytes (the PRF output).
+fn auth_payload(auth: Auth, psk: usize) -> Result<PayloadSize> {
     wire::p(
         format!(
             "AUTH({})",
@@ -196,7 +201,11 @@ fn auth_payload(auth: Auth) -> Result<PayloadSize> {
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default()
         ),
-        super::AUTH_FIXED.saturating_add(auth.auth_data_len()),
+        super::AUTH_FIXED.saturating_add(if auth == Auth::Psk {
+            psk
+        } else {
+            auth.auth_data_len()
+        }),
     )
 }
 
@@ -253,7 +262,7 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
     }
 
     // IKE_AUTH (§1.2)
-    let auth = auth_payload(cfg.auth)?;
+    let auth = auth_payload(cfg.auth, prof.psk_auth)?;
     let mut req = vec![wire::id("IDi", &prof.idi)?];
     req.extend(certs(&cfg.cert_chain)?);
     req.extend(prof.auth_i_pre.iter().cloned());
@@ -324,7 +333,15 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
     }
 
     // IKE SA rekey (§1.3.2), then IKE_FOLLOWUP_KE per additional KE (RFC 9370 §2.2.2)
-    let ike = with(&prof.ike, super::IKE_SPI, None);
+    let ike = if prof.rekey_all_ike {
+        with(&prof.ike, super::IKE_SPI, None)
+    } else {
+        with(
+            std::slice::from_ref(&prof.ike_selected),
+            super::IKE_SPI,
+            None,
+        )
+    };
     let ike_selected = with(
         std::slice::from_ref(&prof.ike_selected),
         super::IKE_SPI,
@@ -408,6 +425,8 @@ pub(super) fn minimal(cfg: &Config) -> Result<Profile> {
         auth_r_mid: vec![wire::notify("MOBIKE_SUPPORTED", 0)?],
         auth_r_end: vec![],
         ts: 1,
+        rekey_all_ike: true,
+        psk_auth: Auth::Psk.auth_data_len(),
     })
 }
 

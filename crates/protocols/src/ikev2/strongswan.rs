@@ -267,6 +267,9 @@ pub(super) fn profile(cfg: &Config, pared: bool) -> Result<Profile> {
         auth_r_mid: vec![],
         auth_r_end,
         ts: 1,
+        // ike_rekey.c: the new IKE SA is negotiated like the first, from the configuration.
+        rekey_all_ike: true,
+        psk_auth: Auth::Psk.auth_data_len(),
     })
 }
 
