@@ -240,3 +240,29 @@ fn libreswan_profile_equals_the_captures() {
         assert_eq!(pair("CREATE_CHILD_SA (rekey IKE SA)"), rekey, "{cipher:?}");
     }
 }
+
+/// Libreswan IKE-fragments every encrypted message from 532 bytes on (576-byte IPv4 packets,
+/// `ISAKMP_V2_FRAG_MAXLEN_IPv4`), whatever the MTU. Captured with ECDSA P-256 certificates of
+/// 467 and 465 B (DNs of 60 and 59 B), `--ke modp2048`, AES-GCM: IKE_SA_INIT 842/479 B; the
+/// IKE_AUTH request in three fragments of 539, 539 and 73 IKE bytes (the last 74 in the model,
+/// whose ECDSA signature is the 72-byte maximum: this one was 71).
+#[test]
+fn libreswan_fragments_from_576_byte_packets() {
+    let mut cfg = Config::new("modp2048", Auth::EcdsaP256, 1500).unwrap();
+    cfg.peer = Peer::Libreswan;
+    cfg.id_i = Some(Identity::parse("dn:60").unwrap());
+    cfg.id_r = Some(Identity::parse("dn:59").unwrap());
+    cfg.cert_chain = vec![467];
+    cfg.cert_chain_r = Some(vec![465]);
+    let h = ikev2::handshake(&cfg).unwrap();
+    let init = &h.exchanges[0];
+    assert_eq!([init.request.ike_len, init.response.ike_len], [842, 479]);
+    let auth = &h.exchanges[1].request;
+    assert_eq!(auth.fragmentation, ikev2::Fragmentation::Ike);
+    // IP + UDP 28 bytes on port 500 (no MOBIKE, no NAT: no non-ESP marker).
+    assert_eq!(auth.datagrams, [539 + 28, 539 + 28, 74 + 28]);
+    // The same message from strongSwan's profile fits one 1500-byte datagram.
+    cfg.peer = Peer::Strongswan;
+    let s = ikev2::handshake(&cfg).unwrap();
+    assert_eq!(s.exchanges[1].request.datagrams.len(), 1);
+}

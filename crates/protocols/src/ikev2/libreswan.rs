@@ -1,8 +1,8 @@
 //! Libreswan 4.10 (Debian 12's package) with its defaults, read from the source (tag v4.10) and
 //! checked against two plutos of the Debian package (4.10-2+deb12u1) in network namespaces:
-//! IKE_SA_INIT, the IKE_AUTH request and the IKE SA rekey equal the captures; the Child SA
-//! could not be installed (this kernel's xfrm has no ESP), so the IKE_AUTH response and the
-//! CREATE_CHILD_SA exchanges of Child SAs follow the source only.
+//! IKE_SA_INIT, the IKE_AUTH request (with its IKE fragments) and the IKE SA rekey equal the
+//! captures; the Child SA could not be installed (this kernel's xfrm has no ESP), so the
+//! IKE_AUTH response and the CREATE_CHILD_SA exchanges of Child SAs follow the source only.
 //!
 //! - IKE proposals: `default_v2_ike_proposals` in lib/libswan/ike_info.c, four proposals
 //!   AES_GCM_16_256, AES_GCM_16_128, AES_CBC_256, AES_CBC_128, each with the PRFs
@@ -27,10 +27,17 @@
 //!   ESP_TFC_PADDING_NOT_SUPPORTED (`send-no-esp-tfc=no`).
 //! - Nonces: `DEFAULT_NONCE_SIZE` 32 bytes (include/ietf_constants.h).
 
-use super::peer::{Profile, address_or_dn, certreq, configured};
+use super::peer::{Profile, Transport, address_or_dn, certreq, configured};
 use super::wire::{self, ENCR, ESN, INTEG, IdKind, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI, IkeCipher};
 use crate::Result;
+
+/// `ISAKMP_V2_FRAG_MAXLEN_IPv4` (include/pluto_constants.h): 576 - 20 (IPv4 header) - 24
+/// ("overhead") bytes: Libreswan IKE-fragments every encrypted message of this size or more
+/// (programs/pluto/ikev2_message.c), whatever the path MTU \[bytes\].
+pub const FRAGMENT_AT_IPV4: usize = 576 - 20 - (2 * 4 + 16);
+/// `ISAKMP_V2_FRAG_MAXLEN_IPv6`: 1280 - 48 - 40 \[bytes\].
+pub const FRAGMENT_AT_IPV6: usize = 1280 - 48 - 40;
 
 /// `default_v2_groups`: MODP 2048, 3072, 4096, 8192, ECP 256, 384, 521, curve25519.
 pub const DEFAULT_GROUPS: [u16; 8] = [14, 15, 16, 18, 19, 20, 21, 31];
@@ -151,6 +158,15 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
             64
         } else {
             32
+        },
+        transport: Transport {
+            // No MOBIKE: port 500 unless NAT is detected.
+            port_4500: false,
+            fragment_at: Some(if cfg.ip_version == 6 {
+                FRAGMENT_AT_IPV6
+            } else {
+                FRAGMENT_AT_IPV4
+            }),
         },
     })
 }

@@ -373,6 +373,7 @@ impl Config {
         payloads: Vec<PayloadSize>,
         encrypted: bool,
         after_init: bool,
+        peer: &peer::Transport,
     ) -> Result<Message> {
         let inner: usize = payloads.iter().map(|x| x.len).sum();
         let ike_len = if encrypted {
@@ -384,14 +385,29 @@ impl Config {
         } else {
             HEADER + inner
         };
-        let marker = if after_init && self.port_4500 {
+        let marker = if after_init && self.port_4500 && peer.port_4500 {
             NON_ESP_MARKER
         } else {
             0
         };
         let ip_len = self.ip_header() + UDP + marker + ike_len;
         let fits_mtu = ip_len <= self.mtu;
-        let (fragmentation, datagrams) = if fits_mtu {
+        // A peer that fragments above a fixed size whatever the MTU (Libreswan: 576-byte IPv4
+        // packets), and the payload bytes it puts in each fragment then.
+        let fixed_chunk = peer
+            .fragment_at
+            .filter(|&at| encrypted && self.ike_fragmentation && marker + ike_len >= at)
+            .map(|at| {
+                let chunk = at.saturating_sub(
+                    marker + HEADER + PAYLOAD_HEADER + SKF_FIXED + self.cipher.icv(),
+                );
+                let chunk = match self.cipher {
+                    IkeCipher::AesGcm16 => chunk,
+                    IkeCipher::AesCbcSha256 => chunk / 16 * 16,
+                };
+                chunk.saturating_sub(2).max(1)
+            });
+        let (fragmentation, datagrams) = if fits_mtu && fixed_chunk.is_none() {
             (Fragmentation::None, vec![ip_len])
         } else if encrypted && self.ike_fragmentation {
             // RFC 7383 §2.5: each fragment is HDR + SKF{frag no, total, IV, enc(chunk), ICV}.
@@ -411,7 +427,7 @@ impl Config {
                     min: fixed + self.cipher.encrypted(1),
                 });
             }
-            let mut chunk = self.mtu;
+            let mut chunk = fixed_chunk.unwrap_or(self.mtu);
             while !fits(chunk) {
                 chunk -= 1;
             }
@@ -529,8 +545,8 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
         exchanges.push(Exchange {
             name: raw.name,
             phase: raw.phase,
-            request: cfg.message(raw.request, later, later)?,
-            response: cfg.message(raw.response, later, later)?,
+            request: cfg.message(raw.request, later, later, &profile.transport)?,
+            response: cfg.message(raw.response, later, later, &profile.transport)?,
         });
     }
 

@@ -72,6 +72,17 @@ impl Peer {
     }
 }
 
+/// How a peer sends its messages, beyond their payloads.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Transport {
+    /// Whether it moves to UDP port 4500 (with the non-ESP marker) after IKE_SA_INIT without
+    /// NAT (MOBIKE does; [`Config::port_4500`] must allow it too).
+    pub port_4500: bool,
+    /// The IKE message size \[bytes\] (non-ESP marker included) from which it IKE-fragments an
+    /// encrypted message whatever the path MTU; `None`: only above the MTU.
+    pub fragment_at: Option<usize>,
+}
+
 /// What one peer sends, as data. Each list holds whole payloads, in the order they appear.
 #[derive(Debug, Clone)]
 pub(super) struct Profile {
@@ -116,6 +127,8 @@ pub(super) struct Profile {
     pub rekey_all_ike: bool,
     /// PSK AUTH data: the negotiated PRF's output length \[bytes\].
     pub psk_auth: usize,
+    /// Ports and fragmentation.
+    pub transport: Transport,
 }
 
 /// The transforms of the configured cipher and key exchanges, as the model has always sent
@@ -427,6 +440,10 @@ pub(super) fn minimal(cfg: &Config) -> Result<Profile> {
         ts: 1,
         rekey_all_ike: true,
         psk_auth: Auth::Psk.auth_data_len(),
+        transport: Transport {
+            port_4500: true,
+            fragment_at: None,
+        },
     })
 }
 

@@ -28,7 +28,7 @@
 //!   `reauth_time`.
 //! - Nonces: `NONCE_SIZE` 32 bytes (ike_init.c, child_create.c).
 
-use super::peer::{Profile, address_or_dn, certreq, configured};
+use super::peer::{Profile, Transport, address_or_dn, certreq, configured};
 use super::wire::{self, ENCR, ESN, INTEG, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI};
 use crate::Result;
@@ -270,6 +270,12 @@ pub(super) fn profile(cfg: &Config, pared: bool) -> Result<Profile> {
         // ike_rekey.c: the new IKE SA is negotiated like the first, from the configuration.
         rekey_all_ike: true,
         psk_auth: Auth::Psk.auth_data_len(),
+        // MOBIKE moves to port 4500 (ike_mobike.c); fragments only above the MTU
+        // (charon.fragment_size defaults to the MTU-derived 1280/1500 minus headers).
+        transport: Transport {
+            port_4500: true,
+            fragment_at: None,
+        },
     })
 }
 
