@@ -266,3 +266,21 @@ fn libreswan_fragments_from_576_byte_packets() {
     let s = ikev2::handshake(&cfg).unwrap();
     assert_eq!(s.exchanges[1].request.datagrams.len(), 1);
 }
+
+/// strongSwan IKE-fragments an encrypted message whose datagram would exceed
+/// `charon.fragment_size` (1280 B), even on a 1500-byte path: the hybrid's IKE_INTERMEDIATE
+/// request (1281 B) goes as 1280 + 98 B, where the minimal peer sends one datagram.
+#[test]
+fn strongswan_fragments_above_1280_byte_datagrams() {
+    let hs = |peer| {
+        let mut cfg = Config::new("x25519+mlkem768", Auth::Psk, 1500).unwrap();
+        cfg.peer = peer;
+        ikev2::handshake(&cfg).unwrap()
+    };
+    let s = hs(Peer::Strongswan);
+    let inter = &s.exchanges[1].request;
+    assert_eq!(inter.ip_len, 1281);
+    assert_eq!(inter.datagrams, [1280, 98]);
+    let m = hs(Peer::Minimal);
+    assert_eq!(m.exchanges[1].request.datagrams.len(), 1);
+}

@@ -27,7 +27,7 @@
 //!   ESP_TFC_PADDING_NOT_SUPPORTED (`send-no-esp-tfc=no`).
 //! - Nonces: `DEFAULT_NONCE_SIZE` 32 bytes (include/ietf_constants.h).
 
-use super::peer::{Profile, Transport, address_or_dn, certreq, configured};
+use super::peer::{FragRule, Profile, Transport, address_or_dn, certreq, configured};
 use super::wire::{self, ENCR, ESN, INTEG, IdKind, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI, IkeCipher};
 use crate::Result;
@@ -162,11 +162,13 @@ pub(super) fn profile(cfg: &Config) -> Result<Profile> {
         transport: Transport {
             // No MOBIKE: port 500 unless NAT is detected.
             port_4500: false,
-            fragment_at: Some(if cfg.ip_version == 6 {
-                FRAGMENT_AT_IPV6
-            } else {
-                FRAGMENT_AT_IPV4
-            }),
+            fragments: FragRule::Libreswan {
+                at: if cfg.ip_version == 6 {
+                    FRAGMENT_AT_IPV6
+                } else {
+                    FRAGMENT_AT_IPV4
+                },
+            },
         },
     })
 }

@@ -392,21 +392,30 @@ impl Config {
         };
         let ip_len = self.ip_header() + UDP + marker + ike_len;
         let fits_mtu = ip_len <= self.mtu;
-        // A peer that fragments above a fixed size whatever the MTU (Libreswan: 576-byte IPv4
-        // packets), and the payload bytes it puts in each fragment then.
-        let fixed_chunk = peer
-            .fragment_at
-            .filter(|&at| encrypted && self.ike_fragmentation && marker + ike_len >= at)
-            .map(|at| {
-                let chunk = at.saturating_sub(
-                    marker + HEADER + PAYLOAD_HEADER + SKF_FIXED + self.cipher.icv(),
-                );
-                let chunk = match self.cipher {
-                    IkeCipher::AesGcm16 => chunk,
-                    IkeCipher::AesCbcSha256 => chunk / 16 * 16,
-                };
-                chunk.saturating_sub(2).max(1)
-            });
+        // A peer that fragments above a fixed size whatever the MTU, and the payload bytes it
+        // puts in each fragment then (see `peer::FragRule`).
+        let block = match self.cipher {
+            IkeCipher::AesGcm16 => 1,
+            IkeCipher::AesCbcSha256 => 16,
+        };
+        let overhead = marker + HEADER + PAYLOAD_HEADER + SKF_FIXED;
+        let fixed_chunk = match peer.fragments {
+            _ if !encrypted || !self.ike_fragmentation => None,
+            peer::FragRule::Mtu => None,
+            peer::FragRule::Strongswan { datagram } => {
+                let ike_max = datagram.saturating_sub(self.ip_header() + UDP + marker);
+                (ike_len > ike_max).then(|| {
+                    let room = datagram.saturating_sub(
+                        self.ip_header() + UDP + overhead + self.cipher.iv() + self.cipher.icv(),
+                    );
+                    (room / block * block).saturating_sub(1).max(1)
+                })
+            }
+            peer::FragRule::Libreswan { at } => (marker + ike_len >= at).then(|| {
+                let room = at.saturating_sub(overhead + self.cipher.icv());
+                (room / block * block).saturating_sub(2).max(1)
+            }),
+        };
         let (fragmentation, datagrams) = if fits_mtu && fixed_chunk.is_none() {
             (Fragmentation::None, vec![ip_len])
         } else if encrypted && self.ike_fragmentation {

@@ -78,9 +78,30 @@ pub(super) struct Transport {
     /// Whether it moves to UDP port 4500 (with the non-ESP marker) after IKE_SA_INIT without
     /// NAT (MOBIKE does; [`Config::port_4500`] must allow it too).
     pub port_4500: bool,
-    /// The IKE message size \[bytes\] (non-ESP marker included) from which it IKE-fragments an
-    /// encrypted message whatever the path MTU; `None`: only above the MTU.
-    pub fragment_at: Option<usize>,
+    /// When it IKE-fragments an encrypted message, and into what.
+    pub fragments: FragRule,
+}
+
+/// How a peer decides to IKE-fragment an encrypted message (RFC 7383) and sizes the pieces.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum FragRule {
+    /// Above the path MTU, in fragments as large as the MTU allows (the minimal peer).
+    Mtu,
+    /// strongSwan (src/libcharon/encoding/message.c `fragment()`): when the IP datagram would
+    /// exceed `datagram` bytes (`charon.fragment_size`, default 1280), whatever the MTU; each
+    /// fragment carries `datagram` less IP, UDP, marker, IKE header, IV, ICV and the 8-byte SKF
+    /// header, rounded down to the cipher block, less the pad-length byte.
+    Strongswan {
+        /// Largest IP datagram \[bytes\].
+        datagram: usize,
+    },
+    /// Libreswan (programs/pluto/ikev2_message.c): when the IKE message with marker reaches
+    /// `at` bytes, whatever the MTU; each fragment carries `at` less marker, IKE header, SKF
+    /// header and ICV, rounded down to the block for CBC, less 2.
+    Libreswan {
+        /// IKE message size that triggers fragmentation \[bytes\].
+        at: usize,
+    },
 }
 
 /// What one peer sends, as data. Each list holds whole payloads, in the order they appear.
@@ -442,7 +463,7 @@ pub(super) fn minimal(cfg: &Config) -> Result<Profile> {
         psk_auth: Auth::Psk.auth_data_len(),
         transport: Transport {
             port_4500: true,
-            fragment_at: None,
+            fragments: FragRule::Mtu,
         },
     })
 }

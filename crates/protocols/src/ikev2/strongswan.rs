@@ -28,10 +28,14 @@
 //!   `reauth_time`.
 //! - Nonces: `NONCE_SIZE` 32 bytes (ike_init.c, child_create.c).
 
-use super::peer::{Profile, Transport, address_or_dn, certreq, configured};
+use super::peer::{FragRule, Profile, Transport, address_or_dn, certreq, configured};
 use super::wire::{self, ENCR, ESN, INTEG, KE, PRF, Proposal, Transform};
 use super::{Auth, Config, ESP_SPI};
 use crate::Result;
+
+/// `charon.fragment_size` default (src/libcharon/sa/ike_sa.c): the largest IP datagram of an
+/// encrypted IKE message before it is IKE-fragmented \[bytes\].
+pub const FRAGMENT_SIZE: usize = 1280;
 
 /// The strongSwan vendor ID, MD5("strongSwan") (ike_vendor.c) \[bytes\].
 pub const STRONGSWAN_VID: usize = 16;
@@ -270,11 +274,13 @@ pub(super) fn profile(cfg: &Config, pared: bool) -> Result<Profile> {
         // ike_rekey.c: the new IKE SA is negotiated like the first, from the configuration.
         rekey_all_ike: true,
         psk_auth: Auth::Psk.auth_data_len(),
-        // MOBIKE moves to port 4500 (ike_mobike.c); fragments only above the MTU
-        // (charon.fragment_size defaults to the MTU-derived 1280/1500 minus headers).
+        // MOBIKE moves to port 4500 (ike_mobike.c); IKE fragments above 1280-byte datagrams
+        // (`charon.fragment_size`, ike_sa.c), for IPv4 and IPv6 alike.
         transport: Transport {
             port_4500: true,
-            fragment_at: None,
+            fragments: FragRule::Strongswan {
+                datagram: FRAGMENT_SIZE,
+            },
         },
     })
 }
