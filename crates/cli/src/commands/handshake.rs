@@ -65,8 +65,8 @@ pub struct HandshakeArgs {
     /// --cert-bytes (the initiator's).
     #[arg(long, value_delimiter = ',', value_parser = crate::byte_count, requires = "cert_bytes")]
     pub cert_bytes_r: Vec<usize>,
-    /// IKEv2: CA key hashes in each CERTREQ [default: the peer's: 1 with certificates; with
-    /// PSK 1 for minimal, none for strongswan and libreswan].
+    /// IKEv2: CA key hashes in each CERTREQ (0: none sent) [default: 1 with certificates, none
+    /// with PSK].
     #[arg(long)]
     pub certreq_cas: Option<usize>,
     /// IKEv2: the peer sends its vendor ID (strongSwan's send_vendor_id; strongswan peers only).

@@ -155,8 +155,8 @@ pub struct Config {
     /// Whether a given [`Config::id_r`] is configured at the initiator, which then sends IDr
     /// (default true; strongswan-minimal never sends IDr).
     pub send_idr: bool,
-    /// CA key hashes in each CERTREQ (default: the peer's; 1 with certificates, none with PSK
-    /// for strongSwan and Libreswan, which send CERTREQ only with trusted CAs) \[count\].
+    /// CA key hashes in each CERTREQ, 0 for none (default: 1 with certificates, none with PSK;
+    /// strongSwan and Libreswan send one per trusted CA certificate) \[count\].
     pub certreq_cas: Option<usize>,
     /// Whether the peer sends its vendor ID (strongSwan's `charon.send_vendor_id`, default
     /// no; the strongSwan peers only).

@@ -426,9 +426,10 @@ pub(super) fn minimal(cfg: &Config) -> Result<Profile> {
     }
     let mut init_r = common.clone();
     let mut auth_i_pre = Vec::new();
-    if sig {
-        init_r.push(certreq(1)?);
-        auth_i_pre.push(certreq(1)?);
+    let cas = cfg.certreq_cas.unwrap_or(usize::from(sig));
+    if cas > 0 {
+        init_r.push(certreq(cas)?);
+        auth_i_pre.push(certreq(cas)?);
     }
     let default_id = Identity::new(
         if sig {
