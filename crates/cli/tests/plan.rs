@@ -84,7 +84,9 @@ fn rekey_storm_1000_tunnels() {
             .map(|r| r["setup_bytes"].as_u64().unwrap())
             .collect();
         assert!(bytes[0] < bytes[1] && bytes[1] < bytes[2], "{bytes:?}");
-        assert_eq!(v["findings"].as_array().unwrap().len(), 5);
+        // Two comparisons, three CPU findings, and ML-KEM-1024's IP-fragmented IKE_SA_INIT
+        // (issue 17).
+        assert_eq!(v["findings"].as_array().unwrap().len(), 6);
     }
 }
 

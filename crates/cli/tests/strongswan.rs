@@ -20,16 +20,11 @@
 //! Both check each capture's own consistency (every IKE header length is the header plus its
 //! payloads; every encrypted message was decrypted; all five exchanges are there) and compare
 //! every message with `oransim handshake --peer P` for the matching profile (`default` ->
-//! `strongswan`, `minimal` -> `minimal`): the IKE length and the payloads (name and length) must
-//! agree. Two differences are not the model's to predict and are allowed, exactly:
+//! `strongswan`, `minimal` -> `strongswan-minimal`): the IKE length and the payloads (name and
+//! length) must agree. One difference is not the model's to predict and is allowed, exactly:
 //! - an ECDSA signature is DER (RFC 7427), 70 to 72 bytes as the integers r and s need; the
 //!   model counts the longest, so a captured AUTH may be up to 3 bytes shorter (and the message
-//!   with it, through the cipher's padding);
-//! - [`MINIMAL_AUTH_EXTRAS`]: notifies strongSwan sends in IKE_AUTH whatever it is told, which
-//!   the `minimal` profile (the RFC model) leaves out by design.
-//!
-//! Until this `oransim` has `handshake --peer` (the `ike-model` part of issue 17), the
-//! comparison is reported as skipped and only the captures' consistency is asserted.
+//!   with it, through the cipher's padding).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -40,21 +35,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-
-/// Notifies strongSwan 5.9 puts in every IKE_AUTH whatever its configuration (ike_auth.c,
-/// ike_mobike.c, ike_mid_sync.c), which the `minimal` profile does not model: per direction,
-/// the payload names allowed in the capture and not in the model.
-const MINIMAL_AUTH_EXTRAS: [(&str, &[&str]); 2] = [
-    (
-        "request",
-        &[
-            "N(NO_ADDITIONAL_ADDRESSES)",
-            "N(EAP_ONLY_AUTHENTICATION)",
-            "N(IKEV2_MESSAGE_ID_SYNC_SUPPORTED)",
-        ],
-    ),
-    ("response", &["N(NO_ADDITIONAL_ADDRESSES)"]),
-];
 
 /// The five exchanges each case must hold, named as `oransim handshake` names them.
 const EXCHANGES: [&str; 5] = [
@@ -153,44 +133,16 @@ fn check_capture(name: &str, case: &Value) -> Vec<String> {
     bad
 }
 
-/// What this `oransim handshake` offers of the peer model (issue 17 item 1), read from its
-/// `--help`: the comparison adapts to the flags the model side settled on.
-struct ModelCli {
-    /// `--peer` exists.
-    peer: bool,
-    /// `--peer strongswan-minimal` exists: a profile of strongSwan pared down, which the
-    /// `minimal` captures then map to exactly (else to `minimal`, with
-    /// [`MINIMAL_AUTH_EXTRAS`] allowed).
-    strongswan_minimal: bool,
-    /// `--no-send-idr` exists: `--id-r` then gives the responder's identity without the
-    /// initiator sending IDr.
-    no_send_idr: bool,
-    /// `--cert-bytes-r` exists: the responder's certificate apart (else `--cert-bytes A,B`).
-    cert_bytes_r: bool,
-}
+/// The model side of the comparison: `oransim handshake --peer` with each case's settings.
+struct ModelCli;
 
 impl ModelCli {
-    fn probe() -> ModelCli {
-        let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
-            .args(["handshake", "--help"])
-            .output()
-            .expect("run oransim handshake --help");
-        let help = String::from_utf8_lossy(&out.stdout);
-        ModelCli {
-            peer: help.contains("--peer"),
-            strongswan_minimal: help.contains("strongswan-minimal"),
-            no_send_idr: help.contains("--no-send-idr"),
-            cert_bytes_r: help.contains("--cert-bytes-r"),
-        }
-    }
-
-    /// The profile a case is compared with: `default` -> `strongswan`; `minimal` ->
-    /// `strongswan-minimal` where the model has it, else `minimal`.
+    /// The profile a case is compared with: `default` -> `strongswan`, `minimal` ->
+    /// `strongswan-minimal` (strongSwan pared down as far as its configuration allows).
     fn profile(&self, case: &Value) -> &'static str {
         match case["model_peer"].as_str() {
             Some("strongswan") => "strongswan",
-            _ if self.strongswan_minimal => "strongswan-minimal",
-            _ => "minimal",
+            _ => "strongswan-minimal",
         }
     }
 
@@ -210,10 +162,8 @@ impl ModelCli {
         }
         args.extend(["--format".into(), "json".into()]);
         args.extend(["--id-i".into(), id_arg(&case["id_i"])]);
-        if case["idr_sent"] == true || self.no_send_idr {
-            args.extend(["--id-r".into(), id_arg(&case["id_r"])]);
-        }
-        if case["idr_sent"] != true && self.no_send_idr {
+        args.extend(["--id-r".into(), id_arg(&case["id_r"])]);
+        if case["idr_sent"] != true {
             args.push("--no-send-idr".into());
         }
         let certs: Vec<String> = case["cert_der_bytes"]
@@ -224,7 +174,7 @@ impl ModelCli {
             .collect();
         match certs.as_slice() {
             [] => {}
-            [i, r] if self.cert_bytes_r => {
+            [i, r] => {
                 args.extend([
                     "--cert-bytes".into(),
                     i.clone(),
@@ -349,20 +299,6 @@ fn compare_message(
         delta += *gl as i64 - *ml as i64;
         *gl = *ml;
     }
-    // What strongSwan always sends and `minimal` leaves out.
-    if profile == "minimal" && exchange == "IKE_AUTH" {
-        let extras = MINIMAL_AUTH_EXTRAS
-            .iter()
-            .find(|(d, _)| *d == direction)
-            .map_or(&[][..], |(_, e)| *e);
-        for name in extras {
-            if !model_bag.contains_key(*name)
-                && let Some(lens) = got_bag.remove(*name)
-            {
-                delta += lens.iter().sum::<u64>() as i64;
-            }
-        }
-    }
     let model_inner: u64 = model_bag.values().flatten().sum();
     let model_len = u(&model["ike_len"], "model ike_len");
     let want = adjusted_len(model_len, model_inner, delta, encrypted, cipher);
@@ -448,15 +384,7 @@ fn check_cases(cases: &BTreeMap<String, Value>, source: &str) {
         "{source}: inconsistent captures:\n{}",
         bad.join("\n")
     );
-    let cli = ModelCli::probe();
-    if !cli.peer {
-        say(&format!(
-            "SKIPPED model comparison for {source}: this oransim has no `handshake --peer` (issue 17 item 1); the {} captures are consistent",
-            cases.len()
-        ));
-        return;
-    }
-    let bad = compare_with_model(&cli, cases);
+    let bad = compare_with_model(&ModelCli, cases);
     assert!(
         bad.is_empty(),
         "{source}: {} messages differ from the model:\n{}",
@@ -635,11 +563,7 @@ fn comparison_allows_only_the_documented_differences() {
         m.contains("only captured: [N(EAP_ONLY_AUTHENTICATION)=8]"),
         "{m}"
     );
-    // ... unless it is one `minimal` leaves out by design, and then it must add its 8 bytes.
+    // ... whichever profile the case maps to: no notify is allowed away.
     let min = case("ecdsa-p256", "aes256gcm16", "minimal");
-    assert_eq!(
-        cmp(&min, &got(93, 262, extra.clone()), &model(93, 254)),
-        None
-    );
-    assert!(cmp(&min, &got(93, 254, extra), &model(93, 254)).is_some());
+    assert!(cmp(&min, &got(93, 262, extra), &model(93, 254)).is_some());
 }

@@ -414,6 +414,10 @@ pub enum SourceFile {
         ke: String,
         /// Authentication: psk, ed25519, ecdsa-p256, mldsa44/65/87, rsa2048/3072.
         auth: String,
+        /// IKEv2 peer whose messages to model: "minimal" (default), "strongswan",
+        /// "strongswan-minimal", "libreswan" (docs/protocols.md).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        peer: Option<String>,
         /// Number of tunnels (default 1).
         #[serde(skip_serializing_if = "Option::is_none")]
         tunnels: Option<i64>,

@@ -24,8 +24,19 @@ pub fn ikev2_table(h: &ikev2::Handshake) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "IKEv2  ke {}  auth {:?}  certificates {:?} B  path MTU {}",
-        h.ke, h.auth, h.cert_chain, h.mtu
+        "IKEv2  ke {}  auth {:?}  certificates {:?}{} B  path MTU {}{}",
+        h.ke,
+        h.auth,
+        h.cert_chain,
+        h.cert_chain_r
+            .as_ref()
+            .map_or_else(String::new, |r| format!(" / responder {r:?}")),
+        h.mtu,
+        if h.peer.is_minimal() {
+            String::new()
+        } else {
+            format!("  peer {}", h.peer.name())
+        }
     );
     let mut t = Table::new(["exchange", "dir", "ike_len", "ip_len", "fits", "datagrams"]);
     t.widths(&[36, 4, 8, 8, 5, 0])

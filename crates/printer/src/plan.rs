@@ -255,8 +255,13 @@ fn ms_or_none(ns: Option<f64>, decimals: usize) -> String {
 /// `plan kex`'s question in one line: authentication, tunnels, path, and loss if any.
 pub(crate) fn kex_heading(q: &KexQuestion) -> String {
     format!(
-        "IKEv2 set-up with {} authentication; {} tunnels at once; {} over {} at MTU {}{}",
+        "IKEv2 set-up with {} authentication{}; {} tunnels at once; {} over {} at MTU {}{}",
         q.auth,
+        if q.peer.is_minimal() {
+            String::new()
+        } else {
+            format!(", peer {}", q.peer.name())
+        },
         q.tunnels,
         q.rate,
         q.length,

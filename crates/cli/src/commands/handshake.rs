@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use protocols::ikev2::{self, Auth, Config, IkeCipher};
+use protocols::ikev2::{self, Auth, Config, Identity, IkeCipher, Peer};
 use protocols::tls_handshake;
 
 use super::overhead::OutFormat;
@@ -43,6 +43,35 @@ pub struct HandshakeArgs {
     /// IKEv2: turn IKE fragmentation (RFC 7383) off, leaving IP fragmentation (IKEv2 only).
     #[arg(long)]
     pub no_ike_fragmentation: bool,
+    /// IKEv2 peer whose messages to model: minimal (the RFC minimum with the common notifies),
+    /// strongswan (strongSwan 5.9.8's defaults), strongswan-minimal (strongSwan pared down: one
+    /// proposal each, no redirect, childless or multiple-auth notifies, no IDr), libreswan
+    /// (Libreswan 4.10's defaults). docs/protocols.md lists each one's payloads.
+    #[arg(long, default_value = "minimal", value_parser = parse_peer)]
+    pub peer: Peer,
+    /// IKEv2 initiator identity: ipv4:192.0.2.1, ipv6:2001:db8::1, fqdn:moon.example.org,
+    /// email:a@b.c, dn:N (a DER distinguished name of N bytes), keyid:N [default: the peer's].
+    #[arg(long, value_parser = parse_id)]
+    pub id_i: Option<Identity>,
+    /// IKEv2 responder identity (same syntax); the initiator then sends it as IDr in IKE_AUTH,
+    /// as with a configured remote identity (strongswan-minimal never does).
+    #[arg(long, value_parser = parse_id)]
+    pub id_r: Option<Identity>,
+    /// IKEv2: the initiator has no remote identity configured: no IDr in its IKE_AUTH (nor
+    /// strongSwan's INITIAL_CONTACT); --id-r is then only what the responder sends.
+    #[arg(long, requires = "id_r")]
+    pub no_send_idr: bool,
+    /// IKEv2: real DER sizes of the responder's certificates [bytes], when they differ from
+    /// --cert-bytes (the initiator's).
+    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count, requires = "cert_bytes")]
+    pub cert_bytes_r: Vec<usize>,
+    /// IKEv2: CA key hashes in each CERTREQ (0: none sent) [default: 1 with certificates, none
+    /// with PSK].
+    #[arg(long)]
+    pub certreq_cas: Option<usize>,
+    /// IKEv2: the peer sends its vendor ID (strongSwan's send_vendor_id; strongswan peers only).
+    #[arg(long)]
+    pub vendor_id: bool,
     /// IP version of the path: 4 or 6.
     #[arg(long, default_value = "4", value_parser = ["4", "6"])]
     pub ip_version: String,
@@ -69,6 +98,16 @@ fn parse_protocol(text: &str) -> Result<Protocol, String> {
             "unknown protocol \"{text}\"; allowed: ikev2, tls13"
         )),
     }
+}
+
+/// `--peer`: an IKEv2 peer profile; the error lists the allowed names.
+pub(crate) fn parse_peer(text: &str) -> Result<Peer, String> {
+    Peer::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--id-i`, `--id-r`: an IKEv2 identity; the error gives the syntax.
+fn parse_id(text: &str) -> Result<Identity, String> {
+    Identity::parse(text).map_err(|e| e.to_string())
 }
 
 /// `--cipher`: an IKEv2 cipher; the error lists the allowed names.
@@ -112,6 +151,17 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
         if args.no_ike_fragmentation {
             anyhow::bail!("--no-ike-fragmentation applies to --protocol ikev2 only");
         }
+        let ike_only = [
+            ("--peer", args.peer != Peer::Minimal),
+            ("--id-i", args.id_i.is_some()),
+            ("--id-r", args.id_r.is_some()),
+            ("--cert-bytes-r", !args.cert_bytes_r.is_empty()),
+            ("--certreq-cas", args.certreq_cas.is_some()),
+            ("--vendor-id", args.vendor_id),
+        ];
+        if let Some((flag, _)) = ike_only.iter().find(|(_, set)| *set) {
+            anyhow::bail!("{flag} applies to --protocol ikev2 only");
+        }
     }
     let ip_version: u8 = if args.ip_version == "6" { 6 } else { 4 };
     // The handshake for a chain of certificate sizes [bytes], rendered.
@@ -123,6 +173,15 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
                 cfg.cipher = args.cipher.unwrap_or(IkeCipher::AesGcm16);
                 cfg.ike_fragmentation = !args.no_ike_fragmentation;
                 cfg.ip_version = ip_version;
+                cfg.peer = args.peer;
+                cfg.id_i = args.id_i.clone();
+                cfg.id_r = args.id_r.clone();
+                cfg.send_idr = !args.no_send_idr;
+                cfg.certreq_cas = args.certreq_cas;
+                cfg.vendor_ids = args.vendor_id;
+                if !args.cert_bytes_r.is_empty() {
+                    cfg.cert_chain_r = Some(args.cert_bytes_r.clone());
+                }
                 let h = ikev2::handshake(&cfg)?;
                 match args.format {
                     OutFormat::Json => printer::handshake::ikev2_json(&h)?,
@@ -212,6 +271,7 @@ fn flag_of(e: &protocols::Error) -> &'static str {
         E::MtuTooSmall { .. } => "--mtu",
         E::UnknownName { what, .. } => match *what {
             "IKE cipher" => "--cipher",
+            "IKEv2 peer" => "--peer",
             "authentication" | "TLS 1.3 server authentication" => "--auth",
             "IP version" => "--ip-version",
             _ => "--ke",
@@ -222,6 +282,9 @@ fn flag_of(e: &protocols::Error) -> &'static str {
             "--chain/--cert-bytes"
         }
         E::FieldOverflow { what, .. } if what.starts_with("KE(") || what.contains("key") => "--ke",
+        E::FieldOverflow { what, .. } if what.starts_with("ID") => "--id-i/--id-r",
+        E::BadArguments { layer, .. } if layer == "IKEv2 CERTREQ" => "--certreq-cas",
+        E::BadArguments { layer, .. } if layer == "IKEv2 vendor ID" => "--vendor-id",
         _ => "--ke/--auth/--chain/--cert-bytes/--mtu",
     }
 }

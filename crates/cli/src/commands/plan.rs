@@ -155,6 +155,10 @@ struct KexArgs {
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
+    /// IKEv2 peer whose messages are sized: minimal, strongswan, strongswan-minimal, libreswan
+    /// (see `oransim handshake --help`).
+    #[arg(long, default_value = "minimal", value_parser = super::handshake::parse_peer)]
+    peer: protocols::ikev2::Peer,
     /// Also write the plan as one self-contained page to this file (question, inputs, answer;
     /// no script, nothing fetched).
     #[arg(long, value_name = "FILE")]
@@ -314,6 +318,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         length: a.length.clone(),
         mtu: a.mtu.clone(),
         loss: a.loss,
+        peer: a.peer,
     };
     check_html(a.html.as_deref())?;
     let plan = model::plan::kex(&q)?;

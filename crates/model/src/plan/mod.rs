@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use protocols::Suite;
+use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
 use crate::ScenarioError;
@@ -52,6 +53,9 @@ pub struct KexQuestion {
     /// Probability a packet is lost, each direction, in [0, 1); requests are retransmitted as
     /// strongSwan does by default (4 s, base 1.8, 5 tries).
     pub loss: f64,
+    /// IKEv2 peer whose messages are sized (`protocols::ikev2::Peer`: minimal, strongswan,
+    /// ...).
+    pub peer: Peer,
 }
 
 /// Tunnels sampled for the set-up time distribution when packets are lost.
@@ -98,6 +102,55 @@ pub struct KexRow {
     pub responder_cpu: f64,
     /// The full handshake report of the storm run.
     pub storm: HandshakeReport,
+    /// IKEv2 peer whose messages were sized.
+    pub peer: Peer,
+    /// How IKE_SA_INIT travels with this peer at the path MTU: it is never encrypted, so a
+    /// message over the MTU is IP-fragmented (RFC 7383 cannot apply).
+    pub ike_sa_init: InitTravel,
+}
+
+/// IKE_SA_INIT's request and response on the path.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct InitTravel {
+    /// IP length of the request unfragmented \[bytes\].
+    pub request_ip_len: usize,
+    /// IP datagrams of the request (more than one: IP fragments) \[count\].
+    pub request_datagrams: usize,
+    /// IP length of the response unfragmented \[bytes\].
+    pub response_ip_len: usize,
+    /// IP datagrams of the response \[count\].
+    pub response_datagrams: usize,
+    /// Whether either message is IP-fragmented.
+    pub ip_fragmented: bool,
+}
+
+/// IKE_SA_INIT of `ke` with `q`'s authentication, MTU and peer, sized by `protocols::ikev2`.
+fn ike_sa_init(q: &KexQuestion, ke: &str) -> Result<InitTravel, ScenarioError> {
+    let bad = |key: &str, problem: String, allowed: &str| ScenarioError::Invalid {
+        path: PathBuf::from("oransim plan kex"),
+        key: key.into(),
+        problem,
+        allowed: allowed.into(),
+    };
+    let mtu = crate::units::parse(&q.mtu, crate::units::Kind::Size)
+        .map_err(|e| bad("--mtu", e.problem, &e.allowed))?;
+    let auth =
+        ikev2::Auth::parse(&q.auth).map_err(|e| bad("--auth", e.to_string(), ikev2::AUTH_NAMES))?;
+    let mut cfg = ikev2::Config::new(ke, auth, mtu as usize)
+        .map_err(|e| bad("--ke", e.to_string(), "see `oransim handshake --help`"))?;
+    cfg.peer = q.peer;
+    let h = ikev2::handshake(&cfg)
+        .map_err(|e| bad("--ke", e.to_string(), "see `oransim handshake --help`"))?;
+    let init = &h.exchanges[0];
+    Ok(InitTravel {
+        request_ip_len: init.request.ip_len,
+        request_datagrams: init.request.datagrams.len(),
+        response_ip_len: init.response.ip_len,
+        response_datagrams: init.response.datagrams.len(),
+        ip_fragmented: [&init.request, &init.response]
+            .iter()
+            .any(|m| m.fragmentation == Fragmentation::Ip),
+    })
 }
 
 /// The answer to a key-exchange question.
@@ -122,6 +175,10 @@ fn storm_scenario(
     if let Some(c) = responder_cores {
         responder = responder.cores(c.into());
     }
+    let mut source = SourceFile::handshake(ke, q.auth.as_str(), tunnels.into());
+    if !q.peer.is_minimal() {
+        source = source.peer(q.peer.name());
+    }
     ScenarioBuilder::new(format!("kex-{ke}-{tunnels}"))
         .node(
             NodeFile::new("initiators")
@@ -135,12 +192,7 @@ fn storm_scenario(
                 .mtu(q.mtu.as_str())
                 .loss(q.loss),
         )
-        .flow(FlowFile::new(
-            "ike",
-            "initiators",
-            "responder",
-            SourceFile::handshake(ke, q.auth.as_str(), tunnels.into()),
-        ))
+        .flow(FlowFile::new("ike", "initiators", "responder", source))
 }
 
 /// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
@@ -266,6 +318,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             responder_cores: responder.cores,
             responder_cpu: responder.utilisation,
             storm: hs,
+            peer: q.peer,
+            ike_sa_init: ike_sa_init(&q, ke)?,
         });
     }
     let findings = findings(&rows);
@@ -354,6 +408,22 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         out.push(s);
     }
     for r in rows {
+        let i = &r.ike_sa_init;
+        if i.ip_fragmented {
+            out.push(format!(
+                "{}: IKE_SA_INIT{} is IP-fragmented: request {} B in {} datagram(s), response {} B in {}; it is not encrypted, so IKE fragmentation (RFC 7383) cannot help, and losing one fragment loses the message",
+                r.ke,
+                if r.peer.is_minimal() {
+                    String::new()
+                } else {
+                    format!(" with peer {}", r.peer.name())
+                },
+                i.request_ip_len,
+                i.request_datagrams,
+                i.response_ip_len,
+                i.response_datagrams
+            ));
+        }
         if r.storm_failed > 0 {
             out.push(format!(
                 "{}: in the storm {} of {} tunnels failed (every retransmission lost); {}",

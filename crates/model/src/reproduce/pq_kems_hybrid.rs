@@ -88,6 +88,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
         length: "100m".into(),
         mtu: "1500B".into(),
         loss: 0.0,
+        peer: protocols::ikev2::Peer::Minimal,
     })?;
     let host_lines: Vec<String> = plan
         .rows

@@ -375,6 +375,7 @@ impl SourceFile {
             protocol: Some("ikev2".into()),
             ke: ke.into(),
             auth: auth.into(),
+            peer: None,
             tunnels: Some(tunnels),
             spacing: None,
             mtu: None,
@@ -383,6 +384,15 @@ impl SourceFile {
             retransmit_base: None,
             retransmit_tries: None,
         }
+    }
+
+    /// Sets a handshake source's `peer` (`"strongswan"`, ...); other sources are returned
+    /// unchanged.
+    pub fn peer(mut self, name: impl Into<String>) -> SourceFile {
+        if let SourceFile::Handshake { peer, .. } = &mut self {
+            *peer = Some(name.into());
+        }
+        self
     }
 
     /// Sets `stack`, the protocol stack sizes are payloads of (lowest layer first, e.g.

@@ -8,6 +8,7 @@ pub(super) struct HandshakeSpec<'a> {
     pub(super) protocol: Option<&'a str>,
     pub(super) ke: &'a str,
     pub(super) auth: &'a str,
+    pub(super) peer: Option<&'a str>,
     pub(super) tunnels: Option<i64>,
     pub(super) spacing: Option<&'a Q>,
     pub(super) mtu: Option<&'a Q>,
@@ -84,8 +85,17 @@ pub(super) fn handshake_source(
         )
     };
     let auth = protocols::ikev2::Auth::parse(hs.auth).map_err(|e| perr("auth", e))?;
-    let cfg =
+    let mut cfg =
         protocols::ikev2::Config::new(hs.ke, auth, mtu as usize).map_err(|e| perr("ke", e))?;
+    if let Some(peer) = hs.peer {
+        cfg.peer = protocols::ikev2::Peer::parse(peer).map_err(|e| {
+            cx.invalid(
+                format!("{key}.peer"),
+                e.to_string(),
+                protocols::ikev2::PEER_NAMES,
+            )
+        })?;
+    }
     let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
     let op = |p: &NodeProfile, name: &str| -> Result<f64, ScenarioError> {
         p.key_op_ns(name).map_err(|problem| {

@@ -192,6 +192,7 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
         ("--length", q.length.clone()),
         ("--mtu", q.mtu.clone()),
         ("--loss", q.loss.to_string()),
+        ("--peer", q.peer.name().to_owned()),
     ]));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&kex_table(plan).html());

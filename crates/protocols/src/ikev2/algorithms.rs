@@ -40,22 +40,6 @@ impl IkeCipher {
         16
     }
 
-    /// Transforms of an IKE proposal besides KE: ENCR with key length, PRF, INTEG for CBC.
-    pub(super) fn ike_transforms(self) -> usize {
-        match self {
-            IkeCipher::AesGcm16 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM,
-            IkeCipher::AesCbcSha256 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM + TRANSFORM,
-        }
-    }
-
-    /// Transforms of an ESP proposal: ENCR with key length, INTEG for CBC, ESN.
-    pub(super) fn esp_transforms(self) -> usize {
-        match self {
-            IkeCipher::AesGcm16 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM,
-            IkeCipher::AesCbcSha256 => (TRANSFORM + KEY_LENGTH_ATTR) + TRANSFORM + TRANSFORM,
-        }
-    }
-
     /// Parses `aes256gcm16` / `aes-gcm` or `aes256-sha256` / `aes-cbc`.
     pub fn parse(s: &str) -> Result<IkeCipher> {
         match norm(s).as_str() {

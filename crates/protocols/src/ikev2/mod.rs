@@ -13,14 +13,24 @@
 //! Generic payload header (§3.2): | Next Payload |C| RESERVED | Payload Length (16 bits) |
 //! ```
 //!
-//! The payload set of each message follows RFC 7296 §1.2-1.3 plus the notifications a
-//! current implementation (strongSwan 6 defaults) sends: NAT detection (§2.23),
-//! IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383), SIGNATURE_HASH_ALGORITHMS (RFC 7427 §4) with
-//! four hashes for signature authentication, INTERMEDIATE_EXCHANGE_SUPPORTED (RFC 9242) for
-//! hybrids, CERTREQ with one CA, INITIAL_CONTACT and MOBIKE_SUPPORTED. Each appears by name
-//! in the output, so a different implementation's set is easy to compare. Certificates are
-//! DER sizes: given, or estimated from the key and signature sizes of the algorithm plus a
-//! fixed part for names, validity and extensions ([`TBS_FIXED`]).
+//! The payloads of each message come from a peer profile ([`Peer`]): `minimal` is RFC 7296
+//! §1.2-1.3 with the common notifies (NAT detection §2.23, IKEV2_FRAGMENTATION_SUPPORTED,
+//! SIGNATURE_HASH_ALGORITHMS with four hashes for signatures, INTERMEDIATE_EXCHANGE_SUPPORTED
+//! for hybrids, CERTREQ with one CA, INITIAL_CONTACT, MOBIKE_SUPPORTED); `strongswan`,
+//! `strongswan-minimal` and `libreswan` are what those daemons send with their defaults (or,
+//! for strongswan-minimal, pared down), read from their sources ([`strongswan`], [`libreswan`])
+//! and checked against captures. Each payload appears by name in the output.
+//! Certificates are DER sizes: given, or estimated from the key and signature sizes of the
+//! algorithm plus a fixed part for names, validity and extensions ([`TBS_FIXED`]).
+//!
+//! ```
+//! use protocols::ikev2::{self, Auth, Config, Peer};
+//! let mut cfg = Config::new("x25519", Auth::Psk, 1500).unwrap();
+//! cfg.peer = Peer::Strongswan;
+//! let h = ikev2::handshake(&cfg).unwrap();
+//! // strongSwan's two default IKE proposals: a 748-byte SA payload in IKE_SA_INIT.
+//! assert_eq!(h.exchanges[0].request.payloads[0].len, 748);
+//! ```
 
 #![deny(clippy::arithmetic_side_effects)]
 
@@ -33,7 +43,13 @@ use crate::kem::{self, Kem};
 use crate::stack::Stack;
 
 mod algorithms;
+pub mod libreswan;
+mod peer;
+pub mod strongswan;
+pub mod wire;
 pub use algorithms::{AUTH_NAMES, Auth, IkeCipher};
+pub use peer::{PEER_NAMES, Peer};
+pub use wire::{ID_SYNTAX, IdKind, Identity, Proposal, Transform};
 
 /// IKE header: SPIi 8, SPIr 8, next payload 1, version 1, exchange type 1, flags 1, message
 /// ID 4, length 4 (RFC 7296 §3.1) \[bytes\].
@@ -83,6 +99,8 @@ pub const MAX_FRAGMENTS: usize = u16::MAX as usize;
 /// Largest certificate one CERT payload carries: the 16-bit payload length less the generic
 /// payload header and the encoding byte (RFC 7296 §3.2, §3.6) \[bytes\].
 pub const MAX_CERT_LEN: usize = MAX_PAYLOAD - PAYLOAD_HEADER - CERT_ENCODING;
+/// Most CA hashes one CERTREQ carries under the 16-bit payload length (§3.2, §3.7) \[count\].
+pub const MAX_CERTREQ_CAS: usize = (MAX_PAYLOAD - PAYLOAD_HEADER - CERT_ENCODING) / CA_HASH;
 /// Largest path MTU the model takes: the 16-bit IPv4 Total Length and IPv6 Payload Length
 /// bound every datagram it sizes (RFC 791 §3.1, RFC 8200 §3) \[bytes\].
 pub const MAX_MTU: usize = 65_535;
@@ -103,8 +121,12 @@ pub struct Config {
     pub kes: Vec<Kem>,
     /// Authentication.
     pub auth: Auth,
-    /// DER sizes of the certificates each side sends, end-entity first \[bytes\].
+    /// DER sizes of the certificates each side sends (the initiator's, and the responder's
+    /// unless [`Config::cert_chain_r`] is set), end-entity first \[bytes\].
     pub cert_chain: Vec<usize>,
+    /// DER sizes of the responder's certificates when they differ from the initiator's
+    /// \[bytes\].
+    pub cert_chain_r: Option<Vec<usize>>,
     /// IKE SA and Child SA cipher.
     pub cipher: IkeCipher,
     /// Path MTU: the largest IP packet \[bytes\].
@@ -118,10 +140,27 @@ pub struct Config {
     pub port_4500: bool,
     /// Nonce length (RFC 7296 §2.10: at least 16 and half the PRF key) \[bytes\].
     pub nonce_len: usize,
-    /// Identity data length (a DN for certificates, an FQDN for PSK) \[bytes\].
+    /// Identity data length when no identity is given (a DN for certificates; an FQDN for
+    /// PSK with the minimal peer) \[bytes\].
     pub id_len: usize,
-    /// Whether CREATE_CHILD_SA carries a KE payload (PFS).
+    /// Whether CREATE_CHILD_SA carries a KE payload (PFS); Libreswan always does (`pfs=yes`).
     pub pfs: bool,
+    /// Whose messages to model.
+    pub peer: Peer,
+    /// Initiator's identity (default: the peer's, see [`Config::id_len`]).
+    pub id_i: Option<Identity>,
+    /// Responder's identity; when given (and [`Config::send_idr`]) the initiator sends it as
+    /// IDr in IKE_AUTH, as strongSwan does when a remote identity is configured.
+    pub id_r: Option<Identity>,
+    /// Whether a given [`Config::id_r`] is configured at the initiator, which then sends IDr
+    /// (default true; strongswan-minimal never sends IDr).
+    pub send_idr: bool,
+    /// CA key hashes in each CERTREQ, 0 for none (default: 1 with certificates, none with PSK;
+    /// strongSwan and Libreswan send one per trusted CA certificate) \[count\].
+    pub certreq_cas: Option<usize>,
+    /// Whether the peer sends its vendor ID (strongSwan's `charon.send_vendor_id`, default
+    /// no; the strongSwan peers only).
+    pub vendor_ids: bool,
 }
 
 impl Config {
@@ -142,6 +181,7 @@ impl Config {
             } else {
                 vec![auth.estimated_cert_len()]
             },
+            cert_chain_r: None,
             cipher: IkeCipher::AesGcm16,
             mtu,
             ip_version: 4,
@@ -150,6 +190,12 @@ impl Config {
             nonce_len: 32,
             id_len: if auth == Auth::Psk { 16 } else { 64 },
             pfs: false,
+            peer: Peer::Minimal,
+            id_i: None,
+            id_r: None,
+            send_idr: true,
+            certreq_cas: None,
+            vendor_ids: false,
         })
     }
 }
@@ -221,12 +267,19 @@ pub struct MtuFit {
 /// An IKEv2 message sequence with sizes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Handshake {
+    /// Whose messages these are (left out of JSON for the minimal peer, whose output predates
+    /// peer profiles).
+    #[serde(skip_serializing_if = "Peer::is_minimal")]
+    pub peer: Peer,
     /// Key exchange(s), `+`-joined.
     pub ke: String,
     /// Authentication.
     pub auth: Auth,
-    /// Certificates each side sends \[bytes\].
+    /// Certificates each side sends (the initiator's when `cert_chain_r` is set) \[bytes\].
     pub cert_chain: Vec<usize>,
+    /// The responder's certificates when they differ \[bytes\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert_chain_r: Option<Vec<usize>>,
     /// Path MTU \[bytes\].
     pub mtu: usize,
     /// Exchanges in order.
@@ -241,48 +294,38 @@ pub struct Handshake {
     pub ike_sa_init_fits: Vec<MtuFit>,
 }
 
-fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
-    let name = name.into();
-    // Saturating: a body near usize::MAX is over MAX_PAYLOAD either way.
-    let len = PAYLOAD_HEADER.saturating_add(body);
-    if len > MAX_PAYLOAD {
-        return Err(Error::FieldOverflow {
-            what: name,
-            field: "16-bit IKEv2 payload length (RFC 7296 §3.2)",
-            len,
-            max: MAX_PAYLOAD,
-        });
-    }
-    Ok(PayloadSize { name, len })
-}
-
-fn notify(name: &str, data: usize) -> Result<PayloadSize> {
-    p(format!("N({name})"), NOTIFY_FIXED.saturating_add(data))
-}
-
 impl Config {
+    /// The certificates the responder sends \[bytes\].
+    pub fn responder_chain(&self) -> &[usize] {
+        self.cert_chain_r.as_deref().unwrap_or(&self.cert_chain)
+    }
+
     /// Refuses, before building any message, a certificate chain that no IKE_AUTH message could
     /// carry: with IKE fragmentation a fragment carries less than the MTU, so at most
     /// [`MAX_FRAGMENTS`] x MTU bytes; without it the one IP datagram is at most 65535 bytes
     /// (IPv4 total length, IPv6 payload length). The exact fragment count is checked later;
     /// this bound keeps a chain of millions of certificates from being built at all.
     fn check_chain_fits(&self) -> Result<()> {
+        self.check_one_chain(&self.cert_chain, "")?;
+        self.check_one_chain(self.responder_chain(), " (responder)")
+    }
+
+    fn check_one_chain(&self, chain: &[usize], whose: &str) -> Result<()> {
         // Each certificate: a DER certificate of 0 bytes is not a certificate (issue 14), and
         // one CERT payload holds at most MAX_CERT_LEN bytes of it.
-        if let Some((i, &c)) = self
-            .cert_chain
+        if let Some((i, &c)) = chain
             .iter()
             .enumerate()
             .find(|&(_, &c)| c == 0 || c > MAX_CERT_LEN)
         {
             return Err(Error::BadArguments {
-                layer: format!("IKEv2 CERT[{i}]"),
+                layer: format!("IKEv2 CERT[{i}]{whose}"),
                 reason: format!(
                     "a certificate size is 1..={MAX_CERT_LEN} bytes (one CERT payload under the 16-bit IKEv2 payload length, RFC 7296 §3.2, §3.6), got {c}"
                 ),
             });
         }
-        let certs = self.cert_chain.iter().try_fold(0usize, |sum, &c| {
+        let certs = chain.iter().try_fold(0usize, |sum, &c| {
             sum.checked_add(c)?
                 .checked_add(PAYLOAD_HEADER + CERT_ENCODING)
         });
@@ -301,8 +344,8 @@ impl Config {
             Some(len) if len <= max => Ok(()),
             _ => Err(Error::FieldOverflow {
                 what: format!(
-                    "IKE_AUTH with a chain of {} certificate(s)",
-                    self.cert_chain.len()
+                    "IKE_AUTH with a chain of {} certificate(s){whose}",
+                    chain.len()
                 ),
                 field,
                 len: certs.unwrap_or(usize::MAX),
@@ -317,39 +360,7 @@ impl Config {
 
     fn ke_payload(&self, k: &Kem, initiator: bool) -> Result<PayloadSize> {
         let data = if initiator { k.initiator } else { k.responder };
-        p(format!("KE({})", k.name), KE_FIXED.saturating_add(data))
-    }
-
-    // Operands bounded: at most a few key exchanges (RFC 9370 allows 7 additional ones; a
-    // longer list fails the 16-bit payload length in `p`), constants otherwise.
-    #[allow(clippy::arithmetic_side_effects)]
-    fn ike_sa(&self, spi: usize) -> Result<PayloadSize> {
-        let kes = self.kes.len() * TRANSFORM; // KE + ADDKEn transforms (RFC 9370 §2.2.1)
-        p(
-            "SA(IKE)",
-            PROPOSAL + spi + self.cipher.ike_transforms() + kes,
-        )
-    }
-
-    // Constants only.
-    #[allow(clippy::arithmetic_side_effects)]
-    fn child_sa(&self) -> Result<PayloadSize> {
-        let ke = if self.pfs { TRANSFORM } else { 0 };
-        p(
-            "SA(ESP)",
-            PROPOSAL + ESP_SPI + self.cipher.esp_transforms() + ke,
-        )
-    }
-
-    // Constants only.
-    #[allow(clippy::arithmetic_side_effects)]
-    fn ts(&self, name: &str) -> Result<PayloadSize> {
-        let one = if self.ip_version == 6 {
-            TS_IPV4 + 24
-        } else {
-            TS_IPV4
-        };
-        p(name, TS_FIXED + one)
+        wire::p(format!("KE({})", k.name), KE_FIXED.saturating_add(data))
     }
 
     // Operands bounded: each payload is at most 65535 bytes (checked in `p`) and their count by
@@ -362,6 +373,7 @@ impl Config {
         payloads: Vec<PayloadSize>,
         encrypted: bool,
         after_init: bool,
+        peer: &peer::Transport,
     ) -> Result<Message> {
         let inner: usize = payloads.iter().map(|x| x.len).sum();
         let ike_len = if encrypted {
@@ -373,14 +385,38 @@ impl Config {
         } else {
             HEADER + inner
         };
-        let marker = if after_init && self.port_4500 {
+        let marker = if after_init && self.port_4500 && peer.port_4500 {
             NON_ESP_MARKER
         } else {
             0
         };
         let ip_len = self.ip_header() + UDP + marker + ike_len;
         let fits_mtu = ip_len <= self.mtu;
-        let (fragmentation, datagrams) = if fits_mtu {
+        // A peer that fragments above a fixed size whatever the MTU, and the payload bytes it
+        // puts in each fragment then (see `peer::FragRule`).
+        let block = match self.cipher {
+            IkeCipher::AesGcm16 => 1,
+            IkeCipher::AesCbcSha256 => 16,
+        };
+        let overhead = marker + HEADER + PAYLOAD_HEADER + SKF_FIXED;
+        let fixed_chunk = match peer.fragments {
+            _ if !encrypted || !self.ike_fragmentation => None,
+            peer::FragRule::Mtu => None,
+            peer::FragRule::Strongswan { datagram } => {
+                let ike_max = datagram.saturating_sub(self.ip_header() + UDP + marker);
+                (ike_len > ike_max).then(|| {
+                    let room = datagram.saturating_sub(
+                        self.ip_header() + UDP + overhead + self.cipher.iv() + self.cipher.icv(),
+                    );
+                    (room / block * block).saturating_sub(1).max(1)
+                })
+            }
+            peer::FragRule::Libreswan { at } => (marker + ike_len >= at).then(|| {
+                let room = at.saturating_sub(overhead + self.cipher.icv());
+                (room / block * block).saturating_sub(2).max(1)
+            }),
+        };
+        let (fragmentation, datagrams) = if fits_mtu && fixed_chunk.is_none() {
             (Fragmentation::None, vec![ip_len])
         } else if encrypted && self.ike_fragmentation {
             // RFC 7383 §2.5: each fragment is HDR + SKF{frag no, total, IV, enc(chunk), ICV}.
@@ -400,7 +436,7 @@ impl Config {
                     min: fixed + self.cipher.encrypted(1),
                 });
             }
-            let mut chunk = self.mtu;
+            let mut chunk = fixed_chunk.unwrap_or(self.mtu);
             while !fits(chunk) {
                 chunk -= 1;
             }
@@ -493,155 +529,33 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             ),
         });
     }
-    let hybrid = cfg.kes.len() > 1;
-    let sig = cfg.auth != Auth::Psk;
-    let first = &cfg.kes[0];
+    if let Some(n) = cfg.certreq_cas.filter(|&n| n > MAX_CERTREQ_CAS) {
+        return Err(Error::BadArguments {
+            layer: "IKEv2 CERTREQ".into(),
+            reason: format!(
+                "a CERTREQ holds at most {MAX_CERTREQ_CAS} CA hashes of {CA_HASH} bytes (16-bit payload length, RFC 7296 §3.7), got {n}"
+            ),
+        });
+    }
+    if cfg.vendor_ids && !matches!(cfg.peer, Peer::Strongswan | Peer::StrongswanMinimal) {
+        return Err(Error::BadArguments {
+            layer: "IKEv2 vendor ID".into(),
+            reason: format!(
+                "vendor IDs are modelled for the strongswan peers only, not {}",
+                cfg.peer.name()
+            ),
+        });
+    }
+    let profile = peer::profile(cfg)?;
     let mut exchanges = Vec::new();
-
-    // IKE_SA_INIT (RFC 7296 §1.2)
-    let mut common = vec![
-        notify("NAT_DETECTION_SOURCE_IP", NAT_D_HASH)?,
-        notify("NAT_DETECTION_DESTINATION_IP", NAT_D_HASH)?,
-        notify("IKEV2_FRAGMENTATION_SUPPORTED", 0)?,
-    ];
-    if sig {
-        common.push(notify("SIGNATURE_HASH_ALGORITHMS", 4 * 2)?);
-    }
-    if hybrid {
-        common.push(notify("INTERMEDIATE_EXCHANGE_SUPPORTED", 0)?);
-    }
-    let mut req = vec![
-        cfg.ike_sa(0)?,
-        cfg.ke_payload(first, true)?,
-        p("Ni", cfg.nonce_len)?,
-    ];
-    req.extend(common.iter().cloned());
-    let mut resp = vec![
-        cfg.ike_sa(0)?,
-        cfg.ke_payload(first, false)?,
-        p("Nr", cfg.nonce_len)?,
-    ];
-    resp.extend(common.iter().cloned());
-    if sig {
-        resp.push(p("CERTREQ", CERT_ENCODING + CA_HASH)?);
-    }
-    exchanges.push(Exchange {
-        name: "IKE_SA_INIT".into(),
-        phase: "setup",
-        request: cfg.message(req, false, false)?,
-        response: cfg.message(resp, false, false)?,
-    });
-
-    // IKE_INTERMEDIATE per additional key exchange (RFC 9370 §2.2.1, RFC 9242)
-    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
+    for (i, raw) in peer::payloads(cfg, &profile)?.into_iter().enumerate() {
+        // IKE_SA_INIT alone is in the clear, on port 500 (§1.2, §2.23).
+        let later = i > 0;
         exchanges.push(Exchange {
-            name: format!("IKE_INTERMEDIATE (ADDKE{i})"),
-            phase: "setup",
-            request: cfg.message(vec![cfg.ke_payload(k, true)?], true, true)?,
-            response: cfg.message(vec![cfg.ke_payload(k, false)?], true, true)?,
-        });
-    }
-
-    // IKE_AUTH (RFC 7296 §1.2)
-    let certs = |v: &mut Vec<PayloadSize>| -> Result<()> {
-        for (i, c) in cfg.cert_chain.iter().enumerate() {
-            v.push(p(format!("CERT[{i}]"), CERT_ENCODING.saturating_add(*c))?);
-        }
-        Ok(())
-    };
-    let auth = p(
-        format!(
-            "AUTH({})",
-            serde_json::to_value(cfg.auth)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default()
-        ),
-        AUTH_FIXED.saturating_add(cfg.auth.auth_data_len()),
-    )?;
-    let mut req = vec![p("IDi", ID_FIXED.saturating_add(cfg.id_len))?];
-    certs(&mut req)?;
-    if sig {
-        req.push(p("CERTREQ", CERT_ENCODING + CA_HASH)?);
-    }
-    req.push(auth.clone());
-    req.push(notify("INITIAL_CONTACT", 0)?);
-    req.push(notify("MOBIKE_SUPPORTED", 0)?);
-    req.extend([cfg.child_sa()?, cfg.ts("TSi")?, cfg.ts("TSr")?]);
-    let mut resp = vec![p("IDr", ID_FIXED.saturating_add(cfg.id_len))?];
-    certs(&mut resp)?;
-    resp.push(auth);
-    resp.push(notify("MOBIKE_SUPPORTED", 0)?);
-    resp.extend([cfg.child_sa()?, cfg.ts("TSi")?, cfg.ts("TSr")?]);
-    exchanges.push(Exchange {
-        name: "IKE_AUTH".into(),
-        phase: "setup",
-        request: cfg.message(req, true, true)?,
-        response: cfg.message(resp, true, true)?,
-    });
-
-    // CREATE_CHILD_SA for another Child SA, and for rekeying it (RFC 7296 §1.3.1, §1.3.3)
-    let child = |nonce: &str, rekey: bool| -> Result<Vec<PayloadSize>> {
-        let mut v = Vec::new();
-        if rekey {
-            v.push(notify("REKEY_SA", ESP_SPI)?);
-        }
-        v.push(cfg.child_sa()?);
-        v.push(p(nonce, cfg.nonce_len)?);
-        if cfg.pfs {
-            v.push(cfg.ke_payload(first, nonce == "Ni")?);
-        }
-        v.extend([cfg.ts("TSi")?, cfg.ts("TSr")?]);
-        Ok(v)
-    };
-    for (name, rekey) in [
-        ("CREATE_CHILD_SA (new Child SA)", false),
-        ("CREATE_CHILD_SA (rekey Child SA)", true),
-    ] {
-        exchanges.push(Exchange {
-            name: name.into(),
-            phase: "later",
-            request: cfg.message(child("Ni", rekey)?, true, true)?,
-            response: cfg.message(child("Nr", false)?, true, true)?,
-        });
-    }
-    // IKE SA rekey (§1.3.2), then IKE_FOLLOWUP_KE per additional KE (RFC 9370 §2.2.2)
-    exchanges.push(Exchange {
-        name: "CREATE_CHILD_SA (rekey IKE SA)".into(),
-        phase: "later",
-        request: cfg.message(
-            vec![
-                cfg.ike_sa(IKE_SPI)?,
-                p("Ni", cfg.nonce_len)?,
-                cfg.ke_payload(first, true)?,
-            ],
-            true,
-            true,
-        )?,
-        response: cfg.message(
-            vec![
-                cfg.ike_sa(IKE_SPI)?,
-                p("Nr", cfg.nonce_len)?,
-                cfg.ke_payload(first, false)?,
-            ],
-            true,
-            true,
-        )?,
-    });
-    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
-        // ADDITIONAL_KEY_EXCHANGE carries an opaque link; 8 bytes assumed.
-        exchanges.push(Exchange {
-            name: format!("IKE_FOLLOWUP_KE (ADDKE{i})"),
-            phase: "later",
-            request: cfg.message(
-                vec![
-                    cfg.ke_payload(k, true)?,
-                    notify("ADDITIONAL_KEY_EXCHANGE", 8)?,
-                ],
-                true,
-                true,
-            )?,
-            response: cfg.message(vec![cfg.ke_payload(k, false)?], true, true)?,
+            name: raw.name,
+            phase: raw.phase,
+            request: cfg.message(raw.request, later, later, &profile.transport)?,
+            response: cfg.message(raw.response, later, later, &profile.transport)?,
         });
     }
 
@@ -669,6 +583,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
         })
         .collect();
     Ok(Handshake {
+        peer: cfg.peer,
         ke: cfg
             .kes
             .iter()
@@ -677,6 +592,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             .join("+"),
         auth: cfg.auth,
         cert_chain: cfg.cert_chain.clone(),
+        cert_chain_r: cfg.cert_chain_r.clone(),
         mtu: cfg.mtu,
         setup_round_trips: setup.len(),
         setup_bytes,
@@ -687,83 +603,4 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hs(ke: &str, mtu: usize) -> Handshake {
-        handshake(&Config::new(ke, Auth::Rsa2048, mtu).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn ike_sa_init_sizes_by_hand() {
-        // X25519, AES-GCM: HDR 28 + SA (4+8+12+8+8 = 40) + KE (4+4+32) + Ni (4+32)
-        // + NAT-D 2*28 + FRAG 8 + SIG_HASH 16 = 28+40+40+36+56+8+16 = 224; IPv4+UDP: 252.
-        let h = hs("x25519", 1500);
-        assert_eq!(h.exchanges[0].request.ike_len, 224);
-        assert_eq!(h.exchanges[0].request.ip_len, 252);
-        // The response adds CERTREQ (4+1+20).
-        assert_eq!(h.exchanges[0].response.ike_len, 224 + 25);
-        assert_eq!(h.setup_round_trips, 2);
-    }
-
-    #[test]
-    fn mlkem_fits_or_not() {
-        let h768 = hs("mlkem768", 1500);
-        let r = &h768.exchanges[0].request;
-        assert_eq!(r.ike_len, 224 - 32 + 1184);
-        assert_eq!(
-            h768.ike_sa_init_fits[0],
-            MtuFit {
-                mtu: 1280,
-                request: false,
-                response: false
-            }
-        );
-        assert_eq!(
-            h768.ike_sa_init_fits[1],
-            MtuFit {
-                mtu: 1500,
-                request: true,
-                response: true
-            }
-        );
-        let h1024 = hs("mlkem1024", 1500);
-        let r = &h1024.exchanges[0].request;
-        assert!(!r.fits_mtu);
-        // IKE_SA_INIT cannot use IKE fragmentation (RFC 7383 §2.5): IP fragments.
-        assert_eq!(r.fragmentation, Fragmentation::Ip);
-        assert_eq!(r.datagrams.len(), 2);
-        assert_eq!(r.datagrams.iter().sum::<usize>(), r.ip_len + 20);
-    }
-
-    #[test]
-    fn hybrids_add_intermediate_round_trips_and_ike_fragments() {
-        let h = hs("x25519+mlkem768+hqc-192", 1280);
-        assert_eq!(h.setup_round_trips, 4);
-        let hqc = &h.exchanges[2];
-        assert_eq!(hqc.response.fragmentation, Fragmentation::Ike);
-        assert!(hqc.response.datagrams.iter().all(|d| *d <= 1280));
-        assert!(hqc.response.datagrams.len() >= 8);
-    }
-
-    #[test]
-    fn mceliece_does_not_fit_a_ke_payload() {
-        let e =
-            handshake(&Config::new("x25519+mceliece348864", Auth::Psk, 1500).unwrap()).unwrap_err();
-        assert!(e.to_string().contains("16-bit"), "{e}");
-        assert!(Config::new("x25519+nope", Auth::Psk, 1500).is_err());
-        assert!(
-            Auth::parse("dsa")
-                .unwrap_err()
-                .to_string()
-                .contains("mldsa65")
-        );
-    }
-
-    #[test]
-    fn certificate_estimates_are_plausible() {
-        assert!((700..1000).contains(&Auth::Rsa2048.estimated_cert_len()));
-        assert!((400..600).contains(&Auth::EcdsaP256.estimated_cert_len()));
-        assert!((5000..6000).contains(&Auth::MlDsa65.estimated_cert_len()));
-    }
-}
+mod tests;
