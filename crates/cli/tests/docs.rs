@@ -1,0 +1,480 @@
+//! Every example is a test (issue 16): each command block of README.md and docs/*.md runs here
+//! and must print what the page shows, so the docs cannot drift from the tool.
+//!
+//! What the harness reads, in each page, in order:
+//!
+//! - **A command block**: a ```` ``` ```` or ```` ```console ```` fence with lines `$ oransim ...`.
+//!   A command may continue over lines ending in `\` and end in a `# comment`; its output is the
+//!   lines below it, up to the next `$ ` line or the fence: stdout, then stderr, then a line
+//!   `exit N` when the exit status is not 0. A last output line `...` means "the first lines
+//!   only"; a `...` line between others stands for any number of lines. The command runs from
+//!   the repository root, with `/tmp/` in its arguments (and in its output) standing for a
+//!   scratch directory of this page's, so a block may read what an earlier block of the same
+//!   page wrote.
+//! - **A file block**: a ```` ```toml ```` fence whose first line is `# file: /tmp/NAME`. Its text
+//!   is written to that file (in the scratch directory) for the command blocks after it.
+//! - **Shown, not run**: a ```` ```text ```` fence with `$ ` lines, and ```` ```sh ```` recipes
+//!   (commands without their output: installation, cluster jobs, measurements of minutes). The
+//!   page says why; the test counts and lists them (`-- --nocapture`), so nothing is skipped
+//!   silently.
+//!
+//! Before comparing, both sides lose only what varies from run to run: the wall-clock seconds
+//! and events/s of a `run:` line and of the JSON keys `wall_s` and `events_per_s`, and in the
+//! output of `live` and `calibrate` (measurements of this host) every decimal figure and
+//! percentage, the yes/no verdicts and a "the machine was busy" warning. The pages say where
+//! figures vary.
+//!
+//! `ORANSIM_BLESS=1 cargo test -p oransim --test docs` rewrites every output that differs with
+//! what the command printed (keeping a trailing `...` cut); a block with `...` between lines is
+//! reported for editing by hand. Review the diff of the pages before committing it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use Item::NotRun;
+use common::TempDir;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The pages whose blocks are tested: README.md and docs/*.md, in a fixed order.
+fn pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/ is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    pages.insert(0, root().join("README.md"));
+    pages
+}
+
+/// One `$ ` command of a page and the output the page shows for it.
+#[derive(Debug)]
+struct Example {
+    /// Line of the `$ ` (1-based), for messages.
+    line: usize,
+    /// The command as written, continuation lines joined.
+    command: String,
+    /// Index of the first output line in the page's lines.
+    out_start: usize,
+    /// Index one past the last output line.
+    out_end: usize,
+}
+
+/// What a page holds, in page order.
+#[derive(Debug)]
+enum Item {
+    /// A file to write before the commands below it: (path as written, text).
+    File(String, String),
+    Run(Example),
+    /// A fence shown but not run: (line, what it is).
+    NotRun(usize, String),
+}
+
+/// The page's lines with fences (and their bodies) moved to column 0, as a fence inside a list
+/// item is indented; and each line's indent, to put back when blessing.
+fn dedent(raw: &[&str]) -> (Vec<String>, Vec<usize>) {
+    let (mut lines, mut indents) = (vec![], vec![]);
+    let mut fence: Option<usize> = None;
+    for line in raw {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = fence.unwrap_or(line.len() - trimmed.len());
+        let cut = line.len() - line.trim_start_matches(' ').len();
+        lines.push(line[cut.min(indent)..].to_string());
+        indents.push(indent);
+        if trimmed.starts_with("```") {
+            fence = match fence {
+                None => Some(indent),
+                Some(_) => None,
+            };
+        }
+    }
+    (lines, indents)
+}
+
+fn parse(lines: &[String]) -> Vec<Item> {
+    let mut items = vec![];
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(info) = lines[i].strip_prefix("```") else {
+            i += 1;
+            continue;
+        };
+        let info = info.split_whitespace().next().unwrap_or("").to_string();
+        let start = i + 1;
+        let end = (start..lines.len())
+            .find(|&k| lines[k].starts_with("```"))
+            .unwrap_or(lines.len());
+        let body = &lines[start..end];
+        let has_commands = body.iter().any(|l| l.starts_with("$ "));
+        match info.as_str() {
+            "" | "console" if has_commands => parse_commands(lines, start, end, &mut items),
+            "text" if has_commands => items.push(NotRun(start, "text block with commands".into())),
+            "sh" => items.push(NotRun(start, "sh recipe".into())),
+            "toml" => {
+                if let Some(path) = body.first().and_then(|l| l.strip_prefix("# file: ")) {
+                    let mut text = body.join("\n");
+                    text.push('\n');
+                    items.push(Item::File(path.trim().to_string(), text));
+                }
+            }
+            _ => {}
+        }
+        i = end + 1;
+    }
+    items
+}
+
+fn parse_commands(lines: &[String], start: usize, end: usize, items: &mut Vec<Item>) {
+    let mut k = start;
+    while k < end {
+        let Some(first) = lines[k].strip_prefix("$ ") else {
+            panic!(
+                "line {}: output before the first `$ ` line of a command block",
+                k + 1
+            );
+        };
+        let line = k + 1;
+        let mut command = first.to_string();
+        while command.trim_end().ends_with('\\') && k + 1 < end {
+            k += 1;
+            let trimmed = command.trim_end();
+            command = format!("{} {}", &trimmed[..trimmed.len() - 1], lines[k].trim());
+        }
+        let out_start = k + 1;
+        let out_end = (out_start..end)
+            .find(|&j| lines[j].starts_with("$ "))
+            .unwrap_or(end);
+        items.push(Item::Run(Example {
+            line,
+            command,
+            out_start,
+            out_end,
+        }));
+        k = out_end;
+    }
+}
+
+/// Splits a command line as a POSIX shell would for the quoting the docs use: words separated
+/// by blanks, `'...'` and `"..."` quotes, `\` escapes, and a `#` that starts a word begins a
+/// comment.
+fn words(command: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if let Some(w) = word.take() {
+                    out.push(w);
+                }
+            }
+            '#' if word.is_none() => break,
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => w.extend(chars.next()),
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).extend(chars.next()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    out
+}
+
+/// Runs one documented command from the repository root; returns what a terminal shows.
+fn run(command: &str, scratch: &Path) -> Result<Vec<String>, String> {
+    let argv = words(command);
+    let scratch = scratch.to_str().expect("a UTF-8 scratch path");
+    let (program, args) = argv.split_first().ok_or("an empty command")?;
+    if program != "oransim" {
+        return Err(format!(
+            "`{program}` is not run by the docs test: show it in a ```text or ```sh fence and say why it is not run"
+        ));
+    }
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("/tmp/", &format!("{scratch}/")))
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(&args)
+        .current_dir(root())
+        .env_remove("ORANSIM_BLESS")
+        .output()
+        .map_err(|e| format!("oransim does not start: {e}"))?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<String> = text
+        .replace(scratch, "/tmp")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    match out.status.code() {
+        Some(0) => {}
+        Some(code) => lines.push(format!("exit {code}")),
+        None => lines.push("killed by a signal".into()),
+    }
+    Ok(lines)
+}
+
+/// Whether the command measures this host (every figure of its output varies).
+fn measures(command: &str) -> bool {
+    let argv = words(command);
+    match argv.get(1).map(String::as_str) {
+        Some("live") => true,
+        Some("calibrate") => !argv.iter().any(|a| a == "--from-openssl-speed"),
+        _ => false,
+    }
+}
+
+/// Replaces what varies between two runs with `*` (see the module documentation).
+fn redact(line: &str, measured: bool) -> Option<String> {
+    let trimmed = line.trim_start();
+    if let Some(key) = ["\"wall_s\":", "\"events_per_s\":"]
+        .into_iter()
+        .find(|k| trimmed.starts_with(k))
+    {
+        let indent = &line[..line.len() - trimmed.len()];
+        let comma = if trimmed.ends_with(',') { "," } else { "" };
+        return Some(format!("{indent}{key} *{comma}"));
+    }
+    if let Some(rest) = line.strip_prefix("run: ")
+        && let Some((events, tail)) = rest.split_once(" in ")
+        && let Some((_, simulated)) = tail.split_once("), ")
+    {
+        return Some(format!("run: {events} in * s (* M events/s), {simulated}"));
+    }
+    if !measured {
+        return Some(line.to_string());
+    }
+    if line.starts_with("warning: the machine was busy") {
+        return None;
+    }
+    let mut words = vec![];
+    for word in line.split_whitespace() {
+        words.push(match word {
+            "yes" | "no" => "*".to_string(),
+            w => redact_figures(w),
+        });
+    }
+    Some(words.join(" "))
+}
+
+/// In one word, each decimal figure or percentage (with its sign) becomes `*`.
+fn redact_figures(word: &str) -> String {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let signed = (chars[i] == '-' || chars[i] == '+')
+            && i == 0
+            && chars.get(1).is_some_and(char::is_ascii_digit);
+        if chars[i].is_ascii_digit() || signed {
+            let mut j = i + 1;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let figure: String = chars[i..j].iter().collect();
+            if figure.contains('.') || chars.get(j) == Some(&'%') {
+                out.push('*');
+            } else {
+                out.push_str(&figure);
+            }
+            i = j;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether `got` matches `want`, where a `want` line `...` stands for any lines.
+fn matches(want: &[String], got: &[String]) -> bool {
+    let Some(gap) = want.iter().position(|l| l == "...") else {
+        return want == got;
+    };
+    if got.len() < gap || want[..gap] != got[..gap] {
+        return false;
+    }
+    let rest = &want[gap + 1..];
+    (gap..=got.len()).any(|k| matches(rest, &got[k..]))
+}
+
+/// Runs every block of one page and returns the differences; when blessing, rewrites the
+/// outputs that differ in the page instead (and lists it in `summary`).
+fn check_page(page: &Path, bless: bool, summary: &mut Vec<String>) -> Vec<String> {
+    let name = page
+        .strip_prefix(root())
+        .unwrap_or(page)
+        .display()
+        .to_string();
+    let text = std::fs::read_to_string(page).expect("the page is readable");
+    let raw: Vec<&str> = text.split('\n').collect();
+    let (lines, indents) = dedent(&raw);
+    let scratch = TempDir::new("docs");
+    let mut differ = vec![];
+    let mut rewrites: Vec<(usize, usize, Vec<String>)> = vec![];
+    let (mut ran, mut files) = (0, 0);
+    for item in parse(&lines) {
+        match item {
+            Item::File(path, body) => {
+                let Some(rel) = path.strip_prefix("/tmp/") else {
+                    differ.push(format!(
+                        "{name}: a file block writes {path}: only /tmp/ paths"
+                    ));
+                    continue;
+                };
+                std::fs::write(scratch.join(rel), body).expect("write a file block");
+                files += 1;
+            }
+            NotRun(line, what) => summary.push(format!("  not run: {name}:{line}: {what}")),
+            Item::Run(ex) => {
+                ran += 1;
+                let got = match run(&ex.command, &scratch) {
+                    Ok(got) => got,
+                    Err(e) => {
+                        differ.push(format!("{name}:{}: {e}", ex.line));
+                        continue;
+                    }
+                };
+                let measured = measures(&ex.command);
+                let shown: Vec<String> = lines[ex.out_start..ex.out_end]
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect();
+                let scrub = |ls: &[String]| -> Vec<String> {
+                    let mut ls: Vec<String> =
+                        ls.iter().filter_map(|l| redact(l, measured)).collect();
+                    while ls.last().is_some_and(|l| l.is_empty()) {
+                        ls.pop();
+                    }
+                    ls
+                };
+                if matches(&scrub(&shown), &scrub(&got)) {
+                    continue;
+                }
+                let cut = shown.last().is_some_and(|l| l == "...");
+                let inner_gap = shown[..shown.len().saturating_sub(1)]
+                    .iter()
+                    .any(|l| l == "...");
+                if bless && !inner_gap {
+                    let mut new = got.clone();
+                    if cut {
+                        new.truncate(shown.len() - 1);
+                        new.push("...".into());
+                    }
+                    rewrites.push((ex.out_start, ex.out_end, new));
+                    continue;
+                }
+                let first = shown
+                    .iter()
+                    .zip(&got)
+                    .position(|(w, g)| redact(w, measured) != redact(g, measured))
+                    .unwrap_or(shown.len().min(got.len()));
+                differ.push(format!(
+                    "{name}:{}: `$ {}` prints something else{}; first difference at output line {}:\n  page: {}\n  got:  {}\n  whole output:\n{}",
+                    ex.line,
+                    ex.command,
+                    if inner_gap { " (a block with `...` between lines: edit it by hand)" } else { "" },
+                    first + 1,
+                    shown.get(first).map_or("<end>", String::as_str),
+                    got.get(first).map_or("<end>", String::as_str),
+                    got.iter().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"),
+                ));
+            }
+        }
+    }
+    if ran + files > 0 {
+        summary.push(format!(
+            "  {name}: {ran} command(s) run, {files} file block(s)"
+        ));
+    }
+    if !rewrites.is_empty() {
+        let mut new: Vec<String> = raw.iter().map(|l| l.to_string()).collect();
+        for (start, end, out) in rewrites.into_iter().rev() {
+            let pad = " ".repeat(indents[start - 1]);
+            let out = out
+                .into_iter()
+                .map(|l| if l.is_empty() { l } else { format!("{pad}{l}") });
+            new.splice(start..end, out);
+        }
+        std::fs::write(page, new.join("\n")).expect("rewrite the page");
+        summary.push(format!("  {name}: blessed"));
+    }
+    differ
+}
+
+#[test]
+fn every_command_block_prints_what_the_page_shows() {
+    let bless = std::env::var_os("ORANSIM_BLESS").is_some();
+    let mut summary = vec![];
+    let mut differ = vec![];
+    for page in pages() {
+        differ.extend(check_page(&page, bless, &mut summary));
+    }
+    eprintln!("docs test:\n{}", summary.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} documented command(s) differ (bless with ORANSIM_BLESS=1 after checking why):\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+#[test]
+fn the_harness_splits_redacts_and_elides() {
+    assert_eq!(
+        words(r#"oransim overhead --stack "eth/ipv4/esp(a,b)" 'x y' a\ b   # a comment"#),
+        [
+            "oransim",
+            "overhead",
+            "--stack",
+            "eth/ipv4/esp(a,b)",
+            "x y",
+            "a b"
+        ]
+    );
+    assert_eq!(words("oransim check a#b"), ["oransim", "check", "a#b"]);
+    assert_eq!(
+        redact(
+            "run: 5 events in 0.012 s (14.57 M events/s), simulated 0.07 s",
+            false
+        )
+        .unwrap(),
+        "run: 5 events in * s (* M events/s), simulated 0.07 s"
+    );
+    assert_eq!(
+        redact("    \"wall_s\": 0.126370001,", false).unwrap(),
+        "    \"wall_s\": *,"
+    );
+    assert_eq!(
+        redact(
+            "macsec   64  166  2000/2000  0   4.05   3.83-4.33  -8%  yes",
+            true
+        )
+        .unwrap(),
+        "macsec 64 166 2000/2000 0 * *-* *% *"
+    );
+    assert_eq!(redact("warning: the machine was busy ...", true), None);
+    let v = |s: &[&str]| s.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    assert!(matches(&v(&["a", "..."]), &v(&["a", "b", "c"])));
+    assert!(matches(&v(&["a", "...", "c"]), &v(&["a", "b", "c"])));
+    assert!(!matches(&v(&["a", "...", "d"]), &v(&["a", "b", "c"])));
+    assert!(!matches(&v(&["a", "b"]), &v(&["a", "b", "c"])));
+    assert!(!matches(&v(&["x", "..."]), &v(&["a"])));
+}
