@@ -436,6 +436,67 @@ fn every_command_block_prints_what_the_page_shows() {
     );
 }
 
+/// The targets of a page's relative links (`[text](target)` outside fences) and of its code
+/// spans that start with `../`: paths a reader follows.
+fn relative_paths(text: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for (_, rest) in line.match_indices("](").map(|(i, _)| line.split_at(i + 2)) {
+            let target = rest.split([')', ' ']).next().unwrap_or("");
+            let path = target.split('#').next().unwrap_or("");
+            if !path.is_empty() && !path.contains("://") && !path.starts_with("mailto:") {
+                out.push(path.to_string());
+            }
+        }
+        for (k, span) in line.split('`').enumerate() {
+            if k % 2 == 1 && span.starts_with("../") && !span.contains(' ') {
+                out.push(span.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_names_a_file_of_the_repository() {
+    let root = root().canonicalize().expect("the repository root exists");
+    let mut broken = vec![];
+    let mut count = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).expect("the page is readable");
+        let name = page.strip_prefix(self::root()).unwrap_or(&page).display();
+        for path in relative_paths(&text) {
+            count += 1;
+            let target = page.parent().expect("a page's directory").join(&path);
+            match target.canonicalize() {
+                Ok(t) if t.starts_with(&root) => {}
+                Ok(_) => broken.push(format!(
+                    "{}: {path} is outside the repository",
+                    page.display()
+                )),
+                Err(e) => broken.push(format!("{name}: {path}: {e}")),
+            }
+        }
+    }
+    assert!(
+        count > 20,
+        "only {count} relative links found: the parser is broken"
+    );
+    assert!(
+        broken.is_empty(),
+        "links a reader cannot follow:\n{}",
+        broken.join("\n")
+    );
+}
+
 #[test]
 fn the_harness_splits_redacts_and_elides() {
     assert_eq!(
@@ -477,4 +538,10 @@ fn the_harness_splits_redacts_and_elides() {
     assert!(!matches(&v(&["a", "...", "d"]), &v(&["a", "b", "c"])));
     assert!(!matches(&v(&["a", "b"]), &v(&["a", "b", "c"])));
     assert!(!matches(&v(&["x", "..."]), &v(&["a"])));
+    assert_eq!(
+        relative_paths(
+            "see [a](docs/a.md#x) and [w](https://x.org/y) and `../shared/d.md`\n```\n[b](no.md)\n```\n"
+        ),
+        ["docs/a.md", "../shared/d.md"]
+    );
 }
