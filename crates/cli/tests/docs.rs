@@ -243,20 +243,8 @@ fn measures(command: &str) -> bool {
 
 /// Replaces what varies between two runs with `*` (see the module documentation).
 fn redact(line: &str, measured: bool) -> Option<String> {
-    let trimmed = line.trim_start();
-    if let Some(key) = ["\"wall_s\":", "\"events_per_s\":"]
-        .into_iter()
-        .find(|k| trimmed.starts_with(k))
-    {
-        let indent = &line[..line.len() - trimmed.len()];
-        let comma = if trimmed.ends_with(',') { "," } else { "" };
-        return Some(format!("{indent}{key} *{comma}"));
-    }
-    if let Some(rest) = line.strip_prefix("run: ")
-        && let Some((events, tail)) = rest.split_once(" in ")
-        && let Some((_, simulated)) = tail.split_once("), ")
-    {
-        return Some(format!("run: {events} in * s (* M events/s), {simulated}"));
+    if let Some(scrubbed) = common::scrub_wall_clock(line) {
+        return Some(scrubbed);
     }
     if !measured {
         return Some(line.to_string());
