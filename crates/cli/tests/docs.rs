@@ -73,6 +73,8 @@ enum Item {
     Run(Example),
     /// A fence shown but not run: (line, what it is).
     NotRun(usize, String),
+    /// A block the harness cannot read: (line, why).
+    Bad(usize, String),
 }
 
 /// The page's lines with fences (and their bodies) moved to column 0, as a fence inside a list
@@ -113,8 +115,11 @@ fn parse(lines: &[String]) -> Vec<Item> {
         let has_commands = body.iter().any(|l| l.starts_with("$ "));
         match info.as_str() {
             "" | "console" if has_commands => parse_commands(lines, start, end, &mut items),
-            "text" if has_commands => items.push(NotRun(start, "text block with commands".into())),
-            "sh" => items.push(NotRun(start, "sh recipe".into())),
+            "text" if has_commands => items.push(NotRun(start, format!("text: {}", body[0]))),
+            "sh" | "bash" | "shell" => {
+                let first = body.first().map_or("", String::as_str);
+                items.push(NotRun(start, format!("{info} recipe: {first}")));
+            }
             "toml" => {
                 if let Some(path) = body.first().and_then(|l| l.strip_prefix("# file: ")) {
                     let mut text = body.join("\n");
@@ -133,10 +138,11 @@ fn parse_commands(lines: &[String], start: usize, end: usize, items: &mut Vec<It
     let mut k = start;
     while k < end {
         let Some(first) = lines[k].strip_prefix("$ ") else {
-            panic!(
-                "line {}: output before the first `$ ` line of a command block",
-                k + 1
-            );
+            items.push(Item::Bad(
+                k + 1,
+                "output before the first `$ ` line of a command block".into(),
+            ));
+            return;
         };
         let line = k + 1;
         let mut command = first.to_string();
@@ -331,6 +337,7 @@ fn check_page(page: &Path, bless: bool, summary: &mut Vec<String>) -> Vec<String
                 files += 1;
             }
             NotRun(line, what) => summary.push(format!("  not run: {name}:{line}: {what}")),
+            Item::Bad(line, why) => differ.push(format!("{name}:{line}: {why}")),
             Item::Run(ex) => {
                 ran += 1;
                 let got = match run(&ex.command, &scratch) {
