@@ -27,6 +27,10 @@
 //! `ORANSIM_BLESS=1 cargo test -p oransim --test docs` rewrites every output that differs with
 //! what the command printed (keeping a trailing `...` cut); a block with `...` between lines is
 //! reported for editing by hand. Review the diff of the pages before committing it.
+//!
+//! Two more checks keep the pages true: docs/reproduction.md and docs/img are byte for byte what
+//! the `oransim reproduce` command named at the top of the page writes (blessed the same way),
+//! and every relative link of the pages names a file of the repository.
 
 mod common;
 
@@ -428,6 +432,86 @@ fn every_command_block_prints_what_the_page_shows() {
         "{} documented command(s) differ (bless with ORANSIM_BLESS=1 after checking why):\n{}",
         differ.len(),
         differ.join("\n")
+    );
+}
+
+/// The files under `dir`, recursively, as paths relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for entry in std::fs::read_dir(dir).expect("a readable directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            out.extend(
+                files_under(&path)
+                    .into_iter()
+                    .map(|p| Path::new(path.file_name().expect("a named directory")).join(p)),
+            );
+        } else {
+            out.push(PathBuf::from(path.file_name().expect("a named file")));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// docs/reproduction.md (and the plots in docs/img) are the output of the command its first
+/// lines name (`Written by `oransim reproduce ... --write-docs docs/reproduction.md --plots
+/// docs/img``): run it into a scratch directory and compare every file it writes with the
+/// committed one, byte for byte. `ORANSIM_BLESS=1` copies the fresh files over.
+#[test]
+fn reproduction_md_and_its_plots_are_what_reproduce_writes() {
+    let page = root().join("docs/reproduction.md");
+    let text = std::fs::read_to_string(&page).expect("docs/reproduction.md is readable");
+    let command = text
+        .lines()
+        .take(5)
+        .find_map(|l| l.strip_prefix("Written by `")?.split('`').next())
+        .expect("docs/reproduction.md names the command that wrote it in its first lines");
+    let scratch = TempDir::new("docs-reproduce");
+    let argv = words(command);
+    assert_eq!(
+        argv.first().map(String::as_str),
+        Some("oransim"),
+        "{command}"
+    );
+    let args: Vec<String> = argv[1..]
+        .iter()
+        .map(|a| match a.strip_prefix("docs/") {
+            Some(rest) => scratch.join(rest).display().to_string(),
+            None => a.clone(),
+        })
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(&args)
+        .current_dir(root())
+        .output()
+        .expect("oransim runs");
+    // `reproduce` exits 1 while a published number is missed (docs/reproduction.md says which).
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bless = std::env::var_os("ORANSIM_BLESS").is_some();
+    let written = files_under(&scratch);
+    assert!(written.len() > 1, "{command} wrote {written:?}");
+    let mut differ = vec![];
+    for rel in &written {
+        let fresh = std::fs::read(scratch.join(rel)).expect("a written file");
+        let committed = root().join("docs").join(rel);
+        if std::fs::read(&committed).ok().as_deref() == Some(&fresh[..]) {
+            continue;
+        }
+        if bless {
+            std::fs::write(&committed, &fresh).expect("bless a docs file");
+        } else {
+            differ.push(format!("docs/{}", rel.display()));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "`{command}` writes something else than the committed {} (bless with ORANSIM_BLESS=1 after checking why)",
+        differ.join(", ")
     );
 }
 
