@@ -16,7 +16,8 @@
 //! - **Shown, not run**: a ```` ```text ```` fence with `$ ` lines, and ```` ```sh ```` recipes
 //!   (commands without their output: installation, cluster jobs, measurements of minutes). The
 //!   page says why; the test counts and lists them (`-- --nocapture`), so nothing is skipped
-//!   silently.
+//!   silently. A plain fence that starts with an `oransim`, `cargo` or `sudo` command but has
+//!   no `$ ` is an error: it must be one or the other.
 //!
 //! Before comparing, both sides lose only what varies from run to run: the wall-clock seconds
 //! and events/s of a `run:` line and of the JSON keys `wall_s` and `events_per_s`, and in the
@@ -75,7 +76,7 @@ enum Item {
     /// A file to write before the commands below it: (path as written, text).
     File(String, String),
     Run(Example),
-    /// A fence shown but not run: (line, what it is).
+    /// A fence shown but not run: (line of the fence, what it is).
     NotRun(usize, String),
     /// A block the harness cannot read: (line, why).
     Bad(usize, String),
@@ -119,6 +120,20 @@ fn parse(lines: &[String]) -> Vec<Item> {
         let has_commands = body.iter().any(|l| l.starts_with("$ "));
         match info.as_str() {
             "" | "console" if has_commands => parse_commands(lines, start, end, &mut items),
+            "" | "console"
+                if body.first().is_some_and(|l| {
+                    ["oransim ", "cargo ", "sudo "]
+                        .iter()
+                        .any(|p| l.starts_with(p))
+                }) =>
+            {
+                items.push(Item::Bad(
+                    start,
+                    "commands without `$ ` in a plain fence: write them as `$ ` lines with \
+                     their output (run), or mark the fence ```sh (shown, not run)"
+                        .into(),
+                ))
+            }
             "text" if has_commands => items.push(NotRun(start, format!("text: {}", body[0]))),
             "sh" | "bash" | "shell" => {
                 let first = body.first().map_or("", String::as_str);
@@ -617,6 +632,18 @@ fn the_harness_splits_redacts_and_elides() {
     assert!(!matches(&v(&["a", "...", "d"]), &v(&["a", "b", "c"])));
     assert!(!matches(&v(&["a", "b"]), &v(&["a", "b", "c"])));
     assert!(!matches(&v(&["x", "..."]), &v(&["a"])));
+    let page = |text: &str| parse(&dedent(&text.split('\n').collect::<Vec<_>>()).0);
+    assert!(matches!(
+        page("```\ncargo test\n```")[..],
+        [Item::Bad(1, _)]
+    ));
+    assert!(matches!(page("```sh\ncargo test\n```")[..], [NotRun(1, _)]));
+    let items = page("1. a list\n\n   ```\n   $ oransim check a \\\n     b\n   out\n   ```");
+    let [Item::Run(ex)] = &items[..] else {
+        panic!("{items:?}")
+    };
+    assert_eq!((ex.line, ex.command.as_str()), (4, "oransim check a  b"));
+    assert_eq!((ex.out_start, ex.out_end), (5, 6));
     assert_eq!(
         relative_paths(
             "see [a](docs/a.md#x) and [w](https://x.org/y) and `../shared/d.md`\n```\n[b](no.md)\n```\n"
