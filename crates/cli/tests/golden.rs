@@ -11,6 +11,9 @@
 //! `ORANSIM_BLESS=1 cargo test -p oransim --test golden` and review the diff: the commit that
 //! changes a golden file says why.
 
+#[allow(dead_code)] // golden.rs uses only `scrub_wall_clock` of the shared helpers
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -183,22 +186,7 @@ const CASES: &[(&str, &[&str])] = &[
 fn scrub(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        let trimmed = line.trim_start();
-        if let Some(key) = ["\"wall_s\":", "\"events_per_s\":"]
-            .into_iter()
-            .find(|k| trimmed.starts_with(k))
-        {
-            let indent = &line[..line.len() - trimmed.len()];
-            let comma = if trimmed.ends_with(',') { "," } else { "" };
-            out.push_str(&format!("{indent}{key} *{comma}"));
-        } else if let Some(rest) = line.strip_prefix("run: ")
-            && let Some((events, tail)) = rest.split_once(" in ")
-            && let Some((_, simulated)) = tail.split_once("), ")
-        {
-            out.push_str(&format!("run: {events} in * s (* M events/s), {simulated}"));
-        } else {
-            out.push_str(line);
-        }
+        out.push_str(&common::scrub_wall_clock(line).unwrap_or_else(|| line.to_string()));
         out.push('\n');
     }
     out

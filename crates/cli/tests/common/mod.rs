@@ -64,3 +64,23 @@ pub fn stdout(args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("utf-8")
 }
+
+/// `line` with its wall-clock figures replaced by `*`, or `None` when it has none: the JSON keys
+/// `wall_s` and `events_per_s`, and the seconds and events/s of a `run:` line. They are the only
+/// parts of a simulation's output that differ between two runs (golden.rs, docs.rs).
+#[allow(dead_code)] // see `oransim`
+pub fn scrub_wall_clock(line: &str) -> Option<String> {
+    let trimmed = line.trim_start();
+    if let Some(key) = ["\"wall_s\":", "\"events_per_s\":"]
+        .into_iter()
+        .find(|k| trimmed.starts_with(k))
+    {
+        let indent = &line[..line.len() - trimmed.len()];
+        let comma = if trimmed.ends_with(',') { "," } else { "" };
+        return Some(format!("{indent}{key} *{comma}"));
+    }
+    let rest = line.strip_prefix("run: ")?;
+    let (events, tail) = rest.split_once(" in ")?;
+    let (_, simulated) = tail.split_once("), ")?;
+    Some(format!("run: {events} in * s (* M events/s), {simulated}"))
+}
