@@ -20,15 +20,24 @@
 //! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
 //! the profile's, nothing is tuned.
 //!
-//! Layout: the shared machinery is `row` (rows, targets, tolerances, [`Summary`]), `plot` (plots
-//! as data) and `variant` (a scenario file loaded as a document, patched through
-//! [`crate::patch`], run; frame and protected lengths; profile nodes pinned at the protected
-//! length). Each study is one module named like its scenario file (`e2_sack`, `ofh_mtu`, ...,
-//! registered in `EXPERIMENTS`), and what the studies of one paper share (profile path, stacks,
-//! suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). A study module is the unit
-//! a declarative `experiments/` file would replace: its scenario variants, published targets
-//! and plots are all in it, and nothing else depends on it.
-
+//! Layout: a study is data. `experiments/studies.toml` lists the studies in run order, and
+//! `experiments/studies/<name>.toml` declares each one: title, scenario files, profiles, the
+//! model / fitted / predicted text, the named analyses it runs, its rows (`target` = a target id
+//! of `experiments/targets.toml`, `value` = `<analysis>.<output>`, `note`) and its plots (axes,
+//! computed series, published points by target id). The published numbers, their citations,
+//! tolerance rules and the assumptions are data too (`target`: targets.toml, references.toml,
+//! assumptions.toml); a row's class follows from its provenance. `study` holds the generic
+//! driver and the table of named analyses ([`study::ANALYSES`]): the code a study needs (DES
+//! runs of scenario variants, fits, slopes, Table 4 regions, the capacity view, IKE phases),
+//! each returning named values with their provenance, facts and plot series; an analysis is a
+//! module named like its study (`e2_sack`, `table1`, ...). Studies not yet moved to data keep a
+//! Rust runner in `BUILT_IN` (a module building its whole [`Experiment`]). The shared machinery
+//! is `row` (rows, [`Summary`]), `target` (targets, evidence classes), `plot` (plots as data),
+//! `variant` (a scenario file loaded as a document, patched through [`crate::patch`], run;
+//! frame and protected lengths; profile nodes pinned at the protected length) and `fit`; what
+//! the studies of one paper share (profile path, stacks, suites, modes) sits in one module per
+//! paper (`e2`, `ofh`, `pq`). Adding a published number whose value an analysis computes is a
+//! `[[target]]` and a `[[row]]`, no Rust (docs/reproduction.md, "Adding a published number").
 mod e2;
 mod e2_sack;
 mod e2_size;
@@ -47,6 +56,7 @@ mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
 mod sensitivity;
+mod study;
 mod table1;
 mod target;
 mod transfer;
@@ -62,6 +72,7 @@ pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
 pub use row::{Loo, Row, Summary};
 pub use sensitivity::{Flip, Variation, sensitivity};
+pub use study::{STUDIES_DIR, STUDIES_FILE, study_names};
 pub use target::{
     ASSUMPTIONS_FILE, Assumption, Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target,
     Targets, classify,
@@ -94,6 +105,16 @@ pub enum ReproduceError {
         /// The scenario file.
         file: PathBuf,
         /// What went wrong.
+        problem: String,
+    },
+    /// A study file names something that does not exist or is not allowed there.
+    #[error("{file}: {key}: {problem}")]
+    Study {
+        /// The study file.
+        file: PathBuf,
+        /// The key in it (`row[2].value`).
+        key: String,
+        /// What is wrong and what is allowed.
         problem: String,
     },
     /// `--only` named no experiment.
@@ -153,43 +174,72 @@ impl Experiment {
 
 type Runner = fn(&Path, &Targets) -> Result<Experiment>;
 
-/// The experiments in order of value: name and runner.
-const EXPERIMENTS: &[(&str, Runner)] = &[
-    ("e2_sack", e2_sack::e2_sack),
-    ("e2_size", e2_size::e2_size),
+/// The studies still written in Rust (each builds its whole experiment), by name.
+const BUILT_IN: &[(&str, Runner)] = &[
     ("e2_throughput", e2_throughput::e2_throughput),
     ("ofh_table4", ofh_table4::ofh_table4),
-    ("ofh_size", ofh_size::ofh_size),
     ("ofh_mtu", ofh_mtu::ofh_mtu),
     ("ofh_load", ofh_load::ofh_load),
-    ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
     ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
-    ("nfv_macsec", nfv_macsec::nfv_macsec),
-    ("table1", table1::table1),
     ("transfer", transfer::transfer),
 ];
 
-/// Names of all experiments, in run order.
+/// The study names of the committed `experiments/studies.toml`, in run order (a test checks
+/// the two agree); [`study_names`] reads the list under a given root.
+const NAMES: &[&str] = &[
+    "e2_sack",
+    "e2_size",
+    "e2_throughput",
+    "ofh_table4",
+    "ofh_size",
+    "ofh_mtu",
+    "ofh_load",
+    "pq_ike_e2",
+    "pq_kems_hybrid",
+    "nfv_macsec",
+    "table1",
+    "transfer",
+];
+
+/// Names of all experiments of the repository, in run order.
 pub fn names() -> Vec<&'static str> {
-    EXPERIMENTS.iter().map(|(n, _)| *n).collect()
+    NAMES.to_vec()
 }
 
-/// Runs the experiments (all, or the one named `only`) with scenario and calibration files
-/// under `root` (the repository root).
+/// Runs study `name`: its study file under `root` if it has one, else its built-in runner.
+fn run_one(root: &Path, targets: &Targets, name: &str) -> Result<Experiment> {
+    if study::has_file(root, name) {
+        return study::run_study(root, targets, name);
+    }
+    match BUILT_IN.iter().find(|(n, _)| *n == name) {
+        Some((_, f)) => f(root, targets),
+        None => Err(ReproduceError::Study {
+            file: root.join(STUDIES_FILE),
+            key: "order".into(),
+            problem: format!(
+                "study `{name}` has no file {STUDIES_DIR}/{name}.toml and is not a built-in study"
+            ),
+        }),
+    }
+}
+
+/// Runs the studies of `experiments/studies.toml` (all, or the one named `only`) with
+/// scenario, calibration and experiment files under `root` (the repository root).
 pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
+    let order = study_names(root)?;
     if let Some(name) = only
-        && !EXPERIMENTS.iter().any(|(n, _)| *n == name)
+        && !order.iter().any(|n| n == name)
     {
         return Err(ReproduceError::UnknownExperiment {
             name: name.into(),
-            allowed: names().join(", "),
+            allowed: order.join(", "),
         });
     }
     let targets = Targets::load(root)?;
-    EXPERIMENTS
+    order
         .iter()
-        .filter(|(n, _)| only.is_none_or(|o| o == *n))
-        .map(|(_, f)| f(root, &targets))
+        .filter(|n| only.is_none_or(|o| o == n.as_str()))
+        .map(|n| run_one(root, &targets, n))
         .collect()
 }
 

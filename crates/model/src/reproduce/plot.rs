@@ -1,6 +1,6 @@
 //! Plots as data, in the paper's form; the CLI draws them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An x-y plot of `series`.
 pub(super) fn xy(
@@ -20,7 +20,7 @@ pub(super) fn xy(
 }
 
 /// How a series is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
     /// Model output: a line through the points.
