@@ -176,11 +176,7 @@ type Runner = fn(&Path, &Targets) -> Result<Experiment>;
 
 /// The studies still written in Rust (each builds its whole experiment), by name.
 const BUILT_IN: &[(&str, Runner)] = &[
-    ("e2_throughput", e2_throughput::e2_throughput),
-    ("ofh_table4", ofh_table4::ofh_table4),
     ("ofh_mtu", ofh_mtu::ofh_mtu),
-    ("ofh_load", ofh_load::ofh_load),
-    ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
     ("transfer", transfer::transfer),
 ];
 

@@ -33,8 +33,12 @@ pub(super) type Analysis = fn(&Path, &Targets) -> Result<Outputs>;
 pub(super) const ANALYSES: &[(&str, Analysis)] = &[
     ("e2_sack", super::e2_sack::e2_sack),
     ("e2_size", super::e2_size::e2_size),
+    ("e2_throughput", super::e2_throughput::e2_throughput),
+    ("ofh_table4", super::ofh_table4::ofh_table4),
     ("ofh_size", super::ofh_size::ofh_size),
+    ("ofh_load", super::ofh_load::ofh_load),
     ("pq_ike_e2", super::pq_ike_e2::pq_ike_e2),
+    ("pq_kems_hybrid", super::pq_kems_hybrid::pq_kems_hybrid),
     ("nfv_macsec", super::nfv_macsec::nfv_macsec),
     ("table1", super::table1::table1),
 ];
@@ -82,7 +86,9 @@ impl Computed {
 pub(super) struct Outputs {
     values: BTreeMap<String, Computed>,
     facts: Vec<String>,
-    series: BTreeMap<String, Series>,
+    series: BTreeMap<String, Vec<Series>>,
+    plots: BTreeMap<String, Plot>,
+    texts: BTreeMap<String, String>,
 }
 
 impl Outputs {
@@ -110,7 +116,24 @@ impl Outputs {
 
     /// Adds the plot series `name` (its label and style are defaults a plot can replace).
     pub(super) fn series(&mut self, name: &str, series: Series) {
+        self.series.insert(name.to_owned(), vec![series]);
+    }
+
+    /// Adds `series` under one name, drawn together (a plot takes their labels and styles).
+    pub(super) fn series_list(&mut self, name: &str, series: Vec<Series>) {
         self.series.insert(name.to_owned(), series);
+    }
+
+    /// Adds the text `name`, which the study's `model`, `fitted` and `predicted` can show as
+    /// `{<analysis>.<name>}` (a number of the run, such as the profile's cores).
+    pub(super) fn text(&mut self, name: &str, text: impl ToString) {
+        self.texts.insert(name.to_owned(), text.to_string());
+    }
+
+    /// Adds the whole plot `name`, for a plot whose form is not an x-y plot of named series
+    /// (Table 4's heat map).
+    pub(super) fn plot(&mut self, name: &str, plot: Plot) {
+        self.plots.insert(name.to_owned(), plot);
     }
 }
 
@@ -147,18 +170,26 @@ struct RowSpec {
     note: String,
 }
 
-/// `[[plot]]`: an x-y plot.
+/// `[[plot]]`: an x-y plot of `series`, or (`data`) a plot an analysis draws whole.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlotSpec {
-    name: String,
-    title: String,
-    x_label: String,
-    y_label: String,
+    #[serde(default)]
+    data: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    x_label: Option<String>,
+    #[serde(default)]
+    y_label: Option<String>,
+    #[serde(default)]
     series: Vec<SeriesSpec>,
 }
 
-/// `[[plot.series]]`: a computed series (`data`) or published points (`points`).
+/// `[[plot.series]]`: a computed series (`data`) or published points (`points`, with a label
+/// in which `{<target id>}` stands for the target's published value).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SeriesSpec {
@@ -269,14 +300,29 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         })?;
         Ok((a, out, o.to_owned()))
     };
+    // `{<analysis>.<text>}` in the study's words.
+    let words = |key: &str, text: &str| -> Result<String> {
+        expand(text, |name| {
+            let (a, o) = name.split_once('.')?;
+            let (_, out) = outs.iter().find(|(n, _)| *n == a)?;
+            out.texts.get(o).cloned()
+        })
+        .map_err(|v| {
+            err(
+                &path,
+                key,
+                format!("`{{{v}}}` is not `<analysis>.<text>` of a text one of this study's analyses gives"),
+            )
+        })
+    };
     let mut e = Experiment {
         name: file.name.clone(),
         title: file.title.clone(),
         scenarios: file.scenarios.clone(),
         profiles: file.profiles.clone(),
-        model: file.model.clone(),
-        fitted: file.fitted.clone(),
-        predicted: file.predicted.clone(),
+        model: words("model", &file.model)?,
+        fitted: words("fitted", &file.fitted)?,
+        predicted: words("predicted", &file.predicted)?,
         rows: vec![],
         facts: outs.iter().flat_map(|(_, o)| o.facts.clone()).collect(),
         plots: vec![],
@@ -301,7 +347,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
                 format!("no target `{}` in {TARGETS_FILE}", r.target),
             )
         })?;
-        let note = expand(&r.note, &c.vars).map_err(|v| {
+        let note = expand(&r.note, |v| c.vars.get(v).cloned()).map_err(|v| {
             err(
                 &path,
                 format!("{key}.note"),
@@ -337,83 +383,156 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         e.rows.push(row);
     }
     for (p, spec) in file.plots.iter().enumerate() {
+        let key = format!("plot[{p}]");
+        if let Some(name) = &spec.data {
+            let (a, out, o) = output(&format!("{key}.data"), name)?;
+            let plot = out.plots.get(&o).ok_or_else(|| {
+                err(
+                    &path,
+                    format!("{key}.data"),
+                    format!(
+                        "analysis `{a}` draws no plot `{o}`; it draws: {}",
+                        known(out.plots.keys())
+                    ),
+                )
+            })?;
+            let extra = spec.name.is_some()
+                || spec.title.is_some()
+                || spec.x_label.is_some()
+                || spec.y_label.is_some()
+                || !spec.series.is_empty();
+            if extra {
+                return Err(err(
+                    &path,
+                    key,
+                    "a plot with `data` takes no `name`, `title`, labels or `series`",
+                ));
+            }
+            e.plots.push(plot.clone());
+            continue;
+        }
+        let field = |v: &Option<String>, f: &str| {
+            v.clone().ok_or_else(|| {
+                err(
+                    &path,
+                    format!("{key}.{f}"),
+                    "an x-y plot needs `name`, `title`, `x_label`, `y_label` and `series`",
+                )
+            })
+        };
         let mut series = vec![];
         for (s, ss) in spec.series.iter().enumerate() {
-            let key = format!("plot[{p}].series[{s}]");
-            series.push(match (&ss.data, &ss.points) {
-                (Some(name), None) => {
-                    let (a, out, o) = output(&format!("{key}.data"), name)?;
-                    let mut x = out.series.get(&o).cloned().ok_or_else(|| {
-                        err(
-                            &path,
-                            format!("{key}.data"),
-                            format!(
-                                "analysis `{a}` computes no series `{o}`; it computes: {}",
-                                known(out.series.keys())
-                            ),
-                        )
-                    })?;
-                    if let Some(l) = &ss.label {
-                        x.label = l.clone();
-                    }
-                    if let Some(st) = ss.style {
-                        x.style = st;
-                    }
-                    x
-                }
-                (None, Some(points)) => {
-                    let coord = |c: &Coord| -> Result<f64> {
-                        match c {
-                            Coord::Number(v) => Ok(*v),
-                            Coord::Name(n) => match n.strip_prefix("assume:") {
-                                Some(id) => t.assume(id),
-                                None => t.get(n).ok().and_then(|t| t.value).ok_or_else(|| {
-                                    err(
-                                        &path,
-                                        format!("{key}.points"),
-                                        format!(
-                                            "`{n}` is not a target with a value in {TARGETS_FILE}"
-                                        ),
-                                    )
-                                }),
-                            },
-                        }
-                    };
-                    let pts = points
-                        .iter()
-                        .map(|[x, y]| Ok((coord(x)?, coord(y)?)))
-                        .collect::<Result<Vec<_>>>()?;
-                    let label = ss.label.clone().ok_or_else(|| {
-                        err(
-                            &path,
-                            format!("{key}.label"),
-                            "published points need a label",
-                        )
-                    })?;
-                    Series::new(label, ss.style.unwrap_or(Style::Published), pts)
-                }
-                _ => {
-                    return Err(err(
-                        &path,
-                        key,
-                        "give either `data` (a computed series) or `points` (published)",
-                    ));
-                }
-            });
+            let key = format!("{key}.series[{s}]");
+            series.extend(plot_series(&key, ss, &path, t, &output)?);
         }
         e.plots.push(Plot::Xy(XyPlot {
-            name: spec.name.clone(),
-            title: spec.title.clone(),
-            x_label: spec.x_label.clone(),
-            y_label: spec.y_label.clone(),
+            name: field(&spec.name, "name")?,
+            title: field(&spec.title, "title")?,
+            x_label: field(&spec.x_label, "x_label")?,
+            y_label: field(&spec.y_label, "y_label")?,
             series,
         }));
     }
     Ok(e)
 }
 
-/// `text` with every `{name}` replaced by `vars[name]`; `Err(name)` for a missing one.
-fn expand(text: &str, vars: &BTreeMap<String, String>) -> std::result::Result<String, String> {
+/// The series `ss` (at `key` of the study file `path`) stands for: computed (`data`, one or a
+/// list) or published points.
+fn plot_series<'o>(
+    key: &str,
+    ss: &SeriesSpec,
+    path: &Path,
+    t: &Targets,
+    output: &dyn Fn(&str, &str) -> Result<(&'o str, &'o Outputs, String)>,
+) -> Result<Vec<Series>> {
+    match (&ss.data, &ss.points) {
+        (Some(name), None) => {
+            let (a, out, o) = output(&format!("{key}.data"), name)?;
+            let mut list = out.series.get(&o).cloned().ok_or_else(|| {
+                err(
+                    path,
+                    format!("{key}.data"),
+                    format!(
+                        "analysis `{a}` computes no series `{o}`; it computes: {}",
+                        known(out.series.keys())
+                    ),
+                )
+            })?;
+            if list.len() != 1 && (ss.label.is_some() || ss.style.is_some()) {
+                return Err(err(
+                    path,
+                    key,
+                    format!(
+                        "`{name}` is {} series: they keep their own labels and styles",
+                        list.len()
+                    ),
+                ));
+            }
+            for x in &mut list {
+                if let Some(l) = &ss.label {
+                    x.label = l.clone();
+                }
+                if let Some(st) = ss.style {
+                    x.style = st;
+                }
+            }
+            Ok(list)
+        }
+        (None, Some(points)) => {
+            let coord = |c: &Coord| -> Result<f64> {
+                match c {
+                    Coord::Number(v) => Ok(*v),
+                    Coord::Name(n) => match n.strip_prefix("assume:") {
+                        Some(id) => t.assume(id),
+                        None => t.get(n).ok().and_then(|t| t.value).ok_or_else(|| {
+                            err(
+                                path,
+                                format!("{key}.points"),
+                                format!("`{n}` is not a target with a value in {TARGETS_FILE}"),
+                            )
+                        }),
+                    },
+                }
+            };
+            let pts = points
+                .iter()
+                .map(|[x, y]| Ok((coord(x)?, coord(y)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let label = ss.label.as_deref().ok_or_else(|| {
+                err(
+                    path,
+                    format!("{key}.label"),
+                    "published points need a label",
+                )
+            })?;
+            // `{<target id>}` in the label: the target's published value.
+            let label =
+                expand(label, |id| t.get(id).ok()?.value.map(|v| v.to_string())).map_err(|id| {
+                    err(
+                        path,
+                        format!("{key}.label"),
+                        format!("`{{{id}}}` is not a target with a value in {TARGETS_FILE}"),
+                    )
+                })?;
+            Ok(vec![Series::new(
+                label,
+                ss.style.unwrap_or(Style::Published),
+                pts,
+            )])
+        }
+        _ => Err(err(
+            path,
+            key,
+            "give either `data` (a computed series) or `points` (published)",
+        )),
+    }
+}
+
+/// `text` with every `{name}` replaced by `lookup(name)`; `Err(name)` for a missing one.
+fn expand(
+    text: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> std::result::Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('{') {
@@ -424,7 +543,7 @@ fn expand(text: &str, vars: &BTreeMap<String, String>) -> std::result::Result<St
             return Ok(out);
         };
         let v = &after[..close];
-        out.push_str(vars.get(v).ok_or_else(|| v.to_owned())?);
+        out.push_str(&lookup(v).ok_or_else(|| v.to_owned())?);
         rest = &after[close + 1..];
     }
     out.push_str(rest);
