@@ -175,10 +175,7 @@ impl Experiment {
 type Runner = fn(&Path, &Targets) -> Result<Experiment>;
 
 /// The studies still written in Rust (each builds its whole experiment), by name.
-const BUILT_IN: &[(&str, Runner)] = &[
-    ("ofh_mtu", ofh_mtu::ofh_mtu),
-    ("transfer", transfer::transfer),
-];
+const BUILT_IN: &[(&str, Runner)] = &[("transfer", transfer::transfer)];
 
 /// The study names of the committed `experiments/studies.toml`, in run order (a test checks
 /// the two agree); [`study_names`] reads the list under a given root.

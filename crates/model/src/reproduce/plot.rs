@@ -2,23 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// An x-y plot of `series`.
-pub(super) fn xy(
-    name: &str,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: Vec<Series>,
-) -> Plot {
-    Plot::Xy(XyPlot {
-        name: name.into(),
-        title: title.into(),
-        x_label: x_label.into(),
-        y_label: y_label.into(),
-        series,
-    })
-}
-
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

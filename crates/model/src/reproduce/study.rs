@@ -36,6 +36,7 @@ pub(super) const ANALYSES: &[(&str, Analysis)] = &[
     ("e2_throughput", super::e2_throughput::e2_throughput),
     ("ofh_table4", super::ofh_table4::ofh_table4),
     ("ofh_size", super::ofh_size::ofh_size),
+    ("ofh_mtu", super::ofh_mtu::ofh_mtu),
     ("ofh_load", super::ofh_load::ofh_load),
     ("pq_ike_e2", super::pq_ike_e2::pq_ike_e2),
     ("pq_kems_hybrid", super::pq_kems_hybrid::pq_kems_hybrid),
