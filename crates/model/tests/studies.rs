@@ -114,93 +114,110 @@ note = "{stack}: {min} B at least"
     );
 }
 
-#[test]
-fn a_row_naming_a_missing_target_is_an_error_naming_both() {
-    let root = scratch_root("study-no-target");
-    replace(
-        &root,
-        TABLE1,
-        r#"target = "000/table1/tls-min""#,
-        r#"target = "000/table1/no-such-row""#,
-    );
+/// Replaces `from` by `to` in table1's study file of a scratch root and checks that the
+/// reproduction then fails with an error holding every one of `parts`.
+fn table1_error(scratch: &str, from: &str, to: &str, parts: &[&str]) {
+    let root = scratch_root(scratch);
+    replace(&root, TABLE1, from, to);
     let e = study_error(&root, "table1");
-    for part in [
-        "studies/table1.toml",
-        "row[1].target",
-        "no target `000/table1/no-such-row`",
-        "experiments/targets.toml",
-    ] {
+    for part in parts {
         assert!(e.contains(part), "`{part}` missing from: {e}");
     }
+}
+
+#[test]
+fn a_row_naming_a_missing_target_is_an_error_naming_both() {
+    table1_error(
+        "study-no-target",
+        r#"target = "000/table1/tls-min""#,
+        r#"target = "000/table1/no-such-row""#,
+        &[
+            "studies/table1.toml",
+            "row[1].target",
+            "no target `000/table1/no-such-row`",
+            "experiments/targets.toml",
+        ],
+    );
 }
 
 #[test]
 fn a_study_naming_a_missing_analysis_is_an_error_naming_both() {
-    let root = scratch_root("study-no-analysis");
-    replace(
-        &root,
-        TABLE1,
+    table1_error(
+        "study-no-analysis",
         r#"analyses = ["table1"]"#,
         r#"analyses = ["table1", "no_such_analysis"]"#,
+        &[
+            "studies/table1.toml",
+            "analyses[1]",
+            "no analysis `no_such_analysis`",
+            "known: e2_sack",
+        ],
     );
-    let e = study_error(&root, "table1");
-    for part in [
-        "studies/table1.toml",
-        "analyses[1]",
-        "no analysis `no_such_analysis`",
-        "known: e2_sack",
-    ] {
-        assert!(e.contains(part), "`{part}` missing from: {e}");
-    }
 }
 
 #[test]
 fn a_row_naming_a_missing_value_or_an_unlisted_analysis_is_an_error() {
-    let root = scratch_root("study-no-value");
-    replace(
-        &root,
-        TABLE1,
+    table1_error(
+        "study-no-value",
         r#"value = "table1.ssh-min""#,
         r#"value = "table1.ssh-max""#,
+        &[
+            "row[2].value",
+            "analysis `table1` computes no value `ssh-max`",
+            "ipsec-min",
+        ],
     );
-    let e = study_error(&root, "table1");
-    for part in [
-        "row[2].value",
-        "analysis `table1` computes no value `ssh-max`",
-        "ipsec-min",
-    ] {
-        assert!(e.contains(part), "`{part}` missing from: {e}");
-    }
-    let root = scratch_root("study-unlisted");
-    replace(
-        &root,
-        TABLE1,
+    table1_error(
+        "study-unlisted",
         r#"value = "table1.ssh-min""#,
         r#"value = "e2_sack.sack-pt-bytes""#,
-    );
-    let e = study_error(&root, "table1");
-    assert!(
-        e.contains("row[2].value") && e.contains("analysis `e2_sack` is not one of"),
-        "{e}"
+        &["row[2].value", "analysis `e2_sack` is not one of"],
     );
 }
 
 #[test]
 fn a_note_naming_a_missing_text_and_a_claim_without_a_verdict_are_errors() {
-    let root = scratch_root("study-bad-note");
-    replace(&root, TABLE1, "{max} B", "{widest} B");
-    let e = study_error(&root, "table1");
-    assert!(e.contains("row[0].note") && e.contains("`{widest}`"), "{e}");
-    let root = scratch_root("study-claim");
-    replace(
-        &root,
-        TABLE1,
+    table1_error(
+        "study-bad-note",
+        "{max} B",
+        "{widest} B",
+        &["row[0].note", "`{widest}`"],
+    );
+    table1_error(
+        "study-claim",
         r#"target = "000/table1/tls-min""#,
         r#"target = "000/s2.3/dtotal-is-dproc""#,
+        &["row[1].value", "is a claim"],
     );
-    let e = study_error(&root, "table1");
+}
+
+/// Appends a plot with one series (`series`, the keys of its `[[plot.series]]`) to table1's
+/// study file of a scratch root and returns the reproduction's error.
+fn table1_plot_error(scratch: &str, series: &str) -> String {
+    let root = scratch_root(scratch);
+    let plot = "[[plot]]\nname = \"table1_test\"\ntitle = \"a test plot\"\nx_label = \"x\"\ny_label = \"y\"\n";
+    append(
+        &root,
+        TABLE1,
+        &format!("\n{plot}\n[[plot.series]]\n{series}\n"),
+    );
+    study_error(&root, "table1")
+}
+
+#[test]
+fn a_plot_naming_a_missing_series_or_target_is_an_error() {
+    let e = table1_plot_error("study-plot", r#"data = "table1.no-such-series""#);
     assert!(
-        e.contains("row[1].value") && e.contains("is a claim"),
+        e.contains("plot[0].series[0].data") && e.contains("computes no series `no-such-series`"),
+        "{e}"
+    );
+    let e = table1_plot_error(
+        "study-plot-target",
+        r#"label = "paper {000/table1/ipsec-min} B"
+points = [[0, "000/table1/no-such-row"]]"#,
+    );
+    assert!(
+        e.contains("plot[0].series[0].points") && e.contains("`000/table1/no-such-row`"),
         "{e}"
     );
 }

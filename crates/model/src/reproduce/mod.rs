@@ -177,26 +177,10 @@ type Runner = fn(&Path, &Targets) -> Result<Experiment>;
 /// The studies still written in Rust (each builds its whole experiment), by name.
 const BUILT_IN: &[(&str, Runner)] = &[("transfer", transfer::transfer)];
 
-/// The study names of the committed `experiments/studies.toml`, in run order (a test checks
-/// the two agree); [`study_names`] reads the list under a given root.
-const NAMES: &[&str] = &[
-    "e2_sack",
-    "e2_size",
-    "e2_throughput",
-    "ofh_table4",
-    "ofh_size",
-    "ofh_mtu",
-    "ofh_load",
-    "pq_ike_e2",
-    "pq_kems_hybrid",
-    "nfv_macsec",
-    "table1",
-    "transfer",
-];
-
-/// Names of all experiments of the repository, in run order.
+/// Names of all experiments of the repository, in run order: the committed
+/// `experiments/studies.toml`, compiled in ([`study_names`] reads the list under a given root).
 pub fn names() -> Vec<&'static str> {
-    NAMES.to_vec()
+    study::committed_names()
 }
 
 /// Runs study `name`: its study file under `root` if it has one, else its built-in runner.

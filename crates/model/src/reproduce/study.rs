@@ -243,6 +243,18 @@ pub fn study_names(root: &Path) -> Result<Vec<String>> {
     Ok(file.order)
 }
 
+/// The committed study list, compiled in for [`super::names`].
+const COMMITTED_STUDIES: &str = include_str!("../../../../experiments/studies.toml");
+
+/// The studies of the committed `experiments/studies.toml` (empty if it does not parse: a test
+/// checks that it does).
+pub(super) fn committed_names() -> Vec<&'static str> {
+    static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        toml::from_str::<OrderFile>(COMMITTED_STUDIES).map_or_else(|_| vec![], |f| f.order)
+    });
+    NAMES.iter().map(String::as_str).collect()
+}
+
 /// Whether study `name` has a study file under `root`.
 pub(super) fn has_file(root: &Path, name: &str) -> bool {
     study_path(root, name).is_file()
@@ -284,23 +296,12 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         };
         outs.push((a, f(root, t)?));
     }
-    // `<analysis>.<output>` in `key` of the study file.
-    let output = |key: &str, name: &str| -> Result<(&str, &Outputs, String)> {
-        let (a, o) = name
-            .split_once('.')
-            .ok_or_else(|| err(&path, key, format!("`{name}` is not `<analysis>.<output>`")))?;
-        let (a, out) = outs.iter().find(|(n, _)| *n == a).ok_or_else(|| {
-            err(
-                &path,
-                key,
-                format!(
-                    "`{name}`: analysis `{a}` is not one of this study's `analyses` ({})",
-                    known(file.analyses.iter())
-                ),
-            )
-        })?;
-        Ok((a, out, o.to_owned()))
+    let ran = Ran {
+        path: &path,
+        listed: &file.analyses,
+        outs,
     };
+    let (path, outs) = (ran.path, &ran.outs);
     // `{<analysis>.<text>}` in the study's words.
     let words = |key: &str, text: &str| -> Result<String> {
         expand(text, |name| {
@@ -310,7 +311,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         })
         .map_err(|v| {
             err(
-                &path,
+                path,
                 key,
                 format!("`{{{v}}}` is not `<analysis>.<text>` of a text one of this study's analyses gives"),
             )
@@ -330,10 +331,10 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     };
     for (i, r) in file.rows.iter().enumerate() {
         let key = format!("row[{i}]");
-        let (a, out, o) = output(&format!("{key}.value"), &r.value)?;
+        let (a, out, o) = ran.output(&format!("{key}.value"), &r.value)?;
         let c = out.values.get(&o).ok_or_else(|| {
             err(
-                &path,
+                path,
                 format!("{key}.value"),
                 format!(
                     "analysis `{a}` computes no value `{o}`; it computes: {}",
@@ -343,14 +344,14 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         })?;
         let target = t.get(&r.target).map_err(|_| {
             err(
-                &path,
+                path,
                 format!("{key}.target"),
                 format!("no target `{}` in {TARGETS_FILE}", r.target),
             )
         })?;
         let note = expand(&r.note, |v| c.vars.get(v).cloned()).map_err(|v| {
             err(
-                &path,
+                path,
                 format!("{key}.note"),
                 format!(
                     "`{{{v}}}`: value `{}` has no text `{v}`; it has: {}",
@@ -365,7 +366,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
             }
             (Some(_), None) => {
                 return Err(err(
-                    &path,
+                    path,
                     format!("{key}.value"),
                     format!(
                         "target `{}` is a claim, and `{}` is a number without a verdict",
@@ -386,10 +387,10 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     for (p, spec) in file.plots.iter().enumerate() {
         let key = format!("plot[{p}]");
         if let Some(name) = &spec.data {
-            let (a, out, o) = output(&format!("{key}.data"), name)?;
+            let (a, out, o) = ran.output(&format!("{key}.data"), name)?;
             let plot = out.plots.get(&o).ok_or_else(|| {
                 err(
-                    &path,
+                    path,
                     format!("{key}.data"),
                     format!(
                         "analysis `{a}` draws no plot `{o}`; it draws: {}",
@@ -404,7 +405,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
                 || !spec.series.is_empty();
             if extra {
                 return Err(err(
-                    &path,
+                    path,
                     key,
                     "a plot with `data` takes no `name`, `title`, labels or `series`",
                 ));
@@ -415,7 +416,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         let field = |v: &Option<String>, f: &str| {
             v.clone().ok_or_else(|| {
                 err(
-                    &path,
+                    path,
                     format!("{key}.{f}"),
                     "an x-y plot needs `name`, `title`, `x_label`, `y_label` and `series`",
                 )
@@ -424,7 +425,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         let mut series = vec![];
         for (s, ss) in spec.series.iter().enumerate() {
             let key = format!("{key}.series[{s}]");
-            series.extend(plot_series(&key, ss, &path, t, &output)?);
+            series.extend(ran.plot_series(&key, ss, t)?);
         }
         e.plots.push(Plot::Xy(XyPlot {
             name: field(&spec.name, "name")?,
@@ -437,95 +438,125 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     Ok(e)
 }
 
-/// The series `ss` (at `key` of the study file `path`) stands for: computed (`data`, one or a
-/// list) or published points.
-fn plot_series<'o>(
-    key: &str,
-    ss: &SeriesSpec,
-    path: &Path,
-    t: &Targets,
-    output: &dyn Fn(&str, &str) -> Result<(&'o str, &'o Outputs, String)>,
-) -> Result<Vec<Series>> {
-    match (&ss.data, &ss.points) {
-        (Some(name), None) => {
-            let (a, out, o) = output(&format!("{key}.data"), name)?;
-            let mut list = out.series.get(&o).cloned().ok_or_else(|| {
-                err(
-                    path,
-                    format!("{key}.data"),
-                    format!(
-                        "analysis `{a}` computes no series `{o}`; it computes: {}",
-                        known(out.series.keys())
-                    ),
-                )
-            })?;
-            if list.len() != 1 && (ss.label.is_some() || ss.style.is_some()) {
-                return Err(err(
-                    path,
-                    key,
-                    format!(
-                        "`{name}` is {} series: they keep their own labels and styles",
-                        list.len()
-                    ),
-                ));
+/// A study file's analyses, run.
+struct Ran<'a> {
+    /// The study file.
+    path: &'a Path,
+    /// Its `analyses`.
+    listed: &'a [String],
+    /// Each analysis's name and outputs.
+    outs: Vec<(&'a str, Outputs)>,
+}
+
+impl Ran<'_> {
+    /// The analysis, its outputs and the output's name that `name` (`<analysis>.<output>`, at
+    /// `key` of the study file) stands for.
+    fn output(&self, key: &str, name: &str) -> Result<(&str, &Outputs, String)> {
+        let (a, o) = name.split_once('.').ok_or_else(|| {
+            err(
+                self.path,
+                key,
+                format!("`{name}` is not `<analysis>.<output>`"),
+            )
+        })?;
+        let (a, out) = self.outs.iter().find(|(n, _)| *n == a).ok_or_else(|| {
+            err(
+                self.path,
+                key,
+                format!(
+                    "`{name}`: analysis `{a}` is not one of this study's `analyses` ({})",
+                    known(self.listed.iter())
+                ),
+            )
+        })?;
+        Ok((a, out, o.to_owned()))
+    }
+
+    /// The series `ss` (at `key`) stands for: computed (`data`, one or a list) or published
+    /// points.
+    fn plot_series(&self, key: &str, ss: &SeriesSpec, t: &Targets) -> Result<Vec<Series>> {
+        let path = self.path;
+        match (&ss.data, &ss.points) {
+            (Some(name), None) => {
+                let (a, out, o) = self.output(&format!("{key}.data"), name)?;
+                let mut list = out.series.get(&o).cloned().ok_or_else(|| {
+                    err(
+                        path,
+                        format!("{key}.data"),
+                        format!(
+                            "analysis `{a}` computes no series `{o}`; it computes: {}",
+                            known(out.series.keys())
+                        ),
+                    )
+                })?;
+                if list.len() != 1 && (ss.label.is_some() || ss.style.is_some()) {
+                    return Err(err(
+                        path,
+                        key,
+                        format!(
+                            "`{name}` is {} series: they keep their own labels and styles",
+                            list.len()
+                        ),
+                    ));
+                }
+                for x in &mut list {
+                    if let Some(l) = &ss.label {
+                        x.label = l.clone();
+                    }
+                    if let Some(st) = ss.style {
+                        x.style = st;
+                    }
+                }
+                Ok(list)
             }
-            for x in &mut list {
-                if let Some(l) = &ss.label {
-                    x.label = l.clone();
-                }
-                if let Some(st) = ss.style {
-                    x.style = st;
-                }
-            }
-            Ok(list)
-        }
-        (None, Some(points)) => {
-            let coord = |c: &Coord| -> Result<f64> {
-                match c {
-                    Coord::Number(v) => Ok(*v),
-                    Coord::Name(n) => match n.strip_prefix("assume:") {
-                        Some(id) => t.assume(id),
-                        None => t.get(n).ok().and_then(|t| t.value).ok_or_else(|| {
-                            err(
-                                path,
-                                format!("{key}.points"),
-                                format!("`{n}` is not a target with a value in {TARGETS_FILE}"),
-                            )
-                        }),
-                    },
-                }
-            };
-            let pts = points
-                .iter()
-                .map(|[x, y]| Ok((coord(x)?, coord(y)?)))
-                .collect::<Result<Vec<_>>>()?;
-            let label = ss.label.as_deref().ok_or_else(|| {
-                err(
-                    path,
-                    format!("{key}.label"),
-                    "published points need a label",
-                )
-            })?;
-            // `{<target id>}` in the label: the target's published value.
-            let label =
-                expand(label, |id| t.get(id).ok()?.value.map(|v| v.to_string())).map_err(|id| {
+            (None, Some(points)) => {
+                let coord = |c: &Coord| -> Result<f64> {
+                    match c {
+                        Coord::Number(v) => Ok(*v),
+                        Coord::Name(n) => match n.strip_prefix("assume:") {
+                            Some(id) => t.assume(id),
+                            None => t.get(n).ok().and_then(|t| t.value).ok_or_else(|| {
+                                err(
+                                    path,
+                                    format!("{key}.points"),
+                                    format!("`{n}` is not a target with a value in {TARGETS_FILE}"),
+                                )
+                            }),
+                        },
+                    }
+                };
+                let pts = points
+                    .iter()
+                    .map(|[x, y]| Ok((coord(x)?, coord(y)?)))
+                    .collect::<Result<Vec<_>>>()?;
+                let label = ss.label.as_deref().ok_or_else(|| {
                     err(
                         path,
                         format!("{key}.label"),
-                        format!("`{{{id}}}` is not a target with a value in {TARGETS_FILE}"),
+                        "published points need a label",
                     )
                 })?;
-            Ok(vec![Series::new(
-                label,
-                ss.style.unwrap_or(Style::Published),
-                pts,
-            )])
+                // `{<target id>}` in the label: the target's published value.
+                let label = expand(label, |id| t.get(id).ok()?.value.map(|v| v.to_string()))
+                    .map_err(|id| {
+                        err(
+                            path,
+                            format!("{key}.label"),
+                            format!("`{{{id}}}` is not a target with a value in {TARGETS_FILE}"),
+                        )
+                    })?;
+                Ok(vec![Series::new(
+                    label,
+                    ss.style.unwrap_or(Style::Published),
+                    pts,
+                )])
+            }
+            _ => Err(err(
+                path,
+                key,
+                "give either `data` (a computed series) or `points` (published)",
+            )),
         }
-        _ => Err(err(
-            path,
-            key,
-            "give either `data` (a computed series) or `points` (published)",
-        )),
     }
 }
 
