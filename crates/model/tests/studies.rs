@@ -222,6 +222,33 @@ points = [[0, "000/table1/no-such-row"]]"#,
     );
 }
 
+/// A tally counts the rows whose value starts with its prefix and how many pass; its fact
+/// comes first. A placeholder it does not know is an error naming the key.
+#[test]
+fn a_tally_counts_its_rows_and_names_an_unknown_placeholder() {
+    let root = scratch_root("study-tally");
+    append(
+        &root,
+        TABLE1,
+        "\n[[tally]]\nrows = \"table1.\"\nfact = \"{passed} of {count} rows pass\"\n",
+    );
+    let e = &reproduce::run(&root, Some("table1")).unwrap()[0];
+    let passed = e.rows.iter().filter(|r| r.pass).count();
+    assert_eq!(
+        e.facts[0],
+        format!("{passed} of {} rows pass", e.rows.len())
+    );
+    assert_eq!(e.rows.len(), 4);
+    let root = scratch_root("study-tally-bad");
+    append(
+        &root,
+        TABLE1,
+        "\n[[tally]]\nrows = \"table1.\"\nfact = \"{passed} of {all}\"\n",
+    );
+    let e = study_error(&root, "table1");
+    assert!(e.contains("tally[0].fact") && e.contains("`{all}`"), "{e}");
+}
+
 #[test]
 fn a_study_in_the_list_without_a_file_is_an_error() {
     let root = scratch_root("study-no-file");

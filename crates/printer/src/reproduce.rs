@@ -195,7 +195,7 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
 /// How a published number is added as data (a section of `docs/reproduction.md`).
 const ADDING_A_NUMBER: &str = "## Adding a published number
 
-The reproduction is data under `experiments/`: `references.toml` defines each paper once (its key is printed with each row), `targets.toml` holds the published numbers (value, paper, place, tolerance rule), `assumptions.toml` the values the papers do not pin, `studies.toml` the studies in run order, and `studies/<name>.toml` each study: its title, scenario files, profiles, the model / fitted / predicted text, the analyses it runs, its rows and its plots. The Rust of `crates/model/src/reproduce/` keeps the named analyses that need code (runs of scenario variants, fits, slopes, Table 4's regions, the capacity view, IKE phases); each computes named values with what they were computed from. (`transfer` is still a study written in Rust as a whole.)
+The reproduction is data under `experiments/`: `references.toml` defines each paper once (its key is printed with each row), `targets.toml` holds the published numbers (value, paper, place, tolerance rule), `assumptions.toml` the values the papers do not pin, `studies.toml` the studies in run order, and `studies/<name>.toml` each study: its title, scenario files, profiles, the model / fitted / predicted text, the analyses it runs, its rows and its plots. The Rust of `crates/model/src/reproduce/` keeps the named analyses that need code (runs of scenario variants, fits, slopes, Table 4's regions, the capacity view, IKE phases); each computes named values with what they were computed from.
 
 To compare a new published number with a value an analysis already computes:
 

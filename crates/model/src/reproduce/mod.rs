@@ -23,21 +23,22 @@
 //! Layout: a study is data. `experiments/studies.toml` lists the studies in run order, and
 //! `experiments/studies/<name>.toml` declares each one: title, scenario files, profiles, the
 //! model / fitted / predicted text, the named analyses it runs, its rows (`target` = a target id
-//! of `experiments/targets.toml`, `value` = `<analysis>.<output>`, `note`) and its plots (axes,
-//! computed series, published points by target id). The published numbers, their citations,
-//! tolerance rules and the assumptions are data too (`target`: targets.toml, references.toml,
-//! assumptions.toml); a row's class follows from its provenance. `study` holds the generic
-//! driver and the table of named analyses ([`study::ANALYSES`]): the code a study needs (DES
-//! runs of scenario variants, fits, slopes, Table 4 regions, the capacity view, IKE phases),
-//! each returning named values with their provenance, facts and plot series; an analysis is a
-//! module named like its study (`e2_sack`, `table1`, ...). Studies not yet moved to data keep a
-//! Rust runner in `BUILT_IN` (a module building its whole [`Experiment`]). The shared machinery
+//! of `experiments/targets.toml`, `value` = `<analysis>.<output>`, `note`), its plots (axes,
+//! computed series, published points by target id) and tallies (how many of a group of rows
+//! pass). The published numbers, their citations, tolerance rules and the assumptions are data
+//! too (`target`: targets.toml, references.toml, assumptions.toml); a row's class follows from
+//! its provenance. `study` holds the generic driver ([`study_names`], `run_study`) and the table
+//! of named analyses (`study::ANALYSES`): the code a study needs (DES runs of scenario variants,
+//! fits, slopes, Table 4's regions, the capacity view, IKE phases), each returning named values
+//! with their provenance, the reason a value misses its target, facts, texts and plot series. An
+//! analysis is a module named like its study (`e2_sack`, `table1`, ...). The shared machinery
 //! is `row` (rows, [`Summary`]), `target` (targets, evidence classes), `plot` (plots as data),
 //! `variant` (a scenario file loaded as a document, patched through [`crate::patch`], run;
 //! frame and protected lengths; profile nodes pinned at the protected length) and `fit`; what
-//! the studies of one paper share (profile path, stacks, suites, modes) sits in one module per
+//! the analyses of one paper share (profile path, stacks, suites, modes) sits in one module per
 //! paper (`e2`, `ofh`, `pq`). Adding a published number whose value an analysis computes is a
 //! `[[target]]` and a `[[row]]`, no Rust (docs/reproduction.md, "Adding a published number").
+
 mod e2;
 mod e2_sack;
 mod e2_size;
@@ -155,49 +156,22 @@ pub struct Experiment {
     pub plots: Vec<Plot>,
 }
 
-impl Experiment {
-    fn new(name: &str, title: &str) -> Experiment {
-        Experiment {
-            name: name.into(),
-            title: title.into(),
-            scenarios: vec![format!("scenarios/{name}.toml")],
-            profiles: vec![],
-            model: String::new(),
-            fitted: String::new(),
-            predicted: String::new(),
-            rows: vec![],
-            facts: vec![],
-            plots: vec![],
-        }
-    }
-}
-
-type Runner = fn(&Path, &Targets) -> Result<Experiment>;
-
-/// The studies still written in Rust (each builds its whole experiment), by name.
-const BUILT_IN: &[(&str, Runner)] = &[("transfer", transfer::transfer)];
-
 /// Names of all experiments of the repository, in run order: the committed
 /// `experiments/studies.toml`, compiled in ([`study_names`] reads the list under a given root).
 pub fn names() -> Vec<&'static str> {
     study::committed_names()
 }
 
-/// Runs study `name`: its study file under `root` if it has one, else its built-in runner.
+/// Runs study `name` from its study file under `root`.
 fn run_one(root: &Path, targets: &Targets, name: &str) -> Result<Experiment> {
-    if study::has_file(root, name) {
-        return study::run_study(root, targets, name);
-    }
-    match BUILT_IN.iter().find(|(n, _)| *n == name) {
-        Some((_, f)) => f(root, targets),
-        None => Err(ReproduceError::Study {
+    if !study::has_file(root, name) {
+        return Err(ReproduceError::Study {
             file: root.join(STUDIES_FILE),
             key: "order".into(),
-            problem: format!(
-                "study `{name}` has no file {STUDIES_DIR}/{name}.toml and is not a built-in study"
-            ),
-        }),
+            problem: format!("study `{name}` has no file {STUDIES_DIR}/{name}.toml"),
+        });
     }
+    study::run_study(root, targets, name)
 }
 
 /// Runs the studies of `experiments/studies.toml` (all, or the one named `only`) with

@@ -2,8 +2,8 @@
 //! order, and `experiments/studies/<name>.toml` declares one study: its title, scenario files,
 //! profiles, the model / fitted / predicted text, which named analyses it runs, its rows (a
 //! target of `experiments/targets.toml` against a value an analysis computes, with the note
-//! printed beside it) and its plots (axes, and which computed series and which published
-//! numbers they show).
+//! printed beside it), its plots (axes, and which computed series and which published
+//! numbers they show) and its tallies (a fact counting how many of a group of rows pass).
 //!
 //! An **analysis** is the part that needs code: it runs scenario variants, fits, slopes or
 //! regions and returns named [`Computed`] values with their provenance ([`Deps`]), facts in
@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::plot::{Plot, Series, Style, XyPlot};
+use super::row::Row;
 use super::target::{Deps, TARGETS_FILE, Targets};
 use super::{Experiment, ReproduceError, Result};
 
@@ -42,6 +43,7 @@ pub(super) const ANALYSES: &[(&str, Analysis)] = &[
     ("pq_kems_hybrid", super::pq_kems_hybrid::pq_kems_hybrid),
     ("nfv_macsec", super::nfv_macsec::nfv_macsec),
     ("table1", super::table1::table1),
+    ("transfer", super::transfer::transfer),
 ];
 
 /// One value an analysis computes, with what it was computed from.
@@ -160,6 +162,20 @@ struct StudyFile {
     rows: Vec<RowSpec>,
     #[serde(default, rename = "plot")]
     plots: Vec<PlotSpec>,
+    #[serde(default, rename = "tally")]
+    tallies: Vec<TallySpec>,
+}
+
+/// `[[tally]]`: a fact counting the rows whose value starts with `rows` (only predicted and
+/// held-out ones with `predictions`) and how many of them pass: `{count}` and `{passed}` in
+/// `fact`, beside `{<analysis>.<text>}`. Tallies come before the analyses' facts.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TallySpec {
+    rows: String,
+    #[serde(default)]
+    predictions: bool,
+    fact: String,
 }
 
 /// `[[row]]`: a target against a computed value.
@@ -303,12 +319,13 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     };
     let (path, outs) = (ran.path, &ran.outs);
     // `{<analysis>.<text>}` in the study's words.
-    let words = |key: &str, text: &str| -> Result<String> {
-        expand(text, |name| {
-            let (a, o) = name.split_once('.')?;
-            let (_, out) = outs.iter().find(|(n, _)| *n == a)?;
-            out.texts.get(o).cloned()
-        })
+    let text = |name: &str| {
+        let (a, o) = name.split_once('.')?;
+        let (_, out) = outs.iter().find(|(n, _)| *n == a)?;
+        out.texts.get(o).cloned()
+    };
+    let words = |key: &str, words: &str| -> Result<String> {
+        expand(words, text)
         .map_err(|v| {
             err(
                 path,
@@ -384,6 +401,36 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         }
         e.rows.push(row);
     }
+    let mut tallies = vec![];
+    for (i, tally) in file.tallies.iter().enumerate() {
+        let counted: Vec<&Row> = file
+            .rows
+            .iter()
+            .zip(&e.rows)
+            .filter(|(spec, r)| {
+                spec.value.starts_with(&tally.rows)
+                    && (!tally.predictions || r.class.is_prediction())
+            })
+            .map(|(_, r)| r)
+            .collect();
+        let passed = counted.iter().filter(|r| r.pass).count().to_string();
+        let count = counted.len().to_string();
+        tallies.push(
+            expand(&tally.fact, |name| match name {
+                "passed" => Some(passed.clone()),
+                "count" => Some(count.clone()),
+                _ => text(name),
+            })
+            .map_err(|v| {
+                err(
+                    path,
+                    format!("tally[{i}].fact"),
+                    format!("`{{{v}}}` is not `{{passed}}`, `{{count}}` or a text of this study's analyses"),
+                )
+            })?,
+        );
+    }
+    e.facts.splice(0..0, tallies);
     for (p, spec) in file.plots.iter().enumerate() {
         let key = format!("plot[{p}]");
         if let Some(name) = &spec.data {
