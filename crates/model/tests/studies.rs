@@ -260,7 +260,8 @@ fn a_study_in_the_list_without_a_file_is_an_error() {
     );
 }
 
-/// The committed study list is the order `reproduce::names()` gives the CLI.
+/// The list compiled in for `reproduce::names()` (the CLI's `--only` choices) parses, and is
+/// the committed `experiments/studies.toml`.
 #[test]
 fn the_study_list_is_the_names_the_cli_knows() {
     let names = reproduce::study_names(&repo()).unwrap();
