@@ -221,16 +221,25 @@ fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
     run_in(c, calibration, &root, &work)
 }
 
+/// Copies directory `from` to `to`, subdirectories included (experiments/studies/).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for e in fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
 fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool, String> {
     fs::write(work.join("sentinel.txt"), b"must survive\n").map_err(|e| e.to_string())?;
     if calibration {
         for dir in ["calibration", "experiments"] {
-            let to = work.join(dir);
-            fs::create_dir_all(&to).map_err(|e| e.to_string())?;
-            for e in fs::read_dir(repo().join(dir)).map_err(|e| e.to_string())? {
-                let e = e.map_err(|e| e.to_string())?;
-                fs::copy(e.path(), to.join(e.file_name())).map_err(|e| e.to_string())?;
-            }
+            copy_tree(&repo().join(dir), &work.join(dir)).map_err(|e| e.to_string())?;
         }
     }
     if let Some((rel, bytes)) = &c.file {
@@ -499,16 +508,23 @@ fn mutated_profiles_are_refused_cleanly() {
     run_all("profile", &cases, false);
 }
 
-/// Mutated experiment data (published targets, references, assumptions) through
+/// Mutated experiment data (published targets, references, assumptions, the study list and
+/// the table1 study file) through
 /// `oransim reproduce --only table1` in a copy of the repository: exit 0 or 1 (a miss is an
 /// answer), or 2 naming the file.
 #[test]
 fn mutated_experiment_files_are_refused_cleanly() {
     let mut rng = Rng(SEED ^ 0xE4E4);
     let mut cases = Vec::new();
-    for path in files("experiments", ".toml") {
+    // The shared data files and the study the cases run (its rows, plots and analyses).
+    let study = repo().join("experiments/studies/table1.toml");
+    for path in files("experiments", ".toml").into_iter().chain([study]) {
         let text = fs::read_to_string(&path).expect("read experiment file");
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let name = path
+            .strip_prefix(repo().join("experiments"))
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         for _ in 0..8 {
             let (what, bytes) = mutate(&text, &mut rng);
             cases.push(Case {

@@ -291,3 +291,119 @@ fn reproduce_sensitivity_names_the_rows_that_flip() {
     let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(p["sensitivity"].is_null());
 }
+
+/// A scratch repository for `reproduce --root`: `experiments/` copied (so a test can edit it),
+/// `scenarios/` and `calibration/` linked to the real ones.
+fn scratch_repo(name: &str) -> common::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let dir = common::TempDir::new(name);
+    for d in ["scenarios", "calibration"] {
+        std::os::unix::fs::symlink(root().join(d).canonicalize().unwrap(), dir.join(d)).unwrap();
+    }
+    copy(&root().join("experiments"), &dir.join("experiments"));
+    dir
+}
+
+fn append(path: &Path, text: &str) {
+    let old = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, old + text).unwrap();
+}
+
+/// Issue 12 item 6: adding a published number whose value an analysis already computes is a
+/// data change. A new `[[target]]` in targets.toml and a new `[[row]]` in a study file (of a
+/// copy of experiments/, run through `--root`) give a new row, with no Rust change; a row that
+/// names a target that does not exist is an error naming the study file, the key and the
+/// target.
+#[test]
+fn reproduce_a_published_number_added_as_data() {
+    let repo = scratch_repo("reproduce-data-row");
+    append(
+        &repo.join("experiments/targets.toml"),
+        r#"
+[[target]]
+id = "test/s4.1/sack-ct-bytes-again"
+paper = "000"
+where = "§4.1"
+quantity = "SACK frame in the ESP tunnel, read again"
+unit = "B"
+rule = "exact"
+value = 138
+"#,
+    );
+    let study = repo.join("experiments/studies/e2_sack.toml");
+    append(
+        &study,
+        r#"
+[[row]]
+target = "test/s4.1/sack-ct-bytes-again"
+value = "e2_sack.sack-ct-bytes"
+note = "the ESP model's SACK frame, a second time"
+"#,
+    );
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_oransim"))
+            .args([
+                "reproduce",
+                "--only",
+                "e2_sack",
+                "--format",
+                "json",
+                "--root",
+            ])
+            .arg(&*repo)
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let rows = v["rows"].as_array().unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r["id"] == "test/s4.1/sack-ct-bytes-again")
+        .expect("the new row is reported");
+    assert_eq!(row["experiment"], "e2_sack");
+    assert_eq!(row["paper"], 138.0);
+    assert_eq!(row["simulated"], 138.0);
+    assert_eq!(row["pass"], true);
+    assert_eq!(row["class"], "predicted");
+    assert_eq!(row["note"], "the ESP model's SACK frame, a second time");
+    assert!(
+        row["quantity"]
+            .as_str()
+            .unwrap()
+            .starts_with("SACK frame in the ESP tunnel, read again (000 §4.1)"),
+        "{row}"
+    );
+    // The same row naming a target that is not in targets.toml.
+    let text = std::fs::read_to_string(&study).unwrap();
+    std::fs::write(
+        &study,
+        text.replace(
+            r#"target = "test/s4.1/sack-ct-bytes-again""#,
+            r#"target = "test/s4.1/no-such-target""#,
+        ),
+    )
+    .unwrap();
+    let bad = run();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    for part in [
+        "experiments/studies/e2_sack.toml",
+        "row[13].target",
+        "no target `test/s4.1/no-such-target`",
+    ] {
+        assert!(err.contains(part), "`{part}` missing from: {err}");
+    }
+}

@@ -192,6 +192,21 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
     s
 }
 
+/// How a published number is added as data (a section of `docs/reproduction.md`).
+const ADDING_A_NUMBER: &str = "## Adding a published number
+
+The reproduction is data under `experiments/`: `references.toml` defines each paper once (its key is printed with each row), `targets.toml` holds the published numbers (value, paper, place, tolerance rule), `assumptions.toml` the values the papers do not pin, `studies.toml` the studies in run order, and `studies/<name>.toml` each study: its title, scenario files, profiles, the model / fitted / predicted text, the analyses it runs, its rows and its plots. The Rust of `crates/model/src/reproduce/` keeps the named analyses that need code (runs of scenario variants, fits, slopes, Table 4's regions, the capacity view, IKE phases); each computes named values with what they were computed from.
+
+To compare a new published number with a value an analysis already computes:
+
+1. add a `[[target]]` to `experiments/targets.toml`: `id` (`<paper>/<where>/<what>`), `paper` (a key of `references.toml`), `where`, `quantity`, `unit`, `rule` (one of the rules above) with `value` for a number (`sd` too for `spread`) or `claim` for a claim, `equivalent` for targets that carry the same information, `held_out = true` if no fit saw it and no code contains it;
+2. add a `[[row]]` to the study's file: `target` (that id), `value` (`<analysis>.<output>`: a name the analysis computes; a wrong name is an error that lists them) and `note` (the measurement view and provenance, where `{name}` shows a text the value carries, such as its frame length);
+3. run `oransim reproduce`: the row is compared by the target's rule, its class follows from the value's provenance, and a miss shows the analysis's reason. Regenerate this page with `oransim reproduce --sensitivity --write-docs docs/reproduction.md --plots docs/img`.
+
+A published point on a plot is data as well: a `[[plot.series]]` with a `label` (where `{<target id>}` shows the target's value) and `points = [[x, y], ...]`, each coordinate a number, a target id or `assume:<id>`. A `[[tally]]` adds a fact counting how many of a group of rows pass (`rows`: the start of their `value`; `predictions = true`: predicted and held-out rows only; `{passed}` and `{count}` in its `fact`). A study file that names a target, analysis, value, series or text that does not exist is an error naming the file, the key and the name. Only a quantity no analysis computes yet needs Rust: a new output of an analysis (`Outputs::value` in its module), or a new analysis registered in `model::reproduce::study::ANALYSES`.
+
+";
+
 /// The `docs/reproduction.md` page; its images are linked as `{img}/{plot}.svg`, `img` being
 /// the plot directory relative to the page.
 pub fn markdown(
@@ -248,6 +263,7 @@ pub fn markdown(
             sensitivity_text(v)
         );
     }
+    s.push_str(ADDING_A_NUMBER);
     for e in exps {
         let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
         let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));

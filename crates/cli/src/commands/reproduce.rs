@@ -56,19 +56,22 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if let Some(doc) = &args.write_docs {
         crate::output::check_writable(doc).context("--write-docs")?;
     }
-    if let Some(only) = &args.only
-        && !reproduce::names().contains(&only.as_str())
-    {
-        anyhow::bail!(
-            "--only `{only}`: unknown experiment; allowed: {}",
-            reproduce::names().join(", ")
-        );
-    }
     if !args.root.join("scenarios").is_dir() {
         anyhow::bail!(
             "--root {}: no scenarios/ directory under it; give the repository root, which holds scenarios/ and calibration/",
             args.root.display()
         );
+    }
+    if let Some(only) = &args.only {
+        // The studies of this root (experiments/studies.toml), so a study added as data runs
+        // alone too.
+        let names = reproduce::study_names(&args.root).context("reproduce")?;
+        if !names.iter().any(|n| n == only) {
+            anyhow::bail!(
+                "--only `{only}`: unknown experiment; allowed: {}",
+                names.join(", ")
+            );
+        }
     }
     let html = args.html.as_deref().map(html_target).transpose()?;
     let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;

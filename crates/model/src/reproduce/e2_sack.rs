@@ -1,14 +1,16 @@
-//! e2_sack: E2 SCTP SACK delay with and without IPsec (000 §4.1, Fig. 8, Table 2).
+//! e2_sack: E2 SCTP SACK delay with and without IPsec (000 §4.1, Fig. 8, Table 2); the study is
+//! `experiments/studies/e2_sack.toml`, this is its analysis.
 
 use std::path::Path;
 
 use toml::Value;
 
+use super::Result;
 use super::e2::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_PROFILE, E2_PT_DATA, E2_PT_SACK};
-use super::plot::{Series, Style, xy};
+use super::plot::{Series, Style};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, FrameLen, frame_len, pin_profile_node, traced};
-use super::{Experiment, Result};
 use crate::report::Report;
 
 /// Runs e2_sack.toml in clear (`encrypted = false`) or with its ESP suite, with the Colosseum
@@ -58,17 +60,10 @@ pub(super) fn e2_sack_run(
     Ok((doc.run()?, frames[0]))
 }
 
-pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "e2_sack";
-    let mut e = Experiment::new(
-        name,
-        "E2 SCTP SACK delay with and without IPsec (000 §4.1, Fig. 8, Table 2)",
-    );
-    e.profiles.push(E2_PROFILE.into());
-    e.model = "gNB and near-RT RIC as profile nodes (latency + I/O stage + stack + seal/open(L) on one core), one 10 Gb/s link of 10 m; KPM pattern short E2AP, long E2AP, SACK every second DATA packet (RFC 4960); frames byte-exact from the ESP and SCTP models. Latency view: the SACK's one-way delay through the discrete-event run.".into();
-    e.fitted = "node latency <- PT SACK processing 60.97 us; AES-256-CBC fixed cost <- CT - PT SACK processing (82.64 - 60.97 us) together with Table 3's 512 Mb/s. The SACK totals therefore check the composition (fitted), and so does the PT processing share, which is the fitted processing time over the fitted total.".into();
-    e.predicted = "SACK sizes 62 -> 138 B from the ESP model; Table 2's transmission delays of the E2AP ciphertext frames, with the ESP model's own frame lengths. Identities: the +76 B and the SACK's transmission delays (functions of the size rows), the plaintext E2AP transmission delays (the paper's own lengths over the rate) and Delta D_total ~ Delta D_proc (the model's structure).".into();
-
+/// The e2_sack analysis: frame sizes, Table 2's transmission delays, the SACK totals and
+/// processing share, 000 §2.3's Delta D_total ~ Delta D_proc, the CDF series.
+pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let ((pt, pt_frame), pt_deps) = traced(|| e2_sack_run(root, t, false, None))?;
     let ((ct, ct_frame), ct_deps) = traced(|| e2_sack_run(root, t, true, None))?;
     // 000 §2.3: Delta D_total ~ Delta D_proc for paths of tens of km at >= 1 Gb/s. Checked on
@@ -92,37 +87,27 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Experiment> {
     let (pt_rev, ct_rev) = (rev(&pt), rev(&ct));
 
     let frames = Deps::default().model("protocols");
-    e.rows.push(
-        t.row(
-            name,
-            "000/s4.1/sack-pt-bytes",
-            f64::from(pt_frame.wire),
-            frames
-                .clone()
-                .input("SCTP SACK without gap blocks over IPv4"),
-            "protocols: eth/ipv4/sctp(sack)",
-        )?,
+    out.value(
+        "sack-pt-bytes",
+        f64::from(pt_frame.wire),
+        frames
+            .clone()
+            .input("SCTP SACK without gap blocks over IPv4"),
     );
-    e.rows.push(
-        t.row(
-            name,
-            "000/s4.1/sack-ct-bytes",
-            f64::from(ct_frame.wire),
-            frames
-                .clone()
-                .input("ESP tunnel, AES-256-CBC, HMAC-SHA2-256-128"),
-            "protocols: ESP tunnel, AES-256-CBC pads 48 + 2 B to 64, HMAC-SHA2-256-128",
-        )?,
+    out.value(
+        "sack-ct-bytes",
+        f64::from(ct_frame.wire),
+        frames
+            .clone()
+            .input("ESP tunnel, AES-256-CBC, HMAC-SHA2-256-128"),
     );
-    e.rows.push(t.row(
-        name,
-        "000/s4.1/sack-added-bytes",
+    out.value(
+        "sack-added-bytes",
         f64::from(ct_frame.wire - pt_frame.wire),
         Deps::default()
             .row("000/s4.1/sack-pt-bytes")
             .row("000/s4.1/sack-ct-bytes"),
-        "the difference of the two rows above: outer IPv4 20 + SPI/seq 8 + IV 16 + padding 14 + trailer 2 + ICV 16",
-    )?);
+    );
 
     // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule. The SACK lengths are
     // the rows above; the E2AP plaintext lengths are the paper's inputs; the E2AP ciphertext
@@ -133,98 +118,65 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Experiment> {
         frame_len(E2_CT_DATA, 1363)?.wire,
     );
     let link = "link rate 10 Gb/s (000 Table 2)";
-    for (id, l, deps, note) in [
+    for (name, l, deps) in [
         (
-            "000/table2/dtrans-sack-pt",
+            "dtrans-sack-pt",
             pt_frame.wire,
             Deps::default().row("000/s4.1/sack-pt-bytes"),
-            "L / R with the SACK frame of the row above",
         ),
         (
-            "000/table2/dtrans-sack-ct",
+            "dtrans-sack-ct",
             ct_frame.wire,
             Deps::default().row("000/s4.1/sack-ct-bytes"),
-            "L / R with the SACK frame of the row above",
         ),
         (
-            "000/table2/dtrans-e2ap-short-pt",
+            "dtrans-e2ap-short-pt",
             195,
             Deps::default().input("short E2AP frame 195 B (000 Table 2)"),
-            "L / R with the paper's 195 B",
         ),
         (
-            "000/table2/dtrans-e2ap-short-ct",
+            "dtrans-e2ap-short-ct",
             short_ct,
             frames.clone().input("short E2AP frame 195 B (000 Table 2)"),
-            "L / R with the ESP model's frame for the 195 B plaintext frame",
         ),
         (
-            "000/table2/dtrans-e2ap-long-pt",
+            "dtrans-e2ap-long-pt",
             1425,
             Deps::default().input("long E2AP frame 1425 B (000 Table 2)"),
-            "L / R with the paper's 1425 B",
         ),
         (
-            "000/table2/dtrans-e2ap-long-ct",
+            "dtrans-e2ap-long-ct",
             long_ct,
             frames.clone().input("long E2AP frame 1425 B (000 Table 2)"),
-            "L / R with the ESP model's frame for the 1425 B plaintext frame",
         ),
     ] {
         let us = rate.tx_time(u64::from(l)).as_ps() as f64 / 1e6;
-        let row = t.row(
-            name,
-            id,
-            us,
-            deps.input(link),
-            &format!("{note}: {l} B; engine: ceil(L x 8 x 10^12 / R) ps"),
-        )?;
-        e.rows.push(row.because(format!("the paper's ciphertext length is its plaintext length + 60 B, the papers' bound epsilon on ESP's overhead, not an ESP frame: this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B plaintext frames (SCTP pads chunks to 4 B, AES-CBC pads to 16 B, HMAC-SHA2-256-128 adds 16 B)")));
+        out.value(name, us, deps.input(link)).var("frame", l).why(format!("the paper's ciphertext length is its plaintext length + 60 B, the papers' bound epsilon on ESP's overhead, not an ESP frame: this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B plaintext frames (SCTP pads chunks to 4 B, AES-CBC pads to 16 B, HMAC-SHA2-256-128 adds 16 B)"));
     }
     let hop_trans = |d: &crate::report::DirReport| d.delay.transmission_ns / 1e3;
-    e.facts.push(format!(
+    out.fact(format!(
         "Table 2's E2AP ciphertext lengths (255, 1485 B) are plaintext + 60 B, the papers' bound epsilon; this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B frames (SCTP pads chunks to 4 B; AES-CBC pads to 16 B), and its D_trans rows use them. In the run the SACK's D_trans is {:.4} us (PT) and {:.4} us (CT).",
         hop_trans(&pt_rev),
         hop_trans(&ct_rev)
     ));
 
     let (pt_us, ct_us) = (pt_rev.delay.mean_ns / 1e3, ct_rev.delay.mean_ns / 1e3);
-    e.rows.push(t.row(
-        name,
-        "000/s4.1/sack-total-pt",
-        pt_us,
-        pt_deps.clone().model("engine"),
-        "latency view, DES mean; processing fitted to 60.97 us",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "000/s4.1/sack-total-ct",
-        ct_us,
-        ct_deps.model("engine"),
-        "latency view, DES mean; the CBC fixed cost fitted to CT - PT",
-    )?);
-    e.rows.push(t.claim(
-        name,
-        "000/s2.3/dtotal-is-dproc",
+    out.value("sack-total-pt", pt_us, pt_deps.clone().model("engine"));
+    out.value("sack-total-ct", ct_us, ct_deps.model("engine"));
+    out.value(
+        "dtotal-is-dproc",
         share20,
-        share20 >= 95.0,
         deps20.and(&ct20_deps).model("engine").structure("propagation does not depend on encryption and transmission grows by the ESP overhead over R, so the CT - PT difference is processing at any fitted cost above a few us"),
-        "latency view, DES with the link set to 20 km and 1 Gb/s",
-    )?);
+    )
+    .holds(share20 >= 95.0);
     let share = pt_rev.delay.processing_ns / pt_rev.delay.mean_ns * 100.0;
-    e.rows.push(t.row(
-        name,
-        "000/s4.1/proc-share-pt",
-        share,
-        pt_deps.model("engine"),
-        "D_proc / D_total from the Eq. 1 split",
-    )?);
+    out.value("proc-share-pt", share, pt_deps.model("engine"));
     let added = ct_us - pt_us;
-    e.facts.push(format!(
+    out.fact(format!(
         "Encryption adds {added:.2} us to the SACK (paper: ~22 us); the model's seal and open of the 48-byte inner packet cost {:.3} us each.",
         profile::Profile::load(root.join(E2_PROFILE))?.cipher_cost_ns(E2_CBC, profile::Direction::Seal, ct_frame.protected)? / 1e3
     ));
-    e.facts.push("000 Table 1 says IPsec adds at least 57 B; the ESP model says the minimum on E2 is 48 B (AES-CCM-8) or 56 B (AES-GCM-16), because SCTP's 4-byte chunk padding fixes ESP's padding at 2 B; 57 B is the largest overhead of the 16-byte-ICV counter-mode suites on traffic of arbitrary length (`oransim overhead --interface E2`).".into());
+    out.fact("000 Table 1 says IPsec adds at least 57 B; the ESP model says the minimum on E2 is 48 B (AES-CCM-8) or 56 B (AES-GCM-16), because SCTP's 4-byte chunk padding fixes ESP's padding at 2 B; 57 B is the largest overhead of the 16-byte-ICV counter-mode suites on traffic of arbitrary length (`oransim overhead --interface E2`).");
 
     // CDF (deterministic at this load: one step per variant).
     let cdf = |r: &crate::report::DirReport| -> Vec<(f64, f64)> {
@@ -237,25 +189,10 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Experiment> {
             (d.max_ns / 1e3, 1.0),
         ]
     };
-    e.plots.push(xy(
-        "e2_sack_cdf",
-        "SACK delay CDF, E2 with and without IPsec (000 Fig. 8)",
-        "SACK delay [us]",
-        "CDF",
-        vec![
-            Series::new("model PT", Style::Line, cdf(&pt_rev)),
-            Series::new("model CT (AES-256-CBC)", Style::Line, cdf(&ct_rev)),
-            Series::new(
-                "paper mean PT 61.12 us",
-                Style::Published,
-                vec![(61.12, 0.5)],
-            ),
-            Series::new(
-                "paper mean CT 82.64 us",
-                Style::Published,
-                vec![(82.64, 0.5)],
-            ),
-        ],
-    ));
-    Ok(e)
+    out.series("cdf-pt", Series::new("model PT", Style::Line, cdf(&pt_rev)));
+    out.series(
+        "cdf-ct",
+        Series::new("model CT (AES-256-CBC)", Style::Line, cdf(&ct_rev)),
+    );
+    Ok(out)
 }

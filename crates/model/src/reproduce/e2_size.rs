@@ -2,11 +2,12 @@
 
 use std::path::Path;
 
-use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
-use super::plot::{Series, Style, xy};
+use super::Result;
+use super::e2::{E2_SUITES, E2Suite};
+use super::plot::{Series, Style};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, pin_profile_node, traced};
-use super::{Experiment, Result};
 use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
@@ -38,17 +39,10 @@ pub(super) fn gcm_no_difference(growth_us: f64) -> bool {
     growth_us < 1.0
 }
 
-pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "e2_size";
-    let mut e = Experiment::new(
-        name,
-        "E2 processing delay against packet size, PT and CT (000 §4.2, Fig. 9; 001 Fig. 5)",
-    );
-    e.profiles.push(E2_PROFILE.into());
-    e.model = "Ping gNB -> RIC and back through two Colosseum profile nodes; D_proc = RTT/2's processing part (Eq. 1 split), at each of the paper's 288 IP sizes 48..1486 B (step 5 B), 10 pings 250 ms apart. Latency view.".into();
-    e.fitted = "nothing in this figure: the CBC cost was fitted to the SACK and Table 3, GCM's to the ~50% CPU plateau (profile header).".into();
-    e.predicted =
-        "the CT - PT processing difference at every size for AES-256-CBC and AES-256-GCM.".into();
+/// The e2_size analysis: D_proc at every size for PT, AES-256-CBC and AES-256-GCM, and the
+/// CT - PT differences.
+pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/e2_size.toml")?;
     let (_, prof) = base.node_profile(0)?;
     let sizes: Vec<usize> = (48..=1486).step_by(5).collect();
@@ -80,49 +74,33 @@ pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Experiment> {
     };
     let max = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max);
     let (cbc, gcm) = (diff(1), diff(2));
-    e.rows.push(t.row(
-        name,
-        "000/fig9/cbc-ct-minus-pt",
-        max(&cbc),
-        deps[1].clone().and(&deps[0]),
-        "latency view, RTT/2; per-byte cost from Table 3's 512 Mb/s",
-    )?);
-    e.facts.push(format!(
+    out.value("cbc-ct-minus-pt", max(&cbc), deps[1].clone().and(&deps[0]));
+    out.fact(format!(
         "CT - PT at 62 B / 1500 B: AES256-CBC {:.2} / {:.2} us, AES256-GCM {:.2} / {:.2} us; PT grows by {:.3} us across the sizes (stack cost is per packet).",
         cbc[0], cbc[cbc.len() - 1], gcm[0], gcm[gcm.len() - 1],
         curves[0].1.last().map_or(0.0, |p| p.1) - curves[0].1[0].1
     ));
     let gcm_growth = max(&gcm) - gcm[0];
-    e.rows.push(
-        t.claim(
-            name,
-            "000/fig9/gcm-no-difference",
-            gcm_growth,
-            gcm_no_difference(gcm_growth),
-            deps[2].clone().and(&deps[0]),
-            "latency view, RTT/2",
-        )?
-        .because(format!("the profile's GCM cipher cost (2.52 ns/B) was fitted to the assumption that GCM is the suite whose CPU plateaus near 50% (000 §6.3 does not say which suite it is), which makes CT - PT grow by {gcm_growth:.1} us over 62-1500 B. Table 3 bounds the GCM cost only from above (GCM is I/O-bound at any cost below the I/O time), and the paper publishes neither Fig. 9's scatter nor a GCM cost, so nothing published fixes it lower; a cost near zero would contradict the 50% fit instead. The model keeps the profile as fitted.")),
-    );
-    let mut series: Vec<Series> = curves
-        .iter()
-        .map(|(l, p)| Series::new(format!("model {l}"), Style::Line, p.clone()))
-        .collect();
+    out.value("gcm-no-difference", gcm_growth, deps[2].clone().and(&deps[0]))
+        .holds(gcm_no_difference(gcm_growth))
+        .why(format!("the profile's GCM cipher cost (2.52 ns/B) was fitted to the assumption that GCM is the suite whose CPU plateaus near 50% (000 §6.3 does not say which suite it is), which makes CT - PT grow by {gcm_growth:.1} us over 62-1500 B. Table 3 bounds the GCM cost only from above (GCM is I/O-bound at any cost below the I/O time), and the paper publishes neither Fig. 9's scatter nor a GCM cost, so nothing published fixes it lower; a cost near zero would contradict the 50% fit instead. The model keeps the profile as fitted."));
+    for (l, p) in &curves {
+        out.series(
+            &l.to_lowercase(),
+            Series::new(format!("model {l}"), Style::Line, p.clone()),
+        );
+    }
     let bound = t.get("000/fig9/cbc-ct-minus-pt")?.value.unwrap_or(f64::NAN);
-    series.push(Series::new(
-        format!("paper: CBC CT - PT <= {bound} us over PT"),
-        Style::Published,
-        vec![
-            (62.0, curves[0].1[0].1 + bound),
-            (1500.0, curves[0].1[0].1 + bound),
-        ],
-    ));
-    e.plots.push(xy(
-        "e2_size",
-        "E2 processing delay vs packet size (000 Fig. 9)",
-        "frame size [B]",
-        "processing delay RTT/2 [us]",
-        series,
-    ));
-    Ok(e)
+    out.series(
+        "cbc-bound",
+        Series::new(
+            format!("paper: CBC CT - PT <= {bound} us over PT"),
+            Style::Published,
+            vec![
+                (62.0, curves[0].1[0].1 + bound),
+                (1500.0, curves[0].1[0].1 + bound),
+            ],
+        ),
+    );
+    Ok(out)
 }

@@ -1,12 +1,14 @@
-//! e2_throughput: E2 goodput and CPU per ESP suite (000 Table 3).
+//! e2_throughput: E2 goodput and CPU per ESP suite (000 Table 3); the analysis of
+//! `experiments/studies/e2_throughput.toml`.
 
 use std::path::Path;
 
-use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
-use super::plot::{Series, Style, xy};
+use super::Result;
+use super::e2::{E2_SUITES, E2Suite};
+use super::plot::{Series, Style};
+use super::study::Outputs;
 use super::target::Targets;
 use super::variant::{Doc, fmt_list, frame_len, pin_profile_node, slope, traced};
-use super::{Experiment, Result};
 use crate::patch::quantity;
 
 /// One offered-rate point of e2_throughput: goodput [Mb/s], sender CPU [%], verdict.
@@ -52,16 +54,10 @@ pub(super) fn e2_rate_point(
     ))
 }
 
-pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "e2_throughput";
-    let mut e = Experiment::new(
-        name,
-        "E2 throughput and CPU vs offered rate per ESP suite (000 §4.3, Fig. 10, Table 3; 001 Figs. 6-7)",
-    );
-    e.profiles.push(E2_PROFILE.into());
-    e.model = "Constant-rate stream of full-size TCP segments gNB -> RIC through two Colosseum profile nodes (I/O stage 8.14 us per packet, one core for stack + cipher), 8-packet buffers; offered rate swept; throughput = delivered goodput; CPU = the sender's core utilisation. Capacity view (steady state under load).".into();
-    e.fitted = "each suite's Table 3 throughput (one per-byte cost each), AES256-GCM's via the I/O stage (1370 Mb/s read as I/O-bound); the PT CPU slope 0.00365 %/(Mb/s) (stack cost).".into();
-    e.predicted = "which suites are CPU-bound and which I/O-bound (no row). The CT CPU slope with AES256-CBC and the maximum AES256-CBC throughput of 001 and 000 Fig. 10 carry the same information as Table 3's AES256-CBC plateau (one saturated core), so they are fitted rows.".into();
+/// The e2_throughput analysis: goodput and sender CPU against the offered rate per suite,
+/// each suite's plateau and bottleneck, the CPU slopes below saturation.
+pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/e2_throughput.toml")?;
     let (_, prof) = base.node_profile(0)?;
     let offered = [
@@ -71,7 +67,6 @@ pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Experiment> {
     let mut thr_series = vec![];
     let mut cpu_series = vec![];
     let mut verdicts = vec![];
-    let mut published = vec![];
     for s in E2_SUITES {
         let mut thr = vec![];
         let mut cpu = vec![];
@@ -88,14 +83,10 @@ pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Experiment> {
         let deps = deps.model("engine").model("protocols");
         // Saturated: well above every suite's plateau (2 Gb/s offered).
         let plateau = last.0;
-        if let Some(id) = s.table3 {
-            let note = format!(
-                "capacity view; {} (sender CPU {:.0}% at 2 Gb/s offered)",
-                last.3, last.1
-            );
-            e.rows.push(t.row(name, id, plateau, deps.clone(), &note)?);
-            published.push((2000.0, t.get(id)?.value.unwrap_or(f64::NAN)));
-        }
+        let key = s.label.to_lowercase();
+        out.value(&format!("plateau-{key}"), plateau, deps.clone())
+            .var("bound", last.3)
+            .var("cpu", format!("{:.0}", last.1));
         verdicts.push(format!(
             "{} {:.0} Mb/s {} (sender CPU {:.0}%)",
             s.label, plateau, last.3, last.1
@@ -108,74 +99,40 @@ pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Experiment> {
             .map(|(t, c)| (t.1, c.1))
             .collect();
         let k = slope(&below);
-        match s.label {
-            "PT" => e.rows.push(t.row(
-                name,
-                "001/fig7a/cpu-slope-pt",
-                k,
-                deps,
-                "capacity view; stack cost fitted to it",
-            )?),
-            "AES256-CBC" => {
-                e.rows.push(t.row(
-                    name,
-                    "001/fig7b/cpu-slope-ct",
-                    k,
-                    deps.clone(),
-                    "capacity view; 100% of the one core over the AES256-CBC plateau",
-                )?);
-                e.rows.push(t.row(
-                    name,
-                    "001/s4d/cbc-max",
-                    plateau,
-                    deps.clone(),
-                    "capacity view; the plateau of Table 3's 512 Mb/s, to which the cost was fitted",
-                )?);
-                e.rows
-                    .push(t.row(name, "000/fig10/cbc-max", plateau, deps, "capacity view")?);
-            }
-            _ => {}
-        }
+        out.value(&format!("cpu-slope-{key}"), k, deps);
         thr_series.push(Series::new(s.label, Style::Line, thr));
         cpu_series.push(Series::new(s.label, Style::Line, cpu));
     }
-    e.facts.push(format!(
+    out.fact(format!(
         "Bottleneck per suite (the stage with the smaller capacity, from the profile at the protected length), plateau and sender CPU at 2 Gb/s offered: {}.",
         fmt_list(&verdicts)
     ));
-    e.facts.push("Why the plateaus differ: a CPU-bound suite saturates its one core (stack + seal of a 1438-1446 B inner packet); AES256-GCM's cipher is cheap enough that the per-packet I/O path between kernel and user space (8.14 us) limits it with the core near 50% (000 §6.3).".into());
-    thr_series.push(Series::new("paper Table 3", Style::Published, published));
-    e.plots.push(xy(
-        "e2_throughput",
-        "E2 IPsec throughput vs offered rate (000 Fig. 10, Table 3)",
-        "offered rate [Mb/s]",
-        "throughput [Mb/s]",
-        thr_series,
-    ));
+    out.fact("Why the plateaus differ: a CPU-bound suite saturates its one core (stack + seal of a 1438-1446 B inner packet); AES256-GCM's cipher is cheap enough that the per-packet I/O path between kernel and user space (8.14 us) limits it with the core near 50% (000 §6.3).");
+    out.series_list("throughput", thr_series);
     let (ct_k, pt_k) = (
         t.get("001/fig7b/cpu-slope-ct")?.value.unwrap_or(f64::NAN),
         t.get("001/fig7a/cpu-slope-pt")?.value.unwrap_or(f64::NAN),
     );
-    cpu_series.push(Series::new(
-        format!("paper CT: {ct_k} x T %"),
-        Style::Published,
+    out.series_list("cpu", cpu_series);
+    // The published slopes as drawn, a list (the study file shows every series of it).
+    out.series_list(
+        "paper-cpu",
         vec![
-            (100.0, ct_k * 100.0),
-            (300.0, ct_k * 300.0),
-            (500.0, ct_k * 500.0),
+            Series::new(
+                format!("paper CT: {ct_k} x T %"),
+                Style::Published,
+                vec![
+                    (100.0, ct_k * 100.0),
+                    (300.0, ct_k * 300.0),
+                    (500.0, ct_k * 500.0),
+                ],
+            ),
+            Series::new(
+                format!("paper PT: {pt_k} x T %"),
+                Style::Published,
+                vec![(1000.0, pt_k * 1000.0)],
+            ),
         ],
-    ));
-    cpu_series.push(Series::new(
-        format!("paper PT: {pt_k} x T %"),
-        Style::Published,
-        vec![(1000.0, pt_k * 1000.0)],
-    ));
-    e.plots.push(xy(
-        "e2_cpu",
-        "E2 sender CPU vs offered rate (001 Fig. 7, 000 Fig. 10)",
-        "offered rate [Mb/s]",
-        "CPU utilisation [%]",
-        cpu_series,
-    ));
-    Ok(e)
+    );
+    Ok(out)
 }

@@ -20,14 +20,24 @@
 //! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
 //! the profile's, nothing is tuned.
 //!
-//! Layout: the shared machinery is `row` (rows, targets, tolerances, [`Summary`]), `plot` (plots
-//! as data) and `variant` (a scenario file loaded as a document, patched through
-//! [`crate::patch`], run; frame and protected lengths; profile nodes pinned at the protected
-//! length). Each study is one module named like its scenario file (`e2_sack`, `ofh_mtu`, ...,
-//! registered in `EXPERIMENTS`), and what the studies of one paper share (profile path, stacks,
-//! suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). A study module is the unit
-//! a declarative `experiments/` file would replace: its scenario variants, published targets
-//! and plots are all in it, and nothing else depends on it.
+//! Layout: a study is data. `experiments/studies.toml` lists the studies in run order, and
+//! `experiments/studies/<name>.toml` declares each one: title, scenario files, profiles, the
+//! model / fitted / predicted text, the named analyses it runs, its rows (`target` = a target id
+//! of `experiments/targets.toml`, `value` = `<analysis>.<output>`, `note`), its plots (axes,
+//! computed series, published points by target id) and tallies (how many of a group of rows
+//! pass). The published numbers, their citations, tolerance rules and the assumptions are data
+//! too (`target`: targets.toml, references.toml, assumptions.toml); a row's class follows from
+//! its provenance. `study` holds the generic driver ([`study_names`], `run_study`) and the table
+//! of named analyses (`study::ANALYSES`): the code a study needs (DES runs of scenario variants,
+//! fits, slopes, Table 4's regions, the capacity view, IKE phases), each returning named values
+//! with their provenance, the reason a value misses its target, facts, texts and plot series. An
+//! analysis is a module named like its study (`e2_sack`, `table1`, ...). The shared machinery
+//! is `row` (rows, [`Summary`]), `target` (targets, evidence classes), `plot` (plots as data),
+//! `variant` (a scenario file loaded as a document, patched through [`crate::patch`], run;
+//! frame and protected lengths; profile nodes pinned at the protected length) and `fit`; what
+//! the analyses of one paper share (profile path, stacks, suites, modes) sits in one module per
+//! paper (`e2`, `ofh`, `pq`). Adding a published number whose value an analysis computes is a
+//! `[[target]]` and a `[[row]]`, no Rust (docs/reproduction.md, "Adding a published number").
 
 mod e2;
 mod e2_sack;
@@ -47,6 +57,7 @@ mod pq_ike_e2;
 mod pq_kems_hybrid;
 mod row;
 mod sensitivity;
+mod study;
 mod table1;
 mod target;
 mod transfer;
@@ -62,6 +73,7 @@ pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
 pub use row::{Loo, Row, Summary};
 pub use sensitivity::{Flip, Variation, sensitivity};
+pub use study::{STUDIES_DIR, STUDIES_FILE, study_names};
 pub use target::{
     ASSUMPTIONS_FILE, Assumption, Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target,
     Targets, classify,
@@ -94,6 +106,16 @@ pub enum ReproduceError {
         /// The scenario file.
         file: PathBuf,
         /// What went wrong.
+        problem: String,
+    },
+    /// A study file names something that does not exist or is not allowed there.
+    #[error("{file}: {key}: {problem}")]
+    Study {
+        /// The study file.
+        file: PathBuf,
+        /// The key in it (`row[2].value`).
+        key: String,
+        /// What is wrong and what is allowed.
         problem: String,
     },
     /// `--only` named no experiment.
@@ -134,62 +156,41 @@ pub struct Experiment {
     pub plots: Vec<Plot>,
 }
 
-impl Experiment {
-    fn new(name: &str, title: &str) -> Experiment {
-        Experiment {
-            name: name.into(),
-            title: title.into(),
-            scenarios: vec![format!("scenarios/{name}.toml")],
-            profiles: vec![],
-            model: String::new(),
-            fitted: String::new(),
-            predicted: String::new(),
-            rows: vec![],
-            facts: vec![],
-            plots: vec![],
-        }
-    }
-}
-
-type Runner = fn(&Path, &Targets) -> Result<Experiment>;
-
-/// The experiments in order of value: name and runner.
-const EXPERIMENTS: &[(&str, Runner)] = &[
-    ("e2_sack", e2_sack::e2_sack),
-    ("e2_size", e2_size::e2_size),
-    ("e2_throughput", e2_throughput::e2_throughput),
-    ("ofh_table4", ofh_table4::ofh_table4),
-    ("ofh_size", ofh_size::ofh_size),
-    ("ofh_mtu", ofh_mtu::ofh_mtu),
-    ("ofh_load", ofh_load::ofh_load),
-    ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
-    ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
-    ("nfv_macsec", nfv_macsec::nfv_macsec),
-    ("table1", table1::table1),
-    ("transfer", transfer::transfer),
-];
-
-/// Names of all experiments, in run order.
+/// Names of all experiments of the repository, in run order: the committed
+/// `experiments/studies.toml`, compiled in ([`study_names`] reads the list under a given root).
 pub fn names() -> Vec<&'static str> {
-    EXPERIMENTS.iter().map(|(n, _)| *n).collect()
+    study::committed_names()
 }
 
-/// Runs the experiments (all, or the one named `only`) with scenario and calibration files
-/// under `root` (the repository root).
+/// Runs study `name` from its study file under `root`.
+fn run_one(root: &Path, targets: &Targets, name: &str) -> Result<Experiment> {
+    if !study::has_file(root, name) {
+        return Err(ReproduceError::Study {
+            file: root.join(STUDIES_FILE),
+            key: "order".into(),
+            problem: format!("study `{name}` has no file {STUDIES_DIR}/{name}.toml"),
+        });
+    }
+    study::run_study(root, targets, name)
+}
+
+/// Runs the studies of `experiments/studies.toml` (all, or the one named `only`) with
+/// scenario, calibration and experiment files under `root` (the repository root).
 pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
+    let order = study_names(root)?;
     if let Some(name) = only
-        && !EXPERIMENTS.iter().any(|(n, _)| *n == name)
+        && !order.iter().any(|n| n == name)
     {
         return Err(ReproduceError::UnknownExperiment {
             name: name.into(),
-            allowed: names().join(", "),
+            allowed: order.join(", "),
         });
     }
     let targets = Targets::load(root)?;
-    EXPERIMENTS
+    order
         .iter()
-        .filter(|(n, _)| only.is_none_or(|o| o == *n))
-        .map(|(_, f)| f(root, &targets))
+        .filter(|n| only.is_none_or(|o| o == n.as_str()))
+        .map(|n| run_one(root, &targets, n))
         .collect()
 }
 

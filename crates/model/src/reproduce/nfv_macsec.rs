@@ -1,30 +1,23 @@
-//! nfv_macsec: MACsec in an NFV infrastructure (Lioy et al. 2022, Tables I-III).
+//! nfv_macsec: MACsec in an NFV infrastructure (Lioy et al. 2022, Tables I-III); the analysis of
+//! `experiments/studies/nfv_macsec.toml`.
 
 use std::path::Path;
 
 use protocols::Suite;
 
+use super::Result;
 use super::fit::LIOY_L;
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
-use super::{Experiment, Result};
 
 /// MACsec with confidentiality off (GMAC over the frame).
 const GMAC: Suite = Suite::Gmac { aes_bits: 128 };
 
-pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "nfv_macsec";
-    let mut e = Experiment::new(
-        name,
-        "MACsec in an NFV infrastructure: per-frame kernel times and throughput loss (Lioy et al. 2022, Tables I-III)",
-    );
-    e.profiles.extend([
-        "calibration/nfv-macsec-aesni.toml".to_string(),
-        "calibration/nfv-macsec-noaesni.toml".to_string(),
-    ]);
-    e.model = "Per-frame times: macsec_start_xmit = seal(L), macsec_encrypt = seal(L) less its fixed framing part (profile ops), L = 1502 B, the EtherType and 1500 B IP packet that MACsec protects in a 1514 B frame; the framing part is one fit for both modes (least squares over the four times of each AES-NI setting: four numbers, three parameters, so each row has a leave-one-out prediction). Throughput, capacity view: with MACsec the smaller of the link's goodput and the node's (I/O stage per MACsec frame, DES run of scenarios/nfv_macsec.toml at 1 Gb/s); without MACsec the link's goodput: rate x TCP goodput per frame / line bytes per frame (frame + FCS + preamble + inter-frame gap, from the protocol model; MACsec device MTU 1468 B, so 1416 B of goodput per frame).".into();
-    e.fitted = "the eight per-frame kernel times (Tables I-II) and 488.83 Mb/s with MACsec on the 1 Gb/s link (I/O stage).".into();
-    e.predicted = "the 100 Mb/s throughputs with and without MACsec; the 1 Gb/s throughput without MACsec. The two losses are functions of those rows (identities).".into();
+/// The nfv_macsec analysis: the per-frame kernel times of Tables I-II (with leave-one-out)
+/// and Table III's throughputs in the capacity view.
+pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     for (file, aesni) in [
         ("calibration/nfv-macsec-noaesni.toml", "no"),
         ("calibration/nfv-macsec-aesni.toml", "yes"),
@@ -33,10 +26,7 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Experiment> {
         let ni = if aesni == "no" { "noaesni" } else { "aesni" };
         let fit = super::fit::lioy_table1(t, ni)?;
         let loo = |id: &str| fit.loo_of(id).flatten();
-        for (mode, short, suite) in [
-            ("integrity + confidentiality", "enc", Suite::Aes128Gcm),
-            ("integrity only", "int", GMAC),
-        ] {
+        for (short, suite) in [("enc", Suite::Aes128Gcm), ("int", GMAC)] {
             let ((total, cipher), deps) = traced(|| {
                 let op = prof.cipher(suite, profile::Direction::Seal)?;
                 Ok((
@@ -44,30 +34,15 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Experiment> {
                     (op.cost_ns(LIOY_L) - op.cost_ns(0)) / 1e3,
                 ))
             })?;
-            let (xmit_id, enc_id) = (
-                format!("lioy2022/table1/start-xmit-{short}-{ni}"),
-                format!("lioy2022/table1/encrypt-{short}-{ni}"),
+            let (xmit, enc) = (
+                format!("start-xmit-{short}-{ni}"),
+                format!("encrypt-{short}-{ni}"),
             );
-            e.rows.push(
-                t.row(
-                    name,
-                    &xmit_id,
-                    total,
-                    deps.clone(),
-                    &format!("per-frame kernel time, {mode}: seal of the {LIOY_L} B a 1514 B frame protects"),
-                )?
-                .with_loo(loo(&xmit_id)),
-            );
-            e.rows.push(
-                t.row(
-                    name,
-                    &enc_id,
-                    cipher,
-                    deps,
-                    &format!("per-frame kernel time, {mode}: that seal less its fixed part"),
-                )?
-                .with_loo(loo(&enc_id)),
-            );
+            out.value(&xmit, total, deps.clone())
+                .loo(loo(&format!("lioy2022/table1/{xmit}")))
+                .var("protected", LIOY_L);
+            out.value(&enc, cipher, deps)
+                .loo(loo(&format!("lioy2022/table1/{enc}")));
         }
     }
     let plain: protocols::Stack = "eth/ipv4/tcp(ts)".parse()?;
@@ -84,56 +59,24 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Experiment> {
     let without100 = link(100.0, 1448.0, line_plain);
     let with1g = link(1000.0, 1416.0, line_sec).min(node_gbit);
     let without1g = link(1000.0, 1448.0, line_plain);
-    e.rows.push(t.row(
-        name,
-        "lioy2022/table3/with-100m",
-        with100,
-        node_deps.clone().and(&link_deps),
-        "capacity view; link-bound",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "lioy2022/table3/without-100m",
-        without100,
-        link_deps.clone(),
-        "capacity view; link-bound",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "lioy2022/table3/loss-100m",
+    out.value("with-100m", with100, node_deps.clone().and(&link_deps));
+    out.value("without-100m", without100, link_deps.clone());
+    out.value(
+        "loss-100m",
         (1.0 - with100 / without100) * 100.0,
         Deps::default()
             .row("lioy2022/table3/with-100m")
             .row("lioy2022/table3/without-100m"),
-        "capacity view; 1 - with / without from the two rows above: 32 B of SecTAG + ICV per frame",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "lioy2022/table3/with-1g",
-        with1g,
-        node_deps.and(&link_deps),
-        "capacity view; I/O stage fitted to it (DES)",
-    )?);
-    e.rows.push(
-        t.row(
-            name,
-            "lioy2022/table3/without-1g",
-            without1g,
-            link_deps,
-            "capacity view; link-bound",
-        )?
-        .because(format!("the published rate exceeds 1 Gb/s Ethernet's TCP goodput ({without1g:.0} Mb/s with timestamps): a virtio link between VMs is not a real 1 Gb/s wire, and the paper does not say what limits it")),
     );
-    e.rows.push(
-        t.row(
-            name,
-            "lioy2022/table3/loss-1g",
-            (1.0 - with1g / without1g) * 100.0,
-            Deps::default()
-                .row("lioy2022/table3/with-1g")
-                .row("lioy2022/table3/without-1g"),
-            "capacity view; 1 - with / without from the two rows above",
-        )?,
+    out.value("with-1g", with1g, node_deps.and(&link_deps));
+    out.value("without-1g", without1g, link_deps)
+        .why(format!("the published rate exceeds 1 Gb/s Ethernet's TCP goodput ({without1g:.0} Mb/s with timestamps): a virtio link between VMs is not a real 1 Gb/s wire, and the paper does not say what limits it"));
+    out.value(
+        "loss-1g",
+        (1.0 - with1g / without1g) * 100.0,
+        Deps::default()
+            .row("lioy2022/table3/with-1g")
+            .row("lioy2022/table3/without-1g"),
     );
     let xmit = |file: &str| -> Result<f64> {
         Ok(profile::Profile::load(root.join(file))?.cipher_cost_ns(
@@ -146,6 +89,6 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Experiment> {
         xmit("calibration/nfv-macsec-aesni.toml")?,
         xmit("calibration/nfv-macsec-noaesni.toml")?,
     );
-    e.facts.push(format!("Bottleneck with MACsec at 1 Gb/s: the per-frame virtio/KVM I/O path (23.7 us per frame = {node_gbit:.0} Mb/s of goodput), not the cipher: AES-GCM with AES-NI costs {ni_us:.1} us per frame, on 4 vCPUs. Without AES-NI the cipher costs {no_ni_us:.1} us per frame; on 4 vCPUs that is still under the I/O time, so the model predicts the same 1 Gb/s throughput with or without AES-NI, and more vCPUs would not help: the I/O path is one server."));
-    Ok(e)
+    out.fact(format!("Bottleneck with MACsec at 1 Gb/s: the per-frame virtio/KVM I/O path (23.7 us per frame = {node_gbit:.0} Mb/s of goodput), not the cipher: AES-GCM with AES-NI costs {ni_us:.1} us per frame, on 4 vCPUs. Without AES-NI the cipher costs {no_ni_us:.1} us per frame; on 4 vCPUs that is still under the I/O time, so the model predicts the same 1 Gb/s throughput with or without AES-NI, and more vCPUs would not help: the I/O path is one server."));
+    Ok(out)
 }

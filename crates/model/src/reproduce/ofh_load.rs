@@ -1,25 +1,20 @@
-//! ofh_load: ping delay under load with and without MACsec (000 Fig. 13).
+//! ofh_load: ping delay under load with and without MACsec (000 Fig. 13); the analysis of
+//! `experiments/studies/ofh_load.toml`.
 
 use std::path::Path;
 
-use super::ofh::{OFH_MODES, OFH_PROFILE};
-use super::plot::{Series, Style, xy};
+use super::ofh::OFH_MODES;
+use super::plot::{Series, Style};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
-use super::{Experiment, ReproduceError, Result};
+use super::{ReproduceError, Result};
 use crate::patch::quantity;
 
-pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "ofh_load";
-    let mut e = Experiment::new(
-        name,
-        "OFH under load: throughput, CPU and ping delay vs attempted rate (000 §5.2, Figs. 12-13)",
-    );
-    e.profiles.push(OFH_PROFILE.into());
-    e.model = "iperf3's TCP at a constant attempted rate: 1514 B MACsec frames (1416 B goodput) O-DU -> O-RU and one pure TCP ACK (98 B MACsec frame) back per two delivered frames (Linux's delayed ACK, RFC 5681 §4.2; the same traffic as the Fig. 14 bulk transfer in ofh_mtu), plus a ping every 1 ms, through two i9 profile nodes (an I/O stage of a cost per frame plus a cost per byte, then the profile's `cores`: the effective parallelism of the MACsec data path, fitted to the ~80% CPU of Fig. 12, not the i9-13900K's 24 cores / 32 threads) holding at most 1000 packets (Linux's default txqueuelen, not fitted); the attempted rate is swept with encryption on and off and with 300 B and 8172 B pings. The source does not back off as TCP would: above the plateau the nodes' queues fill and drop (ACKs too, since a node's one I/O queue holds both directions). Throughput: capacity view; ping delay: latency view under load.".into();
-    e.fitted =
-        "the ~2300 Mb/s plateau (with Fig. 14's ~2.5 Gb/s at MTU 9000: the I/O stage's cost per frame and per byte) and the ~80% CPU on it (effective cores).".into();
-    e.predicted = "that the rate matters more than the ping size, and the maximum delays (which hang on the assumed 1000-packet buffer). That both modes reach the same plateau is the fitted encryption-on plateau again: both modes share one fitted I/O stage.".into();
+/// The ofh_load analysis: throughput, CPU and the largest ping delay against the attempted
+/// rate per mode, what the effective cores decide, rate against ping size.
+pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/ofh_load.toml")?;
     let base_cores = base.node_profile(0)?.1.cores();
     let rates = [500.0, 1000.0, 1500.0, 2000.0, 2200.0, 2500.0, 3000.0];
@@ -110,34 +105,16 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
             del,
         ));
     }
-    e.rows.push(t.row(
-        name,
-        "000/fig12/max-on",
-        plateau[0],
-        deps[0].clone(),
-        "capacity view, 3 Gb/s attempted",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "000/fig12/cpu-plateau-on",
-        cpu_at[0],
-        deps[0].clone(),
-        "capacity view; effective cores fitted",
-    )?);
-    e.rows.push(t.row(
-        name,
-        "000/s5.2/max-off-similar",
-        plateau[1],
-        deps[1].clone(),
-        "capacity view; the same I/O stage limits both modes",
-    )?);
+    out.value("max-on", plateau[0], deps[0].clone());
+    out.value("cpu-plateau-on", cpu_at[0], deps[0].clone());
+    out.value("max-off", plateau[1], deps[1].clone());
     // What the fitted cores decide: the CPU share, not the plateau (the I/O stage limits).
     let mut by_cores = vec![];
     for (c, what) in [(24u32, "cores"), (32, "threads")] {
         let (t, cpu, _) = run_cores(0, 3000.0, 300, Some(c))?;
         by_cores.push(format!("{c} {what}: {t:.0} Mb/s at {cpu:.1}% CPU"));
     }
-    e.facts.push(format!(
+    out.fact(format!(
         "The profile's cores (the effective parallelism of the MACsec data path) decide the CPU share on the plateau and hardly the plateau itself (the I/O stage limits): at 3000 Mb/s attempted with encryption on, {} cores (fitted to the ~80%): {:.0} Mb/s at {:.1}% CPU; the i9-13900K's {}. Read the other way, the paper's ~80% with Fig. 11's per-frame costs means the MACsec path kept about {} cores busy, not the CPU's 24 or 32.",
         base_cores,
         plateau[0],
@@ -154,82 +131,30 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Experiment> {
     })?;
     let size_effect = (big - maxes[0]).abs().max((big_low - small_low).abs());
     let rate_effect = maxes[0] - small_low;
-    e.rows.push(t.claim(
-        name,
-        "000/s5.2/rate-over-size",
+    out.value(
+        "rate-over-size",
         size_effect - rate_effect,
-        size_effect < rate_effect,
         size_deps.and(&deps[0]),
-        "latency view under load: 300 vs 8172 B pings at 500 and 3000 Mb/s",
-    )?);
+    )
+    .holds(size_effect < rate_effect);
     let (on_id, off_id) = ("000/fig13/max-delay-on", "000/fig13/max-delay-off");
     let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
     let (on_paper, off_paper) = (value(on_id)?, value(off_id)?);
-    for (mode, id) in [(0usize, on_id), (1, off_id)] {
-        e.rows.push(
-            t.row(
-                name,
-                id,
-                maxes[mode],
-                deps[mode].clone(),
-                "latency view under overload: the largest ping delay",
-            )?
-            .because(format!(
+    for (mode, name) in [(0usize, "max-delay-on"), (1, "max-delay-off")] {
+        out.value(name, maxes[mode], deps[mode].clone())
+            .why(format!(
                 "under overload the delay is the buffer in front of the bottleneck times its mean service time; the buffer is not published (1000 packets, Linux's default txqueuelen, is assumed) and both modes share the same I/O bottleneck in the profile (they reach the same plateau, as the paper says), so the model gives both modes about the full buffer's worth of data frames and ACKs through the I/O stage (encryption on {:.2} ms, off {:.2} ms). Encryption on lands near {on_paper} ms by that buffer alone, not by anything that depends on the mode; the paper's {:.1} ms between the modes needs a bottleneck whose service time differs by mode, which one plateau per mode cannot identify, and fitting the buffer would be tuning a hidden constant.",
                 maxes[0],
                 maxes[1],
                 on_paper - off_paper
-            )),
-        );
+            ));
     }
-    e.facts.push(format!(
+    out.fact(format!(
         "Fig. 13 under overload: the largest ping delay is about the full 1000-packet buffer of data frames and ACKs in front of the shared I/O stage in both modes (encryption on {:.2} ms, off {:.2} ms): the model does not tell the modes apart, so encryption on landing near {on_paper} ms says nothing about the mode.",
         maxes[0], maxes[1]
     ));
-    delay_s.push(Series::new(
-        format!("paper max, encryption on ({on_paper} ms)"),
-        Style::Published,
-        vec![(3000.0, on_paper)],
-    ));
-    delay_s.push(Series::new(
-        format!("paper max, encryption off ({off_paper} ms)"),
-        Style::Published,
-        vec![(3000.0, off_paper)],
-    ));
-    let (max_on, cpu_on) = (
-        value("000/fig12/max-on")?,
-        value("000/fig12/cpu-plateau-on")?,
-    );
-    thr_s.push(Series::new(
-        format!("paper plateau ~{max_on} Mb/s"),
-        Style::Published,
-        vec![(2500.0, max_on), (3000.0, max_on)],
-    ));
-    cpu_s.push(Series::new(
-        format!("paper CPU ~{cpu_on}%"),
-        Style::Published,
-        vec![(3000.0, cpu_on)],
-    ));
-    e.plots.push(xy(
-        "ofh_load_throughput",
-        "MACsec throughput vs attempted rate (000 Fig. 12)",
-        "attempted rate [Mb/s]",
-        "throughput [Mb/s]",
-        thr_s,
-    ));
-    e.plots.push(xy(
-        "ofh_load_cpu",
-        "O-DU CPU vs attempted rate (000 Fig. 12)",
-        "attempted rate [Mb/s]",
-        "CPU [%]",
-        cpu_s,
-    ));
-    e.plots.push(xy(
-        "ofh_load_delay",
-        "Ping delay (RTT/2, max) vs attempted rate (000 Fig. 13)",
-        "attempted rate [Mb/s]",
-        "max delay [ms]",
-        delay_s,
-    ));
-    Ok(e)
+    out.series_list("throughput", thr_s);
+    out.series_list("cpu", cpu_s);
+    out.series_list("delay", delay_s);
+    Ok(out)
 }

@@ -1,29 +1,27 @@
 //! ofh_mtu: an 8192 B payload split to the MTU, in the DES at low load and at Fig. 12's loads
-//! over several core counts (`ofh_mtu_load`), and the bulk transfer vs MTU (Fig. 14).
+//! over several core counts (`ofh_mtu_load`), and the bulk transfer vs MTU (Fig. 14); the
+//! analysis of `experiments/studies/ofh_mtu.toml`.
 
 use std::path::Path;
 
 use protocols::Suite;
 
-use super::ofh::OFH_PROFILE;
+use super::Result;
 use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice};
-use super::plot::{Series, Style, categorical, xy};
+use super::plot::{Series, Style};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, traced};
-use super::{Experiment, Result};
 use crate::patch::quantity;
 
 /// Core counts the fixed-payload study runs at besides the profile's: one core, a few, and the
 /// i9-13900K's 24 physical cores (000 §3.2).
 const CORES: [u32; 4] = [1, 2, 4, 24];
 
-pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "ofh_mtu";
-    let mut e = Experiment::new(
-        name,
-        "OFH MTU study: fixed 8192 B payload under greedy and even splits at low load and Fig. 12's loads, bulk transfer vs MTU (000 §5.3, §6.4, Figs. 14-15)",
-    );
-    e.profiles.push(OFH_PROFILE.into());
+/// The ofh_mtu analysis: the fixed-payload grid (loads x core counts x split variants), Fig.
+/// 15's claims and the advice checked against it, the bulk transfer against the MTU.
+pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
     let plateau = value("000/fig12/max-on")?;
     let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?;
@@ -39,23 +37,24 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
         Load::rate(plateau, "Fig. 12's plateau"),
         Load::rate(3000.0, "Fig. 12's largest attempted rate"),
     ];
-    e.model = format!(
-        "Independent O-DU -> O-RU pairs with MACsec (encryption on) from the i9 profile: each node is one I/O server (a cost per frame plus a cost per byte of the frame) in front of `cores` CPU servers (seal at the O-DU, open at the O-RU, Fig. 11's costs), buffers larger than a run offers (no frame is dropped; a saturated stage shows as a growing queue). FIXED PAYLOAD (Fig. 15): a stream of 8192 B payloads, each split to the MTU (MTU 8000 greedy 7964 + 228 B or even 2 x 4096 B, MTU 5000 greedy 4964 + 3228 B or even, MTU 9000 one frame), in the DES at {} and at {} cores per node ({} is the profile's, the effective parallelism fitted to Fig. 12's ~80% CPU; the i9-13900K has 24 cores, 32 threads). Per variant: payload delay (creation to the last frame delivered, mean and p99), whether it saturates (a stage of its O-DU or O-RU offered >= {:.0}% of its capacity, measured as the stage's busy time over the time the source sends; a saturated variant's delay grows with the run and is not reported) and the payload rate it carries (the offered rate, or when saturated the offered rate over that stage's load). The advice is generated from these runs, one claim per sentence checked against them. Bulk: TCP (with timestamps) over MACsec with a window of 64 frames and one pure ACK per two frames (Linux's delayed ACK, RFC 5681 §4.2; the same traffic the profile's I/O fit assumes for Fig. 12), completion time of 20 MB per MTU.",
+    out.text(
+        "loads",
         loads
             .iter()
             .map(|l| l.label.as_str())
             .collect::<Vec<_>>()
             .join(", "),
+    );
+    out.text(
+        "cores",
         cores
             .iter()
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(", "),
-        prof.cores(),
-        SATURATED_BUSY * 100.0
     );
-    e.fitted = "the bulk goodput at MTU 9000 (Fig. 14's ~2.5 Gb/s): with Fig. 12's ~2300 Mb/s at MTU 1500 it fixes the profile's I/O stage, a cost per frame plus a cost per byte. The MACsec costs come from Fig. 11, the profile's cores from Fig. 12's CPU (the study also runs 1, 2, 4 and 24 cores: nothing is refitted).".into();
-    e.predicted = "the ordering of MTUs and split policies at low load (Fig. 15's claims, at the profile's cores), which variants saturate at Fig. 12's loads for each core count, the advice; the bulk speed-up from MTU 1400 to 9000 and the curve between.".into();
+    out.text("profile-cores", prof.cores());
+    out.text("saturated-pct", format!("{:.0}", SATURATED_BUSY * 100.0));
     let (grid, run_deps) = traced(|| Grid::run(&doc, &loads, &cores, prof.cores()))?;
     let run_deps = run_deps.model("engine").model("protocols");
     let pc = cores.iter().position(|&c| c == prof.cores()).unwrap_or(0);
@@ -80,7 +79,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
                 format!("{n} {unit}: {}", vs.join(", "))
             })
             .collect();
-        e.facts.push(format!(
+        out.fact(format!(
             "Fixed 8192 B payload at {}, payload delay per variant: {}.",
             load.label,
             per_cores.join("; ")
@@ -89,42 +88,22 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
     let low = grid.at(0, pc);
     let d = |i: usize| low[i].mean_us;
     let (l8g, l8e, l5g, l5e, l9) = (d(0), d(1), d(2), d(3), d(NO_SPLIT));
-    let regime = format!(
-        "DES at low load (one payload per ms), {} cores (the profile's)",
-        prof.cores()
-    );
-    e.rows.push(t.claim(
-        name,
-        "000/fig15/greedy-5000-beats-8000",
-        l8g - l5g,
-        l8g > l5g,
-        run_deps.clone(),
-        &format!("{regime}: payload delay; the throughput half of the claim is a tie (both greedy splits are two frames of the same total length, so they saturate at the same load)"),
-    )?);
-    e.rows.push(t.claim(
-        name,
-        "000/fig15/even-split",
-        l8e - l5g,
-        l8e < l5g && (l8e - l5e).abs() < 1e-6,
-        run_deps.clone(),
-        &regime,
-    )?);
+    out.value("greedy-5000-beats-8000", l8g - l5g, run_deps.clone())
+        .holds(l8g > l5g)
+        .var("cores", prof.cores());
+    out.value("even-split", l8e - l5g, run_deps.clone())
+        .holds(l8e < l5g && (l8e - l5e).abs() < 1e-6)
+        .var("cores", prof.cores());
     let best_split = [l8g, l8e, l5g, l5e].into_iter().fold(f64::MAX, f64::min);
     // The profile's seal cost as a fixed part [us] and a part per byte [ns/B], for the text.
     let seal = |l: u64| prof.cipher_cost_ns(Suite::Aes128Gcm, profile::Direction::Seal, l);
     let (fixed_us, per_byte_ns) = (seal(0)? / 1e3, (seal(1000)? - seal(0)?) / 1000.0);
     let even_faster_everywhere =
         (0..cores.len()).all(|c| grid.at(0, c)[3].mean_us < grid.at(0, c)[NO_SPLIT].mean_us);
-    e.rows.push(
-        t.claim(
-            name,
-            "000/fig15/no-split-best",
-            l9 - best_split,
-            l9 < best_split,
-            run_deps.clone(),
-            &format!("{regime}: payload delay"),
-        )?
-        .because(format!(
+    out.value("no-split-best", l9 - best_split, run_deps.clone())
+        .holds(l9 < best_split)
+        .var("cores", prof.cores())
+        .why(format!(
             "Fig. 15's 'no split is best' conflicts with Fig. 11's costs in a node that pipelines: with MACsec costing {fixed_us:.1} us per frame plus {per_byte_ns:.1} ns per byte at each end (Fig. 11), two 4096 B frames pay the fixed cost twice ({:.1} us more CPU per payload and end) but the O-RU opens frame 1 while the O-DU seals frame 2 (and spare cores seal both at once), so the payload's delay is {l5e:.1} us against {l9:.1} us for one 8192 B frame{}. It holds only in a model that adds the per-frame delays up serially (000's Fig. 15 model). For capacity it holds only where the CPU limits (see the advice): where the I/O stage limits, every variant carries about the same payload rate.",
             fixed_us,
             if even_faster_everywhere {
@@ -135,8 +114,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
             } else {
                 String::new()
             }
-        )),
-    );
+        ));
     // The greedy splits' throughput: wherever both saturate, do they carry the same (to 1%)?
     let greedy_tie = (0..loads.len())
         .flat_map(|l| (0..cores.len()).map(move |c| (l, c)))
@@ -144,7 +122,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
         .filter(|x| x[0].saturated && x[2].saturated)
         .all(|x| (x[0].delivered_mbps / x[2].delivered_mbps - 1.0).abs() <= 0.01);
     let holds = |b: bool| if b { "holds" } else { "does not hold" };
-    e.facts.push(format!(
+    out.fact(format!(
         "Fig. 15's claims at low load ({} cores): 'MTU 5000 beats 8000 with a greedy split' {} ({l5g:.1} vs {l8g:.1} us), 'an even split removes the penalty' {} ({l5e:.1} us), 'no split is best' {} ({l9:.1} us).{}{}",
         prof.cores(),
         holds(l8g > l5g),
@@ -165,9 +143,9 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
         // Every sentence is rendered from claims about these runs; one the runs contradict
         // would be a bug in the generator, and is withheld rather than printed.
         if a.claims.iter().all(|c| c.holds(&grid)) {
-            e.facts.push(format!("Advice: {}", a.sentence));
+            out.fact(format!("Advice: {}", a.sentence));
         } else {
-            e.facts.push(format!(
+            out.fact(format!(
                 "Advice withheld (contradicted by its own runs): {}",
                 a.sentence
             ));
@@ -234,46 +212,32 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
         let cpu = (d.cpu_ns + a.cpu_ns / 2.0) / f64::from(prof.cores());
         Ok(if io > cpu { "I/O" } else { "CPU" })
     };
-    e.facts.push(format!(
+    out.fact(format!(
         "Bulk transfer, 20 MB, one ACK per two frames: {t1400:.1} ms at MTU 1400 ({g1400:.0} Mb/s), {t9000:.1} ms at MTU 9000 ({:.0} Mb/s); the sender is {}-bound at MTU 1400 and {}-bound at 9000. With an I/O cost that grows with the bytes moved, a larger MTU saves only the per-frame part and the headers.",
         20e6 * 8.0 / (t9000 * 1e-3) / 1e6,
         limit(p1400)?,
         limit(bulk_stack.max_payload(9000)?)?
     ));
-    e.rows.push(
-        t.row(
-            name,
-            "000/fig14/speedup-9000-vs-1400",
-            gain,
-            bulk_deps.clone(),
-            &format!("capacity view: completion time of a 20 MB transfer, {t1400:.1} ms at MTU 1400 vs {t9000:.1} ms at 9000"),
-        )?
-        .because(why_gain),
+    out.value("speedup-9000-vs-1400", gain, bulk_deps.clone())
+        .var("t1400", format!("{t1400:.1}"))
+        .var("t9000", format!("{t9000:.1}"))
+        .why(why_gain);
+    out.value("goodput-9000", 20e6 * 8.0 / (t9000 * 1e-3) / 1e6, bulk_deps);
+    out.series(
+        "bulk",
+        Series::new("model (DES)", Style::Line, bulk.clone()),
     );
-    e.rows.push(t.row(
-        name,
-        "000/fig14/goodput-9000",
-        20e6 * 8.0 / (t9000 * 1e-3) / 1e6,
-        bulk_deps,
-        "capacity view: 20 MB over the completion time; the profile's I/O line was fitted through it",
-    )?);
-    e.plots.push(xy(
-        "ofh_mtu_bulk",
-        "Bulk transfer completion time vs MTU, MACsec encryption on (000 Fig. 14; 20 MB)",
-        "MTU [B]",
-        "completion time [ms]",
-        vec![
-            Series::new("model (DES)", Style::Line, bulk.clone()),
-            Series::new(
-                format!("paper: MTU 9000 ~{fig14_gain}% faster than 1400"),
-                Style::Published,
-                vec![
-                    (1400.0, t1400),
-                    (9000.0, t1400 * (1.0 - fig14_gain / 100.0)),
-                ],
-            ),
-        ],
-    ));
+    out.series(
+        "paper-bulk",
+        Series::new(
+            format!("paper: MTU 9000 ~{fig14_gain}% faster than 1400"),
+            Style::Published,
+            vec![
+                (1400.0, t1400),
+                (9000.0, t1400 * (1.0 - fig14_gain / 100.0)),
+            ],
+        ),
+    );
     let series: Vec<Series> = cores
         .iter()
         .enumerate()
@@ -288,14 +252,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
             Series::new(format!("{n} cores"), Style::Points, pts)
         })
         .collect();
-    e.plots.push(categorical(
-        "ofh_mtu_fixed",
-        "Fixed 8192 B payload at low load (DES; 000 Fig. 15)",
-        "MTU and split of the payload",
-        "mean payload delay [us]",
-        &VARIANTS.map(|v| v.0),
-        series,
-    ));
+    out.series_list("fixed", series);
     let mut carried = vec![];
     for c in [4u32, prof.cores()] {
         let Some(ci) = cores.iter().position(|&x| x == c) else {
@@ -312,12 +269,6 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Experiment> {
             ));
         }
     }
-    e.plots.push(xy(
-        "ofh_mtu_carried",
-        "Fixed 8192 B payload: payload rate carried vs offered (DES; the even split = any two-frame split)",
-        "offered payload rate [Mb/s]",
-        "carried payload rate [Mb/s]",
-        carried,
-    ));
-    Ok(e)
+    out.series_list("carried", carried);
+    Ok(out)
 }

@@ -1,12 +1,14 @@
-//! ofh_table4: 000 Table 4, T12max per O-DU and O-RU category, and where MACsec fits.
+//! ofh_table4: 000 Table 4, T12max per O-DU and O-RU category, and where MACsec fits; the
+//! analysis of `experiments/studies/ofh_table4.toml`.
 
 use std::path::Path;
 
-use super::ofh::{OFH_MODES, OFH_PROFILE};
+use super::ofh::OFH_MODES;
 use super::plot::{HeatMap, Plot};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, pin_profile_node};
-use super::{Experiment, Result, TABLE4_CSV};
+use super::{Result, TABLE4_CSV};
 use crate::oran::{table4, table4_du, table4_region, table4_ru};
 
 /// The published Table 4 parsed from [`TABLE4_CSV`].
@@ -40,17 +42,10 @@ pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
     Ok(run_mode(mode)? - run_mode(2)?)
 }
 
-pub(super) fn ofh_table4(root: &Path, targets: &Targets) -> Result<Experiment> {
-    let name = "ofh_table4";
-    let mut e = Experiment::new(
-        name,
-        "OFH Table 4: T12max per O-DU/O-RU category and the three MACsec regions (000 §5, Table 4)",
-    );
-    e.profiles.push(OFH_PROFILE.into());
-    e.model = "T12max = O-DU budget - O-RU offset, floored at 0 (two category lists, 14 + 12 values); a cell fits a MACsec mode when the one-way delay MACsec adds to the 7678 B OFH frame (DES run of scenarios/ofh_table4.toml, with minus without MACsec) is at most T12max. Latency view.".into();
-    e.fitted = "the category budgets and offsets were read off Table 4 (they reproduce it, they do not predict it); the MACsec costs come from Fig. 11 (fitted at 64 and 9000 B).".into();
-    e.predicted =
-        "the added delay at 7678 B and with it the three regions and their counts (no published number to compare: the paper shades the regions). The cell count row is an identity.".into();
+/// The ofh_table4 analysis: Table 4 from the categories, MACsec's added delay at 7678 B per
+/// mode and the regions it gives (a heat map).
+pub(super) fn ofh_table4(root: &Path, _: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let t = table4();
     let published = table4_published();
     let matching = t
@@ -60,13 +55,11 @@ pub(super) fn ofh_table4(root: &Path, targets: &Targets) -> Result<Experiment> {
         .filter(|(a, b)| a == b)
         .count();
     let cells = t.iter().flatten().count();
-    e.rows.push(targets.row(
-        name,
-        "000/table4/cells",
+    out.value(
+        "cells",
         if cells == 168 { matching as f64 } else { 0.0 },
         Deps::default().input("O-DU budgets and O-RU offsets read off Table 4"),
-        "computed from the O-DU and O-RU categories",
-    )?);
+    );
     let on = ofh_table4_added(root, 0)?;
     let off = ofh_table4_added(root, 1)?;
     let mut counts = [0usize; 3];
@@ -82,11 +75,11 @@ pub(super) fn ofh_table4(root: &Path, targets: &Targets) -> Result<Experiment> {
                 .collect()
         })
         .collect();
-    e.facts.push(format!(
+    out.fact(format!(
         "MACsec adds {on:.1} us (encryption on) and {off:.1} us (off) to the 7678 B frame, one way. Regions: {} combinations fit MACsec with encryption, {} only MACsec without encryption, {} only no MACsec (of {cells}).",
         counts[0], counts[1], counts[2]
     ));
-    e.facts.push(format!(
+    out.fact(format!(
         "O-DU budgets [us]: {}; O-RU offsets [us]: {}.",
         table4_du()
             .iter()
@@ -99,7 +92,9 @@ pub(super) fn ofh_table4(root: &Path, targets: &Targets) -> Result<Experiment> {
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    e.plots.push(Plot::Heat(HeatMap {
+    out.plot(
+        "heat",
+        Plot::Heat(HeatMap {
         name: "ofh_table4".into(),
         title: format!(
             "Table 4 T12max [us] and MACsec regions (added delay {on:.0} / {off:.0} us at 7678 B)"
@@ -116,6 +111,7 @@ pub(super) fn ofh_table4(root: &Path, targets: &Targets) -> Result<Experiment> {
             "MACsec without encryption only".into(),
             "no MACsec only".into(),
         ],
-    }));
-    Ok(e)
+        }),
+    );
+    Ok(out)
 }

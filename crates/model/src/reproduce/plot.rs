@@ -1,43 +1,9 @@
 //! Plots as data, in the paper's form; the CLI draws them.
 
-use serde::Serialize;
-
-/// An x-y plot of `series`.
-pub(super) fn xy(
-    name: &str,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: Vec<Series>,
-) -> Plot {
-    Plot::Xy(XyPlot {
-        name: name.into(),
-        title: title.into(),
-        x_label: x_label.into(),
-        y_label: y_label.into(),
-        categories: vec![],
-        series,
-    })
-}
-
-/// An x-y plot whose x axis is categorical: `categories[i]` names the points at x = `i`.
-pub(super) fn categorical(
-    name: &str,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[&str],
-    series: Vec<Series>,
-) -> Plot {
-    let mut p = xy(name, title, x_label, y_label, series);
-    if let Plot::Xy(x) = &mut p {
-        x.categories = categories.iter().map(|&c| c.to_owned()).collect();
-    }
-    p
-}
+use serde::{Deserialize, Serialize};
 
 /// How a series is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
     /// Model output: a line through the points.

@@ -1,24 +1,20 @@
-//! pq_ike_e2: post-quantum IKE_SA_INIT on E2.
+//! pq_ike_e2: post-quantum IKE_SA_INIT on E2; the analysis of
+//! `experiments/studies/pq_ike_e2.toml`.
 
 use std::path::Path;
 
-use super::plot::{Series, Style, categorical};
+use super::Result;
+use super::plot::{Series, Style};
 use super::pq::{PQ_PROFILE, ke_compute_us};
+use super::study::Outputs;
 use super::target::Targets;
 use super::variant::{fmt_list, traced};
-use super::{Experiment, Result};
 use crate::scenario::ike_auth_work;
 
-pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Experiment> {
-    let name = "pq_ike_e2";
-    let mut e = Experiment::new(
-        name,
-        "Post-quantum IKEv2 on E2: IKE SA setup phases with curve25519, ML-KEM-768, ML-KEM-1024 (Perera et al. 2026)",
-    );
-    e.profiles.push(PQ_PROFILE.into());
-    e.model = "Every exchange's time = (round trip and message handling, one term taken equal for every exchange and every KEM) + the crypto on its critical path (profile ops): IKE_SA_INIT the key exchange; IKE_AUTH the signatures of certificate authentication (the initiator signs, the responder verifies the AUTH payload and the certificate and signs, the initiator verifies both: the same work `oransim run` charges a handshake source); CREATE_CHILD_SA (no KE payload, no PFS) nothing the profile costs. Message sizes and datagrams from the IKEv2 model (`oransim handshake`), certificate authentication (RSA-2048), MTU 1500. Latency view: one handshake, unloaded, as the paper's packet captures time it.".into();
-    e.fitted = "the curve25519 IKE_SA_INIT row (gives the round trip and handling term) and the ML-KEM-768 row (gives strongSwan's ML-KEM scale factor on these VMs, in the profile).".into();
-    e.predicted = "IKE_AUTH and CHILD_SA with curve25519 and with ML-KEM-768 (the handling term from the curve25519 IKE_SA_INIT row plus this host's measured signature costs), and IKE_SA_INIT with ML-KEM-1024 (measured 1024/768 cost ratios, no published value to compare).".into();
+/// The pq_ike_e2 analysis: every IKE exchange's time from the fitted handling term and the
+/// profile's crypto costs.
+pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let prof = profile::Profile::load(root.join(PQ_PROFILE))?;
     let (x_id, ml_id) = (
         "perera2026/ike-sa-init/x25519",
@@ -32,7 +28,6 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Experiment> {
     let base_deps = x_deps.fitted_param("pq_ike_e2.handling", &[x_id]);
     let mut bars = vec![];
     let mut lines = vec![];
-    let mut paper_bars = vec![];
     for (i, (ke, target)) in [
         ("x25519", Some(x_id)),
         ("mlkem768", Some(ml_id)),
@@ -56,38 +51,25 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Experiment> {
         ));
         bars.push((i as f64, t));
         match target {
-            Some(id) => {
-                e.rows.push(tg.row(
-                    name,
-                    id,
+            Some(_) => {
+                out.value(
+                    &format!("ike-sa-init-{ke}"),
                     t,
                     deps.and(&base_deps).model("ikev2"),
-                    "latency view; mean of 100 runs in the paper",
-                )?);
-                paper_bars.push((i as f64, published(id)?));
+                );
             }
-            None => e.facts.push(format!("Prediction without a published value: IKE_SA_INIT with ML-KEM-1024 takes {t:.0} us ({:.0}% more than ML-KEM-768), from ML-KEM-1024's measured cost ratios (keygen {:.2}x, encaps {:.2}x, decaps {:.2}x of ML-KEM-768, RustCrypto on the dev host) and the same scale factor.",
+            None => out.fact(format!("Prediction without a published value: IKE_SA_INIT with ML-KEM-1024 takes {t:.0} us ({:.0}% more than ML-KEM-768), from ML-KEM-1024's measured cost ratios (keygen {:.2}x, encaps {:.2}x, decaps {:.2}x of ML-KEM-768, RustCrypto on the dev host) and the same scale factor.",
                 (t / (base + ke_compute_us(&prof, "mlkem768")?) - 1.0) * 100.0,
                 prof.op_cost_ns("mlkem1024.keygen", 0)? / prof.op_cost_ns("mlkem768.keygen", 0)?,
                 prof.op_cost_ns("mlkem1024.encaps", 0)? / prof.op_cost_ns("mlkem768.encaps", 0)?,
                 prof.op_cost_ns("mlkem1024.decaps", 0)? / prof.op_cost_ns("mlkem768.decaps", 0)?)),
         }
     }
-    later_phases(&prof, tg, base, &base_deps, &mut e)?;
-    e.facts.push(fmt_list(&lines) + ".");
-    e.facts.push("ML-KEM-1024 pushes both IKE_SA_INIT messages past a 1500 B MTU (1788 / 1813 B IP packets above); IKE_SA_INIT is not encrypted, so IKE fragmentation (RFC 7383) cannot apply and they are IP-fragmented. The profile takes the extra bytes as free on the VMs' virtual link.".into());
-    e.plots.push(categorical(
-        "pq_ike_e2",
-        "IKE_SA_INIT time per key exchange (Perera et al.)",
-        "key exchange",
-        "IKE_SA_INIT [us]",
-        &["x25519", "mlkem768", "mlkem1024"],
-        vec![
-            Series::new("model", Style::Points, bars),
-            Series::new("paper (mean of 100 runs)", Style::Published, paper_bars),
-        ],
-    ));
-    Ok(e)
+    later_phases(&prof, tg, base, &base_deps, &mut out)?;
+    out.fact(fmt_list(&lines) + ".");
+    out.fact("ML-KEM-1024 pushes both IKE_SA_INIT messages past a 1500 B MTU (1788 / 1813 B IP packets above); IKE_SA_INIT is not encrypted, so IKE fragmentation (RFC 7383) cannot apply and they are IP-fragmented. The profile takes the extra bytes as free on the VMs' virtual link.");
+    out.series("model", Series::new("model", Style::Points, bars));
+    Ok(out)
 }
 
 /// IKE_AUTH and CREATE_CHILD_SA: the handling term `base` \[us\] (fitted on the curve25519
@@ -98,9 +80,8 @@ fn later_phases(
     tg: &Targets,
     base: f64,
     base_deps: &super::target::Deps,
-    e: &mut Experiment,
+    out: &mut Outputs,
 ) -> Result<()> {
-    let name = "pq_ike_e2";
     // Signatures each side verifies: the peer's AUTH payload and its one certificate.
     let verifies = 2.0;
     let auth_us = |alg: &str| -> Result<f64> {
@@ -119,41 +100,37 @@ fn later_phases(
         .unwrap_or(f64::NAN)
         - (base + auth);
     for ke in ["x25519", "mlkem768"] {
-        for (phase, t, deps, note) in [
-            (
-                "ike-auth",
-                base + auth,
-                auth_deps.clone().and(base_deps),
-                "latency view; RSA certificates (strongSwan's `pki` default), one per side; mean of 100 runs in the paper",
-            ),
-            (
-                "child-sa",
-                base,
-                base_deps.clone(),
-                "latency view; no KE payload (no PFS); mean of 100 runs in the paper",
-            ),
+        for (phase, t, deps) in [
+            ("ike-auth", base + auth, auth_deps.clone().and(base_deps)),
+            ("child-sa", base, base_deps.clone()),
         ] {
             let id = format!("perera2026/{phase}/{ke}");
-            let row = tg.row(name, &id, t, deps.model("ikev2"), note)?;
-            let paper = row.paper.unwrap_or(f64::NAN);
-            let row = if row.pass {
-                row
-            } else if phase == "child-sa" {
-                row.because(format!("CREATE_CHILD_SA costs no modelled crypto (nonces and PRF+ only), so the model gives it the handling term alone ({base:.0} us, fitted on IKE_SA_INIT); the paper's exchange takes {:.0} us more. IKE_AUTH falls short by a similar amount ({:.0} us, inside its spread). Both exchanges install a Child SA in the kernel (two xfrm states and policies over netlink) and IKE_SA_INIT, the exchange the handling term is fitted on, does not: the model has no cost for that", paper - base, row_auth_gap))
+            let paper = tg.get(&id)?.value.unwrap_or(f64::NAN);
+            let why = if phase == "child-sa" {
+                format!(
+                    "CREATE_CHILD_SA costs no modelled crypto (nonces and PRF+ only), so the model gives it the handling term alone ({base:.0} us, fitted on IKE_SA_INIT); the paper's exchange takes {:.0} us more. IKE_AUTH falls short by a similar amount ({:.0} us, inside its spread). Both exchanges install a Child SA in the kernel (two xfrm states and policies over netlink) and IKE_SA_INIT, the exchange the handling term is fitted on, does not: the model has no cost for that",
+                    paper - base,
+                    row_auth_gap
+                )
             } else {
-                row.because(format!("with RSA certificates IKE_AUTH costs two RSA signatures and four verifications ({auth:.0} us on this host's AWS-LC, unscaled) on top of the handling term fitted on IKE_SA_INIT ({base:.0} us); the paper's {:.0} us leaves {:.0} us for them", paper, paper - base))
+                format!(
+                    "with RSA certificates IKE_AUTH costs two RSA signatures and four verifications ({auth:.0} us on this host's AWS-LC, unscaled) on top of the handling term fitted on IKE_SA_INIT ({base:.0} us); the paper's {:.0} us leaves {:.0} us for them",
+                    paper,
+                    paper - base
+                )
             };
-            e.rows.push(row);
+            out.value(&format!("{phase}-{ke}"), t, deps.model("ikev2"))
+                .why(why);
         }
     }
     let ecdsa = auth_us("ecdsa-p256")?;
     let ed = auth_us("ed25519")?;
-    e.facts.push(format!(
+    out.fact(format!(
         "IKE_AUTH's signatures on the critical path: RSA-{} {auth:.0} us (two signatures, four verifications; the profile's stand-ins measured on the dev host: aws-lc-rs, OpenSSL-derived like strongSwan's openssl plugin, unscaled); with an ECDSA P-256 PKI the model would give IKE_AUTH {:.0} us, with Ed25519 {:.0} us (RustCrypto stand-ins).",
         tg.assume("perera.rsa-bits")?,
         base + ecdsa,
         base + ed
     ));
-    e.facts.push("IKE_AUTH and CREATE_CHILD_SA carry no KE payload (no PFS), so the model gives them the same time with ML-KEM-768 as with curve25519; Perera et al.'s two proposals agree within their spread too.".into());
+    out.fact("IKE_AUTH and CREATE_CHILD_SA carry no KE payload (no PFS), so the model gives them the same time with ML-KEM-768 as with curve25519; Perera et al.'s two proposals agree within their spread too.");
     Ok(())
 }

@@ -1,11 +1,14 @@
-//! pq_kems_hybrid: hybrid KEMs in IKEv2.
+//! pq_kems_hybrid: hybrid KEMs in IKEv2; the analysis of
+//! `experiments/studies/pq_kems_hybrid.toml`.
 
 use std::path::Path;
 
-use super::plot::{Series, Style, categorical};
+use super::Result;
+use super::plot::{Series, Style};
 use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us};
+use super::study::Outputs;
+use super::target::Targets;
 use super::variant::{Doc, fmt_list};
-use super::{Experiment, Result};
 
 /// The KEMs hybridised with X25519, in the order of the study's rows.
 const KEMS: [&str; 9] = [
@@ -20,20 +23,18 @@ const KEMS: [&str; 9] = [
     "frodokem-976-aes",
 ];
 
-pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experiment> {
-    let name = "pq_kems_hybrid";
-    let mut e = Experiment::new(
-        name,
-        "Post-quantum KEMs in hybrid IKEv2: handshake bytes, datagrams, round trips, time (Otero-García et al. 2025)",
+/// The pq_kems_hybrid analysis: per hybrid KEM the IKEv2 model's sizes, datagrams and round
+/// trips, the setup time on the Perera testbed (from its published curve25519 IKE_SA_INIT and
+/// IKE_AUTH means) and on this host; no row (the paper publishes no handshake time).
+pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
+    let published = |id: &str| -> Result<f64> { Ok(tg.get(id)?.value.unwrap_or(f64::NAN)) };
+    let (init_x25519, auth_x25519) = (
+        published("perera2026/ike-sa-init/x25519")?,
+        published("perera2026/ike-auth/x25519")?,
     );
-    e.profiles.push(PQ_PROFILE.into());
-    e.model = "X25519 in IKE_SA_INIT plus one KEM in an IKE_INTERMEDIATE exchange (RFC 9370), certificates (RSA-2048), MTU 1500, IKE fragmentation on: sizes, fragments, datagrams and round trips from the IKEv2 model; setup time = IKE_SA_INIT with X25519 + IKE_INTERMEDIATE (Perera testbed's round trip and handling term + the KEM's compute, where its cost is known: ML-KEM) + IKE_AUTH, all from the Perera rows and profile; the data path (scenarios/pq_kems_hybrid.toml) is the same for every KEM.".into();
-    e.fitted =
-        "nothing from this paper (its numbers are called indicative and none is a handshake time)."
-            .into();
-    e.predicted = "per KEM: setup bytes, datagrams, round trips; setup time for the ML-KEM hybrids on the Perera testbed, and for every KEM with a measured cost on this host; that the data-plane delay does not depend on the KEM.".into();
     let prof = profile::Profile::load(root.join(PQ_PROFILE))?;
-    let base = 1363.0 - ke_compute_us(&prof, "x25519")?;
+    let base = init_x25519 - ke_compute_us(&prof, "x25519")?;
     let mut lines = vec![];
     let mut bytes = vec![];
     for (i, kem) in KEMS.into_iter().enumerate() {
@@ -44,11 +45,11 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
             1500,
         )?)?;
         let time = if prof.has_op(&format!("{kem}.keygen")) {
-            // IKE_SA_INIT with X25519 (1363 us) + IKE_INTERMEDIATE (the round trip and handling
-            // term + the KEM's compute) + IKE_AUTH with curve25519 (2093 us), Perera's testbed.
+            // IKE_SA_INIT with X25519 + IKE_INTERMEDIATE (the round trip and handling term +
+            // the KEM's compute) + IKE_AUTH with curve25519, Perera's testbed.
             format!(
                 "{:.0} us",
-                1363.0 + base + ke_compute_us(&prof, kem)? + 2093.0
+                init_x25519 + base + ke_compute_us(&prof, kem)? + auth_x25519
             )
         } else {
             "not timed on the Perera testbed (no cost of this KEM in its profile)".into()
@@ -66,7 +67,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
         ));
         bytes.push((i as f64, hs.setup_bytes as f64));
     }
-    e.facts.push(fmt_list(&lines) + ".");
+    out.fact(fmt_list(&lines) + ".");
     // The same hybrids on this host, every cost measured (`oransim calibrate`; HQC and FrodoKEM
     // from PQClean's portable C in a build with `--features pqclean`): one tunnel's set-up on an
     // idle path, as `oransim plan kex` computes it.
@@ -113,7 +114,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
                 .map(|op| format!("{k} {}", op.implementation))
         })
         .collect();
-    e.facts.push(format!(
+    out.fact(format!(
         "On this host ({HOST_PROFILE}, Ed25519 authentication, one tunnel on an idle 10 Gb/s 100 m path, MTU 1500): {}. Implementations: {}. PQClean's HQC and FrodoKEM are portable C, slower than the AVX2/AES-NI code of liboqs that strongSwan uses, so their times here are upper bounds for a deployment. {}",
         fmt_list(&host_lines),
         impls.join(", "),
@@ -127,17 +128,10 @@ pub(super) fn pq_kems_hybrid(root: &Path, _: &super::Targets) -> Result<Experime
         }
     ));
     let r = Doc::load(root, "scenarios/pq_kems_hybrid.toml")?.run()?;
-    e.facts.push(format!(
+    out.fact(format!(
         "Data plane: the KEM does not enter the per-packet ESP work, so the model's one-way delay of a 1000 B ping through the tunnel is {:.1} us whichever KEM set the tunnel up (Otero-García et al. report 0.402-0.491 ms delays on their testbed without a KEM and call the numbers indicative: there is no profile of their DU/RU hosts to compare with).",
         r.flows[0].delay.mean_ns / 1e3
     ));
-    e.plots.push(categorical(
-        "pq_kems_hybrid",
-        "Hybrid IKEv2 setup bytes per KEM (Otero-García et al.)",
-        "KEM (with X25519)",
-        "setup bytes, both directions [B]",
-        &KEMS,
-        vec![Series::new("model", Style::Points, bytes)],
-    ));
-    Ok(e)
+    out.series("setup-bytes", Series::new("model", Style::Points, bytes));
+    Ok(out)
 }

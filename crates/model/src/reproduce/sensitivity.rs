@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{EXPERIMENTS, Experiment, Result, Targets};
+use super::{Experiment, Result, Targets, run_one};
 
 /// One assumption at one end of its range.
 #[derive(Debug, Clone, Serialize)]
@@ -70,12 +70,7 @@ pub fn sensitivity(root: &Path, targets: &Targets, base: &[Experiment]) -> Resul
                 advice: vec![],
             };
             for e in &touched {
-                let run = EXPERIMENTS
-                    .iter()
-                    .find(|(n, _)| *n == e.name)
-                    .map(|(_, f)| *f)
-                    .expect("a base experiment is registered");
-                let again = run(root, &t)?;
+                let again = run_one(root, &t, &e.name)?;
                 for (r, r2) in e.rows.iter().zip(&again.rows) {
                     if r.pass != r2.pass {
                         v.flips.push(Flip {

@@ -1,13 +1,14 @@
 //! table1: 000 Table 1's minimum overhead per security protocol against the byte-exact
 //! protocol model (`oransim overhead`), and 000 §2.3's bound on the queueing delay that
-//! overhead adds (docs/analytic.md).
+//! overhead adds (docs/analytic.md); the analysis of `experiments/studies/table1.toml`.
 
 use std::path::Path;
 
 use protocols::catalogue::{self, SuiteOverhead};
 
+use super::Result;
+use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::{Experiment, Result};
 
 /// The suite with the fewest added bytes among those that encrypt and are recommended.
 fn smallest(suites: Vec<SuiteOverhead>) -> Option<SuiteOverhead> {
@@ -17,52 +18,38 @@ fn smallest(suites: Vec<SuiteOverhead>) -> Option<SuiteOverhead> {
         .min_by_key(|s| (s.min, s.stack.clone()))
 }
 
-pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "table1";
-    let mut e = Experiment::new(
-        name,
-        "Bytes each security protocol adds (000 Table 1) and the queueing delay they add (000 §2.3)",
-    );
-    e.scenarios = vec![];
-    e.model = "The protocol model's smallest overhead over every payload length, for the recommended suites that encrypt (RFC 8221 for ESP, the IANA TLS registry, OpenSSH's defaults), on the traffic of the interfaces Table 1 lists: ESP tunnel mode over IPv4 with UDP inside (F1, W1, E1, X2, Xn), TLS over TCP (A1, O1, O2, F1-C), SSHv2 over TCP (the Fronthaul M-plane). `oransim overhead --interface NAME` prints the same figures with every suite.".into();
-    e.fitted = "nothing: the protocol model has no fitted parameter.".into();
-    e.predicted = "each protocol's minimum overhead; the plaintext load up to which 60 B of overhead per 1500 B packet adds at most 1 us of M/M/1 queueing at 10 Gb/s (sim_core::analytic::OverheadQueueing, derived in packets and bits).".into();
+/// The table1 analysis: each protocol's minimum overhead from the protocol model, and the
+/// load bound of 000 §2.3 derived in consistent units.
+pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     let deps = || Deps::default().model("protocols");
     let rows: [(&str, Option<SuiteOverhead>, &str); 3] = [
         (
-            "000/table1/ipsec-min",
+            "ipsec-min",
             smallest(catalogue::ipsec_suites("udp")?),
             "ESP in tunnel mode adds 20 B of outer IPv4, 8 B of SPI and sequence number, the IV, 2 B of trailer and the ICV, plus padding to 4 B (counter modes) or 16 B (CBC); an 8-byte ICV (AES-CCM-8) is the smallest. With a 16-byte ICV and an 8-byte IV the counter modes add 54 B plus 0-3 B of padding, so the paper's 57 B is their largest overhead, not the smallest of any suite",
         ),
         (
-            "000/table1/tls-min",
+            "tls-min",
             smallest(catalogue::tls_suites()?),
             "a TLS 1.2 record with ChaCha20-Poly1305 adds its 5-byte header and a 16-byte tag, TLS 1.3 one content-type byte more; the paper's 25 B is a TLS 1.2 record with a 20-byte HMAC-SHA1 and no IV, which only RC4 (forbidden by RFC 7465) or NULL (no confidentiality) give",
         ),
         (
-            "000/table1/ssh-min",
+            "ssh-min",
             smallest(catalogue::ssh_suites()?),
             "an SSH binary packet adds its 4-byte length, a 1-byte padding length, 4 to 255 B of padding to the cipher's block and the MAC; a counter-mode cipher with a 64-bit UMAC in encrypt-then-MAC mode is the smallest, and the paper's 28 B is one suite's value at one payload length",
         ),
     ];
-    for (id, best, why) in rows {
+    for (name, best, why) in rows {
         let Some(best) = best else { continue };
-        e.rows.push(
-            t.row(
-                name,
-                id,
-                best.min as f64,
-                deps(),
-                &format!(
-                    "protocols: {} adds {}..{} B",
-                    best.stack, best.min, best.max
-                ),
-            )?
-            .because(format!(
+        out.value(name, best.min as f64, deps())
+            .var("stack", &best.stack)
+            .var("min", best.min)
+            .var("max", best.max)
+            .why(format!(
                 "{} adds {}..{} B over all payload lengths: {why}",
                 best.stack, best.min, best.max
-            )),
-        );
+            ));
     }
     // 000 §2.3: Delta D_que <= 1 us while lambda <= 9.78 Gb/s, mu = 10 Gb/s, eps <= 60 B.
     let q = sim_core::analytic::OverheadQueueing {
@@ -72,18 +59,14 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Experiment> {
     };
     let max_gbps = q.max_load_for(1e-6) / 1e9;
     let paper = t.get("000/s2.3/dque-1us-load")?.value.unwrap_or(f64::NAN);
-    e.rows.push(
-        t.row(
-            name,
-            "000/s2.3/dque-1us-load",
-            max_gbps,
-            Deps::default()
-                .model("analytic M/M/1")
-                .input("10 Gb/s link, 60 B overhead (000 §2.3)")
-                .assume("1500 B plaintext packets (000 §2.3 gives no size)"),
-            "M/M/1 in packets: mu = R / 8L, mu' = R / 8(L + eps), same packets per second",
-        )?
-        .because(format!("the paper's expression subtracts a size (eps, in bits) from a rate (bit/s); derived in consistent units, the secured queue is already unstable at {paper} Gb/s of plaintext ({:.2} Gb/s on the wire with the overhead), and 1 us of added waiting is reached at {max_gbps:.2} Gb/s", paper * (q.packet_bytes + q.overhead_bytes) / q.packet_bytes)),
-    );
-    Ok(e)
+    out.value(
+        "dque-1us-load",
+        max_gbps,
+        Deps::default()
+            .model("analytic M/M/1")
+            .input("10 Gb/s link, 60 B overhead (000 §2.3)")
+            .assume("1500 B plaintext packets (000 §2.3 gives no size)"),
+    )
+    .why(format!("the paper's expression subtracts a size (eps, in bits) from a rate (bit/s); derived in consistent units, the secured queue is already unstable at {paper} Gb/s of plaintext ({:.2} Gb/s on the wire with the overhead), and 1 us of added waiting is reached at {max_gbps:.2} Gb/s", paper * (q.packet_bytes + q.overhead_bytes) / q.packet_bytes));
+    Ok(out)
 }

@@ -63,6 +63,10 @@ fn reproduce_frame_len_is_the_protocols_protected_length() {
 
 #[test]
 fn reproduce_unknown_experiment_is_an_error() {
-    let e = run(Path::new("."), Some("nope")).unwrap_err();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let e = run(&root, Some("nope")).unwrap_err();
     assert!(e.to_string().contains("e2_sack"), "{e}");
+    // Without a study list under the root, the error names the file.
+    let e = run(Path::new("."), None).unwrap_err();
+    assert!(e.to_string().contains(STUDIES_FILE), "{e}");
 }

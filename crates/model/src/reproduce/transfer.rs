@@ -7,7 +7,8 @@
 //! factor and `c0` a fixed cost per operation (kept at 0 where one factor is enough), each
 //! fitted on one named published row. Everything else the testbed profile fixed from the
 //! papers is replaced or removed, as each testbed below says, so the remaining rows test how far
-//! the host's measured costs carry.
+//! the host's measured costs carry. The study is `experiments/studies/transfer.toml`; this is
+//! its analysis.
 
 use std::path::Path;
 
@@ -19,9 +20,10 @@ use super::e2_size::{e2_size_point, gcm_no_difference};
 use super::e2_throughput::e2_rate_point;
 use super::fit::{LIOY_L, Provenance, with_cipher_lines};
 use super::ofh::{OFH_PROFILE, ofh_added};
+use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len, traced};
-use super::{Experiment, ReproduceError, Result};
+use super::{ReproduceError, Result};
 
 /// A testbed's cipher costs from this host's: `c0 + k × host(L)` for every cipher op the
 /// testbed profile has, fitted to the targets `fit`; the stack cost, latency and cores are the
@@ -74,62 +76,26 @@ fn value(t: &Targets, id: &str) -> Result<f64> {
     })
 }
 
-pub(super) fn transfer(root: &Path, t: &Targets) -> Result<Experiment> {
-    let name = "transfer";
-    let mut e = Experiment::new(
-        name,
-        "Transfer from this host: the testbeds' per-suite numbers from this host's measured cipher costs and at most two factors per testbed",
-    );
-    e.scenarios = vec![
-        "scenarios/e2_throughput.toml".into(),
-        "scenarios/e2_size.toml".into(),
-        "scenarios/ofh_size.toml".into(),
-    ];
-    e.profiles = HOSTS.iter().map(|h| (*h).to_owned()).collect();
-    e.profiles.extend([
-        E2_PROFILE.into(),
-        OFH_PROFILE.into(),
-        "calibration/nfv-macsec-aesni.toml".into(),
-        "calibration/nfv-macsec-noaesni.toml".into(),
-    ]);
-    e.profiles.extend(
-        AESNI_PAIRS
-            .iter()
-            .flat_map(|(a, b)| [(*a).to_owned(), (*b).to_owned()]),
-    );
-    e.model = "Each testbed's cipher costs are this host's measured lines (RustCrypto and aws-lc-rs, user space) scaled as c0 + k x host(L); the testbed's own scenario and composition are reused. Colosseum E2: k fitted on Table 3's AES256-CBC 512 Mb/s, the per-packet stack cost kept from the profile (fitted on 001 Fig. 7a's PT CPU slope), no I/O stage (the profile's is fitted on AES256-GCM's plateau, which is therefore predicted here); i9 OFH: k and c0 fitted on Fig. 11's two encryption-on points, no I/O stage (an unloaded ping); Lioy NFV: k fitted on macsec_start_xmit with AES-NI and integrity + confidentiality; without AES-NI, the same row fits k against a profile measured with the AES instructions on, and the four AES-NI-off rows follow from a profile of the same implementation, host and day with them off.".into();
-    e.fitted = "one or two factors per testbed, each on the named row (class fitted).".into();
-    e.predicted = "every other row: the other suites' plateaus (AES256-GCM's included), the CT - PT SACK delay and Fig. 9 for Colosseum; encryption off for the i9 OFH; integrity only and macsec_encrypt for Lioy's AES-NI host, and all four of Lioy's AES-NI-off numbers.".into();
+/// The transfer analysis: for each host profile (`<host name>/...` values) and each pair of
+/// AES-NI on/off profiles (`noaesni-from-<AES-NI profile name>/...`), the testbeds' numbers from
+/// the host's measured costs and the factors fitted on the named rows; a text
+/// `impl-<host name>` per host and `pair-<i>` per pair for the tallies of the study file.
+pub(super) fn transfer(root: &Path, t: &Targets) -> Result<Outputs> {
+    let mut out = Outputs::default();
     for path in HOSTS {
         let host = Profile::load(root.join(path))?;
-        let before = e.rows.len();
-        transfer_from(root, t, &host, &mut e)?;
-        let predicted: Vec<_> = e.rows[before..]
-            .iter()
-            .filter(|r| r.class.is_prediction())
-            .collect();
-        e.facts.push(format!(
-            "From {} ({}): {} of {} published numbers predicted land within their tolerance.",
-            host.name(),
-            host.implementation(),
-            predicted.iter().filter(|r| r.pass).count(),
-            predicted.len()
-        ));
+        out.text(&format!("impl-{}", host.name()), host.implementation());
+        transfer_from(root, t, &host, &mut out)?;
     }
-    for pair in AESNI_PAIRS {
-        let before = e.rows.len();
-        aes_ni_off(root, t, pair, &mut e)?;
-        let rows = &e.rows[before..];
-        e.facts.push(format!(
-            "Without AES-NI, from {} against {}: {} of {} published numbers predicted land within their tolerance.",
-            pair.0,
-            pair.1,
-            rows.iter().filter(|r| r.pass).count(),
-            rows.len()
-        ));
+    for (i, pair) in AESNI_PAIRS.into_iter().enumerate() {
+        out.text(
+            &format!("pair-{i}"),
+            format!("from {} against {}", pair.0, pair.1),
+        );
+        aes_ni_off(root, t, pair, &mut out)?;
     }
-    e.facts.push("Not transferred: Perera's IKE_SA_INIT (its two rows fix the handling term and the ML-KEM scale, leaving nothing published to predict), the OFH and Lioy throughputs (their I/O stages are fitted, not measured here), and calibration/dev-host-openssl.toml (imported from `openssl speed`: it has the AEADs only, no CBC + HMAC or GMAC to fit or predict with).".into());
-    Ok(e)
+    out.fact("Not transferred: Perera's IKE_SA_INIT (its two rows fix the handling term and the ML-KEM scale, leaving nothing published to predict), the OFH and Lioy throughputs (their I/O stages are fitted, not measured here), and calibration/dev-host-openssl.toml (imported from `openssl speed`: it has the AEADs only, no CBC + HMAC or GMAC to fit or predict with).");
+    Ok(out)
 }
 
 /// The committed profiles measured on this host that the transfer starts from.
@@ -138,10 +104,13 @@ const HOSTS: [&str; 2] = [
     "calibration/dev-host-aws-lc.toml",
 ];
 
-/// The rows of one host's transfer to the three testbeds.
-fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -> Result<()> {
-    let name = "transfer";
+/// The values of one host's transfer to the three testbeds, named `<host name>/...`.
+fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) -> Result<()> {
     let from = host.name();
+    let key = |what: &str| format!("{from}/{what}");
+    // `<from>/<kind>-<last part of the target id>`.
+    let named =
+        |kind: &str, id: &str| key(&format!("{kind}-{}", id.rsplit('/').next().unwrap_or(id)));
 
     // --- Colosseum E2: k on the AES256-CBC plateau ---------------------------------------
     let testbed = Profile::load(root.join(E2_PROFILE))?;
@@ -188,16 +157,16 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
                 }
                 _ => "AES256-GCM plateaus on the testbed at an I/O bottleneck between kernel and user space with the CPU near 50% (000 §6.3); a transfer of cipher costs carries no I/O stage, so only the CPU (or the offered rate) limits it here".to_owned(),
             };
-            e.rows.push(
-                t.row(
-                    name,
-                    id,
-                    plateau,
-                    deps.model("engine").model("protocols"),
-                    &format!("Colosseum from {from}, k = {k:.2}: capacity view at {OFFERED_MBPS} Mb/s offered, {bound}"),
-                )?
-                .because(why),
-            );
+            out.value(
+                &named("table3", id),
+                plateau,
+                deps.model("engine").model("protocols"),
+            )
+            .var("from", from)
+            .var("k", format!("{k:.2}"))
+            .var("offered", OFFERED_MBPS)
+            .var("bound", bound)
+            .why(why);
         }
     }
     let pt = suite("PT");
@@ -206,13 +175,12 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
         let (t2, c2, _, _) = e2_rate_point(&tput, &prof, pt, 300.0)?;
         Ok(((c2 - c1) / (t2 - t1), ()))
     })?;
-    e.rows.push(t.row(
-        name,
-        "001/fig7a/cpu-slope-pt",
+    out.value(
+        &key("cpu-slope-pt"),
         slope,
         deps.model("engine").model("protocols"),
-        &format!("Colosseum from {from}: the profile's stack cost, sender CPU at 100 and 300 Mb/s"),
-    )?);
+    )
+    .var("from", from);
     // The SACK in the tunnel: encryption adds a seal and an open of its 48-byte inner packet
     // and 76 B of transmission at 10 Gb/s (latency view, unloaded).
     let sack = frame_len(super::e2::E2_CT_SACK, 0)?;
@@ -222,16 +190,9 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
         let tx = f64::from(sack.wire - plain.wire) * 8.0 / 10.0;
         Ok((c(Direction::Seal)? + c(Direction::Open)? + tx) / 1e3)
     })?;
-    e.rows.push(
-        t.row(
-            name,
-            "000/s4.1/ct-minus-pt",
-            added,
-            deps.model("protocols"),
-            &format!("Colosseum from {from}: seal + open of the 48 B inner packet + 76 B at 10 Gb/s"),
-        )?
-        .because(format!("a small packet's cost on the testbed is mostly the kernel ESP path's fixed cost per packet (the Colosseum profile's fit puts {:.1} us in each AES256-CBC seal), which one {from} cipher call does not have ({:.2} us); k, fitted on a {} B packet's plateau, scales the per-byte work and leaves that fixed cost out", testbed.cipher(cbc_suite, Direction::Seal)?.fixed_ns / 1e3, host.cipher(cbc_suite, Direction::Seal)?.fixed_ns / 1e3, f.protected)),
-    );
+    out.value(&key("ct-minus-pt"), added, deps.model("protocols"))
+        .var("from", from)
+        .why(format!("a small packet's cost on the testbed is mostly the kernel ESP path's fixed cost per packet (the Colosseum profile's fit puts {:.1} us in each AES256-CBC seal), which one {from} cipher call does not have ({:.2} us); k, fitted on a {} B packet's plateau, scales the per-byte work and leaves that fixed cost out", testbed.cipher(cbc_suite, Direction::Seal)?.fixed_ns / 1e3, host.cipher(cbc_suite, Direction::Seal)?.fixed_ns / 1e3, f.protected));
     let size = Doc::load(root, "scenarios/e2_size.toml")?;
     let ((cbc_max, gcm_growth), deps) = traced(|| {
         let gcm = suite("AES256-GCM");
@@ -241,24 +202,12 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
         Ok((d(cbc, 1486)?.max(d(cbc, 48)?), d(gcm, 1486)? - d(gcm, 48)?))
     })?;
     let deps = deps.model("engine").model("protocols");
-    e.rows.push(t.row(
-        name,
-        "000/fig9/cbc-ct-minus-pt",
-        cbc_max,
-        deps.clone(),
-        &format!("Colosseum from {from}: latency view, RTT/2, at 62 and 1500 B"),
-    )?);
-    e.rows.push(
-        t.claim(
-            name,
-            "000/fig9/gcm-no-difference",
-            gcm_growth,
-            gcm_no_difference(gcm_growth),
-            deps,
-            &format!("Colosseum from {from}: latency view, RTT/2, 62 to 1500 B"),
-        )?
-        .because(format!("GCM's cost grows with the bytes on this host too; scaled by the CBC plateau's k it adds {gcm_growth:.1} us over 62-1500 B. The paper's flat GCM curve would need the testbed's GCM to cost almost nothing per byte, which the transfer from CBC's ratio cannot give")),
-    );
+    out.value(&key("fig9-cbc"), cbc_max, deps.clone())
+        .var("from", from);
+    out.value(&key("fig9-gcm"), gcm_growth, deps)
+        .holds(gcm_no_difference(gcm_growth))
+        .var("from", from)
+        .why(format!("GCM's cost grows with the bytes on this host too; scaled by the CBC plateau's k it adds {gcm_growth:.1} us over 62-1500 B. The paper's flat GCM curve would need the testbed's GCM to cost almost nothing per byte, which the transfer from CBC's ratio cannot give"));
 
     // --- i9 OFH: k and c0 on Fig. 11's encryption-on points -------------------------------
     let testbed = Profile::load(root.join(OFH_PROFILE))?;
@@ -296,16 +245,15 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
         ("000/fig11/off-9000", 1, 9000),
     ] {
         let (added, deps) = traced(|| added_at(k, c0, mode, frame))?;
-        e.rows.push(
-            t.row(
-                name,
-                id,
-                added,
-                deps.model("engine").model("protocols"),
-                &format!("i9 OFH from {from}, k = {k:.1}, c0 = {c0:.0} ns per operation: latency view, RTT/2"),
-            )?
-            .because(format!("integrity-only MACsec runs GMAC over the whole frame; {from}'s GMAC costs {ratio_here:.2} x its GCM per byte, while Fig. 11's slopes imply {ratio_there:.2} x on the i9's kernel MACsec, so the encryption-off line follows the host's ratio, not the testbed's")),
-        );
+        out.value(
+            &named("fig11", id),
+            added,
+            deps.model("engine").model("protocols"),
+        )
+        .var("from", from)
+        .var("k", format!("{k:.1}"))
+        .var("c0", format!("{c0:.0}"))
+        .why(format!("integrity-only MACsec runs GMAC over the whole frame; {from}'s GMAC costs {ratio_here:.2} x its GCM per byte, while Fig. 11's slopes imply {ratio_there:.2} x on the i9's kernel MACsec, so the encryption-off line follows the host's ratio, not the testbed's"));
     }
 
     // --- Lioy NFV: k on macsec_start_xmit with AES-NI, integrity + confidentiality --------
@@ -325,30 +273,34 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, e: &mut Experiment) -
     let why = format!(
         "{from}'s GMAC costs {gmac_here:.2} x its GCM on a 1514 B frame, Lioy's kernel {gmac_there:.2} x; and the fixed part of one {from} call is {fixed_here:.0}% of its seal, while the kernel's macsec_start_xmit spends {fixed_there:.0}% outside macsec_encrypt (the crypto API's per-frame set-up): one speed factor carries neither ratio"
     );
-    let lioy = Lioy { t, fit, k, from };
-    lioy.rows(root, host, "aesni", &why, e)?;
-    Ok(())
+    let lioy = Lioy {
+        fit,
+        k,
+        from,
+        prefix: from.to_owned(),
+    };
+    lioy.values(root, host, "aesni", &why, out)
 }
 
 /// The transfer to Lioy et al.'s NFV host: speed factor `k` (fitted on `fit`) on `from`'s
-/// measured costs.
+/// measured costs; the values are named `<prefix>/lioy-...`.
 struct Lioy<'a> {
-    t: &'a Targets,
     fit: &'a str,
     k: f64,
     from: &'a str,
+    prefix: String,
 }
 
 impl Lioy<'_> {
-    /// The four Table I-II rows of one AES-NI setting (`aesni` or `noaesni`) from the cipher
+    /// The four Table I-II values of one AES-NI setting (`aesni` or `noaesni`) from the cipher
     /// lines of `costs` scaled by `k`; `why` explains a miss.
-    fn rows(
+    fn values(
         &self,
         root: &Path,
         costs: &Profile,
         aesni: &str,
         why: &str,
-        e: &mut Experiment,
+        out: &mut Outputs,
     ) -> Result<()> {
         let testbed = Profile::load(root.join(format!("calibration/nfv-macsec-{aesni}.toml")))?;
         let tr = Transfer {
@@ -359,11 +311,6 @@ impl Lioy<'_> {
             io: true,
         };
         let prof = tr.profile(self.k, 0.0)?;
-        let setting = if aesni == "aesni" {
-            "Lioy's AES-NI host"
-        } else {
-            "Lioy's host without AES-NI"
-        };
         for (short, s) in [
             ("enc", Suite::Aes128Gcm),
             ("int", Suite::Gmac { aes_bits: 128 }),
@@ -377,22 +324,14 @@ impl Lioy<'_> {
             })?;
             let deps: Deps = deps.model("protocols");
             for (what, v) in [("start-xmit", total), ("encrypt", cipher)] {
-                e.rows.push(
-                    self.t
-                        .row(
-                            "transfer",
-                            &format!("lioy2022/table1/{what}-{short}-{aesni}"),
-                            v,
-                            deps.clone(),
-                            &format!(
-                                "{setting} from {}, k = {:.1}: seal of the 1502 B a 1514 B frame protects{}",
-                                self.from,
-                                self.k,
-                                if what == "encrypt" { " less its fixed part" } else { "" }
-                            ),
-                        )?
-                        .because(why.to_owned()),
-                );
+                out.value(
+                    &format!("{}/lioy-{what}-{short}", self.prefix),
+                    v,
+                    deps.clone(),
+                )
+                .var("from", self.from)
+                .var("k", format!("{:.1}", self.k))
+                .why(why);
             }
         }
         Ok(())
@@ -416,7 +355,7 @@ const AESNI_PAIRS: [(&str, &str); 2] = [
 
 /// Lioy's four rows without AES-NI from one pair of [`AESNI_PAIRS`]: `k` fitted on the same
 /// AES-NI row as above against the pair's AES-NI GCM, applied to its software AES.
-fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), e: &mut Experiment) -> Result<()> {
+fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), out: &mut Outputs) -> Result<()> {
     let (on, off) = (
         Profile::load(root.join(on))?,
         Profile::load(root.join(off))?,
@@ -445,10 +384,10 @@ fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), e: &mut Experim
         soft_gmac / soft_gcm
     );
     let lioy = Lioy {
-        t,
         fit,
         k,
         from: on.name(),
+        prefix: format!("noaesni-from-{}", on.name()),
     };
-    lioy.rows(root, &off, "noaesni", &why, e)
+    lioy.values(root, &off, "noaesni", &why, out)
 }
