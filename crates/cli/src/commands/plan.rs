@@ -194,7 +194,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = model::plan::interface(&q)?;
     let text = match a.format {
-        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::interface(&plan, &q, a.cpu_limit, &a.latency_limit),
     };
     print(&text)?;
@@ -256,9 +256,10 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
     };
     let text = match a.format {
-        KexFormat::Json => {
-            printer::plan::json(&serde_json::json!({ "plan": mine, "compare": other }))?
-        }
+        KexFormat::Json => printer::plan::json(
+            printer::plan::FRONTHAUL_SCHEMA,
+            &serde_json::json!({ "plan": mine, "compare": other }),
+        )?,
         KexFormat::Table => printer::plan::fronthaul(&q, &mine, other.as_ref(), pair),
     };
     print(&text)?;
@@ -283,7 +284,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = model::plan::kex(&q)?;
     let text = match a.format {
-        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Json => printer::plan::json(printer::plan::KEX_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::kex(&plan, &q),
     };
     print(&text)?;

@@ -143,15 +143,42 @@ fn storm_scenario(
         ))
 }
 
+/// How to measure a profile's missing per-packet costs, for an error that refuses a profile
+/// without them.
+pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
+
+/// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
+/// `allowed` part of the error that refuses it.
+pub(crate) fn how_to_measure(op: &str) -> String {
+    let alg = op.split('.').next().unwrap_or(op);
+    let openssl = match alg {
+        "x25519" => Some("ecdhx25519"),
+        "ecdsa-p256" => Some("ecdsap256"),
+        "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
+        _ => None,
+    };
+    if profile::OPTIONAL_KEY_OPS.contains(&op) {
+        return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
+    }
+    match openssl {
+        Some(arg) => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
+        ),
+        None => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
+        ),
+    }
+}
+
 /// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
 /// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the
 /// key's start (`link` matches every link, `node[1]` only the second node), a `field` the text
 /// after the item's name exactly (`""`: the item itself, e.g. a link's overload).
 pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
 
-/// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
-/// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
-/// the key the scenario checked follows in parentheses. Keys no flag sets are left as they are.
+/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
+/// becomes `--fibre: ...`, so an error caused by a flag names the flag the user typed, never
+/// the internal scenario key. Keys no flag sets are left as they are.
 pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
     match e {
         ScenarioError::Invalid {
@@ -167,10 +194,7 @@ pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
                 .map(|(_, _, flag)| *flag);
             ScenarioError::Invalid {
                 path,
-                key: match flag {
-                    Some(flag) => format!("{flag} ({key})"),
-                    None => key,
-                },
+                key: flag.map_or(key, str::to_owned),
                 problem,
                 allowed,
             }
@@ -199,8 +223,8 @@ fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Answers a key-exchange question by simulation. Errors name the flag (`--ke`,
-/// `--responder-profile`, ...) and the scenario key it set (`flow[0] ("ike").source.ke`, ...).
+/// Answers a key-exchange question by simulation. Errors name the flag (`--ke`, `--auth`,
+/// `--responder-profile`, ...), not the scenario key it set.
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     kex_plan(q).map_err(|e| name_flag(e, KEX_FLAGS))
 }
