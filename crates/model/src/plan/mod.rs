@@ -292,7 +292,25 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             storm: hs,
         });
     }
-    let findings = findings(&rows);
+    let mut findings = findings(&rows);
+    // A profile without per-packet costs (imported from `openssl speed` without
+    // `--measure-io`, or fitted to key ops only) leaves the datagrams' kernel I/O out.
+    let mut profiles = vec![&q.initiator_profile];
+    if q.responder_profile != q.initiator_profile {
+        profiles.push(&q.responder_profile);
+    }
+    for path in profiles {
+        if let Ok(p) = profile::Profile::load(path)
+            && p.stack_ns() == 0.0
+            && p.io_ns() == 0.0
+            && p.io_per_byte_ns() == 0.0
+        {
+            findings.push(format!(
+                "profile {} has no per-packet cost ([node.stack] and [node.io] are 0), so the set-up times leave out each datagram's kernel I/O; for {MEASURE_IO}",
+                path.display()
+            ));
+        }
+    }
     Ok(KexPlan { rows, findings })
 }
 
