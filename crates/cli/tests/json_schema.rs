@@ -185,6 +185,17 @@ fn brace_expansion_and_matching() {
     assert!(!matches("a[].b", "a.b", Match::Exact));
 }
 
+/// A small sweep (the golden test's `sweep_fronthaul_json`), without its output flags.
+const SWEEP: [&str; 7] = [
+    "sweep",
+    "scenarios/sweep_fronthaul.toml",
+    "--vary",
+    "link[0].mtu=4000B,9000B",
+    "--set",
+    "stop.packets=100",
+    "-q",
+];
+
 #[test]
 fn every_json_document_is_versioned_and_documented() {
     let docs = documented();
@@ -257,17 +268,7 @@ fn every_json_document_is_versioned_and_documented() {
             "json",
         ],
         vec!["handshake", "--protocol", "tls13", "--format", "json"],
-        vec![
-            "sweep",
-            "scenarios/sweep_fronthaul.toml",
-            "--vary",
-            "link[0].mtu=4000B,9000B",
-            "--set",
-            "stop.packets=100",
-            "-q",
-            "--format",
-            "json",
-        ],
+        [&SWEEP[..], &["--format", "json"]].concat(),
         vec![
             "live",
             "--quick",
@@ -321,17 +322,7 @@ fn every_json_document_is_versioned_and_documented() {
         check(parse(&stdout(args), &what), &what);
     }
     // The sweep's file in --out is the same document.
-    let out = common::oransim(&[
-        "sweep",
-        "scenarios/sweep_fronthaul.toml",
-        "--vary",
-        "link[0].mtu=4000B,9000B",
-        "--set",
-        "stop.packets=100",
-        "-q",
-        "--out",
-        &sweep_out,
-    ]);
+    let out = common::oransim(&[&SWEEP[..], &["--out", &sweep_out]].concat());
     assert!(
         out.status.success(),
         "{}",

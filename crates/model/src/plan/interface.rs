@@ -349,7 +349,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         }
         let s = interface_scenario(&q, suite, &stack, cores, pps)
             .build(origin)
-            .map_err(|e| super::name_flag(e, INTERFACE_FLAGS))?;
+            .map_err(|e| super::flag_only(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {

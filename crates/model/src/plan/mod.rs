@@ -164,8 +164,11 @@ pub(crate) fn how_to_measure(op: &str) -> String {
         Some(arg) => format!(
             "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
         ),
-        None => format!(
+        None if alg.starts_with("mlkem") || alg.starts_with("mldsa") => format!(
             "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
+        ),
+        None => format!(
+            "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
         ),
     }
 }
@@ -176,10 +179,22 @@ pub(crate) fn how_to_measure(op: &str) -> String {
 /// after the item's name exactly (`""`: the item itself, e.g. a link's overload).
 pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
 
-/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
-/// becomes `--fibre: ...`, so an error caused by a flag names the flag the user typed, never
-/// the internal scenario key. Keys no flag sets are left as they are.
+/// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
+/// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
+/// the key the scenario checked follows in parentheses (`oransim init`, whose scenario the user
+/// then edits). Keys no flag sets are left as they are.
 pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
+    rename_key(e, flags, true)
+}
+
+/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
+/// becomes `--fibre: ...`. `oransim plan` builds its scenarios internally, so its errors name
+/// only the flag the user typed, never a scenario key.
+pub(crate) fn flag_only(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
+    rename_key(e, flags, false)
+}
+
+fn rename_key(e: ScenarioError, flags: &FlagKeys, keep_key: bool) -> ScenarioError {
     match e {
         ScenarioError::Invalid {
             path,
@@ -194,7 +209,11 @@ pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
                 .map(|(_, _, flag)| *flag);
             ScenarioError::Invalid {
                 path,
-                key: flag.map_or(key, str::to_owned),
+                key: match flag {
+                    Some(flag) if keep_key => format!("{flag} ({key})"),
+                    Some(flag) => flag.to_owned(),
+                    None => key,
+                },
                 problem,
                 allowed,
             }
@@ -226,7 +245,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// Answers a key-exchange question by simulation. Errors name the flag (`--ke`, `--auth`,
 /// `--responder-profile`, ...), not the scenario key it set.
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
-    kex_plan(q).map_err(|e| name_flag(e, KEX_FLAGS))
+    kex_plan(q).map_err(|e| flag_only(e, KEX_FLAGS))
 }
 
 fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
