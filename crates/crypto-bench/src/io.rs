@@ -28,6 +28,28 @@ pub struct LoopbackIo {
     pub fit: LineFit,
 }
 
+impl LoopbackIo {
+    /// The profile's `[node.io]` entry for this measurement: the fitted line, with the points
+    /// and the fit quality in its `source`.
+    pub fn cost_file(&self) -> profile::file::CostFile {
+        let list = |f: &dyn Fn(&(usize, f64)) -> String| {
+            self.points.iter().map(f).collect::<Vec<_>>().join(", ")
+        };
+        profile::file::CostFile {
+            per_byte: (self.fit.b > 0.0).then(|| format!("{:.4}ns/B", self.fit.b)),
+            cost: profile::units::format_duration_ns(self.fit.a),
+            source: format!(
+                "measured: median per-datagram cost of sendto + recv of UDP datagrams over 127.0.0.1 (two syscalls and the kernel UDP/IP path both ways) at frames of {} B: {} ns; line cost + per_byte x frame fitted to them (r2 {:.3}, largest residual {:.1}%)",
+                list(&|(f, _)| f.to_string()),
+                list(&|(_, ns)| format!("{ns:.0}")),
+                self.fit.r2,
+                self.fit.max_rel_residual * 100.0
+            ),
+            fitted_to: Vec::new(),
+        }
+    }
+}
+
 /// Measures the cost of sending one UDP datagram to 127.0.0.1 and receiving it (`sendto` +
 /// `recv`, the kernel UDP/IP path out and in) at each of [`PAYLOADS`]: the median over
 /// `samples` batches, and a line fitted through the medians against the frame length.

@@ -1,5 +1,9 @@
-//! Imports the machine-readable output of `openssl speed -mr -evp <cipher>` as a profile, so a
-//! user can calibrate a target CPU that has OpenSSL but no Rust toolchain.
+//! Imports the machine-readable output of `openssl speed -mr` as a profile, so a user can
+//! calibrate a target CPU that has OpenSSL but no Rust toolchain: the AEAD ciphers
+//! (`-aead -evp <cipher>`), and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
+//! `ecdsap256`, `ed25519`, `rsa2048`, `rsa3072`; see [`parse`]). OpenSSL 3.0 measures no
+//! ML-KEM or ML-DSA, so a profile imported from it has none: `plan kex` with those refuses
+//! and says so.
 //!
 //! `openssl speed -mr` prints, per cipher, a header of block sizes and a line of throughputs
 //! \[bytes/s\], e.g.
@@ -49,6 +53,101 @@ pub const OPENSSL_NAMES: &[(&str, Suite)] = &[
     ),
 ];
 
+/// One kind of asymmetric `openssl speed -mr` line and the key ops it gives.
+struct KeyLine {
+    /// Line prefix: `+F2` RSA (sign, verify per second), `+F4` ECDSA (sign, verify), `+F5`
+    /// ECDH (derive per second), `+F6` EdDSA (named; sign, verify).
+    kind: &'static str,
+    /// OpenSSL's curve index, when the bits alone do not tell the curve; `None`: any.
+    index: Option<&'static str>,
+    /// Key size \[bits\] as printed.
+    bits: &'static str,
+    /// The algorithm name `+F6` lines print; `None` for the others.
+    name: Option<&'static str>,
+    /// The ops of the rates in order; `""` for a rate not imported.
+    ops: [&'static str; 2],
+}
+
+/// The key ops this import reads. P-256 is ECDSA curve 3 in OpenSSL 1.1.1 and 3.x (brainpool
+/// P-256 has 256 bits too); X25519 is the only 253-bit ECDH curve.
+const KEY_LINES: &[KeyLine] = &[
+    KeyLine {
+        kind: "+F2",
+        index: None,
+        bits: "2048",
+        name: None,
+        ops: ["rsa2048.sign", "rsa2048.verify"],
+    },
+    KeyLine {
+        kind: "+F2",
+        index: None,
+        bits: "3072",
+        name: None,
+        ops: ["rsa3072.sign", "rsa3072.verify"],
+    },
+    KeyLine {
+        kind: "+F4",
+        index: Some("3"),
+        bits: "256",
+        name: None,
+        ops: ["ecdsa-p256.sign", "ecdsa-p256.verify"],
+    },
+    KeyLine {
+        kind: "+F5",
+        index: None,
+        bits: "253",
+        name: None,
+        ops: ["x25519.agree", ""],
+    },
+    KeyLine {
+        kind: "+F6",
+        index: None,
+        bits: "253",
+        name: Some("Ed25519"),
+        ops: ["ed25519.sign", "ed25519.verify"],
+    },
+];
+
+/// The `openssl speed` arguments that measure every key op this import reads.
+pub const OPENSSL_KEY_ARGS: &str = "ecdhx25519 ecdsap256 ed25519 rsa2048 rsa3072";
+
+/// Key ops from one asymmetric `+F2`..`+F6` line: (op, cost \[ns\]) pairs; empty for a curve or
+/// size oransim has no op for (e.g. `openssl speed ecdsa` prints every curve).
+fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, String> {
+    let fields: Vec<&str> = line.split(':').collect();
+    let Some(k) = KEY_LINES.iter().find(|k| {
+        fields[0] == k.kind
+            && fields.len() > 2
+            && k.index.is_none_or(|i| fields[1] == i)
+            && fields[2] == k.bits
+            && k.name
+                .is_none_or(|n| fields.get(3).is_some_and(|f| f.eq_ignore_ascii_case(n)))
+    }) else {
+        return Ok(Vec::new());
+    };
+    let ops = k.ops;
+    let rates = &fields[if k.name.is_some() { 4 } else { 3 }..];
+    let mut out = Vec::new();
+    for (op, rate) in ops.iter().zip(rates).filter(|(op, _)| !op.is_empty()) {
+        let per_s: f64 = rate
+            .trim()
+            .parse()
+            .map_err(|_| format!("rate `{rate}` is not a number of operations per second"))?;
+        if !(per_s > 0.0 && per_s.is_finite()) {
+            return Err(format!("rate `{rate}` of {op} must be positive"));
+        }
+        out.push((*op, 1e9 / per_s));
+    }
+    if out.len() != ops.iter().filter(|o| !o.is_empty()).count() {
+        return Err(format!(
+            "`{}` line with too few rates for {}",
+            fields[0],
+            ops.join(" and ").trim_end_matches(" and ")
+        ));
+    }
+    Ok(out)
+}
+
 fn suite_of(openssl_name: &str) -> Option<Suite> {
     OPENSSL_NAMES
         .iter()
@@ -56,7 +155,10 @@ fn suite_of(openssl_name: &str) -> Option<Suite> {
         .map(|(_, s)| *s)
 }
 
-/// Parses `openssl speed -mr` output into (op name -> [(len, ns per op)]).
+/// Parses `openssl speed -mr` output into (op name -> [(len, ns per op)]): cipher ops from
+/// `+H:`/`+F:` pairs, key ops (length 0) from the `+F2`..`+F6` lines of [`KEY_LINES`] (RSA-2048
+/// and -3072, ECDSA P-256, X25519, Ed25519); other asymmetric lines (other curves and sizes,
+/// DSA, FFDH, SM2) are skipped.
 pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)>>, BenchError> {
     let err = |line: usize, message: String| BenchError::Import {
         origin: origin.to_string(),
@@ -88,6 +190,10 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                     format!("`+H:` must list block sizes in bytes, found `{h}`"),
                 )
             })?);
+        } else if line.starts_with("+F") && !line.starts_with("+F:") {
+            for (op, ns) in key_line(line).map_err(|m| err(n, m))? {
+                ops.entry(op.to_owned()).or_default().push((0, ns));
+            }
         } else if let Some(f) = line.strip_prefix("+F:") {
             let fields: Vec<&str> = f.split(':').collect();
             if fields.len() < 3 {
@@ -140,7 +246,7 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
     if ops.is_empty() {
         return Err(err(
             0,
-            "no `+F:` lines; expected the output of `openssl speed -mr -evp <cipher>`".into(),
+            "no `+F:` lines; expected the output of `openssl speed -mr -aead -evp <cipher>` (and `openssl speed -mr ecdhx25519 ...`)".into(),
         ));
     }
     for pts in ops.values_mut() {
@@ -150,9 +256,39 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
     Ok(ops)
 }
 
-/// Builds a profile (kind `imported`, implementation `openssl`) from `openssl speed -mr` text.
-pub fn import(text: &str, origin: &str, name: &str) -> Result<ProfileFile, BenchError> {
+/// What `openssl speed` cannot tell about the target, given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The target's cores (`openssl speed` runs one thread); `None`: 1, and the profile says
+    /// to set it.
+    pub cores: Option<u32>,
+    /// The per-packet I/O cost measured on the target (`oransim calibrate --from-openssl-speed
+    /// FILE --measure-io`); `None`: absent (`0ns`, and the profile says how to measure it).
+    pub io: Option<crate::io::LoopbackIo>,
+}
+
+/// The `source` of an absent per-packet cost: what to run to measure it.
+pub const ABSENT_IO: &str = "not measured: openssl speed measures no per-packet cost; measure it on the target with `oransim calibrate --from-openssl-speed FILE --measure-io`";
+
+/// Builds a profile (kind `imported`, implementation `openssl`) from `openssl speed -mr` text
+/// and the target facts in `opts`.
+pub fn import(
+    text: &str,
+    origin: &str,
+    name: &str,
+    opts: &ImportOptions,
+) -> Result<ProfileFile, BenchError> {
     let mut parsed = parse(text, origin)?;
+    // `openssl speed ecdhx25519` times the derivation only; X25519 key generation is one
+    // scalar multiplication too, so it is taken equal (OpenSSL's fixed-base keygen is faster:
+    // an upper bound, and the profile says so).
+    let mut keygen_mirrored = false;
+    if let Some(agree) = parsed.get("x25519.agree").cloned()
+        && !parsed.contains_key("x25519.keygen")
+    {
+        parsed.insert("x25519.keygen".to_owned(), agree);
+        keygen_mirrored = true;
+    }
     let mut mirrored = Vec::new();
     let seals: Vec<String> = parsed
         .keys()
@@ -169,8 +305,38 @@ pub fn import(text: &str, origin: &str, name: &str) -> Result<ProfileFile, Bench
     }
     let mut ops = BTreeMap::new();
     for (op, pts) in &parsed {
+        if profile::KEY_OPS.contains(&op.as_str()) {
+            let mut source = format!(
+                "imported from `openssl speed -mr {OPENSSL_KEY_ARGS}` output {origin}: cost = 1 / operations per second"
+            );
+            if keygen_mirrored && op == "x25519.keygen" {
+                source.push_str("; openssl speed times the X25519 derivation only, so keygen is taken equal to it (an upper bound: OpenSSL's keygen multiplies a fixed base point, which is faster)");
+            }
+            let cost = format_duration_ns(pts[0].1);
+            ops.insert(
+                op.clone(),
+                OpFile {
+                    model: "constant".into(),
+                    fixed: cost.clone(),
+                    per_byte: None,
+                    source,
+                    fitted_to: Vec::new(),
+                    implementation: None,
+                    r2: None,
+                    max_rel_residual: None,
+                    points: vec![PointFile {
+                        len: format_len_bytes(0),
+                        median: cost,
+                        p5: None,
+                        p95: None,
+                        samples: None,
+                    }],
+                },
+            );
+            continue;
+        }
         let mut source = format!(
-            "imported from `openssl speed -mr -evp` output {origin}: cost = block size / throughput at each size"
+            "imported from `openssl speed -mr -aead -evp` output {origin}: cost = block size / throughput at each size"
         );
         if mirrored.contains(op) {
             source.push_str(
@@ -236,25 +402,37 @@ pub fn import(text: &str, origin: &str, name: &str) -> Result<ProfileFile, Bench
         host: None,
         measurement: None,
         node: NodeFile {
-            cores: CoresFile {
-                count: 1,
-                source:
-                    "openssl speed runs one thread (without -multi); set the target's cores here"
-                        .into(),
-                fitted_to: Vec::new(),
+            cores: match opts.cores {
+                Some(count) => CoresFile {
+                    count,
+                    source: "given on the command line (`oransim calibrate --cores`)".into(),
+                    fitted_to: Vec::new(),
+                },
+                None => CoresFile {
+                    count: 1,
+                    source: "openssl speed runs one thread (without -multi): give the target's cores with `oransim calibrate --from-openssl-speed FILE --cores N`".into(),
+                    fitted_to: Vec::new(),
+                },
             },
             stack: CostFile {
                 per_byte: None,
                 cost: "0ns".into(),
-                source: "not in openssl speed output".into(),
+                source: if opts.io.is_some() {
+                    "not measured separately: the target's kernel UDP/IP stack cost is inside `io` (loopback send + receive)".into()
+                } else {
+                    ABSENT_IO.into()
+                },
                 fitted_to: Vec::new(),
             },
-            io: CostFile {
-                per_byte: None,
-                cost: "0ns".into(),
-                source: "not in openssl speed output".into(),
-                fitted_to: Vec::new(),
-            },
+            io: opts.io.as_ref().map_or_else(
+                || CostFile {
+                    per_byte: None,
+                    cost: "0ns".into(),
+                    source: ABSENT_IO.into(),
+                    fitted_to: Vec::new(),
+                },
+                crate::io::LoopbackIo::cost_file,
+            ),
             latency: None,
             offload: OffloadFile::default(),
         },
@@ -295,7 +473,7 @@ mod tests {
 
     #[test]
     fn import_makes_a_valid_profile_with_open_mirrored() {
-        let f = import(SAMPLE, "s.txt", "openssl-here").unwrap();
+        let f = import(SAMPLE, "s.txt", "openssl-here", &ImportOptions::default()).unwrap();
         let p = profile::Profile::from_file(f, "s.txt").unwrap();
         assert_eq!(p.kind(), profile::ProfileKind::Imported);
         let seal = p
@@ -312,6 +490,46 @@ mod tests {
                 .source
                 .contains("equal to seal")
         );
+    }
+
+    /// Real output of `openssl speed -mr -seconds 2 ecdhx25519 ecdsap256 ed25519 rsa2048
+    /// rsa3072` (OpenSSL 3.0.19, AMD EPYC dev host), plus a brainpool ECDSA line to skip.
+    const KEYS: &str = "\
++F2:2:2048:4771.212121:80537.500000
++F2:3:3072:750.420168:38290.298507
++F4:3:256:71912.500000:24347.368421
++F4:16:256:3000.0:3000.0
++F5:22:253:43494.382022:0.000023
++F6:0:253:Ed25519:44820.202020:17056.321839
+";
+
+    #[test]
+    fn key_ops_are_imported_and_cores_given() {
+        let ops = parse(KEYS, "k.txt").unwrap();
+        assert_eq!(ops["rsa2048.sign"], vec![(0, 1e9 / 4771.212121)]);
+        assert_eq!(ops["ecdsa-p256.verify"], vec![(0, 1e9 / 24347.368421)]);
+        assert_eq!(ops["x25519.agree"], vec![(0, 1e9 / 43494.382022)]);
+        assert_eq!(ops["ed25519.sign"], vec![(0, 1e9 / 44820.202020)]);
+        assert_eq!(ops.len(), 9, "{:?}", ops.keys());
+        let opts = ImportOptions {
+            cores: Some(8),
+            io: None,
+        };
+        let f = import(&format!("{SAMPLE}{KEYS}"), "k.txt", "t", &opts).unwrap();
+        let p = profile::Profile::from_file(f, "k.txt").unwrap();
+        assert_eq!(p.cores(), 8);
+        assert_eq!(p.io_ns(), 0.0);
+        let cost = |op: &str| p.op(op).map(|o| o.cost_ns(0));
+        assert_eq!(
+            cost("x25519.keygen").unwrap(),
+            cost("x25519.agree").unwrap()
+        );
+        assert!((cost("rsa3072.sign").unwrap() - 1e9 / 750.420168).abs() < 1.0);
+        assert!(cost("mlkem768.keygen").is_err());
+        let e = parse("+F6:0:253:Ed25519:x:1\n", "k.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1: rate `x`"), "{e}");
     }
 
     #[test]

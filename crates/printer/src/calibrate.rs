@@ -38,7 +38,7 @@ pub fn summary(p: &profile::Profile) -> String {
                 us(9000),
                 format!("{:.3}us", op.fixed_ns / 1e3),
                 per_byte,
-                format!("{:?}", op.model),
+                model_name(op.model).to_owned(),
             ]);
         }
     }
@@ -56,4 +56,13 @@ pub fn summary(p: &profile::Profile) -> String {
         p.io_ns() / 1e3
     );
     out
+}
+
+/// A cost model as the profile file spells it (`linear`, `piecewise`, `constant`).
+fn model_name(m: profile::CostModel) -> &'static str {
+    match m {
+        profile::CostModel::Linear => "linear",
+        profile::CostModel::Piecewise => "piecewise",
+        profile::CostModel::Constant => "constant",
+    }
 }

@@ -9,14 +9,34 @@ use protocols::tls_handshake;
 use crate::table::Align::{Left as L, Right as R};
 use crate::table::Table;
 
-/// The IKEv2 handshake as JSON.
+/// Schema of `oransim handshake --protocol ikev2 --format json`.
+pub const IKEV2_SCHEMA: &str = "oransim.handshake.ikev2/1";
+/// Schema of `oransim handshake --protocol tls13 --format json`.
+pub const TLS_SCHEMA: &str = "oransim.handshake.tls13/1";
+
+/// The IKEv2 handshake as JSON ([`IKEV2_SCHEMA`]).
 pub fn ikev2_json(h: &ikev2::Handshake) -> crate::Result<String> {
-    crate::json_pretty(h, "IKEv2 handshake")
+    crate::json_versioned(IKEV2_SCHEMA, h, "IKEv2 handshake")
 }
 
-/// The TLS 1.3 handshake as JSON.
+/// The TLS 1.3 handshake as JSON ([`TLS_SCHEMA`]).
 pub fn tls_json(h: &tls_handshake::Handshake) -> crate::Result<String> {
-    crate::json_pretty(h, "TLS 1.3 handshake")
+    crate::json_versioned(TLS_SCHEMA, h, "TLS 1.3 handshake")
+}
+
+/// An authentication method as users type it (`rsa2048`, `ecdsa-p256`, `mldsa44`).
+pub fn auth_name(a: ikev2::Auth) -> &'static str {
+    use ikev2::Auth;
+    match a {
+        Auth::Psk => "psk",
+        Auth::Rsa2048 => "rsa2048",
+        Auth::Rsa3072 => "rsa3072",
+        Auth::EcdsaP256 => "ecdsa-p256",
+        Auth::Ed25519 => "ed25519",
+        Auth::MlDsa44 => "mldsa44",
+        Auth::MlDsa65 => "mldsa65",
+        Auth::MlDsa87 => "mldsa87",
+    }
 }
 
 /// The IKEv2 handshake as text: each exchange's request and response, then the set-up totals.
@@ -24,9 +44,9 @@ pub fn ikev2_table(h: &ikev2::Handshake) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "IKEv2  ke {}  auth {:?}  certificates {:?}{} B  path MTU {}{}",
+        "IKEv2  ke {}  auth {}  certificates {:?}{} B  path MTU {}{}",
         h.ke,
-        h.auth,
+        auth_name(h.auth),
         h.cert_chain,
         h.cert_chain_r
             .as_ref()
@@ -81,8 +101,11 @@ pub fn tls_table(h: &tls_handshake::Handshake) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "TLS 1.3  key share {}  auth {:?}  certificates {:?} B  path MTU {}",
-        h.key_share, h.auth, h.cert_chain, h.mtu
+        "TLS 1.3  key share {}  auth {}  certificates {:?} B  path MTU {}",
+        h.key_share,
+        auth_name(h.auth),
+        h.cert_chain,
+        h.mtu
     );
     let mut t = Table::new(["message", "bytes"]);
     t.widths(&[28, 8]).gap(" ").trim_end(false);

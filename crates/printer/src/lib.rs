@@ -82,6 +82,34 @@ pub enum Error {
 /// The result of a rendering call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A JSON document with its schema version first: `{"schema": "oransim.<command>/<n>", ...}`.
+/// Within a version fields are only added, never renamed or removed; docs/json.md documents
+/// each schema's fields.
+#[derive(Debug, serde::Serialize)]
+pub struct Versioned<'a, T: serde::Serialize + ?Sized> {
+    /// The schema name, e.g. `oransim.plan.kex/1`.
+    pub schema: &'static str,
+    /// The document's fields (a struct or map, flattened beside `schema`).
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+/// `value` with a top-level `schema` field, as pretty-printed JSON with a final newline;
+/// `what` names the document in the error.
+pub fn json_versioned<T: serde::Serialize + ?Sized>(
+    schema: &'static str,
+    value: &T,
+    what: &'static str,
+) -> Result<String> {
+    json_pretty(
+        &Versioned {
+            schema,
+            body: value,
+        },
+        what,
+    )
+}
+
 /// `value` as pretty-printed JSON with a final newline (the form of every JSON file oransim
 /// writes); `what` names the document in the error.
 pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T, what: &'static str) -> Result<String> {

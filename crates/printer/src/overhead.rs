@@ -34,14 +34,19 @@ pub struct StackOutput {
     pub split: Option<Split>,
 }
 
-/// The stack report as JSON.
+/// Schema of `oransim overhead --stack ... --format json`.
+pub const STACK_SCHEMA: &str = "oransim.overhead.stack/1";
+/// Schema of `oransim overhead --interface ... --format json`.
+pub const INTERFACE_SCHEMA: &str = "oransim.overhead.interface/1";
+
+/// The stack report as JSON ([`STACK_SCHEMA`]).
 pub fn stack_json(out: &StackOutput) -> crate::Result<String> {
-    crate::json_pretty(out, "overhead report")
+    crate::json_versioned(STACK_SCHEMA, out, "overhead report")
 }
 
-/// The catalogue row as JSON.
+/// The catalogue row as JSON ([`INTERFACE_SCHEMA`]).
 pub fn interface_json(row: &InterfaceRow) -> crate::Result<String> {
-    crate::json_pretty(row, "interface row")
+    crate::json_versioned(INTERFACE_SCHEMA, row, "interface row")
 }
 
 /// The stack report as text: the lengths, the layers, and the frames of the split.

@@ -9,9 +9,17 @@ use model::plan::{
 
 use crate::table::Table;
 
-/// A plan as JSON.
-pub fn json<T: serde::Serialize + ?Sized>(plan: &T) -> crate::Result<String> {
-    crate::json_pretty(plan, "plan")
+/// Schema of `oransim plan kex --format json`.
+pub const KEX_SCHEMA: &str = "oransim.plan.kex/1";
+/// Schema of `oransim plan interface --format json`.
+pub const INTERFACE_SCHEMA: &str = "oransim.plan.interface/1";
+/// Schema of `oransim plan fronthaul --format json`.
+pub const FRONTHAUL_SCHEMA: &str = "oransim.plan.fronthaul/1";
+
+/// A plan as JSON, with its `schema` ([`KEX_SCHEMA`], [`INTERFACE_SCHEMA`] or
+/// [`FRONTHAUL_SCHEMA`]) first.
+pub fn json<T: serde::Serialize + ?Sized>(schema: &'static str, plan: &T) -> crate::Result<String> {
+    crate::json_versioned(schema, plan, "plan")
 }
 
 /// A path's file name, or the path when it has none.

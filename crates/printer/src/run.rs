@@ -294,7 +294,8 @@ fn link_table(r: &Report) -> Table {
     t
 }
 
-/// The report as CSV: one row per flow direction, times in nanoseconds, rates in bit/s.
+/// The report as CSV: one row per flow direction, times in nanoseconds, rates in bit/s. The
+/// columns a sweep's CSV also has carry the same names there (`delay_mean_ns`, ...).
 pub fn csv(r: &Report) -> String {
     let mut t = Table::new([
         "scenario",
@@ -304,11 +305,11 @@ pub fn csv(r: &Report) -> String {
         "packets_delivered",
         "packets_dropped",
         "throughput_bps",
-        "mean_ns",
-        "p50_ns",
-        "p99_ns",
-        "max_ns",
-        "min_ns",
+        "delay_mean_ns",
+        "delay_p50_ns",
+        "delay_p99_ns",
+        "delay_max_ns",
+        "delay_min_ns",
         "queueing_ns",
         "propagation_ns",
         "transmission_ns",

@@ -25,10 +25,20 @@ pub struct CalibrateArgs {
     /// Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
     #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
     pub implementation: String,
-    /// Import `openssl speed -mr -evp <cipher> ...` output from FILE instead of measuring (so
-    /// not with --quick, --implementation or --only, which choose what to measure).
+    /// Import `openssl speed -mr` output from FILE instead of measuring: ciphers (`-aead -evp
+    /// <cipher>`), key exchange and signatures (`ecdhx25519 ecdsap256 ed25519 rsa2048
+    /// rsa3072`); see docs/calibration.md section 5. Not with --quick, --implementation or
+    /// --only, which choose what to measure.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["quick", "implementation", "only"])]
     pub from_openssl_speed: Option<PathBuf>,
+    /// With --from-openssl-speed: the target's cores (openssl speed runs one thread) [default: 1].
+    #[arg(long, value_name = "N", requires = "from_openssl_speed", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub cores: Option<u32>,
+    /// With --from-openssl-speed: also measure the per-packet I/O cost here (loopback UDP, as
+    /// `oransim calibrate` does; run it on the target). Without it the profile has no
+    /// per-packet cost and `plan interface` refuses it.
+    #[arg(long, requires = "from_openssl_speed")]
+    pub measure_io: bool,
     /// Measure only ops whose name starts with PREFIX (repeatable), e.g. `--only aes128-gcm`.
     #[arg(long, value_name = "PREFIX")]
     pub only: Vec<String>,
@@ -51,7 +61,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot take a profile name from {}", args.out.display()))?,
     };
     if let Some(input) = &args.from_openssl_speed {
-        return import_openssl(input, &name, &args.out);
+        return import_openssl(input, &name, &args.out, args);
     }
     let mut config = if args.quick {
         Config::quick(&name)
@@ -125,10 +135,29 @@ fn samples_path(out: &Path) -> PathBuf {
     out.with_file_name(format!("{stem}.samples.csv"))
 }
 
-fn import_openssl(input: &Path, name: &str, out: &Path) -> anyhow::Result<ExitCode> {
+fn import_openssl(
+    input: &Path,
+    name: &str,
+    out: &Path,
+    args: &CalibrateArgs,
+) -> anyhow::Result<ExitCode> {
     let text = profile::read::read_input_text(input, profile::read::Input::OpensslSpeed)
         .with_context(|| format!("--from-openssl-speed: cannot read {}", input.display()))?;
-    let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name)
+    let io = if args.measure_io {
+        let status = StatusLine::new("measuring ");
+        status.show("per-packet I/O (loopback UDP)");
+        let io = crypto_bench::io::udp_loopback(11)
+            .context("--measure-io: cannot measure loopback UDP on this machine")?;
+        status.clear();
+        Some(io)
+    } else {
+        None
+    };
+    let opts = crypto_bench::openssl::ImportOptions {
+        cores: args.cores,
+        io,
+    };
+    let file = crypto_bench::openssl::import(&text, &input.display().to_string(), name, &opts)
         .context("--from-openssl-speed")?;
     let toml = profile::to_toml_string(&file)?;
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;

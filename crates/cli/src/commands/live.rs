@@ -146,6 +146,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     };
     let mut text = String::new();
     let mut json = serde_json::Map::new();
+    json.insert("schema".into(), "oransim.live/1".into());
     let md = args.format == "markdown";
     printer::live::preamble(
         &mut text,

@@ -228,7 +228,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
         printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit)
     })?;
     let text = match a.format {
-        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::interface(&plan, &q, a.cpu_limit, &a.latency_limit),
     };
     print(&text)?;
@@ -294,9 +294,10 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         printer::html::fronthaul(&q, &mine, other.as_ref(), pair)
     })?;
     let text = match a.format {
-        KexFormat::Json => {
-            printer::plan::json(&serde_json::json!({ "plan": mine, "compare": other }))?
-        }
+        KexFormat::Json => printer::plan::json(
+            printer::plan::FRONTHAUL_SCHEMA,
+            &serde_json::json!({ "plan": mine, "compare": other }),
+        )?,
         KexFormat::Table => printer::plan::fronthaul(&q, &mine, other.as_ref(), pair),
     };
     print(&text)?;
@@ -324,7 +325,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
     let plan = model::plan::kex(&q)?;
     write_html(a.html.as_deref(), || printer::html::kex(&plan, &q))?;
     let text = match a.format {
-        KexFormat::Json => printer::plan::json(&plan)?,
+        KexFormat::Json => printer::plan::json(printer::plan::KEX_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::kex(&plan, &q),
     };
     print(&text)?;

@@ -156,26 +156,7 @@ pub(super) fn build_profile(
                 fitted_to: Vec::new(),
             },
             io: match io {
-                Some(io) => CostFile {
-                    per_byte: (io.fit.b > 0.0).then(|| format!("{:.4}ns/B", io.fit.b)),
-                    cost: format_duration_ns(io.fit.a),
-                    source: format!(
-                        "measured: median per-datagram cost of sendto + recv of UDP datagrams over 127.0.0.1 (two syscalls and the kernel UDP/IP path both ways) at frames of {} B: {} ns; line cost + per_byte x frame fitted to them (r2 {:.3}, largest residual {:.1}%)",
-                        io.points
-                            .iter()
-                            .map(|(f, _)| f.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        io.points
-                            .iter()
-                            .map(|(_, ns)| format!("{ns:.0}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        io.fit.r2,
-                        io.fit.max_rel_residual * 100.0
-                    ),
-                    fitted_to: Vec::new(),
-                },
+                Some(io) => io.cost_file(),
                 None => CostFile {
                     per_byte: None,
                     cost: "0ns".into(),

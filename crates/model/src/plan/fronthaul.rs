@@ -142,9 +142,9 @@ const FRONTHAUL_FLAGS: &FlagKeys = &[
 /// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
 /// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
 /// O-RU category pair whether it fits T12max, with the margin and the longest fibre. Errors
-/// name the flag (`--fibre`, ...) and the scenario key it set.
+/// name the flag (`--fibre`, ...), not the scenario key it set.
 pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
-    fronthaul_plan(q).map_err(|e| name_flag(e, FRONTHAUL_FLAGS))
+    fronthaul_plan(q).map_err(|e| super::flag_only(e, FRONTHAUL_FLAGS))
 }
 
 fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {

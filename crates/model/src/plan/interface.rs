@@ -247,6 +247,19 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             "a profile written by `oransim calibrate` or one under calibration/".into(),
         )
     })?;
+    // Without any per-packet cost the plaintext path never saturates: its sustainable load
+    // would be infinite. Refuse, naming the missing costs and how to measure them.
+    if profile.stack_ns() == 0.0 && profile.io_ns() == 0.0 && profile.io_per_byte_ns() == 0.0 {
+        return Err(invalid(
+            "--profile",
+            format!(
+                "{}: the profile has no per-packet cost ([node.stack] and [node.io] are both 0: {}), so the plaintext path would carry any load and the sustainable load would be infinite",
+                q.profile.display(),
+                profile.io().provenance.source
+            ),
+            super::MEASURE_IO.into(),
+        ));
+    }
     let opts = RunOptions {
         wall_clock: false,
         threads: 1,
@@ -336,7 +349,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         }
         let s = interface_scenario(&q, suite, &stack, cores, pps)
             .build(origin)
-            .map_err(|e| super::name_flag(e, INTERFACE_FLAGS))?;
+            .map_err(|e| super::flag_only(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {

@@ -195,6 +195,36 @@ fn storm_scenario(
         .flow(FlowFile::new("ike", "initiators", "responder", source))
 }
 
+/// How to measure a profile's missing per-packet costs, for an error that refuses a profile
+/// without them.
+pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
+
+/// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
+/// `allowed` part of the error that refuses it.
+pub(crate) fn how_to_measure(op: &str) -> String {
+    let alg = op.split('.').next().unwrap_or(op);
+    let openssl = match alg {
+        "x25519" => Some("ecdhx25519"),
+        "ecdsa-p256" => Some("ecdsap256"),
+        "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
+        _ => None,
+    };
+    if profile::OPTIONAL_KEY_OPS.contains(&op) {
+        return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
+    }
+    match openssl {
+        Some(arg) => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
+        ),
+        None if alg.starts_with("mlkem") || alg.starts_with("mldsa") => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
+        ),
+        None => format!(
+            "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
+        ),
+    }
+}
+
 /// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
 /// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the
 /// key's start (`link` matches every link, `node[1]` only the second node), a `field` the text
@@ -203,8 +233,20 @@ pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
 
 /// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
 /// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
-/// the key the scenario checked follows in parentheses. Keys no flag sets are left as they are.
+/// the key the scenario checked follows in parentheses (`oransim init`, whose scenario the user
+/// then edits). Keys no flag sets are left as they are.
 pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
+    rename_key(e, flags, true)
+}
+
+/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
+/// becomes `--fibre: ...`. `oransim plan` builds its scenarios internally, so its errors name
+/// only the flag the user typed, never a scenario key.
+pub(crate) fn flag_only(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
+    rename_key(e, flags, false)
+}
+
+fn rename_key(e: ScenarioError, flags: &FlagKeys, keep_key: bool) -> ScenarioError {
     match e {
         ScenarioError::Invalid {
             path,
@@ -220,7 +262,8 @@ pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
             ScenarioError::Invalid {
                 path,
                 key: match flag {
-                    Some(flag) => format!("{flag} ({key})"),
+                    Some(flag) if keep_key => format!("{flag} ({key})"),
+                    Some(flag) => flag.to_owned(),
                     None => key,
                 },
                 problem,
@@ -251,10 +294,10 @@ fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Answers a key-exchange question by simulation. Errors name the flag (`--ke`,
-/// `--responder-profile`, ...) and the scenario key it set (`flow[0] ("ike").source.ke`, ...).
+/// Answers a key-exchange question by simulation. Errors name the flag (`--ke`, `--auth`,
+/// `--responder-profile`, ...), not the scenario key it set.
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
-    kex_plan(q).map_err(|e| name_flag(e, KEX_FLAGS))
+    kex_plan(q).map_err(|e| flag_only(e, KEX_FLAGS))
 }
 
 fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
@@ -322,7 +365,25 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             ike_sa_init: ike_sa_init(&q, ke)?,
         });
     }
-    let findings = findings(&rows);
+    let mut findings = findings(&rows);
+    // A profile without per-packet costs (imported from `openssl speed` without
+    // `--measure-io`, or fitted to key ops only) leaves the datagrams' kernel I/O out.
+    let mut profiles = vec![&q.initiator_profile];
+    if q.responder_profile != q.initiator_profile {
+        profiles.push(&q.responder_profile);
+    }
+    for path in profiles {
+        if let Ok(p) = profile::Profile::load(path)
+            && p.stack_ns() == 0.0
+            && p.io_ns() == 0.0
+            && p.io_per_byte_ns() == 0.0
+        {
+            findings.push(format!(
+                "profile {} has no per-packet cost ([node.stack] and [node.io] are 0), so the set-up times leave out each datagram's kernel I/O; for {MEASURE_IO}",
+                path.display()
+            ));
+        }
+    }
     Ok(KexPlan { rows, findings })
 }
 

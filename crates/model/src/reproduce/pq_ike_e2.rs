@@ -44,9 +44,14 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Outputs> {
             1500,
         )?)?;
         let init = &hs.exchanges[0];
+        let frag = match init.response.fragmentation {
+            protocols::ikev2::Fragmentation::None => "none",
+            protocols::ikev2::Fragmentation::Ike => "ike",
+            protocols::ikev2::Fragmentation::Ip => "ip",
+        };
         lines.push(format!(
-            "{ke}: IKE_SA_INIT {t:.0} us (compute {:.0} us); request {} B in {} datagram(s), response {} B in {} ({:?}); setup {} round trips, {} datagrams, {} B",
-            t - base, init.request.ip_len, init.request.datagrams.len(), init.response.ip_len, init.response.datagrams.len(), init.response.fragmentation,
+            "{ke}: IKE_SA_INIT {t:.0} us (compute {:.0} us); request {} B in {} datagram(s), response {} B in {} (fragmentation {}); setup {} round trips, {} datagrams, {} B",
+            t - base, init.request.ip_len, init.request.datagrams.len(), init.response.ip_len, init.response.datagrams.len(), frag,
             hs.setup_round_trips, hs.setup_datagrams, hs.setup_bytes
         ));
         bars.push((i as f64, t));

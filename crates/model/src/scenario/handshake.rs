@@ -99,14 +99,11 @@ pub(super) fn handshake_source(
     let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
     let op = |p: &NodeProfile, name: &str| -> Result<f64, ScenarioError> {
         p.key_op_ns(name).map_err(|problem| {
+            let signs = name.ends_with(".sign") || name.ends_with(".verify");
             cx.invalid(
-                format!("{key}.ke"),
+                format!("{key}.{}", if signs { "auth" } else { "ke" }),
                 format!("profile {}: {problem}", p.origin),
-                if profile::OPTIONAL_KEY_OPS.contains(&name) {
-                    "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)"
-                } else {
-                    "a key exchange and authentication the profiles measured or were fitted for"
-                },
+                crate::plan::how_to_measure(name),
             )
         })
     };

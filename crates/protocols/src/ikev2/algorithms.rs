@@ -73,10 +73,13 @@ pub enum Auth {
     /// Ed25519 (RFC 8420).
     Ed25519,
     /// ML-DSA-44 (FIPS 204).
+    #[serde(rename = "mldsa44")]
     MlDsa44,
     /// ML-DSA-65 (FIPS 204).
+    #[serde(rename = "mldsa65")]
     MlDsa65,
     /// ML-DSA-87 (FIPS 204).
+    #[serde(rename = "mldsa87")]
     MlDsa87,
 }
 
