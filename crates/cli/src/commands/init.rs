@@ -123,7 +123,9 @@ struct RicRestartArgs {
     /// Key exchange (e.g. x25519, mlkem768, x25519+mlkem768).
     #[arg(long, default_value = "mlkem768")]
     ke: String,
-    /// Authentication: psk, ed25519, ecdsa-p256, mldsa44, mldsa65, mldsa87.
+    /// Authentication: psk, ed25519, ecdsa-p256, rsa2048, rsa3072, mldsa44, mldsa65, mldsa87
+    /// (the profiles must hold its sign and verify costs: `oransim calibrate` measures all of
+    /// them; profiles made before 2026-11-24 have no RSA).
     #[arg(long, default_value = "ed25519")]
     auth: String,
     /// RIC cores (default: the profile's).

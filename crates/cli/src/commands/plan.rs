@@ -127,7 +127,9 @@ struct KexArgs {
         default_value = "x25519,mlkem768,mlkem1024"
     )]
     ke: Vec<String>,
-    /// Authentication: psk, ed25519, ecdsa-p256, mldsa44, mldsa65, mldsa87.
+    /// Authentication: psk, ed25519, ecdsa-p256, rsa2048, rsa3072, mldsa44, mldsa65, mldsa87
+    /// (the profiles must hold its sign and verify costs: `oransim calibrate` measures all of
+    /// them; profiles made before 2026-11-24 have no RSA).
     #[arg(long, default_value = "ed25519")]
     auth: String,
     /// Tunnels re-established at once (e.g. gNBs reconnecting after a RIC restart).
