@@ -68,10 +68,11 @@ impl<O: Observer> Engine<'_, O> {
     /// The packet arrives at the node of its current hop: the link hop before it is complete;
     /// it enters the node's I/O stage if it has one, else its CPU stage.
     pub(super) fn arrive(&mut self, pkt: u32) {
-        let step = self.step(pkt);
         let p = &mut self.packets[pkt];
+        let step = self.steps[p.step as usize];
         p.stage = self.now;
         p.role = step.role;
+        p.link_dir = step.link_dir;
         let hop = p.hop as usize;
         if hop > 0 {
             // 1 <= hop <= 2^32 (a u32): 2 * hop - 1 neither wraps nor goes below zero.
@@ -132,7 +133,7 @@ impl<O: Observer> Engine<'_, O> {
         let p = &self.packets[pkt];
         let state = &mut self.nodes[node as usize];
         if !state.serves[p.role.index()] && p.kind.work(p.role) == 0 {
-            self.after_cpu(pkt);
+            self.after_cpu(node, pkt);
             return;
         }
         match state.cpu.offer(pkt) {
@@ -171,14 +172,13 @@ impl<O: Observer> Engine<'_, O> {
         if let Some(next) = state.cpu.finish() {
             self.start_service(node, next);
         }
-        self.after_cpu(pkt);
+        self.after_cpu(node, pkt);
     }
 
-    /// After the CPU stage: the node's latency (a delay that occupies no server, counted as
-    /// processing), then departure.
-    fn after_cpu(&mut self, pkt: u32) {
-        let node = self.step(pkt).node as usize;
-        let latency = self.nodes[node].latency_ps;
+    /// After the CPU stage of `node`: the node's latency (a delay that occupies no server,
+    /// counted as processing), then departure.
+    fn after_cpu(&mut self, node: u32, pkt: u32) {
+        let latency = self.nodes[node as usize].latency_ps;
         if latency == 0 {
             self.after_node(pkt);
         } else {
