@@ -1,5 +1,6 @@
 //! Networks shared by the `[[bench]]` targets beside this file and the `star_rss` example.
 
+use sim_core::engine::Detail;
 use sim_core::network::*;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
 
@@ -64,5 +65,14 @@ pub fn star(n: usize, packets: u64) -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+    }
+}
+
+/// What `oransim run` keeps for a scenario without `[report] hops` (`model::Scenario::detail`):
+/// the default histograms, no per-hop sums.
+pub fn lean() -> Detail {
+    Detail {
+        hops: false,
+        ..Detail::default()
     }
 }

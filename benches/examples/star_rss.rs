@@ -8,10 +8,14 @@
 //!
 //! Prints the set-up time (validation, routes, per-element state), the run's events and its
 //! events per second (set-up excluded); `/usr/bin/time -v` gives "Maximum resident set size".
+//! The engine keeps what `oransim run` keeps for a scenario without `[report] hops`
+//! ([`oransim_benches::lean`]).
 
 use std::time::Instant;
 
 use sim_core::engine::{Engine, NoObserver};
+
+use oransim_benches::lean;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,7 +26,7 @@ fn main() {
         .unwrap_or(2_000_000);
     let net = oransim_benches::star(n, packets);
     let t0 = Instant::now();
-    let engine = Engine::new(&net, 1, 0, NoObserver).expect("a valid network");
+    let engine = Engine::with_detail(&net, 1, 0, NoObserver, &lean()).expect("a valid network");
     let setup = t0.elapsed();
     let t1 = Instant::now();
     let stats = engine.run(0).expect("the run ends");
