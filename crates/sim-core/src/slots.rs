@@ -28,6 +28,9 @@ pub(crate) struct Layout {
 impl Layout {
     /// The layout of `Histogram::new_with_bounds(2^unit, _, sigfig)`: a bucket has
     /// `2^ceil(log2(2 * 10^sigfig))` slots.
+    /// Only used in constants (`unit + count_mag` below 64, `count_mag` at least 1), where an
+    /// overflow would fail the build.
+    #[allow(clippy::arithmetic_side_effects)]
     pub(crate) const fn new(unit: u32, count_mag: u32) -> Layout {
         Layout {
             unit,
