@@ -223,6 +223,29 @@ pub struct Engine<'a, O: Observer> {
     observer: O,
 }
 
+/// Asks the CPU to fetch `item` into its caches ahead of use (a hint: no effect on results).
+/// At 100,000 elements every packet touches its own flow's, node's and link's state, far apart
+/// in memory; an event that knows which of them the packet's next event will touch fetches
+/// it now, so the miss overlaps the work in between (measured: docs/performance.md).
+#[inline(always)]
+fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let start = (item as *const T).cast::<i8>();
+        let mut offset = 0;
+        while offset < std::mem::size_of::<T>() {
+            // SAFETY: SSE is part of x86-64; a prefetch is a hint that neither reads nor writes
+            // memory the program can observe, and faults on no address (`wrapping_add` keeps
+            // the address arithmetic defined; every address is inside `item` anyway).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
+            offset = offset.saturating_add(64);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 #[inline]
 fn dir_index(d: Direction) -> usize {
     match d {
@@ -360,7 +383,10 @@ impl<'a, O: Observer> Engine<'a, O> {
             self.now = t.0;
             self.events.bump(1);
             match ev {
-                Event::Source(f) => self.fire_source(f as usize),
+                Event::Source(f) => {
+                    self.prefetch_source(f as usize);
+                    self.fire_source(f as usize)
+                }
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
                 Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
                 Event::Depart(pkt) => self.after_node(pkt),

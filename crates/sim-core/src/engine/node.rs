@@ -5,13 +5,13 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
+use crate::network::{Direction, MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
 use crate::stats::NodeStats;
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, Observer};
+use super::{Engine, Event, Observer, prefetch};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
@@ -73,6 +73,20 @@ impl<O: Observer> Engine<'_, O> {
         p.stage = self.now;
         p.role = step.role;
         p.link_dir = step.link_dir;
+        // What the packet touches when it leaves this node: the link, or (delivered here) its
+        // flow's statistics.
+        match self.links.get(step.link_dir as usize) {
+            Some(link) => prefetch(link),
+            None => {
+                let f = p.flow as usize;
+                prefetch(&self.net.flows[f]);
+                let s = &self.flows[f];
+                prefetch(match p.dir {
+                    Direction::Forward => &s.forward,
+                    Direction::Reverse => &s.reverse,
+                })
+            }
+        }
         let hop = p.hop as usize;
         if hop > 0 {
             // 1 <= hop <= 2^32 (a u32): 2 * hop - 1 neither wraps nor goes below zero.
