@@ -19,15 +19,14 @@
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::engine::{Detail, Engine, NoObserver, RunStats};
 use sim_core::network::*;
-use sim_core::rng::Stream;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
+
+use oransim_benches::{bare_mm1, mm1};
 
 const PACKETS: u64 = 200_000;
 
@@ -37,88 +36,6 @@ fn run(net: &Network, detail: &Detail) -> RunStats {
         .expect("a valid network")
         .run(0)
         .expect("the run ends")
-}
-
-/// The bare reference loop: M/M/1 with lambda = 0.9, mu = 1 per us, in picoseconds. Returns the
-/// number of events processed.
-fn bare_mm1(packets: u64, seed: u64) -> u64 {
-    const ARRIVAL: u8 = 0;
-    const DEPARTURE: u8 = 1;
-    let mut arrivals = Stream::new(seed, 0, "source", "arrivals");
-    let mut service = Stream::new(seed, 0, "node", "server");
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u8)>> = BinaryHeap::with_capacity(1024);
-    let mut seq = 0u64;
-    let mut in_system = 0u64;
-    let mut generated = 1u64;
-    let mut events = 0u64;
-    heap.push(Reverse((0, seq, ARRIVAL)));
-    while let Some(Reverse((t, _, kind))) = heap.pop() {
-        events += 1;
-        if kind == ARRIVAL {
-            in_system += 1;
-            if in_system == 1 {
-                seq += 1;
-                heap.push(Reverse((
-                    t + service.exponential(1e6).round() as u64,
-                    seq,
-                    DEPARTURE,
-                )));
-            }
-            if generated < packets {
-                generated += 1;
-                seq += 1;
-                heap.push(Reverse((
-                    t + arrivals.exponential(1e6 / 0.9).round() as u64,
-                    seq,
-                    ARRIVAL,
-                )));
-            }
-        } else {
-            in_system -= 1;
-            if in_system > 0 {
-                seq += 1;
-                heap.push(Reverse((
-                    t + service.exponential(1e6).round() as u64,
-                    seq,
-                    DEPARTURE,
-                )));
-            }
-        }
-    }
-    events
-}
-
-fn mm1(packets: u64) -> Network {
-    Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            name: "server".into(),
-            service: Service::Exponential { mean_ps: 1e6 },
-            servers: 1,
-            capacity: None,
-        }],
-        links: vec![],
-        flows: vec![FlowConfig {
-            name: "arrivals".into(),
-            path: vec![0],
-            mtu_exempt: 0,
-            protected_len: vec![],
-            source: Source::Poisson {
-                rate_per_s: 0.9e6,
-                size: SizeDist::Fixed(100),
-                count: None,
-            },
-        }],
-        stop: Stop {
-            packets: Some(packets),
-            duration: None,
-        },
-        warmup: SimDuration::ZERO,
-    }
 }
 
 /// Four nodes in a line: an encrypting sender, two forwarding switches, a decrypting receiver;

@@ -91,27 +91,21 @@ mod tests {
     use crate::Scenario;
     use std::path::Path;
 
-    const BASE: &str = r#"
-[stop]
-packets = 1000
-[[node]]
-name = "ric"
-service = { model = "exponential", mean = "1us" }
-[[flow]]
-name = "e2-1"
-from = "ric"
-to = "ric"
-source = { kind = "poisson", rate = "100kpps", size = "100B" }
-[[flow]]
-name = "e2-2"
-from = "ric"
-to = "ric"
-source = { kind = "poisson", rate = "100kpps", size = "100B" }
-"#;
-
+    /// One RIC looping two Poisson flows back to itself, then `extra`.
     fn load(extra: &str) -> Result<Scenario, String> {
-        Scenario::from_toml_str(&format!("{BASE}{extra}"), Path::new("s.toml"))
-            .map_err(|e| e.to_string())
+        let flows: String = (1..=2)
+            .map(|i| {
+                format!(
+                    "[[flow]]\nname = \"e2-{i}\"\nfrom = \"ric\"\nto = \"ric\"\n\
+                     source = {{ kind = \"poisson\", rate = \"100kpps\", size = \"100B\" }}\n"
+                )
+            })
+            .collect();
+        let text = format!(
+            "[stop]\npackets = 1000\n[[node]]\nname = \"ric\"\n\
+             service = {{ model = \"exponential\", mean = \"1us\" }}\n{flows}{extra}"
+        );
+        Scenario::from_toml_str(&text, Path::new("s.toml")).map_err(|e| e.to_string())
     }
 
     #[test]
