@@ -157,25 +157,26 @@ impl<E> EventQueue<E> {
         Some((SimTime(e.time), e.event))
     }
 
-    /// While many events are pending (the radix heap), one that will probably be popped next:
+    /// While many events are pending (the radix heap), one that will probably be popped next,
+    /// with its time:
     /// the one kept apart, or the first filed in the lowest non-empty bucket (one of the
     /// earliest). A hint for prefetching what it will touch, never for order (the earliest of a
     /// bucket would cost the scan `pop` does anyway). `None` while few are pending: so few
     /// events mean few busy elements, whose state stays in the cache (an M/M/1 has nothing to
     /// fetch, and measured about 2% slower when it looked).
     #[inline]
-    pub fn peek_hint(&self) -> Option<&E> {
+    pub fn peek_hint(&self) -> Option<(SimTime, &E)> {
         if !self.radix_mode {
             return None;
         }
         let r = &self.radix;
-        match &r.zero {
-            Some((_, e)) => Some(e),
-            None if r.occupied == 0 => None,
-            None => r.buckets[r.occupied.trailing_zeros() as usize]
-                .first()
-                .map(|(_, e)| e),
-        }
+        let (key, e) = match &r.zero {
+            Some(entry) => entry,
+            None if r.occupied == 0 => return None,
+            None => r.buckets[r.occupied.trailing_zeros() as usize].first()?,
+        };
+        // The key's high 64 bits are the time.
+        Some((SimTime((key >> 64) as u64), e))
     }
 
     /// Number of pending events.
@@ -387,8 +388,9 @@ mod tests {
         // In the radix heap now: the hint is one of the pending events (not necessarily the
         // earliest: that takes the scan `pop` does).
         assert_eq!(q.pop().map(|(t, _)| t.0), Some(10_000));
-        let hint = *q.peek_hint().expect("many pending");
+        let (at, &hint) = q.peek_hint().expect("many pending");
         assert!((11..(10 + SMALL as u64)).contains(&hint), "{hint}");
+        assert_eq!(at.0, hint * 1000, "the hint's time is its event's");
         while q.len() > 1 {
             q.pop();
         }

@@ -246,6 +246,13 @@ impl DelayHist {
         self.max_ps = self.max_ps.max(ps);
     }
 
+    /// The count a value of `ps` \[ps\] would be added to, if its slot is allocated: for
+    /// prefetching it ahead of [`DelayHist::record`].
+    #[inline]
+    pub(crate) fn slot_of(&self, ps: u64) -> Option<&u64> {
+        self.counts.get(self.precision.layout().index(ps.max(1)))
+    }
+
     /// Adds `n` values to slot `slot`, growing the counts to the end of its bucket.
     #[inline]
     fn add(&mut self, slot: usize, n: u64) {

@@ -382,8 +382,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.now = t.0;
             self.events.bump(1);
-            if let Some(next) = self.queue.peek_hint() {
-                self.prefetch_event(*next);
+            if let Some((at, next)) = self.queue.peek_hint() {
+                self.prefetch_event(at.0, *next);
             }
             match ev {
                 Event::Source(f) => {
@@ -416,15 +416,32 @@ impl<'a, O: Observer> Engine<'a, O> {
         })
     }
 
-    /// Fetches into the cache what `ev` will touch first, while the event before it runs (at
-    /// 100,000 elements each event's state is a miss to memory; see [`prefetch`]).
+    /// Fetches into the cache what `ev`, due at `at_ps`, will touch first, while the event
+    /// before it runs (at 100,000 elements each event's state is a miss to memory; see
+    /// [`prefetch`]). A packet whose service ends its route, at a node without latency, is
+    /// delivered at `at_ps`: its delay is known, and so is the histogram count it will add to.
     #[inline]
-    fn prefetch_event(&self, ev: Event) {
+    fn prefetch_event(&self, at_ps: u64, ev: Event) {
         match ev {
             Event::Source(f) => self.prefetch_source(f as usize),
-            Event::IoDone { node, pkt } | Event::ServiceDone { node, pkt } => {
+            Event::IoDone { node, pkt } => {
                 prefetch(&self.nodes[node as usize]);
                 prefetch(&self.packets[pkt]);
+            }
+            Event::ServiceDone { node, pkt } => {
+                let state = &self.nodes[node as usize];
+                prefetch(state);
+                let p = &self.packets[pkt];
+                if p.link_dir == NO_LINK && p.counted && state.latency_ps() == 0 {
+                    let s = &self.flows[p.flow as usize];
+                    let d = match p.dir {
+                        Direction::Forward => &s.forward,
+                        Direction::Reverse => &s.reverse,
+                    };
+                    if let Some(count) = d.delay.slot_of(at_ps.saturating_sub(p.created)) {
+                        prefetch(count);
+                    }
+                }
             }
             Event::TxDone { link, pkt } => {
                 prefetch(&self.links[link as usize]);

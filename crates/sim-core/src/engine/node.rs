@@ -55,6 +55,12 @@ impl<'a> NodeState<'a> {
         }
     }
 
+    /// The node's fixed latency after service \[ps\].
+    #[inline]
+    pub fn latency_ps(&self) -> u64 {
+        self.latency_ps
+    }
+
     /// The node's statistics at the end of the run.
     pub fn into_stats(self) -> NodeStats {
         NodeStats {
