@@ -10,103 +10,32 @@
 //! alone (set-up excluded with `iter_batched`), 1,000,000 packets (about 5 events each).
 //! Peak memory is measured per size in its own process: `examples/star_rss.rs`.
 //!
+//! The engine keeps what `oransim run` keeps for a scenario without `[report] hops`
+//! ([`oransim_benches::lean`]: the default histograms, no per-hop sums); `engine_mm1_hops`
+//! keeps the per-hop sums too.
+//!
 //! Run: `cargo bench -p oransim-benches --bench engine`. Results: `docs/performance.md`.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use sim_core::engine::{Engine, NoObserver, run_replication};
+use sim_core::engine::{Detail, Engine, NoObserver, RunStats};
 use sim_core::network::*;
-use sim_core::rng::Stream;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
+
+use oransim_benches::{bare_mm1, mm1};
 
 const PACKETS: u64 = 200_000;
 
-/// The bare reference loop: M/M/1 with lambda = 0.9, mu = 1 per us, in picoseconds. Returns the
-/// number of events processed.
-fn bare_mm1(packets: u64, seed: u64) -> u64 {
-    const ARRIVAL: u8 = 0;
-    const DEPARTURE: u8 = 1;
-    let mut arrivals = Stream::new(seed, 0, "source", "arrivals");
-    let mut service = Stream::new(seed, 0, "node", "server");
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u8)>> = BinaryHeap::with_capacity(1024);
-    let mut seq = 0u64;
-    let mut in_system = 0u64;
-    let mut generated = 1u64;
-    let mut events = 0u64;
-    heap.push(Reverse((0, seq, ARRIVAL)));
-    while let Some(Reverse((t, _, kind))) = heap.pop() {
-        events += 1;
-        if kind == ARRIVAL {
-            in_system += 1;
-            if in_system == 1 {
-                seq += 1;
-                heap.push(Reverse((
-                    t + service.exponential(1e6).round() as u64,
-                    seq,
-                    DEPARTURE,
-                )));
-            }
-            if generated < packets {
-                generated += 1;
-                seq += 1;
-                heap.push(Reverse((
-                    t + arrivals.exponential(1e6 / 0.9).round() as u64,
-                    seq,
-                    ARRIVAL,
-                )));
-            }
-        } else {
-            in_system -= 1;
-            if in_system > 0 {
-                seq += 1;
-                heap.push(Reverse((
-                    t + service.exponential(1e6).round() as u64,
-                    seq,
-                    DEPARTURE,
-                )));
-            }
-        }
-    }
-    events
-}
-
-fn mm1(packets: u64) -> Network {
-    Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            name: "server".into(),
-            service: Service::Exponential { mean_ps: 1e6 },
-            servers: 1,
-            capacity: None,
-        }],
-        links: vec![],
-        flows: vec![FlowConfig {
-            name: "arrivals".into(),
-            path: vec![0],
-            mtu_exempt: 0,
-            protected_len: vec![],
-            source: Source::Poisson {
-                rate_per_s: 0.9e6,
-                size: SizeDist::Fixed(100),
-                count: None,
-            },
-        }],
-        stop: Stop {
-            packets: Some(packets),
-            duration: None,
-        },
-        warmup: SimDuration::ZERO,
-    }
+/// One replication of `net` keeping what `detail` asks for.
+fn run(net: &Network, detail: &Detail) -> RunStats {
+    Engine::with_detail(net, 1, 0, NoObserver, detail)
+        .expect("a valid network")
+        .run(0)
+        .expect("the run ends")
 }
 
 /// Four nodes in a line: an encrypting sender, two forwarding switches, a decrypting receiver;
@@ -186,30 +115,20 @@ fn engine_speed(c: &mut Criterion) {
         b.iter(|| black_box(bare_mm1(black_box(PACKETS), 1)))
     });
 
+    let lean = oransim_benches::lean();
+    let full = Detail::default();
     let net = mm1(PACKETS);
-    let events = run_replication(&net, 1, 0).expect("a valid network").events;
-    g.throughput(Throughput::Elements(events));
-    g.bench_function("engine_mm1", |b| {
-        b.iter(|| {
-            black_box(
-                run_replication(black_box(&net), 1, 0)
-                    .expect("a valid network")
-                    .events,
-            )
-        })
-    });
+    for (name, detail) in [("engine_mm1", &lean), ("engine_mm1_hops", &full)] {
+        g.throughput(Throughput::Elements(run(&net, detail).events));
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(run(black_box(&net), detail).events))
+        });
+    }
 
     let net = four_hop(PACKETS);
-    let events = run_replication(&net, 1, 0).expect("a valid network").events;
-    g.throughput(Throughput::Elements(events));
+    g.throughput(Throughput::Elements(run(&net, &lean).events));
     g.bench_function("engine_4hop", |b| {
-        b.iter(|| {
-            black_box(
-                run_replication(black_box(&net), 1, 0)
-                    .expect("a valid network")
-                    .events,
-            )
-        })
+        b.iter(|| black_box(run(black_box(&net), &lean).events))
     });
     g.finish();
 }
@@ -222,17 +141,18 @@ fn star_scale(c: &mut Criterion) {
     let mut g = c.benchmark_group("star");
     g.sample_size(10);
     g.measurement_time(std::time::Duration::from_secs(10));
+    let lean = oransim_benches::lean();
     for n in [10usize, 1000, 10_000, 100_000] {
         let net = oransim_benches::star(n, STAR_PACKETS);
+        let engine = || Engine::with_detail(&net, 1, 0, NoObserver, &lean);
         g.throughput(Throughput::Elements(n as u64 + 1));
         g.bench_function(format!("setup/{n}"), |b| {
-            b.iter(|| black_box(Engine::new(black_box(&net), 1, 0, NoObserver).is_ok()))
+            b.iter(|| black_box(engine().is_ok()))
         });
-        let events = run_replication(&net, 1, 0).expect("a valid network").events;
-        g.throughput(Throughput::Elements(events));
+        g.throughput(Throughput::Elements(run(&net, &lean).events));
         g.bench_function(format!("run/{n}"), |b| {
             b.iter_batched(
-                || Engine::new(&net, 1, 0, NoObserver).expect("a valid network"),
+                || engine().expect("a valid network"),
                 |engine| black_box(engine.run(0).expect("the run ends").events),
                 BatchSize::PerIteration,
             )

@@ -7,11 +7,16 @@
 //! ```
 //!
 //! Prints the set-up time (validation, routes, per-element state), the run's events and its
-//! events per second (set-up excluded); `/usr/bin/time -v` gives "Maximum resident set size".
+//! events per second (set-up excluded), also per CPU-second of the thread (a shared machine's
+//! other work excluded); `/usr/bin/time -v` gives "Maximum resident set size".
+//! The engine keeps what `oransim run` keeps for a scenario without `[report] hops`
+//! ([`oransim_benches::lean`]).
 
 use std::time::Instant;
 
 use sim_core::engine::{Engine, NoObserver};
+
+use oransim_benches::{lean, thread_cpu_s};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,17 +27,20 @@ fn main() {
         .unwrap_or(2_000_000);
     let net = oransim_benches::star(n, packets);
     let t0 = Instant::now();
-    let engine = Engine::new(&net, 1, 0, NoObserver).expect("a valid network");
+    let engine = Engine::with_detail(&net, 1, 0, NoObserver, &lean()).expect("a valid network");
     let setup = t0.elapsed();
-    let t1 = Instant::now();
+    let (t1, c1) = (Instant::now(), thread_cpu_s());
     let stats = engine.run(0).expect("the run ends");
-    let run = t1.elapsed();
+    let (run, cpu) = (t1.elapsed(), thread_cpu_s() - c1);
     println!(
-        "nodes {} setup_s {:.3} events {} run_s {:.3} events_per_s {:.0}",
+        "nodes {} setup_s {:.3} events {} run_s {:.3} events_per_s {:.0} cpu_s {:.2} \
+         events_per_cpu_s {:.0}",
         n + 1,
         setup.as_secs_f64(),
         stats.events,
         run.as_secs_f64(),
         stats.events as f64 / run.as_secs_f64(),
+        cpu,
+        stats.events as f64 / cpu,
     );
 }

@@ -113,6 +113,9 @@ pub struct ScenarioFile {
     /// `[report]`: what to report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<ReportFile>,
+    /// `[stats]`: which flows keep exact delay histograms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsFile>,
 }
 
 /// `[scenario]`.
@@ -457,6 +460,20 @@ pub struct ReportFile {
     /// Include the per-hop Eq. 1 breakdown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<bool>,
+}
+
+/// `[stats]`: which flows keep exact delay histograms (the others keep coarse ones; counts,
+/// means and the Eq. 1 components are exact for every flow).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StatsFile {
+    /// Flows (by name) that keep exact histograms whatever the scenario's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<Vec<String>>,
+    /// Every flow keeps exact histograms when the scenario has at most this many flows
+    /// (default 1000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_up_to: Option<u64>,
 }
 
 /// A node's cipher as files and reports spell it: a [`Suite`] name, or `"none"` for plaintext

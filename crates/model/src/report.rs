@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{RunStats, run_replications};
+use sim_core::engine::{RunStats, run_replications_with};
 use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
 
 use crate::Scenario;
@@ -342,7 +342,13 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::N
         });
     }
     let start = Instant::now();
-    let runs = run_replications(&scenario.network, seed, reps, opts.threads)?;
+    let runs = run_replications_with(
+        &scenario.network,
+        seed,
+        reps,
+        opts.threads,
+        &scenario.detail(),
+    )?;
     let wall = start.elapsed().as_secs_f64();
     Ok(summarise(
         scenario,

@@ -53,6 +53,7 @@ mod error;
 pub mod network;
 pub mod queue;
 pub mod rng;
+mod slots;
 pub mod stats;
 mod tally;
 pub mod time;

@@ -157,6 +157,28 @@ impl<E> EventQueue<E> {
         Some((SimTime(e.time), e.event))
     }
 
+    /// While many events are pending (the radix heap), one that will probably be popped next,
+    /// with its time:
+    /// the one kept apart, or the first filed in the lowest non-empty bucket (one of the
+    /// earliest). A hint for prefetching what it will touch, never for order (the earliest of a
+    /// bucket would cost the scan `pop` does anyway). `None` while few are pending: so few
+    /// events mean few busy elements, whose state stays in the cache (an M/M/1 has nothing to
+    /// fetch, and measured about 2% slower when it looked).
+    #[inline]
+    pub fn peek_hint(&self) -> Option<(SimTime, &E)> {
+        if !self.radix_mode {
+            return None;
+        }
+        let r = &self.radix;
+        let (key, e) = match &r.zero {
+            Some(entry) => entry,
+            None if r.occupied == 0 => return None,
+            None => r.buckets[r.occupied.trailing_zeros() as usize].first()?,
+        };
+        // The key's high 64 bits are the time.
+        Some((SimTime((key >> 64) as u64), e))
+    }
+
     /// Number of pending events.
     pub fn len(&self) -> usize {
         if self.radix_mode {
@@ -350,6 +372,29 @@ mod tests {
             assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((rt, rs)));
         }
         assert_eq!(q.pop().map(|(t, _)| t), None);
+    }
+
+    /// The hint is silent while few events are pending and, past [`SMALL`], names an event of
+    /// the lowest bucket: the next one popped when that bucket holds one.
+    #[test]
+    fn peek_hint_names_an_event_soon_to_leave() {
+        let mut q = EventQueue::with_capacity(4);
+        q.push(SimTime(3), 3u64);
+        assert_eq!(q.peek_hint(), None);
+        for t in 10..(10 + SMALL as u64) {
+            q.push(SimTime(t * 1000), t);
+        }
+        assert_eq!(q.pop().map(|(t, _)| t.0), Some(3));
+        // In the radix heap now: the hint is one of the pending events (not necessarily the
+        // earliest: that takes the scan `pop` does).
+        assert_eq!(q.pop().map(|(t, _)| t.0), Some(10_000));
+        let (at, &hint) = q.peek_hint().expect("many pending");
+        assert!((11..(10 + SMALL as u64)).contains(&hint), "{hint}");
+        assert_eq!(at.0, hint * 1000, "the hint's time is its event's");
+        while q.len() > 1 {
+            q.pop();
+        }
+        assert!(q.peek_hint().is_none(), "few pending: no hint");
     }
 
     #[test]

@@ -9,6 +9,8 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+use crate::slots::Layout;
+use crate::tally::Bump;
 use crate::time::PS_PER_NS;
 
 /// The names of the four delay components of 000 Eq. 1, in [`Components::to_array`] order:
@@ -142,8 +144,10 @@ impl Role {
 }
 
 /// A streaming distribution of delays \[ps\]: exact count, sum, min and max; percentiles from an
-/// HDR histogram. The histogram is allocated at the first value, so a distribution nothing is
-/// recorded in (a flow's reverse direction, its RTTs when it does not ping) costs 48 bytes.
+/// HDR histogram. Values are counted in the HDR histogram's slots ([`crate::slots`]), in a vector
+/// that grows a bucket at a time to the largest value, so a distribution nothing is recorded in
+/// (a flow's reverse direction, its RTTs when it does not ping) costs 72 bytes and recording
+/// touches only the counts; the HDR histogram itself is built when a percentile is asked for.
 ///
 /// Two precisions ([`Precision`]): [`Precision::Exact`] (the default), 3 significant digits
 /// from 1 ps (relative error at most 0.1%, about 80 KB for delays up to 10 us), and
@@ -153,7 +157,10 @@ impl Role {
 /// [`crate::engine::Detail`]). Count, sum, mean, min and max are exact in both.
 #[derive(Debug, Clone)]
 pub struct DelayHist {
-    hist: Option<Box<Histogram<u64>>>,
+    /// Values per HDR slot of `precision`, up to the end of the highest bucket used.
+    counts: Vec<u64>,
+    /// Values recorded.
+    n: u64,
     precision: Precision,
     sum_ps: u128,
     min_ps: u64,
@@ -171,9 +178,14 @@ pub enum Precision {
     Coarse,
 }
 
+/// [`Precision::Exact`]'s slots: unit 1 ps, 2048 slots a bucket (`2 * 10^3` rounded up).
+const EXACT: Layout = Layout::new(0, 11);
+/// [`Precision::Coarse`]'s slots: unit 1024 ps, 32 slots a bucket (`2 * 10^1` rounded up).
+const COARSE: Layout = Layout::new(10, 5);
+
 impl Precision {
     /// An empty auto-resizing HDR histogram of this precision.
-    fn histogram(self) -> Histogram<u64> {
+    pub(crate) fn histogram(self) -> Histogram<u64> {
         let (low, sigfig) = match self {
             Precision::Exact => (1, 3),
             Precision::Coarse => (1024, 1),
@@ -183,6 +195,15 @@ impl Precision {
             .expect("constant HDR bounds and precision are valid");
         h.auto(true);
         h
+    }
+
+    /// The slots of [`Precision::histogram`].
+    #[inline(always)]
+    pub(crate) const fn layout(self) -> Layout {
+        match self {
+            Precision::Exact => EXACT,
+            Precision::Coarse => COARSE,
+        }
     }
 }
 
@@ -196,7 +217,8 @@ impl DelayHist {
     /// An empty distribution of the given precision (nothing allocated until the first value).
     pub fn with_precision(precision: Precision) -> Self {
         DelayHist {
-            hist: None,
+            counts: Vec::new(),
+            n: 0,
             precision,
             sum_ps: 0,
             min_ps: u64::MAX,
@@ -212,20 +234,62 @@ impl DelayHist {
     /// Records one value \[ps\].
     #[inline]
     pub fn record(&mut self, ps: u64) {
-        let precision = self.precision;
-        let hist = self
-            .hist
-            .get_or_insert_with(|| Box::new(precision.histogram()));
-        // Auto-resizing histogram: recording cannot fail for any u64 value.
-        let _ = hist.record(ps.max(1));
-        self.sum_ps += ps as u128;
+        // The HDR histogram's lowest value is 1 (0 would be a slot of its own at 1 ps).
+        let slot = match self.precision {
+            Precision::Exact => EXACT.index(ps.max(1)),
+            Precision::Coarse => COARSE.index(ps.max(1)),
+        };
+        self.add(slot, 1);
+        self.n.bump(1);
+        self.sum_ps.bump(ps as u128);
         self.min_ps = self.min_ps.min(ps);
         self.max_ps = self.max_ps.max(ps);
     }
 
+    /// The count a value of `ps` \[ps\] would be added to, if its slot is allocated: for
+    /// prefetching it ahead of [`DelayHist::record`].
+    #[inline]
+    pub(crate) fn slot_of(&self, ps: u64) -> Option<&u64> {
+        self.counts.get(self.precision.layout().index(ps.max(1)))
+    }
+
+    /// Adds `n` values to slot `slot`, growing the counts to the end of its bucket.
+    #[inline]
+    fn add(&mut self, slot: usize, n: u64) {
+        if slot >= self.counts.len() {
+            self.grow(slot);
+        }
+        self.counts[slot].bump(n);
+    }
+
+    #[cold]
+    fn grow(&mut self, slot: usize) {
+        let len = self.precision.layout().bucket_end(slot);
+        self.counts
+            .reserve_exact(len.saturating_sub(self.counts.len()));
+        self.counts.resize(len, 0);
+    }
+
+    /// The HDR histogram direct recording would have built: the same counts in the same slots
+    /// (each slot recorded at its lowest value); `None` when empty.
+    fn hdr(&self) -> Option<Histogram<u64>> {
+        if self.n == 0 {
+            return None;
+        }
+        let layout = self.precision.layout();
+        let mut h = self.precision.histogram();
+        for (i, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                // Auto-resizing histogram: recording cannot fail for any u64 value.
+                let _ = h.record_n(layout.value(i), c);
+            }
+        }
+        Some(h)
+    }
+
     /// Number of values.
     pub fn count(&self) -> u64 {
-        self.hist.as_ref().map_or(0, |h| h.len())
+        self.n
     }
 
     /// Exact mean \[ps\]; 0 when empty.
@@ -239,30 +303,45 @@ impl DelayHist {
     }
 
     /// Adds another distribution's values to this one. An empty distribution takes the other's
-    /// histogram as it is (its precision too); otherwise values are re-recorded at this one's
-    /// precision.
+    /// as it is (its precision too); otherwise values are re-recorded at this one's precision
+    /// (each of the other's slots at its lowest value, as hdrhistogram's `add` does).
     pub fn merge(&mut self, other: &DelayHist) {
-        match (&mut self.hist, &other.hist) {
-            (_, None) => {}
-            (None, Some(o)) => self.hist = Some(o.clone()),
-            // Auto-resizing histogram: adding cannot fail.
-            (Some(h), Some(o)) => {
-                let _ = h.add(&**o);
+        if other.n == 0 {
+        } else if self.n == 0 {
+            self.counts.clone_from(&other.counts);
+            self.precision = other.precision;
+        } else if self.precision == other.precision {
+            if self.counts.len() < other.counts.len() {
+                self.counts.resize(other.counts.len(), 0);
+            }
+            for (a, &b) in self.counts.iter_mut().zip(&other.counts) {
+                a.bump(b);
+            }
+        } else {
+            let (mine, theirs) = (self.precision.layout(), other.precision.layout());
+            for (i, &c) in other.counts.iter().enumerate() {
+                if c > 0 {
+                    self.add(mine.index(theirs.value(i)), c);
+                }
             }
         }
-        self.sum_ps += other.sum_ps;
+        self.n.bump(other.n);
+        self.sum_ps.bump(other.sum_ps);
         self.min_ps = self.min_ps.min(other.min_ps);
         self.max_ps = self.max_ps.max(other.max_ps);
     }
 
     /// The value at quantile `q` in [0, 1] \[ps\] (HDR: the highest value equivalent to it).
     pub fn quantile_ps(&self, q: f64) -> u64 {
-        if self.count() == 0 {
-            return 0;
-        }
-        match &self.hist {
+        self.quantile_in(self.hdr().as_ref(), q)
+    }
+
+    /// [`DelayHist::quantile_ps`] with the HDR histogram already built.
+    fn quantile_in(&self, hdr: Option<&Histogram<u64>>, q: f64) -> u64 {
+        match hdr {
+            None => 0,
             Some(h) if q < 1.0 => h.value_at_quantile(q).min(self.max_ps),
-            _ => self.max_ps,
+            Some(_) => self.max_ps,
         }
     }
 
@@ -272,7 +351,7 @@ impl DelayHist {
         let n = self.count() as f64;
         let mut acc = 0u64;
         let mut out = Vec::new();
-        for v in self.hist.iter().flat_map(|h| h.iter_recorded()) {
+        for v in self.hdr().iter().flat_map(|h| h.iter_recorded()) {
             acc += v.count_at_value();
             out.push((
                 v.value_iterated_to() as f64 / PS_PER_NS as f64,
@@ -285,6 +364,7 @@ impl DelayHist {
     /// Summary in nanoseconds.
     pub fn summary(&self) -> DistSummary {
         let ns = |ps: u64| ps as f64 / PS_PER_NS as f64;
+        let hdr = self.hdr();
         DistSummary {
             count: self.count(),
             mean_ns: self.mean_ps() / PS_PER_NS as f64,
@@ -293,8 +373,8 @@ impl DelayHist {
             } else {
                 ns(self.min_ps)
             },
-            p50_ns: ns(self.quantile_ps(0.5)),
-            p99_ns: ns(self.quantile_ps(0.99)),
+            p50_ns: ns(self.quantile_in(hdr.as_ref(), 0.5)),
+            p99_ns: ns(self.quantile_in(hdr.as_ref(), 0.99)),
             max_ns: ns(self.max_ps),
         }
     }
@@ -594,7 +674,7 @@ mod tests {
             "coarse is coarser"
         );
         let mut m = DelayHist::default();
-        assert!(m.hist.is_none());
+        assert!(m.counts.is_empty());
         m.merge(&c);
         assert_eq!(m.quantile_ps(0.5), c.quantile_ps(0.5));
         assert_eq!(m.count(), 10_000);

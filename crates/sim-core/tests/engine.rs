@@ -778,6 +778,7 @@ fn detail_picks_histogram_precision_and_changes_no_count() {
     let coarse_all = Detail {
         all_exact_up_to: 1,
         exact: vec![1, 99],
+        hops: true,
     };
     assert_eq!(
         coarse_all.precisions(&net),

@@ -10,6 +10,7 @@ mod node;
 mod route;
 mod source;
 mod stability;
+mod stats;
 mod trace;
 
 use std::collections::{HashMap, VecDeque};
@@ -31,6 +32,7 @@ pub(crate) use handshake::ike_auth_work;
 pub use node::{KeyOp, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
+pub use stats::StatsOptions;
 
 // The submodules share these imports and each other's items through `use super::*`.
 use self::{
@@ -92,6 +94,8 @@ pub struct Scenario {
     pub network: Network,
     /// Report options.
     pub report: ReportOptions,
+    /// Which flows keep exact delay histograms (`[stats]`; see [`Scenario::detail`]).
+    pub stats: StatsOptions,
     /// Per node, the calibration profile its processing was built from (if any).
     pub node_profiles: Vec<Option<NodeProfile>>,
 }
@@ -379,6 +383,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             .transpose()?,
         hops: report_file.hops.unwrap_or(false),
     };
+    let stats = stats::stats(&cx, file.stats.as_ref(), &flow_names, &file.flows)?;
 
     Ok(Scenario {
         name,
@@ -388,6 +393,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         replications,
         network,
         report,
+        stats,
         node_profiles,
     })
 }

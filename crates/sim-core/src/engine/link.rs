@@ -49,17 +49,14 @@ impl<O: Observer> Engine<'_, O> {
         // A route has at most 2^32 hops (hop is a u32), so 2 * hop fits a usize.
         #[allow(clippy::arithmetic_side_effects)]
         self.close_hop(pkt, 2 * hop);
-        let step = self.step(pkt);
-        if step.link_dir == NO_LINK {
+        let p = &mut self.packets[pkt];
+        if p.link_dir == NO_LINK {
             self.deliver(pkt);
             return;
         }
-        let ld = step.link_dir as usize;
-        self.packets[pkt].stage = self.now;
-        let p = &self.packets[pkt];
-        let metered = p
-            .size
-            .saturating_sub(self.net.flows[p.flow as usize].mtu_exempt);
+        let ld = p.link_dir as usize;
+        p.stage = self.now;
+        let metered = p.metered;
         let link = &mut self.links[ld];
         if metered > link.mtu {
             link.stats.dropped_mtu.bump(1);
@@ -118,9 +115,12 @@ impl<O: Observer> Engine<'_, O> {
         }
         // The packet is on a link, so not at its route's last node: hop + 1 is at most the
         // path length, which validation bounds by MAX_PATH = u16::MAX.
+        // The next step is the next node's: the route has one (the packet is on a link).
         #[allow(clippy::arithmetic_side_effects)]
         {
-            self.packets[pkt].hop += 1;
+            let p = &mut self.packets[pkt];
+            p.hop += 1;
+            p.step += 1;
         }
         if prop == 0 {
             self.arrive(pkt);

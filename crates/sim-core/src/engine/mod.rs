@@ -133,16 +133,20 @@ enum Event {
     HandshakeTimer { tunnel: u32, sends: u32 },
 }
 
-/// Which flows keep exact delay histograms ([`Precision::Exact`]) and which coarse ones
-/// ([`Precision::Coarse`]): the memory of a run of many flows is mostly their histograms.
-/// Counts, sums, means, minima and maxima are exact either way; only percentiles and CDFs of
-/// coarse flows are resolved to 1% instead of 0.1%.
+/// What a run keeps beyond the counts, sums and means every flow has: which flows keep exact
+/// delay histograms ([`Precision::Exact`]) and which coarse ones ([`Precision::Coarse`]) (the
+/// memory of a run of many flows is mostly their histograms), and whether per-hop Eq. 1 sums
+/// are kept. Counts, sums, means, minima, maxima and the end-to-end Eq. 1 components are exact
+/// either way; only percentiles and CDFs of coarse flows are resolved to 6.25% instead of 0.1%.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detail {
     /// A network of at most this many flows keeps exact histograms for every flow.
     pub all_exact_up_to: usize,
     /// Flows (indices in [`Network::flows`]) that keep exact histograms whatever the size.
     pub exact: Vec<usize>,
+    /// Keep per-hop Eq. 1 sums ([`DirStats::hops`]); without them `hops` stays empty and each
+    /// packet skips one sum per hop (the scenario layer keeps them only for `[report] hops`).
+    pub hops: bool,
 }
 
 impl Detail {
@@ -174,12 +178,14 @@ impl Default for Detail {
         Detail {
             all_exact_up_to: Self::ALL_EXACT_UP_TO,
             exact: Vec::new(),
+            hops: true,
         }
     }
 }
 
 /// One step of a route: the node, the link direction leaving it (none at the last node), and the
-/// packet's role there.
+/// packet's role there. Every flow's two routes lie in one flat vector (`Engine::steps`): a
+/// packet holds the index of its current step, so finding it is one load, not three.
 #[derive(Debug, Clone, Copy)]
 struct Step {
     node: u32,
@@ -196,8 +202,12 @@ pub struct Engine<'a, O: Observer> {
     packets: Slab<Packet>,
     nodes: Vec<NodeState<'a>>,
     links: Vec<LinkDir>,
-    /// Per flow, the route forward and reverse.
-    routes: Vec<[Vec<Step>; 2]>,
+    /// Every route's steps, flow by flow, forward then reverse.
+    steps: Vec<Step>,
+    /// Per flow, the index in `steps` of its forward and its reverse route's first step.
+    route_start: Vec<[u32; 2]>,
+    /// Keep per-hop sums ([`Detail::hops`]).
+    hops: bool,
     work: Workloads<'a>,
     flows: Vec<FlowStats>,
     total_generated: u64,
@@ -211,6 +221,29 @@ pub struct Engine<'a, O: Observer> {
     /// with [`NetworkError::ClockOverflow`] instead of wrapping or saturating its clock.
     overflow: Option<u64>,
     observer: O,
+}
+
+/// Asks the CPU to fetch `item` into its caches ahead of use (a hint: no effect on results).
+/// At 100,000 elements every packet touches its own flow's, node's and link's state, far apart
+/// in memory; an event that knows which of them the packet's next event will touch fetches
+/// it now, so the miss overlaps the work in between (measured: docs/performance.md).
+#[inline(always)]
+fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let start = (item as *const T).cast::<i8>();
+        let mut offset = 0;
+        while offset < std::mem::size_of::<T>() {
+            // SAFETY: SSE is part of x86-64; a prefetch is a hint that neither reads nor writes
+            // memory the program can observe, and faults on no address (`wrapping_add` keeps
+            // the address arithmetic defined; every address is inside `item` anyway).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
+            offset = offset.saturating_add(64);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 #[inline]
@@ -267,26 +300,38 @@ impl<'a, O: Observer> Engine<'a, O> {
                 }
             })
         };
-        let route = |path: &[NodeId]| -> Vec<Step> {
-            path.iter()
-                .enumerate()
-                .map(|(i, &n)| Step {
+        let route = |path: &[NodeId], steps: &mut Vec<Step>| {
+            steps.extend(path.iter().enumerate().map(|(i, &n)| {
+                Step {
                     node: n as u32,
                     link_dir: path
                         .get(i.saturating_add(1))
                         .map_or(NO_LINK, |&next| link_dir(n, next)),
                     role: Role::at(i, path.len()),
-                })
-                .collect()
+                }
+            }))
         };
-        let routes = net
-            .flows
-            .iter()
-            .map(|f| {
-                let rev: Vec<NodeId> = f.path.iter().rev().copied().collect();
-                [route(&f.path), route(&rev)]
-            })
-            .collect();
+        let total_steps = net.flows.iter().fold(0usize, |n, f| {
+            n.saturating_add(f.path.len().saturating_mul(2))
+        });
+        if u32::try_from(total_steps).is_err() {
+            return Err(NetworkError::TooMany {
+                what: "route steps (every flow's path, both ways)".into(),
+                count: total_steps,
+                max: u32::MAX as usize,
+            });
+        }
+        let mut steps = Vec::with_capacity(total_steps);
+        let mut route_start = Vec::with_capacity(net.flows.len());
+        for f in &net.flows {
+            // Below total_steps, which fits a u32 (checked above).
+            let forward = steps.len() as u32;
+            route(&f.path, &mut steps);
+            let reverse = steps.len() as u32;
+            let rev: Vec<NodeId> = f.path.iter().rev().copied().collect();
+            route(&rev, &mut steps);
+            route_start.push([forward, reverse]);
+        }
         let flows = net
             .flows
             .iter()
@@ -295,8 +340,10 @@ impl<'a, O: Observer> Engine<'a, O> {
                 // A path has at least one node (validated): node and link hops alternate.
                 let hops = f.path.len().saturating_mul(2).saturating_sub(1);
                 let mut s = FlowStats::with_precision(precisions[i]);
-                s.forward.hops = vec![Default::default(); hops];
-                s.reverse.hops = vec![Default::default(); hops];
+                if detail.hops {
+                    s.forward.hops = vec![Default::default(); hops];
+                    s.reverse.hops = vec![Default::default(); hops];
+                }
                 s
             })
             .collect();
@@ -307,7 +354,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             packets: Slab::with_capacity(1024),
             nodes,
             links,
-            routes,
+            steps,
+            route_start,
+            hops: detail.hops,
             work: Workloads::new(net, seed, replication),
             flows,
             total_generated: 0,
@@ -333,8 +382,14 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.now = t.0;
             self.events.bump(1);
+            if let Some((at, next)) = self.queue.peek_hint() {
+                self.prefetch_event(at.0, *next);
+            }
             match ev {
-                Event::Source(f) => self.fire_source(f as usize),
+                Event::Source(f) => {
+                    self.prefetch_source(f as usize);
+                    self.fire_source(f as usize)
+                }
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
                 Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
                 Event::Depart(pkt) => self.after_node(pkt),
@@ -359,6 +414,42 @@ impl<'a, O: Observer> Engine<'a, O> {
             events: self.events,
             end_ps: self.end,
         })
+    }
+
+    /// Fetches into the cache what `ev`, due at `at_ps`, will touch first, while the event
+    /// before it runs (at 100,000 elements each event's state is a miss to memory; see
+    /// [`prefetch`]). A packet whose service ends its route, at a node without latency, is
+    /// delivered at `at_ps`: its delay is known, and so is the histogram count it will add to.
+    #[inline]
+    fn prefetch_event(&self, at_ps: u64, ev: Event) {
+        match ev {
+            Event::Source(f) => self.prefetch_source(f as usize),
+            Event::IoDone { node, pkt } => {
+                prefetch(&self.nodes[node as usize]);
+                prefetch(&self.packets[pkt]);
+            }
+            Event::ServiceDone { node, pkt } => {
+                let state = &self.nodes[node as usize];
+                prefetch(state);
+                let p = &self.packets[pkt];
+                if p.link_dir == NO_LINK && p.counted && state.latency_ps() == 0 {
+                    let s = &self.flows[p.flow as usize];
+                    let d = match p.dir {
+                        Direction::Forward => &s.forward,
+                        Direction::Reverse => &s.reverse,
+                    };
+                    if let Some(count) = d.delay.slot_of(at_ps.saturating_sub(p.created)) {
+                        prefetch(count);
+                    }
+                }
+            }
+            Event::TxDone { link, pkt } => {
+                prefetch(&self.links[link as usize]);
+                prefetch(&self.packets[pkt]);
+            }
+            Event::Depart(pkt) | Event::Arrive(pkt) => prefetch(&self.packets[pkt]),
+            Event::HandshakeTimer { .. } => {}
+        }
     }
 
     /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not
@@ -387,15 +478,19 @@ impl<'a, O: Observer> Engine<'a, O> {
             self.total_generated.bump(1);
         }
         let counted = self.now >= self.warmup;
+        let cfg = &self.net.flows[f];
         let p = Packet {
             flow: f as u32,
             dir,
             counted,
             role: Role::Originate,
             hop: 0,
+            step: self.route_start[f][dir_index(dir)],
+            link_dir: NO_LINK,
             size,
+            metered: size.saturating_sub(cfg.mtu_exempt),
             plen: {
-                let map = &self.net.flows[f].protected_len;
+                let map = &cfg.protected_len;
                 map.binary_search_by_key(&size, |&(w, _)| w)
                     .map_or(size, |i| map[i].1)
             },
@@ -424,16 +519,14 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
     }
 
-    #[inline]
-    fn step(&self, pkt: u32) -> Step {
-        let p = &self.packets[pkt];
-        self.routes[p.flow as usize][dir_index(p.dir)][p.hop as usize]
-    }
-
     /// Adds the components the packet gathered since its current hop began to that hop's sums
-    /// (hop `h`: `2i` is node `i` of the path, `2i + 1` the link leaving it).
+    /// (hop `h`: `2i` is node `i` of the path, `2i + 1` the link leaving it); nothing when the
+    /// run keeps no per-hop sums.
     #[inline]
     fn close_hop(&mut self, pkt: u32, h: usize) {
+        if !self.hops {
+            return;
+        }
         let p = &mut self.packets[pkt];
         let delta = p.comp.since(p.mark);
         p.mark = p.comp;
@@ -514,7 +607,22 @@ pub fn run_replications(
     replications: u32,
     threads: usize,
 ) -> Result<Vec<RunStats>, NetworkError> {
+    run_replications_with(net, seed, replications, threads, &Detail::default())
+}
+
+/// [`run_replications`] keeping what `detail` asks for (histogram precision per flow, per-hop
+/// sums); the counts, sums and means are the same whatever it says.
+pub fn run_replications_with(
+    net: &Network,
+    seed: u64,
+    replications: u32,
+    threads: usize,
+    detail: &Detail,
+) -> Result<Vec<RunStats>, NetworkError> {
     net.validate()?;
+    let run_replication = |net, seed, r| -> Result<RunStats, NetworkError> {
+        Engine::with_detail(net, seed, r, NoObserver, detail)?.run(r)
+    };
     let threads = threads.clamp(1, replications.max(1) as usize);
     if threads == 1 {
         return (0..replications)

@@ -5,13 +5,13 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
+use crate::network::{Direction, MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
 use crate::stats::NodeStats;
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, Observer};
+use super::{Engine, Event, Observer, prefetch};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
@@ -55,6 +55,12 @@ impl<'a> NodeState<'a> {
         }
     }
 
+    /// The node's fixed latency after service \[ps\].
+    #[inline]
+    pub fn latency_ps(&self) -> u64 {
+        self.latency_ps
+    }
+
     /// The node's statistics at the end of the run.
     pub fn into_stats(self) -> NodeStats {
         NodeStats {
@@ -68,10 +74,25 @@ impl<O: Observer> Engine<'_, O> {
     /// The packet arrives at the node of its current hop: the link hop before it is complete;
     /// it enters the node's I/O stage if it has one, else its CPU stage.
     pub(super) fn arrive(&mut self, pkt: u32) {
-        let step = self.step(pkt);
         let p = &mut self.packets[pkt];
+        let step = self.steps[p.step as usize];
         p.stage = self.now;
         p.role = step.role;
+        p.link_dir = step.link_dir;
+        // What the packet touches when it leaves this node: the link, or (delivered here) its
+        // flow's statistics.
+        match self.links.get(step.link_dir as usize) {
+            Some(link) => prefetch(link),
+            None => {
+                let f = p.flow as usize;
+                prefetch(&self.net.flows[f]);
+                let s = &self.flows[f];
+                prefetch(match p.dir {
+                    Direction::Forward => &s.forward,
+                    Direction::Reverse => &s.reverse,
+                })
+            }
+        }
         let hop = p.hop as usize;
         if hop > 0 {
             // 1 <= hop <= 2^32 (a u32): 2 * hop - 1 neither wraps nor goes below zero.
@@ -132,7 +153,7 @@ impl<O: Observer> Engine<'_, O> {
         let p = &self.packets[pkt];
         let state = &mut self.nodes[node as usize];
         if !state.serves[p.role.index()] && p.kind.work(p.role) == 0 {
-            self.after_cpu(pkt);
+            self.after_cpu(node, pkt);
             return;
         }
         match state.cpu.offer(pkt) {
@@ -171,14 +192,13 @@ impl<O: Observer> Engine<'_, O> {
         if let Some(next) = state.cpu.finish() {
             self.start_service(node, next);
         }
-        self.after_cpu(pkt);
+        self.after_cpu(node, pkt);
     }
 
-    /// After the CPU stage: the node's latency (a delay that occupies no server, counted as
-    /// processing), then departure.
-    fn after_cpu(&mut self, pkt: u32) {
-        let node = self.step(pkt).node as usize;
-        let latency = self.nodes[node].latency_ps;
+    /// After the CPU stage of `node`: the node's latency (a delay that occupies no server,
+    /// counted as processing), then departure.
+    fn after_cpu(&mut self, node: u32, pkt: u32) {
+        let latency = self.nodes[node as usize].latency_ps;
         if latency == 0 {
             self.after_node(pkt);
         } else {

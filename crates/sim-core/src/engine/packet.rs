@@ -104,8 +104,15 @@ pub(super) struct Packet {
     pub role: Role,
     /// Index of the current node in its route.
     pub hop: u16,
+    /// Index of the current node's step in the engine's flat route table.
+    pub step: u32,
+    /// The link direction leaving the current node (`NO_LINK` at the last), set on arrival.
+    pub link_dir: u32,
     /// Size on the wire \[bytes\].
     pub size: u32,
+    /// The bytes a link's MTU is checked against: the size less the flow's `mtu_exempt`
+    /// \[bytes\].
+    pub metered: u32,
     /// Bytes its cipher processes (its protected length) \[bytes\].
     pub plen: u32,
     /// Creation time \[ps\].
@@ -193,11 +200,11 @@ impl<T> std::ops::IndexMut<u32> for Slab<T> {
 mod tests {
     use super::*;
 
-    /// The hot loop copies packets and events: keep them compact (a packet is 144 bytes with the
+    /// The hot loop copies packets and events: keep them compact (a packet is 152 bytes with the
     /// handshake variant of its kind, the largest; an event is 12).
     #[test]
     fn packets_and_events_stay_small() {
-        assert!(std::mem::size_of::<Packet>() <= 144);
+        assert!(std::mem::size_of::<Packet>() <= 152);
         assert!(std::mem::size_of::<super::super::Event>() <= 12);
     }
 
