@@ -156,7 +156,7 @@ fn suite_of(openssl_name: &str) -> Option<Suite> {
 }
 
 /// Parses `openssl speed -mr` output into (op name -> [(len, ns per op)]): cipher ops from
-/// `+H:`/`+F:` pairs, key ops (length 0) from the `+F2`..`+F6` lines of [`KEY_LINES`] (RSA-2048
+/// `+H:`/`+F:` pairs, key ops (length 0) from the `+F2`..`+F6` lines of `KEY_LINES` (RSA-2048
 /// and -3072, ECDSA P-256, X25519, Ed25519); other asymmetric lines (other curves and sizes,
 /// DSA, FFDH, SM2) are skipped.
 pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)>>, BenchError> {

@@ -144,7 +144,7 @@ impl Role {
 }
 
 /// A streaming distribution of delays \[ps\]: exact count, sum, min and max; percentiles from an
-/// HDR histogram. Values are counted in the HDR histogram's slots ([`crate::slots`]), in a vector
+/// HDR histogram. Values are counted in the HDR histogram's slots (`slots.rs`), in a vector
 /// that grows a bucket at a time to the largest value, so a distribution nothing is recorded in
 /// (a flow's reverse direction, its RTTs when it does not ping) costs 72 bytes and recording
 /// touches only the counts; the HDR histogram itself is built when a percentile is asked for.
