@@ -47,6 +47,8 @@ skip() { echo "skipped: $*" >&2; exit 77; }
 log() { echo "slurm-sweep: $*" >&2; }
 # shellcheck source=lib/apt.sh
 . "$(dirname "$0")/lib/apt.sh"
+# shellcheck source=lib/procs.sh
+. "$(dirname "$0")/lib/procs.sh"
 
 # The sweep: 4 fibre lengths x 2 split policies = 8 points of 200 frames (a second on one core).
 scenario="$repo/scenarios/sweep_fronthaul.toml"
@@ -115,13 +117,7 @@ cleanup() {
         [ -d "/proc/$pid" ] && left+=("$pid")
       done
       [ ${#left[@]} -eq 0 ] && break
-      kill -s "$pass" "${left[@]}" 2>/dev/null || true
-      for _ in $(seq 50); do
-        local alive=0
-        for pid in "${left[@]}"; do [ -d "/proc/$pid" ] && alive=1; done
-        [ $alive = 0 ] && break
-        sleep 0.2
-      done
+      signal_and_wait "$pass" "${left[@]}"
     done
     rm -rf "$tmp"
   fi

@@ -61,6 +61,8 @@ skip() { echo "skipped: $*" >&2; exit 77; }
 log() { echo "strongswan-wire: $*" >&2; }
 # shellcheck source=lib/apt.sh
 . "$(dirname "$0")/lib/apt.sh"
+# shellcheck source=lib/procs.sh
+. "$(dirname "$0")/lib/procs.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
 
@@ -96,13 +98,7 @@ cleanup() {
       for pid in $(ip netns pids "$ns" 2>/dev/null); do left+=("$pid"); done
     done
     [ ${#left[@]} -eq 0 ] && break
-    kill -s "$pass" "${left[@]}" 2>/dev/null || true
-    for _ in $(seq 50); do
-      local alive=0
-      for pid in "${left[@]}"; do [ -d "/proc/$pid" ] && alive=1; done
-      [ $alive = 0 ] && break
-      sleep 0.1
-    done
+    signal_and_wait "$pass" "${left[@]}"
   done
   for ns in "${nss[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   if [ -n "$tmp" ] && [ -d "$tmp" ]; then rm -rf "$tmp"; fi

@@ -1,23 +1,8 @@
 //! `oransim handshake` run as a user runs it (issue 3).
 
-use std::process::{Command, Output};
-
-fn oransim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args(args)
-        .output()
-        .expect("run oransim")
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = oransim(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
+#[allow(dead_code)] // the scratch-directory helper is not used here
+mod common;
+use common::{json, oransim};
 
 fn init_fits(ke: &str) -> (u64, Vec<(bool, bool)>) {
     let v = json(&[

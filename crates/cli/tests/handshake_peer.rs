@@ -1,24 +1,8 @@
 //! `oransim handshake --peer` and `plan kex --peer` run as a user runs them (issue 17).
 
-use std::process::{Command, Output};
-
-fn oransim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("run oransim")
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = oransim(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
+#[allow(dead_code)] // the scratch-directory helper is not used here
+mod common;
+use common::{json, oransim};
 
 fn lens(v: &serde_json::Value) -> Vec<[u64; 2]> {
     v["exchanges"]

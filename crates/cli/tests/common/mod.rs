@@ -65,6 +65,12 @@ pub fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// The JSON of a successful `oransim` run with `args` (the test fails with its stderr otherwise).
+#[allow(dead_code)] // see `oransim`
+pub fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&stdout(args)).expect("valid JSON")
+}
+
 /// `line` with its wall-clock figures replaced by `*`, or `None` when it has none: the JSON keys
 /// `wall_s` and `events_per_s`, and the seconds and events/s of a `run:` line. They are the only
 /// parts of a simulation's output that differ between two runs (golden.rs, docs.rs).
