@@ -4,33 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-use common::TempDir;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Runs `oransim args` from the repository's root (where the default profiles are).
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the oransim binary runs")
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "oransim {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
+// `run` and `run_ok` run oransim from the repository's root (where the default profiles are).
+use common::{TempDir, oransim as run, stdout as run_ok};
 
 /// `init SHAPE flags --out DIR/SHAPE.toml`, then `check` (the summary counts the nodes, links
 /// and flows asked for), then `run --format json`, parsed.

@@ -1,27 +1,9 @@
 //! `oransim plan kex` as a user runs it (issue 6): the rekey storm for 1000 tunnels with X25519,
 //! ML-KEM-768 and ML-KEM-1024, and bad input.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .output()
-        .expect("the oransim binary runs")
-}
-
-/// Runs `oransim args`, asserts it succeeds and returns its standard output as text.
-fn run_ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
+#[allow(dead_code)] // the scratch-directory helper is not used here
+mod common;
+use common::{oransim as run, stdout as run_ok};
 
 /// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
 fn run_json(args: &[&str]) -> serde_json::Value {
