@@ -4,6 +4,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use sim_core::engine::Detail;
+
+/// The `oransim` binary's allocator (`crates/cli/src/main.rs`), so the benches and examples
+/// measure the engine as the binary runs it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use sim_core::network::*;
 use sim_core::rng::Stream;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
