@@ -32,9 +32,19 @@ fn main() {
     let (t1, c1) = (Instant::now(), thread_cpu_s());
     let stats = engine.run(0).expect("the run ends");
     let (run, cpu) = (t1.elapsed(), thread_cpu_s() - c1);
+    // Memory in transparent huge pages (the allocator asks for them; the kernel may not have
+    // any 2 MiB pages free, and then a run is slower: docs/performance.md).
+    let huge_kb: u64 = std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0);
     println!(
         "nodes {} setup_s {:.3} events {} run_s {:.3} events_per_s {:.0} cpu_s {:.2} \
-         events_per_cpu_s {:.0}",
+         events_per_cpu_s {:.0} huge_pages_mb {}",
         n + 1,
         setup.as_secs_f64(),
         stats.events,
@@ -42,5 +52,6 @@ fn main() {
         stats.events as f64 / run.as_secs_f64(),
         cpu,
         stats.events as f64 / cpu,
+        huge_kb / 1024,
     );
 }

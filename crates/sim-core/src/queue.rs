@@ -24,6 +24,16 @@
 //! heap does (measured in docs/performance.md). Nothing is allocated per event once the
 //! buckets have grown to the run's peak.
 //!
+//! **The window.** While the radix heap is in use, each pop first tops up a small binary heap
+//! of the earliest events, the window, to [`WINDOW`] events by popping the radix heap; an event
+//! pushed later that sorts before the last one pulled goes into the window (the radix heap
+//! takes nothing below its last key), and the window's minimum is the next event. The order is
+//! unchanged; what the window adds is foresight: an event pulled into it leaves at least
+//! [`WINDOW`] - 1 pops later, and [`EventQueue::pulled`] names it, so the engine can fetch the
+//! state it will touch from memory while the events before it run (at 100,000 elements that
+//! state is a cache miss per element, and the misses of many events overlap instead of adding
+//! up: docs/performance.md).
+//!
 //! **Contract.** An event must not be scheduled before the last one popped;
 //! [`EventQueue::push`] panics otherwise (an engine bug, not something an input can cause).
 
@@ -86,17 +96,32 @@ fn entry<E>((key, event): (u128, E)) -> Reverse<Entry<E>> {
 /// A future-event list: earliest time first, ties first-scheduled first.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    /// The pending events while there are few (`radix_mode` false).
+    /// While few events are pending (`radix_mode` false), all of them; while many, the
+    /// **window**: the earliest ones, pulled from the radix heap ahead of their turn, and every
+    /// event pushed since that sorts before the last one pulled. Every key in the window is
+    /// below every key left in the radix heap, so its minimum is the next event.
     small: BinaryHeap<Reverse<Entry<E>>>,
-    /// The pending events while there are many (`radix_mode` true).
+    /// The pending events past the window while there are many (`radix_mode` true).
     radix: Radix<E>,
     radix_mode: bool,
     /// The time and sequence number of the last event popped (0 before the first pop).
     last: (u64, u64),
     seq: u64,
+    /// The last [`PULLED`] events pulled into the window, with their times, by pull number
+    /// modulo [`PULLED`] (see [`EventQueue::pulled`]).
+    ring: Vec<(SimTime, E)>,
+    /// Events pulled into the window so far.
+    pulls: u64,
 }
 
-impl<E> EventQueue<E> {
+/// The window's size while many events are pending: each pop first tops the window up to this
+/// many events, so an event pulled from the radix heap leaves at least this many pops later.
+pub const WINDOW: usize = 16;
+
+/// How many of the latest pulls [`EventQueue::pulled`] remembers.
+pub const PULLED: usize = 16;
+
+impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for about `capacity` pending events before it reallocates.
     pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
@@ -105,6 +130,8 @@ impl<E> EventQueue<E> {
             radix_mode: false,
             last: (0, 0),
             seq: 0,
+            ring: Vec::with_capacity(PULLED),
+            pulls: 0,
         }
     }
 
@@ -127,7 +154,14 @@ impl<E> EventQueue<E> {
         }
         self.seq.bump(1);
         if self.radix_mode {
-            self.radix.insert(e.key(), e.event);
+            let key = e.key();
+            // Below the last key pulled into the window: it belongs there (the radix heap
+            // takes nothing below its last key).
+            if key < self.radix.last {
+                self.small.push(Reverse(e));
+            } else {
+                self.radix.insert(key, e.event);
+            }
         } else {
             self.small.push(Reverse(e));
             if self.small.len() > SMALL {
@@ -144,12 +178,27 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let Reverse(e) = if self.radix_mode {
-            let popped = self.radix.pop()?;
+            while self.small.len() < WINDOW {
+                let Some((key, event)) = self.radix.pop() else {
+                    break;
+                };
+                let time = SimTime((key >> 64) as u64);
+                // `pulls % PULLED` is below PULLED, the ring's length once full.
+                #[allow(clippy::arithmetic_side_effects)]
+                let slot = (self.pulls % PULLED as u64) as usize;
+                match self.ring.get_mut(slot) {
+                    Some(old) => *old = (time, event),
+                    None => self.ring.push((time, event)),
+                }
+                self.pulls.bump(1);
+                self.small.push(entry((key, event)));
+            }
+            let popped = self.small.pop()?;
             if self.radix.len < SMALL / 4 {
                 self.radix.drain_into(&mut self.small);
                 self.radix_mode = false;
             }
-            entry(popped)
+            popped
         } else {
             self.small.pop()?
         };
@@ -157,32 +206,48 @@ impl<E> EventQueue<E> {
         Some((SimTime(e.time), e.event))
     }
 
-    /// While many events are pending (the radix heap), one that will probably be popped next,
-    /// with its time:
-    /// the one kept apart, or the first filed in the lowest non-empty bucket (one of the
-    /// earliest). A hint for prefetching what it will touch, never for order (the earliest of a
-    /// bucket would cost the scan `pop` does anyway). `None` while few are pending: so few
-    /// events mean few busy elements, whose state stays in the cache (an M/M/1 has nothing to
-    /// fetch, and measured about 2% slower when it looked).
+    /// How many events have been pulled from the radix heap into the window so far (none while
+    /// few are pending). An event pulled leaves at least [`WINDOW`] - 1 pops after the pop that
+    /// pulled it: the time to fetch what it will touch, several events ahead (see
+    /// [`EventQueue::pulled`]).
+    #[inline]
+    pub fn pulls(&self) -> u64 {
+        self.pulls
+    }
+
+    /// Pull number `n` (counted from 0 by [`EventQueue::pulls`]) and its time, if it is one of
+    /// the last [`PULLED`]. A hint for prefetching, never for order: the event may have left
+    /// already (events pushed into the window since go first, and a pull is remembered until
+    /// [`PULLED`] more have happened).
+    #[inline]
+    pub fn pulled(&self, n: u64) -> Option<(SimTime, &E)> {
+        if n >= self.pulls || self.pulls.saturating_sub(n) > PULLED as u64 {
+            return None;
+        }
+        // `n % PULLED` is below PULLED; the ring holds every slot of a pull it remembers.
+        #[allow(clippy::arithmetic_side_effects)]
+        let (t, e) = self.ring.get((n % PULLED as u64) as usize)?;
+        Some((*t, e))
+    }
+
+    /// While many events are pending, the next one to leave and its time (the window's
+    /// earliest), if the window holds any: a hint for prefetching what it will touch. `None`
+    /// while few are pending: so few events mean few busy elements, whose state stays in the
+    /// cache (an M/M/1 has nothing to fetch, and measured about 2% slower when it looked).
     #[inline]
     pub fn peek_hint(&self) -> Option<(SimTime, &E)> {
         if !self.radix_mode {
             return None;
         }
-        let r = &self.radix;
-        let (key, e) = match &r.zero {
-            Some(entry) => entry,
-            None if r.occupied == 0 => return None,
-            None => r.buckets[r.occupied.trailing_zeros() as usize].first()?,
-        };
-        // The key's high 64 bits are the time.
-        Some((SimTime((key >> 64) as u64), e))
+        self.small
+            .peek()
+            .map(|Reverse(e)| (SimTime(e.time), &e.event))
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
         if self.radix_mode {
-            self.radix.len
+            self.radix.len.saturating_add(self.small.len())
         } else {
             self.small.len()
         }
@@ -374,27 +439,73 @@ mod tests {
         assert_eq!(q.pop().map(|(t, _)| t), None);
     }
 
-    /// The hint is silent while few events are pending and, past [`SMALL`], names an event of
-    /// the lowest bucket: the next one popped when that bucket holds one.
+    /// The hint is silent while few events are pending and, past [`SMALL`], names the next
+    /// event to leave; each pull into the window is remembered for [`PULLED`] more pulls and
+    /// leaves at least [`WINDOW`] - 1 pops after the pop that pulled it.
     #[test]
-    fn peek_hint_names_an_event_soon_to_leave() {
+    fn hints_name_the_next_event_and_pulls_lie_a_window_ahead() {
         let mut q = EventQueue::with_capacity(4);
         q.push(SimTime(3), 3u64);
         assert_eq!(q.peek_hint(), None);
-        for t in 10..(10 + SMALL as u64) {
+        for t in 10..(10 + 4 * SMALL as u64) {
             q.push(SimTime(t * 1000), t);
         }
         assert_eq!(q.pop().map(|(t, _)| t.0), Some(3));
-        // In the radix heap now: the hint is one of the pending events (not necessarily the
-        // earliest: that takes the scan `pop` does).
-        assert_eq!(q.pop().map(|(t, _)| t.0), Some(10_000));
-        let (at, &hint) = q.peek_hint().expect("many pending");
-        assert!((11..(10 + SMALL as u64)).contains(&hint), "{hint}");
-        assert_eq!(at.0, hint * 1000, "the hint's time is its event's");
+        assert_eq!(q.pulls(), WINDOW as u64, "the first pop fills the window");
+        let mut popped = 1u64;
+        let mut pulled_at = Vec::new();
+        while let Some((at, &hint)) = q.peek_hint() {
+            let before = q.pulls();
+            let (t, e) = q.pop().expect("the hint names a pending event");
+            assert_eq!(
+                (t, e),
+                (at, hint),
+                "the hint is the next event, with its time"
+            );
+            popped += 1;
+            for n in before..q.pulls() {
+                let (pt, &pe) = q.pulled(n).expect("a pull just made is remembered");
+                assert_eq!(pt.0, pe * 1000);
+                pulled_at.push((pe, popped));
+            }
+            if q.len() < SMALL / 4 {
+                break;
+            }
+        }
+        assert!(pulled_at.len() > WINDOW, "{pulled_at:?}");
+        // Nothing was pushed since: pops are 3, then 10, 11, ...; each pull after the first
+        // window's is popped a window after the pop that pulled it.
+        for &(e, when) in &pulled_at {
+            let leaves = e - 10 + 2;
+            assert!(
+                leaves >= when + WINDOW as u64 - 1,
+                "{e} pulled at pop {when}"
+            );
+        }
+        assert!(q.pulled(q.pulls()).is_none(), "no pull yet has that number");
+        assert!(q.pulled(0).is_none(), "forgotten after PULLED more pulls");
         while q.len() > 1 {
             q.pop();
         }
         assert!(q.peek_hint().is_none(), "few pending: no hint");
+    }
+
+    /// An event pushed into the window (before the last one pulled) leaves in order, ahead of
+    /// everything still in the radix heap.
+    #[test]
+    fn events_pushed_before_the_last_pulled_leave_first() {
+        let mut q = EventQueue::with_capacity(4);
+        for t in 0..(4 * SMALL as u64) {
+            q.push(SimTime(t * 100), t);
+        }
+        assert_eq!(q.pop(), Some((SimTime(0), 0)));
+        assert_eq!(q.pop(), Some((SimTime(100), 1)));
+        // The window now holds events up to about WINDOW * 100 ps: these go into it.
+        q.push(SimTime(150), 1000);
+        q.push(SimTime(150), 1001);
+        q.push(SimTime(200), 1002);
+        let order: Vec<u64> = (0..5).filter_map(|_| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, [1000, 1001, 2, 1002, 3]);
     }
 
     #[test]

@@ -194,6 +194,10 @@ struct Step {
 }
 const NO_LINK: u32 = u32::MAX;
 
+/// Pulls between one prefetching stage of an event pulled into the queue's window and the next
+/// (see `Engine::prefetch_pulled`).
+const STAGE: u64 = 4;
+
 /// One replication of a network.
 pub struct Engine<'a, O: Observer> {
     net: &'a Network,
@@ -215,6 +219,8 @@ pub struct Engine<'a, O: Observer> {
     stop_time: u64,
     warmup: u64,
     events: u64,
+    /// Pulls of the queue's window whose first stage has been prefetched.
+    fetched: u64,
     /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
     end: u64,
     /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\]: the run stops
@@ -364,6 +370,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
             warmup: net.warmup.as_ps(),
             events: 0,
+            fetched: 0,
             end: 0,
             overflow: None,
             observer,
@@ -382,6 +389,10 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.now = t.0;
             self.events.bump(1);
+            while self.fetched < self.queue.pulls() {
+                self.prefetch_pulled(self.fetched);
+                self.fetched.bump(1);
+            }
             if let Some((at, next)) = self.queue.peek_hint() {
                 self.prefetch_event(at.0, *next);
             }
@@ -414,6 +425,58 @@ impl<'a, O: Observer> Engine<'a, O> {
             events: self.events,
             end_ps: self.end,
         })
+    }
+
+    /// Pull `n` of the event queue's window entered it at least [`WINDOW`](crate::queue::WINDOW)
+    /// events ahead of its turn: fetches the first of what it will touch, and, one stage of
+    /// the chain later, what the pulls before it will touch next (a source's route step, read
+    /// from its flow's route start fetched one stage before; then that step's node and link).
+    /// Each stage reads only what an earlier one fetched, so the misses of many events overlap
+    /// instead of following each other.
+    #[inline]
+    fn prefetch_pulled(&self, n: u64) {
+        if let Some((_, &ev)) = self.queue.pulled(n) {
+            match ev {
+                Event::Source(f) => {
+                    let f = f as usize;
+                    prefetch(&self.net.flows[f]);
+                    self.work.prefetch(f);
+                    prefetch(&self.flows[f].forward);
+                    prefetch(&self.route_start[f]);
+                }
+                Event::IoDone { node, pkt } | Event::ServiceDone { node, pkt } => {
+                    prefetch(&self.nodes[node as usize]);
+                    prefetch(&self.packets[pkt]);
+                }
+                Event::TxDone { link, pkt } => {
+                    prefetch(&self.links[link as usize]);
+                    prefetch(&self.packets[pkt]);
+                }
+                Event::Depart(pkt) | Event::Arrive(pkt) => prefetch(&self.packets[pkt]),
+                Event::HandshakeTimer { .. } => {}
+            }
+        }
+        let step = |back: u64| {
+            let (_, &ev) = self.queue.pulled(n.checked_sub(back)?)?;
+            match ev {
+                Event::Source(f) => Some(self.route_start[f as usize][0] as usize),
+                _ => None,
+            }
+        };
+        if let Some(first) = step(STAGE) {
+            prefetch(&self.steps[first]);
+        }
+        if let Some(first) = step(2 * STAGE) {
+            let s = self.steps[first];
+            prefetch(&self.nodes[s.node as usize]);
+            if let Some(link) = self.links.get(s.link_dir as usize) {
+                prefetch(link);
+            }
+        }
+        if let Some(first) = step(3 * STAGE) {
+            let s = self.steps[first];
+            self.nodes[s.node as usize].prefetch_service(s.role.index());
+        }
     }
 
     /// Fetches into the cache what `ev`, due at `at_ps`, will touch first, while the event

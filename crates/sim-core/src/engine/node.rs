@@ -11,7 +11,7 @@ use crate::stats::NodeStats;
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, Observer, prefetch};
+use super::{Engine, Event, NO_LINK, Observer, prefetch};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
@@ -59,6 +59,13 @@ impl<'a> NodeState<'a> {
     #[inline]
     pub fn latency_ps(&self) -> u64 {
         self.latency_ps
+    }
+
+    /// Fetches the service model of role index `r` into the cache (a hint; it lives in the
+    /// `Network`, apart from the node's state).
+    #[inline]
+    pub fn prefetch_service(&self, r: usize) {
+        prefetch(self.services[r]);
     }
 
     /// The node's statistics at the end of the run.
@@ -183,6 +190,19 @@ impl<O: Observer> Engine<'_, O> {
         state.stats.busy_by_role_ps[r].bump(x as u128);
         state.stats.served_by_role[r].bump(1);
         state.stats.bytes_by_role[r].bump(size as u64);
+        if state.latency_ps == 0 && p.link_dir == NO_LINK && p.counted {
+            // The service ends the packet's route: its delay is known now, and so is the
+            // histogram count its delivery adds to (fetched while other events run).
+            let s = &self.flows[p.flow as usize];
+            let d = match p.dir {
+                Direction::Forward => &s.forward,
+                Direction::Reverse => &s.reverse,
+            };
+            let done = self.now.saturating_add(x);
+            if let Some(count) = d.delay.slot_of(done.saturating_sub(p.created)) {
+                prefetch(count);
+            }
+        }
         self.serve(pkt, x, Event::ServiceDone { node, pkt });
     }
 

@@ -51,6 +51,13 @@ impl Workloads<'_> {
             tunnels: Vec::new(),
         }
     }
+
+    /// Fetches flow `f`'s source progress and random stream into the cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, f: usize) {
+        prefetch(&self.sources[f]);
+        prefetch(&self.rngs[f]);
+    }
 }
 
 impl<O: Observer> Engine<'_, O> {
