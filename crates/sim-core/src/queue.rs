@@ -24,10 +24,11 @@
 //! heap does (measured in docs/performance.md). Nothing is allocated per event once the
 //! buckets have grown to the run's peak.
 //!
-//! **The window.** While the radix heap is in use, each pop first tops up a small binary heap
-//! of the earliest events, the window, to [`WINDOW`] events by popping the radix heap; an event
+//! **The window.** While the radix heap is in use, each pop first tops up the window, the
+//! earliest events in sorted order, to [`WINDOW`] events by popping the radix heap; an event
 //! pushed later that sorts before the last one pulled goes into the window (the radix heap
-//! takes nothing below its last key), and the window's minimum is the next event. The order is
+//! takes nothing below its last key) at its place, usually near the front, and the window's
+//! first is the next event. Past [`NEAR`] events the window's tail spills into a binary heap. The order is
 //! unchanged; what the window adds is foresight: an event pulled into it leaves at least
 //! [`WINDOW`] - 1 pops later, and [`EventQueue::pulled`] names it, so the engine can fetch the
 //! state it will touch from memory while the events before it run (at 100,000 elements that
@@ -96,11 +97,13 @@ fn entry<E>((key, event): (u128, E)) -> Reverse<Entry<E>> {
 /// A future-event list: earliest time first, ties first-scheduled first.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    /// While few events are pending (`radix_mode` false), all of them; while many, the
-    /// **window**: the earliest ones, pulled from the radix heap ahead of their turn, and every
-    /// event pushed since that sorts before the last one pulled. Every key in the window is
-    /// below every key left in the radix heap, so its minimum is the next event.
+    /// While few events are pending (`radix_mode` false), all of them; while many, the window's
+    /// overflow: events that sort after every one of `near` (and before every one of `radix`)
+    /// when `near` is full.
     small: BinaryHeap<Reverse<Entry<E>>>,
+    /// While many events are pending, the **window**'s sorted part: the earliest events, in
+    /// order, at most [`NEAR`] of them. Its first is the next event.
+    near: Near<E>,
     /// The pending events past the window while there are many (`radix_mode` true).
     radix: Radix<E>,
     radix_mode: bool,
@@ -114,6 +117,10 @@ pub struct EventQueue<E> {
     pulls: u64,
 }
 
+/// Most events the window keeps sorted; more go to a binary heap behind them, so an unusual
+/// burst of pushes into the window costs O(log n) each, not a shift of the whole window.
+pub const NEAR: usize = 64;
+
 /// The window's size while many events are pending: each pop first tops the window up to this
 /// many events, so an event pulled from the radix heap leaves at least this many pops later.
 pub const WINDOW: usize = 16;
@@ -126,6 +133,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
             small: BinaryHeap::with_capacity(SMALL.saturating_add(1)),
+            near: Near::new(),
             radix: Radix::with_capacity(capacity),
             radix_mode: false,
             last: (0, 0),
@@ -156,11 +164,21 @@ impl<E: Copy> EventQueue<E> {
         if self.radix_mode {
             let key = e.key();
             // Below the last key pulled into the window: it belongs there (the radix heap
-            // takes nothing below its last key).
-            if key < self.radix.last {
-                self.small.push(Reverse(e));
-            } else {
+            // takes nothing below its last key), in `near` unless it sorts after all of it
+            // while the overflow holds events.
+            if key >= self.radix.last {
                 self.radix.insert(key, e.event);
+            } else if self.near.back().is_some_and(|b| key < b.0) {
+                self.near.insert_sorted((key, e.event));
+                if self.near.len() > NEAR
+                    && let Some(back) = self.near.pop_back()
+                {
+                    self.small.push(entry(back));
+                }
+            } else if self.small.is_empty() && self.near.len() < NEAR {
+                self.near.push_back((key, e.event));
+            } else {
+                self.small.push(Reverse(e));
             }
         } else {
             self.small.push(Reverse(e));
@@ -177,8 +195,13 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let Reverse(e) = if self.radix_mode {
-            while self.small.len() < WINDOW {
+        if self.radix_mode {
+            while self.near.len() < WINDOW {
+                // The overflow sorts after `near` and before the radix heap.
+                if let Some(Reverse(e)) = self.small.pop() {
+                    self.near.push_back((e.key(), e.event));
+                    continue;
+                }
                 let Some((key, event)) = self.radix.pop() else {
                     break;
                 };
@@ -191,17 +214,21 @@ impl<E: Copy> EventQueue<E> {
                     None => self.ring.push((time, event)),
                 }
                 self.pulls.bump(1);
-                self.small.push(entry((key, event)));
+                self.near.push_back((key, event));
             }
-            let popped = self.small.pop()?;
+            let (key, event) = self.near.pop_front()?;
             if self.radix.len < SMALL / 4 {
+                while let Some(e) = self.near.pop_front() {
+                    self.small.push(entry(e));
+                }
                 self.radix.drain_into(&mut self.small);
                 self.radix_mode = false;
             }
-            popped
-        } else {
-            self.small.pop()?
-        };
+            // The key's high and low 64 bits are the time and the sequence number.
+            self.last = ((key >> 64) as u64, key as u64);
+            return Some((SimTime(self.last.0), event));
+        }
+        let Reverse(e) = self.small.pop()?;
         self.last = (e.time, e.seq);
         Some((SimTime(e.time), e.event))
     }
@@ -239,15 +266,18 @@ impl<E: Copy> EventQueue<E> {
         if !self.radix_mode {
             return None;
         }
-        self.small
-            .peek()
-            .map(|Reverse(e)| (SimTime(e.time), &e.event))
+        self.near
+            .front()
+            .map(|(key, e)| (SimTime((*key >> 64) as u64), e))
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
         if self.radix_mode {
-            self.radix.len.saturating_add(self.small.len())
+            self.radix
+                .len
+                .saturating_add(self.small.len())
+                .saturating_add(self.near.len())
         } else {
             self.small.len()
         }
@@ -256,6 +286,113 @@ impl<E: Copy> EventQueue<E> {
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The window's sorted part: a ring of at most [`NEAR`] + 1 entries in key order. An entry
+/// pushed into it usually sorts near the front (an event due soon): the insertion looks for its
+/// place from the front and shifts the entries before it one slot towards the front, a few
+/// moves, or, past the middle, those after it one slot back.
+#[derive(Debug)]
+struct Near<E> {
+    /// `RING` slots; entry `i` of the window is in slot `(head + i) % RING`.
+    slots: Vec<Option<(u128, E)>>,
+    head: usize,
+    len: usize,
+}
+
+/// The ring's slots: a power of two above [`NEAR`] + 1.
+const RING: usize = (NEAR + 1).next_power_of_two();
+
+impl<E: Copy> Near<E> {
+    fn new() -> Self {
+        Near {
+            slots: vec![None; RING],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Slot of entry `i` (RING is a power of two: the mask is the remainder).
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        self.head.wrapping_add(i) & (RING - 1)
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&(u128, E)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.slots[self.head].as_ref()
+    }
+
+    #[inline]
+    fn back(&self) -> Option<&(u128, E)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.slots[self.slot(self.len.wrapping_sub(1))].as_ref()
+    }
+
+    /// Appends an entry that sorts after all others (the caller keeps `len` within `NEAR`).
+    #[inline]
+    fn push_back(&mut self, entry: (u128, E)) {
+        let at = self.slot(self.len);
+        self.slots[at] = Some(entry);
+        self.len.bump(1);
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<(u128, E)> {
+        if self.len == 0 {
+            return None;
+        }
+        let entry = self.slots[self.head].take();
+        self.head = self.slot(1);
+        self.len = self.len.saturating_sub(1);
+        entry
+    }
+
+    #[inline]
+    fn pop_back(&mut self) -> Option<(u128, E)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len = self.len.saturating_sub(1);
+        let at = self.slot(self.len);
+        self.slots[at].take()
+    }
+
+    /// Inserts `entry` at its place by key (the caller keeps `len` within `NEAR` + 1).
+    #[inline]
+    fn insert_sorted(&mut self, entry: (u128, E)) {
+        let mut at = 0;
+        while at < self.len && self.slots[self.slot(at)].is_some_and(|(k, _)| k < entry.0) {
+            at.bump(1);
+        }
+        if at <= self.len / 2 {
+            // Entries 0..at move one slot towards the front.
+            self.head = self.head.wrapping_add(RING - 1) & (RING - 1);
+            for i in 0..at {
+                let (to, from) = (self.slot(i), self.slot(i.wrapping_add(1)));
+                self.slots[to] = self.slots[from];
+            }
+        } else {
+            // Entries at..len move one slot back.
+            for i in (at..self.len).rev() {
+                let (to, from) = (self.slot(i.wrapping_add(1)), self.slot(i));
+                self.slots[to] = self.slots[from];
+            }
+        }
+        let s = self.slot(at);
+        self.slots[s] = Some(entry);
+        self.len.bump(1);
     }
 }
 
@@ -506,6 +643,47 @@ mod tests {
         q.push(SimTime(200), 1002);
         let order: Vec<u64> = (0..5).filter_map(|_| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, [1000, 1001, 2, 1002, 3]);
+    }
+
+    /// A burst of pushes into the window, more than [`NEAR`], in every order: the window's tail
+    /// spills into the overflow heap and comes back in order, before the radix heap's events.
+    #[test]
+    fn a_burst_into_the_window_spills_and_keeps_the_order() {
+        let mut rng = Stream::new(11, 0, "test", "burst");
+        let mut q = EventQueue::with_capacity(4);
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut push = |q: &mut EventQueue<u64>, r: &mut BinaryHeap<_>, t: u64| {
+            q.push(SimTime(t), seq);
+            r.push(Reverse((t, seq)));
+            seq += 1;
+        };
+        for t in 0..(4 * SMALL as u64) {
+            push(&mut q, &mut reference, t * 1000);
+        }
+        for round in 0..20 {
+            let (now, _) = q.pop().expect("pending");
+            let Reverse((rt, _)) = reference.pop().expect("pending");
+            assert_eq!(now.0, rt);
+            // Before the last event pulled (about WINDOW * 1000 ps ahead), in random order,
+            // with ties.
+            for _ in 0..(3 * NEAR) {
+                let t = now.0 + rng.below(WINDOW as u64 * 1000 / 2);
+                push(&mut q, &mut reference, t);
+            }
+            while reference.len() > 2 * SMALL {
+                let Reverse((rt, rs)) = reference.pop().expect("pending");
+                assert_eq!(
+                    q.pop().map(|(t, e)| (t.0, e)),
+                    Some((rt, rs)),
+                    "round {round}"
+                );
+            }
+        }
+        while let Some(Reverse((rt, rs))) = reference.pop() {
+            assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((rt, rs)));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -253,6 +253,15 @@ impl DelayHist {
         self.counts.get(self.precision.layout().index(ps.max(1)))
     }
 
+    /// The counts of up to `n` slots from the one a value of `ps` \[ps\] would be added to
+    /// (those allocated): for prefetching the counts a value at least `ps` will likely add to.
+    #[inline]
+    pub(crate) fn slots_from(&self, ps: u64, n: usize) -> &[u64] {
+        let from = self.precision.layout().index(ps.max(1));
+        let to = from.saturating_add(n).min(self.counts.len());
+        self.counts.get(from..to).unwrap_or(&[])
+    }
+
     /// Adds `n` values to slot `slot`, growing the counts to the end of its bucket.
     #[inline]
     fn add(&mut self, slot: usize, n: u64) {

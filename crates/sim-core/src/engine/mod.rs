@@ -252,6 +252,25 @@ fn prefetch<T>(item: &T) {
     let _ = item;
 }
 
+/// [`prefetch`] for every line of a slice.
+#[inline(always)]
+fn prefetch_slice<T>(items: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let start = items.as_ptr().cast::<i8>();
+        let mut offset = 0;
+        while offset < std::mem::size_of_val(items) {
+            // SAFETY: as in `prefetch`: a hint that neither reads nor writes memory the program
+            // can observe and faults on no address; every address is inside `items`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
+            offset = offset.saturating_add(64);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = items;
+}
+
 #[inline]
 fn dir_index(d: Direction) -> usize {
     match d {
@@ -464,11 +483,18 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
         };
         if let Some(first) = step(STAGE) {
-            prefetch(&self.steps[first]);
+            // The first two steps (the second is read on arrival at the next node), which may
+            // straddle two cache lines.
+            prefetch_slice(
+                self.steps
+                    .get(first..first.saturating_add(2))
+                    .unwrap_or(&[]),
+            );
         }
         if let Some(first) = step(2 * STAGE) {
             let s = self.steps[first];
             prefetch(&self.nodes[s.node as usize]);
+            prefetch(&self.net.nodes[s.node as usize].service);
             if let Some(link) = self.links.get(s.link_dir as usize) {
                 prefetch(link);
             }

@@ -11,7 +11,7 @@ use crate::stats::NodeStats;
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, NO_LINK, Observer, prefetch};
+use super::{Engine, Event, NO_LINK, Observer, prefetch, prefetch_slice};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
@@ -94,10 +94,17 @@ impl<O: Observer> Engine<'_, O> {
                 let f = p.flow as usize;
                 prefetch(&self.net.flows[f]);
                 let s = &self.flows[f];
-                prefetch(match p.dir {
+                let d = match p.dir {
                     Direction::Forward => &s.forward,
                     Direction::Reverse => &s.reverse,
-                })
+                };
+                prefetch(d);
+                // The delivery adds to the histogram count of a delay at least the one so far:
+                // the next few counts from there (the exact one is fetched when the service
+                // that ends the route starts).
+                // The clock never goes back: now >= the packet's creation.
+                #[allow(clippy::arithmetic_side_effects)]
+                prefetch_slice(d.delay.slots_from(self.now - p.created, 16));
             }
         }
         let hop = p.hop as usize;
