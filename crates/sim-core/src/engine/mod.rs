@@ -417,7 +417,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             match ev {
                 Event::Source(f) => {
-                    self.prefetch_source(f as usize);
+                    if self.queue.is_large() {
+                        self.prefetch_source(f as usize);
+                    }
                     self.fire_source(f as usize)
                 }
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),

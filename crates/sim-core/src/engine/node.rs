@@ -87,8 +87,9 @@ impl<O: Observer> Engine<'_, O> {
         p.role = step.role;
         p.link_dir = step.link_dir;
         // What the packet touches when it leaves this node: the link, or (delivered here) its
-        // flow's statistics.
+        // flow's statistics (while many events are pending: see `EventQueue::is_large`).
         match self.links.get(step.link_dir as usize) {
+            _ if !self.queue.is_large() => {}
             Some(link) => prefetch(link),
             None => {
                 let f = p.flow as usize;
@@ -197,7 +198,7 @@ impl<O: Observer> Engine<'_, O> {
         state.stats.busy_by_role_ps[r].bump(x as u128);
         state.stats.served_by_role[r].bump(1);
         state.stats.bytes_by_role[r].bump(size as u64);
-        if state.latency_ps == 0 && p.link_dir == NO_LINK && p.counted {
+        if self.queue.is_large() && state.latency_ps == 0 && p.link_dir == NO_LINK && p.counted {
             // The service ends the packet's route: its delay is known now, and so is the
             // histogram count its delivery adds to (fetched while other events run).
             let s = &self.flows[p.flow as usize];
@@ -237,7 +238,7 @@ impl<O: Observer> Engine<'_, O> {
 
 /// Draws a service time \[ps\] for a packet of `bytes`, at most [`MAX_STEP_PS`] (validated
 /// services stay below it; the clamp keeps a float draw from ever reaching `u64` saturation).
-#[inline]
+#[inline(always)]
 fn sample_service(service: &Service, bytes: u32, rng: &mut Stream) -> u64 {
     let x = match service {
         Service::None => 0,
