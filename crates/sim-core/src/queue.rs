@@ -148,7 +148,7 @@ impl<E: Copy> EventQueue<E> {
     /// # Panics
     ///
     /// If `time` is earlier than the time of the last event popped (the queue is monotone).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
         let e = Entry {
             time: time.0,
@@ -176,7 +176,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         if self.radix_mode {
             return self.pop_large();

@@ -546,7 +546,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not
     /// scheduled: it is recorded, and the run stops with [`NetworkError::ClockOverflow`]. The
     /// exception is a source firing at or after the stop time, which could create nothing.
-    #[inline]
+    #[inline(always)]
     fn schedule_at(&mut self, at_ps: u64, ev: Event) {
         if at_ps <= MAX_TIME_PS {
             self.queue.push(SimTime(at_ps), ev);
@@ -557,7 +557,7 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     /// Schedules `ev` `delay_ps` from now \[ps\] (see [`Engine::schedule_at`]); the sum
     /// saturates, so it never wraps to an earlier time.
-    #[inline]
+    #[inline(always)]
     fn schedule_in(&mut self, delay_ps: u64, ev: Event) {
         self.schedule_at(self.now.saturating_add(delay_ps), ev);
     }

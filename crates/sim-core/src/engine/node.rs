@@ -142,7 +142,7 @@ impl<O: Observer> Engine<'_, O> {
     }
 
     /// `pkt` leaves its queue and is served for `x` \[ps\] (D_proc); `done` fires at the end.
-    #[inline]
+    #[inline(always)]
     fn serve(&mut self, pkt: u32, x: u64, done: Event) {
         let p = &mut self.packets[pkt];
         p.leave_queue(self.now);
