@@ -530,6 +530,16 @@ mod tests {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
+    /// The binary heap the queue is checked against: `(time, seq)`, earliest first.
+    type Reference = BinaryHeap<Reverse<(u64, u64)>>;
+
+    /// Pushes event `seq` at `t` into both, and counts it.
+    fn push_both(q: &mut EventQueue<u64>, r: &mut Reference, seq: &mut u64, t: u64) {
+        q.push(SimTime(t), *seq);
+        r.push(Reverse((t, *seq)));
+        seq.bump(1);
+    }
+
     #[test]
     fn earliest_first_then_fifo_among_equal_times() {
         let mut q = EventQueue::with_capacity(4);
@@ -553,11 +563,8 @@ mod tests {
         let mut reference = BinaryHeap::new();
         let mut seq = 0u64;
         let mut now = 0u64;
-        let mut push = |q: &mut EventQueue<u64>, r: &mut BinaryHeap<_>, t: u64| {
-            q.push(SimTime(t), seq);
-            r.push(Reverse((t, seq)));
-            seq += 1;
-        };
+        let mut push =
+            |q: &mut EventQueue<u64>, r: &mut Reference, t: u64| push_both(q, r, &mut seq, t);
         for _ in 0..64 {
             push(&mut q, &mut reference, rng.below(1000));
         }
@@ -674,11 +681,8 @@ mod tests {
         let mut q = EventQueue::with_capacity(4);
         let mut reference = BinaryHeap::new();
         let mut seq = 0u64;
-        let mut push = |q: &mut EventQueue<u64>, r: &mut BinaryHeap<_>, t: u64| {
-            q.push(SimTime(t), seq);
-            r.push(Reverse((t, seq)));
-            seq += 1;
-        };
+        let mut push =
+            |q: &mut EventQueue<u64>, r: &mut Reference, t: u64| push_both(q, r, &mut seq, t);
         for t in 0..(4 * SMALL as u64) {
             push(&mut q, &mut reference, t * 1000);
         }

@@ -235,40 +235,33 @@ pub struct Engine<'a, O: Observer> {
 /// it now, so the miss overlaps the work in between (measured: docs/performance.md).
 #[inline(always)]
 fn prefetch<T>(item: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let start = (item as *const T).cast::<i8>();
-        let mut offset = 0;
-        while offset < std::mem::size_of::<T>() {
-            // SAFETY: SSE is part of x86-64; a prefetch is a hint that neither reads nor writes
-            // memory the program can observe, and faults on no address (`wrapping_add` keeps
-            // the address arithmetic defined; every address is inside `item` anyway).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-            offset = offset.saturating_add(64);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
+    prefetch_bytes((item as *const T).cast::<i8>(), std::mem::size_of::<T>());
 }
 
 /// [`prefetch`] for every line of a slice.
 #[inline(always)]
 fn prefetch_slice<T>(items: &[T]) {
+    prefetch_bytes(items.as_ptr().cast::<i8>(), std::mem::size_of_val(items));
+}
+
+/// Prefetches the cache lines of the `len` bytes from `start` (x86-64 `_mm_prefetch`; nothing
+/// elsewhere).
+#[inline(always)]
+fn prefetch_bytes(start: *const i8, len: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let start = items.as_ptr().cast::<i8>();
         let mut offset = 0;
-        while offset < std::mem::size_of_val(items) {
-            // SAFETY: as in `prefetch`: a hint that neither reads nor writes memory the program
-            // can observe and faults on no address; every address is inside `items`.
+        while offset < len {
+            // SAFETY: SSE is part of x86-64; a prefetch is a hint that neither reads nor writes
+            // memory the program can observe, and faults on no address (`wrapping_add` keeps
+            // the address arithmetic defined; the callers pass one object's or slice's bytes).
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
             offset = offset.saturating_add(64);
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = items;
+    let _ = (start, len);
 }
 
 #[inline]
