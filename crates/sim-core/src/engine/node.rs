@@ -211,6 +211,24 @@ impl<O: Observer> Engine<'_, O> {
                 prefetch(count);
             }
         }
+        if self.queue.is_large() {
+            // A backlog (a restart storm) is served in order: the packet after next is
+            // fetched now, and the next one's flow statistics and likely histogram counts
+            // (that packet was fetched one service ago).
+            if let Some(after) = state.cpu.waiting(1) {
+                prefetch(&self.packets[after]);
+            }
+            if let Some(next) = state.cpu.waiting(0) {
+                let q = &self.packets[next];
+                let s = &self.flows[q.flow as usize];
+                let d = match q.dir {
+                    Direction::Forward => &s.forward,
+                    Direction::Reverse => &s.reverse,
+                };
+                prefetch(d);
+                prefetch_slice(d.delay.slots_from(self.now.saturating_sub(q.created), 16));
+            }
+        }
         self.serve(pkt, x, Event::ServiceDone { node, pkt });
     }
 

@@ -72,6 +72,12 @@ impl Station {
         }
     }
 
+    /// The `i`-th packet waiting (0: the next to be served), if that many wait.
+    #[inline]
+    pub fn waiting(&self, i: usize) -> Option<u32> {
+        self.waiting.get(i).copied()
+    }
+
     /// The largest number of packets that waited at once.
     pub fn peak_waiting(&self) -> u64 {
         self.peak_waiting
