@@ -28,12 +28,12 @@
 //! earliest events in sorted order, to [`WINDOW`] events by popping the radix heap; an event
 //! pushed later that sorts before the last one pulled goes into the window (the radix heap
 //! takes nothing below its last key) at its place, usually near the front, and the window's
-//! first is the next event. Past [`NEAR`] events the window's tail spills into a binary heap. The order is
-//! unchanged; what the window adds is foresight: an event pulled into it leaves at least
-//! [`WINDOW`] - 1 pops later, and [`EventQueue::pulled`] names it, so the engine can fetch the
-//! state it will touch from memory while the events before it run (at 100,000 elements that
-//! state is a cache miss per element, and the misses of many events overlap instead of adding
-//! up: docs/performance.md).
+//! first is the next event. Past [`NEAR`] events the window's tail spills into a binary heap.
+//! The order is unchanged; what the window adds is foresight: an event pulled into it leaves
+//! no sooner than [`WINDOW`] - 1 pops after the pop that pulled it, and [`EventQueue::pulled`]
+//! names it, so the engine can fetch the state it will touch from memory while the events
+//! before it run (at 100,000 elements that state is a cache miss per element, and the misses of
+//! many events overlap instead of adding up: docs/performance.md).
 //!
 //! **Contract.** An event must not be scheduled before the last one popped;
 //! [`EventQueue::push`] panics otherwise (an engine bug, not something an input can cause).
@@ -122,7 +122,8 @@ pub struct EventQueue<E> {
 pub const NEAR: usize = 64;
 
 /// The window's size while many events are pending: each pop first tops the window up to this
-/// many events, so an event pulled from the radix heap leaves at least this many pops later.
+/// many events, so an event pulled from the radix heap leaves no sooner than `WINDOW - 1` pops
+/// after the pop that pulled it.
 pub const WINDOW: usize = 16;
 
 /// How many of the latest pulls [`EventQueue::pulled`] remembers.
