@@ -409,12 +409,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 self.prefetch_event(at.0, *next);
             }
             match ev {
-                Event::Source(f) => {
-                    if self.queue.is_large() {
-                        self.prefetch_source(f as usize);
-                    }
-                    self.fire_source(f as usize)
-                }
+                Event::Source(f) => self.fire_source(f as usize),
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
                 Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
                 Event::Depart(pkt) => self.after_node(pkt),
