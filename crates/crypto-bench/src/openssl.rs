@@ -437,6 +437,7 @@ pub fn import(
             offload: OffloadFile::default(),
         },
         ops,
+        implementation: None,
     };
     profile::Profile::from_file(file.clone(), origin)?;
     Ok(file)

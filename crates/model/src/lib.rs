@@ -37,6 +37,7 @@ pub mod reproduce;
 pub mod scenario;
 pub mod sweep;
 pub mod units;
+pub mod validate;
 
 pub use error::ScenarioError;
 pub use report::{Report, RunOptions, run};

@@ -28,6 +28,50 @@ pub struct ProfileFile {
     /// Operation costs, keyed by operation name (`"aes128-gcm.seal"`, `"x25519.keygen"`...).
     #[serde(default)]
     pub ops: BTreeMap<String, OpFile>,
+    /// Terms of a real implementation around the cipher calls (an IKE daemon's message
+    /// handling, SA installation, a data path's per-packet I/O), measured by running it
+    /// (`oransim calibrate --implementation`). Absent: the profile has cipher costs only, and
+    /// every daemon or data-path figure it yields is a cipher-only lower bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<ImplementationFile>,
+}
+
+/// `[implementation]`: a real implementation measured on the host by running it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImplementationFile {
+    /// Which implementation: `"strongswan"` or `"openssl-tls"`.
+    pub name: String,
+    /// Its version as the package manager reports it, e.g. `"5.9.8-5+deb12u6"`.
+    pub version: String,
+    /// The data path that was measured: `"kernel-libipsec"` (user-space ESP over TUN),
+    /// `"xfrm"` (the kernel's ESP), `"loopback-tcp"` (TLS).
+    pub data_path: String,
+    /// How the terms were measured (workloads, repetitions, the host's noise).
+    pub source: String,
+    /// The terms, by name (the names `model::validate` defines, e.g.
+    /// `"ike.responder.cpu_per_sa"`).
+    #[serde(default)]
+    pub terms: BTreeMap<String, TermFile>,
+}
+
+/// One implementation term: `{ value = 717000.0, unit = "ns", spread = 0.12, fitted_to = [...],
+/// source = "..." }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermFile {
+    /// The value, in `unit`.
+    pub value: f64,
+    /// Its unit: `"ns"`, `"ns/B"`, `"cores"`, `"1/s"`, `"1"`.
+    pub unit: String,
+    /// (max - min) / median of the runs it was fitted from, as a fraction (0.12 = 12%).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<f64>,
+    /// The validation measurement ids it was fitted to (`ike.setup.psk`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fitted_to: Vec<String>,
+    /// How it was computed.
+    pub source: String,
 }
 
 /// `[profile]`: name, kind and implementation.

@@ -490,6 +490,9 @@ impl Profile {
                 None => key_ops.insert(name.clone(), cost),
             };
         }
+        if let Some(imp) = &file.implementation {
+            check_implementation(imp, &invalid)?;
+        }
         Ok(Profile {
             origin: origin.to_string(),
             kind,
@@ -704,6 +707,19 @@ impl Profile {
         }
     }
 
+    /// The implementation measured by running it (`[implementation]`), if the profile has one:
+    /// without it, every daemon or data-path figure is a cipher-only lower bound.
+    pub fn real_implementation(&self) -> Option<&file::ImplementationFile> {
+        self.file.implementation.as_ref()
+    }
+
+    /// The value of implementation term `name` in its unit, if the profile has it.
+    pub fn term(&self, name: &str) -> Option<f64> {
+        self.real_implementation()
+            .and_then(|i| i.terms.get(name))
+            .map(|t| t.value)
+    }
+
     /// The file form of this profile (what [`Profile::to_toml_string`] writes).
     pub fn file(&self) -> &ProfileFile {
         &self.file
@@ -734,3 +750,60 @@ pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
 
 #[cfg(test)]
 mod tests;
+
+/// The names `[implementation].name` takes.
+pub const IMPLEMENTATION_NAMES: &[&str] = &["strongswan", "openssl-tls"];
+/// The units an implementation term may have.
+pub const TERM_UNITS: &[&str] = &["ns", "ns/B", "cores", "1/s", "1"];
+
+/// Checks `[implementation]`: a known name, a data path, finite non-negative terms with a known
+/// unit and a source.
+fn check_implementation(
+    imp: &file::ImplementationFile,
+    invalid: &dyn Fn(String, String) -> ProfileError,
+) -> Result<(), ProfileError> {
+    if !IMPLEMENTATION_NAMES.contains(&imp.name.as_str()) {
+        return Err(invalid(
+            "implementation.name".into(),
+            format!(
+                "`{}` is not one of {}",
+                imp.name,
+                quoted(IMPLEMENTATION_NAMES)
+            ),
+        ));
+    }
+    for (key, v) in [
+        ("implementation.version", &imp.version),
+        ("implementation.data_path", &imp.data_path),
+        ("implementation.source", &imp.source),
+    ] {
+        if v.trim().is_empty() {
+            return Err(invalid(key.into(), "must not be empty".into()));
+        }
+    }
+    for (name, t) in &imp.terms {
+        let key = format!("implementation.terms.\"{name}\"");
+        if !t.value.is_finite() || t.value < 0.0 {
+            return Err(invalid(
+                format!("{key}.value"),
+                format!("{} is not a finite value >= 0", t.value),
+            ));
+        }
+        if !TERM_UNITS.contains(&t.unit.as_str()) {
+            return Err(invalid(
+                format!("{key}.unit"),
+                format!("`{}` is not one of {}", t.unit, quoted(TERM_UNITS)),
+            ));
+        }
+        if t.spread.is_some_and(|s| !s.is_finite() || s < 0.0) {
+            return Err(invalid(
+                format!("{key}.spread"),
+                "must be a finite fraction >= 0 (0.12 = 12%)".into(),
+            ));
+        }
+        if t.source.trim().is_empty() {
+            return Err(invalid(format!("{key}.source"), "must not be empty".into()));
+        }
+    }
+    Ok(())
+}

@@ -171,6 +171,7 @@ pub(super) fn build_profile(
             },
         },
         ops,
+        implementation: None,
     }
 }
 
