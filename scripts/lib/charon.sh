@@ -1,0 +1,311 @@
+# Sourced by scripts/strongswan-bench.sh: two charons of Debian's strongSwan, one in each of two
+# network namespaces over a veth pair, each with its own strongswan.conf, vici socket, pid file
+# and log in one temporary directory. Needs the caller's `log`, `skip` and scripts/lib/procs.sh.
+#
+# Globals it sets: tmp, ns_a, ns_b, dev_a, dev_b, addr_a, addr_b, charon, version, plugins,
+# charon_pid (side -> pid), pids_started, nss.
+
+# The packages a charon pair needs (what scripts/strongswan-wire.sh installs).
+charon_packages=(strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
+  libstrongswan-extra-plugins libcharon-extra-plugins tcpdump tshark jq iproute2)
+
+# What a plain `apt-get install strongswan` loads, plus vici (for swanctl) and kernel-libipsec
+# (user-space ESP over a TUN device, for a kernel whose xfrm takes no ESP state) and chapoly (so
+# that ChaCha20-Poly1305 can be proposed for ESP).
+plugins="kernel-libipsec random nonce aes aesni sha1 sha2 md5 mgf1 pem pkcs1 pkcs7 pkcs8 pkcs12"
+plugins+=" pgp dnskey sshkey pubkey x509 revocation constraints fips-prf gmp hmac kdf drbg xcbc rc2"
+plugins+=" openssl gcm chapoly agent attr kernel-netlink resolve socket-default connmark counters"
+plugins+=" updown vici"
+
+tmp=""
+nss=()
+pids_started=()
+declare -A charon_pid=()
+
+# The exit trap: every process started, every process left in our namespaces, the namespaces
+# (which take the veth pair and the TUN devices along), the temporary directory.
+charon_cleanup() {
+  local status=$? pid ns pass
+  trap - EXIT INT TERM
+  if [ -n "${policy_rc:-}" ]; then rm -f "$policy_rc"; fi
+  if [ -n "$tmp" ] && [ -d "$tmp" ] && [ "$status" != 0 ] && [ "$status" != 77 ]; then
+    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log; do
+      [ -f "$f" ] || continue
+      echo "--- ${f#"$tmp"/} (last 20 lines)" >&2
+      tail -n 20 "$f" >&2
+    done
+  fi
+  for pass in TERM KILL; do
+    local left=()
+    for pid in "${pids_started[@]}"; do [ -d "/proc/$pid" ] && left+=("$pid"); done
+    for ns in "${nss[@]}"; do
+      for pid in $(ip netns pids "$ns" 2>/dev/null); do left+=("$pid"); done
+    done
+    [ ${#left[@]} -eq 0 ] && break
+    signal_and_wait "$pass" "${left[@]}"
+  done
+  for ns in "${nss[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  if [ -n "$tmp" ] && [ -d "$tmp" ]; then rm -rf "$tmp"; fi
+  exit "$status"
+}
+
+charon_check() {
+  charon=/usr/lib/ipsec/charon
+  [ -x "$charon" ] || { log "$charon missing after the install"; exit 1; }
+  version=$(dpkg-query -W -f '${Version}' strongswan-charon)
+}
+
+# charon_netns TAG MAX: namespaces oransim-TAG-<pid>-a/-b over a veth pair (10.206.0.1, .2), with
+# 10.205.1.1 behind a and 10.205.2.1 behind b on lo; namespaces a killed earlier run left
+# behind (its pid gone) are removed first.
+charon_netns() {
+  local tag=$1 max_sas=$2 ns p
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^oransim-$tag-[0-9]*-[ab]$" || true); do
+    p=${ns#oransim-"$tag"-}
+    p=${p%-*}
+    if [ ! -d "/proc/$p" ]; then
+      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+      ip netns del "$ns" 2>/dev/null || true
+    fi
+  done
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/oransim-$tag.XXXXXX")
+  ns_a=oransim-$tag-$$-a
+  ns_b=oransim-$tag-$$-b
+  dev_a=o${tag:0:3}a$$
+  dev_b=o${tag:0:3}b$$
+  addr_a=10.206.0.1
+  addr_b=10.206.0.2
+  ip netns add "$ns_a" 2>"$tmp/netns.err" || skip "cannot make a network namespace: $(cat "$tmp/netns.err")"
+  nss+=("$ns_a")
+  ip netns add "$ns_b"
+  nss+=("$ns_b")
+  ip link add "$dev_a" netns "$ns_a" type veth peer name "$dev_b" netns "$ns_b"
+  ip -n "$ns_a" addr add "$addr_a/30" dev "$dev_a"
+  ip -n "$ns_b" addr add "$addr_b/30" dev "$dev_b"
+  ip -n "$ns_a" addr add 10.205.1.1/32 dev lo
+  ip -n "$ns_b" addr add 10.205.2.1/32 dev lo
+  # kernel-libipsec routes a Child SA into its TUN device from a local address inside the
+  # local selector: one per SA of a storm (10.207.x.y behind a, 10.208.x.y behind b).
+  local i
+  for i in $(seq 1 "$max_sas"); do
+    echo "addr add 10.207.$((i / 256)).$((i % 256))/32 dev lo" >>"$tmp/addrs-a"
+    echo "addr add 10.208.$((i / 256)).$((i % 256))/32 dev lo" >>"$tmp/addrs-b"
+  done
+  ip -n "$ns_a" -batch "$tmp/addrs-a"
+  ip -n "$ns_b" -batch "$tmp/addrs-b"
+  local x
+  for x in "$ns_a:$dev_a" "$ns_b:$dev_b"; do
+    ip -n "${x%%:*}" link set "${x#*:}" up
+    ip -n "${x%%:*}" link set lo up
+  done
+  local side
+  for side in a b; do mkdir -p "$tmp/$side/run" "$tmp/$side/swanctl"/{x509,x509ca,private}; done
+  charon_credentials
+}
+
+# strongswan.conf for side $1: the plugins, its own log (level 1, as Debian's charon logs, with
+# milliseconds), vici socket; no automatic routes (the data path's routes are the TUN's).
+write_charon_conf() {
+  local dir=$tmp/$1
+  cat >"$dir/strongswan.conf" <<EOF
+charon {
+  load = $plugins
+  port = 500
+  port_nat_t = 4500
+  install_routes = no
+  # Each initiation a new IKE SA (by default charon puts a Child SA of a connection equal to
+  # an established one into that IKE SA).
+  reuse_ikesa = no
+  # A storm's initiators all share one address here, where a RIC's gNBs each have their own:
+  # the per-address limit on half-open IKE SAs (5) and the cookie threshold (30 half-open SAs)
+  # are raised so that the storm measures the daemons' work, not DoS protection that the model
+  # does not include (docs/validation.md).
+  block_threshold = 100000
+  cookie_threshold = 100000
+  cookie_threshold_ip = 100000
+  retransmit_tries = 2
+  filelog {
+    log {
+      path = $dir/charon.log
+      time_format = %s
+      time_add_ms = yes
+      default = 1
+      flush_line = yes
+    }
+  }
+  syslog {
+    daemon {
+      default = -1
+    }
+  }
+  plugins {
+    vici {
+      socket = unix://$dir/charon.vici
+    }
+  }
+}
+swanctl {
+  load = pem pkcs1 pkcs8 x509 revocation constraints pubkey openssl random
+}
+pki {
+  load = random nonce aes sha1 sha2 pem pkcs1 pkcs8 x509 pubkey gmp openssl
+}
+EOF
+}
+
+swan() { # swan SIDE ARGS...: swanctl against that side's daemon
+  local side=$1
+  shift
+  STRONGSWAN_CONF="$tmp/$side/strongswan.conf" SWANCTL_DIR="$tmp/$side/swanctl" \
+    swanctl "$@" --uri "unix://$tmp/$side/charon.vici"
+}
+
+# Stops both daemons (if running) and waits until they are gone.
+charon_stop_all() {
+  local side pids=()
+  for side in a b; do
+    [ -n "${charon_pid[$side]:-}" ] && pids+=("${charon_pid[$side]}")
+  done
+  signal_and_wait TERM "${pids[@]}"
+  charon_pid=()
+  rm -f "$tmp"/a/charon.vici "$tmp"/b/charon.vici "$tmp"/a/run/* "$tmp"/b/run/*
+}
+
+# (Re)starts one charon per namespace with a fresh log, and waits for both vici sockets. The
+# pid file is fixed at /var/run/charon.pid: `ip netns exec` gives a private mount namespace,
+# where /run is bound to the daemon's own directory.
+charon_restart() {
+  charon_stop_all
+  local side ns
+  for side in a b; do
+    if [ $side = a ]; then ns=$ns_a; else ns=$ns_b; fi
+    write_charon_conf "$side"
+    : >"$tmp/$side/charon.log"
+    # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
+    ip netns exec "$ns" sh -c 'mount --bind "$1/run" /run && exec env STRONGSWAN_CONF="$1/strongswan.conf" "$2" --use-syslog 2>>"$1/charon.stderr"' \
+      sh "$tmp/$side" "$charon" >/dev/null 2>&1 &
+    charon_pid[$side]=$!
+    pids_started+=($!)
+  done
+  for side in a b; do
+    for _ in $(seq 100); do [ -S "$tmp/$side/charon.vici" ] && break; sleep 0.05; done
+    [ -S "$tmp/$side/charon.vici" ] || { log "charon $side did not open its vici socket"; return 1; }
+  done
+}
+
+dn_a="C=CH, O=oransim, CN=moon.example.org"
+dn_b="C=CH, O=oransim, CN=sun.example.org"
+psk="0sb3JhbnNpbS1pa2Utd2lyZS10ZXN0LXByZS1zaGFyZWQta2V5"
+
+# Per signature algorithm a CA and an end-entity certificate per side, made with `pki`.
+charon_credentials() {
+  write_charon_conf a
+  local key gen d side dn
+  for key in ed25519 ecdsa-p256 rsa2048; do
+    case $key in
+      ed25519) gen=(--type ed25519) ;;
+      ecdsa-p256) gen=(--type ecdsa --size 256) ;;
+      rsa2048) gen=(--type rsa --size 2048) ;;
+    esac
+    d=$tmp/pki/$key
+    mkdir -p "$d"
+    STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/ca.key"
+    STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --self --ca --lifetime 3650 --in "$d/ca.key" \
+      --type "${gen[1]}" --dn "C=CH, O=oransim, CN=oransim test CA" --outform der >"$d/ca.der"
+    for side in a b; do
+      if [ $side = a ]; then dn=$dn_a; else dn=$dn_b; fi
+      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/$side.key"
+      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --pub --in "$d/$side.key" --outform der |
+        STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --issue --cacert "$d/ca.der" \
+          --cakey "$d/ca.key" --type pub --lifetime 365 --dn "$dn" --san "${dn##*CN=}" \
+          --outform der >"$d/$side.der"
+    done
+  done
+}
+
+# swanctl.conf for side $1 (a initiates, b responds): authentication $2 (psk, ed25519,
+# ecdsa-p256, rsa2048), ESP proposal $3, on a: $4 connections s1..sN with start action $5.
+# IKE: aes256gcm16-prfsha256-x25519. Every connection has `unique = never` (many IKE SAs between
+# the same identities, none replaced) and no remote identity on the initiator (so no
+# INITIAL_CONTACT, which would make the responder delete the others).
+write_bench_conf() {
+  local side=$1 auth=$2 esp=$3 n=$4 start=$5 me them local_auth remote_auth
+  local dir=$tmp/$side/swanctl
+  rm -f "$dir"/x509/* "$dir"/x509ca/* "$dir"/private/*
+  if [ "$side" = a ]; then me=$addr_a; them=$addr_b; else me=$addr_b; them=$addr_a; fi
+  if [ "$auth" = psk ]; then
+    local my_id=moon.example.org
+    [ "$side" = b ] && my_id=sun.example.org
+    local_auth="auth = psk
+        id = $my_id"
+    remote_auth="auth = psk"
+  else
+    local d=$tmp/pki/$auth
+    cp "$d/$side.der" "$dir/x509/$side.der"
+    cp "$d/$side.key" "$dir/private/$side.key"
+    cp "$d/ca.der" "$dir/x509ca/ca.der"
+    local_auth="auth = pubkey
+        certs = $side.der"
+    remote_auth="auth = pubkey"
+  fi
+  local names
+  if [ "$side" = a ]; then names=$(seq 1 "$n"); else names=0; start=none; fi
+  {
+    echo "connections {"
+    local i c ts_l ts_r
+    for i in $names; do
+      # Each Child SA its own selectors (charon does not establish a duplicate of another's):
+      # a single SA 10.205.1.0/24 - 10.205.2.0/24, as the data path's tests use; SA i of many
+      # 10.207.x.y/32 - 10.208.x.y/32; the responder accepts all of them.
+      if [ "$i" = 0 ]; then
+        c=r
+        ts_l=10.208.0.0/16,10.205.2.0/24
+        ts_r=10.207.0.0/16,10.205.1.0/24
+      elif [ "$n" = 1 ]; then
+        c=s1
+        ts_l=10.205.1.0/24
+        ts_r=10.205.2.0/24
+      else
+        c=s$i
+        ts_l=10.207.$((i / 256)).$((i % 256))/32
+        ts_r=10.208.$((i / 256)).$((i % 256))/32
+      fi
+      cat <<CONF
+  $c {
+    version = 2
+    unique = never
+    local_addrs = $me
+    remote_addrs = $them
+    proposals = aes256gcm16-prfsha256-x25519
+    rekey_time = 0
+    dpd_delay = 0
+    local {
+        $local_auth
+    }
+    remote {
+        $remote_auth
+    }
+    children {
+      c1 {
+        esp_proposals = $esp
+        local_ts = $ts_l
+        remote_ts = $ts_r
+        rekey_time = 0
+        start_action = $start
+      }
+    }
+  }
+CONF
+    done
+    cat <<CONF
+}
+secrets {
+  ike-bench {
+    id-a = moon.example.org
+    id-b = sun.example.org
+    secret = $psk
+  }
+}
+CONF
+  } >"$dir/swanctl.conf"
+}

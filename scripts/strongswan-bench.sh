@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# Measure a real strongSwan on this host (issue 23; docs/validation.md): as root on a Debian
+# machine, install strongSwan 5.9 from the distribution's packages, make two network namespaces
+# joined by a veth pair, start one charon in each, and run the workloads `oransim validate
+# strongswan` and `oransim calibrate --run strongswan` read:
+#
+#   setup    one IKE SA at a time (IKE_SA_INIT + IKE_AUTH with a Child SA), for PSK, Ed25519,
+#            ECDSA P-256 and RSA-2048 certificates: each set-up's latency on the capture's clock
+#            (first IKE_SA_INIT request to the IKE_AUTH response) and both daemons' CPU time per
+#            SA (the sum of every thread's run time, /proc/PID/task/*/schedstat, over the set-ups)
+#   storm    N IKE SAs (PSK) started at once, as a restarted initiator does (every connection
+#            loaded with start_action = start): time from the first IKE_SA_INIT request to the
+#            last IKE_AUTH response, and each daemon's CPU time over the storm
+#   esp      one Child SA per ESP suite through the data path (kernel-libipsec: user-space ESP
+#            over a TUN device; or the kernel's xfrm where it takes ESP state), beside the same
+#            path without IPsec: ping RTT at 64, 512 and 1400 B of payload, TCP throughput
+#            (iperf3, 3 s)
+#   speed    `openssl speed -mr` of the key ops the IKE model charges (the openssl plugin does
+#            them in charon) and of the ESP suites' ciphers
+#
+# Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full]
+#
+#   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
+#   --only W     one workload only (speed, setup, storm or esp), for debugging
+#   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; about 2 min) or full
+#                (storms of 10, 50, 200 and 1000, 5 runs; about 10 min); default reduced
+#
+# Exit status: 0 written; 1 a step failed; 77 skipped (not root, not Debian-like, the packages
+# not installable, no network namespaces), with a line `skipped: <reason>` on stderr.
+#
+# What it leaves on the machine: the installed packages (those of scripts/strongswan-wire.sh,
+# plus iperf3). Everything else (the temporary directory, the namespaces with the veth pair and
+# the TUN devices, every process it started) is removed on every exit.
+set -euo pipefail
+
+out=""
+set_name=reduced
+only=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) out=${2:?--out needs a file}; shift 2 ;;
+    --set) set_name=${2:?--set needs reduced or full}; shift 2 ;;
+    --only) only=${2:?--only needs speed, setup, storm or esp}; shift 2 ;;
+    -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    *) echo "strongswan-bench: unknown argument '$1' (allowed: --out FILE, --set reduced|full)" >&2; exit 1 ;;
+  esac
+done
+[ -n "$out" ] || { echo "strongswan-bench: --out FILE is required" >&2; exit 1; }
+case $set_name in
+  reduced) read -r -a storms <<<"${ORANSIM_BENCH_STORMS:-10 50 200}"; runs=3; setups=12 ;;
+  full) storms=(10 50 200 1000); runs=5; setups=30 ;;
+  *) echo "strongswan-bench: --set '$set_name': reduced or full" >&2; exit 1 ;;
+esac
+
+skip() { echo "skipped: $*" >&2; exit 77; }
+log() { echo "strongswan-bench: $*" >&2; }
+# shellcheck source=lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
+# shellcheck source=lib/procs.sh
+. "$(dirname "$0")/lib/procs.sh"
+# shellcheck source=lib/charon.sh
+. "$(dirname "$0")/lib/charon.sh"
+
+[ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
+packages=("${charon_packages[@]}" iperf3 iputils-ping openssl)
+need_install=0
+for p in "${packages[@]}"; do
+  dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_install=1
+done
+policy_rc=""
+trap charon_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ $need_install = 1 ]; then apt_install "${packages[@]}"; fi
+charon_check
+charon_netns bench "$(printf '%s\n' "${storms[@]}" "$setups" | sort -n | tail -1)"
+
+# --- data path: which one this kernel gives ------------------------------------------------------
+# The kernel's ESP (xfrm) where it takes an AES-GCM state, kernel-libipsec otherwise.
+data_path=kernel-libipsec
+if ip -n "$ns_a" xfrm state add src 10.0.0.1 dst 10.0.0.2 proto esp spi 0x100 mode tunnel \
+  aead 'rfc4106(gcm(aes))' 0x0102030405060708090a0b0c0d0e0f1011121314 128 2>/dev/null; then
+  data_path=xfrm
+  ip -n "$ns_a" xfrm state flush
+fi
+log "data path: $data_path"
+if [ $data_path = xfrm ]; then
+  plugins=${plugins/kernel-libipsec /}
+fi
+
+# --- workloads -----------------------------------------------------------------------------------
+# ns -> the summed run time [ns] of every thread of the charon in side $1.
+cpu_ns() {
+  local pid=${charon_pid[$1]} t sum=0 v
+  for t in /proc/"$pid"/task/*/schedstat; do
+    read -r v _ <"$t" 2>/dev/null || continue
+    sum=$((sum + v))
+  done
+  echo "$sum"
+}
+
+# Per-SA times from a capture: for each initiator SPI the first IKE_SA_INIT request, the
+# IKE_AUTH response and how often IKE_SA_INIT was sent, as "start end sends" lines [s].
+setup_times() {
+  tshark -r "$1" -T fields -e frame.time_epoch -e isakmp.ispi -e isakmp.exchangetype \
+    -e isakmp.flag_r -E occurrence=f 2>/dev/null |
+    awk '$3 == 34 && $4 == 0 { if (!($2 in s)) s[$2] = $1; n[$2]++ }
+         $3 == 35 && $4 == 1 && ($2 in s) && !($2 in e) { e[$2] = $1 }
+         END { for (k in e) printf "%s %s %d\n", s[k], e[k], n[k] }'
+}
+
+capture_start() { # capture_start FILE
+  : >"$tmp/tcpdump.err"
+  ip netns exec "$ns_a" tcpdump -i "$dev_a" -n -s 160 -U --immediate-mode -w "$1" \
+    'udp port 500 or udp port 4500' 2>"$tmp/tcpdump.err" &
+  capture_pid=$!
+  pids_started+=("$capture_pid")
+  for _ in $(seq 100); do grep -q 'listening on' "$tmp/tcpdump.err" && break; sleep 0.05; done
+  grep -q 'listening on' "$tmp/tcpdump.err" || { log "tcpdump did not start"; return 1; }
+}
+capture_stop() {
+  sleep 0.1
+  kill -INT "$capture_pid"
+  wait "$capture_pid" || true
+}
+
+json_rows=()
+add() { json_rows+=("$1"); } # add JSON-OBJECT
+
+# UDP datagrams the kernel dropped in namespace $1 since its last call: receive-buffer overflows
+# (nstat's UdpRcvbufErrors), as a storm of IKE_SA_INIT requests can cause.
+udp_drops() {
+  ip netns exec "$1" nstat -z UdpRcvbufErrors 2>/dev/null | awk '$1 == "UdpRcvbufErrors" { v = $2 } END { print v + 0 }'
+}
+
+# One restart of both daemons, configured for auth $1, ESP proposal $2, and N connections of
+# the initiator ($3, named s1..sN) with start action $4.
+fresh_daemons() {
+  local auth=$1 esp=$2 n=$3 start=$4
+  charon_restart
+  for side in a b; do
+    write_bench_conf "$side" "$auth" "$esp" "$n" "$start"
+  done
+  swan b --load-all --clear --noprompt >"$tmp/b.load" 2>&1 || { cat "$tmp/b.load" >&2; return 1; }
+}
+
+# setup AUTH: $setups IKE SAs one after the other.
+run_setup() {
+  local auth=$1 i pcap=$tmp/setup-$1.pcap
+  fresh_daemons "$auth" aes256gcm16 "$setups" none
+  swan a --load-all --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  # One set-up before the timed ones: the first pays for lazy initialisation (plugins' tables).
+  swan a --initiate --child c1 --ike s1 --timeout 10 >/dev/null
+  capture_start "$pcap"
+  local ca cb
+  ca=$(cpu_ns a)
+  cb=$(cpu_ns b)
+  for i in $(seq 2 "$setups"); do
+    swan a --initiate --child c1 --ike "s$i" --timeout 10 >/dev/null
+  done
+  local da db
+  da=$(($(cpu_ns a) - ca))
+  db=$(($(cpu_ns b) - cb))
+  capture_stop
+  local lat
+  lat=$(setup_times "$pcap" | awk '{ printf "%s%.6f", sep, ($2 - $1) * 1e3; sep = "," }')
+  local n=$((setups - 1))
+  [ "$(tr ',' '\n' <<<"$lat" | grep -c .)" = "$n" ] ||
+    { log "setup $auth: $(tr ',' '\n' <<<"$lat" | grep -c .) of $n set-ups on the capture"; return 1; }
+  add "{\"workload\": \"setup\", \"auth\": \"$auth\", \"sas\": $n, \"latency_ms\": [$lat],
+    \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db}"
+  log "setup $auth: $n SAs, latency [ms] $(tr ',' ' ' <<<"$lat" | cut -c1-60)..., CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us"
+}
+
+# storm N: N IKE SAs (PSK) at once.
+run_storm() {
+  local n=$1 r=$2 pcap=$tmp/storm-$1-$2.pcap
+  fresh_daemons psk aes256gcm16 "$n" start
+  swan a --load-creds --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  udp_drops "$ns_a" >/dev/null
+  udp_drops "$ns_b" >/dev/null
+  capture_start "$pcap"
+  local ca cb
+  ca=$(cpu_ns a)
+  cb=$(cpu_ns b)
+  swan a --load-conns >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  local t0 up=0
+  t0=$(date +%s)
+  while :; do
+    up=$(grep -c 'CHILD_SA c1{[0-9]*} established' "$tmp/a/charon.log" || true)
+    [ "$up" -ge "$n" ] && break
+    [ $(($(date +%s) - t0)) -gt 60 ] && { log "storm $n: $up of $n up after 60 s"; return 1; }
+    sleep 0.02
+  done
+  local da db
+  da=$(($(cpu_ns a) - ca))
+  db=$(($(cpu_ns b) - cb))
+  capture_stop
+  local drops_a drops_b
+  drops_a=$(udp_drops "$ns_a")
+  drops_b=$(udp_drops "$ns_b")
+  local span
+  # All back: first request to last response. First try: the same over the SAs whose
+  # IKE_SA_INIT was sent once (the others waited for charon's 4 s retransmission timer).
+  local got all first retried
+  read -r got all first retried < <(setup_times "$pcap" | awk '
+    { if (NR == 1 || $1 < s) s = $1; if ($2 > e) e = $2; n++
+      if ($3 == 1) { if ($2 > f) f = $2 } else r++ }
+    END { printf "%d %.6f %.6f %d\n", n, (e - s) * 1e3, (f - s) * 1e3, r }')
+  [ "$got" = "$n" ] || { log "storm $n: $got of $n set-ups on the capture"; return 1; }
+  local span="$got $all"
+  add "{\"workload\": \"storm\", \"auth\": \"psk\", \"sas\": $n, \"run\": $r,
+    \"all_back_ms\": $all, \"first_try_back_ms\": $first, \"retried\": $retried,
+    \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db,
+    \"udp_drops\": [$drops_a, $drops_b], \"retransmits\": $(grep -c 'retransmit' "$tmp/a/charon.log" || true)}"
+  log "storm $n run $r: all back after ${span#* } ms ($retried retried; first tries back after $first ms), CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us, UDP receive drops $drops_a / $drops_b"
+}
+
+# esp SUITE: one Child SA with that ESP proposal (or none: plain), ping and iperf3 across it.
+run_esp() {
+  local suite=$1
+  if [ "$suite" = plain ]; then
+    charon_stop_all
+    # The same addresses without IPsec: routes over the veth.
+    ip -n "$ns_a" route replace 10.205.2.0/24 via "$addr_b" src 10.205.1.1
+    ip -n "$ns_b" route replace 10.205.1.0/24 via "$addr_a" src 10.205.2.1
+  else
+    ip -n "$ns_a" route del 10.205.2.0/24 2>/dev/null || true
+    ip -n "$ns_b" route del 10.205.1.0/24 2>/dev/null || true
+    fresh_daemons psk "$suite" 1 none
+    swan a --load-all --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+    swan a --initiate --child c1 --ike s1 --timeout 10 >/dev/null ||
+      { log "esp $suite: the Child SA did not come up"; return 1; }
+  fi
+  ip netns exec "$ns_a" ping -q -c 3 -W 2 -I 10.205.1.1 10.205.2.1 >/dev/null ||
+    { log "esp $suite: no ping through"; return 1; }
+  local size rtts=() rtt
+  for size in 64 512 1400; do
+    # 200 pings 5 ms apart; the mean RTT [ms] from ping's summary, per run.
+    local vals=""
+    for _ in $(seq "$runs"); do
+      rtt=$(ip netns exec "$ns_a" ping -q -c 200 -i 0.005 -s "$size" -I 10.205.1.1 10.205.2.1 |
+        sed -n 's|^rtt [^=]*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
+      [ -n "$rtt" ] || { log "esp $suite: ping -s $size gave no RTT"; return 1; }
+      vals="$vals${vals:+,}$rtt"
+    done
+    rtts+=("\"$size\": [$vals]")
+  done
+  ip netns exec "$ns_b" iperf3 -s -B 10.205.2.1 -1 -D --pidfile "$tmp/iperf3.pid" >/dev/null 2>&1
+  sleep 0.3
+  local tputs="" i bps
+  for i in $(seq "$runs"); do
+    bps=$(ip netns exec "$ns_a" iperf3 -c 10.205.2.1 -B 10.205.1.1 -t 3 -J 2>/dev/null |
+      jq '.end.sum_received.bits_per_second')
+    [ -n "$bps" ] && [ "$bps" != null ] || { log "esp $suite: iperf3 gave no throughput"; return 1; }
+    tputs="$tputs${tputs:+,}$(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e6 }')"
+    [ "$i" -lt "$runs" ] && { ip netns exec "$ns_b" iperf3 -s -B 10.205.2.1 -1 -D --pidfile "$tmp/iperf3.pid" >/dev/null 2>&1; sleep 0.3; }
+  done
+  local mtu
+  mtu=$(ip netns exec "$ns_a" ip route get 10.205.2.1 from 10.205.1.1 | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -1)
+  mtu=$(ip -n "$ns_a" link show "$mtu" | sed -n 's/.* mtu \([0-9]*\).*/\1/p')
+  add "{\"workload\": \"esp\", \"suite\": \"$suite\", \"rtt_ms\": {$(IFS=,; echo "${rtts[*]}")},
+    \"tcp_mbps\": [$tputs], \"path_mtu\": $mtu}"
+  log "esp $suite: RTT 64/512/1400 B ${rtts[*]} ms, TCP $tputs Mb/s (MTU $mtu)"
+}
+
+# openssl speed of what the model charges.
+run_speed() {
+  local f=$tmp/speed.txt
+  : >"$f"
+  local alg
+  for alg in ecdhx25519 ed25519 ecdsap256 rsa2048; do
+    openssl speed -mr -seconds 1 "$alg" >>"$f" 2>/dev/null
+  done
+  for alg in aes-128-gcm aes-256-gcm chacha20-poly1305; do
+    openssl speed -mr -seconds 1 -aead -evp "$alg" >>"$f" 2>/dev/null
+  done
+  openssl speed -mr -seconds 1 -evp aes-256-cbc >>"$f" 2>/dev/null
+  openssl speed -mr -seconds 1 -hmac sha256 >>"$f" 2>/dev/null
+  add "{\"workload\": \"speed\", \"openssl\": $(openssl version | jq -R .), \"mr\": $(jq -R -s . <"$f")}"
+}
+
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+t_start=$(date +%s)
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+if want speed; then run_speed; fi
+if want setup; then
+  for auth in psk ed25519 ecdsa-p256 rsa2048; do run_setup "$auth"; done
+fi
+if want storm; then
+  for n in "${storms[@]}"; do
+    for r in $(seq "$runs"); do run_storm "$n" "$r"; done
+  done
+fi
+if want esp; then
+  for suite in aes256gcm16 aes128gcm16 aes256-sha256 chacha20poly1305 plain; do run_esp "$suite"; done
+fi
+load_after=$(cut -d' ' -f1 /proc/loadavg)
+
+{
+  printf '{"schema": "oransim.measure.strongswan/1", "set": "%s", "strongswan": "%s",\n' "$set_name" "$version"
+  printf ' "data_path": "%s", "cpus": %s, "load_before": %s, "load_after": %s, "wall_s": %s,\n' \
+    "$data_path" "$(nproc)" "$load_before" "$load_after" "$(($(date +%s) - t_start))"
+  printf ' "rows": [\n'
+  sep=""
+  for r in "${json_rows[@]}"; do printf '%s  %s' "$sep" "$r"; sep=$',\n'; done
+  printf '\n]}\n'
+} | jq . >"$out.tmp"
+mv "$out.tmp" "$out"
+log "PASS: written to $out in $(($(date +%s) - t_start)) s"
