@@ -9,13 +9,15 @@
 charon_packages=(strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
   libstrongswan-extra-plugins libcharon-extra-plugins tcpdump tshark jq iproute2)
 
-# What a plain `apt-get install strongswan` loads, plus vici (for swanctl) and kernel-libipsec
-# (user-space ESP over a TUN device, for a kernel whose xfrm takes no ESP state) and chapoly (so
-# that ChaCha20-Poly1305 can be proposed for ESP).
-plugins="kernel-libipsec random nonce aes aesni sha1 sha2 md5 mgf1 pem pkcs1 pkcs7 pkcs8 pkcs12"
-plugins+=" pgp dnskey sshkey pubkey x509 revocation constraints fips-prf gmp hmac kdf drbg xcbc rc2"
-plugins+=" openssl gcm chapoly agent attr kernel-netlink resolve socket-default connmark counters"
-plugins+=" updown vici"
+# What a plain `apt-get install strongswan` loads, in the order Debian's charon loads it (the
+# first plugin that offers an algorithm does it: OpenSSL's libcrypto does X25519, the
+# signatures, AES-GCM and ChaCha20-Poly1305; aesni AES-CBC; sha2 and hmac HMAC-SHA-256), plus
+# vici (for swanctl) and kernel-libipsec (user-space ESP over a TUN device, for a kernel whose
+# xfrm takes no ESP state).
+plugins="kernel-libipsec aesni aes rc2 sha2 sha1 md5 mgf1 random nonce x509 revocation constraints"
+plugins+=" pubkey pkcs1 pkcs7 pkcs8 pkcs12 pgp dnskey sshkey pem openssl fips-prf gmp agent xcbc"
+plugins+=" hmac gcm drbg kdf attr kernel-netlink resolve socket-default connmark counters updown"
+plugins+=" vici"
 
 tmp=""
 nss=()

@@ -53,6 +53,8 @@ enum Command {
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),
+    /// Run a real implementation (strongSwan) on this host and compare it with the model.
+    Validate(commands::validate::ValidateArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(commands::install::CompletionsArgs),
     /// Print the manual page (roff), or write one page per subcommand with --out.
@@ -174,6 +176,7 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::init::execute(args),
         Command::Overhead(args) => commands::overhead::execute(args),
         Command::Handshake(args) => commands::handshake::execute(args),
+        Command::Validate(args) => commands::validate::execute(args),
         Command::Calibrate(args) => commands::calibrate::execute(args),
         Command::Plan(args) => commands::plan::execute(args),
         Command::Sweep(args) => commands::sweep::execute(args),

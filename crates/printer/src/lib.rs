@@ -36,6 +36,7 @@ pub mod reproduce;
 pub mod run;
 pub mod sweep;
 pub mod table;
+pub mod validate;
 
 /// What can go wrong while rendering.
 #[derive(Debug, thiserror::Error)]

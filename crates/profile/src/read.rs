@@ -33,6 +33,9 @@ pub enum Input {
     Journal,
     /// A finished shard file (`shard-I-of-N.json`): 1 GiB, as a journal.
     Shard,
+    /// A real implementation's measurements (`oransim validate --measurements`, JSON): 16 MiB
+    /// (a full strongSwan run is a few KiB).
+    Measurements,
 }
 
 impl Input {
@@ -40,7 +43,7 @@ impl Input {
     pub const fn limit(self) -> u64 {
         match self {
             Input::Scenario => 64 * MIB,
-            Input::Profile | Input::OpensslSpeed => 16 * MIB,
+            Input::Profile | Input::OpensslSpeed | Input::Measurements => 16 * MIB,
             Input::Trace => 256 * MIB,
             Input::Journal | Input::Shard => 1024 * MIB,
         }
@@ -55,6 +58,7 @@ impl Input {
             Input::Trace => "traces",
             Input::Journal => "sweep journals",
             Input::Shard => "shard files",
+            Input::Measurements => "measurement files",
         }
     }
 }

@@ -11,3 +11,4 @@ pub mod plan;
 pub mod reproduce;
 pub mod run;
 pub mod sweep;
+pub mod validate;

@@ -4,7 +4,7 @@
 mod builder;
 mod context;
 mod framing;
-mod handshake;
+pub(crate) mod handshake;
 mod link;
 mod node;
 mod route;

@@ -1,0 +1,203 @@
+//! `oransim validate`: a real implementation on this host, measured, beside the model's
+//! predictions (issue 23; docs/validation.md). The measuring is done by the scripts this binary
+//! carries (`scripts/strongswan-bench.sh` and its `scripts/lib/` helpers, written to a
+//! temporary directory and run with bash); the model is `model::validate`, the text
+//! `printer::validate`.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+
+use anyhow::{Context as _, bail};
+
+use model::validate::Validation;
+use model::validate::strongswan::{self, Measurements};
+
+use super::overhead::OutFormat;
+
+/// Arguments of `oransim validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The implementation to run and validate against.
+    #[command(subcommand)]
+    pub target: Target,
+}
+
+/// What `oransim validate` runs.
+#[derive(Debug, clap::Subcommand)]
+pub enum Target {
+    /// Real strongSwan (charon, kernel-libipsec or the kernel's xfrm) in two network
+    /// namespaces (root; installs Debian's packages if missing): IKE set-ups, restart storms and
+    /// the ESP data path, beside the model fitted to the PSK set-up, the storm of 50 and
+    /// AES-256-GCM's throughput and 64-byte RTT.
+    Strongswan(StrongswanArgs),
+}
+
+/// Arguments of `oransim validate strongswan`.
+#[derive(Debug, clap::Args)]
+pub struct StrongswanArgs {
+    /// Read the measurements from FILE (written by an earlier run's --save-measurements or by
+    /// scripts/strongswan-bench.sh) instead of running strongSwan.
+    #[arg(long, value_name = "FILE")]
+    pub measurements: Option<PathBuf>,
+    /// The full set (storms up to 1000 SAs, 5 runs each; about 10 minutes) instead of the
+    /// reduced one (storms up to 200, 3 runs; about 2 minutes).
+    #[arg(long, conflicts_with = "measurements")]
+    pub full: bool,
+    /// Also write the measurements to FILE (JSON, oransim.measure.strongswan/1).
+    #[arg(long, value_name = "FILE", conflicts_with = "measurements")]
+    pub save_measurements: Option<PathBuf>,
+    /// Also write the validation to FILE (JSON, oransim.validate/1).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutFormat::Table)]
+    pub format: OutFormat,
+}
+
+/// The scripts the strongSwan run needs, by their path under the temporary directory.
+const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
+    (
+        "strongswan-bench.sh",
+        include_str!("../../../../scripts/strongswan-bench.sh"),
+    ),
+    ("lib/apt.sh", include_str!("../../../../scripts/lib/apt.sh")),
+    (
+        "lib/procs.sh",
+        include_str!("../../../../scripts/lib/procs.sh"),
+    ),
+    (
+        "lib/charon.sh",
+        include_str!("../../../../scripts/lib/charon.sh"),
+    ),
+];
+
+/// Runs `oransim validate`: exit 0 when every predicted row is within its tolerance, 1 on a
+/// miss.
+pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    match &args.target {
+        Target::Strongswan(a) => run_strongswan(a),
+    }
+}
+
+fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
+    let (text, origin) = match &a.measurements {
+        Some(path) => (
+            profile::read::read_input_text(path, profile::read::Input::Measurements)
+                .with_context(|| format!("--measurements {}", path.display()))?,
+            path.display().to_string(),
+        ),
+        None => {
+            let set = if a.full { "full" } else { "reduced" };
+            (
+                run_script(STRONGSWAN_SCRIPTS, "strongswan-bench.sh", set)?,
+                "the strongSwan run".to_owned(),
+            )
+        }
+    };
+    let m: Measurements = serde_json::from_str(&text)
+        .with_context(|| format!("{origin}: not a strongSwan measurement file ({})", strongswan::MEASURE_SCHEMA))?;
+    let speed = m
+        .rows
+        .iter()
+        .find_map(|w| match w {
+            strongswan::Workload::Speed { mr, .. } => Some(mr.as_str()),
+            _ => None,
+        })
+        .with_context(|| format!("{origin}: no `speed` workload (openssl speed -mr output)"))?;
+    let ops = crypto_bench::openssl::parse(speed, &format!("{origin}: speed"))
+        .with_context(|| format!("{origin}: the `speed` workload"))?;
+    let v = strongswan::validate(&m, &ops).with_context(|| format!("{origin}"))?;
+    let mut files = Vec::new();
+    if let Some(p) = &a.save_measurements {
+        files.push((p.clone(), text.clone().into_bytes()));
+    }
+    if let Some(p) = &a.json {
+        files.push((p.clone(), printer::validate::json(&v)?.into_bytes()));
+    }
+    crate::output::write_set(&files)?;
+    print(&v, a.format)
+}
+
+fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
+    match format {
+        OutFormat::Json => print!("{}", printer::validate::json(v)?),
+        OutFormat::Table => print!("{}", printer::validate::table(v)),
+    }
+    Ok(if v.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes `scripts` into a temporary directory, runs `main` with bash (`--out FILE --set SET`),
+/// passes its progress lines on to stderr, and returns the measurement file's text. A script
+/// that skips (exit 77: not root, no apt-get, no network namespaces) is an error naming why.
+fn run_script(scripts: &[(&str, &str)], main: &str, set: &str) -> anyhow::Result<String> {
+    let dir = TempDir::new()?;
+    for (name, text) in scripts {
+        let path = dir.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot make {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let out = dir.0.join("measurements.json");
+    let mut child = Command::new("bash")
+        .arg(dir.0.join(main))
+        .arg("--out")
+        .arg(&out)
+        .arg("--set")
+        .arg(set)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start bash to run the measurement script")?;
+    let mut skipped = None;
+    if let Some(err) = child.stderr.take() {
+        for line in BufReader::new(err).lines() {
+            let line = line.unwrap_or_default();
+            if let Some(why) = line.strip_prefix("skipped: ") {
+                skipped = Some(why.to_owned());
+            }
+            eprintln!("{line}");
+        }
+    }
+    let status = child.wait().context("waiting for the measurement script")?;
+    match status.code() {
+        Some(0) => {}
+        Some(77) => bail!(
+            "cannot run {main} on this machine: {}",
+            skipped.unwrap_or_else(|| "it skipped".into())
+        ),
+        _ => bail!("{main} failed ({status}); its output is above"),
+    }
+    std::fs::read_to_string(&out).with_context(|| format!("cannot read {}", out.display()))
+}
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> anyhow::Result<TempDir> {
+        let base = std::env::temp_dir();
+        for i in 0..100u32 {
+            let p = base.join(format!("oransim-validate-{}-{i}", std::process::id()));
+            match std::fs::create_dir(&p) {
+                Ok(()) => return Ok(TempDir(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e).context(format!("cannot make {}", p.display())),
+            }
+        }
+        bail!("cannot make a temporary directory under {}", base.display())
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,558 @@
+//! strongSwan (charon, with kernel-libipsec or the kernel's xfrm) measured on this host, and
+//! the implementation model fitted to as little of it as possible (docs/validation.md).
+//!
+//! The measurements come from `scripts/strongswan-bench.sh` (schema [`MEASURE_SCHEMA`]). The
+//! model's terms, each fitted to one named measurement:
+//!
+//! - **daemon work per SA, idle** (`ike.daemon.{initiator,responder}.idle`, fitted to
+//!   `ike.setup.psk`): each daemon's CPU time per IKE SA set up one at a time, less the PSK
+//!   set-up's key-exchange work (X25519 keygen + agree per side, OpenSSL's cost): message
+//!   parsing and generation, the job queue and thread hand-offs, the IKE SA manager, Child SA
+//!   installation, logging.
+//! - **set-up latency without crypto** (`ike.latency`, fitted to `ike.setup.psk`): the PSK
+//!   set-up's median latency less the key-exchange work on its critical path.
+//! - **certificate handling** (`ike.certificate.{initiator,responder,latency}`, fitted to
+//!   `ike.setup.ed25519`): what an Ed25519-certificate set-up costs beyond the PSK one, less
+//!   its signatures (OpenSSL's): parsing the certificates, building and checking the trust
+//!   chain, the larger IKE_AUTH messages. ECDSA and RSA set-ups are predicted with it.
+//! - **daemon work per SA, loaded** (`ike.daemon.{initiator,responder}.loaded`, fitted to
+//!   `ike.storm.50`): the same per SA in a storm of 50, where thread wake-ups are shared by
+//!   many messages.
+//! - **parallelism** (`ike.parallelism`, fitted to `ike.storm.50`): the cores' worth of work
+//!   both daemons together get done in a storm, (N - 1) x CPU per SA / (storm time - one
+//!   set-up).
+//! - **ESP per packet** (`esp.per_packet`, fitted to `esp.tput.aes256gcm16`): the data path's
+//!   time per TCP segment at its bottleneck, less the AES-256-GCM seal at the segment's
+//!   length.
+//! - **ESP latency** (`esp.latency`, fitted to `esp.rtt.aes256gcm16.64`): what ESP adds to a
+//!   64-byte ping's round trip over the same path without IPsec, less four cipher calls.
+//!
+//! Every other row is predicted from those terms plus OpenSSL's measured costs of the key ops
+//! and ciphers (charon's openssl plugin does the key exchange and signatures).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Measured, Row, Rule, Validation};
+use crate::scenario::handshake::ike_auth_work;
+
+/// The schema of the measurement file `scripts/strongswan-bench.sh` writes.
+pub const MEASURE_SCHEMA: &str = "oransim.measure.strongswan/1";
+
+/// The storm whose measurement the parallelism and loaded daemon work are fitted to.
+pub const FIT_STORM: u32 = 50;
+
+/// The certificate authentication whose set-up the certificate handling is fitted to.
+pub const FIT_CERT: &str = "ed25519";
+
+/// The ESP suite whose throughput and 64-byte RTT the data-path terms are fitted to.
+pub const FIT_SUITE: &str = "aes256gcm16";
+
+/// A measurement file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurements {
+    /// [`MEASURE_SCHEMA`].
+    pub schema: String,
+    /// `reduced` or `full`.
+    pub set: String,
+    /// strongSwan's package version.
+    pub strongswan: String,
+    /// `kernel-libipsec` or `xfrm`.
+    pub data_path: String,
+    /// Logical CPUs of the host.
+    pub cpus: u32,
+    /// 1-minute load average before the run.
+    pub load_before: f64,
+    /// 1-minute load average after the run.
+    pub load_after: f64,
+    /// Wall time of the run \[s\].
+    pub wall_s: f64,
+    /// The workloads' results.
+    pub rows: Vec<Workload>,
+}
+
+/// One workload's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "workload", rename_all = "lowercase")]
+pub enum Workload {
+    /// `openssl speed -mr` output.
+    Speed {
+        /// `openssl version`.
+        openssl: String,
+        /// The `-mr` text.
+        mr: String,
+    },
+    /// IKE SAs set up one after the other.
+    Setup {
+        /// `psk`, `ed25519`, `ecdsa-p256`, `rsa2048`.
+        auth: String,
+        /// Set-ups timed.
+        sas: u32,
+        /// Each set-up's latency \[ms\].
+        latency_ms: Vec<f64>,
+        /// The initiator's CPU time over them \[ns\].
+        initiator_cpu_ns: f64,
+        /// The responder's CPU time over them \[ns\].
+        responder_cpu_ns: f64,
+    },
+    /// IKE SAs started at once.
+    Storm {
+        /// Authentication.
+        auth: String,
+        /// SAs in the storm.
+        sas: u32,
+        /// Run number.
+        run: u32,
+        /// First IKE_SA_INIT request to the last IKE_AUTH response \[ms\].
+        all_back_ms: f64,
+        /// The same over the SAs whose IKE_SA_INIT was sent once \[ms\].
+        first_try_back_ms: f64,
+        /// SAs whose IKE_SA_INIT was retransmitted.
+        retried: u32,
+        /// The initiator's CPU time over the storm \[ns\].
+        initiator_cpu_ns: f64,
+        /// The responder's CPU time over the storm \[ns\].
+        responder_cpu_ns: f64,
+        /// UDP receive-buffer drops in each namespace.
+        #[serde(default)]
+        udp_drops: Vec<u64>,
+    },
+    /// The ESP data path with one suite (or `plain`: the same path without IPsec).
+    Esp {
+        /// The ESP proposal (`aes256gcm16`, ...) or `plain`.
+        suite: String,
+        /// Mean ping RTT per run \[ms\], by ICMP payload size \[bytes\].
+        rtt_ms: BTreeMap<String, Vec<f64>>,
+        /// TCP throughput per run \[Mbit/s\].
+        tcp_mbps: Vec<f64>,
+        /// MTU of the device the path leaves by \[bytes\].
+        path_mtu: u32,
+    },
+}
+
+/// A problem with a measurement file: what is missing or not meaningful.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct MeasureError(pub String);
+
+/// OpenSSL's costs \[ns\] by op (`x25519.agree`, `ed25519.sign`, `aes256-gcm.seal`, ...), each
+/// as (length \[bytes\], ns) points: what `crypto_bench::openssl::parse` returns for the file's
+/// `speed` text.
+pub type OpensslCosts = BTreeMap<String, Vec<(u64, f64)>>;
+
+/// The cost of `op` at `len` bytes, interpolated between OpenSSL's measured lengths (a key op
+/// has one point at length 0).
+fn cost(ops: &OpensslCosts, op: &str, len: f64) -> Result<f64, MeasureError> {
+    let pts = ops
+        .get(op)
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| MeasureError(format!("openssl speed measured no `{op}`")))?;
+    if pts.len() == 1 {
+        return Ok(pts[0].1);
+    }
+    let mut p = pts.clone();
+    p.sort_by_key(|x| x.0);
+    let i = p
+        .windows(2)
+        .position(|w| len <= w[1].0 as f64)
+        .unwrap_or(p.len() - 2);
+    let ((l0, c0), (l1, c1)) = ((p[i].0 as f64, p[i].1), (p[i + 1].0 as f64, p[i + 1].1));
+    Ok(c0 + (c1 - c0) * (len - l0) / (l1 - l0))
+}
+
+/// Key-exchange and signature work of one IKE SA with `auth` \[ns\]: (initiator before the
+/// IKE_SA_INIT request, responder, initiator after the response; initiator before IKE_AUTH,
+/// responder, initiator after it), as the scenario's handshake source charges it.
+fn crypto(ops: &OpensslCosts, auth: &str) -> Result<[f64; 6], MeasureError> {
+    let keygen = cost(ops, "x25519.keygen", 0.0).or_else(|_| cost(ops, "x25519.agree", 0.0))?;
+    let agree = cost(ops, "x25519.agree", 0.0)?;
+    let (b, r, a) = match auth {
+        "psk" => (0.0, 0.0, 0.0),
+        alg => {
+            let side = [
+                cost(ops, &format!("{alg}.sign"), 0.0)?,
+                cost(ops, &format!("{alg}.verify"), 0.0)?,
+            ];
+            // The AUTH payload and the end-entity certificate (signed by the trusted CA).
+            ike_auth_work(side, side, 2.0)
+        }
+    };
+    Ok([keygen, keygen + agree, agree, b, r, a])
+}
+
+/// The per-SA crypto at (initiator, responder), and on the set-up's critical path \[ns\].
+fn crypto_split(c: &[f64; 6]) -> (f64, f64, f64) {
+    let init = c[0] + c[2] + c[3] + c[5];
+    let resp = c[1] + c[4];
+    (init, resp, init + resp)
+}
+
+/// What the fit found, each with the measurement it was fitted to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Terms {
+    /// Initiator daemon work per SA, one at a time \[ns\].
+    pub initiator_idle_ns: f64,
+    /// Responder daemon work per SA, one at a time \[ns\].
+    pub responder_idle_ns: f64,
+    /// One set-up's latency without its crypto \[ns\].
+    pub latency_ns: f64,
+    /// Initiator daemon work per SA in a storm \[ns\].
+    pub initiator_loaded_ns: f64,
+    /// Responder daemon work per SA in a storm \[ns\].
+    pub responder_loaded_ns: f64,
+    /// Cores' worth of work both daemons get done in a storm.
+    pub parallelism: f64,
+    /// Certificate handling per SA beyond its signatures (parsing, trust chain, larger
+    /// messages) at the initiator, the responder, and on the set-up's critical path \[ns\].
+    pub certificate_ns: [f64; 3],
+    /// The ESP data path's bottleneck time per TCP segment without the cipher \[ns\]; `None`
+    /// without ESP measurements.
+    pub esp_per_packet_ns: Option<f64>,
+    /// What ESP adds to a ping's round trip without the cipher \[ns\].
+    pub esp_latency_ns: Option<f64>,
+    /// Spreads ((max - min) / median) of the fitted measurements, by term.
+    pub spreads: BTreeMap<&'static str, f64>,
+}
+
+fn setups(m: &Measurements) -> BTreeMap<&str, (Measured, f64, f64, u32)> {
+    let mut out = BTreeMap::new();
+    for w in &m.rows {
+        if let Workload::Setup {
+            auth,
+            sas,
+            latency_ms,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+        } = w
+            && let Some(l) = Measured::of(latency_ms)
+            && *sas > 0
+        {
+            let n = f64::from(*sas);
+            out.insert(
+                auth.as_str(),
+                (l, initiator_cpu_ns / n, responder_cpu_ns / n, *sas),
+            );
+        }
+    }
+    out
+}
+
+/// Storm runs by size: (all back \[ms\], first tries back \[ms\], retried, initiator and
+/// responder CPU per SA \[ns\]) per run.
+type StormRuns = Vec<(f64, f64, u32, f64, f64)>;
+
+fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
+    let mut out: BTreeMap<u32, StormRuns> = BTreeMap::new();
+    for w in &m.rows {
+        if let Workload::Storm {
+            sas,
+            all_back_ms,
+            first_try_back_ms,
+            retried,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+            ..
+        } = w
+            && *sas > 0
+        {
+            let n = f64::from(*sas);
+            out.entry(*sas).or_default().push((
+                *all_back_ms,
+                *first_try_back_ms,
+                *retried,
+                initiator_cpu_ns / n,
+                responder_cpu_ns / n,
+            ));
+        }
+    }
+    out
+}
+
+fn esp<'a>(m: &'a Measurements, suite: &str) -> Option<(&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32)> {
+    m.rows.iter().find_map(|w| match w {
+        Workload::Esp {
+            suite: s,
+            rtt_ms,
+            tcp_mbps,
+            path_mtu,
+        } if s == suite => Some((rtt_ms, tcp_mbps.as_slice(), *path_mtu)),
+        _ => None,
+    })
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    Measured::of(v).map(|m| m.median)
+}
+
+/// The ESP suites measured, their OpenSSL seal op and their name in words.
+pub const ESP_SUITES: &[(&str, Option<&str>, &str)] = &[
+    ("aes256gcm16", Some("aes256-gcm.seal"), "AES-256-GCM"),
+    ("aes128gcm16", Some("aes128-gcm.seal"), "AES-128-GCM"),
+    ("chacha20poly1305", Some("chacha20-poly1305.seal"), "ChaCha20-Poly1305"),
+    ("aes256-sha256", None, "AES-256-CBC + HMAC-SHA-256-128"),
+];
+
+/// The ICMP payload sizes of the RTT workload \[bytes\].
+pub const PING_SIZES: [&str; 3] = ["64", "512", "1372"];
+
+/// Fits the terms to the measurements named in the module docs.
+pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> {
+    if m.schema != MEASURE_SCHEMA {
+        return Err(MeasureError(format!(
+            "schema `{}` is not {MEASURE_SCHEMA}",
+            m.schema
+        )));
+    }
+    let s = setups(m);
+    let (lat, ci, cr, _) = *s
+        .get("psk")
+        .ok_or_else(|| MeasureError("no PSK set-up measured (`ike.setup.psk`)".into()))?;
+    let (ki, kr, kpath) = crypto_split(&crypto(ops, "psk")?);
+    let mut spreads = BTreeMap::new();
+    spreads.insert("ike.latency", lat.spread_pct() / 100.0);
+    let st = storms(m);
+    let runs = st.get(&FIT_STORM).ok_or_else(|| {
+        MeasureError(format!(
+            "no storm of {FIT_STORM} measured (`ike.storm.{FIT_STORM}`)"
+        ))
+    })?;
+    let first: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    let cpu_i: Vec<f64> = runs.iter().map(|r| r.3).collect();
+    let cpu_r: Vec<f64> = runs.iter().map(|r| r.4).collect();
+    let (t50, li, lr) = (
+        Measured::of(&first).ok_or_else(|| MeasureError("storm times not finite".into()))?,
+        median(&cpu_i).unwrap_or(0.0),
+        median(&cpu_r).unwrap_or(0.0),
+    );
+    spreads.insert("ike.parallelism", t50.spread_pct() / 100.0);
+    let latency_ns = (lat.median * 1e6 - kpath).max(0.0);
+    let span_ns = t50.median * 1e6 - lat.median * 1e6;
+    if span_ns <= 0.0 {
+        return Err(MeasureError(format!(
+            "the storm of {FIT_STORM} ({:.3} ms) was no longer than one set-up ({:.3} ms): no parallelism can be fitted",
+            t50.median, lat.median
+        )));
+    }
+    let parallelism = f64::from(FIT_STORM - 1) * (li + lr) / span_ns;
+    // Certificate handling, fitted to the Ed25519 set-up: what it costs beyond PSK's, less its
+    // signatures.
+    let (ei, er, epath) = crypto_split(&crypto(ops, FIT_CERT)?);
+    let (lat_c, ci_c, cr_c, _) = *s.get(FIT_CERT).ok_or_else(|| {
+        MeasureError(format!(
+            "no {FIT_CERT} set-up measured (`ike.setup.{FIT_CERT}`)"
+        ))
+    })?;
+    let certificate_ns = [
+        (ci_c - ci - (ei - ki)).max(0.0),
+        (cr_c - cr - (er - kr)).max(0.0),
+        ((lat_c.median - lat.median) * 1e6 - (epath - kpath)).max(0.0),
+    ];
+    let mut terms = Terms {
+        certificate_ns,
+        initiator_idle_ns: (ci - ki).max(0.0),
+        responder_idle_ns: (cr - kr).max(0.0),
+        latency_ns,
+        initiator_loaded_ns: (li - ki).max(0.0),
+        responder_loaded_ns: (lr - kr).max(0.0),
+        parallelism,
+        esp_per_packet_ns: None,
+        esp_latency_ns: None,
+        spreads,
+    };
+    if let (Some((rtt, tput, mtu)), Some((plain_rtt, _, _))) = (esp(m, FIT_SUITE), esp(m, "plain"))
+    {
+        let seg = f64::from(mtu.saturating_sub(40));
+        let t = Measured::of(tput).ok_or_else(|| MeasureError("ESP throughput not finite".into()))?;
+        let per_seg = seg * 8.0 / (t.median * 1e6) * 1e9;
+        terms.esp_per_packet_ns =
+            Some((per_seg - cost(ops, "aes256-gcm.seal", seg + 40.0)?).max(0.0));
+        terms.spreads.insert("esp.per_packet", t.spread_pct() / 100.0);
+        if let (Some(e), Some(p)) = (
+            rtt.get("64").and_then(|v| median(v)),
+            plain_rtt.get("64").and_then(|v| median(v)),
+        ) {
+            let ciphers = 4.0 * cost(ops, "aes256-gcm.seal", 64.0 + 28.0)?;
+            terms.esp_latency_ns = Some(((e - p) * 1e6 - ciphers).max(0.0));
+        }
+    }
+    Ok(terms)
+}
+
+/// The measurement ids the terms were fitted to.
+pub fn fitted_to() -> Vec<String> {
+    vec![
+        "ike.setup.psk".into(),
+        "ike.cpu.psk.responder".into(),
+        format!("ike.setup.{FIT_CERT}"),
+        format!("ike.cpu.{FIT_CERT}.responder"),
+        format!("ike.storm.{FIT_STORM}.time"),
+        format!("ike.storm.{FIT_STORM}.cpu"),
+        format!("esp.tput.{FIT_SUITE}"),
+        format!("esp.rtt.{FIT_SUITE}.64"),
+    ]
+}
+
+/// Every row: measured beside predicted, fitted rows marked.
+pub fn validate(m: &Measurements, ops: &OpensslCosts) -> Result<Validation, MeasureError> {
+    let t = fit(m, ops)?;
+    let fit_ids = fitted_to();
+    let mut rows = Vec::new();
+    let from = |ids: &[&str]| ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let storm_fit = format!("ike.storm.{FIT_STORM}.time");
+    let storm_cpu_fit = format!("ike.storm.{FIT_STORM}.cpu");
+    // One set-up per authentication: latency and responder CPU.
+    for (auth, (lat, _ci, cr, _)) in setups(m) {
+        let (_, mut kr, mut kpath) = crypto_split(&crypto(ops, auth)?);
+        let cert_fit = format!("ike.setup.{FIT_CERT}");
+        let mut fitted_from = vec!["ike.setup.psk"];
+        if auth != "psk" {
+            kr += t.certificate_ns[1];
+            kpath += t.certificate_ns[2];
+            fitted_from.push(&cert_fit);
+        }
+        let words = auth_words(auth);
+        rows.push(Row::new(
+            format!("ike.setup.{auth}"),
+            format!("one IKE SA set-up (IKE_SA_INIT + IKE_AUTH), {words}, x25519"),
+            "ms",
+            lat,
+            Some((t.latency_ns + kpath) / 1e6),
+            Rule::Setup,
+            from(&fitted_from),
+            &fit_ids,
+        ));
+        let cpu = Measured {
+            median: cr / 1e3,
+            min: cr / 1e3,
+            max: cr / 1e3,
+            runs: 1,
+        };
+        rows.push(Row::new(
+            format!("ike.cpu.{auth}.responder"),
+            format!("responder CPU per SA, set-ups one at a time, {words}"),
+            "us",
+            cpu,
+            Some((t.responder_idle_ns + kr) / 1e3),
+            Rule::CpuPerSa,
+            from(&fitted_from),
+            &fit_ids,
+        ));
+    }
+    // Storms.
+    let (ki, kr, _) = crypto_split(&crypto(ops, "psk")?);
+    let per_sa = t.initiator_loaded_ns + ki + t.responder_loaded_ns + kr;
+    let lat_psk = setups(m).get("psk").map(|s| s.0.median * 1e6).unwrap_or(0.0);
+    for (n, runs) in storms(m) {
+        let first: Vec<f64> = runs.iter().map(|r| r.1).collect();
+        let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
+        let retried: u32 = runs.iter().map(|r| r.2).sum();
+        let cpu: Vec<f64> = runs.iter().map(|r| r.4 / 1e3).collect();
+        let predicted = (lat_psk + f64::from(n - 1) * per_sa / t.parallelism) / 1e6;
+        let rule = if n >= 200 { Rule::Storm } else { Rule::SmallStorm };
+        if let (Some(first), Some(all), Some(cpu)) =
+            (Measured::of(&first), Measured::of(&all), Measured::of(&cpu))
+        {
+            let mut row = Row::new(
+                format!("ike.storm.{n}.time"),
+                format!("restart storm: {n} IKE SAs (PSK) at once, until all are back"),
+                "ms",
+                first,
+                Some(predicted),
+                rule,
+                from(&["ike.setup.psk", &storm_fit]),
+                &fit_ids,
+            );
+            if retried > 0 {
+                row = row.why(format!(
+                    "{retried} SA(s) over the runs had IKE_SA_INIT retransmitted after charon's 4 s timer; the time shown is until every SA that needed no retransmission was back (with them: median {:.1} ms)",
+                    all.median
+                ));
+            }
+            rows.push(row);
+            rows.push(Row::new(
+                format!("ike.storm.{n}.cpu"),
+                format!("restart storm of {n}: responder CPU per SA"),
+                "us",
+                cpu,
+                Some((t.responder_loaded_ns + kr) / 1e3),
+                Rule::CpuPerSa,
+                from(&[&storm_cpu_fit]),
+                &fit_ids,
+            ));
+        }
+    }
+    // The ESP data path.
+    if let (Some(pp), Some((plain_rtt, _, _))) = (t.esp_per_packet_ns, esp(m, "plain")) {
+        for (suite, seal, words) in ESP_SUITES {
+            let Some((rtt, tput, mtu)) = esp(m, suite) else {
+                continue;
+            };
+            let seg = f64::from(mtu.saturating_sub(40));
+            let Some(meas) = Measured::of(tput) else {
+                continue;
+            };
+            let c = seal.map(|op| cost(ops, op, seg + 40.0)).transpose()?;
+            let mut row = Row::new(
+                format!("esp.tput.{suite}"),
+                format!("TCP through ESP ({words}), {} data path", m.data_path),
+                "Mbit/s",
+                meas,
+                c.map(|c| seg * 8.0 / ((pp + c) * 1e-9) / 1e6),
+                Rule::Throughput,
+                from(&[&format!("esp.tput.{FIT_SUITE}")]),
+                &fit_ids,
+            );
+            if c.is_none() {
+                row = row.why("strongSwan runs AES-CBC and HMAC-SHA-256 in its own plugins (aes/aesni, sha2, hmac), whose cost no measurement here gives; OpenSSL's stitched AES-CBC-HMAC is a different implementation");
+            }
+            rows.push(row);
+            let Some(lat) = t.esp_latency_ns else {
+                continue;
+            };
+            for size in PING_SIZES {
+                let (Some(v), Some(p)) = (
+                    rtt.get(size).and_then(|v| Measured::of(v)),
+                    plain_rtt.get(size).and_then(|v| median(v)),
+                ) else {
+                    continue;
+                };
+                let len: f64 = size.parse::<f64>().unwrap_or(0.0) + 28.0;
+                let c = seal.map(|op| cost(ops, op, len)).transpose()?;
+                rows.push(Row::new(
+                    format!("esp.rtt.{suite}.{size}"),
+                    format!("ping RTT through ESP ({words}), {size} B payload"),
+                    "ms",
+                    v,
+                    c.map(|c| (p * 1e6 + lat + 4.0 * c) / 1e6),
+                    Rule::Rtt,
+                    from(&[&format!("esp.rtt.{FIT_SUITE}.64")]),
+                    &fit_ids,
+                ));
+            }
+        }
+    }
+    let noise = format!(
+        "load average {:.2} before, {:.2} after (1-minute) on {} logical CPUs; the run took {:.0} s",
+        m.load_before, m.load_after, m.cpus, m.wall_s
+    );
+    Ok(Validation::new(
+        "strongswan",
+        format!("strongSwan {} (charon)", m.strongswan),
+        m.data_path.clone(),
+        m.set.clone(),
+        noise,
+        fit_ids,
+        rows,
+    ))
+}
+
+fn auth_words(auth: &str) -> &str {
+    match auth {
+        "psk" => "PSK",
+        "ed25519" => "Ed25519 certificates",
+        "ecdsa-p256" => "ECDSA P-256 certificates",
+        "rsa2048" => "RSA-2048 certificates",
+        other => other,
+    }
+}
