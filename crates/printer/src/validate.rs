@@ -39,8 +39,17 @@ pub fn table(v: &Validation) -> String {
     let _ = writeln!(out, "fitted to: {}", v.fitted_to.join(", "));
     out.push('\n');
     let mut t = Table::new([
-        "row", "quantity", "unit", "measured", "range", "runs", "predicted", "error", "rule",
-        "class", "verdict",
+        "row",
+        "quantity",
+        "unit",
+        "measured",
+        "range",
+        "runs",
+        "predicted",
+        "error",
+        "rule",
+        "class",
+        "verdict",
     ]);
     t.align(&[L, L, L, R, R, R, R, R, L, L, L]);
     for r in &v.rows {
@@ -60,7 +69,11 @@ pub fn table(v: &Validation) -> String {
         ]);
     }
     out.push_str(&t.text());
-    let whys: Vec<_> = v.rows.iter().filter_map(|r| r.why.as_ref().map(|w| (r, w))).collect();
+    let whys: Vec<_> = v
+        .rows
+        .iter()
+        .filter_map(|r| r.why.as_ref().map(|w| (r, w)))
+        .collect();
     if !whys.is_empty() {
         out.push('\n');
         for (r, w) in whys {

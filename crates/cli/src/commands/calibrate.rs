@@ -42,6 +42,17 @@ pub struct CalibrateArgs {
     /// Measure only ops whose name starts with PREFIX (repeatable), e.g. `--only aes128-gcm`.
     #[arg(long, value_name = "PREFIX")]
     pub only: Vec<String>,
+    /// Calibrate a real implementation by running it on this host: `strongswan` (two charons
+    /// in network namespaces, root; scripts/strongswan-bench.sh). The profile gets its key-op
+    /// and cipher costs from `openssl speed` (the library charon's openssl plugin uses), the
+    /// loopback I/O cost, and an `[implementation]` section with the daemon's and data path's
+    /// terms (docs/validation.md).
+    #[arg(long, value_name = "IMPL", value_parser = ["strongswan"], conflicts_with_all = ["quick", "only", "from_openssl_speed"])]
+    pub run: Option<String>,
+    /// With --run: fit to the measurements in FILE (from `oransim validate strongswan
+    /// --save-measurements`) instead of running the implementation.
+    #[arg(long, value_name = "FILE", requires = "run")]
+    pub measurements: Option<PathBuf>,
 }
 
 /// Runs `oransim calibrate`.
@@ -62,6 +73,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(input) = &args.from_openssl_speed {
         return import_openssl(input, &name, &args.out, args);
+    }
+    if args.run.is_some() {
+        return run_implementation(&name, &args.out, args);
     }
     let mut config = if args.quick {
         Config::quick(&name)
@@ -168,6 +182,48 @@ fn import_openssl(
         "wrote {} (imported from {})",
         out.display(),
         input.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `calibrate --run strongswan`: the measurements (run now, or read), OpenSSL's costs from
+/// their `speed` workload, the loopback I/O cost measured here, and the fitted terms.
+fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+    check_writable(out).context("--out")?;
+    let (m, ops, origin) =
+        super::validate::strongswan_measurements(args.measurements.as_deref(), false)?;
+    let speed = m
+        .rows
+        .iter()
+        .find_map(|w| match w {
+            model::validate::strongswan::Workload::Speed { mr, .. } => Some(mr.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let io = crypto_bench::io::udp_loopback(11)
+        .context("cannot measure loopback UDP on this machine")?;
+    let opts = crypto_bench::openssl::ImportOptions {
+        cores: Some(m.cpus.max(1)),
+        io: Some(io),
+    };
+    let mut file = crypto_bench::openssl::import(&speed, &format!("{origin}: speed"), name, &opts)
+        .with_context(|| format!("{origin}: the `speed` workload"))?;
+    file.profile.description = Some(format!(
+        "strongSwan {} measured on this host by running it ({}): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the daemon's and data path's terms in [implementation]",
+        m.strongswan, m.data_path
+    ));
+    file.implementation = Some(
+        model::validate::strongswan::implementation_file(&m, &ops)
+            .with_context(|| origin.clone())?,
+    );
+    let toml = profile::to_toml_string(&file)?;
+    let profile = profile::Profile::from_file(file, &out.display().to_string())?;
+    write_atomic(out, toml.as_bytes())?;
+    print_summary(&profile)?;
+    println!(
+        "wrote {} (strongSwan {} measured by running it)",
+        out.display(),
+        m.strongswan
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -80,23 +80,32 @@ pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
-    let (text, origin) = match &a.measurements {
+/// The strongSwan measurements (read from `path`, or run now with the reduced or `full` set),
+/// OpenSSL's costs from their `speed` workload, and where they came from (for messages).
+pub(crate) fn strongswan_measurements(
+    path: Option<&std::path::Path>,
+    full: bool,
+) -> anyhow::Result<(Measurements, strongswan::OpensslCosts, String)> {
+    let (text, origin) = match path {
         Some(path) => (
             profile::read::read_input_text(path, profile::read::Input::Measurements)
                 .with_context(|| format!("--measurements {}", path.display()))?,
             path.display().to_string(),
         ),
         None => {
-            let set = if a.full { "full" } else { "reduced" };
+            let set = if full { "full" } else { "reduced" };
             (
                 run_script(STRONGSWAN_SCRIPTS, "strongswan-bench.sh", set)?,
                 "the strongSwan run".to_owned(),
             )
         }
     };
-    let m: Measurements = serde_json::from_str(&text)
-        .with_context(|| format!("{origin}: not a strongSwan measurement file ({})", strongswan::MEASURE_SCHEMA))?;
+    let m: Measurements = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{origin}: not a strongSwan measurement file ({})",
+            strongswan::MEASURE_SCHEMA
+        )
+    })?;
     let speed = m
         .rows
         .iter()
@@ -107,10 +116,18 @@ fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("{origin}: no `speed` workload (openssl speed -mr output)"))?;
     let ops = crypto_bench::openssl::parse(speed, &format!("{origin}: speed"))
         .with_context(|| format!("{origin}: the `speed` workload"))?;
-    let v = strongswan::validate(&m, &ops).with_context(|| format!("{origin}"))?;
+    Ok((m, ops, origin))
+}
+
+fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
+    let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
+    let v = strongswan::validate(&m, &ops).with_context(|| origin.clone())?;
     let mut files = Vec::new();
     if let Some(p) = &a.save_measurements {
-        files.push((p.clone(), text.clone().into_bytes()));
+        files.push((
+            p.clone(),
+            printer::json_pretty(&m, "measurements")?.into_bytes(),
+        ));
     }
     if let Some(p) = &a.json {
         files.push((p.clone(), printer::validate::json(&v)?.into_bytes()));

@@ -107,6 +107,90 @@ pub struct KexRow {
     /// How IKE_SA_INIT travels with this peer at the path MTU: it is never encrypted, so a
     /// message over the MTU is IP-fragmented (RFC 7383 cannot apply).
     pub ike_sa_init: InitTravel,
+    /// What the figures above count: `"cipher-only lower bound"` (the profiles' cipher, key-op
+    /// and per-packet costs only: a real daemon's message handling, thread hand-offs and SA
+    /// installation are left out) or `"implementation terms"` (the responder profile has a
+    /// real implementation's terms, and [`KexRow::implementation`] holds the estimate).
+    pub bound: &'static str,
+    /// The set-up and storm with the responder profile's implementation terms (`oransim
+    /// calibrate --run strongswan`); `None` (JSON `null`) for a cipher-only profile.
+    pub implementation: Option<ImplementationEstimate>,
+}
+
+/// `KexRow::bound` of a cipher-only profile.
+pub const LOWER_BOUND: &str = "cipher-only lower bound";
+/// `KexRow::bound` with implementation terms.
+pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
+
+/// One set-up and the storm with a real implementation's terms (docs/validation.md,
+/// "What plan kex does with them"): the set-up adds the daemon's latency term (and, with
+/// certificates, their handling) to the engine's one-SA set-up; in the storm the responder
+/// does `responder_cpu_per_sa_ns` of work per SA at `effective_cores`, the measured efficiency
+/// of the daemons times the responder's cores (the initiators are other machines).
+#[derive(Debug, Clone, Serialize)]
+pub struct ImplementationEstimate {
+    /// The implementation, version and data path the terms were measured on.
+    pub implementation: String,
+    /// One SA's set-up \[ns\]; `None` when the engine's set-up did not complete.
+    pub setup_ns: Option<f64>,
+    /// Responder CPU per SA in a storm: the daemon's loaded work (+ certificate handling) plus
+    /// the key-exchange and signature work the engine charges \[ns\].
+    pub responder_cpu_per_sa_ns: f64,
+    /// Measured parallelism / the measuring host's logical CPUs, in (0, 1].
+    pub efficiency: f64,
+    /// `efficiency` x the responder's cores \[cores\].
+    pub effective_cores: f64,
+    /// The storm: one set-up, then the other N - 1 SAs' responder work at `effective_cores`
+    /// \[ns\]; `None` without a set-up time.
+    pub storm_all_back_ns: Option<f64>,
+}
+
+/// The estimate for a row, if the responder profile has strongSwan's terms. `setup_ns` is the
+/// engine's one-SA set-up, `responder_work_ns` its responder work per SA, `cores` the
+/// responder's cores.
+fn implementation_estimate(
+    p: &profile::Profile,
+    auth: &str,
+    tunnels: u32,
+    setup_ns: Option<f64>,
+    responder_work_ns: f64,
+    cores: u32,
+) -> Option<ImplementationEstimate> {
+    let imp = p.real_implementation()?;
+    if imp.name != "strongswan" {
+        return None;
+    }
+    let term = |n: &str| p.term(n);
+    let cert = auth != "psk";
+    let latency = term("ike.latency")?
+        + if cert {
+            term("ike.certificate.latency")?
+        } else {
+            0.0
+        };
+    let work = term("ike.daemon.responder.loaded")?
+        + if cert {
+            term("ike.certificate.responder")?
+        } else {
+            0.0
+        }
+        + responder_work_ns;
+    let (par, cpus) = (term("ike.parallelism")?, term("ike.host_cpus")?);
+    if !(par > 0.0 && cpus >= 1.0) {
+        return None;
+    }
+    let efficiency = (par / cpus).min(1.0);
+    let effective_cores = efficiency * f64::from(cores);
+    let setup = setup_ns.map(|s| s + latency);
+    Some(ImplementationEstimate {
+        implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
+        setup_ns: setup,
+        responder_cpu_per_sa_ns: work,
+        efficiency,
+        effective_cores,
+        storm_all_back_ns: setup
+            .map(|s| s + f64::from(tunnels.saturating_sub(1)) * work / effective_cores),
+    })
 }
 
 /// IKE_SA_INIT's request and response on the path.
@@ -340,7 +424,25 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             _ => "partial",
         };
         let work = |i: usize| hs.exchanges.iter().map(|e| e.work_ns[i]).sum::<f64>();
+        let implementation = profile::Profile::load(&q.responder_profile)
+            .ok()
+            .and_then(|p| {
+                implementation_estimate(
+                    &p,
+                    &q.auth,
+                    q.tunnels,
+                    hs1.completion.as_ref().map(|c| c.mean_ns),
+                    work(1),
+                    responder.cores,
+                )
+            });
         rows.push(KexRow {
+            bound: if implementation.is_some() {
+                IMPLEMENTATION_TERMS
+            } else {
+                LOWER_BOUND
+            },
+            implementation,
             ke: ke.clone(),
             auth: q.auth.clone(),
             setup_ns: hs1.completion.as_ref().map(|c| c.mean_ns),
@@ -366,6 +468,36 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         });
     }
     let mut findings = findings(&rows);
+    if rows.iter().any(|r| r.implementation.is_none()) {
+        findings.push(format!(
+            "{LOWER_BOUND}: the responder profile has no implementation terms, so these times count the cipher calls, key ops and per-packet I/O only, not a daemon's message handling, thread hand-offs and SA installation; {}; `oransim calibrate --run strongswan` measures them on a host",
+            reference_factor()
+        ));
+    }
+    for r in &rows {
+        if let Some(i) = &r.implementation {
+            findings.push(format!(
+                "{} with {}'s terms: one SA takes {}; {} tunnels {} (the responder spends {:.0} us of CPU per SA at {:.2} effective cores, {:.0}% of {} cores){}",
+                r.ke,
+                i.implementation,
+                ms(i.setup_ns),
+                r.tunnels,
+                match i.storm_all_back_ns {
+                    Some(t) => format!("are all back after {}", ms(Some(t))),
+                    None => "have no time (the set-up did not complete)".to_owned(),
+                },
+                i.responder_cpu_per_sa_ns / 1e3,
+                i.effective_cores,
+                i.efficiency * 100.0,
+                r.responder_cores,
+                if q.loss > 0.0 {
+                    "; without retransmissions: the terms were measured without loss"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
     // A profile without per-packet costs (imported from `openssl speed` without
     // `--measure-io`, or fitted to key ops only) leaves the datagrams' kernel I/O out.
     let mut profiles = vec![&q.initiator_profile];
@@ -385,6 +517,37 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         }
     }
     Ok(KexPlan { rows, findings })
+}
+
+/// The project's reference strongSwan profile (measured on the dev host by `oransim calibrate
+/// --run strongswan`), for the factor a cipher-only figure is short by.
+const REFERENCE_STRONGSWAN: &str =
+    include_str!("../../../../calibration/host-2026-11-26-strongswan.toml");
+
+/// "on the reference host strongSwan's responder spent F x the cipher-only CPU per SA (x25519,
+/// PSK)", from [`REFERENCE_STRONGSWAN`].
+fn reference_factor() -> String {
+    let Ok(p) = profile::Profile::from_toml_str(
+        REFERENCE_STRONGSWAN,
+        "calibration/host-2026-11-26-strongswan.toml",
+    ) else {
+        return "the reference strongSwan profile could not be read".to_owned();
+    };
+    let (Ok(keygen), Ok(agree), Some(daemon)) = (
+        p.op_cost_ns("x25519.keygen", 0),
+        p.op_cost_ns("x25519.agree", 0),
+        p.term("ike.daemon.responder.loaded"),
+    ) else {
+        return "the reference strongSwan profile lacks a term".to_owned();
+    };
+    let crypto = keygen + agree;
+    format!(
+        "on the reference host (calibration/host-2026-11-26-strongswan.toml, strongSwan {}) the responder spent {:.1}x the cipher-only CPU per SA in a storm (x25519, PSK: {:.0} us against {:.0} us)",
+        p.real_implementation().map_or("", |i| i.version.as_str()),
+        (daemon + crypto) / crypto,
+        (daemon + crypto) / 1e3,
+        crypto / 1e3
+    )
 }
 
 /// A time in milliseconds, or "none" when there is no time (nothing completed).

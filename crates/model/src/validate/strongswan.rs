@@ -269,7 +269,10 @@ fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
     out
 }
 
-fn esp<'a>(m: &'a Measurements, suite: &str) -> Option<(&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32)> {
+fn esp<'a>(
+    m: &'a Measurements,
+    suite: &str,
+) -> Option<(&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32)> {
     m.rows.iter().find_map(|w| match w {
         Workload::Esp {
             suite: s,
@@ -289,7 +292,11 @@ fn median(v: &[f64]) -> Option<f64> {
 pub const ESP_SUITES: &[(&str, Option<&str>, &str)] = &[
     ("aes256gcm16", Some("aes256-gcm.seal"), "AES-256-GCM"),
     ("aes128gcm16", Some("aes128-gcm.seal"), "AES-128-GCM"),
-    ("chacha20poly1305", Some("chacha20-poly1305.seal"), "ChaCha20-Poly1305"),
+    (
+        "chacha20poly1305",
+        Some("chacha20-poly1305.seal"),
+        "ChaCha20-Poly1305",
+    ),
     ("aes256-sha256", None, "AES-256-CBC + HMAC-SHA-256-128"),
 ];
 
@@ -363,11 +370,14 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
     if let (Some((rtt, tput, mtu)), Some((plain_rtt, _, _))) = (esp(m, FIT_SUITE), esp(m, "plain"))
     {
         let seg = f64::from(mtu.saturating_sub(40));
-        let t = Measured::of(tput).ok_or_else(|| MeasureError("ESP throughput not finite".into()))?;
+        let t =
+            Measured::of(tput).ok_or_else(|| MeasureError("ESP throughput not finite".into()))?;
         let per_seg = seg * 8.0 / (t.median * 1e6) * 1e9;
         terms.esp_per_packet_ns =
             Some((per_seg - cost(ops, "aes256-gcm.seal", seg + 40.0)?).max(0.0));
-        terms.spreads.insert("esp.per_packet", t.spread_pct() / 100.0);
+        terms
+            .spreads
+            .insert("esp.per_packet", t.spread_pct() / 100.0);
         if let (Some(e), Some(p)) = (
             rtt.get("64").and_then(|v| median(v)),
             plain_rtt.get("64").and_then(|v| median(v)),
@@ -442,14 +452,21 @@ pub fn validate(m: &Measurements, ops: &OpensslCosts) -> Result<Validation, Meas
     // Storms.
     let (ki, kr, _) = crypto_split(&crypto(ops, "psk")?);
     let per_sa = t.initiator_loaded_ns + ki + t.responder_loaded_ns + kr;
-    let lat_psk = setups(m).get("psk").map(|s| s.0.median * 1e6).unwrap_or(0.0);
+    let lat_psk = setups(m)
+        .get("psk")
+        .map(|s| s.0.median * 1e6)
+        .unwrap_or(0.0);
     for (n, runs) in storms(m) {
         let first: Vec<f64> = runs.iter().map(|r| r.1).collect();
         let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
         let retried: u32 = runs.iter().map(|r| r.2).sum();
         let cpu: Vec<f64> = runs.iter().map(|r| r.4 / 1e3).collect();
         let predicted = (lat_psk + f64::from(n - 1) * per_sa / t.parallelism) / 1e6;
-        let rule = if n >= 200 { Rule::Storm } else { Rule::SmallStorm };
+        let rule = if n >= 200 {
+            Rule::Storm
+        } else {
+            Rule::SmallStorm
+        };
         if let (Some(first), Some(all), Some(cpu)) =
             (Measured::of(&first), Measured::of(&all), Measured::of(&cpu))
         {
@@ -555,4 +572,142 @@ fn auth_words(auth: &str) -> &str {
         "rsa2048" => "RSA-2048 certificates",
         other => other,
     }
+}
+
+/// The names of the implementation terms [`implementation_file`] writes, each with its unit.
+pub const TERM_NAMES: &[(&str, &str)] = &[
+    ("ike.daemon.initiator.idle", "ns"),
+    ("ike.daemon.responder.idle", "ns"),
+    ("ike.latency", "ns"),
+    ("ike.certificate.initiator", "ns"),
+    ("ike.certificate.responder", "ns"),
+    ("ike.certificate.latency", "ns"),
+    ("ike.daemon.initiator.loaded", "ns"),
+    ("ike.daemon.responder.loaded", "ns"),
+    ("ike.parallelism", "cores"),
+    ("ike.host_cpus", "cores"),
+    ("esp.per_packet", "ns"),
+    ("esp.latency", "ns"),
+];
+
+/// The profile's `[implementation]` section: the fitted terms with their provenance.
+pub fn implementation_file(
+    m: &Measurements,
+    ops: &OpensslCosts,
+) -> Result<profile::file::ImplementationFile, MeasureError> {
+    let t = fit(m, ops)?;
+    let mut terms = BTreeMap::new();
+    let mut put = |name: &str, unit: &str, value: f64, fitted: &[String], source: String| {
+        let spread = t.spreads.get(name).copied();
+        terms.insert(
+            name.to_owned(),
+            profile::file::TermFile {
+                value,
+                unit: unit.to_owned(),
+                spread,
+                fitted_to: fitted.to_vec(),
+                source,
+            },
+        );
+    };
+    let setup = vec!["ike.setup.psk".to_owned()];
+    let cert = vec![format!("ike.setup.{FIT_CERT}")];
+    let storm = vec![format!("ike.storm.{FIT_STORM}.time")];
+    let xchg = "less X25519 keygen + agree (OpenSSL's cost)";
+    put(
+        "ike.daemon.initiator.idle",
+        "ns",
+        t.initiator_idle_ns,
+        &setup,
+        format!(
+            "initiator CPU per PSK IKE SA set up one at a time (every thread's run time), {xchg}"
+        ),
+    );
+    put(
+        "ike.daemon.responder.idle",
+        "ns",
+        t.responder_idle_ns,
+        &setup,
+        format!("responder CPU per PSK IKE SA set up one at a time, {xchg}"),
+    );
+    put(
+        "ike.latency",
+        "ns",
+        t.latency_ns,
+        &setup,
+        "median PSK set-up latency (first IKE_SA_INIT request to IKE_AUTH response on the capture's clock) less the key exchange on its critical path".into(),
+    );
+    for (i, side) in ["initiator", "responder", "latency"].iter().enumerate() {
+        put(
+            &format!("ike.certificate.{side}"),
+            "ns",
+            t.certificate_ns[i],
+            &cert,
+            format!(
+                "what an {FIT_CERT}-certificate set-up costs ({side}) beyond a PSK one, less its signatures (OpenSSL's): certificate parsing, trust chain, larger IKE_AUTH"
+            ),
+        );
+    }
+    put(
+        "ike.daemon.initiator.loaded",
+        "ns",
+        t.initiator_loaded_ns,
+        &storm,
+        format!("initiator CPU per SA in a storm of {FIT_STORM} PSK IKE SAs, {xchg}"),
+    );
+    put(
+        "ike.daemon.responder.loaded",
+        "ns",
+        t.responder_loaded_ns,
+        &storm,
+        format!("responder CPU per SA in a storm of {FIT_STORM} PSK IKE SAs, {xchg}"),
+    );
+    put(
+        "ike.parallelism",
+        "cores",
+        t.parallelism,
+        &storm,
+        format!(
+            "cores' worth of work both daemons did in the storm of {FIT_STORM}: (N - 1) x CPU per SA / (storm time - one set-up), on {} logical CPUs",
+            m.cpus
+        ),
+    );
+    put(
+        "ike.host_cpus",
+        "cores",
+        f64::from(m.cpus),
+        &[],
+        "logical CPUs of the host the daemons shared".into(),
+    );
+    if let Some(pp) = t.esp_per_packet_ns {
+        put(
+            "esp.per_packet",
+            "ns",
+            pp,
+            &[format!("esp.tput.{FIT_SUITE}")],
+            format!(
+                "{} data path's bottleneck time per TCP segment (iperf3 through the AES-256-GCM Child SA), less the AES-256-GCM seal at the segment's length (OpenSSL's)",
+                m.data_path
+            ),
+        );
+    }
+    if let Some(l) = t.esp_latency_ns {
+        put(
+            "esp.latency",
+            "ns",
+            l,
+            &[format!("esp.rtt.{FIT_SUITE}.64")],
+            "what ESP adds to a 64-byte ping's median RTT over the same path without IPsec, less four AES-256-GCM calls".into(),
+        );
+    }
+    Ok(profile::file::ImplementationFile {
+        name: "strongswan".into(),
+        version: m.strongswan.clone(),
+        data_path: m.data_path.clone(),
+        source: format!(
+            "scripts/strongswan-bench.sh ({} set): two charons in network namespaces on this host; load average {:.2} before, {:.2} after on {} logical CPUs",
+            m.set, m.load_before, m.load_after, m.cpus
+        ),
+        terms,
+    })
 }
