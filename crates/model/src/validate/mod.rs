@@ -10,6 +10,8 @@
 //!
 //! The JSON document is [`Validation`], schema [`SCHEMA`] (docs/json.md).
 
+pub mod tls;
+
 use serde::{Deserialize, Serialize};
 
 /// The JSON schema name of a validation document.
