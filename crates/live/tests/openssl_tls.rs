@@ -93,3 +93,22 @@ fn committed_sample_speed_is_the_importers_parse() {
     let ops = crypto_bench::openssl::parse(&m.speed.output, "sample").unwrap();
     assert_eq!(ops, m.speed.ops);
 }
+
+/// The full set (a few minutes), run by hand to refresh the committed sample:
+/// `ORANSIM_TLS_SAMPLE=crates/model/tests/data/tls-measurements.json cargo test -p live --test
+/// openssl_tls full -- --ignored`.
+#[test]
+#[ignore = "several minutes of real OpenSSL runs; run by hand"]
+fn full_set_sample() {
+    let m = match measure(Set::Full, &mut |l| eprintln!("{l}")) {
+        Ok(m) => m,
+        Err(LiveError::Skipped(why)) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    if let Ok(path) = std::env::var("ORANSIM_TLS_SAMPLE") {
+        std::fs::write(path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    }
+}
