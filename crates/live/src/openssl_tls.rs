@@ -397,7 +397,6 @@ fn parse_s_time(out: &str) -> Result<(u64, u64), LiveError> {
         .find(|l| l.contains("connections/user sec"))
         .ok_or_else(bad)?;
     let n = line
-        .trim()
         .split_whitespace()
         .next()
         .and_then(|t| t.parse().ok())
