@@ -1,7 +1,7 @@
 //! Imports the machine-readable output of `openssl speed -mr` as a profile, so a user can
 //! calibrate a target CPU that has OpenSSL but no Rust toolchain: the AEAD ciphers
 //! (`-aead -evp <cipher>`), and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
-//! `ecdsap256`, `ed25519`, `rsa2048`, `rsa3072`; see [`parse`]). OpenSSL 3.0 measures no
+//! `ecdhp256`, `ecdsap256`, `ed25519`, `rsa2048`, `rsa3072`; see [`parse`]). OpenSSL 3.0 measures no
 //! ML-KEM or ML-DSA, so a profile imported from it has none: `plan kex` with those refuses
 //! and says so.
 //!
@@ -68,8 +68,8 @@ struct KeyLine {
     ops: [&'static str; 2],
 }
 
-/// The key ops this import reads. P-256 is ECDSA curve 3 in OpenSSL 1.1.1 and 3.x (brainpool
-/// P-256 has 256 bits too); X25519 is the only 253-bit ECDH curve.
+/// The key ops this import reads. P-256 is ECDSA and ECDH curve 3 in OpenSSL 1.1.1 and 3.x
+/// (brainpool P-256 has 256 bits too); X25519 is the only 253-bit ECDH curve.
 const KEY_LINES: &[KeyLine] = &[
     KeyLine {
         kind: "+F2",
@@ -91,6 +91,13 @@ const KEY_LINES: &[KeyLine] = &[
         bits: "256",
         name: None,
         ops: ["ecdsa-p256.sign", "ecdsa-p256.verify"],
+    },
+    KeyLine {
+        kind: "+F5",
+        index: Some("3"),
+        bits: "256",
+        name: None,
+        ops: ["ecdh-p256.agree", ""],
     },
     KeyLine {
         kind: "+F5",
@@ -305,7 +312,7 @@ pub fn import(
     }
     let mut ops = BTreeMap::new();
     for (op, pts) in &parsed {
-        if profile::KEY_OPS.contains(&op.as_str()) {
+        if profile::all_key_ops().any(|k| k == op) {
             let mut source = format!(
                 "imported from `openssl speed -mr {OPENSSL_KEY_ARGS}` output {origin}: cost = 1 / operations per second"
             );
@@ -494,13 +501,15 @@ mod tests {
     }
 
     /// Real output of `openssl speed -mr -seconds 2 ecdhx25519 ecdsap256 ed25519 rsa2048
-    /// rsa3072` (OpenSSL 3.0.19, AMD EPYC dev host), plus a brainpool ECDSA line to skip.
+    /// rsa3072` (OpenSSL 3.0.19, AMD EPYC dev host), plus a brainpool ECDSA line to skip and an
+    /// `ecdhp256` line (`+F5:3:256`, OpenSSL 3.0.19 on another AMD EPYC host).
     const KEYS: &str = "\
 +F2:2:2048:4771.212121:80537.500000
 +F2:3:3072:750.420168:38290.298507
 +F4:3:256:71912.500000:24347.368421
 +F4:16:256:3000.0:3000.0
 +F5:22:253:43494.382022:0.000023
++F5:3:256:31991.954023:0.000031
 +F6:0:253:Ed25519:44820.202020:17056.321839
 ";
 
@@ -511,7 +520,8 @@ mod tests {
         assert_eq!(ops["ecdsa-p256.verify"], vec![(0, 1e9 / 24347.368421)]);
         assert_eq!(ops["x25519.agree"], vec![(0, 1e9 / 43494.382022)]);
         assert_eq!(ops["ed25519.sign"], vec![(0, 1e9 / 44820.202020)]);
-        assert_eq!(ops.len(), 9, "{:?}", ops.keys());
+        assert_eq!(ops["ecdh-p256.agree"], vec![(0, 1e9 / 31991.954023)]);
+        assert_eq!(ops.len(), 10, "{:?}", ops.keys());
         let opts = ImportOptions {
             cores: Some(8),
             io: None,

@@ -57,6 +57,9 @@ pub enum LiveError {
     /// The run measured nothing usable (every packet lost, or a bound hit first).
     #[error("measurement failed: {0}")]
     Measurement(String),
+    /// A real implementation the run needs is not on this host and cannot be installed.
+    #[error("skipped: {0}")]
+    Skipped(String),
 }
 
 impl LiveError {

@@ -29,6 +29,7 @@ pub mod bulk;
 pub mod cpu;
 mod error;
 pub mod net;
+pub mod openssl_tls;
 pub mod predict;
 pub mod protect;
 pub mod rtt;

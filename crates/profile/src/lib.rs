@@ -168,8 +168,10 @@ pub const KEY_OPS: &[&str] = &[
 ];
 
 /// Constant-cost operations a profile may have beyond [`KEY_OPS`]: KEMs measured only in some
-/// builds (HQC and FrodoKEM from PQClean, `oransim calibrate` built with `--features pqclean`).
+/// builds (HQC and FrodoKEM from PQClean, `oransim calibrate` built with `--features pqclean`),
+/// and ECDH on P-256, which only an import of `openssl speed -mr ecdhp256` holds.
 pub const OPTIONAL_KEY_OPS: &[&str] = &[
+    "ecdh-p256.agree",
     "hqc-128.keygen",
     "hqc-128.encaps",
     "hqc-128.decaps",

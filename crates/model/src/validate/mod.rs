@@ -11,6 +11,7 @@
 //! The JSON document is [`Validation`], schema [`SCHEMA`] (docs/json.md).
 
 pub mod strongswan;
+pub mod tls;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,597 @@
+//! Runs the real OpenSSL (`openssl s_server`, `s_time`, `speed`) on 127.0.0.1 and records raw
+//! per-run values for `oransim validate tls` ([`model::validate::tls`] holds the model).
+//!
+//! [`measure`] makes RSA-2048 and ECDSA P-256 self-signed certificates in a temporary
+//! directory, starts one `s_server` per workload on a free loopback port (each held by a guard
+//! that kills and reaps it on drop, on an error or a panic too), and runs, round-robin over the
+//! workloads so that a drift of the host touches each alike:
+//!
+//! - TLS 1.3 full handshakes (`s_time -new`) for X25519 and P-256 (`Groups =` in an
+//!   `OPENSSL_CONF` both sides read, so no HelloRetryRequest) against each certificate, with the
+//!   server's CPU time from `/proc/<pid>/schedstat` and the client's from `wait4`;
+//! - bulk records per cipher suite: `s_time -www /<file>` against `s_server -WWW` serving a
+//!   64 MiB file;
+//! - `openssl speed -mr -seconds 1` for the three AEADs (`-aead -evp`) and the key ops, parsed
+//!   by the project's importer (`crypto_bench::openssl::parse`).
+//!
+//! Every child process runs under a time limit and is killed past it.
+
+use std::fs::File;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub use model::validate::tls::Set;
+use model::validate::tls::{
+    BulkRun, BulkWorkload, Cert, Group, HandshakeRun, HandshakeWorkload, MEASURE_SCHEMA, Speed,
+    TlsMeasurements, TlsSuite,
+};
+
+use crate::LiveError;
+
+/// The OpenSSL command, looked up on `PATH` (Debian: /usr/bin/openssl).
+pub const OPENSSL: &str = "openssl";
+
+/// Size of the file the bulk servers serve \[bytes\].
+pub const BULK_FILE_BYTES: u64 = 64 << 20;
+
+/// How long a server may take to accept its first connection.
+const SERVER_READY: Duration = Duration::from_secs(10);
+
+/// Time a client or tool run may take beyond what it was asked to run for.
+const SLACK: Duration = Duration::from_secs(60);
+
+/// The key ops `openssl speed` is asked for.
+const SPEED_KEY_ARGS: [&str; 5] = ["ecdhx25519", "ecdhp256", "rsa2048", "ecdsap256", "ed25519"];
+
+/// Measures the [`Set`]'s workloads; `log` receives one line per step (including `started
+/// s_server pid N` for each server). Returns [`LiveError::Skipped`] when `openssl` is missing
+/// and cannot be installed (only root installs it, with `apt-get`).
+pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, LiveError> {
+    let openssl_version = openssl_version(log)?;
+    log(&format!("{openssl_version}; {} set", set.as_str()));
+    let load_before = load_average()?;
+    let dir = tempfile::Builder::new()
+        .prefix("oransim-tls-")
+        .tempdir()
+        .map_err(|e| LiveError::io("creating a temporary directory", e))?;
+    let d = dir.path();
+    make_certificates(d)?;
+    for g in Group::ALL {
+        std::fs::write(d.join(conf_name(g)), groups_conf(g))
+            .map_err(|e| LiveError::io(format!("writing {}", conf_name(g)), e))?;
+    }
+    write_bulk_file(&d.join("bulk.bin"))?;
+    let speed = speed(d, log)?;
+
+    let mut hs_servers = Vec::new();
+    for g in Group::ALL {
+        for c in Cert::ALL {
+            let s = Server::start(d, g, c, None, log)?;
+            hs_servers.push((g, c, s, Vec::new()));
+        }
+    }
+    let mut bulk_servers = Vec::new();
+    for s in TlsSuite::ALL {
+        let srv = Server::start(d, Group::X25519, Cert::EcdsaP256, Some(s), log)?;
+        bulk_servers.push((s, srv, Vec::new()));
+    }
+    let secs = set.seconds().to_string();
+    for run in 0..set.runs() {
+        for (g, c, srv, runs) in &mut hs_servers {
+            let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
+            let (out, cpu0, fin, cpu1) = srv.client(d, *g, &args, set)?;
+            let handshakes = parse_s_time(&out)?.0;
+            runs.push(HandshakeRun {
+                handshakes,
+                wall_ns: fin.wall_ns,
+                server_cpu_ns: cpu1.saturating_sub(cpu0),
+                client_cpu_ns: fin.cpu_ns,
+            });
+            log(&format!(
+                "run {}: {} {}: {handshakes} handshakes in {:.2} s",
+                run + 1,
+                g.id(),
+                c.id(),
+                fin.wall_ns as f64 / 1e9
+            ));
+        }
+        for (s, srv, runs) in &mut bulk_servers {
+            let args = [
+                "s_time",
+                "-connect",
+                &srv.addr(),
+                "-new",
+                "-time",
+                &secs,
+                "-www",
+                "/bulk.bin",
+                "-ciphersuites",
+                s.iana(),
+            ];
+            let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
+            let (connections, bytes) = parse_s_time(&out)?;
+            runs.push(BulkRun {
+                connections,
+                bytes,
+                wall_ns: fin.wall_ns,
+                server_cpu_ns: cpu1.saturating_sub(cpu0),
+                client_cpu_ns: fin.cpu_ns,
+            });
+            log(&format!(
+                "run {}: {}: {:.0} Mbit/s",
+                run + 1,
+                s.iana(),
+                bytes as f64 * 8e3 / fin.wall_ns.max(1) as f64
+            ));
+        }
+    }
+    let handshakes = hs_servers
+        .into_iter()
+        .map(|(group, cert, _server, runs)| HandshakeWorkload { group, cert, runs })
+        .collect();
+    let bulk = bulk_servers
+        .into_iter()
+        .map(|(suite, _server, runs)| BulkWorkload {
+            suite,
+            file_bytes: BULK_FILE_BYTES,
+            runs,
+        })
+        .collect();
+    Ok(TlsMeasurements {
+        schema: MEASURE_SCHEMA.to_owned(),
+        openssl_version,
+        set,
+        host_cores: std::thread::available_parallelism()
+            .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+            .unwrap_or(1),
+        load_before,
+        load_after: load_average()?,
+        handshakes,
+        bulk,
+        speed,
+    })
+}
+
+/// `openssl version`, installing OpenSSL first when it is missing and this process is root.
+fn openssl_version(log: &mut dyn FnMut(&str)) -> Result<String, LiveError> {
+    let version = || {
+        Command::new(OPENSSL)
+            .arg("version")
+            .stdin(Stdio::null())
+            .output()
+    };
+    match version() {
+        Ok(o) if o.status.success() => {
+            return Ok(String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        }
+        Ok(o) => {
+            return Err(LiveError::Skipped(format!(
+                "`openssl version` failed ({}): {}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr).trim()
+            )));
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(LiveError::io("running `openssl version`", e));
+        }
+        Err(_) => {}
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(LiveError::Skipped(
+            "`openssl` is not installed and only root may install it (`apt-get install openssl`)"
+                .into(),
+        ));
+    }
+    log("openssl is missing: installing it with apt-get");
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !(apt(&["update", "-qq"])
+        && apt(&["install", "-y", "-qq", "--no-install-recommends", "openssl"]))
+    {
+        return Err(LiveError::Skipped(
+            "`openssl` is not installed and `apt-get install openssl` failed".into(),
+        ));
+    }
+    match version() {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).trim().to_owned()),
+        _ => Err(LiveError::Skipped(
+            "`openssl` was installed but `openssl version` does not run".into(),
+        )),
+    }
+}
+
+/// The 1-minute load average from /proc/loadavg.
+fn load_average() -> Result<f64, LiveError> {
+    let text = std::fs::read_to_string("/proc/loadavg")
+        .map_err(|e| LiveError::io("reading /proc/loadavg", e))?;
+    text.split_whitespace()
+        .next()
+        .and_then(|f| f.parse().ok())
+        .ok_or_else(|| LiveError::Measurement(format!("/proc/loadavg reads `{}`", text.trim())))
+}
+
+fn conf_name(g: Group) -> String {
+    format!("groups-{}.cnf", g.id())
+}
+
+/// An `OPENSSL_CONF` that offers and accepts only `g`.
+fn groups_conf(g: Group) -> String {
+    format!(
+        "openssl_conf = openssl_init\n[openssl_init]\nssl_conf = ssl_sect\n[ssl_sect]\nsystem_default = system_default_sect\n[system_default_sect]\nGroups = {}\n",
+        g.openssl_name()
+    )
+}
+
+fn cert_files(c: Cert) -> (&'static str, &'static str) {
+    match c {
+        Cert::Rsa2048 => ("rsa2048.key", "rsa2048.pem"),
+        Cert::EcdsaP256 => ("ecdsap256.key", "ecdsap256.pem"),
+    }
+}
+
+fn make_certificates(d: &Path) -> Result<(), LiveError> {
+    for c in Cert::ALL {
+        let (key, pem) = cert_files(c);
+        let gen_args: &[&str] = match c {
+            Cert::Rsa2048 => &["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+            Cert::EcdsaP256 => &["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
+        };
+        let mut genpkey = vec!["genpkey"];
+        genpkey.extend_from_slice(gen_args);
+        genpkey.extend_from_slice(&["-out", key]);
+        tool(d, &genpkey, Duration::from_secs(60))?;
+        let req = [
+            "req",
+            "-x509",
+            "-new",
+            "-key",
+            key,
+            "-subj",
+            "/CN=localhost",
+            "-days",
+            "2",
+            "-out",
+            pem,
+        ];
+        tool(d, &req, Duration::from_secs(60))?;
+    }
+    Ok(())
+}
+
+fn write_bulk_file(path: &Path) -> Result<(), LiveError> {
+    let f =
+        File::create(path).map_err(|e| LiveError::io(format!("creating {}", path.display()), e))?;
+    f.set_len(BULK_FILE_BYTES)
+        .map_err(|e| LiveError::io(format!("sizing {}", path.display()), e))
+}
+
+/// Runs `openssl args...` in `d` and returns its standard output.
+fn tool(d: &Path, args: &[&str], limit: Duration) -> Result<String, LiveError> {
+    let out = d.join("tool.out");
+    let mut cmd = Command::new(OPENSSL);
+    cmd.args(args).current_dir(d);
+    run_timed(&mut cmd, &out, &d.join("tool.err"), limit, &args.join(" "))?;
+    std::fs::read_to_string(&out)
+        .map_err(|e| LiveError::io(format!("reading {}", out.display()), e))
+}
+
+fn speed(d: &Path, log: &mut dyn FnMut(&str)) -> Result<Speed, LiveError> {
+    let mut commands = Vec::new();
+    let mut output = String::new();
+    let mut lists: Vec<Vec<&str>> = TlsSuite::ALL
+        .iter()
+        .map(|s| vec!["-mr", "-seconds", "1", "-aead", "-evp", s.speed_name()])
+        .collect();
+    let mut keys = vec!["-mr", "-seconds", "1"];
+    keys.extend_from_slice(&SPEED_KEY_ARGS);
+    lists.push(keys);
+    for list in &lists {
+        let mut args = vec!["speed"];
+        args.extend_from_slice(list);
+        log(&format!("openssl {}", args.join(" ")));
+        output.push_str(&tool(d, &args, Duration::from_secs(30) + SLACK)?);
+        commands.push(list.join(" "));
+    }
+    let ops = crypto_bench::openssl::parse(&output, "openssl speed on this host")
+        .map_err(|e| LiveError::Measurement(e.to_string()))?;
+    Ok(Speed {
+        commands,
+        output,
+        ops,
+    })
+}
+
+/// A child that ran to its end: wall time and CPU time.
+struct Finished {
+    wall_ns: u64,
+    cpu_ns: u64,
+}
+
+/// Runs `cmd` with stdout and stderr to files, polls for its end every 2 ms, kills it past
+/// `limit`; its CPU time is from `wait4`'s rusage (user + system).
+fn run_timed(
+    cmd: &mut Command,
+    stdout: &Path,
+    stderr: &Path,
+    limit: Duration,
+    what: &str,
+) -> Result<Finished, LiveError> {
+    let out = File::create(stdout)
+        .map_err(|e| LiveError::io(format!("creating {}", stdout.display()), e))?;
+    let err = File::create(stderr)
+        .map_err(|e| LiveError::io(format!("creating {}", stderr.display()), e))?;
+    let t0 = Instant::now();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| LiveError::io(format!("starting `openssl {what}`"), e))?;
+    let pid = libc::pid_t::try_from(child.id())
+        .map_err(|_| LiveError::Measurement(format!("pid {} out of range", child.id())))?;
+    let mut killed = false;
+    loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our own unreaped child; status and ru are valid for writes.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+        if r == pid {
+            let wall_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+            let cpu_ns = tv(ru.ru_utime) + tv(ru.ru_stime);
+            let tail = || {
+                let e = std::fs::read_to_string(stderr).unwrap_or_default();
+                e.lines().rev().take(3).collect::<Vec<_>>().join(" / ")
+            };
+            if killed {
+                return Err(LiveError::Measurement(format!(
+                    "`openssl {what}` ran past {} s and was killed",
+                    limit.as_secs()
+                )));
+            }
+            if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+                return Err(LiveError::Measurement(format!(
+                    "`openssl {what}` failed (wait status {status}): {}",
+                    tail()
+                )));
+            }
+            return Ok(Finished { wall_ns, cpu_ns });
+        }
+        if r == -1 {
+            return Err(LiveError::io(
+                format!("waiting for `openssl {what}`"),
+                std::io::Error::last_os_error(),
+            ));
+        }
+        if !killed && t0.elapsed() > limit {
+            // SAFETY: pid is our own child, not yet reaped, so it names no other process.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// `(connections, bytes read)` from `s_time`'s `N connections in Xs; ... bytes read B` line.
+fn parse_s_time(out: &str) -> Result<(u64, u64), LiveError> {
+    let bad = || {
+        LiveError::Measurement(format!(
+            "s_time printed no `N connections in ...; bytes read B` line: `{}`",
+            out.trim().chars().take(300).collect::<String>()
+        ))
+    };
+    let line = out
+        .lines()
+        .find(|l| l.contains("connections/user sec"))
+        .ok_or_else(bad)?;
+    let n = line
+        .split_whitespace()
+        .next()
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(bad)?;
+    let bytes = line
+        .rsplit("bytes read ")
+        .next()
+        .and_then(|t| t.trim().parse().ok())
+        .ok_or_else(bad)?;
+    Ok((n, bytes))
+}
+
+/// One `s_server` on 127.0.0.1; killed and reaped on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+    name: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// `s_server -www` (handshakes) or, with a suite, `s_server -WWW` serving the directory.
+    fn start(
+        d: &Path,
+        g: Group,
+        c: Cert,
+        bulk: Option<TlsSuite>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Server, LiveError> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| LiveError::io("finding a free port on 127.0.0.1", e))?
+            .port();
+        let (key, pem) = cert_files(c);
+        let name = match bulk {
+            Some(s) => format!("s_server -WWW {}", s.iana()),
+            None => format!("s_server -www {} {}", g.id(), c.id()),
+        };
+        let log_path = d.join(format!("server-{port}.log"));
+        let f = File::create(&log_path)
+            .map_err(|e| LiveError::io(format!("creating {}", log_path.display()), e))?;
+        let f2 = f
+            .try_clone()
+            .map_err(|e| LiveError::io(format!("opening {}", log_path.display()), e))?;
+        let accept = format!("127.0.0.1:{port}");
+        let mut cmd = Command::new(OPENSSL);
+        cmd.args([
+            "s_server", "-accept", &accept, "-cert", pem, "-key", key, "-tls1_3",
+        ])
+        .current_dir(d)
+        .env("OPENSSL_CONF", d.join(conf_name(g)))
+        .stdin(Stdio::null())
+        .stdout(f)
+        .stderr(f2);
+        match bulk {
+            Some(s) => cmd.args(["-WWW", "-ciphersuites", s.iana()]),
+            None => cmd.arg("-www"),
+        };
+        let child = cmd
+            .spawn()
+            .map_err(|e| LiveError::io(format!("starting `openssl {name}`"), e))?;
+        let mut server = Server {
+            child,
+            port,
+            log: log_path,
+            name,
+        };
+        log(&format!(
+            "started {} pid {} on {accept}",
+            server.name,
+            server.child.id()
+        ));
+        let t0 = Instant::now();
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        loop {
+            server.alive()?;
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Ok(server);
+            }
+            if t0.elapsed() > SERVER_READY {
+                return Err(LiveError::Measurement(format!(
+                    "`openssl {}` accepted no connection on {accept} within {} s",
+                    server.name,
+                    SERVER_READY.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// An error naming the server and its log's last lines if it has exited.
+    fn alive(&mut self) -> Result<(), LiveError> {
+        match self.child.try_wait() {
+            Ok(None) => Ok(()),
+            Ok(Some(status)) => {
+                let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(3).collect();
+                Err(LiveError::Measurement(format!(
+                    "`openssl {}` exited ({status}): {}",
+                    self.name,
+                    tail.join(" / ")
+                )))
+            }
+            Err(e) => Err(LiveError::io(
+                format!("checking `openssl {}`", self.name),
+                e,
+            )),
+        }
+    }
+
+    /// CPU time of the server so far \[ns\]: `/proc/<pid>/schedstat`'s first field, or
+    /// `/proc/<pid>/stat`'s utime + stime in clock ticks where schedstat is absent.
+    fn cpu_ns(&mut self) -> Result<u64, LiveError> {
+        self.alive()?;
+        let pid = self.child.id();
+        if let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+            && let Some(ns) = s.split_whitespace().next().and_then(|f| f.parse().ok())
+        {
+            return Ok(ns);
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_err(|e| LiveError::io(format!("reading /proc/{pid}/stat"), e))?;
+        // Fields after the command name's closing parenthesis; utime and stime are fields 14
+        // and 15 of the line, 12 and 13 after it.
+        let after = stat.rsplit(')').next().unwrap_or("");
+        let f: Vec<&str> = after.split_whitespace().collect();
+        let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        match (ticks(11), ticks(12), u64::try_from(hz)) {
+            (Some(u), Some(s), Ok(hz)) if hz > 0 => Ok((u + s) * 1_000_000_000 / hz),
+            _ => Err(LiveError::Measurement(format!(
+                "/proc/{pid}/stat has no utime and stime: `{}`",
+                stat.trim()
+            ))),
+        }
+    }
+
+    /// Runs one `s_time` against this server: (its stdout, server CPU before, the client's
+    /// times, server CPU after).
+    fn client(
+        &mut self,
+        d: &Path,
+        g: Group,
+        args: &[&str],
+        set: Set,
+    ) -> Result<(String, u64, Finished, u64), LiveError> {
+        let out = d.join("client.out");
+        let mut cmd = Command::new(OPENSSL);
+        cmd.args(args)
+            .current_dir(d)
+            .env("OPENSSL_CONF", d.join(conf_name(g)));
+        let cpu0 = self.cpu_ns()?;
+        let limit = Duration::from_secs(u64::from(set.seconds())) + SLACK;
+        let fin = run_timed(
+            &mut cmd,
+            &out,
+            &d.join("client.err"),
+            limit,
+            &args.join(" "),
+        )?;
+        let cpu1 = self.cpu_ns()?;
+        let text = std::fs::read_to_string(&out)
+            .map_err(|e| LiveError::io(format!("reading {}", out.display()), e))?;
+        Ok((text, cpu0, fin, cpu1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn s_time_lines_are_read() {
+        let out = "Collecting connection statistics for 1 seconds\ntttt\n\n1842 connections in 0.77s; 2392.21 connections/user sec, bytes read 0\n1842 connections in 3 real seconds, 0 bytes read per connection\n";
+        assert_eq!(parse_s_time(out).unwrap(), (1842, 0));
+        let out = "27 connections in 0.50s; 54.00 connections/user sec, bytes read 1811940543\n";
+        assert_eq!(parse_s_time(out).unwrap(), (27, 1_811_940_543));
+        let e = parse_s_time("ERROR\n").unwrap_err().to_string();
+        assert!(e.contains("s_time printed no"), "{e}");
+    }
+
+    #[test]
+    fn groups_conf_names_the_group() {
+        assert!(groups_conf(Group::P256).contains("Groups = P-256\n"));
+    }
+}

@@ -1,0 +1,664 @@
+//! `oransim validate tls`: OpenSSL's `s_server`/`s_time` on loopback, measured beside a
+//! mechanistic model whose cipher and key-op costs come from `openssl speed` on the same host
+//! (docs/implementation-tls.md).
+//!
+//! The measurements ([`TlsMeasurements`], schema [`MEASURE_SCHEMA`]) are raw per-run values;
+//! [`validate`] fits the implementation's terms on one workload of each kind and predicts the
+//! others:
+//!
+//! - **Handshakes.** `s_time -new` keeps one connection in flight, so the client and the server
+//!   alternate: a handshake's period is `C_s + C_c + W`, the server's and the client's CPU per
+//!   handshake and a wait `W` in which neither computes (loopback round trips, wake-ups). Each
+//!   process has a core of its own on a host with two or more cores, so neither waits for a
+//!   core; the second core adds no rate to this workload. `C_s = O_s + keygen(g) + check(g) +
+//!   agree(g) + sign(cert)`, `C_c = O_c + keygen(g) + check(g) + agree(g) + verify(cert)`
+//!   (`check`: the peer's public key, [`Group::peer_check_op`]); `O_s`, `O_c` and `W` are
+//!   fitted once, on X25519 with an ECDSA P-256 certificate ([`FIT_HANDSHAKE`]); the other
+//!   three combinations are predicted.
+//! - **Bulk records.** The same alternation holds (the measured busy fractions of server and
+//!   client add up to about one): a byte takes `t = O_b + seal(suite) + open(suite)` per byte
+//!   at 16 KiB records, `O_b` fitted on AES-256-GCM ([`FIT_BULK`]); `openssl speed` times
+//!   encryption only, so `open` is taken equal to `seal`.
+//!
+//! Key generation is one fixed-base scalar multiplication, which `openssl speed` does not time
+//! alone; the signature dominated by the same multiplication on the same curve stands for it
+//! (`ed25519.sign` for X25519, `ecdsa-p256.sign` for P-256): an upper bound, since the
+//! signature adds hashing (and, for ECDSA, an inversion).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use profile::file::{ImplementationFile, TermFile};
+
+use super::{Measured, Row, Rule, Validation};
+
+/// The JSON schema name of a [`TlsMeasurements`] document.
+pub const MEASURE_SCHEMA: &str = "oransim.measure.tls/1";
+
+/// Record plaintext length the bulk model charges the cipher for \[bytes\]: `s_server -WWW`
+/// writes 16 KiB at a time, TLS 1.3's largest record.
+pub const RECORD_LEN: u64 = 16384;
+
+/// The handshake workload the handshake terms are fitted to.
+pub const FIT_HANDSHAKE: (Group, Cert) = (Group::X25519, Cert::EcdsaP256);
+
+/// The bulk workload the record term is fitted to.
+pub const FIT_BULK: TlsSuite = TlsSuite::Aes256GcmSha384;
+
+/// Which measurement set: how many runs, how long each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Set {
+    /// CI's: 3 runs of 1 s per workload (about a minute in all).
+    Reduced,
+    /// 7 runs of 2 s per workload (a few minutes).
+    Full,
+}
+
+impl Set {
+    /// `reduced` or `full`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Set::Reduced => "reduced",
+            Set::Full => "full",
+        }
+    }
+
+    /// Runs per workload (at least 3, so that median, minimum and maximum differ).
+    pub fn runs(self) -> u32 {
+        match self {
+            Set::Reduced => 3,
+            Set::Full => 7,
+        }
+    }
+
+    /// Seconds each `s_time` run collects for (`s_time -time`) \[s\].
+    pub fn seconds(self) -> u32 {
+        match self {
+            Set::Reduced => 1,
+            Set::Full => 2,
+        }
+    }
+}
+
+/// A TLS 1.3 key-exchange group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Group {
+    /// X25519 (RFC 7748).
+    X25519,
+    /// secp256r1 (NIST P-256).
+    P256,
+}
+
+impl Group {
+    /// Both groups.
+    pub const ALL: [Group; 2] = [Group::X25519, Group::P256];
+
+    /// The id used in row ids: `x25519`, `p256`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::X25519 => "x25519",
+            Group::P256 => "p256",
+        }
+    }
+
+    /// OpenSSL's name for `Groups =`: `X25519`, `P-256`.
+    pub fn openssl_name(self) -> &'static str {
+        match self {
+            Group::X25519 => "X25519",
+            Group::P256 => "P-256",
+        }
+    }
+
+    /// The profile op of the shared-secret derivation.
+    pub fn agree_op(self) -> &'static str {
+        match self {
+            Group::X25519 => "x25519.agree",
+            Group::P256 => "ecdh-p256.agree",
+        }
+    }
+
+    /// The op that stands for the check of the peer's public key, which OpenSSL 3.0 runs
+    /// before each derivation in TLS (`EVP_PKEY_derive_set_peer_ex` with `validate_peer`): for
+    /// an EC key the full check of SP 800-56A 5.6.2.3.3, whose `n Q = O` step is one
+    /// variable-base scalar multiplication, as costly as a derivation; for X25519, nothing
+    /// (`None`). `openssl speed` sets its peer once, outside the timed loop.
+    pub fn peer_check_op(self) -> Option<&'static str> {
+        match self {
+            Group::X25519 => None,
+            Group::P256 => Some("ecdh-p256.agree"),
+        }
+    }
+
+    /// The op that stands for key generation (one fixed-base multiplication; see the module
+    /// docs).
+    pub fn keygen_proxy_op(self) -> &'static str {
+        match self {
+            Group::X25519 => "ed25519.sign",
+            Group::P256 => "ecdsa-p256.sign",
+        }
+    }
+}
+
+/// A server certificate's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cert {
+    /// RSA-2048 (signs with RSA-PSS in TLS 1.3).
+    Rsa2048,
+    /// ECDSA on P-256.
+    EcdsaP256,
+}
+
+impl Cert {
+    /// Both certificates.
+    pub const ALL: [Cert; 2] = [Cert::Rsa2048, Cert::EcdsaP256];
+
+    /// The id used in row ids: `rsa2048`, `ecdsap256`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Cert::Rsa2048 => "rsa2048",
+            Cert::EcdsaP256 => "ecdsap256",
+        }
+    }
+
+    /// The profile op of the server's CertificateVerify signature.
+    pub fn sign_op(self) -> &'static str {
+        match self {
+            Cert::Rsa2048 => "rsa2048.sign",
+            Cert::EcdsaP256 => "ecdsa-p256.sign",
+        }
+    }
+
+    /// The profile op of the client's check of that signature.
+    pub fn verify_op(self) -> &'static str {
+        match self {
+            Cert::Rsa2048 => "rsa2048.verify",
+            Cert::EcdsaP256 => "ecdsa-p256.verify",
+        }
+    }
+}
+
+/// A TLS 1.3 cipher suite measured in bulk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlsSuite {
+    /// TLS_AES_128_GCM_SHA256.
+    Aes128GcmSha256,
+    /// TLS_AES_256_GCM_SHA384.
+    Aes256GcmSha384,
+    /// TLS_CHACHA20_POLY1305_SHA256.
+    Chacha20Poly1305Sha256,
+}
+
+impl TlsSuite {
+    /// The three suites.
+    pub const ALL: [TlsSuite; 3] = [
+        TlsSuite::Aes128GcmSha256,
+        TlsSuite::Aes256GcmSha384,
+        TlsSuite::Chacha20Poly1305Sha256,
+    ];
+
+    /// The IANA name (`-ciphersuites`).
+    pub fn iana(self) -> &'static str {
+        match self {
+            TlsSuite::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
+            TlsSuite::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
+            TlsSuite::Chacha20Poly1305Sha256 => "TLS_CHACHA20_POLY1305_SHA256",
+        }
+    }
+
+    /// The id used in row ids: `aes128gcm`, `aes256gcm`, `chacha20poly1305`.
+    pub fn id(self) -> &'static str {
+        match self {
+            TlsSuite::Aes128GcmSha256 => "aes128gcm",
+            TlsSuite::Aes256GcmSha384 => "aes256gcm",
+            TlsSuite::Chacha20Poly1305Sha256 => "chacha20poly1305",
+        }
+    }
+
+    /// The `openssl speed -aead -evp` cipher name.
+    pub fn speed_name(self) -> &'static str {
+        match self {
+            TlsSuite::Aes128GcmSha256 => "aes-128-gcm",
+            TlsSuite::Aes256GcmSha384 => "aes-256-gcm",
+            TlsSuite::Chacha20Poly1305Sha256 => "chacha20-poly1305",
+        }
+    }
+
+    /// The record cipher.
+    pub fn suite(self) -> protocols::Suite {
+        match self {
+            TlsSuite::Aes128GcmSha256 => protocols::Suite::Aes128Gcm,
+            TlsSuite::Aes256GcmSha384 => protocols::Suite::Aes256Gcm,
+            TlsSuite::Chacha20Poly1305Sha256 => protocols::Suite::ChaCha20Poly1305,
+        }
+    }
+}
+
+/// One `s_time -new` run against a handshake server.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HandshakeRun {
+    /// Full handshakes `s_time` completed.
+    pub handshakes: u64,
+    /// Wall time of the `s_time` process, start to exit \[ns\].
+    pub wall_ns: u64,
+    /// CPU time of `s_server` over the run (`/proc/<pid>/schedstat`) \[ns\].
+    pub server_cpu_ns: u64,
+    /// CPU time of `s_time` (user + system, from `wait4`) \[ns\].
+    pub client_cpu_ns: u64,
+}
+
+/// One `s_time -www /file` run against a bulk server.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BulkRun {
+    /// Connections, each fetching the whole file.
+    pub connections: u64,
+    /// Bytes the client read (file and HTTP header) \[bytes\].
+    pub bytes: u64,
+    /// Wall time of the `s_time` process \[ns\].
+    pub wall_ns: u64,
+    /// CPU time of `s_server` over the run \[ns\].
+    pub server_cpu_ns: u64,
+    /// CPU time of `s_time` \[ns\].
+    pub client_cpu_ns: u64,
+}
+
+/// The handshake workload of one (group, certificate) pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandshakeWorkload {
+    /// Key-exchange group.
+    pub group: Group,
+    /// Server certificate.
+    pub cert: Cert,
+    /// The runs, in the order taken.
+    pub runs: Vec<HandshakeRun>,
+}
+
+/// The bulk workload of one cipher suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BulkWorkload {
+    /// Cipher suite.
+    pub suite: TlsSuite,
+    /// Size of the file served \[bytes\].
+    pub file_bytes: u64,
+    /// The runs, in the order taken.
+    pub runs: Vec<BulkRun>,
+}
+
+/// `openssl speed -mr` on the same host: its raw output and what the project's importer
+/// (`crypto_bench::openssl::parse`) read from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Speed {
+    /// Each command's arguments after `openssl speed`, one string each.
+    pub commands: Vec<String>,
+    /// The concatenated standard output of those commands.
+    pub output: String,
+    /// op -> (length \[bytes\], ns per operation), as parsed; key ops at length 0.
+    pub ops: BTreeMap<String, Vec<(u64, f64)>>,
+}
+
+/// A whole measurement: what `live::openssl_tls::measure` writes, raw per run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TlsMeasurements {
+    /// [`MEASURE_SCHEMA`].
+    pub schema: String,
+    /// `openssl version` output, e.g. `OpenSSL 3.0.19 27 Jan 2026 (Library: ...)`.
+    pub openssl_version: String,
+    /// Which set was run.
+    pub set: Set,
+    /// Logical CPUs of the host.
+    pub host_cores: u32,
+    /// 1-minute load average before the first workload.
+    pub load_before: f64,
+    /// 1-minute load average after the last.
+    pub load_after: f64,
+    /// One per (group, certificate).
+    pub handshakes: Vec<HandshakeWorkload>,
+    /// One per suite.
+    pub bulk: Vec<BulkWorkload>,
+    /// Cipher and key-op costs of the same libcrypto.
+    pub speed: Speed,
+}
+
+/// The row id of a handshake workload: `tls.hs.<group>.<cert>`.
+pub fn handshake_id(group: Group, cert: Cert) -> String {
+    format!("tls.hs.{}.{}", group.id(), cert.id())
+}
+
+/// The row id of a bulk workload: `tls.tput.<suite>`.
+pub fn bulk_id(suite: TlsSuite) -> String {
+    format!("tls.tput.{}", suite.id())
+}
+
+/// What a model input lacks.
+fn op_ns(m: &TlsMeasurements, op: &str, len: u64) -> Result<f64, String> {
+    m.speed
+        .ops
+        .get(op)
+        .and_then(|pts| pts.iter().find(|p| p.0 == len))
+        .map(|p| p.1)
+        .ok_or_else(|| format!("openssl speed gave no `{op}` at {len} B"))
+}
+
+/// Server and client crypto per handshake \[ns\].
+fn handshake_crypto(m: &TlsMeasurements, g: Group, c: Cert) -> Result<(f64, f64), String> {
+    let check = match g.peer_check_op() {
+        Some(op) => op_ns(m, op, 0)?,
+        None => 0.0,
+    };
+    let kex = op_ns(m, g.keygen_proxy_op(), 0)? + check + op_ns(m, g.agree_op(), 0)?;
+    Ok((
+        kex + op_ns(m, c.sign_op(), 0)?,
+        kex + op_ns(m, c.verify_op(), 0)?,
+    ))
+}
+
+/// Seal plus open of one byte at [`RECORD_LEN`] \[ns/B\].
+fn record_crypto(m: &TlsMeasurements, s: TlsSuite) -> Result<f64, String> {
+    let op = profile::cipher_op(s.suite(), profile::Direction::Seal);
+    Ok(2.0 * op_ns(m, &op, RECORD_LEN)? / RECORD_LEN as f64)
+}
+
+/// Per-run derived values of a handshake workload.
+struct Hs {
+    rate: Measured,
+    server_ns: Measured,
+    client_ns: Measured,
+    period_ns: Measured,
+}
+
+fn hs(w: &HandshakeWorkload) -> Option<Hs> {
+    let ok: Vec<&HandshakeRun> = w
+        .runs
+        .iter()
+        .filter(|r| r.handshakes > 0 && r.wall_ns > 0)
+        .collect();
+    let per = |f: &dyn Fn(&HandshakeRun) -> f64| {
+        Measured::of(&ok.iter().map(|r| f(r)).collect::<Vec<_>>())
+    };
+    Some(Hs {
+        rate: per(&|r| r.handshakes as f64 * 1e9 / r.wall_ns as f64)?,
+        server_ns: per(&|r| r.server_cpu_ns as f64 / r.handshakes as f64)?,
+        client_ns: per(&|r| r.client_cpu_ns as f64 / r.handshakes as f64)?,
+        period_ns: per(&|r| r.wall_ns as f64 / r.handshakes as f64)?,
+    })
+}
+
+/// Per-run derived values of a bulk workload.
+struct Bulk {
+    mbps: Measured,
+    busy: Measured,
+}
+
+fn bulk(w: &BulkWorkload) -> Option<Bulk> {
+    let ok: Vec<&BulkRun> = w
+        .runs
+        .iter()
+        .filter(|r| r.bytes > 0 && r.wall_ns > 0)
+        .collect();
+    let per =
+        |f: &dyn Fn(&BulkRun) -> f64| Measured::of(&ok.iter().map(|r| f(r)).collect::<Vec<_>>());
+    Some(Bulk {
+        mbps: per(&|r| r.bytes as f64 * 8e3 / r.wall_ns as f64)?,
+        busy: per(&|r| (r.server_cpu_ns + r.client_cpu_ns) as f64 / r.wall_ns as f64)?,
+    })
+}
+
+/// The fitted terms, each with the spread of the runs it came from.
+#[derive(Debug, Clone, Copy)]
+struct Terms {
+    /// Server CPU per handshake beyond its crypto \[ns\].
+    server_overhead_ns: (f64, f64),
+    /// Client CPU per handshake beyond its crypto \[ns\].
+    client_overhead_ns: (f64, f64),
+    /// Period per handshake not spent computing by either side \[ns\].
+    wait_ns: (f64, f64),
+    /// Record time per byte beyond seal and open \[ns/B\].
+    record_overhead_ns_per_byte: Option<(f64, f64)>,
+}
+
+fn fit(m: &TlsMeasurements) -> Result<Terms, String> {
+    let (g, c) = FIT_HANDSHAKE;
+    let w = m
+        .handshakes
+        .iter()
+        .find(|w| (w.group, w.cert) == (g, c))
+        .ok_or_else(|| {
+            format!(
+                "no `{}` workload to fit the handshake terms on",
+                handshake_id(g, c)
+            )
+        })?;
+    let h = hs(w).ok_or_else(|| format!("`{}` has no run with a handshake", handshake_id(g, c)))?;
+    let (cs, cc) = handshake_crypto(m, g, c)?;
+    let wait = h.period_ns.median - h.server_ns.median - h.client_ns.median;
+    let record = m
+        .bulk
+        .iter()
+        .find(|b| b.suite == FIT_BULK)
+        .and_then(bulk)
+        .map(|b| -> Result<(f64, f64), String> {
+            Ok((
+                8e3 / b.mbps.median - record_crypto(m, FIT_BULK)?,
+                b.mbps.spread_pct() / 100.0,
+            ))
+        })
+        .transpose()?;
+    Ok(Terms {
+        server_overhead_ns: (h.server_ns.median - cs, h.server_ns.spread_pct() / 100.0),
+        client_overhead_ns: (h.client_ns.median - cc, h.client_ns.spread_pct() / 100.0),
+        wait_ns: (wait, h.period_ns.spread_pct() / 100.0),
+        record_overhead_ns_per_byte: record,
+    })
+}
+
+fn noise(m: &TlsMeasurements) -> String {
+    format!(
+        "1-minute load average {:.2} before, {:.2} after; {} logical CPUs; server and client on the same host",
+        m.load_before, m.load_after, m.host_cores
+    )
+}
+
+fn us(ns: f64) -> String {
+    format!("{:.1} us", ns / 1e3)
+}
+
+/// Measured beside predicted, one row per workload: the handshake rows (rule
+/// [`Rule::HandshakeRate`]) and the bulk rows ([`Rule::Throughput`]); the rows of
+/// [`FIT_HANDSHAKE`] and [`FIT_BULK`] are fitted (shown, not counted). A row the model cannot
+/// predict (an op missing from `openssl speed`, a workload without runs) has no prediction and
+/// says why.
+pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
+    let terms = fit(m);
+    let fit_hs = handshake_id(FIT_HANDSHAKE.0, FIT_HANDSHAKE.1);
+    let fit_bulk = bulk_id(FIT_BULK);
+    let mut fitted_to = Vec::new();
+    if let Ok(t) = &terms {
+        fitted_to.push(fit_hs.clone());
+        if t.record_overhead_ns_per_byte.is_some() {
+            fitted_to.push(fit_bulk.clone());
+        }
+    }
+    let mut rows = Vec::new();
+    for w in &m.handshakes {
+        let id = handshake_id(w.group, w.cert);
+        let quantity = format!(
+            "TLS 1.3 full handshakes per second, {} key exchange, {} certificate, s_time -new",
+            w.group.openssl_name(),
+            w.cert.id()
+        );
+        let Some(h) = hs(w) else {
+            continue;
+        };
+        let fitted_from = if id == fit_hs {
+            vec![]
+        } else {
+            vec![fit_hs.clone()]
+        };
+        let prediction = terms.clone().and_then(|t| {
+            let (cs, cc) = handshake_crypto(m, w.group, w.cert)?;
+            Ok((
+                t.server_overhead_ns.0 + cs,
+                t.client_overhead_ns.0 + cc,
+                t.wait_ns.0,
+            ))
+        });
+        let row = match prediction {
+            Ok((s, c, wait)) => {
+                let period = s + c + wait;
+                let predicted = (period > 0.0).then(|| 1e9 / period);
+                Row::new(id, quantity, "1/s", h.rate, predicted, Rule::HandshakeRate, fitted_from, &fitted_to)
+                    .why(format!(
+                        "CPU per handshake: server {} measured, {} predicted; client {} measured, {} predicted; wait {} (fitted); period {} measured",
+                        us(h.server_ns.median),
+                        us(s),
+                        us(h.client_ns.median),
+                        us(c),
+                        us(wait),
+                        us(h.period_ns.median)
+                    ))
+            }
+            Err(e) => Row::new(
+                id,
+                quantity,
+                "1/s",
+                h.rate,
+                None,
+                Rule::HandshakeRate,
+                fitted_from,
+                &fitted_to,
+            )
+            .why(format!("no prediction: {e}")),
+        };
+        rows.push(row);
+    }
+    for w in &m.bulk {
+        let id = bulk_id(w.suite);
+        let quantity = format!(
+            "TLS 1.3 record throughput, {}, s_time -www of a {} MiB file",
+            w.suite.iana(),
+            w.file_bytes / (1 << 20)
+        );
+        let Some(b) = bulk(w) else {
+            continue;
+        };
+        let fitted_from = if id == fit_bulk {
+            vec![]
+        } else {
+            vec![fit_bulk.clone()]
+        };
+        let prediction = terms.clone().and_then(|t| {
+            let o = t
+                .record_overhead_ns_per_byte
+                .ok_or_else(|| format!("no `{fit_bulk}` workload to fit the record term on"))?;
+            Ok((o.0, record_crypto(m, w.suite)?))
+        });
+        let row = match prediction {
+            Ok((o, c)) => {
+                let t = o + c;
+                let predicted = (t > 0.0).then(|| 8e3 / t);
+                Row::new(id, quantity, "Mbit/s", b.mbps, predicted, Rule::Throughput, fitted_from, &fitted_to)
+                    .why(format!(
+                        "per byte: seal + open {c:.3} ns (openssl speed, {RECORD_LEN} B) + {o:.3} ns fitted; server + client busy {:.2} of the wall time (1 = they alternate)",
+                        b.busy.median
+                    ))
+            }
+            Err(e) => Row::new(
+                id,
+                quantity,
+                "Mbit/s",
+                b.mbps,
+                None,
+                Rule::Throughput,
+                fitted_from,
+                &fitted_to,
+            )
+            .why(format!("no prediction: {e}")),
+        };
+        rows.push(row);
+    }
+    Validation::new(
+        "tls",
+        m.openssl_version.trim(),
+        "loopback-tcp",
+        set_name,
+        noise(m),
+        fitted_to,
+        rows,
+    )
+}
+
+/// The implementation's fitted terms as a profile's `[implementation]` section (name
+/// `openssl-tls`, data path `loopback-tcp`). Terms that could not be fitted (a workload or an
+/// `openssl speed` op missing) are left out, and `source` says why.
+pub fn implementation_file(m: &TlsMeasurements) -> ImplementationFile {
+    let fit_hs = handshake_id(FIT_HANDSHAKE.0, FIT_HANDSHAKE.1);
+    let fit_bulk = bulk_id(FIT_BULK);
+    let mut terms = BTreeMap::new();
+    let mut source = format!(
+        "OpenSSL s_server and s_time on 127.0.0.1, {} set ({} runs per workload); {}; crypto from openssl speed -mr on the same host",
+        m.set.as_str(),
+        m.set.runs(),
+        noise(m)
+    );
+    match fit(m) {
+        Ok(t) => {
+            let mut term =
+                |name: &str, (value, spread): (f64, f64), unit: &str, fitted: &str, how: &str| {
+                    terms.insert(
+                        name.to_owned(),
+                        TermFile {
+                            value,
+                            unit: unit.to_owned(),
+                            spread: Some(spread),
+                            fitted_to: vec![fitted.to_owned()],
+                            source: how.to_owned(),
+                        },
+                    );
+                };
+            term(
+                "tls.server.handshake_overhead",
+                t.server_overhead_ns,
+                "ns",
+                &fit_hs,
+                "median s_server CPU per handshake (schedstat) minus keygen + agree + sign from openssl speed",
+            );
+            term(
+                "tls.client.handshake_overhead",
+                t.client_overhead_ns,
+                "ns",
+                &fit_hs,
+                "median s_time CPU per handshake (wait4 rusage) minus keygen + agree + verify from openssl speed",
+            );
+            term(
+                "tls.handshake.wait",
+                t.wait_ns,
+                "ns",
+                &fit_hs,
+                "median wall time per handshake minus the median server and client CPU per handshake: time neither computes (loopback round trips, wake-ups; negative would mean overlap)",
+            );
+            if let Some(r) = t.record_overhead_ns_per_byte {
+                term(
+                    "tls.record.overhead_per_byte",
+                    r,
+                    "ns/B",
+                    &fit_bulk,
+                    "8000 / median Mbit/s minus seal + open per byte at 16384 B from openssl speed (open taken equal to seal)",
+                );
+            } else {
+                source.push_str(&format!("; no `{fit_bulk}` workload, so no record term"));
+            }
+        }
+        Err(e) => source.push_str(&format!("; no terms: {e}")),
+    }
+    ImplementationFile {
+        name: "openssl-tls".to_owned(),
+        version: m.openssl_version.trim().to_owned(),
+        data_path: "loopback-tcp".to_owned(),
+        source,
+        terms,
+    }
+}

@@ -1,0 +1,148 @@
+//! `model::validate::tls` on a committed real measurement (issue 23): the fit uses exactly its
+//! two workloads, every other row is predicted from them and `openssl speed`, and the verdicts
+//! follow the stated rules.
+
+use model::validate::tls::{
+    FIT_BULK, FIT_HANDSHAKE, TlsMeasurements, bulk_id, handshake_id, implementation_file, validate,
+};
+use model::validate::{RowClass, Rule};
+
+/// A real `live::openssl_tls::measure(Set::Reduced)` run on the project's 2-core AMD EPYC dev
+/// host, OpenSSL 3.0.19 (docs/implementation-tls.md).
+fn sample() -> TlsMeasurements {
+    let text = include_str!("data/tls-measurements.json");
+    serde_json::from_str(text).expect("the committed sample parses")
+}
+
+#[test]
+fn fitted_rows_are_exactly_the_fits_workloads() {
+    let m = sample();
+    let v = validate(&m, "reduced");
+    let fit = vec![
+        handshake_id(FIT_HANDSHAKE.0, FIT_HANDSHAKE.1),
+        bulk_id(FIT_BULK),
+    ];
+    assert_eq!(v.fitted_to, fit);
+    let fitted: Vec<&str> = v
+        .rows
+        .iter()
+        .filter(|r| r.class == RowClass::Fitted)
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(fitted, ["tls.hs.x25519.ecdsap256", "tls.tput.aes256gcm"]);
+    assert_eq!(v.rows.len(), 7);
+    for r in &v.rows {
+        let rule = if r.id.starts_with("tls.hs.") {
+            Rule::HandshakeRate
+        } else {
+            Rule::Throughput
+        };
+        assert_eq!(r.rule, rule, "{}", r.id);
+        if r.class == RowClass::Predicted {
+            // Predicted from the fit's workload, never from its own.
+            assert!(!r.fitted_from.is_empty() && !r.fitted_from.contains(&r.id));
+        }
+        println!(
+            "{:28} {:>10.1} [{:.1}..{:.1}] {:>10.1} {:>+6.1}% {}",
+            r.id,
+            r.measured.median,
+            r.measured.min,
+            r.measured.max,
+            r.predicted.unwrap_or(f64::NAN),
+            r.error_pct.unwrap_or(f64::NAN),
+            r.verdict
+        );
+        println!("    {}", r.why.as_deref().unwrap_or(""));
+    }
+    assert_eq!(v.passed + v.failed, 5);
+}
+
+/// A fitted row reproduces its measurement exactly: the terms are solved from it.
+#[test]
+fn the_fit_reproduces_its_own_rows() {
+    let v = validate(&sample(), "reduced");
+    for r in v.rows.iter().filter(|r| r.class == RowClass::Fitted) {
+        let e = r.error_pct.expect("a fitted row has a prediction");
+        assert!(e.abs() < 1e-9, "{}: {e}%", r.id);
+        assert_eq!(r.verdict, "fitted");
+    }
+}
+
+/// The model is mechanistic: a handshake's predicted period differs from the fit's by the
+/// difference of the two combinations' crypto in openssl speed, nothing else.
+#[test]
+fn predictions_differ_by_the_crypto_difference_only() {
+    let m = sample();
+    let v = validate(&m, "reduced");
+    let period = |id: &str| {
+        1e9 / v
+            .rows
+            .iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.predicted)
+            .unwrap()
+    };
+    let op = |name: &str| m.speed.ops[name][0].1;
+    // P-256 + ECDSA vs X25519 + ECDSA: both sides change keygen and agree, and check the
+    // peer's P-256 point (one more multiplication, costed as a derivation).
+    let d = period("tls.hs.p256.ecdsap256") - period("tls.hs.x25519.ecdsap256");
+    let want = 2.0
+        * (op("ecdsa-p256.sign") + 2.0 * op("ecdh-p256.agree")
+            - op("ed25519.sign")
+            - op("x25519.agree"));
+    assert!((d - want).abs() < 1e-6 * want.abs(), "{d} vs {want}");
+    // X25519 + RSA vs X25519 + ECDSA: the server's signature and the client's check.
+    let d = period("tls.hs.x25519.rsa2048") - period("tls.hs.x25519.ecdsap256");
+    let want =
+        op("rsa2048.sign") + op("rsa2048.verify") - op("ecdsa-p256.sign") - op("ecdsa-p256.verify");
+    assert!((d - want).abs() < 1e-6 * want.abs(), "{d} vs {want}");
+}
+
+#[test]
+fn implementation_terms_name_their_fit() {
+    let f = implementation_file(&sample());
+    assert_eq!(
+        (f.name.as_str(), f.data_path.as_str()),
+        ("openssl-tls", "loopback-tcp")
+    );
+    assert_eq!(f.terms.len(), 4);
+    for (name, t) in &f.terms {
+        assert!(t.value.is_finite(), "{name}");
+        assert_eq!(t.fitted_to.len(), 1, "{name}");
+        let want = if name.starts_with("tls.record") {
+            "tls.tput.aes256gcm"
+        } else {
+            "tls.hs.x25519.ecdsap256"
+        };
+        assert_eq!(t.fitted_to[0], want, "{name}");
+    }
+    assert!(f.terms["tls.server.handshake_overhead"].value > 0.0);
+    assert_eq!(f.terms["tls.record.overhead_per_byte"].unit, "ns/B");
+}
+
+/// A measurement without the fit's workload predicts nothing and says why.
+#[test]
+fn without_the_fit_workload_every_row_misses_with_a_reason() {
+    let mut m = sample();
+    m.handshakes.retain(|w| (w.group, w.cert) != FIT_HANDSHAKE);
+    let v = validate(&m, "reduced");
+    assert!(v.fitted_to.is_empty());
+    assert_eq!(v.passed, 0);
+    for r in &v.rows {
+        assert_eq!(r.verdict, "miss", "{}", r.id);
+        assert!(
+            r.why
+                .as_deref()
+                .unwrap()
+                .contains("no `tls.hs.x25519.ecdsap256` workload")
+        );
+    }
+}
+
+#[test]
+fn measurements_round_trip_through_json() {
+    let m = sample();
+    assert_eq!(m.schema, model::validate::tls::MEASURE_SCHEMA);
+    let back: TlsMeasurements = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+    assert_eq!(back, m);
+}
