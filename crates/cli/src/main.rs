@@ -53,7 +53,7 @@ enum Command {
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),
-    /// Run a real implementation (strongSwan) on this host and compare it with the model.
+    /// Run a real implementation (strongSwan, OpenSSL TLS) on this host and compare it with the model.
     Validate(commands::validate::ValidateArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(commands::install::CompletionsArgs),

@@ -43,11 +43,12 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "PREFIX")]
     pub only: Vec<String>,
     /// Calibrate a real implementation by running it on this host: `strongswan` (two charons
-    /// in network namespaces, root; scripts/strongswan-bench.sh). The profile gets its key-op
+    /// in network namespaces, root; scripts/strongswan-bench.sh) or `openssl-tls` (`openssl
+    /// s_server` and `s_time` on loopback). The profile gets its key-op
     /// and cipher costs from `openssl speed` (the library charon's openssl plugin uses), the
     /// loopback I/O cost, and an `[implementation]` section with the daemon's and data path's
     /// terms (docs/validation.md).
-    #[arg(long, value_name = "IMPL", value_parser = ["strongswan"], conflicts_with_all = ["quick", "only", "from_openssl_speed"])]
+    #[arg(long, value_name = "IMPL", value_parser = ["strongswan", "openssl-tls"], conflicts_with_all = ["quick", "only", "from_openssl_speed"])]
     pub run: Option<String>,
     /// With --run: fit to the measurements in FILE (from `oransim validate strongswan
     /// --save-measurements`) instead of running the implementation.
@@ -190,6 +191,9 @@ fn import_openssl(
 /// their `speed` workload, the loopback I/O cost measured here, and the fitted terms.
 fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     check_writable(out).context("--out")?;
+    if args.run.as_deref() == Some("openssl-tls") {
+        return run_tls(name, out, args);
+    }
     let (m, ops, origin) =
         super::validate::strongswan_measurements(args.measurements.as_deref(), false)?;
     let speed = m
@@ -212,6 +216,7 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         "strongSwan {} measured on this host by running it ({}): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the daemon's and data path's terms in [implementation]",
         m.strongswan, m.data_path
     ));
+    file.node.cores.source = "logical CPUs of the host the strongSwan run measured".into();
     file.implementation = Some(
         model::validate::strongswan::implementation_file(&m, &ops)
             .with_context(|| origin.clone())?,
@@ -224,6 +229,37 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         "wrote {} (strongSwan {} measured by running it)",
         out.display(),
         m.strongswan
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `calibrate --run openssl-tls`: OpenSSL's costs from the run's `openssl speed`, the loopback
+/// I/O cost, and the TLS terms.
+fn run_tls(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+    let (m, origin) = super::validate::tls_measurements(args.measurements.as_deref(), false)?;
+    let io = crypto_bench::io::udp_loopback(11)
+        .context("cannot measure loopback UDP on this machine")?;
+    let opts = crypto_bench::openssl::ImportOptions {
+        cores: Some(m.host_cores.max(1)),
+        io: Some(io),
+    };
+    let mut file =
+        crypto_bench::openssl::import(&m.speed.output, &format!("{origin}: speed"), name, &opts)
+            .with_context(|| format!("{origin}: the `speed` output"))?;
+    file.profile.description = Some(format!(
+        "{} TLS 1.3 measured on this host by running it (s_server, s_time on loopback): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the handshake and record terms in [implementation]",
+        m.openssl_version
+    ));
+    file.node.cores.source = "logical CPUs of the host the OpenSSL run measured".into();
+    file.implementation = Some(model::validate::tls::implementation_file(&m));
+    let toml = profile::to_toml_string(&file)?;
+    let profile = profile::Profile::from_file(file, &out.display().to_string())?;
+    write_atomic(out, toml.as_bytes())?;
+    print_summary(&profile)?;
+    println!(
+        "wrote {} ({} measured by running it)",
+        out.display(),
+        m.openssl_version
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -31,6 +31,31 @@ pub enum Target {
     /// the ESP data path, beside the model fitted to the PSK set-up, the storm of 50 and
     /// AES-256-GCM's throughput and 64-byte RTT.
     Strongswan(StrongswanArgs),
+    /// Real OpenSSL TLS 1.3 (`openssl s_server`, `s_time`) on loopback: full handshakes per
+    /// second per key exchange and certificate, and bulk record throughput per cipher suite,
+    /// beside the model fitted to X25519 + ECDSA P-256 and AES-256-GCM.
+    Tls(TlsArgs),
+}
+
+/// Arguments of `oransim validate tls`.
+#[derive(Debug, clap::Args)]
+pub struct TlsArgs {
+    /// Read the measurements from FILE (an earlier run's --save-measurements) instead of
+    /// running OpenSSL.
+    #[arg(long, value_name = "FILE")]
+    pub measurements: Option<PathBuf>,
+    /// The full set (7 runs of 2 s per workload) instead of the reduced one (3 runs of 1 s).
+    #[arg(long, conflicts_with = "measurements")]
+    pub full: bool,
+    /// Also write the measurements to FILE (JSON, oransim.measure.tls/1).
+    #[arg(long, value_name = "FILE", conflicts_with = "measurements")]
+    pub save_measurements: Option<PathBuf>,
+    /// Also write the validation to FILE (JSON, oransim.validate/1).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutFormat::Table)]
+    pub format: OutFormat,
 }
 
 /// Arguments of `oransim validate strongswan`.
@@ -77,6 +102,7 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
 pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     match &args.target {
         Target::Strongswan(a) => run_strongswan(a),
+        Target::Tls(a) => run_tls(a),
     }
 }
 
@@ -122,6 +148,52 @@ pub(crate) fn strongswan_measurements(
 fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
     let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
     let v = strongswan::validate(&m, &ops).with_context(|| origin.clone())?;
+    let mut files = Vec::new();
+    if let Some(p) = &a.save_measurements {
+        files.push((
+            p.clone(),
+            printer::json_pretty(&m, "measurements")?.into_bytes(),
+        ));
+    }
+    if let Some(p) = &a.json {
+        files.push((p.clone(), printer::validate::json(&v)?.into_bytes()));
+    }
+    crate::output::write_set(&files)?;
+    print(&v, a.format)
+}
+
+/// The TLS measurements (read from `path`, or run now), and where they came from.
+pub(crate) fn tls_measurements(
+    path: Option<&std::path::Path>,
+    full: bool,
+) -> anyhow::Result<(model::validate::tls::TlsMeasurements, String)> {
+    use model::validate::tls::{MEASURE_SCHEMA, Set};
+    match path {
+        Some(path) => {
+            let text = profile::read::read_input_text(path, profile::read::Input::Measurements)
+                .with_context(|| format!("--measurements {}", path.display()))?;
+            let origin = path.display().to_string();
+            let m: model::validate::tls::TlsMeasurements = serde_json::from_str(&text)
+                .with_context(|| {
+                    format!("{origin}: not a TLS measurement file ({MEASURE_SCHEMA})")
+                })?;
+            if m.schema != MEASURE_SCHEMA {
+                bail!("{origin}: schema `{}` is not {MEASURE_SCHEMA}", m.schema);
+            }
+            Ok((m, origin))
+        }
+        None => {
+            let set = if full { Set::Full } else { Set::Reduced };
+            let m = live::openssl_tls::measure(set, &mut |line| eprintln!("validate tls: {line}"))
+                .context("the OpenSSL run")?;
+            Ok((m, "the OpenSSL run".to_owned()))
+        }
+    }
+}
+
+fn run_tls(a: &TlsArgs) -> anyhow::Result<ExitCode> {
+    let (m, _origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
+    let v = model::validate::tls::validate(&m, m.set.as_str());
     let mut files = Vec::new();
     if let Some(p) = &a.save_measurements {
         files.push((
