@@ -110,6 +110,43 @@ fn ric_restart_storm_brings_every_gnb_back() {
     }
 }
 
+/// Issue 23: the table of a storm's run ends with the answer it is run for, the time the last
+/// tunnel was back and how many came back, the same numbers the JSON report gives (the
+/// longest completion of any flow, and the tunnels summed over the flows). 2000 gNBs, a
+/// thousand past `Detail`'s threshold of exact flows, so the exchanges are coarse too.
+#[test]
+fn ric_restart_run_ends_with_when_the_last_tunnel_is_back() {
+    let dir = TempDir::new("init-ric-restart-last");
+    let flags = ["--gnbs", "2000", "--ke", "mlkem768"];
+    let report = init_check_run(&dir, "ric-restart", &flags, (2001, 2000, 2000));
+    let flows = report["flows"].as_array().expect("flows");
+    let back: u64 = flows
+        .iter()
+        .map(|f| f["handshake"]["completed"].as_u64().expect("a count"))
+        .sum();
+    assert_eq!(back, 2000);
+    let last_ns = flows
+        .iter()
+        .map(|f| {
+            f["handshake"]["completion"]["max_ns"]
+                .as_f64()
+                .expect("a time")
+        })
+        .fold(0.0, f64::max);
+    let file = dir.join("ric-restart.toml");
+    let table = run_ok(&["run", file.to_str().expect("a UTF-8 path")]);
+    let last = table.lines().last().expect("a last line");
+    assert_eq!(
+        last,
+        format!(
+            "last tunnel back after {:.6} s (2000 of 2000 tunnels)",
+            last_ns / 1e9
+        )
+    );
+    // The storm queues at the RIC: the last tunnel is back well after one set-up (~1 ms).
+    assert!(last_ns > 10e6, "{last_ns}");
+}
+
 /// Without `--out` the file is printed; the same flags print the same bytes, and `--out`
 /// next to the repository's root writes those bytes too (the profile path is relative to the
 /// file, here the same as to the current directory).

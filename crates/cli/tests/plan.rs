@@ -542,3 +542,53 @@ fn plan_errors_name_the_flag_and_refuse_flags_that_do_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--sizes: zero-byte messages"), "{err}");
 }
+
+/// Issue 23: the storm takes the documented 1 to 1,000,000 tunnels. Past 4096 the initiators
+/// were once refused as a node's "cores"; they are now a side of unlimited cores, so 100,000
+/// tunnels answer, each one accounted for, and the storm lasts at least the responder's CPU
+/// work over its cores.
+#[test]
+fn a_storm_of_100k_tunnels_answers() {
+    let v = run_json(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--ke",
+        "x25519",
+        "--tunnels",
+        "100000",
+    ]);
+    let r = &v["rows"][0];
+    let f = |k: &str| r[k].as_f64().unwrap();
+    assert_eq!(r["tunnels"], 100_000);
+    let storm = &r["storm"];
+    assert_eq!(
+        storm["completed"].as_u64().unwrap() + storm["failed"].as_u64().unwrap(),
+        100_000
+    );
+    let floor = 100_000.0 * f("responder_work_ns") / f("responder_cores");
+    assert!(f("storm_all_back_ns") >= floor, "{r}");
+}
+
+/// Issue 23: more than a million tunnels is refused, naming `--tunnels` and the range.
+#[test]
+fn more_than_a_million_tunnels_is_refused() {
+    for n in ["1000001", "0"] {
+        let out = run(&[
+            "plan",
+            "kex",
+            "--profile",
+            "calibration/dev-host-aws-lc.toml",
+            "--tunnels",
+            n,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{n}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--tunnels") && err.contains("1..=1000000"),
+            "{n}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

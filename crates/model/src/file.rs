@@ -66,6 +66,55 @@ impl Q {
     }
 }
 
+/// A node's `cores`: a count, or `"unlimited"` (an infinite-server node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cores {
+    /// This many servers (validated: 1 to 4096).
+    Count(i64),
+    /// A server for every packet that arrives: nothing waits for the CPU stage
+    /// (`sim_core::network::UNLIMITED_SERVERS`; the I/O stage stays one server).
+    Unlimited,
+}
+
+/// The word `cores` takes for [`Cores::Unlimited`].
+pub const UNLIMITED: &str = "unlimited";
+
+impl<'de> Deserialize<'de> for Cores {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Cores;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a whole number of cores or \"{UNLIMITED}\"")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cores, E> {
+                Ok(Cores::Count(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cores, E> {
+                // Past i64: refused by validation's range check like any other too-large count.
+                Ok(Cores::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Cores, E> {
+                if v == UNLIMITED {
+                    Ok(Cores::Unlimited)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Cores {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cores::Count(n) => s.serialize_i64(*n),
+            Cores::Unlimited => s.serialize_str(UNLIMITED),
+        }
+    }
+}
+
 impl From<Q> for toml::Value {
     fn from(q: Q) -> toml::Value {
         toml::Value::String(q.0)
@@ -173,9 +222,10 @@ pub struct NodeFile {
     /// A per-packet delay after the CPU stage that occupies no server (default 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<Q>,
-    /// Servers working in parallel (default 1).
+    /// Servers working in parallel (default 1, or the profile's), or `"unlimited"`: a server
+    /// for every packet, so nothing waits for the CPU (a side of independent machines).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cores: Option<i64>,
+    pub cores: Option<Cores>,
     /// Maximum packets in the node, in service plus waiting (default unbounded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<i64>,

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use sim_core::engine::{RunStats, run_replications_with};
+use sim_core::network::UNLIMITED_SERVERS;
 use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
 
 use crate::Scenario;
@@ -54,6 +55,44 @@ pub struct Report {
     pub nodes: Vec<NodeReport>,
     /// Per link direction.
     pub links: Vec<LinkReport>,
+}
+
+/// Every handshake flow's tunnels together ([`Report::tunnels_back`]): the answer to "when is
+/// the last tunnel back?" after a restart storm.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TunnelsBack {
+    /// Tunnels counted (started after the warm-up), all flows and replications.
+    pub tunnels: u64,
+    /// Tunnels whose handshake completed.
+    pub back: u64,
+    /// Tunnels whose handshake failed.
+    pub failed: u64,
+    /// When the last tunnel that came back was back, from its start: the longest completion
+    /// of any flow and replication \[ns\]; `None` when none came back.
+    pub last_back_ns: Option<f64>,
+}
+
+impl Report {
+    /// The handshake flows' tunnels summed over flows (and replications), and the longest
+    /// completion among them; `None` when the report has no handshake flow.
+    pub fn tunnels_back(&self) -> Option<TunnelsBack> {
+        let mut out: Option<TunnelsBack> = None;
+        for h in self.flows.iter().filter_map(|f| f.handshake.as_ref()) {
+            let t = out.get_or_insert(TunnelsBack {
+                tunnels: 0,
+                back: 0,
+                failed: 0,
+                last_back_ns: None,
+            });
+            t.back = t.back.saturating_add(h.completed);
+            t.failed = t.failed.saturating_add(h.failed);
+            t.tunnels = t.back.saturating_add(t.failed);
+            if let Some(c) = &h.completion {
+                t.last_back_ns = Some(t.last_back_ns.map_or(c.max_ns, |m| m.max(c.max_ns)));
+            }
+        }
+        out
+    }
 }
 
 /// What was run.
@@ -258,9 +297,11 @@ impl FlowReport {
 pub struct NodeReport {
     /// Name.
     pub name: String,
-    /// Servers (cores).
-    pub cores: u32,
-    /// Busy time over (cores x simulated time), all replications, in [0, 1].
+    /// Servers (cores); `None` (JSON `null`) for a node of unlimited cores (`cores =
+    /// "unlimited"`: a server for every packet).
+    pub cores: Option<u32>,
+    /// Busy time over (cores x simulated time), all replications, in [0, 1]; for a node of
+    /// unlimited cores, over the most cores busy at once.
     pub utilisation: f64,
     /// Packets served.
     pub served: u64,
@@ -453,8 +494,20 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         .enumerate()
         .map(|(i, n)| {
             let busy: f64 = runs.iter().map(|r| r.nodes[i].busy_ps as f64).sum();
+            // An infinite-server node has no count of cores: its busy time is over the most
+            // that were busy at once (the highest replication's peak).
+            let unlimited = n.servers == UNLIMITED_SERVERS;
+            let servers = if unlimited {
+                runs.iter()
+                    .map(|r| r.nodes[i].max_busy)
+                    .max()
+                    .unwrap_or(0)
+                    .max(1)
+            } else {
+                n.servers
+            };
             let utilisation = if total_end_ps > 0.0 {
-                busy / (n.servers as f64 * total_end_ps)
+                busy / (f64::from(servers) * total_end_ps)
             } else {
                 0.0
             };
@@ -468,7 +521,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             });
             NodeReport {
                 name: n.name.clone(),
-                cores: n.servers,
+                cores: (!unlimited).then_some(n.servers),
                 utilisation,
                 io_utilisation,
                 served: runs.iter().map(|r| r.nodes[i].served).sum(),
@@ -482,7 +535,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     .node_profiles
                     .get(i)
                     .and_then(Option::as_ref)
-                    .map(|p| profile_report(p, i, runs, utilisation, io_utilisation)),
+                    .map(|p| profile_report(p, i, runs, utilisation, io_utilisation, unlimited)),
             }
         })
         .collect();
@@ -538,6 +591,7 @@ fn profile_report(
     runs: &[RunStats],
     utilisation: f64,
     io_utilisation: Option<f64>,
+    unlimited: bool,
 ) -> NodeProfileReport {
     let mut cipher = 0.0;
     let mut stack = 0.0;
@@ -553,7 +607,7 @@ fn profile_report(
     let total = (cipher + stack).max(f64::MIN_POSITIVE);
     let bound = if io_utilisation.is_some_and(|u| u >= 0.95) {
         "io-bound"
-    } else if utilisation >= 0.95 {
+    } else if utilisation >= 0.95 && !unlimited {
         "cpu-bound"
     } else {
         "not saturated"

@@ -406,3 +406,44 @@ source = { kind = "periodic", period = "1ms", size = "100B" }
         "{e}"
     );
 }
+
+/// Issue 23: `cores = "unlimited"` is an infinite-server node: a thousand packets at once are
+/// all in service (none waits), the report has no count of cores and its utilisation is over
+/// the most busy at once; a capacity beside it and any other word are refused at the key.
+#[test]
+fn unlimited_cores_never_queue() {
+    let text = |cores: &str, extra: &str| {
+        format!(
+            "[scenario]\nname = \"inf\"\n[stop]\npackets = 1000\n\
+             [[node]]\nname = \"a\"\n\
+             [[node]]\nname = \"b\"\nservice = {{ model = \"deterministic\", time = \"1ms\" }}\ncores = {cores}\n{extra}\
+             [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"100Gbps\"\n\
+             [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n\
+             source = {{ kind = \"periodic\", period = \"10ns\", payload = \"100B\" }}\n"
+        )
+    };
+    let path = Path::new("inf.toml");
+    let s = model::Scenario::from_toml_str(&text("\"unlimited\"", ""), path).unwrap();
+    let r = model::run(&s, &model::RunOptions::default()).unwrap();
+    let b = &r.nodes[1];
+    assert_eq!((b.cores, b.max_waiting, b.served), (None, 0, 1000));
+    // Each packet is served 1 ms from its arrival, nothing waiting: D_que is 0.
+    assert_eq!(r.flows[0].delay.queueing_ns, 0.0);
+    assert!(
+        b.utilisation > 0.0 && b.utilisation <= 1.0,
+        "{}",
+        b.utilisation
+    );
+    let e = model::Scenario::from_toml_str(&text("\"unlimited\"", "capacity = 10\n"), path)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("node[1] (\"b\").capacity"), "{e}");
+    let e = model::Scenario::from_toml_str(&text("\"many\"", ""), path)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unlimited") && e.contains("cores"), "{e}");
+    let e = model::Scenario::from_toml_str(&text("4097", ""), path)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("from 1 to 4096"), "{e}");
+}

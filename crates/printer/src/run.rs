@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use model::report::{DelayReport, DirReport, Report};
+use model::report::{DelayReport, DirReport, Report, TunnelsBack};
 
 use crate::table::Table;
 
@@ -76,7 +76,38 @@ pub fn table(r: &Report) -> String {
         out.push('\n');
         out.push_str(&link_table(r).text());
     }
+    if let Some(t) = r.tunnels_back() {
+        out.push('\n');
+        out.push_str(&tunnels_back(&t, reps));
+        out.push('\n');
+    }
     out
+}
+
+/// The answer a storm is run for, in one line: when the last tunnel was back, and how many
+/// came back (over every handshake flow and replication).
+fn tunnels_back(t: &TunnelsBack, reps: u32) -> String {
+    let over = if reps > 1 {
+        format!(", {reps} replications")
+    } else {
+        String::new()
+    };
+    match t.last_back_ns {
+        None => format!("no tunnel back (all {} failed{over})", t.failed),
+        Some(ns) if t.failed == 0 => format!(
+            "last tunnel back after {:.6} s ({} of {} tunnels{over})",
+            ns / 1e9,
+            t.back,
+            t.tunnels
+        ),
+        Some(ns) => format!(
+            "last tunnel back after {:.6} s ({} of {} back, {} failed{over})",
+            ns / 1e9,
+            t.back,
+            t.tunnels,
+            t.failed
+        ),
+    }
 }
 
 fn flow_table(r: &Report) -> Table {
@@ -236,7 +267,8 @@ fn node_table(r: &Report) -> Table {
     for n in &r.nodes {
         let mut row = vec![
             n.name.clone(),
-            n.cores.to_string(),
+            n.cores
+                .map_or_else(|| model::file::UNLIMITED.to_owned(), |c| c.to_string()),
             format!("{:.2}%", n.utilisation * 100.0),
         ];
         if with_io {

@@ -85,7 +85,11 @@ pub struct NodeConfig {
     pub receive: Option<Service>,
     /// Service-time model of packets passing through (`None`: `service`).
     pub transit: Option<Service>,
-    /// Number of servers (cores) working in parallel, at least 1 (the `c` of M/M/c).
+    /// Number of servers (cores) working in parallel, at least 1 (the `c` of M/M/c);
+    /// [`UNLIMITED_SERVERS`]: a server for every packet that arrives, so nothing waits for the
+    /// CPU stage (an infinite-server CPU stage, M/G/∞: a side of independent machines, such as
+    /// the initiators of a key-exchange storm, each serving its own packets). The I/O stage
+    /// stays one server.
     pub servers: u32,
     /// Maximum packets in the node, in service plus waiting (the `K` of M/M/1/K); an arrival that
     /// finds the node full is dropped. `None`: unbounded. With an I/O stage, the same bound
@@ -100,6 +104,12 @@ pub struct NodeConfig {
     /// processes, [`FlowConfig::protected_len`]) instead of its size on the wire.
     pub by_protected_len: bool,
 }
+
+/// [`NodeConfig::servers`] of an infinite-server node: a server for every packet present, so no
+/// packet ever waits (at most `u32::MAX` packets exist at once, since packets are numbered by a
+/// `u32`, so every one finds a free server). Only the CPU stage is unlimited: the node's I/O
+/// stage ([`NodeConfig::io`]) is one server, as at every node.
+pub const UNLIMITED_SERVERS: u32 = u32::MAX;
 
 /// How long a node takes to process one packet.
 #[derive(Debug, Clone, PartialEq)]

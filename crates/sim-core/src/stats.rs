@@ -509,7 +509,8 @@ pub struct FlowStats {
 
 impl FlowStats {
     /// Empty statistics whose histograms (both directions' delays, RTTs, messages, handshakes)
-    /// have precision `precision`; exchanges' histograms are always exact.
+    /// have precision `precision`; exchanges' histograms, made at the first exchange completed,
+    /// take the handshakes' precision.
     pub fn with_precision(precision: Precision) -> Self {
         let h = || DelayHist::with_precision(precision);
         FlowStats {
@@ -564,6 +565,8 @@ pub struct NodeStats {
     pub busy_ps: u128,
     /// Largest number of packets waiting (not in service).
     pub max_waiting: u64,
+    /// Largest number of CPU servers busy at once.
+    pub max_busy: u32,
     /// Packets started, by role (indexed by [`Role::index`]: originate, terminate, transit).
     pub served_by_role: [u64; 3],
     /// Bytes of the packets started, by role, as the service saw them (protected length for

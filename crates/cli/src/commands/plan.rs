@@ -133,7 +133,7 @@ struct KexArgs {
     #[arg(long, default_value = "ed25519")]
     auth: String,
     /// Tunnels re-established at once (e.g. gNBs reconnecting after a RIC restart).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=i64::from(model::plan::MAX_TUNNELS)))]
     tunnels: u32,
     /// Calibration profile of both ends (key-op and per-packet costs).
     #[arg(long)]

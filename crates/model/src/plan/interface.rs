@@ -355,7 +355,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         Ok(InterfaceRun {
             suite,
             stack,
-            cores: r.nodes[0].cores,
+            // The ends have a count of cores (`--cores` or the profile's), never unlimited.
+            cores: r.nodes[0].cores.unwrap_or_default(),
             status: "ok",
             cpu: Some(r.nodes[0].utilisation),
             p50_ns: Some(d.p50_ns),

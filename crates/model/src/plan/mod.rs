@@ -3,8 +3,9 @@
 //! [`kex`] answers "what does a key-exchange choice cost when N tunnels (re-)establish at once
 //! with one responder?" — the rekey or reconnect storm after, say, a near-RT RIC restart with
 //! 1000 gNBs. For each key exchange it runs the handshake of `protocols::ikev2` between an
-//! initiator side with one core per tunnel (independent machines) and a responder with the
-//! profile's cores, over a link of the given rate and length, first with one tunnel (the set-up
+//! initiator side of unlimited cores (independent machines: a CPU server for every packet, so
+//! up to [`MAX_TUNNELS`] tunnels cost no per-tunnel state but the handshake's own) and a
+//! responder with the profile's cores, over a link of the given rate and length, first with one tunnel (the set-up
 //! time of one SA on an idle path) and then with all of them at once.
 //!
 //! [`fronthaul`] answers which MACsec mode fits an Open Fronthaul path's T12max budget, and
@@ -57,6 +58,10 @@ pub struct KexQuestion {
     /// ...).
     pub peer: Peer,
 }
+
+/// Most tunnels a storm may have (`--tunnels`): a million handshakes run in about a minute and a
+/// few hundred MB (docs/performance.md).
+pub const MAX_TUNNELS: u32 = 1_000_000;
 
 /// Tunnels sampled for the set-up time distribution when packets are lost.
 pub const SETUP_SAMPLES: u32 = 1000;
@@ -246,8 +251,8 @@ pub struct KexPlan {
     pub findings: Vec<String>,
 }
 
-/// The storm: `tunnels` IKEv2 handshakes at once from an initiator side with a core per tunnel
-/// to one responder.
+/// The storm: `tunnels` IKEv2 handshakes at once from an initiator side of unlimited cores to
+/// one responder.
 fn storm_scenario(
     q: &KexQuestion,
     ke: &str,
@@ -265,9 +270,12 @@ fn storm_scenario(
     }
     ScenarioBuilder::new(format!("kex-{ke}-{tunnels}"))
         .node(
+            // Independent machines: every packet finds a CPU server of its own, so nothing
+            // waits for the initiators' cores however many tunnels there are (their one I/O
+            // stage is shared, as before).
             NodeFile::new("initiators")
                 .service(profile(&q.initiator_profile))
-                .cores(tunnels.into()),
+                .unlimited_cores(),
         )
         .node(responder)
         .link(
@@ -369,7 +377,6 @@ const KEX_FLAGS: &FlagKeys = &[
     ("flow", "source.auth", "--auth"),
     ("flow", "source.count", "--tunnels"),
     ("node[0]", "service.profile", "--profile"),
-    ("node[0]", "cores", "--tunnels"),
     ("node[1]", "service.profile", "--responder-profile"),
     ("node[1]", "cores", "--cores"),
 ];
@@ -385,6 +392,14 @@ pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
 }
 
 fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
+    if !(1..=MAX_TUNNELS).contains(&q.tunnels) {
+        return Err(ScenarioError::Invalid {
+            path: PathBuf::from("oransim plan kex"),
+            key: "--tunnels".into(),
+            problem: format!("{} tunnels", q.tunnels),
+            allowed: format!("a whole number from 1 to {MAX_TUNNELS}"),
+        });
+    }
     let q = KexQuestion {
         initiator_profile: absolute(&q.initiator_profile),
         responder_profile: absolute(&q.responder_profile),
@@ -460,7 +475,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             storm_p50_ns: hs.completion.as_ref().map(|c| c.p50_ns),
             status,
             storm_failed: hs.failed,
-            responder_cores: responder.cores,
+            // The responder has a count of cores (`--cores` or the profile's).
+            responder_cores: responder.cores.unwrap_or_default(),
             responder_cpu: responder.utilisation,
             storm: hs,
             peer: q.peer,
@@ -682,4 +698,80 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+    use crate::file::Cores;
+
+    fn question(tunnels: u32, loss: f64) -> KexQuestion {
+        let profile =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/dev-host-aws-lc.toml");
+        KexQuestion {
+            kes: vec!["x25519".into()],
+            auth: "ed25519".into(),
+            tunnels,
+            initiator_profile: profile.clone(),
+            responder_profile: profile,
+            responder_cores: None,
+            rate: "10Gbps".into(),
+            length: "10km".into(),
+            mtu: "1280B".into(),
+            loss,
+            peer: Peer::default(),
+        }
+    }
+
+    /// Issue 23: the initiators of unlimited cores give the numbers the old initiators of one
+    /// core per tunnel gave (no initiator packet ever waited for a core then either), so every
+    /// storm of up to 4096 tunnels, the old limit, keeps its answer: the same flows, links and
+    /// responder, to the bit, with and without loss (retransmissions included).
+    #[test]
+    fn unlimited_initiators_match_a_core_per_tunnel() {
+        let origin = Path::new("oransim plan kex");
+        let opts = RunOptions {
+            wall_clock: false,
+            threads: 1,
+            ..Default::default()
+        };
+        for (tunnels, loss) in [(1, 0.0), (300, 0.0), (4096, 0.0), (300, 0.05)] {
+            let q = question(tunnels, loss);
+            let new = storm_scenario(&q, "x25519", tunnels, None).file();
+            assert_eq!(new.nodes[0].cores, Some(Cores::Unlimited));
+            let mut old = new.clone();
+            old.nodes[0].cores = Some(Cores::Count(tunnels.into()));
+            let run = |f| {
+                let s = Scenario::from_file(f, origin).expect("a valid storm");
+                serde_json::to_value(crate::run(&s, &opts).expect("a run")).expect("JSON")
+            };
+            let (new, old) = (run(new), run(old));
+            for part in ["flows", "links"] {
+                assert_eq!(
+                    new[part], old[part],
+                    "{tunnels} tunnels, loss {loss}: {part}"
+                );
+            }
+            assert_eq!(new["nodes"][1], old["nodes"][1], "{tunnels}: the responder");
+            assert_eq!(new["nodes"][0]["cores"], serde_json::Value::Null);
+            assert_eq!(old["nodes"][0]["cores"], tunnels);
+            for k in ["served", "dropped", "max_waiting", "io_utilisation"] {
+                assert_eq!(new["nodes"][0][k], old["nodes"][0][k], "{tunnels}: {k}");
+            }
+        }
+    }
+
+    /// Issue 23: a library caller is refused past [`MAX_TUNNELS`] as the command line is,
+    /// naming `--tunnels` and the range.
+    #[test]
+    fn tunnels_past_the_limit_are_refused() {
+        for n in [0, MAX_TUNNELS + 1] {
+            let e = kex(&question(n, 0.0)).unwrap_err().to_string();
+            assert!(
+                e.contains("--tunnels") && e.contains("from 1 to 1000000"),
+                "{e}"
+            );
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! and parsing it back.
 
 use super::*;
-use crate::file::{MetaFile, ReportFile, StopFile};
+use crate::file::{Cores, MetaFile, ReportFile, StopFile};
 
 /// Assembles a [`ScenarioFile`] in code: the `[scenario]` metadata, `[stop]`, nodes, links and
 /// flows, in the order added (the order of the tables in a file, which the keys of errors and the
@@ -180,7 +180,14 @@ impl NodeFile {
 
     /// `cores`: servers working in parallel.
     pub fn cores(mut self, cores: i64) -> NodeFile {
-        self.cores = Some(cores);
+        self.cores = Some(Cores::Count(cores));
+        self
+    }
+
+    /// `cores = "unlimited"`: a CPU server for every packet, so nothing waits for the cores (a
+    /// side of independent machines).
+    pub fn unlimited_cores(mut self) -> NodeFile {
+        self.cores = Some(Cores::Unlimited);
         self
     }
 

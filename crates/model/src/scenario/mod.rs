@@ -18,18 +18,18 @@ use std::path::{Path, PathBuf};
 
 use sim_core::network::{
     Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
-    TraceRecord,
+    TraceRecord, UNLIMITED_SERVERS,
 };
 use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, SimDuration, propagation_delay};
 
 use crate::error::ScenarioError;
-use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
+use crate::file::{Cores, FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
 use crate::units::{self, Kind};
 
 pub use builder::ScenarioBuilder;
 pub use framing::protected_len;
 pub(crate) use handshake::ike_auth_work;
-pub use node::{KeyOp, NodeProfile};
+pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;

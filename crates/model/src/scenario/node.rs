@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// Most cores a node may have (a count; `cores = "unlimited"` is the infinite-server node).
+pub const MAX_CORES: u64 = 4096;
+
 /// A service model written out in the scenario (not from a profile).
 pub(super) fn manual_service(
     cx: &Ctx<'_>,
@@ -319,7 +322,8 @@ pub(super) fn node(
         ),
     };
     let servers = match (n.cores, &from_profile) {
-        (Some(c), _) => cx.count(&format!("{key}.cores"), c, "cores", 4096)?,
+        (Some(Cores::Count(c)), _) => cx.count(&format!("{key}.cores"), c, "cores", MAX_CORES)?,
+        (Some(Cores::Unlimited), _) => UNLIMITED_SERVERS,
         (None, Some((_, cores))) => (*cores).max(1),
         (None, None) => 1,
     };
@@ -327,6 +331,13 @@ pub(super) fn node(
         .capacity
         .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
         .transpose()?;
+    if capacity.is_some() && servers == UNLIMITED_SERVERS {
+        return Err(cx.invalid(
+            format!("{key}.capacity"),
+            "a capacity beside `cores = \"unlimited\"` (nothing waits at such a node)",
+            "a capacity with a number of cores, or unlimited cores without one",
+        ));
+    }
     let (io, latency) = match &from_profile {
         Some((p, _)) => {
             if n.io.is_some() || n.latency.is_some() {

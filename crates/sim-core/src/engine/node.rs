@@ -72,6 +72,7 @@ impl<'a> NodeState<'a> {
     pub fn into_stats(self) -> NodeStats {
         NodeStats {
             max_waiting: self.cpu.peak_waiting(),
+            max_busy: self.cpu.peak_busy(),
             ..self.stats
         }
     }

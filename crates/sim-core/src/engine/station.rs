@@ -2,7 +2,9 @@
 //! optional I/O stage (one server) and each link direction's transmitter (one server) are all a
 //! [`Station`]: packets are served first come, first served by identical servers, and wait in
 //! one FIFO queue of bounded length while all servers are busy. What a service costs, and what
-//! it counts towards, is the owner's business (`node.rs`, `link.rs`).
+//! it counts towards, is the owner's business (`node.rs`, `link.rs`). A station of
+//! [`UNLIMITED_SERVERS`](crate::network::UNLIMITED_SERVERS) servers is an infinite server: packets
+//! are numbered by a `u32`, so fewer than that many are ever in service and none waits.
 
 use crate::tally::Bump;
 use std::collections::VecDeque;
@@ -26,6 +28,7 @@ pub(super) struct Station {
     max_waiting: u64,
     waiting: VecDeque<u32>,
     peak_waiting: u64,
+    peak_busy: u32,
 }
 
 impl Station {
@@ -37,6 +40,7 @@ impl Station {
             max_waiting,
             waiting: VecDeque::new(),
             peak_waiting: 0,
+            peak_busy: 0,
         }
     }
 
@@ -45,6 +49,7 @@ impl Station {
     pub fn offer(&mut self, pkt: u32) -> Admit {
         if self.busy < self.servers {
             self.busy.bump(1);
+            self.peak_busy = self.peak_busy.max(self.busy);
             Admit::Serve
         } else if (self.waiting.len() as u64) < self.max_waiting {
             self.waiting.push_back(pkt);
@@ -82,6 +87,11 @@ impl Station {
     pub fn peak_waiting(&self) -> u64 {
         self.peak_waiting
     }
+
+    /// The largest number of servers busy at once.
+    pub fn peak_busy(&self) -> u32 {
+        self.peak_busy
+    }
 }
 
 #[cfg(test)]
@@ -97,6 +107,7 @@ mod tests {
         assert_eq!(s.offer(4), Admit::Wait);
         assert_eq!(s.offer(5), Admit::Full);
         assert_eq!(s.peak_waiting(), 2);
+        assert_eq!(s.peak_busy(), 2);
         assert_eq!(s.finish(), Some(3));
         assert_eq!(s.finish(), Some(4));
         assert_eq!(s.finish(), None);
@@ -106,6 +117,16 @@ mod tests {
         assert_eq!(s.finish(), None);
         assert_eq!(s.finish(), None);
         assert_eq!(s.offer(8), Admit::Serve);
+    }
+
+    #[test]
+    fn unlimited_servers_never_queue() {
+        let mut s = Station::new(crate::network::UNLIMITED_SERVERS, 0);
+        for pkt in 0..10_000 {
+            assert_eq!(s.offer(pkt), Admit::Serve);
+        }
+        assert_eq!((s.peak_busy(), s.peak_waiting()), (10_000, 0));
+        assert_eq!(s.finish(), None);
     }
 
     #[test]
