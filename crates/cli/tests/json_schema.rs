@@ -335,6 +335,52 @@ fn every_json_document_is_versioned_and_documented() {
         let what = format!("oransim {}", args.join(" "));
         check(parse(&stdout(args), &what), &what);
     }
+    // A responder profile with strongSwan's implementation terms (issue 23).
+    let ss = "calibration/host-2026-11-26-strongswan.toml";
+    let args = [
+        "plan",
+        "kex",
+        "--profile",
+        ss,
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--format",
+        "json",
+    ];
+    check(
+        parse(&stdout(&args), "plan kex (strongSwan terms)"),
+        "plan kex (strongSwan terms)",
+    );
+    // `oransim validate` exits 1 while a prediction misses: its JSON is checked either way.
+    for args in [
+        [
+            "validate",
+            "strongswan",
+            "--measurements",
+            "calibration/host-2026-11-26-strongswan.measurements.json",
+            "--format",
+            "json",
+        ],
+        [
+            "validate",
+            "tls",
+            "--measurements",
+            "crates/model/tests/data/tls-measurements.json",
+            "--format",
+            "json",
+        ],
+    ] {
+        let what = format!("oransim {}", args.join(" "));
+        let out = common::oransim(&args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        check(parse(&String::from_utf8_lossy(&out.stdout), &what), &what);
+    }
     // The sweep's file in --out is the same document.
     let out = common::oransim(&[&SWEEP[..], &["--out", &sweep_out]].concat());
     assert!(

@@ -785,10 +785,22 @@ fn check_implementation(
     }
     for (name, t) in &imp.terms {
         let key = format!("implementation.terms.\"{name}\"");
-        if !t.value.is_finite() || t.value < 0.0 {
+        // A term named `*_offset` is a signed correction of a linear model (e.g. TLS's wait
+        // between handshakes, negative when server and client overlap); every other term is
+        // a cost, a rate or a count, never negative.
+        let signed = name.ends_with("_offset");
+        if !t.value.is_finite() || (!signed && t.value < 0.0) {
             return Err(invalid(
                 format!("{key}.value"),
-                format!("{} is not a finite value >= 0", t.value),
+                format!(
+                    "{} is not a finite value{}",
+                    t.value,
+                    if signed {
+                        ""
+                    } else {
+                        " >= 0 (only a term named `*_offset` may be negative)"
+                    }
+                ),
             ));
         }
         if !TERM_UNITS.contains(&t.unit.as_str()) {

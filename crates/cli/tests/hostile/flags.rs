@@ -616,5 +616,92 @@ fn inapplicable() -> Vec<Case> {
         args.extend(extra.iter().copied());
         add(args, "--from-openssl-speed");
     }
+    // validate and calibrate --run (issue 23): the measurement files are refused naming
+    // themselves; flags that do not go together are refused naming one of them. None of these
+    // runs a real implementation.
+    let ss = "calibration/host-2026-11-26-strongswan.measurements.json";
+    add(
+        vec!["validate", "strongswan", "--measurements", "/dev/zero"],
+        "/dev/zero",
+    );
+    add(
+        vec!["validate", "strongswan", "--measurements", "scenarios"],
+        "scenarios",
+    );
+    add(
+        vec!["validate", "strongswan", "--measurements", "nope.json"],
+        "nope.json",
+    );
+    add(
+        vec![
+            "validate",
+            "strongswan",
+            "--measurements",
+            "calibration/colosseum-e2.toml",
+        ],
+        "colosseum-e2.toml",
+    );
+    add(
+        vec!["validate", "tls", "--measurements", ss],
+        "host-2026-11-26-strongswan.measurements.json",
+    );
+    add(
+        vec!["validate", "strongswan", "--measurements", ss, "--full"],
+        "--full",
+    );
+    add(
+        vec![
+            "validate",
+            "strongswan",
+            "--measurements",
+            ss,
+            "--save-measurements",
+            "m.json",
+        ],
+        "--save-measurements",
+    );
+    add(
+        vec![
+            "validate",
+            "strongswan",
+            "--measurements",
+            ss,
+            "--format",
+            "yaml",
+        ],
+        "--format",
+    );
+    add(vec!["validate", "nope"], "nope");
+    add(
+        vec!["calibrate", "--run", "nope", "--out", "n.toml"],
+        "--run",
+    );
+    add(
+        vec![
+            "calibrate",
+            "--run",
+            "strongswan",
+            "--quick",
+            "--out",
+            "n.toml",
+        ],
+        "--quick",
+    );
+    add(
+        vec!["calibrate", "--measurements", ss, "--out", "n.toml"],
+        "--run",
+    );
+    add(
+        vec![
+            "calibrate",
+            "--run",
+            "openssl-tls",
+            "--measurements",
+            ss,
+            "--out",
+            "n.toml",
+        ],
+        "host-2026-11-26-strongswan.measurements.json",
+    );
     cases
 }

@@ -112,10 +112,11 @@ pub struct KexRow {
     /// How IKE_SA_INIT travels with this peer at the path MTU: it is never encrypted, so a
     /// message over the MTU is IP-fragmented (RFC 7383 cannot apply).
     pub ike_sa_init: InitTravel,
-    /// What the figures above count: `"cipher-only lower bound"` (the profiles' cipher, key-op
-    /// and per-packet costs only: a real daemon's message handling, thread hand-offs and SA
+    /// `"cipher-only lower bound"` (the row's times count the profiles' cipher, key-op and
+    /// per-packet costs only: a real daemon's message handling, thread hand-offs and SA
     /// installation are left out) or `"implementation terms"` (the responder profile has a
-    /// real implementation's terms, and [`KexRow::implementation`] holds the estimate).
+    /// real implementation's terms and [`KexRow::implementation`] holds the estimate with
+    /// them; the row's other times remain the cipher-only bound).
     pub bound: &'static str,
     /// The set-up and storm with the responder profile's implementation terms (`oransim
     /// calibrate --run strongswan`); `None` (JSON `null`) for a cipher-only profile.
@@ -181,7 +182,7 @@ fn implementation_estimate(
         }
         + responder_work_ns;
     let (par, cpus) = (term("ike.parallelism")?, term("ike.host_cpus")?);
-    if !(par > 0.0 && cpus >= 1.0) {
+    if !(par > 0.0 && cpus >= 1.0 && cores >= 1) {
         return None;
     }
     let efficiency = (par / cpus).min(1.0);
@@ -448,7 +449,7 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
                     q.tunnels,
                     hs1.completion.as_ref().map(|c| c.mean_ns),
                     work(1),
-                    responder.cores,
+                    responder.cores.unwrap_or_default(),
                 )
             });
         rows.push(KexRow {
@@ -493,7 +494,7 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     for r in &rows {
         if let Some(i) = &r.implementation {
             findings.push(format!(
-                "{} with {}'s terms: one SA takes {}; {} tunnels {} (the responder spends {:.0} us of CPU per SA at {:.2} effective cores, {:.0}% of {} cores){}",
+                "{} with {}'s terms (the table above is the cipher-only bound): one SA takes {}; {} tunnels {} (the responder spends {:.0} us of CPU per SA at {:.2} effective cores, {:.0}% of {} cores){}",
                 r.ke,
                 i.implementation,
                 ms(i.setup_ns),

@@ -512,7 +512,7 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
                 let predicted = (period > 0.0).then(|| 1e9 / period);
                 Row::new(id, quantity, "1/s", h.rate, predicted, Rule::HandshakeRate, fitted_from, &fitted_to)
                     .why(format!(
-                        "CPU per handshake: server {} measured, {} predicted; client {} measured, {} predicted; wait {} (fitted); period {} measured",
+                        "CPU per handshake: server {} measured, {} predicted; client {} measured, {} predicted; wait {} (fitted; negative: server and client overlap); period {} measured",
                         us(h.server_ns.median),
                         us(s),
                         us(h.client_ns.median),
@@ -634,11 +634,11 @@ pub fn implementation_file(m: &TlsMeasurements) -> ImplementationFile {
                 "median s_time CPU per handshake (wait4 rusage) minus keygen + agree + verify from openssl speed",
             );
             term(
-                "tls.handshake.wait",
+                "tls.handshake.wait_offset",
                 t.wait_ns,
                 "ns",
                 &fit_hs,
-                "median wall time per handshake minus the median server and client CPU per handshake: time neither computes (loopback round trips, wake-ups; negative would mean overlap)",
+                "median wall time per handshake minus the median server and client CPU per handshake: positive when neither computes for a while (loopback round trips, wake-ups), negative when the two overlap on the host's cores",
             );
             if let Some(r) = t.record_overhead_ns_per_byte {
                 term(

@@ -1,0 +1,196 @@
+//! The strongSwan implementation model (`model::validate::strongswan`) on a real measurement of
+//! this project's dev host (`calibration/host-2026-11-26-strongswan.measurements.json`): the
+//! rows' classes follow their provenance, and no prediction depends on the measurement it is
+//! compared with.
+
+use std::path::Path;
+
+use model::validate::strongswan::{self, Measurements, OpensslCosts, Workload};
+use model::validate::{RowClass, Validation};
+
+fn measurements() -> Measurements {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../calibration/host-2026-11-26-strongswan.measurements.json");
+    let text = std::fs::read_to_string(&path).expect("the committed measurement file");
+    serde_json::from_str(&text).expect("a measurement file")
+}
+
+/// The OpenSSL costs from the file's `speed` workload, parsed as the CLI does.
+fn ops(m: &Measurements) -> OpensslCosts {
+    let mr = m
+        .rows
+        .iter()
+        .find_map(|w| match w {
+            Workload::Speed { mr, .. } => Some(mr.clone()),
+            _ => None,
+        })
+        .expect("a speed workload");
+    crypto_bench::openssl::parse(&mr, "speed").expect("openssl speed -mr output")
+}
+
+fn validate(m: &Measurements) -> Validation {
+    strongswan::validate(m, &ops(m)).expect("a validation")
+}
+
+fn predicted(v: &Validation, id: &str) -> Option<f64> {
+    v.rows
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("no row {id}"))
+        .predicted
+}
+
+#[test]
+fn fitted_rows_are_exactly_the_fit_s_measurements() {
+    let m = measurements();
+    let v = validate(&m);
+    let fit = strongswan::fitted_to();
+    assert_eq!(v.fitted_to, fit);
+    for r in &v.rows {
+        assert_eq!(
+            r.class == RowClass::Fitted,
+            fit.contains(&r.id),
+            "{}: class {:?}",
+            r.id,
+            r.class
+        );
+        if r.class == RowClass::Predicted {
+            assert!(
+                !r.fitted_from.contains(&r.id),
+                "{} fitted from itself",
+                r.id
+            );
+        }
+    }
+    // Every workload of the file has its rows, and the counts add up.
+    for id in [
+        "ike.setup.ecdsa-p256",
+        "ike.setup.rsa2048",
+        "ike.cpu.rsa2048.responder",
+        "ike.storm.200.time",
+        "ike.storm.200.cpu",
+        "esp.tput.aes128gcm16",
+    ] {
+        assert!(predicted(&v, id).is_some(), "{id} has no prediction");
+    }
+    let counted = v
+        .rows
+        .iter()
+        .filter(|r| r.class == RowClass::Predicted)
+        .count();
+    assert_eq!((v.passed + v.failed) as usize, counted);
+}
+
+/// Moving a predicted row's own measurement moves no prediction: no fit used it.
+#[test]
+fn no_prediction_depends_on_its_own_measurement() {
+    let m = measurements();
+    let before = validate(&m);
+    let mut moved = m.clone();
+    for w in &mut moved.rows {
+        match w {
+            Workload::Setup {
+                auth,
+                latency_ms,
+                responder_cpu_ns,
+                ..
+            } if auth == "rsa2048" || auth == "ecdsa-p256" => {
+                latency_ms.iter_mut().for_each(|l| *l *= 3.0);
+                *responder_cpu_ns *= 3.0;
+            }
+            Workload::Storm {
+                sas,
+                first_try_back_ms,
+                responder_cpu_ns,
+                ..
+            } if *sas == 200 => {
+                *first_try_back_ms *= 3.0;
+                *responder_cpu_ns *= 3.0;
+            }
+            Workload::Esp {
+                suite, tcp_mbps, ..
+            } if suite == "aes128gcm16" => {
+                tcp_mbps.iter_mut().for_each(|t| *t *= 3.0);
+            }
+            _ => {}
+        }
+    }
+    let after = validate(&moved);
+    for (a, b) in before.rows.iter().zip(&after.rows) {
+        assert_eq!(a.id, b.id);
+        assert_eq!(
+            a.predicted, b.predicted,
+            "{} moved with its measurement",
+            a.id
+        );
+    }
+    // And the measurements did move: the moved rows' errors changed.
+    let err = |v: &Validation, id: &str| v.rows.iter().find(|r| r.id == id).unwrap().error_pct;
+    assert_ne!(
+        err(&before, "ike.storm.200.time"),
+        err(&after, "ike.storm.200.time")
+    );
+}
+
+/// Moving a fitted measurement moves the predictions built on it.
+#[test]
+fn predictions_follow_the_fitted_measurements() {
+    let m = measurements();
+    let before = validate(&m);
+    let mut moved = m.clone();
+    for w in &mut moved.rows {
+        if let Workload::Storm {
+            sas,
+            first_try_back_ms,
+            ..
+        } = w
+            && *sas == strongswan::FIT_STORM
+        {
+            *first_try_back_ms *= 2.0;
+        }
+    }
+    let after = validate(&moved);
+    let (b, a) = (
+        predicted(&before, "ike.storm.200.time").unwrap(),
+        predicted(&after, "ike.storm.200.time").unwrap(),
+    );
+    assert!(
+        a > 1.5 * b,
+        "a slower fitted storm must predict a slower storm of 200: {b} -> {a}"
+    );
+}
+
+/// The profile section `calibrate --run strongswan` writes: every term finite, with a unit the
+/// profile accepts, and provenance.
+#[test]
+fn implementation_terms_are_valid_profile_terms() {
+    let m = measurements();
+    let imp = strongswan::implementation_file(&m, &ops(&m)).expect("terms");
+    assert_eq!(imp.name, "strongswan");
+    for (name, unit) in strongswan::TERM_NAMES {
+        let t = imp
+            .terms
+            .get(*name)
+            .unwrap_or_else(|| panic!("no term {name}"));
+        assert_eq!(t.unit, *unit, "{name}");
+        assert!(
+            t.value.is_finite() && t.value >= 0.0,
+            "{name} = {}",
+            t.value
+        );
+        assert!(!t.source.is_empty());
+    }
+    assert!(imp.terms["ike.parallelism"].value > 0.0);
+}
+
+#[test]
+fn a_file_without_the_fit_s_workloads_is_refused_naming_them() {
+    let mut m = measurements();
+    m.rows.retain(|w| !matches!(w, Workload::Storm { .. }));
+    let e = strongswan::validate(&m, &ops(&m)).unwrap_err().to_string();
+    assert!(e.contains("ike.storm.50"), "{e}");
+    let mut m = measurements();
+    m.schema = "other/1".into();
+    let e = strongswan::validate(&m, &ops(&m)).unwrap_err().to_string();
+    assert!(e.contains("oransim.measure.strongswan/1"), "{e}");
+}
