@@ -66,9 +66,17 @@ fn rekey_storm_1000_tunnels() {
             .map(|r| r["setup_bytes"].as_u64().unwrap())
             .collect();
         assert!(bytes[0] < bytes[1] && bytes[1] < bytes[2], "{bytes:?}");
-        // Two comparisons, three CPU findings, and ML-KEM-1024's IP-fragmented IKE_SA_INIT
-        // (issue 17).
-        assert_eq!(v["findings"].as_array().unwrap().len(), 6);
+        // Two comparisons, three CPU findings, ML-KEM-1024's IP-fragmented IKE_SA_INIT
+        // (issue 17), and the cipher-only lower bound (issue 23).
+        let findings = v["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 7);
+        assert!(
+            findings[6]
+                .as_str()
+                .unwrap()
+                .starts_with("cipher-only lower bound")
+        );
+        assert!(rows.iter().all(|r| r["bound"] == "cipher-only lower bound"));
     }
 }
 

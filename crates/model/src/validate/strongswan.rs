@@ -269,10 +269,10 @@ fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
     out
 }
 
-fn esp<'a>(
-    m: &'a Measurements,
-    suite: &str,
-) -> Option<(&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32)> {
+/// One ESP suite's measurement: RTT runs by size, TCP runs, path MTU.
+type EspRuns<'a> = (&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32);
+
+fn esp<'a>(m: &'a Measurements, suite: &str) -> Option<EspRuns<'a>> {
     m.rows.iter().find_map(|w| match w {
         Workload::Esp {
             suite: s,
