@@ -147,8 +147,44 @@ pub struct InterfacePlan {
     pub cores_needed: Option<u32>,
     /// The alternatives, at the same load.
     pub alternatives: Vec<InterfaceRun>,
+    /// What the figures count: `"cipher-only lower bound"` (the profile's cipher calls and
+    /// per-packet I/O only, not a real data path's: an ESP daemon's TUN reads and writes,
+    /// thread hand-offs) or `"implementation terms"` (the profile has a measured ESP data
+    /// path's terms, and `implementation` holds them; the other figures remain the bound).
+    pub bound: &'static str,
+    /// A measured ESP data path's terms (`oransim calibrate --run strongswan`), for an IPsec
+    /// interface; `None` (JSON `null`) otherwise.
+    pub implementation: Option<DataPathTerms>,
     /// Plain-language findings.
     pub findings: Vec<String>,
+}
+
+/// A real ESP data path's terms, as measured on the calibration host (docs/validation.md).
+#[derive(Debug, Clone, Serialize)]
+pub struct DataPathTerms {
+    /// The implementation and data path measured (`strongSwan 5.9.8 (kernel-libipsec)`).
+    pub implementation: String,
+    /// The data path's bottleneck time per packet without the cipher, measured with TCP
+    /// segments of the path MTU less 40 B \[ns\].
+    pub per_packet_ns: f64,
+    /// What ESP adds to a round trip without the ciphers, over the same path without IPsec
+    /// \[ns\].
+    pub added_rtt_ns: f64,
+}
+
+/// The ESP data path's terms of `p`, if it has them.
+fn data_path_terms(p: &profile::Profile) -> Option<DataPathTerms> {
+    let imp = p.real_implementation()?;
+    Some(DataPathTerms {
+        implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
+        per_packet_ns: p.term("esp.per_packet")?,
+        added_rtt_ns: p.term("esp.latency")?,
+    })
+}
+
+/// Whether a stack carries ESP (an IPsec interface).
+fn stack_is_ipsec(stack: &str) -> bool {
+    stack.contains("esp")
 }
 
 /// Two profile-built nodes over a 10 Gb/s, 100 m link; Poisson packets of the interface's
@@ -476,7 +512,31 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             a.limit
         ));
     }
+    let terms = if stack_is_ipsec(&secured.stack) {
+        data_path_terms(&profile)
+    } else {
+        None
+    };
+    match &terms {
+        Some(t) => findings.push(format!(
+            "with {}'s measured ESP data path (the figures above are the cipher-only bound): {:.1} us per packet at its bottleneck besides the cipher, so at most {:.0} packets/s per direction; ESP adds {:.0} us to a round trip besides the ciphers",
+            t.implementation,
+            t.per_packet_ns / 1e3,
+            1e9 / t.per_packet_ns,
+            t.added_rtt_ns / 1e3
+        )),
+        None => findings.push(format!(
+            "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs); `oransim calibrate --run strongswan` measures strongSwan's, and docs/validation.md has the dev host's",
+            super::LOWER_BOUND
+        )),
+    }
     Ok(InterfacePlan {
+        bound: if terms.is_some() {
+            super::IMPLEMENTATION_TERMS
+        } else {
+            super::LOWER_BOUND
+        },
+        implementation: terms,
         interface: q.interface.clone(),
         offered_bps,
         added_p50_ns: sec_p50 - plain_p50,
