@@ -353,6 +353,18 @@ fn every_json_document_is_versioned_and_documented() {
         parse(&stdout(&args), "plan kex (strongSwan terms)"),
         "plan kex (strongSwan terms)",
     );
+    let args = [
+        "plan",
+        "interface",
+        "--profile",
+        ss,
+        "--rate",
+        "10Mbps",
+        "--format",
+        "json",
+    ];
+    let what = "plan interface (strongSwan terms)";
+    check(parse(&stdout(&args), what), what);
     // `oransim validate` exits 1 while a prediction misses: its JSON is checked either way.
     for args in [
         [
