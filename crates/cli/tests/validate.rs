@@ -213,64 +213,54 @@ fn skip(var: &str) -> Option<String> {
     (!root).then(|| "not root".to_owned())
 }
 
-#[test]
-fn strongswan_for_real() {
-    if let Some(why) = skip("ORANSIM_SKIP_STRONGSWAN") {
-        say(&format!("SKIPPED strongswan: {why}"));
-        return;
+/// Runs `oransim validate TARGET` for real, saving its measurements, and checks the output;
+/// `None` when it skipped (the reason is printed), else its stderr.
+fn for_real(target: &str, skip_var: &str, skipped_word: &str) -> Option<String> {
+    if let Some(why) = skip(skip_var) {
+        say(&format!("SKIPPED {target}: {why}"));
+        return None;
     }
-    let dir = TempDir::new("validate-ss-real");
-    let json = dir.join("v.json");
-    let saved = dir.join("m.json");
+    let dir = TempDir::new(&format!("validate-{target}-real"));
+    let (json, saved) = (dir.join("v.json"), dir.join("m.json"));
+    let (json_s, saved_s) = (json.to_str().unwrap(), saved.to_str().unwrap());
     let out = oransim(&[
         "validate",
-        "strongswan",
+        target,
         "--json",
-        json.to_str().unwrap(),
+        json_s,
         "--save-measurements",
-        saved.to_str().unwrap(),
+        saved_s,
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && err.contains("cannot run") {
-        say(&format!("SKIPPED strongswan: {}", err.trim()));
-        return;
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.code() == Some(2) && err.contains(skipped_word) {
+        say(&format!("SKIPPED {target}: {}", err.trim()));
+        return None;
     }
     check_run(
         &[
             "validate",
-            "strongswan",
+            target,
             "--measurements",
-            saved.to_str().unwrap(),
+            saved_s,
             "--json",
-            json.to_str().unwrap(),
+            json_s,
         ],
         &json,
-        "strongswan",
+        target,
     );
+    Some(err)
+}
+
+#[test]
+fn strongswan_for_real() {
+    for_real("strongswan", "ORANSIM_SKIP_STRONGSWAN", "cannot run");
 }
 
 #[test]
 fn tls_for_real() {
-    if let Some(why) = skip("ORANSIM_SKIP_TLS") {
-        say(&format!("SKIPPED tls: {why}"));
+    let Some(err) = for_real("tls", "ORANSIM_SKIP_TLS", "skipped") else {
         return;
-    }
-    let dir = TempDir::new("validate-tls-real");
-    let json = dir.join("v.json");
-    let saved = dir.join("m.json");
-    let out = oransim(&[
-        "validate",
-        "tls",
-        "--json",
-        json.to_str().unwrap(),
-        "--save-measurements",
-        saved.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && err.contains("skipped") {
-        say(&format!("SKIPPED tls: {}", err.trim()));
-        return;
-    }
+    };
     // Every s_server the run started (its progress lines name each pid) is gone.
     let pids: Vec<&str> = err
         .lines()
@@ -287,16 +277,4 @@ fn tls_for_real() {
             "s_server pid {pid} still exists"
         );
     }
-    check_run(
-        &[
-            "validate",
-            "tls",
-            "--measurements",
-            saved.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &json,
-        "tls",
-    );
 }

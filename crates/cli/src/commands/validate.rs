@@ -30,46 +30,26 @@ pub enum Target {
     /// namespaces (root; installs Debian's packages if missing): IKE set-ups, restart storms and
     /// the ESP data path, beside the model fitted to the PSK set-up, the storm of 50 and
     /// AES-256-GCM's throughput and 64-byte RTT.
-    Strongswan(StrongswanArgs),
+    Strongswan(RunArgs),
     /// Real OpenSSL TLS 1.3 (`openssl s_server`, `s_time`) on loopback: full handshakes per
     /// second per key exchange and certificate, and bulk record throughput per cipher suite,
     /// beside the model fitted to X25519 + ECDSA P-256 and AES-256-GCM.
-    Tls(TlsArgs),
+    Tls(RunArgs),
 }
 
-/// Arguments of `oransim validate tls`.
+/// Arguments of `oransim validate strongswan` and `oransim validate tls`.
 #[derive(Debug, clap::Args)]
-pub struct TlsArgs {
-    /// Read the measurements from FILE (an earlier run's --save-measurements) instead of
-    /// running OpenSSL.
+pub struct RunArgs {
+    /// Read the measurements from FILE (written by an earlier run's --save-measurements, or by
+    /// scripts/strongswan-bench.sh) instead of running the implementation.
     #[arg(long, value_name = "FILE")]
     pub measurements: Option<PathBuf>,
-    /// The full set (7 runs of 2 s per workload) instead of the reduced one (3 runs of 1 s).
+    /// The full set instead of the reduced one: strongSwan's storms up to 1000 SAs and 5 runs
+    /// each (about 8 minutes against 90 s); TLS's 7 runs of 2 s per workload (against 3 of 1 s).
     #[arg(long, conflicts_with = "measurements")]
     pub full: bool,
-    /// Also write the measurements to FILE (JSON, oransim.measure.tls/1).
-    #[arg(long, value_name = "FILE", conflicts_with = "measurements")]
-    pub save_measurements: Option<PathBuf>,
-    /// Also write the validation to FILE (JSON, oransim.validate/1).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Output format on stdout.
-    #[arg(long, value_enum, default_value_t = OutFormat::Table)]
-    pub format: OutFormat,
-}
-
-/// Arguments of `oransim validate strongswan`.
-#[derive(Debug, clap::Args)]
-pub struct StrongswanArgs {
-    /// Read the measurements from FILE (written by an earlier run's --save-measurements or by
-    /// scripts/strongswan-bench.sh) instead of running strongSwan.
-    #[arg(long, value_name = "FILE")]
-    pub measurements: Option<PathBuf>,
-    /// The full set (storms up to 1000 SAs, 5 runs each; about 10 minutes) instead of the
-    /// reduced one (storms up to 200, 3 runs; about 2 minutes).
-    #[arg(long, conflicts_with = "measurements")]
-    pub full: bool,
-    /// Also write the measurements to FILE (JSON, oransim.measure.strongswan/1).
+    /// Also write the measurements to FILE (JSON, oransim.measure.strongswan/1 or
+    /// oransim.measure.tls/1).
     #[arg(long, value_name = "FILE", conflicts_with = "measurements")]
     pub save_measurements: Option<PathBuf>,
     /// Also write the validation to FILE (JSON, oransim.validate/1).
@@ -145,21 +125,10 @@ pub(crate) fn strongswan_measurements(
     Ok((m, ops, origin))
 }
 
-fn run_strongswan(a: &StrongswanArgs) -> anyhow::Result<ExitCode> {
+fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
     let v = strongswan::validate(&m, &ops).with_context(|| origin.clone())?;
-    let mut files = Vec::new();
-    if let Some(p) = &a.save_measurements {
-        files.push((
-            p.clone(),
-            printer::json_pretty(&m, "measurements")?.into_bytes(),
-        ));
-    }
-    if let Some(p) = &a.json {
-        files.push((p.clone(), printer::validate::json(&v)?.into_bytes()));
-    }
-    crate::output::write_set(&files)?;
-    print(&v, a.format)
+    finish(a, &m, &v)
 }
 
 /// The TLS measurements (read from `path`, or run now), and where they came from.
@@ -191,21 +160,26 @@ pub(crate) fn tls_measurements(
     }
 }
 
-fn run_tls(a: &TlsArgs) -> anyhow::Result<ExitCode> {
+fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let (m, _origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
     let v = model::validate::tls::validate(&m, m.set.as_str());
+    finish(a, &m, &v)
+}
+
+/// Writes the files `a` asks for (the measurements, the validation's JSON), then prints.
+fn finish<M: serde::Serialize>(a: &RunArgs, m: &M, v: &Validation) -> anyhow::Result<ExitCode> {
     let mut files = Vec::new();
     if let Some(p) = &a.save_measurements {
         files.push((
             p.clone(),
-            printer::json_pretty(&m, "measurements")?.into_bytes(),
+            printer::json_pretty(m, "measurements")?.into_bytes(),
         ));
     }
     if let Some(p) = &a.json {
-        files.push((p.clone(), printer::validate::json(&v)?.into_bytes()));
+        files.push((p.clone(), printer::validate::json(v)?.into_bytes()));
     }
     crate::output::write_set(&files)?;
-    print(&v, a.format)
+    print(v, a.format)
 }
 
 fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
