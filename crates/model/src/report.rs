@@ -258,6 +258,11 @@ pub struct HandshakeReport {
     pub completion: Option<DistSummary>,
     /// Per exchange, request work started to response processed \[ns\].
     pub exchanges: Vec<ExchangeReport>,
+    /// What these times count: always `"cipher-only lower bound"` in a scenario run, whose
+    /// handshake work is the profiles' key ops, signatures and per-packet I/O, not a real IKE
+    /// daemon's message handling, thread hand-offs and SA installation (`oransim plan kex` with
+    /// a profile from `oransim calibrate --run strongswan` estimates those; docs/validation.md).
+    pub bound: &'static str,
 }
 
 /// One exchange of a handshake.
@@ -443,6 +448,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             });
             let handshake = match &cfg.source {
                 sim_core::network::Source::Handshake { exchanges, .. } => Some(HandshakeReport {
+                    bound: crate::plan::LOWER_BOUND,
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,
                     retransmissions: merged.handshake_retransmissions,

@@ -213,8 +213,8 @@ fn extras(r: &Report) -> String {
             };
             let _ = writeln!(
                 extras,
-                "{}: {} handshakes completed, {} failed; {completion}",
-                f.name, h.completed, h.failed
+                "{}: {} handshakes completed, {} failed; {completion} ({}: no IKE daemon's work)",
+                f.name, h.completed, h.failed, h.bound
             );
             for e in &h.exchanges {
                 let _ = writeln!(

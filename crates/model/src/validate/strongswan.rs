@@ -333,7 +333,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         median(&cpu_r).unwrap_or(0.0),
     );
     spreads.insert("ike.parallelism", t50.spread_pct() / 100.0);
-    let latency_ns = (lat.median * 1e6 - kpath).max(0.0);
+    let latency_ns = lat.median * 1e6 - kpath;
     let span_ns = t50.median * 1e6 - lat.median * 1e6;
     if span_ns <= 0.0 {
         return Err(MeasureError(format!(
@@ -342,6 +342,12 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         )));
     }
     let parallelism = f64::from(FIT_STORM - 1) * (li + lr) / span_ns;
+    if !(parallelism.is_finite() && parallelism > 0.0) {
+        return Err(MeasureError(format!(
+            "`ike.storm.{FIT_STORM}`: the daemons' CPU per SA ({:.0} us) gives no parallelism",
+            (li + lr) / 1e3
+        )));
+    }
     // Certificate handling, fitted to the Ed25519 set-up: what it costs beyond PSK's, less its
     // signatures.
     let (ei, er, epath) = crypto_split(&crypto(ops, FIT_CERT)?);
@@ -351,17 +357,20 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         ))
     })?;
     let certificate_ns = [
-        (ci_c - ci - (ei - ki)).max(0.0),
-        (cr_c - cr - (er - kr)).max(0.0),
-        ((lat_c.median - lat.median) * 1e6 - (epath - kpath)).max(0.0),
+        nonneg("ike.certificate.initiator", ci_c - ci - (ei - ki))?,
+        nonneg("ike.certificate.responder", cr_c - cr - (er - kr))?,
+        nonneg(
+            "ike.certificate.latency",
+            (lat_c.median - lat.median) * 1e6 - (epath - kpath),
+        )?,
     ];
     let mut terms = Terms {
         certificate_ns,
-        initiator_idle_ns: (ci - ki).max(0.0),
-        responder_idle_ns: (cr - kr).max(0.0),
-        latency_ns,
-        initiator_loaded_ns: (li - ki).max(0.0),
-        responder_loaded_ns: (lr - kr).max(0.0),
+        initiator_idle_ns: nonneg("ike.daemon.initiator.idle", ci - ki)?,
+        responder_idle_ns: nonneg("ike.daemon.responder.idle", cr - kr)?,
+        latency_ns: nonneg("ike.latency", latency_ns)?,
+        initiator_loaded_ns: nonneg("ike.daemon.initiator.loaded", li - ki)?,
+        responder_loaded_ns: nonneg("ike.daemon.responder.loaded", lr - kr)?,
         parallelism,
         esp_per_packet_ns: None,
         esp_latency_ns: None,
@@ -372,9 +381,17 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         let seg = f64::from(mtu.saturating_sub(40));
         let t =
             Measured::of(tput).ok_or_else(|| MeasureError("ESP throughput not finite".into()))?;
+        if t.median <= 0.0 {
+            return Err(MeasureError(format!(
+                "`esp.tput.{FIT_SUITE}`: a median of {} Mbit/s is no throughput",
+                t.median
+            )));
+        }
         let per_seg = seg * 8.0 / (t.median * 1e6) * 1e9;
-        terms.esp_per_packet_ns =
-            Some((per_seg - cost(ops, "aes256-gcm.seal", seg + 40.0)?).max(0.0));
+        terms.esp_per_packet_ns = Some(nonneg(
+            "esp.per_packet",
+            per_seg - cost(ops, "aes256-gcm.seal", seg + 40.0)?,
+        )?);
         terms
             .spreads
             .insert("esp.per_packet", t.spread_pct() / 100.0);
@@ -383,10 +400,23 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
             plain_rtt.get("64").and_then(|v| median(v)),
         ) {
             let ciphers = 4.0 * cost(ops, "aes256-gcm.seal", 64.0 + 28.0)?;
-            terms.esp_latency_ns = Some(((e - p) * 1e6 - ciphers).max(0.0));
+            terms.esp_latency_ns = Some(nonneg("esp.latency", (e - p) * 1e6 - ciphers)?);
         }
     }
     Ok(terms)
+}
+
+/// `v` when it is a cost (finite, >= 0); otherwise the measurement is not meaningful (the
+/// implementation took less than OpenSSL's crypto alone), and the error names the term.
+fn nonneg(term: &str, v: f64) -> Result<f64, MeasureError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(MeasureError(format!(
+            "term `{term}` comes out at {:.1} us: the measurement it is fitted to is below OpenSSL's crypto alone (or not a number), so it cannot be fitted; re-measure on a quiet host",
+            v / 1e3
+        )))
+    }
 }
 
 /// The measurement ids the terms were fitted to.
