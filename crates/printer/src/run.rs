@@ -213,8 +213,17 @@ fn extras(r: &Report) -> String {
             };
             let _ = writeln!(
                 extras,
-                "{}: {} handshakes completed, {} failed; {completion} ({}: no IKE daemon's work)",
-                f.name, h.completed, h.failed, h.bound
+                "{}: {} handshakes completed, {} failed; {completion} ({}: no IKE daemon's work{})",
+                f.name,
+                h.completed,
+                h.failed,
+                h.bound,
+                match model::plan::reference_ike_factor() {
+                    Some((factor, ..)) => format!(
+                        ", which made a real strongSwan responder's CPU per SA {factor:.1}x on the reference host"
+                    ),
+                    None => String::new(),
+                }
             );
             for e in &h.exchanges {
                 let _ = writeln!(

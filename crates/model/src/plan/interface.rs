@@ -526,8 +526,16 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             t.added_rtt_ns / 1e3
         )),
         None => findings.push(format!(
-            "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs); `oransim calibrate --run strongswan` measures strongSwan's, and docs/validation.md has the dev host's",
-            super::LOWER_BOUND
+            "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs){}; `oransim calibrate --run strongswan` measures strongSwan's",
+            super::LOWER_BOUND,
+            match super::reference_esp_factor() {
+                Some((f, real, only)) => format!(
+                    "; on the reference host (calibration/host-2026-11-26-strongswan.toml) strongSwan's kernel-libipsec path took {f:.1}x the cipher-only time per 1400-byte packet ({:.1} us against {:.1} us)",
+                    real / 1e3,
+                    only / 1e3
+                ),
+                None => String::new(),
+            }
         )),
     }
     Ok(InterfacePlan {
