@@ -31,7 +31,7 @@ charon_cleanup() {
   trap - EXIT INT TERM
   if [ -n "${policy_rc:-}" ]; then rm -f "$policy_rc"; fi
   if [ -n "$tmp" ] && [ -d "$tmp" ] && [ "$status" != 0 ] && [ "$status" != 77 ]; then
-    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log; do
+    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log "$tmp"/pki.err; do
       [ -f "$f" ] || continue
       echo "--- ${f#"$tmp"/} (last 20 lines)" >&2
       tail -n 20 "$f" >&2
@@ -199,7 +199,8 @@ dn_a="C=CH, O=oransim, CN=moon.example.org"
 dn_b="C=CH, O=oransim, CN=sun.example.org"
 psk="0sb3JhbnNpbS1pa2Utd2lyZS10ZXN0LXByZS1zaGFyZWQta2V5"
 
-# Per signature algorithm a CA and an end-entity certificate per side, made with `pki`.
+# Per signature algorithm a CA and an end-entity certificate per side, made with `pki` (its
+# stderr, which notes DRBGs its plugin list lacks, goes to $tmp/pki.err, shown on a failure).
 charon_credentials() {
   write_charon_conf a
   local key gen d side dn
@@ -211,16 +212,16 @@ charon_credentials() {
     esac
     d=$tmp/pki/$key
     mkdir -p "$d"
-    STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/ca.key"
+    STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/ca.key" 2>>"$tmp/pki.err"
     STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --self --ca --lifetime 3650 --in "$d/ca.key" \
-      --type "${gen[1]}" --dn "C=CH, O=oransim, CN=oransim test CA" --outform der >"$d/ca.der"
+      --type "${gen[1]}" --dn "C=CH, O=oransim, CN=oransim test CA" --outform der >"$d/ca.der" 2>>"$tmp/pki.err"
     for side in a b; do
       if [ $side = a ]; then dn=$dn_a; else dn=$dn_b; fi
-      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/$side.key"
-      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --pub --in "$d/$side.key" --outform der |
+      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --gen "${gen[@]}" --outform der >"$d/$side.key" 2>>"$tmp/pki.err"
+      STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --pub --in "$d/$side.key" --outform der 2>>"$tmp/pki.err" |
         STRONGSWAN_CONF="$tmp/a/strongswan.conf" pki --issue --cacert "$d/ca.der" \
           --cakey "$d/ca.key" --type pub --lifetime 365 --dn "$dn" --san "${dn##*CN=}" \
-          --outform der >"$d/$side.der"
+          --outform der >"$d/$side.der" 2>>"$tmp/pki.err"
     done
   done
 }

@@ -173,11 +173,15 @@ pub struct DataPathTerms {
 }
 
 /// The ESP data path's terms of `p`, if it has them.
+///
+/// A per-packet time of 0 caps no packet rate, so it is not a measured data path: `None`
+/// (the figures stay labelled a lower bound) rather than an infinite rate.
 fn data_path_terms(p: &profile::Profile) -> Option<DataPathTerms> {
     let imp = p.real_implementation()?;
+    let per_packet_ns = p.term("esp.per_packet").filter(|v| *v > 0.0)?;
     Some(DataPathTerms {
         implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
-        per_packet_ns: p.term("esp.per_packet")?,
+        per_packet_ns,
         added_rtt_ns: p.term("esp.latency")?,
     })
 }
