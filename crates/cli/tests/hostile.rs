@@ -10,6 +10,8 @@ mod common;
 
 #[path = "hostile/flags.rs"]
 mod flags;
+#[path = "hostile/line.rs"]
+mod line;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -549,6 +551,12 @@ fn mutated_experiment_files_are_refused_cleanly() {
 #[test]
 fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
+}
+
+/// Issue 24: Ethernet line loads, link MTUs and sub-picosecond quantities.
+#[test]
+fn line_framing_mtu_and_resolution_cases_are_refused() {
+    run_all("line", &line::cases(), false);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

@@ -197,7 +197,7 @@ fn bad_flags_are_refused_naming_the_flag() {
         &["init", "e2", "--sizes", "195B,0B"],
         "oransim init e2: --sizes (flow[0] (\"kpm001\").source.sizes[1])",
     );
-    refused(&["init", "ric-restart", "--mtu", "10B"], "--ke/--mtu");
+    refused(&["init", "ric-restart", "--mtu", "10B"], "--mtu");
     refused(&["init", "fronthaul", "--fibre", "10"], "--fibre");
     refused(
         &["init", "fronthaul", "--mode", "wep"],

@@ -302,6 +302,10 @@ pub struct LinkFile {
     /// Largest packet carried (default unlimited).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mtu: Option<Q>,
+    /// What the link clocks per frame: "ethernet" (default: FCS, padding to 64 B, preamble and
+    /// inter-frame gap) or "bare" (the packet's size only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub framing: Option<String>,
     /// Transmit-queue capacity per direction, packets (default unbounded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue: Option<i64>,

@@ -101,7 +101,9 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
     .unwrap();
     let seal = 400.0 + 0.5 * 1000.0;
     let open = 450.0 + 0.6 * 1000.0;
-    let one_way = 25_000.0 + seal + 800.0 + 500.0 + 25_000.0 + open;
+    // The link clocks the Ethernet line: 14 header + 1000 + 4 FCS + 8 preamble = 1026 B.
+    let tx = 1026.0 * 0.8;
+    let one_way = 25_000.0 + seal + tx + 500.0 + 25_000.0 + open;
     let rtt = r.flows[0].rtt.as_ref().unwrap();
     assert_eq!(rtt.count, 3);
     assert!(
@@ -286,7 +288,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 1, stack = 
     )
     .unwrap();
     let (seal, open) = (400.0 + 0.5 * 1032.0, 450.0 + 0.6 * 1032.0);
-    let one_way = 25_000.0 + seal + wire as f64 * 0.8 + 25_000.0 + open;
+    // The frame has its Ethernet header; the link adds 4 FCS + 8 preamble.
+    let one_way = 25_000.0 + seal + (wire + 12) as f64 * 0.8 + 25_000.0 + open;
     let rtt = r.flows[0].rtt.as_ref().unwrap();
     assert!(
         (rtt.max_ns - 2.0 * one_way).abs() < 1e-6,
@@ -354,7 +357,8 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
     let io = 1000.0 + 2.0 * 1000.0;
     let seal = 400.0 + 0.5 * 1000.0;
     let open = 450.0 + 0.6 * 1000.0;
-    let one_way = io + 5000.0 + seal + 800.0 + 500.0 + io + 5000.0 + open;
+    // The link clocks the Ethernet line: 14 header + 1000 + 4 FCS + 8 preamble = 1026 B.
+    let one_way = io + 5000.0 + seal + 1026.0 * 0.8 + 500.0 + io + 5000.0 + open;
     let rtt = r.flows[0].rtt.as_ref().unwrap();
     assert!(
         (rtt.max_ns - 2.0 * one_way).abs() < 1e-6,

@@ -36,6 +36,7 @@ service = { model = "deterministic", time = "10us" }
 between = ["a", "b"]
 rate = "1Gbps"
 length = "2km"
+framing = "bare"
 "#;
 
 /// A replayed trace: each packet's delay is exactly 10 us + L*8 ns + 10 us propagation + 10 us
@@ -417,7 +418,7 @@ fn unlimited_cores_never_queue() {
             "[scenario]\nname = \"inf\"\n[stop]\npackets = 1000\n\
              [[node]]\nname = \"a\"\n\
              [[node]]\nname = \"b\"\nservice = {{ model = \"deterministic\", time = \"1ms\" }}\ncores = {cores}\n{extra}\
-             [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"100Gbps\"\n\
+             [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"100Gbps\"\nframing = \"bare\"\n\
              [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n\
              source = {{ kind = \"periodic\", period = \"10ns\", payload = \"100B\" }}\n"
         )

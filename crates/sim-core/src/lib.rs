@@ -27,6 +27,7 @@
 //!         name: "arrivals".into(),
 //!         path: vec![0],
 //!         mtu_exempt: 0,
+//!         ethernet_header: false,
 //!         protected_len: vec![],
 //!         source: Source::Poisson { rate_per_s: 0.9e6, size: SizeDist::Fixed(100), count: None },
 //!     }],

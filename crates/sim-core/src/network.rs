@@ -217,6 +217,85 @@ pub struct LinkConfig {
     /// Probability that a packet (or each datagram of a multi-datagram message) is lost in
     /// transit, each direction independently, in [0, 1).
     pub loss: f64,
+    /// What the link clocks for each packet besides its bytes (see [`LineFraming`]).
+    pub framing: LineFraming,
+}
+
+/// What a link clocks onto the line for a packet, besides the packet's own bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineFraming {
+    /// Exactly the packet's size: a server of bytes (a queueing model, or a link whose framing
+    /// the packet sizes already count).
+    Bare,
+    /// Ethernet (IEEE 802.3): each frame is padded to the minimum frame, carries a frame check
+    /// sequence, is preceded by the preamble and start frame delimiter and followed by the
+    /// inter-frame gap. A packet whose flow's sizes lack the Ethernet header
+    /// ([`FlowConfig::ethernet_header`]) gets one.
+    Ethernet(EthernetLine),
+}
+
+/// Byte counts of Ethernet's framing (the scenario layer fills them from
+/// `protocols::ethernet`) \[bytes\].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EthernetLine {
+    /// Header added to a packet whose sizes lack one (destination, source, EtherType).
+    pub header: u32,
+    /// Frame check sequence.
+    pub fcs: u32,
+    /// Smallest frame, FCS included: shorter frames are padded to it.
+    pub min_frame: u32,
+    /// Preamble and start frame delimiter, clocked before the frame.
+    pub preamble: u32,
+    /// Inter-frame gap: idle line after the frame, before the next may start.
+    pub gap: u32,
+}
+
+/// Line occupancy of one packet on a link ([`LineFraming::line`]) \[bytes\].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineBytes {
+    /// Bytes clocked from the first preamble bit to the last FCS bit: the packet's
+    /// transmission time on the link.
+    pub frame: u64,
+    /// Idle bytes after the frame during which the transmitter may not start the next one.
+    pub gap: u64,
+}
+
+impl LineBytes {
+    /// Frame and gap: the byte times the transmitter is busy with the packet \[bytes\].
+    #[inline]
+    pub fn total(self) -> u64 {
+        self.frame.saturating_add(self.gap)
+    }
+}
+
+impl LineFraming {
+    /// The line occupancy of a packet of `size` bytes standing for `datagrams` frames (a
+    /// fragmented handshake message is one packet of several frames; `size` is their sum),
+    /// whose size includes the Ethernet header when `has_header` \[bytes\]. Each frame gets its
+    /// own header (when missing), FCS, preamble and gap; a packet of one frame is padded to the
+    /// minimum frame, a packet of several to `datagrams` minimum frames in all.
+    #[inline]
+    pub fn line(self, size: u32, datagrams: u32, has_header: bool) -> LineBytes {
+        match self {
+            LineFraming::Bare => LineBytes {
+                frame: u64::from(size),
+                gap: 0,
+            },
+            LineFraming::Ethernet(e) => {
+                let n = u64::from(datagrams.max(1));
+                let header = if has_header { 0 } else { u64::from(e.header) };
+                // Every term is a u32 times a u32 at most: far below u64::MAX, and summed
+                // saturating.
+                let frames = u64::from(size)
+                    .saturating_add(n.saturating_mul(header.saturating_add(u64::from(e.fcs))))
+                    .max(n.saturating_mul(u64::from(e.min_frame)));
+                LineBytes {
+                    frame: frames.saturating_add(n.saturating_mul(u64::from(e.preamble))),
+                    gap: n.saturating_mul(u64::from(e.gap)),
+                }
+            }
+        }
+    }
 }
 
 /// Traffic from the first node of `path` to the last. Replies (SACKs, ping responses, ACKs,
@@ -231,6 +310,10 @@ pub struct FlowConfig {
     /// Bytes of each of this flow's packets that do not count against a link MTU: the 14-byte
     /// Ethernet header when packet sizes are whole frames, 0 when sizes are what the MTU limits.
     pub mtu_exempt: u32,
+    /// Whether this flow's packet sizes include the Ethernet header (a stack with `eth` at the
+    /// bottom, or a handshake's frames); an Ethernet link ([`LineFraming::Ethernet`]) adds one
+    /// to packets that lack it.
+    pub ethernet_header: bool,
     /// For nodes that cost a packet by its protected length ([`NodeConfig::by_protected_len`]):
     /// pairs `(packet size, bytes the cipher processes)` \[bytes\], sorted by size. A size not
     /// listed is its own protected length.

@@ -131,7 +131,8 @@ impl Network {
                 .mtu
                 .map_or(largest, |m| largest.min(m.saturating_add(f.mtu_exempt)));
             let link = || format!("link[{i}] (\"{}\")", l.name);
-            step(&link, "rate", l.rate.tx_time(sent.into()).as_ps())?;
+            let line = l.framing.line(sent, 1, f.ethernet_header).total();
+            step(&link, "rate", l.rate.tx_time(line).as_ps())?;
         }
         Ok(())
     }
@@ -411,7 +412,9 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::{HandshakeExchange, LinkConfig, NodeConfig, Retransmit, Stop};
+    use crate::network::{
+        HandshakeExchange, LineFraming, LinkConfig, NodeConfig, Retransmit, Stop,
+    };
     use crate::time::{DataRate, SimDuration};
 
     /// Two nodes, one link, one Poisson flow across it, a packet limit: valid.
@@ -438,11 +441,13 @@ mod tests {
                 mtu: None,
                 queue_capacity: None,
                 loss: 0.0,
+                framing: LineFraming::Bare,
             }],
             flows: vec![FlowConfig {
                 name: "f".into(),
                 path: vec![0, 1],
                 mtu_exempt: 0,
+                ethernet_header: false,
                 protected_len: vec![],
                 source: Source::Poisson {
                     rate_per_s: 1e5,

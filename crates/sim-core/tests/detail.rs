@@ -27,6 +27,7 @@ fn line() -> Network {
         mtu: Some(1500),
         queue_capacity: Some(4),
         loss: 0.01,
+        framing: LineFraming::Bare,
     };
     Network {
         nodes: vec![
@@ -40,6 +41,7 @@ fn line() -> Network {
                 name: "data".into(),
                 path: vec![0, 1, 2],
                 mtu_exempt: 0,
+                ethernet_header: false,
                 protected_len: vec![],
                 source: Source::Poisson {
                     rate_per_s: 15_000.0,
@@ -51,6 +53,7 @@ fn line() -> Network {
                 name: "ping".into(),
                 path: vec![0, 1, 2],
                 mtu_exempt: 0,
+                ethernet_header: false,
                 protected_len: vec![],
                 source: Source::Ping {
                     interval: SimDuration::from_us(50),

@@ -32,6 +32,7 @@ fn single_node(
             name: "arrivals".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: rate_per_us * 1e6,
@@ -176,6 +177,7 @@ fn four_hop() -> Network {
         mtu: Some(9000),
         queue_capacity: Some(20),
         loss: 0.0,
+        framing: LineFraming::Bare,
     };
     Network {
         nodes: vec![
@@ -200,6 +202,7 @@ fn four_hop() -> Network {
                 name: "poisson".into(),
                 path: vec![0, 1, 2, 3],
                 mtu_exempt: 0,
+                ethernet_header: false,
                 protected_len: vec![],
                 source: Source::Poisson {
                     rate_per_s: 150_000.0,
@@ -211,6 +214,7 @@ fn four_hop() -> Network {
                 name: "e2".into(),
                 path: vec![0, 1, 2, 3],
                 mtu_exempt: 0,
+                ethernet_header: false,
                 protected_len: vec![],
                 source: Source::Pattern {
                     interval: SimDuration::from_us(20),
@@ -319,6 +323,7 @@ fn adding_a_node_does_not_change_other_draws() {
             name: "other-flow".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 1e5,
@@ -376,11 +381,13 @@ fn ping_rtt_is_exact_without_contention() {
             mtu: None,
             queue_capacity: None,
             loss: 0.0,
+            framing: LineFraming::Bare,
         }],
         flows: vec![FlowConfig {
             name: "ping".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Ping {
                 interval: SimDuration::from_us(1000),
@@ -426,11 +433,13 @@ fn bulk_transfer_stop_and_wait() {
             mtu: Some(1500),
             queue_capacity: None,
             loss: 0.0,
+            framing: LineFraming::Bare,
         }],
         flows: vec![FlowConfig {
             name: "bulk".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Bulk {
                 total_bytes: 1_000_000,
@@ -482,11 +491,13 @@ fn bulk_transfer_delayed_ack() {
             mtu: Some(1500),
             queue_capacity: None,
             loss: 0.0,
+            framing: LineFraming::Bare,
         }],
         flows: vec![FlowConfig {
             name: "bulk".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Bulk {
                 total_bytes: 9000,
@@ -551,6 +562,7 @@ fn multi_frame_message_delay_is_last_frame() {
             name: "ofh".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Periodic {
                 period: SimDuration::from_us(100),
@@ -594,6 +606,7 @@ fn io_stage_and_latency() {
             name: "burst".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Periodic {
                 period: SimDuration::from_us(1000),
@@ -672,11 +685,13 @@ fn handshake_exchanges_and_a_storm() {
             mtu: None,
             queue_capacity: None,
             loss,
+            framing: LineFraming::Bare,
         }],
         flows: vec![FlowConfig {
             name: "ike".into(),
             path: vec![0, 1],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Handshake {
                 exchanges: exchanges.clone(),
@@ -804,4 +819,126 @@ fn detail_picks_histogram_precision_and_changes_no_count() {
         exact.flows[1].forward.delay.quantile_ps(0.99),
         coarse.flows[1].forward.delay.quantile_ps(0.99)
     );
+}
+
+/// IEEE 802.3's framing, as the scenario layer fills it from `protocols::ethernet`.
+const ETHERNET: LineFraming = LineFraming::Ethernet(EthernetLine {
+    header: 14,
+    fcs: 4,
+    min_frame: 64,
+    preamble: 8,
+    gap: 12,
+});
+
+/// Two nodes and one link of `gbps` with `framing`; one periodic flow of `size`-byte packets
+/// (without an Ethernet header) every `period_ps`, for `duration_ps`.
+fn line_net(
+    framing: LineFraming,
+    gbps: u64,
+    size: u32,
+    period_ps: u64,
+    duration_ps: u64,
+) -> Network {
+    let node = |name: &str| NodeConfig {
+        receive: None,
+        transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
+        by_protected_len: false,
+        name: name.into(),
+        service: Service::None,
+        servers: 1,
+        capacity: None,
+    };
+    Network {
+        nodes: vec![node("a"), node("b")],
+        links: vec![LinkConfig {
+            name: "l".into(),
+            a: 0,
+            b: 1,
+            rate: DataRate::from_bps(gbps * 1_000_000_000).unwrap(),
+            propagation: SimDuration::ZERO,
+            mtu: None,
+            queue_capacity: Some(1000),
+            loss: 0.0,
+            framing,
+        }],
+        flows: vec![FlowConfig {
+            name: "f".into(),
+            path: vec![0, 1],
+            mtu_exempt: 0,
+            ethernet_header: false,
+            protected_len: vec![],
+            source: Source::Periodic {
+                period: SimDuration::from_ps(period_ps),
+                offset: SimDuration::ZERO,
+                frames: vec![size],
+                count: None,
+            },
+        }],
+        stop: Stop {
+            packets: None,
+            duration: Some(SimDuration::from_ps(duration_ps)),
+        },
+        warmup: SimDuration::ZERO,
+    }
+}
+
+#[test]
+fn a_saturated_gigabit_ethernet_link_carries_1_488_095_minimum_frames_per_second() {
+    // 2 Mpps of 46-byte IP packets: each is a 64-byte minimum frame (14 header + 46 + 4 FCS),
+    // 84 byte times with preamble and gap: 672 ns at 1 Gb/s, so 1e9 / 672 = 1,488,095 frames/s.
+    let duration = 10_000_000_000; // 10 ms
+    let s = run_replication(&line_net(ETHERNET, 1, 46, 500_000, duration), 1, 0).unwrap();
+    let link = &s.links[0];
+    // Busy from the first frame to the last (the queue drains after the stop).
+    let per_s = link.sent as f64 / (s.end_ps as f64 * 1e-12);
+    assert!(
+        (per_s / 1_488_095.0 - 1.0).abs() < 1e-3,
+        "{per_s} frames/s over {} ps",
+        s.end_ps
+    );
+    assert!(
+        link.dropped_full > 0,
+        "the offered 2 Mpps overflowed the queue"
+    );
+    // The transmitter is busy 672 ns per frame, gap included (but for the last frame's gap,
+    // after the run's end); the capture bytes stay 46.
+    assert_eq!(link.busy_ps, u128::from(link.sent) * 672_000 - 96_000);
+    assert_eq!(link.busy_ps, u128::from(s.end_ps), "utilisation exactly 1");
+    assert_eq!(link.bytes, link.sent * 46);
+    // A frame's own delay is its 72 byte times (preamble to FCS): the gap delays the next.
+    let f = &s.flows[0].forward;
+    assert_eq!(
+        f.components_ps.transmission,
+        u128::from(f.delivered) * 576_000
+    );
+    // The same load on a bare link clocks 46 bytes (368 ns): 2 Mpps fits.
+    let bare =
+        run_replication(&line_net(LineFraming::Bare, 1, 46, 500_000, duration), 1, 0).unwrap();
+    assert_eq!(bare.links[0].dropped_full, 0);
+    assert_eq!(
+        bare.links[0].busy_ps,
+        u128::from(bare.links[0].sent) * 368_000
+    );
+}
+
+#[test]
+fn the_inter_frame_gap_holds_the_next_frame_not_this_one() {
+    // Two 1500-byte packets at once on 10 GbE: the first is clocked in (8 + 1518) * 0.8 ns, the
+    // second waits for it and its 12-byte gap (9.6 ns) before its own clocking.
+    let net = line_net(ETHERNET, 10, 1500, 1_000_000_000, 1);
+    let mut net2 = net.clone();
+    if let Source::Periodic { frames, .. } = &mut net2.flows[0].source {
+        *frames = vec![1500, 1500];
+    }
+    let mut delays = Vec::new();
+    run_observed(&net2, 1, 0, |r: &PacketRecord| {
+        delays.push((
+            r.delivered.as_ps() - r.created.as_ps(),
+            r.components_ps.queueing,
+        ));
+    })
+    .unwrap();
+    assert_eq!(delays, vec![(1_220_800, 0), (2_451_200, 1_230_400)]);
 }

@@ -29,6 +29,7 @@ fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
             name: "burst".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Pattern {
                 interval: SimDuration(interval_ps),

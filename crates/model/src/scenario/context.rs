@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How far rounding a quantity to the engine's 1 ps clock may move it, relative: a duration
+/// or mean gap that rounding would move further is refused, not run as a different model.
+pub const RESOLUTION_TOLERANCE: f64 = 1e-3;
+
 pub(super) struct Ctx<'a> {
     pub(super) path: &'a Path,
 }
@@ -112,7 +116,55 @@ impl Ctx<'_> {
                 format!("at most {max_text}"),
             ));
         }
-        Ok(SimDuration::from_ps(ps.round() as u64))
+        Ok(SimDuration::from_ps(self.whole_ps(
+            key,
+            &format!("\"{}\"", q.0),
+            ps,
+        )?))
+    }
+
+    /// `ps` (a duration or period, `text` as the file gave it) in whole picoseconds, refused
+    /// when rounding would move it by more than [`RESOLUTION_TOLERANCE`] (at most `MAX_TIME_PS`,
+    /// checked by the callers).
+    pub(super) fn whole_ps(&self, key: &str, text: &str, ps: f64) -> Result<u64, ScenarioError> {
+        let whole = ps.round();
+        if (whole - ps).abs() > RESOLUTION_TOLERANCE * ps {
+            return Err(self.invalid(
+                key,
+                format!(
+                    "{text} is {ps} ps: the engine's clock counts whole picoseconds, and {whole} ps would be a different model ({:+.1}%)",
+                    (whole - ps) / ps * 100.0
+                ),
+                "a duration the 1 ps clock holds within 0.1%: a whole number of picoseconds, or at least 0.5 ns",
+            ));
+        }
+        Ok(whole as u64)
+    }
+
+    /// A packet rate whose exponential gaps \[ps\] the engine draws rounded to whole
+    /// picoseconds (a Poisson source): refused when that rounding moves the mean gap by more
+    /// than [`RESOLUTION_TOLERANCE`] (a mean gap under about 6.5 ps, over 1.5e11 packets/s).
+    pub(super) fn poisson_rate(&self, key: &str, per_s: f64) -> Result<f64, ScenarioError> {
+        let m = 1e12 / per_s;
+        // The mean of an exponential draw of mean m rounded to the nearest integer:
+        // sum_k k P(k - 1/2 <= X < k + 1/2) = e^(-1/(2m)) / (1 - e^(-1/m)); from a mean gap of
+        // 1 us the rounding moves it by under 1e-13, so only shorter gaps are evaluated (and
+        // the expression never meets an infinite m).
+        if m < 1e6 {
+            let rounded = (-0.5 / m).exp() / -(-1.0 / m).exp_m1();
+            let moved = rounded / m - 1.0;
+            if moved.is_nan() || moved.abs() > RESOLUTION_TOLERANCE {
+                return Err(self.invalid(
+                    key,
+                    format!(
+                        "{per_s:e} packets/s has a mean gap of {m:.3} ps: drawn in whole picoseconds its mean would move by {:+.1}%",
+                        moved * 100.0
+                    ),
+                    "a rate of at most 1.5e11 packets/s (a mean gap the 1 ps clock holds within 0.1%)",
+                ));
+            }
+        }
+        Ok(per_s)
     }
 
     pub(super) fn bytes(&self, key: &str, q: &Q) -> Result<u32, ScenarioError> {

@@ -14,8 +14,9 @@ pub(super) struct Framing<'c, 'p> {
     pub(super) pairs: std::cell::RefCell<Vec<(u32, u32)>>,
 }
 
-/// A source with its flow's MTU-exempt bytes and `(frame size, protected length)` pairs.
-pub(super) type BuiltSource = (Source, u32, Vec<(u32, u32)>);
+/// A source with its flow's MTU-exempt bytes, whether its sizes include the Ethernet header,
+/// and its `(frame size, protected length)` pairs.
+pub(super) type BuiltSource = (Source, u32, bool, Vec<(u32, u32)>);
 
 /// Bytes the stack's security layer processes for `payload` \[bytes\]: the protected length L
 /// of [`protocols::Stack::protected_len`], the one definition the profiles, reproduce and live
@@ -44,6 +45,11 @@ impl Framing<'_, '_> {
     /// Bytes of every frame that a link MTU does not limit.
     pub(super) fn exempt(&self) -> u32 {
         self.stack.as_ref().map_or(0, |s| s.outside_mtu() as u32)
+    }
+
+    /// Whether the frames include the Ethernet header (the stack has `eth` at the bottom).
+    pub(super) fn has_ethernet(&self) -> bool {
+        self.stack.as_ref().is_some_and(|s| s.has_ethernet())
     }
 
     /// Size of the frame carrying `payload` bytes \[bytes\], checked against the path MTU.

@@ -1,6 +1,30 @@
-//! Links: rate, length, propagation speed, MTU, queue and loss of each `[[link]]`.
+//! Links: rate, length, propagation speed, framing, MTU, queue and loss of each `[[link]]`.
 
 use super::*;
+
+use sim_core::network::{EthernetLine, LineFraming};
+
+/// Names `[[link]] framing` accepts.
+pub const FRAMINGS: &str = "\"ethernet\" (the default) or \"bare\"";
+
+/// Ethernet's line framing, with IEEE 802.3's byte counts from `protocols::ethernet`.
+pub fn ethernet_line() -> LineFraming {
+    use protocols::ethernet as e;
+    LineFraming::Ethernet(EthernetLine {
+        header: e::HEADER as u32,
+        fcs: e::FCS as u32,
+        min_frame: e::MIN_FRAME as u32,
+        preamble: e::PREAMBLE_SFD as u32,
+        gap: e::IFG as u32,
+    })
+}
+
+/// The link MTUs a scenario accepts, by framing \[bytes\]: IPv4's minimum (RFC 791: every
+/// host must take a 68-byte datagram) up to the largest jumbo frame payload Ethernet switches
+/// carry (9216 B) on an Ethernet link, or IPv4's largest datagram (65,535 B) on a bare link.
+pub const ETHERNET_MTU: std::ops::RangeInclusive<u32> = 68..=9216;
+/// See [`ETHERNET_MTU`] \[bytes\].
+pub const BARE_MTU: std::ops::RangeInclusive<u32> = 68..=65_535;
 
 pub(super) fn link(
     cx: &Ctx<'_>,
@@ -58,11 +82,31 @@ pub(super) fn link(
             "a length under 10^10 km",
         )
     })?;
+    let framing = match l.framing.as_deref() {
+        None | Some("ethernet") => ethernet_line(),
+        Some("bare") => LineFraming::Bare,
+        Some(other) => {
+            return Err(cx.invalid(format!("{key}.framing"), format!("\"{other}\""), FRAMINGS));
+        }
+    };
     let mtu = l
         .mtu
         .as_ref()
         .map(|q| cx.packet_bytes(&format!("{key}.mtu"), q))
         .transpose()?;
+    if let Some(m) = mtu {
+        let (range, what) = match framing {
+            LineFraming::Ethernet(_) => (ETHERNET_MTU, "an Ethernet link"),
+            LineFraming::Bare => (BARE_MTU, "a bare link (`framing = \"bare\"`)"),
+        };
+        if !range.contains(&m) {
+            return Err(cx.invalid(
+                format!("{key}.mtu"),
+                format!("{m} B is not an MTU {what} can carry"),
+                format!("{} to {} B on {what}", range.start(), range.end()),
+            ));
+        }
+    }
     let queue_capacity = l
         .queue
         .map(|q| cx.count(&format!("{key}.queue"), q, "packets", u32::MAX as u64))
@@ -87,5 +131,6 @@ pub(super) fn link(
         mtu,
         queue_capacity,
         loss,
+        framing,
     })
 }

@@ -238,7 +238,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         let key = format!("flow[{i}] (\"{}\")", f.name);
         let route = route(&cx, &key, f, &lookup, &mut topology)?;
         let skey = format!("{key}.source");
-        let (source, mtu_exempt, mut protected) = match &f.source {
+        let (source, mtu_exempt, ethernet_header, mut protected) = match &f.source {
             SourceFile::Handshake {
                 protocol,
                 ke,
@@ -270,10 +270,12 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                     retransmit_tries: *retransmit_tries,
                 };
                 // Each message is one packet carrying all its datagrams: protocols already split it
-                // to the path MTU, so the flow is exempt from the engine's MTU check.
+                // to the path MTU, so the flow is exempt from the engine's MTU check. Its sizes
+                // count each datagram's Ethernet header.
                 (
                     handshake_source(&cx, &skey, &hs, topology.path_mtu(&route), ends)?,
                     u32::MAX,
+                    true,
                     vec![],
                 )
             }
@@ -287,6 +289,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             name: f.name.clone(),
             path: route,
             mtu_exempt,
+            ethernet_header,
             protected_len: protected,
             source,
         });

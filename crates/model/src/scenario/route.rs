@@ -170,6 +170,7 @@ mod tests {
                 mtu: Some(1000 + i as u32),
                 queue_capacity: None,
                 loss: 0.0,
+                framing: sim_core::network::LineFraming::Bare,
             })
             .collect()
     }

@@ -101,6 +101,10 @@ pub(super) fn source(
                     ));
                 }
             };
+            let rate_per_s = cx.poisson_rate(
+                &k(if rate.is_some() { "rate" } else { "bitrate" }),
+                rate_per_s,
+            )?;
             Source::Poisson {
                 rate_per_s,
                 size: dist,
@@ -121,8 +125,21 @@ pub(super) fn source(
             let period = match (period, rate) {
                 (Some(p), None) => cx.duration(&format!("{key}.period"), p)?,
                 (None, Some(r)) => {
-                    let per_s = cx.positive(&format!("{key}.rate"), r, Kind::PacketRate)?;
-                    SimDuration::from_secs_f64(1.0 / per_s).unwrap_or(SimDuration::ZERO)
+                    let k = format!("{key}.rate");
+                    let per_s = cx.positive(&k, r, Kind::PacketRate)?;
+                    let ps = 1e12 / per_s;
+                    if ps > sim_core::network::MAX_STEP_PS as f64 {
+                        return Err(cx.invalid(
+                            k,
+                            format!("\"{}\" is a period over 13.3 days (2^60 ps)", r.0),
+                            "a period of at most 13.3 days",
+                        ));
+                    }
+                    SimDuration::from_ps(cx.whole_ps(
+                        &k,
+                        &format!("a period of 1/({})", r.0),
+                        ps,
+                    )?)
                 }
                 _ => {
                     return Err(cx.invalid(
@@ -421,5 +438,5 @@ pub(super) fn source(
             }
         }
     };
-    Ok((source, fr.exempt(), fr.pairs.take()))
+    Ok((source, fr.exempt(), fr.has_ethernet(), fr.pairs.take()))
 }

@@ -22,12 +22,33 @@ struct NodeLoad {
     io: f64,
 }
 
-/// The sizes a distribution draws, with their probabilities. A uniform distribution is
-/// represented by its two ends (exact for services linear in size).
+/// The sizes a distribution draws, with their probabilities. A uniform distribution (of whole
+/// bytes) is represented by the two ends of each of its pieces between the sizes where an
+/// Ethernet link stops padding frames (exact for services linear in size, and for the line
+/// bytes of [`sim_core::network::LineFraming::line`], linear on each piece).
 fn size_points(d: &SizeDist) -> Vec<(f64, u32)> {
     match d {
         SizeDist::Fixed(s) => vec![(1.0, *s)],
-        SizeDist::Uniform { min, max } => vec![(0.5, *min), (0.5, *max)],
+        SizeDist::Uniform { min, max } => {
+            use protocols::ethernet::{FCS, HEADER, MIN_FRAME};
+            // The smallest unpadded size, without and with the Ethernet header.
+            let kinks = [(MIN_FRAME - FCS - HEADER) as u32, (MIN_FRAME - FCS) as u32];
+            let n = f64::from(max - min) + 1.0;
+            let mut out = Vec::new();
+            let mut lo = *min;
+            for k in kinks
+                .into_iter()
+                .filter(|&k| k > *min && k <= *max)
+                .chain([max + 1])
+            {
+                // Validated min <= max < MAX_PACKET_BYTES, so k - 1 and max + 1 fit a u32.
+                let hi = k - 1;
+                let w = (f64::from(hi - lo) + 1.0) / n;
+                out.extend([(w / 2.0, lo), (w / 2.0, hi)]);
+                lo = k;
+            }
+            out
+        }
         SizeDist::Empirical { sizes, cumulative } => {
             let total = cumulative.last().copied().unwrap_or(1.0);
             let mut prev = 0.0;
@@ -159,7 +180,13 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                     {
                         let l = &net.links[li];
                         let d = usize::from(l.a != n);
-                        let bytes: f64 = sizes.iter().map(|&(p, s)| p * f64::from(s)).sum();
+                        let bytes: f64 = sizes
+                            .iter()
+                            .map(|&(p, s)| {
+                                let line = l.framing.line(s, 1, f.ethernet_header);
+                                p * line.total() as f64
+                            })
+                            .sum();
                         link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
                     }
                 }

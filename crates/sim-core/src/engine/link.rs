@@ -5,8 +5,14 @@
 //!
 //! Eq. 1: waiting for the transmitter is D_que, clocking is D_trans, travelling is D_prop (all
 //! three are added when transmission starts: the stages that follow cannot change them).
+//!
+//! What is clocked is the packet's line occupancy ([`LineFraming::line`]): on an Ethernet link
+//! the frame with its FCS, padding and preamble is D_trans, and the inter-frame gap after it
+//! keeps the transmitter from starting the next frame (so it is D_que of the next packet, not
+//! delay of this one). The link's busy time, and so its utilisation, counts both (a gap once
+//! the next frame starts: the last frame's gap, after the run's last event, is not counted).
 
-use crate::network::LinkConfig;
+use crate::network::{LineFraming, LinkConfig};
 use crate::rng::Stream;
 use crate::stats::LinkDirStats;
 use crate::tally::Bump;
@@ -22,6 +28,12 @@ pub(super) struct LinkDir {
     loss: f64,
     rng: Stream,
     mtu: u32,
+    framing: LineFraming,
+    /// When the inter-frame gap after the last frame ends: no frame starts before \[ps\].
+    free_at: u64,
+    /// The last frame's gap \[ps\], counted as busy time when the next frame starts (so the
+    /// busy time never runs past the last event, and utilisation never past 1).
+    last_gap: u64,
     tx: Station,
     pub stats: LinkDirStats,
 }
@@ -35,6 +47,9 @@ impl LinkDir {
             loss: l.loss,
             rng: Stream::new(seed, replication, "link", &format!("{}/{dir}", l.name)),
             mtu: l.mtu.unwrap_or(u32::MAX),
+            framing: l.framing,
+            free_at: 0,
+            last_gap: 0,
             tx: Station::new(1, u64::from(l.queue_capacity.unwrap_or(u32::MAX))),
             stats: LinkDirStats::default(),
         }
@@ -73,19 +88,31 @@ impl<O: Observer> Engine<'_, O> {
         }
     }
 
-    /// Starts clocking `pkt` onto link direction `ld` (already admitted by the transmitter).
+    /// Starts clocking `pkt` onto link direction `ld` (already admitted by the transmitter): at
+    /// once, or when the inter-frame gap after the previous frame ends.
     fn start_tx(&mut self, ld: usize, pkt: u32) {
         let link = &mut self.links[ld];
         let p = &mut self.packets[pkt];
-        let t = link.rate.tx_time(p.size as u64).as_ps();
+        let has_header = self.net.flows[p.flow as usize].ethernet_header;
+        let line = link.framing.line(p.size, p.kind.datagrams(), has_header);
+        let t = link.rate.tx_time(line.frame).as_ps();
+        let gap = link.rate.tx_time(line.gap).as_ps();
+        let start = self.now.max(link.free_at);
         link.stats.sent.bump(1);
         link.stats.bytes.bump(p.size as u64);
-        link.stats.busy_ps.bump(t as u128);
-        p.leave_queue(self.now);
+        link.stats
+            .busy_ps
+            .bump(u128::from(link.last_gap).saturating_add(u128::from(t)));
+        link.last_gap = gap;
+        // Validation bounds one frame's clocking by MAX_STEP_PS and the clock by MAX_TIME_PS,
+        // so these sums stay far below u64::MAX; saturate all the same.
+        let end = start.saturating_add(t);
+        link.free_at = end.saturating_add(gap);
+        p.leave_queue(start);
         p.comp.transmission.bump(t);
         p.comp.propagation.bump(link.prop);
-        self.schedule_in(
-            t,
+        self.schedule_at(
+            end,
             Event::TxDone {
                 link: ld as u32,
                 pkt,
