@@ -58,7 +58,12 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
                 .iter()
                 .find(|l| l.from == "du")
                 .map_or(0.0, |l| l.utilisation);
-            let thr = wire * 10_000.0 * 1416.0 / 1514.0;
+            // The link's busy time counts each data frame's Ethernet line bytes (frame, FCS,
+            // preamble and gap), the same count the engine clocks.
+            let line = data
+                .parse::<protocols::Stack>()?
+                .wire_len_as(1416, protocols::Count::Line)? as f64;
+            let thr = wire * 10_000.0 * 1416.0 / line;
             let max_ping = r.flows[1]
                 .rtt
                 .as_ref()
