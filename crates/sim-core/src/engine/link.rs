@@ -93,8 +93,9 @@ impl<O: Observer> Engine<'_, O> {
     fn start_tx(&mut self, ld: usize, pkt: u32) {
         let link = &mut self.links[ld];
         let p = &mut self.packets[pkt];
-        let has_header = self.net.flows[p.flow as usize].ethernet_header;
-        let line = link.framing.line(p.size, p.kind.datagrams(), has_header);
+        let line = link
+            .framing
+            .line(p.size, p.kind.datagrams(), p.ethernet_header);
         let t = link.rate.tx_time(line.frame).as_ps();
         let gap = link.rate.tx_time(line.gap).as_ps();
         let start = self.now.max(link.free_at);

@@ -567,6 +567,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             step: self.route_start[f][dir_index(dir)],
             link_dir: NO_LINK,
             size,
+            ethernet_header: cfg.ethernet_header,
             metered: size.saturating_sub(cfg.mtu_exempt),
             plen: {
                 let map = &cfg.protected_len;

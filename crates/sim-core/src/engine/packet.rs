@@ -110,6 +110,11 @@ pub(super) struct Packet {
     pub link_dir: u32,
     /// Size on the wire \[bytes\].
     pub size: u32,
+    /// Its size includes the Ethernet header (its flow's [`FlowConfig::ethernet_header`],
+    /// copied here so the transmitter reads no flow state).
+    ///
+    /// [`FlowConfig::ethernet_header`]: crate::network::FlowConfig::ethernet_header
+    pub ethernet_header: bool,
     /// The bytes a link's MTU is checked against: the size less the flow's `mtu_exempt`
     /// \[bytes\].
     pub metered: u32,
