@@ -8,6 +8,8 @@
 
 mod common;
 
+#[path = "hostile/bounds.rs"]
+mod bounds;
 #[path = "hostile/flags.rs"]
 mod flags;
 
@@ -549,6 +551,12 @@ fn mutated_experiment_files_are_refused_cleanly() {
 #[test]
 fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
+}
+
+/// Issue 24's bounds: up-front allocation, the clock's limit, generation (hostile/bounds.rs).
+#[test]
+fn hostile_bounds_are_refused_cleanly() {
+    run_all("bounds", &bounds::cases(), true);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

@@ -16,6 +16,7 @@ mod trace;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
+use sim_core::MAX_WINDOW_FRAMES;
 use sim_core::network::{
     Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
     TraceRecord, UNLIMITED_SERVERS,
@@ -290,6 +291,28 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             protected_len: protected,
             source,
         });
+    }
+
+    // Every bulk window is sent at time zero: the windows in flight at once are bounded in
+    // total, and the flow whose window crosses the bound is named.
+    let mut in_flight = 0u64;
+    for (i, f) in flows.iter().enumerate() {
+        let w = f.source.window_frames();
+        in_flight = in_flight.saturating_add(w);
+        if in_flight > MAX_WINDOW_FRAMES {
+            return Err(cx.invalid(
+                format!("flow[{i}] (\"{}\").source.window", f.name),
+                format!(
+                    "{w} frames in flight (its window, capped at its transfer's frames); with \
+                     the bulk flows before it, {in_flight} frames in flight at once, over the \
+                     total of {MAX_WINDOW_FRAMES}"
+                ),
+                format!(
+                    "windows that sum to at most {MAX_WINDOW_FRAMES} frames per scenario (every \
+                     window is sent at time zero and held in memory)"
+                ),
+            ));
+        }
     }
 
     // Stop condition.

@@ -1,0 +1,54 @@
+//! Issue 24's bounds (classes 2, 9 and 10): scenarios that would allocate without bound at
+//! time zero, runs past the clock's limit, overloads found only after generating, each refused
+//! with exit 2 naming the file and key or the flag (see `hostile.rs`).
+
+use super::{Case, case};
+
+/// Two nodes on a 10 Gb/s link; flows follow.
+const TWO_NODES: &str = "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\n\
+                         between = [\"a\", \"b\"]\nrate = \"10Gbps\"\n";
+
+/// `cmd` on the scenario `text`, written to `scenarios/NAME.toml` first; stderr must name the
+/// file and every one of `names`.
+fn scenario(what: &str, cmd: &str, name: &str, text: &str, names: &[&str]) -> Case {
+    let rel = format!("scenarios/{name}.toml");
+    let mut all = vec![rel.as_str()];
+    all.extend_from_slice(names);
+    let args: Vec<&str> = match cmd {
+        "run" => vec!["run", &rel, "--threads", "1", "--no-wall-clock"],
+        _ => vec![cmd, &rel],
+    };
+    let mut c = case(what, &args, &all);
+    c.file = Some((rel.clone(), text.as_bytes().to_vec()));
+    c
+}
+
+/// `n` bulk flows of 1 GB with a window of `window` frames each.
+fn bulk_flows(n: usize, window: u32) -> String {
+    let mut s = TWO_NODES.to_owned();
+    for i in 0..n {
+        s.push_str(&format!(
+            "[[flow]]\nname = \"f{i}\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"bulk\", \
+             bytes = \"1GB\", segment = \"1000B\", window = {window} }}\n"
+        ));
+    }
+    s
+}
+
+/// Every case here must be refused.
+pub fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    // Class 2: 16 bulk windows of 2^20 frames (each at the per-flow maximum) aborted asking
+    // for 2.5 GB; the sum is bounded and the flow that crosses it named.
+    let w16 = bulk_flows(16, 1 << 20);
+    for cmd in ["check", "run"] {
+        cases.push(scenario(
+            "bulk windows over the total",
+            cmd,
+            "windows",
+            &w16,
+            &["flow[1] (\"f1\").source.window", "1048576"],
+        ));
+    }
+    cases
+}
