@@ -42,6 +42,36 @@ impl Source {
             _ => 0,
         }
     }
+
+    /// When a source with fixed gaps and a fixed number of firings fires last, if nothing
+    /// stops it first: `offset + (count - 1) x gap` for a periodic, pattern or ping source with
+    /// a count, `(tunnels - 1) x spacing` for handshakes \[ps\] (exact, in `u128`); `None` for a
+    /// source with random gaps, no count, or a count of 0. A time past [`MAX_TIME_PS`] means the
+    /// run would stop with [`NetworkError::ClockOverflow`] unless `[stop]` ends it sooner.
+    pub fn last_firing_ps(&self) -> Option<u128> {
+        let (offset, gap, firings) = match self {
+            Source::Periodic {
+                period,
+                offset,
+                count,
+                ..
+            } => (offset.as_ps(), period.as_ps(), (*count)?),
+            Source::Pattern {
+                interval, count, ..
+            }
+            | Source::Ping {
+                interval, count, ..
+            } => (0, interval.as_ps(), (*count)?),
+            Source::Handshake {
+                tunnels, spacing, ..
+            } => (0, spacing.as_ps(), u64::from(*tunnels)),
+            _ => return None,
+        };
+        let last = u128::from(firings.checked_sub(1)?);
+        // u64 x u64 fits a u128, and so does the sum with a u64.
+        #[allow(clippy::arithmetic_side_effects)]
+        Some(u128::from(offset) + last * u128::from(gap))
+    }
 }
 
 impl Network {

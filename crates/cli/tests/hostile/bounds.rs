@@ -2,7 +2,8 @@
 //! time zero, runs past the clock's limit, overloads found only after generating, each refused
 //! with exit 2 naming the file and key or the flag (see `hostile.rs`).
 
-use super::{Case, case};
+use super::{Case, case, repo};
+use std::fs;
 
 /// Two nodes on a 10 Gb/s link; flows follow.
 const TWO_NODES: &str = "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\n\
@@ -50,5 +51,40 @@ pub fn cases() -> Vec<Case> {
             &["flow[1] (\"f1\").source.window", "1048576"],
         ));
     }
+    // Class 9: twenty messages 1.1 Ms apart: the last at 2.09e19 ps, past 2^62 ps. `check`
+    // accepted it and `run` stopped naming neither file nor key; both now name the count.
+    let clock = format!(
+        "{TWO_NODES}[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \
+         \"periodic\", period = \"1100000s\", size = \"100B\", count = 20 }}\n"
+    );
+    for cmd in ["check", "run"] {
+        cases.push(scenario(
+            "a count past the clock's limit",
+            cmd,
+            "clock",
+            &clock,
+            &["flow[0] (\"f\").source.count", "2^62 ps"],
+        ));
+    }
+    // With a packet limit it can only be found mid-run: the run names the file and the source.
+    let mid = format!("{clock}[stop]\npackets = 1000\n");
+    cases.push(scenario(
+        "a run past the clock's limit",
+        "run",
+        "clock_mid",
+        &mid,
+        &["flow[0] (\"f\").source:", "2^62 ps"],
+    ));
+    // A profile whose I/O cost overloads the O-DU: the refusal names the profile file.
+    let profile = fs::read_to_string(repo().join("calibration/ofh-macsec-i9.toml"))
+        .expect("the OFH profile")
+        .replace("per_byte = \"3.147464ns/B\"", "per_byte = \"3147.464ns/B\"");
+    let mut c = case(
+        "plan fronthaul profile overload",
+        &["plan", "fronthaul", "--profile", "p/slow.toml"],
+        &["--profile p/slow.toml", "node[0] (\"du\")", "load"],
+    );
+    c.file = Some(("p/slow.toml".into(), profile.into_bytes()));
+    cases.push(c);
     cases
 }
