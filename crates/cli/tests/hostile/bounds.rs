@@ -86,5 +86,18 @@ pub fn cases() -> Vec<Case> {
     );
     c.file = Some(("p/slow.toml".into(), profile.into_bytes()));
     cases.push(c);
+    // Class 10: an overload known from the flags is refused before generating 65536 O-RUs.
+    cases.push(case(
+        "init fronthaul overload",
+        &[
+            "init",
+            "fronthaul",
+            "--rus-per-du",
+            "65536",
+            "--out",
+            "gen.toml",
+        ],
+        &["--rus-per-du"],
+    ));
     cases
 }
