@@ -8,6 +8,8 @@
 
 mod common;
 
+#[path = "hostile/bounds.rs"]
+mod bounds;
 #[path = "hostile/flags.rs"]
 mod flags;
 #[path = "hostile/line.rs"]
@@ -557,6 +559,12 @@ fn hostile_flags_are_refused_cleanly() {
 #[test]
 fn line_framing_mtu_and_resolution_cases_are_refused() {
     run_all("line", &line::cases(), false);
+}
+
+/// Issue 24's bounds: up-front allocation, the clock's limit, generation (hostile/bounds.rs).
+#[test]
+fn hostile_bounds_are_refused_cleanly() {
+    run_all("bounds", &bounds::cases(), true);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

@@ -231,3 +231,29 @@ fn out_refuses_what_is_not_a_regular_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("oransim replaces only regular files"), "{err}");
 }
+
+/// Issue 24, class 10: an O-DU link the flags alone overload (65536 O-RUs x 200 Mb/s of
+/// payload on 25 Gb/s) is refused before the scenario is generated (it took 11.8 s and
+/// 0.7 GB to build and then refuse), naming `--rus-per-du`, and nothing is written.
+#[test]
+fn a_fronthaul_overload_is_refused_before_generating() {
+    let dir = TempDir::new("init-overload");
+    let out = dir.join("fh.toml");
+    let o = run(&[
+        "init",
+        "fronthaul",
+        "--rus-per-du",
+        "65536",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("error: oransim init fronthaul: --rus-per-du: 65536 O-RUs"),
+        "{err}"
+    );
+    assert!(err.contains("below 125"), "{err}");
+    assert!(!out.exists(), "a file was written");
+    assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);
+}

@@ -515,3 +515,75 @@ fn bad_flags_and_missing_file() {
     let out = run(&["run", "scenarios/mm1.toml", "--replications", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A two-node 10 Gb/s line with one bulk flow `src` and a `[stop]` table `stop` (issue 24,
+/// class 3).
+fn bulk_with_stop(src: &str, stop: &str) -> String {
+    format!(
+        "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\n\
+         rate = \"10Gbps\"\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ {src} }}\n\
+         [stop]\n{stop}\n"
+    )
+}
+
+/// `[stop] duration` stops a bulk source like every other (issue 24, class 3): a 100 MB
+/// transfer (5.12 s at 10 Gb/s before the fix) stopped at 1 ms creates no frame at or after
+/// 1 ms, so the run ends once the 64-frame window in flight drains (64 x 0.8 us of
+/// transmission: by 1.06 ms), and it reports what it delivered, `finished: false` and no
+/// completion time or goodput, in JSON and in text. `[stop] packets` caps it exactly.
+#[test]
+fn stop_stops_a_bulk_transfer() {
+    let dir = common::TempDir::new("bulk-stop");
+    let src = "kind = \"bulk\", bytes = \"100MB\", segment = \"1000B\", window = 64";
+    let p = dir.join("bulk.toml");
+    std::fs::write(&p, bulk_with_stop(src, "duration = \"1ms\"")).unwrap();
+    let path = p.to_str().unwrap();
+    let v = json(&run(&["run", path, "--format", "json"]));
+    let sim_ns = v["run"]["sim_time_ns"].as_f64().unwrap();
+    assert!(sim_ns <= 1.06e6, "the run went on to {sim_ns} ns");
+    let f = &v["flows"][0];
+    let t = &f["transfer"];
+    assert_eq!(t["finished"], false, "{t}");
+    assert!(
+        t["completion_ns"].is_null() && t["goodput_bps"].is_null(),
+        "{t}"
+    );
+    assert_eq!(t["total_bytes"], 100_000_000u64);
+    let sent = f["packets_sent"].as_u64().unwrap();
+    // Every frame sent before the stop drains and is delivered (no loss, no drops).
+    assert_eq!(f["packets_delivered"].as_u64().unwrap(), sent);
+    assert_eq!(t["payload_bytes"].as_u64().unwrap(), sent * 1000);
+    // 1 ms at 10 Gb/s moves about 1250 frames of 1000 B; the window adds at most 64.
+    assert!((1200..=1350).contains(&sent), "{sent} frames sent");
+    let text = String::from_utf8(run(&["run", path, "--no-wall-clock"]).stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "f: transfer not finished by the stop: {} B of 100000000 B delivered",
+            sent * 1000
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("completed in"), "{text}");
+
+    std::fs::write(&p, bulk_with_stop(src, "packets = 100")).unwrap();
+    let v = json(&run(&["run", path, "--format", "json"]));
+    let f = &v["flows"][0];
+    assert_eq!(f["packets_sent"], 100);
+    assert_eq!(f["transfer"]["finished"], false);
+    assert_eq!(f["transfer"]["payload_bytes"], 100_000u64);
+
+    // A transfer that finishes before the stop reports its completion as before.
+    std::fs::write(
+        &p,
+        bulk_with_stop(
+            "kind = \"bulk\", bytes = \"100kB\", segment = \"1000B\", window = 64",
+            "duration = \"1ms\"",
+        ),
+    )
+    .unwrap();
+    let v = json(&run(&["run", path, "--format", "json"]));
+    let t = &v["flows"][0]["transfer"];
+    assert_eq!(t["finished"], true, "{t}");
+    assert_eq!(t["payload_bytes"], 100_000u64);
+    assert!(t["completion_ns"].as_f64().unwrap() > 0.0, "{t}");
+}

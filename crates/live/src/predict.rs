@@ -520,8 +520,10 @@ pub fn compare_bulk(
             .flows
             .first()
             .and_then(|f| f.transfer.as_ref())
-            .map(|t| t.goodput_bps)
-            .ok_or_else(|| LiveError::Scenario("the bulk flow reported no transfer".into()))?;
+            .and_then(|t| t.goodput_bps)
+            .ok_or_else(|| {
+                LiveError::Scenario("the bulk flow reported no finished transfer".into())
+            })?;
         out.push(BulkCompare {
             protection: p.protection,
             mtu: p.mtu,

@@ -275,7 +275,10 @@ impl Shape {
                     .and_then(|n| n.checked_add(1));
                 let nodes = per_du.and_then(|n| n.checked_mul(u64::from(s.dus)));
                 match nodes {
-                    Some(n) if n <= MAX_GENERATED_NODES => fronthaul(s, self.command()),
+                    Some(n) if n <= MAX_GENERATED_NODES => {
+                        self.fronthaul_fits(s)?;
+                        fronthaul(s, self.command())
+                    }
                     n => too_many("--dus x (1 + --switches + --rus-per-du)", n),
                 }
             }
@@ -318,6 +321,44 @@ impl Shape {
                 other => other,
             }),
         }
+    }
+
+    /// Refuses, before anything is generated, a fronthaul shape whose O-DU link is overloaded
+    /// by the flags alone: with switches, every O-RU's eCPRI payload (`--load`) shares the
+    /// O-DU's first link (`--rate`), so `--rus-per-du` x `--load` at or above `--rate` is an
+    /// overload whatever the headers and the profile add (they only add to it). The full
+    /// check (headers, the profile's costs) follows on the generated file; this one costs
+    /// nothing, so a huge `--rus-per-du` is refused without building it. A value that does not
+    /// parse is left to that check, which names its flag.
+    fn fronthaul_fits(&self, s: &FronthaulShape) -> Result<(), ScenarioError> {
+        use crate::units::{Kind, parse};
+        if s.switches == 0 {
+            return Ok(());
+        }
+        let (Ok(load), Ok(rate)) = (
+            parse(&s.load, Kind::DataRate),
+            parse(&s.rate, Kind::DataRate),
+        ) else {
+            return Ok(());
+        };
+        let offered = f64::from(s.rus_per_du) * load;
+        if offered >= rate {
+            return Err(ScenarioError::Invalid {
+                path: self.command(),
+                key: "--rus-per-du".into(),
+                problem: format!(
+                    "{} O-RUs x {} of payload (--load) = {offered:e} bit/s on each O-DU's first \
+                     link, at or above its --rate of {} before any header: an overload",
+                    s.rus_per_du, s.load, s.rate
+                ),
+                allowed: format!(
+                    "fewer O-RUs per O-DU (below {} at this --load and --rate), a lower --load \
+                     or a faster --rate",
+                    (rate / load).ceil()
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// `oransim init SHAPE`, the name errors give instead of a file.

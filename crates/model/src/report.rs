@@ -193,12 +193,17 @@ pub struct DirReport {
 /// A bulk transfer's outcome.
 #[derive(Debug, Clone, Serialize)]
 pub struct TransferReport {
-    /// Payload delivered \[bytes\].
+    /// The transfer's whole payload \[bytes\].
+    pub total_bytes: u64,
+    /// Payload delivered, mean over replications \[bytes\] (`total_bytes` when finished).
     pub payload_bytes: u64,
-    /// First frame created to last frame delivered (longest replication) \[ns\].
-    pub completion_ns: f64,
-    /// Payload bits over the completion time [bit/s].
-    pub goodput_bps: f64,
+    /// Whether every replication delivered the whole payload (a `[stop]` may cut it short).
+    pub finished: bool,
+    /// First frame created to last frame delivered (longest replication) \[ns\]; `None` when
+    /// the transfer did not finish.
+    pub completion_ns: Option<f64>,
+    /// Payload bits over the completion time \[bit/s\]; `None` when it did not finish.
+    pub goodput_bps: Option<f64>,
 }
 
 /// One flow.
@@ -439,13 +444,25 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 sim_core::network::Source::Periodic { frames, .. } => Some(frames.clone()),
                 _ => None,
             };
-            let transfer = merged.transfer_ps.map(|ps| TransferReport {
-                payload_bytes: merged.transfer_payload_bytes / runs.len().max(1) as u64,
-                completion_ns: ps as f64 / 1e3,
-                goodput_bps: (merged.transfer_payload_bytes as f64 / runs.len().max(1) as f64)
-                    * 8.0
-                    / (ps as f64 * 1e-12),
-            });
+            let transfer = match &cfg.source {
+                sim_core::network::Source::Bulk { total_bytes, .. } => {
+                    let reps = runs.len().max(1);
+                    let payload = merged.transfer_payload_bytes / reps as u64;
+                    let finished = runs.iter().all(|r| r.flows[fi].transfer_ps.is_some());
+                    let ps = merged.transfer_ps.filter(|_| finished);
+                    Some(TransferReport {
+                        total_bytes: *total_bytes,
+                        payload_bytes: payload,
+                        finished,
+                        completion_ns: ps.map(|ps| ps as f64 / 1e3),
+                        goodput_bps: ps.map(|ps| {
+                            (merged.transfer_payload_bytes as f64 / reps as f64) * 8.0
+                                / (ps as f64 * 1e-12)
+                        }),
+                    })
+                }
+                _ => None,
+            };
             let handshake = match &cfg.source {
                 sim_core::network::Source::Handshake { exchanges, .. } => Some(HandshakeReport {
                     bound: crate::plan::LOWER_BOUND,

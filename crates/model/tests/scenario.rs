@@ -172,6 +172,46 @@ fn bulk_ack_every_default_and_errors() {
     }
 }
 
+/// Issue 24, class 2: every bulk window is sent at time zero, so the windows of a scenario's
+/// bulk flows (each capped at its transfer's frames) sum to at most `MAX_WINDOW_FRAMES`; the
+/// flow that crosses the total is refused naming its `window` (16 windows of 2^20 frames
+/// aborted asking for 2.5 GB before). Exactly the total passes, and so does a large window over
+/// a short transfer.
+#[test]
+fn bulk_windows_are_bounded_in_total() {
+    let flows = |n: usize, window: u32, bytes: &str| {
+        let mut s = TWO_NODES.to_owned();
+        for i in 0..n {
+            s.push_str(&format!(
+                "[[flow]]\nname = \"f{i}\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"bulk\", \
+                 bytes = \"{bytes}\", segment = \"1000B\", window = {window} }}\n"
+            ));
+        }
+        s
+    };
+    let p = write("bulk-windows", &[("s.toml", &flows(16, 1 << 20, "10GB"))]);
+    let e = Scenario::load(&p).unwrap_err().to_string();
+    for want in [
+        "s.toml",
+        "flow[1] (\"f1\").source.window",
+        "2097152 frames in flight at once",
+        "over the total of 1048576",
+    ] {
+        assert!(e.contains(want), "{want}: {e}");
+    }
+    assert_eq!(sim_core::MAX_WINDOW_FRAMES, 1 << 20);
+    let p = write(
+        "bulk-windows-ok",
+        &[("s.toml", &flows(16, 1 << 16, "10GB"))],
+    );
+    Scenario::load(&p).unwrap();
+    let p = write(
+        "bulk-windows-short",
+        &[("s.toml", &flows(16, 1 << 20, "1MB"))],
+    );
+    Scenario::load(&p).unwrap();
+}
+
 /// Issue 15: every file in `scenarios/` written back out by `ScenarioFile::to_toml_string`
 /// parses into the same file value and validates into the same scenario.
 #[test]

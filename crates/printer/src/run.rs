@@ -191,14 +191,22 @@ fn extras(r: &Report) -> String {
             );
         }
         if let Some(t) = &f.transfer {
-            let _ = writeln!(
-                extras,
-                "{}: transfer of {} B completed in {:.6} s, goodput {}",
-                f.name,
-                t.payload_bytes,
-                t.completion_ns / 1e9,
-                rate(t.goodput_bps)
-            );
+            let _ = match (t.completion_ns, t.goodput_bps) {
+                (Some(ns), Some(bps)) if t.finished => writeln!(
+                    extras,
+                    "{}: transfer of {} B completed in {:.6} s, goodput {}",
+                    f.name,
+                    t.payload_bytes,
+                    ns / 1e9,
+                    rate(bps)
+                ),
+                _ => writeln!(
+                    extras,
+                    "{}: transfer not finished by the stop: {} B of {} B delivered, no completion \
+                     time",
+                    f.name, t.payload_bytes, t.total_bytes
+                ),
+            };
         }
         if let Some(h) = &f.handshake {
             let completion = match &h.completion {

@@ -81,10 +81,13 @@ pub enum NetworkError {
     /// each within bounds chained (queued behind one another, or a source's gaps) beyond what the
     /// picosecond clock is allowed to reach. The run stops rather than wrap or saturate.
     #[error(
-        "the run would schedule an event at {at_ps} ps, past the clock's limit of 2^62 ps (53 days); shorten the service times, gaps or stop condition"
+        "{item}: the run would schedule an event at {at_ps} ps, past the clock's limit of 2^62 ps (53 days); shorten the service times, gaps or stop condition"
     )]
     ClockOverflow {
         /// The event time the run tried to schedule \[ps\].
         at_ps: u64,
+        /// The item and key whose step drove the clock there, e.g. `node[0] ("a").service`
+        /// or `flow[0] ("f").source`.
+        item: String,
     },
 }

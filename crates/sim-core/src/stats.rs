@@ -493,7 +493,8 @@ pub struct FlowStats {
     pub message: DelayHist,
     /// Messages with at least one frame dropped.
     pub messages_incomplete: u64,
-    /// Bulk transfers: time from the first frame created to the last frame delivered \[ps\].
+    /// Bulk transfers: time from the first frame created to the last frame delivered \[ps\];
+    /// `None` while the transfer is unfinished (a `[stop]` cut it short). Merged: the longest.
     pub transfer_ps: Option<u64>,
     /// Bulk transfers: payload delivered \[bytes\].
     pub transfer_payload_bytes: u64,

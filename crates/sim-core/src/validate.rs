@@ -18,6 +18,61 @@ const MAX_ITEMS: usize = u32::MAX as usize / 2;
 pub const MAX_STEP_PS: u64 = 1 << 60;
 /// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
 pub const MAX_TIME_PS: u64 = 1 << 62;
+/// The most bulk-transfer frames a network may have in flight at once, summed over its bulk
+/// flows (each flow's window, capped at its transfer's frames) \[frames\] (2^20). A bulk
+/// source sends its whole window at time zero, and each frame in flight holds a packet slot,
+/// an event and a queue entry (about 320 B): 2^20 frames are about 330 MB for each replication
+/// running at once (one per thread).
+pub const MAX_WINDOW_FRAMES: u64 = 1 << 20;
+
+impl Source {
+    /// The frames this source may have in flight at once: a bulk source's window, capped at
+    /// its transfer's frames; 0 for every other source (they create packets one at a time)
+    /// \[frames\]. The sum over a network's flows is bounded by [`MAX_WINDOW_FRAMES`].
+    pub fn window_frames(&self) -> u64 {
+        match self {
+            Source::Bulk {
+                total_bytes,
+                segment,
+                window,
+                ..
+            } => total_bytes
+                .div_ceil(u64::from(*segment).max(1))
+                .min(u64::from(*window)),
+            _ => 0,
+        }
+    }
+
+    /// When a source with fixed gaps and a fixed number of firings fires last, if nothing
+    /// stops it first: `offset + (count - 1) x gap` for a periodic, pattern or ping source with
+    /// a count, `(tunnels - 1) x spacing` for handshakes \[ps\] (exact, in `u128`); `None` for a
+    /// source with random gaps, no count, or a count of 0. A time past [`MAX_TIME_PS`] means the
+    /// run would stop with [`NetworkError::ClockOverflow`] unless `[stop]` ends it sooner.
+    pub fn last_firing_ps(&self) -> Option<u128> {
+        let (offset, gap, firings) = match self {
+            Source::Periodic {
+                period,
+                offset,
+                count,
+                ..
+            } => (offset.as_ps(), period.as_ps(), (*count)?),
+            Source::Pattern {
+                interval, count, ..
+            }
+            | Source::Ping {
+                interval, count, ..
+            } => (0, interval.as_ps(), (*count)?),
+            Source::Handshake {
+                tunnels, spacing, ..
+            } => (0, spacing.as_ps(), u64::from(*tunnels)),
+            _ => return None,
+        };
+        let last = u128::from(firings.checked_sub(1)?);
+        // u64 x u64 fits a u128, and so does the sum with a u64.
+        #[allow(clippy::arithmetic_side_effects)]
+        Some(u128::from(offset) + last * u128::from(gap))
+    }
+}
 
 impl Network {
     /// Checks every invariant the engine relies on, so that a run cannot panic, loop forever or
@@ -74,6 +129,17 @@ impl Network {
                     "a probability from 0 up to, not including, 1",
                 ));
             }
+        }
+        let in_flight = self
+            .flows
+            .iter()
+            .fold(0u64, |n, f| n.saturating_add(f.source.window_frames()));
+        if in_flight > MAX_WINDOW_FRAMES {
+            return Err(NetworkError::TooMany {
+                what: "bulk frames in flight at once (the bulk flows' windows)".into(),
+                count: usize::try_from(in_flight).unwrap_or(usize::MAX),
+                max: MAX_WINDOW_FRAMES as usize,
+            });
         }
         let links = self.link_index();
         for (i, f) in self.flows.iter().enumerate() {
@@ -619,6 +685,45 @@ mod tests {
             size: SizeDist::Fixed(100),
             count: Some(10),
         };
+        assert_eq!(n.validate(), Ok(()));
+    }
+
+    /// The bulk flows' windows (each capped at its transfer's frames) sum to at most
+    /// [`MAX_WINDOW_FRAMES`]: every window is sent at time zero (issue 24, class 2).
+    #[test]
+    fn bulk_windows_are_bounded_in_total() {
+        let bulk = |window: u32, total_bytes: u64| Source::Bulk {
+            total_bytes,
+            segment: 1000,
+            frame: 1064,
+            last_frame: 1064,
+            window,
+            ack_size: 64,
+            ack_every: 1,
+        };
+        let flows = |n: usize, window: u32, total: u64| {
+            move |net: &mut Network| {
+                let f = net.flows[0].clone();
+                net.flows = (0..n)
+                    .map(|i| FlowConfig {
+                        name: format!("f{i}"),
+                        source: bulk(window, total),
+                        ..f.clone()
+                    })
+                    .collect();
+            }
+        };
+        let e = refused(flows(16, 1 << 20, 1 << 40));
+        assert!(
+            e.contains("bulk frames in flight") && e.contains("16777216") && e.contains("1048576"),
+            "{e}"
+        );
+        // Exactly the bound passes; a large window over a short transfer counts its frames.
+        let mut n = net();
+        flows(16, 1 << 16, 1 << 40)(&mut n);
+        assert_eq!(n.validate(), Ok(()));
+        let mut n = net();
+        flows(16, 1 << 20, 1_000_000)(&mut n);
         assert_eq!(n.validate(), Ok(()));
     }
 }

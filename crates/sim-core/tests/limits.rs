@@ -67,10 +67,40 @@ fn a_run_past_the_clock_limit_is_an_error_not_a_wrap() {
     assert_eq!(
         e,
         NetworkError::ClockOverflow {
-            at_ps: 5 * MAX_STEP_PS
+            at_ps: 5 * MAX_STEP_PS,
+            item: "node[0] (\"slow\").service".into(),
         }
     );
     assert!(e.to_string().contains("2^62 ps"), "{e}");
+    assert!(
+        e.to_string().starts_with("node[0] (\"slow\").service: "),
+        "{e}"
+    );
+}
+
+/// Issue 24, class 9: the overflow names the item whose step drove the clock: a source's gaps
+/// name the flow's source. A source whose count is used up would fire no more, so a next firing
+/// past the limit is not an overflow (it was: five firings 2^60 ps apart end at 2^62 ps, and
+/// the sixth, never to happen, stopped the run).
+#[test]
+fn the_overflow_names_its_item_and_a_used_up_source_is_none() {
+    let mut net = queue_behind(0, MAX_STEP_PS, u64::MAX);
+    net.stop.packets = Some(10);
+    let e = run_replication(&net, 1, 0).unwrap_err();
+    assert_eq!(
+        e,
+        NetworkError::ClockOverflow {
+            at_ps: 5 * MAX_STEP_PS,
+            item: "flow[0] (\"burst\").source".into(),
+        }
+    );
+    let r = run_replication(&queue_behind(0, MAX_STEP_PS, 5), 1, 0).unwrap();
+    assert_eq!(r.flows[0].forward.delivered, 5);
+    // Five packets stop the run's sources: the same gaps, no count.
+    let mut net = queue_behind(0, MAX_STEP_PS, u64::MAX);
+    net.stop.packets = Some(5);
+    let r = run_replication(&net, 1, 0).unwrap();
+    assert_eq!(r.flows[0].forward.delivered, 5);
 }
 
 /// A source whose next firing falls past the limit, but after the run's stop time, simply ends:

@@ -60,7 +60,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = args.threads {
         opts.threads = t as usize;
     }
-    let report = model::run(&scenario, &opts)?;
+    // A run's own refusals (the clock's limit, reached mid-run) name the item and key; the
+    // file is named here.
+    let report = model::run(&scenario, &opts)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     if let Some(dir) = &args.out {
         // The JSON last: its presence marks a complete set (`write_set`).
         let mut set = Vec::new();

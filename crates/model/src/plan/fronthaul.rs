@@ -144,7 +144,26 @@ const FRONTHAUL_FLAGS: &FlagKeys = &[
 /// O-RU category pair whether it fits T12max, with the margin and the longest fibre. Errors
 /// name the flag (`--fibre`, ...), not the scenario key it set.
 pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {
-    fronthaul_plan(q).map_err(|e| super::flag_only(e, FRONTHAUL_FLAGS))
+    fronthaul_plan(q).map_err(|e| match e {
+        // An end node the profile overloads (its costs at this rate and payload): the profile
+        // file is the input to blame, with the node and stage the check found.
+        ScenarioError::Invalid {
+            path,
+            key,
+            problem,
+            allowed,
+        } if (key.starts_with("node[0]") || key.starts_with("node[1]"))
+            && !key.contains("\").") =>
+        {
+            ScenarioError::Invalid {
+                path,
+                key: format!("--profile {} ({key})", q.profile.display()),
+                problem,
+                allowed,
+            }
+        }
+        e => super::flag_only(e, FRONTHAUL_FLAGS),
+    })
 }
 
 fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> {

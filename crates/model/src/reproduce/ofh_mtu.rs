@@ -165,7 +165,8 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
             .iter()
             .find(|f| f.name == "bulk_mtu9000")
             .and_then(|f| f.transfer.as_ref())
-            .map_or(f64::NAN, |t| t.completion_ns / 1e6);
+            .and_then(|t| t.completion_ns)
+            .map_or(f64::NAN, |ns| ns / 1e6);
         bulk.push((mtu as f64, t));
     }
     let t1400 = bulk[0].1;

@@ -16,6 +16,8 @@ mod trace;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
+use sim_core::MAX_WINDOW_FRAMES;
+use sim_core::network::MAX_TIME_PS;
 use sim_core::network::{
     Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
     TraceRecord, UNLIMITED_SERVERS,
@@ -295,6 +297,28 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         });
     }
 
+    // Every bulk window is sent at time zero: the windows in flight at once are bounded in
+    // total, and the flow whose window crosses the bound is named.
+    let mut in_flight = 0u64;
+    for (i, f) in flows.iter().enumerate() {
+        let w = f.source.window_frames();
+        in_flight = in_flight.saturating_add(w);
+        if in_flight > MAX_WINDOW_FRAMES {
+            return Err(cx.invalid(
+                format!("flow[{i}] (\"{}\").source.window", f.name),
+                format!(
+                    "{w} frames in flight (its window, capped at its transfer's frames); with \
+                     the bulk flows before it, {in_flight} frames in flight at once, over the \
+                     total of {MAX_WINDOW_FRAMES}"
+                ),
+                format!(
+                    "windows that sum to at most {MAX_WINDOW_FRAMES} frames per scenario (every \
+                     window is sent at time zero and held in memory)"
+                ),
+            ));
+        }
+    }
+
     // Stop condition.
     let stop_file = file.stop.unwrap_or_default();
     let stop = Stop {
@@ -330,6 +354,33 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             format!("flow \"{}\" never ends and [stop] sets no limit", f.name),
             "set [stop] packets = N or duration = \"10ms\", or give every source a count",
         ));
+    }
+
+    // A source with fixed gaps and a count whose last firing passes the clock's limit, with
+    // nothing in [stop] to end the run sooner, would stop the run with a clock overflow:
+    // refused here, naming the key, so `check` finds it too.
+    if stop.duration.is_none() && stop.packets.is_none() {
+        for (i, f) in flows.iter().enumerate() {
+            let Some(last) = f.source.last_firing_ps() else {
+                continue;
+            };
+            if last > u128::from(MAX_TIME_PS) {
+                let (key, what) = match f.source {
+                    Source::Handshake { .. } => ("tunnels", "tunnels started `spacing` apart"),
+                    Source::Periodic { .. } => ("count", "firings `period` apart from `offset`"),
+                    _ => ("count", "firings `interval` apart"),
+                };
+                return Err(cx.invalid(
+                    format!("flow[{i}] (\"{}\").source.{key}", f.name),
+                    format!(
+                        "{what}: the last at {last} ps, past the clock's limit of 2^62 ps \
+                         (53 days)"
+                    ),
+                    "fewer, or a shorter gap, so the last starts within 53 days; or a [stop] \
+                     duration",
+                ));
+            }
+        }
     }
 
     if let Err(e) = check_replications(replications, flows.len()) {

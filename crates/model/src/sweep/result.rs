@@ -123,8 +123,11 @@ impl PointResult {
                     transfer_completion_ns: f
                         .transfer
                         .as_ref()
-                        .and_then(|t| finite(t.completion_ns)),
-                    goodput_bps: f.transfer.as_ref().and_then(|t| finite(t.goodput_bps)),
+                        .and_then(|t| t.completion_ns.and_then(finite)),
+                    goodput_bps: f
+                        .transfer
+                        .as_ref()
+                        .and_then(|t| t.goodput_bps.and_then(finite)),
                     path_max_utilisation: bottleneck.1.and_then(finite),
                     bottleneck_node: bottleneck.0,
                 }

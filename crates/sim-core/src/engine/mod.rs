@@ -223,9 +223,10 @@ pub struct Engine<'a, O: Observer> {
     fetched: u64,
     /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
     end: u64,
-    /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\]: the run stops
-    /// with [`NetworkError::ClockOverflow`] instead of wrapping or saturating its clock.
-    overflow: Option<u64>,
+    /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\], and the item
+    /// whose step drove the clock there: the run stops with [`NetworkError::ClockOverflow`]
+    /// instead of wrapping or saturating its clock.
+    overflow: Option<(u64, String)>,
     observer: O,
 }
 
@@ -396,8 +397,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             self.start_source(f);
         }
         while let Some((t, ev)) = self.queue.pop() {
-            if let Some(at_ps) = self.overflow {
-                return Err(NetworkError::ClockOverflow { at_ps });
+            if let Some((at_ps, item)) = self.overflow {
+                return Err(NetworkError::ClockOverflow { at_ps, item });
             }
             self.now = t.0;
             self.events.bump(1);
@@ -423,8 +424,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.end = self.now;
         }
-        if let Some(at_ps) = self.overflow {
-            return Err(NetworkError::ClockOverflow { at_ps });
+        if let Some((at_ps, item)) = self.overflow {
+            return Err(NetworkError::ClockOverflow { at_ps, item });
         }
         Ok(RunStats {
             replication,
@@ -532,15 +533,59 @@ impl<'a, O: Observer> Engine<'a, O> {
     }
 
     /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not
-    /// scheduled: it is recorded, and the run stops with [`NetworkError::ClockOverflow`]. The
-    /// exception is a source firing at or after the stop time, which could create nothing.
+    /// scheduled: it is recorded with the item that drove the clock there, and the run stops
+    /// with [`NetworkError::ClockOverflow`]. The exception is a source firing that could create
+    /// nothing: at or after the stop time, past its count, or past the run's packet limit.
     #[inline(always)]
     fn schedule_at(&mut self, at_ps: u64, ev: Event) {
         if at_ps <= MAX_TIME_PS {
             self.queue.push(SimTime(at_ps), ev);
-        } else if !(matches!(ev, Event::Source(_)) && at_ps >= self.stop_time) {
-            self.overflow.get_or_insert(at_ps);
+        } else if self.overflow.is_none() {
+            self.record_overflow(at_ps, ev);
         }
+    }
+
+    /// `ev` would fall at `at_ps`, past [`MAX_TIME_PS`]: records the overflow and names the
+    /// item whose step drove the clock there (as the scenario layer names it: a flow's source,
+    /// a node's service, receive, transit, I/O or latency, a link's rate or propagation).
+    #[cold]
+    fn record_overflow(&mut self, at_ps: u64, ev: Event) {
+        let net = self.net;
+        let flow = |f: usize| format!("flow[{f}] (\"{}\")", net.flows[f].name);
+        let node = |n: usize| format!("node[{n}] (\"{}\")", net.nodes[n].name);
+        let link = |dir: u32| {
+            let l = (dir / 2) as usize;
+            format!("link[{l}] (\"{}\")", net.links[l].name)
+        };
+        let item = match ev {
+            Event::Source(f) => {
+                let f = f as usize;
+                if at_ps >= self.stop_time || !self.source_may_fire_again(f) {
+                    return;
+                }
+                format!("{}.source", flow(f))
+            }
+            Event::IoDone { node: n, .. } => format!("{}.io", node(n as usize)),
+            Event::ServiceDone { node: n, pkt } => {
+                let cfg = &net.nodes[n as usize];
+                let key = match self.packets[pkt].role {
+                    Role::Terminate if cfg.receive.is_some() => "receive",
+                    Role::Transit if cfg.transit.is_some() => "transit",
+                    _ => "service",
+                };
+                format!("{}.{key}", node(n as usize))
+            }
+            Event::Depart(pkt) => {
+                let n = self.steps[self.packets[pkt].step as usize].node;
+                format!("{}.latency", node(n as usize))
+            }
+            Event::TxDone { link: l, .. } => format!("{}.rate", link(l)),
+            Event::Arrive(pkt) => format!("{}.length", link(self.packets[pkt].link_dir)),
+            Event::HandshakeTimer { tunnel, .. } => {
+                format!("{}.source.retransmit", flow(self.tunnel_flow(tunnel)))
+            }
+        };
+        self.overflow = Some((at_ps, item));
     }
 
     /// Schedules `ev` `delay_ps` from now \[ps\] (see [`Engine::schedule_at`]); the sum

@@ -4,6 +4,10 @@
 //! No loss recovery: a lost frame, or a lost acknowledgement, frees the window slots it holds so
 //! the transfer goes on, and the loss shows in the drop counters. A lost frame is finished
 //! (never delivered).
+//!
+//! Like every source, a bulk source obeys `[stop]`: it creates no frame at or after the stop
+//! time, nor past the run's packet limit; the frames already sent drain, and a transfer cut
+//! short this way never records a completion time.
 
 use crate::network::{Direction, Source};
 use crate::tally::Bump;
@@ -45,8 +49,12 @@ impl<O: Observer> Engine<'_, O> {
         }
     }
 
-    /// Sends the next frame, if any is left.
+    /// Sends the next frame, if any is left and the run's stop condition still lets sources
+    /// create packets.
     fn bulk_send_frame(&mut self, f: usize) {
+        if !self.may_generate() {
+            return;
+        }
         let Source::Bulk {
             total_bytes,
             segment,

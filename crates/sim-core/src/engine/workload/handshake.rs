@@ -34,6 +34,13 @@ pub(in crate::engine) struct Tunnel<'a> {
     done: bool,
 }
 
+impl Tunnel<'_> {
+    /// The index of the tunnel's flow.
+    pub(in crate::engine) fn flow(&self) -> u32 {
+        self.flow
+    }
+}
+
 impl<'a, O: Observer> Engine<'a, O> {
     /// Starts the next tunnel; returns the spacing to the one after it, if any \[ps\].
     pub(super) fn handshake_fire(

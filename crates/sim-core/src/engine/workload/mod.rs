@@ -67,6 +67,22 @@ impl<O: Observer> Engine<'_, O> {
         self.total_generated < self.stop_packets && self.now < self.stop_time
     }
 
+    /// Whether flow `f`'s source could still create something if it fired: its count is not
+    /// used up and the run's packet limit not reached (the stop time aside).
+    pub(super) fn source_may_fire_again(&self, f: usize) -> bool {
+        let generated = self.work.sources[f].generated;
+        self.total_generated < self.stop_packets
+            && self.net.flows[f]
+                .source
+                .count()
+                .is_none_or(|c| generated < c)
+    }
+
+    /// The flow of handshake tunnel `g`.
+    pub(super) fn tunnel_flow(&self, g: u32) -> usize {
+        self.work.tunnels[g as usize].flow() as usize
+    }
+
     /// At time zero: schedules flow `f`'s first firing (a bulk transfer sends its first window).
     pub(super) fn start_source(&mut self, f: usize) {
         let net = self.net;
