@@ -61,6 +61,7 @@ fn four_hop(packets: u64) -> Network {
         mtu: Some(9000),
         queue_capacity: None,
         loss: 0.0,
+        framing: LineFraming::Bare,
     };
     Network {
         nodes: vec![
@@ -90,6 +91,7 @@ fn four_hop(packets: u64) -> Network {
             name: "traffic".into(),
             path: vec![0, 1, 2, 3],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 0.3e6,

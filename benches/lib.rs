@@ -50,6 +50,7 @@ pub fn star(n: usize, packets: u64) -> Network {
             mtu: Some(1500),
             queue_capacity: None,
             loss: 0.0,
+            framing: LineFraming::Bare,
         })
         .collect();
     let flows = (1..=n)
@@ -57,6 +58,7 @@ pub fn star(n: usize, packets: u64) -> Network {
             name: format!("e2-{i}"),
             path: vec![i, 0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 0.5e6 / n as f64,
@@ -176,6 +178,7 @@ pub fn mm1(packets: u64) -> Network {
             name: "arrivals".into(),
             path: vec![0],
             mtu_exempt: 0,
+            ethernet_header: false,
             protected_len: vec![],
             source: Source::Poisson {
                 rate_per_s: 0.9e6,
