@@ -1,0 +1,50 @@
+//! `oransim check` of generated stars (issue 24, class 10): the text `oransim init e2 --gnbs N`
+//! writes, parsed and validated as `check` does ([`model::Scenario::from_toml_str`]), at N =
+//! 1000, 2000, 4000 and 8000 gNBs. Linear set-up is a median that doubles with N; the text is
+//! made once per N, outside the measurement.
+//!
+//! Run: `cargo bench -p oransim-benches --bench check`. Results: `docs/performance.md`.
+
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use model::generate::{E2Shape, Shape};
+
+fn check_scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("check");
+    g.sample_size(10);
+    // Anchored in `scenarios/`, where the generated file's profile path resolves.
+    let origin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/e2.toml");
+    for n in [1000u32, 2000, 4000, 8000] {
+        let shape = Shape::E2(E2Shape {
+            gnbs: n,
+            profile: "../calibration/colosseum-e2.toml".into(),
+            ..E2Shape::default()
+        });
+        let text = shape
+            .generate(&origin)
+            .expect("a valid shape")
+            .to_toml_string()
+            .expect("a file that serialises");
+        g.throughput(Throughput::Elements(u64::from(n) + 1));
+        g.bench_function(format!("e2/{n}"), |b| {
+            b.iter(|| {
+                black_box(
+                    model::Scenario::from_toml_str(black_box(&text), &origin)
+                        .expect("the generated file is valid")
+                        .network
+                        .flows
+                        .len(),
+                )
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, check_scale);
+criterion_main!(benches);
