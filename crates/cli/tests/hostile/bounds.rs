@@ -99,5 +99,29 @@ pub fn cases() -> Vec<Case> {
         ],
         &["--rus-per-du"],
     ));
+    // Two storms of 600,000 tunnels each (the per-flow maximum was 10^7, with no total): about
+    // 1 KB per tunnel while it runs, all started at time zero.
+    let mut storms = String::from(
+        "[[node]]\nname = \"gnbs\"\nservice = { model = \"profile\", profile = \
+         \"../calibration/dev-host-aws-lc.toml\", suite = \"none\" }\n[[node]]\nname = \"ric\"\n\
+         service = { model = \"profile\", profile = \"../calibration/dev-host-aws-lc.toml\", \
+         suite = \"none\" }\n[[link]]\nbetween = [\"gnbs\", \"ric\"]\nrate = \"10Gbps\"\n",
+    );
+    for i in 0..2 {
+        storms.push_str(&format!(
+            "[[flow]]\nname = \"ike{i}\"\nfrom = \"gnbs\"\nto = \"ric\"\nsource = {{ kind = \
+             \"handshake\", protocol = \"ikev2\", ke = \"x25519\", auth = \"psk\", tunnels = \
+             600000 }}\n"
+        ));
+    }
+    for cmd in ["check", "run"] {
+        cases.push(scenario(
+            "handshake tunnels over the total",
+            cmd,
+            "storms",
+            &storms,
+            &["flow[1] (\"ike1\").source.tunnels", "1000000"],
+        ));
+    }
     cases
 }

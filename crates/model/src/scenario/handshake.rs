@@ -66,7 +66,12 @@ pub(super) fn handshake_source(
     };
     let tunnels = match hs.tunnels {
         None => 1,
-        Some(t) => cx.count(&format!("{key}.tunnels"), t, "tunnels", 10_000_000)?,
+        Some(t) => cx.count(
+            &format!("{key}.tunnels"),
+            t,
+            "tunnels",
+            MAX_SCENARIO_TUNNELS,
+        )?,
     };
     let spacing = hs
         .spacing

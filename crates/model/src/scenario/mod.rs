@@ -42,6 +42,11 @@ use self::{
     trace::*,
 };
 
+/// Most handshake tunnels in one scenario, summed over its flows: each tunnel's state, its
+/// messages and their events take about 1 KB while it runs (measured: 400,000 tunnels started
+/// at once peak at 397 MB), so a million is about 1 GB, as `plan kex`'s `MAX_TUNNELS`.
+pub const MAX_SCENARIO_TUNNELS: u64 = 1_000_000;
+
 /// Largest packet or frame the engine accepts \[bytes\] (a jumbo frame is 9000 B; this leaves
 /// room for 64 KiB records and IP datagrams).
 pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
@@ -316,6 +321,25 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                      window is sent at time zero and held in memory)"
                 ),
             ));
+        }
+    }
+
+    // Handshake tunnels, summed the same way: a storm can start every tunnel at time zero.
+    let mut tunnels = 0u64;
+    for (i, f) in flows.iter().enumerate() {
+        if let Source::Handshake { tunnels: t, .. } = &f.source {
+            tunnels = tunnels.saturating_add(u64::from(*t));
+            if tunnels > MAX_SCENARIO_TUNNELS {
+                return Err(cx.invalid(
+                    format!("flow[{i}] (\"{}\").source.tunnels", f.name),
+                    format!(
+                        "{t} tunnels; with the handshake flows before it, {tunnels} tunnels, over the total of {MAX_SCENARIO_TUNNELS}"
+                    ),
+                    format!(
+                        "tunnels that sum to at most {MAX_SCENARIO_TUNNELS} per scenario (about 1 KB each while it runs)"
+                    ),
+                ));
+            }
         }
     }
 
