@@ -149,6 +149,10 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let mut journal = None;
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
+        if args.shard.is_none() && !header.vary.is_empty() {
+            // Checked before any point runs; made (again without following a link) at the end.
+            crate::output::refuse_non_dir(&dir.join("plots")).context("--out")?;
+        }
         let (j, finished) = Journal::open(dir, &sweep, args.shard)?;
         done = finished;
         journal = Some(j);
@@ -330,15 +334,17 @@ fn print_results(
 fn write_results(dir: &Path, header: &Header, results: &[PointResult]) -> anyhow::Result<String> {
     let view = view(header, results);
     let mut written = String::new();
+    let plots = dir.join("plots");
+    if !header.vary.is_empty() {
+        // Before any result file, so a refused plots/ leaves no half-written set.
+        crate::output::make_subdir(&plots).context("--out")?;
+    }
     let json = dir.join("sweep.json");
     write_atomic(&json, view.json()?.as_bytes())?;
     let csv = dir.join("sweep.csv");
     write_atomic(&csv, view.csv().as_bytes())?;
     let _ = writeln!(written, "{}\n{}", json.display(), csv.display());
     if !header.vary.is_empty() {
-        let plots = dir.join("plots");
-        std::fs::create_dir_all(&plots)
-            .with_context(|| format!("cannot create {}", plots.display()))?;
         for p in view.plots()? {
             let svg = plots.join(format!("{}.svg", p.stem));
             write_atomic(&svg, p.svg.as_bytes())?;
