@@ -10,6 +10,8 @@ mod common;
 
 #[path = "hostile/flags.rs"]
 mod flags;
+#[path = "hostile/writers.rs"]
+mod writers;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -549,6 +551,12 @@ fn mutated_experiment_files_are_refused_cleanly() {
 #[test]
 fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
+}
+
+/// Concurrent and hostile writers: a held sweep lock, a `plots` link (issue 24).
+#[test]
+fn hostile_writers_are_refused_cleanly() {
+    writers::run_all();
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

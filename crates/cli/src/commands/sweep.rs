@@ -147,8 +147,15 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 
     let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
     let mut journal = None;
+    let mut lock = None;
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
+        // Held until the sweep ends: a second sweep on these files is refused, naming us.
+        let name = match args.shard {
+            Some(s) => crate::lock::shard_lock(s.index, s.count),
+            None => crate::lock::SWEEP_LOCK.to_owned(),
+        };
+        lock = Some(crate::lock::exclusive(dir, &name, "--out")?);
         if args.shard.is_none() && !header.vary.is_empty() {
             // Checked before any point runs; made (again without following a link) at the end.
             crate::output::refuse_non_dir(&dir.join("plots")).context("--out")?;
@@ -216,6 +223,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         (None, _) => print_results(&header, &results, args.format)?,
     }
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -276,6 +284,38 @@ impl Progress {
 
 /// `oransim sweep --merge DIR|FILE...`.
 fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    // No shard is read while it is being written: every shard lock beside the inputs is held
+    // shared for the merge's life (a running shard holds its own exclusively).
+    let mut dirs: Vec<PathBuf> = args
+        .merge
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                p.clone()
+            } else {
+                match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                    _ => PathBuf::from("."),
+                }
+            }
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    let mut _held = Vec::new();
+    for d in &dirs {
+        _held.extend(crate::lock::shards_shared(d, "--merge")?);
+    }
+    // An existing --out is locked before the shards are read, so a live sweep there is named
+    // first; one the merge creates is locked when made.
+    let mut lock = match &args.out {
+        Some(dir) if dir.is_dir() => Some(crate::lock::exclusive(
+            dir,
+            crate::lock::SWEEP_LOCK,
+            "--out",
+        )?),
+        _ => None,
+    };
     let (header, results) = sweep::merge_shards(&args.merge).context("--merge")?;
     match &args.out {
         Some(dir) => {
@@ -286,11 +326,20 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             prepare_dir(dir)?;
+            // The same result files as a whole sweep's: its lock.
+            if lock.is_none() {
+                lock = Some(crate::lock::exclusive(
+                    dir,
+                    crate::lock::SWEEP_LOCK,
+                    "--out",
+                )?);
+            }
             let written = write_results(dir, &header, &results)?;
             crate::format::print(&written)?;
         }
         None => print_results(&header, &results, args.format)?,
     }
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 
