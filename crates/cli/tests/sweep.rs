@@ -542,3 +542,61 @@ fn shards_share_a_directory_but_a_running_shard_is_not_merged_or_run_twice() {
     assert!(!merged.exists(), "the refused merge wrote nothing");
     ok(&beside);
 }
+
+/// Issue 24, class 4: journal lines and shard files are checked against the results they carry.
+/// An edited number in a journal line is refused on resume naming the file and line, and one in
+/// a shard file by the merge naming the file; before the fix both were trusted (exit 0, the
+/// edited number in the results).
+#[test]
+fn an_edited_journal_line_or_shard_file_is_refused() {
+    let dir = scratch("tamper");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let args = [
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=20",
+        "--vary",
+        "scenario.seed=1,2,3",
+        "--out",
+        o,
+        "-q",
+    ];
+    ok(&run(&args));
+    let journal = out.join("points.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[1] = lines[1].replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1);
+    let edited = lines.join("\n") + "\n";
+    assert_ne!(edited, text);
+    std::fs::write(&journal, &edited).unwrap();
+    let r = run(&args);
+    refused_naming(&r, &["points.jsonl: line 2 does not match its `check`"]);
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap(),
+        edited,
+        "left as it was"
+    );
+
+    let shards = dir.join("shards");
+    let s = shards.to_str().unwrap();
+    let mut shard_args = args.to_vec();
+    shard_args[7] = s;
+    shard_args.extend(["--shard", "0/1"]);
+    ok(&run(&shard_args));
+    let file = shards.join("shard-0-of-1.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1),
+    )
+    .unwrap();
+    let merged = dir.join("merged");
+    let r = run(&["sweep", "--merge", s, "--out", merged.to_str().unwrap()]);
+    refused_naming(
+        &r,
+        &["shard-0-of-1.json: its results do not match its `check`"],
+    );
+    assert!(!merged.exists(), "the refused merge wrote nothing");
+}

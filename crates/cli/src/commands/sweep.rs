@@ -10,6 +10,7 @@
 //!   point, appended and fsynced; read back on a restart so nothing finished is redone.
 //! - `sweep.json`, `sweep.csv`, `plots/<key>.svg` and `.png`: the results of a whole sweep.
 //! - `shard-I-of-N.json`: a finished shard's points, for `--merge`.
+//! - `.sweep.lock` (`.shard-I-of-N.lock`): held for the sweep's life ([`crate::lock`]).
 //!
 //! Every result file is rendered from the sorted point results alone and written atomically, so
 //! an interrupted-and-resumed sweep, a sweep with any `--jobs`, and merged shards all produce
