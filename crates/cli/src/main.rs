@@ -16,6 +16,7 @@ mod commands;
 mod format;
 #[cfg(test)]
 mod limits_doc;
+mod lock;
 mod output;
 
 /// mimalloc backs its arenas with transparent huge pages: a large network's per-element state

@@ -5,13 +5,23 @@ use std::path::Path;
 
 use anyhow::Context;
 
-/// The suffix of every temporary file [`write_atomic`] makes: `.<name>.<pid>.oransim.tmp` next
-/// to the target, so a leftover from a killed run is recognisable and removed by the next write
-/// of the same target.
+/// The suffix of every temporary file [`write_atomic`] makes:
+/// `.<name>.<pid>-<seq>.oransim.tmp` next to the target (`<seq>` counts the writes of this
+/// process, so two threads of one process never share a name), so a leftover from a killed run
+/// is recognisable and removed by the next write of the same target once its process is gone.
 const TMP_SUFFIX: &str = ".oransim.tmp";
 
 /// The name part of [`check_writable`]'s probe file.
 const PROBE: &str = "oransim-write-check";
+
+/// Counts this process's temporary files, for their `<seq>` part.
+static TMP_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A fresh temporary name for `name` in `dir`: `.<name>.<pid>-<seq>.oransim.tmp`.
+fn tmp_path(dir: &Path, name: &str) -> std::path::PathBuf {
+    let seq = TMP_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    dir.join(format!(".{name}.{}-{seq}{TMP_SUFFIX}", std::process::id()))
+}
 
 /// The directory `path` is written in (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
@@ -38,8 +48,83 @@ pub fn refuse_non_regular(path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Removes temporary files of `name` left in `dir` by earlier, killed writes (only regular
-/// files named `.<name>.<digits>.oransim.tmp`).
+/// Checks the directory `path` that oransim itself names inside a directory the user gave (a
+/// sweep's `plots/`, `reproduce --write-docs`'s `img/`) without following a symbolic link:
+/// `Ok(true)` for a directory, `Ok(false)` if absent, and anything else (a symbolic link, even
+/// to a directory, a file, a FIFO) refused naming it.
+pub fn refuse_non_dir(path: &Path) -> anyhow::Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Ok(true),
+        Ok(m) => anyhow::bail!(
+            "cannot write into {}: it is {}, not a directory; oransim writes only into a \
+             directory it finds or makes there, never through a link, so remove it or give \
+             another path",
+            path.display(),
+            profile::read::describe(m.file_type())
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+/// Makes such a directory ([`refuse_non_dir`]): an existing directory is used, an absent one
+/// created (its parent must exist) and looked at again if another writer made something there
+/// at the same moment; the files written into it never land in a link's target.
+pub fn make_subdir(path: &Path) -> anyhow::Result<()> {
+    if refuse_non_dir(path)? {
+        return Ok(());
+    }
+    match std::fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => refuse_non_dir(path).map(|_| ()),
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+/// Whether process `pid` may be alive: `kill(pid, 0)` succeeds or is refused for permission
+/// (a process of another user). Where that cannot be asked (not Unix), every process counts
+/// as alive, so no temporary file is ever removed.
+fn process_alive(pid: u64) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            // Not a process id this system can have.
+            return false;
+        };
+        if pid <= 0 {
+            // 0 and below name process groups, not one process: kept.
+            return true;
+        }
+        // SAFETY: kill with signal 0 sends nothing; it only checks that `pid` exists.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// The process id in the middle part of a temporary file name (`<pid>` as older versions wrote
+/// it, or `<pid>-<seq>`), if it is one.
+fn tmp_pid(middle: &str) -> Option<u64> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let pid = match middle.split_once('-') {
+        Some((pid, seq)) if digits(seq) => pid,
+        Some(_) => return None,
+        None => middle,
+    };
+    if !digits(pid) {
+        return None;
+    }
+    // Too many digits for any process id: not a name we made, left alone.
+    pid.parse().ok()
+}
+
+/// Removes temporary files of `name` left in `dir` by earlier, killed writes: only regular
+/// files named `.<name>.<pid>[-<seq>].oransim.tmp` whose process is gone ([`process_alive`]);
+/// a live process's temporary file is its write in progress and is left alone.
 fn remove_stale_tmps(dir: &Path, name: &str) {
     let prefix = format!(".{name}.");
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -52,9 +137,10 @@ fn remove_stale_tmps(dir: &Path, name: &str) {
         };
         let pid = n
             .strip_prefix(&prefix)
-            .and_then(|rest| rest.strip_suffix(TMP_SUFFIX));
-        let ours = pid.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            .and_then(|rest| rest.strip_suffix(TMP_SUFFIX))
+            .and_then(tmp_pid);
+        let stale = pid.is_some_and(|p| !process_alive(p));
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -74,7 +160,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
         .to_string_lossy()
         .into_owned();
     remove_stale_tmps(dir, &name);
-    let tmp = dir.join(format!(".{name}.{}{TMP_SUFFIX}", std::process::id()));
+    let tmp = tmp_path(dir, &name);
     let cannot = || format!("cannot write {}", path.display());
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -157,7 +243,7 @@ impl StatusLine {
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
     refuse_non_regular(path)?;
     remove_stale_tmps(parent_dir(path), PROBE);
-    let probe = parent_dir(path).join(format!(".{PROBE}.{}{TMP_SUFFIX}", std::process::id()));
+    let probe = tmp_path(parent_dir(path), PROBE);
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

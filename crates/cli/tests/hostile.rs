@@ -14,6 +14,8 @@ mod bounds;
 mod flags;
 #[path = "hostile/line.rs"]
 mod line;
+#[path = "hostile/writers.rs"]
+mod writers;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -565,6 +567,12 @@ fn line_framing_mtu_and_resolution_cases_are_refused() {
 #[test]
 fn hostile_bounds_are_refused_cleanly() {
     run_all("bounds", &bounds::cases(), true);
+}
+
+/// Concurrent and hostile writers: a held sweep lock, a `plots` link (issue 24).
+#[test]
+fn hostile_writers_are_refused_cleanly() {
+    writers::run_all();
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

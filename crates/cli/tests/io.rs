@@ -321,7 +321,7 @@ fn run_out_removes_stale_temporaries_and_writes_a_whole_set() {
     let out = dir.join("out");
     std::fs::create_dir_all(&out).unwrap();
     // What a run killed while writing leaves behind: a temporary file of a dead process.
-    let stale = out.join(".small.json.4000000.oransim.tmp");
+    let stale = out.join(format!(".small.json.{}.oransim.tmp", dead_pid()));
     std::fs::write(&stale, "half").unwrap();
     // Someone else's file that merely looks similar is left alone.
     let other = out.join(".small.json.notapid.oransim.tmp");
@@ -430,4 +430,157 @@ fn sweep_out_refuses_to_replace_non_regular_files() {
         refused(&run, &target, what);
         traps.intact(&target, kind);
     }
+}
+
+/// The id of a process that has ended (a child run to completion and reaped).
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+/// Issue 24, class 5: a temporary file whose process is alive is its write in progress and is
+/// never removed; one whose process is gone is, in both name forms (`<pid>` and `<pid>-<seq>`).
+#[test]
+fn a_live_process_s_temporary_file_is_left_alone() {
+    let dir = scratch("live-tmp");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let me = std::process::id();
+    let live = [
+        out.join(format!(".small.json.{me}.oransim.tmp")),
+        out.join(format!(".small.csv.{me}-7.oransim.tmp")),
+    ];
+    let dead = dead_pid();
+    let stale = [
+        out.join(format!(".small.json.{dead}.oransim.tmp")),
+        out.join(format!(".small.txt.{dead}-3.oransim.tmp")),
+    ];
+    for p in live.iter().chain(&stale) {
+        std::fs::write(p, "half").unwrap();
+    }
+    let run = oransim(&[os("run"), os(&scenario), os("--out"), os(&out)]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for p in &live {
+        assert_eq!(
+            std::fs::read_to_string(p).ok().as_deref(),
+            Some("half"),
+            "{} (a live process's temporary file) was removed",
+            p.display()
+        );
+    }
+    for p in &stale {
+        assert!(!p.exists(), "{} (a dead process's) survived", p.display());
+    }
+}
+
+/// Issue 24, class 5: concurrent `run --out` onto the same files (20 pairs, each pair started
+/// together) all succeed, and every file left is one whole output, identical to a lone run's.
+/// Before the fix, one writer removed the other's temporary file and failed its rename.
+#[test]
+fn concurrent_runs_onto_one_out_all_succeed_with_whole_files() {
+    let dir = scratch("concurrent-run");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let args = |out: &Path| -> Vec<std::ffi::OsString> {
+        [
+            "run".as_ref(),
+            scenario.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ]
+        .into_iter()
+        .chain(["--no-wall-clock", "--threads", "1"].map(std::ffi::OsStr::new))
+        .map(|a| a.to_owned())
+        .collect()
+    };
+    let alone = dir.join("alone");
+    let run = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(args(&alone))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let want: Vec<Vec<u8>> = ["txt", "csv", "json"]
+        .iter()
+        .map(|e| std::fs::read(alone.join(format!("small.{e}"))).unwrap())
+        .collect();
+    let out = dir.join("shared");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut failures = Vec::new();
+    for pair in 0..20 {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                Command::new(env!("CARGO_BIN_EXE_oransim"))
+                    .args(args(&out))
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let o = c.wait_with_output().unwrap();
+            if o.status.code() != Some(0) {
+                failures.push(format!(
+                    "pair {pair}: {:?}: {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
+        }
+        for (e, w) in ["txt", "csv", "json"].iter().zip(&want) {
+            let got = std::fs::read(out.join(format!("small.{e}"))).unwrap();
+            assert!(&got == w, "pair {pair}: small.{e} is not one whole output");
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".oransim.tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// Issue 24, class 5: a `plots` symbolic link inside `sweep --out` is refused before any point
+/// runs, naming it, and the files in its target are untouched; nothing is written.
+#[test]
+fn sweep_refuses_a_plots_link_in_its_out() {
+    let dir = scratch("sweep-plots-link");
+    let scenario = dir.join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let mine = elsewhere.join("scenario_seed.svg");
+    std::fs::write(&mine, "mine").unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let plots = out.join("plots");
+    symlink(&elsewhere, &plots);
+    let run = oransim(&[
+        os("sweep"),
+        os(&scenario),
+        os("--vary"),
+        os("scenario.seed=1,2"),
+        os("--out"),
+        os(&out),
+        os("-q"),
+    ]);
+    refused(&run, &plots, "symbolic link");
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "mine");
+    let in_target: Vec<_> = std::fs::read_dir(&elsewhere).unwrap().collect();
+    assert_eq!(in_target.len(), 1, "files were written through the link");
+    assert!(
+        !out.join("sweep.json").exists(),
+        "results written before the refusal"
+    );
 }

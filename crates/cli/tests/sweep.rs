@@ -420,3 +420,183 @@ fn a_journal_of_another_sweep_is_refused() {
         "untouched"
     );
 }
+
+/// Starts `args` in the background and waits until its journal `journal` holds `n` lines (it
+/// then holds its lock). Fails if it ends first: the test needs points slower than that.
+fn started(args: &[String], journal: &Path, n: usize) -> std::process::Child {
+    let mut child = bin()
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    while lines(journal) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the sweep ended before the test could run beside it"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child
+}
+
+/// Asserts exit 2 and a message holding every one of `names`.
+fn refused_naming(out: &Output, names: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    for n in names {
+        assert!(err.contains(n), "the message does not name `{n}`: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Issue 24, class 4: while a sweep runs, a second sweep on its `--out` (the same one, or
+/// another) and a merge into it are refused naming `--out`, the directory and the holder's pid;
+/// the journal holds the first sweep's points only; killed with SIGKILL, the first sweep leaves
+/// its lock file but no lock, and its resume finishes with the bytes of an uninterrupted run.
+/// Before the fix both sweeps exited 0 into one journal and every later resume was refused.
+#[test]
+fn a_second_sweep_on_one_out_is_refused_naming_the_holder() {
+    let dir = scratch("lock");
+    let args = grid(1500);
+    let reference = dir.join("reference");
+    ok(&run_s(&with(
+        &args,
+        &["--out", reference.to_str().unwrap()],
+    )));
+
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let journal = out.join("points.jsonl");
+    let full = with(&args, &["--out", o, "--jobs", "1"]);
+    let mut first = started(&full, &journal, 5);
+    let pid = format!("pid {}", first.id());
+    let second = run_s(&with(&args, &["--out", o, "-q"]));
+    let other = run(&[
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=10",
+        "--vary",
+        "scenario.seed=1,2",
+        "--out",
+        o,
+        "-q",
+    ]);
+    let merge = run(&["sweep", "--merge", o, "--out", o]);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    for r in [&second, &other, &merge] {
+        refused_naming(r, &["--out", o, &pid, ".sweep.lock"]);
+    }
+    // The lock file is left with the killed holder's name, but no lock: the resume runs.
+    let lock = std::fs::read_to_string(out.join(".sweep.lock")).unwrap();
+    assert!(lock.starts_with(&pid), "{lock}");
+    let resumed = run_s(&full);
+    ok(&resumed);
+    assert_same(
+        &results(&reference),
+        &results(&out),
+        "resumed after SIGKILL",
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join(".sweep.lock")).unwrap(),
+        "",
+        "a finished sweep leaves no holder's name"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        1000
+    );
+}
+
+/// Issue 24, class 4: shards share a directory (each with its own lock), but one shard is not
+/// run twice at once, and a merge does not read a directory where a shard still runs.
+#[test]
+fn shards_share_a_directory_but_a_running_shard_is_not_merged_or_run_twice() {
+    let dir = scratch("shard-lock");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let shard = |i: &str| {
+        with(
+            &grid(1500),
+            &["--out", o, "--jobs", "1", "--shard", i, "-q"],
+        )
+    };
+    let mut first = started(&shard("0/2"), &out.join("points-0-of-2.jsonl"), 5);
+    let pid = format!("pid {}", first.id());
+    let twice = run_s(&shard("0/2"));
+    let merged = dir.join("merged");
+    let merge = run(&["sweep", "--merge", o, "--out", merged.to_str().unwrap()]);
+    let beside = run_s(&with(&grid(10), &["--out", o, "--shard", "1/2", "-q"]));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    refused_naming(&twice, &["--out", o, &pid, ".shard-0-of-2.lock"]);
+    refused_naming(&merge, &["--merge", o, &pid, ".shard-0-of-2.lock"]);
+    assert!(!merged.exists(), "the refused merge wrote nothing");
+    ok(&beside);
+}
+
+/// Issue 24, class 4: journal lines and shard files are checked against the results they carry.
+/// An edited number in a journal line is refused on resume naming the file and line, and one in
+/// a shard file by the merge naming the file; before the fix both were trusted (exit 0, the
+/// edited number in the results).
+#[test]
+fn an_edited_journal_line_or_shard_file_is_refused() {
+    let dir = scratch("tamper");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let args = [
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=20",
+        "--vary",
+        "scenario.seed=1,2,3",
+        "--out",
+        o,
+        "-q",
+    ];
+    ok(&run(&args));
+    let journal = out.join("points.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[1] = lines[1].replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1);
+    let edited = lines.join("\n") + "\n";
+    assert_ne!(edited, text);
+    std::fs::write(&journal, &edited).unwrap();
+    let r = run(&args);
+    refused_naming(&r, &["points.jsonl: line 2 does not match its `check`"]);
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap(),
+        edited,
+        "left as it was"
+    );
+
+    let shards = dir.join("shards");
+    let s = shards.to_str().unwrap();
+    let mut shard_args = args.to_vec();
+    shard_args[7] = s;
+    shard_args.extend(["--shard", "0/1"]);
+    ok(&run(&shard_args));
+    let file = shards.join("shard-0-of-1.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1),
+    )
+    .unwrap();
+    let merged = dir.join("merged");
+    let r = run(&["sweep", "--merge", s, "--out", merged.to_str().unwrap()]);
+    refused_naming(
+        &r,
+        &["shard-0-of-1.json: its results do not match its `check`"],
+    );
+    assert!(!merged.exists(), "the refused merge wrote nothing");
+}

@@ -96,12 +96,22 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         } else {
             "--write-docs (its img/ directory)"
         };
-        std::fs::create_dir_all(dir).with_context(|| {
+        // `--plots DIR` is the user's own (a link to a directory is theirs to give); the
+        // `img/` that `--write-docs` names itself is never written through a link.
+        let parent = if args.plots.is_some() {
+            dir.as_path()
+        } else {
+            dir.parent().unwrap_or(Path::new("."))
+        };
+        std::fs::create_dir_all(parent).with_context(|| {
             format!(
                 "{flag} {}: cannot create the plot directory; give a directory",
                 dir.display()
             )
         })?;
+        if args.plots.is_none() {
+            crate::output::make_subdir(dir).context(flag)?;
+        }
         for p in printer::reproduce::plots(&exps)? {
             let svg = dir.join(format!("{}.svg", p.stem));
             crate::output::write_atomic(&svg, p.svg.as_bytes())?;

@@ -10,6 +10,7 @@
 //!   point, appended and fsynced; read back on a restart so nothing finished is redone.
 //! - `sweep.json`, `sweep.csv`, `plots/<key>.svg` and `.png`: the results of a whole sweep.
 //! - `shard-I-of-N.json`: a finished shard's points, for `--merge`.
+//! - `.sweep.lock` (`.shard-I-of-N.lock`): held for the sweep's life ([`crate::lock`]).
 //!
 //! Every result file is rendered from the sorted point results alone and written atomically, so
 //! an interrupted-and-resumed sweep, a sweep with any `--jobs`, and merged shards all produce
@@ -147,8 +148,19 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 
     let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
     let mut journal = None;
+    let mut lock = None;
     if let Some(dir) = &args.out {
         prepare_dir(dir)?;
+        // Held until the sweep ends: a second sweep on these files is refused, naming us.
+        let name = match args.shard {
+            Some(s) => crate::lock::shard_lock(s.index, s.count),
+            None => crate::lock::SWEEP_LOCK.to_owned(),
+        };
+        lock = Some(crate::lock::exclusive(dir, &name, "--out")?);
+        if args.shard.is_none() && !header.vary.is_empty() {
+            // Checked before any point runs; made (again without following a link) at the end.
+            crate::output::refuse_non_dir(&dir.join("plots")).context("--out")?;
+        }
         let (j, finished) = Journal::open(dir, &sweep, args.shard)?;
         done = finished;
         journal = Some(j);
@@ -212,6 +224,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         (None, _) => print_results(&header, &results, args.format)?,
     }
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -272,6 +285,38 @@ impl Progress {
 
 /// `oransim sweep --merge DIR|FILE...`.
 fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    // No shard is read while it is being written: every shard lock beside the inputs is held
+    // shared for the merge's life (a running shard holds its own exclusively).
+    let mut dirs: Vec<PathBuf> = args
+        .merge
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                p.clone()
+            } else {
+                match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                    _ => PathBuf::from("."),
+                }
+            }
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    let mut _held = Vec::new();
+    for d in &dirs {
+        _held.extend(crate::lock::shards_shared(d, "--merge")?);
+    }
+    // An existing --out is locked before the shards are read, so a live sweep there is named
+    // first; one the merge creates is locked when made.
+    let mut lock = match &args.out {
+        Some(dir) if dir.is_dir() => Some(crate::lock::exclusive(
+            dir,
+            crate::lock::SWEEP_LOCK,
+            "--out",
+        )?),
+        _ => None,
+    };
     let (header, results) = sweep::merge_shards(&args.merge).context("--merge")?;
     match &args.out {
         Some(dir) => {
@@ -282,11 +327,20 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             prepare_dir(dir)?;
+            // The same result files as a whole sweep's: its lock.
+            if lock.is_none() {
+                lock = Some(crate::lock::exclusive(
+                    dir,
+                    crate::lock::SWEEP_LOCK,
+                    "--out",
+                )?);
+            }
             let written = write_results(dir, &header, &results)?;
             crate::format::print(&written)?;
         }
         None => print_results(&header, &results, args.format)?,
     }
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -330,15 +384,17 @@ fn print_results(
 fn write_results(dir: &Path, header: &Header, results: &[PointResult]) -> anyhow::Result<String> {
     let view = view(header, results);
     let mut written = String::new();
+    let plots = dir.join("plots");
+    if !header.vary.is_empty() {
+        // Before any result file, so a refused plots/ leaves no half-written set.
+        crate::output::make_subdir(&plots).context("--out")?;
+    }
     let json = dir.join("sweep.json");
     write_atomic(&json, view.json()?.as_bytes())?;
     let csv = dir.join("sweep.csv");
     write_atomic(&csv, view.csv().as_bytes())?;
     let _ = writeln!(written, "{}\n{}", json.display(), csv.display());
     if !header.vary.is_empty() {
-        let plots = dir.join("plots");
-        std::fs::create_dir_all(&plots)
-            .with_context(|| format!("cannot create {}", plots.display()))?;
         for p in view.plots()? {
             let svg = plots.join(format!("{}.svg", p.stem));
             write_atomic(&svg, p.svg.as_bytes())?;

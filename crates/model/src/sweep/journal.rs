@@ -1,6 +1,7 @@
 //! The sweep's header (what a sweep is, at the top of `sweep.json` and every shard file) and
 //! its journal: one JSON line per finished point, appended and fsynced, read back on a restart
-//! so nothing finished is run again.
+//! so nothing finished is run again. Every line ends with `check`, a hash of its own results,
+//! verified when it is read back.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -149,12 +150,11 @@ impl Journal {
         &self.path
     }
 
-    /// Appends `results`, one line each, and syncs the file.
+    /// Appends `results`, one line each ([`line`]), and syncs the file.
     pub fn append(&mut self, results: &[PointResult]) -> Result<(), SweepError> {
         let mut lines = String::new();
         for r in results {
-            lines.push_str(&serde_json::to_string(r)?);
-            lines.push('\n');
+            lines.push_str(&line(r)?);
         }
         self.file
             .write_all(lines.as_bytes())
@@ -163,8 +163,71 @@ impl Journal {
     }
 }
 
-/// Reads a journal: every complete line must be a point of this sweep (and shard). A last line
-/// cut short by a kill is dropped from the file.
+/// The end of every journal line: `,"check":"<16 hex digits>"}`.
+const CHECK_OPEN: &str = ",\"check\":\"";
+/// Length of [`CHECK_OPEN`], the 16 digits and `"}`.
+const CHECK_LEN: usize = CHECK_OPEN.len() + 16 + 2;
+
+/// The journal line of `r`, newline included: its JSON object with one more field at the end,
+/// `check`, the FNV-1a 64 of the object's bytes without that field (16 hex digits), so a line
+/// whose results were cut, mixed with another or edited no longer matches.
+pub(super) fn line(r: &PointResult) -> Result<String, SweepError> {
+    let body = serde_json::to_string(r)?;
+    let check = super::fnv1a(&[body.as_bytes()]);
+    let open = body.strip_suffix('}').unwrap_or(&body);
+    Ok(format!("{open}{CHECK_OPEN}{check:016x}\"}}\n"))
+}
+
+/// What a complete journal line holds: its point, or why it is not one.
+enum Line {
+    Point(Box<PointResult>, u64),
+    NoCheck,
+    Mismatch,
+    NotPoint,
+}
+
+/// Reads one complete journal line (without its newline), checking it against its `check`.
+fn parse_line(line: &[u8]) -> Line {
+    let Some(cut) = line.len().checked_sub(CHECK_LEN) else {
+        return not_checked(line);
+    };
+    let (body_open, tail) = line.split_at(cut);
+    let digits = tail
+        .strip_prefix(CHECK_OPEN.as_bytes())
+        .and_then(|t| t.strip_suffix(b"\"}"))
+        .and_then(|d| std::str::from_utf8(d).ok())
+        .filter(|d| {
+            d.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        })
+        .and_then(|d| u64::from_str_radix(d, 16).ok());
+    let Some(check) = digits else {
+        return not_checked(line);
+    };
+    let mut body = body_open.to_vec();
+    body.push(b'}');
+    if super::fnv1a(&[&body]) != check {
+        return Line::Mismatch;
+    }
+    match serde_json::from_slice::<PointResult>(&body) {
+        Ok(r) => Line::Point(Box::new(r), check),
+        Err(_) => Line::NotPoint,
+    }
+}
+
+/// A line without a well-formed `check` at its end: a point of an older journal, or not a
+/// journal line.
+fn not_checked(line: &[u8]) -> Line {
+    if serde_json::from_slice::<PointResult>(line).is_ok() {
+        Line::NoCheck
+    } else {
+        Line::NotPoint
+    }
+}
+
+/// Reads a journal: every complete line must be a point of this sweep (and shard) whose results
+/// match its `check`, and a point held twice must hold the same results. A last line cut short
+/// by a kill (no newline) is dropped from the file; a complete line is never cut, only refused.
 fn read(
     path: &Path,
     sweep: &Sweep,
@@ -176,6 +239,8 @@ fn read(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
         Err(e) => return Err(SweepError::io("cannot read", path)(e)),
     };
+    // Point index -> (the first line holding it, its check).
+    let mut seen: BTreeMap<u64, (usize, u64)> = BTreeMap::new();
     let mut good_len = 0usize;
     let mut pos = 0usize;
     let mut line_no = 0usize;
@@ -186,34 +251,58 @@ fn read(
             Some(e) => (&text[pos..pos + e], pos + e + 1),
             None => (&text[pos..], text.len()),
         };
-        let parsed = serde_json::from_slice::<PointResult>(line);
-        match parsed {
-            Ok(r) if end.is_some() => {
-                let fits = r.index < sweep.total()
-                    && shard.is_none_or(|s| s.holds(r.index))
-                    && r.hash == sweep.point_hash(r.index);
-                if !fits {
-                    return Err(SweepError::Files(format!(
-                        "{}: line {line_no} is point {} of another sweep (another scenario text, \
-                         --set, --vary or --shard); give a new --out directory or delete the file",
-                        path.display(),
-                        r.index
-                    )));
-                }
-                done.entry(r.index).or_insert(r);
-                good_len = next;
+        // The last line without its newline: a write cut short, dropped below. A whole line
+        // (with its newline) is not ours to cut: one that is not a checked point is refused.
+        if end.is_none() {
+            break;
+        }
+        let refuse = |what: String| {
+            Err(SweepError::Files(format!(
+                "{}: line {line_no} {what}; give a new --out directory or delete the file",
+                path.display()
+            )))
+        };
+        let (r, check) = match parse_line(line) {
+            Line::Point(r, check) => (*r, check),
+            Line::NoCheck => {
+                return refuse(
+                    "has no `check` (a journal of an oransim before checked lines), so its \
+                     results cannot be trusted"
+                        .into(),
+                );
             }
-            // The last line without its newline: a write cut short. A whole line (with its
-            // newline) that is not a point is not ours to cut: it is refused below.
-            _ if end.is_none() => break,
-            _ => {
-                return Err(SweepError::Files(format!(
-                    "{}: line {line_no} is not a journal line; give a new --out directory or \
-                     delete the file",
-                    path.display()
-                )));
+            Line::Mismatch => {
+                return refuse(
+                    "does not match its `check`: its results were changed, cut or mixed with \
+                     another line"
+                        .into(),
+                );
+            }
+            Line::NotPoint => return refuse("is not a journal line".into()),
+        };
+        let fits = r.index < sweep.total()
+            && shard.is_none_or(|s| s.holds(r.index))
+            && r.hash == sweep.point_hash(r.index);
+        if !fits {
+            return refuse(format!(
+                "is point {} of another sweep (another scenario text, --set, --vary or --shard)",
+                r.index
+            ));
+        }
+        match seen.get(&r.index) {
+            Some(&(first, c)) if c != check => {
+                return refuse(format!(
+                    "holds point {} with other results than line {first}",
+                    r.index
+                ));
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(r.index, (line_no, check));
+                done.insert(r.index, r);
             }
         }
+        good_len = next;
         pos = next;
     }
     if good_len < text.len() {

@@ -73,10 +73,38 @@ pub struct ShardInfo {
     pub count: u64,
 }
 
+/// A shard file as written: the document and, last, `check`: the FNV-1a 64 of the JSON text
+/// of `results` (16 hex digits), so results changed, cut or mixed after the shard ended are
+/// refused by the merge.
+#[derive(Serialize)]
+struct ShardOut<'a> {
+    #[serde(flatten)]
+    doc: &'a ShardDoc,
+    check: String,
+}
+
+/// A shard file as read ([`ShardOut`]); `check` is absent in files of an oransim before it.
+#[derive(Deserialize)]
+struct ShardIn {
+    #[serde(flatten)]
+    doc: ShardDoc,
+    #[serde(default)]
+    check: Option<String>,
+}
+
+/// The `check` of a shard's results.
+fn results_check(results: &[PointResult]) -> Result<String, SweepError> {
+    let text = serde_json::to_string(results)?;
+    Ok(format!("{:016x}", super::fnv1a(&[text.as_bytes()])))
+}
+
 impl ShardDoc {
-    /// The file's text: one JSON line.
+    /// The file's text: one JSON line, the document with its `check` last.
     pub fn to_json(&self) -> Result<String, SweepError> {
-        let mut text = serde_json::to_string(self)?;
+        let mut text = serde_json::to_string(&ShardOut {
+            doc: self,
+            check: results_check(&self.results)?,
+        })?;
         text.push('\n');
         Ok(text)
     }
@@ -124,17 +152,36 @@ pub fn merge_shards(paths: &[PathBuf]) -> Result<(Header, Vec<PointResult>), Swe
     for f in shard_files(paths)? {
         let text = profile::read::read_input(&f, profile::read::Input::Shard)
             .map_err(SweepError::io("cannot read", &f))?;
-        let doc: ShardDoc =
+        let read: ShardIn =
             serde_json::from_slice(&text).map_err(|source| SweepError::NotShard {
                 path: f.clone(),
                 source,
             })?;
+        let doc = read.doc;
         if doc.header.schema != SCHEMA {
             return fail(format!(
                 "{}: schema {}; this oransim reads {SCHEMA}",
                 f.display(),
                 doc.header.schema,
             ));
+        }
+        // Read back exactly (serde_json's float_roundtrip), the results print as written.
+        match read.check {
+            None => {
+                return fail(format!(
+                    "{}: no `check` (a shard file of an oransim before checked results), so its \
+                     results cannot be trusted; run the shard again into a new --out directory",
+                    f.display()
+                ));
+            }
+            Some(c) if c != results_check(&doc.results)? => {
+                return fail(format!(
+                    "{}: its results do not match its `check`: the file was changed or damaged \
+                     after the shard ended; run the shard again (its journal resumes it)",
+                    f.display()
+                ));
+            }
+            Some(_) => {}
         }
         match &first {
             None => first = Some((f.clone(), doc.header.clone(), doc.shard.count)),

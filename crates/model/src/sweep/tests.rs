@@ -309,3 +309,95 @@ fn shard_specs_are_checked() {
     assert_eq!(coordinates(7, &[2, 2, 2]), [1, 1, 1]);
     assert_eq!(coordinates(3, &[]), Vec::<usize>::new());
 }
+
+/// Issue 24, class 4: a journal line is checked against the results it carries. An edited
+/// number, a line of an older journal (no `check`) and a point held twice with other results
+/// are refused naming the file and line; the file is left as it was.
+#[test]
+fn journal_lines_are_checked_against_their_results() {
+    let scratch_dir = scratch("journal-check");
+    let dir = scratch_dir.path();
+    let path = dir.join("points.jsonl");
+    let s = sweep(&["stop.packets=50"], &["scenario.seed=1..4:1"]).unwrap();
+    let (mut j, _) = Journal::open(dir, &s, None).unwrap();
+    let results: Vec<PointResult> = [1, 3].iter().map(|&i| s.run_point(i).unwrap()).collect();
+    j.append(&results).unwrap();
+    drop(j);
+    let whole = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    assert!(lines[0].contains(",\"check\":\""), "{}", lines[0]);
+    let refused = |text: &str, what: &str| {
+        std::fs::write(&path, text).unwrap();
+        let e = Journal::open(dir, &s, None).unwrap_err().to_string();
+        assert!(e.contains(&format!("points.jsonl: {what}")), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "left as it was"
+        );
+    };
+    // An edited result: the second line's delivered packet count.
+    let edited = lines[1].replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1);
+    assert_ne!(edited, lines[1]);
+    refused(
+        &format!("{}\n{edited}\n", lines[0]),
+        "line 2 does not match its `check`",
+    );
+    // Two lines mixed: the first half of one and the second half of the other.
+    let mixed = format!("{}{}", &lines[0][..40], &lines[1][40..]);
+    refused(&format!("{mixed}\n"), "line 1 does not match its `check`");
+    // A line of an older journal: the point without a `check`.
+    let old = serde_json::to_string(&results[0]).unwrap();
+    refused(&format!("{old}\n"), "line 1 has no `check`");
+    // The same point twice with other results (its check recomputed by a forger would pass the
+    // line check, not the comparison with the first line).
+    let mut other = results[0].clone();
+    other.flows[0].packets_delivered += 1;
+    let forged = super::journal::line(&other).unwrap();
+    refused(
+        &format!("{}\n{forged}", lines[0]),
+        "line 2 holds point 1 with other results than line 1",
+    );
+    // The journal as written resumes.
+    std::fs::write(&path, &whole).unwrap();
+    let (_, done) = Journal::open(dir, &s, None).unwrap();
+    assert_eq!(done.len(), 2);
+}
+
+/// Issue 24, class 4: a shard file's results are checked against its `check` by the merge.
+#[test]
+fn shard_files_are_checked_against_their_results() {
+    let scratch_dir = scratch("shard-check");
+    let dir = scratch_dir.path();
+    let s = sweep(&["stop.packets=50"], &["scenario.seed=1..2:1"]).unwrap();
+    let doc = ShardDoc {
+        header: Header::of(&s).unwrap(),
+        shard: ShardInfo { index: 0, count: 1 },
+        results: (0..2).map(|i| s.run_point(i).unwrap()).collect(),
+    };
+    let path = dir.join("shard-0-of-1.json");
+    let text = doc.to_json().unwrap();
+    assert!(
+        text.ends_with("\"}\n") && text.contains(",\"check\":\""),
+        "{text}"
+    );
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(
+        merge_shards(std::slice::from_ref(&path)).unwrap().1,
+        doc.results
+    );
+    let edited = text.replacen("\"packets_delivered\":", "\"packets_delivered\":1", 1);
+    std::fs::write(&path, &edited).unwrap();
+    let e = merge_shards(std::slice::from_ref(&path))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("shard-0-of-1.json: its results do not match its `check`"),
+        "{e}"
+    );
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().unwrap().remove("check");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let e = merge_shards(&[path]).unwrap_err().to_string();
+    assert!(e.contains("shard-0-of-1.json: no `check`"), "{e}");
+}
