@@ -10,6 +10,8 @@ mod common;
 
 #[path = "hostile/flags.rs"]
 mod flags;
+#[path = "hostile/importer.rs"]
+mod importer;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -549,6 +551,12 @@ fn mutated_experiment_files_are_refused_cleanly() {
 #[test]
 fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
+}
+
+/// Issue 24's `openssl speed -mr` reproductions: rates the importer cannot fit.
+#[test]
+fn hostile_openssl_speed_is_refused_cleanly() {
+    run_all("importer", &importer::cases(), false);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made
