@@ -199,3 +199,28 @@ fn a_bad_quantity_names_the_flag_and_what_is_allowed() {
         "{err}"
     );
 }
+
+/// Issue 24 class 11: the micro prefix may be MICRO SIGN (U+00B5) or GREEK SMALL LETTER MU
+/// (U+03BC), which look alike (before, `1μs` was refused as no unit of duration while `1µs`
+/// was read): a scenario's duration in either runs the same as with `us`.
+#[test]
+fn greek_mu_and_micro_sign_are_both_micro() {
+    let dir = common::TempDir::new("micro");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/mm1.toml"
+    ))
+    .unwrap()
+    .replace("packets = 1000000", "packets = 2000");
+    assert!(text.contains("mean = \"1us\""));
+    let mut outputs = Vec::new();
+    for (i, us) in ["us", "\u{b5}s", "\u{3bc}s"].iter().enumerate() {
+        let path = dir.join(format!("mm1-{i}.toml"));
+        std::fs::write(&path, text.replace("\"1us\"", &format!("\"1{us}\""))).unwrap();
+        let out = stdout(&["run", path.to_str().unwrap(), "--no-wall-clock"]);
+        // The scenario line names the file; the rest must be the same.
+        outputs.push(out.lines().skip(1).collect::<Vec<_>>().join("\n"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0], outputs[2]);
+}
