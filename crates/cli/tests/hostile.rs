@@ -553,10 +553,12 @@ fn hostile_flags_are_refused_cleanly() {
     run_all("flag", &flags::cases(), true);
 }
 
-/// Issue 24's `openssl speed -mr` reproductions: rates the importer cannot fit.
+/// Issue 24's `openssl speed -mr` reproductions (rates the importer cannot fit) and `--mtu`
+/// flags outside what a link carries.
 #[test]
 fn hostile_openssl_speed_is_refused_cleanly() {
     run_all("importer", &importer::cases(), false);
+    run_all("mtu", &importer::mtu_cases(), true);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

@@ -1,7 +1,9 @@
 //! Issue 24's `openssl speed -mr` reproductions (see `hostile.rs`): rates the importer cannot
 //! fit, each refused (exit 2) naming the input file; `openssl_import.rs` checks the messages.
+//! And `--mtu` flags outside what a link carries, each refused naming `--mtu`
+//! (`quantities.rs` checks the messages).
 
-use super::Case;
+use super::{Case, case};
 
 /// One `calibrate --from-openssl-speed` case on `speed.txt` holding `text`.
 fn import(what: &str, text: &str) -> Case {
@@ -62,4 +64,79 @@ pub fn cases() -> Vec<Case> {
         import("key op 1e9 per second", "+F2:2:2048:1e9:80000\n"),
         import("key op infinite", "+F5:22:253:inf:0.000023\n"),
     ]
+}
+
+/// `--mtu` flags outside 68..=65535 B (1280 B on an IPv6 link): each must be refused naming
+/// `--mtu`.
+pub fn mtu_cases() -> Vec<Case> {
+    let tib = "1099511627776";
+    let p = "calibration/dev-host-rustcrypto.toml";
+    let v4 = "eth/ipv4/udp";
+    let mut cases = Vec::new();
+    for (protocol, mtu) in [
+        ("tls13", "67"),
+        ("tls13", tib),
+        ("tls13", "65536"),
+        ("ikev2", "40"),
+        ("ikev2", "65536"),
+    ] {
+        cases.push(case(
+            &format!("handshake {protocol} mtu {mtu}"),
+            &["handshake", "--protocol", protocol, "--mtu", mtu],
+            &["--mtu"],
+        ));
+    }
+    for (stack, mtu) in [
+        (v4, "40"),
+        (v4, tib),
+        (v4, "1500,65536"),
+        ("eth/ipv6/udp", "1000"),
+    ] {
+        cases.push(case(
+            &format!("overhead {stack} mtu {mtu}"),
+            &[
+                "overhead",
+                "--stack",
+                stack,
+                "--payload",
+                "100",
+                "--mtu",
+                mtu,
+            ],
+            &["--mtu"],
+        ));
+    }
+    for mtu in ["40B", "1GB", "80B"] {
+        cases.push(case(
+            &format!("plan kex mtu {mtu}"),
+            &[
+                "plan",
+                "kex",
+                "--profile",
+                p,
+                "--ke",
+                "x25519",
+                "--auth",
+                "ed25519",
+                "--mtu",
+                mtu,
+            ],
+            &["--mtu"],
+        ));
+        cases.push(case(
+            &format!("init ric-restart mtu {mtu}"),
+            &[
+                "init",
+                "ric-restart",
+                "--profile",
+                p,
+                "--out",
+                "r.toml",
+                "--mtu",
+                mtu,
+            ],
+            &["--mtu"],
+        ));
+    }
+    cases
 }
