@@ -69,6 +69,34 @@ pub(crate) fn byte_count(text: &str) -> Result<usize, String> {
     usize::try_from(n).map_err(|_| format!("\"{text}\" is too large"))
 }
 
+/// The smallest MTU a flag takes \[bytes\]: IPv4's minimum, every IPv4 link carries 68-byte
+/// datagrams (RFC 791 §3.2). A path whose stack is IPv6 needs 1280 B (RFC 8200 §5), checked
+/// where the stack is known.
+pub(crate) const MIN_FLAG_MTU: usize = protocols::ipv4::MIN_MTU;
+
+/// The largest MTU a flag takes \[bytes\]: an IPv4 or IPv6 packet's 16-bit length (RFC 791
+/// §3.1, RFC 8200 §3; no jumbograms).
+pub(crate) const MAX_FLAG_MTU: usize = 65_535;
+
+/// Clap value parser of an `--mtu` flag: a byte count (as [`byte_count`]) from
+/// [`MIN_FLAG_MTU`] to [`MAX_FLAG_MTU`].
+pub(crate) fn mtu_bytes(text: &str) -> Result<usize, String> {
+    let n = byte_count(text)?;
+    if !(MIN_FLAG_MTU..=MAX_FLAG_MTU).contains(&n) {
+        return Err(format!(
+            "an MTU of {n} B is not one a link carries; allowed: {MIN_FLAG_MTU} to {MAX_FLAG_MTU} B (at least IPv4's minimum, RFC 791 §3.2, and 1280 B where the path is IPv6, RFC 8200 §5; at most an IP packet's 16-bit length)"
+        ));
+    }
+    Ok(n)
+}
+
+/// Clap value parser of an `--mtu` flag a plan passes on to its scenario: [`mtu_bytes`], kept
+/// as the quantity text (as [`size_quantity`]).
+pub(crate) fn mtu_quantity(text: &str) -> Result<String, String> {
+    mtu_bytes(text)?;
+    size_quantity(text)
+}
+
 /// Clap value parser of the size flags a plan passes on to its scenario (`--mtu`, `--payload`,
 /// `--sizes`): the same spellings as [`byte_count`], kept as the quantity text the scenario
 /// reads, with a bare whole number given its unit (`1500` becomes `1500B`).

@@ -84,7 +84,7 @@ fn overhead_parameters_out_of_range_exit_2() {
             "--payload",
             "4000000000",
             "--mtu",
-            "1",
+            "68",
         ],
         &["1048576 frames"],
     );

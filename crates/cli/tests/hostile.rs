@@ -16,6 +16,8 @@ mod flags;
 mod line;
 #[path = "hostile/writers.rs"]
 mod writers;
+#[path = "hostile/importer.rs"]
+mod importer;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -573,6 +575,14 @@ fn hostile_bounds_are_refused_cleanly() {
 #[test]
 fn hostile_writers_are_refused_cleanly() {
     writers::run_all();
+}
+
+/// Issue 24's `openssl speed -mr` reproductions (rates the importer cannot fit) and `--mtu`
+/// flags outside what a link carries.
+#[test]
+fn hostile_openssl_speed_is_refused_cleanly() {
+    run_all("importer", &importer::cases(), false);
+    run_all("mtu", &importer::mtu_cases(), true);
 }
 
 /// The suite's own checks can fail: a command that legitimately replaces a file the case made

@@ -197,7 +197,9 @@ fn bad_flags_are_refused_naming_the_flag() {
         &["init", "e2", "--sizes", "195B,0B"],
         "oransim init e2: --sizes (flow[0] (\"kpm001\").source.sizes[1])",
     );
-    refused(&["init", "ric-restart", "--mtu", "10B"], "--mtu");
+    refused(&["init", "ric-restart", "--mtu", "10B"], "'--mtu <MTU>'");
+    // 80 B is a link's MTU but too small for an IKE fragment: the handshake refuses it.
+    refused(&["init", "ric-restart", "--mtu", "80B"], "--ke/--mtu");
     refused(&["init", "fronthaul", "--fibre", "10"], "--fibre");
     refused(
         &["init", "fronthaul", "--mode", "wep"],

@@ -349,7 +349,11 @@ fn run_out_removes_stale_temporaries_and_writes_a_whole_set() {
 fn calibrate_out_refuses_to_replace_non_regular_files() {
     let dir = scratch("calibrate-out");
     let input = dir.join("speed.txt");
-    std::fs::write(&input, "+H:16\n+F:22:AES-128-GCM:1000000.00\n").unwrap();
+    std::fs::write(
+        &input,
+        "+H:16:64\n+F:22:AES-128-GCM:1000000.00:4000000.00\n",
+    )
+    .unwrap();
     let traps = Traps::new(&dir);
     for kind in KINDS {
         let target = dir.join(format!("profile-{kind}.toml"));

@@ -447,3 +447,61 @@ fn regex_lite_schema(s: &str) -> bool {
         })
         && version.parse::<u32>().is_ok_and(|v| v >= 1)
 }
+
+/// Issue 24 class 8: `flows[].delay.mean_ci99_ns` is what docs/json.md says, the half-width of
+/// the 99% interval about `mean_ns` (a number, zero or more), not the interval's ends: mm1 at
+/// two replications wrote `[-0.66e3, 20.8e3]`, a negative delay. The text output gives the
+/// same half-width about the same mean, and says when it is wider than the mean.
+#[test]
+fn mean_ci99_ns_is_the_documented_half_width() {
+    let docs = std::fs::read_to_string(root().join("docs/json.md")).unwrap();
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `flows[].delay.mean_ci99_ns` |"))
+        .expect("a row for mean_ci99_ns");
+    assert!(
+        row.contains("half-width") && row.contains("`mean_ns` ± h"),
+        "{row}"
+    );
+    let args = [
+        "run",
+        "scenarios/mm1.toml",
+        "--replications",
+        "2",
+        "--no-wall-clock",
+    ];
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&[&args[..], &["--format", "json"]].concat())).unwrap();
+    let delay = &v["flows"][0]["delay"];
+    let half = delay["mean_ci99_ns"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a number: {delay}"));
+    let mean = delay["mean_ns"].as_f64().unwrap();
+    assert!(half.is_finite() && half >= 0.0, "{half}");
+    // Two disagreeing replications: wider than the mean (t = 63.66 at one degree of freedom).
+    assert!(half > mean, "{half} <= {mean}");
+    let text = stdout(&args);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("arrivals: mean delay "))
+        .unwrap_or_else(|| panic!("no CI line in\n{text}"));
+    assert_eq!(
+        line,
+        format!(
+            "arrivals: mean delay {:.3} us ± {:.3} us (99% confidence, 2 replications); wider than the mean itself: more replications narrow it",
+            mean / 1e3,
+            half / 1e3
+        )
+    );
+    assert!(!line.contains('-'), "{line}");
+    // One replication: no interval.
+    let one = stdout(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--format",
+        "json",
+        "--no-wall-clock",
+    ]);
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert!(one["flows"][0]["delay"]["mean_ci99_ns"].is_null());
+}

@@ -179,3 +179,126 @@ fn the_committed_imported_profile_is_complete() {
     let err = refused(&["calibrate", "--measure-io"]);
     assert!(err.contains("--from-openssl-speed"), "{err}");
 }
+
+/// Issue 24 class 6: the importer refuses a rate it cannot fit, naming the file, the line and
+/// the offending text, what is wrong and what is allowed (exit 2, nothing written). Before, a
+/// rate of 1e30 B/s made the fit give up and the 64 B point's cost per byte was taken for every
+/// size ("one block size only": the 9000 B cost 25x too high, exit 0); 1e300 B/s reached the
+/// user as `r2: NaN is not a coefficient of determination`; 1e-320 B/s as `found `infus``;
+/// and 43 GB/s for AES-256-CBC-HMAC-SHA256 on one core was accepted.
+#[test]
+fn rates_it_cannot_fit_are_refused_naming_the_line() {
+    let dir = TempDir::new("openssl-absurd");
+    let run = |cipher: &str, rates: [&str; 3]| {
+        let text = format!(
+            "# three runs\n+H:64\n+F:25:{cipher}:{}\n+H:1500\n+F:25:{cipher}:{}\n+H:9000\n+F:25:{cipher}:{}\n",
+            rates[0], rates[1], rates[2]
+        );
+        let input = dir.join("speed.txt");
+        std::fs::write(&input, text).unwrap();
+        let out = dir.join("p.toml");
+        let _ = std::fs::remove_file(&out);
+        let o = oransim(&[
+            "calibrate",
+            "--from-openssl-speed",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code(), err, out.exists())
+    };
+    let gcm = "AES-128-GCM";
+    let cases = [
+        (
+            gcm,
+            ["211228433.59", "1e30", "5220394520.55"],
+            "line 5: rate `1e30` B/s for AES-128-GCM at 1500 B is above one core's ceiling of 104 GB/s",
+        ),
+        (
+            gcm,
+            ["211228433.59", "2727555978.26", "1e300"],
+            "line 7: rate `1e300` B/s for AES-128-GCM at 9000 B is above one core's ceiling",
+        ),
+        (
+            gcm,
+            ["1e-320", "2727555978.26", "5220394520.55"],
+            "line 3: rate `1e-320` B/s for AES-128-GCM at 64 B is below 0.1 blocks per second",
+        ),
+        (
+            gcm,
+            ["211228433.59", "inf", "5220394520.55"],
+            "line 5: rate `inf` at 1500 B is not a positive finite number",
+        ),
+        (
+            gcm,
+            ["211228433.59", "0", "5220394520.55"],
+            "line 5: rate `0` at 1500 B is not a positive finite number",
+        ),
+        (
+            "AES-256-CBC-HMAC-SHA256",
+            ["211228433.59", "43000000000", "520394520.55"],
+            "line 5: rate `43000000000` B/s for AES-256-CBC-HMAC-SHA256 at 1500 B is above one core's ceiling of 6.5 GB/s (1 B per cycle at 6.5 GHz",
+        ),
+    ];
+    for (cipher, rates, want) in cases {
+        let (code, err, wrote) = run(cipher, rates);
+        assert_eq!(code, Some(2), "{rates:?}: {err}");
+        assert!(
+            err.starts_with("error: --from-openssl-speed: ")
+                && err.contains("speed.txt: ")
+                && err.contains(want),
+            "{rates:?}: {err}"
+        );
+        assert!(
+            !err.contains("NaN") && !err.contains("infus") && !err.contains("coefficient"),
+            "{err}"
+        );
+        assert!(!wrote, "{rates:?}: a profile was written");
+    }
+    // Plausible rates at three sizes are a full fit: the 9000 B cost is the measured one.
+    let (code, err, wrote) = run(gcm, ["211228433.59", "2727555978.26", "5220394520.55"]);
+    assert!(code == Some(0) && wrote, "{err}");
+    let text = std::fs::read_to_string(dir.join("p.toml")).unwrap();
+    assert!(!text.contains("one block size"), "{text}");
+}
+
+/// Issue 24 class 6: no point is dropped and no single-size fit passes for a full one. A cipher
+/// measured at one block size only is refused (a fixed and a per-byte cost need two), naming the
+/// line and the run to add; a second rate for the same size (before: the later one silently
+/// dropped) is refused naming both lines.
+#[test]
+fn one_block_size_and_repeated_sizes_are_refused() {
+    let dir = TempDir::new("openssl-one-size");
+    let input = dir.join("speed.txt");
+    let out = dir.join("p.toml");
+    let cases = [
+        (
+            "+H:1500\n+F:25:AES-128-GCM:2727555978.26\n",
+            "line 2: aes128-gcm.seal (AES-128-GCM) has a rate at one block size only (1500 B): a fixed and a per-byte cost need at least two sizes; add a run at another size, e.g. `openssl speed -mr -aead -bytes 64 -evp aes-128-gcm`",
+        ),
+        (
+            "+H:64:1500\n+F:25:AES-128-GCM:211228433.59:2727555978.26\n+H:1500\n+F:25:AES-128-GCM:2600000000\n",
+            "line 4: a second rate for aes128-gcm.seal at 1500 B (the first is on line 2)",
+        ),
+        (
+            "+F2:2:2048:4771.2:80537.5\n+F2:2:2048:4700:80000\n",
+            "line 2: a second rate for rsa2048.sign (the first is on line 1)",
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&input, text).unwrap();
+        let err = refused(&[
+            "calibrate",
+            "--from-openssl-speed",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            err.contains("speed.txt: ") && err.contains(want),
+            "{text:?}: {err}"
+        );
+        assert!(!out.exists());
+    }
+}

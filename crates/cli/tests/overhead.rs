@@ -118,13 +118,13 @@ fn bad_input_is_explained_with_exit_2() {
             vec![
                 "overhead",
                 "--stack",
-                "eth/ipv4/udp",
+                "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp",
                 "--payload",
                 "10",
                 "--mtu",
-                "20",
+                "68",
             ],
-            "at least 28",
+            "at least 104",
         ),
         (
             vec![

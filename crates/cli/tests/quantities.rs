@@ -199,3 +199,121 @@ fn a_bad_quantity_names_the_flag_and_what_is_allowed() {
         "{err}"
     );
 }
+
+/// Issue 24 class 11: the micro prefix may be MICRO SIGN (U+00B5) or GREEK SMALL LETTER MU
+/// (U+03BC), which look alike (before, `1μs` was refused as no unit of duration while `1µs`
+/// was read): a scenario's duration in either runs the same as with `us`.
+#[test]
+fn greek_mu_and_micro_sign_are_both_micro() {
+    let dir = common::TempDir::new("micro");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/mm1.toml"
+    ))
+    .unwrap()
+    .replace("packets = 1000000", "packets = 2000");
+    assert!(text.contains("mean = \"1us\""));
+    let mut outputs = Vec::new();
+    for (i, us) in ["us", "\u{b5}s", "\u{3bc}s"].iter().enumerate() {
+        let path = dir.join(format!("mm1-{i}.toml"));
+        std::fs::write(&path, text.replace("\"1us\"", &format!("\"1{us}\""))).unwrap();
+        let out = stdout(&["run", path.to_str().unwrap(), "--no-wall-clock"]);
+        // The scenario line names the file; the rest must be the same.
+        outputs.push(out.lines().skip(1).collect::<Vec<_>>().join("\n"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0], outputs[2]);
+}
+
+/// Issue 24 class 11: an `--mtu` flag takes 68 B (IPv4's minimum) to 65535 B (an IP packet's
+/// 16-bit length), and 1280 B where the stack is IPv6, refused naming `--mtu` and the range.
+/// Before, `handshake --protocol tls13 --mtu 67` and `--mtu 1099511627776` (1 TiB) answered,
+/// `overhead` split at a 1 TiB MTU and at 1000 B on an IPv6 link, and `plan kex` blamed
+/// `--ke` for an MTU too small for an IKE fragment.
+#[test]
+fn mtu_flags_take_what_a_link_carries() {
+    let tib = "1099511627776";
+    let allowed = "allowed: 68 to 65535 B";
+    for args in [
+        &["handshake", "--protocol", "tls13", "--mtu", "67"][..],
+        &["handshake", "--protocol", "tls13", "--mtu", tib],
+        &["handshake", "--mtu", "65536"],
+        &[
+            "overhead",
+            "--stack",
+            STACK,
+            "--payload",
+            "100",
+            "--mtu",
+            tib,
+        ],
+        &[
+            "overhead",
+            "--stack",
+            STACK,
+            "--payload",
+            "100",
+            "--mtu",
+            "1500,40",
+        ],
+        &["plan", "kex", "--profile", HOST, "--mtu", "1GB"],
+        &["init", "ric-restart", "--profile", HOST, "--mtu", "40B"],
+    ] {
+        let out = oransim(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("'--mtu <") && err.contains(allowed),
+            "{args:?}: {err}"
+        );
+    }
+    // The ends are taken.
+    for mtu in ["68", "65535"] {
+        stdout(&["handshake", "--protocol", "tls13", "--mtu", mtu]);
+        stdout(&[
+            "overhead",
+            "--stack",
+            "eth/ipv4/udp",
+            "--payload",
+            "100",
+            "--mtu",
+            mtu,
+        ]);
+    }
+    // An IPv6 link carries 1280 B at least.
+    let out = oransim(&[
+        "overhead",
+        "--stack",
+        "eth/ipv6/udp",
+        "--payload",
+        "3000",
+        "--mtu",
+        "1000",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--mtu: an MTU of 1000 B is below the 1280 B every IPv6 link carries")
+            && err.contains("allowed: 1280 to 65535 B"),
+        "{err}"
+    );
+    // IKEv2's own minimum (one IKE fragment) names --mtu in plan kex too, not --ke.
+    let out = oransim(&[
+        "plan",
+        "kex",
+        "--profile",
+        HOST,
+        "--ke",
+        "x25519",
+        "--mtu",
+        "80",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2)
+            && err.contains(
+                "--mtu: MTU 80 is too small: an IKE fragment (RFC 7383) needs at least 94 bytes"
+            ),
+        "{err}"
+    );
+}

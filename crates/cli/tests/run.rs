@@ -150,8 +150,8 @@ fn same_seed_same_bytes() {
         three["flows"][0]["throughput_bps"].as_f64().unwrap(),
     );
     assert!((a - b).abs() < 0.01 * a, "{a} vs {b}");
-    let ci = &three["flows"][0]["delay"]["mean_ci99_ns"];
-    assert!(ci[0].as_f64().unwrap() < ci[1].as_f64().unwrap());
+    let half = three["flows"][0]["delay"]["mean_ci99_ns"].as_f64().unwrap();
+    assert!(half > 0.0 && half.is_finite(), "{half}");
 }
 
 /// Every scenario shipped in scenarios/ validates and runs.

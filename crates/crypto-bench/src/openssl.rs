@@ -118,8 +118,84 @@ const KEY_LINES: &[KeyLine] = &[
 /// The `openssl speed` arguments that measure every key op this import reads.
 pub const OPENSSL_KEY_ARGS: &str = "ecdhx25519 ecdsap256 ed25519 rsa2048 rsa3072";
 
+/// The fastest clock one core runs at \[Hz\]: 6.5 GHz, above every shipping CPU's highest boost
+/// clock (6.2 GHz, Intel Core i9-14900KS, 2024). A rate is checked against what a core could do
+/// at this clock.
+pub const MAX_CLOCK_HZ: f64 = 6.5e9;
+
+/// The fewest operations per second an imported rate may mean \[1/s\]: one every 10 s.
+/// `openssl speed` counts whole operations over a few seconds (3 s by default); a rate below
+/// this is not a measured one (a 16 KiB AES block or an RSA-3072 signature takes well under a
+/// second even on a 100 MHz microcontroller).
+pub const MIN_OPS_PER_S: f64 = 0.1;
+
+/// The fewest cycles one imported key operation may take: 1,000. The cheapest op read (an
+/// RSA-2048 verification with e = 65537) is 17 modular multiplications of 2048-bit numbers,
+/// each over 1,000 64-bit multiplies, so over 8,000 cycles on a core that multiplies twice
+/// per cycle: at [`MAX_CLOCK_HZ`] a key op faster than 6.5 million per second is refused.
+pub const MIN_KEY_OP_CYCLES: f64 = 1000.0;
+
+/// The largest block size an `+H:` line may give \[B\]: 16 MiB (`openssl speed`'s default
+/// sizes end at 16 KiB; a packet is at most 1 MiB).
+pub const MAX_BLOCK_BYTES: u64 = 16 << 20;
+
+/// The most bytes one core can process per cycle with `suite`, and why: the ceiling on an
+/// imported one-core rate is this times [`MAX_CLOCK_HZ`].
+pub fn max_bytes_per_cycle(suite: Suite) -> (f64, &'static str) {
+    match suite {
+        Suite::AesCbcHmac { .. } => (
+            1.0,
+            "SHA-256 chains 64 dependent rounds through every 64-byte block, at least one cycle each",
+        ),
+        Suite::Aes128Ccm => (
+            1.6,
+            "CCM's CBC-MAC chains every 16-byte block through AES-128's 10 dependent rounds, at least one cycle each",
+        ),
+        Suite::Aes256Ccm => (
+            16.0 / 14.0,
+            "CCM's CBC-MAC chains every 16-byte block through AES-256's 14 dependent rounds, at least one cycle each",
+        ),
+        _ => (
+            16.0,
+            "several times the fastest published one-core AEAD rates, about 5 bytes per cycle with 512-bit vector AES",
+        ),
+    }
+}
+
+/// The largest block of offending text an error quotes \[chars\].
+const QUOTE_CHARS: usize = 40;
+
+/// `text` cut to [`QUOTE_CHARS`] characters, marked when cut.
+fn quote(text: &str) -> String {
+    let t = text.trim();
+    if t.chars().count() <= QUOTE_CHARS {
+        t.to_string()
+    } else {
+        format!("{}...", t.chars().take(QUOTE_CHARS).collect::<String>())
+    }
+}
+
+/// Formats a rate \[1/s or B/s\] with an SI prefix, e.g. `6.5 G`.
+fn si(x: f64) -> String {
+    let (v, p) = if x >= 1e9 {
+        (x / 1e9, "G")
+    } else if x >= 1e6 {
+        (x / 1e6, "M")
+    } else if x >= 1e3 {
+        (x / 1e3, "k")
+    } else {
+        (x, "")
+    };
+    format!("{} {p}", (v * 100.0).round() / 100.0)
+}
+
+/// What a `-multi` or `-mb` run may explain in a rate above one core's ceiling.
+const NOT_ONE_CORE: &str = "`openssl speed -multi N` sums N processes and `-mb` interleaves several streams: import a one-process run without them and give the target's cores with --cores";
+
 /// Key ops from one asymmetric `+F2`..`+F6` line: (op, cost \[ns\]) pairs; empty for a curve or
-/// size oransim has no op for (e.g. `openssl speed ecdsa` prints every curve).
+/// size oransim has no op for (e.g. `openssl speed ecdsa` prints every curve). Each rate must
+/// be a finite number of operations per second from [`MIN_OPS_PER_S`] to [`MAX_CLOCK_HZ`] /
+/// [`MIN_KEY_OP_CYCLES`].
 fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, String> {
     let fields: Vec<&str> = line.split(':').collect();
     let Some(k) = KEY_LINES.iter().find(|k| {
@@ -134,21 +210,37 @@ fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, String> {
     };
     let ops = k.ops;
     let rates = &fields[if k.name.is_some() { 4 } else { 3 }..];
+    let max = MAX_CLOCK_HZ / MIN_KEY_OP_CYCLES;
     let mut out = Vec::new();
     for (op, rate) in ops.iter().zip(rates).filter(|(op, _)| !op.is_empty()) {
-        let per_s: f64 = rate
-            .trim()
-            .parse()
-            .map_err(|_| format!("rate `{rate}` is not a number of operations per second"))?;
-        if !(per_s > 0.0 && per_s.is_finite()) {
-            return Err(format!("rate `{rate}` of {op} must be positive"));
+        let shown = quote(rate);
+        let per_s: f64 = rate.trim().parse().map_err(|_| {
+            format!("rate `{shown}` of {op} is not a number of operations per second")
+        })?;
+        if !per_s.is_finite() || per_s <= 0.0 {
+            return Err(format!(
+                "rate `{shown}` of {op} is not a positive finite number of operations per second"
+            ));
+        }
+        if per_s < MIN_OPS_PER_S {
+            return Err(format!(
+                "rate `{shown}` of {op} is below {MIN_OPS_PER_S} operations per second (one every 10 s): not a rate openssl speed measures; allowed: {MIN_OPS_PER_S} to {} operations per second",
+                si(max)
+            ));
+        }
+        if per_s > max {
+            return Err(format!(
+                "rate `{shown}` of {op} is above one core's ceiling of {} operations per second (at least {MIN_KEY_OP_CYCLES} cycles per key operation at {} GHz); {NOT_ONE_CORE}",
+                si(max),
+                MAX_CLOCK_HZ / 1e9
+            ));
         }
         out.push((*op, 1e9 / per_s));
     }
     if out.len() != ops.iter().filter(|o| !o.is_empty()).count() {
         return Err(format!(
             "`{}` line with too few rates for {}",
-            fields[0],
+            quote(fields[0]),
             ops.join(" and ").trim_end_matches(" and ")
         ));
     }
@@ -162,10 +254,49 @@ fn suite_of(openssl_name: &str) -> Option<Suite> {
         .map(|(_, s)| *s)
 }
 
+/// Checks one cipher rate `rate` (text) at block size `len` \[B\] of `name` and returns the
+/// cost of one operation \[ns\]: a finite rate, at most one core's ceiling
+/// ([`max_bytes_per_cycle`] at [`MAX_CLOCK_HZ`]), at least [`MIN_OPS_PER_S`] blocks per second.
+fn cipher_cost(name: &str, suite: Suite, len: u64, rate: &str) -> Result<f64, String> {
+    let shown = quote(rate);
+    let bps: f64 = rate
+        .trim()
+        .parse()
+        .map_err(|_| format!("rate `{shown}` at {len} B is not a number of bytes per second"))?;
+    if !bps.is_finite() || bps <= 0.0 {
+        return Err(format!(
+            "rate `{shown}` at {len} B is not a positive finite number of bytes per second"
+        ));
+    }
+    let (per_cycle, why) = max_bytes_per_cycle(suite);
+    let ceiling = per_cycle * MAX_CLOCK_HZ;
+    let floor = MIN_OPS_PER_S * len as f64;
+    if bps > ceiling {
+        return Err(format!(
+            "rate `{shown}` B/s for {name} at {len} B is above one core's ceiling of {}B/s ({} B per cycle at {} GHz: {why}); {NOT_ONE_CORE}",
+            si(ceiling),
+            (per_cycle * 100.0).round() / 100.0,
+            MAX_CLOCK_HZ / 1e9
+        ));
+    }
+    if bps < floor {
+        return Err(format!(
+            "rate `{shown}` B/s for {name} at {len} B is below {MIN_OPS_PER_S} blocks per second (one every 10 s): not a rate openssl speed measures; allowed: {}B/s to {}B/s at this size",
+            si(floor),
+            si(ceiling)
+        ));
+    }
+    Ok(1e9 * len as f64 / bps)
+}
+
 /// Parses `openssl speed -mr` output into (op name -> [(len, ns per op)]): cipher ops from
 /// `+H:`/`+F:` pairs, key ops (length 0) from the `+F2`..`+F6` lines of `KEY_LINES` (RSA-2048
 /// and -3072, ECDSA P-256, X25519, Ed25519); other asymmetric lines (other curves and sizes,
-/// DSA, FFDH, SM2) are skipped.
+/// DSA, FFDH, SM2) are skipped. Refused, naming the line: a rate that is not a positive finite
+/// number or lies outside what one core can do ([`cipher_cost`], [`MIN_KEY_OP_CYCLES`]), a
+/// block size of 0 or above [`MAX_BLOCK_BYTES`], a second rate for the same op and size (two
+/// concatenated runs of one size), and a cipher op measured at one block size only (a fixed
+/// and a per-byte cost need two).
 pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)>>, BenchError> {
     let err = |line: usize, message: String| BenchError::Import {
         origin: origin.to_string(),
@@ -175,6 +306,26 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
     let mut sizes: Option<Vec<u64>> = None;
     let mut direction = Direction::Seal;
     let mut ops: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
+    // Where each (op, size) was read, and the OpenSSL name of each cipher op.
+    let mut seen: BTreeMap<(String, u64), usize> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut add = |op: &str, len: u64, ns: f64, n: usize| -> Result<(), BenchError> {
+        if let Some(first) = seen.insert((op.to_owned(), len), n) {
+            let at = if len == 0 {
+                String::new()
+            } else {
+                format!(" at {len} B")
+            };
+            return Err(err(
+                n,
+                format!(
+                    "a second rate for {op}{at} (the first is on line {first}); concatenate runs of different block sizes only, one rate per op and size"
+                ),
+            ));
+        }
+        ops.entry(op.to_owned()).or_default().push((len, ns));
+        Ok(())
+    };
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let line = line.trim();
@@ -185,21 +336,33 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                 other => {
                     return Err(err(
                         n,
-                        format!("unknown direction `{other}`; use `decrypt` or `encrypt`"),
+                        format!(
+                            "unknown direction `{}`; use `decrypt` or `encrypt`",
+                            quote(other)
+                        ),
                     ));
                 }
             };
         } else if let Some(h) = line.strip_prefix("+H:") {
             let parsed: Result<Vec<u64>, _> = h.split(':').map(|s| s.trim().parse()).collect();
-            sizes = Some(parsed.map_err(|_| {
+            let parsed = parsed.map_err(|_| {
                 err(
                     n,
-                    format!("`+H:` must list block sizes in bytes, found `{h}`"),
+                    format!("`+H:` must list block sizes in bytes, found `{}`", quote(h)),
                 )
-            })?);
+            })?;
+            if let Some(bad) = parsed.iter().find(|&&l| l == 0 || l > MAX_BLOCK_BYTES) {
+                return Err(err(
+                    n,
+                    format!(
+                        "block size {bad} B in `+H:`; allowed: 1 B to {MAX_BLOCK_BYTES} B (16 MiB)"
+                    ),
+                ));
+            }
+            sizes = Some(parsed);
         } else if line.starts_with("+F") && !line.starts_with("+F:") {
             for (op, ns) in key_line(line).map_err(|m| err(n, m))? {
-                ops.entry(op.to_owned()).or_default().push((0, ns));
+                add(op, 0, ns, n)?;
             }
         } else if let Some(f) = line.strip_prefix("+F:") {
             let fields: Vec<&str> = f.split(':').collect();
@@ -215,7 +378,8 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                 return Err(err(
                     n,
                     format!(
-                        "cipher `{name}` has no oransim suite; known: {}",
+                        "cipher `{}` has no oransim suite; known: {}",
+                        quote(name),
                         known.join(", ")
                     ),
                 ));
@@ -234,19 +398,11 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                     ),
                 ));
             }
+            let op = profile::cipher_op(suite, direction);
+            names.entry(op.clone()).or_insert_with(|| name.to_owned());
             for (&len, rate) in sizes.iter().zip(rates) {
-                let bps: f64 = rate.trim().parse().map_err(|_| {
-                    err(
-                        n,
-                        format!("rate `{rate}` is not a number of bytes per second"),
-                    )
-                })?;
-                if !(bps > 0.0 && bps.is_finite()) || len == 0 {
-                    return Err(err(n, format!("rate `{rate}` at {len} B must be positive")));
-                }
-                ops.entry(profile::cipher_op(suite, direction))
-                    .or_default()
-                    .push((len, 1e9 * len as f64 / bps));
+                let ns = cipher_cost(name, suite, len, rate).map_err(|m| err(n, m))?;
+                add(&op, len, ns, n)?;
             }
         }
     }
@@ -256,9 +412,25 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
             "no `+F:` lines; expected the output of `openssl speed -mr -aead -evp <cipher>` (and `openssl speed -mr ecdhx25519 ...`)".into(),
         ));
     }
-    for pts in ops.values_mut() {
+    for (op, pts) in ops.iter_mut() {
         pts.sort_by_key(|p| p.0);
-        pts.dedup_by_key(|p| p.0);
+        if let [(len, _)] = pts.as_slice()
+            && let Some(name) = names.get(op)
+        {
+            let line = seen.get(&(op.clone(), *len)).copied().unwrap_or(0);
+            let what = if op.ends_with(".open") {
+                " -decrypt"
+            } else {
+                ""
+            };
+            return Err(err(
+                line,
+                format!(
+                    "{op} ({name}) has a rate at one block size only ({len} B): a fixed and a per-byte cost need at least two sizes; add a run at another size, e.g. `openssl speed -mr -aead{what} -bytes 64 -evp {}`, or run the default sizes (no -bytes)",
+                    name.to_ascii_lowercase()
+                ),
+            ));
+        }
     }
     Ok(ops)
 }
@@ -361,38 +533,32 @@ pub fn import(
                 samples: None,
             })
             .collect();
-        let file = match fit_line(&xy) {
-            Some(f) => OpFile {
-                model: if f.max_rel_residual <= MAX_LINE_RESIDUAL {
-                    "linear"
-                } else {
-                    "piecewise"
-                }
-                .into(),
-                fixed: format_duration_ns(f.a),
-                per_byte: (f.max_rel_residual <= MAX_LINE_RESIDUAL)
-                    .then(|| format_per_byte_ns(f.b)),
-                source,
-                fitted_to: Vec::new(),
-                implementation: None,
-                r2: Some((f.r2 * 1e4).round() / 1e4),
-                max_rel_residual: Some((f.max_rel_residual * 1e4).round() / 1e4),
-                points,
-            },
-            None => OpFile {
-                // One size only: all of it per byte (no way to separate a fixed part).
-                model: "linear".into(),
-                fixed: "0ns".into(),
-                per_byte: Some(format_per_byte_ns(pts[0].1 / pts[0].0 as f64)),
-                source: format!(
-                    "{source}; one block size only, so the whole cost is taken as per byte"
+        // `parse` leaves every cipher op at least two sizes, each cost within 10 s and
+        // above 0.1 ps; a fit that still fails is refused, never replaced by one point.
+        let f = fit_line(&xy)
+            .filter(|f| f.a.is_finite() && f.b.is_finite() && f.r2.is_finite())
+            .ok_or_else(|| BenchError::Import {
+                origin: origin.to_string(),
+                line: 0,
+                message: format!(
+                    "the rates of {op} at {} B fit no line: check them",
+                    pts.iter()
+                        .map(|p| p.0.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
-                fitted_to: Vec::new(),
-                implementation: None,
-                r2: None,
-                max_rel_residual: None,
-                points,
-            },
+            })?;
+        let linear = f.max_rel_residual <= MAX_LINE_RESIDUAL;
+        let file = OpFile {
+            model: if linear { "linear" } else { "piecewise" }.into(),
+            fixed: format_duration_ns(f.a),
+            per_byte: linear.then(|| format_per_byte_ns(f.b)),
+            source,
+            fitted_to: Vec::new(),
+            implementation: None,
+            r2: Some((f.r2 * 1e4).round() / 1e4),
+            max_rel_residual: Some((f.max_rel_residual * 1e4).round() / 1e4),
+            points,
         };
         ops.insert(op.clone(), file);
     }
@@ -545,9 +711,11 @@ mod tests {
 
     #[test]
     fn decrypt_marker_sets_direction() {
-        let text = format!("{SAMPLE}# oransim: decrypt\n+H:64\n+F:25:AES-128-GCM:100000000\n");
+        let text = format!(
+            "{SAMPLE}# oransim: decrypt\n+H:64:1024\n+F:25:AES-128-GCM:100000000:1024000000\n"
+        );
         let ops = parse(&text, "s.txt").unwrap();
-        assert_eq!(ops["aes128-gcm.open"], vec![(64, 640.0)]);
+        assert_eq!(ops["aes128-gcm.open"], vec![(64, 640.0), (1024, 1000.0)]);
     }
 
     #[test]
@@ -566,7 +734,43 @@ mod tests {
                 "+H:16:64\n+F:1:AES-128-GCM:5\n",
                 "1 rates for 2 block sizes",
             ),
-            ("+H:16\n+F:1:AES-128-GCM:-5\n", "must be positive"),
+            (
+                "+H:16\n+F:1:AES-128-GCM:-5\n",
+                "line 2: rate `-5` at 16 B is not a positive finite",
+            ),
+            (
+                "+H:16:64\n+F:1:AES-128-GCM:1e30:1e8\n",
+                "line 2: rate `1e30` B/s for AES-128-GCM at 16 B is above one core's ceiling of 104 GB/s",
+            ),
+            (
+                "+H:16:64\n+F:1:AES-128-GCM:1e-320:1e8\n",
+                "line 2: rate `1e-320` B/s for AES-128-GCM at 16 B is below 0.1 blocks per second",
+            ),
+            (
+                "+H:16:64\n+F:1:AES-256-CBC-HMAC-SHA256:1e8:43000000000\n",
+                "above one core's ceiling of 6.5 GB/s (1 B per cycle at 6.5 GHz: SHA-256",
+            ),
+            (
+                "+H:1500\n+F:1:AES-128-GCM:1e9\n",
+                "line 2: aes128-gcm.seal (AES-128-GCM) has a rate at one block size only (1500 B)",
+            ),
+            (
+                "+H:64:1500\n+F:1:AES-128-GCM:1e8:1e9\n+H:1500\n+F:1:AES-128-GCM:2e9\n",
+                "line 4: a second rate for aes128-gcm.seal at 1500 B (the first is on line 2)",
+            ),
+            ("+H:0:64\n", "line 1: block size 0 B in `+H:`"),
+            (
+                "+F2:2:2048:inf:1\n",
+                "rate `inf` of rsa2048.sign is not a positive finite",
+            ),
+            (
+                "+F2:2:2048:1e9:1\n",
+                "rate `1e9` of rsa2048.sign is above one core's ceiling of 6.5 M operations per second",
+            ),
+            (
+                "+F2:2:2048:1:0.01\n",
+                "rate `0.01` of rsa2048.verify is below 0.1",
+            ),
             ("hello\n", "no `+F:` lines"),
             ("# oransim: sideways\n", "unknown direction"),
         ];

@@ -144,9 +144,10 @@ pub struct DelayReport {
     pub transmission_ns: f64,
     /// Mean processing delay D_proc \[ns\].
     pub processing_ns: f64,
-    /// 99% Student-t confidence interval of the mean across replications \[ns\] (`null` with one
-    /// replication).
-    pub mean_ci99_ns: Option<[f64; 2]>,
+    /// Half-width of the 99% Student-t confidence interval of `mean_ns` across replications
+    /// \[ns\], zero or more: the interval is `mean_ns` ± this ([`pooled_mean_ci99_half_ns`]);
+    /// `None` (`null`) with one replication or none delivered.
+    pub mean_ci99_ns: Option<f64>,
 }
 
 /// One hop of a path: a node (queueing, processing) or a link (queueing, transmission,
@@ -647,6 +648,31 @@ fn profile_report(
     }
 }
 
+/// Half-width \[ns\] of the 99% Student-t confidence interval of the pooled mean delay (all
+/// replications' packets together, `DelayReport::mean_ns`) from each replication's (packets,
+/// mean delay \[ns\]). The pooled mean is a ratio estimator, `sum n_i m_i / sum n_i`; its
+/// variance across R replications is `sum (n_i / n̄)² (m_i - m)² / (R (R - 1))` (the batch-means
+/// ratio estimator), so the interval is the Student-t interval (R - 1 degrees of freedom) of
+/// `z_i = m + (n_i / n̄) (m_i - m)`, whose mean is `m`. With equal counts `z_i = m_i`: the
+/// interval of the replications' means. `None` with fewer than two replications or no packet.
+/// A half-width is reported, never an interval's ends: a delay's interval may reach below 0
+/// when the replications disagree by more than their mean, and no delay is negative.
+pub fn pooled_mean_ci99_half_ns(reps: &[(u64, f64)]) -> Option<f64> {
+    let total: f64 = reps.iter().map(|&(n, _)| n as f64).sum();
+    if reps.len() < 2 || total <= 0.0 {
+        return None;
+    }
+    let mean = reps.iter().map(|&(n, m)| n as f64 * m).sum::<f64>() / total;
+    let nbar = total / reps.len() as f64;
+    let z: Vec<f64> = reps
+        .iter()
+        .map(|&(n, m)| mean + n as f64 / nbar * (m - mean))
+        .collect();
+    mean_ci(&z, 0.99)
+        .map(|ConfidenceInterval { low, high, .. }| (high - low) / 2.0)
+        .filter(|h| h.is_finite())
+}
+
 fn dir_report(
     scenario: &Scenario,
     path: &[usize],
@@ -654,17 +680,15 @@ fn dir_report(
     per_run: &[&DirStats],
 ) -> DirReport {
     let net = &scenario.network;
-    let rep_means_ns: Vec<f64> = per_run.iter().map(|r| r.delay.mean_ps() / 1e3).collect();
+    let reps: Vec<(u64, f64)> = per_run
+        .iter()
+        .map(|r| (r.delay.count(), r.delay.mean_ps() / 1e3))
+        .collect();
     // Throughput is a rate: the mean of the replications' rates, not merged bytes over one span.
     let throughput_bps =
         per_run.iter().map(|r| r.throughput_bps()).sum::<f64>() / per_run.len().max(1) as f64;
     let s = d.delay.summary();
     let c = d.component_means_ns();
-    let ci = if rep_means_ns.len() >= 2 {
-        mean_ci(&rep_means_ns, 0.99)
-    } else {
-        None
-    };
     let hops = scenario.report.hops.then(|| {
         d.hops
             .iter()
@@ -710,7 +734,7 @@ fn dir_report(
             propagation_ns: c.propagation,
             transmission_ns: c.transmission,
             processing_ns: c.processing,
-            mean_ci99_ns: ci.map(|ConfidenceInterval { low, high, .. }| [low, high]),
+            mean_ci99_ns: pooled_mean_ci99_half_ns(&reps),
         },
         hops,
     }
@@ -719,6 +743,28 @@ fn dir_report(
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    use super::pooled_mean_ci99_half_ns;
+
+    /// Issue 24 class 8: the interval's half-width, about the pooled mean: with equal counts the
+    /// Student-t interval of the replications' means; never a negative end.
+    #[test]
+    fn mean_ci99_is_a_half_width_about_the_pooled_mean() {
+        assert_eq!(pooled_mean_ci99_half_ns(&[(10, 5.0)]), None);
+        assert_eq!(pooled_mean_ci99_half_ns(&[(0, 0.0), (0, 0.0)]), None);
+        // Equal counts: t(0.995, 2) = 9.9248, s = 1, n = 3: 9.9248 / sqrt(3).
+        let h = pooled_mean_ci99_half_ns(&[(7, 9.0), (7, 10.0), (7, 11.0)]).unwrap();
+        assert!((h - 9.924_843 / 3f64.sqrt()).abs() < 1e-5, "{h}");
+        // Two replications that disagree: a half-width wider than the mean, not a negative end.
+        let h = pooled_mean_ci99_half_ns(&[(5, 1.0), (5, 3.0)]).unwrap();
+        assert!(h > 2.0 && h.is_finite(), "{h}");
+        // Unequal counts: the z_i average to the pooled mean (13/4 here), a replication
+        // weighted by its packets; an empty one counts for nothing.
+        let a = pooled_mean_ci99_half_ns(&[(1, 1.0), (3, 4.0), (0, 0.0)]).unwrap();
+        let b = pooled_mean_ci99_half_ns(&[(1, 1.0), (3, 4.0), (0, 123.0)]).unwrap();
+        assert_eq!(a, b);
+        assert!(a > 0.0);
+    }
 
     use crate::{RunOptions, Scenario, run};
 

@@ -153,13 +153,21 @@ fn flow_table(r: &Report) -> Table {
 fn extras(r: &Report) -> String {
     let mut extras = String::new();
     for f in &r.flows {
-        if let Some(ci) = f.delay.mean_ci99_ns {
+        if let Some(half) = f.delay.mean_ci99_ns {
+            // A half-width, never the interval's ends: the low end of a wide interval would
+            // print as a negative delay.
+            let wide = if half >= f.delay.mean_ns {
+                "; wider than the mean itself: more replications narrow it"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 extras,
-                "{}: mean delay 99% CI [{}, {}] us",
+                "{}: mean delay {} us ± {} us (99% confidence, {} replications){wide}",
                 f.name,
-                us(ci[0]),
-                us(ci[1])
+                us(f.delay.mean_ns),
+                us(half),
+                r.scenario.replications
             );
         }
         if let Some(rtt) = &f.rtt {

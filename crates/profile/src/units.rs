@@ -121,8 +121,12 @@ impl Kind {
         }
     }
 
-    /// The factor of `unit` to the base unit: an exact, case-sensitive match only.
+    /// The factor of `unit` to the base unit: an exact, case-sensitive match only, but for
+    /// the micro prefix, which may be written as MICRO SIGN (U+00B5, `µs`, the tables'
+    /// spelling) or as GREEK SMALL LETTER MU (U+03BC, `μs`): the two look alike and Unicode's
+    /// compatibility normalisation (NFKC) maps the first to the second.
     pub fn factor(self, unit: &str) -> Option<f64> {
+        let unit = micro_sign(unit);
         self.units().iter().find(|u| u.0 == unit).map(|u| u.1)
     }
 
@@ -131,7 +135,7 @@ impl Kind {
     pub fn case_matches(self, unit: &str) -> Vec<&'static str> {
         self.units()
             .iter()
-            .filter(|u| u.0.to_lowercase() == unit.to_lowercase())
+            .filter(|u| u.0.to_lowercase() == micro_sign(&unit.to_lowercase()))
             .map(|u| u.0)
             .collect()
     }
@@ -143,6 +147,16 @@ impl Kind {
             .map(|u| u.0)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// `unit` with GREEK SMALL LETTER MU (U+03BC) written as MICRO SIGN (U+00B5), the spelling of
+/// the unit tables.
+fn micro_sign(unit: &str) -> std::borrow::Cow<'_, str> {
+    if unit.contains('\u{3bc}') {
+        unit.replace('\u{3bc}', "\u{b5}").into()
+    } else {
+        unit.into()
     }
 }
 
@@ -470,6 +484,13 @@ mod tests {
         assert_eq!(parse_duration_ns("312ns").unwrap(), 312.0);
         assert_eq!(parse_duration_ns("1.5us").unwrap(), 1500.0);
         assert_eq!(parse_duration_ns("1.5µs").unwrap(), 1500.0);
+        // Issue 24 class 11: GREEK SMALL LETTER MU is the micro prefix too.
+        assert_eq!(parse_duration_ns("1.5\u{3bc}s").unwrap(), 1500.0);
+        assert_eq!(parse("2\u{3bc}s/B", Kind::PerByte).unwrap(), 2e6);
+        assert_eq!(
+            parse("2 \u{39c}S", Kind::Duration).unwrap_err().reason,
+            Reason::WrongCase("\u{39c}S".into(), vec!["µs"])
+        );
         assert_eq!(parse_duration_ns(" 2ms ").unwrap(), 2e6);
         assert_eq!(parse_duration_ns("1e3ns").unwrap(), 1000.0);
         assert_eq!(parse_duration_ns("0ns").unwrap(), 0.0);

@@ -137,8 +137,8 @@ struct RicRestartArgs {
     /// Length of each gNB's link.
     #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
     length: String,
-    /// MTU of each gNB's link (IKE messages are fragmented to it).
-    #[arg(long, default_value = "1500B", value_parser = crate::size_quantity)]
+    /// MTU of each gNB's link (IKE messages are fragmented to it): 68 B to 65535 B.
+    #[arg(long, default_value = "1500B", value_parser = crate::mtu_quantity)]
     mtu: String,
 }
 

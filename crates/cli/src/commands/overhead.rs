@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use printer::overhead::{Split, StackOutput};
 use protocols::fragment::{self, IpsecFragmentation, SplitPolicy};
-use protocols::{Stack, catalogue};
+use protocols::{Layer, Stack, catalogue, ipv6};
 
 /// Output format of `overhead` and `handshake`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -34,8 +34,9 @@ pub struct OverheadArgs {
     #[arg(long, conflicts_with_all = ["stack", "mtu"])]
     pub interface: Option<String>,
     /// Link MTU [bytes], or the MTUs of every hop separated by commas (the path MTU is their
-    /// minimum): split the payload into frames that fit.
-    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
+    /// minimum): split the payload into frames that fit. Each 68 to 65535 (1280 to 65535 when
+    /// the stack is IPv6).
+    #[arg(long, value_delimiter = ',', value_parser = crate::mtu_bytes)]
     pub mtu: Vec<usize>,
     /// How to split a payload that does not fit one frame: greedy or even (with --mtu, when
     /// neither --ip-fragment nor --ipsec-fragment is given).
@@ -93,6 +94,20 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
         let report = stack
             .report(args.payload)
             .with_context(|| format!("--payload {} through `{stack}`", args.payload))?;
+        // The link carries the outermost IP layer: an IPv6 one needs 1280 B on every hop.
+        let outer_ipv6 = stack
+            .layers()
+            .iter()
+            .find(|l| matches!(l, Layer::Ipv4(_) | Layer::Ipv6(_)))
+            .is_some_and(|l| matches!(l, Layer::Ipv6(_)));
+        if outer_ipv6 && let Some(m) = args.mtu.iter().find(|&&m| m < ipv6::MIN_MTU) {
+            anyhow::bail!(
+                "--mtu: an MTU of {m} B is below the {} B every IPv6 link carries (RFC 8200 §5), and `{stack}` puts IPv6 on the link; allowed: {} to {} B",
+                ipv6::MIN_MTU,
+                ipv6::MIN_MTU,
+                crate::MAX_FLAG_MTU
+            );
+        }
         let split = if args.mtu.is_empty() {
             None
         } else {

@@ -150,8 +150,8 @@ struct KexArgs {
     /// Path length (propagation at 2e8 m/s).
     #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
     length: String,
-    /// Path MTU (IKE fragmentation above it).
-    #[arg(long, default_value = "1500B", value_parser = crate::size_quantity)]
+    /// Path MTU (IKE fragmentation above it): 68 B to 65535 B.
+    #[arg(long, default_value = "1500B", value_parser = crate::mtu_quantity)]
     mtu: String,
     /// Packet loss probability each way, from 0 to below 1 (e.g. 0.01); requests are
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).

@@ -226,11 +226,18 @@ fn ike_sa_init(q: &KexQuestion, ke: &str) -> Result<InitTravel, ScenarioError> {
         .map_err(|e| bad("--mtu", e.problem, &e.allowed))?;
     let auth =
         ikev2::Auth::parse(&q.auth).map_err(|e| bad("--auth", e.to_string(), ikev2::AUTH_NAMES))?;
-    let mut cfg = ikev2::Config::new(ke, auth, mtu as usize)
-        .map_err(|e| bad("--ke", e.to_string(), "see `oransim handshake --help`"))?;
+    // A path MTU too small for an IKE fragment is the MTU's fault, not the KE's.
+    let refused = |e: protocols::Error| {
+        let key = if matches!(e, protocols::Error::MtuTooSmall { .. }) {
+            "--mtu"
+        } else {
+            "--ke"
+        };
+        bad(key, e.to_string(), "see `oransim handshake --help`")
+    };
+    let mut cfg = ikev2::Config::new(ke, auth, mtu as usize).map_err(refused)?;
     cfg.peer = q.peer;
-    let h = ikev2::handshake(&cfg)
-        .map_err(|e| bad("--ke", e.to_string(), "see `oransim handshake --help`"))?;
+    let h = ikev2::handshake(&cfg).map_err(refused)?;
     let init = &h.exchanges[0];
     Ok(InitTravel {
         request_ip_len: init.request.ip_len,
@@ -414,6 +421,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     };
     let mut rows = Vec::new();
     for ke in &q.kes {
+        // Sized first: a path MTU too small for an IKE fragment is refused naming `--mtu`.
+        let travel = ike_sa_init(&q, ke)?;
         // Set-up time: one tunnel on an idle path; with loss, a sample of tunnels whose
         // responder has a core each, so they do not compete.
         let one = if q.loss > 0.0 {
@@ -481,7 +490,7 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             responder_cpu: responder.utilisation,
             storm: hs,
             peer: q.peer,
-            ike_sa_init: ike_sa_init(&q, ke)?,
+            ike_sa_init: travel,
         });
     }
     let mut findings = findings(&rows);
