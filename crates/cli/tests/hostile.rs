@@ -12,12 +12,12 @@ mod common;
 mod bounds;
 #[path = "hostile/flags.rs"]
 mod flags;
+#[path = "hostile/importer.rs"]
+mod importer;
 #[path = "hostile/line.rs"]
 mod line;
 #[path = "hostile/writers.rs"]
 mod writers;
-#[path = "hostile/importer.rs"]
-mod importer;
 
 use std::collections::BTreeMap;
 use std::fs;
