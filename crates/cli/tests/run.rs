@@ -587,3 +587,74 @@ fn stop_stops_a_bulk_transfer() {
     assert_eq!(t["payload_bytes"], 100_000u64);
     assert!(t["completion_ns"].as_f64().unwrap() > 0.0, "{t}");
 }
+
+/// Issue 24: a link clocks the Ethernet line. 2 Mpps of 46-byte IP packets (64-byte minimum
+/// frames with header and FCS, 84 byte times with preamble and gap) saturate a 1 Gb/s link at
+/// 10^9 / (84 x 8) = 1,488,095 frames/s within 0.1%, the queue full and dropping; 18 Mpps of
+/// 64-byte frames on 10 GbE (line load 1.21) is refused as an overload.
+#[test]
+fn an_ethernet_link_carries_the_line_rate_of_minimum_frames() {
+    let dir = common::TempDir::new("line");
+    let scenario = |link: &str, source: &str| {
+        format!(
+            "[scenario]\nname = \"line\"\n[stop]\nduration = \"10ms\"\n\
+             [[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+             [[link]]\nbetween = [\"a\", \"b\"]\n{link}\n\
+             [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {source}\n"
+        )
+    };
+    let path = dir.join("gige.toml");
+    std::fs::write(
+        &path,
+        scenario(
+            "rate = \"1Gbps\"\nqueue = 1000",
+            "{ kind = \"periodic\", rate = \"2/us\", size = \"46B\" }",
+        ),
+    )
+    .unwrap();
+    let v = json(&run(&[
+        "run",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--no-wall-clock",
+    ]));
+    let link = &v["links"][0];
+    let frames = link["packets"].as_f64().unwrap();
+    // The link is busy from the first frame to the last; the run ends when the last is clocked.
+    let seconds = v["run"]["sim_time_ns"].as_f64().unwrap() * 1e-9;
+    let per_s = frames / seconds;
+    assert!(
+        (per_s / 1_488_095.0 - 1.0).abs() < 1e-3,
+        "{per_s} frames/s ({frames} frames in {seconds} s)"
+    );
+    assert!(link["dropped_full"].as_u64().unwrap() > 0, "{link}");
+    assert_eq!(
+        link["bytes"].as_f64().unwrap(),
+        frames * 46.0,
+        "capture bytes"
+    );
+    assert!(
+        (link["utilisation"].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{link}"
+    );
+
+    let path = dir.join("tengig.toml");
+    std::fs::write(
+        &path,
+        scenario(
+            "rate = \"10Gbps\"",
+            "{ kind = \"poisson\", rate = \"18/us\", stack = \"eth/ipv4/udp\", size = \"18B\" }",
+        ),
+    )
+    .unwrap();
+    let out = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tengig.toml")
+            && err.contains("link[0]")
+            && err.contains("is 1.210 of the link rate"),
+        "{err}"
+    );
+}
