@@ -1,6 +1,6 @@
 //! `oransim check` of generated stars (issue 24, class 10): the text `oransim init e2 --gnbs N`
 //! writes, parsed and validated as `check` does ([`model::Scenario::from_toml_str`]), at N =
-//! 1000, 2000, 4000 and 8000 gNBs. Linear set-up is a median that doubles with N; the text is
+//! 1000, 2000, 4000, 8000 and 16,000 gNBs. Linear set-up is a median that doubles with N; the text is
 //! made once per N, outside the measurement.
 //!
 //! Run: `cargo bench -p oransim-benches --bench check`. Results: `docs/performance.md`.
@@ -19,7 +19,7 @@ fn check_scale(c: &mut Criterion) {
     g.sample_size(10);
     // Anchored in `scenarios/`, where the generated file's profile path resolves.
     let origin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/e2.toml");
-    for n in [1000u32, 2000, 4000, 8000] {
+    for n in [1000u32, 2000, 4000, 8000, 16_000] {
         let shape = Shape::E2(E2Shape {
             gnbs: n,
             profile: "../calibration/colosseum-e2.toml".into(),
