@@ -226,7 +226,7 @@ pub struct Engine<'a, O: Observer> {
     /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\], and the item
     /// whose step drove the clock there: the run stops with [`NetworkError::ClockOverflow`]
     /// instead of wrapping or saturating its clock.
-    overflow: Option<(u64, String)>,
+    overflow: Option<Box<(u64, String)>>,
     observer: O,
 }
 
@@ -397,7 +397,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             self.start_source(f);
         }
         while let Some((t, ev)) = self.queue.pop() {
-            if let Some((at_ps, item)) = self.overflow {
+            if let Some(o) = self.overflow.take() {
+                let (at_ps, item) = *o;
                 return Err(NetworkError::ClockOverflow { at_ps, item });
             }
             self.now = t.0;
@@ -424,7 +425,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.end = self.now;
         }
-        if let Some((at_ps, item)) = self.overflow {
+        if let Some(o) = self.overflow.take() {
+            let (at_ps, item) = *o;
             return Err(NetworkError::ClockOverflow { at_ps, item });
         }
         Ok(RunStats {
@@ -585,7 +587,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 format!("{}.source.retransmit", flow(self.tunnel_flow(tunnel)))
             }
         };
-        self.overflow = Some((at_ps, item));
+        self.overflow = Some(Box::new((at_ps, item)));
     }
 
     /// Schedules `ev` `delay_ps` from now \[ps\] (see [`Engine::schedule_at`]); the sum
