@@ -66,7 +66,14 @@ fn assert_sections(roff: &str, name: &str) {
         "{name}: {roff:.300}"
     );
     let mut at = 0;
-    for section in [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS"] {
+    for section in [
+        ".SH NAME",
+        ".SH SYNOPSIS",
+        ".SH DESCRIPTION",
+        ".SH OPTIONS",
+        ".SH \"EXIT STATUS\"",
+        ".SH EXAMPLES",
+    ] {
         let i = roff[at..]
             .find(section)
             .unwrap_or_else(|| panic!("{name}: no {section} after byte {at}"));

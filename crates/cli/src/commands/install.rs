@@ -41,10 +41,284 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The roff of one command's page.
+/// Examples on each page (by its name): what the line does, and the line. Each line is parsed
+/// with the real flag definitions by a test, so a renamed flag cannot leave a stale example.
+pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "oransim",
+        &[
+            (
+                "Simulate the Open Fronthaul MTU scenario and print its report",
+                "oransim run scenarios/ofh_mtu.toml",
+            ),
+            (
+                "Measure this machine's ciphers and key exchanges into a profile",
+                "oransim calibrate --quick --out host.toml",
+            ),
+            (
+                "Check the papers' published numbers against the model",
+                "oransim reproduce --only e2_sack",
+            ),
+        ],
+    ),
+    (
+        "oransim-run",
+        &[
+            ("Run a scenario", "oransim run scenarios/ofh_mtu.toml"),
+            (
+                "The report as JSON, without the wall-clock fields (byte-identical runs)",
+                "oransim run scenarios/mm1.toml --format json --no-wall-clock",
+            ),
+            (
+                "Ten replications with a 99% confidence interval, written as txt, csv and json",
+                "oransim run scenarios/mm1.toml --replications 10 --out results/mm1",
+            ),
+        ],
+    ),
+    (
+        "oransim-check",
+        &[(
+            "Validate a scenario without running it",
+            "oransim check scenarios/mm1.toml",
+        )],
+    ),
+    (
+        "oransim-init",
+        &[(
+            "Write a 20-gNB E2 scenario to edit",
+            "oransim init e2 --gnbs 20 --out e2.toml",
+        )],
+    ),
+    (
+        "oransim-init-fronthaul",
+        &[(
+            "40 O-DUs with 8 O-RUs each behind one switch, MACsec",
+            "oransim init fronthaul --dus 40 --rus-per-du 8 --out fh.toml",
+        )],
+    ),
+    (
+        "oransim-init-e2",
+        &[(
+            "100 gNBs to one near-RT RIC",
+            "oransim init e2 --gnbs 100 --out e2.toml",
+        )],
+    ),
+    (
+        "oransim-init-ric-restart",
+        &[(
+            "The IKEv2 storm after a RIC restart with 2000 gNBs",
+            "oransim init ric-restart --gnbs 2000 --out storm.toml",
+        )],
+    ),
+    (
+        "oransim-overhead",
+        &[
+            (
+                "Bytes an ESP tunnel adds to an empty SCTP payload",
+                "oransim overhead --stack \"eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp\" --payload 0",
+            ),
+            (
+                "The catalogue row of the E2 interface",
+                "oransim overhead --interface E2",
+            ),
+        ],
+    ),
+    (
+        "oransim-handshake",
+        &[(
+            "IKEv2 with ML-KEM-768 at a 1280-byte MTU: messages, sizes, fragments",
+            "oransim handshake --protocol ikev2 --ke mlkem768 --mtu 1280",
+        )],
+    ),
+    (
+        "oransim-calibrate",
+        &[
+            (
+                "Measure the ciphers and key exchanges of this machine",
+                "oransim calibrate --out host.toml",
+            ),
+            (
+                "Import an `openssl speed -mr` run instead of measuring",
+                "oransim calibrate --from-openssl-speed speed.txt --out openssl.toml",
+            ),
+        ],
+    ),
+    (
+        "oransim-plan",
+        &[(
+            "How long 1000 IKEv2 tunnels take to come back, per key exchange",
+            "oransim plan kex --profile calibration/dev-host-aws-lc.toml --tunnels 1000",
+        )],
+    ),
+    (
+        "oransim-plan-kex",
+        &[(
+            "A restart storm of 1000 tunnels, per key exchange",
+            "oransim plan kex --profile calibration/dev-host-aws-lc.toml --tunnels 1000",
+        )],
+    ),
+    (
+        "oransim-plan-fronthaul",
+        &[(
+            "Which security modes fit the T12max budget over 20 km of fibre",
+            "oransim plan fronthaul --profile calibration/ofh-macsec-i9.toml --fibre 20km",
+        )],
+    ),
+    (
+        "oransim-plan-interface",
+        &[(
+            "What securing E2 costs at 100 Mb/s",
+            "oransim plan interface --interface E2 --profile calibration/dev-host-aws-lc.toml --rate 100Mbps",
+        )],
+    ),
+    (
+        "oransim-sweep",
+        &[(
+            "Vary the fibre length and write every point and plot to a directory",
+            "oransim sweep scenarios/sweep_fronthaul.toml --vary link[0].length=0km..20km:5km --out sweep-out",
+        )],
+    ),
+    (
+        "oransim-reproduce",
+        &[
+            ("Every study against the papers", "oransim reproduce"),
+            ("One study", "oransim reproduce --only e2_sack"),
+        ],
+    ),
+    (
+        "oransim-live",
+        &[(
+            "Real encrypted round trips on loopback against the prediction",
+            "oransim live --compare --experiment rtt --protection macsec --sizes 64,1400,9000",
+        )],
+    ),
+    (
+        "oransim-validate",
+        &[
+            (
+                "The reduced strongSwan set, as root (two charons in network namespaces)",
+                "oransim validate strongswan",
+            ),
+            (
+                "OpenSSL TLS 1.3 on loopback, the full set",
+                "oransim validate tls --full",
+            ),
+        ],
+    ),
+    (
+        "oransim-validate-strongswan",
+        &[
+            (
+                "The reduced set, as root, its raw measurements kept",
+                "oransim validate strongswan --save-measurements ss.json",
+            ),
+            (
+                "Score a committed run again without running strongSwan",
+                "oransim validate strongswan --measurements calibration/host-2026-11-26-strongswan.measurements.json",
+            ),
+        ],
+    ),
+    (
+        "oransim-validate-tls",
+        &[(
+            "The full TLS set, its report as JSON",
+            "oransim validate tls --full --json tls.json",
+        )],
+    ),
+    (
+        "oransim-completions",
+        &[("Bash completion for this user", "oransim completions bash")],
+    ),
+    (
+        "oransim-man",
+        &[("Every page into a directory", "oransim man --out man1")],
+    ),
+];
+
+/// Pages whose command exits 1 for an answer that is not a success, and what that answer is.
+const EXIT_ONE: &[(&str, &str)] = &[
+    (
+        "oransim-reproduce",
+        "a published number was missed by more than its tolerance (the rows are on stderr)",
+    ),
+    (
+        "oransim-validate",
+        "a measured value missed its prediction by more than its tolerance",
+    ),
+    (
+        "oransim-validate-strongswan",
+        "a measured value missed its prediction by more than its tolerance",
+    ),
+    (
+        "oransim-validate-tls",
+        "a measured value missed its prediction by more than its tolerance",
+    ),
+    (
+        "oransim-live",
+        "with --tolerance, a measurement missed the prediction (the rows are on stderr)",
+    ),
+    (
+        "oransim-calibrate",
+        "the measurements were pathological: the profile is written marked FLAGGED and must not be used",
+    ),
+];
+
+/// `text` escaped for roff: backslashes and hyphens, and a leading dot or quote.
+fn roff_escape(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+/// The EXIT STATUS and EXAMPLES sections of the page `name`, in roff.
+fn extra_sections(name: &str) -> String {
+    let mut roff = String::from(".SH \"EXIT STATUS\"\n.TP\n0\nSuccess.\n");
+    let one = if name == "oransim" {
+        Some(
+            "an answer that is not a success: `reproduce` or `validate` missed a tolerance, `live --tolerance` missed a prediction, `calibrate` measured pathological results",
+        )
+    } else {
+        EXIT_ONE.iter().find(|(n, _)| *n == name).map(|(_, w)| *w)
+    };
+    if let Some(why) = one {
+        roff.push_str(&format!(".TP\n1\n{}.\n", roff_escape(&capitalised(why))));
+    }
+    roff.push_str(
+        ".TP\n2\nAn error: bad input (a file, key, flag or value, named on stderr after \\fBerror:\\fR), or a failure to read or write; no output file is left half written.\n",
+    );
+    if let Some((_, examples)) = EXAMPLES.iter().find(|(n, _)| *n == name) {
+        roff.push_str(".SH EXAMPLES\n");
+        for (what, line) in examples.iter() {
+            roff.push_str(&format!(
+                ".TP\n{}\n.nf\n\\fB{}\\fR\n.fi\n",
+                roff_escape(what),
+                roff_escape(line)
+            ));
+        }
+    }
+    roff
+}
+
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The roff of one command's page, with its exit status and examples.
 fn page(cmd: clap::Command) -> anyhow::Result<Vec<u8>> {
+    let name = cmd
+        .get_display_name()
+        .unwrap_or_else(|| cmd.get_name())
+        .to_owned();
     let mut roff = Vec::new();
     clap_mangen::Man::new(cmd).render(&mut roff)?;
+    roff.extend_from_slice(extra_sections(&name).as_bytes());
     Ok(roff)
 }
 
@@ -81,4 +355,62 @@ pub fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
     }
     crate::format::print(&written)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    /// Every page has examples, every example names a page that exists, and every example line
+    /// parses with the real flag definitions (a renamed flag cannot leave a stale example).
+    #[test]
+    fn every_page_has_examples_that_parse() {
+        let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+        cmd.build();
+        let mut all = Vec::new();
+        pages(cmd, &mut all).unwrap();
+        let names: Vec<String> = all
+            .iter()
+            .map(|(file, _)| file.trim_end_matches(".1").to_owned())
+            .collect();
+        for name in &names {
+            assert!(
+                EXAMPLES.iter().any(|(n, _)| n == name),
+                "the page {name} has no examples"
+            );
+        }
+        for (name, examples) in EXAMPLES {
+            assert!(names.iter().any(|n| n == name), "no page {name}");
+            for (_, line) in examples.iter() {
+                // No example quotes a space: a quoted word is the word without its quotes.
+                let words: Vec<&str> = line
+                    .split_whitespace()
+                    .map(|w| w.trim_matches('"'))
+                    .collect();
+                if let Err(e) = crate::Cli::try_parse_from(&words) {
+                    panic!("{name}: `{line}` does not parse: {e}");
+                }
+                let command: Vec<&str> = words
+                    .iter()
+                    .copied()
+                    .take_while(|w| !w.starts_with('-'))
+                    .collect();
+                assert!(
+                    command.join("-").starts_with(name),
+                    "{name}: `{line}` is not an example of this page"
+                );
+            }
+        }
+        for (name, _) in EXIT_ONE {
+            assert!(names.iter().any(|n| n == name), "no page {name}");
+        }
+    }
+
+    #[test]
+    fn roff_escapes_hyphens_backslashes_and_leading_dots() {
+        assert_eq!(roff_escape("--mtu a\\b"), "\\-\\-mtu a\\eb");
+        assert_eq!(roff_escape(".x"), "\\&.x");
+    }
 }
