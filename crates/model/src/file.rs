@@ -273,9 +273,14 @@ pub enum ServiceFile {
     Profile {
         /// Profile file, relative to the scenario file.
         profile: String,
-        /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext (`None`).
-        #[serde(with = "suite_or_none")]
-        suite: Option<Suite>,
+        /// Cipher suite (e.g. "aes256-gcm"), or "none" for plaintext (`Some(None)`); absent
+        /// (`None`): the suite of the stacks whose frames the node seals or opens.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "suite_or_stack"
+        )]
+        suite: Option<Option<Suite>>,
         /// "ipsec", "macsec" or "tls": applies the profile's offload flag for it.
         #[serde(skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
@@ -565,6 +570,28 @@ pub mod suite_or_none {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Suite>, D::Error> {
         let text = String::deserialize(d)?;
         parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// A profile service's optional `suite`: absent (`None`, the stacks' suite), or
+/// [`suite_or_none`]'s spelling (`Some`).
+pub mod suite_or_stack {
+    use super::*;
+
+    /// Serialises `Some` with [`suite_or_none`]; `None` is skipped by the field.
+    pub fn serialize<S: Serializer>(
+        suite: &Option<Option<Suite>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match suite {
+            Some(choice) => suite_or_none::serialize(choice, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Deserialises a present value with [`suite_or_none`].
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Suite>>, D::Error> {
+        suite_or_none::deserialize(d).map(Some)
     }
 }
 

@@ -221,7 +221,17 @@ impl ServiceFile {
     ) -> ServiceFile {
         ServiceFile::Profile {
             profile: profile.into(),
-            suite,
+            suite: Some(suite),
+            protocol: protocol.map(str::to_owned),
+        }
+    }
+
+    /// A profile service without a `suite`: the node costs the cipher of the stacks whose
+    /// frames it seals or opens (one suite per node), plaintext when none crosses it.
+    pub fn profile_from_stacks(profile: impl Into<String>, protocol: Option<&str>) -> ServiceFile {
+        ServiceFile::Profile {
+            profile: profile.into(),
+            suite: None,
             protocol: protocol.map(str::to_owned),
         }
     }

@@ -11,6 +11,7 @@ mod route;
 mod source;
 mod stability;
 mod stats;
+mod suites;
 mod trace;
 
 use std::collections::{HashMap, VecDeque};
@@ -240,11 +241,35 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
     }
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     let mut flows = Vec::with_capacity(file.flows.len());
+    // Stacks sealed or opened by profile nodes that named no suite, resolved after the flows.
+    let mut crossings = Vec::new();
     for (i, f) in file.flows.iter().enumerate() {
         cx.unique_name(&format!("flow[{i}]"), &f.name, i, &mut flow_names, "flow")?;
         let key = format!("flow[{i}] (\"{}\")", f.name);
         let route = route(&cx, &key, f, &lookup, &mut topology)?;
         let skey = format!("{key}.source");
+        // The ends seal and open the stack's frames (a reply's the other way round): their
+        // profiles must cost its cipher.
+        let ends = [route[0], *route.last().expect("a route has a node")];
+        for (stack_key, text) in suites::stacks(&f.source) {
+            for n in ends {
+                let Some(np) = &node_profiles[n] else {
+                    continue;
+                };
+                let node_key = format!("node[{n}] (\"{}\")", file.nodes[n].name);
+                let stack_key = format!("{skey}.{stack_key}");
+                if np.suite_from_stacks {
+                    crossings.push(suites::Crossing {
+                        node: n,
+                        node_key,
+                        stack_key,
+                        text: text.to_owned(),
+                    });
+                } else {
+                    suites::check(&cx, &stack_key, text, &node_key, np)?;
+                }
+            }
+        }
         let (source, mtu_exempt, ethernet_header, mut protected) = match &f.source {
             SourceFile::Handshake {
                 protocol,
@@ -301,6 +326,9 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             source,
         });
     }
+
+    // Profile nodes without a `suite` cost the cipher of the stacks they seal or open.
+    suites::resolve(&cx, &crossings, &mut nodes, &mut node_profiles, &cache)?;
 
     // Every bulk window is sent at time zero: the windows in flight at once are bounded in
     // total, and the flow whose window crosses the bound is named.

@@ -96,6 +96,9 @@ pub struct NodeProfile {
     pub implementation: String,
     /// Cipher suite (`None`: plaintext).
     pub suite: Option<protocols::Suite>,
+    /// The file named no `suite`: it is the suite of the stacks whose frames the node seals or
+    /// opens.
+    pub suite_from_stacks: bool,
     /// Whether the suite's crypto is offloaded to the NIC.
     pub offloaded: bool,
     /// Per-packet stack cost on the CPU \[ns\].
@@ -247,6 +250,12 @@ pub(super) fn node(
                 cache.insert(path.clone(), p);
             }
             let p = &cache[&path];
+            // Without a `suite` the stacks decide it (`suites::resolve`, once the flows are
+            // known): until then the node costs no cipher.
+            let (suite, suite_from_stacks) = match suite {
+                Some(choice) => (choice, false),
+                None => (&None, true),
+            };
             let offloaded = match protocol.as_deref() {
                 None => false,
                 Some("ipsec") => p.offload().ipsec,
@@ -281,6 +290,7 @@ pub(super) fn node(
                 origin: path.display().to_string(),
                 implementation: p.implementation().to_owned(),
                 suite: *suite,
+                suite_from_stacks,
                 offloaded,
                 stack_ns: p.stack_ns(),
                 io_ns: p.io_ns(),
