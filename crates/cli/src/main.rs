@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod builtin;
 mod commands;
 mod format;
 #[cfg(test)]
