@@ -588,3 +588,64 @@ fn sweep_refuses_a_plots_link_in_its_out() {
         "results written before the refusal"
     );
 }
+
+/// Runs the binary in the repository's root with `args`, `input` on its standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A refusal may come before all is read: the pipe closing then is the answer, not an error.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 25: `check -` reads the scenario from standard input, names it `<stdin>`, reads its
+/// relative profile paths from the current directory (a scenario `init` prints, piped in), and
+/// refuses empty, non-UTF-8 and oversize input with exit 2 naming `<stdin>`.
+#[test]
+fn check_reads_a_scenario_from_standard_input() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mm1 = std::fs::read(repo.join("scenarios/mm1.toml")).unwrap();
+    let out = with_stdin(&["check", "-"], &mm1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_file = common::stdout(&["check", "scenarios/mm1.toml"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        from_file.replace("scenarios/mm1.toml:", "<stdin>:")
+    );
+
+    let e2 = common::stdout(&["init", "e2", "--gnbs", "2"]);
+    let out = with_stdin(&["check", "-"], e2.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("<stdin>: ok: scenario \"e2\", 3 node(s)"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let limit = 64 << 20;
+    for (input, what) in [
+        (Vec::new(), "the file is empty"),
+        (b"[stop]\npackets = 1\n\xff\n".to_vec(), "not UTF-8 text"),
+        (vec![b'#'; limit + 1], "larger than 64 MiB"),
+    ] {
+        let out = with_stdin(&["check", "-"], &input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with("error: <stdin>"), "{what}: {err}");
+        assert!(err.contains(what), "{what}: {err}");
+        assert!(out.stdout.is_empty(), "{what}");
+    }
+}
