@@ -12,6 +12,38 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// Before the modules, so that every module's `print!`, `println!`, `eprint!` and `eprintln!`
+// are these (a `macro_rules!` shadows the prelude's macros in the modules declared after it):
+// std's panic when the write fails, and a closed stderr pipe then aborted the process (exit 134;
+// issue 25). See `stdio`.
+mod stdio;
+
+/// `print!` whose closed pipe ends the process with exit 0 ([`stdio::to_stdout`]).
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::stdio::to_stdout(format_args!($($arg)*)) };
+}
+
+/// `println!` whose closed pipe ends the process with exit 0 ([`stdio::to_stdout`]).
+macro_rules! println {
+    () => { $crate::stdio::to_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => {
+        $crate::stdio::to_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` that never fails ([`stdio::to_stderr`]).
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::stdio::to_stderr(format_args!($($arg)*)) };
+}
+
+/// `eprintln!` that never fails ([`stdio::to_stderr`]).
+macro_rules! eprintln {
+    () => { $crate::stdio::to_stderr(format_args!("\n")) };
+    ($($arg:tt)*) => {
+        $crate::stdio::to_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod builtin;
 mod commands;
 mod format;

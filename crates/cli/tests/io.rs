@@ -649,3 +649,53 @@ fn check_reads_a_scenario_from_standard_input() {
         assert!(out.stdout.is_empty(), "{what}");
     }
 }
+
+/// Runs the binary in `dir` with `args`, its stdout and/or stderr a pipe whose reading end is
+/// already closed (as `oransim ... 2>&1 | true` leaves them once `true` has exited).
+fn with_closed_pipes(dir: &Path, args: &[&str], stdout: bool, stderr: bool) -> Output {
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oransim"));
+    cmd.current_dir(dir).args(args).stdin(Stdio::null());
+    cmd.stdout(if stdout { closed() } else { Stdio::piped() });
+    cmd.stderr(if stderr { closed() } else { Stdio::piped() });
+    cmd.output().unwrap()
+}
+
+/// Issue 25: a closed stderr (or stdout) pipe ends no command early and aborts none (it did
+/// with exit 134): each exits with its normal code, a refusal 2, a success 0, and a command
+/// that says something on stderr along the way (`init` outside a checkout) still does its work.
+#[test]
+fn a_closed_pipe_aborts_nothing_and_keeps_the_exit_code() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (args, code) in [
+        (vec!["check", "nope.toml"], 2),
+        (vec!["run", "scenarios/mm1.toml", "--no-such-flag"], 2),
+        (vec!["check", "scenarios/mm1.toml"], 0),
+    ] {
+        for (out, err) in [(false, true), (true, true)] {
+            let o = with_closed_pipes(&repo, &args, out, err);
+            assert_eq!(o.status.code(), Some(code), "{args:?} stdout closed {out}");
+        }
+    }
+    let o = with_closed_pipes(&repo, &["check", "scenarios/mm1.toml"], true, false);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let dir = scratch("closed-stderr");
+    let o = with_closed_pipes(
+        &dir,
+        &["init", "e2", "--gnbs", "2", "--out", "e2.toml"],
+        false,
+        true,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(dir.join("e2.toml").is_file() && dir.join("calibration/colosseum-e2.toml").is_file());
+}
