@@ -226,6 +226,7 @@ fn the_installed_binary_runs_the_tour_from_an_empty_directory() {
     let (table, err, code) = run_in(&bin, &work, &tmp, &only);
     let checkout = oransim(&only);
     assert_eq!(Some(code), checkout.status.code(), "{err}");
+    assert!(err.contains("using the files built into oransim"), "{err}");
     assert_eq!(table, String::from_utf8(checkout.stdout).expect("utf-8"));
     assert!(table.contains("e2_sack"), "{table}");
     let left: Vec<_> = std::fs::read_dir(&*tmp).expect("TMPDIR").collect();

@@ -69,6 +69,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let data = crate::builtin::Root::find(args.root.as_deref())
         .context("cannot write out the reproduction's built-in files")?;
     let root = data.path();
+    if let crate::builtin::Root::Embedded(_) = data {
+        eprintln!(
+            "oransim reproduce: the current directory holds no checkout (scenarios/ and experiments/studies.toml); using the files built into oransim (--root DIR reads a checkout's)"
+        );
+    }
     if let Some(only) = &args.only {
         // The studies of this root (experiments/studies.toml), so a study added as data runs
         // alone too.
