@@ -3,6 +3,8 @@
 //!
 //! Exit codes: 0 success; 1 a run finished but a check it was asked to make failed;
 //! 2 bad input (a file, a flag, a value) or any other error, with the whole cause chain printed.
+//! A closed stdout pipe (`oransim run x | head`) ends the command with 0; a closed stderr pipe
+//! changes no exit code.
 
 // clap prints the flags' doc comments verbatim as `--help` text, where units read `[bytes]`;
 // escaping them for rustdoc would print the backslashes.
