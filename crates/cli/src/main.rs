@@ -3,6 +3,8 @@
 //!
 //! Exit codes: 0 success; 1 a run finished but a check it was asked to make failed;
 //! 2 bad input (a file, a flag, a value) or any other error, with the whole cause chain printed.
+//! A closed stdout pipe (`oransim run x | head`) ends the command with 0; a closed stderr pipe
+//! changes no exit code.
 
 // clap prints the flags' doc comments verbatim as `--help` text, where units read `[bytes]`;
 // escaping them for rustdoc would print the backslashes.
@@ -12,6 +14,39 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// Before the modules, so that every module's `print!`, `println!`, `eprint!` and `eprintln!`
+// are these (a `macro_rules!` shadows the prelude's macros in the modules declared after it):
+// std's panic when the write fails, and a closed stderr pipe then aborted the process (exit 134;
+// issue 25). See `stdio`.
+mod stdio;
+
+/// `print!` whose closed pipe ends the process with exit 0 ([`stdio::to_stdout`]).
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::stdio::to_stdout(format_args!($($arg)*)) };
+}
+
+/// `println!` whose closed pipe ends the process with exit 0 ([`stdio::to_stdout`]).
+macro_rules! println {
+    () => { $crate::stdio::to_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => {
+        $crate::stdio::to_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` that never fails ([`stdio::to_stderr`]).
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::stdio::to_stderr(format_args!($($arg)*)) };
+}
+
+/// `eprintln!` that never fails ([`stdio::to_stderr`]).
+macro_rules! eprintln {
+    () => { $crate::stdio::to_stderr(format_args!("\n")) };
+    ($($arg:tt)*) => {
+        $crate::stdio::to_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+mod builtin;
 mod commands;
 mod format;
 #[cfg(test)]

@@ -152,3 +152,28 @@ fn flags_of_another_mode_are_refused() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// Issue 25: `handshake` (IKEv2 and TLS 1.3) and `plan kex` authenticate with the same
+/// algorithm when `--auth` is not given (`handshake` used RSA-2048, `plan kex` Ed25519).
+#[test]
+fn handshake_and_plan_kex_default_to_the_same_authentication() {
+    let first = |args: &[&str]| common::stdout(args).lines().next().unwrap_or("").to_owned();
+    let plan = first(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+    ]);
+    let auth = plan
+        .strip_prefix("IKEv2 set-up with ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("plan kex names its authentication: {plan}"));
+    assert_eq!(auth, "ed25519");
+    for protocol in ["ikev2", "tls13"] {
+        let line = first(&["handshake", "--protocol", protocol]);
+        assert!(
+            line.contains(&format!("auth {auth} ")),
+            "{protocol}: {line}"
+        );
+    }
+}

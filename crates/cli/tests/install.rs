@@ -120,3 +120,165 @@ fn man_pages_have_their_sections_and_render() {
         Err(e) => eprintln!("man(1) is not installed ({e}); checked the roff sections only"),
     }
 }
+
+/// The checkout's root, where `common::oransim` runs the binary.
+fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Stdout, stderr and exit code of `bin args` run in `dir`, with `TMPDIR` set to `tmp`.
+fn run_in(
+    bin: &std::path::Path,
+    dir: &std::path::Path,
+    tmp: &std::path::Path,
+    args: &[&str],
+) -> (String, String, i32) {
+    // A binary just copied can be busy for a moment: a process another test thread forks while
+    // the copy's file is open for writing holds that descriptor until it execs (ETXTBSY).
+    let mut tries = 0;
+    let out = loop {
+        match Command::new(bin)
+            .current_dir(dir)
+            .env("TMPDIR", tmp)
+            .args(args)
+            .output()
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.expect("run the installed oransim"),
+        }
+    };
+    (
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+        out.status.code().expect("an exit code"),
+    )
+}
+
+/// A simulation's output with its wall-clock figures scrubbed (`common::scrub_wall_clock`).
+fn scrubbed(text: &str) -> String {
+    text.lines()
+        .map(|l| common::scrub_wall_clock(l).unwrap_or_else(|| l.to_owned()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Issue 25: the binary, installed by copying it alone into `PREFIX/bin` (what `cargo install`
+/// puts there; the test copies the built test binary rather than building a release one), runs
+/// the README's tour from an empty directory: `init` writes the profile its scenario names from
+/// its built-in copy, `run` runs that scenario, `plan kex` reads the profile `init` wrote, and
+/// `reproduce --only` runs from files it carries, leaving no scratch files behind. Each output
+/// is the checkout's, byte for byte (the `run:` line's wall-clock figures aside).
+#[test]
+fn the_installed_binary_runs_the_tour_from_an_empty_directory() {
+    let prefix = TempDir::new("install-prefix");
+    std::fs::create_dir(prefix.join("bin")).expect("PREFIX/bin");
+    let bin = prefix.join("bin/oransim");
+    std::fs::copy(env!("CARGO_BIN_EXE_oransim"), &bin).expect("install the binary");
+    let work = TempDir::new("install-work");
+    let tmp = TempDir::new("install-tmp");
+    let ok = |args: &[&str]| {
+        let (out, err, code) = run_in(&bin, &work, &tmp, args);
+        assert_eq!(code, 0, "oransim {args:?} in an empty directory: {err}");
+        (out, err)
+    };
+
+    // init e2 writes the scenario the checkout's init writes, and the profile it names.
+    let (out, err) = ok(&["init", "e2", "--gnbs", "3", "--out", "e2.toml"]);
+    assert_eq!(out, "");
+    assert!(
+        err.contains("wrote calibration/colosseum-e2.toml"),
+        "init says what it wrote: {err}"
+    );
+    let scenario = std::fs::read_to_string(work.join("e2.toml")).expect("e2.toml");
+    assert_eq!(scenario, stdout(&["init", "e2", "--gnbs", "3"]));
+    let profile = "calibration/colosseum-e2.toml";
+    assert_eq!(
+        std::fs::read(work.join(profile)).expect("the written profile"),
+        std::fs::read(repo().join(profile)).expect("the checkout's profile")
+    );
+
+    // run: the same scenario beside a copy of the checkout's profile gives the same report.
+    let (ran, _) = ok(&["run", "e2.toml"]);
+    let beside = TempDir::new("install-checkout");
+    std::fs::create_dir(beside.join("calibration")).expect("calibration/");
+    std::fs::copy(repo().join(profile), beside.join(profile)).expect("copy the profile");
+    std::fs::write(beside.join("e2.toml"), &scenario).expect("e2.toml");
+    let (there, err, code) = run_in(
+        std::path::Path::new(env!("CARGO_BIN_EXE_oransim")),
+        &beside,
+        &tmp,
+        &["run", "e2.toml"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(ran.contains("kpm3"), "{ran}");
+    assert_eq!(scrubbed(&ran), scrubbed(&there));
+
+    // init ric-restart writes calibration/dev-host-aws-lc.toml; plan kex reads it as in the
+    // checkout.
+    ok(&["init", "ric-restart", "--gnbs", "10", "--out", "r.toml"]);
+    let kex = [
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+    ];
+    assert_eq!(ok(&kex).0, stdout(&kex));
+
+    // reproduce --only: the same table and exit status as in the checkout (1 while a
+    // published number is missed), and its scratch copy of the data files removed.
+    let only = ["reproduce", "--only", "e2_sack"];
+    let (table, err, code) = run_in(&bin, &work, &tmp, &only);
+    let checkout = oransim(&only);
+    assert_eq!(Some(code), checkout.status.code(), "{err}");
+    assert!(err.contains("using the files built into oransim"), "{err}");
+    assert_eq!(table, String::from_utf8(checkout.stdout).expect("utf-8"));
+    assert!(table.contains("e2_sack"), "{table}");
+    let left: Vec<_> = std::fs::read_dir(&*tmp).expect("TMPDIR").collect();
+    assert!(left.is_empty(), "scratch left in TMPDIR: {left:?}");
+
+    // The empty directory now holds what the tour wrote, and nothing else.
+    let mut names: Vec<String> = std::fs::read_dir(&*work)
+        .expect("the work directory")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["calibration", "e2.toml", "r.toml"]);
+}
+
+/// Issue 25: outside a checkout, `init` that cannot write the built-in profile (here
+/// `calibration` is a regular file) is refused naming the profile, writes nothing and leaves
+/// the file as it was; a refused scenario takes its profile copy away again.
+#[test]
+fn init_outside_a_checkout_writes_nothing_when_refused() {
+    let work = TempDir::new("install-refused");
+    std::fs::write(work.join("calibration"), "mine\n").expect("a file named calibration");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_oransim"));
+    let (out, err, code) = run_in(bin, &work, &work, &["init", "e2", "--out", "e2.toml"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.starts_with(
+            "error: --profile calibration/colosseum-e2.toml: cannot write oransim's built-in copy"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("calibration")).unwrap(),
+        "mine\n"
+    );
+    assert!(!work.join("e2.toml").exists());
+
+    let work = TempDir::new("install-refused-ke");
+    let args = ["init", "ric-restart", "--ke", "bogus", "--out", "r.toml"];
+    let (_, err, code) = run_in(bin, &work, &work, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--ke"), "{err}");
+    assert_eq!(std::fs::read_dir(&*work).unwrap().count(), 0, "{err}");
+}

@@ -588,3 +588,114 @@ fn sweep_refuses_a_plots_link_in_its_out() {
         "results written before the refusal"
     );
 }
+
+/// Runs the binary in the repository's root with `args`, `input` on its standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A refusal may come before all is read: the pipe closing then is the answer, not an error.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 25: `check -` reads the scenario from standard input, names it `<stdin>`, reads its
+/// relative profile paths from the current directory (a scenario `init` prints, piped in), and
+/// refuses empty, non-UTF-8 and oversize input with exit 2 naming `<stdin>`.
+#[test]
+fn check_reads_a_scenario_from_standard_input() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mm1 = std::fs::read(repo.join("scenarios/mm1.toml")).unwrap();
+    let out = with_stdin(&["check", "-"], &mm1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_file = common::stdout(&["check", "scenarios/mm1.toml"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        from_file.replace("scenarios/mm1.toml:", "<stdin>:")
+    );
+
+    let e2 = common::stdout(&["init", "e2", "--gnbs", "2"]);
+    let out = with_stdin(&["check", "-"], e2.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("<stdin>: ok: scenario \"e2\", 3 node(s)"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let limit = 64 << 20;
+    for (input, what) in [
+        (Vec::new(), "the file is empty"),
+        (b"[stop]\npackets = 1\n\xff\n".to_vec(), "not UTF-8 text"),
+        (vec![b'#'; limit + 1], "larger than 64 MiB"),
+    ] {
+        let out = with_stdin(&["check", "-"], &input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with("error: <stdin>"), "{what}: {err}");
+        assert!(err.contains(what), "{what}: {err}");
+        assert!(out.stdout.is_empty(), "{what}");
+    }
+}
+
+/// Runs the binary in `dir` with `args`, its stdout and/or stderr a pipe whose reading end is
+/// already closed (as `oransim ... 2>&1 | true` leaves them once `true` has exited).
+fn with_closed_pipes(dir: &Path, args: &[&str], stdout: bool, stderr: bool) -> Output {
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oransim"));
+    cmd.current_dir(dir).args(args).stdin(Stdio::null());
+    cmd.stdout(if stdout { closed() } else { Stdio::piped() });
+    cmd.stderr(if stderr { closed() } else { Stdio::piped() });
+    cmd.output().unwrap()
+}
+
+/// Issue 25: a closed stderr (or stdout) pipe ends no command early and aborts none (it did
+/// with exit 134): each exits with its normal code, a refusal 2, a success 0, and a command
+/// that says something on stderr along the way (`init` outside a checkout) still does its work.
+#[test]
+fn a_closed_pipe_aborts_nothing_and_keeps_the_exit_code() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (args, code) in [
+        (vec!["check", "nope.toml"], 2),
+        (vec!["run", "scenarios/mm1.toml", "--no-such-flag"], 2),
+        (vec!["check", "scenarios/mm1.toml"], 0),
+    ] {
+        for (out, err) in [(false, true), (true, true)] {
+            let o = with_closed_pipes(&repo, &args, out, err);
+            assert_eq!(o.status.code(), Some(code), "{args:?} stdout closed {out}");
+        }
+    }
+    let o = with_closed_pipes(&repo, &["check", "scenarios/mm1.toml"], true, false);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let dir = scratch("closed-stderr");
+    let o = with_closed_pipes(
+        &dir,
+        &["init", "e2", "--gnbs", "2", "--out", "e2.toml"],
+        false,
+        true,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(dir.join("e2.toml").is_file() && dir.join("calibration/colosseum-e2.toml").is_file());
+}

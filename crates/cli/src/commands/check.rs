@@ -1,22 +1,41 @@
-//! `oransim check FILE`: validate a scenario without running it.
+//! `oransim check FILE`: validate a scenario without running it; `-` reads it from standard
+//! input.
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::Context as _;
+
+/// The name a scenario read from standard input has in messages; its relative paths (a
+/// node's `profile`) are read from the current directory.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// Arguments of `oransim check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Scenario file (TOML).
+    /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
+    /// current directory; a file named - is ./-).
     pub file: PathBuf,
 }
 
 /// Runs `oransim check`: prints a one-paragraph summary of a valid scenario, or the error.
 pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let s = model::Scenario::load(&args.file)?;
+    let (s, name) = if args.file.as_os_str() == "-" {
+        let text = read_stdin()?;
+        (
+            model::Scenario::from_toml_str(&text, Path::new(STDIN_NAME))?,
+            STDIN_NAME.to_owned(),
+        )
+    } else {
+        (
+            model::Scenario::load(&args.file)?,
+            args.file.display().to_string(),
+        )
+    };
     let n = &s.network;
     let mut out = format!(
-        "{}: ok: scenario \"{}\", {} node(s), {} link(s), {} flow(s), seed {}, {} replication(s)\n",
-        args.file.display(),
+        "{name}: ok: scenario \"{}\", {} node(s), {} link(s), {} flow(s), seed {}, {} replication(s)\n",
         s.name,
         n.nodes.len(),
         n.links.len(),
@@ -30,4 +49,28 @@ pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     }
     crate::format::print(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Standard input as text, up to the size limit of a scenario file.
+fn read_stdin() -> anyhow::Result<String> {
+    let kind = profile::read::Input::Scenario;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(kind.limit() + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {STDIN_NAME}"))?;
+    if bytes.len() as u64 > kind.limit() {
+        anyhow::bail!(
+            "{STDIN_NAME}: it is larger than {} MiB, the limit for {}",
+            kind.limit() >> 20,
+            kind.noun()
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{STDIN_NAME}: not UTF-8 text (byte {} is invalid); a TOML scenario file is expected",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }

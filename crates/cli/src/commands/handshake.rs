@@ -22,8 +22,9 @@ pub struct HandshakeArgs {
     /// `+` (IKEv2: x25519+mlkem768; TLS 1.3: x25519mlkem768).
     #[arg(long, default_value = "x25519")]
     pub ke: String,
-    /// Authentication: psk, rsa2048, rsa3072, ecdsa-p256, ed25519, mldsa44, mldsa65, mldsa87.
-    #[arg(long, default_value = "rsa2048")]
+    /// Authentication: psk, ed25519, ecdsa-p256, rsa2048, rsa3072, mldsa44, mldsa65, mldsa87
+    /// (ed25519 by default, as `plan kex` and `init ric-restart`).
+    #[arg(long, default_value = "ed25519")]
     pub auth: String,
     /// Certificates in the chain each side sends (end-entity first), estimated from --auth
     /// [default: 1]: 0..=2796202 (the most a TLS 1.3 certificate_list can hold; IKEv2 refuses

@@ -33,7 +33,8 @@ struct Common {
     /// Write the scenario here (replacing a regular file) instead of printing it.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Calibration profile of every node; written relative to --out's directory.
+    /// Calibration profile of every node; written relative to --out's directory. A path under
+    /// calibration/ that is absent here is written from oransim's built-in copy.
     #[arg(long)]
     profile: Option<PathBuf>,
 }
@@ -157,9 +158,93 @@ fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
 }
 
 /// Runs `oransim init`: builds the shape, validates it where it will be written, and writes it
-/// to `--out` atomically or prints it.
+/// to `--out` atomically or prints it. Outside a checkout, the profile it names is first written
+/// from the binary's built-in copy, so the scenario runs where it is.
 pub fn execute(args: &InitArgs) -> anyhow::Result<ExitCode> {
     let (shape, common) = shape(&args.shape);
+    let profile = common
+        .profile
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(default_profile(&args.shape)));
+    let copied = BuiltinCopy::write_if_absent(&profile)?;
+    let written = generate_and_write(&shape, common);
+    match (&written, copied) {
+        // No half-written output: a refused scenario leaves no profile behind either.
+        (Err(_), Some(copy)) => copy.remove(),
+        (Ok(_), Some(copy)) => eprintln!(
+            "oransim init: wrote {}, the profile the scenario names (oransim's built-in copy)",
+            copy.file.display()
+        ),
+        (_, None) => {}
+    }
+    written
+}
+
+/// The path of the shape's default profile, relative to the current directory.
+fn default_profile(args: &ShapeArgs) -> String {
+    match args {
+        ShapeArgs::Fronthaul(_) => FronthaulShape::default().profile,
+        ShapeArgs::E2(_) => E2Shape::default().profile,
+        ShapeArgs::RicRestart(_) => RicRestartShape::default().profile,
+    }
+}
+
+/// A profile written from the binary's built-in copy (`crate::builtin`) because the path a
+/// scenario names (`calibration/NAME.toml`, relative to the current directory) held nothing.
+struct BuiltinCopy {
+    file: PathBuf,
+    /// The directory made for it, removed with it if the scenario is not written.
+    made_dir: Option<PathBuf>,
+}
+
+impl BuiltinCopy {
+    /// Writes the built-in copy of `profile` if nothing is at that path and the binary carries
+    /// it (a relative path under `calibration/`); otherwise leaves everything as it is.
+    fn write_if_absent(profile: &Path) -> anyhow::Result<Option<BuiltinCopy>> {
+        if profile.is_absolute() || std::fs::symlink_metadata(profile).is_ok() {
+            return Ok(None);
+        }
+        let Some(bytes) = crate::builtin::file(profile) else {
+            return Ok(None);
+        };
+        let dir = profile.parent().unwrap_or(Path::new("."));
+        let made_dir = if dir.as_os_str().is_empty() || dir.exists() {
+            None
+        } else {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!(
+                    "--profile {}: cannot create {} for oransim's built-in copy",
+                    profile.display(),
+                    dir.display()
+                )
+            })?;
+            Some(dir.to_path_buf())
+        };
+        let copy = BuiltinCopy {
+            file: profile.to_path_buf(),
+            made_dir,
+        };
+        if let Err(e) = crate::output::write_atomic(profile, bytes) {
+            copy.remove();
+            return Err(e.context(format!(
+                "--profile {}: cannot write oransim's built-in copy",
+                profile.display()
+            )));
+        }
+        Ok(Some(copy))
+    }
+
+    /// Removes the copy and the directory made for it (if still empty).
+    fn remove(self) {
+        let _ = std::fs::remove_file(&self.file);
+        if let Some(dir) = self.made_dir {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Generates the scenario, validated where it will be written, and writes or prints it.
+fn generate_and_write(shape: &Shape, common: &Common) -> anyhow::Result<ExitCode> {
     // The file's relative profile path is resolved from the file's directory; printed, the
     // file is read from the current one.
     let origin = match &common.out {

@@ -45,9 +45,10 @@ pub struct ReproduceArgs {
     /// at a time, and list the rows whose verdict flips and the advice that changes.
     #[arg(long)]
     pub sensitivity: bool,
-    /// Repository root holding `scenarios/` and `calibration/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
+    /// Repository root holding `scenarios/`, `calibration/` and `experiments/` (default: the
+    /// current directory if it holds them, else the copies built into oransim).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 /// Runs the command: exit 0 when every target is met, 1 when one is missed.
@@ -56,16 +57,27 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if let Some(doc) = &args.write_docs {
         crate::output::check_writable(doc).context("--write-docs")?;
     }
-    if !args.root.join("scenarios").is_dir() {
+    if let Some(root) = &args.root
+        && !root.join("scenarios").is_dir()
+    {
         anyhow::bail!(
             "--root {}: no scenarios/ directory under it; give the repository root, which holds scenarios/ and calibration/",
-            args.root.display()
+            root.display()
+        );
+    }
+    // Kept to the end: an embedded root is a scratch directory removed when dropped.
+    let data = crate::builtin::Root::find(args.root.as_deref())
+        .context("cannot write out the reproduction's built-in files")?;
+    let root = data.path();
+    if let crate::builtin::Root::Embedded(_) = data {
+        eprintln!(
+            "oransim reproduce: the current directory holds no checkout (scenarios/ and experiments/studies.toml); using the files built into oransim (--root DIR reads a checkout's)"
         );
     }
     if let Some(only) = &args.only {
         // The studies of this root (experiments/studies.toml), so a study added as data runs
         // alone too.
-        let names = reproduce::study_names(&args.root).context("reproduce")?;
+        let names = reproduce::study_names(root).context("reproduce")?;
         if !names.iter().any(|n| n == only) {
             anyhow::bail!(
                 "--only `{only}`: unknown experiment; allowed: {}",
@@ -74,13 +86,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let html = args.html.as_deref().map(html_target).transpose()?;
-    let exps = reproduce::run(&args.root, args.only.as_deref()).context("reproduce")?;
-    let targets = reproduce::Targets::load(&args.root).context("reproduce")?;
+    let exps = reproduce::run(root, args.only.as_deref()).context("reproduce")?;
+    let targets = reproduce::Targets::load(root).context("reproduce")?;
     let sensitivity = if args.sensitivity {
-        Some(
-            reproduce::sensitivity(&args.root, &targets, &exps)
-                .context("reproduce --sensitivity")?,
-        )
+        Some(reproduce::sensitivity(root, &targets, &exps).context("reproduce --sensitivity")?)
     } else {
         None
     };

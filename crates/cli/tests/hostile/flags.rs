@@ -20,6 +20,7 @@ pub fn cases() -> Vec<Case> {
         case("dev zero", &["check", "/dev/zero"], &["/dev/zero"]),
         case("dev zero run", &["run", "/dev/zero"], &["/dev/zero"]),
         case("long name", &["check", &long], &[]),
+        case("check empty stdin", &["check", "-"], &["<stdin>"]),
         case(
             "run replications",
             &["run", "scenarios/mm1.toml", "--replications", big],
