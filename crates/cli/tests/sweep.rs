@@ -614,6 +614,15 @@ fn linked_keys_vary_together_and_shard() {
     ] {
         assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
     }
+    // Started again, the linked sweep resumes from its journal: nothing is run again.
+    let again = run_s(&with(&base, &["--out", whole.to_str().unwrap()]));
+    ok(&again);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("sweep: 6 points; 6 already done, 0 to run"),
+        "{err}"
+    );
+    assert_same(&a, &results(&whole), "resumed");
     // The same keys as a Cartesian product are another sweep: its journal is not resumed.
     let out = run(&[
         "sweep",

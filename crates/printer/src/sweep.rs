@@ -143,8 +143,10 @@ impl<'a, H: Serialize> Results<'a, H> {
     /// values, one series per combination of the other dimensions' values (at most
     /// [`MAX_PLOT_SERIES`], evenly spread, the title saying so).
     pub fn plots(&self, options: &PlotOptions) -> crate::Result<Vec<Drawn>> {
-        let ndims = self.axes.iter().map(|a| a.dim + 1).max().unwrap_or(0);
-        (0..ndims)
+        let mut dims: Vec<usize> = self.axes.iter().map(|a| a.dim).collect();
+        dims.sort_unstable();
+        dims.dedup();
+        dims.into_iter()
             .map(|d| {
                 let keys: Vec<&str> = self
                     .axes

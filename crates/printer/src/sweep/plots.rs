@@ -94,7 +94,7 @@ impl Metric {
             Metric::DelayP99 => "p99 delay",
             Metric::MessageDelay => "message delay",
             Metric::Throughput => "throughput",
-            Metric::Utilisation => "busiest node's utilisation",
+            Metric::Utilisation => "utilisation of the busiest node",
         }
     }
 }
