@@ -319,7 +319,7 @@ impl PlotData {
     }
 
     /// x over the values padded by 3% (a single value: +-0.5; categories: half a slot); y over
-    /// the data padded by 8% of its span (a flat line: 5% of its value).
+    /// the data padded by 8% of its span (a flat line: 5% of its value, or 1 at 0).
     fn ranges(&self) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
         let bounds = |it: &mut dyn Iterator<Item = f64>| {
             it.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -351,8 +351,10 @@ impl PlotData {
         }
         let pad = if y1 > y0 {
             (y1 - y0) * 0.08
+        } else if y0 != 0.0 {
+            y0.abs() * 0.05
         } else {
-            (y0.abs() * 0.05).max(1e-9)
+            1.0
         };
         (x_range, (y0 - pad)..(y1 + pad))
     }
