@@ -283,6 +283,17 @@ fn every_json_document_is_versioned_and_documented() {
         ],
         vec!["handshake", "--protocol", "tls13", "--format", "json"],
         [&SWEEP[..], &["--format", "json"]].concat(),
+        // A linked group (issue 25): its keys carry `linked`.
+        [
+            &SWEEP[..],
+            &[
+                "--vary-together",
+                "link[0].length=1km,2km;flow[0].source.split=greedy,even",
+                "--format",
+                "json",
+            ],
+        ]
+        .concat(),
         vec![
             "live",
             "--quick",

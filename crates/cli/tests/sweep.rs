@@ -151,7 +151,12 @@ fn thousand_points_and_four_shards_merge_to_the_same_bytes() {
         serde_json::json!(["10Gbps", "1km", "1000B"])
     );
     let svg = std::fs::read_to_string(whole.join("plots/link_0_length.svg")).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("delay vs link[0].length"));
+    // 100 combinations of the other two keys: 8 drawn, evenly spread, and the title says so.
+    assert!(svg.starts_with("<svg"));
+    assert!(
+        svg.contains("delay of uplane vs link 0 length (8 of 100 combinations"),
+        "{svg}"
+    );
     let png = std::fs::read(whole.join("plots/flow_0_source_payload.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 
@@ -371,6 +376,43 @@ fn bad_set_or_vary_is_refused_before_any_point_runs() {
             &["more than 1000000"],
         ),
         (&["--shard", "4/4"], &["4/4", "0 <= I < N"]),
+        // Issue 25: linked keys and plot labels.
+        (
+            &["--vary-together", "link[0].mtu=2000B,9000B;stop.packets=10"],
+            &[
+                "--vary-together",
+                "stop.packets has 1 value(s) but link[0].mtu has 2",
+            ],
+        ),
+        (
+            &["--vary-together", "link[0].mtu=2000B,9000B"],
+            &["--vary-together", "one key only", "separated by ';'"],
+        ),
+        (
+            &[
+                "--vary",
+                "scenario.seed=1,2",
+                "--vary-together",
+                "scenario.seed=1,2;link[0].mtu=2000B,9000B",
+            ],
+            &["--vary-together scenario.seed", "varied twice"],
+        ),
+        (
+            &["--vary", "scenario.seed=1,2", "--label", "link[0].mtu=MTU"],
+            &[
+                "--label link[0].mtu=MTU",
+                "not a varied key",
+                "scenario.seed",
+            ],
+        ),
+        (
+            &["--vary", "scenario.seed=1,2", "--label", "scenario.seed"],
+            &["--label scenario.seed", "no '='", "KEY=TEXT"],
+        ),
+        (
+            &["--vary", "scenario.seed=1,2", "--plot-metric", "colour"],
+            &["--plot-metric", "delay-p99", "throughput"],
+        ),
     ];
     for (extra, needles) in cases {
         let mut args = vec!["sweep", SCENARIO, "--set", "stop.packets=10"];
@@ -393,6 +435,212 @@ fn bad_set_or_vary_is_refused_before_any_point_runs() {
     let out = run(&["sweep", SCENARIO, "--shard", "0/2"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --out"));
+}
+
+/// The `<text>` elements of an SVG, in order.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = t.split_once('>')?.1;
+            Some(body.split_once("</text>")?.0.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Issue 25: the docs' MTU x split sweep draws both splits on the MTU plot, as series named
+/// with the labels given, under a title and axis label in those words; the y axis is fitted
+/// to the data (its lowest tick is not 0).
+#[test]
+fn the_mtu_plot_draws_every_split_with_the_labels_given() {
+    let dir = scratch("plot-labels");
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=200",
+        "--vary",
+        "link[0].mtu=2000B..9000B:3500B",
+        "--vary",
+        "flow[0].source.split=greedy,even",
+        "--label",
+        "link[0].mtu=Ethernet MTU",
+        "--label",
+        "flow[0].source.split=split policy",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "-q",
+    ]);
+    ok(&out);
+    let svg = std::fs::read_to_string(out_dir.join("plots/link_0_mtu.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    for want in [
+        "message delay of uplane vs Ethernet MTU",
+        "Ethernet MTU [B]",
+        "message delay [us]",
+        "split policy = greedy, mean",
+        "split policy = greedy, p99",
+        "split policy = even, mean",
+        "split policy = even, p99",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
+    }
+    let split = std::fs::read_to_string(out_dir.join("plots/flow_0_source_split.svg")).unwrap();
+    let texts = svg_texts(&split);
+    for want in [
+        "Ethernet MTU = 2000B, mean",
+        "Ethernet MTU = 9000B, p99",
+        "split policy",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
+    }
+    // The message delay is about 100 us: a y axis from 0 would have a "0" tick.
+    assert!(!texts.iter().any(|t| t == "0"), "{texts:?}");
+    // Throughput, on request.
+    let other = dir.join("tp");
+    ok(&run(&[
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=200",
+        "--vary",
+        "link[0].mtu=2000B..9000B:3500B",
+        "--plot-metric",
+        "throughput",
+        "--out",
+        other.to_str().unwrap(),
+        "-q",
+    ]));
+    let svg = std::fs::read_to_string(other.join("plots/link_0_mtu.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t == "throughput of uplane vs link 0 MTU"),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t == "throughput [Mb/s]"), "{texts:?}");
+}
+
+/// Issue 25: `--vary-together` moves its keys as one dimension beside a `--vary`: every point
+/// names each key's value, the header marks the group, there is one plot per dimension, and
+/// two shards merge into the bytes of the whole sweep.
+#[test]
+fn linked_keys_vary_together_and_shard() {
+    let dir = scratch("linked");
+    let base: Vec<String> = [
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=100",
+        "--vary",
+        "link[0].length=1km,5km",
+        "--vary-together",
+        "link[0].mtu=2000B,5500B,9000B;flow[0].source.split=greedy,even,greedy",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = run_s(&with(&base, &["--format", "json", "-q"]));
+    ok(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["points"], 6);
+    let linked: Vec<&serde_json::Value> = doc["vary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["linked"])
+        .collect();
+    assert_eq!(linked, [&serde_json::Value::Null, &1.into(), &1.into()]);
+    let values: Vec<&serde_json::Value> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["values"])
+        .collect();
+    assert_eq!(values[4], &serde_json::json!(["5km", "5500B", "even"]));
+    assert_eq!(values[2], &serde_json::json!(["1km", "9000B", "greedy"]));
+    // The CSV names every key's value on every row.
+    let out = run_s(&with(&base, &["-q"]));
+    ok(&out);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        csv.starts_with("point,link[0].length [km],link[0].mtu [B],flow[0].source.split,flow,"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .nth(5)
+            .unwrap()
+            .starts_with("4,5,5500,even,uplane,"),
+        "{csv}"
+    );
+    // Whole, and two shards merged: the same files; one plot per dimension.
+    let whole = dir.join("whole");
+    ok(&run_s(&with(
+        &base,
+        &["--out", whole.to_str().unwrap(), "-q"],
+    )));
+    let shards = dir.join("shards");
+    for s in ["0/2", "1/2"] {
+        ok(&run_s(&with(
+            &base,
+            &["--shard", s, "--out", shards.to_str().unwrap(), "-q"],
+        )));
+    }
+    let merged = dir.join("merged");
+    ok(&run(&[
+        "sweep",
+        "--merge",
+        shards.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+        "-q",
+    ]));
+    let a = results(&whole);
+    assert_same(&a, &results(&merged), "merged shards");
+    let names: Vec<&str> = a.iter().map(|f| f.0.as_str()).collect();
+    assert!(
+        names.contains(&"plots/link_0_mtu_flow_0_source_split.svg"),
+        "{names:?}"
+    );
+    let svg =
+        std::fs::read_to_string(whole.join("plots/link_0_mtu_flow_0_source_split.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    for want in [
+        "link 0 MTU / flow 0 source split",
+        "5500B / even",
+        "link 0 length = 5km, mean",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
+    }
+    // Started again, the linked sweep resumes from its journal: nothing is run again.
+    let again = run_s(&with(&base, &["--out", whole.to_str().unwrap()]));
+    ok(&again);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("sweep: 6 points; 6 already done, 0 to run"),
+        "{err}"
+    );
+    assert_same(&a, &results(&whole), "resumed");
+    // The same keys as a Cartesian product are another sweep: its journal is not resumed.
+    let out = run(&[
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=100",
+        "--vary",
+        "link[0].length=1km,5km",
+        "--vary",
+        "link[0].mtu=2000B,5500B,9000B",
+        "--vary",
+        "flow[0].source.split=greedy,even,greedy",
+        "--out",
+        whole.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("of another sweep"));
 }
 
 /// A journal left by another sweep in --out is refused rather than mixed in.

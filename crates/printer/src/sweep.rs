@@ -1,14 +1,18 @@
 //! A sweep's results ([`model::sweep::PointResult`]s over a grid of varied keys) as the
-//! `sweep.json` document, `sweep.csv` (one row per point and flow) and one plot per varied
-//! key. Every output is rendered from the sorted results alone, so a resumed sweep, any
+//! `sweep.json` document, `sweep.csv` (one row per point and flow) and one plot per dimension
+//! (`plots`). Every output is rendered from the sorted results alone, so a resumed sweep, any
 //! `--jobs` and merged shards give the same bytes.
 
 use serde::Serialize;
 
 use model::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 
-use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Layer, Mark, Shape};
+use crate::plot::{Drawn, Figure};
 use crate::table::Table;
+
+mod plots;
+
+pub use plots::{MAX_PLOT_SERIES, Metric, PlotOptions, readable};
 
 /// One varied key and its values, in sweep order.
 #[derive(Debug, Clone, Copy)]
@@ -17,6 +21,9 @@ pub struct Axis<'a> {
     pub key: &'a str,
     /// Its values as given (`"1400B"`, `5`, `"greedy"`).
     pub values: &'a [serde_json::Value],
+    /// Its dimension of the Cartesian product (the keys of a `--vary-together` group share
+    /// one), counted from 0 in order.
+    pub dim: usize,
 }
 
 /// One finished point and where it lies on the grid.
@@ -131,13 +138,24 @@ impl<'a, H: Serialize> Results<'a, H> {
         t.csv()
     }
 
-    /// One plot per varied key, named by [`plot_name`]: mean and p99 delay of every flow
-    /// against the key's values, the other keys held at their first value.
-    pub fn plots(&self) -> crate::Result<Vec<Drawn>> {
-        (0..self.axes.len())
-            .map(|k| {
-                let stem = plot_name(self.axes[k].key);
-                Figure::Chart(PlotData::new(self, k).chart()).drawn(&stem)
+    /// One plot per dimension (a varied key, or a `--vary-together` group), named by
+    /// [`plot_name`] of its keys: `options.metric` of every flow against the dimension's
+    /// values, one series per combination of the other dimensions' values (at most
+    /// [`MAX_PLOT_SERIES`], evenly spread, the title saying so).
+    pub fn plots(&self, options: &PlotOptions) -> crate::Result<Vec<Drawn>> {
+        let mut dims: Vec<usize> = self.axes.iter().map(|a| a.dim).collect();
+        dims.sort_unstable();
+        dims.dedup();
+        dims.into_iter()
+            .map(|d| {
+                let keys: Vec<&str> = self
+                    .axes
+                    .iter()
+                    .filter(|a| a.dim == d)
+                    .map(|a| a.key)
+                    .collect();
+                let stem = plot_name(&keys.join(" "));
+                Figure::Chart(plots::PlotData::new(self, d, options).chart()).drawn(&stem)
             })
             .collect()
     }
@@ -184,207 +202,6 @@ fn shared_unit(values: &[serde_json::Value]) -> Option<String> {
         .then_some(unit)
 }
 
-/// One flow's line: its label, mean and p99 at each x \[us\] (`None`: not measured).
-type Series = (String, Vec<Option<f64>>, Vec<Option<f64>>);
-
-/// What one sweep plot shows.
-struct PlotData {
-    key: String,
-    /// x positions and their tick labels.
-    xs: Vec<f64>,
-    labels: Vec<String>,
-    unit: String,
-    held: String,
-    series: Vec<Series>,
-}
-
-impl PlotData {
-    fn new<H: Serialize>(res: &Results<'_, H>, k: usize) -> PlotData {
-        let axis = &res.axes[k];
-        let (xs, unit) = if let Some(unit) = shared_unit(axis.values) {
-            (
-                axis.values
-                    .iter()
-                    .filter_map(number_unit)
-                    .map(|p| p.1)
-                    .collect(),
-                unit,
-            )
-        } else {
-            (
-                (0..axis.values.len()).map(|i| i as f64).collect(),
-                String::new(),
-            )
-        };
-        let labels = axis.values.iter().map(value_text).collect();
-        // The slice: every other axis at its first value.
-        let mut slice: Vec<Option<&PointResult>> = vec![None; axis.values.len()];
-        for p in &res.points {
-            let on_slice = p.coords.iter().enumerate().all(|(a, &c)| a == k || c == 0);
-            if let (true, Some(&c)) = (on_slice, p.coords.get(k))
-                && let Some(s) = slice.get_mut(c)
-            {
-                *s = Some(p.result);
-            }
-        }
-        let flows: Vec<String> = slice
-            .iter()
-            .flatten()
-            .next()
-            .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
-            .unwrap_or_default();
-        // Periodic flows: the message delay (creation to last frame); others: the packet
-        // delay.
-        let series = flows
-            .iter()
-            .enumerate()
-            .map(|(fi, name)| {
-                let rows: Vec<Option<&FlowRow>> = slice
-                    .iter()
-                    .map(|r| r.and_then(|r| r.flows.get(fi)))
-                    .collect();
-                let message = rows.iter().flatten().any(|f| f.message_mean_ns.is_some());
-                let us = |pick: fn(&FlowRow) -> Option<f64>| {
-                    rows.iter()
-                        .map(|f| f.and_then(pick).map(|ns| ns / 1e3))
-                        .collect::<Vec<_>>()
-                };
-                if message {
-                    (
-                        format!("{name} (message)"),
-                        us(|f| f.message_mean_ns),
-                        us(|f| f.message_p99_ns),
-                    )
-                } else {
-                    (
-                        name.clone(),
-                        us(|f| f.delay_mean_ns),
-                        us(|f| f.delay_p99_ns),
-                    )
-                }
-            })
-            .collect();
-        let held = res
-            .axes
-            .iter()
-            .enumerate()
-            .filter(|&(a, _)| a != k)
-            .map(|(_, v)| {
-                format!(
-                    "{} = {}",
-                    v.key,
-                    v.values.first().map(value_text).unwrap_or_default()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        PlotData {
-            key: axis.key.to_owned(),
-            xs,
-            labels,
-            unit,
-            held,
-            series,
-        }
-    }
-
-    /// x over the values padded by 3% (a single value: +-0.5); y from 0 to 8% above the
-    /// highest delay.
-    fn ranges(&self) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
-        let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &x in &self.xs {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-        }
-        if !x0.is_finite() {
-            (x0, x1) = (0.0, 1.0);
-        }
-        if x1 <= x0 {
-            (x0, x1) = (x0 - 0.5, x1 + 0.5);
-        }
-        let pad = (x1 - x0) * 0.03;
-        let mut y1 = 0.0f64;
-        for (_, m, p) in &self.series {
-            for y in m.iter().chain(p).flatten() {
-                y1 = y1.max(*y);
-            }
-        }
-        if y1 <= 0.0 {
-            y1 = 1.0;
-        }
-        ((x0 - pad)..(x1 + pad), 0.0..(y1 * 1.08))
-    }
-
-    /// The chart: per flow a solid mean line and a faded p99 line, each with dots.
-    fn chart(&self) -> Chart {
-        let (x_range, y_range) = self.ranges();
-        let mut layers = Vec::new();
-        for (i, (name, mean, p99)) in self.series.iter().enumerate() {
-            let c = Colour::palette(i);
-            for (ys, faded, which) in [(mean, 1.0, "mean"), (p99, 0.45, "p99")] {
-                let colour = c.faded(faded);
-                let points: Vec<(f64, f64)> = self
-                    .xs
-                    .iter()
-                    .zip(ys)
-                    .filter_map(|(&x, y)| y.map(|y| (x, y)))
-                    .collect();
-                layers.push(Layer {
-                    points: points.clone(),
-                    mark: Mark::Line { colour, width: 2 },
-                    key: Some(format!("{name} {which}")),
-                });
-                layers.push(Layer {
-                    points,
-                    mark: Mark::Points {
-                        colour,
-                        shape: Shape::Circle,
-                        filled: true,
-                        size: 3,
-                    },
-                    key: None,
-                });
-            }
-        }
-        let categorical = self.unit.is_empty()
-            && self
-                .labels
-                .iter()
-                .zip(&self.xs)
-                .any(|(l, x)| l.parse::<f64>().ok() != Some(*x));
-        let x_range = if categorical {
-            -0.5..self.labels.len() as f64 - 0.5
-        } else {
-            x_range
-        };
-        Chart {
-            name: format!("the plot of {}", self.key),
-            title: if self.held.is_empty() {
-                format!("delay vs {}", self.key)
-            } else {
-                format!("delay vs {} ({})", self.key, self.held)
-            },
-            x_label: if self.unit.is_empty() {
-                self.key.clone()
-            } else {
-                format!("{} [{}]", self.key, self.unit)
-            },
-            y_label: "delay [us] (solid: mean, faded: p99)".into(),
-            x_range,
-            y_range,
-            x_ticks: categorical.then(|| self.labels.clone()),
-            layers,
-            frame: Frame {
-                size: (900, 560),
-                margin: 12,
-                x_label_area: 40,
-                y_label_area: 70,
-                caption: 18,
-            },
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,10 +235,12 @@ mod tests {
                 Axis {
                     key: "link[0].mtu",
                     values: &mtu,
+                    dim: 0,
                 },
                 Axis {
                     key: "a,b",
                     values: &split,
+                    dim: 1,
                 },
             ],
             points: results
@@ -453,22 +272,44 @@ mod tests {
             serde_json::json!(["9000B", "greedy"])
         );
         assert_eq!(json["results"][3]["nodes"][0]["name"], "du");
-        let plots = res.plots().unwrap();
+        let options = PlotOptions {
+            labels: [("a,b".to_owned(), "split".to_owned())].into(),
+            ..PlotOptions::default()
+        };
+        let plots = res.plots(&options).unwrap();
         let stems: Vec<&str> = plots.iter().map(|d| d.stem.as_str()).collect();
         assert_eq!(stems, ["link_0_mtu", "a_b"]);
-        // The mtu plot holds split at its first value (greedy): points 0 and 2.
-        let mtu_plot = PlotData::new(&res, 0);
+        // The mtu plot draws both splits (points 0, 2 and 1, 3), mean and p99 each, in us.
+        let mtu_plot = plots::PlotData::new(&res, 0, &options);
         assert_eq!(mtu_plot.xs, [1500.0, 9000.0]);
-        assert_eq!(mtu_plot.unit, "B");
-        assert_eq!(mtu_plot.held, "a,b = greedy");
-        assert_eq!(mtu_plot.series[0].1, [Some(1.0), Some(3.0)]);
-        assert_eq!(mtu_plot.series[0].2, [Some(2.0), Some(6.0)]);
+        assert_eq!(mtu_plot.x_label, "link 0 MTU [B]");
+        assert_eq!(
+            mtu_plot.labels(),
+            [
+                "split = greedy, mean",
+                "split = greedy, p99",
+                "split = even, mean",
+                "split = even, p99"
+            ]
+        );
+        assert_eq!(mtu_plot.ys(0), [Some(1.0), Some(3.0)]);
+        assert_eq!(mtu_plot.ys(1), [Some(2.0), Some(6.0)]);
+        assert_eq!(mtu_plot.ys(2), [Some(2.0), Some(4.0)]);
+        assert_eq!(mtu_plot.title, "delay of up,link vs link 0 MTU");
+        // The y range is fitted to the data (1 to 8 us), not from 0.
+        let chart = mtu_plot.chart();
+        assert!(
+            chart.y_range.start > 0.4 && chart.y_range.end < 8.6,
+            "{:?}",
+            chart.y_range
+        );
         // The split axis is categorical: x at 0 and 1, labelled by name.
-        let split_plot = PlotData::new(&res, 1).chart();
+        let split_plot = plots::PlotData::new(&res, 1, &options).chart();
         assert_eq!(
             split_plot.x_ticks,
             Some(vec!["greedy".into(), "even".into()])
         );
+        assert_eq!(split_plot.x_label, "split");
         assert!(plots[1].svg.contains("\ngreedy\n"));
     }
 

@@ -8,7 +8,8 @@
 //! Files in `--out DIR`:
 //! - `points.jsonl` (`points-I-of-N.jsonl` for a shard): the journal, one JSON line per finished
 //!   point, appended and fsynced; read back on a restart so nothing finished is redone.
-//! - `sweep.json`, `sweep.csv`, `plots/<key>.svg` and `.png`: the results of a whole sweep.
+//! - `sweep.json`, `sweep.csv`, `plots/<key>.svg` and `.png` (one pair per `--vary` key or
+//!   `--vary-together` group; `--plot-metric`, `--label`): the results of a whole sweep.
 //! - `shard-I-of-N.json`: a finished shard's points, for `--merge`.
 //! - `.sweep.lock` (`.shard-I-of-N.lock`): held for the sweep's life ([`crate::lock`]).
 //!
@@ -24,9 +25,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use model::sweep::{
-    self, Header, Journal, PointResult, Shard, ShardDoc, ShardInfo, Sweep, coordinates,
-};
+use model::sweep::{self, Header, Journal, PointResult, Shard, ShardDoc, ShardInfo, Sweep};
 
 use crate::commands::run::prepare_dir;
 use crate::output::write_atomic;
@@ -46,6 +45,11 @@ pub struct SweepArgs {
     /// the first outermost (repeatable).
     #[arg(long = "vary", value_name = "KEY=SPEC")]
     pub vary: Vec<String>,
+    /// Vary keys together: `KEY1=SPEC1;KEY2=SPEC2;...`, each SPEC as in --vary and all with
+    /// as many values; value i of every key goes into the same point. The group is one
+    /// dimension of the Cartesian product, after every --vary (repeatable).
+    #[arg(long = "vary-together", value_name = "KEY=SPEC;KEY=SPEC")]
+    pub vary_together: Vec<String>,
     /// Directory for the journal and the results (created if missing). A sweep started again
     /// with the same arguments and directory resumes: finished points are not run again.
     #[arg(long, value_name = "DIR")]
@@ -67,9 +71,18 @@ pub struct SweepArgs {
         long,
         num_args = 1..,
         value_name = "DIR|FILE",
-        conflicts_with_all = ["file", "set", "vary", "jobs", "shard"]
+        conflicts_with_all = ["file", "set", "vary", "vary_together", "jobs", "shard"]
     )]
     pub merge: Vec<PathBuf>,
+    /// What the plots in `--out DIR/plots` show: mean and p99 delay (`delay`, the message
+    /// delay of periodic flows), one of them, the message delay, throughput or the busiest
+    /// node's utilisation.
+    #[arg(long, value_enum, default_value_t = PlotMetric::Delay, requires = "out")]
+    pub plot_metric: PlotMetric,
+    /// Words naming a varied key on the plots, e.g. `link[0].mtu=MTU` (default: the key path
+    /// in words, `link 0 MTU`; repeatable).
+    #[arg(long = "label", value_name = "KEY=TEXT", requires = "out")]
+    pub label: Vec<String>,
     /// No progress output on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -82,6 +95,77 @@ pub enum SweepFormat {
     Csv,
     /// The `oransim.sweep/1` document.
     Json,
+}
+
+/// What the sweep plots show (`--plot-metric`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlotMetric {
+    /// Mean and p99 delay [us] (the message delay of periodic flows).
+    Delay,
+    /// Mean end-to-end packet delay [us].
+    DelayMean,
+    /// 99th-percentile end-to-end packet delay [us].
+    DelayP99,
+    /// Mean and p99 message delay [us] (periodic flows).
+    MessageDelay,
+    /// Delivered throughput [kb/s, Mb/s or Gb/s].
+    Throughput,
+    /// Utilisation of the busiest node on each flow's path [%].
+    Utilisation,
+}
+
+impl From<PlotMetric> for printer::sweep::Metric {
+    fn from(m: PlotMetric) -> Self {
+        use printer::sweep::Metric;
+        match m {
+            PlotMetric::Delay => Metric::Delay,
+            PlotMetric::DelayMean => Metric::DelayMean,
+            PlotMetric::DelayP99 => Metric::DelayP99,
+            PlotMetric::MessageDelay => Metric::MessageDelay,
+            PlotMetric::Throughput => Metric::Throughput,
+            PlotMetric::Utilisation => Metric::Utilisation,
+        }
+    }
+}
+
+/// The plot options of `--plot-metric` and `--label`; a label must name a varied key of the
+/// sweep (`header`).
+fn plot_options(args: &SweepArgs, header: &Header) -> anyhow::Result<printer::sweep::PlotOptions> {
+    let mut labels = std::collections::BTreeMap::new();
+    let keys: Vec<&str> = header.vary.iter().map(|v| v.key.as_str()).collect();
+    for arg in &args.label {
+        let Some((key, text)) = arg.split_once('=') else {
+            bail!(
+                "--label {arg}: no '=' between key and text; --label KEY=TEXT, like --label 'link[0].mtu=MTU'"
+            );
+        };
+        let (key, text) = (key.trim(), text.trim());
+        if text.is_empty() {
+            bail!(
+                "--label {arg}: the text is empty; --label KEY=TEXT, like --label 'link[0].mtu=MTU'"
+            );
+        }
+        let canonical = sweep::KeyPath::parse(key)
+            .map(|k| k.as_str().to_owned())
+            .unwrap_or_else(|_| key.to_owned());
+        if !keys.contains(&canonical.as_str()) {
+            bail!(
+                "--label {arg}: {key} is not a varied key of this sweep; a key of --vary or --vary-together: {}",
+                if keys.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    keys.join(", ")
+                }
+            );
+        }
+        if labels.insert(canonical, text.to_owned()).is_some() {
+            bail!("--label {arg}: {key} is labelled twice; one --label per key");
+        }
+    }
+    Ok(printer::sweep::PlotOptions {
+        metric: args.plot_metric.into(),
+        labels,
+    })
 }
 
 /// `--shard I/N`, read by the library's parser; the error gives the range of N.
@@ -103,11 +187,14 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|s| sweep::parse_set(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let axes = args
+    let mut axes = args
         .vary
         .iter()
         .map(|s| sweep::parse_vary(s))
         .collect::<Result<Vec<_>, _>>()?;
+    for group in &args.vary_together {
+        axes.extend(sweep::parse_vary_together(group)?);
+    }
     let sweep = Sweep::load(file, sets, axes)?;
     let total = sweep.total();
     let jobs = args.jobs.map_or_else(
@@ -145,6 +232,8 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         None => all,
     };
     let header = Header::of(&sweep)?;
+    // Checked before any point runs.
+    let options = plot_options(args, &header)?;
 
     let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
     let mut journal = None;
@@ -219,7 +308,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             crate::format::print(&format!("{}\n", path.display()))?;
         }
         (Some(dir), None) => {
-            let written = write_results(dir, &header, &results)?;
+            let written = write_results(dir, &header, &results, &options)?;
             crate::format::print(&written)?;
         }
         (None, _) => print_results(&header, &results, args.format)?,
@@ -318,6 +407,7 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (header, results) = sweep::merge_shards(&args.merge).context("--merge")?;
+    let options = plot_options(args, &header)?;
     match &args.out {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
@@ -335,7 +425,7 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                     "--out",
                 )?);
             }
-            let written = write_results(dir, &header, &results)?;
+            let written = write_results(dir, &header, &results, &options)?;
             crate::format::print(&written)?;
         }
         None => print_results(&header, &results, args.format)?,
@@ -346,22 +436,25 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 
 /// The results placed on the grid, for [`printer::sweep`] to render.
 fn view<'a>(header: &'a Header, results: &'a [PointResult]) -> printer::sweep::Results<'a, Header> {
+    let dims = header.dimensions();
     let lens: Vec<usize> = header.vary.iter().map(|v| v.values.len()).collect();
     printer::sweep::Results {
         header,
         axes: header
             .vary
             .iter()
-            .map(|v| printer::sweep::Axis {
+            .zip(&dims)
+            .map(|(v, &dim)| printer::sweep::Axis {
                 key: &v.key,
                 values: &v.values,
+                dim,
             })
             .collect(),
         points: results
             .iter()
             .map(|r| printer::sweep::Point {
                 result: r,
-                coords: coordinates(r.index, &lens),
+                coords: sweep::key_coordinates(r.index, &dims, &lens),
             })
             .collect(),
     }
@@ -381,7 +474,12 @@ fn print_results(
 }
 
 /// Writes `sweep.json`, `sweep.csv` and the plots atomically; returns the paths, one a line.
-fn write_results(dir: &Path, header: &Header, results: &[PointResult]) -> anyhow::Result<String> {
+fn write_results(
+    dir: &Path,
+    header: &Header,
+    results: &[PointResult],
+    options: &printer::sweep::PlotOptions,
+) -> anyhow::Result<String> {
     let view = view(header, results);
     let mut written = String::new();
     let plots = dir.join("plots");
@@ -395,7 +493,7 @@ fn write_results(dir: &Path, header: &Header, results: &[PointResult]) -> anyhow
     write_atomic(&csv, view.csv().as_bytes())?;
     let _ = writeln!(written, "{}\n{}", json.display(), csv.display());
     if !header.vary.is_empty() {
-        for p in view.plots()? {
+        for p in view.plots(options)? {
             let svg = plots.join(format!("{}.svg", p.stem));
             write_atomic(&svg, p.svg.as_bytes())?;
             let png = plots.join(format!("{}.png", p.stem));

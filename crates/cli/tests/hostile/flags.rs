@@ -306,6 +306,35 @@ pub fn cases() -> Vec<Case> {
         (vec!["--out", "out-fifo"], vec!["out-fifo"]),
         (vec!["--out", "out-link"], vec!["out-link"]),
         (vec!["--out", "sentinel.txt"], vec!["sentinel.txt"]),
+        // Issue 25: linked keys.
+        (
+            vec!["--vary-together", "stop.packets=10,20;scenario.seed=1"],
+            vec!["--vary-together"],
+        ),
+        (
+            vec!["--vary-together", "stop.packets=10,20"],
+            vec!["--vary-together"],
+        ),
+        (
+            vec!["--vary-together", "stop.packets=10,20;"],
+            vec!["--vary-together"],
+        ),
+        (
+            vec!["--vary-together", "stop.packets=10,20;nokey"],
+            vec!["--vary-together"],
+        ),
+        (
+            vec!["--vary-together", "stop.packets=10,20;stop.packets=1,2"],
+            vec!["--vary-together"],
+        ),
+        (
+            vec![
+                "--vary-together",
+                &format!("scenario.seed=1..{big}:1;stop.packets=1,2"),
+            ],
+            vec!["--vary-together"],
+        ),
+        (vec!["--plot-metric", "nope"], vec!["--plot-metric"]),
     ] {
         let mut args = vec!["sweep", s, "--set", "stop.packets=100"];
         if flags[0] == "--set" {
@@ -315,6 +344,26 @@ pub fn cases() -> Vec<Case> {
         // Every error a flag causes names the flag (the key or value may follow).
         let _ = names;
         cases.push(case("sweep", &args, &[flags[0]]));
+    }
+    // Issue 25: --label names a varied key, once, with text.
+    for label in [
+        vec!["--label", "nokey=X"],
+        vec!["--label", "scenario.seed"],
+        vec!["--label", "scenario.seed= "],
+        vec!["--label", "scenario.seed=a", "--label", "scenario.seed=b"],
+    ] {
+        let mut args = vec![
+            "sweep",
+            s,
+            "--set",
+            "stop.packets=100",
+            "--vary",
+            "scenario.seed=1,2",
+            "--out",
+            "d",
+        ];
+        args.extend(label);
+        cases.push(case("sweep", &args, &["--label"]));
     }
     for m in [
         "/dev/zero",
@@ -570,6 +619,25 @@ fn inapplicable() -> Vec<Case> {
         "--format",
     );
     add(vec!["sweep", "--merge", "d", "--jobs", "2"], "--jobs");
+    // sweep: plots exist only with --out; a linked group is not merged, it is run.
+    add(
+        vec!["sweep", "scenarios/mm1.toml", "--label", "scenario.seed=x"],
+        "--label",
+    );
+    add(
+        vec!["sweep", "scenarios/mm1.toml", "--plot-metric", "throughput"],
+        "--plot-metric",
+    );
+    add(
+        vec![
+            "sweep",
+            "--merge",
+            "d",
+            "--vary-together",
+            "stop.packets=1,2;scenario.seed=1,2",
+        ],
+        "--vary-together",
+    );
     // Values refused with their flag's name where the library's message named something else.
     add(
         vec!["calibrate", "--name", " ", "--from-openssl-speed", speed],

@@ -47,22 +47,33 @@ pub struct SetEntry {
     pub value: serde_json::Value,
 }
 
-/// One `--vary` in the header.
+/// One `--vary` (or one key of a `--vary-together` group) in the header.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VaryEntry {
     /// Key path.
     pub key: String,
     /// Values in sweep order.
     pub values: Vec<serde_json::Value>,
+    /// For a key of a `--vary-together` group: the group's dimension (0 = outermost), the same
+    /// on every key of the group; absent for a key varied alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked: Option<usize>,
 }
 
 const ORDER: &str = "Cartesian product of the vary keys; the first is the outermost loop, the last \
                      changes fastest; point i is i in the mixed radix of the value counts";
 
+const ORDER_LINKED: &str = "Cartesian product of the vary keys, the keys of one vary-together \
+                            group (the same linked) moving as one dimension; the first dimension \
+                            is the outermost loop, the last changes fastest; point i is i in the \
+                            mixed radix of the dimensions' value counts";
+
 impl Header {
     /// The header of `sweep`, passed through its JSON text so that it is the same value whether
     /// built here or read back from a shard file.
     pub fn of(sweep: &Sweep) -> Result<Header, SweepError> {
+        let with_previous: Vec<bool> = sweep.axes().iter().map(|a| a.with_previous()).collect();
+        let dims = super::dimensions(&with_previous);
         let h = Header {
             schema: SCHEMA.to_owned(),
             id: sweep.id(),
@@ -82,8 +93,12 @@ impl Header {
             vary: sweep
                 .axes()
                 .iter()
-                .map(|ax| {
+                .enumerate()
+                .map(|(i, ax)| {
+                    let linked = ax.with_previous()
+                        || sweep.axes().get(i + 1).is_some_and(|n| n.with_previous());
                     Ok(VaryEntry {
+                        linked: linked.then(|| dims[i]),
                         key: ax.key.as_str().to_owned(),
                         values: ax
                             .values
@@ -93,10 +108,34 @@ impl Header {
                     })
                 })
                 .collect::<Result<_, serde_json::Error>>()?,
-            order: ORDER.to_owned(),
+            order: if dims.windows(2).any(|w| w[0] == w[1]) {
+                ORDER_LINKED
+            } else {
+                ORDER
+            }
+            .to_owned(),
             points: sweep.total(),
         };
         Ok(serde_json::from_str(&serde_json::to_string(&h)?)?)
+    }
+}
+
+impl Header {
+    /// The dimension of each varied key (keys of one `--vary-together` group share theirs).
+    pub fn dimensions(&self) -> Vec<usize> {
+        let with_previous: Vec<bool> = self
+            .vary
+            .iter()
+            .enumerate()
+            .map(|(i, v)| i > 0 && v.linked.is_some() && v.linked == self.vary[i - 1].linked)
+            .collect();
+        super::dimensions(&with_previous)
+    }
+
+    /// The value index of every varied key at point `index` ([`super::key_coordinates`]).
+    pub fn coordinates(&self, index: u64) -> Vec<usize> {
+        let lens: Vec<usize> = self.vary.iter().map(|v| v.values.len()).collect();
+        super::key_coordinates(index, &self.dimensions(), &lens)
     }
 }
 

@@ -12,7 +12,9 @@
 //!
 //! **Order.** Several `--vary` form a Cartesian product. The first `--vary` is the outermost
 //! loop (changes slowest), the last the innermost (changes fastest); point `i` is `i` written in
-//! the mixed radix of the axis lengths. **Determinism.** A point's result depends only on the
+//! the mixed radix of the axis lengths. The keys of one `--vary-together` group
+//! ([`parse_vary_together`]) move as one: the group is one dimension of the product, its keys'
+//! values `i` taken together. **Determinism.** A point's result depends only on the
 //! scenario text, the `--set` values and the point's values: each point is one [`crate::run`]
 //! with one thread and no wall clock, with the seed of the (possibly `--set`) scenario.
 //!
@@ -69,7 +71,7 @@ pub use journal::{Header, Journal, ScenarioRef, SetEntry, VaryEntry};
 pub use parallel::run_parallel;
 pub use result::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 pub use shard::{MAX_SHARDS, Shard, ShardDoc, ShardInfo, merge_shards};
-pub use values::{Assignment, Axis, parse_set, parse_vary};
+pub use values::{Assignment, Axis, parse_set, parse_vary, parse_vary_together};
 
 /// Version of the sweep output format (`sweep.json`, shard files, journal lines).
 pub const SCHEMA: &str = "oransim.sweep/1";
@@ -172,8 +174,47 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
     h
 }
 
+/// The dimension of each varied key: a key starts a new dimension unless it moves with the key
+/// before it (a `--vary-together` group is one dimension).
+///
+/// ```
+/// assert_eq!(model::sweep::dimensions(&[false, false, true, false]), [0, 1, 1, 2]);
+/// ```
+pub fn dimensions(with_previous: &[bool]) -> Vec<usize> {
+    let mut dim = 0usize;
+    with_previous
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| {
+            if i > 0 && !w {
+                dim += 1;
+            }
+            dim
+        })
+        .collect()
+}
+
+/// The value index of every varied key at point `index`: the point's coordinates on the
+/// dimensions ([`coordinates`] over the dimensions' lengths), each key taking its dimension's.
+/// `dims` is each key's dimension ([`dimensions`]), `lens` each key's number of values.
+///
+/// ```
+/// // a varied alone (2 values), b and c together (3 values): point 4 is a[1], b[1], c[1].
+/// assert_eq!(model::sweep::key_coordinates(4, &[0, 1, 1], &[2, 3, 3]), [1, 1, 1]);
+/// ```
+pub fn key_coordinates(index: u64, dims: &[usize], lens: &[usize]) -> Vec<usize> {
+    let ndims = dims.last().map_or(0, |d| d + 1);
+    let mut dim_lens = vec![1usize; ndims];
+    for (&d, &n) in dims.iter().zip(lens) {
+        dim_lens[d] = n;
+    }
+    let c = coordinates(index, &dim_lens);
+    dims.iter().map(|&d| c[d]).collect()
+}
+
 /// A sweep: the scenario, the fixed assignments and the varied axes, with the point list
-/// implied (point `i` is `i` in the mixed radix of the axis lengths, the last axis fastest).
+/// implied (point `i` is `i` in the mixed radix of the dimensions' lengths, the last fastest;
+/// a `--vary-together` group is one dimension).
 #[derive(Debug, Clone)]
 pub struct Sweep {
     path: PathBuf,
@@ -181,6 +222,8 @@ pub struct Sweep {
     base: Value,
     sets: Vec<Assignment>,
     axes: Vec<Axis>,
+    /// The dimension of each axis.
+    dims: Vec<usize>,
     total: u64,
 }
 
@@ -217,6 +260,12 @@ impl Sweep {
             patch::set(&mut base, &a.key, a.value.clone()).map_err(misfit(path, "set", &a.key))?;
         }
         for (i, ax) in axes.iter().enumerate() {
+            let flag = if ax.with_previous || axes.get(i + 1).is_some_and(|next| next.with_previous)
+            {
+                "vary-together"
+            } else {
+                "vary"
+            };
             let problem = if sets.iter().any(|s| s.key == ax.key) {
                 "the key is also given by --set"
             } else if axes[..i].iter().any(|b| b.key == ax.key) {
@@ -226,13 +275,15 @@ impl Sweep {
             };
             return Err(invalid(
                 path,
-                format!("--vary {}", ax.key.as_str()),
+                format!("--{flag} {}", ax.key.as_str()),
                 problem.into(),
-                "each key at most once across --set and --vary".into(),
+                "each key at most once across --set, --vary and --vary-together".into(),
             ));
         }
+        let with_previous: Vec<bool> = axes.iter().map(|a| a.with_previous).collect();
+        let dims = dimensions(&with_previous);
         let mut total: u64 = 1;
-        for ax in &mut axes {
+        for (i, ax) in axes.iter_mut().enumerate() {
             let existing = patch::get(&base, &ax.key).cloned();
             ax.values = ax
                 .values
@@ -244,6 +295,10 @@ impl Sweep {
             let mut probe = base.clone();
             patch::set(&mut probe, &ax.key, ax.values[0].clone())
                 .map_err(misfit(path, "vary", &ax.key))?;
+            if i > 0 && dims[i] == dims[i - 1] {
+                // The group's length was counted at its first key.
+                continue;
+            }
             total = total
                 .checked_mul(ax.values.len() as u64)
                 .filter(|&t| t <= MAX_POINTS)
@@ -252,7 +307,7 @@ impl Sweep {
                         path,
                         "--vary".into(),
                         "the sweep has too many points".into(),
-                        format!("at most {MAX_POINTS} points (the product of the --vary lengths); use fewer values or split the sweep"),
+                        format!("at most {MAX_POINTS} points (the product of the --vary and --vary-together lengths); use fewer values or split the sweep"),
                     )
                 })?;
         }
@@ -262,6 +317,7 @@ impl Sweep {
             base,
             sets,
             axes,
+            dims,
             total,
         })
     }
@@ -301,10 +357,11 @@ impl Sweep {
         self.total
     }
 
-    /// The value index on each axis of point `index` (the last axis changes fastest).
+    /// The value index on each axis of point `index` (the last dimension changes fastest; the
+    /// keys of a `--vary-together` group share theirs).
     pub fn coordinates(&self, index: u64) -> Vec<usize> {
         let lens: Vec<usize> = self.axes.iter().map(|ax| ax.values.len()).collect();
-        coordinates(index, &lens)
+        key_coordinates(index, &self.dims, &lens)
     }
 
     /// The values of point `index`, one per axis.
@@ -334,7 +391,17 @@ impl Sweep {
         }
         for ax in &self.axes {
             let vals: Vec<String> = ax.values.iter().map(Value::to_string).collect();
-            parts.push(format!("vary {}={}", ax.key.as_str(), vals.join("\u{1f}")));
+            // Only a linked key adds a part, so the ids of sweeps without one are unchanged.
+            let linked = if ax.with_previous {
+                "with previous "
+            } else {
+                ""
+            };
+            parts.push(format!(
+                "{linked}vary {}={}",
+                ax.key.as_str(),
+                vals.join("\u{1f}")
+            ));
         }
         let refs: Vec<&[u8]> = parts.iter().map(|s| s.as_bytes()).collect();
         format!("{:016x}", fnv1a(&refs))

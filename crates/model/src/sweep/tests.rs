@@ -401,3 +401,58 @@ fn shard_files_are_checked_against_their_results() {
     let e = merge_shards(&[path]).unwrap_err().to_string();
     assert!(e.contains("shard-0-of-1.json: no `check`"), "{e}");
 }
+
+/// Issue 25: a `--vary-together` group is one dimension: its keys' values go together, it
+/// combines with `--vary` as one axis of the product, and its sweep has its own id.
+#[test]
+fn linked_keys_move_as_one_dimension() {
+    let mut axes = vec![parse_vary("scenario.seed=1,2").unwrap()];
+    axes.extend(
+        parse_vary_together("link[0].rate=1Gbps,2Gbps,5Gbps;stop.packets=10,20,30").unwrap(),
+    );
+    let s = Sweep::new(Path::new("t.toml"), TEXT, vec![], axes.clone()).unwrap();
+    assert_eq!(s.total(), 6);
+    assert_eq!(s.coordinates(4), [1, 1, 1]);
+    assert_eq!(
+        s.describe(5),
+        "scenario.seed = 2, link[0].rate = \"5Gbps\", stop.packets = 30"
+    );
+    let h = Header::of(&s).unwrap();
+    let linked: Vec<Option<usize>> = h.vary.iter().map(|v| v.linked).collect();
+    assert_eq!(linked, [None, Some(1), Some(1)]);
+    assert_eq!(h.dimensions(), [0, 1, 1]);
+    assert_eq!(h.coordinates(4), [1, 1, 1]);
+    assert!(h.order.contains("vary-together"));
+    // The same keys as a Cartesian product: 18 points, another id.
+    let mut cartesian = axes;
+    cartesian[2] = parse_vary("stop.packets=10,20,30").unwrap();
+    let c = Sweep::new(Path::new("t.toml"), TEXT, vec![], cartesian).unwrap();
+    assert_eq!(c.total(), 18);
+    assert_ne!(c.id(), s.id());
+    // The ids of sweeps without a group are what they were.
+    assert_eq!(Header::of(&c).unwrap().vary[2].linked, None);
+}
+
+#[test]
+fn linked_groups_are_refused_naming_the_flag() {
+    let e = parse_vary_together("a=1,2;b=x").unwrap_err();
+    assert!(
+        e.problem
+            .starts_with("--vary-together a=1,2;b=x: b has 1 value(s) but a has 2"),
+        "{e}"
+    );
+    let e = parse_vary_together("a=1,2").unwrap_err();
+    assert!(e.problem.contains("one key only"), "{e}");
+    let e = parse_vary_together("a=1,2;").unwrap_err();
+    assert!(e.problem.contains("empty part"), "{e}");
+    // ';' inside a quoted value does not split.
+    let g = parse_vary_together("a=\"x;y\",z;b=1,2").unwrap();
+    assert_eq!(g[0].values[0].as_str(), Some("x;y"));
+    let mut axes = vec![parse_vary("stop.packets=1,2").unwrap()];
+    axes.extend(parse_vary_together("stop.packets=1,2;scenario.seed=1,2").unwrap());
+    let e = Sweep::new(Path::new("t.toml"), TEXT, vec![], axes).unwrap_err();
+    assert!(
+        e.to_string().contains("--vary-together stop.packets"),
+        "{e}"
+    );
+}

@@ -16,7 +16,8 @@ pub struct Assignment {
     pub(super) raw: String,
 }
 
-/// `--vary KEY=SPEC`: the values one key takes across the sweep.
+/// `--vary KEY=SPEC`: the values one key takes across the sweep. A key of a
+/// `--vary-together` group moves with the group's other keys: its value `i` goes with theirs.
 #[derive(Debug, Clone)]
 pub struct Axis {
     /// Where.
@@ -24,6 +25,16 @@ pub struct Axis {
     /// The values, in sweep order.
     pub values: Vec<Value>,
     pub(super) raw: Vec<String>,
+    /// Moves with the axis before it (the same `--vary-together` group) instead of being a
+    /// dimension of the Cartesian product of its own.
+    pub(super) with_previous: bool,
+}
+
+impl Axis {
+    /// Whether this key moves with the key before it (one `--vary-together` group).
+    pub fn with_previous(&self) -> bool {
+        self.with_previous
+    }
 }
 
 /// Longest argument quoted whole in a message [characters]; a longer one is shown by its start.
@@ -89,6 +100,11 @@ pub fn parse_set(arg: &str) -> Result<Assignment, PatchError> {
 
 /// Splits a list at commas outside quotes, brackets and braces.
 fn split_list(s: &str) -> Vec<&str> {
+    split_outside(s, ',')
+}
+
+/// Splits `s` at `sep` outside quotes, brackets and braces; the parts are trimmed.
+fn split_outside(s: &str, sep: char) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut quote, mut start) = (0i32, None::<char>, 0);
     for (i, c) in s.char_indices() {
@@ -98,7 +114,7 @@ fn split_list(s: &str) -> Vec<&str> {
             (None, '"' | '\'') => quote = Some(c),
             (None, '[' | '{') => depth += 1,
             (None, ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
+            (None, c) if c == sep && depth == 0 => {
                 out.push(s[start..i].trim());
                 start = i + 1;
             }
@@ -251,28 +267,38 @@ fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), String> {
 /// assert_eq!(b.values.len(), 2);
 /// ```
 pub fn parse_vary(arg: &str) -> Result<Axis, PatchError> {
-    let (key, spec) = split_arg("vary", arg)?;
+    parse_axis("vary", arg)
+}
+
+/// Parses one `KEY=SPEC` of `--{flag}`, as [`parse_vary`] describes.
+fn parse_axis(flag: &str, arg: &str) -> Result<Axis, PatchError> {
+    let (key, spec) = split_arg(flag, arg)?;
     let arg = shown(arg);
     let is_range = spec.contains("..") && !spec.contains(['"', '\'', '[', '{', ',']);
     if is_range {
         let (values, raw) = expand_range(spec).map_err(|problem| PatchError {
-            problem: format!("--vary {arg}: {problem}"),
+            problem: format!("--{flag} {arg}: {problem}"),
             allowed: "a range a..b:step with a <= b and step > 0, numbers or quantities with one \
                       unit (like 1400B..9000B:400B or 1..8:1), or a list a,b,c"
                 .to_owned(),
         })?;
-        return Ok(Axis { key, values, raw });
+        return Ok(Axis {
+            key,
+            values,
+            raw,
+            with_previous: false,
+        });
     }
     let items = split_list(spec);
     if items.iter().any(|s| s.is_empty()) {
         return Err(PatchError {
-            problem: format!("--vary {arg}: an empty item in the list"),
+            problem: format!("--{flag} {arg}: an empty item in the list"),
             allowed: "a list of values a,b,c or a range a..b:step".to_owned(),
         });
     }
     if items.len() as u64 > MAX_AXIS_VALUES {
         return Err(PatchError {
-            problem: format!("--vary {arg}: more than {MAX_AXIS_VALUES} values"),
+            problem: format!("--{flag} {arg}: more than {MAX_AXIS_VALUES} values"),
             allowed: format!("at most {MAX_AXIS_VALUES} values for one key"),
         });
     }
@@ -280,7 +306,60 @@ pub fn parse_vary(arg: &str) -> Result<Axis, PatchError> {
         key,
         values: items.iter().map(|s| parse_value(s)).collect(),
         raw: items.iter().map(|s| (*s).to_owned()).collect(),
+        with_previous: false,
     })
+}
+
+/// Parses `--vary-together 'KEY1=SPEC1;KEY2=SPEC2;...'`: two or more keys, each with a SPEC as
+/// in [`parse_vary`] and all with as many values, that move as one: point values `i` of every
+/// key go together. In a sweep the group is one dimension of the Cartesian product.
+///
+/// ```
+/// let g = model::sweep::parse_vary_together("link[0].mtu=1500B,9000B;flow[0].source.split=even,greedy").unwrap();
+/// assert_eq!(g.len(), 2);
+/// assert!(!g[0].with_previous() && g[1].with_previous());
+/// assert!(model::sweep::parse_vary_together("a=1,2;b=x").is_err());
+/// ```
+pub fn parse_vary_together(arg: &str) -> Result<Vec<Axis>, PatchError> {
+    const FLAG: &str = "vary-together";
+    let allowed = "two or more keys with as many values each, separated by ';', like \
+                   --vary-together 'link[0].mtu=1500B,9000B;flow[0].source.split=even,greedy'";
+    let parts = split_outside(arg, ';');
+    if parts.len() < 2 || parts.iter().any(|p| p.is_empty()) {
+        return Err(PatchError {
+            problem: format!(
+                "--{FLAG} {}: {}",
+                shown(arg),
+                if parts.len() < 2 {
+                    "one key only (a single key is --vary KEY=SPEC)"
+                } else {
+                    "an empty part between ';'"
+                }
+            ),
+            allowed: allowed.to_owned(),
+        });
+    }
+    let mut axes = parts
+        .iter()
+        .map(|p| parse_axis(FLAG, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let n = axes[0].values.len();
+    if let Some(other) = axes.iter().find(|a| a.values.len() != n) {
+        return Err(PatchError {
+            problem: format!(
+                "--{FLAG} {}: {} has {} value(s) but {} has {n}",
+                shown(arg),
+                other.key.as_str(),
+                other.values.len(),
+                axes[0].key.as_str()
+            ),
+            allowed: allowed.to_owned(),
+        });
+    }
+    for a in axes.iter_mut().skip(1) {
+        a.with_previous = true;
+    }
+    Ok(axes)
 }
 
 /// Keeps a value of the file's type: where the file has a string (a quantity, a name), a number
