@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use model::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
+    LoadedPlan,
 };
 
 use crate::table::Table;
@@ -144,6 +145,50 @@ pub(crate) fn modes_table(plan: &FronthaulPlan) -> Table {
     t
 }
 
+/// One profile's verdict under load: per mode the worst one-way delay of `init fronthaul`'s
+/// shape, what counts against T12max, the pairs that fit, and the detailed pair's verdict.
+fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)>) -> String {
+    let mut out = format!(
+        "under load, profile {}: {} O-DUs x {} O-RUs, {} of eCPRI per O-RU, {} simulated (init fronthaul's shape, run)\n",
+        plan.profile, l.dus, l.rus_per_du, l.load, l.duration
+    );
+    let mut t = Table::new([
+        "mode",
+        "worst one way",
+        "vs T12max",
+        "dropped",
+        "pairs that fit",
+    ]);
+    t.widths(&[18, 14, 14, 8, 14]).gap(" ").trim_end(false);
+    for m in &l.modes {
+        t.row([
+            m.mode.clone(),
+            format!("{:.2} us", m.worst_ns / 1e3),
+            format!("{:.2} us", m.transport_ns / 1e3),
+            m.dropped.to_string(),
+            format!("{} of 168", m.fits),
+        ]);
+    }
+    out.push_str(&t.text());
+    if let Some((i, j)) = pair {
+        let (rows, cols) = &plan.categories;
+        for m in &l.modes {
+            let margin = m.margin_us[i][j];
+            let verdict = if margin >= 0.0 && m.dropped == 0 {
+                "fits"
+            } else {
+                "exceeds"
+            };
+            let _ = writeln!(
+                out,
+                "  O-DU {} / O-RU {} under load, {}: {verdict}, margin {margin:.2} us",
+                cols[j], rows[i], m.mode
+            );
+        }
+    }
+    out
+}
+
 /// The detail of category pair (`i`, `j`) (row, column indices into `mine.categories`): its
 /// T12max, then per profile and mode whether it fits, the margin and the longest fibre.
 pub(crate) fn pair_text(
@@ -217,6 +262,12 @@ pub fn fronthaul(
     if let Some(p) = pair {
         out.push('\n');
         out.push_str(&pair_text(mine, other, p));
+    }
+    for plan in plans() {
+        if let Some(l) = &plan.loaded {
+            out.push('\n');
+            out.push_str(&loaded_text(plan, l, pair));
+        }
     }
     out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
     let _ = writeln!(out, "legend: {}", region_legend(mine));
