@@ -3,7 +3,7 @@
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
 mod common;
-use common::{oransim as run, stdout as run_ok};
+use common::{TempDir, oransim as run, stdout as run_ok};
 
 /// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
 fn run_json(args: &[&str]) -> serde_json::Value {
@@ -598,5 +598,117 @@ fn more_than_a_million_tunnels_is_refused() {
             "{n}: {err}"
         );
         assert!(out.stdout.is_empty());
+    }
+}
+
+/// Issue 25: `plan fronthaul --load --dus --rus-per-du` runs `init fronthaul`'s shape on the
+/// path: its worst one-way delay per mode is the worst of `run` on the file `init fronthaul`
+/// writes with the same numbers (the same generator and run), less the endpoints' unprotected
+/// processing of the unloaded plan (`one_way_ns - transport_ns` of mode none) it is held
+/// against T12max; the table gives the verdict of the pair asked, and load that queues makes
+/// the worst delay exceed the unloaded one.
+#[test]
+fn fronthaul_under_load_is_init_fronthaul_run() {
+    let path = [
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/ofh-macsec-i9.toml",
+        "--fibre",
+        "10km",
+        "--switches",
+        "1",
+        "--switch-latency",
+        "5us",
+        "--rate",
+        "25Gbps",
+        "--mode",
+        "none,macsec-encrypt",
+        "--load",
+        "200Mbps",
+        "--dus",
+        "40",
+        "--rus-per-du",
+        "8",
+    ];
+    let v = run_json(&path);
+    let plan = &v["plan"];
+    let none = &plan["modes"][0];
+    let base = none["one_way_ns"].as_f64().unwrap() - none["transport_ns"].as_f64().unwrap();
+    let loaded = &plan["loaded"];
+    assert_eq!(
+        (&loaded["dus"], &loaded["rus_per_du"]),
+        (&40.into(), &8.into())
+    );
+    let dir = TempDir::new("plan-fronthaul-load");
+    let file = dir.join("fh.toml");
+    let file = file.to_str().unwrap();
+    for (i, mode) in ["none", "macsec-encrypt"].iter().enumerate() {
+        run_ok(&[
+            "init",
+            "fronthaul",
+            "--dus",
+            "40",
+            "--rus-per-du",
+            "8",
+            "--mode",
+            mode,
+            "--out",
+            file,
+        ]);
+        let r: serde_json::Value =
+            serde_json::from_str(&run_ok(&["run", file, "--format", "json"])).unwrap();
+        let row = &loaded["modes"][i];
+        assert_eq!(row["mode"], *mode);
+        let worst = row["worst_ns"].as_f64().unwrap();
+        assert_eq!(r["t12max"]["worst_ns"].as_f64(), Some(worst), "{mode}");
+        let transport = row["transport_ns"].as_f64().unwrap();
+        assert!(
+            (transport - (worst - base)).abs() < 1e-6,
+            "{mode}: {transport}"
+        );
+        assert!(
+            worst > plan["modes"][i]["one_way_ns"].as_f64().unwrap(),
+            "{mode}: load queues"
+        );
+        let mut fits = 0;
+        for (r, row_t12) in plan["t12max_us"].as_array().unwrap().iter().enumerate() {
+            for (c, t12) in row_t12.as_array().unwrap().iter().enumerate() {
+                let m = row["margin_us"][r][c].as_f64().unwrap();
+                let want = (t12.as_f64().unwrap() * 1e3 - transport) / 1e3;
+                assert!((m - want).abs() < 1e-9, "{mode} [{r}][{c}]: {m} vs {want}");
+                fits += u64::from(m >= 0.0);
+            }
+        }
+        assert_eq!(row["fits"], fits);
+    }
+    // The table: the loaded rows and the asked pair's verdict under load.
+    let table = run_ok(&[&path[..], &["--du", "B", "--ru", "P"]].concat());
+    assert!(table.contains("under load, profile calibration/ofh-macsec-i9.toml: 40 O-DUs x 8 O-RUs, 200Mbps of eCPRI per O-RU, 10ms simulated"), "{table}");
+    let enc = &loaded["modes"][1];
+    let m = enc["margin_us"][1][1].as_f64().unwrap();
+    let verdict = if m >= 0.0 { "fits" } else { "exceeds" };
+    let line = format!("  O-DU B / O-RU P under load, macsec-encrypt: {verdict}, margin {m:.2} us");
+    assert!(table.contains(&line), "{line} in {table}");
+}
+
+/// Issue 25: the loaded run's flags are refused where they would do nothing or nothing can be
+/// answered, exit 2 naming the flag.
+#[test]
+fn fronthaul_load_flags_are_refused_naming_the_flag() {
+    let ph = "calibration/ofh-macsec-i9.toml";
+    for (extra, flag) in [
+        (&["--dus", "4"][..], "--load"),
+        (&["--rus-per-du", "4"][..], "--load"),
+        (&["--load", "200Mbps", "--dus", "0"][..], "--dus"),
+        (&["--load", "200Mbps", "--html", "p.html"][..], "--html"),
+        (&["--load", "0bps"][..], "--load"),
+        (&["--load", "30Gbps", "--switches", "1"][..], "--rus-per-du"),
+    ] {
+        let out = run(&[&["plan", "fronthaul", "--profile", ph][..], extra].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(flag), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
     }
 }
