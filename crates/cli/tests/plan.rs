@@ -712,3 +712,39 @@ fn fronthaul_load_flags_are_refused_naming_the_flag() {
         assert!(out.stdout.is_empty(), "{extra:?}");
     }
 }
+
+/// Issue 25: `plan interface` says why p50 equals p99 for a two-size mix (both fall on the
+/// larger messages' mode) and shows the other mode as the fastest delay, the JSON `min_ns`; a
+/// single size, whose p50 differs from its p99 here, gets no such line.
+#[test]
+fn interface_says_why_p50_equals_p99_for_a_two_size_mix() {
+    let args = [
+        "plan",
+        "interface",
+        "--profile",
+        "calibration/colosseum-e2.toml",
+        "--suite",
+        "aes256-cbc-hmac-sha256",
+        "--rate",
+        "3.5Mbps",
+    ];
+    let v = run_json(&args);
+    let row = |k: &str| -> f64 { v["secured"][k].as_f64().unwrap() };
+    assert_eq!(row("p50_ns"), row("p99_ns"), "the bimodal mix of the issue");
+    assert!(row("min_ns") < 0.9 * row("p50_ns"), "{}", row("min_ns"));
+    let table = run_ok(&args);
+    let note = table
+        .lines()
+        .find(|l| l.starts_with("p50 = p99: "))
+        .unwrap_or_else(|| panic!("a p50 = p99 line in {table}"));
+    assert!(note.contains("195B/1425B sizes"), "{note}");
+    assert!(
+        note.contains(&format!(
+            "aes256-cbc-hmac-sha256 {:.2} us",
+            row("min_ns") / 1e3
+        )),
+        "{note}"
+    );
+    let one = run_ok(&[&args[..], &["--sizes", "195B"]].concat());
+    assert!(!one.contains("p50 = p99"), "{one}");
+}

@@ -68,6 +68,42 @@ pub(crate) fn interface_table(plan: &InterfacePlan) -> Table {
     t
 }
 
+/// Why a row's p50 equals its p99, when it does for a mix of sizes: each size has an almost
+/// fixed delay at a light load, so the delays have one mode per size, and both percentiles
+/// fall on the same one; the other mode shows as the smallest delay. `None` when no row has
+/// p50 = p99 (within the histogram's 0.1%) above a smaller delay, or the mix has one size.
+pub(crate) fn interface_modes_note(plan: &InterfacePlan, q: &InterfaceQuestion) -> Option<String> {
+    let mut sizes: Vec<&str> = q.sizes.iter().map(String::as_str).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if sizes.len() < 2 {
+        return None;
+    }
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-3 * a.abs().max(b.abs());
+    let rows: Vec<String> = std::iter::once(&plan.plain)
+        .chain(std::iter::once(&plan.secured))
+        .chain(&plan.alternatives)
+        .filter_map(|r| match (r.p50_ns, r.p99_ns, r.min_ns) {
+            (Some(p50), Some(p99), Some(min)) if same(p50, p99) && !same(min, p50) => {
+                Some(format!(
+                    "{} {:.2} us",
+                    model::file::suite_or_none::name(r.suite),
+                    min / 1e3
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "p50 = p99: at this load each of the {} sizes has an almost fixed delay (one mode per size), and p50 and p99 fall on the same mode; the other mode shows as the fastest delay: {}",
+        q.sizes.join("/"),
+        rows.join(", ")
+    ))
+}
+
 /// `plan interface`'s answer in one line: added latency, headroom and the cores needed for
 /// `cpu_limit_pct` [%] and `latency_limit` (as the user gave them).
 pub(crate) fn interface_answer(
@@ -99,6 +135,9 @@ pub fn interface(
 ) -> String {
     let mut out = format!("{}\n\n", interface_heading(plan, q));
     out.push_str(&interface_table(plan).text());
+    if let Some(note) = interface_modes_note(plan, q) {
+        let _ = writeln!(out, "{note}");
+    }
     let _ = writeln!(
         out,
         "\n{}",
