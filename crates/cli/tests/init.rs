@@ -376,3 +376,35 @@ fn t12max_without_an_ecpri_flow_is_refused() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// Issue 25: a dropped eCPRI frame misses T12max, so a fronthaul that drops fits no category
+/// pair, however small its delivered frames' delay; the table and the JSON say how many were
+/// dropped.
+#[test]
+fn t12max_with_dropped_frames_fits_no_pair() {
+    let dir = TempDir::new("init-t12max-dropped");
+    let file = dir.join("lossy.toml");
+    let text = "[stop]\npackets = 200\n[[node]]\nname = \"du\"\n[[node]]\nname = \"ru\"\n\
+                [[link]]\nbetween = [\"du\", \"ru\"]\nrate = \"10Gbps\"\nloss = 0.5\n\
+                [[flow]]\nname = \"u\"\nfrom = \"du\"\nto = \"ru\"\nsource = { kind = \
+                \"periodic\", period = \"1ms\", payload = \"1000B\", stack = \"eth/ecpri\" }\n\
+                [report]\nt12max = true\n";
+    std::fs::write(&file, text).expect("write");
+    let file = file.to_str().expect("a UTF-8 path");
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(&["run", file, "--format", "json"])).expect("JSON");
+    let t = &v["t12max"];
+    let dropped = t["dropped"].as_u64().expect("a count");
+    assert!(dropped > 0 && t["delivered"].as_u64() > Some(0), "{t}");
+    assert_eq!(t["fits"], 0);
+    // Every margin is large: only the drops make the pairs exceed.
+    assert!(t["worst_ns"].as_f64().expect("a delay") < 100e3, "{t}");
+    let table = run_ok(&["run", file]);
+    let last = table.lines().last().expect("a last line");
+    assert!(
+        last.contains(&format!("{dropped} frames dropped"))
+            && last.ends_with("fits T12max in 0 of 168 O-DU / O-RU category pairs"),
+        "{last}"
+    );
+    assert!(table.contains("O-DU A / O-RU O: T12max 3000 us, exceeds, margin "));
+}
