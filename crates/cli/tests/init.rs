@@ -259,3 +259,152 @@ fn a_fronthaul_overload_is_refused_before_generating() {
     assert!(!out.exists(), "a file was written");
     assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);
 }
+
+/// Issue 25: `run` of `init ric-restart --gnbs 200` gives the storm's answer in the JSON too,
+/// `tunnels_back`, the same numbers as the table's last line and the flows' handshakes (the
+/// tunnels summed, the longest completion).
+#[test]
+fn ric_restart_json_says_when_the_last_tunnel_is_back() {
+    let dir = TempDir::new("init-ric-restart-json");
+    let report = init_check_run(&dir, "ric-restart", &["--gnbs", "200"], (201, 200, 200));
+    let flows = report["flows"].as_array().expect("flows");
+    let last_ns = flows
+        .iter()
+        .map(|f| {
+            f["handshake"]["completion"]["max_ns"]
+                .as_f64()
+                .expect("a time")
+        })
+        .fold(0.0, f64::max);
+    let t = &report["tunnels_back"];
+    assert_eq!(
+        (&t["tunnels"], &t["back"], &t["failed"]),
+        (&200.into(), &200.into(), &0.into()),
+        "{t}"
+    );
+    assert_eq!(t["last_back_ns"].as_f64(), Some(last_ns));
+    let file = dir.join("ric-restart.toml");
+    let table = run_ok(&["run", file.to_str().expect("a UTF-8 path")]);
+    assert_eq!(
+        table.lines().last(),
+        Some(
+            format!(
+                "last tunnel back after {:.6} s (200 of 200 tunnels)",
+                last_ns / 1e9
+            )
+            .as_str()
+        )
+    );
+}
+
+/// Issue 25: `run` of `init fronthaul --dus 40 --rus-per-du 8` prints a T12max verdict for each
+/// of the 168 O-DU / O-RU category pairs of 000 Table 4 (T12max less the worst one-way delay
+/// of the 320 eCPRI flows: "fits" at zero or more), and ends with the one-line answer; the JSON
+/// `t12max` holds the same numbers, and its worst delay is the largest `max_ns` of the flows.
+#[test]
+fn fronthaul_run_gives_a_t12max_verdict_per_category_pair() {
+    let dir = TempDir::new("init-fronthaul-t12max");
+    let flags = ["--dus", "40", "--rus-per-du", "8"];
+    let report = init_check_run(&dir, "fronthaul", &flags, (400, 360, 320));
+    let worst_ns = report["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .map(|f| f["delay"]["max_ns"].as_f64().expect("a delay"))
+        .fold(0.0, f64::max);
+    let t = &report["t12max"];
+    assert_eq!(t["flows"], 320);
+    assert_eq!(t["pairs"], 168);
+    assert_eq!(t["dropped"], 0);
+    assert_eq!(t["worst_ns"].as_f64(), Some(worst_ns));
+    let file = dir.join("fronthaul.toml");
+    let table = run_ok(&["run", file.to_str().expect("a UTF-8 path")]);
+    let rus = t["categories"][0].as_array().expect("O-RU categories");
+    let dus = t["categories"][1].as_array().expect("O-DU categories");
+    let mut fits = 0;
+    for (j, du) in dus.iter().enumerate() {
+        for (i, ru) in rus.iter().enumerate() {
+            let t12 = t["t12max_us"][i][j].as_i64().expect("T12max");
+            let margin = t12 as f64 - worst_ns / 1e3;
+            let verdict = if margin >= 0.0 { "fits" } else { "exceeds" };
+            fits += u64::from(margin >= 0.0);
+            let line = format!(
+                "O-DU {} / O-RU {}: T12max {t12} us, {verdict}, margin {margin:.3} us",
+                du.as_str().expect("a letter"),
+                ru.as_str().expect("a letter")
+            );
+            assert_eq!(
+                table.lines().filter(|l| *l == line).count(),
+                1,
+                "{line} once in the table"
+            );
+        }
+    }
+    assert_eq!(t["fits"], fits);
+    // Some pairs fit and some do not at this load (a verdict that is always the same would
+    // test nothing).
+    assert!(fits > 0 && fits < 168, "{fits}");
+    let last = table.lines().last().expect("a last line");
+    assert!(
+        last.starts_with(&format!(
+            "worst one-way delay of the 320 eCPRI flows {:.3} us (uplane-",
+            worst_ns / 1e3
+        )) && last.ends_with(&format!(
+            "fits T12max in {fits} of 168 O-DU / O-RU category pairs"
+        )),
+        "{last}"
+    );
+}
+
+/// Issue 25: `[report] t12max = true` with no eCPRI flow to hold against T12max is refused
+/// (exit 2), naming the file and the key.
+#[test]
+fn t12max_without_an_ecpri_flow_is_refused() {
+    let dir = TempDir::new("init-t12max-refused");
+    let file = dir.join("no-ecpri.toml");
+    let mm1 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/mm1.toml"),
+    )
+    .expect("mm1.toml");
+    std::fs::write(&file, format!("{mm1}\n[report]\nt12max = true\n")).expect("write");
+    let out = run(&["run", file.to_str().expect("a UTF-8 path")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no-ecpri.toml") && err.contains("report.t12max") && err.contains("eCPRI"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// Issue 25: a dropped eCPRI frame misses T12max, so a fronthaul that drops fits no category
+/// pair, however small its delivered frames' delay; the table and the JSON say how many were
+/// dropped.
+#[test]
+fn t12max_with_dropped_frames_fits_no_pair() {
+    let dir = TempDir::new("init-t12max-dropped");
+    let file = dir.join("lossy.toml");
+    let text = "[stop]\npackets = 200\n[[node]]\nname = \"du\"\n[[node]]\nname = \"ru\"\n\
+                [[link]]\nbetween = [\"du\", \"ru\"]\nrate = \"10Gbps\"\nloss = 0.5\n\
+                [[flow]]\nname = \"u\"\nfrom = \"du\"\nto = \"ru\"\nsource = { kind = \
+                \"periodic\", period = \"1ms\", payload = \"1000B\", stack = \"eth/ecpri\" }\n\
+                [report]\nt12max = true\n";
+    std::fs::write(&file, text).expect("write");
+    let file = file.to_str().expect("a UTF-8 path");
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(&["run", file, "--format", "json"])).expect("JSON");
+    let t = &v["t12max"];
+    let dropped = t["dropped"].as_u64().expect("a count");
+    assert!(dropped > 0 && t["delivered"].as_u64() > Some(0), "{t}");
+    assert_eq!(t["fits"], 0);
+    // Every margin is large: only the drops make the pairs exceed.
+    assert!(t["worst_ns"].as_f64().expect("a delay") < 100e3, "{t}");
+    let table = run_ok(&["run", file]);
+    let last = table.lines().last().expect("a last line");
+    assert!(
+        last.contains(&format!("{dropped} frames dropped"))
+            && last.ends_with("fits T12max in 0 of 168 O-DU / O-RU category pairs"),
+        "{last}"
+    );
+    assert!(table.contains("O-DU A / O-RU O: T12max 3000 us, exceeds, margin "));
+}

@@ -243,6 +243,18 @@ fn every_json_document_is_versioned_and_documented() {
             "json",
         ],
         vec![
+            "plan",
+            "fronthaul",
+            "--profile",
+            "calibration/ofh-macsec-i9.toml",
+            "--compare",
+            "calibration/nfv-macsec-aesni.toml",
+            "--load",
+            "200Mbps",
+            "--format",
+            "json",
+        ],
+        vec![
             "overhead",
             "--stack",
             "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp",

@@ -3,7 +3,7 @@
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
 mod common;
-use common::{oransim as run, stdout as run_ok};
+use common::{TempDir, oransim as run, stdout as run_ok};
 
 /// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
 fn run_json(args: &[&str]) -> serde_json::Value {
@@ -599,4 +599,152 @@ fn more_than_a_million_tunnels_is_refused() {
         );
         assert!(out.stdout.is_empty());
     }
+}
+
+/// Issue 25: `plan fronthaul --load --dus --rus-per-du` runs `init fronthaul`'s shape on the
+/// path: its worst one-way delay per mode is the worst of `run` on the file `init fronthaul`
+/// writes with the same numbers (the same generator and run), less the endpoints' unprotected
+/// processing of the unloaded plan (`one_way_ns - transport_ns` of mode none) it is held
+/// against T12max; the table gives the verdict of the pair asked, and load that queues makes
+/// the worst delay exceed the unloaded one.
+#[test]
+fn fronthaul_under_load_is_init_fronthaul_run() {
+    let path = [
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/ofh-macsec-i9.toml",
+        "--fibre",
+        "10km",
+        "--switches",
+        "1",
+        "--switch-latency",
+        "5us",
+        "--rate",
+        "25Gbps",
+        "--mode",
+        "none,macsec-encrypt",
+        "--load",
+        "200Mbps",
+        "--dus",
+        "40",
+        "--rus-per-du",
+        "8",
+    ];
+    let v = run_json(&path);
+    let plan = &v["plan"];
+    let none = &plan["modes"][0];
+    let base = none["one_way_ns"].as_f64().unwrap() - none["transport_ns"].as_f64().unwrap();
+    let loaded = &plan["loaded"];
+    assert_eq!(
+        (&loaded["dus"], &loaded["rus_per_du"]),
+        (&40.into(), &8.into())
+    );
+    let dir = TempDir::new("plan-fronthaul-load");
+    let file = dir.join("fh.toml");
+    let file = file.to_str().unwrap();
+    for (i, mode) in ["none", "macsec-encrypt"].iter().enumerate() {
+        run_ok(&[
+            "init",
+            "fronthaul",
+            "--dus",
+            "40",
+            "--rus-per-du",
+            "8",
+            "--mode",
+            mode,
+            "--out",
+            file,
+        ]);
+        let r: serde_json::Value =
+            serde_json::from_str(&run_ok(&["run", file, "--format", "json"])).unwrap();
+        let row = &loaded["modes"][i];
+        assert_eq!(row["mode"], *mode);
+        let worst = row["worst_ns"].as_f64().unwrap();
+        assert_eq!(r["t12max"]["worst_ns"].as_f64(), Some(worst), "{mode}");
+        let transport = row["transport_ns"].as_f64().unwrap();
+        assert!(
+            (transport - (worst - base)).abs() < 1e-6,
+            "{mode}: {transport}"
+        );
+        assert!(
+            worst > plan["modes"][i]["one_way_ns"].as_f64().unwrap(),
+            "{mode}: load queues"
+        );
+        let mut fits = 0;
+        for (r, row_t12) in plan["t12max_us"].as_array().unwrap().iter().enumerate() {
+            for (c, t12) in row_t12.as_array().unwrap().iter().enumerate() {
+                let m = row["margin_us"][r][c].as_f64().unwrap();
+                let want = (t12.as_f64().unwrap() * 1e3 - transport) / 1e3;
+                assert!((m - want).abs() < 1e-9, "{mode} [{r}][{c}]: {m} vs {want}");
+                fits += u64::from(m >= 0.0);
+            }
+        }
+        assert_eq!(row["fits"], fits);
+    }
+    // The table: the loaded rows and the asked pair's verdict under load.
+    let table = run_ok(&[&path[..], &["--du", "B", "--ru", "P"]].concat());
+    assert!(table.contains("under load, profile calibration/ofh-macsec-i9.toml: 40 O-DUs x 8 O-RUs, 200Mbps of eCPRI per O-RU, 10ms simulated"), "{table}");
+    let enc = &loaded["modes"][1];
+    let m = enc["margin_us"][1][1].as_f64().unwrap();
+    let verdict = if m >= 0.0 { "fits" } else { "exceeds" };
+    let line = format!("  O-DU B / O-RU P under load, macsec-encrypt: {verdict}, margin {m:.2} us");
+    assert!(table.contains(&line), "{line} in {table}");
+}
+
+/// Issue 25: the loaded run's flags are refused where they would do nothing or nothing can be
+/// answered, exit 2 naming the flag.
+#[test]
+fn fronthaul_load_flags_are_refused_naming_the_flag() {
+    let ph = "calibration/ofh-macsec-i9.toml";
+    for (extra, flag) in [
+        (&["--dus", "4"][..], "--load"),
+        (&["--rus-per-du", "4"][..], "--load"),
+        (&["--load", "200Mbps", "--dus", "0"][..], "--dus"),
+        (&["--load", "200Mbps", "--html", "p.html"][..], "--html"),
+        (&["--load", "0bps"][..], "--load"),
+        (&["--load", "30Gbps", "--switches", "1"][..], "--rus-per-du"),
+    ] {
+        let out = run(&[&["plan", "fronthaul", "--profile", ph][..], extra].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(flag), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    }
+}
+
+/// Issue 25: `plan interface` says why p50 equals p99 for a two-size mix (both fall on the
+/// larger messages' mode) and shows the other mode as the fastest delay, the JSON `min_ns`; a
+/// single size, whose p50 differs from its p99 here, gets no such line.
+#[test]
+fn interface_says_why_p50_equals_p99_for_a_two_size_mix() {
+    let args = [
+        "plan",
+        "interface",
+        "--profile",
+        "calibration/colosseum-e2.toml",
+        "--suite",
+        "aes256-cbc-hmac-sha256",
+        "--rate",
+        "3.5Mbps",
+    ];
+    let v = run_json(&args);
+    let row = |k: &str| -> f64 { v["secured"][k].as_f64().unwrap() };
+    assert_eq!(row("p50_ns"), row("p99_ns"), "the bimodal mix of the issue");
+    assert!(row("min_ns") < 0.9 * row("p50_ns"), "{}", row("min_ns"));
+    let table = run_ok(&args);
+    let note = table
+        .lines()
+        .find(|l| l.starts_with("p50 = p99: "))
+        .unwrap_or_else(|| panic!("a p50 = p99 line in {table}"));
+    assert!(note.contains("195B/1425B sizes"), "{note}");
+    assert!(
+        note.contains(&format!(
+            "aes256-cbc-hmac-sha256 {:.2} us",
+            row("min_ns") / 1e3
+        )),
+        "{note}"
+    );
+    let one = run_ok(&[&args[..], &["--sizes", "195B"]].concat());
+    assert!(!one.contains("p50 = p99"), "{one}");
 }

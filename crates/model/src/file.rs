@@ -519,6 +519,11 @@ pub struct ReportFile {
     /// Include the per-hop Eq. 1 breakdown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<bool>,
+    /// Hold the worst one-way delay of the eCPRI flows (a stack whose last layer is `ecpri`)
+    /// against T12max, per O-DU / O-RU category pair of 000 Table 4 (`oransim init fronthaul`
+    /// writes it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t12max: Option<bool>,
 }
 
 /// `[stats]`: which flows keep exact delay histograms (the others keep coarse ones; counts,

@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use protocols::Suite;
 
 use crate::ScenarioError;
-use crate::file::{FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
+use crate::file::{
+    FlowFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
+};
 use crate::plan::{FRONTHAUL_MODES, FlagKeys, interface_stack, name_flag};
 use crate::scenario::{Scenario, ScenarioBuilder};
 
@@ -391,7 +393,12 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
             s.dus, s.rus_per_du, s.switches, s.fibre, s.load, s.payload, s.mode
         ))
         .seed(1)
-        .stop_duration(s.duration.as_str());
+        .stop_duration(s.duration.as_str())
+        // The answer a fronthaul is planned for: its worst one-way delay against T12max.
+        .report(ReportFile {
+            t12max: Some(true),
+            ..ReportFile::default()
+        });
     for d in 1..=s.dus {
         let du = numbered("du", d, s.dus);
         let mut node = NodeFile::new(du.as_str()).service(service());

@@ -55,11 +55,19 @@ pub struct Report {
     pub nodes: Vec<NodeReport>,
     /// Per link direction.
     pub links: Vec<LinkReport>,
+    /// A key-exchange storm's answer: every handshake flow's tunnels together (absent without
+    /// a handshake flow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunnels_back: Option<TunnelsBack>,
+    /// A fronthaul's answer: the eCPRI flows' worst one-way delay against T12max (only with
+    /// `[report] t12max = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t12max: Option<T12maxReport>,
 }
 
 /// Every handshake flow's tunnels together ([`Report::tunnels_back`]): the answer to "when is
 /// the last tunnel back?" after a restart storm.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TunnelsBack {
     /// Tunnels counted (started after the warm-up), all flows and replications.
     pub tunnels: u64,
@@ -70,6 +78,78 @@ pub struct TunnelsBack {
     /// When the last tunnel that came back was back, from its start: the longest completion
     /// of any flow and replication \[ns\]; `None` when none came back.
     pub last_back_ns: Option<f64>,
+}
+
+/// The eCPRI flows' worst one-way delay held against T12max for every O-DU / O-RU category
+/// pair of 000 Table 4 (`[report] t12max = true`). The delay counts everything from the O-DU's
+/// creation of a frame to the O-RU's processing of it, the endpoints' own processing included:
+/// `oransim plan fronthaul` sets the endpoints' unprotected processing apart, so this verdict
+/// errs towards "exceeds" by at most that.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct T12maxReport {
+    /// eCPRI flows held against T12max.
+    pub flows: u64,
+    /// Their frames delivered, every replication.
+    pub delivered: u64,
+    /// Their frames dropped, every replication: a dropped frame misses T12max, so no pair fits
+    /// when any is.
+    pub dropped: u64,
+    /// The flow with the worst one-way delay (`null` when none delivered a frame).
+    pub worst_flow: Option<String>,
+    /// The worst one-way delay, every flow and replication \[ns\] (`null` when none delivered).
+    pub worst_ns: Option<f64>,
+    /// O-RU row labels and O-DU column labels of 000 Table 4.
+    pub categories: (Vec<char>, Vec<char>),
+    /// T12max per O-RU row and O-DU column \[us\] (000 Table 4).
+    pub t12max_us: Vec<Vec<i64>>,
+    /// T12max less the worst delay per O-RU row and O-DU column \[us\]: the pair fits when it
+    /// is zero or more and no frame was dropped (empty when none delivered).
+    pub margin_us: Vec<Vec<f64>>,
+    /// Category pairs that fit.
+    pub fits: u64,
+    /// Category pairs in all (168).
+    pub pairs: u64,
+}
+
+impl T12maxReport {
+    /// The verdict over `flows` (the eCPRI flows of the report).
+    pub fn of<'a>(flows: impl IntoIterator<Item = &'a FlowReport>) -> T12maxReport {
+        let (mut n, mut delivered, mut dropped) = (0u64, 0u64, 0u64);
+        let mut worst: Option<(&str, f64)> = None;
+        for f in flows {
+            n += 1;
+            delivered = delivered.saturating_add(f.packets_delivered);
+            dropped = dropped.saturating_add(f.packets_dropped);
+            if f.packets_delivered > 0
+                && f.delay.max_ns.is_finite()
+                && worst.is_none_or(|(_, w)| f.delay.max_ns > w)
+            {
+                worst = Some((f.name.as_str(), f.delay.max_ns));
+            }
+        }
+        let t12max_us = crate::oran::table4();
+        let margin_us = worst.map_or_else(Vec::new, |(_, w)| crate::plan::t12max_margins_us(w));
+        let fits = if dropped == 0 {
+            margin_us.iter().flatten().filter(|&&m| m >= 0.0).count() as u64
+        } else {
+            0
+        };
+        T12maxReport {
+            flows: n,
+            delivered,
+            dropped,
+            worst_flow: worst.map(|(f, _)| f.to_owned()),
+            worst_ns: worst.map(|(_, w)| w),
+            categories: (
+                crate::oran::table4_ru().iter().map(|c| c.0).collect(),
+                crate::oran::table4_du().iter().map(|c| c.0).collect(),
+            ),
+            pairs: t12max_us.iter().map(|r| r.len() as u64).sum(),
+            t12max_us,
+            margin_us,
+            fits,
+        }
+    }
 }
 
 impl Report {
@@ -588,7 +668,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         }
     }
 
-    Report {
+    let mut report = Report {
         schema: SCHEMA,
         scenario: ScenarioInfo {
             name: scenario.name.clone(),
@@ -605,7 +685,25 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         flows,
         nodes,
         links,
+        tunnels_back: None,
+        t12max: None,
+    };
+    report.tunnels_back = report.tunnels_back();
+    if !scenario.report.t12max.is_empty() {
+        let names: std::collections::HashSet<&str> = scenario
+            .report
+            .t12max
+            .iter()
+            .map(|&i| net.flows[i].name.as_str())
+            .collect();
+        report.t12max = Some(T12maxReport::of(
+            report
+                .flows
+                .iter()
+                .filter(|f| names.contains(f.name.as_str())),
+        ));
     }
+    report
 }
 
 /// Splits a profile-built node's CPU time into cipher and stack work and names what limits it.

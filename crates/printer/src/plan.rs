@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use model::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
+    LoadedPlan,
 };
 
 use crate::table::Table;
@@ -67,6 +68,42 @@ pub(crate) fn interface_table(plan: &InterfacePlan) -> Table {
     t
 }
 
+/// Why a row's p50 equals its p99, when it does for a mix of sizes: each size has an almost
+/// fixed delay at a light load, so the delays have one mode per size, and both percentiles
+/// fall on the same one; the other mode shows as the smallest delay. `None` when no row has
+/// p50 = p99 (within the histogram's 0.1%) above a smaller delay, or the mix has one size.
+pub(crate) fn interface_modes_note(plan: &InterfacePlan, q: &InterfaceQuestion) -> Option<String> {
+    let mut sizes: Vec<&str> = q.sizes.iter().map(String::as_str).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if sizes.len() < 2 {
+        return None;
+    }
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-3 * a.abs().max(b.abs());
+    let rows: Vec<String> = std::iter::once(&plan.plain)
+        .chain(std::iter::once(&plan.secured))
+        .chain(&plan.alternatives)
+        .filter_map(|r| match (r.p50_ns, r.p99_ns, r.min_ns) {
+            (Some(p50), Some(p99), Some(min)) if same(p50, p99) && !same(min, p50) => {
+                Some(format!(
+                    "{} {:.2} us",
+                    model::file::suite_or_none::name(r.suite),
+                    min / 1e3
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "p50 = p99: at this load each of the {} sizes has an almost fixed delay (one mode per size), and p50 and p99 fall on the same mode; the other mode shows as the fastest delay: {}",
+        q.sizes.join("/"),
+        rows.join(", ")
+    ))
+}
+
 /// `plan interface`'s answer in one line: added latency, headroom and the cores needed for
 /// `cpu_limit_pct` [%] and `latency_limit` (as the user gave them).
 pub(crate) fn interface_answer(
@@ -98,6 +135,9 @@ pub fn interface(
 ) -> String {
     let mut out = format!("{}\n\n", interface_heading(plan, q));
     out.push_str(&interface_table(plan).text());
+    if let Some(note) = interface_modes_note(plan, q) {
+        let _ = writeln!(out, "{note}");
+    }
     let _ = writeln!(
         out,
         "\n{}",
@@ -142,6 +182,50 @@ pub(crate) fn modes_table(plan: &FronthaulPlan) -> Table {
         ]);
     }
     t
+}
+
+/// One profile's verdict under load: per mode the worst one-way delay of `init fronthaul`'s
+/// shape, what counts against T12max, the pairs that fit, and the detailed pair's verdict.
+fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)>) -> String {
+    let mut out = format!(
+        "under load, profile {}: {} O-DUs x {} O-RUs, {} of eCPRI per O-RU, {} simulated (init fronthaul's shape, run)\n",
+        plan.profile, l.dus, l.rus_per_du, l.load, l.duration
+    );
+    let mut t = Table::new([
+        "mode",
+        "worst one way",
+        "vs T12max",
+        "dropped",
+        "pairs that fit",
+    ]);
+    t.widths(&[18, 14, 14, 8, 14]).gap(" ").trim_end(false);
+    for m in &l.modes {
+        t.row([
+            m.mode.clone(),
+            format!("{:.2} us", m.worst_ns / 1e3),
+            format!("{:.2} us", m.transport_ns / 1e3),
+            m.dropped.to_string(),
+            format!("{} of 168", m.fits),
+        ]);
+    }
+    out.push_str(&t.text());
+    if let Some((i, j)) = pair {
+        let (rows, cols) = &plan.categories;
+        for m in &l.modes {
+            let margin = m.margin_us[i][j];
+            let verdict = if margin >= 0.0 && m.dropped == 0 {
+                "fits"
+            } else {
+                "exceeds"
+            };
+            let _ = writeln!(
+                out,
+                "  O-DU {} / O-RU {} under load, {}: {verdict}, margin {margin:.2} us",
+                cols[j], rows[i], m.mode
+            );
+        }
+    }
+    out
 }
 
 /// The detail of category pair (`i`, `j`) (row, column indices into `mine.categories`): its
@@ -217,6 +301,12 @@ pub fn fronthaul(
     if let Some(p) = pair {
         out.push('\n');
         out.push_str(&pair_text(mine, other, p));
+    }
+    for plan in plans() {
+        if let Some(l) = &plan.loaded {
+            out.push('\n');
+            out.push_str(&loaded_text(plan, l, pair));
+        }
     }
     out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
     let _ = writeln!(out, "legend: {}", region_legend(mine));

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use model::report::{DelayReport, DirReport, Report, TunnelsBack};
+use model::report::{DelayReport, DirReport, Report, T12maxReport, TunnelsBack};
 
 use crate::table::Table;
 
@@ -76,11 +76,70 @@ pub fn table(r: &Report) -> String {
         out.push('\n');
         out.push_str(&link_table(r).text());
     }
-    if let Some(t) = r.tunnels_back() {
+    if let Some(t) = &r.tunnels_back {
         out.push('\n');
-        out.push_str(&tunnels_back(&t, reps));
+        out.push_str(&tunnels_back(t, reps));
         out.push('\n');
     }
+    if let Some(t) = &r.t12max {
+        out.push('\n');
+        out.push_str(&t12max(t));
+    }
+    out
+}
+
+/// The answer a fronthaul is run for: a verdict per O-DU / O-RU category pair, then the one
+/// line (last, where a terminal leaves it) with the worst one-way delay and how many pairs fit.
+fn t12max(t: &T12maxReport) -> String {
+    let mut out = String::new();
+    let flows = format!(
+        "{} eCPRI flow{}",
+        t.flows,
+        if t.flows == 1 { "" } else { "s" }
+    );
+    let dropped = if t.dropped > 0 {
+        format!(
+            ", {} frames dropped (a dropped frame misses T12max)",
+            t.dropped
+        )
+    } else {
+        String::new()
+    };
+    let (Some(worst), Some(flow)) = (t.worst_ns, &t.worst_flow) else {
+        let _ = writeln!(
+            out,
+            "T12max: no frame of the {flows} was delivered{dropped}, so no category pair fits"
+        );
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "T12max per O-DU / O-RU category pair (000 Table 4) against the worst one-way delay, {} us{dropped}:",
+        us(worst)
+    );
+    let (rows, cols) = &t.categories;
+    for (j, du) in cols.iter().enumerate() {
+        for (i, ru) in rows.iter().enumerate() {
+            let margin = t.margin_us[i][j];
+            let verdict = if margin >= 0.0 && t.dropped == 0 {
+                "fits"
+            } else {
+                "exceeds"
+            };
+            let _ = writeln!(
+                out,
+                "O-DU {du} / O-RU {ru}: T12max {} us, {verdict}, margin {margin:.3} us",
+                t.t12max_us[i][j]
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "worst one-way delay of the {flows} {} us ({flow}){dropped}: fits T12max in {} of {} O-DU / O-RU category pairs",
+        us(worst),
+        t.fits,
+        t.pairs
+    );
     out
 }
 

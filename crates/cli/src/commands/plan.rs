@@ -107,6 +107,18 @@ struct FronthaulArgs {
         default_value = "none,macsec-integrity,macsec-encrypt"
     )]
     mode: Vec<String>,
+    /// Also run `init fronthaul`'s shape on this path at this eCPRI payload bit rate per O-RU
+    /// (e.g. 200Mbps) and give each mode's T12max verdict under that load.
+    #[arg(long, value_parser = crate::rate_quantity)]
+    load: Option<String>,
+    /// O-DUs of the loaded run [default: 2] (with --load).
+    #[arg(long, requires = "load",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    dus: Option<u32>,
+    /// O-RUs per O-DU of the loaded run [default: 4] (with --load).
+    #[arg(long, requires = "load",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    rus_per_du: Option<u32>,
     /// Also write the plan as one self-contained page to this file (question, inputs, answer;
     /// no script, nothing fetched).
     #[arg(long, value_name = "FILE")]
@@ -251,6 +263,11 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
             "--du and --ru detail one category pair in the table output; --format json already holds every pair"
         );
     }
+    if a.load.is_some() && a.html.is_some() {
+        anyhow::bail!(
+            "--html with --load: the page shows the unloaded plan only; give the loaded verdict in the table or --format json output (leave --html out), or the page without --load"
+        );
+    }
     let question = |profile: &PathBuf| model::plan::FronthaulQuestion {
         profile: profile.clone(),
         cores: a.cores,
@@ -260,6 +277,14 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         rate: a.rate.clone(),
         payload: a.payload.clone(),
         modes: a.mode.clone(),
+        load: a.load.as_ref().map(|load| {
+            let shape = model::generate::FronthaulShape::default();
+            model::plan::FronthaulLoad {
+                dus: a.dus.unwrap_or(shape.dus),
+                rus_per_du: a.rus_per_du.unwrap_or(shape.rus_per_du),
+                load: load.clone(),
+            }
+        }),
     };
     check_html(a.html.as_deref())?;
     let q = question(&a.profile);

@@ -123,5 +123,32 @@ pub fn cases() -> Vec<Case> {
             &["flow[1] (\"ike1\").source.tunnels", "1000000"],
         ));
     }
+    // `[report] t12max` with no eCPRI flow to hold against T12max (issue 25): none at all, or
+    // none among the reported flows.
+    let plain = format!(
+        "{TWO_NODES}[stop]\npackets = 10\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \
+         \"periodic\", period = \"1ms\", size = \"100B\" }}\n"
+    );
+    let ecpri = "[[flow]]\nname = \"u\"\nfrom = \"a\"\nto = \"b\"\nsource = { kind = \
+                 \"periodic\", period = \"1ms\", payload = \"100B\", stack = \"eth/ecpri\" }\n";
+    for (name, text) in [
+        (
+            "t12max-no-ecpri",
+            format!("{plain}[report]\nt12max = true\n"),
+        ),
+        (
+            "t12max-ecpri-not-reported",
+            format!("{plain}{ecpri}[report]\nflows = [\"f\"]\nt12max = true\n"),
+        ),
+    ] {
+        cases.push(scenario(name, "run", name, &text, &["report.t12max"]));
+    }
+    cases.push(scenario(
+        "t12max-not-a-bool",
+        "check",
+        "t12max-not-a-bool",
+        &format!("{plain}{ecpri}[report]\nt12max = \"yes\"\n"),
+        &["t12max"],
+    ));
     cases
 }

@@ -1,6 +1,9 @@
 //! The fronthaul plan: MACsec modes against T12max on the user's Open Fronthaul path.
 
 use super::*;
+use crate::Scenario;
+use crate::generate::{FronthaulShape, Shape};
+use crate::report::T12maxReport;
 
 /// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
 /// offload protocol.
@@ -46,6 +49,57 @@ pub struct FronthaulQuestion {
     pub payload: String,
     /// Modes to evaluate, from [`FRONTHAUL_MODES`].
     pub modes: Vec<String>,
+    /// Also run the path under load (`None`: the unloaded plan only).
+    pub load: Option<FronthaulLoad>,
+}
+
+/// A fronthaul under load: `oransim init fronthaul`'s shape ([`FronthaulShape`]) on the
+/// question's path, run for its default 10 ms in each mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FronthaulLoad {
+    /// O-DUs.
+    pub dus: u32,
+    /// O-RUs per O-DU.
+    pub rus_per_du: u32,
+    /// eCPRI payload bit rate per O-RU, a quantity like "200Mbps".
+    pub load: String,
+}
+
+/// One security mode under load.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadedRow {
+    /// Mode name.
+    pub mode: String,
+    /// Worst one-way delay of any O-RU's frame, every O-DU, endpoints' processing included
+    /// \[ns\].
+    pub worst_ns: f64,
+    /// Frames delivered.
+    pub delivered: u64,
+    /// Frames dropped: a dropped frame misses T12max, so no pair fits when any is.
+    pub dropped: u64,
+    /// Transport delay counted against T12max: `worst_ns` less the endpoints' unprotected
+    /// processing, as [`ModeRow::transport_ns`] \[ns\].
+    pub transport_ns: f64,
+    /// T12max less `transport_ns` per O-RU row and O-DU column \[us\]; the pair fits when it is
+    /// zero or more and no frame was dropped.
+    pub margin_us: Vec<Vec<f64>>,
+    /// Category pairs that fit, of 168.
+    pub fits: u64,
+}
+
+/// The fronthaul under load: the question's [`FronthaulLoad`] and each mode's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadedPlan {
+    /// O-DUs.
+    pub dus: u32,
+    /// O-RUs per O-DU.
+    pub rus_per_du: u32,
+    /// eCPRI payload bit rate per O-RU, as given.
+    pub load: String,
+    /// Simulated time the O-DUs send for, as `init fronthaul` writes it.
+    pub duration: String,
+    /// The modes, in the order asked.
+    pub modes: Vec<LoadedRow>,
 }
 
 /// One security mode on the user's fronthaul path.
@@ -87,6 +141,23 @@ pub struct FronthaulPlan {
     pub best: Vec<Vec<Option<(usize, f64)>>>,
     /// Plain-language findings.
     pub findings: Vec<String>,
+    /// The verdict under load (only with [`FronthaulQuestion::load`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loaded: Option<LoadedPlan>,
+}
+
+/// T12max less a one-way delay `delay_ns` for every O-DU / O-RU category pair of 000 Table 4,
+/// per O-RU row and O-DU column in [`crate::oran::table4`]'s order \[us\]: the pair fits when
+/// it is zero or more. The one comparison `plan fronthaul` and a run's `[report] t12max` share.
+pub fn t12max_margins_us(delay_ns: f64) -> Vec<Vec<f64>> {
+    crate::oran::table4()
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&t12| (t12 as f64 * 1e3 - delay_ns) / 1e3)
+                .collect()
+        })
+        .collect()
 }
 
 /// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the
@@ -252,19 +323,21 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
     // Keep the modes asked (the baseline run above only supplies the reference processing).
     modes.retain(|m| q.modes.contains(&m.mode));
     let t = crate::oran::table4();
-    let best = t
+    let margins: Vec<Vec<Vec<f64>>> = modes
         .iter()
-        .map(|row| {
-            row.iter()
-                .map(|&t12| {
-                    let budget = t12 as f64 * 1e3;
+        .map(|m| t12max_margins_us(m.transport_ns))
+        .collect();
+    let best = (0..t.len())
+        .map(|r| {
+            (0..t[r].len())
+                .map(|c| {
                     // The strongest mode is the last one asked that fits.
-                    modes
+                    margins
                         .iter()
                         .enumerate()
                         .rev()
-                        .find(|(_, m)| m.transport_ns <= budget)
-                        .map(|(i, m)| (i, (budget - m.transport_ns) / 1e3))
+                        .find(|(_, m)| m[r][c] >= 0.0)
+                        .map(|(i, m)| (i, m[r][c]))
                 })
                 .collect()
         })
@@ -285,7 +358,14 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
             fits
         ));
     }
+    let base = baseline_proc.unwrap_or(0.0);
+    let loaded = q
+        .load
+        .as_ref()
+        .map(|l| loaded_plan(&q, l, base, origin, &opts))
+        .transpose()?;
     Ok(FronthaulPlan {
+        loaded,
         profile: given,
         fibre_m,
         modes,
@@ -296,5 +376,95 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         t12max_us: t,
         best,
         findings,
+    })
+}
+
+/// Each mode asked, under load: `init fronthaul`'s shape of `l` on `q`'s path (its profile
+/// absolute), run, its worst one-way delay less `base` (the endpoints' unprotected processing
+/// the unloaded plan found) held against T12max. A refused value names the flag of `plan
+/// fronthaul` that set it.
+fn loaded_plan(
+    q: &FronthaulQuestion,
+    l: &FronthaulLoad,
+    base: f64,
+    origin: &Path,
+    opts: &RunOptions,
+) -> Result<LoadedPlan, ScenarioError> {
+    let mut modes = Vec::new();
+    let mut duration = String::new();
+    for name in &q.modes {
+        let shape = FronthaulShape {
+            dus: l.dus,
+            rus_per_du: l.rus_per_du,
+            switches: q.switches,
+            switch_latency: q.switch_latency.clone(),
+            fibre: q.fibre.clone(),
+            rate: q.rate.clone(),
+            load: l.load.clone(),
+            payload: q.payload.clone(),
+            mode: name.clone(),
+            profile: q.profile.display().to_string(),
+            du_cores: q.cores,
+            ..FronthaulShape::default()
+        };
+        duration.clone_from(&shape.duration);
+        let file = Shape::Fronthaul(shape)
+            .generate(origin)
+            .map_err(|e| match e {
+                // The shape's errors name `init fronthaul` and its flags; these are this command's.
+                ScenarioError::Invalid {
+                    key,
+                    problem,
+                    allowed,
+                    ..
+                } => ScenarioError::Invalid {
+                    path: origin.to_path_buf(),
+                    key: key.replace("--du-cores", "--cores"),
+                    problem,
+                    allowed,
+                },
+                other => other,
+            })?;
+        let s = Scenario::from_file(file, origin)?;
+        let r = crate::run(&s, opts)?;
+        // Every flow of the shape is eCPRI (and the shape asks for this report).
+        let t = r.t12max.unwrap_or_else(|| T12maxReport::of(&r.flows));
+        let Some(worst) = t.worst_ns else {
+            return Err(ScenarioError::Invalid {
+                path: origin.to_path_buf(),
+                key: "--load".into(),
+                problem: format!(
+                    "no {name} frame reached an O-RU in the {duration} run at {} per O-RU, so it \
+                     has no delay to compare with T12max",
+                    l.load
+                ),
+                allowed: format!(
+                    "a load that sends at least one --payload frame per O-RU in {duration}"
+                ),
+            });
+        };
+        let transport = worst - base;
+        let margin_us = t12max_margins_us(transport);
+        let fits = if t.dropped == 0 {
+            margin_us.iter().flatten().filter(|&&m| m >= 0.0).count() as u64
+        } else {
+            0
+        };
+        modes.push(LoadedRow {
+            mode: name.clone(),
+            worst_ns: worst,
+            delivered: t.delivered,
+            dropped: t.dropped,
+            transport_ns: transport,
+            margin_us,
+            fits,
+        });
+    }
+    Ok(LoadedPlan {
+        dus: l.dus,
+        rus_per_du: l.rus_per_du,
+        load: l.load.clone(),
+        duration,
+        modes,
     })
 }

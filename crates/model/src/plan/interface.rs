@@ -88,6 +88,9 @@ pub struct InterfaceRun {
     pub p50_ns: Option<f64>,
     /// 99th percentile \[ns\]; `None` when saturated.
     pub p99_ns: Option<f64>,
+    /// Smallest one-way delay \[ns\] (exact): with several message sizes and little queueing,
+    /// the smallest messages' mode, which p50 and p99 may both miss; `None` when saturated.
+    pub min_ns: Option<f64>,
     /// Mean Eq. 1 components \[ns\]: queueing, propagation, transmission, processing; `None`
     /// when saturated.
     pub components_ns: Option<[f64; 4]>,
@@ -382,6 +385,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 cpu: None,
                 p50_ns: None,
                 p99_ns: None,
+                min_ns: None,
                 components_ns: None,
                 max_bps,
                 limit,
@@ -401,6 +405,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             cpu: Some(r.nodes[0].utilisation),
             p50_ns: Some(d.p50_ns),
             p99_ns: Some(d.p99_ns),
+            min_ns: Some(d.min_ns),
             components_ns: Some([
                 d.queueing_ns,
                 d.propagation_ns,

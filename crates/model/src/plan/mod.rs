@@ -27,7 +27,10 @@ use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
 use crate::report::{HandshakeReport, RunOptions};
 use crate::scenario::ScenarioBuilder;
 
-pub use fronthaul::{FRONTHAUL_MODES, FronthaulPlan, FronthaulQuestion, ModeRow, fronthaul};
+pub use fronthaul::{
+    FRONTHAUL_MODES, FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow,
+    ModeRow, fronthaul, t12max_margins_us,
+};
 pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface, interface_stack};
 
 /// The inputs of a key-exchange plan.

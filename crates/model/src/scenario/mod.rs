@@ -83,6 +83,9 @@ pub struct ReportOptions {
     pub flows: Option<Vec<usize>>,
     /// Include the per-hop Eq. 1 breakdown.
     pub hops: bool,
+    /// `[report] t12max`: the eCPRI flows (indices, among those reported) whose worst one-way
+    /// delay the report holds against T12max; empty when not asked.
+    pub t12max: Vec<usize>,
 }
 
 /// A validated scenario, ready to run.
@@ -488,6 +491,11 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             })
             .transpose()?,
         hops: report_file.hops.unwrap_or(false),
+        t12max: Vec::new(),
+    };
+    let report = ReportOptions {
+        t12max: t12max_flows(&cx, report_file.t12max, &file.flows, &report)?,
+        ..report
     };
     let stats = stats::stats(&cx, file.stats.as_ref(), &flow_names, &file.flows)?;
 
@@ -502,4 +510,43 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
         stats,
         node_profiles,
     })
+}
+
+/// The flows `[report] t12max = true` holds against T12max: every reported flow whose stack's
+/// last layer is eCPRI (the Open Fronthaul U-plane). Asking with none is refused, naming the key.
+fn t12max_flows(
+    cx: &Ctx<'_>,
+    asked: Option<bool>,
+    flows: &[FlowFile],
+    report: &ReportOptions,
+) -> Result<Vec<usize>, ScenarioError> {
+    if asked != Some(true) {
+        return Ok(Vec::new());
+    }
+    let ecpri = |f: &FlowFile| {
+        let stack = match &f.source {
+            SourceFile::Poisson { stack, .. }
+            | SourceFile::Periodic { stack, .. }
+            | SourceFile::Pattern { stack, .. }
+            | SourceFile::Ping { stack, .. }
+            | SourceFile::Bulk { stack, .. } => stack.as_deref(),
+            SourceFile::Handshake { .. } | SourceFile::Trace { .. } => None,
+        };
+        stack
+            .and_then(|s| protocols::Stack::parse(s).ok())
+            .is_some_and(|s| matches!(s.layers().last(), Some(protocols::stack::Layer::Ecpri(_))))
+    };
+    let reported: Vec<usize> = match &report.flows {
+        Some(f) => f.clone(),
+        None => (0..flows.len()).collect(),
+    };
+    let chosen: Vec<usize> = reported.into_iter().filter(|&i| ecpri(&flows[i])).collect();
+    if chosen.is_empty() {
+        return Err(cx.invalid(
+            "report.t12max",
+            "no reported flow carries eCPRI, so there is no one-way delay to hold against T12max",
+            "false, or a scenario with a flow whose stack ends in ecpri (the Open Fronthaul U-plane) among its reported flows",
+        ));
+    }
+    Ok(chosen)
 }

@@ -10,8 +10,8 @@ use model::plan::{
 
 use super::{escape, list, page};
 use crate::plan::{
-    fronthaul_heading, interface_answer, interface_heading, interface_table, kex_heading,
-    kex_table, modes_table, pair_text, region_legend, region_rows, short,
+    fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
+    kex_heading, kex_table, modes_table, pair_text, region_legend, region_rows, short,
 };
 use crate::table::Table;
 
@@ -77,6 +77,9 @@ pub fn interface(
     ]));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&interface_table(plan).html());
+    if let Some(note) = interface_modes_note(plan, q) {
+        let _ = writeln!(b, "<p>{}</p>", escape(&note));
+    }
     let _ = writeln!(
         b,
         "<p>{}</p>",
