@@ -18,7 +18,7 @@ use crate::host::{self, BuildInfo};
 use crate::keyops::KeyOp;
 use crate::measure::{CipherRun, KeyRun, Stats, Timing};
 use noise::noise_verdict;
-pub use write::now_rfc3339;
+pub use write::{now_rfc3339, rfc3339};
 use write::{build_profile, samples_csv};
 
 /// Quick (one round, under 30 s) or full (rounds until the medians are stable).

@@ -200,6 +200,11 @@ pub fn now_rfc3339() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    rfc3339(secs)
+}
+
+/// `secs` since 1970 as RFC 3339 UTC, `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian).
+pub fn rfc3339(secs: u64) -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Civil-from-days (H. Hinnant's algorithm).
     let z = days as i64 + 719_468;
