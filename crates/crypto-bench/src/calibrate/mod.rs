@@ -18,8 +18,8 @@ use crate::host::{self, BuildInfo};
 use crate::keyops::KeyOp;
 use crate::measure::{CipherRun, KeyRun, Stats, Timing};
 use noise::noise_verdict;
-pub use write::{now_rfc3339, rfc3339};
 use write::{build_profile, samples_csv};
+pub use write::{now_rfc3339, rfc3339};
 
 /// Quick (one round, under 30 s) or full (rounds until the medians are stable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
