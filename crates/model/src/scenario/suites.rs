@@ -47,24 +47,7 @@ pub(super) fn check(
     node_key: &str,
     node: &NodeProfile,
 ) -> Result<(), ScenarioError> {
-    // Validated by the source already; a stack that does not parse is reported there.
-    let Ok(stack) = text.parse::<Stack>() else {
-        return Ok(());
-    };
-    let protected = stack.protected_len(0).ok().flatten().is_some();
-    let carried = stack.suite();
-    if protected && carried.is_none() {
-        return Err(cx.invalid(
-            stack_key,
-            format!(
-                "\"{text}\" protects its frames with a cipher no profile measures, and {node_key} costs them with a profile"
-            ),
-            format!(
-                "a stack whose cipher is one of the measured suites ({})",
-                Suite::names()
-            ),
-        ));
-    }
+    let carried = carried(cx, stack_key, text, node_key)?;
     if carried != node.suite {
         let node_suite = named(node.suite);
         let stack_suite = named(carried);
@@ -81,8 +64,9 @@ pub(super) fn check(
     Ok(())
 }
 
-/// The suite a stack's frames carry, `None` for plaintext; a stack protected by a cipher no
-/// profile measures is refused at `stack_key` (`node_key` would cost it).
+/// The suite a stack's frames carry, `None` for plaintext (or a stack that does not parse: the
+/// source reports it); a stack protected by a cipher no profile measures is refused at
+/// `stack_key` (`node_key` would cost it).
 fn carried(
     cx: &Ctx<'_>,
     stack_key: &str,
