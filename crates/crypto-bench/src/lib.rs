@@ -7,7 +7,7 @@
 //!   packet opened and compared, tampering refused.
 //! - [`fit`]: `cost(L) = a + b*L` by relative least squares, with a piecewise table when a line
 //!   misses a point by more than 10%.
-//! - [`calibrate`]: a whole run (quick or full), noise verdict, [`sanity`] check, and the
+//! - [`calibrate`]: a whole run (quick or full), noise verdict, [`calibrate::sanity`] check, and the
 //!   profile and raw-samples CSV.
 //! - [`openssl`]: imports `openssl speed -mr -evp` output as a profile, for CPUs without Rust.
 //!
@@ -29,7 +29,6 @@ pub mod measure;
 pub mod openssl;
 #[cfg(feature = "pqclean")]
 pub mod pqclean;
-pub mod sanity;
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]

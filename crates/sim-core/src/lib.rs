@@ -61,4 +61,4 @@ pub mod time;
 mod validate;
 
 pub use error::NetworkError;
-pub use validate::MAX_WINDOW_FRAMES;
+pub use network::MAX_WINDOW_FRAMES;

@@ -6,7 +6,22 @@
 
 use crate::time::{DataRate, SimDuration};
 
-pub use crate::validate::{MAX_STEP_PS, MAX_TIME_PS};
+/// The longest single step the engine adds to its clock: a service time (an exponential's mean
+/// times 64), latency, the transmission of the largest packet a flow sends over a link (capped
+/// by the link's MTU), propagation, handshake work, period, interval, spacing or first timeout
+/// \[ps\] (2^60 ps, 13.3 days). With absolute times (trace records, offsets, warm-up, stop) at
+/// most [`MAX_TIME_PS`], the `u64` picosecond clock (213 days) cannot overflow unless a run
+/// chains more than a dozen such extreme steps. (Poisson gaps and retransmission backoffs
+/// saturate instead.)
+pub const MAX_STEP_PS: u64 = 1 << 60;
+/// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
+pub const MAX_TIME_PS: u64 = 1 << 62;
+/// The most bulk-transfer frames a network may have in flight at once, summed over its bulk
+/// flows (each flow's window, capped at its transfer's frames) \[frames\] (2^20). A bulk
+/// source sends its whole window at time zero, and each frame in flight holds a packet slot,
+/// an event and a queue entry (about 320 B): 2^20 frames are about 330 MB for each replication
+/// running at once (one per thread).
+pub const MAX_WINDOW_FRAMES: u64 = 1 << 20;
 
 /// Index of a node in [`Network::nodes`].
 pub type NodeId = usize;

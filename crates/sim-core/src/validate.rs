@@ -1,29 +1,15 @@
 //! [`Network::validate`]: the engine's own check of its input.
 
 use crate::error::NetworkError;
-use crate::network::{FlowConfig, LinkIndex, Network, Service, SizeDist, Source, table_eval};
+use crate::network::{
+    FlowConfig, LinkIndex, MAX_STEP_PS, MAX_TIME_PS, MAX_WINDOW_FRAMES, Network, Service, SizeDist,
+    Source, table_eval,
+};
 
 /// The most nodes, links, flows and path nodes the engine indexes (ids are `u32`, path positions
 /// `u16`).
 const MAX_PATH: usize = u16::MAX as usize;
 const MAX_ITEMS: usize = u32::MAX as usize / 2;
-
-/// The longest single step the engine adds to its clock: a service time (an exponential's mean
-/// times 64), latency, the transmission of the largest packet a flow sends over a link (capped
-/// by the link's MTU), propagation, handshake work, period, interval, spacing or first timeout
-/// \[ps\] (2^60 ps, 13.3 days). With absolute times (trace records, offsets, warm-up, stop) at
-/// most [`MAX_TIME_PS`], the `u64` picosecond clock (213 days) cannot overflow unless a run
-/// chains more than a dozen such extreme steps. (Poisson gaps and retransmission backoffs
-/// saturate instead.)
-pub const MAX_STEP_PS: u64 = 1 << 60;
-/// The latest absolute time a network may name \[ps\] (2^62 ps, 53 days).
-pub const MAX_TIME_PS: u64 = 1 << 62;
-/// The most bulk-transfer frames a network may have in flight at once, summed over its bulk
-/// flows (each flow's window, capped at its transfer's frames) \[frames\] (2^20). A bulk
-/// source sends its whole window at time zero, and each frame in flight holds a packet slot,
-/// an event and a queue entry (about 320 B): 2^20 frames are about 330 MB for each replication
-/// running at once (one per thread).
-pub const MAX_WINDOW_FRAMES: u64 = 1 << 20;
 
 impl Source {
     /// The frames this source may have in flight at once: a bulk source's window, capped at

@@ -5,6 +5,7 @@
 //! to trust them, and `write` turns them into the profile file and the raw-samples CSV.
 
 mod noise;
+pub mod sanity;
 mod write;
 
 use std::time::{Duration, Instant};
@@ -184,7 +185,7 @@ pub struct Calibration {
     /// The noise figures, and why noisy if so.
     pub noise_note: String,
     /// Problems the sanity check found in the results (empty: none).
-    pub sanity_problems: Vec<crate::sanity::Problem>,
+    pub sanity_problems: Vec<sanity::Problem>,
     /// Wall time of the run.
     pub wall_time: Duration,
 }
@@ -401,7 +402,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     let load_after = host::load_average();
     let wall_time = started.elapsed();
     let (noisy, noise_note) = noise_verdict(config, &points, load_before, load_after);
-    let sanity_problems = crate::sanity::check(&build, &points);
+    let sanity_problems = sanity::check(&build, &points);
     let profile = build_profile(
         config,
         &build,

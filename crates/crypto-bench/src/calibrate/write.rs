@@ -25,7 +25,7 @@ pub(super) fn build_profile(
     io: Option<crate::io::LoopbackIo>,
     noisy: bool,
     noise_note: &str,
-    sanity: &[crate::sanity::Problem],
+    sanity: &[super::sanity::Problem],
     load_before: Option<[f64; 3]>,
     load_after: Option<[f64; 3]>,
     wall: Duration,
@@ -260,7 +260,7 @@ mod tests {
             point("aes128-gcm.seal", gcm, 1500, 400.0),
             point("x25519.agree", None, 0, 30_000.0),
         ];
-        let problem = |suite| crate::sanity::Problem {
+        let problem = |suite| crate::calibrate::sanity::Problem {
             severe: false,
             suite,
             message: "looks slow".into(),

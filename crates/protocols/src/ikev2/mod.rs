@@ -48,6 +48,7 @@ mod peer;
 pub mod strongswan;
 pub mod wire;
 pub use algorithms::{AUTH_NAMES, Auth, IkeCipher};
+use peer::Profile;
 pub use peer::{PEER_NAMES, Peer};
 pub use wire::{ID_SYNTAX, IdKind, Identity, Proposal, Transform};
 
@@ -546,7 +547,7 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
             ),
         });
     }
-    let profile = peer::profile(cfg)?;
+    let profile = peer_profile(cfg)?;
     let mut exchanges = Vec::new();
     for (i, raw) in peer::payloads(cfg, &profile)?.into_iter().enumerate() {
         // IKE_SA_INIT alone is in the clear, on port 500 (§1.2, §2.23).
@@ -600,6 +601,16 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
         exchanges,
         ike_sa_init_fits,
     })
+}
+
+/// The profile of `cfg.peer`.
+fn peer_profile(cfg: &Config) -> Result<Profile> {
+    match cfg.peer {
+        Peer::Minimal => peer::minimal(cfg),
+        Peer::Strongswan => strongswan::profile(cfg, false),
+        Peer::StrongswanMinimal => strongswan::profile(cfg, true),
+        Peer::Libreswan => libreswan::profile(cfg),
+    }
 }
 
 #[cfg(test)]

@@ -468,13 +468,3 @@ pub(super) fn minimal(cfg: &Config) -> Result<Profile> {
         },
     })
 }
-
-/// The profile of `cfg.peer`.
-pub(super) fn profile(cfg: &Config) -> Result<Profile> {
-    match cfg.peer {
-        Peer::Minimal => minimal(cfg),
-        Peer::Strongswan => super::strongswan::profile(cfg, false),
-        Peer::StrongswanMinimal => super::strongswan::profile(cfg, true),
-        Peer::Libreswan => super::libreswan::profile(cfg),
-    }
-}

@@ -25,12 +25,12 @@ mod station;
 mod workload;
 
 use crate::error::NetworkError;
+use crate::network::MAX_TIME_PS;
 use crate::network::{Direction, Network, NodeId};
 use crate::queue::EventQueue;
 use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Precision, Role};
 use crate::tally::Bump;
 use crate::time::SimTime;
-use crate::validate::MAX_TIME_PS;
 
 use link::LinkDir;
 use node::NodeState;

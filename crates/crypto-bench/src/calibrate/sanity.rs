@@ -7,7 +7,7 @@
 
 use protocols::Suite;
 
-use crate::calibrate::PointResult;
+use super::PointResult;
 use crate::host::{BuildInfo, has_flag};
 
 fn median(points: &[PointResult], op: &str, len: usize) -> Option<f64> {
