@@ -28,7 +28,7 @@
 //! pass). The published numbers, their citations, tolerance rules and the assumptions are data
 //! too (`target`: targets.toml, references.toml, assumptions.toml); a row's class follows from
 //! its provenance. `study` holds the generic driver ([`study_names`], `run_study`) and the table
-//! of named analyses (`study::ANALYSES`): the code a study needs (DES runs of scenario variants,
+//! of named analyses (`ANALYSES`): the code a study needs (DES runs of scenario variants,
 //! fits, slopes, Table 4's regions, the capacity view, IKE phases), each returning named values
 //! with their provenance, the reason a value misses its target, facts, texts and plot series. An
 //! analysis is a module named like its study (`e2_sack`, `table1`, ...). The shared machinery
@@ -71,12 +71,12 @@ use crate::error::ScenarioError;
 
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
-pub use row::{Loo, Row, Summary};
+pub use row::{Class, Loo, Row, Summary};
 pub use sensitivity::{Flip, Variation, sensitivity};
 pub use study::{STUDIES_DIR, STUDIES_FILE, study_names};
 pub use target::{
-    ASSUMPTIONS_FILE, Assumption, Class, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target,
-    Targets, classify,
+    ASSUMPTIONS_FILE, Assumption, Paper, REFERENCES_FILE, RuleFile, TARGETS_FILE, Target, Targets,
+    classify,
 };
 pub use variant::{FrameLen, frame_len};
 
@@ -193,6 +193,25 @@ pub fn run(root: &Path, only: Option<&str>) -> Result<Vec<Experiment>> {
         .map(|n| run_one(root, &targets, n))
         .collect()
 }
+
+/// An analysis: computes its named values, facts and series for the study that runs it.
+type Analysis = fn(&std::path::Path, &target::Targets) -> Result<study::Outputs>;
+
+/// Every analysis a study file can name, by name.
+const ANALYSES: &[(&str, Analysis)] = &[
+    ("e2_sack", e2_sack::e2_sack),
+    ("e2_size", e2_size::e2_size),
+    ("e2_throughput", e2_throughput::e2_throughput),
+    ("ofh_table4", ofh_table4::ofh_table4),
+    ("ofh_size", ofh_size::ofh_size),
+    ("ofh_mtu", ofh_mtu::ofh_mtu),
+    ("ofh_load", ofh_load::ofh_load),
+    ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
+    ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
+    ("nfv_macsec", nfv_macsec::nfv_macsec),
+    ("table1", table1::table1),
+    ("transfer", transfer::transfer),
+];
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use super::Experiment;
-use super::target::Class;
 
 /// One published number against the model.
 #[derive(Debug, Clone, Serialize)]
@@ -151,5 +150,39 @@ impl Summary {
             predicted: rows.iter().filter(|r| r.class == Class::Predicted).count(),
             held_out: rows.iter().filter(|r| r.class == Class::HeldOut).count(),
         }
+    }
+}
+
+/// What a row's value is worth as evidence, decided by [`classify`](super::target::classify)
+/// from its provenance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// A parameter the value depends on was fitted to this target or an equivalent one: the
+    /// row checks the composition, not the model's predictive power.
+    Fitted,
+    /// True by construction: arithmetic on the paper's own inputs, a function of other rows,
+    /// or a consequence of the model's structure.
+    Identity,
+    /// Computed from parameters no fit took from this target or an equivalent one.
+    Predicted,
+    /// A prediction whose target no fit saw and no code or calibration file contains.
+    HeldOut,
+}
+
+impl Class {
+    /// `fitted`, `identity`, `predicted` or `held-out`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Fitted => "fitted",
+            Class::Identity => "identity",
+            Class::Predicted => "predicted",
+            Class::HeldOut => "held-out",
+        }
+    }
+
+    /// Whether the row is evidence that the model predicts (predicted or held-out).
+    pub fn is_prediction(self) -> bool {
+        matches!(self, Class::Predicted | Class::HeldOut)
     }
 }

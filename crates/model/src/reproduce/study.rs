@@ -7,7 +7,7 @@
 //!
 //! An **analysis** is the part that needs code: it runs scenario variants, fits, slopes or
 //! regions and returns named [`Computed`] values with their provenance ([`Deps`]), facts in
-//! words and named plot [`Series`]. [`ANALYSES`] registers every analysis by name; the generic
+//! words and named plot [`Series`]. [`ANALYSES`](super::ANALYSES) registers every analysis by name; the generic
 //! driver [`run_study`] reads a study file, runs its analyses and builds the rows by target id,
 //! so a published number whose value an analysis already computes is a data change: a
 //! `[[target]]` and a `[[row]]`.
@@ -26,25 +26,6 @@ use super::{Experiment, ReproduceError, Result};
 pub const STUDIES_FILE: &str = "experiments/studies.toml";
 /// The directory of the study files, relative to the repository root.
 pub const STUDIES_DIR: &str = "experiments/studies";
-
-/// An analysis: computes its named values, facts and series for the study that runs it.
-pub(super) type Analysis = fn(&Path, &Targets) -> Result<Outputs>;
-
-/// Every analysis a study file can name, by name.
-pub(super) const ANALYSES: &[(&str, Analysis)] = &[
-    ("e2_sack", super::e2_sack::e2_sack),
-    ("e2_size", super::e2_size::e2_size),
-    ("e2_throughput", super::e2_throughput::e2_throughput),
-    ("ofh_table4", super::ofh_table4::ofh_table4),
-    ("ofh_size", super::ofh_size::ofh_size),
-    ("ofh_mtu", super::ofh_mtu::ofh_mtu),
-    ("ofh_load", super::ofh_load::ofh_load),
-    ("pq_ike_e2", super::pq_ike_e2::pq_ike_e2),
-    ("pq_kems_hybrid", super::pq_kems_hybrid::pq_kems_hybrid),
-    ("nfv_macsec", super::nfv_macsec::nfv_macsec),
-    ("table1", super::table1::table1),
-    ("transfer", super::transfer::transfer),
-];
 
 /// One value an analysis computes, with what it was computed from.
 #[derive(Debug, Clone)]
@@ -303,13 +284,13 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     }
     let mut outs: Vec<(&str, Outputs)> = vec![];
     for (i, a) in file.analyses.iter().enumerate() {
-        let Some((_, f)) = ANALYSES.iter().find(|(n, _)| n == a) else {
+        let Some((_, f)) = super::ANALYSES.iter().find(|(n, _)| n == a) else {
             return Err(err(
                 &path,
                 format!("analyses[{i}]"),
                 format!(
                     "no analysis `{a}`; known: {}",
-                    known(ANALYSES.iter().map(|(n, _)| *n))
+                    known(super::ANALYSES.iter().map(|(n, _)| *n))
                 ),
             ));
         };

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::row::Row;
+use super::row::{Class, Row};
 use super::{ReproduceError, Result};
 
 /// The targets file, relative to the repository root.
@@ -45,39 +45,6 @@ pub struct Assumption {
 #[serde(deny_unknown_fields)]
 struct AssumptionsFile {
     assumption: Vec<Assumption>,
-}
-
-/// What a row's value is worth as evidence, decided by [`classify`] from its provenance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Class {
-    /// A parameter the value depends on was fitted to this target or an equivalent one: the
-    /// row checks the composition, not the model's predictive power.
-    Fitted,
-    /// True by construction: arithmetic on the paper's own inputs, a function of other rows,
-    /// or a consequence of the model's structure.
-    Identity,
-    /// Computed from parameters no fit took from this target or an equivalent one.
-    Predicted,
-    /// A prediction whose target no fit saw and no code or calibration file contains.
-    HeldOut,
-}
-
-impl Class {
-    /// `fitted`, `identity`, `predicted` or `held-out`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Fitted => "fitted",
-            Class::Identity => "identity",
-            Class::Predicted => "predicted",
-            Class::HeldOut => "held-out",
-        }
-    }
-
-    /// Whether the row is evidence that the model predicts (predicted or held-out).
-    pub fn is_prediction(self) -> bool {
-        matches!(self, Class::Predicted | Class::HeldOut)
-    }
 }
 
 /// One rule of `[rule.<name>]`.
