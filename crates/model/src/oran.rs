@@ -52,3 +52,17 @@ pub fn table4_region(t: f64, on: f64, off: f64) -> usize {
         2
     }
 }
+
+/// T12max less a one-way delay `delay_ns` for every O-DU / O-RU category pair of 000 Table 4,
+/// per O-RU row and O-DU column in [`table4`]'s order \[us\]: the pair fits when
+/// it is zero or more. The one comparison `plan fronthaul` and a run's `[report] t12max` share.
+pub fn t12max_margins_us(delay_ns: f64) -> Vec<Vec<f64>> {
+    table4()
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&t12| (t12 as f64 * 1e3 - delay_ns) / 1e3)
+                .collect()
+        })
+        .collect()
+}

@@ -12,6 +12,11 @@ use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role
 use crate::Scenario;
 use crate::scenario::NodeProfile;
 
+/// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] of a cipher-only profile.
+pub const LOWER_BOUND: &str = "cipher-only lower bound";
+/// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] with implementation terms.
+pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
+
 /// The report format version.
 pub const SCHEMA: &str = "oransim.run/1";
 
@@ -128,7 +133,7 @@ impl T12maxReport {
             }
         }
         let t12max_us = crate::oran::table4();
-        let margin_us = worst.map_or_else(Vec::new, |(_, w)| crate::plan::t12max_margins_us(w));
+        let margin_us = worst.map_or_else(Vec::new, |(_, w)| crate::oran::t12max_margins_us(w));
         let fits = if dropped == 0 {
             margin_us.iter().flatten().filter(|&&m| m >= 0.0).count() as u64
         } else {
@@ -546,7 +551,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             };
             let handshake = match &cfg.source {
                 sim_core::network::Source::Handshake { exchanges, .. } => Some(HandshakeReport {
-                    bound: crate::plan::LOWER_BOUND,
+                    bound: LOWER_BOUND,
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,
                     retransmissions: merged.handshake_retransmissions,

@@ -3,6 +3,7 @@
 use super::*;
 use crate::Scenario;
 use crate::generate::{FronthaulShape, Shape};
+use crate::oran::t12max_margins_us;
 use crate::report::T12maxReport;
 
 /// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
@@ -144,20 +145,6 @@ pub struct FronthaulPlan {
     /// The verdict under load (only with [`FronthaulQuestion::load`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loaded: Option<LoadedPlan>,
-}
-
-/// T12max less a one-way delay `delay_ns` for every O-DU / O-RU category pair of 000 Table 4,
-/// per O-RU row and O-DU column in [`crate::oran::table4`]'s order \[us\]: the pair fits when
-/// it is zero or more. The one comparison `plan fronthaul` and a run's `[report] t12max` share.
-pub fn t12max_margins_us(delay_ns: f64) -> Vec<Vec<f64>> {
-    crate::oran::table4()
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|&t12| (t12 as f64 * 1e3 - delay_ns) / 1e3)
-                .collect()
-        })
-        .collect()
 }
 
 /// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the

@@ -29,7 +29,7 @@ use crate::scenario::ScenarioBuilder;
 
 pub use fronthaul::{
     FRONTHAUL_MODES, FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow,
-    ModeRow, fronthaul, t12max_margins_us,
+    ModeRow, fronthaul,
 };
 pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface, interface_stack};
 
@@ -126,10 +126,7 @@ pub struct KexRow {
     pub implementation: Option<ImplementationEstimate>,
 }
 
-/// `KexRow::bound` of a cipher-only profile.
-pub const LOWER_BOUND: &str = "cipher-only lower bound";
-/// `KexRow::bound` with implementation terms.
-pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
+pub use crate::report::{IMPLEMENTATION_TERMS, LOWER_BOUND};
 
 /// One set-up and the storm with a real implementation's terms (docs/validation.md,
 /// "What plan kex does with them"): the set-up adds the daemon's latency term (and, with
@@ -301,32 +298,6 @@ fn storm_scenario(
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile
 /// without them.
 pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
-
-/// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
-/// `allowed` part of the error that refuses it.
-pub(crate) fn how_to_measure(op: &str) -> String {
-    let alg = op.split('.').next().unwrap_or(op);
-    let openssl = match alg {
-        "x25519" => Some("ecdhx25519"),
-        "ecdsa-p256" => Some("ecdsap256"),
-        "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
-        _ => None,
-    };
-    if profile::OPTIONAL_KEY_OPS.contains(&op) {
-        return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
-    }
-    match openssl {
-        Some(arg) => format!(
-            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
-        ),
-        None if alg.starts_with("mlkem") || alg.starts_with("mldsa") => format!(
-            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
-        ),
-        None => format!(
-            "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
-        ),
-    }
-}
 
 /// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
 /// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the

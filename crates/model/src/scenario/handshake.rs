@@ -108,7 +108,7 @@ pub(super) fn handshake_source(
             cx.invalid(
                 format!("{key}.{}", if signs { "auth" } else { "ke" }),
                 format!("profile {}: {problem}", p.origin),
-                crate::plan::how_to_measure(name),
+                how_to_measure(name),
             )
         })
     };
@@ -230,4 +230,30 @@ pub(super) fn handshake_source(
         spacing,
         retransmit,
     })
+}
+
+/// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
+/// `allowed` part of the error that refuses it.
+fn how_to_measure(op: &str) -> String {
+    let alg = op.split('.').next().unwrap_or(op);
+    let openssl = match alg {
+        "x25519" => Some("ecdhx25519"),
+        "ecdsa-p256" => Some("ecdsap256"),
+        "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
+        _ => None,
+    };
+    if profile::OPTIONAL_KEY_OPS.contains(&op) {
+        return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
+    }
+    match openssl {
+        Some(arg) => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
+        ),
+        None if alg.starts_with("mlkem") || alg.starts_with("mldsa") => format!(
+            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
+        ),
+        None => format!(
+            "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
+        ),
+    }
 }
