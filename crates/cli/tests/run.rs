@@ -658,3 +658,49 @@ fn an_ethernet_link_carries_the_line_rate_of_minimum_frames() {
         "{err}"
     );
 }
+
+/// Issue 25: `--progress always` draws simulated time against the `[stop]` duration (or source
+/// packets against its count) on stderr even into a pipe, and stdout is byte-identical to a run
+/// without it; by default a pipe gets no progress at all.
+#[test]
+fn progress_goes_to_stderr_only_when_asked_or_on_a_terminal() {
+    for (file, shown) in [
+        (
+            "scenarios/nfv_macsec.toml",
+            "100.00 ms of 100.00 ms simulated",
+        ),
+        ("scenarios/e2_sack.toml", "source packets"),
+    ] {
+        let plain = run(&["run", file, "--no-wall-clock", "--format", "json"]);
+        assert!(plain.status.success(), "{file}");
+        assert!(
+            plain.stderr.is_empty(),
+            "{file}: progress under a pipe by default: {}",
+            String::from_utf8_lossy(&plain.stderr)
+        );
+        let never = run(&[
+            "run",
+            file,
+            "--no-wall-clock",
+            "--format",
+            "json",
+            "--progress",
+            "never",
+        ]);
+        assert!(never.stderr.is_empty(), "{file}");
+        let always = run(&[
+            "run",
+            file,
+            "--no-wall-clock",
+            "--format",
+            "json",
+            "--progress",
+            "always",
+        ]);
+        assert!(always.status.success(), "{file}");
+        let err = String::from_utf8_lossy(&always.stderr);
+        assert!(err.contains(shown), "{file}: stderr {err:?}");
+        assert_eq!(always.stdout, plain.stdout, "{file}: stdout changed");
+        assert_eq!(never.stdout, plain.stdout, "{file}: stdout changed");
+    }
+}

@@ -66,6 +66,21 @@ pub fn cases() -> Vec<Case> {
             &["run", "scenarios/mm1.toml", "--out", "sentinel.txt"],
             &["--out"],
         ),
+        case(
+            "run progress value",
+            &["run", "scenarios/mm1.toml", "--progress", "sometimes"],
+            &["--progress", "auto, always, never"],
+        ),
+        case(
+            "run progress empty",
+            &["run", "scenarios/mm1.toml", "--progress", ""],
+            &["--progress"],
+        ),
+        case(
+            "run progress escape",
+            &["run", "scenarios/mm1.toml", "--progress", esc],
+            &["--progress"],
+        ),
     ];
     // overhead
     for stack in [
@@ -390,6 +405,8 @@ pub fn cases() -> Vec<Case> {
         ("--root", "missing-dir"),
         ("--root", "/dev/zero"),
         ("--format", "xml"),
+        ("--progress", "yes"),
+        ("--progress", big),
     ] {
         let mut args = vec!["reproduce", "--only", "e2_sack", flag, v];
         if flag != "--root" {
