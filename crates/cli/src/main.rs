@@ -53,6 +53,7 @@ mod format;
 mod limits_doc;
 mod lock;
 mod output;
+mod page;
 mod progress;
 
 /// mimalloc backs its arenas with transparent huge pages: a large network's per-element state

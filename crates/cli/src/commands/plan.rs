@@ -187,17 +187,29 @@ fn parse_suite(text: &str) -> Result<Suite, String> {
     text.parse().map_err(|e: protocols::Error| e.to_string())
 }
 
-/// `--html FILE`, before the plan runs: the file must be writable ([`crate::output::check_writable`]).
-fn check_html(path: Option<&Path>) -> anyhow::Result<()> {
+/// `--html FILE`: writes the page `page` renders, atomically. `page` is given the page's path
+/// (for [`crate::page::path_for`]) and its footer's version and date.
+fn write_html(
+    path: Option<&Path>,
+    page: impl FnOnce(&Path, &printer::html::Made<'_>) -> String,
+) -> anyhow::Result<()> {
     path.map_or(Ok(()), |p| {
-        crate::output::check_writable(p).context("--html")
+        let version = crate::page::version();
+        let date = crate::page::date()?;
+        let made = printer::html::Made {
+            version: &version,
+            date: &date,
+        };
+        crate::output::write_atomic(p, page(p, &made).as_bytes()).context("--html")
     })
 }
 
-/// `--html FILE`: writes the page `page` renders, atomically.
-fn write_html(path: Option<&Path>, page: impl FnOnce() -> String) -> anyhow::Result<()> {
+/// `--html FILE`, before the plan runs: the file must be writable and `SOURCE_DATE_EPOCH`, if
+/// set, a date.
+fn check_html(path: Option<&Path>) -> anyhow::Result<()> {
     path.map_or(Ok(()), |p| {
-        crate::output::write_atomic(p, page().as_bytes()).context("--html")
+        crate::page::date()?;
+        crate::output::check_writable(p).context("--html")
     })
 }
 
@@ -238,8 +250,12 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     };
     check_html(a.html.as_deref())?;
     let plan = model::plan::interface(&q)?;
-    write_html(a.html.as_deref(), || {
-        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit)
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::InterfaceQuestion {
+            profile: crate::page::path_for(&q.profile, page),
+            ..q.clone()
+        };
+        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit, made)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
@@ -317,8 +333,19 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
         _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
     };
-    write_html(a.html.as_deref(), || {
-        printer::html::fronthaul(&q, &mine, other.as_ref(), pair)
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::FronthaulQuestion {
+            profile: crate::page::path_for(&q.profile, page),
+            ..q.clone()
+        };
+        let on_page = |plan: &model::plan::FronthaulPlan| model::plan::FronthaulPlan {
+            profile: crate::page::path_for(Path::new(&plan.profile), page)
+                .display()
+                .to_string(),
+            ..plan.clone()
+        };
+        let other = other.as_ref().map(on_page);
+        printer::html::fronthaul(&q, &on_page(&mine), other.as_ref(), pair, made)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(
@@ -350,7 +377,14 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
     };
     check_html(a.html.as_deref())?;
     let plan = model::plan::kex(&q)?;
-    write_html(a.html.as_deref(), || printer::html::kex(&plan, &q))?;
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::KexQuestion {
+            initiator_profile: crate::page::path_for(&q.initiator_profile, page),
+            responder_profile: crate::page::path_for(&q.responder_profile, page),
+            ..q.clone()
+        };
+        printer::html::kex(&plan, &q, made)
+    })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::KEX_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::kex(&plan, &q),
