@@ -1,4 +1,4 @@
-//! `oransim run FILE`: run a scenario and print its report.
+//! `oransim run FILE`: run a scenario and print its report; `-` reads it from standard input.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +12,8 @@ use crate::progress::{RunGoal, When, watch_run};
 /// Arguments of `oransim run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scenario file (TOML).
+    /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
+    /// current directory; a file named - is ./-).
     pub file: PathBuf,
     /// Master seed (overrides `[scenario] seed`).
     #[arg(long)]
@@ -44,7 +45,7 @@ pub struct RunArgs {
 
 /// Runs `oransim run`.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let scenario = model::Scenario::load(&args.file)?;
+    let (scenario, name) = super::check::load(&args.file)?;
     if let Some(r) = args.replications {
         model::scenario::check_replications(r, scenario.network.flows.len())
             .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;
@@ -73,7 +74,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let report = watch_run(args.progress, goal, &progress, || {
         model::run_watched(&scenario, &opts, Some(&progress))
     })
-    .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if let Some(dir) = &args.out {
         // The JSON last: its presence marks a complete set (`write_set`).
         let mut set = Vec::new();

@@ -21,6 +21,7 @@ pub fn cases() -> Vec<Case> {
         case("dev zero run", &["run", "/dev/zero"], &["/dev/zero"]),
         case("long name", &["check", &long], &[]),
         case("check empty stdin", &["check", "-"], &["<stdin>"]),
+        case("run empty stdin", &["run", "-"], &["<stdin>"]),
         case(
             "run replications",
             &["run", "scenarios/mm1.toml", "--replications", big],
