@@ -76,6 +76,64 @@ impl Root {
     }
 }
 
+/// A profile a command reads: the file at the path given when there is one, else oransim's
+/// built-in copy of the checkout's file at that path (`calibration/NAME.toml`), written to a
+/// scratch directory that lives as long as this.
+pub struct Profile {
+    /// The path as given.
+    pub given: PathBuf,
+    /// The path to read.
+    pub read: PathBuf,
+    /// The scratch directory holding the built-in copy, if one is used.
+    scratch: Option<tempfile::TempDir>,
+}
+
+impl Profile {
+    /// `given`, or the built-in copy of it when nothing is there and the binary carries the
+    /// checkout's file at that relative path.
+    pub fn find(given: &Path) -> io::Result<Profile> {
+        let mut p = Profile {
+            given: given.to_path_buf(),
+            read: given.to_path_buf(),
+            scratch: None,
+        };
+        if std::fs::symlink_metadata(given).is_ok() {
+            return Ok(p);
+        }
+        if let Some(bytes) = file(given) {
+            let scratch = tempfile::Builder::new()
+                .prefix("oransim-profile-")
+                .tempdir()?;
+            let read = scratch.path().join(given);
+            if let Some(dir) = read.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&read, bytes)?;
+            p.read = read;
+            p.scratch = Some(scratch);
+        }
+        Ok(p)
+    }
+
+    /// Whether the built-in copy is read.
+    pub fn is_builtin(&self) -> bool {
+        self.scratch.is_some()
+    }
+
+    /// `text` with the built-in copy's scratch path written as the path given, so messages
+    /// name what the user typed.
+    pub fn as_given(&self, text: &str) -> String {
+        if self.is_builtin() {
+            text.replace(
+                &self.read.display().to_string(),
+                &self.given.display().to_string(),
+            )
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
 /// Writes every embedded file under `dir`, as laid out in a checkout.
 fn extract(dir: &Path) -> io::Result<()> {
     for (name, tree) in TREES {
