@@ -8,8 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use include_dir::{Dir, include_dir};
 
-/// `calibration/` of the checkout the binary was built from.
-static CALIBRATION: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../calibration");
+/// `calibration/` of the checkout the binary was built from, without the raw samples
+/// (`*.samples.csv`, which no command reads; `build.rs` lists the files).
+static CALIBRATION: Dir<'static> = include!(concat!(env!("OUT_DIR"), "/calibration.rs"));
 /// `scenarios/` of the checkout the binary was built from.
 static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../scenarios");
 /// `experiments/` of the checkout the binary was built from.
@@ -182,5 +183,30 @@ mod tests {
         assert!(file(Path::new("../calibration/colosseum-e2.toml")).is_none());
         assert!(file(Path::new("/calibration/colosseum-e2.toml")).is_none());
         assert!(file(Path::new("docs/limits.md")).is_none());
+    }
+
+    /// Issue 25: every file of `calibration/` is carried as it is on disk, but for the raw
+    /// samples, which no command reads (about 2.7 MB).
+    #[test]
+    fn calibration_is_embedded_without_its_samples() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");
+        let mut samples = 0;
+        for entry in std::fs::read_dir(&dir).expect("calibration/") {
+            let name = entry.expect("an entry").file_name();
+            let name = name.to_str().expect("a UTF-8 name");
+            let path = format!("calibration/{name}");
+            let embedded = file(Path::new(&path));
+            if name.ends_with(".samples.csv") {
+                samples += 1;
+                assert!(embedded.is_none(), "{path} is embedded");
+            } else {
+                let disk = std::fs::read(dir.join(name)).expect("the file");
+                assert_eq!(embedded, Some(disk.as_slice()), "{path}");
+            }
+        }
+        assert!(
+            samples > 0,
+            "no samples to leave out: the test tests nothing"
+        );
     }
 }
