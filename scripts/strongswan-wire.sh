@@ -63,12 +63,15 @@ log() { echo "strongswan-wire: $*" >&2; }
 . "$(dirname "$0")/lib/apt.sh"
 # shellcheck source=lib/procs.sh
 . "$(dirname "$0")/lib/procs.sh"
+# charon_packages and charon_conf (the rest of it is strongswan-bench.sh's; the globals it
+# sets are set again below).
+# shellcheck source=lib/charon.sh
+. "$(dirname "$0")/lib/charon.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
 
 # --- packages ----------------------------------------------------------------------------------
-packages=(strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
-  libstrongswan-extra-plugins libcharon-extra-plugins tcpdump tshark jq iproute2)
+packages=("${charon_packages[@]}")
 need_install=0
 for p in "${packages[@]}"; do
   dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_install=1
@@ -165,7 +168,7 @@ plugins="kernel-libipsec random nonce aes aesni sha1 sha2 md5 mgf1 pem pkcs1 pkc
 plugins+=" pgp dnskey sshkey pubkey x509 revocation constraints fips-prf gmp hmac kdf drbg xcbc rc2"
 plugins+=" openssl gcm agent attr kernel-netlink resolve socket-default connmark counters updown vici"
 
-# strongswan.conf for one daemon: $1 directory, $2 peer configuration (default or minimal), $3
+# strongswan.conf for one daemon (scripts/lib/charon.sh's `charon_conf`): $1 directory, $2 peer configuration (default or minimal), $3
 # auth, $4 the `ike` log level (4 logs the IKE SA keys, for decryption; the timed set-ups run at
 # 1, the level Debian's charon logs at, since level 4's hex dumps cost time).
 # `minimal` pares IKE_SA_INIT and IKE_AUTH down to what strongSwan can leave out: no
@@ -180,43 +183,9 @@ write_strongswan_conf() {
     [ "$auth" = psk ] && extra="$extra
   signature_authentication = no"
   fi
-  cat >"$dir/strongswan.conf" <<EOF
-charon {
-  load = $plugins
-  port = 500
-  port_nat_t = 4500
-  install_routes = no
-  retransmit_tries = 2
-  $extra
-  filelog {
-    log {
-      path = $dir/charon.log
-      time_format = %s
-      default = 1
-      ike = $ike_log
+  charon_conf "$dir" "$extra" "ike = $ike_log
       net = 1
-      enc = 1
-      flush_line = yes
-    }
-  }
-  syslog {
-    daemon {
-      default = -1
-    }
-  }
-  plugins {
-    vici {
-      socket = unix://$dir/charon.vici
-    }
-  }
-}
-swanctl {
-  load = pem pkcs1 pkcs8 x509 revocation constraints pubkey openssl random
-}
-pki {
-  load = random nonce aes sha1 sha2 pem pkcs1 pkcs8 x509 pubkey gmp openssl
-}
-EOF
+      enc = 1"
 }
 
 for side in a b; do

@@ -1,4 +1,5 @@
-# Sourced by scripts/strongswan-bench.sh: two charons of Debian's strongSwan, one in each of two
+# Sourced by scripts/strongswan-bench.sh (and, for `charon_packages` and `charon_conf`, by
+# scripts/strongswan-wire.sh): two charons of Debian's strongSwan, one in each of two
 # network namespaces over a veth pair, each with its own strongswan.conf, vici socket, pid file
 # and log in one temporary directory. Needs the caller's `log`, `skip` and scripts/lib/procs.sh.
 #
@@ -105,33 +106,29 @@ charon_netns() {
   charon_credentials
 }
 
-# strongswan.conf for side $1: the plugins, its own log (level 1, as Debian's charon logs, with
-# milliseconds), vici socket; no automatic routes (the data path's routes are the TUN's).
-write_charon_conf() {
-  local dir=$tmp/$1
+# charon_conf DIR CHARON LOG: DIR/strongswan.conf for a charon whose files are all in DIR:
+# $plugins, the IKE ports, no automatic routes (the data path's routes are the TUN's), two
+# retransmits, a log DIR/charon.log (every subsystem at level 1, as Debian's charon logs, with
+# the seconds' time stamps, flushed per line) and no syslog, the vici socket DIR/charon.vici,
+# and the plugins swanctl and pki load. CHARON holds further lines of the `charon` section, LOG
+# further lines of its log's (both may be empty). Used by strongswan-bench.sh and
+# strongswan-wire.sh.
+charon_conf() {
+  local dir=$1 charon_lines=$2 log_lines=$3
   cat >"$dir/strongswan.conf" <<EOF
 charon {
   load = $plugins
   port = 500
   port_nat_t = 4500
   install_routes = no
-  # Each initiation a new IKE SA (by default charon puts a Child SA of a connection equal to
-  # an established one into that IKE SA).
-  reuse_ikesa = no
-  # A storm's initiators all share one address here, where a RIC's gNBs each have their own:
-  # the per-address limit on half-open IKE SAs (5) and the cookie threshold (30 half-open SAs)
-  # are raised so that the storm measures the daemons' work, not DoS protection that the model
-  # does not include (docs/validation.md).
-  block_threshold = 100000
-  cookie_threshold = 100000
-  cookie_threshold_ip = 100000
   retransmit_tries = 2
+  $charon_lines
   filelog {
     log {
       path = $dir/charon.log
       time_format = %s
-      time_add_ms = yes
       default = 1
+      $log_lines
       flush_line = yes
     }
   }
@@ -153,6 +150,19 @@ pki {
   load = random nonce aes sha1 sha2 pem pkcs1 pkcs8 x509 pubkey gmp openssl
 }
 EOF
+}
+
+# strongswan.conf for side $1 of the bench (`charon_conf`), its log with milliseconds. Each
+# initiation a new IKE SA (by default charon puts a Child SA of a connection equal to an
+# established one into that IKE SA). A storm's initiators all share one address here, where a
+# RIC's gNBs each have their own: the per-address limit on half-open IKE SAs (5) and the cookie
+# threshold (30 half-open SAs) are raised so that the storm measures the daemons' work, not DoS
+# protection that the model does not include (docs/validation.md).
+write_charon_conf() {
+  charon_conf "$tmp/$1" "reuse_ikesa = no
+  block_threshold = 100000
+  cookie_threshold = 100000
+  cookie_threshold_ip = 100000" "time_add_ms = yes"
 }
 
 swan() { # swan SIDE ARGS...: swanctl against that side's daemon

@@ -8,8 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use include_dir::{Dir, include_dir};
 
-/// `calibration/` of the checkout the binary was built from.
-static CALIBRATION: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../calibration");
+/// `calibration/` of the checkout the binary was built from, without the raw samples
+/// (`*.samples.csv`, which no command reads; `build.rs` lists the files).
+static CALIBRATION: Dir<'static> = include!(concat!(env!("OUT_DIR"), "/calibration.rs"));
 /// `scenarios/` of the checkout the binary was built from.
 static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../scenarios");
 /// `experiments/` of the checkout the binary was built from.
@@ -76,6 +77,64 @@ impl Root {
     }
 }
 
+/// A profile a command reads: the file at the path given when there is one, else oransim's
+/// built-in copy of the checkout's file at that path (`calibration/NAME.toml`), written to a
+/// scratch directory that lives as long as this.
+pub struct Profile {
+    /// The path as given.
+    pub given: PathBuf,
+    /// The path to read.
+    pub read: PathBuf,
+    /// The scratch directory holding the built-in copy, if one is used.
+    scratch: Option<tempfile::TempDir>,
+}
+
+impl Profile {
+    /// `given`, or the built-in copy of it when nothing is there and the binary carries the
+    /// checkout's file at that relative path.
+    pub fn find(given: &Path) -> io::Result<Profile> {
+        let mut p = Profile {
+            given: given.to_path_buf(),
+            read: given.to_path_buf(),
+            scratch: None,
+        };
+        if std::fs::symlink_metadata(given).is_ok() {
+            return Ok(p);
+        }
+        if let Some(bytes) = file(given) {
+            let scratch = tempfile::Builder::new()
+                .prefix("oransim-profile-")
+                .tempdir()?;
+            let read = scratch.path().join(given);
+            if let Some(dir) = read.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&read, bytes)?;
+            p.read = read;
+            p.scratch = Some(scratch);
+        }
+        Ok(p)
+    }
+
+    /// Whether the built-in copy is read.
+    pub fn is_builtin(&self) -> bool {
+        self.scratch.is_some()
+    }
+
+    /// `text` with the built-in copy's scratch path written as the path given, so messages
+    /// name what the user typed.
+    pub fn as_given(&self, text: &str) -> String {
+        if self.is_builtin() {
+            text.replace(
+                &self.read.display().to_string(),
+                &self.given.display().to_string(),
+            )
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
 /// Writes every embedded file under `dir`, as laid out in a checkout.
 fn extract(dir: &Path) -> io::Result<()> {
     for (name, tree) in TREES {
@@ -124,5 +183,30 @@ mod tests {
         assert!(file(Path::new("../calibration/colosseum-e2.toml")).is_none());
         assert!(file(Path::new("/calibration/colosseum-e2.toml")).is_none());
         assert!(file(Path::new("docs/limits.md")).is_none());
+    }
+
+    /// Issue 25: every file of `calibration/` is carried as it is on disk, but for the raw
+    /// samples, which no command reads (about 2.7 MB).
+    #[test]
+    fn calibration_is_embedded_without_its_samples() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");
+        let mut samples = 0;
+        for entry in std::fs::read_dir(&dir).expect("calibration/") {
+            let name = entry.expect("an entry").file_name();
+            let name = name.to_str().expect("a UTF-8 name");
+            let path = format!("calibration/{name}");
+            let embedded = file(Path::new(&path));
+            if name.ends_with(".samples.csv") {
+                samples += 1;
+                assert!(embedded.is_none(), "{path} is embedded");
+            } else {
+                let disk = std::fs::read(dir.join(name)).expect("the file");
+                assert_eq!(embedded, Some(disk.as_slice()), "{path}");
+            }
+        }
+        assert!(
+            samples > 0,
+            "no samples to leave out: the test tests nothing"
+        );
     }
 }

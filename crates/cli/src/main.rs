@@ -53,6 +53,8 @@ mod format;
 mod limits_doc;
 mod lock;
 mod output;
+mod page;
+mod progress;
 
 /// mimalloc backs its arenas with transparent huge pages: a large network's per-element state
 /// is touched at random, and 2 MiB pages keep it within the TLB's reach (docs/performance.md).

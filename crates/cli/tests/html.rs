@@ -409,3 +409,61 @@ fn a_plan_page_holds_the_question_inputs_and_answer() {
         assert!(page.contains(&esc(text.lines().next().unwrap())), "{name}");
     }
 }
+
+/// Issue 25: a plan page names the oransim version and its date, the date from
+/// `SOURCE_DATE_EPOCH` so the same plan gives the same bytes; a profile given as an absolute
+/// path is recorded relative to the page, so no directory of the machine is in it; a
+/// `SOURCE_DATE_EPOCH` that is not a date is refused by name, before anything is written.
+#[test]
+fn a_plan_page_says_which_oransim_made_it_and_when_without_absolute_paths() {
+    let dir = TempDir::new("html-made");
+    let cal = dir.join("calibration");
+    std::fs::create_dir_all(&cal).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let profile = cal.join("dev-host-aws-lc.toml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/dev-host-aws-lc.toml"),
+        &profile,
+    )
+    .unwrap();
+    let page = dir.join("out/kex.html");
+    let run = |epoch: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+            .args(["plan", "kex", "--profile", profile.to_str().unwrap()])
+            .args(["--html", page.to_str().unwrap()])
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .output()
+            .unwrap()
+    };
+    let out = run("1700000000");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = std::fs::read_to_string(&page).unwrap();
+    self_contained(&first);
+    let made = format!(
+        "Made by oransim {} on 2023-11-14 (UTC).",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(first.contains(&made), "{first}");
+    assert!(first.contains("<td>--profile</td><td>../calibration/dev-host-aws-lc.toml</td>"));
+    assert!(
+        !first.contains(dir.to_str().unwrap()),
+        "an absolute path in the page"
+    );
+    assert!(run("1700000000").status.success());
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), first);
+    std::fs::remove_file(&page).unwrap();
+    for bad in ["yesterday", "-1", "1e9", "999999999999999"] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("SOURCE_DATE_EPOCH") && err.contains("whole seconds"),
+            "{err}"
+        );
+        assert!(!page.exists(), "{bad}: a page was written");
+    }
+}

@@ -282,3 +282,69 @@ fn init_outside_a_checkout_writes_nothing_when_refused() {
     assert!(err.contains("--ke"), "{err}");
     assert_eq!(std::fs::read_dir(&*work).unwrap().count(), 0, "{err}");
 }
+
+/// Issue 25: outside a checkout, `plan --profile calibration/NAME.toml` reads oransim's
+/// built-in copy of that profile (said on stderr) and prints what the checkout's plan prints;
+/// it writes nothing in the directory and leaves no scratch file; a profile the binary does
+/// not carry is still refused naming `--profile`.
+#[test]
+fn plan_reads_a_built_in_profile_outside_a_checkout() {
+    let prefix = TempDir::new("plan-builtin-prefix");
+    let bin = prefix.join("oransim");
+    std::fs::copy(env!("CARGO_BIN_EXE_oransim"), &bin).expect("install the binary");
+    let work = TempDir::new("plan-builtin-work");
+    let tmp = TempDir::new("plan-builtin-tmp");
+    let plans: [&[&str]; 3] = [
+        &[
+            "plan",
+            "kex",
+            "--profile",
+            "calibration/dev-host-aws-lc.toml",
+            "--ke",
+            "x25519,mlkem768",
+        ],
+        &[
+            "plan",
+            "fronthaul",
+            "--profile",
+            "calibration/dev-host-rustcrypto.toml",
+            "--compare",
+            "calibration/ofh-macsec-i9.toml",
+        ],
+        &[
+            "plan",
+            "interface",
+            "--interface",
+            "E2",
+            "--profile",
+            "calibration/colosseum-e2.toml",
+            "--rate",
+            "3.5Mbps",
+            "--format",
+            "json",
+        ],
+    ];
+    for args in plans {
+        let (out, err, code) = run_in(&bin, &work, &tmp, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(out, stdout(args), "{args:?}");
+        assert!(
+            err.contains("--profile calibration/")
+                && err.contains("no such file here; using oransim's built-in copy"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&*work).unwrap().count(), 0, "wrote here");
+    assert_eq!(std::fs::read_dir(&*tmp).unwrap().count(), 0, "scratch left");
+    let (out, err, code) = run_in(
+        &bin,
+        &work,
+        &tmp,
+        &["plan", "kex", "--profile", "calibration/none.toml"],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("--profile") && err.contains("calibration/none.toml"),
+        "{err}"
+    );
+}

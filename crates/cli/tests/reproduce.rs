@@ -216,6 +216,32 @@ fn reproduce_only_and_bad_name() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("e2_sack"));
 }
 
+/// Issue 25: `--progress always` counts studies done on stderr even into a pipe, and stdout is
+/// byte-identical to a run without it; by default a pipe gets no progress.
+#[test]
+fn reproduce_progress_counts_studies_on_stderr_only() {
+    let go = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_oransim"))
+            .args(["reproduce", "--only", "ofh_table4", "--format", "json"])
+            .args(extra)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    let plain = go(&[]);
+    assert!(plain.status.success());
+    assert!(
+        plain.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let always = go(&["--progress", "always"]);
+    assert!(always.status.success());
+    let err = String::from_utf8_lossy(&always.stderr);
+    assert!(err.contains("1/1 studies"), "{err:?}");
+    assert_eq!(always.stdout, plain.stdout);
+}
+
 /// Plots: one SVG (with text) and one PNG per plot.
 #[test]
 fn reproduce_writes_plots() {

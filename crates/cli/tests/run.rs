@@ -658,3 +658,111 @@ fn an_ethernet_link_carries_the_line_rate_of_minimum_frames() {
         "{err}"
     );
 }
+
+/// Issue 25: `--progress always` draws simulated time against the `[stop]` duration (or source
+/// packets against its count) on stderr even into a pipe, and stdout is byte-identical to a run
+/// without it; by default a pipe gets no progress at all.
+#[test]
+fn progress_goes_to_stderr_only_when_asked_or_on_a_terminal() {
+    for (file, shown) in [
+        (
+            "scenarios/nfv_macsec.toml",
+            "100.00 ms of 100.00 ms simulated",
+        ),
+        ("scenarios/e2_sack.toml", "source packets"),
+    ] {
+        let plain = run(&["run", file, "--no-wall-clock", "--format", "json"]);
+        assert!(plain.status.success(), "{file}");
+        assert!(
+            plain.stderr.is_empty(),
+            "{file}: progress under a pipe by default: {}",
+            String::from_utf8_lossy(&plain.stderr)
+        );
+        let never = run(&[
+            "run",
+            file,
+            "--no-wall-clock",
+            "--format",
+            "json",
+            "--progress",
+            "never",
+        ]);
+        assert!(never.stderr.is_empty(), "{file}");
+        let always = run(&[
+            "run",
+            file,
+            "--no-wall-clock",
+            "--format",
+            "json",
+            "--progress",
+            "always",
+        ]);
+        assert!(always.status.success(), "{file}");
+        let err = String::from_utf8_lossy(&always.stderr);
+        assert!(err.contains(shown), "{file}: stderr {err:?}");
+        assert_eq!(always.stdout, plain.stdout, "{file}: stdout changed");
+        assert_eq!(never.stdout, plain.stdout, "{file}: stdout changed");
+    }
+}
+
+/// `oransim run ARGS` in the repository root with `stdin` on standard input.
+fn run_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write as _;
+    let mut child = bin()
+        .args(args)
+        .current_dir(root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the oransim binary runs");
+    // A refusal may come before all of stdin is read: a closed pipe is not the test's failure.
+    let _ = child.stdin.take().expect("stdin").write_all(stdin);
+    child.wait_with_output().expect("oransim ends")
+}
+
+/// Issue 25: `run -` reads the scenario from standard input as `check -` does: the same report
+/// as from the file, its profile paths read from the current directory, and a refusal names
+/// `<stdin>`.
+#[test]
+fn run_reads_a_scenario_from_stdin() {
+    let args = ["--no-wall-clock", "--format", "json"];
+    let from_file = run(&[&["run", "scenarios/e2_sack.toml"][..], &args].concat());
+    assert!(from_file.status.success());
+    let text = std::fs::read_to_string(root().join("scenarios/e2_sack.toml")).unwrap();
+    // Relative to the working directory (the repository root), not to scenarios/.
+    let here = text.replace("../calibration/", "calibration/");
+    let from_stdin = run_stdin(&[&["run", "-"][..], &args].concat(), here.as_bytes());
+    assert!(
+        from_stdin.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_stdin.stderr)
+    );
+    // The same report but for where the scenario and its profile were read from.
+    let mut a = json(&from_file);
+    let mut b = json(&from_stdin);
+    assert_eq!(b["scenario"]["file"], "<stdin>");
+    assert_eq!(
+        b["nodes"][0]["profile"]["file"],
+        "calibration/colosseum-e2.toml"
+    );
+    for v in [&mut a, &mut b] {
+        v["scenario"]["file"] = serde_json::Value::Null;
+        for n in v["nodes"].as_array_mut().unwrap() {
+            n["profile"]["file"] = serde_json::Value::Null;
+        }
+    }
+    assert!(a == b, "the reports differ beyond their paths");
+    // The file's own `../calibration/` does not exist from the repository root.
+    let refused = run_stdin(&["run", "-"], text.as_bytes());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.starts_with("error: <stdin>") && err.contains("../calibration/colosseum-e2.toml"),
+        "{err}"
+    );
+    let empty = run_stdin(&["run", "-"], b"");
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("<stdin>: the file is empty"));
+}

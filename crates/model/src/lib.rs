@@ -40,5 +40,5 @@ pub mod units;
 pub mod validate;
 
 pub use error::ScenarioError;
-pub use report::{Report, RunOptions, run};
+pub use report::{Report, RunOptions, run, run_watched};
 pub use scenario::{Scenario, ScenarioBuilder};

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{RunStats, run_replications_with};
+use sim_core::engine::{RunStats, run_replications_watched};
 use sim_core::network::UNLIMITED_SERVERS;
 use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
 
@@ -468,6 +468,16 @@ pub struct LinkReport {
 /// more statistics than a run may hold in memory gets [`sim_core::NetworkError::OutOfRange`]
 /// (field `replications`), not an allocation failure.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::NetworkError> {
+    run_watched(scenario, opts, None)
+}
+
+/// [`run`], its replications adding how far they have got to `progress` as they go (simulated
+/// time and source packets, summed; see [`sim_core::progress`]); the report is the same.
+pub fn run_watched(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    progress: Option<&sim_core::progress::Progress>,
+) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
     let reps = opts.replications.unwrap_or(scenario.replications);
     if let Err(problem) = crate::scenario::check_replications(reps, scenario.network.flows.len()) {
@@ -479,12 +489,13 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::N
         });
     }
     let start = Instant::now();
-    let runs = run_replications_with(
+    let runs = run_replications_watched(
         &scenario.network,
         seed,
         reps,
         opts.threads,
         &scenario.detail(),
+        progress,
     )?;
     let wall = start.elapsed().as_secs_f64();
     Ok(summarise(

@@ -6,8 +6,10 @@
 //! [`crate::plot`], whose text plotters escapes), there is no JavaScript, no font, image or
 //! style sheet to fetch, and the only links are anchors within the page. Provenance sits in
 //! `<details>` elements, which every browser folds and unfolds without a script. Every string
-//! that comes from data (targets, notes, reasons, paths, flags) goes through [`escape`]. The page
-//! holds no timestamp or path of its own, so the same run gives the same bytes.
+//! that comes from data (targets, notes, reasons, paths, flags) goes through [`escape`]. A plan
+//! page ends with a footer naming the oransim version and the date it was made ([`Made`], both
+//! given by the caller); the reproduction page holds no timestamp or path of its own. The same
+//! run on the same date gives the same bytes.
 //!
 //! ```
 //! let page = printer::html::page("a <b>", "<p>body</p>\n");
@@ -95,6 +97,29 @@ pub fn page(title: &str, body: &str) -> String {
     out.push_str(body);
     out.push_str("</main>\n</body>\n</html>\n");
     out
+}
+
+/// Who made a page and when, for its footer ([`footer`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Made<'a> {
+    /// The oransim version (`0.1.0`, or with `git describe` in brackets).
+    pub version: &'a str,
+    /// The date, `YYYY-MM-DD` UTC.
+    pub date: &'a str,
+}
+
+/// The page's footer: the version and date of `made`, and how its paths read.
+///
+/// ```
+/// let f = printer::html::footer(&printer::html::Made { version: "0.1.0", date: "2026-11-26" });
+/// assert!(f.contains("oransim 0.1.0 on 2026-11-26"));
+/// ```
+pub fn footer(made: &Made<'_>) -> String {
+    format!(
+        "<footer><p>Made by oransim {} on {} (UTC). Paths are as given, relative to the directory oransim ran in; a path given absolute is relative to this page.</p></footer>\n",
+        escape(made.version),
+        escape(made.date)
+    )
 }
 
 /// A bulleted list of `items`, each escaped; nothing when there are none.

@@ -44,7 +44,7 @@
 //! (the event queue and its same-time order), [`rng`] (per-component random streams),
 //! [`network`] (the engine's input), [`engine`] (the event loop), [`stats`] (streaming
 //! statistics, the Eq. 1 [`stats::Components`] and the node [`stats::Role`]s, confidence
-//! intervals), [`analytic`] (closed-form queueing results). The engine checks its input itself:
+//! intervals), [`analytic`] (closed-form queueing results), [`progress`] (how far a run has got). The engine checks its input itself:
 //! [`network::Network::validate`], called by every `run_*` function, returns a
 //! [`NetworkError`].
 
@@ -52,6 +52,7 @@ pub mod analytic;
 pub mod engine;
 mod error;
 pub mod network;
+pub mod progress;
 pub mod queue;
 pub mod rng;
 mod slots;

@@ -19,20 +19,23 @@ pub struct CheckArgs {
     pub file: PathBuf,
 }
 
-/// Runs `oransim check`: prints a one-paragraph summary of a valid scenario, or the error.
-pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let (s, name) = if args.file.as_os_str() == "-" {
+/// The scenario at `file`, or on standard input for `-`, and the name messages give it (the
+/// path, or [`STDIN_NAME`]).
+pub fn load(file: &Path) -> anyhow::Result<(model::Scenario, String)> {
+    Ok(if file.as_os_str() == "-" {
         let text = read_stdin()?;
         (
             model::Scenario::from_toml_str(&text, Path::new(STDIN_NAME))?,
             STDIN_NAME.to_owned(),
         )
     } else {
-        (
-            model::Scenario::load(&args.file)?,
-            args.file.display().to_string(),
-        )
-    };
+        (model::Scenario::load(file)?, file.display().to_string())
+    })
+}
+
+/// Runs `oransim check`: prints a one-paragraph summary of a valid scenario, or the error.
+pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let (s, name) = load(&args.file)?;
     let n = &s.network;
     let mut out = format!(
         "{name}: ok: scenario \"{}\", {} node(s), {} link(s), {} flow(s), seed {}, {} replication(s)\n",

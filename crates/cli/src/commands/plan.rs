@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use clap::Subcommand;
 use protocols::Suite;
 
+use crate::builtin::Profile;
 use crate::format::print;
 
 /// Arguments of `oransim plan`.
@@ -35,6 +36,7 @@ struct InterfaceArgs {
     #[arg(long, default_value = "E2")]
     interface: String,
     /// Calibration profile of both ends.
+    /// A path under calibration/ with no file there is read from oransim's built-in copy.
     #[arg(long)]
     profile: PathBuf,
     /// Cipher suite, e.g. aes256-gcm, aes256-cbc-hmac-sha256 (a bad name lists them all).
@@ -71,6 +73,7 @@ struct InterfaceArgs {
 #[derive(Debug, clap::Args)]
 struct FronthaulArgs {
     /// Calibration profile of the O-DU and O-RU data paths.
+    /// A path under calibration/ with no file there is read from oransim's built-in copy.
     #[arg(long)]
     profile: PathBuf,
     /// A second profile whose region map is printed beside (e.g. a paper's testbed).
@@ -148,6 +151,7 @@ struct KexArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=i64::from(model::plan::MAX_TUNNELS)))]
     tunnels: u32,
     /// Calibration profile of both ends (key-op and per-packet costs).
+    /// A path under calibration/ with no file there is read from oransim's built-in copy.
     #[arg(long)]
     profile: PathBuf,
     /// Profile of the responder, if different.
@@ -187,17 +191,66 @@ fn parse_suite(text: &str) -> Result<Suite, String> {
     text.parse().map_err(|e: protocols::Error| e.to_string())
 }
 
-/// `--html FILE`, before the plan runs: the file must be writable ([`crate::output::check_writable`]).
+/// `--html FILE`: writes the page `page` renders, atomically. `page` is given the page's path
+/// (for [`crate::page::path_for`]) and its footer's version and date.
+fn write_html(
+    path: Option<&Path>,
+    page: impl FnOnce(&Path, &printer::html::Made<'_>) -> String,
+) -> anyhow::Result<()> {
+    path.map_or(Ok(()), |p| {
+        let version = crate::page::version();
+        let date = crate::page::date()?;
+        let made = printer::html::Made {
+            version: &version,
+            date: &date,
+        };
+        crate::output::write_atomic(p, page(p, &made).as_bytes()).context("--html")
+    })
+}
+
+/// `--html FILE`, before the plan runs: the file must be writable and `SOURCE_DATE_EPOCH`, if
+/// set, a date.
 fn check_html(path: Option<&Path>) -> anyhow::Result<()> {
     path.map_or(Ok(()), |p| {
+        crate::page::date()?;
         crate::output::check_writable(p).context("--html")
     })
 }
 
-/// `--html FILE`: writes the page `page` renders, atomically.
-fn write_html(path: Option<&Path>, page: impl FnOnce() -> String) -> anyhow::Result<()> {
-    path.map_or(Ok(()), |p| {
-        crate::output::write_atomic(p, page().as_bytes()).context("--html")
+/// The profile `flag` names: the file there, or, when there is none and the path is one of a
+/// checkout's (`calibration/NAME.toml`), oransim's built-in copy, said on stderr.
+fn profile(flag: &str, given: &Path) -> anyhow::Result<Profile> {
+    let p = Profile::find(given).with_context(|| {
+        format!(
+            "{flag} {}: cannot write out oransim's built-in copy",
+            given.display()
+        )
+    })?;
+    if p.is_builtin() {
+        eprintln!(
+            "oransim plan: {flag} {}: no such file here; using oransim's built-in copy",
+            given.display()
+        );
+    }
+    Ok(p)
+}
+
+/// A plan's `result`, its error naming each built-in profile by the path given rather than its
+/// scratch copy's (the error is unchanged when no built-in copy is read).
+fn as_given<T, E>(result: Result<T, E>, profiles: &[&Profile]) -> anyhow::Result<T>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    result.map_err(|e| {
+        let e = anyhow::Error::new(e);
+        if profiles.iter().any(|p| p.is_builtin()) {
+            let text = profiles
+                .iter()
+                .fold(format!("{e:#}"), |t, p| p.as_given(&t));
+            anyhow::anyhow!(text)
+        } else {
+            e
+        }
     })
 }
 
@@ -237,9 +290,18 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
         alternatives: a.compare.clone(),
     };
     check_html(a.html.as_deref())?;
-    let plan = model::plan::interface(&q)?;
-    write_html(a.html.as_deref(), || {
-        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit)
+    let prof = profile("--profile", &a.profile)?;
+    let run = model::plan::InterfaceQuestion {
+        profile: prof.read.clone(),
+        ..q.clone()
+    };
+    let plan = as_given(model::plan::interface(&run), &[&prof])?;
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::InterfaceQuestion {
+            profile: crate::page::path_for(&q.profile, page),
+            ..q.clone()
+        };
+        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit, made)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
@@ -288,17 +350,23 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
     };
     check_html(a.html.as_deref())?;
     let q = question(&a.profile);
-    let mine = model::plan::fronthaul(&q)?;
+    let prof = profile("--profile", &a.profile)?;
+    let mut mine = as_given(model::plan::fronthaul(&question(&prof.read)), &[&prof])?;
+    mine.profile = a.profile.display().to_string();
     let other = a
         .compare
         .as_ref()
-        .map(|p| {
-            model::plan::fronthaul(&question(p)).with_context(|| {
-                format!(
-                    "--compare {}: the second profile, run with the same flags",
-                    p.display()
-                )
-            })
+        .map(|p| -> anyhow::Result<_> {
+            let prof = profile("--compare", p)?;
+            let mut plan = as_given(model::plan::fronthaul(&question(&prof.read)), &[&prof])
+                .with_context(|| {
+                    format!(
+                        "--compare {}: the second profile, run with the same flags",
+                        p.display()
+                    )
+                })?;
+            plan.profile = p.display().to_string();
+            Ok(plan)
         })
         .transpose()?;
     let pair = match (a.du, a.ru) {
@@ -317,8 +385,19 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
         _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
     };
-    write_html(a.html.as_deref(), || {
-        printer::html::fronthaul(&q, &mine, other.as_ref(), pair)
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::FronthaulQuestion {
+            profile: crate::page::path_for(&q.profile, page),
+            ..q.clone()
+        };
+        let on_page = |plan: &model::plan::FronthaulPlan| model::plan::FronthaulPlan {
+            profile: crate::page::path_for(Path::new(&plan.profile), page)
+                .display()
+                .to_string(),
+            ..plan.clone()
+        };
+        let other = other.as_ref().map(on_page);
+        printer::html::fronthaul(&q, &on_page(&mine), other.as_ref(), pair, made)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(
@@ -349,8 +428,25 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         peer: a.peer,
     };
     check_html(a.html.as_deref())?;
-    let plan = model::plan::kex(&q)?;
-    write_html(a.html.as_deref(), || printer::html::kex(&plan, &q))?;
+    let initiator = profile("--profile", &q.initiator_profile)?;
+    let responder = match &a.responder_profile {
+        Some(p) => profile("--responder-profile", p)?,
+        None => Profile::find(&q.responder_profile)?,
+    };
+    let run = model::plan::KexQuestion {
+        initiator_profile: initiator.read.clone(),
+        responder_profile: responder.read.clone(),
+        ..q.clone()
+    };
+    let plan = as_given(model::plan::kex(&run), &[&initiator, &responder])?;
+    write_html(a.html.as_deref(), |page, made| {
+        let q = model::plan::KexQuestion {
+            initiator_profile: crate::page::path_for(&q.initiator_profile, page),
+            responder_profile: crate::page::path_for(&q.responder_profile, page),
+            ..q.clone()
+        };
+        printer::html::kex(&plan, &q, made)
+    })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::KEX_SCHEMA, &plan)?,
         KexFormat::Table => printer::plan::kex(&plan, &q),

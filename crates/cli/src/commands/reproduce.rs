@@ -11,6 +11,8 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use model::reproduce;
 
+use crate::progress::{Bar, When};
+
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -49,6 +51,10 @@ pub struct ReproduceArgs {
     /// current directory if it holds them, else the copies built into oransim).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Show studies done against studies to run on stderr: auto draws it only when stderr is a
+    /// terminal.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
 }
 
 /// Runs the command: exit 0 when every target is met, 1 when one is missed.
@@ -86,7 +92,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let html = args.html.as_deref().map(html_target).transpose()?;
-    let exps = reproduce::run(root, args.only.as_deref()).context("reproduce")?;
+    let exps = run_studies(root, args.only.as_deref(), args.progress).context("reproduce")?;
     let targets = reproduce::Targets::load(root).context("reproduce")?;
     let sensitivity = if args.sensitivity {
         Some(reproduce::sensitivity(root, &targets, &exps).context("reproduce --sensitivity")?)
@@ -150,6 +156,31 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// [`reproduce::run`] study by study, with a bar of studies done on stderr as `when` says.
+fn run_studies(
+    root: &Path,
+    only: Option<&str>,
+    when: When,
+) -> anyhow::Result<Vec<reproduce::Experiment>> {
+    let names: Vec<String> = reproduce::study_names(root)?
+        .into_iter()
+        .filter(|n| only.is_none_or(|o| o == n))
+        .collect();
+    let bar = Bar::new(
+        when,
+        names.len() as u64,
+        "{bar:40} {pos}/{len} studies ({msg}), eta {eta}",
+    );
+    let mut exps = Vec::with_capacity(names.len());
+    for (done, name) in names.iter().enumerate() {
+        bar.set(done as u64, name.clone());
+        exps.extend(reproduce::run(root, Some(name))?);
+    }
+    bar.set(names.len() as u64, "done".to_owned());
+    bar.finish();
+    Ok(exps)
 }
 
 /// `--html DIR`'s page, DIR/index.html: DIR is created if absent, and the page checked

@@ -1,4 +1,4 @@
-//! `oransim run FILE`: run a scenario and print its report.
+//! `oransim run FILE`: run a scenario and print its report; `-` reads it from standard input.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,11 +7,13 @@ use anyhow::Context;
 
 use crate::format::{self, Format};
 use crate::output::{refuse_non_regular, write_set};
+use crate::progress::{RunGoal, When, watch_run};
 
 /// Arguments of `oransim run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scenario file (TOML).
+    /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
+    /// current directory; a file named - is ./-).
     pub file: PathBuf,
     /// Master seed (overrides `[scenario] seed`).
     #[arg(long)]
@@ -35,11 +37,15 @@ pub struct RunArgs {
     /// Threads for replications (default: all cores; results do not depend on it).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// Show simulated time against the `[stop]` duration (or source packets against its
+    /// count) on stderr: auto draws it only when stderr is a terminal.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
 }
 
 /// Runs `oransim run`.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let scenario = model::Scenario::load(&args.file)?;
+    let (scenario, name) = super::check::load(&args.file)?;
     if let Some(r) = args.replications {
         model::scenario::check_replications(r, scenario.network.flows.len())
             .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;
@@ -62,8 +68,13 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     // A run's own refusals (the clock's limit, reached mid-run) name the item and key; the
     // file is named here.
-    let report = model::run(&scenario, &opts)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let reps = opts.replications.unwrap_or(scenario.replications);
+    let goal = RunGoal::of(&scenario.network, reps);
+    let progress = sim_core::progress::Progress::new();
+    let report = watch_run(args.progress, goal, &progress, || {
+        model::run_watched(&scenario, &opts, Some(&progress))
+    })
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if let Some(dir) = &args.out {
         // The JSON last: its presence marks a complete set (`write_set`).
         let mut set = Vec::new();

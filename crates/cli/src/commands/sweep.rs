@@ -77,8 +77,8 @@ pub struct SweepArgs {
     /// What the plots in `--out DIR/plots` show: mean and p99 delay (`delay`, the message
     /// delay of periodic flows), one of them, the message delay, throughput or the busiest
     /// node's utilisation.
-    #[arg(long, value_enum, default_value_t = PlotMetric::Delay, requires = "out")]
-    pub plot_metric: PlotMetric,
+    #[arg(long, value_enum, default_value_t = printer::sweep::Metric::Delay, requires = "out")]
+    pub plot_metric: printer::sweep::Metric,
     /// Words naming a varied key on the plots, e.g. `link[0].mtu=MTU` (default: the key path
     /// in words, `link 0 MTU`; repeatable).
     #[arg(long = "label", value_name = "KEY=TEXT", requires = "out")]
@@ -95,37 +95,6 @@ pub enum SweepFormat {
     Csv,
     /// The `oransim.sweep/1` document.
     Json,
-}
-
-/// What the sweep plots show (`--plot-metric`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlotMetric {
-    /// Mean and p99 delay [us] (the message delay of periodic flows).
-    Delay,
-    /// Mean end-to-end packet delay [us].
-    DelayMean,
-    /// 99th-percentile end-to-end packet delay [us].
-    DelayP99,
-    /// Mean and p99 message delay [us] (periodic flows).
-    MessageDelay,
-    /// Delivered throughput [kb/s, Mb/s or Gb/s].
-    Throughput,
-    /// Utilisation of the busiest node on each flow's path [%].
-    Utilisation,
-}
-
-impl From<PlotMetric> for printer::sweep::Metric {
-    fn from(m: PlotMetric) -> Self {
-        use printer::sweep::Metric;
-        match m {
-            PlotMetric::Delay => Metric::Delay,
-            PlotMetric::DelayMean => Metric::DelayMean,
-            PlotMetric::DelayP99 => Metric::DelayP99,
-            PlotMetric::MessageDelay => Metric::MessageDelay,
-            PlotMetric::Throughput => Metric::Throughput,
-            PlotMetric::Utilisation => Metric::Utilisation,
-        }
-    }
 }
 
 /// The plot options of `--plot-metric` and `--label`; a label must name a varied key of the
@@ -163,7 +132,7 @@ fn plot_options(args: &SweepArgs, header: &Header) -> anyhow::Result<printer::sw
         }
     }
     Ok(printer::sweep::PlotOptions {
-        metric: args.plot_metric.into(),
+        metric: args.plot_metric,
         labels,
     })
 }

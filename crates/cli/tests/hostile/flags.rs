@@ -21,6 +21,7 @@ pub fn cases() -> Vec<Case> {
         case("dev zero run", &["run", "/dev/zero"], &["/dev/zero"]),
         case("long name", &["check", &long], &[]),
         case("check empty stdin", &["check", "-"], &["<stdin>"]),
+        case("run empty stdin", &["run", "-"], &["<stdin>"]),
         case(
             "run replications",
             &["run", "scenarios/mm1.toml", "--replications", big],
@@ -65,6 +66,21 @@ pub fn cases() -> Vec<Case> {
             "run out sentinel",
             &["run", "scenarios/mm1.toml", "--out", "sentinel.txt"],
             &["--out"],
+        ),
+        case(
+            "run progress value",
+            &["run", "scenarios/mm1.toml", "--progress", "sometimes"],
+            &["--progress", "auto, always, never"],
+        ),
+        case(
+            "run progress empty",
+            &["run", "scenarios/mm1.toml", "--progress", ""],
+            &["--progress"],
+        ),
+        case(
+            "run progress escape",
+            &["run", "scenarios/mm1.toml", "--progress", esc],
+            &["--progress"],
         ),
     ];
     // overhead
@@ -390,6 +406,8 @@ pub fn cases() -> Vec<Case> {
         ("--root", "missing-dir"),
         ("--root", "/dev/zero"),
         ("--format", "xml"),
+        ("--progress", "yes"),
+        ("--progress", big),
     ] {
         let mut args = vec!["reproduce", "--only", "e2_sack", flag, v];
         if flag != "--root" {

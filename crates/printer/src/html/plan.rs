@@ -8,7 +8,7 @@ use model::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
 };
 
-use super::{escape, list, page};
+use super::{Made, escape, footer, list, page};
 use crate::plan::{
     fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
     kex_heading, kex_table, modes_table, pair_text, region_legend, region_rows, short,
@@ -41,12 +41,13 @@ fn cores(c: Option<u32>) -> String {
 }
 
 /// `plan interface` as a page. `cpu_limit_pct` [%] and `latency_limit` are the limits as the
-/// user gave them.
+/// user gave them; `made` goes into the footer.
 pub fn interface(
     plan: &InterfacePlan,
     q: &InterfaceQuestion,
     cpu_limit_pct: f64,
     latency_limit: &str,
+    made: &Made<'_>,
 ) -> String {
     let mut b = question(
         "interface",
@@ -86,16 +87,19 @@ pub fn interface(
         escape(&interface_answer(plan, cpu_limit_pct, latency_limit))
     );
     b.push_str(&findings(&plan.findings));
+    b.push_str(&footer(made));
     page(&format!("oransim plan interface: {}", plan.interface), &b)
 }
 
 /// `plan fronthaul` as a page: per profile the modes, the detailed category `pair` if asked
-/// (row, column indices into `mine.categories`), the region maps and the findings.
+/// (row, column indices into `mine.categories`), the region maps and the findings; `made` goes
+/// into the footer.
 pub fn fronthaul(
     q: &FronthaulQuestion,
     mine: &FronthaulPlan,
     other: Option<&FronthaulPlan>,
     pair: Option<(usize, usize)>,
+    made: &Made<'_>,
 ) -> String {
     let mut b = question(
         "fronthaul",
@@ -139,6 +143,7 @@ pub fn fronthaul(
             b.push_str(&list(&plan.findings));
         }
     }
+    b.push_str(&footer(made));
     page("oransim plan fronthaul", &b)
 }
 
@@ -174,8 +179,8 @@ fn region_map(plan: &FronthaulPlan) -> String {
     s
 }
 
-/// `plan kex` as a page.
-pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
+/// `plan kex` as a page; `made` goes into the footer.
+pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
     let mut b = question(
         "kex",
         "how long does an IKEv2 security association take to set up with each key exchange, what does it cost, and how long does a storm of tunnels re-establishing at once take?",
@@ -200,6 +205,7 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&kex_table(plan).html());
     b.push_str(&findings(&plan.findings));
+    b.push_str(&footer(made));
     page("oransim plan kex", &b)
 }
 

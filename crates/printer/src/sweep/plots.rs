@@ -16,22 +16,45 @@ use crate::plot::{Chart, Colour, Frame, Layer, Mark, Shape};
 /// this many, evenly spread over them, and its title says so.
 pub const MAX_PLOT_SERIES: usize = 8;
 
-/// What a sweep plot shows on its y axis.
+/// What a sweep plot shows on its y axis. With the `clap` feature it is a clap value
+/// (`oransim sweep --plot-metric`), each with the one-line help the command shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Metric {
     /// Mean and p99 delay \[us\]: the message delay of periodic flows, the packet delay of
     /// others.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Mean and p99 delay [us] (the message delay of periodic flows)")
+    )]
     Delay,
     /// Mean end-to-end packet delay \[us\].
+    #[cfg_attr(feature = "clap", value(help = "Mean end-to-end packet delay [us]"))]
     DelayMean,
     /// 99th-percentile end-to-end packet delay \[us\].
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "99th-percentile end-to-end packet delay [us]")
+    )]
     DelayP99,
     /// Mean and p99 message delay, creation to last frame \[us\] (periodic flows only).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Mean and p99 message delay [us] (periodic flows)")
+    )]
     MessageDelay,
     /// Delivered throughput \[bit/s, drawn in kb/s, Mb/s or Gb/s\].
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Delivered throughput [kb/s, Mb/s or Gb/s]")
+    )]
     Throughput,
     /// Utilisation of the busiest node on the flow's path \[%\].
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Utilisation of the busiest node on each flow's path [%]")
+    )]
     Utilisation,
 }
 

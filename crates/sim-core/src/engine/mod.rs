@@ -27,6 +27,7 @@ mod workload;
 use crate::error::NetworkError;
 use crate::network::MAX_TIME_PS;
 use crate::network::{Direction, Network, NodeId};
+use crate::progress::{Progress, REPORT_EVERY};
 use crate::queue::EventQueue;
 use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Precision, Role};
 use crate::tally::Bump;
@@ -228,6 +229,10 @@ pub struct Engine<'a, O: Observer> {
     /// instead of wrapping or saturating its clock.
     overflow: Option<Box<(u64, String)>>,
     observer: O,
+    /// Where this replication reports how far it has got ([`Engine::watched`]), and the time
+    /// \[ps\] and source packets it reported last.
+    progress: Option<&'a Progress>,
+    reported: (u64, u64),
 }
 
 /// Asks the CPU to fetch `item` into its caches ahead of use (a hint: no effect on results).
@@ -387,7 +392,30 @@ impl<'a, O: Observer> Engine<'a, O> {
             end: 0,
             overflow: None,
             observer,
+            progress: None,
+            reported: (0, 0),
         })
+    }
+
+    /// This replication adds its simulated time and source packets to `progress` every
+    /// [`REPORT_EVERY`](crate::progress::REPORT_EVERY) events and when it ends; the results do
+    /// not change.
+    pub fn watched(mut self, progress: Option<&'a Progress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Adds what happened since the last report to the watcher's [`Progress`].
+    #[cold]
+    fn report_progress(&mut self) {
+        if let Some(p) = self.progress {
+            let now = (self.now, self.total_generated);
+            p.add(
+                now.0.saturating_sub(self.reported.0),
+                now.1.saturating_sub(self.reported.1),
+            );
+            self.reported = now;
+        }
     }
 
     /// Runs until no event is left and returns the statistics; a run whose clock would pass
@@ -403,6 +431,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.now = t.0;
             self.events.bump(1);
+            if self.events & (REPORT_EVERY - 1) == 0 && self.progress.is_some() {
+                self.report_progress();
+            }
             while self.fetched < self.queue.pulls() {
                 self.prefetch_pulled(self.fetched);
                 self.fetched.bump(1);
@@ -428,6 +459,10 @@ impl<'a, O: Observer> Engine<'a, O> {
         if let Some(o) = self.overflow.take() {
             let (at_ps, item) = *o;
             return Err(NetworkError::ClockOverflow { at_ps, item });
+        }
+        self.report_progress();
+        if let Some(p) = self.progress {
+            p.replication_done();
         }
         Ok(RunStats {
             replication,
@@ -746,9 +781,24 @@ pub fn run_replications_with(
     threads: usize,
     detail: &Detail,
 ) -> Result<Vec<RunStats>, NetworkError> {
+    run_replications_watched(net, seed, replications, threads, detail, None)
+}
+
+/// [`run_replications_with`], every replication adding how far it has got to `progress`
+/// ([`Engine::watched`]); the results are the same.
+pub fn run_replications_watched(
+    net: &Network,
+    seed: u64,
+    replications: u32,
+    threads: usize,
+    detail: &Detail,
+    progress: Option<&Progress>,
+) -> Result<Vec<RunStats>, NetworkError> {
     net.validate()?;
     let run_replication = |net, seed, r| -> Result<RunStats, NetworkError> {
-        Engine::with_detail(net, seed, r, NoObserver, detail)?.run(r)
+        Engine::with_detail(net, seed, r, NoObserver, detail)?
+            .watched(progress)
+            .run(r)
     };
     let threads = threads.clamp(1, replications.max(1) as usize);
     if threads == 1 {
