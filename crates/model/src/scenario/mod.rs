@@ -12,6 +12,7 @@ mod source;
 mod stability;
 mod stats;
 mod suites;
+mod template;
 mod trace;
 
 use std::collections::{HashMap, VecDeque};
@@ -36,6 +37,7 @@ pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
+pub use template::{MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand};
 
 // The submodules share these imports and each other's items through `use super::*`.
 use self::{
@@ -165,7 +167,17 @@ impl Scenario {
     }
 }
 
+/// Validates `file`, its `[[group]]` templates expanded first; an error in an expanded item
+/// names its template and instance.
 fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+    if file.groups.is_empty() {
+        return validate_flat(file, path);
+    }
+    let (flat, layout) = template::expand_with_layout(file, path)?;
+    validate_flat(flat, path).map_err(|e| layout.rename(e))
+}
+
+fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { path };
     let meta = file.scenario.unwrap_or_default();
     let name = meta.name.unwrap_or_else(|| {
