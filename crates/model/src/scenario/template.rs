@@ -72,22 +72,24 @@ pub(super) fn expand_with_layout(
         .enumerate()
         .map(|(g, group)| compile(path, &format!("group[{g}]"), group, &mut scope))
         .collect::<Result<Vec<_>, _>>()?;
-    // The size, from the counts alone, before anything is built.
+    // The size, from the counts alone, before anything is built; the group that crosses the
+    // bound is named.
     let mut total = [0u64; 3];
+    let mut items = top.iter().map(|&n| n as u64).sum::<u64>();
     for (g, c) in compiled.iter().enumerate() {
+        let key = format!("group[{g}]");
         for (k, t) in total.iter_mut().enumerate() {
-            *t = c.per_instance[k]
+            let more = c.per_instance[k]
                 .checked_mul(c.count)
-                .and_then(|n| n.checked_add(*t))
-                .ok_or_else(|| too_large(path, &format!("group[{g}]"), None))?;
+                .ok_or_else(|| too_large(path, &key, None))?;
+            *t += more;
+            items = items
+                .checked_add(more)
+                .ok_or_else(|| too_large(path, &key, None))?;
         }
-    }
-    let items = total.iter().zip(top).try_fold(0u64, |sum, (&t, own)| {
-        sum.checked_add(t)?.checked_add(own as u64)
-    });
-    match items {
-        Some(n) if n <= MAX_EXPANDED_ITEMS => {}
-        n => return Err(too_large(path, "group", n)),
+        if items > MAX_EXPANDED_ITEMS {
+            return Err(too_large(path, &key, Some(items)));
+        }
     }
     // Within the bound, so each fits a usize.
     file.nodes.reserve(total[0] as usize);
@@ -112,7 +114,7 @@ fn too_large(path: &Path, key: &str, items: Option<u64>) -> ScenarioError {
         path: path.to_path_buf(),
         key: format!("{key}.count"),
         problem: match items {
-            Some(n) => format!("the file expands to {n} nodes, links and flows"),
+            Some(n) => format!("the file expands to {n} nodes, links and flows up to this group"),
             None => "the counts multiply past what a u64 counts".into(),
         },
         allowed: format!(
@@ -656,7 +658,7 @@ name = "du{d}-ru{r:03}{{x}}"
         assert!(err(&group("2", "g}{i}")).contains("lone }"));
         let nested = "[[group]]\ncount = 2000\n[[group.group]]\ncount = 2000\nindex = \"j\"\n\
                       [[group.group.node]]\nname = \"n{i}-{j}\"\n";
-        assert!(err(nested).contains("group.count: the file expands to 4000000"));
+        assert!(err(nested).contains("group[0].count: the file expands to 4000000"));
         let shadow = "[[group]]\ncount = 2\n[[group.node]]\nname = \"n{i}\"\n[[group.group]]\n\
                       count = 2\n[[group.group.node]]\nname = \"m{i}\"\n";
         assert!(err(shadow).contains("group[0].group[0].index: the index \"i\" is already"));
