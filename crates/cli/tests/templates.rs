@@ -157,3 +157,27 @@ fn an_error_in_an_instance_names_the_template_and_the_index() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// A typo in a 100,000-gNB group's flow: the error lists some node names, not all of them.
+#[test]
+fn a_missing_node_in_a_large_group_is_named_in_one_short_line() {
+    let dir = TempDir::new("templates-typo");
+    let file = dir.join("typo.toml");
+    std::fs::write(
+        &file,
+        "[[node]]\nname = \"ric\"\n[[group]]\ncount = 100000\n[[group.node]]\nname = \"g{i}\"\n\
+         [[group.link]]\nbetween = [\"g{i}\", \"ric\"]\nrate = \"10Gbps\"\n[[group.flow]]\n\
+         name = \"f{i}\"\nfrom = \"g{i}\"\nto = \"rc\"\nsource = { kind = \"periodic\", \
+         period = \"1ms\", size = \"100B\" }\n",
+    )
+    .expect("write");
+    let out = oransim(&["check", file.to_str().expect("a UTF-8 temporary path")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("group[0] (i = 1).flow[0] (\"f1\").to: no node named \"rc\""),
+        "{err}"
+    );
+    assert!(err.contains("g19, ... (100001 nodes in all)"), "{err}");
+    assert!(err.len() < 1000, "{} bytes", err.len());
+}

@@ -167,6 +167,23 @@ impl Scenario {
     }
 }
 
+/// Most names an error lists as allowed; a `[[group]]` of 100,000 gNBs would otherwise put
+/// every name in one message.
+const NAMES_SHOWN: usize = 20;
+
+/// `one of: a, b, c`, or past [`NAMES_SHOWN`] names the first of them and how many `what`
+/// there are in all.
+fn one_of(names: &[&str], what: &str) -> String {
+    if names.len() <= NAMES_SHOWN {
+        return format!("one of: {}", names.join(", "));
+    }
+    format!(
+        "one of: {}, ... ({} {what} in all)",
+        names[..NAMES_SHOWN].join(", "),
+        names.len()
+    )
+}
+
 /// Validates `file`, its `[[group]]` templates expanded first; an error in an expanded item
 /// names its template and instance.
 fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
@@ -219,7 +236,7 @@ fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioEr
             cx.invalid(
                 key,
                 format!("no node named \"{name}\""),
-                format!("one of: {}", node_names.join(", ")),
+                one_of(&node_names, "nodes"),
             )
         })
     };
@@ -488,13 +505,13 @@ fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioEr
                             cx.invalid(
                                 format!("report.flows[{i}]"),
                                 format!("no flow named \"{n}\""),
-                                format!(
-                                    "one of: {}",
-                                    file.flows
+                                one_of(
+                                    &file
+                                        .flows
                                         .iter()
                                         .map(|f| f.name.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
+                                        .collect::<Vec<_>>(),
+                                    "flows",
                                 ),
                             )
                         })
