@@ -82,10 +82,11 @@ pub(super) fn expand_with_layout(
             let more = c.per_instance[k]
                 .checked_mul(c.count)
                 .ok_or_else(|| too_large(path, &key, None))?;
-            *t += more;
             items = items
                 .checked_add(more)
                 .ok_or_else(|| too_large(path, &key, None))?;
+            // At most `items`, so it cannot overflow.
+            *t += more;
         }
         if items > MAX_EXPANDED_ITEMS {
             return Err(too_large(path, &key, Some(items)));
