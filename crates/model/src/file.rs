@@ -159,12 +159,43 @@ pub struct ScenarioFile {
     /// `[[flow]]` tables.
     #[serde(default, rename = "flow", skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowFile>,
+    /// `[[group]]` tables: nodes, links and flows written once and repeated; loading expands
+    /// them after the tables above ([`crate::scenario::expand`]).
+    #[serde(default, rename = "group", skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupFile>,
     /// `[report]`: what to report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<ReportFile>,
     /// `[stats]`: which flows keep exact delay histograms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<StatsFile>,
+}
+
+/// `[[group]]`: a template. Its nodes, links, flows and nested groups are repeated `count`
+/// times, the index (`i` unless `index` names another) running from 1 to `count`; in their
+/// names (`name`, `between`, `from`, `to`, `path`) `{i}` is the index and `{i:04}` the index
+/// padded with zeros to 4 digits. Every other string is taken as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupFile {
+    /// Repetitions (1 or more; the expanded scenario is bounded by
+    /// [`crate::scenario::MAX_EXPANDED_ITEMS`]).
+    pub count: i64,
+    /// The index's name in patterns (default `i`); a nested group names its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// `[[group.node]]` templates.
+    #[serde(default, rename = "node", skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeFile>,
+    /// `[[group.link]]` templates.
+    #[serde(default, rename = "link", skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkFile>,
+    /// `[[group.flow]]` templates.
+    #[serde(default, rename = "flow", skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowFile>,
+    /// `[[group.group]]`: nested groups, repeated for each instance of this one.
+    #[serde(default, rename = "group", skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupFile>,
 }
 
 /// `[scenario]`.

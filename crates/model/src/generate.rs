@@ -9,9 +9,11 @@
 //! - [`RicRestartShape`]: the IKEv2 storm after a RIC restart, every gNB re-establishing its
 //!   tunnels with the RIC at once.
 //!
-//! Each builds its file with [`ScenarioBuilder`] (no TOML text is assembled by hand) and
-//! [`Shape::generate`] validates it exactly as `oransim check` would, naming the flag behind a
-//! refused key (`--load (flow[0] ("uplane-du1-ru1").source.bitrate): ...`).
+//! Each builds its file with [`ScenarioBuilder`] (no TOML text is assembled by hand): the RIC
+//! or nothing at the top, and a `[[group]]` template repeated per gNB or O-DU (with a nested
+//! one per O-RU), so the file stays a few KB at any size; nodes name a profile, never a suite
+//! (the stack a node seals or opens gives its cipher). [`Shape::generate`] validates it exactly
+//! as `oransim check` would, naming the flag behind a refused key (`--load (flow[0] ("uplane-du1-ru1").source.bitrate): ...`).
 //!
 //! ```
 //! use std::path::Path;
@@ -25,8 +27,11 @@
 //! // Anchored where the file will be written (profiles are relative to it).
 //! let origin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/e2.toml");
 //! let file = shape.generate(&origin).unwrap();
-//! assert_eq!((file.nodes.len(), file.links.len(), file.flows.len()), (4, 3, 3));
-//! assert_eq!(file.flows[2].from, "gnb3");
+//! // The RIC, and one group of 3 gNBs.
+//! assert_eq!((file.nodes.len(), file.groups[0].count), (1, 3));
+//! let flat = model::scenario::expand(file, &origin).unwrap();
+//! assert_eq!((flat.nodes.len(), flat.links.len(), flat.flows.len()), (4, 3, 3));
+//! assert_eq!(flat.flows[2].from, "gnb3");
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -35,10 +40,10 @@ use protocols::Suite;
 
 use crate::ScenarioError;
 use crate::file::{
-    FlowFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
+    FlowFile, GroupFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
 };
 use crate::plan::{FRONTHAUL_MODES, FlagKeys, interface_stack, name_flag};
-use crate::scenario::{Scenario, ScenarioBuilder};
+use crate::scenario::{Scenario, ScenarioBuilder, expand};
 
 /// Most nodes a generator writes: a million nodes is a scenario file of a few hundred MB, and
 /// ten times the largest deployment the issue asks for (issue 13: 100k nodes).
@@ -302,7 +307,9 @@ impl Shape {
             Shape::E2(_) => (E2_FLAGS, "--sizes"),
             Shape::RicRestart(_) => (RIC_RESTART_FLAGS, "--sizes"),
         };
-        match Scenario::from_file(file.clone(), origin) {
+        // Validated expanded, so an error's key is that of the flat file (`link[0]`), which the
+        // flag table names.
+        match expand(file.clone(), origin).and_then(|flat| Scenario::from_file(flat, origin)) {
             Ok(_) => Ok(file),
             Err(e) => Err(match name_flag(e, flags) {
                 ScenarioError::Invalid {
@@ -376,8 +383,17 @@ fn numbered(prefix: &str, i: u32, count: u32) -> String {
     format!("{prefix}{i:0width$}")
 }
 
+/// The name pattern of [`numbered`] for a group's index: `gnb{i:03}` for a count of 100, so the
+/// expanded names are those [`numbered`] gives (`gnb{i}` below 10).
+fn pattern(prefix: &str, index: &str, count: u32) -> String {
+    match count.to_string().len() {
+        1 => format!("{prefix}{{{index}}}"),
+        width => format!("{prefix}{{{index}:0{width}}}"),
+    }
+}
+
 fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, ScenarioError> {
-    let Some(&(_, stack, suite, protocol)) = FRONTHAUL_MODES.iter().find(|m| m.0 == s.mode) else {
+    let Some(&(_, stack, _, protocol)) = FRONTHAUL_MODES.iter().find(|m| m.0 == s.mode) else {
         let names: Vec<&str> = FRONTHAUL_MODES.iter().map(|m| m.0).collect();
         return Err(ScenarioError::Invalid {
             path: command,
@@ -386,8 +402,43 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
             allowed: format!("one of: {}", names.join(", ")),
         });
     };
-    let service = || ServiceFile::profile(s.profile.as_str(), suite, Some(protocol));
-    let mut b = ScenarioBuilder::new("fronthaul")
+    // A node names its profile; the suite it costs is that of the stack it seals or opens.
+    let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), Some(protocol));
+    let du = pattern("du", "d", s.dus);
+    let mut node = NodeFile::new(du.as_str()).service(service());
+    if let Some(c) = s.du_cores {
+        node = node.cores(c.into());
+    }
+    let mut dus = GroupFile::new(s.dus, "d").node(node);
+    // The chain from the O-DU to the switch its O-RUs hang off (the O-DU itself without
+    // switches); the fibre is its first link.
+    let mut last = du.clone();
+    for k in 1..=s.switches {
+        let sw = format!("{du}-{}", numbered("sw", k, s.switches));
+        let length = if k == 1 { s.fibre.as_str() } else { "0m" };
+        dus = dus
+            .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.as_str()))
+            .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.as_str()).length(length));
+        last = sw;
+    }
+    let ru = format!("{du}-{}", pattern("ru", "r", s.rus_per_du));
+    let length = if s.switches == 0 {
+        s.fibre.as_str()
+    } else {
+        "0m"
+    };
+    let source =
+        SourceFile::poisson_bitrate(s.load.as_str(), vec![Q::from(&*s.payload)]).stack(stack);
+    let rus = GroupFile::new(s.rus_per_du, "r")
+        .node(NodeFile::new(ru.as_str()).service(service()))
+        .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.as_str()).length(length))
+        .flow(FlowFile::new(
+            format!("uplane-{ru}"),
+            du.as_str(),
+            ru.as_str(),
+            source,
+        ));
+    let b = ScenarioBuilder::new("fronthaul")
         .description(format!(
             "{} O-DUs x {} O-RUs, {} switch(es), {} of fibre, {} of {} eCPRI per O-RU, {}",
             s.dus, s.rus_per_du, s.switches, s.fibre, s.load, s.payload, s.mode
@@ -398,71 +449,32 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
         .report(ReportFile {
             t12max: Some(true),
             ..ReportFile::default()
-        });
-    for d in 1..=s.dus {
-        let du = numbered("du", d, s.dus);
-        let mut node = NodeFile::new(du.as_str()).service(service());
-        if let Some(c) = s.du_cores {
-            node = node.cores(c.into());
-        }
-        b = b.node(node);
-        // The chain from the O-DU to the switch its O-RUs hang off (the O-DU itself without
-        // switches); the fibre is its first link.
-        let mut last = du.clone();
-        for k in 1..=s.switches {
-            let sw = format!("{du}-{}", numbered("sw", k, s.switches));
-            let length = if k == 1 { s.fibre.as_str() } else { "0m" };
-            b = b
-                .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.as_str()))
-                .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.as_str()).length(length));
-            last = sw;
-        }
-        for r in 1..=s.rus_per_du {
-            let ru = format!("{du}-{}", numbered("ru", r, s.rus_per_du));
-            let length = if s.switches == 0 {
-                s.fibre.as_str()
-            } else {
-                "0m"
-            };
-            let source = SourceFile::poisson_bitrate(s.load.as_str(), vec![Q::from(&*s.payload)])
-                .stack(stack);
-            b = b
-                .node(NodeFile::new(ru.as_str()).service(service()))
-                .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.as_str()).length(length))
-                .flow(FlowFile::new(
-                    format!("uplane-{ru}"),
-                    du.as_str(),
-                    ru.as_str(),
-                    source,
-                ));
-        }
-    }
+        })
+        .group(dus.group(rus));
     Ok(b.file())
 }
 
 /// The gNBs of a star, the part E2 and the RIC-restart storm share: after `b` (which holds
-/// the RIC, named `ric`), `gnbs` gNBs (`gnb001`, ...) costed by `service`, each over
+/// the RIC, named `ric`), a group of `gnbs` gNBs (`gnb001`, ...) costed by `service`, each over
 /// `link(gnb)` to the RIC and sending one flow `{flow}001`, ... of `source`.
 fn star(
-    mut b: ScenarioBuilder,
+    b: ScenarioBuilder,
     gnbs: u32,
-    service: impl Fn() -> ServiceFile,
+    service: ServiceFile,
     link: impl Fn(&str) -> LinkFile,
-    (flow, source): (&str, impl Fn() -> SourceFile),
+    (flow, source): (&str, SourceFile),
 ) -> ScenarioFile {
-    for g in 1..=gnbs {
-        let gnb = numbered("gnb", g, gnbs);
-        b = b
-            .node(NodeFile::new(gnb.as_str()).service(service()))
-            .link(link(&gnb))
-            .flow(FlowFile::new(
-                numbered(flow, g, gnbs),
-                gnb.as_str(),
-                "ric",
-                source(),
-            ));
-    }
-    b.file()
+    let gnb = pattern("gnb", "i", gnbs);
+    let group = GroupFile::new(gnbs, "i")
+        .node(NodeFile::new(gnb.as_str()).service(service))
+        .link(link(&gnb))
+        .flow(FlowFile::new(
+            pattern(flow, "i", gnbs),
+            gnb.as_str(),
+            "ric",
+            source,
+        ));
+    b.group(group).file()
 }
 
 /// The RIC: costed by `service`, on `cores` (default: the profile's).
@@ -477,7 +489,8 @@ fn ric(service: ServiceFile, cores: Option<u32>) -> NodeFile {
 fn e2(s: &E2Shape) -> ScenarioFile {
     let stack = interface_stack("E2", s.suite).unwrap_or_else(|| "eth/ipv4/sctp".into());
     let suite_name = s.suite.map_or("none", |x| x.name());
-    let service = || ServiceFile::profile(s.profile.as_str(), s.suite, Some("ipsec"));
+    // A node names its profile; the suite it costs is that of the stack it seals or opens.
+    let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), Some("ipsec"));
     let b = ScenarioBuilder::new("e2")
         .description(format!(
             "{} gNBs to one near-RT RIC, {} of KPM each, ESP {suite_name}",
@@ -488,12 +501,12 @@ fn e2(s: &E2Shape) -> ScenarioFile {
         .node(ric(service(), s.ric_cores));
     let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.as_str())).collect();
     let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.as_str()).length(s.length.as_str());
-    let source = || SourceFile::poisson_bitrate(s.load.as_str(), sizes.clone()).stack(&*stack);
-    star(b, s.gnbs, service, link, ("kpm", source))
+    let source = SourceFile::poisson_bitrate(s.load.as_str(), sizes).stack(&*stack);
+    star(b, s.gnbs, service(), link, ("kpm", source))
 }
 
 fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
-    let service = || ServiceFile::profile(s.profile.as_str(), None, None);
+    let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
     let b = ScenarioBuilder::new("ric-restart")
         .description(format!(
             "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once",
@@ -506,8 +519,8 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
             .length(s.length.as_str())
             .mtu(s.mtu.as_str())
     };
-    let source = || SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
-    star(b, s.gnbs, service, link, ("ike", source))
+    let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
+    star(b, s.gnbs, service(), link, ("ike", source))
 }
 
 #[cfg(test)]
@@ -534,6 +547,7 @@ mod tests {
             ..FronthaulShape::default()
         };
         let file = Shape::Fronthaul(shape).generate(&origin()).unwrap();
+        let file = expand(file, &origin()).unwrap();
         // 3 x (1 + 2 + 2) nodes; per DU 2 switch links and 2 O-RU links.
         assert_eq!(file.nodes.len(), 15);
         assert_eq!(file.links.len(), 12);

@@ -150,5 +150,141 @@ pub fn cases() -> Vec<Case> {
         &format!("{plain}{ecpri}[report]\nt12max = \"yes\"\n"),
         &["t12max"],
     ));
+    cases.extend(template_cases());
+    cases
+}
+
+/// `[[group]]` templates (issue 25 item 6) that must be refused, naming the template's key.
+fn template_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut add = |name: &str, cmd: &str, text: String, names: &[&str]| {
+        cases.push(scenario(name, cmd, name, &text, names));
+    };
+    let group = |count: &str, name: &str| {
+        format!(
+            "{TWO_NODES}[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \
+             \"periodic\", period = \"1ms\", size = \"100B\" }}\n[[group]]\ncount = {count}\n\
+             [[group.node]]\nname = \"{name}\"\n"
+        )
+    };
+    add(
+        "group-count-0",
+        "check",
+        group("0", "g{i}"),
+        &["group[0].count"],
+    );
+    add(
+        "group-count-negative",
+        "check",
+        group("-1", "g{i}"),
+        &["group[0].count"],
+    );
+    add(
+        "group-count-huge",
+        "check",
+        group("3000001", "g{i}"),
+        &["group[0].count"],
+    );
+    add(
+        "group-same-name",
+        "check",
+        group("2", "g"),
+        &["group[0].node[0].name"],
+    );
+    add(
+        "group-unknown-index",
+        "check",
+        group("2", "g{j}"),
+        &["group[0].node[0].name", "{j}"],
+    );
+    add(
+        "group-pad-width",
+        "check",
+        group("2", "g{i:021}"),
+        &["group[0].node[0].name", "{i:021}"],
+    );
+    add(
+        "group-unclosed",
+        "check",
+        group("2", "g{i"),
+        &["group[0].node[0].name", "never closed"],
+    );
+    add(
+        "group-lone-brace",
+        "check",
+        group("2", "g}{i}"),
+        &["group[0].node[0].name", "lone }"],
+    );
+    add(
+        "group-index-name",
+        "check",
+        group("2", "g{i}").replace("count = 2\n", "count = 2\nindex = \"1x\"\n"),
+        &["group[0].index"],
+    );
+    add(
+        "group-empty",
+        "check",
+        format!("{TWO_NODES}[[group]]\ncount = 2\n"),
+        &["group[0]", "repeats nothing"],
+    );
+    // Counts whose product is past the bound, and past what a u64 counts.
+    let nest = |counts: &[&str]| {
+        let mut text = String::new();
+        let mut table = String::from("group");
+        let mut names = String::from("n");
+        for (d, count) in counts.iter().enumerate() {
+            text.push_str(&format!("[[{table}]]\ncount = {count}\nindex = \"i{d}\"\n"));
+            names.push_str(&format!("-{{i{d}}}"));
+            table.push_str(".group");
+        }
+        let table = table.trim_end_matches(".group");
+        format!("{TWO_NODES}{text}[[{table}.node]]\nname = \"{names}\"\n")
+    };
+    add(
+        "group-product",
+        "check",
+        nest(&["2000", "2000"]),
+        &["group[0].count", "4000000"],
+    );
+    add(
+        "group-product-overflow",
+        "check",
+        nest(&["3000000", "3000000", "3000000"]),
+        &["group[0].count", "u64"],
+    );
+    add(
+        "group-too-deep",
+        "check",
+        nest(&["1"; 9]),
+        &["groups nested 9 deep"],
+    );
+    add(
+        "group-shadowed-index",
+        "check",
+        group("2", "g{i}") + "[[group.group]]\ncount = 2\n[[group.group.node]]\nname = \"h{i}\"\n",
+        &["group[0].group[0].index"],
+    );
+    // Errors found after expansion name the template and the instance.
+    let instance = format!(
+        "{TWO_NODES}[[group]]\ncount = 3\n[[group.node]]\nname = \"g{{i}}\"\n[[group.link]]\n\
+         between = [\"g{{i}}\", \"a\"]\nrate = \"10Gbps\"\n[[group.flow]]\nname = \"f{{i}}\"\n\
+         from = \"g{{i}}\"\nto = \"b{{i}}\"\nsource = {{ kind = \"periodic\", period = \"1ms\", \
+         size = \"100B\" }}\n"
+    );
+    for cmd in ["check", "run"] {
+        add(
+            &format!("group-instance-{cmd}"),
+            cmd,
+            instance.clone(),
+            &["group[0] (i = 2).flow[0] (\"f2\").to", "b2"],
+        );
+    }
+    let twice = group("2", "g{i}") + "[[group]]\ncount = 2\n[[group.node]]\nname = \"g{i}\"\n";
+    add(
+        "group-names-collide",
+        "check",
+        twice,
+        &["group[1] (i = 1).node[0]"],
+    );
     cases
 }

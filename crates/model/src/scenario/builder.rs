@@ -4,7 +4,7 @@
 //! and parsing it back.
 
 use super::*;
-use crate::file::{Cores, MetaFile, ReportFile, StopFile};
+use crate::file::{Cores, GroupFile, MetaFile, ReportFile, StopFile};
 
 /// Assembles a [`ScenarioFile`] in code: the `[scenario]` metadata, `[stop]`, nodes, links and
 /// flows, in the order added (the order of the tables in a file, which the keys of errors and the
@@ -107,6 +107,12 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Adds a `[[group]]`: templates repeated when the file is loaded ([`super::expand`]).
+    pub fn group(mut self, group: GroupFile) -> ScenarioBuilder {
+        self.file.groups.push(group);
+        self
+    }
+
     /// Sets `[report]`.
     pub fn report(mut self, report: ReportFile) -> ScenarioBuilder {
         self.file.report = Some(report);
@@ -130,6 +136,45 @@ impl ScenarioFile {
     /// scenario.
     pub fn to_toml_string(&self) -> Result<String, toml::ser::Error> {
         toml::to_string(self)
+    }
+}
+
+impl GroupFile {
+    /// A group repeated `count` times, its index named `index` (`i` is the file's default and
+    /// is not written).
+    pub fn new(count: u32, index: &str) -> GroupFile {
+        GroupFile {
+            count: count.into(),
+            index: (index != "i").then(|| index.to_owned()),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            flows: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// Adds a `[[group.node]]` template.
+    pub fn node(mut self, node: NodeFile) -> GroupFile {
+        self.nodes.push(node);
+        self
+    }
+
+    /// Adds a `[[group.link]]` template.
+    pub fn link(mut self, link: LinkFile) -> GroupFile {
+        self.links.push(link);
+        self
+    }
+
+    /// Adds a `[[group.flow]]` template.
+    pub fn flow(mut self, flow: FlowFile) -> GroupFile {
+        self.flows.push(flow);
+        self
+    }
+
+    /// Adds a nested `[[group.group]]`, repeated for each instance of this one.
+    pub fn group(mut self, group: GroupFile) -> GroupFile {
+        self.groups.push(group);
+        self
     }
 }
 

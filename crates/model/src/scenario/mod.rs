@@ -12,6 +12,7 @@ mod source;
 mod stability;
 mod stats;
 mod suites;
+mod template;
 mod trace;
 
 use std::collections::{HashMap, VecDeque};
@@ -36,6 +37,7 @@ pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
+pub use template::{MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand};
 
 // The submodules share these imports and each other's items through `use super::*`.
 use self::{
@@ -165,7 +167,34 @@ impl Scenario {
     }
 }
 
+/// Most names an error lists as allowed; a `[[group]]` of 100,000 gNBs would otherwise put
+/// every name in one message.
+const NAMES_SHOWN: usize = 20;
+
+/// `one of: a, b, c`, or past [`NAMES_SHOWN`] names the first of them and how many `what`
+/// there are in all.
+fn one_of(names: &[&str], what: &str) -> String {
+    if names.len() <= NAMES_SHOWN {
+        return format!("one of: {}", names.join(", "));
+    }
+    format!(
+        "one of: {}, ... ({} {what} in all)",
+        names[..NAMES_SHOWN].join(", "),
+        names.len()
+    )
+}
+
+/// Validates `file`, its `[[group]]` templates expanded first; an error in an expanded item
+/// names its template and instance.
 fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+    if file.groups.is_empty() {
+        return validate_flat(file, path);
+    }
+    let (flat, layout) = template::expand_with_layout(file, path)?;
+    validate_flat(flat, path).map_err(|e| layout.rename(e))
+}
+
+fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { path };
     let meta = file.scenario.unwrap_or_default();
     let name = meta.name.unwrap_or_else(|| {
@@ -207,7 +236,7 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
             cx.invalid(
                 key,
                 format!("no node named \"{name}\""),
-                format!("one of: {}", node_names.join(", ")),
+                one_of(&node_names, "nodes"),
             )
         })
     };
@@ -476,13 +505,13 @@ fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> 
                             cx.invalid(
                                 format!("report.flows[{i}]"),
                                 format!("no flow named \"{n}\""),
-                                format!(
-                                    "one of: {}",
-                                    file.flows
+                                one_of(
+                                    &file
+                                        .flows
                                         .iter()
                                         .map(|f| f.name.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
+                                        .collect::<Vec<_>>(),
+                                    "flows",
                                 ),
                             )
                         })
