@@ -21,8 +21,8 @@ fn esc(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// Runs `oransim reproduce --format json --html DIR` with `extra` arguments; the page and the
-/// JSON document of the same run.
+/// Runs `oransim reproduce --format json --html DIR` with `extra` arguments, dated
+/// `SOURCE_DATE_EPOCH=1700000000` (2023-11-14); the page and the JSON document of the same run.
 fn reproduce(dir: &Path, extra: &[&str]) -> (String, Value) {
     let mut args = vec![
         "reproduce",
@@ -32,7 +32,11 @@ fn reproduce(dir: &Path, extra: &[&str]) -> (String, Value) {
         dir.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let out = oransim(&args);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(&args)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
     // Exit 1 while a published number is missed (tests/reproduce.rs lists them).
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
@@ -41,6 +45,14 @@ fn reproduce(dir: &Path, extra: &[&str]) -> (String, Value) {
     );
     let json: Value = serde_json::from_slice(&out.stdout).expect("reproduce JSON");
     let page = std::fs::read_to_string(dir.join("index.html")).expect("index.html");
+    let made = format!(
+        "Made by oransim {} on 2023-11-14 (UTC).",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        page.contains(&made),
+        "no footer naming the version and date"
+    );
     (page, json)
 }
 

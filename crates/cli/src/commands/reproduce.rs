@@ -92,6 +92,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let html = args.html.as_deref().map(html_target).transpose()?;
+    // The page's footer: its date is read (and a bad `SOURCE_DATE_EPOCH` refused) before the run.
+    let made = match html {
+        Some(_) => Some((crate::page::version(), crate::page::date()?)),
+        None => None,
+    };
     let exps = run_studies(root, args.only.as_deref(), args.progress).context("reproduce")?;
     let targets = reproduce::Targets::load(root).context("reproduce")?;
     let sensitivity = if args.sensitivity {
@@ -142,8 +147,9 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             printer::reproduce::markdown(&exps, &targets, sens, &rel).as_bytes(),
         )?;
     }
-    if let Some(index) = &html {
-        let page = printer::html::reproduce(&exps, &targets, sens)?;
+    if let (Some(index), Some((version, date))) = (&html, &made) {
+        let made = printer::html::Made { version, date };
+        let page = printer::html::reproduce(&exps, &targets, sens, &made)?;
         crate::output::write_atomic(index, page.as_bytes()).context("--html")?;
     }
     let text = match args.format {

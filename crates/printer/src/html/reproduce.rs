@@ -5,17 +5,19 @@ use std::fmt::Write as _;
 
 use model::reproduce::{Experiment, Row, Summary, TARGETS_FILE, Targets, Variation};
 
-use super::{escape, list, page};
+use super::{Made, escape, footer, list, page};
 use crate::reproduce::{assumptions_table, counts, error, figure, loo, num, opt, rules_table};
 
 /// The page of a reproduction: the summary, a table of contents, the tolerance rules, the
 /// papers with their full references, the assumptions, the sensitivity results when given, and
 /// per experiment its papers, rows (each with its class, verdict and folded provenance), the
-/// reasons of the failed rows, the facts and advice, and its plots as inline SVG.
+/// reasons of the failed rows, the facts and advice, and its plots as inline SVG; the footer
+/// says which oransim made it and when (`made`).
 pub fn reproduce(
     exps: &[Experiment],
     targets: &Targets,
     sensitivity: Option<&[Variation]>,
+    made: &Made<'_>,
 ) -> crate::Result<String> {
     let sum = Summary::of(exps);
     let mut b = String::new();
@@ -54,6 +56,7 @@ pub fn reproduce(
     }
     b.push_str("<h2 id=\"summary\">Summary</h2>\n");
     b.push_str(&summary(&sum));
+    b.push_str(&footer(made));
     Ok(page("oransim reproduce", &b))
 }
 
