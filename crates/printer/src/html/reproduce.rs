@@ -347,9 +347,14 @@ mod tests {
         }
     }
 
+    const MADE: Made<'static> = Made {
+        version: "0.1.0",
+        date: "2026-11-26",
+    };
+
     #[test]
     fn every_string_from_data_is_escaped() {
-        let page = reproduce(&[hostile()], &targets(), None).unwrap();
+        let page = reproduce(&[hostile()], &targets(), None, &MADE).unwrap();
         assert!(page.contains("&lt;script&gt;alert(&#39;note&#39;)&lt;/script&gt;"));
         assert!(
             !page.contains("<script"),
@@ -368,7 +373,7 @@ mod tests {
 
     #[test]
     fn a_failed_row_shows_its_class_verdict_and_reason() {
-        let page = reproduce(&[hostile()], &targets(), None).unwrap();
+        let page = reproduce(&[hostile()], &targets(), None, &MADE).unwrap();
         assert!(page.contains("data-class=\"held-out\""));
         assert!(page.contains("<td class=\"class\">held-out</td><td class=\"verdict\">FAIL</td>"));
         assert!(page.contains("<dt>99% CI</dt><dd>1.5 .. 2.5 us</dd>"));
@@ -379,6 +384,9 @@ mod tests {
         );
         assert_eq!(page.matches("<details>").count(), 1);
         // The same input gives the same bytes.
-        assert_eq!(page, reproduce(&[hostile()], &targets(), None).unwrap());
+        assert_eq!(
+            page,
+            reproduce(&[hostile()], &targets(), None, &MADE).unwrap()
+        );
     }
 }
