@@ -1,10 +1,18 @@
 //! The fronthaul plan: MACsec modes against T12max on the user's Open Fronthaul path.
 
-use super::*;
-use crate::Scenario;
+use std::path::{Path, PathBuf};
+
+use protocols::Suite;
+use serde::Serialize;
+
+use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
 use crate::generate::{FronthaulShape, Shape};
 use crate::oran::t12max_margins_us;
-use crate::report::T12maxReport;
+use crate::report::{RunOptions, T12maxReport};
+use crate::scenario::ScenarioBuilder;
+use crate::{Scenario, ScenarioError};
+
+use super::{FlagKeys, absolute};
 
 /// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
 /// offload protocol.

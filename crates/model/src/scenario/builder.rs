@@ -3,8 +3,15 @@
 //! (`flow[0] ("ike").source.ke`). Code that makes scenarios uses this instead of writing TOML text
 //! and parsing it back.
 
-use super::*;
-use crate::file::{Cores, GroupFile, MetaFile, ReportFile, StopFile};
+use std::path::Path;
+
+use crate::error::ScenarioError;
+use crate::file::{
+    Cores, FlowFile, GroupFile, LinkFile, MetaFile, NodeFile, Q, ReportFile, ScenarioFile,
+    ServiceFile, SourceFile, StopFile,
+};
+
+use super::Scenario;
 
 /// Assembles a [`ScenarioFile`] in code: the `[scenario]` metadata, `[stop]`, nodes, links and
 /// flows, in the order added (the order of the tables in a file, which the keys of errors and the

@@ -1,7 +1,16 @@
 //! The validation context: the file being validated, and the checks every key shares (names,
 //! quantities, sizes, counts), each error naming the key path, the problem and what is allowed.
 
-use super::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+use sim_core::time::SimDuration;
+
+use crate::error::ScenarioError;
+use crate::file::Q;
+use crate::units::{self, Kind};
+
+use super::MAX_PACKET_BYTES;
 
 /// How far rounding a quantity to the engine's 1 ps clock may move it, relative: a duration
 /// or mean gap that rounding would move further is refused, not run as a different model.

@@ -1,7 +1,13 @@
 //! Framing: how a source's sizes become frames (with or without a protocol stack), the
 //! protected length of each, and payloads split to fit the path MTU.
 
-use super::*;
+use protocols::SplitPolicy;
+use sim_core::network::Source;
+
+use crate::error::ScenarioError;
+use crate::file::Q;
+
+use super::context::Ctx;
 
 /// How a source's sizes become packet sizes: without a stack a size *is* the packet size and
 /// counts fully against the MTU; with a stack a size is the payload handed to the top layer,

@@ -1,7 +1,15 @@
 //! The handshake source: IKEv2 message sizes from `protocols::ikev2`, crypto work from the
 //! endpoints' profiles.
 
-use super::*;
+use sim_core::network::Source;
+use sim_core::time::SimDuration;
+
+use crate::error::ScenarioError;
+use crate::file::Q;
+
+use super::MAX_SCENARIO_TUNNELS;
+use super::context::Ctx;
+use super::node::NodeProfile;
 
 /// The keys of a handshake source.
 pub(super) struct HandshakeSpec<'a> {

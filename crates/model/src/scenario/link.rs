@@ -1,8 +1,13 @@
 //! Links: rate, length, propagation speed, framing, MTU, queue and loss of each `[[link]]`.
 
-use super::*;
+use sim_core::network::{EthernetLine, LineFraming, LinkConfig};
+use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, propagation_delay};
 
-use sim_core::network::{EthernetLine, LineFraming};
+use crate::error::ScenarioError;
+use crate::file::LinkFile;
+use crate::units::Kind;
+
+use super::context::Ctx;
 
 /// Names `[[link]] framing` accepts.
 pub const FRAMINGS: &str = "\"ethernet\" (the default) or \"bare\"";

@@ -15,20 +15,16 @@ mod suites;
 mod template;
 mod trace;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sim_core::MAX_WINDOW_FRAMES;
 use sim_core::network::MAX_TIME_PS;
-use sim_core::network::{
-    Direction, FlowConfig, LinkConfig, Network, NodeConfig, Service, SizeDist, Source, Stop,
-    TraceRecord, UNLIMITED_SERVERS,
-};
-use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, SimDuration, propagation_delay};
+use sim_core::network::{FlowConfig, Network, Source, Stop};
+use sim_core::time::SimDuration;
 
 use crate::error::ScenarioError;
-use crate::file::{Cores, FlowFile, LinkFile, NodeFile, Q, ScenarioFile, ServiceFile, SourceFile};
-use crate::units::{self, Kind};
+use crate::file::{FlowFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
 pub use framing::protected_len;
@@ -39,11 +35,13 @@ pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
 pub use template::{MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand};
 
-// The submodules share these imports and each other's items through `use super::*`.
-use self::{
-    context::Ctx, framing::*, handshake::*, link::*, node::*, route::*, source::*, stability::*,
-    trace::*,
-};
+use self::context::Ctx;
+use self::handshake::{HandshakeSpec, handshake_source};
+use self::link::link;
+use self::node::{ProfileCache, node};
+use self::route::{Topology, route};
+use self::source::source;
+use self::stability::check_stability;
 
 /// Most handshake tunnels in one scenario, summed over its flows: each tunnel's state, its
 /// messages and their events take about 1 KB while it runs (measured: 400,000 tunnels started

@@ -1,6 +1,17 @@
 //! Nodes: service models written out, or built from a calibration profile.
 
-use super::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use sim_core::network::{NodeConfig, Service, UNLIMITED_SERVERS};
+use sim_core::time::SimDuration;
+
+use crate::error::ScenarioError;
+use crate::file::{Cores, NodeFile, ServiceFile};
+use crate::units::Kind;
+
+use super::MAX_PACKET_BYTES;
+use super::context::Ctx;
 
 /// Most cores a node may have (a count; `cores = "unlimited"` is the infinite-server node).
 pub const MAX_CORES: u64 = 4096;

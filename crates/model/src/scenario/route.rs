@@ -7,7 +7,14 @@
 //! flows therefore costs O(F x visited), not O(F x N x L) as scanning every link from every
 //! node did (issue 13: `oransim check` was cubic in the scenario's size).
 
-use super::*;
+use std::collections::{HashMap, VecDeque};
+
+use sim_core::network::LinkConfig;
+
+use crate::error::ScenarioError;
+use crate::file::FlowFile;
+
+use super::context::Ctx;
 
 /// The links of a scenario, indexed: by unordered pair of nodes, and per node in link order.
 pub(super) struct Topology<'l> {
@@ -156,6 +163,7 @@ pub(super) fn route(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_core::time::{DataRate, SimDuration};
 
     fn links(pairs: &[(usize, usize)]) -> Vec<LinkConfig> {
         pairs

@@ -1,6 +1,20 @@
 //! Sources: what each flow sends (poisson, periodic, pattern, ping, bulk, trace).
 
-use super::*;
+use std::path::Path;
+
+use protocols::SplitPolicy;
+use sim_core::network::{SizeDist, Source};
+use sim_core::time::SimDuration;
+
+use crate::error::ScenarioError;
+use crate::file::SourceFile;
+use crate::units::Kind;
+
+use super::MAX_PACKET_BYTES;
+use super::context::Ctx;
+use super::framing::{BuiltSource, Framing, split_plain, split_with_stack};
+use super::node::cumulative_weights;
+use super::trace::read_trace;
 
 pub(super) fn source(
     cx: &Ctx<'_>,

@@ -6,9 +6,13 @@
 //! its one-server I/O stage costs every packet through the node, at its size on the wire. A
 //! slow model that no packet uses is therefore no reason to refuse a scenario.
 
+use sim_core::network::{FlowConfig, Network, NodeConfig, Service, SizeDist, Source};
 use sim_core::stats::Role;
 
-use super::*;
+use crate::error::ScenarioError;
+
+use super::context::Ctx;
+use super::route::Topology;
 
 /// Offered traffic: packets/s, and the size distribution as `(probability, size [bytes])`.
 type Offered = (f64, Vec<(f64, u32)>);

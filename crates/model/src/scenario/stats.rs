@@ -2,10 +2,15 @@
 //! [`Detail`]). Names are looked up in the flows' name index, so a list of thousands of flows in
 //! a scenario of 100,000 checks in linear time.
 
+use std::collections::HashMap;
+
 use sim_core::engine::Detail;
 
-use super::*;
-use crate::file::StatsFile;
+use crate::error::ScenarioError;
+use crate::file::{FlowFile, StatsFile};
+
+use super::Scenario;
+use super::context::Ctx;
 
 /// What a run keeps per flow beyond its counts, sums and means (`[stats]`): which flows' delay
 /// percentiles and CDFs are exact (3 significant digits) rather than coarse (within 6.25%).

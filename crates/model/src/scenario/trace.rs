@@ -1,6 +1,13 @@
 //! Trace replay: reading a trace CSV.
 
-use super::*;
+use std::path::Path;
+
+use sim_core::network::{Direction, TraceRecord};
+
+use crate::error::ScenarioError;
+use crate::file::Q;
+
+use super::context::Ctx;
 
 /// Reads a trace CSV: a header line `time,size,direction`, then one packet per line, e.g.
 /// `12.5us,1500B,forward`. Times must not decrease.

@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
-use super::*;
 use crate::Result;
 use crate::error::Error;
 use crate::names::norm;
+
+use super::{SIG_ASN1_LEN, TBS_FIXED};
 
 /// How the IKE SA protects its encrypted payloads (the SK payload, §3.14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
