@@ -475,7 +475,8 @@ fn ric(service: ServiceFile, cores: Option<u32>) -> NodeFile {
 }
 
 fn e2(s: &E2Shape) -> ScenarioFile {
-    let stack = interface_stack("E2", s.suite).unwrap_or_else(|| "eth/ipv4/sctp".into());
+    let stack =
+        interface_stack("E2", s.suite).map_or_else(|| "eth/ipv4/sctp".into(), |st| st.to_string());
     let suite_name = s.suite.map_or("none", |x| x.name());
     let service = || ServiceFile::profile(s.profile.as_str(), s.suite, Some("ipsec"));
     let b = ScenarioBuilder::new("e2")
