@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::esp::{self, Cipher as EspCipher, Esp, Integrity, Mode};
 use crate::ethernet::Ethernet;
 use crate::ipv4::Ipv4;
+use crate::ipv6::Ipv6;
 use crate::macsec::{Cipher as MacsecCipher, Macsec};
 use crate::sctp::{Chunk, Sctp};
 use crate::stack::{Layer, Stack};
@@ -233,6 +234,11 @@ impl StackBuilder {
     /// Adds an IPv4 header without options (`ipv4`).
     pub fn ipv4(self) -> StackBuilder {
         self.layer(Layer::Ipv4(Ipv4::default()))
+    }
+
+    /// Adds an IPv6 header without extension headers (`ipv6`).
+    pub fn ipv6(self) -> StackBuilder {
+        self.layer(Layer::Ipv6(Ipv6::default()))
     }
 
     /// Adds a UDP header (`udp`).
