@@ -101,3 +101,34 @@ impl E2Suite {
         Ok(b.ipv4().layer(transport).build()?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use protocols::esp::Mode;
+    use protocols::sctp::Chunk;
+    use protocols::{Layer, Stack};
+
+    use super::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_PT_DATA, E2_PT_SACK};
+
+    /// The SACK study's stacks are the ones `protocols` builds from its suite (issue 25: one
+    /// suite-to-layer mapping).
+    #[test]
+    fn sack_study_stacks_are_built_from_their_suite() {
+        let esp = || Layer::esp(Mode::Tunnel, E2_CBC).unwrap();
+        let sack = Chunk::Sack { gaps: 0, dups: 0 };
+        let ct = || Stack::builder().eth().ipv4().layer(esp()).ipv4();
+        let pt = || Stack::builder().eth().ipv4();
+        for (text, built) in [
+            (E2_CT_DATA, ct().sctp().e2ap()),
+            (E2_CT_SACK, ct().sctp_chunk(sack)),
+            (E2_PT_DATA, pt().sctp().e2ap()),
+            (E2_PT_SACK, pt().sctp_chunk(sack)),
+        ] {
+            assert_eq!(
+                text.parse::<Stack>().unwrap(),
+                built.build().unwrap(),
+                "{text}"
+            );
+        }
+    }
+}
