@@ -193,7 +193,8 @@ impl Protection {
         let layer = match self {
             Protection::EspGcm | Protection::EspCbc => Layer::esp(Mode::Tunnel, suite),
             Protection::Macsec | Protection::MacsecIntegrity => Layer::macsec(suite),
-            Protection::Plain | Protection::Tls13 => Layer::tls13(suite),
+            Protection::Tls13 => Layer::tls13(suite),
+            Protection::Plain => return Ok(None),
         };
         layer.map(Some).map_err(LiveError::Protocol)
     }
