@@ -103,7 +103,7 @@ fn table4_frame_is_7666_bytes_of_cipher_input() {
 fn live_sealed_bytes_are_the_charged_length() {
     for p in Protection::ALL {
         let (mut sealer, mut opener) = live::security_association(p, 5).unwrap();
-        let link: Stack = p.link_stack().parse().unwrap();
+        let link: Stack = p.link_stack().unwrap();
         let mut out = Vec::new();
         for n in (0..=300).chain([1400, 1472, 8000]) {
             let payload: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();

@@ -487,7 +487,8 @@ fn ric(service: ServiceFile, cores: Option<u32>) -> NodeFile {
 }
 
 fn e2(s: &E2Shape) -> ScenarioFile {
-    let stack = interface_stack("E2", s.suite).unwrap_or_else(|| "eth/ipv4/sctp".into());
+    let stack =
+        interface_stack("E2", s.suite).map_or_else(|| "eth/ipv4/sctp".into(), |st| st.to_string());
     let suite_name = s.suite.map_or("none", |x| x.name());
     // A node names its profile; the suite it costs is that of the stack it seals or opens.
     let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), Some("ipsec"));

@@ -14,7 +14,14 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::error::Error;
-use crate::stack::Stack;
+use crate::esp::{self, Esp, Mode};
+use crate::macsec::{Cipher as MacsecCipher, Macsec};
+use crate::sctp::Sctp;
+use crate::ssh::{Cipher as SshCipher, Mac as SshMac, Ssh};
+use crate::stack::{Layer, Stack};
+use crate::suite::Suite;
+use crate::tls::{self, Cipher as TlsCipher, Mac as TlsMac, Record, Version};
+use crate::udp::Udp;
 
 /// One suite's overhead range on one transport.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,13 +72,11 @@ pub struct InterfaceRow {
 
 fn range(
     protocol: &'static str,
-    secured: &str,
-    plain: &str,
+    s: Stack,
+    p: Stack,
     confidential: bool,
     recommended: bool,
 ) -> Result<SuiteOverhead> {
-    let s = Stack::parse(secured)?;
-    let p = Stack::parse(plain)?;
     let (mut min, mut max) = (usize::MAX, 0);
     for n in 0..=255 {
         let o = s.wire_len(n)? - p.wire_len(n)?;
@@ -90,11 +95,11 @@ fn range(
 }
 
 /// ESP tunnel mode over IPv4 (O-RAN mandates tunnel mode) for every suite, carrying
-/// `transport` (`sctp` for E2, whose DATA chunks are padded to 4 bytes, or `udp`).
-pub fn ipsec_suites(transport: &str) -> Result<Vec<SuiteOverhead>> {
-    use crate::esp::{Cipher, Integrity, Suite};
+/// `transport` (an `sctp` layer for E2, whose DATA chunks are padded to 4 bytes, or `udp`).
+pub fn ipsec_suites(transport: Layer) -> Result<Vec<SuiteOverhead>> {
+    use crate::esp::{Cipher, Integrity};
     let mut v = Vec::new();
-    for suite in Suite::all() {
+    for suite in esp::Suite::all() {
         // RFC 8221 §5 (ENCR) and §6 (AUTH): MUST/SHOULD entries.
         let recommended = match (suite.cipher, suite.integrity) {
             (Cipher::AesGcm(_, 16) | Cipher::AesCcm(_, 8) | Cipher::ChaCha20Poly1305, None) => true,
@@ -107,10 +112,25 @@ pub fn ipsec_suites(transport: &str) -> Result<Vec<SuiteOverhead>> {
             }
             _ => false,
         };
+        let esp = Layer::Esp(Esp {
+            mode: Mode::Tunnel,
+            suite,
+            tfc: 0,
+        });
         v.push(range(
             "IPsec",
-            &format!("eth/ipv4/esp-tunnel({suite})/ipv4/{transport}"),
-            &format!("eth/ipv4/{transport}"),
+            Stack::builder()
+                .eth()
+                .ipv4()
+                .layer(esp)
+                .ipv4()
+                .layer(transport.clone())
+                .build()?,
+            Stack::builder()
+                .eth()
+                .ipv4()
+                .layer(transport.clone())
+                .build()?,
             suite.cipher.confidential(),
             recommended,
         )?);
@@ -118,43 +138,65 @@ pub fn ipsec_suites(transport: &str) -> Result<Vec<SuiteOverhead>> {
     Ok(v)
 }
 
+/// `eth/ipv4/tcp` with `top` on it, if any.
+fn over_tcp(top: Option<Layer>) -> Result<Stack> {
+    Stack::builder().eth().ipv4().tcp().layers(top).build()
+}
+
+/// A TLS record layer of `version` with full-size records.
+fn record(version: Version, cipher: TlsCipher, etm: bool) -> Layer {
+    Layer::Tls(Record {
+        version,
+        cipher,
+        max_fragment: tls::MAX_FRAGMENT,
+        etm,
+        seq8: false,
+        length: true,
+        cid: 0,
+    })
+}
+
 /// TLS 1.3 and TLS 1.2 records over TCP.
 pub fn tls_suites() -> Result<Vec<SuiteOverhead>> {
     let mut v = Vec::new();
     // IANA TLS Cipher Suites registry, "Recommended" column (RFC 8447).
-    for (s, rec) in [
-        ("aes128-gcm", true),
-        ("aes256-gcm", true),
-        ("chacha20-poly1305", true),
-        ("aes128-ccm", false),
-        ("aes128-ccm-8", false),
+    for (layer, rec) in [
+        (Layer::tls13(Suite::Aes128Gcm)?, true),
+        (Layer::tls13(Suite::Aes256Gcm)?, true),
+        (Layer::tls13(Suite::ChaCha20Poly1305)?, true),
+        (Layer::tls13(Suite::Aes128Ccm)?, false),
+        (
+            record(Version::Tls13, TlsCipher::AesCcm8(128), false),
+            false,
+        ),
     ] {
         v.push(range(
             "TLS",
-            &format!("eth/ipv4/tcp/tls13({s})"),
-            "eth/ipv4/tcp",
+            over_tcp(Some(layer))?,
+            over_tcp(None)?,
             true,
             rec,
         )?);
     }
-    for (s, conf, rec) in [
-        ("aes128-gcm", true, true),
-        ("aes256-gcm", true, true),
-        ("chacha20-poly1305", true, true),
-        ("aes128-ccm", true, true),
-        ("aes256-ccm", true, true),
-        ("aes128-ccm-8", true, false),
-        ("aes128-cbc,hmac-sha1", true, false),
-        ("aes128-cbc,hmac-sha256", true, false),
-        ("aes256-cbc,hmac-sha384", true, false),
-        ("aes128-cbc,hmac-sha256,etm", true, false),
-        ("null,hmac-sha1", false, false),
-        ("null,hmac-sha256", false, false),
+    for (cipher, etm, conf, rec) in [
+        (TlsCipher::AesGcm(128), false, true, true),
+        (TlsCipher::AesGcm(256), false, true, true),
+        (TlsCipher::ChaCha20Poly1305, false, true, true),
+        (TlsCipher::AesCcm(128), false, true, true),
+        (TlsCipher::AesCcm(256), false, true, true),
+        (TlsCipher::AesCcm8(128), false, true, false),
+        (TlsCipher::AesCbc(128, TlsMac::Sha1), false, true, false),
+        (TlsCipher::AesCbc(128, TlsMac::Sha256), false, true, false),
+        (TlsCipher::AesCbc(256, TlsMac::Sha384), false, true, false),
+        (TlsCipher::AesCbc(128, TlsMac::Sha256), true, true, false),
+        (TlsCipher::Null(TlsMac::Sha1), false, false, false),
+        (TlsCipher::Null(TlsMac::Sha256), false, false, false),
     ] {
+        let layer = record(Version::Tls12, cipher, etm);
         v.push(range(
             "TLS",
-            &format!("eth/ipv4/tcp/tls12({s})"),
-            "eth/ipv4/tcp",
+            over_tcp(Some(layer))?,
+            over_tcp(None)?,
             conf,
             rec,
         )?);
@@ -165,24 +207,50 @@ pub fn tls_suites() -> Result<Vec<SuiteOverhead>> {
 /// SSHv2 binary packets over TCP, without the 9-byte channel-data header (`raw`).
 pub fn ssh_suites() -> Result<Vec<SuiteOverhead>> {
     let mut v = Vec::new();
-    for (s, rec) in [
-        ("chacha20-poly1305", true),
-        ("aes128-gcm", true),
-        ("aes256-gcm", true),
-        ("aes128-ctr,umac-64-etm", true),
-        ("aes128-ctr,umac-128-etm", true),
-        ("aes128-ctr,hmac-sha2-256-etm", true),
-        ("aes128-ctr,hmac-sha2-512-etm", true),
-        ("aes128-ctr,hmac-sha1-etm", true),
-        ("aes128-ctr,hmac-sha1", false),
-        ("aes128-ctr,hmac-sha1-96", false),
-        ("aes128-ctr,hmac-sha2-256", false),
-        ("aes128-cbc,hmac-sha1", false),
+    for (cipher, mac, etm, rec) in [
+        (SshCipher::ChaCha20Poly1305, None, false, true),
+        (SshCipher::AesGcm(128), None, false, true),
+        (SshCipher::AesGcm(256), None, false, true),
+        (SshCipher::AesCtr(128), Some(SshMac::Umac64), true, true),
+        (SshCipher::AesCtr(128), Some(SshMac::Umac128), true, true),
+        (
+            SshCipher::AesCtr(128),
+            Some(SshMac::HmacSha2_256),
+            true,
+            true,
+        ),
+        (
+            SshCipher::AesCtr(128),
+            Some(SshMac::HmacSha2_512),
+            true,
+            true,
+        ),
+        (SshCipher::AesCtr(128), Some(SshMac::HmacSha1), true, true),
+        (SshCipher::AesCtr(128), Some(SshMac::HmacSha1), false, false),
+        (
+            SshCipher::AesCtr(128),
+            Some(SshMac::HmacSha1_96),
+            false,
+            false,
+        ),
+        (
+            SshCipher::AesCtr(128),
+            Some(SshMac::HmacSha2_256),
+            false,
+            false,
+        ),
+        (SshCipher::AesCbc(128), Some(SshMac::HmacSha1), false, false),
     ] {
+        let ssh = Layer::Ssh(Ssh {
+            cipher,
+            mac,
+            etm,
+            channel_data: false,
+        });
         v.push(range(
             "SSHv2",
-            &format!("eth/ipv4/tcp/ssh({s},raw)"),
-            "eth/ipv4/tcp",
+            over_tcp(Some(ssh))?,
+            over_tcp(None)?,
             true,
             rec,
         )?);
@@ -193,19 +261,22 @@ pub fn ssh_suites() -> Result<Vec<SuiteOverhead>> {
 /// MACsec on the fronthaul, with and without SCI.
 pub fn macsec_suites() -> Result<Vec<SuiteOverhead>> {
     let mut v = Vec::new();
-    for s in [
-        "gcm-aes-128,encrypt",
-        "gcm-aes-256,encrypt",
-        "gcm-aes-128,encrypt,no-sci",
-        "gcm-aes-128,integrity",
+    let no_sci = Macsec {
+        cipher: MacsecCipher::GcmAes128,
+        encrypt: true,
+        sci: false,
+        offset: 0,
+    };
+    for m in [
+        Layer::macsec(Suite::Aes128Gcm)?,
+        Layer::macsec(Suite::Aes256Gcm)?,
+        Layer::Macsec(no_sci),
+        Layer::macsec(Suite::Gmac { aes_bits: 128 })?,
     ] {
-        v.push(range(
-            "MACsec",
-            &format!("eth/macsec({s})/ecpri"),
-            "eth/ecpri",
-            s.contains("encrypt"),
-            true,
-        )?);
+        let confidential = matches!(&m, Layer::Macsec(s) if s.encrypt);
+        let secured = Stack::builder().eth().layer(m).ecpri().build()?;
+        let plain = Stack::builder().eth().ecpri().build()?;
+        v.push(range("MACsec", secured, plain, confidential, true)?);
     }
     Ok(v)
 }
@@ -223,8 +294,8 @@ fn best(c: &[SuiteOverhead], conf: bool, recommended_only: bool) -> Option<Suite
 
 /// All rows of the catalogue.
 pub fn catalogue() -> Result<Vec<InterfaceRow>> {
-    let ipsec_e2 = ipsec_suites("sctp")?;
-    let ipsec = ipsec_suites("udp")?;
+    let ipsec_e2 = ipsec_suites(Layer::Sctp(Sctp::default()))?;
+    let ipsec = ipsec_suites(Layer::Udp(Udp))?;
     let tls = tls_suites()?;
     let ssh = ssh_suites()?;
     let macsec = macsec_suites()?;
@@ -418,7 +489,7 @@ mod tests {
             "{:?}",
             e2.paper_figure_in_range_of
         );
-        let e2_cbc = ipsec_suites("sctp").unwrap();
+        let e2_cbc = ipsec_suites(Layer::Sctp(Sctp::default())).unwrap();
         let sack = e2_cbc
             .iter()
             .find(|s| s.stack.contains("aes256-cbc,hmac-sha256-128"))
@@ -432,7 +503,7 @@ mod tests {
                 .iter()
                 .any(|s| s.contains("aes256-gcm-16") && s.contains("54..57"))
         );
-        let ipsec = ipsec_suites("udp").unwrap();
+        let ipsec = ipsec_suites(Layer::Udp(Udp)).unwrap();
         assert!(ipsec.iter().filter(|s| s.confidential).all(|s| s.min != 57));
         let cbc = ipsec
             .iter()

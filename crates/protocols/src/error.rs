@@ -135,6 +135,17 @@ pub enum Error {
         /// What is missing, and which layers can be written.
         why: &'static str,
     },
+    /// A measured suite that a protection layer does not carry (e.g. the copy baseline in ESP,
+    /// AES-CBC + HMAC in TLS 1.3).
+    #[error("`{layer}` does not carry suite `{suite}`; allowed: {allowed}")]
+    SuiteNotCarried {
+        /// The layer's name (`esp-tunnel`, `tls13`, `macsec`).
+        layer: &'static str,
+        /// The suite's name (`copy`, `aes128-cbc-hmac-sha256`, ...).
+        suite: &'static str,
+        /// The suites the layer carries, comma-separated.
+        allowed: String,
+    },
     /// The built-in data file of KEM sizes could not be read (a bug in this crate).
     #[error("bad KEM size table: {0}")]
     KemTable(String),

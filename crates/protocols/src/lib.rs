@@ -80,6 +80,7 @@
 //! # Ok::<(), protocols::Error>(())
 //! ```
 
+pub mod build;
 pub mod catalogue;
 pub mod ecpri;
 pub mod emit;
@@ -105,6 +106,7 @@ pub mod tls_handshake;
 pub mod udp;
 pub mod wire;
 
+pub use build::{Protocol, StackBuilder};
 pub use error::{Error, Result};
 pub use ethernet::Count;
 pub use fragment::{Frame, SplitPolicy, split_payload};

@@ -278,10 +278,7 @@ impl Stack {
     /// The measured suite of the outermost security layer (the one
     /// [`Stack::protected_len`] counts), or `None` (see [`Layer::suite`]).
     pub fn suite(&self) -> Option<Suite> {
-        self.layers()
-            .iter()
-            .find(|l| l.protected(0).is_some())
-            .and_then(Layer::suite)
+        self.security_layer().and_then(Layer::suite)
     }
 }
 

@@ -25,8 +25,9 @@
 //! [`Sealer`] never repeats a sequence number (and so never an AES-GCM nonce): past
 //! [`Protection::last_sequence`] it refuses with [`crate::LiveError::SequenceExhausted`].
 
+use protocols::esp::Mode;
 use protocols::wire::{ipv4, udp};
-use protocols::{Stack, Suite};
+use protocols::{Layer, Stack, StackBuilder, Suite};
 
 use crate::LiveError;
 
@@ -181,42 +182,57 @@ impl Protection {
         }
     }
 
-    /// The `protocols` stack of the datagram this crate builds, and the index of its first
-    /// layer that is in the datagram (the layers below are the loopback socket's own IPv4 and
-    /// UDP headers, or the TCP a TLS record would ride on).
-    fn datagram_stack(self) -> (&'static str, usize) {
-        match self {
-            Protection::Plain => ("ipv4/udp", 2),
-            // ESP in UDP (RFC 3948): the outer IPv4 + UDP are the loopback datagram's own.
-            Protection::EspGcm => ("ipv4/udp/esp-tunnel(aes256-gcm-16)/ipv4/udp", 2),
-            Protection::EspCbc => (
-                "ipv4/udp/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp",
-                2,
-            ),
-            Protection::Macsec => ("eth/macsec(gcm-aes-128,encrypt)/ipv4/udp", 0),
-            Protection::MacsecIntegrity => ("eth/macsec(gcm-aes-128,integrity)/ipv4/udp", 0),
-            // A TLS record over TCP; the datagram carries the record alone.
-            Protection::Tls13 => ("ipv4/tcp/tls13(aes256-gcm)", 2),
-        }
+    /// The security layer of this protection: [`Protection::suite`]'s ESP tunnel, MACsec or
+    /// TLS 1.3 layer, from the one suite-to-layer mapping of `protocols`
+    /// ([`protocols::Layer::esp`], [`protocols::Layer::macsec`], [`protocols::Layer::tls13`]);
+    /// `None` for plaintext.
+    fn security_layer(self) -> Result<Option<Layer>, LiveError> {
+        let Some(suite) = self.suite() else {
+            return Ok(None);
+        };
+        let layer = match self {
+            Protection::EspGcm | Protection::EspCbc => Layer::esp(Mode::Tunnel, suite),
+            Protection::Macsec | Protection::MacsecIntegrity => Layer::macsec(suite),
+            Protection::Tls13 => Layer::tls13(suite),
+            Protection::Plain => return Ok(None),
+        };
+        layer.map(Some).map_err(LiveError::Protocol)
     }
 
-    /// The parsed datagram stack and the index of its first layer in the datagram.
+    /// `below` (the layers the security layer sits on), then the security layer, then
+    /// `ipv4/udp`; a TLS record carries the payload itself.
+    fn stack_on(self, below: StackBuilder) -> Result<Stack, LiveError> {
+        let layer = self.security_layer()?;
+        let b = match self {
+            Protection::Tls13 => below.layers(layer),
+            _ => below.layers(layer).ipv4().udp(),
+        };
+        b.build().map_err(LiveError::Protocol)
+    }
+
+    /// The parsed datagram stack and the index of its first layer in the datagram (the layers
+    /// below are the loopback socket's own IPv4 and UDP headers, or the TCP a TLS record would
+    /// ride on): ESP in UDP (RFC 3948), whose outer IPv4 + UDP are the loopback datagram's own;
+    /// a whole MACsec frame; a TLS record alone.
     fn framing(self) -> Result<(Stack, usize), LiveError> {
-        let (text, from) = self.datagram_stack();
-        Ok((Stack::parse(text).map_err(LiveError::Protocol)?, from))
+        let b = Stack::builder();
+        Ok(match self {
+            Protection::Plain => (self.stack_on(b)?, 2),
+            Protection::EspGcm | Protection::EspCbc => (self.stack_on(b.ipv4().udp())?, 2),
+            Protection::Macsec | Protection::MacsecIntegrity => (self.stack_on(b.eth())?, 0),
+            Protection::Tls13 => (self.stack_on(b.ipv4().tcp())?, 2),
+        })
     }
 
     /// The stack this protection would use on a real Ethernet link, for MTU arithmetic
     /// (`protocols::Stack::max_payload`): the bulk experiment sizes its segments with it.
-    pub fn link_stack(self) -> &'static str {
-        match self {
-            Protection::Plain => "eth/ipv4/udp",
-            Protection::EspGcm => "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp",
-            Protection::EspCbc => "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp",
-            Protection::Macsec => "eth/macsec(gcm-aes-128,encrypt)/ipv4/udp",
-            Protection::MacsecIntegrity => "eth/macsec(gcm-aes-128,integrity)/ipv4/udp",
-            Protection::Tls13 => "eth/ipv4/tcp/tls13(aes256-gcm)",
-        }
+    pub fn link_stack(self) -> Result<Stack, LiveError> {
+        let b = Stack::builder().eth();
+        self.stack_on(match self {
+            Protection::Plain | Protection::Macsec | Protection::MacsecIntegrity => b,
+            Protection::EspGcm | Protection::EspCbc => b.ipv4(),
+            Protection::Tls13 => b.ipv4().tcp(),
+        })
     }
 
     /// Length of the UDP payload that carries `payload` application bytes \[bytes\], from the
@@ -251,8 +267,9 @@ impl Protection {
     /// The largest application payload whose frame fits a link MTU of `mtu` bytes on
     /// [`Protection::link_stack`] \[bytes\].
     pub fn max_payload(self, mtu: usize) -> Result<usize, LiveError> {
-        let stack = protocols::Stack::parse(self.link_stack()).map_err(LiveError::Protocol)?;
-        stack.max_payload(mtu).map_err(LiveError::Protocol)
+        self.link_stack()?
+            .max_payload(mtu)
+            .map_err(LiveError::Protocol)
     }
 }
 
@@ -282,10 +299,48 @@ mod tests {
     #[test]
     fn the_charged_suite_is_the_one_the_stacks_name() {
         for p in Protection::ALL {
-            let link: Stack = p.link_stack().parse().unwrap();
+            let link = p.link_stack().unwrap();
             let (datagram, _) = p.framing().unwrap();
             assert_eq!(p.suite(), link.suite(), "{p}");
             assert_eq!(p.suite(), datagram.suite(), "{p}");
+        }
+    }
+
+    /// The stacks as they were written by hand before they were built from the suite's layer
+    /// (issue 28): the same frames, the same text.
+    #[test]
+    fn stacks_are_the_ones_written_by_hand() {
+        let expect = [
+            (Protection::Plain, "ipv4/udp", "eth/ipv4/udp"),
+            (
+                Protection::EspGcm,
+                "ipv4/udp/esp-tunnel(aes256-gcm-16)/ipv4/udp",
+                "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp",
+            ),
+            (
+                Protection::EspCbc,
+                "ipv4/udp/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp",
+                "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp",
+            ),
+            (
+                Protection::Macsec,
+                "eth/macsec(gcm-aes-128,encrypt)/ipv4/udp",
+                "eth/macsec(gcm-aes-128,encrypt)/ipv4/udp",
+            ),
+            (
+                Protection::MacsecIntegrity,
+                "eth/macsec(gcm-aes-128,integrity)/ipv4/udp",
+                "eth/macsec(gcm-aes-128,integrity)/ipv4/udp",
+            ),
+            (
+                Protection::Tls13,
+                "ipv4/tcp/tls13(aes256-gcm)",
+                "eth/ipv4/tcp/tls13(aes256-gcm)",
+            ),
+        ];
+        for (p, datagram, link) in expect {
+            assert_eq!(p.framing().unwrap().0.to_string(), datagram, "{p}");
+            assert_eq!(p.link_stack().unwrap().to_string(), link, "{p}");
         }
     }
 

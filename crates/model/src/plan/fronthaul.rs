@@ -463,3 +463,36 @@ fn loaded_plan(
         modes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use protocols::esp::Mode;
+    use protocols::{Layer, Stack};
+
+    use super::FRONTHAUL_MODES;
+
+    /// Each mode's stack is the one `protocols` builds from the mode's suite (issue 25: one
+    /// suite-to-layer mapping), and its offload protocol is the stack's own.
+    #[test]
+    fn mode_stacks_are_built_from_their_suite() {
+        for (name, text, suite, protocol) in FRONTHAUL_MODES {
+            let b = Stack::builder().eth();
+            let built = match (suite, protocol) {
+                (None, _) => b.ecpri(),
+                (Some(s), "macsec") => b.layer(Layer::macsec(s).unwrap()).ecpri(),
+                (Some(s), _) => b
+                    .ipv4()
+                    .layer(Layer::esp(Mode::Tunnel, s).unwrap())
+                    .ipv4()
+                    .udp()
+                    .ecpri(),
+            }
+            .build()
+            .unwrap();
+            assert_eq!(built.to_string(), text, "{name}");
+            if suite.is_some() {
+                assert_eq!(built.protocol().map(|p| p.name()), Some(protocol), "{name}");
+            }
+        }
+    }
+}

@@ -4,44 +4,38 @@ use super::*;
 
 /// The protocol stack protecting `interface` with profile suite `suite` (`None`: plaintext):
 /// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for
-/// O1, A1, O2 (TLS). `None` for an unknown interface or a suite the protocol does not carry
-/// (the copy baseline, GMAC; in TLS 1.3 also CBC+HMAC and AES-256-CCM). The stack is charged
-/// as `suite` ([`protocols::Stack::suite`]; a test checks it).
-pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<String> {
+/// O1, A1, O2 (TLS), the suite's layer from [`protocols::Layer::esp`] and
+/// [`protocols::Layer::tls13`]. `None` for an unknown interface, a suite without
+/// confidentiality (the copy baseline, GMAC: every one of these interfaces requires it) or one
+/// the protocol does not carry (in TLS 1.3 CBC+HMAC and AES-256-CCM). The stack is charged as
+/// `suite` ([`protocols::Stack::suite`]; a test checks it).
+pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<protocols::Stack> {
+    use protocols::esp::Mode;
+    use protocols::{Layer, Stack};
     let ipsec = ["E2", "F1", "F1-C", "XN", "XN-C", "E1", "X2", "W1"];
     let tls = ["O1", "A1", "O2"];
     let i = interface.to_ascii_uppercase();
-    if ipsec.contains(&i.as_str()) {
-        let Some(suite) = suite else {
-            return Some("eth/ipv4/sctp".into());
-        };
-        let esp = match suite {
-            Suite::Aes128Gcm | Suite::Aes256Gcm | Suite::Aes128Ccm | Suite::Aes256Ccm => {
-                format!("{suite}-16")
-            }
-            Suite::ChaCha20Poly1305 => suite.to_string(),
-            // aes128-cbc-hmac-sha256 -> aes128-cbc,hmac-sha256-128 (RFC 4868: the ICV is half
-            // the hash).
-            Suite::AesCbcHmac { aes_bits, sha_bits } => {
-                format!("aes{aes_bits}-cbc,hmac-sha{sha_bits}-{}", sha_bits / 2)
-            }
-            _ => return None,
-        };
-        Some(format!("eth/ipv4/esp-tunnel({esp})/ipv4/sctp"))
-    } else if tls.contains(&i.as_str()) {
+    if suite.is_some_and(|s| !s.encrypts()) {
+        return None;
+    }
+    let stack = if ipsec.contains(&i.as_str()) {
+        let b = Stack::builder().eth().ipv4();
         match suite {
-            None => Some("eth/ipv4/tcp".into()),
-            Some(
-                s @ (Suite::Aes128Gcm
-                | Suite::Aes256Gcm
-                | Suite::ChaCha20Poly1305
-                | Suite::Aes128Ccm),
-            ) => Some(format!("eth/ipv4/tcp/tls13({s})")),
-            _ => None,
+            None => b,
+            Some(s) => b.layer(Layer::esp(Mode::Tunnel, s).ok()?).ipv4(),
+        }
+        .sctp()
+    } else if tls.contains(&i.as_str()) {
+        let b = Stack::builder().eth().ipv4().tcp();
+        match suite {
+            None => b,
+            Some(s) => b.layer(Layer::tls13(s).ok()?),
         }
     } else {
-        None
-    }
+        return None;
+    };
+    // Every layer above sits where it may: the build cannot fail.
+    stack.build().ok()
 }
 
 /// The inputs of an interface plan.
@@ -189,32 +183,22 @@ fn data_path_terms(p: &profile::Profile) -> Option<DataPathTerms> {
     })
 }
 
-/// Whether a stack carries ESP (an IPsec interface).
-fn stack_is_ipsec(stack: &str) -> bool {
-    stack.contains("esp")
-}
-
 /// Two profile-built nodes over a 10 Gb/s, 100 m link; Poisson packets of the interface's
 /// stack at `pps`.
 fn interface_scenario(
     q: &InterfaceQuestion,
     suite: Option<Suite>,
-    stack: &str,
+    stack: &protocols::Stack,
     cores: Option<u32>,
     pps: f64,
 ) -> ScenarioBuilder {
     let profile = q.profile.display().to_string();
-    let protocol = if stack.contains("tls13") {
-        "tls"
-    } else {
-        "ipsec"
-    };
+    // The profile's offload flag for the stack's protocol (none for plaintext, which has no
+    // cipher to offload).
+    let protocol = stack.protocol().map(protocols::Protocol::name);
     let node = |name: &str| {
-        let n = NodeFile::new(name).service(ServiceFile::profile(
-            profile.as_str(),
-            suite,
-            Some(protocol),
-        ));
+        let n =
+            NodeFile::new(name).service(ServiceFile::profile(profile.as_str(), suite, protocol));
         match cores {
             Some(c) => n.cores(c.into()),
             None => n,
@@ -231,7 +215,7 @@ fn interface_scenario(
             "load",
             "a",
             "b",
-            SourceFile::poisson(Q::new(pps, "/s"), sizes).stack(stack),
+            SourceFile::poisson(Q::new(pps, "/s"), sizes).stack(stack.to_string().as_str()),
         ))
 }
 
@@ -311,7 +295,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
     let run_suite = |suite: Option<Suite>,
                      cores: Option<u32>|
      -> Result<InterfaceRun, ScenarioError> {
-        let stack = interface_stack(&q.interface, suite).ok_or_else(|| {
+        let stack_p = interface_stack(&q.interface, suite).ok_or_else(|| {
             invalid(
                 "--interface/--suite",
                 format!(
@@ -322,15 +306,9 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 "interfaces E2, F1, Xn, E1, X2, W1 (IPsec) or O1, A1, O2 (TLS 1.3), with an AEAD or AES-CBC+HMAC suite (TLS: AEAD only)".into(),
             )
         })?;
+        let stack = stack_p.to_string();
         // Capacity from the profile for this mix: each end's CPU stage on its cores, the I/O
         // stage alone; frames as the stack builds them, the cipher at the bytes it protects.
-        let stack_p: protocols::Stack = stack.parse().map_err(|e: protocols::Error| {
-            invalid(
-                "--suite",
-                e.to_string(),
-                "a suite of the interface's protocol".into(),
-            )
-        })?;
         let (mut seal_ns, mut open_ns, mut io_ns) = (0.0, 0.0, 0.0);
         for &b in &sizes {
             let frame = stack_p.wire_len(b as usize).map_err(|e| {
@@ -391,7 +369,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 limit,
             });
         }
-        let s = interface_scenario(&q, suite, &stack, cores, pps)
+        let s = interface_scenario(&q, suite, &stack_p, cores, pps)
             .build(origin)
             .map_err(|e| super::flag_only(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
@@ -521,7 +499,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             a.limit
         ));
     }
-    let terms = if stack_is_ipsec(&secured.stack) {
+    let secured_protocol = interface_stack(&q.interface, Some(q.suite)).and_then(|s| s.protocol());
+    let terms = if secured_protocol == Some(protocols::Protocol::Ipsec) {
         data_path_terms(&profile)
     } else {
         None
@@ -583,21 +562,47 @@ mod tests {
         let mut built = 0;
         for interface in ["E2", "F1", "xn", "O1", "A1"] {
             assert_eq!(
-                interface_stack(interface, None)
-                    .and_then(|t| t.parse::<protocols::Stack>().ok())
-                    .map(|s| s.suite()),
+                interface_stack(interface, None).map(|s| s.suite()),
                 Some(None),
                 "{interface}"
             );
             for suite in Suite::ALL {
-                let Some(text) = interface_stack(interface, Some(suite)) else {
+                let Some(stack) = interface_stack(interface, Some(suite)) else {
                     continue;
                 };
-                let stack: protocols::Stack = text.parse().unwrap();
+                let text = stack.to_string();
+                assert_eq!(text.parse::<protocols::Stack>().unwrap(), stack, "{text}");
                 assert_eq!(stack.suite(), Some(suite), "{interface} {text}");
                 built += 1;
             }
         }
+        // The text every output prints, as it was written by hand before the stacks were
+        // values (issue 28).
+        let text = |i: &str, s: Suite| interface_stack(i, Some(s)).unwrap().to_string();
+        let cbc = Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 384,
+        };
+        assert_eq!(
+            text("E2", cbc),
+            "eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha384-192)/ipv4/sctp"
+        );
+        assert_eq!(
+            text("F1", Suite::Aes256Ccm),
+            "eth/ipv4/esp-tunnel(aes256-ccm-16)/ipv4/sctp"
+        );
+        assert_eq!(
+            text("Xn", Suite::ChaCha20Poly1305),
+            "eth/ipv4/esp-tunnel(chacha20-poly1305)/ipv4/sctp"
+        );
+        assert_eq!(
+            text("O1", Suite::Aes128Ccm),
+            "eth/ipv4/tcp/tls13(aes128-ccm)"
+        );
+        assert_eq!(
+            interface_stack("A1", None).unwrap().to_string(),
+            "eth/ipv4/tcp"
+        );
         // IPsec carries the 11 AEAD and CBC+HMAC suites, TLS 1.3 four.
         assert_eq!(built, 3 * 11 + 2 * 4);
         assert_eq!(interface_stack("S1", Some(Suite::Aes128Gcm)), None);

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use super::Result;
-use super::e2::{E2_SUITES, E2Suite};
+use super::e2::{E2_SUITES, E2Suite, UDP};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len, pin_profile_node, traced};
+use super::variant::{Doc, frame_len_of, pin_profile_node, traced};
 use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
@@ -19,11 +19,11 @@ pub(super) fn e2_size_point(
     ip_len: usize,
 ) -> Result<f64> {
     let mut doc = base.clone();
-    let stack = s.stack("ipv4/udp");
+    let stack = s.stack(UDP)?;
     let payload = ip_len - 28;
-    doc.set("flow[0].source.stack", stack.as_str())?;
+    doc.set("flow[0].source.stack", stack.to_string().as_str())?;
     doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
-    let frames = [frame_len(&stack, payload)?];
+    let frames = [frame_len_of(&stack, payload)?];
     for node in 0..2 {
         pin_profile_node(&mut doc, node, prof, s.suite, &frames)?;
     }

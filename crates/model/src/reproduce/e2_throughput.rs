@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use super::Result;
-use super::e2::{E2_SUITES, E2Suite};
+use super::e2::{E2_SUITES, E2Suite, TCP_TS};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::Targets;
-use super::variant::{Doc, fmt_list, frame_len, pin_profile_node, slope, traced};
+use super::variant::{Doc, fmt_list, frame_len_of, pin_profile_node, slope, traced};
 use crate::patch::quantity;
 
 /// One offered-rate point of e2_throughput: goodput [Mb/s], sender CPU [%], verdict.
@@ -19,13 +19,13 @@ pub(super) fn e2_rate_point(
     offered_mbps: f64,
 ) -> Result<(f64, f64, f64, &'static str)> {
     let mut doc = base.clone();
-    let stack = s.stack("ipv4/tcp(ts)");
-    doc.set("flow[0].source.stack", stack.as_str())?;
+    let stack = s.stack(TCP_TS)?;
+    doc.set("flow[0].source.stack", stack.to_string().as_str())?;
     doc.set("flow[0].source.payload", quantity::bytes(s.goodput as u64))?;
     let pps = offered_mbps * 1e6 / (s.goodput as f64 * 8.0);
     // To a thousandth of a packet per second, as the published outputs were computed.
     doc.set("flow[0].source.rate", quantity::pps(pps, 3))?;
-    let f = frame_len(&stack, s.goodput)?;
+    let f = frame_len_of(&stack, s.goodput)?;
     for node in 0..2 {
         pin_profile_node(&mut doc, node, prof, s.suite, &[f])?;
     }

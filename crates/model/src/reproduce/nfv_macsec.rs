@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use protocols::Suite;
+use protocols::{Layer, Stack, Suite};
 
 use super::Result;
 use super::fit::LIOY_L;
@@ -45,8 +45,15 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
                 .loo(loo(&format!("lioy2022/table1/{enc}")));
         }
     }
-    let plain: protocols::Stack = "eth/ipv4/tcp(ts)".parse()?;
-    let sec: protocols::Stack = "eth/macsec(gcm-aes-128,encrypt)/ipv4/tcp(ts)".parse()?;
+    // TCP with timestamps over Ethernet, in clear and in MACsec GCM-AES-128 with encryption.
+    let plain = Stack::builder().eth().ipv4().tcp_ts().build()?;
+    let macsec = Layer::macsec(Suite::Aes128Gcm)?;
+    let sec = Stack::builder()
+        .eth()
+        .layer(macsec)
+        .ipv4()
+        .tcp_ts()
+        .build()?;
     let line_plain = plain.wire_len_as(1448, protocols::Count::Line)? as f64;
     let line_sec = sec.wire_len_as(1416, protocols::Count::Line)? as f64;
     let link = |mbps: f64, goodput: f64, line: f64| mbps * goodput / line;

@@ -60,3 +60,24 @@ pub(super) fn ofh_added(
 ) -> Result<f64> {
     Ok(ofh_ping_proc(base, prof, mode, frame)? - ofh_ping_proc(base, prof, 2, frame)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use protocols::{Layer, Stack};
+
+    use super::OFH_MODES;
+
+    /// Each MACsec mode's stack is the one `protocols` builds from the mode's suite (issue 25:
+    /// one suite-to-layer mapping).
+    #[test]
+    fn mode_stacks_are_built_from_their_suite() {
+        for (label, text, suite) in OFH_MODES {
+            let b = Stack::builder().eth();
+            let b = match suite {
+                Some(s) => b.layer(Layer::macsec(s).unwrap()),
+                None => b,
+            };
+            assert_eq!(b.ecpri().build().unwrap().to_string(), text, "{label}");
+        }
+    }
+}

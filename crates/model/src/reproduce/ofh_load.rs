@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use protocols::{Layer, Stack};
+
 use super::ofh::OFH_MODES;
 use super::plot::{Series, Style};
 use super::study::Outputs;
@@ -23,16 +25,28 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
             let (_, stack, _) = OFH_MODES[mode];
             let suite = crate::file::suite_or_none::name(OFH_MODES[mode].2);
             let mut d = base.clone();
-            let data = format!("{}/ipv4/tcp(ts)", &stack[..stack.len() - "/ecpri".len()]);
-            let ping_stack = format!("{}/ipv4/udp", &stack[..stack.len() - "/ecpri".len()]);
-            d.set("flow[0].source.stack", data.as_str())?;
+            // The mode's layer 2 (Ethernet, and MACsec if any) under its eCPRI carries IPv4.
+            let l2: Vec<Layer> = stack
+                .parse::<Stack>()?
+                .layers()
+                .iter()
+                .filter(|l| !matches!(l, Layer::Ecpri(_)))
+                .cloned()
+                .collect();
+            let data = Stack::builder()
+                .layers(l2.clone())
+                .ipv4()
+                .tcp_ts()
+                .build()?;
+            let ping_stack = Stack::builder().layers(l2).ipv4().udp().build()?;
+            d.set("flow[0].source.stack", data.to_string().as_str())?;
             // One data frame of 1416 B goodput every 1416 x 8 bits / the attempted rate.
             d.set(
                 "flow[0].source.interval",
                 // To 1 ps (3 decimals of ns), the engine's step.
                 quantity::ns(1416.0 * 8.0 / (mbps * 1e6) * 1e9, 3),
             )?;
-            d.set("flow[1].source.stack", ping_stack.as_str())?;
+            d.set("flow[1].source.stack", ping_stack.to_string().as_str())?;
             d.set("flow[1].source.size", quantity::bytes(ping as u64 - 48))?;
             // The nodes' buffers: the assumption ofh.buffer (recorded as the rows' dependency).
             let buffer = t.assume("ofh.buffer")?;
@@ -60,9 +74,7 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
                 .map_or(0.0, |l| l.utilisation);
             // The link's busy time counts each data frame's Ethernet line bytes (frame, FCS,
             // preamble and gap), the same count the engine clocks.
-            let line = data
-                .parse::<protocols::Stack>()?
-                .wire_len_as(1416, protocols::Count::Line)? as f64;
+            let line = data.wire_len_as(1416, protocols::Count::Line)? as f64;
             let thr = wire * 10_000.0 * 1416.0 / line;
             let max_ping = r.flows[1]
                 .rtt

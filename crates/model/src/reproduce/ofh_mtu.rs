@@ -11,7 +11,7 @@ use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len, traced};
+use super::variant::{Doc, frame_len_of, traced};
 use crate::patch::quantity;
 
 /// Core counts the fixed-payload study runs at besides the profile's: one core, a few, and the
@@ -193,10 +193,9 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     );
     // Which stage limits the sender per data frame: I/O (frame + half an ACK, one server) or CPU
     // (seal + half an ACK's open, on the cores).
-    let stack_text = doc.get_str("flow[6].source.stack")?;
-    let ack = frame_len(&stack_text, 0)?;
+    let ack = frame_len_of(&bulk_stack, 0)?;
     let limit = |payload: usize| -> Result<&'static str> {
-        let f = frame_len(&stack_text, payload)?;
+        let f = frame_len_of(&bulk_stack, payload)?;
         let d = prof.packet(
             Some(Suite::Aes128Gcm),
             profile::Direction::Seal,

@@ -15,14 +15,14 @@ use std::path::Path;
 use profile::{Direction, Profile};
 use protocols::Suite;
 
-use super::e2::{E2_PROFILE, E2_SUITES, E2Suite};
+use super::e2::{E2_PROFILE, E2_SUITES, E2Suite, TCP_TS};
 use super::e2_size::{e2_size_point, gcm_no_difference};
 use super::e2_throughput::e2_rate_point;
 use super::fit::{LIOY_L, Provenance, with_cipher_lines};
 use super::ofh::{OFH_PROFILE, ofh_added};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len, traced};
+use super::variant::{Doc, frame_len, frame_len_of, traced};
 use super::{ReproduceError, Result};
 
 /// A testbed's cipher costs from this host's: `c0 + k × host(L)` for every cipher op the
@@ -129,7 +129,7 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) ->
             .expect("suite listed")
     };
     let cbc = suite("AES256-CBC");
-    let f = frame_len(&cbc.stack("ipv4/tcp(ts)"), cbc.goodput)?;
+    let f = frame_len_of(&cbc.stack(TCP_TS)?, cbc.goodput)?;
     let pps = value(t, fit)? * 1e6 / (cbc.goodput as f64 * 8.0);
     let cbc_suite = cbc.suite.expect("a cipher suite");
     // One core: plateau = 1 / (stack + k x seal(L)), the stack the testbed's own.
@@ -146,7 +146,7 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) ->
                     // The cipher cost ratio to AES256-CBC: on this host at the suite's own
                     // protected length, and what Table 3's plateaus imply on the testbed (one
                     // core: 1 / plateau = stack + cipher).
-                    let fs = frame_len(&s.stack("ipv4/tcp(ts)"), s.goodput)?;
+                    let fs = frame_len_of(&s.stack(TCP_TS)?, s.goodput)?;
                     let here = host.cipher_cost_ns(su, Direction::Seal, fs.protected)?
                         / host.cipher_cost_ns(cbc_suite, Direction::Seal, f.protected)?;
                     let per_packet = |id: &str, goodput: usize| -> Result<f64> {

@@ -129,7 +129,11 @@ pub struct FrameLen {
 /// The frame of `payload` under `stack` and its protected length
 /// ([`protocols::Stack::protected_len`]; the frame itself when the stack has no security layer).
 pub fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
-    let full: protocols::Stack = stack.parse()?;
+    frame_len_of(&stack.parse()?, payload)
+}
+
+/// [`frame_len`] of a stack value.
+pub fn frame_len_of(full: &protocols::Stack, payload: usize) -> Result<FrameLen> {
     let wire = full.wire_len(payload)?;
     let protected = full.protected_len(payload)?.unwrap_or(wire);
     Ok(FrameLen {

@@ -462,11 +462,13 @@ impl Config {
                 .collect();
             (Fragmentation::Ike, sizes)
         } else {
-            let stack = Stack::parse(if self.ip_version == 6 {
-                "ipv6/udp"
+            let ip = Stack::builder();
+            let ip = if self.ip_version == 6 {
+                ip.ipv6()
             } else {
-                "ipv4/udp"
-            })?;
+                ip.ipv4()
+            };
+            let stack = ip.udp().build()?;
             let frames = fragment::ip_fragments(&stack, marker + ike_len, self.mtu)?;
             (
                 Fragmentation::Ip,

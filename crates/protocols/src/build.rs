@@ -1,0 +1,438 @@
+//! Stacks built as values: [`StackBuilder`], the one mapping from a measured [`Suite`] to the
+//! ESP, TLS 1.3 or MACsec layer that carries it (the inverse of [`Layer::suite`]), and the
+//! typed questions about a stack's protection ([`Stack::security_layer`], [`Stack::protocol`]).
+//!
+//! ```
+//! use protocols::{Layer, Stack, Suite};
+//! use protocols::esp::Mode;
+//!
+//! let e2 = Stack::builder()
+//!     .eth()
+//!     .ipv4()
+//!     .layer(Layer::esp(Mode::Tunnel, Suite::Aes256Gcm)?)
+//!     .ipv4()
+//!     .sctp()
+//!     .build()?;
+//! assert_eq!(e2.to_string(), "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp");
+//! assert_eq!(e2.suite(), Some(Suite::Aes256Gcm));
+//! # Ok::<(), protocols::Error>(())
+//! ```
+
+use crate::Result;
+use crate::ecpri::Ecpri;
+use crate::error::Error;
+use crate::esp::{self, Cipher as EspCipher, Esp, Integrity, Mode};
+use crate::ethernet::Ethernet;
+use crate::ipv4::Ipv4;
+use crate::ipv6::Ipv6;
+use crate::macsec::{Cipher as MacsecCipher, Macsec};
+use crate::sctp::{Chunk, Sctp};
+use crate::stack::{Layer, Stack};
+use crate::suite::Suite;
+use crate::tcp::{self, Tcp};
+use crate::tls::{self, Cipher as TlsCipher, Record, Version};
+use crate::udp::Udp;
+
+/// The protocol a security layer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// IPsec ESP, tunnel or transport mode.
+    Ipsec,
+    /// IEEE 802.1AE MACsec.
+    Macsec,
+    /// TLS or DTLS records.
+    Tls,
+    /// SSH binary packets.
+    Ssh,
+}
+
+impl Protocol {
+    /// The name scenario files use for the profile's offload flags: `ipsec`, `macsec`,
+    /// `tls`, `ssh`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Ipsec => "ipsec",
+            Protocol::Macsec => "macsec",
+            Protocol::Tls => "tls",
+            Protocol::Ssh => "ssh",
+        }
+    }
+}
+
+/// The ESP transform that carries `suite`: AEADs with their 16-byte ICV (RFC 4106, RFC 4309,
+/// RFC 7634), GMAC as `ENCR_NULL_AUTH_AES_GMAC` (RFC 4543), AES-CBC with the HMAC-SHA2
+/// truncated to half the hash (RFC 4868 §2.3).
+fn esp_transform(suite: Suite) -> Option<esp::Suite> {
+    let aead = |cipher| {
+        Some(esp::Suite {
+            cipher,
+            integrity: None,
+        })
+    };
+    match suite {
+        Suite::Copy => None,
+        Suite::Aes128Gcm => aead(EspCipher::AesGcm(128, esp::TAG_16)),
+        Suite::Aes256Gcm => aead(EspCipher::AesGcm(256, esp::TAG_16)),
+        Suite::Aes128Ccm => aead(EspCipher::AesCcm(128, esp::TAG_16)),
+        Suite::Aes256Ccm => aead(EspCipher::AesCcm(256, esp::TAG_16)),
+        Suite::ChaCha20Poly1305 => aead(EspCipher::ChaCha20Poly1305),
+        Suite::Gmac { aes_bits } => aead(EspCipher::AesGmac(aes_bits)),
+        Suite::AesCbcHmac { aes_bits, sha_bits } => Some(esp::Suite {
+            cipher: EspCipher::AesCbc(aes_bits),
+            integrity: Some(match sha_bits {
+                256 => Integrity::HmacSha256_128,
+                384 => Integrity::HmacSha384_192,
+                _ => Integrity::HmacSha512_256,
+            }),
+        }),
+    }
+}
+
+/// The TLS 1.3 record protection that carries `suite` (RFC 8446 §B.4: AES-GCM, ChaCha20-Poly1305
+/// and AES-128-CCM; no CBC, no GMAC, no AES-256-CCM).
+fn tls13_cipher(suite: Suite) -> Option<TlsCipher> {
+    match suite {
+        Suite::Aes128Gcm => Some(TlsCipher::AesGcm(128)),
+        Suite::Aes256Gcm => Some(TlsCipher::AesGcm(256)),
+        Suite::ChaCha20Poly1305 => Some(TlsCipher::ChaCha20Poly1305),
+        Suite::Aes128Ccm => Some(TlsCipher::AesCcm(128)),
+        _ => None,
+    }
+}
+
+/// The MACsec SecY that runs `suite` (802.1AE §14.5-14.6): GCM with confidentiality on, GMAC
+/// with integrity only; SCI sent, no confidentiality offset (Linux's defaults).
+fn macsec_secy(suite: Suite) -> Option<Macsec> {
+    let (cipher, encrypt) = match suite {
+        Suite::Aes128Gcm => (MacsecCipher::GcmAes128, true),
+        Suite::Aes256Gcm => (MacsecCipher::GcmAes256, true),
+        Suite::Gmac { aes_bits: 128 } => (MacsecCipher::GcmAes128, false),
+        Suite::Gmac { aes_bits: 256 } => (MacsecCipher::GcmAes256, false),
+        _ => return None,
+    };
+    Some(Macsec {
+        cipher,
+        encrypt,
+        ..Macsec::default()
+    })
+}
+
+/// `Ok(layer)` for a suite `layer` carries, else the error naming the suites it does.
+fn carried(name: &'static str, suite: Suite, f: impl Fn(Suite) -> Option<Layer>) -> Result<Layer> {
+    f(suite).ok_or_else(|| Error::SuiteNotCarried {
+        layer: name,
+        suite: suite.name(),
+        allowed: Suite::ALL
+            .into_iter()
+            .filter(|s| f(*s).is_some())
+            .map(Suite::name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+impl Layer {
+    /// The ESP layer in `mode` whose transform is `suite` (see the module docs for the
+    /// transform of each suite), without TFC padding. Every suite but the copy baseline.
+    pub fn esp(mode: Mode, suite: Suite) -> Result<Layer> {
+        let name = match mode {
+            Mode::Tunnel => "esp-tunnel",
+            Mode::Transport => "esp-transport",
+        };
+        carried(name, suite, |s| {
+            esp_transform(s).map(|suite| {
+                Layer::Esp(Esp {
+                    mode,
+                    suite,
+                    tfc: 0,
+                })
+            })
+        })
+    }
+
+    /// The TLS 1.3 record layer protected by `suite`, with full-size records.
+    pub fn tls13(suite: Suite) -> Result<Layer> {
+        carried("tls13", suite, |s| {
+            tls13_cipher(s).map(|cipher| {
+                Layer::Tls(Record {
+                    version: Version::Tls13,
+                    cipher,
+                    max_fragment: tls::MAX_FRAGMENT,
+                    etm: false,
+                    seq8: false,
+                    length: true,
+                    cid: 0,
+                })
+            })
+        })
+    }
+
+    /// The MACsec layer running `suite`: GCM suites encrypt, GMAC suites protect integrity
+    /// only.
+    pub fn macsec(suite: Suite) -> Result<Layer> {
+        carried("macsec", suite, |s| macsec_secy(s).map(Layer::Macsec))
+    }
+
+    /// The protocol of a security layer; `None` for layers without protection.
+    pub fn protocol(&self) -> Option<Protocol> {
+        match self {
+            Layer::Esp(_) => Some(Protocol::Ipsec),
+            Layer::Macsec(_) => Some(Protocol::Macsec),
+            Layer::Tls(_) => Some(Protocol::Tls),
+            Layer::Ssh(_) => Some(Protocol::Ssh),
+            _ => None,
+        }
+    }
+}
+
+impl Stack {
+    /// A builder for a stack, lowest layer first.
+    pub fn builder() -> StackBuilder {
+        StackBuilder::default()
+    }
+
+    /// The outermost (lowest) security layer: the one whose cipher
+    /// [`Stack::protected_len`] counts and whose suite [`Stack::suite`] names; `None` without
+    /// ESP, MACsec, TLS/DTLS or SSH.
+    pub fn security_layer(&self) -> Option<&Layer> {
+        self.layers().iter().find(|l| l.protocol().is_some())
+    }
+
+    /// The protocol of [`Stack::security_layer`]; `None` for a plaintext stack.
+    pub fn protocol(&self) -> Option<Protocol> {
+        self.security_layer().and_then(Layer::protocol)
+    }
+}
+
+/// Collects layers lowest first; [`StackBuilder::build`] checks them as [`Stack::parse`] does
+/// (each layer on one it may sit on), so a builder makes exactly the stacks the parser accepts.
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct StackBuilder {
+    layers: Vec<Layer>,
+}
+
+impl StackBuilder {
+    /// Adds any layer.
+    pub fn layer(mut self, layer: Layer) -> StackBuilder {
+        self.layers.push(layer);
+        self
+    }
+
+    /// Adds layers, lowest first.
+    pub fn layers(mut self, layers: impl IntoIterator<Item = Layer>) -> StackBuilder {
+        self.layers.extend(layers);
+        self
+    }
+
+    /// Adds an Ethernet II header (`eth`).
+    pub fn eth(self) -> StackBuilder {
+        self.layer(Layer::Eth(Ethernet))
+    }
+
+    /// Adds an IPv4 header without options (`ipv4`).
+    pub fn ipv4(self) -> StackBuilder {
+        self.layer(Layer::Ipv4(Ipv4::default()))
+    }
+
+    /// Adds an IPv6 header without extension headers (`ipv6`).
+    pub fn ipv6(self) -> StackBuilder {
+        self.layer(Layer::Ipv6(Ipv6::default()))
+    }
+
+    /// Adds a UDP header (`udp`).
+    pub fn udp(self) -> StackBuilder {
+        self.layer(Layer::Udp(Udp))
+    }
+
+    /// Adds a TCP header without options (`tcp`).
+    pub fn tcp(self) -> StackBuilder {
+        self.layer(Layer::Tcp(Tcp::default()))
+    }
+
+    /// Adds a TCP header with the timestamps option (`tcp(ts)`, RFC 7323).
+    pub fn tcp_ts(self) -> StackBuilder {
+        self.layer(Layer::Tcp(Tcp {
+            options: tcp::TIMESTAMPS,
+        }))
+    }
+
+    /// Adds an SCTP header with one DATA chunk (`sctp`).
+    pub fn sctp(self) -> StackBuilder {
+        self.sctp_chunk(Chunk::Data)
+    }
+
+    /// Adds an SCTP header with one `chunk` (`sctp(idata)`, `sctp(sack)`, ...).
+    pub fn sctp_chunk(self, chunk: Chunk) -> StackBuilder {
+        self.layer(Layer::Sctp(Sctp { chunk }))
+    }
+
+    /// Adds the E2AP marker (`e2ap`, 0 bytes).
+    pub fn e2ap(self) -> StackBuilder {
+        self.layer(Layer::E2ap)
+    }
+
+    /// Adds an eCPRI header (`ecpri`).
+    pub fn ecpri(self) -> StackBuilder {
+        self.layer(Layer::Ecpri(Ecpri::default()))
+    }
+
+    /// The stack, or the error [`Stack::parse`] gives for the same layers (a layer on one it
+    /// cannot sit on, a number out of range).
+    pub fn build(self) -> Result<Stack> {
+        Stack::from_layers(self.layers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::esp::Mode;
+    use crate::stack::{Layer, Stack};
+    use crate::suite::Suite;
+
+    use super::Protocol;
+
+    /// A stack carrying `layer` where that layer's protocol sits.
+    fn around(layer: Layer) -> Stack {
+        let b = Stack::builder().eth();
+        let b = match layer.protocol() {
+            Some(Protocol::Macsec) => b.layer(layer).ecpri(),
+            Some(Protocol::Tls) => b.ipv4().tcp().layer(layer),
+            _ => b.ipv4().layer(layer).ipv4().sctp(),
+        };
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn each_suite_layer_round_trips_through_the_parser() {
+        let mut carried = 0;
+        for suite in Suite::ALL {
+            for layer in [
+                Layer::esp(Mode::Tunnel, suite),
+                Layer::tls13(suite),
+                Layer::macsec(suite),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert_eq!(layer.suite(), Some(suite), "{}", layer.text());
+                let built = around(layer);
+                let parsed: Stack = built.to_string().parse().unwrap();
+                assert_eq!(parsed, built);
+                assert_eq!(parsed.to_string(), built.to_string());
+                assert_eq!(parsed.suite(), Some(suite));
+                carried += 1;
+            }
+        }
+        // ESP: 13 (all but copy); TLS 1.3: 4; MACsec: 4.
+        assert_eq!(carried, 13 + 4 + 4);
+    }
+
+    #[test]
+    fn layers_print_as_the_stacks_written_by_hand() {
+        let cbc = Suite::AesCbcHmac {
+            aes_bits: 256,
+            sha_bits: 256,
+        };
+        let text = |l: crate::Result<Layer>| l.unwrap().text();
+        assert_eq!(
+            text(Layer::esp(Mode::Tunnel, cbc)),
+            "esp-tunnel(aes256-cbc,hmac-sha256-128)"
+        );
+        assert_eq!(
+            text(Layer::esp(Mode::Tunnel, Suite::Aes128Gcm)),
+            "esp-tunnel(aes128-gcm-16)"
+        );
+        assert_eq!(
+            text(Layer::esp(Mode::Transport, Suite::ChaCha20Poly1305)),
+            "esp-transport(chacha20-poly1305)"
+        );
+        assert_eq!(text(Layer::tls13(Suite::Aes256Gcm)), "tls13(aes256-gcm)");
+        assert_eq!(
+            text(Layer::macsec(Suite::Aes128Gcm)),
+            "macsec(gcm-aes-128,encrypt)"
+        );
+        assert_eq!(
+            text(Layer::macsec(Suite::Gmac { aes_bits: 128 })),
+            "macsec(gcm-aes-128,integrity)"
+        );
+    }
+
+    #[test]
+    fn suites_a_layer_does_not_carry_are_refused_with_the_allowed_ones() {
+        let e = Layer::esp(Mode::Tunnel, Suite::Copy)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`esp-tunnel` does not carry suite `copy`") && e.contains("gmac-aes256"),
+            "{e}"
+        );
+        let cbc = Suite::AesCbcHmac {
+            aes_bits: 128,
+            sha_bits: 256,
+        };
+        let e = Layer::tls13(cbc).unwrap_err().to_string();
+        assert!(
+            e.contains("aes128-cbc-hmac-sha256")
+                && e.contains("allowed: aes128-gcm, aes256-gcm, chacha20-poly1305, aes128-ccm"),
+            "{e}"
+        );
+        let e = Layer::macsec(Suite::ChaCha20Poly1305)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("allowed: aes128-gcm, aes256-gcm, gmac-aes128, gmac-aes256"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_builder_refuses_what_the_parser_refuses() {
+        let esp = || Layer::esp(Mode::Tunnel, Suite::Aes128Gcm).unwrap();
+        let cases = [
+            (
+                Stack::builder().eth().layer(esp()),
+                "eth/esp-tunnel(aes128-gcm-16)",
+            ),
+            (
+                Stack::builder().eth().ipv4().layer(esp()).sctp(),
+                "eth/ipv4/esp-tunnel(aes128-gcm-16)/sctp",
+            ),
+            (Stack::builder().eth().udp(), "eth/udp"),
+            (
+                Stack::builder()
+                    .eth()
+                    .ipv4()
+                    .udp()
+                    .layer(Layer::tls13(Suite::Aes128Gcm).unwrap()),
+                "eth/ipv4/udp/tls13(aes128-gcm)",
+            ),
+            (Stack::builder().ipv4().eth(), "ipv4/eth"),
+            (Stack::builder().layer(esp()), "esp-tunnel(aes128-gcm-16)"),
+        ];
+        for (b, text) in cases {
+            let built = b.build().unwrap_err();
+            let parsed = Stack::parse(text).unwrap_err();
+            assert_eq!(built, parsed, "{text}");
+        }
+    }
+
+    #[test]
+    fn protocol_and_security_layer_are_the_outermost_ones() {
+        let s: Stack = "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/tcp/tls13(aes256-gcm)"
+            .parse()
+            .unwrap();
+        assert_eq!(s.protocol(), Some(Protocol::Ipsec));
+        assert_eq!(
+            s.security_layer().map(Layer::text).as_deref(),
+            Some("esp-tunnel(aes128-gcm-16)")
+        );
+        let t: Stack = "eth/ipv4/tcp/tls13(aes256-gcm)".parse().unwrap();
+        assert_eq!(t.protocol().map(Protocol::name), Some("tls"));
+        let m: Stack = "eth/macsec(gcm-aes-128,integrity)/ecpri".parse().unwrap();
+        assert_eq!(m.protocol(), Some(Protocol::Macsec));
+        let plain: Stack = "eth/ipv4/sctp".parse().unwrap();
+        assert_eq!((plain.protocol(), plain.security_layer()), (None, None));
+    }
+}
