@@ -1,6 +1,16 @@
 //! The interface plan: what IPsec or TLS costs an O-RAN interface at an offered load.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use protocols::Suite;
+use serde::Serialize;
+
+use crate::ScenarioError;
+use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+use crate::report::RunOptions;
+use crate::scenario::ScenarioBuilder;
+
+use super::absolute;
 
 /// The protocol stack protecting `interface` with profile suite `suite` (`None`: plaintext):
 /// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for

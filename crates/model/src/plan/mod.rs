@@ -18,12 +18,11 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use protocols::Suite;
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
 use crate::ScenarioError;
-use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
 use crate::report::{HandshakeReport, RunOptions};
 use crate::scenario::ScenarioBuilder;
 
