@@ -398,7 +398,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     }
 
     /// This replication adds its simulated time and source packets to `progress` every
-    /// [`REPORT_EVERY`](crate::progress::REPORT_EVERY) events and when it ends; the results do
+    /// [`REPORT_EVERY`] events and when it ends; the results do
     /// not change.
     pub fn watched(mut self, progress: Option<&'a Progress>) -> Self {
         self.progress = progress;
