@@ -247,7 +247,7 @@ pub fn markdown(
     );
     let _ = writeln!(
         s,
-        "**As one page:** `oransim reproduce --html DIR` writes this report as `DIR/index.html`, one self-contained HTML page (inline style, the plots as inline SVG, no script, nothing fetched) with the same tables and plots, the papers' full references, each row's provenance (`depends_on`, `fitted_from`, leave-one-out, note) folded under the row, the reasons of the failed rows and, with `--sensitivity`, what flips. Open it in any browser or hand it on; the same run gives the same bytes.\n"
+        "**As one page:** `oransim reproduce --html DIR` writes this report as `DIR/index.html`, one self-contained HTML page (inline style, the plots as inline SVG, no script, nothing fetched) with the same tables and plots, the papers' full references, each row's provenance (`depends_on`, `fitted_from`, leave-one-out, note) folded under the row, the reasons of the failed rows and, with `--sensitivity`, what flips. Its footer names the oransim version and the date, as `plan --html`'s does (docs/plan.md; `SOURCE_DATE_EPOCH` fixes the date). Open it in any browser or hand it on; the same run on the same date gives the same bytes.\n"
     );
     let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
     let _ = writeln!(
