@@ -7,11 +7,11 @@ use live::LiveError;
 use live::openssl_tls::{Set, measure};
 use model::validate::tls::{Cert, Group, TlsMeasurements, TlsSuite};
 
-/// The same reduced run as `oransim validate tls` in `crates/cli/tests/validate.rs`
+/// The same reduced run as `oransim validate tls` in `crates/cli/tests/cli/validate.rs`
 /// (`tls_for_real`, which also checks that no server is left): ignored so that CI runs OpenSSL
 /// once; `cargo test -p live --test openssl_tls -- --ignored` runs it here.
 #[test]
-#[ignore = "CI runs the same reduced set through the CLI (crates/cli/tests/validate.rs)"]
+#[ignore = "CI runs the same reduced set through the CLI (crates/cli/tests/cli/validate.rs)"]
 fn reduced_set_measures_every_workload_and_leaves_no_server() {
     let mut lines = Vec::new();
     let m = match measure(Set::Reduced, &mut |l| lines.push(l.to_owned())) {

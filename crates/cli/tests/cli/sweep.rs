@@ -1,7 +1,6 @@
 //! `oransim sweep` as a user runs it (issue 6): the real binary, a 1000-point sweep, an
 //! interrupted sweep resumed, four shards merged, and bad input refused.
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -34,8 +33,8 @@ fn ok(out: &Output) {
 }
 
 /// A fresh, empty scratch directory for one test.
-fn scratch(name: &str) -> common::TempDir {
-    common::TempDir::new(&format!("sweep-{name}"))
+fn scratch(name: &str) -> crate::common::TempDir {
+    crate::common::TempDir::new(&format!("sweep-{name}"))
 }
 
 const SCENARIO: &str = "scenarios/sweep_fronthaul.toml";

@@ -2,12 +2,11 @@
 //! check` accepts and `oransim run` runs, deterministically; bad flags are refused naming the
 //! flag; `--out` never replaces what is not a regular file.
 
-mod common;
 
 use std::path::Path;
 
 // `run` and `run_ok` run oransim from the repository's root (where the default profiles are).
-use common::{TempDir, oransim as run, stdout as run_ok};
+use crate::common::{TempDir, oransim as run, stdout as run_ok};
 
 /// `init SHAPE flags --out DIR/SHAPE.toml`, then `check` (the summary counts the nodes, links
 /// and flows asked for), then `run --format json`, parsed.

@@ -2,8 +2,7 @@
 //! ML-KEM-768 and ML-KEM-1024, and bad input.
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
-mod common;
-use common::{TempDir, oransim as run, stdout as run_ok};
+use crate::common::{TempDir, oransim as run, stdout as run_ok};
 
 /// Runs `oransim args --format json`, asserts it succeeds and returns the parsed output.
 fn run_json(args: &[&str]) -> serde_json::Value {

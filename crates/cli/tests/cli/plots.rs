@@ -4,12 +4,11 @@
 //! (near-black pixels: the palette's colours are all lighter, the grid is faint); the PNG that
 //! oransim wrote before, with no text at all, fails the same check.
 
-mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::TempDir;
+use crate::common::TempDir;
 
 /// A pixel darker than this in every channel is text (or a published value's black marker).
 const DARK: u8 = 96;

@@ -8,11 +8,10 @@
 //! parts of these outputs that differ between two runs.
 //!
 //! After a change that is meant to alter an output, regenerate the files with
-//! `ORANSIM_BLESS=1 cargo test -p oransim --test golden` and review the diff: the commit that
+//! `ORANSIM_BLESS=1 cargo test -p oransim --test cli golden::` and review the diff: the commit that
 //! changes a golden file says why.
 
 #[allow(dead_code)] // golden.rs uses only `scrub_wall_clock` of the shared helpers
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -186,7 +185,7 @@ const CASES: &[(&str, &[&str])] = &[
 fn scrub(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        out.push_str(&common::scrub_wall_clock(line).unwrap_or_else(|| line.to_string()));
+        out.push_str(&crate::common::scrub_wall_clock(line).unwrap_or_else(|| line.to_string()));
         out.push('\n');
     }
     out

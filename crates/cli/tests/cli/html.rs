@@ -4,12 +4,11 @@
 //! nothing in it points outside the page, the writers refuse what they must not replace, and
 //! the same run gives the same bytes.
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{TempDir, oransim};
+use crate::common::{TempDir, oransim};
 use serde_json::Value;
 
 /// The same escaping the page uses (`printer::html::escape`), for looking up data in it.
@@ -405,7 +404,7 @@ fn a_plan_page_holds_the_question_inputs_and_answer() {
             String::from_utf8_lossy(&out.stderr)
         );
         // The table on stdout is unchanged by --html.
-        assert_eq!(out.stdout, common::stdout(args).into_bytes(), "{name}");
+        assert_eq!(out.stdout, crate::common::stdout(args).into_bytes(), "{name}");
         let page = std::fs::read_to_string(&file).unwrap();
         self_contained(&page);
         assert!(page.contains(&format!(

@@ -1,8 +1,7 @@
 //! `oransim overhead` run as a user runs it (issue 3): the real binary, its JSON, its errors.
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
-mod common;
-use common::{json, oransim};
+use crate::common::{json, oransim};
 
 #[test]
 fn e2_sack_in_esp_tunnel_is_138_bytes() {

@@ -14,8 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-mod common;
-use common::{TempDir, oransim};
+use crate::common::{TempDir, oransim};
 
 const STRONGSWAN: &str = "calibration/host-2026-11-26-strongswan.measurements.json";
 const TLS: &str = "crates/model/tests/data/tls-measurements.json";
@@ -159,7 +158,7 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
     let text = std::fs::read_to_string(&profile).unwrap();
     assert!(text.contains("[implementation]") && text.contains("ike.daemon.responder.loaded"));
     let plan = |p: &str| {
-        common::json(&[
+        crate::common::json(&[
             "plan",
             "kex",
             "--ke",
@@ -184,7 +183,7 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
     let only = plan("calibration/dev-host-rustcrypto.toml");
     assert_eq!(only["rows"][0]["bound"], "cipher-only lower bound");
     assert!(only["rows"][0]["implementation"].is_null());
-    let text = common::stdout(&[
+    let text = crate::common::stdout(&[
         "plan",
         "kex",
         "--ke",

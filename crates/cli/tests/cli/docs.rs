@@ -25,7 +25,7 @@
 //! percentage, the yes/no verdicts and a "the machine was busy" warning. The pages say where
 //! figures vary.
 //!
-//! `ORANSIM_BLESS=1 cargo test -p oransim --test docs` rewrites every output that differs with
+//! `ORANSIM_BLESS=1 cargo test -p oransim --test cli docs::` rewrites every output that differs with
 //! what the command printed (keeping a trailing `...` cut); a block with `...` between lines is
 //! reported for editing by hand. Review the diff of the pages before committing it.
 //!
@@ -33,13 +33,12 @@
 //! the `oransim reproduce` command named at the top of the page writes (blessed the same way),
 //! and every relative link of the pages names a file of the repository.
 
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use Item::NotRun;
-use common::TempDir;
+use crate::common::TempDir;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -268,7 +267,7 @@ fn measures(command: &str) -> bool {
 
 /// Replaces what varies between two runs with `*` (see the module documentation).
 fn redact(line: &str, measured: bool) -> Option<String> {
-    if let Some(scrubbed) = common::scrub_wall_clock(line) {
+    if let Some(scrubbed) = crate::common::scrub_wall_clock(line) {
         return Some(scrubbed);
     }
     if !measured {

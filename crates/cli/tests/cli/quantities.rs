@@ -5,9 +5,8 @@
 //! the units it takes.
 
 #[allow(dead_code)] // its scratch directories are not needed here
-mod common;
 
-use common::{oransim, stdout};
+use crate::common::{oransim, stdout};
 
 const STACK: &str = "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp";
 const HOST: &str = "calibration/dev-host-rustcrypto.toml";
@@ -205,7 +204,7 @@ fn a_bad_quantity_names_the_flag_and_what_is_allowed() {
 /// was read): a scenario's duration in either runs the same as with `us`.
 #[test]
 fn greek_mu_and_micro_sign_are_both_micro() {
-    let dir = common::TempDir::new("micro");
+    let dir = crate::common::TempDir::new("micro");
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/mm1.toml"

@@ -1,7 +1,6 @@
 //! `oransim run` and `oransim check` as a user runs them: the real binary, its exit code, its
 //! stdout and stderr (issue 2).
 
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -229,7 +228,7 @@ fn ofh_mtu_split_policies() {
 /// --out writes the three formats atomically into a directory; a file in the way is refused.
 #[test]
 fn out_dir_and_formats() {
-    let tmp = common::TempDir::new("out");
+    let tmp = crate::common::TempDir::new("out");
     let dir = tmp.join("reports");
     let out = run(&[
         "run",
@@ -260,7 +259,7 @@ fn out_dir_and_formats() {
 /// Runs `oransim check` and `oransim run` on `text` and asserts: exit code 2, nothing on
 /// stdout, one error naming the file and containing each of `needles`, no panic.
 fn rejects(name: &str, text: &[u8], needles: &[&str]) {
-    let dir = common::TempDir::new("bad");
+    let dir = crate::common::TempDir::new("bad");
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
     let out_dir = dir.join(format!("{name}-out"));
@@ -437,7 +436,7 @@ fn bad_unstable_queue() {
     );
     // The same load with a finite buffer is a valid M/M/1/K.
     let ok = text.replace("mean = \"1us\" }\n", "mean = \"1us\" }\ncapacity = 10\n");
-    let dir = common::TempDir::new("ok");
+    let dir = crate::common::TempDir::new("ok");
     let p = dir.join("mm1k.toml");
     std::fs::write(&p, ok).unwrap();
     assert!(run(&["run", p.to_str().unwrap()]).status.success());
@@ -491,7 +490,7 @@ fn bad_flags_and_missing_file() {
     // printed after it used to repeat it).
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
     // A missing profile named in a scenario: its path and the reason.
-    let dir = common::TempDir::new("missing-profile");
+    let dir = crate::common::TempDir::new("missing-profile");
     let sc = dir.join("s.toml");
     std::fs::write(
         &sc,
@@ -533,7 +532,7 @@ fn bulk_with_stop(src: &str, stop: &str) -> String {
 /// completion time or goodput, in JSON and in text. `[stop] packets` caps it exactly.
 #[test]
 fn stop_stops_a_bulk_transfer() {
-    let dir = common::TempDir::new("bulk-stop");
+    let dir = crate::common::TempDir::new("bulk-stop");
     let src = "kind = \"bulk\", bytes = \"100MB\", segment = \"1000B\", window = 64";
     let p = dir.join("bulk.toml");
     std::fs::write(&p, bulk_with_stop(src, "duration = \"1ms\"")).unwrap();
@@ -594,7 +593,7 @@ fn stop_stops_a_bulk_transfer() {
 /// 64-byte frames on 10 GbE (line load 1.21) is refused as an overload.
 #[test]
 fn an_ethernet_link_carries_the_line_rate_of_minimum_frames() {
-    let dir = common::TempDir::new("line");
+    let dir = crate::common::TempDir::new("line");
     let scenario = |link: &str, source: &str| {
         format!(
             "[scenario]\nname = \"line\"\n[stop]\nduration = \"10ms\"\n\

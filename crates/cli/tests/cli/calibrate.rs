@@ -1,7 +1,6 @@
 //! `oransim calibrate` end to end (issue 4): the real binary measures this host in quick mode,
 //! and the profile it writes loads, validates and holds every operation.
 
-mod common;
 
 use std::process::Command;
 
@@ -19,8 +18,8 @@ fn quick_calibration(out: &std::path::Path) -> std::process::Output {
 }
 
 /// A scratch directory for one test, removed when the test ends (pass or fail).
-fn scratch(name: &str) -> common::TempDir {
-    common::TempDir::new(&format!("calibrate-{name}"))
+fn scratch(name: &str) -> crate::common::TempDir {
+    crate::common::TempDir::new(&format!("calibrate-{name}"))
 }
 
 #[test]

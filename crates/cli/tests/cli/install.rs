@@ -1,11 +1,10 @@
 //! Installing oransim as a tool (issue 16): `oransim completions <shell>` completes every
 //! subcommand, and `oransim man` writes man pages that render.
 
-mod common;
 
 use std::process::Command;
 
-use common::{TempDir, oransim, stdout};
+use crate::common::{TempDir, oransim, stdout};
 
 /// Every subcommand, nested ones by their last word, as `oransim --help` and `plan --help`,
 /// `init --help` list them.
@@ -160,7 +159,7 @@ fn run_in(
 /// A simulation's output with its wall-clock figures scrubbed (`common::scrub_wall_clock`).
 fn scrubbed(text: &str) -> String {
     text.lines()
-        .map(|l| common::scrub_wall_clock(l).unwrap_or_else(|| l.to_owned()))
+        .map(|l| crate::common::scrub_wall_clock(l).unwrap_or_else(|| l.to_owned()))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -1,8 +1,7 @@
 //! `oransim handshake --peer` and `plan kex --peer` run as a user runs them (issue 17).
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
-mod common;
-use common::{json, oransim};
+use crate::common::{json, oransim};
 
 fn lens(v: &serde_json::Value) -> Vec<[u64; 2]> {
     v["exchanges"]

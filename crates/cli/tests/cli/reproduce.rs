@@ -3,7 +3,6 @@
 //! listed here one by one, so a change that breaks another row, or that makes one of these pass,
 //! fails the test and has to say so.
 
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -245,7 +244,7 @@ fn reproduce_progress_counts_studies_on_stderr_only() {
 /// Plots: one SVG (with text) and one PNG per plot.
 #[test]
 fn reproduce_writes_plots() {
-    let dir = common::TempDir::new("reproduce");
+    let dir = crate::common::TempDir::new("reproduce");
     let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(["reproduce", "--only", "ofh_table4", "--plots"])
         .arg(&dir)
@@ -320,7 +319,7 @@ fn reproduce_sensitivity_names_the_rows_that_flip() {
 
 /// A scratch repository for `reproduce --root`: `experiments/` copied (so a test can edit it),
 /// `scenarios/` and `calibration/` linked to the real ones.
-fn scratch_repo(name: &str) -> common::TempDir {
+fn scratch_repo(name: &str) -> crate::common::TempDir {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap() {
@@ -332,7 +331,7 @@ fn scratch_repo(name: &str) -> common::TempDir {
             }
         }
     }
-    let dir = common::TempDir::new(name);
+    let dir = crate::common::TempDir::new(name);
     for d in ["scenarios", "calibration"] {
         std::os::unix::fs::symlink(root().join(d).canonicalize().unwrap(), dir.join(d)).unwrap();
     }

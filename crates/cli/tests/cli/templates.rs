@@ -5,11 +5,10 @@
 //! few KB, a sweep's key paths act on the file as written, and an error inside an expanded item
 //! names its template and instance.
 
-mod common;
 
 use std::path::Path;
 
-use common::{TempDir, oransim, stdout};
+use crate::common::{TempDir, oransim, stdout};
 
 /// Flat files written by `oransim init` before templates, with the flags that wrote them.
 const FLAT: [(&str, &[&str]); 3] = [

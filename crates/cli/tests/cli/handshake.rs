@@ -1,8 +1,7 @@
 //! `oransim handshake` run as a user runs it (issue 3).
 
 #[allow(dead_code)] // the scratch-directory helper is not used here
-mod common;
-use common::{json, oransim};
+use crate::common::{json, oransim};
 
 fn init_fits(ke: &str) -> (u64, Vec<(bool, bool)>) {
     let v = json(&[
@@ -157,7 +156,7 @@ fn flags_of_another_mode_are_refused() {
 /// algorithm when `--auth` is not given (`handshake` used RSA-2048, `plan kex` Ed25519).
 #[test]
 fn handshake_and_plan_kex_default_to_the_same_authentication() {
-    let first = |args: &[&str]| common::stdout(args).lines().next().unwrap_or("").to_owned();
+    let first = |args: &[&str]| crate::common::stdout(args).lines().next().unwrap_or("").to_owned();
     let plan = first(&[
         "plan",
         "kex",

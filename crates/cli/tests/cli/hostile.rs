@@ -6,7 +6,6 @@
 //! or removed. The cases are generated from a fixed seed, so a failure reproduces: the report
 //! prints the exact command. docs/hardening.md describes the suite and its bounds.
 
-mod common;
 
 #[path = "hostile/bounds.rs"]
 mod bounds;
@@ -223,7 +222,7 @@ fn snapshot(dir: &Path, out: &mut BTreeMap<PathBuf, Snap>) {
 /// with the command that reproduces it.
 fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
     // Removed when dropped, also if the case panics.
-    let root = common::TempDir::new("hostile");
+    let root = crate::common::TempDir::new("hostile");
     let work = root.join("work");
     fs::create_dir_all(work.join("scenarios")).map_err(|e| e.to_string())?;
     run_in(c, calibration, &root, &work)

@@ -34,7 +34,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
 
 /// The five exchanges each case must hold, named as `oransim handshake` names them.
 const EXCHANGES: [&str; 5] = [
@@ -457,7 +456,7 @@ fn strongswan_on_the_wire_matches_the_model() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/strongswan-wire.sh");
     assert!(script.is_file(), "{} is missing", script.display());
     // The script's own scratch directory goes under this one (TMPDIR), removed on drop.
-    let scratch = common::TempDir::new("strongswan");
+    let scratch = crate::common::TempDir::new("strongswan");
     let out_dir = scratch.join("cases");
     let log = scratch.join("script.log");
     let start = Instant::now();

@@ -2,9 +2,8 @@
 //! `plan interface` and `plan kex` to finite answers, or each refuses (exit 2) naming the
 //! missing cost and how to measure it; never an `inf`.
 
-mod common;
 
-use common::{TempDir, oransim};
+use crate::common::{TempDir, oransim};
 
 const SPEED: &str = "calibration/dev-host-openssl.speed.txt";
 

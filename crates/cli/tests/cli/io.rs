@@ -4,7 +4,6 @@
 //! symbolic link, a FIFO, a directory) and leaves a link's target unchanged. Everything is made
 //! in a fresh temporary directory; `/dev/zero` is used only as an input path.
 
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -40,8 +39,8 @@ fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
 }
 
 /// A fresh scratch directory for one test, removed when the test ends (pass or fail).
-fn scratch(name: &str) -> common::TempDir {
-    common::TempDir::new(&format!("io-{name}"))
+fn scratch(name: &str) -> crate::common::TempDir {
+    crate::common::TempDir::new(&format!("io-{name}"))
 }
 
 fn mkfifo(path: &Path) {
@@ -232,7 +231,7 @@ fn sweep_journal_and_merge_inputs_refuse_non_regular_files() {
 struct Traps {
     outside: PathBuf,
     /// Holds `outside`; removed with the traps.
-    _outside_dir: common::TempDir,
+    _outside_dir: crate::common::TempDir,
 }
 
 impl Traps {
@@ -620,13 +619,13 @@ fn check_reads_a_scenario_from_standard_input() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let from_file = common::stdout(&["check", "scenarios/mm1.toml"]);
+    let from_file = crate::common::stdout(&["check", "scenarios/mm1.toml"]);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         from_file.replace("scenarios/mm1.toml:", "<stdin>:")
     );
 
-    let e2 = common::stdout(&["init", "e2", "--gnbs", "2"]);
+    let e2 = crate::common::stdout(&["init", "e2", "--gnbs", "2"]);
     let out = with_stdin(&["check", "-"], e2.as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(

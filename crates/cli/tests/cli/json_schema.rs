@@ -4,12 +4,11 @@
 //! checks both ways: every field a document has is documented under its `schema`, and every
 //! documented field appears in at least one of the documents checked.
 
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::{TempDir, stdout};
+use crate::common::{TempDir, stdout};
 
 /// The repository root.
 fn root() -> &'static Path {
@@ -408,7 +407,7 @@ fn every_json_document_is_versioned_and_documented() {
         ],
     ] {
         let what = format!("oransim {}", args.join(" "));
-        let out = common::oransim(&args);
+        let out = crate::common::oransim(&args);
         assert!(
             matches!(out.status.code(), Some(0 | 1)),
             "{what}: {}",
@@ -417,7 +416,7 @@ fn every_json_document_is_versioned_and_documented() {
         check(parse(&String::from_utf8_lossy(&out.stdout), &what), &what);
     }
     // The sweep's file in --out is the same document.
-    let out = common::oransim(&[&SWEEP[..], &["--out", &sweep_out]].concat());
+    let out = crate::common::oransim(&[&SWEEP[..], &["--out", &sweep_out]].concat());
     assert!(
         out.status.success(),
         "{}",

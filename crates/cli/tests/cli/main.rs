@@ -1,0 +1,32 @@
+//! The command-line tool's tests, one binary: each module runs the real `oransim` binary
+//! the way a user would (`env!("CARGO_BIN_EXE_oransim")`) and parses its output.
+//! `cargo test -p oransim --test cli MODULE::` runs one module (e.g. `hostile::`).
+
+mod common;
+
+mod arith_limits;
+mod calibrate;
+mod counts;
+mod docs;
+mod golden;
+mod handshake;
+mod handshake_peer;
+mod hostile;
+mod html;
+mod init;
+mod install;
+mod io;
+mod json_schema;
+mod live;
+mod openssl_import;
+mod overhead;
+mod plan;
+mod plots;
+mod quantities;
+mod reproduce;
+mod run;
+mod slurm;
+mod strongswan;
+mod sweep;
+mod templates;
+mod validate;
