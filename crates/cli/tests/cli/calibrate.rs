@@ -1,7 +1,6 @@
 //! `oransim calibrate` end to end (issue 4): the real binary measures this host in quick mode,
 //! and the profile it writes loads, validates and holds every operation.
 
-
 use std::process::Command;
 
 fn oransim() -> Command {

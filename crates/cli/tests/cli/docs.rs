@@ -33,12 +33,11 @@
 //! the `oransim reproduce` command named at the top of the page writes (blessed the same way),
 //! and every relative link of the pages names a file of the repository.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use Item::NotRun;
 use crate::common::TempDir;
+use Item::NotRun;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

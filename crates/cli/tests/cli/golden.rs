@@ -12,7 +12,6 @@
 //! changes a golden file says why.
 
 #[allow(dead_code)] // golden.rs uses only `scrub_wall_clock` of the shared helpers
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

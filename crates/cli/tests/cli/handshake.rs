@@ -156,7 +156,13 @@ fn flags_of_another_mode_are_refused() {
 /// algorithm when `--auth` is not given (`handshake` used RSA-2048, `plan kex` Ed25519).
 #[test]
 fn handshake_and_plan_kex_default_to_the_same_authentication() {
-    let first = |args: &[&str]| crate::common::stdout(args).lines().next().unwrap_or("").to_owned();
+    let first = |args: &[&str]| {
+        crate::common::stdout(args)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
     let plan = first(&[
         "plan",
         "kex",

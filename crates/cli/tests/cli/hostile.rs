@@ -6,7 +6,6 @@
 //! or removed. The cases are generated from a fixed seed, so a failure reproduces: the report
 //! prints the exact command. docs/hardening.md describes the suite and its bounds.
 
-
 #[path = "hostile/bounds.rs"]
 mod bounds;
 #[path = "hostile/flags.rs"]

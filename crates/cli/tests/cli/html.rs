@@ -4,7 +4,6 @@
 //! nothing in it points outside the page, the writers refuse what they must not replace, and
 //! the same run gives the same bytes.
 
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -404,7 +403,11 @@ fn a_plan_page_holds_the_question_inputs_and_answer() {
             String::from_utf8_lossy(&out.stderr)
         );
         // The table on stdout is unchanged by --html.
-        assert_eq!(out.stdout, crate::common::stdout(args).into_bytes(), "{name}");
+        assert_eq!(
+            out.stdout,
+            crate::common::stdout(args).into_bytes(),
+            "{name}"
+        );
         let page = std::fs::read_to_string(&file).unwrap();
         self_contained(&page);
         assert!(page.contains(&format!(

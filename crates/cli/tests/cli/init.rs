@@ -2,7 +2,6 @@
 //! check` accepts and `oransim run` runs, deterministically; bad flags are refused naming the
 //! flag; `--out` never replaces what is not a regular file.
 
-
 use std::path::Path;
 
 // `run` and `run_ok` run oransim from the repository's root (where the default profiles are).

@@ -1,7 +1,6 @@
 //! Installing oransim as a tool (issue 16): `oransim completions <shell>` completes every
 //! subcommand, and `oransim man` writes man pages that render.
 
-
 use std::process::Command;
 
 use crate::common::{TempDir, oransim, stdout};

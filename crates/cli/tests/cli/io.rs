@@ -4,7 +4,6 @@
 //! symbolic link, a FIFO, a directory) and leaves a link's target unchanged. Everything is made
 //! in a fresh temporary directory; `/dev/zero` is used only as an input path.
 
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -4,7 +4,6 @@
 //! checks both ways: every field a document has is documented under its `schema`, and every
 //! documented field appears in at least one of the documents checked.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

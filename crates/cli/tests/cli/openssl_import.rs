@@ -2,7 +2,6 @@
 //! `plan interface` and `plan kex` to finite answers, or each refuses (exit 2) naming the
 //! missing cost and how to measure it; never an `inf`.
 
-
 use crate::common::{TempDir, oransim};
 
 const SPEED: &str = "calibration/dev-host-openssl.speed.txt";

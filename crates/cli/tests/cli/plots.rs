@@ -4,7 +4,6 @@
 //! (near-black pixels: the palette's colours are all lighter, the grid is faint); the PNG that
 //! oransim wrote before, with no text at all, fails the same check.
 
-
 use std::path::Path;
 use std::process::Command;
 

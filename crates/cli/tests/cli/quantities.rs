@@ -5,7 +5,6 @@
 //! the units it takes.
 
 #[allow(dead_code)] // its scratch directories are not needed here
-
 use crate::common::{oransim, stdout};
 
 const STACK: &str = "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp";

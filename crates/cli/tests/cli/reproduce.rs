@@ -3,7 +3,6 @@
 //! listed here one by one, so a change that breaks another row, or that makes one of these pass,
 //! fails the test and has to say so.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,7 +1,6 @@
 //! `oransim run` and `oransim check` as a user runs them: the real binary, its exit code, its
 //! stdout and stderr (issue 2).
 
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

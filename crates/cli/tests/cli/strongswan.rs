@@ -34,7 +34,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-
 /// The five exchanges each case must hold, named as `oransim handshake` names them.
 const EXCHANGES: [&str; 5] = [
     "IKE_SA_INIT",

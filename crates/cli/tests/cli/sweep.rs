@@ -1,7 +1,6 @@
 //! `oransim sweep` as a user runs it (issue 6): the real binary, a 1000-point sweep, an
 //! interrupted sweep resumed, four shards merged, and bad input refused.
 
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -5,7 +5,6 @@
 //! few KB, a sweep's key paths act on the file as written, and an error inside an expanded item
 //! names its template and instance.
 
-
 use std::path::Path;
 
 use crate::common::{TempDir, oransim, stdout};
