@@ -92,10 +92,17 @@ impl<O: Observer> Engine<'_, O> {
                 self.schedule_at(offset.as_ps(), Event::Source(f as u32))
             }
             Source::Trace { records } => self.trace_start(f, records),
-            Source::Poisson { .. }
-            | Source::Pattern { .. }
-            | Source::Ping { .. }
-            | Source::Handshake { .. } => self.queue.push(SimTime::ZERO, Event::Source(f as u32)),
+            // A Poisson process has no arrival at time zero: its first arrival, as every later
+            // one, comes an exponential gap after the last instant known (here, the start).
+            // Firing every Poisson flow at zero would send one synchronised burst of a packet
+            // per flow, which no Poisson superposition has.
+            Source::Poisson { rate_per_s, .. } => {
+                let gap = self.work.rngs[f].exponential(1e12 / rate_per_s);
+                self.schedule_in(gap.round() as u64, Event::Source(f as u32));
+            }
+            Source::Pattern { .. } | Source::Ping { .. } | Source::Handshake { .. } => {
+                self.queue.push(SimTime::ZERO, Event::Source(f as u32))
+            }
         }
     }
 
