@@ -25,29 +25,7 @@ mod reproduce;
 pub use plan::{fronthaul, interface, kex};
 pub use reproduce::reproduce;
 
-/// `text` with the five characters HTML gives a meaning escaped (`&`, `<`, `>`, `"`, `'`), so
-/// it reads as itself in element content and in quoted attribute values.
-///
-/// ```
-/// use printer::html::escape;
-/// assert_eq!(escape("<script>alert('x & y')</script>"),
-///            "&lt;script&gt;alert(&#39;x &amp; y&#39;)&lt;/script&gt;");
-/// assert_eq!(escape("a=\"1\""), "a=&quot;1&quot;");
-/// ```
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::markup::escape;
 
 /// The page's style sheet: readable tables, folded provenance, PASS and FAIL in colour (with
 /// the words, so the verdict does not rest on colour alone), plots scaled to the width.

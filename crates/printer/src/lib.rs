@@ -29,6 +29,7 @@ pub mod calibrate;
 pub mod handshake;
 pub mod html;
 pub mod live;
+mod markup;
 pub mod overhead;
 pub mod plan;
 pub mod plot;

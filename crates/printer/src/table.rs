@@ -189,7 +189,7 @@ impl Table {
     }
 
     /// An HTML `<table>`: the header in `<thead>`, the rows in `<tbody>`, every cell
-    /// HTML-escaped ([`crate::html::escape`]); right-aligned columns carry `class="num"`.
+    /// HTML-escaped ([`crate::markup::escape`]); right-aligned columns carry `class="num"`.
     pub fn html(&self) -> String {
         let mut out = String::from("<table>\n<thead><tr>");
         for (i, h) in self.head.iter().enumerate() {
@@ -197,7 +197,7 @@ impl Table {
                 out,
                 "<th{}>{}</th>",
                 self.num_class(i),
-                crate::html::escape(h)
+                crate::markup::escape(h)
             );
         }
         out.push_str("</tr></thead>\n<tbody>\n");
@@ -208,7 +208,7 @@ impl Table {
                     out,
                     "<td{}>{}</td>",
                     self.num_class(i),
-                    crate::html::escape(c)
+                    crate::markup::escape(c)
                 );
             }
             out.push_str("</tr>\n");

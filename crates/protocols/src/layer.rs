@@ -62,6 +62,12 @@ pub(crate) fn pad_to(len: usize, align: usize) -> usize {
     }
 }
 
+/// The largest payload any stack is sized for: the widest length field of any layer here
+/// (SSH `packet_length`, 32 bits, RFC 4253 §6); every other layer's own length field is 16 bits
+/// or less and refuses far smaller payloads \[bytes\]. With it, no sum of layer lengths comes
+/// near `usize::MAX`; the sums are checked all the same.
+pub const MAX_PAYLOAD: usize = u32::MAX as usize;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -220,11 +220,7 @@ pub struct LayerBytes {
     pub counts_against_mtu: bool,
 }
 
-/// The largest payload any stack is sized for: the widest length field of any layer here
-/// (SSH `packet_length`, 32 bits, RFC 4253 §6); every other layer's own length field is 16 bits
-/// or less and refuses far smaller payloads \[bytes\]. With it, no sum of layer lengths comes
-/// near `usize::MAX`; the sums are checked all the same.
-pub const MAX_PAYLOAD: usize = u32::MAX as usize;
+pub use crate::layer::MAX_PAYLOAD;
 
 /// `len` plus the bytes `l` adds around it (`parts`), or an error naming the layer if the sum
 /// overflows \[bytes\].

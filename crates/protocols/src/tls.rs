@@ -397,7 +397,7 @@ impl Encapsulation for Record {
             layer: self.text(),
             what: "payload (record overheads)",
             len: payload,
-            max: crate::stack::MAX_PAYLOAD,
+            max: crate::layer::MAX_PAYLOAD,
         };
         // `max_fragment` is checked when parsed; a `Record` built in code with 0 is refused
         // here rather than divided by.
