@@ -1,4 +1,4 @@
-//! Keeps `docs/limits.md` true (issue 14): every `pub const MAX_*` of the library crates and
+//! Keeps `docs/limits.md` true: every `pub const MAX_*` of the library crates and
 //! every flag of every subcommand (from clap's command tree) appears in it, each flag in its
 //! subcommand's `### oransim ...` section.
 

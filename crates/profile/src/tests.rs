@@ -1,4 +1,4 @@
-//! Unit tests of loading, validation and evaluation (issue 4).
+//! Unit tests of loading, validation and evaluation.
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! The slots of an HDR histogram, computed without one (issue 13).
+//! The slots of an HDR histogram, computed without one.
 //!
 //! A [`DelayHist`](crate::stats::DelayHist) counts values in the slots an HDR histogram of its
 //! precision would use (hdrhistogram's `index_for` and `value_for`, with the precision's

@@ -1,4 +1,4 @@
-//! Saturating accumulation for the engine's counters and time sums (issue 14): a count or a
+//! Saturating accumulation for the engine's counters and time sums: a count or a
 //! picosecond sum never wraps to a small number. It stops at the type's maximum, which no run
 //! reaches (2^64 events at 10^9 a second take 584 years; busy times are summed in `u128`).
 

@@ -1,5 +1,5 @@
 //! `oransim validate`: a real implementation on this host, measured, beside the model's
-//! predictions (issue 23; docs/validation.md). The measuring is done by the scripts this binary
+//! predictions (docs/validation.md). The measuring is done by the scripts this binary
 //! carries (`scripts/strongswan-bench.sh` and its `scripts/lib/` helpers, written to a
 //! temporary directory and run with bash); the model is `model::validate`, the text
 //! `printer::validate`.

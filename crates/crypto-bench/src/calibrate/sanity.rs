@@ -1,6 +1,6 @@
 //! Refuses to trust a build whose results are pathological.
 //!
-//! Known ways a build goes wrong (issue 4): an unoptimised build is 10-100x slower; the default
+//! Known ways a build goes wrong: an unoptimised build is 10-100x slower; the default
 //! x86-64 build ran ChaCha20-Poly1305 at ~2.3 us per 64-byte packet because Poly1305's AVX2
 //! helpers were not inlined; `target-cpu=native` with fat LTO made SHA-256/HMAC ~100x slower.
 //! Each check compares costs measured in the same run, so it holds on slow and fast CPUs alike.

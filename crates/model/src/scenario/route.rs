@@ -4,8 +4,8 @@
 //! link between two nodes is a hash lookup, and a breadth-first search walks an adjacency list
 //! and stops as soon as it reaches the flow's destination, touching only what it visits (its
 //! buffers are reused across flows, marked by a generation stamp instead of cleared). Routing F
-//! flows therefore costs O(F x visited), not O(F x N x L) as scanning every link from every
-//! node did (issue 13: `oransim check` was cubic in the scenario's size).
+//! flows therefore costs O(F x visited), not the O(F x N x L) of scanning every link from every
+//! node.
 
 use std::collections::{HashMap, VecDeque};
 

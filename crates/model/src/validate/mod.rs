@@ -1,4 +1,4 @@
-//! Validation against real implementations (`oransim validate strongswan|tls`, issue 23).
+//! Validation against real implementations (`oransim validate strongswan|tls`).
 //!
 //! A validation run drives a real implementation on this host (strongSwan's charon with
 //! kernel-libipsec or the kernel's xfrm, OpenSSL's `s_server`/`s_client`), through workloads,
