@@ -3,18 +3,16 @@
 
 use std::path::Path;
 
-use toml::Value;
-
 use super::Result;
 use super::e2::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_PROFILE, E2_PT_DATA, E2_PT_SACK};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, FrameLen, frame_len, pin_profile_node, traced};
+use super::variant::{Doc, FrameLen, frame_len, traced};
 use crate::report::Report;
 
-/// Runs e2_sack.toml in clear (`encrypted = false`) or with its ESP suite, with the Colosseum
-/// profile at the protected length.
+/// Runs e2_sack.toml in clear (`encrypted = false`) or with its ESP suite, its profile nodes
+/// costing the suite of the stacks; returns the report and the SACK's frame.
 /// The link is the scenario's at the length assumption `e2.link-length` unless `link` gives
 /// another length and rate.
 pub(super) fn e2_sack_run(
@@ -34,30 +32,17 @@ pub(super) fn e2_sack_run(
             format!("{}m", t.assume("e2.link-length")?),
         )?,
     }
-    let (data, sack, suite) = if encrypted {
-        (E2_CT_DATA, E2_CT_SACK, Some(E2_CBC))
+    let (data, sack) = if encrypted {
+        (E2_CT_DATA, E2_CT_SACK)
     } else {
-        (E2_PT_DATA, E2_PT_SACK, None)
+        (E2_PT_DATA, E2_PT_SACK)
     };
     doc.set("flow[0].source.stack", data)?;
     doc.set("flow[0].source.reply_stack", sack)?;
-    let sizes: Vec<usize> = match doc.get("flow[0].source.sizes").and_then(Value::as_array) {
-        Some(a) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .filter_map(|s| s.trim_end_matches('B').parse().ok())
-            .collect(),
-        None => vec![],
-    };
-    let mut frames = vec![frame_len(sack, 0)?];
-    for s in sizes {
-        frames.push(frame_len(data, s)?);
-    }
-    let (_, prof) = doc.node_profile(0)?;
     for node in 0..2 {
-        pin_profile_node(&mut doc, node, &prof, suite, &frames)?;
+        doc.suite_from_stacks(node)?;
     }
-    Ok((doc.run()?, frames[0]))
+    Ok((doc.run()?, frame_len(sack, 0)?))
 }
 
 /// The e2_sack analysis: frame sizes, Table 2's transmission delays, the SACK totals and

@@ -7,7 +7,7 @@ use super::e2::{E2_SUITES, E2Suite, UDP};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len_of, pin_profile_node, traced};
+use super::variant::{Doc, traced};
 use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
@@ -23,9 +23,8 @@ pub(super) fn e2_size_point(
     let payload = ip_len - 28;
     doc.set("flow[0].source.stack", stack.to_string().as_str())?;
     doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
-    let frames = [frame_len_of(&stack, payload)?];
     for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, s.suite, &frames)?;
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
     let f = &r.flows[0];

@@ -8,7 +8,7 @@ use super::e2::{E2_SUITES, E2Suite, TCP_TS};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::Targets;
-use super::variant::{Doc, fmt_list, frame_len_of, pin_profile_node, slope, traced};
+use super::variant::{Doc, fmt_list, frame_len_of, slope, traced};
 use crate::patch::quantity;
 
 /// One offered-rate point of e2_throughput: goodput [Mb/s], sender CPU [%], verdict.
@@ -27,7 +27,7 @@ pub(super) fn e2_rate_point(
     doc.set("flow[0].source.rate", quantity::pps(pps, 3))?;
     let f = frame_len_of(&stack, s.goodput)?;
     for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, s.suite, &[f])?;
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
     let goodput = r.flows[0].throughput_bps * s.goodput as f64 / f64::from(f.wire) / 1e6;

@@ -4,7 +4,7 @@
 use protocols::Suite;
 
 use super::Result;
-use super::variant::{Doc, frame_len, pin_profile_node};
+use super::variant::Doc;
 use crate::patch::quantity;
 
 /// The i9 MACsec profile (fitted to 000 §5-6).
@@ -35,14 +35,13 @@ pub(super) fn ofh_ping_proc(
     mode: usize,
     frame: usize,
 ) -> Result<f64> {
-    let (_, stack, suite) = OFH_MODES[mode];
+    let (_, stack, _) = OFH_MODES[mode];
     let payload = frame - 18; // eth 14 + eCPRI 4
     let mut doc = base.clone();
     doc.set("flow[0].source.stack", stack)?;
     doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
-    let f = frame_len(stack, payload)?;
     for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, suite, &[f])?;
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
     let fl = &r.flows[0];

@@ -1,15 +1,15 @@
 //! Scenario variants at the TOML level: a scenario file loaded as a document, patched by key
-//! path, run; the frame and protected lengths of a stack; a profile node pinned to a table of
-//! the profile's costs at the protected length of every frame that occurs.
+//! path and run (its profile nodes costed by the engine, with a profile built in memory in
+//! place of a file where a fit needs one); the frame and protected lengths of a stack.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use toml::Value;
 
 use super::target::Deps;
 use super::{ReproduceError, Result};
-use crate::file::ServiceFile;
-use crate::patch::{self, KeyPath, quantity};
+use crate::patch::{self, KeyPath};
 use crate::report::{Report, RunOptions};
 use crate::{Scenario, ScenarioError, run as run_scenario};
 
@@ -18,6 +18,8 @@ use crate::{Scenario, ScenarioError, run as run_scenario};
 pub(super) struct Doc {
     path: PathBuf,
     root: Value,
+    /// Profiles that stand in for the files at their paths (built in memory: a fit's trial).
+    profiles: HashMap<PathBuf, profile::Profile>,
 }
 
 impl Doc {
@@ -37,6 +39,7 @@ impl Doc {
         Ok(Doc {
             path,
             root: Value::Table(table),
+            profiles: HashMap::new(),
         })
     }
 
@@ -56,13 +59,6 @@ impl Doc {
     pub(super) fn set(&mut self, key: &str, v: impl Into<Value>) -> Result<()> {
         let k = self.key(key)?;
         patch::set(&mut self.root, &k, v.into()).map_err(|e| self.bad(e.to_string()))
-    }
-
-    /// Sets `key` to a typed part of a scenario file (a [`ServiceFile`], ...), as the file
-    /// would spell it.
-    pub(super) fn set_typed(&mut self, key: &str, v: &impl serde::Serialize) -> Result<()> {
-        let value = Value::try_from(v).map_err(|e| self.bad(format!("{key}: {e}")))?;
-        self.set(key, value)
     }
 
     /// Removes `key` (`node[0].io`) if present.
@@ -87,11 +83,31 @@ impl Doc {
     }
 
     pub(super) fn scenario(&self) -> Result<Scenario> {
-        Ok(patch::to_scenario(&self.root, &self.path)?)
+        Ok(patch::to_scenario_with_profiles(
+            &self.root,
+            &self.path,
+            &self.profiles,
+        )?)
     }
 
     pub(super) fn run(&self) -> Result<Report> {
         Ok(run_scenario(&self.scenario()?, &quiet()).map_err(ScenarioError::from)?)
+    }
+
+    /// Lets node `node`'s profile service cost the suite of the stacks it seals or opens (its
+    /// `suite` key removed): the engine's one path for profile nodes (`scenario::suites`),
+    /// which charges the cipher at each packet's protected length.
+    pub(super) fn suite_from_stacks(&mut self, node: usize) -> Result<()> {
+        self.remove(&format!("node[{node}].service.suite"))
+    }
+
+    /// [`Doc::suite_from_stacks`], with `prof` (built in memory: a fit's trial, a transferred
+    /// profile) standing in for the profile file node `node` names.
+    pub(super) fn profile_node(&mut self, node: usize, prof: &profile::Profile) -> Result<()> {
+        let rel = self.get_str(&format!("node[{node}].service.profile"))?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        self.profiles.insert(dir.join(rel), prof.clone());
+        self.suite_from_stacks(node)
     }
 
     /// The profile a node's `service = { model = "profile", ... }` names, loaded.
@@ -111,11 +127,6 @@ pub(super) fn quiet() -> RunOptions {
         wall_clock: false,
     }
 }
-
-/// Decimals of a profile cost written into a variant [ns]: 6, i.e. 1 fs, a thousandth of the
-/// engine's 1 ps step. The published reproduction was computed with costs rounded so; the
-/// rounding stays explicit to keep its outputs byte-identical.
-const COST_DECIMALS: usize = 6;
 
 /// A frame on the wire and the bytes its protocol protects (the profile's L).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,80 +151,6 @@ pub fn frame_len_of(full: &protocols::Stack, payload: usize) -> Result<FrameLen>
         wire: wire as u32,
         protected: protected as u64,
     })
-}
-
-/// Replaces node `node`'s profile service by the same profile's costs evaluated at the
-/// protected length of each frame in `frames`: `service` = stack + seal(L), `receive` = stack +
-/// open(L), `transit` = stack, plus the profile's I/O stage (fixed + per byte of the frame on
-/// the wire), latency and cores. Only the sizes in `frames` occur in the run, and the table is
-/// exact at each of them.
-pub(super) fn pin_profile_node(
-    doc: &mut Doc,
-    node: usize,
-    prof: &profile::Profile,
-    suite: Option<protocols::Suite>,
-    frames: &[FrameLen],
-) -> Result<()> {
-    let mut fr: Vec<FrameLen> = frames.to_vec();
-    fr.sort_by_key(|f| f.wire);
-    fr.dedup_by_key(|f| f.wire);
-    let ns = |x: f64| quantity::ns(x, COST_DECIMALS);
-    let table = |dir: profile::Direction| -> Result<ServiceFile> {
-        let mut points = Vec::with_capacity(fr.len() + 1);
-        let mut last = (0u32, 0.0f64);
-        for f in &fr {
-            let c = prof
-                .packet(suite, dir, f.protected, u64::from(f.wire))?
-                .cpu_ns;
-            points.push((quantity::bytes(u64::from(f.wire)), ns(c)));
-            last = (f.wire, c);
-        }
-        // A table needs two points: extend flat past the largest frame (never reached).
-        points.push((quantity::bytes(u64::from(last.0) + 1), ns(last.1)));
-        Ok(ServiceFile::Table { points })
-    };
-    let transit = if prof.stack_ns() > 0.0 {
-        ServiceFile::Deterministic {
-            time: ns(prof.stack_ns()),
-        }
-    } else {
-        ServiceFile::None
-    };
-    // The engine costs a manual I/O stage at the frame's size on the wire, as it does the
-    // profile's.
-    let io = if prof.io_per_byte_ns() > 0.0 {
-        Some(ServiceFile::Linear {
-            fixed: ns(prof.io_ns()),
-            per_byte: quantity::ns_per_byte(prof.io_per_byte_ns(), COST_DECIMALS),
-        })
-    } else if prof.io_ns() > 0.0 {
-        Some(ServiceFile::Deterministic {
-            time: ns(prof.io_ns()),
-        })
-    } else {
-        None
-    };
-    doc.set_typed(
-        &format!("node[{node}].service"),
-        &table(profile::Direction::Seal)?,
-    )?;
-    doc.set_typed(
-        &format!("node[{node}].receive"),
-        &table(profile::Direction::Open)?,
-    )?;
-    doc.set_typed(&format!("node[{node}].transit"), &transit)?;
-    match io {
-        Some(io) => doc.set_typed(&format!("node[{node}].io"), &io)?,
-        None => doc.remove(&format!("node[{node}].io"))?,
-    }
-    doc.set(&format!("node[{node}].latency"), ns(prof.latency_ns()))?;
-    if doc.get(&format!("node[{node}].cores")).is_none() {
-        doc.set(
-            &format!("node[{node}].cores"),
-            Value::Integer(i64::from(prof.cores())),
-        )?;
-    }
-    Ok(())
 }
 
 /// Least-squares slope of y on x.
