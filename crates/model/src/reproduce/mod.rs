@@ -33,8 +33,9 @@
 //! is `row` (rows, [`Summary`]), `target` (targets, evidence classes), `plot` (plots as data),
 //! `variant` (a scenario file loaded as a document, patched through [`crate::patch`], run;
 //! frame and protected lengths) and `fit`; what the analyses of one paper share (profile
-//! path, stacks, suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). Adding a published number whose value an analysis computes is a
-//! `[[target]]` and a `[[row]]`, no Rust (docs/reproduction.md, "Adding a published number").
+//! path, stacks, suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). Adding a
+//! published number whose value an analysis computes is a `[[target]]` and a `[[row]]`, no
+//! Rust (docs/reproduction.md, "Adding a published number").
 
 mod e2;
 mod e2_sack;
