@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::ofh::OFH_MODES;
+use super::ofh::{OFH_MODES, OFH_NODES};
 use super::plot::{HeatMap, Plot};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
@@ -31,11 +31,12 @@ pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
     let run_mode = |m: usize| -> Result<f64> {
         let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?;
         let (_, stack, _) = OFH_MODES[m];
-        doc.set("flow[0].source.stack", stack)?;
-        for node in 0..2 {
+        doc.set(&format!("{}.source.stack", doc.flow("uplane")?), stack)?;
+        for node in OFH_NODES {
             doc.suite_from_stacks(node)?;
         }
-        Ok(doc.run()?.flows[0].delay.processing_ns / 1e3)
+        let r = doc.run()?;
+        Ok(doc.flow_in(&r, "uplane")?.delay.processing_ns / 1e3)
     };
     Ok(run_mode(mode)? - run_mode(2)?)
 }

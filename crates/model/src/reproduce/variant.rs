@@ -10,7 +10,7 @@ use toml::Value;
 use super::target::Deps;
 use super::{ReproduceError, Result};
 use crate::patch::{self, KeyPath};
-use crate::report::{Report, RunOptions};
+use crate::report::{FlowReport, NodeReport, Report, RunOptions};
 use crate::{Scenario, ScenarioError, run as run_scenario};
 
 /// A scenario file kept as TOML so that variants can set keys before validation.
@@ -68,6 +68,94 @@ impl Doc {
         Ok(())
     }
 
+    /// The key of the entry of array `table` (`node`, `flow`) whose `name` is `name`
+    /// (`node[3]`): studies find what they patch by name, so a renamed or missing entry is an
+    /// error naming the file and the name, never another entry patched.
+    fn named(&self, table: &str, name: &str) -> Result<String> {
+        let names = self.names(table);
+        match names.iter().position(|n| *n == name) {
+            Some(i) => Ok(format!("{table}[{i}]")),
+            None => Err(self.bad(format!(
+                "no [[{table}]] named \"{name}\" (the reproduction patches it); the file's {table}s: {}",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ))),
+        }
+    }
+
+    /// The names of the entries of array `table` (`node`, `flow`), in file order (`""` for an
+    /// entry without one).
+    pub(super) fn names(&self, table: &str) -> Vec<String> {
+        let entries = self.get(table).and_then(Value::as_array);
+        entries
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                e.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Keeps only the entries of array `table` that `keep` accepts, in file order.
+    pub(super) fn retain(&mut self, table: &str, keep: impl Fn(&Value) -> bool) -> Result<()> {
+        let mut v = self
+            .get(table)
+            .cloned()
+            .ok_or_else(|| self.bad(format!("`{table}` is missing")))?;
+        if let Some(a) = v.as_array_mut() {
+            a.retain(|e| keep(e));
+        }
+        self.set(table, v)
+    }
+
+    /// The key of the `[[node]]` named `name` (`node[1]`), or an error naming the file and
+    /// the name.
+    pub(super) fn node(&self, name: &str) -> Result<String> {
+        self.named("node", name)
+    }
+
+    /// The key of the `[[flow]]` named `name` (`flow[0]`), or an error naming the file and
+    /// the name.
+    pub(super) fn flow(&self, name: &str) -> Result<String> {
+        self.named("flow", name)
+    }
+
+    /// The key of the `[[link]]` between nodes `a` and `b` (either order), or an error naming
+    /// the file and the two nodes.
+    pub(super) fn link(&self, a: &str, b: &str) -> Result<String> {
+        let links = self.get("link").and_then(Value::as_array);
+        let ends = |l: &Value| -> Vec<String> {
+            l.get("between")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        links
+            .into_iter()
+            .flatten()
+            .position(|l| {
+                let e = ends(l);
+                e.len() == 2 && ((e[0] == a && e[1] == b) || (e[0] == b && e[1] == a))
+            })
+            .map(|i| format!("link[{i}]"))
+            .ok_or_else(|| {
+                self.bad(format!(
+                    "no [[link]] between \"{a}\" and \"{b}\" (the reproduction patches it)"
+                ))
+            })
+    }
+
     /// The value at `key`, if present.
     pub(super) fn get(&self, key: &str) -> Option<&Value> {
         KeyPath::parse(key)
@@ -80,6 +168,22 @@ impl Doc {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .ok_or_else(|| self.bad(format!("`{key}` is missing or not a string")))
+    }
+
+    /// The report of flow `name` in `r` (a run of this document).
+    pub(super) fn flow_in<'r>(&self, r: &'r Report, name: &str) -> Result<&'r FlowReport> {
+        r.flows
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| self.bad(format!("the run reports no flow \"{name}\"")))
+    }
+
+    /// The report of node `name` in `r` (a run of this document).
+    pub(super) fn node_in<'r>(&self, r: &'r Report, name: &str) -> Result<&'r NodeReport> {
+        r.nodes
+            .iter()
+            .find(|n| n.name == name)
+            .ok_or_else(|| self.bad(format!("the run reports no node \"{name}\"")))
     }
 
     pub(super) fn scenario(&self) -> Result<Scenario> {
@@ -97,22 +201,23 @@ impl Doc {
     /// Lets node `node`'s profile service cost the suite of the stacks it seals or opens (its
     /// `suite` key removed): the engine's one path for profile nodes (`scenario::suites`),
     /// which charges the cipher at each packet's protected length.
-    pub(super) fn suite_from_stacks(&mut self, node: usize) -> Result<()> {
-        self.remove(&format!("node[{node}].service.suite"))
+    pub(super) fn suite_from_stacks(&mut self, node: &str) -> Result<()> {
+        let key = self.node(node)?;
+        self.remove(&format!("{key}.service.suite"))
     }
 
     /// [`Doc::suite_from_stacks`], with `prof` (built in memory: a fit's trial, a transferred
     /// profile) standing in for the profile file node `node` names.
-    pub(super) fn profile_node(&mut self, node: usize, prof: &profile::Profile) -> Result<()> {
-        let rel = self.get_str(&format!("node[{node}].service.profile"))?;
+    pub(super) fn profile_node(&mut self, node: &str, prof: &profile::Profile) -> Result<()> {
+        let rel = self.get_str(&format!("{}.service.profile", self.node(node)?))?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
         self.profiles.insert(dir.join(rel), prof.clone());
         self.suite_from_stacks(node)
     }
 
     /// The profile a node's `service = { model = "profile", ... }` names, loaded.
-    pub(super) fn node_profile(&self, node: usize) -> Result<(String, profile::Profile)> {
-        let rel = self.get_str(&format!("node[{node}].service.profile"))?;
+    pub(super) fn node_profile(&self, node: &str) -> Result<(String, profile::Profile)> {
+        let rel = self.get_str(&format!("{}.service.profile", self.node(node)?))?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let p = profile::Profile::load(dir.join(&rel))?;
         Ok((rel, p))
@@ -172,4 +277,44 @@ pub(super) fn fmt_list(items: &[String]) -> String {
 pub(super) fn traced<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Deps)> {
     let (value, reads) = profile::trace::record(f);
     Ok((value?, Deps::reads(&reads)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::Doc;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// Issue 28: studies find what they patch by name; a missing or renamed node, flow or link
+    /// is an error naming the scenario file and the name (the names there listed), never
+    /// another entry patched by position.
+    #[test]
+    fn a_study_finds_entries_by_name_and_a_missing_name_names_the_file() {
+        let doc = Doc::load(&root(), "scenarios/ofh_table4.toml").unwrap();
+        assert_eq!(doc.node("ru").unwrap(), "node[1]");
+        assert_eq!(doc.flow("uplane").unwrap(), "flow[0]");
+        assert_eq!(doc.link("ru", "du").unwrap(), "link[0]");
+
+        let e = doc.flow("user-plane").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[flow]] named \"user-plane\""), "{e}");
+        assert!(e.contains("the file's flows: uplane"), "{e}");
+
+        // A node renamed in the file: the study's name no longer resolves.
+        let mut renamed = doc.clone();
+        renamed.set("node[0].name", "o-du").unwrap();
+        let e = renamed.suite_from_stacks("du").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[node]] named \"du\""), "{e}");
+        assert!(e.contains("the file's nodes: o-du, ru"), "{e}");
+
+        // A link is found by the nodes it joins.
+        let e = doc.link("du", "o-ru").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[link]] between \"du\" and \"o-ru\""), "{e}");
+    }
 }
