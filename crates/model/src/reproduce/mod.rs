@@ -1,4 +1,4 @@
-//! Reproducing the papers (issue 5): every published experiment as a scenario under
+//! Reproducing the papers: every published experiment as a scenario under
 //! `scenarios/`, run through the model and compared with the published numbers.
 //!
 //! [`run`] returns one [`Experiment`] per study, each with [`Row`]s: the paper's value, the
