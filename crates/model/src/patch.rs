@@ -21,8 +21,9 @@
 //! assert!(e.to_string().contains("the file has 1 link entries"));
 //! ```
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use toml::Value;
@@ -287,12 +288,22 @@ pub fn remove(root: &mut Value, key: &KeyPath) -> Option<Value> {
 /// The document is deserialised as it is, with no TOML text in between; a value of the wrong
 /// type is reported with its key path.
 pub fn to_scenario(doc: &Value, path: &Path) -> Result<Scenario, ScenarioError> {
+    to_scenario_with_profiles(doc, path, &HashMap::new())
+}
+
+/// [`to_scenario`] with `profiles` standing in for the profile files at their paths
+/// ([`Scenario::from_file_with_profiles`]).
+pub fn to_scenario_with_profiles(
+    doc: &Value,
+    path: &Path,
+    profiles: &HashMap<PathBuf, profile::Profile>,
+) -> Result<Scenario, ScenarioError> {
     let file: ScenarioFile =
         serde_path_to_error::deserialize(doc.clone()).map_err(|e| ScenarioError::Syntax {
             path: path.to_path_buf(),
             message: format!("{}: {}", e.path(), e.inner().message()),
         })?;
-    Scenario::from_file(file, path)
+    Scenario::from_file_with_profiles(file, path, profiles)
 }
 
 /// Quantities in the form a scenario file gives them: a number with its unit, as the

@@ -7,6 +7,10 @@ use protocols::{Layer, Stack, Suite};
 use super::Result;
 
 /// The Colosseum E2 profile (fitted to 000 §4).
+/// The two profile nodes of the E2 scenarios (`scenarios/e2_*.toml`), by name: the gNB and
+/// the near-RT RIC.
+pub(super) const E2_NODES: [&str; 2] = ["gnb", "ric"];
+
 pub(super) const E2_PROFILE: &str = "calibration/colosseum-e2.toml";
 /// The profile suite of the SACK study's ESP tunnel.
 pub(super) const E2_CBC: Suite = Suite::AesCbcHmac {

@@ -3,18 +3,19 @@
 
 use std::path::Path;
 
-use toml::Value;
-
 use super::Result;
-use super::e2::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_PROFILE, E2_PT_DATA, E2_PT_SACK};
+use super::e2::{E2_CBC, E2_CT_DATA, E2_CT_SACK, E2_NODES, E2_PROFILE, E2_PT_DATA, E2_PT_SACK};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, FrameLen, frame_len, pin_profile_node, traced};
-use crate::report::Report;
+use super::variant::{Doc, FrameLen, frame_len, traced};
+use crate::report::FlowReport;
 
-/// Runs e2_sack.toml in clear (`encrypted = false`) or with its ESP suite, with the Colosseum
-/// profile at the protected length.
+/// The KPM flow of e2_sack.toml, by name.
+const FLOW: &str = "kpm";
+
+/// Runs e2_sack.toml in clear (`encrypted = false`) or with its ESP suite, its profile nodes
+/// costing the suite of the stacks; returns the KPM flow's report and the SACK's frame.
 /// The link is the scenario's at the length assumption `e2.link-length` unless `link` gives
 /// another length and rate.
 pub(super) fn e2_sack_run(
@@ -22,42 +23,32 @@ pub(super) fn e2_sack_run(
     t: &Targets,
     encrypted: bool,
     link: Option<(&str, &str)>,
-) -> Result<(Report, FrameLen)> {
+) -> Result<(FlowReport, FrameLen)> {
     let mut doc = Doc::load(root, "scenarios/e2_sack.toml")?;
+    let wire = doc.link(E2_NODES[0], E2_NODES[1])?;
     match link {
         Some((length, rate)) => {
-            doc.set("link[0].length", length)?;
-            doc.set("link[0].rate", rate)?;
+            doc.set(&format!("{wire}.length"), length)?;
+            doc.set(&format!("{wire}.rate"), rate)?;
         }
         None => doc.set(
-            "link[0].length",
+            &format!("{wire}.length"),
             format!("{}m", t.assume("e2.link-length")?),
         )?,
     }
-    let (data, sack, suite) = if encrypted {
-        (E2_CT_DATA, E2_CT_SACK, Some(E2_CBC))
+    let (data, sack) = if encrypted {
+        (E2_CT_DATA, E2_CT_SACK)
     } else {
-        (E2_PT_DATA, E2_PT_SACK, None)
+        (E2_PT_DATA, E2_PT_SACK)
     };
-    doc.set("flow[0].source.stack", data)?;
-    doc.set("flow[0].source.reply_stack", sack)?;
-    let sizes: Vec<usize> = match doc.get("flow[0].source.sizes").and_then(Value::as_array) {
-        Some(a) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .filter_map(|s| s.trim_end_matches('B').parse().ok())
-            .collect(),
-        None => vec![],
-    };
-    let mut frames = vec![frame_len(sack, 0)?];
-    for s in sizes {
-        frames.push(frame_len(data, s)?);
+    let kpm = doc.flow(FLOW)?;
+    doc.set(&format!("{kpm}.source.stack"), data)?;
+    doc.set(&format!("{kpm}.source.reply_stack"), sack)?;
+    for node in E2_NODES {
+        doc.suite_from_stacks(node)?;
     }
-    let (_, prof) = doc.node_profile(0)?;
-    for node in 0..2 {
-        pin_profile_node(&mut doc, node, &prof, suite, &frames)?;
-    }
-    Ok((doc.run()?, frames[0]))
+    let r = doc.run()?;
+    Ok((doc.flow_in(&r, FLOW)?.clone(), frame_len(sack, 0)?))
 }
 
 /// The e2_sack analysis: frame sizes, Table 2's transmission delays, the SACK totals and
@@ -70,20 +61,14 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
     // the SACK over 20 km at 1 Gb/s: the share of the CT - PT difference that is processing.
     let ((pt20, _), deps20) = traced(|| e2_sack_run(root, t, false, Some(("20km", "1Gbps"))))?;
     let ((ct20, _), ct20_deps) = traced(|| e2_sack_run(root, t, true, Some(("20km", "1Gbps"))))?;
-    let d = |r: &Report| {
-        r.flows[0]
-            .reverse
+    let d = |r: &FlowReport| {
+        r.reverse
             .as_ref()
             .map_or((0.0, 0.0), |x| (x.delay.mean_ns, x.delay.processing_ns))
     };
     let ((pt_t, pt_p), (ct_t, ct_p)) = (d(&pt20), d(&ct20));
     let share20 = (ct_p - pt_p) / (ct_t - pt_t) * 100.0;
-    let rev = |r: &Report| {
-        r.flows[0]
-            .reverse
-            .clone()
-            .expect("pattern source has replies")
-    };
+    let rev = |r: &FlowReport| r.reverse.clone().expect("pattern source has replies");
     let (pt_rev, ct_rev) = (rev(&pt), rev(&ct));
 
     let frames = Deps::default().model("protocols");

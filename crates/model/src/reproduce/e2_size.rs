@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use super::Result;
-use super::e2::{E2_SUITES, E2Suite, UDP};
+use super::e2::{E2_NODES, E2_SUITES, E2Suite, UDP};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len_of, pin_profile_node, traced};
+use super::variant::{Doc, traced};
 use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
@@ -21,14 +21,17 @@ pub(super) fn e2_size_point(
     let mut doc = base.clone();
     let stack = s.stack(UDP)?;
     let payload = ip_len - 28;
-    doc.set("flow[0].source.stack", stack.to_string().as_str())?;
-    doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
-    let frames = [frame_len_of(&stack, payload)?];
-    for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, s.suite, &frames)?;
+    let ping = doc.flow("ping")?;
+    doc.set(&format!("{ping}.source.stack"), stack.to_string().as_str())?;
+    doc.set(
+        &format!("{ping}.source.size"),
+        quantity::bytes(payload as u64),
+    )?;
+    for node in E2_NODES {
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
-    let f = &r.flows[0];
+    let f = doc.flow_in(&r, "ping")?;
     let rev = f.reverse.as_ref().map_or(0.0, |d| d.delay.processing_ns);
     Ok((f.delay.processing_ns + rev) / 2.0 / 1e3)
 }
@@ -44,7 +47,7 @@ pub(super) fn gcm_no_difference(growth_us: f64) -> bool {
 pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/e2_size.toml")?;
-    let (_, prof) = base.node_profile(0)?;
+    let (_, prof) = base.node_profile(E2_NODES[0])?;
     let sizes: Vec<usize> = (48..=1486).step_by(5).collect();
     let pick = |label: &str| {
         E2_SUITES

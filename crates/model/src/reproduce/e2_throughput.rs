@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use super::Result;
-use super::e2::{E2_SUITES, E2Suite, TCP_TS};
+use super::e2::{E2_NODES, E2_SUITES, E2Suite, TCP_TS};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::Targets;
-use super::variant::{Doc, fmt_list, frame_len_of, pin_profile_node, slope, traced};
+use super::variant::{Doc, fmt_list, frame_len_of, slope, traced};
 use crate::patch::quantity;
 
 /// One offered-rate point of e2_throughput: goodput [Mb/s], sender CPU [%], verdict.
@@ -20,18 +20,23 @@ pub(super) fn e2_rate_point(
 ) -> Result<(f64, f64, f64, &'static str)> {
     let mut doc = base.clone();
     let stack = s.stack(TCP_TS)?;
-    doc.set("flow[0].source.stack", stack.to_string().as_str())?;
-    doc.set("flow[0].source.payload", quantity::bytes(s.goodput as u64))?;
+    let iperf = doc.flow("iperf")?;
+    doc.set(&format!("{iperf}.source.stack"), stack.to_string().as_str())?;
+    doc.set(
+        &format!("{iperf}.source.payload"),
+        quantity::bytes(s.goodput as u64),
+    )?;
     let pps = offered_mbps * 1e6 / (s.goodput as f64 * 8.0);
     // To a thousandth of a packet per second, as the published outputs were computed.
-    doc.set("flow[0].source.rate", quantity::pps(pps, 3))?;
+    doc.set(&format!("{iperf}.source.rate"), quantity::pps(pps, 3))?;
     let f = frame_len_of(&stack, s.goodput)?;
-    for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, s.suite, &[f])?;
+    for node in E2_NODES {
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
-    let goodput = r.flows[0].throughput_bps * s.goodput as f64 / f64::from(f.wire) / 1e6;
-    let n = &r.nodes[0];
+    let goodput =
+        doc.flow_in(&r, "iperf")?.throughput_bps * s.goodput as f64 / f64::from(f.wire) / 1e6;
+    let n = doc.node_in(&r, E2_NODES[0])?;
     // Which stage limits the node: the smaller capacity of the I/O stage and the cores.
     let bound = if prof
         .packet(
@@ -59,7 +64,7 @@ pub(super) fn e2_rate_point(
 pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/e2_throughput.toml")?;
-    let (_, prof) = base.node_profile(0)?;
+    let (_, prof) = base.node_profile(E2_NODES[0])?;
     let offered = [
         50.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0, 1000.0, 1200.0, 1400.0,
         1600.0, 2000.0,

@@ -1,4 +1,4 @@
-//! Fits in code and their leave-one-out cross-validation (issue 12, item 2).
+//! Fits in code and their leave-one-out cross-validation.
 //!
 //! Where a profile has fewer parameters than the published numbers it was fitted to, the fit
 //! is a weighted least-squares problem that this module solves: each observation is linear in

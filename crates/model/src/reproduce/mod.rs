@@ -1,4 +1,4 @@
-//! Reproducing the papers (issue 5): every published experiment as a scenario under
+//! Reproducing the papers: every published experiment as a scenario under
 //! `scenarios/`, run through the model and compared with the published numbers.
 //!
 //! [`run`] returns one [`Experiment`] per study, each with [`Row`]s: the paper's value, the
@@ -13,12 +13,10 @@
 //! while frame 1 is on the wire); the **capacity** view is the processing time a payload
 //! costs, summed over its frames (what limits throughput). Each row's note says which it is.
 //!
-//! Composition note: the engine evaluates a profile's cipher cost at the packet's size in the
-//! engine (the frame on the wire), while the paper profiles define L as the bytes the protocol
-//! protects (the inner IP packet for ESP tunnel mode, the Ethernet frame for MACsec). The
-//! experiments therefore pin each profile node to a `table` service built from the same profile
-//! at the protected length of every frame that occurs (`pin_profile_node`); the numbers are
-//! the profile's, nothing is tuned.
+//! Costing: every study runs its profile nodes through the engine's one path for them (the
+//! node costs the suite of the stacks it seals or opens, at each packet's protected length, the
+//! L the paper profiles define). A fit's trial profile, built in memory, stands in for the file
+//! the node names; nothing is tuned.
 //!
 //! Layout: a study is data. `experiments/studies.toml` lists the studies in run order, and
 //! `experiments/studies/<name>.toml` declares each one: title, scenario files, profiles, the
@@ -34,10 +32,10 @@
 //! analysis is a module named like its study (`e2_sack`, `table1`, ...). The shared machinery
 //! is `row` (rows, [`Summary`]), `target` (targets, evidence classes), `plot` (plots as data),
 //! `variant` (a scenario file loaded as a document, patched through [`crate::patch`], run;
-//! frame and protected lengths; profile nodes pinned at the protected length) and `fit`; what
-//! the analyses of one paper share (profile path, stacks, suites, modes) sits in one module per
-//! paper (`e2`, `ofh`, `pq`). Adding a published number whose value an analysis computes is a
-//! `[[target]]` and a `[[row]]`, no Rust (docs/reproduction.md, "Adding a published number").
+//! frame and protected lengths) and `fit`; what the analyses of one paper share (profile
+//! path, stacks, suites, modes) sits in one module per paper (`e2`, `ofh`, `pq`). Adding a
+//! published number whose value an analysis computes is a `[[target]]` and a `[[row]]`, no
+//! Rust (docs/reproduction.md, "Adding a published number").
 
 mod e2;
 mod e2_sack;

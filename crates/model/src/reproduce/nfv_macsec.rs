@@ -57,11 +57,12 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
     let line_plain = plain.wire_len_as(1448, protocols::Count::Line)? as f64;
     let line_sec = sec.wire_len_as(1416, protocols::Count::Line)? as f64;
     let link = |mbps: f64, goodput: f64, line: f64| mbps * goodput / line;
-    let (r, node_deps) = traced(|| Doc::load(root, "scenarios/nfv_macsec.toml")?.run())?;
+    let doc = Doc::load(root, "scenarios/nfv_macsec.toml")?;
+    let (r, node_deps) = traced(|| doc.run())?;
     let node_deps = node_deps.model("engine").model("protocols");
     let link_deps = Deps::default().model("protocols");
     let frame = sec.wire_len(1448)? as f64;
-    let node_gbit = r.flows[0].throughput_bps * 1448.0 / frame / 1e6;
+    let node_gbit = doc.flow_in(&r, "iperf")?.throughput_bps * 1448.0 / frame / 1e6;
     let with100 = link(100.0, 1416.0, line_sec).min(node_gbit);
     let without100 = link(100.0, 1448.0, line_plain);
     let with1g = link(1000.0, 1416.0, line_sec).min(node_gbit);

@@ -4,8 +4,12 @@
 use protocols::Suite;
 
 use super::Result;
-use super::variant::{Doc, frame_len, pin_profile_node};
+use super::variant::Doc;
 use crate::patch::quantity;
+
+/// The two profile nodes of the OFH scenarios (`scenarios/ofh_*.toml`), by name: the O-DU and
+/// the O-RU.
+pub(super) const OFH_NODES: [&str; 2] = ["du", "ru"];
 
 /// The i9 MACsec profile (fitted to 000 §5-6).
 pub(super) const OFH_PROFILE: &str = "calibration/ofh-macsec-i9.toml";
@@ -35,17 +39,20 @@ pub(super) fn ofh_ping_proc(
     mode: usize,
     frame: usize,
 ) -> Result<f64> {
-    let (_, stack, suite) = OFH_MODES[mode];
+    let (_, stack, _) = OFH_MODES[mode];
     let payload = frame - 18; // eth 14 + eCPRI 4
     let mut doc = base.clone();
-    doc.set("flow[0].source.stack", stack)?;
-    doc.set("flow[0].source.size", quantity::bytes(payload as u64))?;
-    let f = frame_len(stack, payload)?;
-    for node in 0..2 {
-        pin_profile_node(&mut doc, node, prof, suite, &[f])?;
+    let ping = doc.flow("ping")?;
+    doc.set(&format!("{ping}.source.stack"), stack)?;
+    doc.set(
+        &format!("{ping}.source.size"),
+        quantity::bytes(payload as u64),
+    )?;
+    for node in OFH_NODES {
+        doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
-    let fl = &r.flows[0];
+    let fl = doc.flow_in(&r, "ping")?;
     let rev = fl.reverse.as_ref().map_or(0.0, |d| d.delay.processing_ns);
     Ok((fl.delay.processing_ns + rev) / 2.0 / 1e3)
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use protocols::{Layer, Stack};
 
-use super::ofh::OFH_MODES;
+use super::ofh::{OFH_MODES, OFH_NODES};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
@@ -18,7 +18,7 @@ use crate::patch::quantity;
 pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/ofh_load.toml")?;
-    let base_cores = base.node_profile(0)?.1.cores();
+    let base_cores = base.node_profile(OFH_NODES[0])?.1.cores();
     let rates = [500.0, 1000.0, 1500.0, 2000.0, 2200.0, 2500.0, 3000.0];
     let run_cores =
         |mode: usize, mbps: f64, ping: usize, cores: Option<u32>| -> Result<(f64, f64, f64)> {
@@ -39,15 +39,22 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
                 .tcp_ts()
                 .build()?;
             let ping_stack = Stack::builder().layers(l2).ipv4().udp().build()?;
-            d.set("flow[0].source.stack", data.to_string().as_str())?;
+            let (iperf, ping_flow) = (d.flow("iperf")?, d.flow("ping")?);
+            d.set(&format!("{iperf}.source.stack"), data.to_string().as_str())?;
             // One data frame of 1416 B goodput every 1416 x 8 bits / the attempted rate.
             d.set(
-                "flow[0].source.interval",
+                &format!("{iperf}.source.interval"),
                 // To 1 ps (3 decimals of ns), the engine's step.
                 quantity::ns(1416.0 * 8.0 / (mbps * 1e6) * 1e9, 3),
             )?;
-            d.set("flow[1].source.stack", ping_stack.to_string().as_str())?;
-            d.set("flow[1].source.size", quantity::bytes(ping as u64 - 48))?;
+            d.set(
+                &format!("{ping_flow}.source.stack"),
+                ping_stack.to_string().as_str(),
+            )?;
+            d.set(
+                &format!("{ping_flow}.source.size"),
+                quantity::bytes(ping as u64 - 48),
+            )?;
             // The nodes' buffers: the assumption ofh.buffer (recorded as the rows' dependency).
             let buffer = t.assume("ofh.buffer")?;
             if !(buffer.is_finite() && (1.0..=1e7).contains(&buffer)) {
@@ -56,11 +63,12 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
                     problem: format!("ofh.buffer = {buffer} packets is not 1..=10^7"),
                 });
             }
-            for node in 0..2 {
-                d.set(&format!("node[{node}].capacity"), buffer.round() as i64)?;
-                d.set(&format!("node[{node}].service.suite"), suite)?;
+            for name in OFH_NODES {
+                let node = d.node(name)?;
+                d.set(&format!("{node}.capacity"), buffer.round() as i64)?;
+                d.set(&format!("{node}.service.suite"), suite)?;
                 if let Some(c) = cores {
-                    d.set(&format!("node[{node}].cores"), i64::from(c))?;
+                    d.set(&format!("{node}.cores"), i64::from(c))?;
                 }
             }
             let r = d.run()?;
@@ -76,11 +84,16 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
             // preamble and gap), the same count the engine clocks.
             let line = data.wire_len_as(1416, protocols::Count::Line)? as f64;
             let thr = wire * 10_000.0 * 1416.0 / line;
-            let max_ping = r.flows[1]
+            let max_ping = d
+                .flow_in(&r, "ping")?
                 .rtt
                 .as_ref()
                 .map_or(f64::NAN, |x| x.max_ns / 2.0 / 1e6);
-            Ok((thr, r.nodes[0].utilisation * 100.0, max_ping))
+            Ok((
+                thr,
+                d.node_in(&r, OFH_NODES[0])?.utilisation * 100.0,
+                max_ping,
+            ))
         };
     let run_at = |mode: usize, mbps: f64, ping: usize| run_cores(mode, mbps, ping, None);
     let mut thr_s = vec![];

@@ -7,12 +7,15 @@ use std::path::Path;
 use protocols::Suite;
 
 use super::Result;
-use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice};
+use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice, ends};
 use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, frame_len_of, traced};
 use crate::patch::quantity;
+
+/// The bulk transfer of scenarios/ofh_mtu.toml whose MTU the study sweeps, by name.
+const BULK: &str = "bulk_mtu9000";
 
 /// Core counts the fixed-payload study runs at besides the profile's: one core, a few, and the
 /// i9-13900K's 24 physical cores (000 §3.2).
@@ -25,7 +28,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
     let plateau = value("000/fig12/max-on")?;
     let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?;
-    let (_, prof) = doc.node_profile(0)?;
+    let (_, prof) = doc.node_profile(&ends(&doc, VARIANTS[NO_SPLIT].1)?.0)?;
     let mut cores: Vec<u32> = CORES.to_vec();
     cores.push(prof.cores());
     cores.sort_unstable();
@@ -154,16 +157,18 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     // Bulk transfer vs MTU (latency of the whole transfer = completion time).
     let mut bulk = vec![];
     let mut bulk_deps = Deps::default().model("engine").model("protocols");
+    let (bulk_du, bulk_ru) = ends(&doc, BULK)?;
+    let bulk_link = doc.link(&bulk_du, &bulk_ru)?;
     for mtu in [1400usize, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000] {
         let mut d = doc.clone();
-        // Run only the bulk pair (the last link and flow) at this MTU.
-        d.set("link[6].mtu", quantity::bytes(mtu as u64))?;
+        // The bulk pair's link at this MTU (the pairs are independent; only BULK is read).
+        d.set(&format!("{bulk_link}.mtu"), quantity::bytes(mtu as u64))?;
         let (rr, dd) = traced(|| d.run())?;
         bulk_deps = bulk_deps.and(&dd);
         let t = rr
             .flows
             .iter()
-            .find(|f| f.name == "bulk_mtu9000")
+            .find(|f| f.name == BULK)
             .and_then(|f| f.transfer.as_ref())
             .and_then(|t| t.completion_ns)
             .map_or(f64::NAN, |ns| ns / 1e6);
@@ -178,7 +183,9 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     // frame are a + b x F with a, b >= 0 (I/O, CPU, or the smaller of them), goodput per frame P
     // over such a cost grows at most in proportion to P, so MTU 1500 can reach at most
     // 2.0 Gb/s x P(1500) / P(1400); Fig. 12 says ~2300 Mb/s there.
-    let bulk_stack: protocols::Stack = doc.get_str("flow[6].source.stack")?.parse()?;
+    let bulk_stack: protocols::Stack = doc
+        .get_str(&format!("{}.source.stack", doc.flow(BULK)?))?
+        .parse()?;
     let (p1400, p1500) = (bulk_stack.max_payload(1400)?, bulk_stack.max_payload(1500)?);
     let (fig14_max, fig14_gain, fig12_max) = (
         value("000/fig14/goodput-9000")?,

@@ -147,40 +147,49 @@ impl Grid {
     }
 }
 
-/// `doc` with only the fixed-payload pairs (its first 10 nodes, 5 links and 5 flows).
+/// The O-DU and O-RU of fixed-payload variant `flow` (a flow of `doc`, by name).
+pub(super) fn ends(doc: &Doc, flow: &str) -> Result<(String, String)> {
+    let key = doc.flow(flow)?;
+    Ok((
+        doc.get_str(&format!("{key}.from"))?,
+        doc.get_str(&format!("{key}.to"))?,
+    ))
+}
+
+/// `doc` with only the fixed-payload pairs: the flows of [`VARIANTS`] (by name), their end
+/// nodes and the links between them, in file order.
 fn fixed_only(doc: &Doc) -> Result<Doc> {
     let mut d = doc.clone();
-    for (key, keep) in [("node", 2 * VARIANTS.len()), ("link", VARIANTS.len())] {
-        let mut v = d
-            .get(key)
-            .cloned()
-            .ok_or_else(|| d.bad(format!("`{key}` is missing")))?;
-        if let Some(a) = v.as_array_mut() {
-            a.truncate(keep);
-        }
-        d.set(key, v)?;
+    let mut nodes: Vec<String> = vec![];
+    for (_, flow, _, _) in VARIANTS {
+        let (du, ru) = ends(&d, flow)?;
+        d.link(&du, &ru)?;
+        nodes.extend([du, ru]);
     }
-    let mut flows = d
-        .get("flow")
-        .cloned()
-        .ok_or_else(|| d.bad("`flow` is missing".into()))?;
-    if let Some(a) = flows.as_array_mut() {
-        a.truncate(VARIANTS.len());
-    }
-    d.set("flow", flows)?;
-    for (i, (_, flow, _, _)) in VARIANTS.iter().enumerate() {
-        if d.get_str(&format!("flow[{i}].name"))? != *flow {
-            return Err(d.bad(format!("flow[{i}] is not `{flow}`")));
-        }
-    }
+    let name = |e: &Value| {
+        e.get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    d.retain("node", |e| nodes.contains(&name(e)))?;
+    d.retain("link", |e| {
+        e.get("between").and_then(Value::as_array).is_some_and(|b| {
+            b.iter()
+                .all(|n| n.as_str().is_some_and(|n| nodes.iter().any(|m| m == n)))
+        })
+    })?;
+    d.retain("flow", |e| VARIANTS.iter().any(|v| v.1 == name(e)))?;
     // The scenario's sources send 200 payloads each; here the stop duration decides.
-    for i in 0..VARIANTS.len() {
-        d.remove(&format!("flow[{i}].source.count"))?;
+    for (_, flow, _, _) in VARIANTS {
+        let key = d.flow(flow)?;
+        d.remove(&format!("{key}.source.count"))?;
     }
     d.set("stop.duration", quantity::ns(DURATION_NS, 0))?;
     d.set("stop.warmup", quantity::ns(WARMUP_NS, 0))?;
-    for n in 0..2 * VARIANTS.len() {
-        d.set(&format!("node[{n}].capacity"), Value::Integer(BUFFER))?;
+    for n in &nodes {
+        let key = d.node(n)?;
+        d.set(&format!("{key}.capacity"), Value::Integer(BUFFER))?;
     }
     Ok(d)
 }
@@ -188,16 +197,18 @@ fn fixed_only(doc: &Doc) -> Result<Doc> {
 /// The five variants at `load`, with `cores` per node (`None`: the profile's).
 fn run_point(fixed: &Doc, load: &Load, cores: Option<u32>) -> Result<[Cell; 5]> {
     let mut d = fixed.clone();
-    for i in 0..VARIANTS.len() {
+    for (_, flow, _, _) in VARIANTS {
         // To 1 ps (3 decimals of ns), the engine's step.
+        let key = d.flow(flow)?;
         d.set(
-            &format!("flow[{i}].source.period"),
+            &format!("{key}.source.period"),
             quantity::ns(load.period_ns(), 3),
         )?;
     }
     if let Some(c) = cores {
-        for n in 0..2 * VARIANTS.len() {
-            d.set(&format!("node[{n}].cores"), Value::Integer(i64::from(c)))?;
+        for n in d.names("node") {
+            let key = d.node(&n)?;
+            d.set(&format!("{key}.cores"), Value::Integer(i64::from(c)))?;
         }
     }
     let r = d.run()?;
@@ -208,11 +219,7 @@ fn run_point(fixed: &Doc, load: &Load, cores: Option<u32>) -> Result<[Cell; 5]> 
         saturated: true,
     }; 5];
     for (i, (_, flow, _, _)) in VARIANTS.iter().enumerate() {
-        let f = r
-            .flows
-            .iter()
-            .find(|f| f.name == *flow)
-            .ok_or_else(|| d.bad(format!("no flow `{flow}` in the report")))?;
+        let f = d.flow_in(&r, flow)?;
         // No payload completed in the measured window: only a saturated variant gets there.
         let m = f.message.as_ref();
         // Each stage's offered load: its busy time over the sources' on-time (the run drains
@@ -699,7 +706,8 @@ mod tests {
     fn grid(loads: &[Load], cores: &[u32]) -> Grid {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let doc = Doc::load(&root, "scenarios/ofh_mtu.toml").unwrap();
-        let (_, prof) = doc.node_profile(0).unwrap();
+        let (du, _) = ends(&doc, VARIANTS[NO_SPLIT].1).unwrap();
+        let (_, prof) = doc.node_profile(&du).unwrap();
         Grid::run(&doc, loads, cores, prof.cores()).unwrap()
     }
 

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::ofh::OFH_MODES;
+use super::ofh::{OFH_MODES, OFH_NODES};
 use super::plot::{HeatMap, Plot};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
-use super::variant::{Doc, frame_len, pin_profile_node};
+use super::variant::Doc;
 use super::{Result, TABLE4_CSV};
 use crate::oran::{table4, table4_du, table4_region, table4_ru};
 
@@ -30,14 +30,13 @@ pub fn table4_published() -> Vec<Vec<i64>> {
 pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
     let run_mode = |m: usize| -> Result<f64> {
         let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?;
-        let (_, prof) = doc.node_profile(0)?;
-        let (_, stack, suite) = OFH_MODES[m];
-        doc.set("flow[0].source.stack", stack)?;
-        let f = frame_len(stack, 7660)?;
-        for node in 0..2 {
-            pin_profile_node(&mut doc, node, &prof, suite, &[f])?;
+        let (_, stack, _) = OFH_MODES[m];
+        doc.set(&format!("{}.source.stack", doc.flow("uplane")?), stack)?;
+        for node in OFH_NODES {
+            doc.suite_from_stacks(node)?;
         }
-        Ok(doc.run()?.flows[0].delay.processing_ns / 1e3)
+        let r = doc.run()?;
+        Ok(doc.flow_in(&r, "uplane")?.delay.processing_ns / 1e3)
     };
     Ok(run_mode(mode)? - run_mode(2)?)
 }

@@ -1,4 +1,4 @@
-//! `oransim reproduce --sensitivity` (issue 12, item 5): every assumption of
+//! `oransim reproduce --sensitivity`: every assumption of
 //! `experiments/assumptions.toml` set to the low and the high end of its range, one at a time;
 //! the experiments whose rows read it run again, and every row whose verdict flips and every
 //! advice that changes is listed. A conclusion that flips is uncertain.

@@ -1,4 +1,4 @@
-//! Studies as data (issue 12, item 6): `experiments/studies.toml` lists the studies in run
+//! Studies as data: `experiments/studies.toml` lists the studies in run
 //! order, and `experiments/studies/<name>.toml` declares one study: its title, scenario files,
 //! profiles, the model / fitted / predicted text, which named analyses it runs, its rows (a
 //! target of `experiments/targets.toml` against a value an analysis computes, with the note

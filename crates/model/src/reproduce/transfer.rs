@@ -1,5 +1,5 @@
 //! transfer: the papers' per-suite numbers predicted from this host's measured cipher costs
-//! and at most two factors per testbed (issue 12, "transfer from this host").
+//! and at most two factors per testbed.
 //!
 //! For each testbed, every cipher cost is this host's measured line (fixed + per byte × L, from
 //! each committed profile measured here: RustCrypto and aws-lc-rs) scaled as

@@ -1,16 +1,16 @@
 //! Scenario variants at the TOML level: a scenario file loaded as a document, patched by key
-//! path, run; the frame and protected lengths of a stack; a profile node pinned to a table of
-//! the profile's costs at the protected length of every frame that occurs.
+//! path and run (its profile nodes costed by the engine, with a profile built in memory in
+//! place of a file where a fit needs one); the frame and protected lengths of a stack.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use toml::Value;
 
 use super::target::Deps;
 use super::{ReproduceError, Result};
-use crate::file::ServiceFile;
-use crate::patch::{self, KeyPath, quantity};
-use crate::report::{Report, RunOptions};
+use crate::patch::{self, KeyPath};
+use crate::report::{FlowReport, NodeReport, Report, RunOptions};
 use crate::{Scenario, ScenarioError, run as run_scenario};
 
 /// A scenario file kept as TOML so that variants can set keys before validation.
@@ -18,6 +18,8 @@ use crate::{Scenario, ScenarioError, run as run_scenario};
 pub(super) struct Doc {
     path: PathBuf,
     root: Value,
+    /// Profiles that stand in for the files at their paths (built in memory: a fit's trial).
+    profiles: HashMap<PathBuf, profile::Profile>,
 }
 
 impl Doc {
@@ -37,6 +39,7 @@ impl Doc {
         Ok(Doc {
             path,
             root: Value::Table(table),
+            profiles: HashMap::new(),
         })
     }
 
@@ -58,18 +61,99 @@ impl Doc {
         patch::set(&mut self.root, &k, v.into()).map_err(|e| self.bad(e.to_string()))
     }
 
-    /// Sets `key` to a typed part of a scenario file (a [`ServiceFile`], ...), as the file
-    /// would spell it.
-    pub(super) fn set_typed(&mut self, key: &str, v: &impl serde::Serialize) -> Result<()> {
-        let value = Value::try_from(v).map_err(|e| self.bad(format!("{key}: {e}")))?;
-        self.set(key, value)
-    }
-
     /// Removes `key` (`node[0].io`) if present.
     pub(super) fn remove(&mut self, key: &str) -> Result<()> {
         let k = self.key(key)?;
         patch::remove(&mut self.root, &k);
         Ok(())
+    }
+
+    /// The key of the entry of array `table` (`node`, `flow`) whose `name` is `name`
+    /// (`node[3]`): studies find what they patch by name, so a renamed or missing entry is an
+    /// error naming the file and the name, never another entry patched.
+    fn named(&self, table: &str, name: &str) -> Result<String> {
+        let names = self.names(table);
+        match names.iter().position(|n| *n == name) {
+            Some(i) => Ok(format!("{table}[{i}]")),
+            None => Err(self.bad(format!(
+                "no [[{table}]] named \"{name}\" (the reproduction patches it); the file's {table}s: {}",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ))),
+        }
+    }
+
+    /// The names of the entries of array `table` (`node`, `flow`), in file order (`""` for an
+    /// entry without one).
+    pub(super) fn names(&self, table: &str) -> Vec<String> {
+        let entries = self.get(table).and_then(Value::as_array);
+        entries
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                e.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Keeps only the entries of array `table` that `keep` accepts, in file order.
+    pub(super) fn retain(&mut self, table: &str, keep: impl Fn(&Value) -> bool) -> Result<()> {
+        let mut v = self
+            .get(table)
+            .cloned()
+            .ok_or_else(|| self.bad(format!("`{table}` is missing")))?;
+        if let Some(a) = v.as_array_mut() {
+            a.retain(|e| keep(e));
+        }
+        self.set(table, v)
+    }
+
+    /// The key of the `[[node]]` named `name` (`node[1]`), or an error naming the file and
+    /// the name.
+    pub(super) fn node(&self, name: &str) -> Result<String> {
+        self.named("node", name)
+    }
+
+    /// The key of the `[[flow]]` named `name` (`flow[0]`), or an error naming the file and
+    /// the name.
+    pub(super) fn flow(&self, name: &str) -> Result<String> {
+        self.named("flow", name)
+    }
+
+    /// The key of the `[[link]]` between nodes `a` and `b` (either order), or an error naming
+    /// the file and the two nodes.
+    pub(super) fn link(&self, a: &str, b: &str) -> Result<String> {
+        let links = self.get("link").and_then(Value::as_array);
+        let ends = |l: &Value| -> Vec<String> {
+            l.get("between")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        links
+            .into_iter()
+            .flatten()
+            .position(|l| {
+                let e = ends(l);
+                e.len() == 2 && ((e[0] == a && e[1] == b) || (e[0] == b && e[1] == a))
+            })
+            .map(|i| format!("link[{i}]"))
+            .ok_or_else(|| {
+                self.bad(format!(
+                    "no [[link]] between \"{a}\" and \"{b}\" (the reproduction patches it)"
+                ))
+            })
     }
 
     /// The value at `key`, if present.
@@ -86,17 +170,54 @@ impl Doc {
             .ok_or_else(|| self.bad(format!("`{key}` is missing or not a string")))
     }
 
+    /// The report of flow `name` in `r` (a run of this document).
+    pub(super) fn flow_in<'r>(&self, r: &'r Report, name: &str) -> Result<&'r FlowReport> {
+        r.flows
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| self.bad(format!("the run reports no flow \"{name}\"")))
+    }
+
+    /// The report of node `name` in `r` (a run of this document).
+    pub(super) fn node_in<'r>(&self, r: &'r Report, name: &str) -> Result<&'r NodeReport> {
+        r.nodes
+            .iter()
+            .find(|n| n.name == name)
+            .ok_or_else(|| self.bad(format!("the run reports no node \"{name}\"")))
+    }
+
     pub(super) fn scenario(&self) -> Result<Scenario> {
-        Ok(patch::to_scenario(&self.root, &self.path)?)
+        Ok(patch::to_scenario_with_profiles(
+            &self.root,
+            &self.path,
+            &self.profiles,
+        )?)
     }
 
     pub(super) fn run(&self) -> Result<Report> {
         Ok(run_scenario(&self.scenario()?, &quiet()).map_err(ScenarioError::from)?)
     }
 
+    /// Lets node `node`'s profile service cost the suite of the stacks it seals or opens (its
+    /// `suite` key removed): the engine's one path for profile nodes (`scenario::suites`),
+    /// which charges the cipher at each packet's protected length.
+    pub(super) fn suite_from_stacks(&mut self, node: &str) -> Result<()> {
+        let key = self.node(node)?;
+        self.remove(&format!("{key}.service.suite"))
+    }
+
+    /// [`Doc::suite_from_stacks`], with `prof` (built in memory: a fit's trial, a transferred
+    /// profile) standing in for the profile file node `node` names.
+    pub(super) fn profile_node(&mut self, node: &str, prof: &profile::Profile) -> Result<()> {
+        let rel = self.get_str(&format!("{}.service.profile", self.node(node)?))?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        self.profiles.insert(dir.join(rel), prof.clone());
+        self.suite_from_stacks(node)
+    }
+
     /// The profile a node's `service = { model = "profile", ... }` names, loaded.
-    pub(super) fn node_profile(&self, node: usize) -> Result<(String, profile::Profile)> {
-        let rel = self.get_str(&format!("node[{node}].service.profile"))?;
+    pub(super) fn node_profile(&self, node: &str) -> Result<(String, profile::Profile)> {
+        let rel = self.get_str(&format!("{}.service.profile", self.node(node)?))?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let p = profile::Profile::load(dir.join(&rel))?;
         Ok((rel, p))
@@ -111,11 +232,6 @@ pub(super) fn quiet() -> RunOptions {
         wall_clock: false,
     }
 }
-
-/// Decimals of a profile cost written into a variant [ns]: 6, i.e. 1 fs, a thousandth of the
-/// engine's 1 ps step. The published reproduction was computed with costs rounded so; the
-/// rounding stays explicit to keep its outputs byte-identical.
-const COST_DECIMALS: usize = 6;
 
 /// A frame on the wire and the bytes its protocol protects (the profile's L).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,80 +258,6 @@ pub fn frame_len_of(full: &protocols::Stack, payload: usize) -> Result<FrameLen>
     })
 }
 
-/// Replaces node `node`'s profile service by the same profile's costs evaluated at the
-/// protected length of each frame in `frames`: `service` = stack + seal(L), `receive` = stack +
-/// open(L), `transit` = stack, plus the profile's I/O stage (fixed + per byte of the frame on
-/// the wire), latency and cores. Only the sizes in `frames` occur in the run, and the table is
-/// exact at each of them.
-pub(super) fn pin_profile_node(
-    doc: &mut Doc,
-    node: usize,
-    prof: &profile::Profile,
-    suite: Option<protocols::Suite>,
-    frames: &[FrameLen],
-) -> Result<()> {
-    let mut fr: Vec<FrameLen> = frames.to_vec();
-    fr.sort_by_key(|f| f.wire);
-    fr.dedup_by_key(|f| f.wire);
-    let ns = |x: f64| quantity::ns(x, COST_DECIMALS);
-    let table = |dir: profile::Direction| -> Result<ServiceFile> {
-        let mut points = Vec::with_capacity(fr.len() + 1);
-        let mut last = (0u32, 0.0f64);
-        for f in &fr {
-            let c = prof
-                .packet(suite, dir, f.protected, u64::from(f.wire))?
-                .cpu_ns;
-            points.push((quantity::bytes(u64::from(f.wire)), ns(c)));
-            last = (f.wire, c);
-        }
-        // A table needs two points: extend flat past the largest frame (never reached).
-        points.push((quantity::bytes(u64::from(last.0) + 1), ns(last.1)));
-        Ok(ServiceFile::Table { points })
-    };
-    let transit = if prof.stack_ns() > 0.0 {
-        ServiceFile::Deterministic {
-            time: ns(prof.stack_ns()),
-        }
-    } else {
-        ServiceFile::None
-    };
-    // The engine costs a manual I/O stage at the frame's size on the wire, as it does the
-    // profile's.
-    let io = if prof.io_per_byte_ns() > 0.0 {
-        Some(ServiceFile::Linear {
-            fixed: ns(prof.io_ns()),
-            per_byte: quantity::ns_per_byte(prof.io_per_byte_ns(), COST_DECIMALS),
-        })
-    } else if prof.io_ns() > 0.0 {
-        Some(ServiceFile::Deterministic {
-            time: ns(prof.io_ns()),
-        })
-    } else {
-        None
-    };
-    doc.set_typed(
-        &format!("node[{node}].service"),
-        &table(profile::Direction::Seal)?,
-    )?;
-    doc.set_typed(
-        &format!("node[{node}].receive"),
-        &table(profile::Direction::Open)?,
-    )?;
-    doc.set_typed(&format!("node[{node}].transit"), &transit)?;
-    match io {
-        Some(io) => doc.set_typed(&format!("node[{node}].io"), &io)?,
-        None => doc.remove(&format!("node[{node}].io"))?,
-    }
-    doc.set(&format!("node[{node}].latency"), ns(prof.latency_ns()))?;
-    if doc.get(&format!("node[{node}].cores")).is_none() {
-        doc.set(
-            &format!("node[{node}].cores"),
-            Value::Integer(i64::from(prof.cores())),
-        )?;
-    }
-    Ok(())
-}
-
 /// Least-squares slope of y on x.
 pub(super) fn slope(points: &[(f64, f64)]) -> f64 {
     let n = points.len() as f64;
@@ -235,4 +277,44 @@ pub(super) fn fmt_list(items: &[String]) -> String {
 pub(super) fn traced<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Deps)> {
     let (value, reads) = profile::trace::record(f);
     Ok((value?, Deps::reads(&reads)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::Doc;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// Issue 28: studies find what they patch by name; a missing or renamed node, flow or link
+    /// is an error naming the scenario file and the name (the names there listed), never
+    /// another entry patched by position.
+    #[test]
+    fn a_study_finds_entries_by_name_and_a_missing_name_names_the_file() {
+        let doc = Doc::load(&root(), "scenarios/ofh_table4.toml").unwrap();
+        assert_eq!(doc.node("ru").unwrap(), "node[1]");
+        assert_eq!(doc.flow("uplane").unwrap(), "flow[0]");
+        assert_eq!(doc.link("ru", "du").unwrap(), "link[0]");
+
+        let e = doc.flow("user-plane").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[flow]] named \"user-plane\""), "{e}");
+        assert!(e.contains("the file's flows: uplane"), "{e}");
+
+        // A node renamed in the file: the study's name no longer resolves.
+        let mut renamed = doc.clone();
+        renamed.set("node[0].name", "o-du").unwrap();
+        let e = renamed.suite_from_stacks("du").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[node]] named \"du\""), "{e}");
+        assert!(e.contains("the file's nodes: o-du, ru"), "{e}");
+
+        // A link is found by the nodes it joins.
+        let e = doc.link("du", "o-ru").unwrap_err().to_string();
+        assert!(e.contains("scenarios/ofh_table4.toml"), "{e}");
+        assert!(e.contains("no [[link]] between \"du\" and \"o-ru\""), "{e}");
+    }
 }

@@ -155,13 +155,24 @@ impl Scenario {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_owned(),
         })?;
-        validate(file, path)
+        validate(file, path, ProfileCache::new())
     }
 
     /// Validates a scenario built in code (see [`ScenarioBuilder`]) exactly as a file is
     /// validated; `path` names it in errors and anchors relative files.
     pub fn from_file(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
-        validate(file, path)
+        validate(file, path, ProfileCache::new())
+    }
+
+    /// [`Scenario::from_file`] with `profiles` standing in for the profile files at their
+    /// paths (as a node's `profile` resolves against `path`): a profile built in memory, such
+    /// as a fit's trial, is costed by the same path as one read from disk.
+    pub fn from_file_with_profiles(
+        file: ScenarioFile,
+        path: &Path,
+        profiles: &HashMap<std::path::PathBuf, profile::Profile>,
+    ) -> Result<Scenario, ScenarioError> {
+        validate(file, path, profiles.clone())
     }
 }
 
@@ -183,16 +194,24 @@ fn one_of(names: &[&str], what: &str) -> String {
 }
 
 /// Validates `file`, its `[[group]]` templates expanded first; an error in an expanded item
-/// names its template and instance.
-fn validate(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+/// names its template and instance. Profiles already in `cache` are not read from disk.
+fn validate(
+    file: ScenarioFile,
+    path: &Path,
+    cache: ProfileCache,
+) -> Result<Scenario, ScenarioError> {
     if file.groups.is_empty() {
-        return validate_flat(file, path);
+        return validate_flat(file, path, cache);
     }
     let (flat, layout) = template::expand_with_layout(file, path)?;
-    validate_flat(flat, path).map_err(|e| layout.rename(e))
+    validate_flat(flat, path, cache).map_err(|e| layout.rename(e))
 }
 
-fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioError> {
+fn validate_flat(
+    file: ScenarioFile,
+    path: &Path,
+    mut cache: ProfileCache,
+) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { path };
     let meta = file.scenario.unwrap_or_default();
     let name = meta.name.unwrap_or_else(|| {
@@ -220,7 +239,6 @@ fn validate_flat(file: ScenarioFile, path: &Path) -> Result<Scenario, ScenarioEr
     let mut node_index: HashMap<&str, usize> = HashMap::new();
     let mut nodes = Vec::with_capacity(file.nodes.len());
     let mut node_profiles = Vec::with_capacity(file.nodes.len());
-    let mut cache = ProfileCache::new();
     for (i, n) in file.nodes.iter().enumerate() {
         let key = format!("node[{i}]");
         cx.unique_name(&key, &n.name, i, &mut node_index, "node")?;
