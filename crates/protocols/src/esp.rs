@@ -60,7 +60,8 @@ pub const MAX_PADDING: usize = 255;
 /// RFC 8200 §3), so no ESP payload is longer \[bytes\].
 pub const MAX_TFC: usize = crate::ipv4::MAX_TOTAL_LEN;
 
-/// AES block size, and so the AES-CBC IV and padding block (RFC 3602 §2.4, §3) \[bytes\].
+/// AES block size, and so the AES-CBC IV and padding block (RFC 3602 §2.4, §3) \[bytes\]; the
+/// one statement of it ([`crate::suite::AES_BLOCK`] and [`crate::tls::AES_BLOCK`] are this).
 pub const AES_BLOCK: usize = 16;
 /// Explicit IV of AES-GCM (RFC 4106 §3.1), AES-CCM (RFC 4309 §3.1), ChaCha20-Poly1305
 /// (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.1) \[bytes\].

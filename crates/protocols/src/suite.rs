@@ -22,7 +22,7 @@ use crate::stack::{Layer, Stack};
 use crate::tls::Cipher as TlsCipher;
 
 /// AES block, the CBC IV and padding unit (FIPS 197, RFC 3602 §2.4) \[bytes\].
-pub const AES_BLOCK: usize = 16;
+pub use crate::esp::AES_BLOCK;
 /// Tag of AES-GCM, AES-CCM (as ESP uses it, RFC 4309 §3.1 with a 16-byte ICV),
 /// ChaCha20-Poly1305 (RFC 8439 §2.8) and GMAC (RFC 4543 §3.2) \[bytes\].
 pub const AEAD_TAG: usize = 16;

@@ -47,7 +47,7 @@ pub const TAG_CCM8: usize = 8;
 /// TLS 1.2 explicit nonce of AES-GCM (RFC 5288 §3) and AES-CCM (RFC 6655 §3) \[bytes\].
 pub const EXPLICIT_NONCE: usize = 8;
 /// AES block: the CBC record IV and padding block (RFC 5246 §6.2.3.2) \[bytes\].
-pub const AES_BLOCK: usize = 16;
+pub use crate::esp::AES_BLOCK;
 /// CBC `padding_length` byte (RFC 5246 §6.2.3.2) \[bytes\].
 pub const PADDING_LENGTH: usize = 1;
 

@@ -19,8 +19,9 @@ use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
 
-/// UDP header: source port, destination port, length, checksum (RFC 768) \[bytes\].
-pub const HEADER: usize = 2 + 2 + 2 + 2;
+/// UDP header: source port, destination port, length, checksum (RFC 768), as the wire view's
+/// field map lays them out \[bytes\].
+pub const HEADER: usize = crate::wire::udp::HEADER_LEN;
 /// Largest datagram described by the 16-bit Length field, header included (RFC 768) \[bytes\].
 pub const MAX_LEN: usize = 65_535;
 

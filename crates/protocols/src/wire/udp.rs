@@ -1,4 +1,4 @@
-//! UDP header (RFC 768), as [`crate::udp`] sizes it.
+//! UDP header (RFC 768): its field map, from which [`crate::udp::HEADER`] takes its length.
 //!
 //! ```text
 //! |  source port 2  | destination port 2 |
@@ -25,8 +25,8 @@ pub mod field {
     pub const CHECKSUM: Field = 6..8;
 }
 
-/// Header length \[bytes\].
-pub const HEADER_LEN: usize = crate::udp::HEADER;
+/// Header length: the end of the last field \[bytes\].
+pub const HEADER_LEN: usize = field::CHECKSUM.end;
 
 super::packet_view!("UDP header", HEADER_LEN);
 
