@@ -10,7 +10,9 @@
 //! its I/O stage and each link direction's transmitter), `node` (arrival, the I/O and CPU
 //! stages, the fixed latency), `link` (MTU, transmit queue, transmission, loss, propagation)
 //! and `workload` (one module per kind of source: what it sends, and what it does when one of
-//! its packets is delivered or dropped). Adding a workload is adding a module there.
+//! its packets is delivered or dropped). Adding a workload is adding a module there. `prefetch`
+//! is the cache plan: what the coming events will touch, fetched from memory ahead of use; the
+//! handlers call it in one line each and no result depends on it.
 //!
 //! Seven event kinds (`Event`; docs/engine.md lists them with the same-time order). Packets and
 //! periodic messages live in slabs whose slots are reused, so the hot loop allocates nothing
