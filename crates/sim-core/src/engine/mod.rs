@@ -10,7 +10,9 @@
 //! its I/O stage and each link direction's transmitter), `node` (arrival, the I/O and CPU
 //! stages, the fixed latency), `link` (MTU, transmit queue, transmission, loss, propagation)
 //! and `workload` (one module per kind of source: what it sends, and what it does when one of
-//! its packets is delivered or dropped). Adding a workload is adding a module there.
+//! its packets is delivered or dropped). Adding a workload is adding a module there. `prefetch`
+//! is the cache plan: what the coming events will touch, fetched from memory ahead of use; the
+//! handlers call it in one line each and no result depends on it.
 //!
 //! Seven event kinds (`Event`; docs/engine.md lists them with the same-time order). Packets and
 //! periodic messages live in slabs whose slots are reused, so the hot loop allocates nothing
@@ -21,6 +23,7 @@
 mod link;
 mod node;
 mod packet;
+mod prefetch;
 mod station;
 mod workload;
 
@@ -36,6 +39,7 @@ use crate::time::SimTime;
 use link::LinkDir;
 use node::NodeState;
 use packet::{Kind, Packet, Slab};
+use prefetch::Pulls;
 use workload::Workloads;
 
 /// What kind of packet this is; decides what happens when it is delivered.
@@ -195,10 +199,6 @@ struct Step {
 }
 const NO_LINK: u32 = u32::MAX;
 
-/// Pulls between one prefetching stage of an event pulled into the queue's window and the next
-/// (see `Engine::prefetch_pulled`).
-const STAGE: u64 = 4;
-
 /// One replication of a network.
 pub struct Engine<'a, O: Observer> {
     net: &'a Network,
@@ -220,8 +220,8 @@ pub struct Engine<'a, O: Observer> {
     stop_time: u64,
     warmup: u64,
     events: u64,
-    /// Pulls of the queue's window whose first stage has been prefetched.
-    fetched: u64,
+    /// The cache plan's record of the events pulled into the queue's window.
+    ahead: Pulls,
     /// Time of the last event that changed anything (a stale retransmission timer does not) \[ps\].
     end: u64,
     /// The first event time past [`MAX_TIME_PS`] the run tried to schedule \[ps\], and the item
@@ -233,41 +233,6 @@ pub struct Engine<'a, O: Observer> {
     /// \[ps\] and source packets it reported last.
     progress: Option<&'a Progress>,
     reported: (u64, u64),
-}
-
-/// Asks the CPU to fetch `item` into its caches ahead of use (a hint: no effect on results).
-/// At 100,000 elements every packet touches its own flow's, node's and link's state, far apart
-/// in memory; an event that knows which of them the packet's next event will touch fetches
-/// it now, so the miss overlaps the work in between (measured: docs/performance.md).
-#[inline(always)]
-fn prefetch<T>(item: &T) {
-    prefetch_bytes((item as *const T).cast::<i8>(), std::mem::size_of::<T>());
-}
-
-/// [`prefetch`] for every line of a slice.
-#[inline(always)]
-fn prefetch_slice<T>(items: &[T]) {
-    prefetch_bytes(items.as_ptr().cast::<i8>(), std::mem::size_of_val(items));
-}
-
-/// Prefetches the cache lines of the `len` bytes from `start` (x86-64 `_mm_prefetch`; nothing
-/// elsewhere).
-#[inline(always)]
-fn prefetch_bytes(start: *const i8, len: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let mut offset = 0;
-        while offset < len {
-            // SAFETY: SSE is part of x86-64; a prefetch is a hint that neither reads nor writes
-            // memory the program can observe, and faults on no address (`wrapping_add` keeps
-            // the address arithmetic defined; the callers pass one object's or slice's bytes).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-            offset = offset.saturating_add(64);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (start, len);
 }
 
 #[inline]
@@ -388,7 +353,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
             warmup: net.warmup.as_ps(),
             events: 0,
-            fetched: 0,
+            ahead: Pulls::new(),
             end: 0,
             overflow: None,
             observer,
@@ -424,7 +389,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         for f in 0..self.net.flows.len() {
             self.start_source(f);
         }
-        while let Some((t, ev)) = self.queue.pop() {
+        while let Some((t, ev)) = self.queue.pop_with(&mut self.ahead) {
             if let Some(o) = self.overflow.take() {
                 let (at_ps, item) = *o;
                 return Err(NetworkError::ClockOverflow { at_ps, item });
@@ -434,13 +399,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             if self.events & (REPORT_EVERY - 1) == 0 && self.progress.is_some() {
                 self.report_progress();
             }
-            while self.fetched < self.queue.pulls() {
-                self.prefetch_pulled(self.fetched);
-                self.fetched.bump(1);
-            }
-            if let Some((at, next)) = self.queue.peek_hint() {
-                self.prefetch_event(at.0, *next);
-            }
+            self.prefetch_ahead();
             match ev {
                 Event::Source(f) => self.fire_source(f as usize),
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
@@ -472,101 +431,6 @@ impl<'a, O: Observer> Engine<'a, O> {
             events: self.events,
             end_ps: self.end,
         })
-    }
-
-    /// Pull `n` of the event queue's window entered it at least [`WINDOW`](crate::queue::WINDOW)
-    /// events ahead of its turn: fetches the first of what it will touch, and, one stage of
-    /// the chain later, what the pulls before it will touch next (a source's route step, read
-    /// from its flow's route start fetched one stage before; then that step's node and link).
-    /// Each stage reads only what an earlier one fetched, so the misses of many events overlap
-    /// instead of following each other.
-    #[inline]
-    fn prefetch_pulled(&self, n: u64) {
-        if let Some((_, &ev)) = self.queue.pulled(n) {
-            match ev {
-                Event::Source(f) => {
-                    let f = f as usize;
-                    prefetch(&self.net.flows[f]);
-                    self.work.prefetch(f);
-                    prefetch(&self.flows[f].forward);
-                    prefetch(&self.route_start[f]);
-                }
-                Event::IoDone { node, pkt } | Event::ServiceDone { node, pkt } => {
-                    prefetch(&self.nodes[node as usize]);
-                    prefetch(&self.packets[pkt]);
-                }
-                Event::TxDone { link, pkt } => {
-                    prefetch(&self.links[link as usize]);
-                    prefetch(&self.packets[pkt]);
-                }
-                Event::Depart(pkt) | Event::Arrive(pkt) => prefetch(&self.packets[pkt]),
-                Event::HandshakeTimer { .. } => {}
-            }
-        }
-        let step = |back: u64| {
-            let (_, &ev) = self.queue.pulled(n.checked_sub(back)?)?;
-            match ev {
-                Event::Source(f) => Some(self.route_start[f as usize][0] as usize),
-                _ => None,
-            }
-        };
-        if let Some(first) = step(STAGE) {
-            // The first two steps (the second is read on arrival at the next node), which may
-            // straddle two cache lines.
-            prefetch_slice(
-                self.steps
-                    .get(first..first.saturating_add(2))
-                    .unwrap_or(&[]),
-            );
-        }
-        if let Some(first) = step(2 * STAGE) {
-            let s = self.steps[first];
-            prefetch(&self.nodes[s.node as usize]);
-            prefetch(&self.net.nodes[s.node as usize].service);
-            if let Some(link) = self.links.get(s.link_dir as usize) {
-                prefetch(link);
-            }
-        }
-        if let Some(first) = step(3 * STAGE) {
-            let s = self.steps[first];
-            self.nodes[s.node as usize].prefetch_service(s.role.index());
-        }
-    }
-
-    /// Fetches into the cache what `ev`, due at `at_ps`, will touch first, while the event
-    /// before it runs (at 100,000 elements each event's state is a miss to memory; see
-    /// [`prefetch`]). A packet whose service ends its route, at a node without latency, is
-    /// delivered at `at_ps`: its delay is known, and so is the histogram count it will add to.
-    #[inline]
-    fn prefetch_event(&self, at_ps: u64, ev: Event) {
-        match ev {
-            Event::Source(f) => self.prefetch_source(f as usize),
-            Event::IoDone { node, pkt } => {
-                prefetch(&self.nodes[node as usize]);
-                prefetch(&self.packets[pkt]);
-            }
-            Event::ServiceDone { node, pkt } => {
-                let state = &self.nodes[node as usize];
-                prefetch(state);
-                let p = &self.packets[pkt];
-                if p.link_dir == NO_LINK && p.counted && state.latency_ps() == 0 {
-                    let s = &self.flows[p.flow as usize];
-                    let d = match p.dir {
-                        Direction::Forward => &s.forward,
-                        Direction::Reverse => &s.reverse,
-                    };
-                    if let Some(count) = d.delay.slot_of(at_ps.saturating_sub(p.created)) {
-                        prefetch(count);
-                    }
-                }
-            }
-            Event::TxDone { link, pkt } => {
-                prefetch(&self.links[link as usize]);
-                prefetch(&self.packets[pkt]);
-            }
-            Event::Depart(pkt) | Event::Arrive(pkt) => prefetch(&self.packets[pkt]),
-            Event::HandshakeTimer { .. } => {}
-        }
     }
 
     /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not

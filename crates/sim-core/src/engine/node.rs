@@ -5,13 +5,13 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{Direction, MAX_STEP_PS, NodeConfig, Service, table_eval};
+use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
 use crate::stats::NodeStats;
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, NO_LINK, Observer, prefetch, prefetch_slice};
+use super::{Engine, Event, Observer};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
@@ -61,11 +61,17 @@ impl<'a> NodeState<'a> {
         self.latency_ps
     }
 
-    /// Fetches the service model of role index `r` into the cache (a hint; it lives in the
-    /// `Network`, apart from the node's state).
+    /// The service model of role index `r` (it lives in the `Network`, apart from the node's
+    /// state).
     #[inline]
-    pub fn prefetch_service(&self, r: usize) {
-        prefetch(self.services[r]);
+    pub fn service(&self, r: usize) -> &'a Service {
+        self.services[r]
+    }
+
+    /// The packet `i`-th in line for the CPU stage's servers (0: the next), if that many wait.
+    #[inline]
+    pub fn waiting(&self, i: usize) -> Option<u32> {
+        self.cpu.waiting(i)
     }
 
     /// The node's statistics at the end of the run.
@@ -87,29 +93,8 @@ impl<O: Observer> Engine<'_, O> {
         p.stage = self.now;
         p.role = step.role;
         p.link_dir = step.link_dir;
-        // What the packet touches when it leaves this node: the link, or (delivered here) its
-        // flow's statistics (while many events are pending: see `EventQueue::is_large`).
-        match self.links.get(step.link_dir as usize) {
-            _ if !self.queue.is_large() => {}
-            Some(link) => prefetch(link),
-            None => {
-                let f = p.flow as usize;
-                prefetch(&self.net.flows[f]);
-                let s = &self.flows[f];
-                let d = match p.dir {
-                    Direction::Forward => &s.forward,
-                    Direction::Reverse => &s.reverse,
-                };
-                prefetch(d);
-                // The delivery adds to the histogram count of a delay at least the one so far:
-                // the next few counts from there (the exact one is fetched when the service
-                // that ends the route starts).
-                // The clock never goes back: now >= the packet's creation.
-                #[allow(clippy::arithmetic_side_effects)]
-                prefetch_slice(d.delay.slots_from(self.now - p.created, 16));
-            }
-        }
         let hop = p.hop as usize;
+        self.prefetch_leaving(pkt);
         if hop > 0 {
             // 1 <= hop <= 2^32 (a u32): 2 * hop - 1 neither wraps nor goes below zero.
             #[allow(clippy::arithmetic_side_effects)]
@@ -199,37 +184,7 @@ impl<O: Observer> Engine<'_, O> {
         state.stats.busy_by_role_ps[r].bump(x as u128);
         state.stats.served_by_role[r].bump(1);
         state.stats.bytes_by_role[r].bump(size as u64);
-        if self.queue.is_large() && state.latency_ps == 0 && p.link_dir == NO_LINK && p.counted {
-            // The service ends the packet's route: its delay is known now, and so is the
-            // histogram count its delivery adds to (fetched while other events run).
-            let s = &self.flows[p.flow as usize];
-            let d = match p.dir {
-                Direction::Forward => &s.forward,
-                Direction::Reverse => &s.reverse,
-            };
-            let done = self.now.saturating_add(x);
-            if let Some(count) = d.delay.slot_of(done.saturating_sub(p.created)) {
-                prefetch(count);
-            }
-        }
-        if self.queue.is_large() {
-            // A backlog (a restart storm) is served in order: the packet after next is
-            // fetched now, and the next one's flow statistics and likely histogram counts
-            // (that packet was fetched one service ago).
-            if let Some(after) = state.cpu.waiting(1) {
-                prefetch(&self.packets[after]);
-            }
-            if let Some(next) = state.cpu.waiting(0) {
-                let q = &self.packets[next];
-                let s = &self.flows[q.flow as usize];
-                let d = match q.dir {
-                    Direction::Forward => &s.forward,
-                    Direction::Reverse => &s.reverse,
-                };
-                prefetch(d);
-                prefetch_slice(d.delay.slots_from(self.now.saturating_sub(q.created), 16));
-            }
-        }
+        self.prefetch_served(node, pkt, x);
         self.serve(pkt, x, Event::ServiceDone { node, pkt });
     }
 

@@ -17,11 +17,11 @@ use crate::time::SimTime;
 
 use super::node::draw_index;
 use super::packet::{Kind, Packet, Slab};
-use super::{Engine, Event, Observer, prefetch};
+use super::{Engine, Event, Observer};
 
 /// Per flow, the progress of its source.
 #[derive(Debug, Default)]
-struct SourceState {
+pub(super) struct SourceState {
     /// Packets (messages, tunnels) the source generated so far.
     generated: u64,
     pattern: pattern::State,
@@ -52,11 +52,10 @@ impl Workloads<'_> {
         }
     }
 
-    /// Fetches flow `f`'s source progress and random stream into the cache (a hint).
+    /// Flow `f`'s source progress and random stream (what its source touches when it fires).
     #[inline]
-    pub fn prefetch(&self, f: usize) {
-        prefetch(&self.sources[f]);
-        prefetch(&self.rngs[f]);
+    pub fn source_state(&self, f: usize) -> (&SourceState, &Stream) {
+        (&self.sources[f], &self.rngs[f])
     }
 }
 
@@ -104,19 +103,6 @@ impl<O: Observer> Engine<'_, O> {
                 self.queue.push(SimTime::ZERO, Event::Source(f as u32))
             }
         }
-    }
-
-    /// Flow `f`'s source is about to fire: fetches, all at once, the state it will touch one
-    /// after the other (its configuration, progress and random stream, its statistics, its
-    /// route's first step and that node), so the cache misses of a large network overlap.
-    #[inline]
-    pub(super) fn prefetch_source(&self, f: usize) {
-        prefetch(&self.net.flows[f]);
-        prefetch(&self.work.sources[f]);
-        prefetch(&self.work.rngs[f]);
-        prefetch(&self.flows[f].forward);
-        let first = self.route_start[f][0] as usize;
-        prefetch(&self.nodes[self.steps[first].node as usize]);
     }
 
     /// Flow `f`'s source fires: it creates what it sends now and schedules its next firing.
