@@ -4,6 +4,7 @@
 
 mod common;
 
+mod architecture;
 mod arith_limits;
 mod calibrate;
 mod counts;
