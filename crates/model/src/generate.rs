@@ -42,7 +42,8 @@ use crate::ScenarioError;
 use crate::file::{
     FlowFile, GroupFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
 };
-use crate::plan::{FRONTHAUL_MODES, FlagKeys, interface_stack, name_flag};
+use crate::flag_keys::{FlagKeys, name_flag};
+use crate::oran::{FRONTHAUL_MODES, interface_stack};
 use crate::scenario::{Scenario, ScenarioBuilder, expand};
 
 /// Most nodes a generator writes: a million nodes is a scenario file of a few hundred MB, and
@@ -340,7 +341,7 @@ impl Shape {
     /// nothing, so a huge `--rus-per-du` is refused without building it. A value that does not
     /// parse is left to that check, which names its flag.
     fn fronthaul_fits(&self, s: &FronthaulShape) -> Result<(), ScenarioError> {
-        use crate::units::{Kind, parse};
+        use profile::units::{Kind, parse};
         if s.switches == 0 {
             return Ok(());
         }

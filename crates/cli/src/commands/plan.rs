@@ -276,7 +276,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
             a.cpu_limit
         );
     }
-    let limit_ps = model::units::parse(&a.latency_limit, model::units::Kind::Duration)
+    let limit_ps = profile::units::parse(&a.latency_limit, profile::units::Kind::Duration)
         .map_err(|e| anyhow::anyhow!("--latency-limit: {e}"))?;
     let q = model::plan::InterfaceQuestion {
         interface: a.interface.clone(),

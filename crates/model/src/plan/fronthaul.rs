@@ -6,37 +6,14 @@ use protocols::Suite;
 use serde::Serialize;
 
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
+use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::{FronthaulShape, Shape};
-use crate::oran::t12max_margins_us;
+use crate::oran::{FRONTHAUL_MODES, t12max_margins_us};
 use crate::report::{RunOptions, T12maxReport};
 use crate::scenario::ScenarioBuilder;
 use crate::{Scenario, ScenarioError};
 
-use super::{FlagKeys, absolute};
-
-/// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
-/// offload protocol.
-pub const FRONTHAUL_MODES: [(&str, &str, Option<Suite>, &str); 4] = [
-    ("none", "eth/ecpri", None, "macsec"),
-    (
-        "macsec-integrity",
-        "eth/macsec(gcm-aes-128,integrity)/ecpri",
-        Some(Suite::Gmac { aes_bits: 128 }),
-        "macsec",
-    ),
-    (
-        "macsec-encrypt",
-        "eth/macsec(gcm-aes-128,encrypt)/ecpri",
-        Some(Suite::Aes128Gcm),
-        "macsec",
-    ),
-    (
-        "ipsec",
-        "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp/ecpri",
-        Some(Suite::Aes128Gcm),
-        "ipsec",
-    ),
-];
+use super::absolute;
 
 /// The inputs of a fronthaul plan.
 #[derive(Debug, Clone)]
@@ -228,7 +205,7 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
                 allowed,
             }
         }
-        e => super::flag_only(e, FRONTHAUL_FLAGS),
+        e => flag_only(e, FRONTHAUL_FLAGS),
     })
 }
 
@@ -245,7 +222,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         threads: 1,
         ..Default::default()
     };
-    let fibre_m = crate::units::parse(&q.fibre, crate::units::Kind::Length).map_err(|e| {
+    let fibre_m = profile::units::parse(&q.fibre, profile::units::Kind::Length).map_err(|e| {
         ScenarioError::Invalid {
             path: origin.to_path_buf(),
             key: "--fibre".into(),
@@ -462,37 +439,4 @@ fn loaded_plan(
         duration,
         modes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use protocols::esp::Mode;
-    use protocols::{Layer, Stack};
-
-    use super::FRONTHAUL_MODES;
-
-    /// Each mode's stack is the one `protocols` builds from the mode's suite (issue 25: one
-    /// suite-to-layer mapping), and its offload protocol is the stack's own.
-    #[test]
-    fn mode_stacks_are_built_from_their_suite() {
-        for (name, text, suite, protocol) in FRONTHAUL_MODES {
-            let b = Stack::builder().eth();
-            let built = match (suite, protocol) {
-                (None, _) => b.ecpri(),
-                (Some(s), "macsec") => b.layer(Layer::macsec(s).unwrap()).ecpri(),
-                (Some(s), _) => b
-                    .ipv4()
-                    .layer(Layer::esp(Mode::Tunnel, s).unwrap())
-                    .ipv4()
-                    .udp()
-                    .ecpri(),
-            }
-            .build()
-            .unwrap();
-            assert_eq!(built.to_string(), text, "{name}");
-            if suite.is_some() {
-                assert_eq!(built.protocol().map(|p| p.name()), Some(protocol), "{name}");
-            }
-        }
-    }
 }

@@ -7,46 +7,12 @@ use serde::Serialize;
 
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+use crate::flag_keys::{FlagKeys, flag_only};
+use crate::oran::interface_stack;
 use crate::report::RunOptions;
 use crate::scenario::ScenarioBuilder;
 
 use super::absolute;
-
-/// The protocol stack protecting `interface` with profile suite `suite` (`None`: plaintext):
-/// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for
-/// O1, A1, O2 (TLS), the suite's layer from [`protocols::Layer::esp`] and
-/// [`protocols::Layer::tls13`]. `None` for an unknown interface, a suite without
-/// confidentiality (the copy baseline, GMAC: every one of these interfaces requires it) or one
-/// the protocol does not carry (in TLS 1.3 CBC+HMAC and AES-256-CCM). The stack is charged as
-/// `suite` ([`protocols::Stack::suite`]; a test checks it).
-pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<protocols::Stack> {
-    use protocols::esp::Mode;
-    use protocols::{Layer, Stack};
-    let ipsec = ["E2", "F1", "F1-C", "XN", "XN-C", "E1", "X2", "W1"];
-    let tls = ["O1", "A1", "O2"];
-    let i = interface.to_ascii_uppercase();
-    if suite.is_some_and(|s| !s.encrypts()) {
-        return None;
-    }
-    let stack = if ipsec.contains(&i.as_str()) {
-        let b = Stack::builder().eth().ipv4();
-        match suite {
-            None => b,
-            Some(s) => b.layer(Layer::esp(Mode::Tunnel, s).ok()?).ipv4(),
-        }
-        .sctp()
-    } else if tls.contains(&i.as_str()) {
-        let b = Stack::builder().eth().ipv4().tcp();
-        match suite {
-            None => b,
-            Some(s) => b.layer(Layer::tls13(s).ok()?),
-        }
-    } else {
-        return None;
-    };
-    // Every layer above sits where it may: the build cannot fail.
-    stack.build().ok()
-}
 
 /// The inputs of an interface plan.
 #[derive(Debug, Clone)]
@@ -230,7 +196,7 @@ fn interface_scenario(
 }
 
 /// The flags of `oransim plan interface` and the keys of its scenario they set.
-const INTERFACE_FLAGS: &super::FlagKeys = &[
+const INTERFACE_FLAGS: &FlagKeys = &[
     ("node", "service.profile", "--profile"),
     ("node", "cores", "--cores"),
     ("flow", "source.size", "--sizes"),
@@ -253,12 +219,12 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         problem,
         allowed,
     };
-    let offered_bps = crate::units::parse(&q.rate, crate::units::Kind::DataRate)
+    let offered_bps = profile::units::parse(&q.rate, profile::units::Kind::DataRate)
         .map_err(|e| invalid("--rate", e.problem, e.allowed))?;
     let sizes: Vec<f64> = q
         .sizes
         .iter()
-        .map(|s| crate::units::parse(s, crate::units::Kind::Size))
+        .map(|s| profile::units::parse(s, profile::units::Kind::Size))
         .collect::<Result<_, _>>()
         .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
     let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
@@ -381,7 +347,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         }
         let s = interface_scenario(&q, suite, &stack_p, cores, pps)
             .build(origin)
-            .map_err(|e| super::flag_only(e, INTERFACE_FLAGS))?;
+            .map_err(|e| flag_only(e, INTERFACE_FLAGS))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {
@@ -559,63 +525,4 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         alternatives,
         findings,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every stack the interface plan builds is charged as the suite asked for (issue 15: one
-    /// owner of the suite), and plaintext stacks are charged as none.
-    #[test]
-    fn interface_stacks_are_charged_as_their_suite() {
-        let mut built = 0;
-        for interface in ["E2", "F1", "xn", "O1", "A1"] {
-            assert_eq!(
-                interface_stack(interface, None).map(|s| s.suite()),
-                Some(None),
-                "{interface}"
-            );
-            for suite in Suite::ALL {
-                let Some(stack) = interface_stack(interface, Some(suite)) else {
-                    continue;
-                };
-                let text = stack.to_string();
-                assert_eq!(text.parse::<protocols::Stack>().unwrap(), stack, "{text}");
-                assert_eq!(stack.suite(), Some(suite), "{interface} {text}");
-                built += 1;
-            }
-        }
-        // The text every output prints, as it was written by hand before the stacks were
-        // values (issue 28).
-        let text = |i: &str, s: Suite| interface_stack(i, Some(s)).unwrap().to_string();
-        let cbc = Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 384,
-        };
-        assert_eq!(
-            text("E2", cbc),
-            "eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha384-192)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("F1", Suite::Aes256Ccm),
-            "eth/ipv4/esp-tunnel(aes256-ccm-16)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("Xn", Suite::ChaCha20Poly1305),
-            "eth/ipv4/esp-tunnel(chacha20-poly1305)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("O1", Suite::Aes128Ccm),
-            "eth/ipv4/tcp/tls13(aes128-ccm)"
-        );
-        assert_eq!(
-            interface_stack("A1", None).unwrap().to_string(),
-            "eth/ipv4/tcp"
-        );
-        // IPsec carries the 11 AEAD and CBC+HMAC suites, TLS 1.3 four.
-        assert_eq!(built, 3 * 11 + 2 * 4);
-        assert_eq!(interface_stack("S1", Some(Suite::Aes128Gcm)), None);
-        assert_eq!(interface_stack("E2", Some(Suite::Copy)), None);
-    }
 }

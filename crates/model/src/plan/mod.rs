@@ -23,14 +23,15 @@ use serde::Serialize;
 
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
+use crate::flag_keys::{FlagKeys, flag_only};
 use crate::report::{HandshakeReport, RunOptions};
 use crate::scenario::ScenarioBuilder;
 
+pub use crate::oran::{FRONTHAUL_MODES, interface_stack};
 pub use fronthaul::{
-    FRONTHAUL_MODES, FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow,
-    ModeRow, fronthaul,
+    FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow, ModeRow, fronthaul,
 };
-pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface, interface_stack};
+pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface};
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -221,7 +222,7 @@ fn ike_sa_init(q: &KexQuestion, ke: &str) -> Result<InitTravel, ScenarioError> {
         problem,
         allowed: allowed.into(),
     };
-    let mtu = crate::units::parse(&q.mtu, crate::units::Kind::Size)
+    let mtu = profile::units::parse(&q.mtu, profile::units::Kind::Size)
         .map_err(|e| bad("--mtu", e.problem, &e.allowed))?;
     let auth =
         ikev2::Auth::parse(&q.auth).map_err(|e| bad("--auth", e.to_string(), ikev2::AUTH_NAMES))?;
@@ -297,55 +298,6 @@ fn storm_scenario(
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile
 /// without them.
 pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
-
-/// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
-/// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the
-/// key's start (`link` matches every link, `node[1]` only the second node), a `field` the text
-/// after the item's name exactly (`""`: the item itself, e.g. a link's overload).
-pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
-
-/// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
-/// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
-/// the key the scenario checked follows in parentheses (`oransim init`, whose scenario the user
-/// then edits). Keys no flag sets are left as they are.
-pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
-    rename_key(e, flags, true)
-}
-
-/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
-/// becomes `--fibre: ...`. `oransim plan` builds its scenarios internally, so its errors name
-/// only the flag the user typed, never a scenario key.
-pub(crate) fn flag_only(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
-    rename_key(e, flags, false)
-}
-
-fn rename_key(e: ScenarioError, flags: &FlagKeys, keep_key: bool) -> ScenarioError {
-    match e {
-        ScenarioError::Invalid {
-            path,
-            key,
-            problem,
-            allowed,
-        } => {
-            let field = key.split_once("\").").map_or("", |(_, f)| f);
-            let flag = flags
-                .iter()
-                .find(|(item, f, _)| key.starts_with(item) && *f == field)
-                .map(|(_, _, flag)| *flag);
-            ScenarioError::Invalid {
-                path,
-                key: match flag {
-                    Some(flag) if keep_key => format!("{flag} ({key})"),
-                    Some(flag) => flag.to_owned(),
-                    None => key,
-                },
-                problem,
-                allowed,
-            }
-        }
-        other => other,
-    }
-}
 
 /// The flags of `oransim plan kex` and the keys they set.
 const KEX_FLAGS: &FlagKeys = &[
