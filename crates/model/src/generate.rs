@@ -36,6 +36,7 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::{Kind, Quantity};
 use protocols::Suite;
 
 use crate::ScenarioError;
@@ -63,15 +64,15 @@ pub struct FronthaulShape {
     /// Switches between each O-DU and its O-RUs.
     pub switches: u32,
     /// Latency of each switch, a quantity like "5us".
-    pub switch_latency: String,
+    pub switch_latency: Quantity,
     /// Fibre length from the O-DU to its first hop, a quantity like "10km".
-    pub fibre: String,
+    pub fibre: Quantity,
     /// Rate of every link, a quantity like "25Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// eCPRI payload bit rate per O-RU (the source's `bitrate`), a quantity like "1Gbps".
-    pub load: String,
+    pub load: Quantity,
     /// eCPRI payload of each frame, a quantity like "7660B".
-    pub payload: String,
+    pub payload: Quantity,
     /// Security mode, a name of [`FRONTHAUL_MODES`] (`none`, `macsec-integrity`,
     /// `macsec-encrypt`, `ipsec`).
     pub mode: String,
@@ -80,7 +81,7 @@ pub struct FronthaulShape {
     /// O-DU cores (default: the profile's).
     pub du_cores: Option<u32>,
     /// Simulated time the sources send for, a quantity like "10ms".
-    pub duration: String,
+    pub duration: Quantity,
 }
 
 impl Default for FronthaulShape {
@@ -92,15 +93,15 @@ impl Default for FronthaulShape {
             dus: 2,
             rus_per_du: 4,
             switches: 1,
-            switch_latency: "5us".into(),
-            fibre: "10km".into(),
-            rate: "25Gbps".into(),
-            load: "200Mbps".into(),
-            payload: "7660B".into(),
+            switch_latency: flag_default("5us", Kind::Duration, "--switch-latency"),
+            fibre: flag_default("10km", Kind::Length, "--fibre"),
+            rate: flag_default("25Gbps", Kind::DataRate, "--rate"),
+            load: flag_default("200Mbps", Kind::DataRate, "--load"),
+            payload: flag_default("7660B", Kind::Size, "--payload"),
             mode: "macsec-encrypt".into(),
             profile: "calibration/ofh-macsec-i9.toml".into(),
             du_cores: None,
-            duration: "10ms".into(),
+            duration: flag_default("10ms", Kind::Duration, "--duration"),
         }
     }
 }
@@ -113,9 +114,9 @@ pub struct E2Shape {
     /// gNBs.
     pub gnbs: u32,
     /// KPM load per gNB (the source's `bitrate`), a quantity like "10kbps".
-    pub load: String,
+    pub load: Quantity,
     /// E2AP message payloads, cycled with equal weight, quantities like "195B".
-    pub sizes: Vec<String>,
+    pub sizes: Vec<Quantity>,
     /// ESP suite (`None`: plaintext SCTP).
     pub suite: Option<Suite>,
     /// Calibration profile of the gNBs and the RIC, as written in the file (relative to it).
@@ -123,11 +124,11 @@ pub struct E2Shape {
     /// RIC cores (default: the profile's).
     pub ric_cores: Option<u32>,
     /// Rate of each gNB's link, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Length of each gNB's link, a quantity like "1km".
-    pub length: String,
+    pub length: Quantity,
     /// Simulated time the sources send for, a quantity like "1s".
-    pub duration: String,
+    pub duration: Quantity,
 }
 
 impl Default for E2Shape {
@@ -137,17 +138,20 @@ impl Default for E2Shape {
     fn default() -> E2Shape {
         E2Shape {
             gnbs: 100,
-            load: "10kbps".into(),
-            sizes: vec!["195B".into(), "1425B".into()],
+            load: flag_default("10kbps", Kind::DataRate, "--load"),
+            sizes: vec![
+                flag_default("195B", Kind::Size, "--sizes"),
+                flag_default("1425B", Kind::Size, "--sizes"),
+            ],
             suite: Some(Suite::AesCbcHmac {
                 aes_bits: 256,
                 sha_bits: 256,
             }),
             profile: "calibration/colosseum-e2.toml".into(),
             ric_cores: None,
-            rate: "10Gbps".into(),
-            length: "1km".into(),
-            duration: "1s".into(),
+            rate: flag_default("10Gbps", Kind::DataRate, "--rate"),
+            length: flag_default("1km", Kind::Length, "--length"),
+            duration: flag_default("1s", Kind::Duration, "--duration"),
         }
     }
 }
@@ -171,11 +175,11 @@ pub struct RicRestartShape {
     /// RIC cores (default: the profile's).
     pub ric_cores: Option<u32>,
     /// Rate of each gNB's link, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Length of each gNB's link, a quantity like "10km".
-    pub length: String,
+    pub length: Quantity,
     /// MTU of each gNB's link, a quantity like "1500B".
-    pub mtu: String,
+    pub mtu: Quantity,
 }
 
 impl Default for RicRestartShape {
@@ -189,11 +193,17 @@ impl Default for RicRestartShape {
             auth: "ed25519".into(),
             profile: "calibration/dev-host-aws-lc.toml".into(),
             ric_cores: None,
-            rate: "10Gbps".into(),
-            length: "10km".into(),
-            mtu: "1500B".into(),
+            rate: flag_default("10Gbps", Kind::DataRate, "--rate"),
+            length: flag_default("10km", Kind::Length, "--length"),
+            mtu: flag_default("1500B", Kind::Size, "--mtu"),
         }
     }
+}
+
+/// A shape's default for `flag`, a quantity of `kind` as the flag's default spells it.
+fn flag_default(text: &str, kind: Kind, flag: &str) -> Quantity {
+    // The defaults are literals of their kind (a test parses every one): this cannot fail.
+    Quantity::parse(text, kind, flag).expect("a shape's default quantity parses")
 }
 
 /// A named O-RAN shape.
@@ -338,19 +348,12 @@ impl Shape {
     /// O-DU's first link (`--rate`), so `--rus-per-du` x `--load` at or above `--rate` is an
     /// overload whatever the headers and the profile add (they only add to it). The full
     /// check (headers, the profile's costs) follows on the generated file; this one costs
-    /// nothing, so a huge `--rus-per-du` is refused without building it. A value that does not
-    /// parse is left to that check, which names its flag.
+    /// nothing, so a huge `--rus-per-du` is refused without building it.
     fn fronthaul_fits(&self, s: &FronthaulShape) -> Result<(), ScenarioError> {
-        use profile::units::{Kind, parse};
         if s.switches == 0 {
             return Ok(());
         }
-        let (Ok(load), Ok(rate)) = (
-            parse(&s.load, Kind::DataRate),
-            parse(&s.rate, Kind::DataRate),
-        ) else {
-            return Ok(());
-        };
+        let (load, rate) = (s.load.value(), s.rate.value());
         let offered = f64::from(s.rus_per_du) * load;
         if offered >= rate {
             return Err(ScenarioError::Invalid {
@@ -416,23 +419,23 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
     let mut last = du.clone();
     for k in 1..=s.switches {
         let sw = format!("{du}-{}", numbered("sw", k, s.switches));
-        let length = if k == 1 { s.fibre.as_str() } else { "0m" };
+        let length = if k == 1 { s.fibre.text() } else { "0m" };
         dus = dus
-            .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.as_str()))
-            .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.as_str()).length(length));
+            .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.text()))
+            .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.text()).length(length));
         last = sw;
     }
     let ru = format!("{du}-{}", pattern("ru", "r", s.rus_per_du));
     let length = if s.switches == 0 {
-        s.fibre.as_str()
+        s.fibre.text()
     } else {
         "0m"
     };
     let source =
-        SourceFile::poisson_bitrate(s.load.as_str(), vec![Q::from(&*s.payload)]).stack(stack);
+        SourceFile::poisson_bitrate(s.load.text(), vec![Q::from(s.payload.text())]).stack(stack);
     let rus = GroupFile::new(s.rus_per_du, "r")
         .node(NodeFile::new(ru.as_str()).service(service()))
-        .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.as_str()).length(length))
+        .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.text()).length(length))
         .flow(FlowFile::new(
             format!("uplane-{ru}"),
             du.as_str(),
@@ -445,7 +448,7 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
             s.dus, s.rus_per_du, s.switches, s.fibre, s.load, s.payload, s.mode
         ))
         .seed(1)
-        .stop_duration(s.duration.as_str())
+        .stop_duration(s.duration.text())
         // The answer a fronthaul is planned for: its worst one-way delay against T12max.
         .report(ReportFile {
             t12max: Some(true),
@@ -499,11 +502,11 @@ fn e2(s: &E2Shape) -> ScenarioFile {
             s.gnbs, s.load
         ))
         .seed(1)
-        .stop_duration(s.duration.as_str())
+        .stop_duration(s.duration.text())
         .node(ric(service(), s.ric_cores));
-    let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.as_str())).collect();
-    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.as_str()).length(s.length.as_str());
-    let source = SourceFile::poisson_bitrate(s.load.as_str(), sizes).stack(&*stack);
+    let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.text())).collect();
+    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.text()).length(s.length.text());
+    let source = SourceFile::poisson_bitrate(s.load.text(), sizes).stack(&*stack);
     star(b, s.gnbs, service(), link, ("kpm", source))
 }
 
@@ -517,9 +520,9 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
         .seed(1)
         .node(ric(service(), s.ric_cores));
     let link = |gnb: &str| {
-        LinkFile::new(gnb, "ric", s.rate.as_str())
-            .length(s.length.as_str())
-            .mtu(s.mtu.as_str())
+        LinkFile::new(gnb, "ric", s.rate.text())
+            .length(s.length.text())
+            .mtu(s.mtu.text())
     };
     let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
     star(b, s.gnbs, service(), link, ("ike", source))
@@ -531,6 +534,20 @@ mod tests {
 
     fn origin() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../init.toml")
+    }
+
+    /// Issue 28: every shape's default quantities parse (`flag_default` cannot fail) and carry
+    /// the flag whose default they are.
+    #[test]
+    fn the_defaults_are_the_flags_defaults() {
+        let f = FronthaulShape::default();
+        assert_eq!(f.switch_latency.value(), 5e6); // ps
+        assert_eq!((f.fibre.text(), f.fibre.origin()), ("10km", "--fibre"));
+        let e = E2Shape::default();
+        let sizes: Vec<(f64, &str)> = e.sizes.iter().map(|s| (s.value(), s.origin())).collect();
+        assert_eq!(sizes, [(195.0, "--sizes"), (1425.0, "--sizes")]);
+        let r = RicRestartShape::default();
+        assert_eq!((r.mtu.value(), r.mtu.kind()), (1500.0, Kind::Size));
     }
 
     #[test]
@@ -569,7 +586,7 @@ mod tests {
     fn a_bad_value_names_its_flag_and_the_command() {
         let shape = Shape::E2(E2Shape {
             gnbs: 2,
-            rate: "0bps".into(),
+            rate: flag_default("0bps", Kind::DataRate, "--rate"),
             ..E2Shape::default()
         });
         let e = shape.generate(&origin()).unwrap_err().to_string();

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::Quantity;
 use protocols::Suite;
 use serde::Serialize;
 
@@ -23,16 +24,16 @@ pub struct FronthaulQuestion {
     /// O-DU cores (default: the profile's).
     pub cores: Option<u32>,
     /// Fibre length, a quantity like "10km".
-    pub fibre: String,
+    pub fibre: Quantity,
     /// Switches between O-DU and O-RU.
     pub switches: u32,
     /// Latency of each switch, a quantity like "5us".
-    pub switch_latency: String,
+    pub switch_latency: Quantity,
     /// Link rate, a quantity like "25Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// eCPRI payload of the largest frame, a quantity like "7660B" (7678 B frame unprotected,
     /// the largest 000 §3.2 saw).
-    pub payload: String,
+    pub payload: Quantity,
     /// Modes to evaluate, from [`FRONTHAUL_MODES`].
     pub modes: Vec<String>,
     /// Also run the path under load (`None`: the unloaded plan only).
@@ -48,7 +49,7 @@ pub struct FronthaulLoad {
     /// O-RUs per O-DU.
     pub rus_per_du: u32,
     /// eCPRI payload bit rate per O-RU, a quantity like "200Mbps".
-    pub load: String,
+    pub load: Quantity,
 }
 
 /// One security mode under load.
@@ -151,20 +152,20 @@ fn fronthaul_scenario(
         .node(NodeFile::new("ru").service(service()));
     let mut hops = vec!["du".to_owned()];
     for i in 0..q.switches {
-        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.as_str()));
+        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.text()));
         hops.push(format!("sw{i}"));
     }
     hops.push("ru".into());
     for (i, w) in hops.windows(2).enumerate() {
-        let length = if i == 0 { q.fibre.as_str() } else { "0m" };
-        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.as_str()).length(length));
+        let length = if i == 0 { q.fibre.text() } else { "0m" };
+        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.text()).length(length));
     }
     b.flow(
         FlowFile::new(
             "uplane",
             "du",
             "ru",
-            SourceFile::periodic_payload("1ms", q.payload.as_str()).stack(stack),
+            SourceFile::periodic_payload("1ms", q.payload.text()).stack(stack),
         )
         .path(hops),
     )
@@ -222,14 +223,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         threads: 1,
         ..Default::default()
     };
-    let fibre_m = profile::units::parse(&q.fibre, profile::units::Kind::Length).map_err(|e| {
-        ScenarioError::Invalid {
-            path: origin.to_path_buf(),
-            key: "--fibre".into(),
-            problem: e.problem,
-            allowed: e.allowed,
-        }
-    })?;
+    let fibre_m = q.fibre.value();
     let mut modes = Vec::new();
     let mut baseline_proc = None;
     let none = FRONTHAUL_MODES[0];
@@ -379,7 +373,7 @@ fn loaded_plan(
             du_cores: q.cores,
             ..FronthaulShape::default()
         };
-        duration.clone_from(&shape.duration);
+        shape.duration.text().clone_into(&mut duration);
         let file = Shape::Fronthaul(shape)
             .generate(origin)
             .map_err(|e| match e {
@@ -435,7 +429,7 @@ fn loaded_plan(
     Ok(LoadedPlan {
         dus: l.dus,
         rus_per_du: l.rus_per_du,
-        load: l.load.clone(),
+        load: l.load.text().to_owned(),
         duration,
         modes,
     })

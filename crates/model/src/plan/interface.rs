@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::Quantity;
 use protocols::Suite;
 use serde::Serialize;
 
@@ -24,10 +25,10 @@ pub struct InterfaceQuestion {
     /// Cipher suite, e.g. `aes256-gcm`.
     pub suite: Suite,
     /// Offered plaintext load, a quantity like "3.5Mbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Application message sizes, cycled with equal weight (default: E2's short and long E2AP,
     /// 195 and 1425 B on the wire in 000 Table 2, here as payloads).
-    pub sizes: Vec<String>,
+    pub sizes: Vec<Quantity>,
     /// Cores (default: the profile's).
     pub cores: Option<u32>,
     /// CPU utilisation limit, in (0, 1].
@@ -180,7 +181,7 @@ fn interface_scenario(
             None => n,
         }
     };
-    let sizes = q.sizes.iter().map(|s| Q::from(s.as_str())).collect();
+    let sizes = q.sizes.iter().map(|s| Q::from(s.text())).collect();
     ScenarioBuilder::new("interface")
         .stop_packets(20000)
         .warmup("1ms")
@@ -219,25 +220,21 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         problem,
         allowed,
     };
-    let offered_bps = profile::units::parse(&q.rate, profile::units::Kind::DataRate)
-        .map_err(|e| invalid("--rate", e.problem, e.allowed))?;
-    let sizes: Vec<f64> = q
-        .sizes
-        .iter()
-        .map(|s| profile::units::parse(s, profile::units::Kind::Size))
-        .collect::<Result<_, _>>()
-        .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
+    let offered_bps = q.rate.value();
+    let sizes: Vec<f64> = q.sizes.iter().map(Quantity::value).collect();
+    // The flag that gave the sizes (`--sizes`), for the refusals of the mix.
+    let sizes_flag = q.sizes.first().map_or("--sizes", Quantity::origin);
     let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
     if offered_bps <= 0.0 {
         return Err(invalid(
-            "--rate",
+            q.rate.origin(),
             "a zero load".into(),
             "a positive rate".into(),
         ));
     }
     if mean_bytes <= 0.0 {
         return Err(invalid(
-            "--sizes",
+            sizes_flag,
             "zero-byte messages carry no load".into(),
             "sizes of at least 1B".into(),
         ));
@@ -289,7 +286,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         for &b in &sizes {
             let frame = stack_p.wire_len(b as usize).map_err(|e| {
                 invalid(
-                    "--sizes",
+                    sizes_flag,
                     e.to_string(),
                     "sizes whose frames fit every length field of the interface's stack".into(),
                 )
@@ -380,7 +377,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             &secured
         };
         return Err(invalid(
-            "--rate",
+            q.rate.origin(),
             format!(
                 "saturated: the offered load {:.3} Mb/s is at or above what the profile's limits carry with {}: {} saturates at {:.1} Mb/s, so the queue grows without bound and no latency is meaningful",
                 offered_bps / 1e6,

@@ -18,6 +18,7 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use profile::units::{Kind, Quantity};
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
@@ -49,17 +50,28 @@ pub struct KexQuestion {
     /// Responder cores (default: the profile's).
     pub responder_cores: Option<u32>,
     /// Link rate, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Link length, a quantity like "10km".
-    pub length: String,
+    pub length: Quantity,
     /// Path MTU, a quantity like "1500B".
-    pub mtu: String,
+    pub mtu: Quantity,
     /// Probability a packet is lost, each direction, in [0, 1); requests are retransmitted as
     /// strongSwan does by default (4 s, base 1.8, 5 tries).
     pub loss: f64,
     /// IKEv2 peer whose messages are sized (`protocols::ikev2::Peer`: minimal, strongswan,
     /// ...).
     pub peer: Peer,
+}
+
+/// `text` read as a quantity of `kind` given by `origin` (a flag, or a library caller's name for
+/// the value), for a question built in code; a refusal names `origin` and says what is allowed.
+pub fn quantity(text: &str, kind: Kind, origin: &str) -> Result<Quantity, ScenarioError> {
+    Quantity::parse(text, kind, origin).map_err(|e| ScenarioError::Invalid {
+        path: PathBuf::from("oransim plan"),
+        key: origin.to_owned(),
+        problem: e.problem,
+        allowed: e.allowed,
+    })
 }
 
 /// Most tunnels a storm may have (`--tunnels`): a million handshakes run in about a minute and a
@@ -222,20 +234,18 @@ fn ike_sa_init(q: &KexQuestion, ke: &str) -> Result<InitTravel, ScenarioError> {
         problem,
         allowed: allowed.into(),
     };
-    let mtu = profile::units::parse(&q.mtu, profile::units::Kind::Size)
-        .map_err(|e| bad("--mtu", e.problem, &e.allowed))?;
     let auth =
         ikev2::Auth::parse(&q.auth).map_err(|e| bad("--auth", e.to_string(), ikev2::AUTH_NAMES))?;
     // A path MTU too small for an IKE fragment is the MTU's fault, not the KE's.
     let refused = |e: protocols::Error| {
         let key = if matches!(e, protocols::Error::MtuTooSmall { .. }) {
-            "--mtu"
+            q.mtu.origin()
         } else {
             "--ke"
         };
         bad(key, e.to_string(), "see `oransim handshake --help`")
     };
-    let mut cfg = ikev2::Config::new(ke, auth, mtu as usize).map_err(refused)?;
+    let mut cfg = ikev2::Config::new(ke, auth, q.mtu.value() as usize).map_err(refused)?;
     cfg.peer = q.peer;
     let h = ikev2::handshake(&cfg).map_err(refused)?;
     let init = &h.exchanges[0];
@@ -287,9 +297,9 @@ fn storm_scenario(
         )
         .node(responder)
         .link(
-            LinkFile::new("initiators", "responder", q.rate.as_str())
-                .length(q.length.as_str())
-                .mtu(q.mtu.as_str())
+            LinkFile::new("initiators", "responder", q.rate.text())
+                .length(q.length.text())
+                .mtu(q.mtu.text())
                 .loss(q.loss),
         )
         .flow(FlowFile::new("ike", "initiators", "responder", source))
@@ -668,9 +678,9 @@ mod tests {
             initiator_profile: profile.clone(),
             responder_profile: profile,
             responder_cores: None,
-            rate: "10Gbps".into(),
-            length: "10km".into(),
-            mtu: "1280B".into(),
+            rate: quantity("10Gbps", Kind::DataRate, "--rate").unwrap(),
+            length: quantity("10km", Kind::Length, "--length").unwrap(),
+            mtu: quantity("1280B", Kind::Size, "--mtu").unwrap(),
             loss,
             peer: Peer::default(),
         }
