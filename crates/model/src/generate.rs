@@ -43,7 +43,7 @@ use crate::ScenarioError;
 use crate::file::{
     FlowFile, GroupFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
 };
-use crate::flag_keys::{FlagKeys, name_flag};
+use crate::flag_keys::name_flag;
 use crate::oran::{FRONTHAUL_MODES, interface_stack};
 use crate::scenario::{Scenario, ScenarioBuilder, expand};
 
@@ -217,49 +217,6 @@ pub enum Shape {
     RicRestart(RicRestartShape),
 }
 
-/// The flags of `oransim init fronthaul` and the keys they set (see [`name_flag`]).
-const FRONTHAUL_FLAGS: &FlagKeys = &[
-    ("link", "length", "--fibre"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--load"),
-    ("node", "latency", "--switch-latency"),
-    ("node", "service.profile", "--profile"),
-    ("node", "service.suite", "--profile/--mode"),
-    ("node", "cores", "--du-cores"),
-    ("node", "", "--load/--rus-per-du/--du-cores"),
-    ("flow", "source.bitrate", "--load"),
-    ("flow", "source.stack", "--mode/--payload"),
-    ("stop.duration", "", "--duration"),
-];
-
-/// The flags of `oransim init e2` and the keys they set.
-const E2_FLAGS: &FlagKeys = &[
-    ("link", "length", "--length"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--load"),
-    ("node", "service.profile", "--profile"),
-    ("node", "service.suite", "--profile/--suite"),
-    ("node", "cores", "--ric-cores"),
-    ("node", "", "--load/--ric-cores"),
-    ("flow", "source.bitrate", "--load"),
-    ("flow", "source.stack", "--suite/--sizes"),
-    ("stop.duration", "", "--duration"),
-];
-
-/// The flags of `oransim init ric-restart` and the keys they set.
-const RIC_RESTART_FLAGS: &FlagKeys = &[
-    ("link", "length", "--length"),
-    ("link", "rate", "--rate"),
-    ("link", "mtu", "--mtu"),
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--ric-cores"),
-    // The handshake's message sizes and fragmentation are checked at this key too.
-    ("flow", "source.ke", "--ke/--mtu"),
-    ("flow", "source.auth", "--auth"),
-    ("flow", "source.tunnels", "--tunnels"),
-    ("flow", "source", "--profile/--ke/--auth"),
-];
-
 impl Shape {
     /// The subcommand's name (`fronthaul`, `e2`, `ric-restart`).
     pub fn name(&self) -> &'static str {
@@ -312,17 +269,16 @@ impl Shape {
     /// names the command and the flag behind the refused key, then the key.
     pub fn generate(&self, origin: &Path) -> Result<ScenarioFile, ScenarioError> {
         let file = self.file()?;
-        // `sizes_flag` sets every `source.sizes[i]`, which a table of exact fields cannot say.
-        let (flags, sizes_flag) = match self {
-            Shape::Fronthaul(_) => (FRONTHAUL_FLAGS, "--payload"),
-            Shape::E2(_) => (E2_FLAGS, "--sizes"),
-            Shape::RicRestart(_) => (RIC_RESTART_FLAGS, "--sizes"),
-        };
+        let (flags, sizes_flag) = self.flags();
+        let flags: Vec<(&str, &str, &str)> = flags
+            .iter()
+            .map(|(i, f, flag)| (*i, *f, flag.as_str()))
+            .collect();
         // Validated expanded, so an error's key is that of the flat file (`link[0]`), which the
         // flag table names.
         match expand(file.clone(), origin).and_then(|flat| Scenario::from_file(flat, origin)) {
             Ok(_) => Ok(file),
-            Err(e) => Err(match name_flag(e, flags) {
+            Err(e) => Err(match name_flag(e, &flags) {
                 ScenarioError::Invalid {
                     key,
                     problem,
@@ -340,6 +296,75 @@ impl Shape {
                 },
                 other => other,
             }),
+        }
+    }
+
+    /// The flags of `oransim init SHAPE` and the keys they set (see [`name_flag`]), a quantity's
+    /// flag the origin its value carries; and the flag that sets every `source.sizes[i]`, which
+    /// a table of exact fields cannot say.
+    fn flags(&self) -> (Vec<(&'static str, &'static str, String)>, String) {
+        let both = |a: &Quantity, b: &str| format!("{}/{b}", a.origin());
+        let flag = |q: &Quantity| q.origin().to_owned();
+        let fixed = |f: &str| f.to_owned();
+        match self {
+            Shape::Fronthaul(s) => (
+                vec![
+                    ("link", "length", flag(&s.fibre)),
+                    ("link", "rate", flag(&s.rate)),
+                    ("link", "", both(&s.rate, s.load.origin())),
+                    ("node", "latency", flag(&s.switch_latency)),
+                    ("node", "service.profile", fixed("--profile")),
+                    ("node", "service.suite", fixed("--profile/--mode")),
+                    ("node", "cores", fixed("--du-cores")),
+                    (
+                        "node",
+                        "",
+                        format!("{}/--rus-per-du/--du-cores", s.load.origin()),
+                    ),
+                    ("flow", "source.bitrate", flag(&s.load)),
+                    (
+                        "flow",
+                        "source.stack",
+                        format!("--mode/{}", s.payload.origin()),
+                    ),
+                    ("stop.duration", "", flag(&s.duration)),
+                ],
+                flag(&s.payload),
+            ),
+            Shape::E2(s) => {
+                let sizes = s.sizes.first().map_or("--sizes", Quantity::origin);
+                (
+                    vec![
+                        ("link", "length", flag(&s.length)),
+                        ("link", "rate", flag(&s.rate)),
+                        ("link", "", both(&s.rate, s.load.origin())),
+                        ("node", "service.profile", fixed("--profile")),
+                        ("node", "service.suite", fixed("--profile/--suite")),
+                        ("node", "cores", fixed("--ric-cores")),
+                        ("node", "", format!("{}/--ric-cores", s.load.origin())),
+                        ("flow", "source.bitrate", flag(&s.load)),
+                        ("flow", "source.stack", format!("--suite/{sizes}")),
+                        ("stop.duration", "", flag(&s.duration)),
+                    ],
+                    sizes.to_owned(),
+                )
+            }
+            Shape::RicRestart(s) => (
+                vec![
+                    ("link", "length", flag(&s.length)),
+                    ("link", "rate", flag(&s.rate)),
+                    ("link", "mtu", flag(&s.mtu)),
+                    ("node", "service.profile", fixed("--profile")),
+                    ("node", "cores", fixed("--ric-cores")),
+                    // The handshake's message sizes and fragmentation are checked at this key too.
+                    ("flow", "source.ke", format!("--ke/{}", s.mtu.origin())),
+                    ("flow", "source.auth", fixed("--auth")),
+                    ("flow", "source.tunnels", fixed("--tunnels")),
+                    ("flow", "source", fixed("--profile/--ke/--auth")),
+                ],
+                // A storm's source has no sizes.
+                fixed("--sizes"),
+            ),
         }
     }
 
@@ -591,6 +616,17 @@ mod tests {
         });
         let e = shape.generate(&origin()).unwrap_err().to_string();
         assert!(e.starts_with("oransim init e2: --rate (link[0]"), "{e}");
+        // Issue 28: the flag named is the origin the value carries, not a table's literal.
+        let shape = Shape::E2(E2Shape {
+            gnbs: 2,
+            rate: flag_default("0bps", Kind::DataRate, "the link rate"),
+            ..E2Shape::default()
+        });
+        let e = shape.generate(&origin()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("oransim init e2: the link rate (link[0]"),
+            "{e}"
+        );
         let shape = Shape::Fronthaul(FronthaulShape {
             mode: "wep".into(),
             ..FronthaulShape::default()

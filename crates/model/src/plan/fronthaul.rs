@@ -171,18 +171,6 @@ fn fronthaul_scenario(
     )
 }
 
-/// The flags of `oransim plan fronthaul` and the keys they set.
-const FRONTHAUL_FLAGS: &FlagKeys = &[
-    ("link[0]", "length", "--fibre"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--payload"),
-    ("node", "latency", "--switch-latency"),
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--cores"),
-    ("flow", "source.payload", "--payload"),
-    ("flow", "source.stack", "--mode"),
-];
-
 /// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
 /// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
 /// O-RU category pair whether it fits T12max, with the margin and the longest fibre. Errors
@@ -206,7 +194,21 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
                 allowed,
             }
         }
-        e => flag_only(e, FRONTHAUL_FLAGS),
+        e => {
+            // The flags of `oransim plan fronthaul` and the keys they set.
+            let overload = format!("{}/{}", q.rate.origin(), q.payload.origin());
+            let flags: &FlagKeys<'_> = &[
+                ("link[0]", "length", q.fibre.origin()),
+                ("link", "rate", q.rate.origin()),
+                ("link", "", &overload),
+                ("node", "latency", q.switch_latency.origin()),
+                ("node", "service.profile", "--profile"),
+                ("node", "cores", "--cores"),
+                ("flow", "source.payload", q.payload.origin()),
+                ("flow", "source.stack", "--mode"),
+            ];
+            flag_only(e, flags)
+        }
     })
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
-use crate::flag_keys::{FlagKeys, flag_only};
+use crate::flag_keys::flag_only;
 use crate::oran::interface_stack;
 use crate::report::RunOptions;
 use crate::scenario::ScenarioBuilder;
@@ -196,16 +196,6 @@ fn interface_scenario(
         ))
 }
 
-/// The flags of `oransim plan interface` and the keys of its scenario they set.
-const INTERFACE_FLAGS: &FlagKeys = &[
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--cores"),
-    ("flow", "source.size", "--sizes"),
-    ("flow", "source.rate", "--rate"),
-    ("flow", "source.stack", "--interface/--suite"),
-    ("link", "", "--rate"),
-];
-
 /// Answers an interface question by simulation at the offered load, plus the profile's
 /// capacity for the highest sustainable load.
 pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> {
@@ -265,6 +255,15 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         threads: 1,
         ..Default::default()
     };
+    // The flags of `oransim plan interface` and the keys of its scenario they set.
+    let flags: [(&str, &str, &str); 6] = [
+        ("node", "service.profile", "--profile"),
+        ("node", "cores", "--cores"),
+        ("flow", "source.size", sizes_flag),
+        ("flow", "source.rate", q.rate.origin()),
+        ("flow", "source.stack", "--interface/--suite"),
+        ("link", "", q.rate.origin()),
+    ];
     let run_suite = |suite: Option<Suite>,
                      cores: Option<u32>|
      -> Result<InterfaceRun, ScenarioError> {
@@ -344,7 +343,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         }
         let s = interface_scenario(&q, suite, &stack_p, cores, pps)
             .build(origin)
-            .map_err(|e| flag_only(e, INTERFACE_FLAGS))?;
+            .map_err(|e| flag_only(e, &flags))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {

@@ -309,21 +309,6 @@ fn storm_scenario(
 /// without them.
 pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
 
-/// The flags of `oransim plan kex` and the keys they set.
-const KEX_FLAGS: &FlagKeys = &[
-    ("link", "rate", "--rate"),
-    ("link", "length", "--length"),
-    ("link", "mtu", "--mtu"),
-    ("link", "loss", "--loss"),
-    ("link", "", "--rate"),
-    ("flow", "source.ke", "--ke"),
-    ("flow", "source.auth", "--auth"),
-    ("flow", "source.count", "--tunnels"),
-    ("node[0]", "service.profile", "--profile"),
-    ("node[1]", "service.profile", "--responder-profile"),
-    ("node[1]", "cores", "--cores"),
-];
-
 fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
@@ -331,7 +316,21 @@ fn absolute(p: &Path) -> PathBuf {
 /// Answers a key-exchange question by simulation. Errors name the flag (`--ke`, `--auth`,
 /// `--responder-profile`, ...), not the scenario key it set.
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
-    kex_plan(q).map_err(|e| flag_only(e, KEX_FLAGS))
+    // The flags of `oransim plan kex` and the keys they set.
+    let flags: &FlagKeys<'_> = &[
+        ("link", "rate", q.rate.origin()),
+        ("link", "length", q.length.origin()),
+        ("link", "mtu", q.mtu.origin()),
+        ("link", "loss", "--loss"),
+        ("link", "", q.rate.origin()),
+        ("flow", "source.ke", "--ke"),
+        ("flow", "source.auth", "--auth"),
+        ("flow", "source.count", "--tunnels"),
+        ("node[0]", "service.profile", "--profile"),
+        ("node[1]", "service.profile", "--responder-profile"),
+        ("node[1]", "cores", "--cores"),
+    ];
+    kex_plan(q).map_err(|e| flag_only(e, flags))
 }
 
 fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
