@@ -15,6 +15,7 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use model::generate::{E2Shape, Shape};
+use profile::units::{Kind, Quantity};
 
 fn check_scale(c: &mut Criterion) {
     let mut g = c.benchmark_group("check");
@@ -25,7 +26,7 @@ fn check_scale(c: &mut Criterion) {
         // A load the RIC carries at every N (10 kb/s per gNB overloads it past ~40,000 gNBs).
         let shape = Shape::E2(E2Shape {
             gnbs: n,
-            load: "1kbps".into(),
+            load: Quantity::parse("1kbps", Kind::DataRate, "--load").expect("a rate"),
             ric_cores: Some(64),
             profile: "../calibration/colosseum-e2.toml".into(),
             ..E2Shape::default()

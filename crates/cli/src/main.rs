@@ -13,6 +13,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use profile::units::{Kind, Quantity};
 
 // Before the modules, so that every module's `print!`, `println!`, `eprint!` and `eprintln!`
 // are these (a `macro_rules!` shadows the prelude's macros in the modules declared after it):
@@ -127,42 +128,55 @@ pub(crate) fn mtu_bytes(text: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// Clap value parser of an `--mtu` flag a plan passes on to its scenario: [`mtu_bytes`], kept
-/// as the quantity text (as [`size_quantity`]).
-pub(crate) fn mtu_quantity(text: &str) -> Result<String, String> {
-    mtu_bytes(text)?;
-    size_quantity(text)
+/// Clap value parser of a quantity flag: the value parsed once into a [`Quantity`] whose origin
+/// is the flag it was given to (`--rate`), so a refusal after parsing names the flag the value
+/// came from. The function reads the text for the flag (`parse(text, flag)`); clap words a
+/// refusal as it words any value parser's.
+#[derive(Clone, Copy)]
+pub(crate) struct QuantityFlag(fn(&str, &str) -> Result<Quantity, String>);
+
+impl clap::builder::TypedValueParser for QuantityFlag {
+    type Value = Quantity;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Quantity, clap::Error> {
+        let flag = arg
+            .and_then(clap::Arg::get_long)
+            .map_or_else(String::new, |long| format!("--{long}"));
+        let parse = self.0;
+        (move |text: &str| parse(text, &flag)).parse_ref(cmd, arg, value)
+    }
 }
 
-/// Clap value parser of the size flags a plan passes on to its scenario (`--mtu`, `--payload`,
-/// `--sizes`): the same spellings as [`byte_count`], kept as the quantity text the scenario
-/// reads, with a bare whole number given its unit (`1500` becomes `1500B`).
-pub(crate) fn size_quantity(text: &str) -> Result<String, String> {
+/// A duration flag (`--switch-latency 5us`, `--latency-limit 1ms`): checked by the one quantity
+/// parser, so a bad value is refused with the flag's name whether or not the mode uses it.
+pub(crate) const DURATION: QuantityFlag =
+    QuantityFlag(|text, flag| quantity(text, Kind::Duration, flag));
+
+/// A length flag (`--fibre 10km`); see [`DURATION`].
+pub(crate) const LENGTH: QuantityFlag =
+    QuantityFlag(|text, flag| quantity(text, Kind::Length, flag));
+
+/// A data-rate flag (`--rate 10Gbps`); see [`DURATION`].
+pub(crate) const RATE: QuantityFlag =
+    QuantityFlag(|text, flag| quantity(text, Kind::DataRate, flag));
+
+/// A size flag a plan passes on to its scenario (`--payload`, `--sizes`): the spellings of
+/// [`byte_count`], a bare whole number given its unit (`1500` becomes `1500B`).
+pub(crate) const SIZE: QuantityFlag = QuantityFlag(|text, flag| {
     byte_count(text)?;
-    let t = text.trim();
-    Ok(if t.bytes().all(|b| b.is_ascii_digit()) {
-        format!("{t}B")
-    } else {
-        text.to_owned()
-    })
-}
+    Quantity::byte_count(text, flag).map_err(|e| e.to_string())
+});
 
-/// Clap value parser of a duration flag (`--switch-latency 5us`, `--latency-limit 1ms`): the
-/// quantity text, checked by the one quantity parser, so a bad value is refused with the flag's
-/// name whether or not the mode uses it.
-pub(crate) fn duration_quantity(text: &str) -> Result<String, String> {
-    quantity(text, profile::units::Kind::Duration)
-}
-
-/// Clap value parser of a length flag (`--fibre 10km`); see [`duration_quantity`].
-pub(crate) fn length_quantity(text: &str) -> Result<String, String> {
-    quantity(text, profile::units::Kind::Length)
-}
-
-/// Clap value parser of a data-rate flag (`--rate 10Gbps`); see [`duration_quantity`].
-pub(crate) fn rate_quantity(text: &str) -> Result<String, String> {
-    quantity(text, profile::units::Kind::DataRate)
-}
+/// An `--mtu` flag a plan passes on to its scenario: [`mtu_bytes`], kept as a [`SIZE`].
+pub(crate) const MTU: QuantityFlag = QuantityFlag(|text, flag| {
+    mtu_bytes(text)?;
+    Quantity::byte_count(text, flag).map_err(|e| e.to_string())
+});
 
 /// Clap value parser of a flag whose unit is implied (`--duration-ms 500` or `500ms` or
 /// `0.5s`; `--megabytes 20` or `20MB` or `0.02GB`): a bare number is in `unit`, a number with a
@@ -216,9 +230,8 @@ pub(crate) fn percent(text: &str) -> Result<f64, String> {
     }
 }
 
-fn quantity(text: &str, kind: profile::units::Kind) -> Result<String, String> {
-    profile::units::parse(text, kind).map_err(|e| e.to_string())?;
-    Ok(text.to_owned())
+fn quantity(text: &str, kind: Kind, flag: &str) -> Result<Quantity, String> {
+    Quantity::parse(text, kind, flag).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
@@ -316,7 +329,7 @@ fn install_panic_hook() {
 #[cfg(test)]
 mod tests {
     use super::{describe, whole_in};
-    use profile::units::Kind;
+    use profile::units::{Kind, Quantity};
 
     /// Issue 16: a flag with an implied unit takes the bare number and the same value with any
     /// unit of its kind, and refuses fractions, out-of-range values and other kinds by name.
@@ -339,6 +352,47 @@ mod tests {
         assert_eq!(super::percent("80 %"), Ok(80.0));
         assert!(super::percent("80pc").unwrap_err().contains("is not %"));
         assert!(super::percent("%").unwrap_err().contains("not a number"));
+    }
+
+    /// Issue 28: a quantity flag's value is parsed once and carries the flag it was given to
+    /// (a size its unit); a refusal is worded as clap words any value parser's, the one
+    /// parser's message after the flag.
+    #[test]
+    fn a_quantity_flag_carries_its_flag() {
+        let cmd = || {
+            clap::Command::new("t")
+                .arg(
+                    clap::Arg::new("rate")
+                        .long("rate")
+                        .value_parser(super::RATE),
+                )
+                .arg(
+                    clap::Arg::new("sizes")
+                        .long("sizes")
+                        .value_parser(super::SIZE),
+                )
+        };
+        let m = cmd()
+            .try_get_matches_from(["t", "--rate", "2.5 Gbps", "--sizes", "1500"])
+            .unwrap();
+        let rate = m.get_one::<Quantity>("rate").unwrap();
+        assert_eq!(
+            (rate.value(), rate.text(), rate.origin()),
+            (2.5e9, "2.5 Gbps", "--rate")
+        );
+        let size = m.get_one::<Quantity>("sizes").unwrap();
+        assert_eq!(
+            (size.value(), size.text(), size.origin()),
+            (1500.0, "1500B", "--sizes")
+        );
+        let e = cmd()
+            .try_get_matches_from(["t", "--rate", "10"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("error: invalid value '10' for '--rate <rate>': \"10\" has no unit;"),
+            "{e}"
+        );
     }
 
     #[derive(Debug)]

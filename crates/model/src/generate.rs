@@ -36,13 +36,15 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::{Kind, Quantity};
 use protocols::Suite;
 
 use crate::ScenarioError;
 use crate::file::{
     FlowFile, GroupFile, LinkFile, NodeFile, Q, ReportFile, ScenarioFile, ServiceFile, SourceFile,
 };
-use crate::plan::{FRONTHAUL_MODES, FlagKeys, interface_stack, name_flag};
+use crate::flag_keys::name_flag;
+use crate::oran::{FRONTHAUL_MODES, interface_stack};
 use crate::scenario::{Scenario, ScenarioBuilder, expand};
 
 /// Most nodes a generator writes: a million nodes is a scenario file of a few hundred MB, and
@@ -62,15 +64,15 @@ pub struct FronthaulShape {
     /// Switches between each O-DU and its O-RUs.
     pub switches: u32,
     /// Latency of each switch, a quantity like "5us".
-    pub switch_latency: String,
+    pub switch_latency: Quantity,
     /// Fibre length from the O-DU to its first hop, a quantity like "10km".
-    pub fibre: String,
+    pub fibre: Quantity,
     /// Rate of every link, a quantity like "25Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// eCPRI payload bit rate per O-RU (the source's `bitrate`), a quantity like "1Gbps".
-    pub load: String,
+    pub load: Quantity,
     /// eCPRI payload of each frame, a quantity like "7660B".
-    pub payload: String,
+    pub payload: Quantity,
     /// Security mode, a name of [`FRONTHAUL_MODES`] (`none`, `macsec-integrity`,
     /// `macsec-encrypt`, `ipsec`).
     pub mode: String,
@@ -79,7 +81,7 @@ pub struct FronthaulShape {
     /// O-DU cores (default: the profile's).
     pub du_cores: Option<u32>,
     /// Simulated time the sources send for, a quantity like "10ms".
-    pub duration: String,
+    pub duration: Quantity,
 }
 
 impl Default for FronthaulShape {
@@ -91,15 +93,15 @@ impl Default for FronthaulShape {
             dus: 2,
             rus_per_du: 4,
             switches: 1,
-            switch_latency: "5us".into(),
-            fibre: "10km".into(),
-            rate: "25Gbps".into(),
-            load: "200Mbps".into(),
-            payload: "7660B".into(),
+            switch_latency: flag_default("5us", Kind::Duration, "--switch-latency"),
+            fibre: flag_default("10km", Kind::Length, "--fibre"),
+            rate: flag_default("25Gbps", Kind::DataRate, "--rate"),
+            load: flag_default("200Mbps", Kind::DataRate, "--load"),
+            payload: flag_default("7660B", Kind::Size, "--payload"),
             mode: "macsec-encrypt".into(),
             profile: "calibration/ofh-macsec-i9.toml".into(),
             du_cores: None,
-            duration: "10ms".into(),
+            duration: flag_default("10ms", Kind::Duration, "--duration"),
         }
     }
 }
@@ -112,9 +114,9 @@ pub struct E2Shape {
     /// gNBs.
     pub gnbs: u32,
     /// KPM load per gNB (the source's `bitrate`), a quantity like "10kbps".
-    pub load: String,
+    pub load: Quantity,
     /// E2AP message payloads, cycled with equal weight, quantities like "195B".
-    pub sizes: Vec<String>,
+    pub sizes: Vec<Quantity>,
     /// ESP suite (`None`: plaintext SCTP).
     pub suite: Option<Suite>,
     /// Calibration profile of the gNBs and the RIC, as written in the file (relative to it).
@@ -122,11 +124,11 @@ pub struct E2Shape {
     /// RIC cores (default: the profile's).
     pub ric_cores: Option<u32>,
     /// Rate of each gNB's link, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Length of each gNB's link, a quantity like "1km".
-    pub length: String,
+    pub length: Quantity,
     /// Simulated time the sources send for, a quantity like "1s".
-    pub duration: String,
+    pub duration: Quantity,
 }
 
 impl Default for E2Shape {
@@ -136,17 +138,20 @@ impl Default for E2Shape {
     fn default() -> E2Shape {
         E2Shape {
             gnbs: 100,
-            load: "10kbps".into(),
-            sizes: vec!["195B".into(), "1425B".into()],
+            load: flag_default("10kbps", Kind::DataRate, "--load"),
+            sizes: vec![
+                flag_default("195B", Kind::Size, "--sizes"),
+                flag_default("1425B", Kind::Size, "--sizes"),
+            ],
             suite: Some(Suite::AesCbcHmac {
                 aes_bits: 256,
                 sha_bits: 256,
             }),
             profile: "calibration/colosseum-e2.toml".into(),
             ric_cores: None,
-            rate: "10Gbps".into(),
-            length: "1km".into(),
-            duration: "1s".into(),
+            rate: flag_default("10Gbps", Kind::DataRate, "--rate"),
+            length: flag_default("1km", Kind::Length, "--length"),
+            duration: flag_default("1s", Kind::Duration, "--duration"),
         }
     }
 }
@@ -170,11 +175,11 @@ pub struct RicRestartShape {
     /// RIC cores (default: the profile's).
     pub ric_cores: Option<u32>,
     /// Rate of each gNB's link, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Length of each gNB's link, a quantity like "10km".
-    pub length: String,
+    pub length: Quantity,
     /// MTU of each gNB's link, a quantity like "1500B".
-    pub mtu: String,
+    pub mtu: Quantity,
 }
 
 impl Default for RicRestartShape {
@@ -188,11 +193,17 @@ impl Default for RicRestartShape {
             auth: "ed25519".into(),
             profile: "calibration/dev-host-aws-lc.toml".into(),
             ric_cores: None,
-            rate: "10Gbps".into(),
-            length: "10km".into(),
-            mtu: "1500B".into(),
+            rate: flag_default("10Gbps", Kind::DataRate, "--rate"),
+            length: flag_default("10km", Kind::Length, "--length"),
+            mtu: flag_default("1500B", Kind::Size, "--mtu"),
         }
     }
+}
+
+/// A shape's default for `flag`, a quantity of `kind` as the flag's default spells it.
+fn flag_default(text: &str, kind: Kind, flag: &str) -> Quantity {
+    // The defaults are literals of their kind (a test parses every one): this cannot fail.
+    Quantity::parse(text, kind, flag).expect("a shape's default quantity parses")
 }
 
 /// A named O-RAN shape.
@@ -205,49 +216,6 @@ pub enum Shape {
     /// `oransim init ric-restart`.
     RicRestart(RicRestartShape),
 }
-
-/// The flags of `oransim init fronthaul` and the keys they set (see [`name_flag`]).
-const FRONTHAUL_FLAGS: &FlagKeys = &[
-    ("link", "length", "--fibre"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--load"),
-    ("node", "latency", "--switch-latency"),
-    ("node", "service.profile", "--profile"),
-    ("node", "service.suite", "--profile/--mode"),
-    ("node", "cores", "--du-cores"),
-    ("node", "", "--load/--rus-per-du/--du-cores"),
-    ("flow", "source.bitrate", "--load"),
-    ("flow", "source.stack", "--mode/--payload"),
-    ("stop.duration", "", "--duration"),
-];
-
-/// The flags of `oransim init e2` and the keys they set.
-const E2_FLAGS: &FlagKeys = &[
-    ("link", "length", "--length"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--load"),
-    ("node", "service.profile", "--profile"),
-    ("node", "service.suite", "--profile/--suite"),
-    ("node", "cores", "--ric-cores"),
-    ("node", "", "--load/--ric-cores"),
-    ("flow", "source.bitrate", "--load"),
-    ("flow", "source.stack", "--suite/--sizes"),
-    ("stop.duration", "", "--duration"),
-];
-
-/// The flags of `oransim init ric-restart` and the keys they set.
-const RIC_RESTART_FLAGS: &FlagKeys = &[
-    ("link", "length", "--length"),
-    ("link", "rate", "--rate"),
-    ("link", "mtu", "--mtu"),
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--ric-cores"),
-    // The handshake's message sizes and fragmentation are checked at this key too.
-    ("flow", "source.ke", "--ke/--mtu"),
-    ("flow", "source.auth", "--auth"),
-    ("flow", "source.tunnels", "--tunnels"),
-    ("flow", "source", "--profile/--ke/--auth"),
-];
 
 impl Shape {
     /// The subcommand's name (`fronthaul`, `e2`, `ric-restart`).
@@ -301,17 +269,16 @@ impl Shape {
     /// names the command and the flag behind the refused key, then the key.
     pub fn generate(&self, origin: &Path) -> Result<ScenarioFile, ScenarioError> {
         let file = self.file()?;
-        // `sizes_flag` sets every `source.sizes[i]`, which a table of exact fields cannot say.
-        let (flags, sizes_flag) = match self {
-            Shape::Fronthaul(_) => (FRONTHAUL_FLAGS, "--payload"),
-            Shape::E2(_) => (E2_FLAGS, "--sizes"),
-            Shape::RicRestart(_) => (RIC_RESTART_FLAGS, "--sizes"),
-        };
+        let (flags, sizes_flag) = self.flags();
+        let flags: Vec<(&str, &str, &str)> = flags
+            .iter()
+            .map(|(i, f, flag)| (*i, *f, flag.as_str()))
+            .collect();
         // Validated expanded, so an error's key is that of the flat file (`link[0]`), which the
         // flag table names.
         match expand(file.clone(), origin).and_then(|flat| Scenario::from_file(flat, origin)) {
             Ok(_) => Ok(file),
-            Err(e) => Err(match name_flag(e, flags) {
+            Err(e) => Err(match name_flag(e, &flags) {
                 ScenarioError::Invalid {
                     key,
                     problem,
@@ -332,24 +299,86 @@ impl Shape {
         }
     }
 
+    /// The flags of `oransim init SHAPE` and the keys they set (see [`name_flag`]), a quantity's
+    /// flag the origin its value carries; and the flag that sets every `source.sizes[i]`, which
+    /// a table of exact fields cannot say.
+    fn flags(&self) -> (Vec<(&'static str, &'static str, String)>, String) {
+        let both = |a: &Quantity, b: &str| format!("{}/{b}", a.origin());
+        let flag = |q: &Quantity| q.origin().to_owned();
+        let fixed = |f: &str| f.to_owned();
+        match self {
+            Shape::Fronthaul(s) => (
+                vec![
+                    ("link", "length", flag(&s.fibre)),
+                    ("link", "rate", flag(&s.rate)),
+                    ("link", "", both(&s.rate, s.load.origin())),
+                    ("node", "latency", flag(&s.switch_latency)),
+                    ("node", "service.profile", fixed("--profile")),
+                    ("node", "service.suite", fixed("--profile/--mode")),
+                    ("node", "cores", fixed("--du-cores")),
+                    (
+                        "node",
+                        "",
+                        format!("{}/--rus-per-du/--du-cores", s.load.origin()),
+                    ),
+                    ("flow", "source.bitrate", flag(&s.load)),
+                    (
+                        "flow",
+                        "source.stack",
+                        format!("--mode/{}", s.payload.origin()),
+                    ),
+                    ("stop.duration", "", flag(&s.duration)),
+                ],
+                flag(&s.payload),
+            ),
+            Shape::E2(s) => {
+                let sizes = s.sizes.first().map_or("--sizes", Quantity::origin);
+                (
+                    vec![
+                        ("link", "length", flag(&s.length)),
+                        ("link", "rate", flag(&s.rate)),
+                        ("link", "", both(&s.rate, s.load.origin())),
+                        ("node", "service.profile", fixed("--profile")),
+                        ("node", "service.suite", fixed("--profile/--suite")),
+                        ("node", "cores", fixed("--ric-cores")),
+                        ("node", "", format!("{}/--ric-cores", s.load.origin())),
+                        ("flow", "source.bitrate", flag(&s.load)),
+                        ("flow", "source.stack", format!("--suite/{sizes}")),
+                        ("stop.duration", "", flag(&s.duration)),
+                    ],
+                    sizes.to_owned(),
+                )
+            }
+            Shape::RicRestart(s) => (
+                vec![
+                    ("link", "length", flag(&s.length)),
+                    ("link", "rate", flag(&s.rate)),
+                    ("link", "mtu", flag(&s.mtu)),
+                    ("node", "service.profile", fixed("--profile")),
+                    ("node", "cores", fixed("--ric-cores")),
+                    // The handshake's message sizes and fragmentation are checked at this key too.
+                    ("flow", "source.ke", format!("--ke/{}", s.mtu.origin())),
+                    ("flow", "source.auth", fixed("--auth")),
+                    ("flow", "source.tunnels", fixed("--tunnels")),
+                    ("flow", "source", fixed("--profile/--ke/--auth")),
+                ],
+                // A storm's source has no sizes.
+                fixed("--sizes"),
+            ),
+        }
+    }
+
     /// Refuses, before anything is generated, a fronthaul shape whose O-DU link is overloaded
     /// by the flags alone: with switches, every O-RU's eCPRI payload (`--load`) shares the
     /// O-DU's first link (`--rate`), so `--rus-per-du` x `--load` at or above `--rate` is an
     /// overload whatever the headers and the profile add (they only add to it). The full
     /// check (headers, the profile's costs) follows on the generated file; this one costs
-    /// nothing, so a huge `--rus-per-du` is refused without building it. A value that does not
-    /// parse is left to that check, which names its flag.
+    /// nothing, so a huge `--rus-per-du` is refused without building it.
     fn fronthaul_fits(&self, s: &FronthaulShape) -> Result<(), ScenarioError> {
-        use crate::units::{Kind, parse};
         if s.switches == 0 {
             return Ok(());
         }
-        let (Ok(load), Ok(rate)) = (
-            parse(&s.load, Kind::DataRate),
-            parse(&s.rate, Kind::DataRate),
-        ) else {
-            return Ok(());
-        };
+        let (load, rate) = (s.load.value(), s.rate.value());
         let offered = f64::from(s.rus_per_du) * load;
         if offered >= rate {
             return Err(ScenarioError::Invalid {
@@ -415,23 +444,23 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
     let mut last = du.clone();
     for k in 1..=s.switches {
         let sw = format!("{du}-{}", numbered("sw", k, s.switches));
-        let length = if k == 1 { s.fibre.as_str() } else { "0m" };
+        let length = if k == 1 { s.fibre.text() } else { "0m" };
         dus = dus
-            .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.as_str()))
-            .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.as_str()).length(length));
+            .node(NodeFile::new(sw.as_str()).latency(s.switch_latency.text()))
+            .link(LinkFile::new(last.as_str(), sw.as_str(), s.rate.text()).length(length));
         last = sw;
     }
     let ru = format!("{du}-{}", pattern("ru", "r", s.rus_per_du));
     let length = if s.switches == 0 {
-        s.fibre.as_str()
+        s.fibre.text()
     } else {
         "0m"
     };
     let source =
-        SourceFile::poisson_bitrate(s.load.as_str(), vec![Q::from(&*s.payload)]).stack(stack);
+        SourceFile::poisson_bitrate(s.load.text(), vec![Q::from(s.payload.text())]).stack(stack);
     let rus = GroupFile::new(s.rus_per_du, "r")
         .node(NodeFile::new(ru.as_str()).service(service()))
-        .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.as_str()).length(length))
+        .link(LinkFile::new(last.as_str(), ru.as_str(), s.rate.text()).length(length))
         .flow(FlowFile::new(
             format!("uplane-{ru}"),
             du.as_str(),
@@ -444,7 +473,7 @@ fn fronthaul(s: &FronthaulShape, command: PathBuf) -> Result<ScenarioFile, Scena
             s.dus, s.rus_per_du, s.switches, s.fibre, s.load, s.payload, s.mode
         ))
         .seed(1)
-        .stop_duration(s.duration.as_str())
+        .stop_duration(s.duration.text())
         // The answer a fronthaul is planned for: its worst one-way delay against T12max.
         .report(ReportFile {
             t12max: Some(true),
@@ -498,11 +527,11 @@ fn e2(s: &E2Shape) -> ScenarioFile {
             s.gnbs, s.load
         ))
         .seed(1)
-        .stop_duration(s.duration.as_str())
+        .stop_duration(s.duration.text())
         .node(ric(service(), s.ric_cores));
-    let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.as_str())).collect();
-    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.as_str()).length(s.length.as_str());
-    let source = SourceFile::poisson_bitrate(s.load.as_str(), sizes).stack(&*stack);
+    let sizes: Vec<Q> = s.sizes.iter().map(|q| Q::from(q.text())).collect();
+    let link = |gnb: &str| LinkFile::new(gnb, "ric", s.rate.text()).length(s.length.text());
+    let source = SourceFile::poisson_bitrate(s.load.text(), sizes).stack(&*stack);
     star(b, s.gnbs, service(), link, ("kpm", source))
 }
 
@@ -516,9 +545,9 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
         .seed(1)
         .node(ric(service(), s.ric_cores));
     let link = |gnb: &str| {
-        LinkFile::new(gnb, "ric", s.rate.as_str())
-            .length(s.length.as_str())
-            .mtu(s.mtu.as_str())
+        LinkFile::new(gnb, "ric", s.rate.text())
+            .length(s.length.text())
+            .mtu(s.mtu.text())
     };
     let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
     star(b, s.gnbs, service(), link, ("ike", source))
@@ -530,6 +559,20 @@ mod tests {
 
     fn origin() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../init.toml")
+    }
+
+    /// Issue 28: every shape's default quantities parse (`flag_default` cannot fail) and carry
+    /// the flag whose default they are.
+    #[test]
+    fn the_defaults_are_the_flags_defaults() {
+        let f = FronthaulShape::default();
+        assert_eq!(f.switch_latency.value(), 5e6); // ps
+        assert_eq!((f.fibre.text(), f.fibre.origin()), ("10km", "--fibre"));
+        let e = E2Shape::default();
+        let sizes: Vec<(f64, &str)> = e.sizes.iter().map(|s| (s.value(), s.origin())).collect();
+        assert_eq!(sizes, [(195.0, "--sizes"), (1425.0, "--sizes")]);
+        let r = RicRestartShape::default();
+        assert_eq!((r.mtu.value(), r.mtu.kind()), (1500.0, Kind::Size));
     }
 
     #[test]
@@ -568,11 +611,22 @@ mod tests {
     fn a_bad_value_names_its_flag_and_the_command() {
         let shape = Shape::E2(E2Shape {
             gnbs: 2,
-            rate: "0bps".into(),
+            rate: flag_default("0bps", Kind::DataRate, "--rate"),
             ..E2Shape::default()
         });
         let e = shape.generate(&origin()).unwrap_err().to_string();
         assert!(e.starts_with("oransim init e2: --rate (link[0]"), "{e}");
+        // Issue 28: the flag named is the origin the value carries, not a table's literal.
+        let shape = Shape::E2(E2Shape {
+            gnbs: 2,
+            rate: flag_default("0bps", Kind::DataRate, "the link rate"),
+            ..E2Shape::default()
+        });
+        let e = shape.generate(&origin()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("oransim init e2: the link rate (link[0]"),
+            "{e}"
+        );
         let shape = Shape::Fronthaul(FronthaulShape {
             mode: "wep".into(),
             ..FronthaulShape::default()

@@ -28,6 +28,7 @@
 
 pub mod error;
 pub mod file;
+mod flag_keys;
 pub mod generate;
 pub mod oran;
 pub mod patch;
@@ -36,7 +37,6 @@ pub mod report;
 pub mod reproduce;
 pub mod scenario;
 pub mod sweep;
-pub mod units;
 pub mod validate;
 
 pub use error::ScenarioError;

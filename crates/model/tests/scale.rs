@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use model::Scenario;
 use model::generate::{E2Shape, FronthaulShape, RicRestartShape, Shape};
+use profile::units::{Kind, Quantity};
 
 /// Anchored at the repository's root, where the default profiles are.
 fn origin() -> PathBuf {
@@ -18,7 +19,7 @@ fn origin() -> PathBuf {
 fn e2_star(gnbs: u32) -> Scenario {
     let shape = Shape::E2(E2Shape {
         gnbs,
-        load: "1kbps".into(),
+        load: Quantity::parse("1kbps", Kind::DataRate, "--load").expect("a rate"),
         ric_cores: Some(64),
         ..E2Shape::default()
     });

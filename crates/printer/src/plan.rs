@@ -10,6 +10,15 @@ use model::plan::{
 
 use crate::table::Table;
 
+/// Message sizes as typed, joined by `sep` (`195B/1425B`).
+pub(crate) fn sizes_text(sizes: &[profile::units::Quantity], sep: &str) -> String {
+    sizes
+        .iter()
+        .map(profile::units::Quantity::text)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// Schema of `oransim plan kex --format json`.
 pub const KEX_SCHEMA: &str = "oransim.plan.kex/1";
 /// Schema of `oransim plan interface --format json`.
@@ -37,7 +46,7 @@ pub(crate) fn interface_heading(plan: &InterfacePlan, q: &InterfaceQuestion) -> 
         "{} at {:.3} Mb/s of {} messages, profile {}",
         plan.interface,
         plan.offered_bps / 1e6,
-        q.sizes.join("/"),
+        sizes_text(&q.sizes, "/"),
         short(&q.profile.display().to_string())
     )
 }
@@ -73,7 +82,7 @@ pub(crate) fn interface_table(plan: &InterfacePlan) -> Table {
 /// fall on the same one; the other mode shows as the smallest delay. `None` when no row has
 /// p50 = p99 (within the histogram's 0.1%) above a smaller delay, or the mix has one size.
 pub(crate) fn interface_modes_note(plan: &InterfacePlan, q: &InterfaceQuestion) -> Option<String> {
-    let mut sizes: Vec<&str> = q.sizes.iter().map(String::as_str).collect();
+    let mut sizes: Vec<&str> = q.sizes.iter().map(|s| s.text()).collect();
     sizes.sort_unstable();
     sizes.dedup();
     if sizes.len() < 2 {
@@ -99,7 +108,7 @@ pub(crate) fn interface_modes_note(plan: &InterfacePlan, q: &InterfaceQuestion) 
     }
     Some(format!(
         "p50 = p99: at this load each of the {} sizes has an almost fixed delay (one mode per size), and p50 and p99 fall on the same mode; the other mode shows as the fastest delay: {}",
-        q.sizes.join("/"),
+        sizes_text(&q.sizes, "/"),
         rows.join(", ")
     ))
 }

@@ -440,6 +440,87 @@ fn whole_bytes(bytes: f64, text: &str) -> Result<u64, UnitError> {
     Ok(bytes as u64)
 }
 
+/// A quantity parsed once where it was given (a flag, a key): its value in the kind's base unit,
+/// its text as given, which outputs echo and generated scenarios write, and its origin, the
+/// flag or key that gave it (`--rate`), which a later refusal names.
+///
+/// ```
+/// use profile::units::{Kind, Quantity};
+/// let rate = Quantity::parse("2.5 Gbps", Kind::DataRate, "--rate").unwrap();
+/// assert_eq!(rate.value(), 2.5e9); // bit/s
+/// assert_eq!(rate.to_string(), "2.5 Gbps"); // as typed
+/// assert_eq!(rate.origin(), "--rate");
+/// let mtu = Quantity::byte_count("1500", "--mtu").unwrap();
+/// assert_eq!((mtu.value(), mtu.text()), (1500.0, "1500B")); // a bare count gets its unit
+/// assert!(Quantity::parse("10", Kind::DataRate, "--rate").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantity {
+    kind: Kind,
+    value: f64,
+    text: String,
+    origin: String,
+}
+
+impl Quantity {
+    /// `text` read as a quantity of `kind` by [`parse`], from `origin` (the flag or key that
+    /// gave it); refused as [`parse`] refuses it.
+    pub fn parse(text: &str, kind: Kind, origin: &str) -> Result<Quantity, UnitError> {
+        Ok(Quantity {
+            kind,
+            value: parse(text, kind)?,
+            text: text.to_owned(),
+            origin: origin.to_owned(),
+        })
+    }
+
+    /// `text` read as a byte count by [`parse_byte_count`] (a size with a unit, or a bare whole
+    /// number of bytes), from `origin`; a bare number is given its unit in the text (`1500`
+    /// becomes `1500B`), so the text reads back as a [`Kind::Size`].
+    pub fn byte_count(text: &str, origin: &str) -> Result<Quantity, UnitError> {
+        let bytes = parse_byte_count(text)?;
+        let t = text.trim();
+        Ok(Quantity {
+            kind: Kind::Size,
+            value: bytes as f64,
+            text: if t.bytes().all(|b| b.is_ascii_digit()) {
+                format!("{t}B")
+            } else {
+                text.to_owned()
+            },
+            origin: origin.to_owned(),
+        })
+    }
+
+    /// What the quantity measures.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The value in the kind's base unit (ps, bit/s, m, bytes, packets/s, m/s, ps/byte; see
+    /// [`Kind::units`]).
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// The text as given (a bare byte count with its unit added).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The flag or key that gave the quantity (`--rate`).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+}
+
+impl fmt::Display for Quantity {
+    /// The text as given.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Formats nanoseconds as a duration string that [`parse_duration_ns`] reads back exactly
 /// enough for a profile (four significant decimals below 1 us).
 pub fn format_duration_ns(ns: f64) -> String {
@@ -478,6 +559,37 @@ fn round_sig(x: f64, digits: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 28: a quantity is parsed once and keeps its text as typed and its origin; a bare
+    /// byte count gets its unit; a refusal is the one parser's.
+    #[test]
+    fn a_quantity_is_parsed_once_and_keeps_its_text_and_origin() {
+        let q = Quantity::parse(" 61 us", Kind::Duration, "--switch-latency").unwrap();
+        assert_eq!((q.kind(), q.value()), (Kind::Duration, 61e6));
+        assert_eq!((q.text(), q.origin()), (" 61 us", "--switch-latency"));
+        assert_eq!(q.to_string(), " 61 us");
+        let km = Quantity::parse("1e1km", Kind::Length, "--fibre").unwrap();
+        assert_eq!((km.value(), km.to_string()), (1e4, "1e1km".to_owned()));
+        for (text, value, shown) in [("1500", 1500.0, "1500B"), (" 9KiB", 9216.0, " 9KiB")] {
+            let b = Quantity::byte_count(text, "--mtu").unwrap();
+            assert_eq!((b.kind(), b.value(), b.text()), (Kind::Size, value, shown));
+        }
+        for (text, kind) in [
+            ("10", Kind::DataRate),
+            ("2.5gbps", Kind::DataRate),
+            ("-1m", Kind::Length),
+        ] {
+            assert_eq!(
+                Quantity::parse(text, kind, "--x").unwrap_err(),
+                parse(text, kind).unwrap_err(),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            Quantity::byte_count("1.5B", "--mtu").unwrap_err(),
+            parse_byte_count("1.5B").unwrap_err()
+        );
+    }
 
     #[test]
     fn durations_parse_with_units() {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Subcommand;
 use model::generate::{E2Shape, FronthaulShape, RicRestartShape, Shape};
+use profile::units::Quantity;
 use protocols::Suite;
 
 /// Arguments of `oransim init`.
@@ -54,20 +55,20 @@ struct FronthaulArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
     switches: u32,
     /// Latency of each switch.
-    #[arg(long, default_value = "5us", value_parser = crate::duration_quantity)]
-    switch_latency: String,
+    #[arg(long, default_value = "5us", value_parser = crate::DURATION)]
+    switch_latency: Quantity,
     /// Fibre length from each O-DU to its first hop.
-    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
-    fibre: String,
+    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    fibre: Quantity,
     /// Rate of every link.
-    #[arg(long, default_value = "25Gbps", value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, default_value = "25Gbps", value_parser = crate::RATE)]
+    rate: Quantity,
     /// eCPRI payload bit rate per O-RU.
-    #[arg(long, default_value = "200Mbps", value_parser = crate::rate_quantity)]
-    load: String,
+    #[arg(long, default_value = "200Mbps", value_parser = crate::RATE)]
+    load: Quantity,
     /// eCPRI payload of each frame (7660 B makes the 7678 B frame of 000 §3.2).
-    #[arg(long, default_value = "7660B", value_parser = crate::size_quantity)]
-    payload: String,
+    #[arg(long, default_value = "7660B", value_parser = crate::SIZE)]
+    payload: Quantity,
     /// Security mode: none, macsec-integrity, macsec-encrypt, ipsec.
     #[arg(long, default_value = "macsec-encrypt")]
     mode: String,
@@ -75,8 +76,8 @@ struct FronthaulArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     du_cores: Option<u32>,
     /// Simulated time the O-DUs send for.
-    #[arg(long, default_value = "10ms", value_parser = crate::duration_quantity)]
-    duration: String,
+    #[arg(long, default_value = "10ms", value_parser = crate::DURATION)]
+    duration: Quantity,
 }
 
 /// `oransim init e2`.
@@ -88,11 +89,11 @@ struct E2Args {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=999_999))]
     gnbs: u32,
     /// KPM load per gNB (E2AP payload bit rate).
-    #[arg(long, default_value = "10kbps", value_parser = crate::rate_quantity)]
-    load: String,
+    #[arg(long, default_value = "10kbps", value_parser = crate::RATE)]
+    load: Quantity,
     /// E2AP message payloads, cycled with equal weight.
-    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::size_quantity)]
-    sizes: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::SIZE)]
+    sizes: Vec<Quantity>,
     /// ESP cipher suite, or none for plaintext SCTP (a bad name lists them all).
     #[arg(long, default_value = "aes256-cbc-hmac-sha256", value_parser = parse_suite)]
     suite: SuiteOrNone,
@@ -100,14 +101,14 @@ struct E2Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     ric_cores: Option<u32>,
     /// Rate of each gNB's link.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    rate: Quantity,
     /// Length of each gNB's link.
-    #[arg(long, default_value = "1km", value_parser = crate::length_quantity)]
-    length: String,
+    #[arg(long, default_value = "1km", value_parser = crate::LENGTH)]
+    length: Quantity,
     /// Simulated time the gNBs send for.
-    #[arg(long, default_value = "1s", value_parser = crate::duration_quantity)]
-    duration: String,
+    #[arg(long, default_value = "1s", value_parser = crate::DURATION)]
+    duration: Quantity,
 }
 
 /// `oransim init ric-restart`.
@@ -133,14 +134,14 @@ struct RicRestartArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     ric_cores: Option<u32>,
     /// Rate of each gNB's link.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    rate: Quantity,
     /// Length of each gNB's link.
-    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
-    length: String,
+    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    length: Quantity,
     /// MTU of each gNB's link (IKE messages are fragmented to it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::mtu_quantity)]
-    mtu: String,
+    #[arg(long, default_value = "1500B", value_parser = crate::MTU)]
+    mtu: Quantity,
 }
 
 /// A cipher suite, or `None` for `--suite none`.

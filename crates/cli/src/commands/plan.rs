@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Subcommand;
+use profile::units::{Kind, Quantity};
 use protocols::Suite;
 
 use crate::builtin::Profile;
@@ -43,11 +44,11 @@ struct InterfaceArgs {
     #[arg(long, default_value = "aes256-gcm", value_parser = parse_suite)]
     suite: Suite,
     /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
-    #[arg(long, value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, value_parser = crate::RATE)]
+    rate: Quantity,
     /// Message payload sizes, cycled with equal weight.
-    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::size_quantity)]
-    sizes: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::SIZE)]
+    sizes: Vec<Quantity>,
     /// Cores of each end (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
@@ -55,8 +56,8 @@ struct InterfaceArgs {
     #[arg(long, default_value_t = 80.0, value_parser = crate::percent)]
     cpu_limit: f64,
     /// Added p99 latency limit for the cores-needed answer.
-    #[arg(long, default_value = "1ms", value_parser = crate::duration_quantity)]
-    latency_limit: String,
+    #[arg(long, default_value = "1ms", value_parser = crate::DURATION)]
+    latency_limit: Quantity,
     /// Other suites to compare at the same load.
     #[arg(long, value_delimiter = ',', value_parser = parse_suite)]
     compare: Vec<Suite>,
@@ -83,20 +84,20 @@ struct FronthaulArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Fibre length between O-DU and O-RU.
-    #[arg(long, default_value = "0m", value_parser = crate::length_quantity)]
-    fibre: String,
+    #[arg(long, default_value = "0m", value_parser = crate::LENGTH)]
+    fibre: Quantity,
     /// Switches on the path.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     switches: u32,
     /// Latency of each switch [default: 0us] (with --switches 1 or more).
-    #[arg(long, value_parser = crate::duration_quantity)]
-    switch_latency: Option<String>,
+    #[arg(long, value_parser = crate::DURATION)]
+    switch_latency: Option<Quantity>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    rate: Quantity,
     /// eCPRI payload of the largest frame (7660 B makes the 7678 B frame of 000 §3.2).
-    #[arg(long, default_value = "7660B", value_parser = crate::size_quantity)]
-    payload: String,
+    #[arg(long, default_value = "7660B", value_parser = crate::SIZE)]
+    payload: Quantity,
     /// O-DU category (A..N) of the pair to detail (with --ru; table output only).
     #[arg(long)]
     du: Option<char>,
@@ -112,8 +113,8 @@ struct FronthaulArgs {
     mode: Vec<String>,
     /// Also run `init fronthaul`'s shape on this path at this eCPRI payload bit rate per O-RU
     /// (e.g. 200Mbps) and give each mode's T12max verdict under that load.
-    #[arg(long, value_parser = crate::rate_quantity)]
-    load: Option<String>,
+    #[arg(long, value_parser = crate::RATE)]
+    load: Option<Quantity>,
     /// O-DUs of the loaded run [default: 2] (with --load).
     #[arg(long, requires = "load",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -161,14 +162,14 @@ struct KexArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::rate_quantity)]
-    rate: String,
+    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    rate: Quantity,
     /// Path length (propagation at 2e8 m/s).
-    #[arg(long, default_value = "10km", value_parser = crate::length_quantity)]
-    length: String,
+    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    length: Quantity,
     /// Path MTU (IKE fragmentation above it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::mtu_quantity)]
-    mtu: String,
+    #[arg(long, default_value = "1500B", value_parser = crate::MTU)]
+    mtu: Quantity,
     /// Packet loss probability each way, from 0 to below 1 (e.g. 0.01); requests are
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
     #[arg(long, default_value_t = 0.0)]
@@ -276,8 +277,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
             a.cpu_limit
         );
     }
-    let limit_ps = model::units::parse(&a.latency_limit, model::units::Kind::Duration)
-        .map_err(|e| anyhow::anyhow!("--latency-limit: {e}"))?;
+    let limit_ps = a.latency_limit.value();
     let q = model::plan::InterfaceQuestion {
         interface: a.interface.clone(),
         profile: a.profile.clone(),
@@ -301,11 +301,13 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
             profile: crate::page::path_for(&q.profile, page),
             ..q.clone()
         };
-        printer::html::interface(&plan, &q, a.cpu_limit, &a.latency_limit, made)
+        printer::html::interface(&plan, &q, a.cpu_limit, a.latency_limit.text(), made)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
-        KexFormat::Table => printer::plan::interface(&plan, &q, a.cpu_limit, &a.latency_limit),
+        KexFormat::Table => {
+            printer::plan::interface(&plan, &q, a.cpu_limit, a.latency_limit.text())
+        }
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -330,12 +332,17 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
             "--html with --load: the page shows the unloaded plan only; give the loaded verdict in the table or --format json output (leave --html out), or the page without --load"
         );
     }
+    // Without switches the latency is never used; its default is none.
+    let switch_latency = match &a.switch_latency {
+        Some(l) => l.clone(),
+        None => model::plan::quantity("0us", Kind::Duration, "--switch-latency")?,
+    };
     let question = |profile: &PathBuf| model::plan::FronthaulQuestion {
         profile: profile.clone(),
         cores: a.cores,
         fibre: a.fibre.clone(),
         switches: a.switches,
-        switch_latency: a.switch_latency.clone().unwrap_or_else(|| "0us".to_owned()),
+        switch_latency: switch_latency.clone(),
         rate: a.rate.clone(),
         payload: a.payload.clone(),
         modes: a.mode.clone(),

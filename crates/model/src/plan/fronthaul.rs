@@ -2,41 +2,19 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::Quantity;
 use protocols::Suite;
 use serde::Serialize;
 
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
+use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::{FronthaulShape, Shape};
-use crate::oran::t12max_margins_us;
+use crate::oran::{FRONTHAUL_MODES, t12max_margins_us};
 use crate::report::{RunOptions, T12maxReport};
 use crate::scenario::ScenarioBuilder;
 use crate::{Scenario, ScenarioError};
 
-use super::{FlagKeys, absolute};
-
-/// A fronthaul security mode: its name, protocol stack, profile suite (`None`: plaintext) and
-/// offload protocol.
-pub const FRONTHAUL_MODES: [(&str, &str, Option<Suite>, &str); 4] = [
-    ("none", "eth/ecpri", None, "macsec"),
-    (
-        "macsec-integrity",
-        "eth/macsec(gcm-aes-128,integrity)/ecpri",
-        Some(Suite::Gmac { aes_bits: 128 }),
-        "macsec",
-    ),
-    (
-        "macsec-encrypt",
-        "eth/macsec(gcm-aes-128,encrypt)/ecpri",
-        Some(Suite::Aes128Gcm),
-        "macsec",
-    ),
-    (
-        "ipsec",
-        "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp/ecpri",
-        Some(Suite::Aes128Gcm),
-        "ipsec",
-    ),
-];
+use super::absolute;
 
 /// The inputs of a fronthaul plan.
 #[derive(Debug, Clone)]
@@ -46,16 +24,16 @@ pub struct FronthaulQuestion {
     /// O-DU cores (default: the profile's).
     pub cores: Option<u32>,
     /// Fibre length, a quantity like "10km".
-    pub fibre: String,
+    pub fibre: Quantity,
     /// Switches between O-DU and O-RU.
     pub switches: u32,
     /// Latency of each switch, a quantity like "5us".
-    pub switch_latency: String,
+    pub switch_latency: Quantity,
     /// Link rate, a quantity like "25Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// eCPRI payload of the largest frame, a quantity like "7660B" (7678 B frame unprotected,
     /// the largest 000 §3.2 saw).
-    pub payload: String,
+    pub payload: Quantity,
     /// Modes to evaluate, from [`FRONTHAUL_MODES`].
     pub modes: Vec<String>,
     /// Also run the path under load (`None`: the unloaded plan only).
@@ -71,7 +49,7 @@ pub struct FronthaulLoad {
     /// O-RUs per O-DU.
     pub rus_per_du: u32,
     /// eCPRI payload bit rate per O-RU, a quantity like "200Mbps".
-    pub load: String,
+    pub load: Quantity,
 }
 
 /// One security mode under load.
@@ -174,36 +152,24 @@ fn fronthaul_scenario(
         .node(NodeFile::new("ru").service(service()));
     let mut hops = vec!["du".to_owned()];
     for i in 0..q.switches {
-        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.as_str()));
+        b = b.node(NodeFile::new(format!("sw{i}")).latency(q.switch_latency.text()));
         hops.push(format!("sw{i}"));
     }
     hops.push("ru".into());
     for (i, w) in hops.windows(2).enumerate() {
-        let length = if i == 0 { q.fibre.as_str() } else { "0m" };
-        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.as_str()).length(length));
+        let length = if i == 0 { q.fibre.text() } else { "0m" };
+        b = b.link(LinkFile::new(w[0].as_str(), w[1].as_str(), q.rate.text()).length(length));
     }
     b.flow(
         FlowFile::new(
             "uplane",
             "du",
             "ru",
-            SourceFile::periodic_payload("1ms", q.payload.as_str()).stack(stack),
+            SourceFile::periodic_payload("1ms", q.payload.text()).stack(stack),
         )
         .path(hops),
     )
 }
-
-/// The flags of `oransim plan fronthaul` and the keys they set.
-const FRONTHAUL_FLAGS: &FlagKeys = &[
-    ("link[0]", "length", "--fibre"),
-    ("link", "rate", "--rate"),
-    ("link", "", "--rate/--payload"),
-    ("node", "latency", "--switch-latency"),
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--cores"),
-    ("flow", "source.payload", "--payload"),
-    ("flow", "source.stack", "--mode"),
-];
 
 /// Answers a fronthaul question: for each mode, the frame's one-way delay on the user's path
 /// (simulated, unloaded: one frame per millisecond), what the security adds, and for each O-DU /
@@ -228,7 +194,21 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
                 allowed,
             }
         }
-        e => super::flag_only(e, FRONTHAUL_FLAGS),
+        e => {
+            // The flags of `oransim plan fronthaul` and the keys they set.
+            let overload = format!("{}/{}", q.rate.origin(), q.payload.origin());
+            let flags: &FlagKeys<'_> = &[
+                ("link[0]", "length", q.fibre.origin()),
+                ("link", "rate", q.rate.origin()),
+                ("link", "", &overload),
+                ("node", "latency", q.switch_latency.origin()),
+                ("node", "service.profile", "--profile"),
+                ("node", "cores", "--cores"),
+                ("flow", "source.payload", q.payload.origin()),
+                ("flow", "source.stack", "--mode"),
+            ];
+            flag_only(e, flags)
+        }
     })
 }
 
@@ -245,14 +225,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         threads: 1,
         ..Default::default()
     };
-    let fibre_m = crate::units::parse(&q.fibre, crate::units::Kind::Length).map_err(|e| {
-        ScenarioError::Invalid {
-            path: origin.to_path_buf(),
-            key: "--fibre".into(),
-            problem: e.problem,
-            allowed: e.allowed,
-        }
-    })?;
+    let fibre_m = q.fibre.value();
     let mut modes = Vec::new();
     let mut baseline_proc = None;
     let none = FRONTHAUL_MODES[0];
@@ -402,7 +375,7 @@ fn loaded_plan(
             du_cores: q.cores,
             ..FronthaulShape::default()
         };
-        duration.clone_from(&shape.duration);
+        shape.duration.text().clone_into(&mut duration);
         let file = Shape::Fronthaul(shape)
             .generate(origin)
             .map_err(|e| match e {
@@ -458,41 +431,8 @@ fn loaded_plan(
     Ok(LoadedPlan {
         dus: l.dus,
         rus_per_du: l.rus_per_du,
-        load: l.load.clone(),
+        load: l.load.text().to_owned(),
         duration,
         modes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use protocols::esp::Mode;
-    use protocols::{Layer, Stack};
-
-    use super::FRONTHAUL_MODES;
-
-    /// Each mode's stack is the one `protocols` builds from the mode's suite (issue 25: one
-    /// suite-to-layer mapping), and its offload protocol is the stack's own.
-    #[test]
-    fn mode_stacks_are_built_from_their_suite() {
-        for (name, text, suite, protocol) in FRONTHAUL_MODES {
-            let b = Stack::builder().eth();
-            let built = match (suite, protocol) {
-                (None, _) => b.ecpri(),
-                (Some(s), "macsec") => b.layer(Layer::macsec(s).unwrap()).ecpri(),
-                (Some(s), _) => b
-                    .ipv4()
-                    .layer(Layer::esp(Mode::Tunnel, s).unwrap())
-                    .ipv4()
-                    .udp()
-                    .ecpri(),
-            }
-            .build()
-            .unwrap();
-            assert_eq!(built.to_string(), text, "{name}");
-            if suite.is_some() {
-                assert_eq!(built.protocol().map(|p| p.name()), Some(protocol), "{name}");
-            }
-        }
-    }
 }

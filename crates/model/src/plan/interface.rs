@@ -2,51 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
+use profile::units::Quantity;
 use protocols::Suite;
 use serde::Serialize;
 
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
+use crate::flag_keys::flag_only;
+use crate::oran::interface_stack;
 use crate::report::RunOptions;
 use crate::scenario::ScenarioBuilder;
 
 use super::absolute;
-
-/// The protocol stack protecting `interface` with profile suite `suite` (`None`: plaintext):
-/// ESP tunnel mode over SCTP for E2, F1-C, Xn-C, E1 (000 Table 1: IPsec), TLS 1.3 over TCP for
-/// O1, A1, O2 (TLS), the suite's layer from [`protocols::Layer::esp`] and
-/// [`protocols::Layer::tls13`]. `None` for an unknown interface, a suite without
-/// confidentiality (the copy baseline, GMAC: every one of these interfaces requires it) or one
-/// the protocol does not carry (in TLS 1.3 CBC+HMAC and AES-256-CCM). The stack is charged as
-/// `suite` ([`protocols::Stack::suite`]; a test checks it).
-pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<protocols::Stack> {
-    use protocols::esp::Mode;
-    use protocols::{Layer, Stack};
-    let ipsec = ["E2", "F1", "F1-C", "XN", "XN-C", "E1", "X2", "W1"];
-    let tls = ["O1", "A1", "O2"];
-    let i = interface.to_ascii_uppercase();
-    if suite.is_some_and(|s| !s.encrypts()) {
-        return None;
-    }
-    let stack = if ipsec.contains(&i.as_str()) {
-        let b = Stack::builder().eth().ipv4();
-        match suite {
-            None => b,
-            Some(s) => b.layer(Layer::esp(Mode::Tunnel, s).ok()?).ipv4(),
-        }
-        .sctp()
-    } else if tls.contains(&i.as_str()) {
-        let b = Stack::builder().eth().ipv4().tcp();
-        match suite {
-            None => b,
-            Some(s) => b.layer(Layer::tls13(s).ok()?),
-        }
-    } else {
-        return None;
-    };
-    // Every layer above sits where it may: the build cannot fail.
-    stack.build().ok()
-}
 
 /// The inputs of an interface plan.
 #[derive(Debug, Clone)]
@@ -58,10 +25,10 @@ pub struct InterfaceQuestion {
     /// Cipher suite, e.g. `aes256-gcm`.
     pub suite: Suite,
     /// Offered plaintext load, a quantity like "3.5Mbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Application message sizes, cycled with equal weight (default: E2's short and long E2AP,
     /// 195 and 1425 B on the wire in 000 Table 2, here as payloads).
-    pub sizes: Vec<String>,
+    pub sizes: Vec<Quantity>,
     /// Cores (default: the profile's).
     pub cores: Option<u32>,
     /// CPU utilisation limit, in (0, 1].
@@ -214,7 +181,7 @@ fn interface_scenario(
             None => n,
         }
     };
-    let sizes = q.sizes.iter().map(|s| Q::from(s.as_str())).collect();
+    let sizes = q.sizes.iter().map(|s| Q::from(s.text())).collect();
     ScenarioBuilder::new("interface")
         .stop_packets(20000)
         .warmup("1ms")
@@ -228,16 +195,6 @@ fn interface_scenario(
             SourceFile::poisson(Q::new(pps, "/s"), sizes).stack(stack.to_string().as_str()),
         ))
 }
-
-/// The flags of `oransim plan interface` and the keys of its scenario they set.
-const INTERFACE_FLAGS: &super::FlagKeys = &[
-    ("node", "service.profile", "--profile"),
-    ("node", "cores", "--cores"),
-    ("flow", "source.size", "--sizes"),
-    ("flow", "source.rate", "--rate"),
-    ("flow", "source.stack", "--interface/--suite"),
-    ("link", "", "--rate"),
-];
 
 /// Answers an interface question by simulation at the offered load, plus the profile's
 /// capacity for the highest sustainable load.
@@ -253,25 +210,21 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         problem,
         allowed,
     };
-    let offered_bps = crate::units::parse(&q.rate, crate::units::Kind::DataRate)
-        .map_err(|e| invalid("--rate", e.problem, e.allowed))?;
-    let sizes: Vec<f64> = q
-        .sizes
-        .iter()
-        .map(|s| crate::units::parse(s, crate::units::Kind::Size))
-        .collect::<Result<_, _>>()
-        .map_err(|e| invalid("--sizes", e.problem, e.allowed))?;
+    let offered_bps = q.rate.value();
+    let sizes: Vec<f64> = q.sizes.iter().map(Quantity::value).collect();
+    // The flag that gave the sizes (`--sizes`), for the refusals of the mix.
+    let sizes_flag = q.sizes.first().map_or("--sizes", Quantity::origin);
     let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
     if offered_bps <= 0.0 {
         return Err(invalid(
-            "--rate",
+            q.rate.origin(),
             "a zero load".into(),
             "a positive rate".into(),
         ));
     }
     if mean_bytes <= 0.0 {
         return Err(invalid(
-            "--sizes",
+            sizes_flag,
             "zero-byte messages carry no load".into(),
             "sizes of at least 1B".into(),
         ));
@@ -302,6 +255,15 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         threads: 1,
         ..Default::default()
     };
+    // The flags of `oransim plan interface` and the keys of its scenario they set.
+    let flags: [(&str, &str, &str); 6] = [
+        ("node", "service.profile", "--profile"),
+        ("node", "cores", "--cores"),
+        ("flow", "source.size", sizes_flag),
+        ("flow", "source.rate", q.rate.origin()),
+        ("flow", "source.stack", "--interface/--suite"),
+        ("link", "", q.rate.origin()),
+    ];
     let run_suite = |suite: Option<Suite>,
                      cores: Option<u32>|
      -> Result<InterfaceRun, ScenarioError> {
@@ -323,7 +285,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         for &b in &sizes {
             let frame = stack_p.wire_len(b as usize).map_err(|e| {
                 invalid(
-                    "--sizes",
+                    sizes_flag,
                     e.to_string(),
                     "sizes whose frames fit every length field of the interface's stack".into(),
                 )
@@ -381,7 +343,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         }
         let s = interface_scenario(&q, suite, &stack_p, cores, pps)
             .build(origin)
-            .map_err(|e| super::flag_only(e, INTERFACE_FLAGS))?;
+            .map_err(|e| flag_only(e, &flags))?;
         let r = crate::run(&s, &opts)?;
         let d = &r.flows[0].delay;
         Ok(InterfaceRun {
@@ -414,7 +376,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             &secured
         };
         return Err(invalid(
-            "--rate",
+            q.rate.origin(),
             format!(
                 "saturated: the offered load {:.3} Mb/s is at or above what the profile's limits carry with {}: {} saturates at {:.1} Mb/s, so the queue grows without bound and no latency is meaningful",
                 offered_bps / 1e6,
@@ -559,63 +521,4 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         alternatives,
         findings,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every stack the interface plan builds is charged as the suite asked for (issue 15: one
-    /// owner of the suite), and plaintext stacks are charged as none.
-    #[test]
-    fn interface_stacks_are_charged_as_their_suite() {
-        let mut built = 0;
-        for interface in ["E2", "F1", "xn", "O1", "A1"] {
-            assert_eq!(
-                interface_stack(interface, None).map(|s| s.suite()),
-                Some(None),
-                "{interface}"
-            );
-            for suite in Suite::ALL {
-                let Some(stack) = interface_stack(interface, Some(suite)) else {
-                    continue;
-                };
-                let text = stack.to_string();
-                assert_eq!(text.parse::<protocols::Stack>().unwrap(), stack, "{text}");
-                assert_eq!(stack.suite(), Some(suite), "{interface} {text}");
-                built += 1;
-            }
-        }
-        // The text every output prints, as it was written by hand before the stacks were
-        // values (issue 28).
-        let text = |i: &str, s: Suite| interface_stack(i, Some(s)).unwrap().to_string();
-        let cbc = Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 384,
-        };
-        assert_eq!(
-            text("E2", cbc),
-            "eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha384-192)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("F1", Suite::Aes256Ccm),
-            "eth/ipv4/esp-tunnel(aes256-ccm-16)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("Xn", Suite::ChaCha20Poly1305),
-            "eth/ipv4/esp-tunnel(chacha20-poly1305)/ipv4/sctp"
-        );
-        assert_eq!(
-            text("O1", Suite::Aes128Ccm),
-            "eth/ipv4/tcp/tls13(aes128-ccm)"
-        );
-        assert_eq!(
-            interface_stack("A1", None).unwrap().to_string(),
-            "eth/ipv4/tcp"
-        );
-        // IPsec carries the 11 AEAD and CBC+HMAC suites, TLS 1.3 four.
-        assert_eq!(built, 3 * 11 + 2 * 4);
-        assert_eq!(interface_stack("S1", Some(Suite::Aes128Gcm)), None);
-        assert_eq!(interface_stack("E2", Some(Suite::Copy)), None);
-    }
 }

@@ -18,19 +18,21 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use profile::units::{Kind, Quantity};
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
+use crate::flag_keys::{FlagKeys, flag_only};
 use crate::report::{HandshakeReport, RunOptions};
 use crate::scenario::ScenarioBuilder;
 
+pub use crate::oran::{FRONTHAUL_MODES, interface_stack};
 pub use fronthaul::{
-    FRONTHAUL_MODES, FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow,
-    ModeRow, fronthaul,
+    FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow, ModeRow, fronthaul,
 };
-pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface, interface_stack};
+pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface};
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -48,17 +50,28 @@ pub struct KexQuestion {
     /// Responder cores (default: the profile's).
     pub responder_cores: Option<u32>,
     /// Link rate, a quantity like "10Gbps".
-    pub rate: String,
+    pub rate: Quantity,
     /// Link length, a quantity like "10km".
-    pub length: String,
+    pub length: Quantity,
     /// Path MTU, a quantity like "1500B".
-    pub mtu: String,
+    pub mtu: Quantity,
     /// Probability a packet is lost, each direction, in [0, 1); requests are retransmitted as
     /// strongSwan does by default (4 s, base 1.8, 5 tries).
     pub loss: f64,
     /// IKEv2 peer whose messages are sized (`protocols::ikev2::Peer`: minimal, strongswan,
     /// ...).
     pub peer: Peer,
+}
+
+/// `text` read as a quantity of `kind` given by `origin` (a flag, or a library caller's name for
+/// the value), for a question built in code; a refusal names `origin` and says what is allowed.
+pub fn quantity(text: &str, kind: Kind, origin: &str) -> Result<Quantity, ScenarioError> {
+    Quantity::parse(text, kind, origin).map_err(|e| ScenarioError::Invalid {
+        path: PathBuf::from("oransim plan"),
+        key: origin.to_owned(),
+        problem: e.problem,
+        allowed: e.allowed,
+    })
 }
 
 /// Most tunnels a storm may have (`--tunnels`): a million handshakes run in about a minute and a
@@ -221,20 +234,18 @@ fn ike_sa_init(q: &KexQuestion, ke: &str) -> Result<InitTravel, ScenarioError> {
         problem,
         allowed: allowed.into(),
     };
-    let mtu = crate::units::parse(&q.mtu, crate::units::Kind::Size)
-        .map_err(|e| bad("--mtu", e.problem, &e.allowed))?;
     let auth =
         ikev2::Auth::parse(&q.auth).map_err(|e| bad("--auth", e.to_string(), ikev2::AUTH_NAMES))?;
     // A path MTU too small for an IKE fragment is the MTU's fault, not the KE's.
     let refused = |e: protocols::Error| {
         let key = if matches!(e, protocols::Error::MtuTooSmall { .. }) {
-            "--mtu"
+            q.mtu.origin()
         } else {
             "--ke"
         };
         bad(key, e.to_string(), "see `oransim handshake --help`")
     };
-    let mut cfg = ikev2::Config::new(ke, auth, mtu as usize).map_err(refused)?;
+    let mut cfg = ikev2::Config::new(ke, auth, q.mtu.value() as usize).map_err(refused)?;
     cfg.peer = q.peer;
     let h = ikev2::handshake(&cfg).map_err(refused)?;
     let init = &h.exchanges[0];
@@ -286,9 +297,9 @@ fn storm_scenario(
         )
         .node(responder)
         .link(
-            LinkFile::new("initiators", "responder", q.rate.as_str())
-                .length(q.length.as_str())
-                .mtu(q.mtu.as_str())
+            LinkFile::new("initiators", "responder", q.rate.text())
+                .length(q.length.text())
+                .mtu(q.mtu.text())
                 .loss(q.loss),
         )
         .flow(FlowFile::new("ike", "initiators", "responder", source))
@@ -298,70 +309,6 @@ fn storm_scenario(
 /// without them.
 pub(crate) const MEASURE_IO: &str = "a profile with a per-packet cost: measure it with `oransim calibrate` on the machine (`--only copy` keeps it short: the loopback UDP I/O cost is always measured), or, for a profile imported from `openssl speed`, with `oransim calibrate --from-openssl-speed FILE --measure-io` on the target";
 
-/// Which flag of `oransim plan` sets a scenario key the plan builds: `(item, field, flag)`. A
-/// key `link[0] ("du-ru").length` has item `link[0]` and field `length`; an `item` matches the
-/// key's start (`link` matches every link, `node[1]` only the second node), a `field` the text
-/// after the item's name exactly (`""`: the item itself, e.g. a link's overload).
-pub(crate) type FlagKeys = [(&'static str, &'static str, &'static str)];
-
-/// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
-/// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
-/// the key the scenario checked follows in parentheses (`oransim init`, whose scenario the user
-/// then edits). Keys no flag sets are left as they are.
-pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
-    rename_key(e, flags, true)
-}
-
-/// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
-/// becomes `--fibre: ...`. `oransim plan` builds its scenarios internally, so its errors name
-/// only the flag the user typed, never a scenario key.
-pub(crate) fn flag_only(e: ScenarioError, flags: &FlagKeys) -> ScenarioError {
-    rename_key(e, flags, false)
-}
-
-fn rename_key(e: ScenarioError, flags: &FlagKeys, keep_key: bool) -> ScenarioError {
-    match e {
-        ScenarioError::Invalid {
-            path,
-            key,
-            problem,
-            allowed,
-        } => {
-            let field = key.split_once("\").").map_or("", |(_, f)| f);
-            let flag = flags
-                .iter()
-                .find(|(item, f, _)| key.starts_with(item) && *f == field)
-                .map(|(_, _, flag)| *flag);
-            ScenarioError::Invalid {
-                path,
-                key: match flag {
-                    Some(flag) if keep_key => format!("{flag} ({key})"),
-                    Some(flag) => flag.to_owned(),
-                    None => key,
-                },
-                problem,
-                allowed,
-            }
-        }
-        other => other,
-    }
-}
-
-/// The flags of `oransim plan kex` and the keys they set.
-const KEX_FLAGS: &FlagKeys = &[
-    ("link", "rate", "--rate"),
-    ("link", "length", "--length"),
-    ("link", "mtu", "--mtu"),
-    ("link", "loss", "--loss"),
-    ("link", "", "--rate"),
-    ("flow", "source.ke", "--ke"),
-    ("flow", "source.auth", "--auth"),
-    ("flow", "source.count", "--tunnels"),
-    ("node[0]", "service.profile", "--profile"),
-    ("node[1]", "service.profile", "--responder-profile"),
-    ("node[1]", "cores", "--cores"),
-];
-
 fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
@@ -369,7 +316,21 @@ fn absolute(p: &Path) -> PathBuf {
 /// Answers a key-exchange question by simulation. Errors name the flag (`--ke`, `--auth`,
 /// `--responder-profile`, ...), not the scenario key it set.
 pub fn kex(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
-    kex_plan(q).map_err(|e| flag_only(e, KEX_FLAGS))
+    // The flags of `oransim plan kex` and the keys they set.
+    let flags: &FlagKeys<'_> = &[
+        ("link", "rate", q.rate.origin()),
+        ("link", "length", q.length.origin()),
+        ("link", "mtu", q.mtu.origin()),
+        ("link", "loss", "--loss"),
+        ("link", "", q.rate.origin()),
+        ("flow", "source.ke", "--ke"),
+        ("flow", "source.auth", "--auth"),
+        ("flow", "source.count", "--tunnels"),
+        ("node[0]", "service.profile", "--profile"),
+        ("node[1]", "service.profile", "--responder-profile"),
+        ("node[1]", "cores", "--cores"),
+    ];
+    kex_plan(q).map_err(|e| flag_only(e, flags))
 }
 
 fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
@@ -716,9 +677,9 @@ mod tests {
             initiator_profile: profile.clone(),
             responder_profile: profile,
             responder_cores: None,
-            rate: "10Gbps".into(),
-            length: "10km".into(),
-            mtu: "1280B".into(),
+            rate: quantity("10Gbps", Kind::DataRate, "--rate").unwrap(),
+            length: quantity("10km", Kind::Length, "--length").unwrap(),
+            mtu: quantity("1280B", Kind::Size, "--mtu").unwrap(),
             loss,
             peer: Peer::default(),
         }

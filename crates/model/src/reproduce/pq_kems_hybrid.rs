@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use profile::units::Kind;
+
 use super::Result;
 use super::plot::{Series, Style};
 use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us};
@@ -85,9 +87,9 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
         initiator_profile: host_profile.clone(),
         responder_profile: host_profile,
         responder_cores: None,
-        rate: "10Gbps".into(),
-        length: "100m".into(),
-        mtu: "1500B".into(),
+        rate: crate::plan::quantity("10Gbps", Kind::DataRate, "rate")?,
+        length: crate::plan::quantity("100m", Kind::Length, "length")?,
+        mtu: crate::plan::quantity("1500B", Kind::Size, "mtu")?,
         loss: 0.0,
         peer: protocols::ikev2::Peer::Minimal,
     })?;

@@ -8,7 +8,7 @@ use sim_core::time::SimDuration;
 
 use crate::error::ScenarioError;
 use crate::file::Q;
-use crate::units::{self, Kind};
+use profile::units::{self, Kind};
 
 use super::MAX_PACKET_BYTES;
 

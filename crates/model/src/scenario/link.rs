@@ -5,7 +5,7 @@ use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, propagation_delay};
 
 use crate::error::ScenarioError;
 use crate::file::LinkFile;
-use crate::units::Kind;
+use profile::units::Kind;
 
 use super::context::Ctx;
 

@@ -8,7 +8,7 @@ use sim_core::time::SimDuration;
 
 use crate::error::ScenarioError;
 use crate::file::{Cores, NodeFile, ServiceFile};
-use crate::units::Kind;
+use profile::units::Kind;
 
 use super::MAX_PACKET_BYTES;
 use super::context::Ctx;

@@ -11,7 +11,7 @@ use model::plan::{
 use super::{Made, escape, footer, list, page};
 use crate::plan::{
     fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
-    kex_heading, kex_table, modes_table, pair_text, region_legend, region_rows, short,
+    kex_heading, kex_table, modes_table, pair_text, region_legend, region_rows, short, sizes_text,
 };
 use crate::table::Table;
 
@@ -69,8 +69,8 @@ pub fn interface(
             "--suite",
             model::file::suite_or_none::name(Some(q.suite)).to_owned(),
         ),
-        ("--rate", q.rate.clone()),
-        ("--sizes", q.sizes.join(",")),
+        ("--rate", q.rate.to_string()),
+        ("--sizes", sizes_text(&q.sizes, ",")),
         ("--cores", cores(q.cores)),
         ("--cpu-limit", format!("{cpu_limit_pct}%")),
         ("--latency-limit", latency_limit.to_owned()),
@@ -113,11 +113,11 @@ pub fn fronthaul(
             other.map_or_else(String::new, |o| o.profile.clone()),
         ),
         ("--cores", cores(q.cores)),
-        ("--fibre", q.fibre.clone()),
+        ("--fibre", q.fibre.to_string()),
         ("--switches", q.switches.to_string()),
-        ("--switch-latency", q.switch_latency.clone()),
-        ("--rate", q.rate.clone()),
-        ("--payload", q.payload.clone()),
+        ("--switch-latency", q.switch_latency.to_string()),
+        ("--rate", q.rate.to_string()),
+        ("--payload", q.payload.to_string()),
         ("--mode", q.modes.join(",")),
     ]));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
@@ -196,9 +196,9 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
             q.responder_profile.display().to_string(),
         ),
         ("--cores", cores(q.responder_cores)),
-        ("--rate", q.rate.clone()),
-        ("--length", q.length.clone()),
-        ("--mtu", q.mtu.clone()),
+        ("--rate", q.rate.to_string()),
+        ("--length", q.length.to_string()),
+        ("--mtu", q.mtu.to_string()),
         ("--loss", q.loss.to_string()),
         ("--peer", q.peer.name().to_owned()),
     ]));
