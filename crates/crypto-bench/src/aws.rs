@@ -11,7 +11,7 @@ use aws_lc_rs::aead::{
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
 use aws_lc_rs::kem::{self, DecapsulationKey, ML_KEM_512, ML_KEM_768, ML_KEM_1024};
 
-use protocols::Suite;
+use protocols::{AesKey, Suite};
 
 use crate::ciphers::{Cipher, OpenError};
 use crate::keyops::KeyOp;
@@ -96,8 +96,18 @@ pub fn ciphers() -> Vec<Box<dyn Cipher>> {
         Box::new(AwsAead::new(Suite::Aes128Gcm, &AES_128_GCM)),
         Box::new(AwsAead::new(Suite::Aes256Gcm, &AES_256_GCM)),
         Box::new(AwsAead::new(Suite::ChaCha20Poly1305, &CHACHA20_POLY1305)),
-        Box::new(AwsAead::new(Suite::Gmac { aes_bits: 128 }, &AES_128_GCM)),
-        Box::new(AwsAead::new(Suite::Gmac { aes_bits: 256 }, &AES_256_GCM)),
+        Box::new(AwsAead::new(
+            Suite::Gmac {
+                aes: AesKey::Aes128,
+            },
+            &AES_128_GCM,
+        )),
+        Box::new(AwsAead::new(
+            Suite::Gmac {
+                aes: AesKey::Aes256,
+            },
+            &AES_256_GCM,
+        )),
     ]
 }
 

@@ -16,8 +16,8 @@ use ccm::Ccm;
 use ccm::consts::{U11, U16};
 use chacha20poly1305::ChaCha20Poly1305;
 use hmac::{Hmac, Mac};
-use protocols::Suite;
 use protocols::wire::{esp, ipv4};
+use protocols::{AesKey, Sha2, Suite};
 use sha2::{Sha256, Sha384, Sha512};
 
 /// Authentication failed: the sealed packet was not produced by this key, or was modified.
@@ -284,7 +284,7 @@ pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
 
 /// Every RustCrypto suite, in the order of [`Suite::ALL`].
 pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
-    let cbc = |aes_bits, sha_bits| Suite::AesCbcHmac { aes_bits, sha_bits };
+    let cbc = |aes, sha| Suite::AesCbcHmac { aes, sha };
     vec![
         Box::new(Copy::default()),
         Box::new(AeadCipher::<Aes128Gcm>::new(Suite::Aes128Gcm)),
@@ -292,14 +292,36 @@ pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {
         Box::new(AeadCipher::<ChaCha20Poly1305>::new(Suite::ChaCha20Poly1305)),
         Box::new(AeadCipher::<Aes128Ccm>::new(Suite::Aes128Ccm)),
         Box::new(AeadCipher::<Aes256Ccm>::new(Suite::Aes256Ccm)),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha256>>::new(cbc(128, 256))),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha256>>::new(cbc(256, 256))),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha384>>::new(cbc(128, 384))),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha384>>::new(cbc(256, 384))),
-        Box::new(CbcHmac::<Aes128, Hmac<Sha512>>::new(cbc(128, 512))),
-        Box::new(CbcHmac::<Aes256, Hmac<Sha512>>::new(cbc(256, 512))),
-        Box::new(AeadCipher::<Aes128Gcm>::new(Suite::Gmac { aes_bits: 128 })),
-        Box::new(AeadCipher::<Aes256Gcm>::new(Suite::Gmac { aes_bits: 256 })),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha256>>::new(cbc(
+            AesKey::Aes128,
+            Sha2::Sha256,
+        ))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha256>>::new(cbc(
+            AesKey::Aes256,
+            Sha2::Sha256,
+        ))),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha384>>::new(cbc(
+            AesKey::Aes128,
+            Sha2::Sha384,
+        ))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha384>>::new(cbc(
+            AesKey::Aes256,
+            Sha2::Sha384,
+        ))),
+        Box::new(CbcHmac::<Aes128, Hmac<Sha512>>::new(cbc(
+            AesKey::Aes128,
+            Sha2::Sha512,
+        ))),
+        Box::new(CbcHmac::<Aes256, Hmac<Sha512>>::new(cbc(
+            AesKey::Aes256,
+            Sha2::Sha512,
+        ))),
+        Box::new(AeadCipher::<Aes128Gcm>::new(Suite::Gmac {
+            aes: AesKey::Aes128,
+        })),
+        Box::new(AeadCipher::<Aes256Gcm>::new(Suite::Gmac {
+            aes: AesKey::Aes256,
+        })),
     ]
 }
 
@@ -375,8 +397,8 @@ mod tests {
         // 100 B payload + 2 B trailer -> 112 B padded; + 16 ICV (the 8 B header and 16 B IV
         // sit in the headroom, outside the buffer).
         let c = CbcHmac::<Aes256, Hmac<Sha256>>::new(Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 256,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha256,
         });
         let mut sealed = pattern(100);
         c.seal(1, &mut sealed);

@@ -26,6 +26,7 @@ use profile::file::{
 };
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
 use profile::{Direction, Suite};
+use protocols::{AesKey, Sha2};
 
 use crate::BenchError;
 use crate::fit::{MAX_LINE_RESIDUAL, fit_line};
@@ -40,15 +41,15 @@ pub const OPENSSL_NAMES: &[(&str, Suite)] = &[
     (
         "AES-128-CBC-HMAC-SHA256",
         Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 256,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha256,
         },
     ),
     (
         "AES-256-CBC-HMAC-SHA256",
         Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 256,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha256,
         },
     ),
 ];

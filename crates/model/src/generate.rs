@@ -37,7 +37,7 @@
 use std::path::{Path, PathBuf};
 
 use profile::units::{Kind, Quantity};
-use protocols::Suite;
+use protocols::{AesKey, Sha2, Suite};
 
 use crate::ScenarioError;
 use crate::file::{
@@ -144,8 +144,8 @@ impl Default for E2Shape {
                 flag_default("1425B", Kind::Size, "--sizes"),
             ],
             suite: Some(Suite::AesCbcHmac {
-                aes_bits: 256,
-                sha_bits: 256,
+                aes: AesKey::Aes256,
+                sha: Sha2::Sha256,
             }),
             profile: "calibration/colosseum-e2.toml".into(),
             ric_cores: None,

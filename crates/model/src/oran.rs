@@ -6,7 +6,7 @@
 //! O-RU offset per row, T12max = budget - offset floored at zero. `oransim reproduce` checks them
 //! cell by cell against the published table; `oransim plan fronthaul` maps them for a user's path.
 
-use protocols::Suite;
+use protocols::{AesKey, Suite};
 
 /// O-DU categories of 000 Table 4 (columns) and their delay budget \[us\]: A has 3000 us, B 399
 /// us, and each further category 20 us less.
@@ -77,7 +77,9 @@ pub const FRONTHAUL_MODES: [(&str, &str, Option<Suite>, &str); 4] = [
     (
         "macsec-integrity",
         "eth/macsec(gcm-aes-128,integrity)/ecpri",
-        Some(Suite::Gmac { aes_bits: 128 }),
+        Some(Suite::Gmac {
+            aes: AesKey::Aes128,
+        }),
         "macsec",
     ),
     (
@@ -133,7 +135,7 @@ pub fn interface_stack(interface: &str, suite: Option<Suite>) -> Option<protocol
 #[cfg(test)]
 mod tests {
     use protocols::esp::Mode;
-    use protocols::{Layer, Stack};
+    use protocols::{AesKey, Layer, Sha2, Stack};
 
     use super::{FRONTHAUL_MODES, Suite, interface_stack};
 
@@ -187,8 +189,8 @@ mod tests {
         // values (issue 28).
         let text = |i: &str, s: Suite| interface_stack(i, Some(s)).unwrap().to_string();
         let cbc = Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 384,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha384,
         };
         assert_eq!(
             text("E2", cbc),

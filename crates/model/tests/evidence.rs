@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use protocols::AesKey;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -219,7 +220,9 @@ fn the_committed_profiles_are_the_code_fits() {
     use profile::{Profile, Suite};
     let root = root();
     let t = model::reproduce::Targets::load(&root).unwrap();
-    let gmac = Suite::Gmac { aes_bits: 128 };
+    let gmac = Suite::Gmac {
+        aes: AesKey::Aes128,
+    };
     for (ni, file) in [
         ("aesni", "calibration/nfv-macsec-aesni.toml"),
         ("noaesni", "calibration/nfv-macsec-noaesni.toml"),

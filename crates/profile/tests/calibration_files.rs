@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use profile::{Direction, Profile, ProfileKind, Suite};
+use protocols::{AesKey, Sha2};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration")
@@ -80,8 +81,8 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
     let cbc = |d, l| {
         p.cipher_cost_ns(
             Suite::AesCbcHmac {
-                aes_bits: 256,
-                sha_bits: 256,
+                aes: AesKey::Aes256,
+                sha: Sha2::Sha256,
             },
             d,
             l,
@@ -103,8 +104,8 @@ fn colosseum_gives_back_what_it_was_fitted_to() {
     let pkt = p
         .packet(
             Some(Suite::AesCbcHmac {
-                aes_bits: 256,
-                sha_bits: 256,
+                aes: AesKey::Aes256,
+                sha: Sha2::Sha256,
             }),
             Direction::Seal,
             1438,
@@ -221,8 +222,14 @@ fn nfv_macsec_gives_back_the_kernel_times() {
             file,
         );
         close(
-            p.cipher_cost_ns(Suite::Gmac { aes_bits: 128 }, Direction::Seal, 1502)
-                .unwrap()
+            p.cipher_cost_ns(
+                Suite::Gmac {
+                    aes: AesKey::Aes128,
+                },
+                Direction::Seal,
+                1502,
+            )
+            .unwrap()
                 / 1e3,
             gmac,
             0.05 / gmac,

@@ -29,6 +29,7 @@ use crate::macsec::{Cipher as MacsecCipher, Macsec};
 use crate::sctp::{Chunk, Sctp};
 use crate::stack::{Layer, Stack};
 use crate::suite::Suite;
+use crate::suite::{AesKey, Sha2};
 use crate::tcp::{self, Tcp};
 use crate::tls::{self, Cipher as TlsCipher, Record, Version};
 use crate::udp::Udp;
@@ -77,13 +78,13 @@ fn esp_transform(suite: Suite) -> Option<esp::Suite> {
         Suite::Aes128Ccm => aead(EspCipher::AesCcm(128, esp::TAG_16)),
         Suite::Aes256Ccm => aead(EspCipher::AesCcm(256, esp::TAG_16)),
         Suite::ChaCha20Poly1305 => aead(EspCipher::ChaCha20Poly1305),
-        Suite::Gmac { aes_bits } => aead(EspCipher::AesGmac(aes_bits)),
-        Suite::AesCbcHmac { aes_bits, sha_bits } => Some(esp::Suite {
-            cipher: EspCipher::AesCbc(aes_bits),
-            integrity: Some(match sha_bits {
-                256 => Integrity::HmacSha256_128,
-                384 => Integrity::HmacSha384_192,
-                _ => Integrity::HmacSha512_256,
+        Suite::Gmac { aes } => aead(EspCipher::AesGmac(aes.bits())),
+        Suite::AesCbcHmac { aes, sha } => Some(esp::Suite {
+            cipher: EspCipher::AesCbc(aes.bits()),
+            integrity: Some(match sha {
+                Sha2::Sha256 => Integrity::HmacSha256_128,
+                Sha2::Sha384 => Integrity::HmacSha384_192,
+                Sha2::Sha512 => Integrity::HmacSha512_256,
             }),
         }),
     }
@@ -107,8 +108,12 @@ fn macsec_secy(suite: Suite) -> Option<Macsec> {
     let (cipher, encrypt) = match suite {
         Suite::Aes128Gcm => (MacsecCipher::GcmAes128, true),
         Suite::Aes256Gcm => (MacsecCipher::GcmAes256, true),
-        Suite::Gmac { aes_bits: 128 } => (MacsecCipher::GcmAes128, false),
-        Suite::Gmac { aes_bits: 256 } => (MacsecCipher::GcmAes256, false),
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        } => (MacsecCipher::GcmAes128, false),
+        Suite::Gmac {
+            aes: AesKey::Aes256,
+        } => (MacsecCipher::GcmAes256, false),
         _ => return None,
     };
     Some(Macsec {
@@ -289,7 +294,7 @@ impl StackBuilder {
 mod tests {
     use crate::esp::Mode;
     use crate::stack::{Layer, Stack};
-    use crate::suite::Suite;
+    use crate::suite::{AesKey, Sha2, Suite};
 
     use super::Protocol;
 
@@ -332,8 +337,8 @@ mod tests {
     #[test]
     fn layers_print_as_the_stacks_written_by_hand() {
         let cbc = Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 256,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha256,
         };
         let text = |l: crate::Result<Layer>| l.unwrap().text();
         assert_eq!(
@@ -354,7 +359,9 @@ mod tests {
             "macsec(gcm-aes-128,encrypt)"
         );
         assert_eq!(
-            text(Layer::macsec(Suite::Gmac { aes_bits: 128 })),
+            text(Layer::macsec(Suite::Gmac {
+                aes: AesKey::Aes128
+            })),
             "macsec(gcm-aes-128,integrity)"
         );
     }
@@ -369,8 +376,8 @@ mod tests {
             "{e}"
         );
         let cbc = Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 256,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha256,
         };
         let e = Layer::tls13(cbc).unwrap_err().to_string();
         assert!(

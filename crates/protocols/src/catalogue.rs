@@ -19,7 +19,7 @@ use crate::macsec::{Cipher as MacsecCipher, Macsec};
 use crate::sctp::Sctp;
 use crate::ssh::{Cipher as SshCipher, Mac as SshMac, Ssh};
 use crate::stack::{Layer, Stack};
-use crate::suite::Suite;
+use crate::suite::{AesKey, Suite};
 use crate::tls::{self, Cipher as TlsCipher, Mac as TlsMac, Record, Version};
 use crate::udp::Udp;
 
@@ -271,7 +271,9 @@ pub fn macsec_suites() -> Result<Vec<SuiteOverhead>> {
         Layer::macsec(Suite::Aes128Gcm)?,
         Layer::macsec(Suite::Aes256Gcm)?,
         Layer::Macsec(no_sci),
-        Layer::macsec(Suite::Gmac { aes_bits: 128 })?,
+        Layer::macsec(Suite::Gmac {
+            aes: AesKey::Aes128,
+        })?,
     ] {
         let confidential = matches!(&m, Layer::Macsec(s) if s.encrypt);
         let secured = Stack::builder().eth().layer(m).ecpri().build()?;

@@ -113,4 +113,4 @@ pub use fragment::{Frame, SplitPolicy, split_payload};
 pub use layer::{Encapsulation, Parts};
 pub use protected::Protected;
 pub use stack::{Layer, LayerBytes, OverheadReport, Stack};
-pub use suite::Suite;
+pub use suite::{AesKey, Sha2, Suite};

@@ -27,6 +27,57 @@ pub use crate::esp::AES_BLOCK;
 /// ChaCha20-Poly1305 (RFC 8439 §2.8) and GMAC (RFC 4543 §3.2) \[bytes\].
 pub const AEAD_TAG: usize = 16;
 
+/// An AES key length (FIPS 197): the two the measured suites use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AesKey {
+    /// A 128-bit key.
+    Aes128,
+    /// A 256-bit key.
+    Aes256,
+}
+
+impl AesKey {
+    /// The key length \[bits\].
+    pub const fn bits(self) -> u16 {
+        match self {
+            AesKey::Aes128 => 128,
+            AesKey::Aes256 => 256,
+        }
+    }
+
+    /// The key of `bits` bits, if it is one of the two (128, 256).
+    pub const fn from_bits(bits: u16) -> Option<AesKey> {
+        match bits {
+            128 => Some(AesKey::Aes128),
+            256 => Some(AesKey::Aes256),
+            _ => None,
+        }
+    }
+}
+
+/// A SHA-2 output length for HMAC-SHA2 with AES-CBC (FIPS 180-4; RFC 4868, where the ICV is half
+/// the hash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sha2 {
+    /// SHA-256.
+    Sha256,
+    /// SHA-384.
+    Sha384,
+    /// SHA-512.
+    Sha512,
+}
+
+impl Sha2 {
+    /// The hash length \[bits\].
+    pub const fn bits(self) -> u16 {
+        match self {
+            Sha2::Sha256 => 256,
+            Sha2::Sha384 => 384,
+            Sha2::Sha512 => 512,
+        }
+    }
+}
+
 /// A measured cipher suite (the cipher names of `calibration/*.toml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -44,18 +95,18 @@ pub enum Suite {
     /// AES-256-CCM with a 16-byte ICV.
     Aes256Ccm,
     /// AES-CBC with HMAC-SHA2, encrypt-then-MAC as ESP does it (RFC 3602, RFC 4868): key
-    /// bits of AES and hash bits of SHA-2 (256, 384 or 512; the ICV is half the hash).
+    /// length of AES and hash of SHA-2 (the ICV is half the hash).
     AesCbcHmac {
-        /// AES key length, 128 or 256 \[bits\].
-        aes_bits: u16,
-        /// SHA-2 output length, 256, 384 or 512 \[bits\].
-        sha_bits: u16,
+        /// The AES key length.
+        aes: AesKey,
+        /// The SHA-2 hash of the HMAC.
+        sha: Sha2,
     },
     /// GMAC, integrity only (802.1AE with confidentiality off; RFC 4543), with an AES key of
     /// 128 or 256 bits.
     Gmac {
-        /// AES key length \[bits\].
-        aes_bits: u16,
+        /// The AES key length.
+        aes: AesKey,
     },
 }
 
@@ -69,31 +120,35 @@ impl Suite {
         Suite::Aes128Ccm,
         Suite::Aes256Ccm,
         Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 256,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha256,
         },
         Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 256,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha256,
         },
         Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 384,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha384,
         },
         Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 384,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha384,
         },
         Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 512,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha512,
         },
         Suite::AesCbcHmac {
-            aes_bits: 256,
-            sha_bits: 512,
+            aes: AesKey::Aes256,
+            sha: Sha2::Sha512,
         },
-        Suite::Gmac { aes_bits: 128 },
-        Suite::Gmac { aes_bits: 256 },
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        },
+        Suite::Gmac {
+            aes: AesKey::Aes256,
+        },
     ];
 
     /// The name profiles and the command line use, e.g. `aes256-cbc-hmac-sha256`.
@@ -105,16 +160,20 @@ impl Suite {
             Suite::ChaCha20Poly1305 => "chacha20-poly1305",
             Suite::Aes128Ccm => "aes128-ccm",
             Suite::Aes256Ccm => "aes256-ccm",
-            Suite::AesCbcHmac { aes_bits, sha_bits } => match (aes_bits, sha_bits) {
-                (128, 256) => "aes128-cbc-hmac-sha256",
-                (256, 256) => "aes256-cbc-hmac-sha256",
-                (128, 384) => "aes128-cbc-hmac-sha384",
-                (256, 384) => "aes256-cbc-hmac-sha384",
-                (128, 512) => "aes128-cbc-hmac-sha512",
-                _ => "aes256-cbc-hmac-sha512",
+            Suite::AesCbcHmac { aes, sha } => match (aes, sha) {
+                (AesKey::Aes128, Sha2::Sha256) => "aes128-cbc-hmac-sha256",
+                (AesKey::Aes256, Sha2::Sha256) => "aes256-cbc-hmac-sha256",
+                (AesKey::Aes128, Sha2::Sha384) => "aes128-cbc-hmac-sha384",
+                (AesKey::Aes256, Sha2::Sha384) => "aes256-cbc-hmac-sha384",
+                (AesKey::Aes128, Sha2::Sha512) => "aes128-cbc-hmac-sha512",
+                (AesKey::Aes256, Sha2::Sha512) => "aes256-cbc-hmac-sha512",
             },
-            Suite::Gmac { aes_bits: 128 } => "gmac-aes128",
-            Suite::Gmac { .. } => "gmac-aes256",
+            Suite::Gmac {
+                aes: AesKey::Aes128,
+            } => "gmac-aes128",
+            Suite::Gmac {
+                aes: AesKey::Aes256,
+            } => "gmac-aes256",
         }
     }
 
@@ -132,9 +191,13 @@ impl Suite {
     pub fn key_len(self) -> usize {
         match self {
             Suite::Copy => 0,
-            Suite::Aes128Gcm | Suite::Aes128Ccm | Suite::Gmac { aes_bits: 128 } => 16,
-            Suite::AesCbcHmac { aes_bits, sha_bits } => {
-                usize::from(aes_bits) / 8 + usize::from(sha_bits) / 8
+            Suite::Aes128Gcm
+            | Suite::Aes128Ccm
+            | Suite::Gmac {
+                aes: AesKey::Aes128,
+            } => 16,
+            Suite::AesCbcHmac { aes, sha } => {
+                usize::from(aes.bits()) / 8 + usize::from(sha.bits()) / 8
             }
             _ => 32,
         }
@@ -156,7 +219,7 @@ impl Suite {
     pub fn icv_len(self) -> usize {
         match self {
             Suite::Copy => 0,
-            Suite::AesCbcHmac { sha_bits, .. } => usize::from(sha_bits) / 16,
+            Suite::AesCbcHmac { sha, .. } => usize::from(sha.bits()) / 16,
             _ => AEAD_TAG,
         }
     }
@@ -232,22 +295,21 @@ impl Layer {
             256 => Some(Suite::Aes256Ccm),
             _ => None,
         };
-        let gmac =
-            |aes_bits: u16| matches!(aes_bits, 128 | 256).then_some(Suite::Gmac { aes_bits });
+        let gmac = |bits: u16| AesKey::from_bits(bits).map(|aes| Suite::Gmac { aes });
         match self {
             Layer::Esp(e) => match (e.suite.cipher, e.suite.integrity) {
                 (EspCipher::AesGcm(bits, 16), _) => gcm(bits),
                 (EspCipher::AesCcm(bits, 16), _) => ccm(bits),
                 (EspCipher::ChaCha20Poly1305, _) => Some(Suite::ChaCha20Poly1305),
                 (EspCipher::AesGmac(bits), _) => gmac(bits),
-                (EspCipher::AesCbc(aes_bits @ (128 | 256)), Some(i)) => {
-                    let sha_bits = match i {
-                        Integrity::HmacSha256_128 => 256,
-                        Integrity::HmacSha384_192 => 384,
-                        Integrity::HmacSha512_256 => 512,
+                (EspCipher::AesCbc(bits), Some(i)) => {
+                    let sha = match i {
+                        Integrity::HmacSha256_128 => Sha2::Sha256,
+                        Integrity::HmacSha384_192 => Sha2::Sha384,
+                        Integrity::HmacSha512_256 => Sha2::Sha512,
                         Integrity::HmacSha1_96 => return None,
                     };
-                    Some(Suite::AesCbcHmac { aes_bits, sha_bits })
+                    AesKey::from_bits(bits).map(|aes| Suite::AesCbcHmac { aes, sha })
                 }
                 _ => None,
             },
@@ -287,6 +349,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn key_and_hash_lengths_are_the_ones_named() {
+        for aes in [AesKey::Aes128, AesKey::Aes256] {
+            assert_eq!(AesKey::from_bits(aes.bits()), Some(aes));
+        }
+        assert_eq!(AesKey::from_bits(192), None);
+        for (aes, sha) in [AesKey::Aes128, AesKey::Aes256]
+            .into_iter()
+            .flat_map(|a| [Sha2::Sha256, Sha2::Sha384, Sha2::Sha512].map(|h| (a, h)))
+        {
+            let s = Suite::AesCbcHmac { aes, sha };
+            let name = format!("aes{}-cbc-hmac-sha{}", aes.bits(), sha.bits());
+            assert_eq!(s.name(), name);
+            assert_eq!(name.parse::<Suite>().unwrap(), s);
+            assert_eq!(s.key_len(), usize::from(aes.bits() + sha.bits()) / 8);
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_are_distinct() {
         let mut seen = std::collections::BTreeSet::new();
         for s in Suite::ALL {
@@ -315,13 +395,15 @@ mod tests {
         assert_eq!(
             suite("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp"),
             Some(Suite::AesCbcHmac {
-                aes_bits: 256,
-                sha_bits: 256
+                aes: AesKey::Aes256,
+                sha: Sha2::Sha256
             })
         );
         assert_eq!(
             suite("eth/macsec(gcm-aes-128,integrity)/ecpri"),
-            Some(Suite::Gmac { aes_bits: 128 })
+            Some(Suite::Gmac {
+                aes: AesKey::Aes128
+            })
         );
         assert_eq!(
             suite("eth/macsec(gcm-aes-xpn-256,encrypt)/ecpri"),
@@ -346,7 +428,12 @@ mod tests {
             (24, 16, 80)
         );
         assert_eq!(Suite::Aes128Ccm.nonce_len(), 11);
-        assert!(!Suite::Gmac { aes_bits: 128 }.encrypts());
+        assert!(
+            !Suite::Gmac {
+                aes: AesKey::Aes128
+            }
+            .encrypts()
+        );
         assert!(!Suite::Copy.authenticates());
     }
 }

@@ -59,7 +59,10 @@ fn the_crate_table_matches_every_cargo_toml_and_points_down() {
         assert_eq!(&actual, listed, "{name}: the table's `depends on` column");
         let below: BTreeSet<&String> = rows[i + 1..].iter().map(|(n, _)| n).collect();
         for d in listed {
-            assert!(below.contains(d), "{name} depends on {d}, which is not below it");
+            assert!(
+                below.contains(d),
+                "{name} depends on {d}, which is not below it"
+            );
         }
     }
 }

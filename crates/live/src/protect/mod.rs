@@ -27,7 +27,7 @@
 
 use protocols::esp::Mode;
 use protocols::wire::{ipv4, udp};
-use protocols::{Layer, Stack, StackBuilder, Suite};
+use protocols::{AesKey, Layer, Sha2, Stack, StackBuilder, Suite};
 
 use crate::LiveError;
 
@@ -174,11 +174,13 @@ impl Protection {
             Protection::Plain => None,
             Protection::EspGcm | Protection::Tls13 => Some(Suite::Aes256Gcm),
             Protection::EspCbc => Some(Suite::AesCbcHmac {
-                aes_bits: 256,
-                sha_bits: 256,
+                aes: AesKey::Aes256,
+                sha: Sha2::Sha256,
             }),
             Protection::Macsec => Some(Suite::Aes128Gcm),
-            Protection::MacsecIntegrity => Some(Suite::Gmac { aes_bits: 128 }),
+            Protection::MacsecIntegrity => Some(Suite::Gmac {
+                aes: AesKey::Aes128,
+            }),
         }
     }
 

@@ -2,7 +2,7 @@
 //! suites.
 
 use protocols::esp::Mode;
-use protocols::{Layer, Stack, Suite};
+use protocols::{AesKey, Layer, Sha2, Stack, Suite};
 
 use super::Result;
 
@@ -14,8 +14,8 @@ pub(super) const E2_NODES: [&str; 2] = ["gnb", "ric"];
 pub(super) const E2_PROFILE: &str = "calibration/colosseum-e2.toml";
 /// The profile suite of the SACK study's ESP tunnel.
 pub(super) const E2_CBC: Suite = Suite::AesCbcHmac {
-    aes_bits: 256,
-    sha_bits: 256,
+    aes: AesKey::Aes256,
+    sha: Sha2::Sha256,
 };
 /// E2AP data in the ESP tunnel (ciphertext).
 pub(super) const E2_CT_DATA: &str =
@@ -56,8 +56,8 @@ pub(super) const E2_SUITES: &[E2Suite] = &[
     E2Suite {
         label: "AES128-CBC",
         suite: Some(Suite::AesCbcHmac {
-            aes_bits: 128,
-            sha_bits: 256,
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha256,
         }),
         goodput: 1386,
         table3: Some("000/table3/aes128-cbc"),

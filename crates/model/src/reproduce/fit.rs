@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use profile::{Direction, Profile};
-use protocols::Suite;
+use protocols::{AesKey, Suite};
 
 use super::ofh::{OFH_PROFILE, ofh_added};
 use super::target::Targets;
@@ -211,7 +211,9 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
             let k = if d == Direction::Open { r } else { 1.0 };
             Ok(match suite {
                 Suite::Aes128Gcm => Some((k * c0, k * s_gcm)),
-                Suite::Gmac { aes_bits: 128 } => Some((k * c0, k * s_gmac)),
+                Suite::Gmac {
+                    aes: AesKey::Aes128,
+                } => Some((k * c0, k * s_gmac)),
                 _ => None,
             })
         })
@@ -246,7 +248,9 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     fit.open_over_seal = r;
     fit.lines = Some((OFH_PROFILE, |theta, suite| match suite {
         Suite::Aes128Gcm => Some((theta[0], theta[1])),
-        Suite::Gmac { aes_bits: 128 } => Some((theta[0], theta[2])),
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        } => Some((theta[0], theta[2])),
         _ => None,
     }));
     Ok(fit)

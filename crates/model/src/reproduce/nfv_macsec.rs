@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use protocols::{Layer, Stack, Suite};
+use protocols::{AesKey, Layer, Stack, Suite};
 
 use super::Result;
 use super::fit::LIOY_L;
@@ -12,7 +12,9 @@ use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
 
 /// MACsec with confidentiality off (GMAC over the frame).
-const GMAC: Suite = Suite::Gmac { aes_bits: 128 };
+const GMAC: Suite = Suite::Gmac {
+    aes: AesKey::Aes128,
+};
 
 /// The nfv_macsec analysis: the per-frame kernel times of Tables I-II (with leave-one-out)
 /// and Table III's throughputs in the capacity view.

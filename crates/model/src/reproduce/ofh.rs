@@ -1,7 +1,7 @@
 //! Open Fronthaul with MACsec (000 §5, §6): what the OFH studies share, the profile, the
 //! MACsec modes and the ping through two profile nodes.
 
-use protocols::Suite;
+use protocols::{AesKey, Suite};
 
 use super::Result;
 use super::variant::Doc;
@@ -26,7 +26,9 @@ pub(super) const OFH_MODES: [(&str, &str, Option<Suite>); 3] = [
     (
         "encryption off",
         OFH_OFF,
-        Some(Suite::Gmac { aes_bits: 128 }),
+        Some(Suite::Gmac {
+            aes: AesKey::Aes128,
+        }),
     ),
     ("no MACsec", OFH_PT, None),
 ];

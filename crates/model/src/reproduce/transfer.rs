@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use profile::{Direction, Profile};
-use protocols::Suite;
+use protocols::{AesKey, Suite};
 
 use super::e2::{E2_PROFILE, E2_SUITES, E2Suite, TCP_TS};
 use super::e2_size::{e2_size_point, gcm_no_difference};
@@ -235,7 +235,9 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) ->
     let per_byte = |s: Suite| -> Result<f64> {
         Ok(host.cipher(s, Direction::Seal)?.per_byte_ns.unwrap_or(0.0))
     };
-    let ratio_here = per_byte(Suite::Gmac { aes_bits: 128 })? / per_byte(Suite::Aes128Gcm)?;
+    let ratio_here = per_byte(Suite::Gmac {
+        aes: AesKey::Aes128,
+    })? / per_byte(Suite::Aes128Gcm)?;
     let ratio_there =
         (value(t, "000/fig11/off-9000")? - value(t, "000/fig11/off-small")?) / (y2 - y1);
     for (id, mode, frame) in [
@@ -263,7 +265,12 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) ->
         .cost_ns(LIOY_L);
     let k = value(t, fit)? * 1e3 / gcm;
     let gmac = host
-        .cipher(Suite::Gmac { aes_bits: 128 }, Direction::Seal)?
+        .cipher(
+            Suite::Gmac {
+                aes: AesKey::Aes128,
+            },
+            Direction::Seal,
+        )?
         .cost_ns(LIOY_L);
     let gcm_fixed = host.cipher(Suite::Aes128Gcm, Direction::Seal)?.cost_ns(0);
     let (gmac_here, fixed_here) = (gmac / gcm, gcm_fixed / gcm * 100.0);
@@ -313,7 +320,12 @@ impl Lioy<'_> {
         let prof = tr.profile(self.k, 0.0)?;
         for (short, s) in [
             ("enc", Suite::Aes128Gcm),
-            ("int", Suite::Gmac { aes_bits: 128 }),
+            (
+                "int",
+                Suite::Gmac {
+                    aes: AesKey::Aes128,
+                },
+            ),
         ] {
             let ((total, cipher), deps) = traced(|| {
                 let op = prof.cipher(s, Direction::Seal)?;
@@ -366,7 +378,12 @@ fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), out: &mut Outpu
     };
     let gcm = at(&on, Suite::Aes128Gcm)?;
     let soft_gcm = at(&off, Suite::Aes128Gcm)?;
-    let soft_gmac = at(&off, Suite::Gmac { aes_bits: 128 })?;
+    let soft_gmac = at(
+        &off,
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        },
+    )?;
     let k = value(t, fit)? * 1e3 / gcm;
     let off_on_there = value(t, "lioy2022/table1/start-xmit-enc-noaesni")? / value(t, fit)?;
     let int_enc_there = value(t, "lioy2022/table1/start-xmit-int-noaesni")?
