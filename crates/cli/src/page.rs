@@ -57,7 +57,7 @@ pub fn path_for(path: &Path, page: &Path) -> PathBuf {
 
 /// `path` without `.` components and with each `..` taking off the component before it
 /// (lexically: no file is read).
-fn normal(path: &Path) -> PathBuf {
+pub(crate) fn normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -2,7 +2,7 @@
 //! storm) from a few numbers, checked as `oransim check` checks a file; see
 //! [`model::generate`].
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -334,8 +334,8 @@ fn relative_to_dir_of(path: &Path, file: &Path) -> PathBuf {
     let (Ok(target), Ok(file)) = (std::path::absolute(path), std::path::absolute(file)) else {
         return path.to_path_buf();
     };
-    let target = normalise(&target);
-    let dir = normalise(file.parent().unwrap_or(Path::new("/")));
+    let target = crate::page::normal(&target);
+    let dir = crate::page::normal(file.parent().unwrap_or(Path::new("/")));
     let common = target
         .components()
         .zip(dir.components())
@@ -347,21 +347,6 @@ fn relative_to_dir_of(path: &Path, file: &Path) -> PathBuf {
     }
     for c in target.components().skip(common) {
         out.push(c);
-    }
-    out
-}
-
-/// `path` without `.` components, each `..` removing the component before it.
-fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
     }
     out
 }
