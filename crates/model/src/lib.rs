@@ -25,12 +25,19 @@
 //! let mean_us = report.flows[0].delay.mean_ns / 1e3;
 //! assert!((mean_us - 2.0).abs() < 0.2); // M/M/1: 1 / (mu - lambda) = 2 us
 //! ```
+//!
+//! The surface: the root re-exports what a caller of one run needs ([`Scenario`],
+//! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`Report`]); each command's library is a
+//! public module (`file`, `generate`, `patch`, `plan`, `report`, `reproduce`, `scenario`,
+//! `sweep`, `validate`). The error type's module, the O-RAN tables (`oran.rs`) and the flag
+//! names of generated keys (`flag_keys.rs`) are private: their items reach callers through
+//! those re-exports and modules.
 
-pub mod error;
+mod error;
 pub mod file;
 mod flag_keys;
 pub mod generate;
-pub mod oran;
+mod oran;
 pub mod patch;
 pub mod plan;
 pub mod report;
