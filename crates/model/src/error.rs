@@ -55,3 +55,24 @@ pub enum ScenarioError {
         allowed: String,
     },
 }
+
+impl ScenarioError {
+    /// The same error with an [`Invalid`](ScenarioError::Invalid) key rewritten by `f` (to name
+    /// the flag or the template behind a generated key); any other error as it is.
+    pub(crate) fn map_key(self, f: impl FnOnce(String) -> String) -> ScenarioError {
+        match self {
+            ScenarioError::Invalid {
+                path,
+                key,
+                problem,
+                allowed,
+            } => ScenarioError::Invalid {
+                path,
+                key: f(key),
+                problem,
+                allowed,
+            },
+            other => other,
+        }
+    }
+}

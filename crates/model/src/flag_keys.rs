@@ -27,29 +27,16 @@ pub fn flag_only(e: ScenarioError, flags: &FlagKeys<'_>) -> ScenarioError {
 }
 
 fn rename_key(e: ScenarioError, flags: &FlagKeys<'_>, keep_key: bool) -> ScenarioError {
-    match e {
-        ScenarioError::Invalid {
-            path,
-            key,
-            problem,
-            allowed,
-        } => {
-            let field = key.split_once("\").").map_or("", |(_, f)| f);
-            let flag = flags
-                .iter()
-                .find(|(item, f, _)| key.starts_with(item) && *f == field)
-                .map(|(_, _, flag)| *flag);
-            ScenarioError::Invalid {
-                path,
-                key: match flag {
-                    Some(flag) if keep_key => format!("{flag} ({key})"),
-                    Some(flag) => flag.to_owned(),
-                    None => key,
-                },
-                problem,
-                allowed,
-            }
+    e.map_key(|key| {
+        let field = key.split_once("\").").map_or("", |(_, f)| f);
+        let flag = flags
+            .iter()
+            .find(|(item, f, _)| key.starts_with(item) && *f == field)
+            .map(|(_, _, flag)| *flag);
+        match flag {
+            Some(flag) if keep_key => format!("{flag} ({key})"),
+            Some(flag) => flag.to_owned(),
+            None => key,
         }
-        other => other,
-    }
+    })
 }

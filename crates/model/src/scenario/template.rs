@@ -141,20 +141,7 @@ impl Layout {
     /// `e` with an expanded item's key (`flow[1234] ("kpm0042").source`) renamed after its
     /// template and instance (`group[0] (i = 42).flow[0] ("kpm0042").source`).
     pub(super) fn rename(&self, e: ScenarioError) -> ScenarioError {
-        match e {
-            ScenarioError::Invalid {
-                path,
-                key,
-                problem,
-                allowed,
-            } => ScenarioError::Invalid {
-                path,
-                key: self.rename_key(&key).unwrap_or(key),
-                problem,
-                allowed,
-            },
-            other => other,
-        }
+        e.map_key(|key| self.rename_key(&key).unwrap_or(key))
     }
 
     fn rename_key(&self, key: &str) -> Option<String> {
