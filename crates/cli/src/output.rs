@@ -152,32 +152,93 @@ fn remove_stale_tmps(dir: &Path, name: &str) {
 /// that exists and is not a regular file is refused before anything is written
 /// ([`refuse_non_regular`]); the temporary file is removed on every error.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
-    refuse_non_regular(path)?;
-    let dir = parent_dir(path);
-    let name = path
-        .file_name()
-        .with_context(|| format!("output path {} has no file name", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    remove_stale_tmps(dir, &name);
-    let tmp = tmp_path(dir, &name);
-    let cannot = || format!("cannot write {}", path.display());
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .with_context(cannot)?;
-    let result = file
-        .write_all(contents)
-        .and_then(|()| file.sync_all())
-        .with_context(cannot)
-        // Looked at again: the target may have been replaced while we wrote.
-        .and_then(|()| refuse_non_regular(path))
-        .and_then(|()| std::fs::rename(&tmp, path).with_context(cannot));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let mut file = AtomicFile::create(path)?;
+    let result = file.write_all(contents);
+    file.finish(result)
+}
+
+/// A file written as a stream (a packet capture as a run goes) that appears at its path only
+/// when complete, as [`write_atomic`]'s: the bytes go to a temporary file created exclusively
+/// beside the target; [`AtomicFile::finish`] syncs it and renames it over the target, and a
+/// file dropped without `finish` (an error, a panic) removes its temporary file. The target is
+/// refused if it exists and is not a regular file, when created and again before the rename.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    /// `None` once finished.
+    file: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`.
+    pub fn create(path: &Path) -> anyhow::Result<AtomicFile> {
+        refuse_non_regular(path)?;
+        let dir = parent_dir(path);
+        let name = path
+            .file_name()
+            .with_context(|| format!("output path {} has no file name", path.display()))?
+            .to_string_lossy()
+            .into_owned();
+        remove_stale_tmps(dir, &name);
+        let tmp = tmp_path(dir, &name);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            file: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
+        })
     }
-    result
+
+    /// Ends the write: if `written` (the outcome of writing the contents) is an error, or the
+    /// flush, sync or rename fails, the temporary file is removed and the target left as it
+    /// was; otherwise the file replaces the target.
+    pub fn finish(mut self, written: std::io::Result<()>) -> anyhow::Result<()> {
+        let path = self.path.clone();
+        let cannot = || format!("cannot write {}", path.display());
+        let Some(buffered) = self.file.take() else {
+            anyhow::bail!("{} was already finished", path.display());
+        };
+        let result = written
+            .and_then(|()| buffered.into_inner().map_err(|e| e.into_error()))
+            .and_then(|file| file.sync_all())
+            .with_context(cannot)
+            // Looked at again: the target may have been replaced while we wrote.
+            .and_then(|()| refuse_non_regular(&path))
+            .and_then(|()| std::fs::rename(&self.tmp, &path).with_context(cannot));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        result
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(std::io::Error::other("file already finished")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Writes a set of files that belong together (one run's reports), so that the set on disk is
