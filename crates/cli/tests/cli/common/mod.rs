@@ -90,3 +90,59 @@ pub fn scrub_wall_clock(line: &str) -> Option<String> {
     let (_, simulated) = tail.split_once("), ")?;
     Some(format!("run: {events} in * s (* M events/s), {simulated}"))
 }
+
+/// Debian's `tshark`, the independent checker of the captures oransim writes: the one on the
+/// PATH, or installed with apt-get (root on a Debian-like machine, as the strongSwan test
+/// installs its packages; CI's clean machine takes this path once). `None` after printing
+/// (also with `ORANSIM_SKIP_TSHARK=1`)
+/// `SKIPPED: <why>` past the harness's capture when neither works, so the caller returns
+/// early and passes, saying so. Installs at most once per test binary.
+#[allow(dead_code)] // only the capture tests use it
+pub fn tshark(test: &str) -> Option<std::path::PathBuf> {
+    static FOUND: std::sync::OnceLock<Result<std::path::PathBuf, String>> =
+        std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        if std::env::var_os("ORANSIM_SKIP_TSHARK").is_some_and(|v| v == "1") {
+            return Err("ORANSIM_SKIP_TSHARK=1".into());
+        }
+        let on_path = || {
+            std::process::Command::new("tshark")
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if on_path() {
+            return Ok("tshark".into());
+        }
+        let apt = Path::new("/usr/bin/apt-get");
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        if !apt.exists() || !root {
+            return Err("tshark is not installed and cannot be (needs apt-get as root)".into());
+        }
+        let install = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                 --no-install-recommends tshark",
+            ])
+            .output();
+        match install {
+            Ok(o) if o.status.success() && on_path() => Ok("tshark".into()),
+            Ok(o) => Err(format!(
+                "apt-get could not install tshark: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
+            Err(e) => Err(format!("cannot run apt-get: {e}")),
+        }
+    });
+    match found {
+        Ok(p) => Some(p.clone()),
+        Err(why) => {
+            use std::io::Write as _;
+            // Past the harness's capture, as the other real-program tests say it.
+            let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why}");
+            None
+        }
+    }
+}
