@@ -235,8 +235,8 @@ fn a_tally_counts_its_rows_and_names_an_unknown_placeholder() {
     let e = &reproduce::run(&root, Some("table1")).unwrap()[0];
     let passed = e.rows.iter().filter(|r| r.pass).count();
     assert_eq!(
-        e.facts[0],
-        format!("{passed} of {} rows pass", e.rows.len())
+        e.facts[0].text(),
+        Some(format!("{passed} of {} rows pass", e.rows.len()).as_str())
     );
     assert_eq!(e.rows.len(), 4);
     let root = scratch_root("study-tally-bad");

@@ -5,9 +5,12 @@
 use std::fmt::Write as _;
 
 use model::reproduce::{
-    Experiment, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets, Variation,
-    XyPlot,
+    Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets,
+    Variation, XyPlot,
 };
+
+mod words;
+pub use words::{fact, sentence};
 
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Shape};
 use crate::table::{Align, Table};
@@ -105,7 +108,7 @@ fn sensitivity_text(vars: &[Variation]) -> String {
             );
         }
         for a in &v.advice {
-            let _ = writeln!(s, "    advice becomes: {a}");
+            let _ = writeln!(s, "    advice becomes: {}", fact(a));
         }
     }
     s
@@ -119,15 +122,36 @@ pub fn json(
     sensitivity: Option<&[Variation]>,
 ) -> crate::Result<String> {
     let rows: Vec<&Row> = exps.iter().flat_map(|e| &e.rows).collect();
+    // Facts and advice are written as the text report words them.
+    let worded =
+        |facts: &[Fact]| serde_json::Value::from(facts.iter().map(fact).collect::<Vec<_>>());
+    let mut experiments = serde_json::to_value(exps).map_err(|source| crate::Error::Json {
+        what: "reproduction",
+        source,
+    })?;
+    if let Some(list) = experiments.as_array_mut() {
+        for (v, e) in list.iter_mut().zip(exps) {
+            v["facts"] = worded(&e.facts);
+        }
+    }
+    let mut varied = serde_json::to_value(sensitivity).map_err(|source| crate::Error::Json {
+        what: "reproduction",
+        source,
+    })?;
+    if let (Some(list), Some(vars)) = (varied.as_array_mut(), sensitivity) {
+        for (v, var) in list.iter_mut().zip(vars) {
+            v["advice"] = worded(&var.advice);
+        }
+    }
     let v = serde_json::json!({
         "schema": SCHEMA,
         "summary": Summary::of(exps),
         "rows": rows,
-        "experiments": exps,
+        "experiments": experiments,
         "papers": targets.papers,
         "rules": targets.rules(),
         "assumptions": targets.assumptions,
-        "sensitivity": sensitivity,
+        "sensitivity": varied,
     });
     crate::json_pretty(&v, "reproduction")
 }
@@ -160,7 +184,7 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
             }
         }
         for f in &e.facts {
-            let _ = writeln!(s, "  - {f}");
+            let _ = writeln!(s, "  - {}", fact(f));
         }
         let _ = writeln!(s);
     }
@@ -322,7 +346,7 @@ pub fn markdown(
         if !e.facts.is_empty() {
             let _ = writeln!(s, "**Results:**\n");
             for f in &e.facts {
-                let _ = writeln!(s, "- {f}");
+                let _ = writeln!(s, "- {}", fact(f));
             }
             let _ = writeln!(s);
         }

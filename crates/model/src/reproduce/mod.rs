@@ -41,6 +41,7 @@ mod e2;
 mod e2_sack;
 mod e2_size;
 mod e2_throughput;
+mod fact;
 pub mod fit;
 mod nfv_macsec;
 mod ofh;
@@ -67,6 +68,7 @@ use serde::Serialize;
 
 use crate::error::ScenarioError;
 
+pub use fact::{CoreGroup, Fact, GroupNumbers, MtuAdvice, Outcome, OutcomeNumbers};
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
 pub use row::{Class, Loo, Row, Summary};
@@ -148,8 +150,8 @@ pub struct Experiment {
     pub predicted: String,
     /// The comparisons.
     pub rows: Vec<Row>,
-    /// Further results in words (tables, counts, verdicts, advice).
-    pub facts: Vec<String>,
+    /// Further results (tables, counts, verdicts in words; the MTU advice as data).
+    pub facts: Vec<Fact>,
     /// Plots in the paper's form.
     pub plots: Vec<Plot>,
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use protocols::Suite;
 
 use super::Result;
+use super::fact::Fact;
 use super::ofh_mtu_load::{Grid, Load, NO_SPLIT, SATURATED_BUSY, VARIANTS, advice, ends};
 use super::plot::{Series, Style};
 use super::study::Outputs;
@@ -143,16 +144,12 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
         }
     ));
     for a in advice(&grid) {
-        // Every sentence is rendered from claims about these runs; one the runs contradict
-        // would be a bug in the generator, and is withheld rather than printed.
-        if a.claims.iter().all(|c| c.holds(&grid)) {
-            out.fact(format!("Advice: {}", a.sentence));
-        } else {
-            out.fact(format!(
-                "Advice withheld (contradicted by its own runs): {}",
-                a.sentence
-            ));
-        }
+        // Every advice rests on claims about these runs; one the runs contradict would be a
+        // bug in the generator, and is printed as withheld.
+        out.fact(Fact::Advice {
+            withheld: !a.claims.iter().all(|c| c.holds(&grid)),
+            advice: a.says,
+        });
     }
     // Bulk transfer vs MTU (latency of the whole transfer = completion time).
     let mut bulk = vec![];

@@ -8,14 +8,16 @@
 //! send) or a frame is dropped; its delay then grows with the run and is not reported, and the
 //! payload rate it carries is the offered rate over that load.
 //!
-//! The advice is a list of [`Advice`] sentences, each rendered from [`Claim`]s about the runs;
-//! [`Claim::holds`] checks a claim against a [`Grid`] of runs, so a sentence the runs contradict
-//! is caught by a test (see the tests at the bottom).
+//! The advice is a list of [`Advice`]s, each what the runs say (as data: `printer::reproduce`
+//! words it) with the [`Claim`]s it rests on; [`Claim::holds`] checks a claim against a
+//! [`Grid`] of runs, so advice the runs contradict is caught by a test (see the tests at the
+//! bottom).
 
 use protocols::SplitPolicy::{self, Even, Greedy};
 use toml::Value;
 
 use super::Result;
+use super::fact::{CoreGroup, GroupNumbers, MtuAdvice, Outcome, OutcomeNumbers};
 use super::variant::Doc;
 use crate::patch::quantity;
 
@@ -353,53 +355,18 @@ impl Claim {
     }
 }
 
-/// One advice sentence and the claims it rests on.
+/// One advice and the claims it rests on.
 #[derive(Debug, Clone)]
 pub(super) struct Advice {
-    /// The sentence as printed.
-    pub sentence: String,
+    /// What it says (`printer::reproduce` words it).
+    pub says: MtuAdvice,
     /// What it asserts about the runs.
     pub claims: Vec<Claim>,
 }
 
-/// Variant labels joined with " = " (tied) or ", ".
-fn labels(vs: &[usize], sep: &str) -> String {
-    vs.iter()
-        .map(|&v| VARIANTS[v].0)
-        .collect::<Vec<_>>()
-        .join(sep)
-}
-
-/// `at 1 core`, `at 4 cores`.
-fn n_cores(c: u32) -> String {
-    format!("at {c} core{}", if c == 1 { "" } else { "s" })
-}
-
-/// `s` with its first letter upper-case.
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-/// Core counts in words: `1, 2 and 4 cores`.
-fn cores_words(cs: &[u32], profile: u32) -> String {
-    let w: Vec<String> = cs
-        .iter()
-        .map(|&c| {
-            if c == profile {
-                format!("{c} (the profile's)")
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
-    let n = if cs == [1] { "core" } else { "cores" };
-    match w.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last} {n}", rest.join(", ")),
-        _ => format!("{} {n}", w.join("")),
-    }
+/// Variant labels.
+fn labels(vs: &[usize]) -> Vec<&'static str> {
+    vs.iter().map(|&v| VARIANTS[v].0).collect()
 }
 
 /// What the runs say at one load and core count: the variants with the lowest payload delay
@@ -471,42 +438,34 @@ impl Verdict {
         out
     }
 
-    /// The verdict in words for the core counts `who`, with the numbers of `cells`.
-    fn words(&self, who: &str, first: u32, cells: &[Cell; 5]) -> String {
-        if let Some(&v) = self.lowest.first() {
-            let mut t = format!(
-                "with {who}, {} gives the lowest payload delay ({}: {:.1} us mean, {:.1} us p99)",
-                labels(&self.lowest, " = "),
-                n_cores(first),
-                cells[v].mean_us,
-                cells[v].p99_us
-            );
-            if !self.saturated.is_empty() {
-                t.push_str(&format!(
-                    ", while {} saturate",
-                    labels(&self.saturated, ", ")
-                ));
-            }
-            t
+    /// The verdict for the core counts `cores`, with the numbers of `cells` (the first
+    /// count's).
+    fn group(&self, cores: Vec<u32>, profile_cores: u32, cells: &[Cell; 5]) -> CoreGroup {
+        let v = self
+            .lowest
+            .first()
+            .or(self.most.first())
+            .copied()
+            .unwrap_or(NO_SPLIT);
+        let against = if self.lowest.is_empty() {
+            (0..VARIANTS.len())
+                .find(|b| !self.most.contains(b))
+                .map(|b| (cells[b].delivered_mbps, VARIANTS[b].0))
         } else {
-            let v = self.most.first().copied().unwrap_or(NO_SPLIT);
-            let rest: Vec<usize> = (0..VARIANTS.len())
-                .filter(|b| !self.most.contains(b))
-                .collect();
-            let mut t = format!(
-                "with {who}, every variant saturates; {} carries the most ({}: {:.0} Mb/s",
-                labels(&self.most, " = "),
-                n_cores(first),
-                cells[v].delivered_mbps
-            );
-            if let Some(&b) = rest.first() {
-                t.push_str(&format!(
-                    " against {:.0} Mb/s for {}",
-                    cells[b].delivered_mbps, VARIANTS[b].0
-                ));
-            }
-            t.push(')');
-            t
+            None
+        };
+        CoreGroup {
+            cores,
+            profile_cores,
+            lowest: labels(&self.lowest),
+            saturated: labels(&self.saturated),
+            most: labels(&self.most),
+            numbers: GroupNumbers {
+                mean_us: cells[v].mean_us,
+                p99_us: cells[v].p99_us,
+                delivered_mbps: cells[v].delivered_mbps,
+                against,
+            },
         }
     }
 }
@@ -521,7 +480,7 @@ pub(super) fn advice(grid: &Grid) -> Vec<Advice> {
             .map(|c| Verdict::of(grid.at(l, c)))
             .collect();
         let mut done = vec![false; grid.cores.len()];
-        let mut parts = vec![];
+        let mut groups = vec![];
         let mut claims = vec![];
         for c in 0..grid.cores.len() {
             if done[c] {
@@ -535,13 +494,15 @@ pub(super) fn advice(grid: &Grid) -> Vec<Advice> {
                 claims.extend(verdicts[k].claims(load, grid.cores[k], grid.at(l, k)));
             }
             let cs: Vec<u32> = same.iter().map(|&k| grid.cores[k]).collect();
-            let who = cores_words(&cs, grid.profile_cores);
             // The numbers are those of the first core count of the group; where they differ
             // between the counts (a saturated rate), the claims hold for each.
-            parts.push(verdicts[c].words(&who, grid.cores[c], grid.at(l, c)));
+            groups.push(verdicts[c].group(cs, grid.profile_cores, grid.at(l, c)));
         }
         out.push(Advice {
-            sentence: format!("At {}: {}.", load.label, parts.join("; ")),
+            says: MtuAdvice::AtLoad {
+                load: load.label.clone(),
+                groups,
+            },
             claims,
         });
     }
@@ -565,27 +526,19 @@ fn split_policy(grid: &Grid) -> Advice {
                 if claim.holds(grid) {
                     even.push(claim);
                 } else {
-                    against.push(format!("MTU {mtu} at {} with {cores} cores", load.label));
+                    against.push((mtu, load.label.clone(), cores));
                 }
             }
         }
     }
-    let runs = grid.loads.len() * grid.cores.len() * 2;
-    let sentence = if against.is_empty() {
-        format!(
-            "If the path MTU forces a split, split evenly: in every run ({} loads x {} core counts, MTU 5000 and 8000), the even split is as fast as the greedy one or faster, and sustains whatever the greedy one sustains.",
-            grid.loads.len(),
-            grid.cores.len()
-        )
-    } else {
-        format!(
-            "An even split is as fast as the greedy one or faster in {} of the {runs} MTU 5000/8000 comparisons run; not at {}.",
-            even.len(),
-            against.join(", ")
-        )
-    };
     Advice {
-        sentence,
+        says: MtuAdvice::SplitPolicy {
+            loads: grid.loads.len(),
+            core_counts: grid.cores.len(),
+            even: even.len(),
+            runs: grid.loads.len() * grid.cores.len() * 2,
+            against,
+        },
         claims: even,
     }
 }
@@ -595,11 +548,11 @@ fn split_policy(grid: &Grid) -> Advice {
 /// both saturate. Grouped by load.
 fn no_split(grid: &Grid) -> Advice {
     let even = 3; // MTU 5000 even (= MTU 8000 even: the same two 4096 B frames)
-    // Per outcome: per load, the core counts and the words for the first of them.
-    let mut lists: [Vec<String>; 4] = Default::default();
+    // Per outcome: the loads with their core counts and the numbers of the first of them.
+    let mut lists: [Vec<Outcome>; 4] = Default::default();
     let mut claims = vec![];
     for (l, load) in grid.loads.iter().enumerate() {
-        let mut groups: [(Vec<u32>, String); 4] = Default::default();
+        let mut groups: [Option<Outcome>; 4] = Default::default();
         for (c, &cores) in grid.cores.iter().enumerate() {
             let cells = grid.at(l, c);
             let (n, e) = (cells[NO_SPLIT], cells[even]);
@@ -609,7 +562,7 @@ fn no_split(grid: &Grid) -> Advice {
                 variant,
                 yes,
             };
-            let (k, words) = match (n.saturated, e.saturated) {
+            let (k, numbers) = match (n.saturated, e.saturated) {
                 (false, true) => {
                     let pct = ((n.delivered_mbps / e.delivered_mbps - 1.0) * 100.0).floor();
                     claims.extend([sat(NO_SPLIT, false), sat(even, true)]);
@@ -622,10 +575,11 @@ fn no_split(grid: &Grid) -> Advice {
                     });
                     (
                         0,
-                        format!(
-                            "{:.0} Mb/s against {:.0}, {pct:.0}% more",
-                            n.delivered_mbps, e.delivered_mbps
-                        ),
+                        OutcomeNumbers::MoreThroughput {
+                            mbps: n.delivered_mbps,
+                            against_mbps: e.delivered_mbps,
+                            pct,
+                        },
                     )
                 }
                 (false, false) => {
@@ -643,56 +597,50 @@ fn no_split(grid: &Grid) -> Advice {
                     });
                     (
                         if nine { 1 } else { 2 },
-                        format!("{:.1} vs {:.1} us", cells[a].mean_us, cells[b].mean_us),
+                        OutcomeNumbers::Delays {
+                            us: cells[a].mean_us,
+                            against_us: cells[b].mean_us,
+                        },
                     )
                 }
                 (true, false) => {
                     claims.extend([sat(NO_SPLIT, true), sat(even, false)]);
-                    (2, "MTU 9000 saturates, the even split does not".to_owned())
+                    (2, OutcomeNumbers::OnlyEvenSustains)
                 }
                 (true, true) => {
                     claims.extend([sat(NO_SPLIT, true), sat(even, true)]);
-                    (3, String::new())
+                    (3, OutcomeNumbers::None)
                 }
             };
-            if groups[k].0.is_empty() {
-                groups[k].1 = words;
+            match &mut groups[k] {
+                Some(g) => g.cores.push(cores),
+                None => {
+                    groups[k] = Some(Outcome {
+                        load: load.label.clone(),
+                        cores: vec![cores],
+                        profile_cores: grid.profile_cores,
+                        numbers,
+                    })
+                }
             }
-            groups[k].0.push(cores);
         }
-        for (k, (cs, words)) in groups.iter().enumerate() {
-            if !cs.is_empty() {
-                let w = cores_words(cs, grid.profile_cores);
-                lists[k].push(if words.is_empty() {
-                    format!("{} with {w}", load.label)
-                } else {
-                    format!("{} with {w} ({}: {words})", load.label, n_cores(cs[0]))
-                });
-            }
+        for (list, g) in lists.iter_mut().zip(groups) {
+            list.extend(g);
         }
     }
-    let what = [
-        "only MTU 9000 sustains the load (the CPU limits, and a split pays MACsec's fixed cost once per frame) at",
-        "MTU 9000 has the lower payload delay at",
-        "the even split is as fast or faster at",
-        "both saturate at",
-    ];
-    let parts: Vec<String> = lists
-        .iter()
-        .zip(what)
-        .filter(|(l, _)| !l.is_empty())
-        .map(|(l, w)| format!("{w} {}", l.join("; ")))
-        .collect();
-    let parts: Vec<String> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| if i == 0 { p.clone() } else { capitalised(p) })
-        .collect();
+    let [
+        only_no_split_sustains,
+        no_split_faster,
+        even_not_slower,
+        both_saturate,
+    ] = lists;
     Advice {
-        sentence: format!(
-            "MTU 9000 (no split) against an even split (two 4096 B frames): {}.",
-            parts.join(". ")
-        ),
+        says: MtuAdvice::NoSplit {
+            only_no_split_sustains,
+            no_split_faster,
+            even_not_slower,
+            both_saturate,
+        },
         claims,
     }
 }
@@ -725,11 +673,11 @@ mod tests {
         for a in &advice {
             assert!(
                 !a.claims.is_empty(),
-                "a sentence with no claim: {}",
-                a.sentence
+                "an advice with no claim: {:?}",
+                a.says
             );
             for c in &a.claims {
-                assert!(c.holds(&g), "{c:?} does not hold; sentence: {}", a.sentence);
+                assert!(c.holds(&g), "{c:?} does not hold; advice: {:?}", a.says);
             }
         }
         // The same claims checked against independent runs at other core counts must not all

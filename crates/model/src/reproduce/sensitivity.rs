@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Experiment, Result, Targets, run_one};
+use super::{Experiment, Fact, Result, Targets, run_one};
 
 /// One assumption at one end of its range.
 #[derive(Debug, Clone, Serialize)]
@@ -24,8 +24,8 @@ pub struct Variation {
     pub experiments: Vec<String>,
     /// Rows whose verdict flips.
     pub flips: Vec<Flip>,
-    /// Facts starting with "Advice" that read differently, as they read at `tried`.
-    pub advice: Vec<String>,
+    /// The advice of the experiments run again, as it reads at `tried`, where it differs.
+    pub advice: Vec<Fact>,
 }
 
 /// A row whose verdict differs at the tried value.
@@ -83,10 +83,10 @@ pub fn sensitivity(root: &Path, targets: &Targets, base: &[Experiment]) -> Resul
                         });
                     }
                 }
-                let advice = |x: &Experiment| -> Vec<String> {
+                let advice = |x: &Experiment| -> Vec<Fact> {
                     x.facts
                         .iter()
-                        .filter(|f| f.starts_with("Advice"))
+                        .filter(|f| matches!(f, Fact::Advice { .. }))
                         .cloned()
                         .collect()
                 };

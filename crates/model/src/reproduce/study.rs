@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::fact::Fact;
 use super::plot::{Plot, Series, Style, XyPlot};
 use super::row::Row;
 use super::target::{Deps, TARGETS_FILE, Targets};
@@ -69,7 +70,7 @@ impl Computed {
 #[derive(Debug, Default)]
 pub(super) struct Outputs {
     values: BTreeMap<String, Computed>,
-    facts: Vec<String>,
+    facts: Vec<Fact>,
     series: BTreeMap<String, Vec<Series>>,
     plots: BTreeMap<String, Plot>,
     texts: BTreeMap<String, String>,
@@ -93,8 +94,8 @@ impl Outputs {
         self.values.get_mut(name).expect("just inserted")
     }
 
-    /// Adds a fact in words.
-    pub(super) fn fact(&mut self, fact: impl Into<String>) {
+    /// Adds a fact (in words, or the MTU advice as data).
+    pub(super) fn fact(&mut self, fact: impl Into<Fact>) {
         self.facts.push(fact.into());
     }
 
@@ -414,7 +415,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
             })?,
         );
     }
-    e.facts.splice(0..0, tallies);
+    e.facts.splice(0..0, tallies.into_iter().map(Fact::Text));
     for (p, spec) in file.plots.iter().enumerate() {
         let key = format!("plot[{p}]");
         if let Some(name) = &spec.data {

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use model::reproduce::{Experiment, Row, Summary, TARGETS_FILE, Targets, Variation};
 
 use super::{Made, escape, footer, list, page};
-use crate::reproduce::{assumptions_table, counts, error, figure, loo, num, opt, rules_table};
+use crate::reproduce::{
+    assumptions_table, counts, error, fact, figure, loo, num, opt, rules_table,
+};
 
 /// The page of a reproduction: the summary, a table of contents, the tolerance rules, the
 /// papers with their full references, the assumptions, the sensitivity results when given, and
@@ -136,7 +138,7 @@ fn sensitivity_html(vars: &[Variation]) -> String {
                 );
             }
             for a in &v.advice {
-                let _ = writeln!(c, "<li>advice becomes: {}</li>", escape(a));
+                let _ = writeln!(c, "<li>advice becomes: {}</li>", escape(&fact(a)));
             }
             c.push_str("</ul>");
             c
@@ -216,7 +218,8 @@ fn experiment(e: &Experiment, targets: &Targets) -> crate::Result<String> {
     }
     if !e.facts.is_empty() {
         s.push_str("<h3>Facts and advice</h3>\n");
-        s.push_str(&list(&e.facts));
+        let facts: Vec<String> = e.facts.iter().map(fact).collect();
+        s.push_str(&list(&facts));
     }
     for p in &e.plots {
         let _ = writeln!(
