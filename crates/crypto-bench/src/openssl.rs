@@ -399,7 +399,7 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                     ),
                 ));
             }
-            let op = profile::cipher_op(suite, direction);
+            let op = profile::Op::Cipher(suite, direction).to_string();
             names.entry(op.clone()).or_insert_with(|| name.to_owned());
             for (&len, rate) in sizes.iter().zip(rates) {
                 let ns = cipher_cost(name, suite, len, rate).map_err(|m| err(n, m))?;
@@ -659,7 +659,7 @@ mod tests {
             .unwrap();
         assert_eq!(seal, open);
         assert!(
-            p.op("aes128-gcm.open")
+            p.op(&"aes128-gcm.open".parse().unwrap())
                 .unwrap()
                 .provenance
                 .source
@@ -697,7 +697,7 @@ mod tests {
         let p = profile::Profile::from_file(f, "k.txt").unwrap();
         assert_eq!(p.cores(), 8);
         assert_eq!(p.io_ns(), 0.0);
-        let cost = |op: &str| p.op(op).map(|o| o.cost_ns(0));
+        let cost = |op: &str| p.op(&op.parse().unwrap()).map(|o| o.cost_ns(0));
         assert_eq!(
             cost("x25519.keygen").unwrap(),
             cost("x25519.agree").unwrap()

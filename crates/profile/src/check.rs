@@ -2,9 +2,7 @@
 //! operation names and costs.
 
 use crate::file::{CostFile, OpFile};
-use crate::{
-    CostModel, Direction, OpCost, PacketCost, Point, ProfileError, Provenance, Suite, units,
-};
+use crate::{CostModel, OpCost, PacketCost, Point, ProfileError, Provenance, units};
 
 pub(crate) fn quoted(names: &[&str]) -> String {
     names
@@ -45,40 +43,6 @@ pub(crate) fn packet_cost(
         per_byte_ns: 0.0,
         provenance,
     })
-}
-
-/// Checks an op name; a cipher op (`<suite>.seal` / `<suite>.open`) gives its suite and
-/// direction, any other valid name `None`.
-pub(crate) fn check_op_name(name: &str) -> Result<Option<(Suite, Direction)>, String> {
-    let ok_part = |s: &str| {
-        !s.is_empty()
-            && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    };
-    match name.split_once('.') {
-        Some((alg, action @ ("seal" | "open"))) if ok_part(alg) => {
-            let direction = if action == "seal" {
-                Direction::Seal
-            } else {
-                Direction::Open
-            };
-            alg.parse::<Suite>()
-                .map(|s| Some((s, direction)))
-                .map_err(|_| {
-                    format!(
-                        "`{name}` is a cipher operation of no known suite; `{action}` ops are \
-                     `<suite>.{action}` with a suite from: {}",
-                        Suite::names()
-                    )
-                })
-        }
-        Some((alg, action)) if ok_part(alg) && ok_part(action) => Ok(None),
-        _ => Err(format!(
-            "`{name}` is not an operation name; expected `<algorithm>.<action>` in lowercase, \
-             e.g. `aes128-gcm.seal`, `aes128-gcm.open`, `mlkem768.encaps`"
-        )),
-    }
 }
 
 pub(crate) fn op_cost(

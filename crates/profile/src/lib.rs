@@ -85,7 +85,7 @@
 //! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
 //! // Constant-cost operations ignore the length.
-//! assert_eq!(p.op_cost_ns("x25519.keygen", 0).unwrap(), 45_000.0);
+//! assert_eq!(p.op_cost_ns(&profile::Op::key("x25519", "keygen"), 0).unwrap(), 45_000.0);
 //!
 //! // An operation the profile lacks is an error that lists what it has.
 //! let err = p.cipher_cost_ns(Suite::Aes128Ccm, Direction::Open, 64).unwrap_err();
@@ -110,33 +110,29 @@ mod check;
 mod cost;
 mod error;
 pub mod file;
+mod op;
 pub mod read;
 pub mod trace;
 pub mod units;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
-use check::{check_op_name, op_cost, packet_cost, provenance, quoted};
+use check::{op_cost, packet_cost, provenance, quoted};
 pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
+pub use op::{Direction, KeyOp, Op};
 
 /// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
-/// `<suite>.open` ([`cipher_op`]): the one list is [`Suite::ALL`], spelled by [`Suite::name`].
+/// `<suite>.open` ([`Op::Cipher`]): the one list is [`Suite::ALL`], spelled by [`Suite::name`].
 ///
 /// The AEAD and CBC+HMAC names follow the ESP/MACsec/TLS suite names of the `protocols` crate;
 /// `gmac-aes128`/`gmac-aes256` are integrity-only GMAC (MACsec with encryption off); `copy` is
 /// a plain memory copy of the packet, the baseline any data path pays. CBC+HMAC is
 /// encrypt-then-MAC as ESP does it (RFC 4868: HMAC-SHA-256/384/512 truncated to 128/192/256 bits).
 pub use protocols::Suite;
-
-/// The op name of sealing or opening with `suite`, e.g. `aes128-gcm.seal`.
-pub fn cipher_op(suite: Suite, direction: Direction) -> String {
-    format!("{suite}.{direction}")
-}
 
 /// Constant-cost operations (key exchange, KEMs, signatures) a profile may describe.
 pub const KEY_OPS: &[&str] = &[
@@ -190,31 +186,6 @@ pub const OPTIONAL_KEY_OPS: &[&str] = &[
 /// [`OPTIONAL_KEY_OPS`].
 pub fn all_key_ops() -> impl Iterator<Item = &'static str> {
     KEY_OPS.iter().chain(OPTIONAL_KEY_OPS).copied()
-}
-
-/// Direction of a cipher operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Direction {
-    /// Encrypt and authenticate (the sender).
-    Seal,
-    /// Verify and decrypt (the receiver).
-    Open,
-}
-
-impl Direction {
-    /// The action name used in op names: `"seal"` or `"open"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Seal => "seal",
-            Direction::Open => "open",
-        }
-    }
-}
-
-impl fmt::Display for Direction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// Where a profile's numbers come from.
@@ -332,7 +303,7 @@ pub struct Profile {
     /// The cipher costs, by suite and direction.
     ciphers: BTreeMap<(Suite, Direction), OpCost>,
     /// The constant-cost (key exchange, KEM, signature) operations, by name.
-    key_ops: BTreeMap<String, OpCost>,
+    key_ops: BTreeMap<KeyOp, OpCost>,
     file: ProfileFile,
 }
 
@@ -485,11 +456,11 @@ impl Profile {
         let (mut ciphers, mut key_ops) = (BTreeMap::new(), BTreeMap::new());
         for (name, op) in &file.ops {
             let key = format!("ops.\"{name}\"");
-            let cipher = check_op_name(name).map_err(|m| invalid(key.clone(), m))?;
+            let parsed: Op = name.parse().map_err(|m| invalid(key.clone(), m))?;
             let cost = op_cost(op, &key, &meta.implementation, &invalid)?;
-            match cipher {
-                Some(suite_direction) => ciphers.insert(suite_direction, cost),
-                None => key_ops.insert(name.clone(), cost),
+            match parsed {
+                Op::Cipher(suite, direction) => ciphers.insert((suite, direction), cost),
+                Op::Key(k) => key_ops.insert(k, cost),
             };
         }
         if let Some(imp) = &file.implementation {
@@ -624,67 +595,59 @@ impl Profile {
         self.file.measurement.as_ref()
     }
 
-    /// All operations, by name (in the order of the names). Listing them records no read for
+    /// All operations, in the order of their names. Listing them records no read for
     /// [`trace::record`].
-    pub fn ops(&self) -> impl Iterator<Item = (String, &OpCost)> {
-        let mut all: Vec<(String, &OpCost)> = self
+    pub fn ops(&self) -> impl Iterator<Item = (Op, &OpCost)> {
+        let mut all: Vec<(String, Op, &OpCost)> = self
             .ciphers
             .iter()
-            .map(|(&(s, d), c)| (cipher_op(s, d), c))
-            .chain(self.key_ops.iter().map(|(n, c)| (n.clone(), c)))
+            .map(|(&(s, d), c)| (Op::Cipher(s, d), c))
+            .chain(self.key_ops.iter().map(|(k, c)| (Op::Key(k.clone()), c)))
+            .map(|(op, c)| (op.to_string(), op, c))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
-        all.into_iter()
+        all.into_iter().map(|(_, op, c)| (op, c))
     }
 
-    /// The operation `name`, from the cipher table for a cipher op's name.
-    fn find(&self, name: &str) -> Option<&OpCost> {
-        match check_op_name(name) {
-            Ok(Some(suite_direction)) => self.ciphers.get(&suite_direction),
-            _ => self.key_ops.get(name),
+    /// The operation `op`.
+    fn find(&self, op: &Op) -> Option<&OpCost> {
+        match op {
+            Op::Cipher(suite, direction) => self.ciphers.get(&(*suite, *direction)),
+            Op::Key(k) => self.key_ops.get(k),
         }
     }
 
     /// The error for an operation the profile lacks: its name and those the profile has.
-    fn unknown_op(&self, name: String) -> ProfileError {
+    fn unknown_op(&self, op: &Op) -> ProfileError {
         ProfileError::UnknownOp {
             origin: self.origin.clone(),
             profile: self.name().to_string(),
-            op: name,
-            available: self.ops().map(|(n, _)| n).collect(),
+            op: op.to_string(),
+            available: self.ops().map(|(o, _)| o.to_string()).collect(),
         }
     }
 
-    /// Whether the profile holds operation `name`.
-    pub fn has_op(&self, name: &str) -> bool {
-        self.find(name).is_some()
+    /// Whether the profile holds operation `op`.
+    pub fn has_op(&self, op: &Op) -> bool {
+        self.find(op).is_some()
     }
 
-    /// The operation `name` (e.g. `"aes128-gcm.seal"`), or an error listing those it has.
-    pub fn op(&self, name: &str) -> Result<&OpCost, ProfileError> {
-        let op = self
-            .find(name)
-            .ok_or_else(|| self.unknown_op(name.to_string()))?;
-        self.note_op(name, &op.provenance);
-        Ok(op)
+    /// The operation `op` (e.g. `mlkem768.encaps`), or an error listing those it has.
+    pub fn op(&self, op: &Op) -> Result<&OpCost, ProfileError> {
+        let cost = self.find(op).ok_or_else(|| self.unknown_op(op))?;
+        self.note_op(op, &cost.provenance);
+        Ok(cost)
     }
 
-    /// Cost \[ns\] of operation `name` on `len_bytes` bytes.
-    pub fn op_cost_ns(&self, name: &str, len_bytes: u64) -> Result<f64, ProfileError> {
-        Ok(self.op(name)?.cost_ns(len_bytes))
+    /// Cost \[ns\] of operation `op` on `len_bytes` bytes.
+    pub fn op_cost_ns(&self, op: &Op, len_bytes: u64) -> Result<f64, ProfileError> {
+        Ok(self.op(op)?.cost_ns(len_bytes))
     }
 
     /// The cost of sealing or opening with `suite`, or an error listing the operations the
     /// profile has.
     pub fn cipher(&self, suite: Suite, direction: Direction) -> Result<&OpCost, ProfileError> {
-        let op = self
-            .ciphers
-            .get(&(suite, direction))
-            .ok_or_else(|| self.unknown_op(cipher_op(suite, direction)))?;
-        if trace::recording() {
-            self.note_op(&cipher_op(suite, direction), &op.provenance);
-        }
-        Ok(op)
+        self.op(&Op::Cipher(suite, direction))
     }
 
     /// Cost \[ns\] of sealing or opening `len_bytes` bytes of plaintext with `suite`.
@@ -702,10 +665,10 @@ impl Profile {
         trace::note(self.name(), key, &provenance.fitted_to);
     }
 
-    /// Records a read of operation `name` for [`trace::record`].
-    fn note_op(&self, name: &str, provenance: &Provenance) {
+    /// Records a read of operation `op` for [`trace::record`].
+    fn note_op(&self, op: &Op, provenance: &Provenance) {
         if trace::recording() {
-            self.note(&format!("ops.\"{name}\""), provenance);
+            self.note(&format!("ops.\"{op}\""), provenance);
         }
     }
 
@@ -734,12 +697,6 @@ impl Profile {
             message: e.to_string(),
         })
     }
-}
-
-/// The suite and direction of a cipher op's name (`aes128-gcm.seal`), or `None` for a key op
-/// or a name that is not an op.
-pub fn parse_cipher_op(name: &str) -> Option<(Suite, Direction)> {
-    check_op_name(name).ok().flatten()
 }
 
 /// Writes a profile file as TOML text.

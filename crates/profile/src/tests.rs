@@ -66,10 +66,18 @@ fn good_profile_loads_and_evaluates() {
         700.0
     );
     // constant ignores L; per-op implementation overrides the profile's
-    assert_eq!(p.op_cost_ns("mlkem768.encaps", 9000).unwrap(), 80_000.0);
-    assert_eq!(p.op("mlkem768.encaps").unwrap().implementation, "ml-kem");
     assert_eq!(
-        p.op("aes128-gcm.seal").unwrap().implementation,
+        p.op_cost_ns(&Op::key("mlkem768", "encaps"), 9000).unwrap(),
+        80_000.0
+    );
+    assert_eq!(
+        p.op(&Op::key("mlkem768", "encaps")).unwrap().implementation,
+        "ml-kem"
+    );
+    assert_eq!(
+        p.op(&Op::Cipher(Suite::Aes128Gcm, Direction::Seal))
+            .unwrap()
+            .implementation,
         "rustcrypto"
     );
 }
@@ -224,18 +232,27 @@ fn io_error_names_path() {
 fn suite_and_op_names_are_valid_op_names() {
     for s in Suite::ALL {
         for d in [Direction::Seal, Direction::Open] {
-            assert_eq!(check_op_name(&cipher_op(s, d)), Ok(Some((s, d))));
+            let op = Op::Cipher(s, d);
+            assert_eq!(op.to_string().parse::<Op>(), Ok(op));
         }
     }
     // A seal/open op must name a suite, and the error lists them (issue 15).
-    let e = check_op_name("aes512-gcm.seal").unwrap_err();
+    let e = "aes512-gcm.seal".parse::<Op>().unwrap_err();
     assert!(
         e.contains("aes512-gcm.seal") && e.contains("gmac-aes256"),
         "{e}"
     );
-    assert_eq!(check_op_name("aes512-gcm.other"), Ok(None));
+    assert_eq!(
+        "aes512-gcm.other".parse::<Op>(),
+        Ok(Op::key("aes512-gcm", "other"))
+    );
     for op in KEY_OPS {
-        assert_eq!(check_op_name(op), Ok(None));
+        let parsed = op.parse::<Op>().unwrap();
+        assert!(matches!(parsed, Op::Key(_)), "{op}");
+        assert_eq!(parsed.to_string(), *op);
+    }
+    for bad in ["", "x25519", ".keygen", "X25519.keygen", "x25519.", "-a.b"] {
+        assert!(bad.parse::<Op>().is_err(), "{bad}");
     }
 }
 

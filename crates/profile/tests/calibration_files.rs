@@ -251,7 +251,7 @@ fn nfv_macsec_gives_back_the_kernel_times() {
 #[test]
 fn pq_ikev2_gives_back_the_ike_sa_init_difference() {
     let p = load("pq-ikev2-gold6248.toml");
-    let c = |op: &str| p.op_cost_ns(op, 0).unwrap() / 1e3;
+    let c = |op: &str| p.op_cost_ns(&op.parse().unwrap(), 0).unwrap() / 1e3;
     let x25519 = 2.0 * (c("x25519.keygen") + c("x25519.agree"));
     let mlkem768 = c("mlkem768.keygen") + c("mlkem768.encaps") + c("mlkem768.decaps");
     // Perera et al.: IKE_SA_INIT 4306 us (mlkem768) - 1363 us (curve25519).
@@ -265,8 +265,11 @@ fn pq_ikev2_gives_back_the_ike_sa_init_difference() {
     let dev = load("dev-host-rustcrypto.toml");
     for step in ["keygen", "encaps", "decaps"] {
         let ratio = |prof: &Profile| {
-            prof.op_cost_ns(&format!("mlkem1024.{step}"), 0).unwrap()
-                / prof.op_cost_ns(&format!("mlkem768.{step}"), 0).unwrap()
+            prof.op_cost_ns(&profile::Op::key("mlkem1024", step), 0)
+                .unwrap()
+                / prof
+                    .op_cost_ns(&profile::Op::key("mlkem768", step), 0)
+                    .unwrap()
         };
         close(ratio(&p), ratio(&dev), 1e-3, step);
     }

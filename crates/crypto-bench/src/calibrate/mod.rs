@@ -235,7 +235,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     // write a profile without the op that was asked for.
     let names: Vec<String> = ciphers
         .iter()
-        .flat_map(|c| [Direction::Seal, Direction::Open].map(|d| profile::cipher_op(c.suite(), d)))
+        .flat_map(|c| {
+            [Direction::Seal, Direction::Open]
+                .map(|d| profile::Op::Cipher(c.suite(), d).to_string())
+        })
         .chain(keys.iter().map(|k| k.name().to_string()))
         .collect();
     if let Some(prefix) = config
@@ -270,8 +273,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     let mut cipher_points = Vec::new();
     for (ci, c) in ciphers.iter().enumerate() {
         let (seal_op, open_op) = (
-            profile::cipher_op(c.suite(), Direction::Seal),
-            profile::cipher_op(c.suite(), Direction::Open),
+            profile::Op::Cipher(c.suite(), Direction::Seal).to_string(),
+            profile::Op::Cipher(c.suite(), Direction::Open).to_string(),
         );
         if !config.wants(&seal_op) && !config.wants(&open_op) {
             continue;
@@ -367,8 +370,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     for p in cipher_points {
         let c = &ciphers[p.cipher];
         let (seal_op, open_op) = (
-            profile::cipher_op(c.suite(), Direction::Seal),
-            profile::cipher_op(c.suite(), Direction::Open),
+            profile::Op::Cipher(c.suite(), Direction::Seal).to_string(),
+            profile::Op::Cipher(c.suite(), Direction::Open).to_string(),
         );
         for (op, samples) in [(&seal_op, &p.run.seal), (&open_op, &p.run.open)] {
             points.push(PointResult {
@@ -445,7 +448,7 @@ mod tests {
         cfg.only = vec!["aes128-gcm".into(), "copy".into(), "x25519.agree".into()];
         let cal = run(&cfg, &mut |_| {}).unwrap();
         let p = profile::Profile::from_file(cal.profile.clone(), "unit").unwrap();
-        let ops: Vec<_> = p.ops().map(|(n, _)| n).collect();
+        let ops: Vec<_> = p.ops().map(|(n, _)| n.to_string()).collect();
         assert_eq!(
             ops,
             [
@@ -457,7 +460,7 @@ mod tests {
             ]
         );
         // Sealing 1500 B costs more than 64 B, and AES-GCM more than a copy.
-        let c = |op: &str, l| p.op_cost_ns(op, l).unwrap();
+        let c = |op: &str, l| p.op_cost_ns(&op.parse().unwrap(), l).unwrap();
         assert!(c("aes128-gcm.seal", 1500) > c("aes128-gcm.seal", 64));
         assert!(c("aes128-gcm.seal", 1500) > c("copy.seal", 1500));
         assert_eq!(cal.samples_csv.lines().count(), 1 + 3 * (4 * 2 + 1));

@@ -18,6 +18,7 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use profile::Op;
 use profile::units::{Kind, Quantity};
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
@@ -498,7 +499,8 @@ fn reference_profile() -> Option<profile::Profile> {
 /// the two CPU times \[ns\].
 pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
     let p = reference_profile()?;
-    let crypto = p.op_cost_ns("x25519.keygen", 0).ok()? + p.op_cost_ns("x25519.agree", 0).ok()?;
+    let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
+    let crypto = x25519("keygen")? + x25519("agree")?;
     let real = p.term("ike.daemon.responder.loaded")? + crypto;
     (crypto > 0.0).then(|| (real / crypto, real, crypto))
 }
@@ -507,7 +509,9 @@ pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
 /// cipher-only one (AES-256-GCM seal + the profile's per-packet I/O): with the two \[ns\].
 pub fn reference_esp_factor() -> Option<(f64, f64, f64)> {
     let p = reference_profile()?;
-    let seal = p.op_cost_ns("aes256-gcm.seal", 1400).ok()?;
+    let seal = p
+        .cipher_cost_ns(protocols::Suite::Aes256Gcm, profile::Direction::Seal, 1400)
+        .ok()?;
     let real = p.term("esp.per_packet")? + seal;
     let cipher_only = seal + p.io_ns() + p.io_per_byte_ns() * 1400.0;
     (cipher_only > 0.0).then(|| (real / cipher_only, real, cipher_only))

@@ -301,7 +301,7 @@ pub(super) fn with_cipher_lines(
     let mut file = testbed.file().clone();
     file.profile.name = name.to_owned();
     for (op_name, op) in file.ops.iter_mut() {
-        let Some((suite, direction)) = profile::parse_cipher_op(op_name) else {
+        let Ok(profile::Op::Cipher(suite, direction)) = op_name.parse() else {
             continue;
         };
         if let Some((fixed, per_byte)) = line(suite, direction)? {

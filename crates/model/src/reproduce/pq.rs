@@ -11,11 +11,10 @@ pub(super) const HOST_PROFILE: &str = "calibration/dev-host-rustcrypto.toml";
 /// Compute on the IKE_SA_INIT critical path \[us\] for key exchange `ke` (profile ops): X25519 =
 /// keygen and agreement on both sides; a KEM = keygen + encaps + decaps.
 pub(super) fn ke_compute_us(prof: &profile::Profile, ke: &str) -> Result<f64> {
-    let c = |op: &str| prof.op_cost_ns(op, 0);
+    let c = |action: &str| prof.op_cost_ns(&profile::Op::key(ke, action), 0);
     Ok(if ke == "x25519" {
-        2.0 * (c("x25519.keygen")? + c("x25519.agree")?) / 1e3
+        2.0 * (c("keygen")? + c("agree")?) / 1e3
     } else {
-        (c(&format!("{ke}.keygen"))? + c(&format!("{ke}.encaps"))? + c(&format!("{ke}.decaps"))?)
-            / 1e3
+        (c("keygen")? + c("encaps")? + c("decaps")?) / 1e3
     })
 }

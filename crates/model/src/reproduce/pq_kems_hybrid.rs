@@ -46,7 +46,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
             protocols::ikev2::Auth::Rsa2048,
             1500,
         )?)?;
-        let time = if prof.has_op(&format!("{kem}.keygen")) {
+        let time = if prof.has_op(&profile::Op::key(kem, "keygen")) {
             // IKE_SA_INIT with X25519 + IKE_INTERMEDIATE (the round trip and handling term +
             // the KEM's compute) + IKE_AUTH with curve25519, Perera's testbed.
             format!(
@@ -77,7 +77,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let host = profile::Profile::load(&host_profile)?;
     let (timed, untimed): (Vec<&str>, Vec<&str>) = KEMS
         .into_iter()
-        .partition(|k| host.has_op(&format!("{k}.keygen")));
+        .partition(|k| host.has_op(&profile::Op::key(k, "keygen")));
     let plan = crate::plan::kex(&crate::plan::KexQuestion {
         kes: std::iter::once("x25519".to_string())
             .chain(timed.iter().map(|k| format!("x25519+{k}")))
@@ -111,7 +111,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let impls: Vec<String> = timed
         .iter()
         .filter_map(|k| {
-            host.op(&format!("{k}.keygen"))
+            host.op(&profile::Op::key(k, "keygen"))
                 .ok()
                 .map(|op| format!("{k} {}", op.implementation))
         })

@@ -110,13 +110,13 @@ pub(super) fn handshake_source(
         })?;
     }
     let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
-    let op = |p: &NodeProfile, name: &str| -> Result<f64, ScenarioError> {
-        p.key_op_ns(name).map_err(|problem| {
-            let signs = name.ends_with(".sign") || name.ends_with(".verify");
+    let op = |p: &NodeProfile, alg: &str, action: &str| -> Result<f64, ScenarioError> {
+        let op = profile::KeyOp::new(alg, action);
+        p.key_op_ns(&op).map_err(|problem| {
             cx.invalid(
-                format!("{key}.{}", if signs { "auth" } else { "ke" }),
+                format!("{key}.{}", if op.signs() { "auth" } else { "ke" }),
                 format!("profile {}: {problem}", p.origin),
-                how_to_measure(name),
+                how_to_measure(&op),
             )
         })
     };
@@ -142,14 +142,8 @@ pub(super) fn handshake_source(
             match auth_alg {
                 None => (0.0, 0.0, 0.0),
                 Some(a) => {
-                    let (sign_i, verify_i) = (
-                        op(init, &format!("{a}.sign"))?,
-                        op(init, &format!("{a}.verify"))?,
-                    );
-                    let (sign_r, verify_r) = (
-                        op(resp, &format!("{a}.sign"))?,
-                        op(resp, &format!("{a}.verify"))?,
-                    );
+                    let (sign_i, verify_i) = (op(init, a, "sign")?, op(init, a, "verify")?);
+                    let (sign_r, verify_r) = (op(resp, a, "sign")?, op(resp, a, "verify")?);
                     ike_auth_work([sign_i, verify_i], [sign_r, verify_r], verifies)
                 }
             }
@@ -166,17 +160,13 @@ pub(super) fn handshake_source(
                 .iter()
                 .any(|p| n.starts_with(p));
             if dh {
-                let r = op(resp, &format!("{n}.keygen"))? + op(resp, &format!("{n}.agree"))?;
-                (
-                    op(init, &format!("{n}.keygen"))?,
-                    r,
-                    op(init, &format!("{n}.agree"))?,
-                )
+                let r = op(resp, n, "keygen")? + op(resp, n, "agree")?;
+                (op(init, n, "keygen")?, r, op(init, n, "agree")?)
             } else {
                 (
-                    op(init, &format!("{n}.keygen"))?,
-                    op(resp, &format!("{n}.encaps"))?,
-                    op(init, &format!("{n}.decaps"))?,
+                    op(init, n, "keygen")?,
+                    op(resp, n, "encaps")?,
+                    op(init, n, "decaps")?,
                 )
             }
         };
@@ -242,15 +232,15 @@ pub(super) fn handshake_source(
 
 /// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
 /// `allowed` part of the error that refuses it.
-fn how_to_measure(op: &str) -> String {
-    let alg = op.split('.').next().unwrap_or(op);
+fn how_to_measure(op: &profile::KeyOp) -> String {
+    let alg = op.alg();
     let openssl = match alg {
         "x25519" => Some("ecdhx25519"),
         "ecdsa-p256" => Some("ecdsap256"),
         "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
         _ => None,
     };
-    if profile::OPTIONAL_KEY_OPS.contains(&op) {
+    if profile::OPTIONAL_KEY_OPS.contains(&op.to_string().as_str()) {
         return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
     }
     match openssl {

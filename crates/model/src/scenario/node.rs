@@ -131,8 +131,8 @@ pub struct NodeProfile {
 /// A constant-cost key-exchange or signature operation of a node's profile.
 #[derive(Debug, Clone)]
 pub struct KeyOp {
-    /// Operation name (`mlkem768.encaps`).
-    pub name: String,
+    /// The operation (`mlkem768.encaps`).
+    pub op: profile::KeyOp,
     /// Cost \[ns\].
     pub ns: f64,
     /// The published numbers its cost was fitted to (target ids; empty: measured).
@@ -143,20 +143,20 @@ impl NodeProfile {
     /// Cost of a constant-cost key operation such as `mlkem768.encaps` \[ns\]; the error lists
     /// the key operations the profile has.
     /// A use is recorded for [`profile::trace::record`].
-    pub fn key_op_ns(&self, name: &str) -> Result<f64, String> {
-        match self.key_ops.iter().find(|k| k.name == name) {
+    pub fn key_op_ns(&self, op: &profile::KeyOp) -> Result<f64, String> {
+        match self.key_ops.iter().find(|k| k.op == *op) {
             Some(k) => {
-                profile::trace::note(&self.name, &format!("ops.\"{name}\""), &k.fitted_to);
+                profile::trace::note(&self.name, &format!("ops.\"{op}\""), &k.fitted_to);
                 Ok(k.ns)
             }
             None => Err(format!(
-                "has no operation `{name}`; it has: {}",
+                "has no operation `{op}`; it has: {}",
                 if self.key_ops.is_empty() {
                     "none".to_owned()
                 } else {
                     self.key_ops
                         .iter()
-                        .map(|k| k.name.as_str())
+                        .map(|k| k.op.to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
@@ -312,11 +312,17 @@ pub(super) fn node(
                 // Listed without recording a read: a key op is read when a handshake uses it.
                 key_ops: p
                     .ops()
-                    .filter(|(n, _)| profile::all_key_ops().any(|k| k == n))
-                    .map(|(name, op)| KeyOp {
-                        name,
-                        ns: op.cost_ns(0),
-                        fitted_to: op.provenance.fitted_to.clone(),
+                    .filter_map(|(op, cost)| match op {
+                        profile::Op::Key(k)
+                            if profile::all_key_ops().any(|n| n == k.to_string()) =>
+                        {
+                            Some(KeyOp {
+                                op: k,
+                                ns: cost.cost_ns(0),
+                                fitted_to: cost.provenance.fitted_to.clone(),
+                            })
+                        }
+                        _ => None,
                     })
                     .collect(),
             };

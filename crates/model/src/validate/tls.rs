@@ -360,7 +360,7 @@ fn handshake_crypto(m: &TlsMeasurements, g: Group, c: Cert) -> Result<(f64, f64)
 
 /// Seal plus open of one byte at [`RECORD_LEN`] \[ns/B\].
 fn record_crypto(m: &TlsMeasurements, s: TlsSuite) -> Result<f64, String> {
-    let op = profile::cipher_op(s.suite(), profile::Direction::Seal);
+    let op = profile::Op::Cipher(s.suite(), profile::Direction::Seal).to_string();
     Ok(2.0 * op_ns(m, &op, RECORD_LEN)? / RECORD_LEN as f64)
 }
 
