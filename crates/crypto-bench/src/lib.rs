@@ -3,9 +3,9 @@
 //!
 //! - [`ciphers`]: seal/open of every suite in [`profile::Suite::ALL`] (RustCrypto), laid out
 //!   as ESP and MACsec do; [`keyops`]: X25519, ML-KEM, Ed25519, ECDSA P-256, ML-DSA.
-//! - [`measure`]: batches timed with a monotonic clock, warm-up, repeated samples, every sealed
+//! - `measure` (private): batches timed with a monotonic clock, warm-up, repeated samples, every sealed
 //!   packet opened and compared, tampering refused.
-//! - [`fit`]: `cost(L) = a + b*L` by relative least squares, with a piecewise table when a line
+//! - `fit` (private): `cost(L) = a + b*L` by relative least squares, with a piecewise table when a line
 //!   misses a point by more than 10%.
 //! - [`calibrate`]: a whole run (quick or full), noise verdict, [`calibrate::sanity`] check, and the
 //!   profile and raw-samples CSV.
@@ -21,11 +21,11 @@
 pub mod aws;
 pub mod calibrate;
 pub mod ciphers;
-pub mod fit;
+mod fit;
 pub mod host;
 pub mod io;
 pub mod keyops;
-pub mod measure;
+mod measure;
 pub mod openssl;
 #[cfg(feature = "pqclean")]
 pub mod pqclean;
