@@ -206,6 +206,33 @@ pub struct RunInfo {
     pub events_per_s: Option<f64>,
 }
 
+/// Serialises a delay report, with every statistic `null` when it counted no packet: a mean,
+/// percentile or component of nothing is not 0 ns.
+fn delay_or_nulls<S: serde::Serializer>(d: &DelayReport, s: S) -> Result<S::Ok, S::Error> {
+    if d.count > 0 {
+        d.serialize(s)
+    } else {
+        NoDelay::default().serialize(s)
+    }
+}
+
+/// [`DelayReport`]'s fields in its order, each statistic a unit (JSON `null`): what a
+/// direction that delivered nothing reports.
+#[derive(Debug, Default, Serialize)]
+struct NoDelay {
+    count: u64,
+    mean_ns: (),
+    p50_ns: (),
+    p99_ns: (),
+    max_ns: (),
+    min_ns: (),
+    queueing_ns: (),
+    propagation_ns: (),
+    transmission_ns: (),
+    processing_ns: (),
+    mean_ci99_ns: (),
+}
+
 /// Delay statistics of one direction of a flow \[ns\].
 #[derive(Debug, Clone, Serialize)]
 pub struct DelayReport {
@@ -269,7 +296,8 @@ pub struct DirReport {
     /// Delivered bits over the time from first creation to last delivery, averaged over the
     /// replications [bit/s].
     pub throughput_bps: f64,
-    /// End-to-end delay.
+    /// End-to-end delay (statistics `null` in JSON when `count` is 0).
+    #[serde(serialize_with = "delay_or_nulls")]
     pub delay: DelayReport,
     /// Per-hop breakdown (only with `[report] hops = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -313,7 +341,9 @@ pub struct FlowReport {
     pub bytes_delivered: u64,
     /// Forward throughput [bit/s].
     pub throughput_bps: f64,
-    /// Forward end-to-end delay.
+    /// Forward end-to-end delay (in JSON every statistic is `null` when no packet was
+    /// delivered: `count` 0).
+    #[serde(serialize_with = "delay_or_nulls")]
     pub delay: DelayReport,
     /// Forward per-hop breakdown (only with `[report] hops = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -858,7 +888,7 @@ fn dir_report(
 mod tests {
     use std::path::Path;
 
-    use super::pooled_mean_ci99_half_ns;
+    use super::{DelayReport, NoDelay, pooled_mean_ci99_half_ns};
 
     /// Issue 24 class 8: the interval's half-width, about the pooled mean: with equal counts the
     /// Student-t interval of the replications' means; never a negative end.
@@ -910,5 +940,39 @@ mod tests {
             .expect_err("refused")
             .to_string();
         assert!(e.contains("replications"), "{e}");
+    }
+
+    /// A direction that delivered nothing reports its delay statistics as `null`, with the
+    /// same keys in the same order as one that delivered (the mirror type cannot drift).
+    #[test]
+    fn an_empty_delay_report_is_nulls_with_the_same_keys() {
+        let full = serde_json::to_string(&DelayReport {
+            count: 1,
+            mean_ns: 1.0,
+            p50_ns: 1.0,
+            p99_ns: 1.0,
+            max_ns: 1.0,
+            min_ns: 1.0,
+            queueing_ns: 0.0,
+            propagation_ns: 0.0,
+            transmission_ns: 0.0,
+            processing_ns: 1.0,
+            mean_ci99_ns: None,
+        })
+        .unwrap();
+        let empty = serde_json::to_string(&NoDelay::default()).unwrap();
+        let keys = |j: &str| -> Vec<String> {
+            j.split(',')
+                .map(|kv| {
+                    kv.split(':')
+                        .next()
+                        .unwrap()
+                        .trim_matches(['{', '"'])
+                        .to_owned()
+                })
+                .collect()
+        };
+        assert_eq!(keys(&full), keys(&empty));
+        assert_eq!(empty.matches("null").count(), 10, "{empty}");
     }
 }

@@ -28,7 +28,12 @@ fn rate(bps: f64) -> String {
     }
 }
 
+/// The delay columns: `-` in each when no packet was delivered (a mean of nothing is no
+/// number).
 fn delay_cells(d: &DelayReport) -> [String; 8] {
+    if d.count == 0 {
+        return std::array::from_fn(|_| "-".to_owned());
+    }
     [
         us(d.mean_ns),
         us(d.p50_ns),
@@ -433,6 +438,14 @@ pub fn csv(r: &Report) -> String {
     ]);
     let mut row = |flow: &str, dir: &str, d: &DirReport| {
         let x = &d.delay;
+        // Empty cells when no packet was delivered.
+        let measured = |v: f64| {
+            if x.count > 0 {
+                v.to_string()
+            } else {
+                String::new()
+            }
+        };
         t.row([
             r.scenario.name.clone(),
             flow.to_owned(),
@@ -441,15 +454,15 @@ pub fn csv(r: &Report) -> String {
             d.packets_delivered.to_string(),
             d.packets_dropped.to_string(),
             d.throughput_bps.to_string(),
-            x.mean_ns.to_string(),
-            x.p50_ns.to_string(),
-            x.p99_ns.to_string(),
-            x.max_ns.to_string(),
-            x.min_ns.to_string(),
-            x.queueing_ns.to_string(),
-            x.propagation_ns.to_string(),
-            x.transmission_ns.to_string(),
-            x.processing_ns.to_string(),
+            measured(x.mean_ns),
+            measured(x.p50_ns),
+            measured(x.p99_ns),
+            measured(x.max_ns),
+            measured(x.min_ns),
+            measured(x.queueing_ns),
+            measured(x.propagation_ns),
+            measured(x.transmission_ns),
+            measured(x.processing_ns),
         ]);
     };
     for f in &r.flows {

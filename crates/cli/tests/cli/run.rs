@@ -764,3 +764,72 @@ fn run_reads_a_scenario_from_stdin() {
     assert_eq!(empty.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&empty.stderr).contains("<stdin>: the file is empty"));
 }
+
+/// A flow that delivered no packet has no delay: the table prints `-`, the CSV leaves the
+/// cells empty and the JSON says `null` (it printed 0.000 us, a mean of nothing), while the
+/// flow beside it reports its delay as before.
+#[test]
+fn a_flow_that_delivered_nothing_has_no_delay() {
+    let dir = crate::common::TempDir::new("no-delay");
+    let path = dir.join("late.toml");
+    std::fs::write(
+        &path,
+        r#"[scenario]
+name = "late"
+seed = 1
+replications = 1
+
+[stop]
+duration = "1ms"
+
+[[node]]
+name = "a"
+service = { model = "deterministic", time = "1us" }
+
+[[node]]
+name = "b"
+service = { model = "deterministic", time = "1us" }
+
+[[link]]
+between = ["a", "b"]
+rate = "1Gb/s"
+
+[[flow]]
+name = "late"
+from = "a"
+to = "b"
+source = { kind = "periodic", rate = "1000pps", size = "100B", offset = "5ms" }
+
+[[flow]]
+name = "ok"
+from = "a"
+to = "b"
+source = { kind = "periodic", rate = "10000pps", size = "100B" }
+"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let v = json(&run(&["run", p, "--format", "json"]));
+    let late = &v["flows"][0];
+    assert_eq!(late["name"], "late");
+    assert_eq!(late["packets_delivered"], 0);
+    assert_eq!(late["delay"]["count"], 0);
+    for k in [
+        "mean_ns",
+        "p50_ns",
+        "p99_ns",
+        "max_ns",
+        "min_ns",
+        "processing_ns",
+    ] {
+        assert!(late["delay"][k].is_null(), "{k}: {}", late["delay"]);
+    }
+    assert!(v["flows"][1]["delay"]["mean_ns"].as_f64().unwrap() > 0.0);
+    let table = String::from_utf8(run(&["run", p]).stdout).unwrap();
+    let row = table.lines().find(|l| l.starts_with("late ")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert!(cells[cells.len() - 8..].iter().all(|c| *c == "-"), "{row}");
+    let csv = String::from_utf8(run(&["run", p, "--format", "csv"]).stdout).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("late,late,")).unwrap();
+    assert!(row.ends_with(",,,,,,,,,"), "{row}");
+}

@@ -102,20 +102,22 @@ impl PointResult {
                     }
                 }
                 let d = &f.delay;
+                // No delay statistic of a direction that delivered nothing.
+                let delay = |x: f64| finite(x).filter(|_| d.count > 0);
                 FlowRow {
                     flow: f.name.clone(),
                     packets_sent: f.packets_sent,
                     packets_delivered: f.packets_delivered,
                     packets_dropped: f.packets_dropped,
                     throughput_bps: finite(f.throughput_bps),
-                    delay_mean_ns: finite(d.mean_ns),
-                    delay_p50_ns: finite(d.p50_ns),
-                    delay_p99_ns: finite(d.p99_ns),
-                    delay_max_ns: finite(d.max_ns),
-                    queueing_ns: finite(d.queueing_ns),
-                    propagation_ns: finite(d.propagation_ns),
-                    transmission_ns: finite(d.transmission_ns),
-                    processing_ns: finite(d.processing_ns),
+                    delay_mean_ns: delay(d.mean_ns),
+                    delay_p50_ns: delay(d.p50_ns),
+                    delay_p99_ns: delay(d.p99_ns),
+                    delay_max_ns: delay(d.max_ns),
+                    queueing_ns: delay(d.queueing_ns),
+                    propagation_ns: delay(d.propagation_ns),
+                    transmission_ns: delay(d.transmission_ns),
+                    processing_ns: delay(d.processing_ns),
                     message_mean_ns: f.message.as_ref().and_then(|m| finite(m.mean_ns)),
                     message_p99_ns: f.message.as_ref().and_then(|m| finite(m.p99_ns)),
                     rtt_mean_ns: f.rtt.as_ref().and_then(|m| finite(m.mean_ns)),
