@@ -28,6 +28,7 @@ pub mod accuracy;
 pub mod bulk;
 pub mod cpu;
 mod error;
+pub mod ike;
 pub mod net;
 pub mod openssl_tls;
 pub mod predict;

@@ -330,8 +330,10 @@ fn certificate(len: usize, auth: Auth, seed: u8) -> Option<Vec<u8>> {
     let version = tlv(0xa0, &tlv(0x02, &[2]));
     let serial = tlv(0x02, &[1]);
     let issuer = der_name(14, 0);
-    let utc = tlv(0x17, b"260101000000Z");
-    let validity = tlv(0x30, &[utc.clone(), utc].concat());
+    let validity = tlv(
+        0x30,
+        &[tlv(0x17, b"260101000000Z"), tlv(0x17, b"360101000000Z")].concat(),
+    );
     let subject = der_name(16, seed);
     let key_alg = algorithm_id(Auth::Ed25519);
     let fixed = version.len() + serial.len() + alg.len() + issuer.len() + validity.len();
