@@ -220,7 +220,7 @@ fn ikev2_captures_dissect_decrypt_and_reassemble_in_tshark() {
         return;
     };
     let dir = TempDir::new("pcap-handshake");
-    let cases: [(&str, &[&str], &str); 7] = [
+    let cases: [(&str, &[&str], &str); 9] = [
         ("x25519", &["--ke", "x25519"], "none"),
         (
             "mlkem768-cbc",
@@ -287,6 +287,37 @@ fn ikev2_captures_dissect_decrypt_and_reassemble_in_tshark() {
                 "--no-ike-fragmentation",
             ],
             "ip",
+        ),
+        (
+            "strongswan-minimal-vendor-id",
+            &[
+                "--peer",
+                "strongswan-minimal",
+                "--vendor-id",
+                "--auth",
+                "psk",
+                "--id-i",
+                "email:moon@example.org",
+                "--id-r",
+                "keyid:12",
+                "--cipher",
+                "aes256-sha256",
+            ],
+            "none",
+        ),
+        (
+            "strongswan-ipv6-address-ids",
+            &[
+                "--peer",
+                "strongswan",
+                "--auth",
+                "psk",
+                "--ip-version",
+                "6",
+                "--mtu",
+                "1280",
+            ],
+            "none",
         ),
         (
             "libreswan",

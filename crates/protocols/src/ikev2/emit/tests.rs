@@ -2,7 +2,7 @@
 //! exchange, authentication and MTU regime; the payload chains read back field by field.
 
 use super::*;
-use crate::ikev2::{Peer, handshake};
+use crate::ikev2::{IkeCipher, Peer, handshake};
 
 /// Reads a payload chain starting with type `first`: (type, length) of each payload.
 fn chain(mut bytes: &[u8], first: u8) -> Vec<(u8, usize)> {
@@ -40,7 +40,7 @@ fn configs() -> Vec<Config> {
                     cfg.ike_fragmentation = ike_frag;
                     cfg.ip_version = v;
                     out.push(cfg.clone());
-                    cfg.cipher = super::super::IkeCipher::AesCbcSha256;
+                    cfg.cipher = IkeCipher::AesCbcSha256;
                     out.push(cfg);
                 }
             }
