@@ -6,7 +6,8 @@
 //! on loopback (127.0.0.1), or over a veth pair between two network namespaces of their own
 //! ([`net::Transport`], root only), every loop bounded in packets and time; [`predict`] runs the
 //! same experiments in the simulator from a calibration profile, fitted to the plaintext run only;
-//! [`accuracy`] holds the comparison to a tolerance.
+//! [`accuracy`] holds the comparison to a tolerance. [`ike`] seals the encrypted payloads of a
+//! modelled IKEv2 exchange with fixed test keys, for a capture Wireshark decrypts.
 //!
 //! ```
 //! use live::{Protection, security_association};
@@ -28,6 +29,7 @@ pub mod accuracy;
 pub mod bulk;
 pub mod cpu;
 mod error;
+pub mod ike;
 pub mod net;
 pub mod openssl_tls;
 pub mod predict;

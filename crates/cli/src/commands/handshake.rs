@@ -81,7 +81,18 @@ pub struct HandshakeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+    /// IKEv2: also write every datagram of the exchange to FILE as a pcapng capture
+    /// (Ethernet/IP/UDP frames, SK payloads sealed with fixed test keys), and beside it
+    /// FILE.ikev2_decryption_table, Wireshark's IKEv2 decryption table for those keys
+    /// (docs/protocols.md, "Captures of an exchange").
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<std::path::PathBuf>,
 }
+
+/// Most bytes of frames `--pcap` writes: the capture is built in memory before it is written,
+/// so a certificate chain of hundreds of megabytes is refused rather than exhausting memory
+/// \[bytes\].
+pub const MAX_PCAP_BYTES: usize = 64 << 20;
 
 /// The key-exchange protocol of `--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,6 +157,11 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if args.protocol == Protocol::Tls13 {
+        if args.pcap.is_some() {
+            anyhow::bail!(
+                "--pcap applies to --protocol ikev2 only: `oransim handshake` writes no TLS 1.3 handshake capture"
+            );
+        }
         if args.cipher.is_some() {
             anyhow::bail!(
                 "--cipher applies to --protocol ikev2 only (TLS 1.3 takes its record cipher from the key schedule)"
@@ -171,20 +187,7 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
     let render = |chain: Vec<usize>| -> Result<String, HandshakeError> {
         Ok(match args.protocol {
             Protocol::Ikev2 => {
-                let mut cfg = Config::new(&args.ke, auth, args.mtu)?;
-                cfg.cert_chain = chain;
-                cfg.cipher = args.cipher.unwrap_or(IkeCipher::AesGcm16);
-                cfg.ike_fragmentation = !args.no_ike_fragmentation;
-                cfg.ip_version = ip_version;
-                cfg.peer = args.peer;
-                cfg.id_i = args.id_i.clone();
-                cfg.id_r = args.id_r.clone();
-                cfg.send_idr = !args.no_send_idr;
-                cfg.certreq_cas = args.certreq_cas;
-                cfg.vendor_ids = args.vendor_id;
-                if !args.cert_bytes_r.is_empty() {
-                    cfg.cert_chain_r = Some(args.cert_bytes_r.clone());
-                }
+                let cfg = ike_config(args, auth, chain, ip_version)?;
                 let h = ikev2::handshake(&cfg)?;
                 match args.format {
                     OutFormat::Json => printer::handshake::ikev2_json(&h)?,
@@ -208,7 +211,7 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
     } else {
         estimated(args.chain.unwrap_or(1))
     };
-    let text = match render(chain) {
+    let text = match render(chain.clone()) {
         Ok(text) => text,
         Err(HandshakeError::Output(e)) => return Err(e),
         Err(HandshakeError::Protocol(e)) => {
@@ -245,8 +248,88 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
             return Err(anyhow::Error::new(e).context(flag));
         }
     };
+    if let Some(path) = &args.pcap {
+        let cfg = ike_config(args, auth, chain, ip_version)?;
+        write_capture(&cfg, path).context("--pcap")?;
+    }
     crate::format::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The IKEv2 configuration the flags describe, with the certificate chain `chain` [bytes].
+fn ike_config(
+    args: &HandshakeArgs,
+    auth: Auth,
+    chain: Vec<usize>,
+    ip_version: u8,
+) -> Result<Config, protocols::Error> {
+    let mut cfg = Config::new(&args.ke, auth, args.mtu)?;
+    cfg.cert_chain = chain;
+    cfg.cipher = args.cipher.unwrap_or(IkeCipher::AesGcm16);
+    cfg.ike_fragmentation = !args.no_ike_fragmentation;
+    cfg.ip_version = ip_version;
+    cfg.peer = args.peer;
+    cfg.id_i = args.id_i.clone();
+    cfg.id_r = args.id_r.clone();
+    cfg.send_idr = !args.no_send_idr;
+    cfg.certreq_cas = args.certreq_cas;
+    cfg.vendor_ids = args.vendor_id;
+    if !args.cert_bytes_r.is_empty() {
+        cfg.cert_chain_r = Some(args.cert_bytes_r.clone());
+    }
+    Ok(cfg)
+}
+
+/// Writes `cfg`'s exchange to `path` as pcapng, with Wireshark's IKEv2 decryption table beside
+/// it (`path` + `.ikev2_decryption_table`), both or neither; says on stderr what it wrote.
+/// Frame n is at n nanoseconds: `handshake` models no time, so the timestamps only order the
+/// frames.
+fn write_capture(cfg: &Config, path: &std::path::Path) -> anyhow::Result<()> {
+    use printer::pcap::{Interface, LinkType, Writer};
+    let h = ikev2::handshake(cfg)?;
+    // Frames are the IP datagrams plus the Ethernet header; checked before anything is built.
+    let bytes = h
+        .exchanges
+        .iter()
+        .flat_map(|e| e.request.datagrams.iter().chain(&e.response.datagrams))
+        .try_fold(0usize, |n, d| n.checked_add(d.checked_add(14)?));
+    if bytes.is_none_or(|b| b > MAX_PCAP_BYTES) {
+        anyhow::bail!(
+            "the capture would hold {} bytes of frames; at most {MAX_PCAP_BYTES} (it is built in memory): use a shorter --chain or smaller --cert-bytes",
+            bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string())
+        );
+    }
+    let keys = live::ike::IkeKeys::test(cfg.cipher);
+    let mut datagrams = ikev2::emit::datagrams(cfg, &h)?;
+    let mut iface = Interface::new("ike", LinkType::Ethernet);
+    iface.description = Some(
+        "oransim handshake: initiator 192.0.2.1 / 2001:db8::1, responder 192.0.2.2 / 2001:db8::2"
+            .into(),
+    );
+    let mut w = Writer::new(Vec::new(), &[iface])?;
+    let mut time_ns = 0u64;
+    for (n, d) in datagrams.iter_mut().enumerate() {
+        live::ike::seal(&keys, d, n as u64 + 1)?;
+        for f in ikev2::emit::frames(cfg, d)? {
+            w.packet(0, time_ns, &f, f.len())?;
+            time_ns += 1;
+        }
+    }
+    let frames = w.frames();
+    let capture = w.finish()?;
+    let mut table = path.as_os_str().to_owned();
+    table.push(".ikev2_decryption_table");
+    let table = std::path::PathBuf::from(table);
+    crate::output::write_set(&[
+        (table.clone(), keys.wireshark_table().into_bytes()),
+        (path.to_path_buf(), capture),
+    ])?;
+    eprintln!(
+        "wrote {} ({frames} frames) and {} (its IKEv2 decryption table for Wireshark)",
+        path.display(),
+        table.display()
+    );
+    Ok(())
 }
 
 /// A handshake that could not be sized (a flag's fault) or printed.

@@ -43,6 +43,7 @@ use crate::kem::{self, Kem};
 use crate::stack::Stack;
 
 mod algorithms;
+pub mod emit;
 pub mod libreswan;
 mod peer;
 pub mod strongswan;
@@ -208,6 +209,9 @@ pub struct PayloadSize {
     pub name: String,
     /// Bytes including the generic payload header \[bytes\].
     pub len: usize,
+    /// What it carries, for the writer ([`emit`]); not in JSON.
+    #[serde(skip)]
+    pub content: wire::Content,
 }
 
 /// How a message that exceeds the path MTU travels.
@@ -239,6 +243,10 @@ pub struct Message {
     pub fragmentation: Fragmentation,
     /// IP packet lengths on the path, in order \[bytes\].
     pub datagrams: Vec<usize>,
+    /// Inner payload bytes each IKE fragment carries (RFC 7383 §2.5), in order; empty unless
+    /// [`Message::fragmentation`] is [`Fragmentation::Ike`]. Not in JSON \[bytes\].
+    #[serde(skip)]
+    pub fragment_chunks: Vec<usize>,
 }
 
 /// A request/response exchange (one round trip).
@@ -361,7 +369,14 @@ impl Config {
 
     fn ke_payload(&self, k: &Kem, initiator: bool) -> Result<PayloadSize> {
         let data = if initiator { k.initiator } else { k.responder };
-        wire::p(format!("KE({})", k.name), KE_FIXED.saturating_add(data))
+        wire::p(
+            format!("KE({})", k.name),
+            KE_FIXED.saturating_add(data),
+            wire::Content::Ke {
+                group: k.ike_id.unwrap_or(0),
+                data,
+            },
+        )
     }
 
     // Operands bounded: each payload is at most 65535 bytes (checked in `p`) and their count by
@@ -417,8 +432,8 @@ impl Config {
                 (room / block * block).saturating_sub(2).max(1)
             }),
         };
-        let (fragmentation, datagrams) = if fits_mtu && fixed_chunk.is_none() {
-            (Fragmentation::None, vec![ip_len])
+        let (fragmentation, datagrams, fragment_chunks) = if fits_mtu && fixed_chunk.is_none() {
+            (Fragmentation::None, vec![ip_len], vec![])
         } else if encrypted && self.ike_fragmentation {
             // RFC 7383 §2.5: each fragment is HDR + SKF{frag no, total, IV, enc(chunk), ICV}.
             let fixed = self.ip_header()
@@ -450,17 +465,20 @@ impl Config {
                     max: MAX_FRAGMENTS * chunk,
                 });
             }
-            let sizes = (0..n)
+            let chunks: Vec<usize> = (0..n)
                 .map(|i| {
-                    fixed
-                        + self.cipher.encrypted(if i + 1 < n {
-                            chunk
-                        } else {
-                            inner - chunk * (n - 1)
-                        })
+                    if i + 1 < n {
+                        chunk
+                    } else {
+                        inner - chunk * (n - 1)
+                    }
                 })
                 .collect();
-            (Fragmentation::Ike, sizes)
+            let sizes = chunks
+                .iter()
+                .map(|&c| fixed + self.cipher.encrypted(c))
+                .collect();
+            (Fragmentation::Ike, sizes, chunks)
         } else {
             let ip = Stack::builder();
             let ip = if self.ip_version == 6 {
@@ -473,6 +491,7 @@ impl Config {
             (
                 Fragmentation::Ip,
                 frames.iter().map(|f| f.wire_len).collect(),
+                vec![],
             )
         };
         Ok(Message {
@@ -483,6 +502,7 @@ impl Config {
             fits_mtu,
             fragmentation,
             datagrams,
+            fragment_chunks,
         })
     }
 }

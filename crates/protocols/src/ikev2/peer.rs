@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::wire::{self, ENCR, ESN, INTEG, Identity, KE, PRF, Proposal, Transform};
+use super::wire::{self, Content, ENCR, ESN, INTEG, Identity, KE, PRF, Proposal, Transform};
 use super::{Auth, CA_HASH, CERT_ENCODING, Config, ESP_SPI, IkeCipher, PayloadSize};
 use crate::Result;
 use crate::error::Error;
@@ -200,8 +200,19 @@ fn certs(chain: &[usize]) -> Result<Vec<PayloadSize>> {
     chain
         .iter()
         .enumerate()
-        .map(|(i, c)| wire::p(format!("CERT[{i}]"), CERT_ENCODING.saturating_add(*c)))
+        .map(|(i, c)| {
+            wire::p(
+                format!("CERT[{i}]"),
+                CERT_ENCODING.saturating_add(*c),
+                Content::Cert(*c),
+            )
+        })
         .collect()
+}
+
+/// A Nonce payload of `len` bytes (§3.9).
+fn nonce(name: &str, len: usize) -> Result<PayloadSize> {
+    wire::p(name, len, Content::Nonce(len))
 }
 
 /// A CERTREQ payload naming `cas` certification authorities by SHA-1 key hash (§3.7).
@@ -209,6 +220,7 @@ pub(super) fn certreq(cas: usize) -> Result<PayloadSize> {
     wire::p(
         "CERTREQ",
         CERT_ENCODING.saturating_add(cas.saturating_mul(CA_HASH)),
+        Content::CertReq(cas),
     )
 }
 
@@ -227,6 +239,11 @@ pub(super) fn address_or_dn(cfg: &Config) -> Identity {
 
 /// The AUTH payload of `auth` (§3.8, RFC 7427 §3), a PSK's being `psk` bytes (the PRF output).
 fn auth_payload(auth: Auth, psk: usize) -> Result<PayloadSize> {
+    let data = if auth == Auth::Psk {
+        psk
+    } else {
+        auth.auth_data_len()
+    };
     wire::p(
         format!(
             "AUTH({})",
@@ -235,11 +252,8 @@ fn auth_payload(auth: Auth, psk: usize) -> Result<PayloadSize> {
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default()
         ),
-        super::AUTH_FIXED.saturating_add(if auth == Auth::Psk {
-            psk
-        } else {
-            auth.auth_data_len()
-        }),
+        super::AUTH_FIXED.saturating_add(data),
+        Content::Auth { auth, data },
     )
 }
 
@@ -269,13 +283,13 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
     let mut req = vec![
         wire::sa("SA(IKE)", &prof.ike)?,
         ke(first, true)?,
-        wire::p("Ni", prof.nonce)?,
+        nonce("Ni", prof.nonce)?,
     ];
     req.extend(prof.init_i.iter().cloned());
     let mut resp = vec![
         wire::sa("SA(IKE)", std::slice::from_ref(&prof.ike_selected))?,
         ke(first, false)?,
-        wire::p("Nr", prof.nonce)?,
+        nonce("Nr", prof.nonce)?,
     ];
     resp.extend(prof.init_r.iter().cloned());
     out.push(Raw {
@@ -347,7 +361,7 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
         } else {
             wire::sa("SA(ESP)", &esp_selected)?
         });
-        v.push(wire::p(if initiator { "Ni" } else { "Nr" }, prof.nonce)?);
+        v.push(nonce(if initiator { "Ni" } else { "Nr" }, prof.nonce)?);
         if prof.pfs {
             v.push(ke(first, initiator)?);
         }
@@ -386,12 +400,12 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
         phase: "later",
         request: vec![
             wire::sa("SA(IKE)", &ike)?,
-            wire::p("Ni", prof.nonce)?,
+            nonce("Ni", prof.nonce)?,
             ke(first, true)?,
         ],
         response: vec![
             wire::sa("SA(IKE)", &ike_selected)?,
-            wire::p("Nr", prof.nonce)?,
+            nonce("Nr", prof.nonce)?,
             ke(first, false)?,
         ],
     });

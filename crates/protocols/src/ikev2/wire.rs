@@ -19,8 +19,8 @@
 use serde::Serialize;
 
 use super::{
-    ID_FIXED, KEY_LENGTH_ATTR, MAX_PAYLOAD, NOTIFY_FIXED, PAYLOAD_HEADER, PROPOSAL, PayloadSize,
-    TRANSFORM, TS_FIXED, TS_IPV4,
+    Auth, ESP_SPI, ID_FIXED, KEY_LENGTH_ATTR, MAX_PAYLOAD, NOTIFY_FIXED, PAYLOAD_HEADER, PROPOSAL,
+    PayloadSize, TRANSFORM, TS_FIXED, TS_IPV4,
 };
 use crate::Result;
 use crate::error::Error;
@@ -29,9 +29,86 @@ use crate::error::Error;
 /// \[bytes\].
 pub const TS_IPV6: usize = 1 + 1 + 2 + 2 + 2 + 16 + 16;
 
+/// What a payload carries beyond its length: what [`super::emit`] needs to write its fields.
+/// Data lengths are the model's; the writer lays the fields out from these alone, so its
+/// lengths check the sizes above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Content {
+    /// SA (§3.3): its proposals; the protocol follows from the SPI size (0 or 8: IKE, 4: ESP).
+    Sa(Vec<Proposal>),
+    /// KE (§3.4): key exchange method and its data \[bytes\].
+    Ke {
+        /// Transform ID of the method (IANA "Transform Type 4").
+        group: u16,
+        /// Key exchange data \[bytes\].
+        data: usize,
+    },
+    /// Nonce (§3.9) of `len` bytes.
+    Nonce(usize),
+    /// Notify (§3.10).
+    Notify {
+        /// Notify Message Type (IANA).
+        kind: u16,
+        /// SPI size: 4 for REKEY_SA (an ESP SPI), else 0 \[bytes\].
+        spi: usize,
+        /// Notification data \[bytes\].
+        data: usize,
+    },
+    /// Vendor ID (§3.12) of `len` bytes.
+    VendorId(usize),
+    /// Identification (§3.5): IDi or IDr.
+    Id {
+        /// IDr (payload type 36) rather than IDi (35).
+        responder: bool,
+        /// The identity.
+        id: Identity,
+    },
+    /// Certificate (§3.6): an X.509 certificate of `len` DER bytes.
+    Cert(usize),
+    /// Certificate Request (§3.7) naming `cas` certification authorities.
+    CertReq(usize),
+    /// Authentication (§3.8) by this method, with `data` bytes of authentication data.
+    Auth {
+        /// The method.
+        auth: Auth,
+        /// Authentication data \[bytes\].
+        data: usize,
+    },
+    /// Traffic Selector (§3.13): TSi or TSr.
+    Ts {
+        /// TSr (payload type 45) rather than TSi (44).
+        responder: bool,
+        /// IP version of the selectors (4 or 6).
+        ip_version: u8,
+        /// Selectors \[count\].
+        count: usize,
+    },
+}
+
+/// IANA "IKEv2 Notify Message Types" of the notifies the peers send (RFC 7296 §3.10.1, RFC
+/// 4555, RFC 5685, RFC 5996, RFC 6023, RFC 6311, RFC 7383, RFC 7427, RFC 9242, RFC 9370).
+pub const NOTIFY_TYPES: [(&str, u16); 15] = [
+    ("INITIAL_CONTACT", 16384),
+    ("NAT_DETECTION_SOURCE_IP", 16388),
+    ("NAT_DETECTION_DESTINATION_IP", 16389),
+    ("REKEY_SA", 16393),
+    ("MOBIKE_SUPPORTED", 16396),
+    ("NO_ADDITIONAL_ADDRESSES", 16399),
+    ("MULTIPLE_AUTH_SUPPORTED", 16404),
+    ("REDIRECT_SUPPORTED", 16406),
+    ("EAP_ONLY_AUTHENTICATION", 16417),
+    ("CHILDLESS_IKEV2_SUPPORTED", 16418),
+    ("IKEV2_MESSAGE_ID_SYNC_SUPPORTED", 16420),
+    ("IKEV2_FRAGMENTATION_SUPPORTED", 16430),
+    ("SIGNATURE_HASH_ALGORITHMS", 16431),
+    ("INTERMEDIATE_EXCHANGE_SUPPORTED", 16438),
+    ("ADDITIONAL_KEY_EXCHANGE", 16441),
+];
+
 /// A payload of `body` bytes after the generic payload header, refused over the 16-bit
 /// Payload Length (§3.2).
-pub(super) fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
+pub(super) fn p(name: impl Into<String>, body: usize, content: Content) -> Result<PayloadSize> {
     let name = name.into();
     // Saturating: a body near usize::MAX is over MAX_PAYLOAD either way.
     let len = PAYLOAD_HEADER.saturating_add(body);
@@ -43,17 +120,37 @@ pub(super) fn p(name: impl Into<String>, body: usize) -> Result<PayloadSize> {
             max: MAX_PAYLOAD,
         });
     }
-    Ok(PayloadSize { name, len })
+    Ok(PayloadSize { name, len, content })
 }
 
-/// A Notify payload without SPI carrying `data` bytes (§3.10), named `N(NAME)`.
+/// A Notify payload carrying `data` bytes (§3.10), named `N(NAME)`; REKEY_SA's 4 bytes are
+/// the ESP SPI it names (§3.10.1), every other notify has no SPI. A name outside
+/// [`NOTIFY_TYPES`] is refused.
 pub(super) fn notify(name: &str, data: usize) -> Result<PayloadSize> {
-    p(format!("N({name})"), NOTIFY_FIXED.saturating_add(data))
+    let kind = NOTIFY_TYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, t)| t)
+        .ok_or_else(|| Error::UnknownName {
+            what: "IKEv2 notify",
+            name: name.into(),
+            allowed: NOTIFY_TYPES.map(|(n, _)| n).join(", "),
+        })?;
+    let (spi, data) = if name == "REKEY_SA" {
+        (ESP_SPI, data.saturating_sub(ESP_SPI))
+    } else {
+        (0, data)
+    };
+    p(
+        format!("N({name})"),
+        NOTIFY_FIXED.saturating_add(spi).saturating_add(data),
+        Content::Notify { kind, spi, data },
+    )
 }
 
 /// A Vendor ID payload of `len` bytes of ID (§3.12), named `V(label)`.
 pub(super) fn vendor_id(label: &str, len: usize) -> Result<PayloadSize> {
-    p(format!("V({label})"), len)
+    p(format!("V({label})"), len, Content::VendorId(len))
 }
 
 /// One transform of a proposal (§3.3.2): its type and ID, with a Key Length attribute
@@ -134,6 +231,7 @@ pub(super) fn sa(name: &str, proposals: &[Proposal]) -> Result<PayloadSize> {
         proposals
             .iter()
             .fold(0usize, |n, x| n.saturating_add(x.wire_len())),
+        Content::Sa(proposals.to_vec()),
     )
 }
 
@@ -237,7 +335,14 @@ impl Identity {
 
 /// An ID payload (`IDi` or `IDr`) for `id` (§3.5).
 pub(super) fn id(name: &str, id: &Identity) -> Result<PayloadSize> {
-    p(name, ID_FIXED.saturating_add(id.len))
+    p(
+        name,
+        ID_FIXED.saturating_add(id.len),
+        Content::Id {
+            responder: name == "IDr",
+            id: id.clone(),
+        },
+    )
 }
 
 /// A TS payload with `count` selectors of IP version `ip_version` (§3.13).
@@ -245,7 +350,15 @@ pub(super) fn id(name: &str, id: &Identity) -> Result<PayloadSize> {
 #[allow(clippy::arithmetic_side_effects)]
 pub(super) fn ts(name: &str, ip_version: u8, count: usize) -> Result<PayloadSize> {
     let one = if ip_version == 6 { TS_IPV6 } else { TS_IPV4 };
-    p(name, TS_FIXED + count.saturating_mul(one))
+    p(
+        name,
+        TS_FIXED + count.saturating_mul(one),
+        Content::Ts {
+            responder: name == "TSr",
+            ip_version,
+            count,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -304,6 +417,16 @@ mod tests {
         // §3.10: 4 + protocol, SPI size, type + data.
         assert_eq!(notify("NAT_DETECTION_SOURCE_IP", 20).unwrap().len, 28);
         assert_eq!(vendor_id("strongSwan", 16).unwrap().len, 20);
-        assert!(p("big", MAX_PAYLOAD).is_err());
+        assert!(p("big", MAX_PAYLOAD, Content::Nonce(MAX_PAYLOAD)).is_err());
+        // REKEY_SA: the 4 bytes are the ESP SPI; a name without an IANA type is refused.
+        assert_eq!(
+            notify("REKEY_SA", 4).unwrap().content,
+            Content::Notify {
+                kind: 16393,
+                spi: 4,
+                data: 0
+            }
+        );
+        assert!(notify("NOT_A_NOTIFY", 0).is_err());
     }
 }

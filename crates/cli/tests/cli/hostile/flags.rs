@@ -171,6 +171,35 @@ pub fn cases() -> Vec<Case> {
             &[flag],
         ));
     }
+    // Issue 26: --pcap at a FIFO, a symbolic link, a directory or in a missing directory; with
+    // TLS 1.3; a capture over MAX_PCAP_BYTES.
+    for target in ["out-fifo", "out-link", "{dir}", "missing-dir/x.pcapng"] {
+        cases.push(case(
+            "handshake pcap",
+            &["handshake", "--protocol", "ikev2", "--pcap", target],
+            &["--pcap"],
+        ));
+    }
+    cases.push(case(
+        "handshake pcap tls",
+        &["handshake", "--protocol", "tls13", "--pcap", "x.pcapng"],
+        &["--pcap"],
+    ));
+    cases.push(case(
+        "handshake pcap huge",
+        &[
+            "handshake",
+            "--auth",
+            "mldsa87",
+            "--chain",
+            "20000",
+            "--mtu",
+            "65535",
+            "--pcap",
+            "x.pcapng",
+        ],
+        &["--pcap"],
+    ));
     // An IPv6 path below IPv6's minimum MTU (RFC 8200 §5).
     for protocol in ["ikev2", "tls13"] {
         cases.push(case(
