@@ -153,7 +153,7 @@ fn transfer_from(root: &Path, t: &Targets, host: &Profile, out: &mut Outputs) ->
                         Ok(goodput as f64 * 8.0 / value(t, id)? * 1e3 - testbed.stack_ns())
                     };
                     let there = per_packet(id, s.goodput)? / per_packet(fit, cbc.goodput)?;
-                    format!("{from} ({}) spends {here:.2} x its AES256-CBC cost on this suite's packet; Table 3's plateaus imply {there:.2} x on the testbed (kernel ESP on a Xeon E5-2650: AES-NI, no SHA extensions). One speed factor fitted on AES256-CBC cannot carry a suite whose cost ratio differs", host.implementation())
+                    format!("{from} ({}) spends {here:.2} x its AES256-CBC cost on this suite's packet; Table 3's plateaus imply {there:.2} x on the testbed (kernel ESP on a Xeon E5-2650 v4: AES-NI and AVX2, no SHA extensions). One speed factor fitted on AES256-CBC cannot carry a suite whose cost ratio differs", host.implementation())
                 }
                 _ => "AES256-GCM plateaus on the testbed at an I/O bottleneck between kernel and user space with the CPU near 50% (000 §6.3); a transfer of cipher costs carries no I/O stage, so only the CPU (or the offered rate) limits it here".to_owned(),
             };
