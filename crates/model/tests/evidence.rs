@@ -13,8 +13,8 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The targets file as (id -> (equivalent ids, held out)).
-fn targets() -> BTreeMap<String, (Vec<String>, bool)> {
+/// The targets file as (id -> (equivalent ids, held out, the paper's own arithmetic)).
+fn targets() -> BTreeMap<String, (Vec<String>, bool, bool)> {
     let text = std::fs::read_to_string(root().join("experiments/targets.toml")).unwrap();
     let doc: toml::Table = toml::from_str(&text).unwrap();
     doc["target"]
@@ -28,13 +28,14 @@ fn targets() -> BTreeMap<String, (Vec<String>, bool)> {
                 .map(|a| a.iter().map(|x| x.as_str().unwrap().to_owned()).collect())
                 .unwrap_or_default();
             let held = t.get("held_out").and_then(|h| h.as_bool()).unwrap_or(false);
-            (t["id"].as_str().unwrap().to_owned(), (eq, held))
+            let arithmetic = t.get("arithmetic").is_some_and(|a| a.is_str());
+            (t["id"].as_str().unwrap().to_owned(), (eq, held, arithmetic))
         })
         .collect()
 }
 
 /// The class of a row (as JSON) by the rule, written independently of the library's.
-fn derive(row: &Value, targets: &BTreeMap<String, (Vec<String>, bool)>) -> &'static str {
+fn derive(row: &Value, targets: &BTreeMap<String, (Vec<String>, bool, bool)>) -> &'static str {
     let strings = |key: &str| -> Vec<String> {
         row[key]
             .as_array()
@@ -51,7 +52,9 @@ fn derive(row: &Value, targets: &BTreeMap<String, (Vec<String>, bool)>) -> &'sta
             || targets.get(a).is_some_and(|t| t.0.iter().any(|e| e == b))
             || targets.get(b).is_some_and(|t| t.0.iter().any(|e| e == a))
     };
-    if kind("structure:") || kind("row:") || !(kind("param:") || kind("model:")) {
+    if targets[id].2 {
+        "arithmetic"
+    } else if kind("structure:") || kind("row:") || !(kind("param:") || kind("model:")) {
         "identity"
     } else if fitted.iter().any(|f| same(f, id)) {
         "fitted"
@@ -276,4 +279,42 @@ fn least_squares_and_leave_one_out() {
     assert!(least_squares(&[o(3.0, [1.0, 0.0]), o(5.0, [2.0, 0.0])]).is_none());
     let loo = leave_one_out(&[o(3.0, [1.0, 0.0]), o(4.0, [0.0, 1.0]), o(5.0, [2.0, 0.0])]);
     assert!(loo[1].is_none(), "x1 is fixed by its one observation only");
+}
+
+/// Issue 27: rows that check the paper's own arithmetic (000 Table 1's minimum overheads,
+/// §2.3's queueing expression, Table 2's ciphertext frames taken as plaintext + 60 B) are class
+/// `arithmetic`, carry what the paper computed, and count in no prediction; the CBC CT - PT
+/// delay rows of Fig. 9 (Table 3's fitted plateau turned into a time) are `fitted`, here and in
+/// the transfers.
+#[test]
+fn the_papers_arithmetic_and_the_fitted_plateau_are_no_predictions() {
+    let rows = rows();
+    let class_of = |id: &str| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r["id"] == id)
+            .map(|r| r["class"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for id in [
+        "000/table1/ipsec-min",
+        "000/table1/tls-min",
+        "000/table1/ssh-min",
+        "000/s2.3/dque-1us-load",
+        "000/table2/dtrans-e2ap-short-ct",
+        "000/table2/dtrans-e2ap-long-ct",
+    ] {
+        assert_eq!(class_of(id), ["arithmetic"], "{id}");
+        let r = rows.iter().find(|r| r["id"] == id).unwrap();
+        assert!(r["arithmetic"].as_str().is_some_and(|a| a.len() > 20), "{id}");
+    }
+    let cbc = class_of("000/fig9/cbc-ct-minus-pt");
+    assert_eq!(cbc.len(), 3, "the study and its two transfers");
+    assert!(cbc.iter().all(|c| c == "fitted"), "{cbc:?}");
+    let exps = model::reproduce::run(&root(), None).unwrap();
+    let sum = model::reproduce::Summary::of(&exps);
+    assert_eq!(sum.arithmetic, 6);
+    assert_eq!(
+        sum.fitted + sum.identity + sum.arithmetic + sum.predicted + sum.held_out,
+        sum.rows
+    );
 }

@@ -15,14 +15,16 @@ pub use words::{fact, sentence};
 use crate::plot::{Chart, Colour, Drawn, Figure, Frame, Heat, Layer, Mark, Shape};
 use crate::table::{Align, Table};
 
-/// "P passed, F failed; f fitted, i identity, p predicted, h held-out (x% predictions)".
+/// "P passed, F failed; f fitted, i identity, a arithmetic, p predicted, h held-out (x%
+/// predictions)".
 pub(crate) fn counts(sum: &Summary) -> String {
     format!(
-        "{} passed, {} failed; {} fitted, {} identity, {} predicted, {} held-out ({:.0}% predictions)",
+        "{} passed, {} failed; {} fitted, {} identity, {} arithmetic, {} predicted, {} held-out ({:.0}% predictions)",
         sum.passed,
         sum.failed,
         sum.fitted,
         sum.identity,
+        sum.arithmetic,
         sum.predicted,
         sum.held_out,
         (sum.predicted + sum.held_out) as f64 / sum.rows.max(1) as f64 * 100.0
@@ -179,6 +181,9 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
             if let Some(l) = &r.loo {
                 let _ = writeln!(s, "      leave-one-out: {}", loo(l));
             }
+            if let Some(a) = &r.arithmetic {
+                let _ = writeln!(s, "      arithmetic: {a}");
+            }
             if let Some(why) = &r.why {
                 let _ = writeln!(s, "      why: {why}");
             }
@@ -253,7 +258,7 @@ pub fn markdown(
     );
     let _ = writeln!(
         s,
-        "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n2. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n3. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n4. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
+        "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **arithmetic**: the published number is the paper's own arithmetic on inputs it states (a sum of header lengths, a formula evaluated), not a measurement (`arithmetic` in the targets file says what it was computed from); the row checks that arithmetic and is no prediction, whether it passes or fails;\n2. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n3. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n4. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n5. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
     );
     let _ = writeln!(
         s,

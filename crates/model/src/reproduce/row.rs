@@ -51,6 +51,9 @@ pub struct Row {
     /// tuned away (absent for rows that pass).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// For class `arithmetic`: what the paper computed its number from (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arithmetic: Option<String>,
 }
 
 impl Row {
@@ -74,6 +77,7 @@ impl Row {
             note: note.into(),
             loo: None,
             why: None,
+            arithmetic: None,
         }
     }
 
@@ -134,6 +138,8 @@ pub struct Summary {
     pub predicted: usize,
     /// Predictions of targets no fit saw and no code contains.
     pub held_out: usize,
+    /// Rows that check the paper's own arithmetic (no prediction).
+    pub arithmetic: usize,
 }
 
 impl Summary {
@@ -149,6 +155,7 @@ impl Summary {
             identity: rows.iter().filter(|r| r.class == Class::Identity).count(),
             predicted: rows.iter().filter(|r| r.class == Class::Predicted).count(),
             held_out: rows.iter().filter(|r| r.class == Class::HeldOut).count(),
+            arithmetic: rows.iter().filter(|r| r.class == Class::Arithmetic).count(),
         }
     }
 }
@@ -168,6 +175,9 @@ pub enum Class {
     Predicted,
     /// A prediction whose target no fit saw and no code or calibration file contains.
     HeldOut,
+    /// The published number is the paper's own arithmetic on inputs it states, not a
+    /// measurement: the row checks that arithmetic, and is no evidence of the model's power.
+    Arithmetic,
 }
 
 impl Class {
@@ -178,6 +188,7 @@ impl Class {
             Class::Identity => "identity",
             Class::Predicted => "predicted",
             Class::HeldOut => "held-out",
+            Class::Arithmetic => "arithmetic",
         }
     }
 

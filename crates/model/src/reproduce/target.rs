@@ -89,6 +89,11 @@ pub struct Target {
     /// No fit saw it and no code contains it.
     #[serde(default)]
     pub held_out: bool,
+    /// The published number is the paper's own arithmetic on inputs it states (a sum of
+    /// header lengths, a formula evaluated), not a measurement: why, in words. Its rows check
+    /// that arithmetic (class `arithmetic`) and are no prediction.
+    #[serde(default)]
+    pub arithmetic: Option<String>,
 }
 
 /// One `[paper.<key>]` of the references file.
@@ -386,6 +391,7 @@ impl Targets {
         let fitted_from: Vec<String> = deps.fitted_from.into_iter().collect();
         let class = classify(self, t, &depends_on, &fitted_from);
         Row {
+            arithmetic: t.arithmetic.clone(),
             id: t.id.clone(),
             quantity: format!("{} ({} {})", t.quantity, t.paper, t.location),
             unit: t.unit.clone(),
@@ -494,12 +500,14 @@ impl Deps {
 /// The evidence class of a row comparing target `t`, from its provenance, by the rule of
 /// docs/reproduction.md ("Evidence classes"), in this order:
 ///
-/// 1. **identity** if the value follows from the model's structure (`structure:`), is a
+/// 1. **arithmetic** if the target's published number is the paper's own arithmetic on its
+///    stated inputs (`arithmetic` in targets.toml): the row checks that arithmetic;
+/// 2. **identity** if the value follows from the model's structure (`structure:`), is a
 ///    function of other rows (`row:`), or depends on no model part and no parameter (only the
 ///    paper's inputs and assumptions);
-/// 2. **fitted** if a parameter it depends on was fitted to `t` or a target equivalent to it;
-/// 3. **held-out** if the target is marked held out;
-/// 4. **predicted** otherwise.
+/// 3. **fitted** if a parameter it depends on was fitted to `t` or a target equivalent to it;
+/// 4. **held-out** if the target is marked held out;
+/// 5. **predicted** otherwise.
 pub fn classify(
     targets: &Targets,
     t: &Target,
@@ -507,7 +515,9 @@ pub fn classify(
     fitted_from: &[String],
 ) -> Class {
     let has = |prefix: &str| depends_on.iter().any(|d| d.starts_with(prefix));
-    if has("structure:") || has("row:") || !(has("param:") || has("model:")) {
+    if t.arithmetic.is_some() {
+        Class::Arithmetic
+    } else if has("structure:") || has("row:") || !(has("param:") || has("model:")) {
         Class::Identity
     } else if fitted_from.iter().any(|f| targets.equivalent(f, &t.id)) {
         Class::Fitted

@@ -284,6 +284,9 @@ fn row(exp: &str, i: usize, r: &Row) -> String {
     if !r.note.is_empty() {
         let _ = writeln!(s, "<dt>note</dt><dd>{}</dd>", escape(&r.note));
     }
+    if let Some(a) = &r.arithmetic {
+        let _ = writeln!(s, "<dt>arithmetic</dt><dd>{}</dd>", escape(a));
+    }
     if let Some(why) = &r.why {
         let _ = writeln!(s, "<dt>why</dt><dd class=\"why\">{}</dd>", escape(why));
     }
@@ -324,6 +327,7 @@ mod tests {
             note: "<script>alert('note')</script>".into(),
             loo: None,
             why: Some("because </td> & more".into()),
+            arithmetic: Some("sum of <fields> & more".into()),
         };
         Experiment {
             name: "x<y".into(),
@@ -366,6 +370,7 @@ mod tests {
         assert!(!page.contains("<img"));
         assert!(!page.contains("<b>bold"));
         assert!(page.contains("because &lt;/td&gt; &amp; more"));
+        assert!(page.contains("sum of &lt;fields&gt; &amp; more"));
         assert!(page.contains("id=\"exp-x&lt;y\""));
         assert!(page.contains("data-target=\"000/fig8/&quot;quoted&quot;\""));
         assert!(page.contains("<code>param:a&amp;b</code>"));
