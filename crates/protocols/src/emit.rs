@@ -59,7 +59,7 @@ pub struct Ids {
     pub src_ip6: [u8; 16],
     /// IPv6 destination address.
     pub dst_ip6: [u8; 16],
-    /// UDP, TCP and SCTP source port.
+    /// UDP (but UDP carrying ESP, which is on [`udp::NAT_T_PORT`]), TCP and SCTP source port.
     pub src_port: u16,
     /// UDP, TCP and SCTP destination port.
     pub dst_port: u16,
@@ -377,9 +377,16 @@ impl Stack {
                     repr.emit(&mut ipv6::Packet::new_unchecked(&mut out[unit.clone()]))?;
                 }
                 Layer::Udp(_) => {
+                    // UDP carrying ESP is RFC 3948's encapsulation, on IKE's NAT-T port both
+                    // ways; any other UDP takes the ids' ports.
+                    let (src_port, dst_port) = if matches!(above, Some(Layer::Esp(_))) {
+                        (udp::NAT_T_PORT, udp::NAT_T_PORT)
+                    } else {
+                        (ids.src_port, ids.dst_port)
+                    };
                     let repr = udp::Repr {
-                        src_port: ids.src_port,
-                        dst_port: ids.dst_port,
+                        src_port,
+                        dst_port,
                         payload_len: inner.len(),
                     };
                     repr.emit(&mut udp::Packet::new_unchecked(&mut out[unit.clone()]))?;
