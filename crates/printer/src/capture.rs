@@ -1,20 +1,27 @@
 //! A stack's frames as a packet capture Wireshark opens (`oransim overhead --pcap`): one
 //! frame per payload, every header as [`protocols::Stack::emit`] fills it, every security
 //! layer really sealed with fixed test keys ([`live::protect::FrameSealer`]), and the keys in
-//! the files Wireshark and people read: its ESP SA table (the `esp_sa` UAT, one row per SA) and
-//! a plain list of every layer's keys.
+//! the files Wireshark and people read: its ESP SA table (the `esp_sa` UAT, one row per SA), an
+//! NSS key log for TLS 1.3, and a plain list of every layer's keys.
 //!
 //! Frame `k` (from 0) carries packet counter `k + 1` (ESP sequence number, MACsec PN, SCTP TSN),
 //! TLS record sequence number `k`, and TCP sequence number 1 plus the TCP payload bytes of the
 //! frames before it; it is stamped `k` microseconds after the epoch (an order, not a timing).
 //! The payload is [`PATTERN`] repeated, so that it can be found in a decrypted frame.
+//!
+//! A stack whose TLS 1.3 layer has no security layer under it starts with the connection's
+//! opening ([`live::protect::Opening`]), four extra frames over the stack's lower layers: the
+//! client's ClientHello, the server's ServerHello and encrypted EncryptedExtensions + Finished,
+//! the client's encrypted Finished; the key log lets Wireshark decrypt all of it. The
+//! stack's frames follow, their packet counters after the client's two.
 
 use std::fmt::Write as _;
 use std::net::Ipv6Addr;
 
-use live::protect::{FrameSealer, KeyKind, LayerKeys};
+use live::protect::{FrameSealer, KeyKind, LayerKeys, Opening};
 use protocols::emit::Ids;
 use protocols::esp::{Cipher as EspCipher, Integrity};
+use protocols::tls::Version;
 use protocols::{Layer, Stack};
 
 use crate::pcap::{Interface, LinkType, PcapError, Writer};
@@ -63,6 +70,11 @@ pub struct Capture {
     pub esp_sa: Option<String>,
     /// Every security layer's keys, as text, when the stack has one.
     pub keys: Option<String>,
+    /// The NSS key log (`SSLKEYLOGFILE` format) of the TLS 1.3 connection, when the capture
+    /// opens one.
+    pub keylog: Option<String>,
+    /// Frames of the TLS 1.3 opening before the stack's own \[count\].
+    pub opening_frames: usize,
 }
 
 /// The ids of a capture's headers: the defaults, with the ports of the application the top
@@ -115,14 +127,61 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Capture, CaptureErr
         .position(|l| matches!(l, Layer::Tcp(_)));
     let mut tcp_seq = 1u32;
     let mut frame = Vec::new();
+    let mut time = 0u64;
+    let mut counter = 0u64;
+    // The TLS 1.3 opening, when nothing seals the records' carrier.
+    let mut keylog = None;
+    let mut opening_frames = 0;
+    let mut server_seq = 1u32;
+    if let Some((carrier, o)) = tls_opening(stack)? {
+        let server = swapped(&base);
+        let hello = o.client_hello();
+        let sh = o.server_hello();
+        let sf = o.server_finished().map_err(seal_error)?;
+        let cf = o.client_finished().map_err(seal_error)?;
+        let client_after_hello = tcp_seq.wrapping_add(hello.len() as u32);
+        let frames: [(&[u8], bool); 4] = [(&hello, true), (&sh, false), (&sf, false), (&cf, true)];
+        for (bytes, client) in frames {
+            counter += 1;
+            let ids = if client {
+                Ids {
+                    seq: counter,
+                    tcp_seq,
+                    tcp_ack: server_seq,
+                    ..base
+                }
+            } else {
+                Ids {
+                    seq: counter,
+                    tcp_seq: server_seq,
+                    tcp_ack: client_after_hello,
+                    ..server
+                }
+            };
+            carrier
+                .emit(0, bytes, &ids, &mut frame)
+                .map_err(CaptureError::Protocol)?;
+            w.packet(0, time, &frame, frame.len())?;
+            time = time.saturating_add(FRAME_SPACING_NS);
+            let len = bytes.len() as u32;
+            if client {
+                tcp_seq = tcp_seq.wrapping_add(len);
+            } else {
+                server_seq = server_seq.wrapping_add(len);
+            }
+        }
+        keylog = Some(o.keylog());
+        opening_frames = frames.len();
+    }
     let mut payload = Vec::new();
     for (k, &p) in payloads.iter().enumerate() {
         payload.clear();
         payload.extend(PATTERN.iter().cycle().take(p));
-        let seq = (k as u64).saturating_add(1);
+        let seq = counter.saturating_add(k as u64).saturating_add(1);
         let ids = Ids {
             seq,
             tcp_seq,
+            tcp_ack: server_seq,
             ..base
         };
         let e = stack
@@ -135,17 +194,68 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Capture, CaptureErr
             let b = stack.breakdown(p).map_err(CaptureError::Protocol)?;
             tcp_seq = tcp_seq.wrapping_add(b[t].inner as u32);
         }
-        let time = (k as u64).saturating_mul(FRAME_SPACING_NS);
         w.packet(0, time, &frame, frame.len())?;
+        time = time.saturating_add(FRAME_SPACING_NS);
     }
-    let frames = payloads.len();
+    let frames = payloads.len() + opening_frames;
     let keys = sealer.keys();
     Ok(Capture {
         pcap: w.finish()?,
         frames,
         esp_sa: esp_sa(stack, &base, keys),
         keys: (!keys.is_empty()).then(|| key_list(stack, keys)),
+        keylog,
+        opening_frames,
     })
+}
+
+fn seal_error(reason: String) -> CaptureError {
+    CaptureError::Seal(live::LiveError::BadArgument {
+        what: "TLS 1.3 opening to seal".into(),
+        got: "its records".into(),
+        allowed: format!("what the cipher takes ({reason})"),
+    })
+}
+
+/// The stack below its TLS 1.3 layer and the connection's opening, when the stack has a TLS
+/// 1.3 layer with no security layer under it (the opening's frames carry no other sealing).
+fn tls_opening(stack: &Stack) -> Result<Option<(Stack, Opening)>, CaptureError> {
+    let layers = stack.layers();
+    let Some(at) = layers
+        .iter()
+        .position(|l| matches!(l, Layer::Tls(r) if r.version == Version::Tls13))
+    else {
+        return Ok(None);
+    };
+    if layers[..at]
+        .iter()
+        .any(|l| matches!(l, Layer::Esp(_) | Layer::Macsec(_)))
+    {
+        return Ok(None);
+    }
+    let Some(o) = (match &layers[at] {
+        Layer::Tls(r) => Opening::new(r.cipher),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let carrier = Stack::from_layers(layers[..at].to_vec()).map_err(CaptureError::Protocol)?;
+    Ok(Some((carrier, o)))
+}
+
+/// The server's ids: the client's with addresses and ports swapped.
+fn swapped(ids: &Ids) -> Ids {
+    Ids {
+        dst_mac: ids.src_mac,
+        src_mac: ids.dst_mac,
+        src_ip: ids.dst_ip,
+        dst_ip: ids.src_ip,
+        src_ip6: ids.dst_ip6,
+        dst_ip6: ids.src_ip6,
+        src_port: ids.dst_port,
+        dst_port: ids.src_port,
+        ..*ids
+    }
 }
 
 fn hex(b: &[u8]) -> String {

@@ -55,7 +55,8 @@ pub struct OverheadArgs {
     pub format: OutFormat,
     /// Also write the stack's frames (one per frame of the split with --mtu) to FILE as a
     /// pcapng capture, every security layer sealed with fixed test keys, and the keys beside
-    /// it: FILE.esp_sa (Wireshark's ESP SA table) and FILE.keys (every layer's keys).
+    /// it: FILE.esp_sa (Wireshark's ESP SA table), FILE.keylog (TLS 1.3, an NSS key log) and
+    /// FILE.keys (every layer's keys).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["interface", "ip_fragment", "ipsec_fragment"])]
     pub pcap: Option<PathBuf>,
 }
@@ -185,10 +186,18 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
     if let Some(t) = capture.keys {
         files.push((beside(".keys"), t.into_bytes()));
     }
+    if let Some(t) = capture.keylog {
+        files.push((beside(".keylog"), t.into_bytes()));
+    }
     crate::output::write_set(&files).context("--pcap")?;
     let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+    let opening = if capture.opening_frames > 0 {
+        format!(", the first {} a TLS 1.3 opening", capture.opening_frames)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "oransim: wrote {} ({} frame{}, sealed with fixed test keys)",
+        "oransim: wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
         names.join(", "),
         capture.frames,
         if capture.frames == 1 { "" } else { "s" }

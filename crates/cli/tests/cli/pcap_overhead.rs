@@ -3,8 +3,8 @@
 //! one here, reads them: no malformed packet, no expert error (with TCP, UDP and SCTP checksum
 //! and ESP ICV checking on), every layer the stack names dissected, every length field equal to
 //! `oransim overhead --format json`'s, the header counters per frame, and, with the ESP SA table
-//! oransim wrote, the payload found inside the decrypted ESP frames. One tshark run per
-//! capture.
+//! and the TLS key log oransim wrote, the payload found inside the decrypted ESP and TLS 1.3
+//! frames (after the TLS opening, decrypted too). One tshark run per capture.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -37,6 +37,7 @@ const FIELDS: &[&str] = &[
     "ecpri.size",
     "tls.record.length",
     "tls.record.content_type",
+    "tls.handshake.type",
     "data.data",
 ];
 
@@ -89,6 +90,16 @@ fn dissect(
             "-E",
             "aggregator=,",
         ]);
+    let keylog = pcap.with_file_name(format!(
+        "{}.keylog",
+        pcap.file_name().unwrap().to_string_lossy()
+    ));
+    if keylog.exists() {
+        // Decrypted TLS on port 443 would go to the HTTP dissector: the payload is not HTTP.
+        cmd.arg("-o")
+            .arg(format!("tls.keylog_file:{}", keylog.display()))
+            .args(["--disable-protocol", "http"]);
+    }
     if ecpri_on_udp {
         // eCPRI has no assigned UDP port; the capture puts it on 50000.
         cmd.args(["-d", "udp.port==50000,ecpri"]);
@@ -192,14 +203,44 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("wrote {pcap_arg}")), "{stderr}");
     let frames = dissect(tshark, dir, &pcap, c.stack.contains("udp/ecpri"));
+    // A TLS 1.3 layer with nothing sealing under it: the capture opens the connection first.
+    let opening =
+        if c.stack.contains("tls13") && !c.stack.contains("esp") && !c.stack.contains("macsec") {
+            4
+        } else {
+            0
+        };
     assert_eq!(
         frames.len(),
-        payloads.len(),
-        "{}: one frame per payload",
+        opening + payloads.len(),
+        "{}: the opening, then one frame per payload",
         c.stack
     );
-    let mut layers_of: HashMap<u64, serde_json::Value> = HashMap::new();
     let mut tcp_seq = 1u64;
+    for (k, f) in frames[..opening].iter().enumerate() {
+        let at = format!("{} opening frame {k}", c.stack);
+        assert!(f["_ws.malformed"].is_empty(), "{at}: {f:?}");
+        for s in f["_ws.expert.severity"]
+            .split(',')
+            .filter(|s| !s.is_empty())
+        {
+            let sev: u64 = s.parse().unwrap();
+            assert!(
+                sev < PI_ERROR,
+                "{at}: expert error: {}",
+                f["_ws.expert.message"]
+            );
+        }
+        // ClientHello, ServerHello, then the encrypted messages, decrypted with the key log.
+        let want = ["1", "2", "8,20", "20"][k];
+        assert_eq!(f["tls.handshake.type"], want, "{at}");
+        if (k == 0 || k == 3) && !f["tcp.len"].is_empty() {
+            tcp_seq += f["tcp.len"].parse::<u64>().unwrap();
+        }
+    }
+    let frames = &frames[opening..];
+    let opened_counter = if opening > 0 { 2 } else { 0 };
+    let mut layers_of: HashMap<u64, serde_json::Value> = HashMap::new();
     for (k, (f, &p)) in frames.iter().zip(&payloads).enumerate() {
         let at = format!("{} frame {k} ({p} B payload)", c.stack);
         let r = layers_of.entry(p).or_insert_with(|| {
@@ -267,7 +308,7 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
             assert_eq!(f[field], v.join(","), "{at}: {field}");
         }
         // Header counters as the model fills them: per frame from 1.
-        let counter = (k + 1).to_string();
+        let counter = (opened_counter + k + 1).to_string();
         for field in ["esp.sequence", "macsec.PN"] {
             for v in f[field].split(',').filter(|v| !v.is_empty()) {
                 assert_eq!(v, counter, "{at}: {field}");
@@ -283,11 +324,13 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
         if !f["tls.record.length"].is_empty() {
             assert_eq!(f["tls.record.content_type"], "23", "{at}: application_data");
         }
-        // The payload itself, where the top layer carries it bare (not in eCPRI or TLS).
+        // The payload itself, where the top layer carries it bare or in TLS records the key
+        // log opens (not in eCPRI).
         let top = c.stack.rsplit('/').next().unwrap();
         let bare = ["udp", "tcp", "sctp", "e2ap"]
             .iter()
-            .any(|t| top.starts_with(t));
+            .any(|t| top.starts_with(t))
+            || (top.starts_with("tls13") && opening > 0);
         if c.opened && p > 0 && bare {
             assert!(
                 f["data.data"].starts_with(&PATTERN_HEX[..(2 * p as usize).min(32)]),

@@ -33,9 +33,11 @@ use crate::LiveError;
 
 mod sa;
 mod seal;
+mod tls13;
 mod window;
 pub use sa::{OpenStats, Opener, Refused, Sealer, security_association};
 pub use seal::{FrameSealer, KeyKind, LayerKeys};
+pub use tls13::{Opening, RecordKeys};
 pub use window::ReplayWindow;
 
 /// One way of protecting packets (or none).

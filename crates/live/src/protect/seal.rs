@@ -27,6 +27,7 @@ use protocols::wire::{macsec, tls};
 use protocols::{Layer, Stack};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
+use super::tls13::Opening;
 use crate::LiveError;
 
 /// Encrypts `s.encrypted` in place, authenticating `s.aad` with it, and writes the tag to
@@ -53,6 +54,32 @@ where
         .0
         .copy_from_slice(&tag[..s.icv.len()]);
     Ok(())
+}
+
+/// Seals `out[enc]` in place with `cipher` (a TLS 1.3 AEAD) under `key` and `nonce`,
+/// authenticating `out[aad]`, the tag in `out[icv]`.
+pub(super) fn aead_seal_detached(
+    cipher: TlsCipher,
+    key: &[u8],
+    nonce: [u8; 12],
+    aad: std::ops::Range<usize>,
+    encrypted: std::ops::Range<usize>,
+    icv: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> Result<(), String> {
+    let aead = match cipher {
+        TlsCipher::ChaCha20Poly1305 => Aead::chacha(key),
+        _ => Aead::gcm(key),
+    }
+    .ok_or("a key of the cipher's length")?;
+    let s = Sealing {
+        layer: 0,
+        aad,
+        iv: encrypted.start..encrypted.start,
+        encrypted,
+        icv,
+    };
+    aead.seal(nonce, &s, out)
 }
 
 /// `len` bytes of the test key `label` of layer `layer`: SHA-256 over the label, the layer
@@ -286,29 +313,24 @@ impl FrameSealer {
                     )
                 }
                 Layer::Tls(r) if r.version == Version::Tls13 => {
-                    let (aead, key) = match r.cipher {
-                        TlsCipher::AesGcm(bits) => {
-                            let key = test_key("tls13", i, usize::from(bits / 8));
-                            (Aead::gcm(&key), key)
-                        }
-                        TlsCipher::ChaCha20Poly1305 => {
-                            let key = test_key("tls13", i, 32);
-                            (Aead::chacha(&key), key)
-                        }
-                        _ => (None, Vec::new()),
-                    };
-                    let aead = aead.ok_or_else(|| refuse(layer, SEALED))?;
-                    let ivv = test_key("tls13-iv", i, 12);
-                    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
+                    // The client's application traffic keys of the connection whose opening
+                    // `tls13::Opening` writes (RFC 8446 §7.3).
+                    let opening = Opening::new(r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
+                    let keys = opening.client_application();
+                    let aead = match r.cipher {
+                        TlsCipher::ChaCha20Poly1305 => Aead::chacha(&keys.key),
+                        _ => Aead::gcm(&keys.key),
+                    }
+                    .ok_or_else(|| refuse(layer, SEALED))?;
                     (
-                        LayerSealer::Tls13 { aead, iv },
+                        LayerSealer::Tls13 { aead, iv: keys.iv },
                         LayerKeys {
                             layer: i,
                             text: layer.text(),
                             kind: KeyKind::Tls13 { cipher: r.cipher },
-                            enc_key: key,
+                            enc_key: keys.key,
                             auth_key: Vec::new(),
-                            iv: ivv,
+                            iv: keys.iv.to_vec(),
                         },
                     )
                 }
