@@ -78,8 +78,9 @@ pub struct Capture {
 }
 
 /// The ids of a capture's headers: the defaults, with the ports of the application the top
-/// transport carries (TLS 443, SSH 22, E2AP 36421 as O-RAN WG3 assigns it) from
-/// [`CLIENT_PORT`]; eCPRI and bare payloads go to port 50000 (no port is assigned to them).
+/// transport carries (TLS 443, SSH 22, IANA's) from port 49152 (the first of the dynamic
+/// range, RFC 6335 §6); anything else goes to port 50000 (eCPRI has no assigned port; E2AP is
+/// told by its SCTP PPID, 70).
 pub fn ids(stack: &Stack) -> Ids {
     let top = stack.layers().iter().rev().find(|l| {
         !matches!(
@@ -90,7 +91,6 @@ pub fn ids(stack: &Stack) -> Ids {
     let (src_port, dst_port) = match top {
         Some(Layer::Tls(_)) => (CLIENT_PORT, 443),
         Some(Layer::Ssh(_)) => (CLIENT_PORT, 22),
-        Some(Layer::E2ap) => (36_421, 36_421),
         _ => (CLIENT_PORT, 50_000),
     };
     Ids {
