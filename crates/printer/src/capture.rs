@@ -9,11 +9,13 @@
 //! frames before it; it is stamped `k` microseconds after the epoch (an order, not a timing).
 //! The payload is [`PATTERN`] repeated, so that it can be found in a decrypted frame.
 //!
-//! A stack whose TLS 1.3 layer has no security layer under it starts with the connection's
-//! opening ([`live::protect::Opening`]), four extra frames over the stack's lower layers: the
-//! client's ClientHello, the server's ServerHello and encrypted EncryptedExtensions + Finished,
-//! the client's encrypted Finished; the key log lets Wireshark decrypt all of it. The
-//! stack's frames follow, their packet counters after the client's two.
+//! A stack whose TLS 1.3 or 1.2 layer has no security layer under it starts with the
+//! connection's opening ([`live::protect::Opening`]), extra frames over the stack's lower
+//! layers: TLS 1.3 the ClientHello, ServerHello, the server's encrypted EncryptedExtensions +
+//! Finished and the client's encrypted Finished (4 frames); TLS 1.2 the ClientHello,
+//! ServerHello and the client's ChangeCipherSpec + encrypted Finished (3 frames). The key log
+//! lets Wireshark decrypt them and the records after. The stack's frames follow, their
+//! packet counters after the opening's.
 
 use std::fmt::Write as _;
 use std::net::Ipv6Addr;
@@ -135,15 +137,10 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Capture, CaptureErr
     let mut server_seq = 1u32;
     if let Some((carrier, o)) = tls_opening(stack)? {
         let server = swapped(&base);
-        let hello = o.client_hello();
-        let sh = o.server_hello();
-        let sf = o.server_finished().map_err(seal_error)?;
-        let cf = o.client_finished().map_err(seal_error)?;
-        let client_after_hello = tcp_seq.wrapping_add(hello.len() as u32);
-        let frames: [(&[u8], bool); 4] = [(&hello, true), (&sh, false), (&sf, false), (&cf, true)];
-        for (bytes, client) in frames {
+        let records = o.records().map_err(seal_error)?;
+        for (bytes, client) in &records {
             counter += 1;
-            let ids = if client {
+            let ids = if *client {
                 Ids {
                     seq: counter,
                     tcp_seq,
@@ -154,7 +151,7 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Capture, CaptureErr
                 Ids {
                     seq: counter,
                     tcp_seq: server_seq,
-                    tcp_ack: client_after_hello,
+                    tcp_ack: tcp_seq,
                     ..server
                 }
             };
@@ -164,14 +161,14 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Capture, CaptureErr
             w.packet(0, time, &frame, frame.len())?;
             time = time.saturating_add(FRAME_SPACING_NS);
             let len = bytes.len() as u32;
-            if client {
+            if *client {
                 tcp_seq = tcp_seq.wrapping_add(len);
             } else {
                 server_seq = server_seq.wrapping_add(len);
             }
         }
         keylog = Some(o.keylog());
-        opening_frames = frames.len();
+        opening_frames = records.len();
     }
     let mut payload = Vec::new();
     for (k, &p) in payloads.iter().enumerate() {
@@ -221,10 +218,9 @@ fn seal_error(reason: String) -> CaptureError {
 /// 1.3 layer with no security layer under it (the opening's frames carry no other sealing).
 fn tls_opening(stack: &Stack) -> Result<Option<(Stack, Opening)>, CaptureError> {
     let layers = stack.layers();
-    let Some(at) = layers
-        .iter()
-        .position(|l| matches!(l, Layer::Tls(r) if r.version == Version::Tls13))
-    else {
+    let Some(at) = layers.iter().position(
+        |l| matches!(l, Layer::Tls(r) if matches!(r.version, Version::Tls13 | Version::Tls12)),
+    ) else {
         return Ok(None);
     };
     if layers[..at]
@@ -234,7 +230,7 @@ fn tls_opening(stack: &Stack) -> Result<Option<(Stack, Opening)>, CaptureError> 
         return Ok(None);
     }
     let Some(o) = (match &layers[at] {
-        Layer::Tls(r) => Opening::new(r.cipher),
+        Layer::Tls(r) => Opening::new(r.version, r.cipher),
         _ => None,
     }) else {
         return Ok(None);
@@ -376,9 +372,9 @@ fn key_list(stack: &Stack, keys: &[LayerKeys]) -> String {
                 k.text,
                 hex(&k.enc_key)
             ),
-            KeyKind::Tls13 { .. } => writeln!(
+            KeyKind::Tls { .. } => writeln!(
                 out,
-                "layer {} {}: key={} iv={} (record sequence numbers from 0)",
+                "layer {} {}: client application key={} iv={}",
                 k.layer,
                 k.text,
                 hex(&k.enc_key),

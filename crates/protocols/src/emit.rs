@@ -7,7 +7,7 @@
 //! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `ipv6` (extension headers
 //! as one Destination Options header), `udp`, `tcp` (timestamps and other option bytes),
 //! `sctp` (DATA, I-DATA or SACK), `esp-tunnel` and `esp-transport` (every transform), `ecpri`,
-//! `e2ap` and `tls13` (one record). The others are sized but not written: [`Stack::emit`]
+//! `e2ap`, `tls13` (one record) and `tls12` with AES-GCM or ChaCha20-Poly1305 (one record). The others are sized but not written: [`Stack::emit`]
 //! refuses them with [`Error::Unsupported`].
 //!
 //! Transport checksums (TCP; UDP over IPv6, where it is mandatory, RFC 8200 §8.1; SCTP's
@@ -113,7 +113,9 @@ pub struct Sealing {
     /// Index of the security layer in the stack.
     pub layer: usize,
     /// Authenticated, not encrypted: ESP header (+ IV for CBC, + everything for GMAC/NULL),
-    /// MACsec DA..SecTAG (everything for integrity only), TLS record header.
+    /// MACsec DA..SecTAG (everything for integrity only), TLS record header (TLS 1.2's AEAD
+    /// authenticates a 13-byte pseudo-header built from it: the record sequence number, type,
+    /// version and the plaintext's length, RFC 5246 §6.2.3.3).
     pub aad: Range<usize>,
     /// Encrypted (empty for integrity-only transforms).
     pub encrypted: Range<usize>,
@@ -266,7 +268,7 @@ fn unsupported(layer: &Layer, why: &'static str) -> Error {
     }
 }
 
-const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap and tls13 are written";
+const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap, tls13 and tls12 (AES-GCM, ChaCha20-Poly1305) are written";
 
 impl Stack {
     /// Writes the frame for `payload` from layer `from` up (0: the whole frame; a higher index
@@ -489,6 +491,29 @@ impl Stack {
                         icv: inner.end + 1..unit.end,
                     });
                 }
+                Layer::Tls(r)
+                    if r.version == Version::Tls12
+                        && r.records(inner.len()) == 1
+                        && matches!(
+                            r.cipher,
+                            crate::tls::Cipher::AesGcm(_) | crate::tls::Cipher::ChaCha20Poly1305
+                        ) =>
+                {
+                    let repr = tls::Repr {
+                        len: unit.len() - tls::HEADER_LEN,
+                    };
+                    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    let header = unit.start..unit.start + tls::HEADER_LEN;
+                    sealing.push(Sealing {
+                        layer: i,
+                        aad: header.clone(),
+                        encrypted: inner.clone(),
+                        // AES-GCM's 8-byte explicit nonce (RFC 5288 §3); ChaCha20-Poly1305 has
+                        // none (RFC 7905 §2).
+                        iv: header.end..inner.start,
+                        icv: inner.end..unit.end,
+                    });
+                }
                 _ => return Err(unsupported(layer, WRITTEN)),
             }
             start = inner.start;
@@ -638,6 +663,27 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// TLS 1.2 AEAD records: header, AES-GCM's 8-byte explicit nonce (none for
+    /// ChaCha20-Poly1305), content, tag; the length `wire_len` counts.
+    #[test]
+    fn tls12_aead_records_are_written() {
+        for (text, explicit) in [
+            ("eth/ipv4/tcp/tls12(aes128-gcm)", 8),
+            ("ipv6/tcp(ts)/tls12(chacha20-poly1305)", 0),
+        ] {
+            let st: Stack = text.parse().unwrap();
+            let mut out = Vec::new();
+            for n in [0, 1, 100, 1400] {
+                let e = st.emit(0, &vec![7; n], &Ids::default(), &mut out).unwrap();
+                assert_eq!(out.len(), st.wire_len(n).unwrap(), "{text} {n}");
+                let s = &e.sealing[0];
+                assert_eq!((s.aad.len(), s.iv.len(), s.icv.len()), (5, explicit, 16));
+                assert_eq!(s.encrypted, e.payload);
+                assert_eq!(out[s.aad.start..s.aad.start + 3], [23, 3, 3]);
             }
         }
     }

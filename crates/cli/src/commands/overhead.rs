@@ -192,7 +192,7 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
     crate::output::write_set(&files).context("--pcap")?;
     let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
     let opening = if capture.opening_frames > 0 {
-        format!(", the first {} a TLS 1.3 opening", capture.opening_frames)
+        format!(", the first {} a TLS opening", capture.opening_frames)
     } else {
         String::new()
     };

@@ -169,7 +169,7 @@ fn expected_fields(layer: &serde_json::Value) -> (Option<&'static str>, Vec<(&'s
         ),
         "esp-tunnel" | "esp-transport" => (Some("esp"), vec![("esp.pad_len", n("padding"))]),
         "ecpri" => (Some("ecpri"), vec![("ecpri.size", n("total") - 4)]),
-        "tls13" => (Some("tls"), vec![("tls.record.length", n("total") - 5)]),
+        "tls13" | "tls12" => (Some("tls"), vec![("tls.record.length", n("total") - 5)]),
         "e2ap" => (None, vec![]),
         other => panic!("no tshark fields for layer {other}"),
     }
@@ -203,13 +203,15 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("wrote {pcap_arg}")), "{stderr}");
     let frames = dissect(tshark, dir, &pcap, c.stack.contains("udp/ecpri"));
-    // A TLS 1.3 layer with nothing sealing under it: the capture opens the connection first.
-    let opening =
-        if c.stack.contains("tls13") && !c.stack.contains("esp") && !c.stack.contains("macsec") {
-            4
-        } else {
-            0
-        };
+    // A TLS layer with nothing sealing under it: the capture opens the connection first
+    // (TLS 1.3 in 4 frames, TLS 1.2 in 3).
+    let sealed_below = c.stack.contains("esp") || c.stack.contains("macsec");
+    let opening = match (c.stack.contains("tls13"), c.stack.contains("tls12")) {
+        _ if sealed_below => 0,
+        (true, _) => 4,
+        (_, true) => 3,
+        _ => 0,
+    };
     assert_eq!(
         frames.len(),
         opening + payloads.len(),
@@ -232,14 +234,18 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
             );
         }
         // ClientHello, ServerHello, then the encrypted messages, decrypted with the key log.
-        let want = ["1", "2", "8,20", "20"][k];
+        let want = if opening == 4 {
+            ["1", "2", "8,20", "20"][k]
+        } else {
+            ["1", "2", "20"][k]
+        };
         assert_eq!(f["tls.handshake.type"], want, "{at}");
-        if (k == 0 || k == 3) && !f["tcp.len"].is_empty() {
+        if (k == 0 || k == opening - 1) && !f["tcp.len"].is_empty() {
             tcp_seq += f["tcp.len"].parse::<u64>().unwrap();
         }
     }
     let frames = &frames[opening..];
-    let opened_counter = if opening > 0 { 2 } else { 0 };
+    let opened_counter = opening;
     let mut layers_of: HashMap<u64, serde_json::Value> = HashMap::new();
     for (k, (f, &p)) in frames.iter().zip(&payloads).enumerate() {
         let at = format!("{} frame {k} ({p} B payload)", c.stack);
@@ -330,7 +336,7 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
         let bare = ["udp", "tcp", "sctp", "e2ap"]
             .iter()
             .any(|t| top.starts_with(t))
-            || (top.starts_with("tls13") && opening > 0);
+            || (top.starts_with("tls1") && opening > 0);
         if c.opened && p > 0 && bare {
             assert!(
                 f["data.data"].starts_with(&PATTERN_HEX[..(2 * p as usize).min(32)]),
@@ -435,10 +441,14 @@ fn macsec_tls_ecpri_sctp_captures_dissect_and_match_the_model() {
             None,
             false,
         ),
-        // TLS 1.3 records over TCP (timestamps) and over SCTP.
+        // TLS 1.3 records over TCP (timestamps) and over SCTP, after the connection's opening.
         case("eth/ipv4/tcp(ts)/tls13(aes128-gcm)", 5000, Some(1500), true),
         case("eth/ipv6/tcp/tls13(chacha20-poly1305)", 1000, None, true),
         case("eth/ipv4/sctp/tls13(aes256-gcm)", 1000, None, true),
+        // TLS 1.2 AEAD records, after a ClientHello, ServerHello, ChangeCipherSpec + Finished.
+        case("eth/ipv4/tcp(ts)/tls12(aes128-gcm)", 3000, Some(1500), true),
+        case("eth/ipv6/tcp/tls12(chacha20-poly1305)", 1000, None, true),
+        case("eth/ipv4/tcp/tls12(aes256-gcm)", 500, None, true),
         // eCPRI on Ethernet, SCTP SACK with gap blocks and duplicates, plain transports.
         case("eth/ecpri(iq)", 3000, Some(1500), true),
         case("eth/ipv4/sctp(sack,gaps=2,dups=1)", 0, None, true),
@@ -515,7 +525,10 @@ fn bad_pcap_targets_and_stacks_are_refused_and_nothing_is_written() {
             "ssh",
         ),
         (
-            vec!["eth/ipv4/tcp/tls12(aes128-gcm)".into(), new.clone()],
+            vec![
+                "eth/ipv4/tcp/tls12(aes128-cbc,hmac-sha256)".into(),
+                new.clone(),
+            ],
             "tls12",
         ),
         (

@@ -31,13 +31,14 @@ use protocols::{AesKey, Layer, Sha2, Stack, StackBuilder, Suite};
 
 use crate::LiveError;
 
+mod cipher;
 mod sa;
 mod seal;
 mod tls13;
 mod window;
 pub use sa::{OpenStats, Opener, Refused, Sealer, security_association};
 pub use seal::{FrameSealer, KeyKind, LayerKeys};
-pub use tls13::{Opening, RecordKeys};
+pub use tls13::{Opening, RecordKeys, tls12_aad, tls12_nonce};
 pub use window::ReplayWindow;
 
 /// One way of protecting packets (or none).

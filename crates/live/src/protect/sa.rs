@@ -18,7 +18,7 @@ use protocols::wire::{esp, ethernet, ipv4, macsec, tls, udp};
 use sha2::Sha256;
 
 use super::Protection;
-use super::seal::aead_seal;
+use super::cipher::aead_seal;
 use super::window::ReplayWindow;
 use crate::LiveError;
 

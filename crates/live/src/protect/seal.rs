@@ -8,18 +8,16 @@
 //! Sealed suites: ESP AES-GCM (128/192/256-bit keys, 8/12/16-byte ICV, RFC 4106), AES-GMAC
 //! (RFC 4543), ChaCha20-Poly1305 (RFC 7634), AES-CBC (RFC 3602) or NULL (RFC 2410) with
 //! HMAC-SHA-1-96 or HMAC-SHA-2 (RFC 2404, RFC 4868); MACsec GCM-AES-128/256 (IEEE 802.1AE
-//! §14.5, §14.6), integrity only or encrypted; TLS 1.3 AES-GCM and ChaCha20-Poly1305 records
-//! (RFC 8446 §5.2). Others (AES-CCM, MACsec XPN) are refused by name.
+//! §14.5, §14.6), integrity only or encrypted; TLS 1.3 and 1.2 AES-GCM and ChaCha20-Poly1305
+//! records (RFC 8446 §5.2, RFC 5288, RFC 7905). Others (AES-CCM, MACsec XPN) are refused by
+//! name.
 
 use aes::cipher::inout::InOutBuf;
 use aes::cipher::{BlockCipherEncrypt, BlockModeEncrypt, InnerIvInit};
 use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::aead::consts::U12;
-use aes_gcm::aead::{AeadInOut, KeyInit};
-use aes_gcm::{Aes128Gcm, Aes256Gcm, AesGcm};
-use chacha20poly1305::ChaCha20Poly1305;
+use aes_gcm::aead::KeyInit;
 use hmac::{Hmac, Mac};
-use protocols::emit::{Emitted, Ids, Sealing};
+use protocols::emit::{Emitted, Ids};
 use protocols::esp::{Cipher as EspCipher, Integrity};
 use protocols::macsec::Cipher as MacsecCipher;
 use protocols::tls::{Cipher as TlsCipher, Version};
@@ -27,60 +25,9 @@ use protocols::wire::{macsec, tls};
 use protocols::{Layer, Stack};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use super::tls13::Opening;
+use super::cipher::Aead;
+use super::tls13::{Opening, tls12_aad, tls12_nonce};
 use crate::LiveError;
-
-/// Encrypts `s.encrypted` in place, authenticating `s.aad` with it, and writes the tag to
-/// `s.icv`, truncated to the ICV's length (a truncated GCM tag is the tag's leading bytes,
-/// NIST SP 800-38D §5.2.1.2; RFC 4106 §6).
-pub(super) fn aead_seal<A: AeadInOut>(
-    aead: &A,
-    nonce: [u8; 12],
-    s: &Sealing,
-    out: &mut [u8],
-) -> Result<(), String>
-where
-    aes_gcm::aead::Nonce<A>: From<[u8; 12]>,
-{
-    let (head, rest) = out.split_at_mut(s.encrypted.start);
-    let (body, tail) = rest.split_at_mut(s.encrypted.len());
-    let tag = aead
-        .encrypt_inout_detached(&nonce.into(), &head[s.aad.clone()], body.into())
-        .map_err(|e| e.to_string())?;
-    let at = s.icv.start - s.encrypted.end;
-    tail.get_mut(at..at + s.icv.len())
-        .zip(tag.get(..s.icv.len()))
-        .ok_or("the ICV region is longer than the tag")?
-        .0
-        .copy_from_slice(&tag[..s.icv.len()]);
-    Ok(())
-}
-
-/// Seals `out[enc]` in place with `cipher` (a TLS 1.3 AEAD) under `key` and `nonce`,
-/// authenticating `out[aad]`, the tag in `out[icv]`.
-pub(super) fn aead_seal_detached(
-    cipher: TlsCipher,
-    key: &[u8],
-    nonce: [u8; 12],
-    aad: std::ops::Range<usize>,
-    encrypted: std::ops::Range<usize>,
-    icv: std::ops::Range<usize>,
-    out: &mut [u8],
-) -> Result<(), String> {
-    let aead = match cipher {
-        TlsCipher::ChaCha20Poly1305 => Aead::chacha(key),
-        _ => Aead::gcm(key),
-    }
-    .ok_or("a key of the cipher's length")?;
-    let s = Sealing {
-        layer: 0,
-        aad,
-        iv: encrypted.start..encrypted.start,
-        encrypted,
-        icv,
-    };
-    aead.seal(nonce, &s, out)
-}
 
 /// `len` bytes of the test key `label` of layer `layer`: SHA-256 over the label, the layer
 /// index and a block counter, concatenated.
@@ -100,40 +47,6 @@ fn test_key(label: &str, layer: usize, len: usize) -> Vec<u8> {
     key
 }
 
-/// An AEAD with its key.
-enum Aead {
-    Gcm128(Box<Aes128Gcm>),
-    Gcm192(Box<AesGcm<Aes192, U12>>),
-    Gcm256(Box<Aes256Gcm>),
-    ChaCha(Box<ChaCha20Poly1305>),
-}
-
-impl Aead {
-    fn gcm(key: &[u8]) -> Option<Aead> {
-        Some(match key.len() {
-            16 => Aead::Gcm128(Box::new(Aes128Gcm::new_from_slice(key).ok()?)),
-            24 => Aead::Gcm192(Box::new(AesGcm::new_from_slice(key).ok()?)),
-            32 => Aead::Gcm256(Box::new(Aes256Gcm::new_from_slice(key).ok()?)),
-            _ => return None,
-        })
-    }
-
-    fn chacha(key: &[u8]) -> Option<Aead> {
-        Some(Aead::ChaCha(Box::new(
-            ChaCha20Poly1305::new_from_slice(key).ok()?,
-        )))
-    }
-
-    fn seal(&self, nonce: [u8; 12], s: &Sealing, out: &mut [u8]) -> Result<(), String> {
-        match self {
-            Aead::Gcm128(a) => aead_seal(&**a, nonce, s, out),
-            Aead::Gcm192(a) => aead_seal(&**a, nonce, s, out),
-            Aead::Gcm256(a) => aead_seal(&**a, nonce, s, out),
-            Aead::ChaCha(a) => aead_seal(&**a, nonce, s, out),
-        }
-    }
-}
-
 /// The keys of one security layer, as a decrypting tool takes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayerKeys {
@@ -149,7 +62,8 @@ pub struct LayerKeys {
     pub enc_key: Vec<u8>,
     /// The HMAC key of a non-AEAD ESP suite (empty otherwise).
     pub auth_key: Vec<u8>,
-    /// TLS 1.3: the record IV (RFC 8446 §5.3) \[12 bytes\]; empty otherwise.
+    /// TLS: the record IV (TLS 1.3, RFC 8446 §5.3; TLS 1.2, its first 4 bytes the AES-GCM
+    /// salt) \[12 bytes\]; empty otherwise.
     pub iv: Vec<u8>,
 }
 
@@ -172,8 +86,10 @@ pub enum KeyKind {
         /// The SCI the nonce uses (the one in the SecTAG, or the implied one).
         sci: u64,
     },
-    /// TLS 1.3 records of one direction.
-    Tls13 {
+    /// TLS records of one direction (the client's application data).
+    Tls {
+        /// TLS 1.3 or 1.2.
+        version: Version,
         /// The record cipher.
         cipher: TlsCipher,
     },
@@ -193,8 +109,16 @@ enum LayerSealer {
     },
     /// MACsec: nonce = SCI || PN (802.1AE §14.5).
     Macsec { aead: Aead, sci: u64 },
-    /// TLS 1.3: nonce = IV xor record sequence number (RFC 8446 §5.3).
-    Tls13 { aead: Aead, iv: [u8; 12] },
+    /// TLS records: TLS 1.3 nonce = IV xor record sequence number (RFC 8446 §5.3); TLS 1.2
+    /// as [`super::tls13::tls12_nonce`], with the pseudo-header as additional data. Records
+    /// are numbered from `first` (after a TLS 1.2 Finished).
+    Tls {
+        aead: Aead,
+        iv: [u8; 12],
+        version: Version,
+        cipher: TlsCipher,
+        first: u64,
+    },
 }
 
 /// Seals the frames of one stack with its fixed test keys.
@@ -212,7 +136,7 @@ fn refuse(layer: &Layer, allowed: &str) -> LiveError {
 }
 
 const SEALED: &str = "ESP with AES-GCM, AES-GMAC, ChaCha20-Poly1305, or AES-CBC or NULL with an HMAC; \
-MACsec GCM-AES-128 or GCM-AES-256 (not XPN); TLS 1.3 with AES-GCM or ChaCha20-Poly1305 (one record per frame)";
+MACsec GCM-AES-128 or GCM-AES-256 (not XPN); TLS 1.3 or 1.2 with AES-GCM or ChaCha20-Poly1305 (one record per frame)";
 
 impl FrameSealer {
     /// The sealer of `stack`'s security layers with the headers' `ids` (the SPI, the SCI),
@@ -312,10 +236,11 @@ impl FrameSealer {
                         },
                     )
                 }
-                Layer::Tls(r) if r.version == Version::Tls13 => {
+                Layer::Tls(r) if matches!(r.version, Version::Tls13 | Version::Tls12) => {
                     // The client's application traffic keys of the connection whose opening
                     // `tls13::Opening` writes (RFC 8446 §7.3).
-                    let opening = Opening::new(r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
+                    let opening =
+                        Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
                     let keys = opening.client_application();
                     let aead = match r.cipher {
                         TlsCipher::ChaCha20Poly1305 => Aead::chacha(&keys.key),
@@ -323,11 +248,20 @@ impl FrameSealer {
                     }
                     .ok_or_else(|| refuse(layer, SEALED))?;
                     (
-                        LayerSealer::Tls13 { aead, iv: keys.iv },
+                        LayerSealer::Tls {
+                            aead,
+                            iv: keys.iv,
+                            version: r.version,
+                            cipher: r.cipher,
+                            first: opening.first_record(),
+                        },
                         LayerKeys {
                             layer: i,
                             text: layer.text(),
-                            kind: KeyKind::Tls13 { cipher: r.cipher },
+                            kind: KeyKind::Tls {
+                                version: r.version,
+                                cipher: r.cipher,
+                            },
                             enc_key: keys.key,
                             auth_key: Vec::new(),
                             iv: keys.iv.to_vec(),
@@ -410,8 +344,24 @@ impl FrameSealer {
                         u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
                     aead.seal(macsec::gcm_iv(*sci, pn), s, buf).map_err(failed)
                 }
-                LayerSealer::Tls13 { aead, iv } => {
-                    aead.seal(tls::nonce(iv, record), s, buf).map_err(failed)
+                LayerSealer::Tls {
+                    aead,
+                    iv,
+                    version,
+                    cipher,
+                    first,
+                } => {
+                    let seq = first.saturating_add(record);
+                    if *version == Version::Tls13 {
+                        return aead.seal(tls::nonce(iv, seq), s, buf).map_err(failed);
+                    }
+                    // The explicit nonce is the sequence number (RFC 5288 §3).
+                    if s.iv.len() == 8 {
+                        buf[s.iv.clone()].copy_from_slice(&seq.to_be_bytes());
+                    }
+                    let aad = tls12_aad(seq, tls::APPLICATION_DATA, s.encrypted.len());
+                    aead.seal_with(tls12_nonce(*cipher, iv, seq), &aad, s, buf)
+                        .map_err(failed)
                 }
             }
         })
@@ -473,6 +423,7 @@ fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aes_gcm::Aes128Gcm;
     use aes_gcm::aead::Aead as _;
 
     /// A sealed ESP frame opens with the published key and salt, and the same command gives
@@ -522,6 +473,7 @@ mod tests {
             "ipv4/esp-tunnel(aes128-ccm-16)/ipv4/udp",
             "eth/macsec(gcm-aes-xpn-128,encrypt)/ecpri",
             "eth/ipv4/tcp/tls13(aes128-ccm)",
+            "eth/ipv4/tcp/tls12(aes128-cbc,hmac-sha256)",
         ] {
             let stack: Stack = text.parse().unwrap();
             let e = FrameSealer::new(&stack, &Ids::default())

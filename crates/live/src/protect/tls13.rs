@@ -1,25 +1,51 @@
-//! A TLS 1.3 connection's opening as a capture shows it, with fixed test secrets: the clear
-//! ClientHello and ServerHello, the server's encrypted EncryptedExtensions and Finished, the
-//! client's encrypted Finished, the record keys of RFC 8446 §7.3 derived from the traffic
-//! secrets (HKDF-Expand-Label, §7.1), and the NSS key log lines Wireshark decrypts them with.
+//! A TLS connection's opening as a capture shows it, with fixed test secrets, and the NSS key
+//! log lines Wireshark decrypts it with. TLS 1.3: the clear ClientHello and ServerHello, the
+//! server's encrypted EncryptedExtensions and Finished, the client's encrypted Finished, the
+//! record keys of RFC 8446 §7.3 derived from the traffic secrets (HKDF-Expand-Label, §7.1).
+//! TLS 1.2 (AEAD suites): the clear ClientHello and ServerHello, the client's ChangeCipherSpec
+//! and encrypted Finished (record 0), the record keys from the master secret's key block
+//! (RFC 5246 §6.3, the PRF of §5).
 //! Nothing is negotiated: the key shares and Finished values are fixed bytes, the secrets are
 //! test values derived from labels with SHA-256. They protect nothing.
 
+use std::ops::Range;
+
 use hmac::{Hmac, Mac};
-use protocols::tls::Cipher;
+use protocols::emit::Sealing;
+use protocols::tls::{Cipher, Version};
 use sha2::{Digest, Sha256, Sha384};
 
-use super::seal::aead_seal_detached;
+use super::cipher::aead_seal_detached;
 
-/// TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256 (RFC 8446
-/// §B.4), or None for a suite not sealed here.
-fn suite_id(c: Cipher) -> Option<u16> {
-    match c {
-        Cipher::AesGcm(128) => Some(0x1301),
-        Cipher::AesGcm(256) => Some(0x1302),
-        Cipher::ChaCha20Poly1305 => Some(0x1303),
+/// TLS 1.3: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256
+/// (RFC 8446 §B.4); TLS 1.2: TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ..._AES_256_GCM_SHA384
+/// (RFC 5289 §3.2), ..._CHACHA20_POLY1305_SHA256 (RFC 7905 §2); None for a suite not sealed
+/// here.
+fn suite_id(v: Version, c: Cipher) -> Option<u16> {
+    match (v, c) {
+        (Version::Tls13, Cipher::AesGcm(128)) => Some(0x1301),
+        (Version::Tls13, Cipher::AesGcm(256)) => Some(0x1302),
+        (Version::Tls13, Cipher::ChaCha20Poly1305) => Some(0x1303),
+        (Version::Tls12, Cipher::AesGcm(128)) => Some(0xc02f),
+        (Version::Tls12, Cipher::AesGcm(256)) => Some(0xc030),
+        (Version::Tls12, Cipher::ChaCha20Poly1305) => Some(0xcca8),
         _ => None,
     }
+}
+
+/// The TLS 1.2 PRF (RFC 5246 §5): P_hash(secret, label || seed) with the suite's hash,
+/// `len` bytes.
+fn prf12(hash: usize, secret: &[u8], label: &str, seed: &[u8], len: usize) -> Vec<u8> {
+    let mut label_seed = label.as_bytes().to_vec();
+    label_seed.extend_from_slice(seed);
+    let mut a = hmac_of(hash, secret, &[&label_seed]);
+    let mut out = Vec::with_capacity(len + hash);
+    while out.len() < len && !a.is_empty() {
+        out.extend(hmac_of(hash, secret, &[&a, &label_seed]));
+        a = hmac_of(hash, secret, &[&a]);
+    }
+    out.truncate(len);
+    out
 }
 
 /// The hash of the suite (RFC 8446 §B.4): SHA-384 for AES-256-GCM, SHA-256 otherwise.
@@ -95,12 +121,14 @@ fn fixed(label: &str, len: usize) -> Vec<u8> {
     v
 }
 
-/// Record key and IV of a traffic secret (RFC 8446 §7.3).
+/// Record key and IV of one direction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordKeys {
     /// The AEAD key.
     pub key: Vec<u8>,
-    /// The record IV \[12 bytes\].
+    /// The record IV: TLS 1.3 and TLS 1.2 ChaCha20-Poly1305 XOR the record sequence number
+    /// into it; TLS 1.2 AES-GCM takes its first 4 bytes as the salt before the explicit nonce
+    /// (RFC 5288 §3) \[12 bytes\].
     pub iv: [u8; 12],
 }
 
@@ -116,6 +144,7 @@ fn record_keys(c: Cipher, secret: &[u8]) -> RecordKeys {
 /// The opening of a TLS 1.3 connection with fixed test secrets.
 #[derive(Debug, Clone)]
 pub struct Opening {
+    version: Version,
     cipher: Cipher,
     client_random: [u8; 32],
     secrets: [Vec<u8>; 4],
@@ -131,6 +160,41 @@ const NAMES: [&str; 4] = [
     "CLIENT_TRAFFIC_SECRET_0",
     "SERVER_TRAFFIC_SECRET_0",
 ];
+
+/// TLS 1.2's AEAD additional data: sequence number, type, version, plaintext length
+/// (RFC 5246 §6.2.3.3).
+pub fn tls12_aad(seq: u64, kind: u8, len: usize) -> [u8; 13] {
+    let mut a = [0u8; 13];
+    a[..8].copy_from_slice(&seq.to_be_bytes());
+    a[8] = kind;
+    a[9..11].copy_from_slice(&0x0303u16.to_be_bytes());
+    a[11..].copy_from_slice(&(len as u16).to_be_bytes());
+    a
+}
+
+/// TLS 1.2's AEAD nonce of record `seq`: AES-GCM the 4-byte salt and the explicit nonce, which
+/// is the sequence number (RFC 5288 §3); ChaCha20-Poly1305 the IV XOR the sequence number
+/// (RFC 7905 §2).
+pub fn tls12_nonce(cipher: Cipher, iv: &[u8; 12], seq: u64) -> [u8; 12] {
+    if cipher == Cipher::ChaCha20Poly1305 {
+        return protocols::wire::tls::nonce(iv, seq);
+    }
+    let mut n = [0u8; 12];
+    n[..4].copy_from_slice(&iv[..4]);
+    n[4..].copy_from_slice(&seq.to_be_bytes());
+    n
+}
+
+/// Where a record's AEAD works: the header authenticated, the body encrypted, the tag.
+fn region(aad: Range<usize>, encrypted: Range<usize>, icv: Range<usize>) -> Sealing {
+    Sealing {
+        layer: 0,
+        aad,
+        iv: encrypted.start..encrypted.start,
+        encrypted,
+        icv,
+    }
+}
 
 /// A handshake message: type, 24-bit length, body (RFC 8446 §4).
 fn handshake(kind: u8, body: &[u8]) -> Vec<u8> {
@@ -157,27 +221,75 @@ fn ext(kind: u16, body: &[u8]) -> Vec<u8> {
 }
 
 impl Opening {
-    /// The opening of a connection protected by `cipher`, or None for a suite not sealed here.
-    pub fn new(cipher: Cipher) -> Option<Opening> {
-        suite_id(cipher)?;
+    /// The opening of a `version` connection (TLS 1.3 or 1.2) protected by `cipher`, or None
+    /// for a version or suite not sealed here.
+    pub fn new(version: Version, cipher: Cipher) -> Option<Opening> {
+        suite_id(version, cipher)?;
         let h = hash_len(cipher);
         let client_random = fixed("client random", 32).try_into().ok()?;
         Some(Opening {
+            version,
             cipher,
             client_random,
             secrets: NAMES.map(|n| fixed(n, h)),
         })
     }
 
-    /// The record keys of the client's application data (records numbered from 0).
+    /// The record keys of the client's application data.
     pub fn client_application(&self) -> RecordKeys {
+        if self.version == Version::Tls12 {
+            return self.key_block12();
+        }
         record_keys(self.cipher, &self.secrets[CLIENT_AP])
     }
 
-    /// The NSS key log (`SSLKEYLOGFILE` format): the four traffic secrets of this connection.
+    /// The record sequence number of the client's first application record: 0 in TLS 1.3
+    /// (RFC 8446 §5.3), 1 in TLS 1.2, whose Finished is record 0 under the same keys.
+    pub fn first_record(&self) -> u64 {
+        u64::from(self.version == Version::Tls12)
+    }
+
+    /// TLS 1.2's master secret: a fixed test value \[48 bytes\].
+    fn master12(&self) -> Vec<u8> {
+        fixed("master secret", 48)
+    }
+
+    /// TLS 1.2: the client's write key and IV from the key block (RFC 5246 §6.3; AEAD suites
+    /// have no MAC key).
+    fn key_block12(&self) -> RecordKeys {
+        let k = key_len(self.cipher);
+        let iv_len = if self.cipher == Cipher::ChaCha20Poly1305 {
+            12
+        } else {
+            4
+        };
+        let mut seed = fixed("server random", 32);
+        seed.extend_from_slice(&self.client_random);
+        let block = prf12(
+            hash_len(self.cipher),
+            &self.master12(),
+            "key expansion",
+            &seed,
+            2 * k + 2 * iv_len,
+        );
+        let mut iv = [0u8; 12];
+        if let Some(b) = block.get(2 * k..2 * k + iv_len) {
+            iv[..iv_len].copy_from_slice(b);
+        }
+        RecordKeys {
+            key: block.get(..k).map(<[u8]>::to_vec).unwrap_or_default(),
+            iv,
+        }
+    }
+
+    /// The NSS key log (`SSLKEYLOGFILE` format): the four traffic secrets of a TLS 1.3
+    /// connection, the master secret (`CLIENT_RANDOM`) of a TLS 1.2 one.
     pub fn keylog(&self) -> String {
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
         let random = hex(&self.client_random);
+        if self.version == Version::Tls12 {
+            return format!("CLIENT_RANDOM {random} {}\n", hex(&self.master12()));
+        }
         NAMES
             .iter()
             .zip(&self.secrets)
@@ -185,9 +297,57 @@ impl Opening {
             .collect()
     }
 
-    /// The clear ClientHello record: TLS 1.3 only, this suite, an X25519 key share.
-    pub fn client_hello(&self) -> Vec<u8> {
-        let suite = suite_id(self.cipher).unwrap_or(0x1301);
+    /// The opening's records, in order, each with whether the client sends it: TLS 1.3 the
+    /// ClientHello, ServerHello, the server's encrypted EncryptedExtensions and Finished, the
+    /// client's encrypted Finished; TLS 1.2 the ClientHello, ServerHello, and the client's
+    /// ChangeCipherSpec with its encrypted Finished.
+    pub fn records(&self) -> Result<Vec<(Vec<u8>, bool)>, String> {
+        if self.version == Version::Tls12 {
+            let mut ccs = record(20, 0x0303, &[1]);
+            ccs.extend(self.client_finished12()?);
+            return Ok(vec![
+                (self.client_hello(), true),
+                (self.server_hello(), false),
+                (ccs, true),
+            ]);
+        }
+        Ok(vec![
+            (self.client_hello(), true),
+            (self.server_hello(), false),
+            (self.server_finished()?, false),
+            (self.client_finished()?, true),
+        ])
+    }
+
+    /// TLS 1.2: the client's Finished (12 bytes of verify_data, RFC 5246 §7.4.9) as record 0,
+    /// with the explicit nonce 0 under AES-GCM.
+    fn client_finished12(&self) -> Result<Vec<u8>, String> {
+        let keys = self.key_block12();
+        let msg = handshake(20, &fixed("client finished", 12));
+        let explicit = if self.cipher == Cipher::ChaCha20Poly1305 {
+            0
+        } else {
+            8
+        };
+        let mut r = record(22, 0x0303, &vec![0u8; explicit + msg.len() + 16]);
+        let start = 5 + explicit;
+        r[start..start + msg.len()].copy_from_slice(&msg);
+        let n = r.len();
+        let aad = tls12_aad(0, 22, msg.len());
+        aead_seal_detached(
+            self.cipher,
+            &keys.key,
+            tls12_nonce(self.cipher, &keys.iv, 0),
+            Some(&aad),
+            &region(0..5, start..n - 16, n - 16..n),
+            &mut r,
+        )?;
+        Ok(r)
+    }
+
+    /// The clear ClientHello record: this suite; TLS 1.3 with an X25519 key share.
+    fn client_hello(&self) -> Vec<u8> {
+        let suite = suite_id(self.version, self.cipher).unwrap_or(0x1301);
         let mut body = 0x0303u16.to_be_bytes().to_vec();
         body.extend_from_slice(&self.client_random);
         body.push(0); // legacy_session_id
@@ -212,8 +372,8 @@ impl Opening {
     }
 
     /// The clear ServerHello record.
-    pub fn server_hello(&self) -> Vec<u8> {
-        let suite = suite_id(self.cipher).unwrap_or(0x1301);
+    fn server_hello(&self) -> Vec<u8> {
+        let suite = suite_id(self.version, self.cipher).unwrap_or(0x1301);
         let mut body = 0x0303u16.to_be_bytes().to_vec();
         body.extend_from_slice(&fixed("server random", 32));
         body.push(0);
@@ -222,7 +382,11 @@ impl Opening {
         let mut share = 0x001du16.to_be_bytes().to_vec();
         share.extend_from_slice(&32u16.to_be_bytes());
         share.extend_from_slice(&fixed("server key share", 32));
-        let exts = [ext(43, &[0x03, 0x04]), ext(51, &share)].concat();
+        let exts = if self.version == Version::Tls12 {
+            ext(11, &[1, 0])
+        } else {
+            [ext(43, &[0x03, 0x04]), ext(51, &share)].concat()
+        };
         body.extend_from_slice(&(exts.len() as u16).to_be_bytes());
         body.extend_from_slice(&exts);
         record(22, 0x0303, &handshake(2, &body))
@@ -230,7 +394,7 @@ impl Opening {
 
     /// The server's encrypted EncryptedExtensions and Finished, one record (its handshake key,
     /// record 0).
-    pub fn server_finished(&self) -> Result<Vec<u8>, String> {
+    fn server_finished(&self) -> Result<Vec<u8>, String> {
         let h = hash_len(self.cipher);
         let mut inner = handshake(8, &[0, 0]);
         inner.extend(handshake(20, &fixed("server finished", h)));
@@ -238,7 +402,7 @@ impl Opening {
     }
 
     /// The client's encrypted Finished (its handshake key, record 0).
-    pub fn client_finished(&self) -> Result<Vec<u8>, String> {
+    fn client_finished(&self) -> Result<Vec<u8>, String> {
         let h = hash_len(self.cipher);
         self.sealed(CLIENT_HS, &handshake(20, &fixed("client finished", h)))
     }
@@ -255,9 +419,8 @@ impl Opening {
             self.cipher,
             &keys.key,
             protocols::wire::tls::nonce(&keys.iv, 0),
-            0..5,
-            5..n - 16,
-            n - 16..n,
+            None,
+            &region(0..5, 5..n - 16, n - 16..n),
             &mut r,
         )?;
         Ok(r)
@@ -294,15 +457,21 @@ mod tests {
 
     #[test]
     fn keylog_has_the_four_secrets_of_one_client_random() {
-        let o = Opening::new(Cipher::AesGcm(256)).unwrap();
+        let o = Opening::new(Version::Tls13, Cipher::AesGcm(256)).unwrap();
         let log = o.keylog();
         assert_eq!(log.lines().count(), 4);
         for l in log.lines() {
             let f: Vec<&str> = l.split(' ').collect();
             assert_eq!((f[1].len(), f[2].len()), (64, 96), "{l}");
         }
-        assert!(Opening::new(Cipher::AesCcm(128)).is_none());
-        let hello = o.client_hello();
+        assert!(Opening::new(Version::Tls13, Cipher::AesCcm(128)).is_none());
+        let o12 = Opening::new(Version::Tls12, Cipher::AesGcm(128)).unwrap();
+        assert!(
+            o12.keylog().starts_with("CLIENT_RANDOM ")
+                && o12.keylog().len() == 14 + 64 + 1 + 96 + 1
+        );
+        assert_eq!(o12.first_record(), 1);
+        let hello = o.records().unwrap()[0].0.clone();
         assert_eq!((&hello[..3], hello[5]), (&[22u8, 3, 1][..], 1));
     }
 }
