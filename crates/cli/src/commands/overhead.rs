@@ -180,16 +180,41 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
         PathBuf::from(name)
     };
     let mut files = vec![(path.to_path_buf(), capture.pcap)];
-    if let Some(t) = capture.esp_sa {
-        files.push((beside(".esp_sa"), t.into_bytes()));
-    }
-    if let Some(t) = capture.keys {
-        files.push((beside(".keys"), t.into_bytes()));
-    }
-    if let Some(t) = capture.keylog {
-        files.push((beside(".keylog"), t.into_bytes()));
+    let mut stale = Vec::new();
+    for (ext, text) in [
+        (".esp_sa", capture.esp_sa),
+        (".keys", capture.keys),
+        (".keylog", capture.keylog),
+    ] {
+        match text {
+            Some(t) => files.push((beside(ext), t.into_bytes())),
+            None => stale.push(beside(ext)),
+        }
     }
     crate::output::write_set(&files).context("--pcap")?;
+    // A key file of an earlier capture at this path would sit beside this one with keys it
+    // does not use: removed (a regular file only; anything else is left and named).
+    for p in &stale {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_file() => {
+                std::fs::remove_file(p).with_context(|| {
+                    format!(
+                        "--pcap: cannot remove {}, an earlier capture's key file",
+                        p.display()
+                    )
+                })?;
+                eprintln!(
+                    "oransim: removed {}, an earlier capture's key file",
+                    p.display()
+                );
+            }
+            Ok(_) => eprintln!(
+                "oransim: warning: {} is not this capture's (and not a regular file): left as it is",
+                p.display()
+            ),
+            Err(_) => {}
+        }
+    }
     let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
     let opening = if capture.opening_frames > 0 {
         format!(", the first {} a TLS opening", capture.opening_frames)

@@ -460,7 +460,8 @@ fn macsec_tls_ecpri_sctp_captures_dissect_and_match_the_model() {
     }
 }
 
-/// Same command, same bytes: the keys and IVs are fixed, nothing depends on the clock.
+/// Same command, same bytes: the keys and IVs are fixed, nothing depends on the clock. And a
+/// key file an earlier capture left at the path is not left beside a capture it does not fit.
 #[test]
 fn captures_are_deterministic() {
     let dir = TempDir::new("pcap-same");
@@ -490,6 +491,19 @@ fn captures_are_deterministic() {
         ]);
     }
     assert_eq!(bytes[0], bytes[1]);
+    // A capture of another stack at the same path removes the key files it does not use.
+    let path = dir.join("a.pcapng").to_string_lossy().to_string();
+    let out = oransim(&["overhead", "--stack", "eth/ipv4/udp", "--pcap", &path]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("removed {path}.esp_sa")), "{err}");
+    for ext in ["esp_sa", "keys", "keylog"] {
+        assert!(!Path::new(&format!("{path}.{ext}")).exists(), "{ext}");
+    }
 }
 
 /// Refusals name `--pcap`, exit 2 and write nothing: a target that is not a regular file, a
