@@ -372,6 +372,14 @@ fn key_list(stack: &Stack, keys: &[LayerKeys]) -> String {
                 k.text,
                 hex(&k.enc_key)
             ),
+            KeyKind::Ssh => writeln!(
+                out,
+                "layer {} {}: key={} iv={} (Wireshark needs the key exchange to decrypt SSH)",
+                k.layer,
+                k.text,
+                hex(&k.enc_key),
+                hex(&k.iv)
+            ),
             KeyKind::Tls { .. } => writeln!(
                 out,
                 "layer {} {}: client application key={} iv={}",

@@ -7,7 +7,8 @@
 //! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `ipv6` (extension headers
 //! as one Destination Options header), `udp`, `tcp` (timestamps and other option bytes),
 //! `sctp` (DATA, I-DATA or SACK), `esp-tunnel` and `esp-transport` (every transform), `ecpri`,
-//! `e2ap`, `tls13` (one record) and `tls12` with AES-GCM or ChaCha20-Poly1305 (one record). The others are sized but not written: [`Stack::emit`]
+//! `e2ap`, `tls13` (one record), `tls12` with AES-GCM or ChaCha20-Poly1305 (one record) and
+//! `ssh` with AES-GCM (one binary packet). The others are sized but not written: [`Stack::emit`]
 //! refuses them with [`Error::Unsupported`].
 //!
 //! Transport checksums (TCP; UDP over IPv6, where it is mandatory, RFC 8200 §8.1; SCTP's
@@ -268,7 +269,7 @@ fn unsupported(layer: &Layer, why: &'static str) -> Error {
     }
 }
 
-const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap, tls13 and tls12 (AES-GCM, ChaCha20-Poly1305) are written";
+const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap, tls13, tls12 (AES-GCM, ChaCha20-Poly1305) and ssh (AES-GCM) are written";
 
 impl Stack {
     /// Writes the frame for `payload` from layer `from` up (0: the whole frame; a higher index
@@ -514,6 +515,34 @@ impl Stack {
                         icv: inner.end..unit.end,
                     });
                 }
+                Layer::Ssh(sh) if matches!(sh.cipher, crate::ssh::Cipher::AesGcm(_)) => {
+                    // RFC 4253 §6 binary packet; AES-GCM (RFC 5647 §7.3) leaves packet_length in
+                    // clear and authenticated, and encrypts from padding_length to the end of
+                    // the padding (zeros here: a test frame, RFC 4253 wants them random).
+                    let len_at = unit.start..unit.start + crate::ssh::PACKET_LENGTH;
+                    let body_end = unit.end - crate::ssh::AEAD_TAG;
+                    let packet_len = u32::try_from(body_end - len_at.end)
+                        .map_err(|_| unsupported(layer, "an SSH packet_length is 32-bit"))?;
+                    out[len_at.clone()].copy_from_slice(&packet_len.to_be_bytes());
+                    out[len_at.end] = b[i].padding as u8;
+                    if sh.channel_data {
+                        let data = u32::try_from(inner.len())
+                            .map_err(|_| unsupported(layer, "SSH data lengths are 32-bit"))?;
+                        let at = len_at.end + crate::ssh::PADDING_LENGTH;
+                        // SSH_MSG_CHANNEL_DATA (94), recipient channel 0, data length (RFC 4254
+                        // §5.2).
+                        out[at] = 94;
+                        out[at + 1..at + 5].copy_from_slice(&0u32.to_be_bytes());
+                        out[at + 5..at + 9].copy_from_slice(&data.to_be_bytes());
+                    }
+                    sealing.push(Sealing {
+                        layer: i,
+                        aad: len_at.clone(),
+                        encrypted: len_at.end..body_end,
+                        iv: len_at.end..len_at.end,
+                        icv: body_end..unit.end,
+                    });
+                }
                 _ => return Err(unsupported(layer, WRITTEN)),
             }
             start = inner.start;
@@ -590,6 +619,8 @@ mod tests {
             "ipv4/esp-transport(aes256-gmac)/udp",
             "ipv4/esp-tunnel(null,hmac-sha256-128)/ipv4/udp",
             "ipv4/esp-tunnel(chacha20-poly1305)/ipv4/udp/ecpri",
+            "eth/ipv4/tcp/ssh(aes128-gcm)",
+            "ipv6/tcp(ts)/ssh(aes256-gcm,raw)",
         ] {
             let st: Stack = text.parse().unwrap();
             let mut out = Vec::new();
@@ -621,6 +652,7 @@ mod tests {
             "eth/ipv4/tcp(ts)/tls13(aes128-gcm)",
             "eth/ipv6/esp-transport(aes128-gcm-16)/tcp/tls13(chacha20-poly1305)",
             "eth/ipv4/sctp/e2ap",
+            "eth/ipv4/tcp/ssh(aes256-gcm)",
             "eth/ipv6/sctp(idata)",
             "ipv4/sctp(sack,gaps=2,dups=3)",
             "eth/macsec(gcm-aes-128,encrypt)/ipv6(ext=8)/udp/esp-tunnel(aes256-gcm-16)/ipv6/sctp",
@@ -690,7 +722,9 @@ mod tests {
 
     #[test]
     fn unwritable_layers_are_refused() {
-        let st: Stack = "eth/ipv4/tcp/ssh(aes128-gcm)".parse().unwrap();
+        let st: Stack = "eth/ipv4/tcp/ssh(aes128-ctr,hmac-sha2-256)"
+            .parse()
+            .unwrap();
         let e = st
             .emit(0, &[0; 10], &Ids::default(), &mut Vec::new())
             .unwrap_err();

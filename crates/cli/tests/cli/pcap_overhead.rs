@@ -171,6 +171,7 @@ fn expected_fields(layer: &serde_json::Value) -> (Option<&'static str>, Vec<(&'s
         "ecpri" => (Some("ecpri"), vec![("ecpri.size", n("total") - 4)]),
         "tls13" | "tls12" => (Some("tls"), vec![("tls.record.length", n("total") - 5)]),
         "e2ap" => (None, vec![]),
+        "ssh" => (Some("ssh"), vec![]),
         other => panic!("no tshark fields for layer {other}"),
     }
 }
@@ -282,7 +283,7 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
                 .iter()
                 .position(|l| {
                     let t = l["layer"].as_str().unwrap();
-                    t.starts_with("esp") || t.starts_with("macsec")
+                    t.starts_with("esp") || t.starts_with("macsec") || t.starts_with("ssh")
                 })
                 .expect("an opaque case has a security layer")
         };
@@ -449,6 +450,9 @@ fn macsec_tls_ecpri_sctp_captures_dissect_and_match_the_model() {
         case("eth/ipv4/tcp(ts)/tls12(aes128-gcm)", 3000, Some(1500), true),
         case("eth/ipv6/tcp/tls12(chacha20-poly1305)", 1000, None, true),
         case("eth/ipv4/tcp/tls12(aes256-gcm)", 500, None, true),
+        // SSH AES-GCM binary packets: sealed; Wireshark needs the key exchange to open them.
+        case("eth/ipv4/tcp/ssh(aes128-gcm)", 3000, Some(1500), false),
+        case("eth/ipv6/tcp(ts)/ssh(aes256-gcm,raw)", 100, None, false),
         // eCPRI on Ethernet, SCTP SACK with gap blocks and duplicates, plain transports.
         case("eth/ecpri(iq)", 3000, Some(1500), true),
         case("eth/ipv4/sctp(sack,gaps=2,dups=1)", 0, None, true),
@@ -535,7 +539,7 @@ fn bad_pcap_targets_and_stacks_are_refused_and_nothing_is_written() {
         ),
         (vec![esp.into(), sub.to_string_lossy().into()], "directory"),
         (
-            vec!["eth/ipv4/tcp/ssh(aes128-gcm)".into(), new.clone()],
+            vec!["eth/ipv4/tcp/ssh(chacha20-poly1305)".into(), new.clone()],
             "ssh",
         ),
         (

@@ -9,8 +9,8 @@
 //! (RFC 4543), ChaCha20-Poly1305 (RFC 7634), AES-CBC (RFC 3602) or NULL (RFC 2410) with
 //! HMAC-SHA-1-96 or HMAC-SHA-2 (RFC 2404, RFC 4868); MACsec GCM-AES-128/256 (IEEE 802.1AE
 //! §14.5, §14.6), integrity only or encrypted; TLS 1.3 and 1.2 AES-GCM and ChaCha20-Poly1305
-//! records (RFC 8446 §5.2, RFC 5288, RFC 7905). Others (AES-CCM, MACsec XPN) are refused by
-//! name.
+//! records (RFC 8446 §5.2, RFC 5288, RFC 7905); SSH AES-GCM binary packets (RFC 5647). Others
+//! (AES-CCM, MACsec XPN, SSH's other ciphers) are refused by name.
 
 use aes::cipher::inout::InOutBuf;
 use aes::cipher::{BlockCipherEncrypt, BlockModeEncrypt, InnerIvInit};
@@ -20,6 +20,7 @@ use hmac::{Hmac, Mac};
 use protocols::emit::{Emitted, Ids};
 use protocols::esp::{Cipher as EspCipher, Integrity};
 use protocols::macsec::Cipher as MacsecCipher;
+use protocols::ssh::Cipher as SshCipher;
 use protocols::tls::{Cipher as TlsCipher, Version};
 use protocols::wire::{macsec, tls};
 use protocols::{Layer, Stack};
@@ -86,6 +87,8 @@ pub enum KeyKind {
         /// The SCI the nonce uses (the one in the SecTAG, or the implied one).
         sci: u64,
     },
+    /// SSH binary packets of one direction.
+    Ssh,
     /// TLS records of one direction (the client's application data).
     Tls {
         /// TLS 1.3 or 1.2.
@@ -109,6 +112,9 @@ enum LayerSealer {
     },
     /// MACsec: nonce = SCI || PN (802.1AE §14.5).
     Macsec { aead: Aead, sci: u64 },
+    /// SSH AES-GCM (RFC 5647 §7.1): the nonce is a 4-byte fixed field and an 8-byte invocation
+    /// counter, the IV's, incremented per packet.
+    Ssh { aead: Aead, iv: [u8; 12] },
     /// TLS records: TLS 1.3 nonce = IV xor record sequence number (RFC 8446 §5.3); TLS 1.2
     /// as [`super::tls13::tls12_nonce`], with the pseudo-header as additional data. Records
     /// are numbered from `first` (after a TLS 1.2 Finished).
@@ -136,7 +142,7 @@ fn refuse(layer: &Layer, allowed: &str) -> LiveError {
 }
 
 const SEALED: &str = "ESP with AES-GCM, AES-GMAC, ChaCha20-Poly1305, or AES-CBC or NULL with an HMAC; \
-MACsec GCM-AES-128 or GCM-AES-256 (not XPN); TLS 1.3 or 1.2 with AES-GCM or ChaCha20-Poly1305 (one record per frame)";
+MACsec GCM-AES-128 or GCM-AES-256 (not XPN); TLS 1.3 or 1.2 with AES-GCM or ChaCha20-Poly1305 (one record per frame); SSH with AES-GCM (one packet per frame)";
 
 impl FrameSealer {
     /// The sealer of `stack`'s security layers with the headers' `ids` (the SPI, the SCI),
@@ -268,7 +274,27 @@ impl FrameSealer {
                         },
                     )
                 }
-                Layer::Tls(_) | Layer::Ssh(_) => return Err(refuse(layer, SEALED)),
+                Layer::Ssh(sh) => {
+                    let SshCipher::AesGcm(bits) = sh.cipher else {
+                        return Err(refuse(layer, SEALED));
+                    };
+                    let key = test_key("ssh", i, usize::from(bits / 8));
+                    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
+                    let ivv = test_key("ssh-iv", i, 12);
+                    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
+                    (
+                        LayerSealer::Ssh { aead, iv },
+                        LayerKeys {
+                            layer: i,
+                            text: layer.text(),
+                            kind: KeyKind::Ssh,
+                            enc_key: key,
+                            auth_key: Vec::new(),
+                            iv: ivv,
+                        },
+                    )
+                }
+                Layer::Tls(_) => return Err(refuse(layer, SEALED)),
                 _ => continue,
             };
             layers.push((i, sealer));
@@ -343,6 +369,12 @@ impl FrameSealer {
                     let pn =
                         u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
                     aead.seal(macsec::gcm_iv(*sci, pn), s, buf).map_err(failed)
+                }
+                LayerSealer::Ssh { aead, iv } => {
+                    let mut nonce = *iv;
+                    let counter = u64::from_be_bytes(nonce[4..].try_into().unwrap_or([0; 8]));
+                    nonce[4..].copy_from_slice(&counter.wrapping_add(record).to_be_bytes());
+                    aead.seal(nonce, s, buf).map_err(failed)
                 }
                 LayerSealer::Tls {
                     aead,

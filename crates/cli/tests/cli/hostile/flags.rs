@@ -141,7 +141,7 @@ pub fn cases() -> Vec<Case> {
         ));
     }
     for stack in [
-        "eth/ipv4/tcp/ssh(aes128-gcm)",
+        "eth/ipv4/tcp/ssh(chacha20-poly1305)",
         "eth/ipv4/tcp/tls12(aes128-cbc,hmac-sha256)",
         "eth/ipv4/esp-tunnel(aes128-ccm-16)/ipv4/udp",
         "eth/macsec(gcm-aes-xpn-128,encrypt)/ecpri",
