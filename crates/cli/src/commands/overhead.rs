@@ -3,6 +3,7 @@
 //! `protocols` crate and the text from `printer::overhead`; this file only parses flags and
 //! prints.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -52,6 +53,12 @@ pub struct OverheadArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+    /// Also write the stack's frames (one per frame of the split with --mtu) to FILE as a
+    /// pcapng capture, every security layer sealed with fixed test keys, and the keys beside
+    /// it: FILE.esp_sa (Wireshark's ESP SA table), FILE.keylog (TLS 1.3, an NSS key log) and
+    /// FILE.keys (every layer's keys).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["interface", "ip_fragment", "ipsec_fragment"])]
+    pub pcap: Option<PathBuf>,
 }
 
 /// `--policy`: a split policy; the error lists the allowed names.
@@ -146,6 +153,13 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
                 frames,
             })
         };
+        if let Some(path) = &args.pcap {
+            let payloads: Vec<usize> = match &split {
+                Some(s) => s.frames.iter().map(|f| f.payload).collect(),
+                None => vec![args.payload],
+            };
+            write_capture(path, &stack, &payloads)?;
+        }
         let out = StackOutput { report, split };
         match args.format {
             OutFormat::Json => printer::overhead::stack_json(&out)?,
@@ -154,4 +168,64 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
     };
     crate::format::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
+/// every target checked first, none replaced unless all can be); says on stderr what it wrote.
+fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
+    let capture = printer::capture::overhead(stack, payloads).context("--pcap")?;
+    let beside = |ext: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(ext);
+        PathBuf::from(name)
+    };
+    let mut files = vec![(path.to_path_buf(), capture.pcap)];
+    let mut stale = Vec::new();
+    for (ext, text) in [
+        (".esp_sa", capture.esp_sa),
+        (".keys", capture.keys),
+        (".keylog", capture.keylog),
+    ] {
+        match text {
+            Some(t) => files.push((beside(ext), t.into_bytes())),
+            None => stale.push(beside(ext)),
+        }
+    }
+    crate::output::write_set(&files).context("--pcap")?;
+    // A key file of an earlier capture at this path would sit beside this one with keys it
+    // does not use: removed (a regular file only; anything else is left and named).
+    for p in &stale {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_file() => {
+                std::fs::remove_file(p).with_context(|| {
+                    format!(
+                        "--pcap: cannot remove {}, an earlier capture's key file",
+                        p.display()
+                    )
+                })?;
+                eprintln!(
+                    "oransim: removed {}, an earlier capture's key file",
+                    p.display()
+                );
+            }
+            Ok(_) => eprintln!(
+                "oransim: warning: {} is not this capture's (and not a regular file): left as it is",
+                p.display()
+            ),
+            Err(_) => {}
+        }
+    }
+    let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+    let opening = if capture.opening_frames > 0 {
+        format!(", the first {} a TLS opening", capture.opening_frames)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "oransim: wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
+        names.join(", "),
+        capture.frames,
+        if capture.frames == 1 { "" } else { "s" }
+    );
+    Ok(())
 }

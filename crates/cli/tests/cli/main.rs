@@ -22,6 +22,7 @@ mod live;
 mod openssl_import;
 mod overhead;
 mod pcap_handshake;
+mod pcap_overhead;
 mod plan;
 mod plots;
 mod quantities;

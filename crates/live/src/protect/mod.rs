@@ -24,6 +24,11 @@
 //! else is counted under its reason ([`Refused`], [`OpenStats`]) and never delivered. A
 //! [`Sealer`] never repeats a sequence number (and so never an AES-GCM nonce): past
 //! [`Protection::last_sequence`] it refuses with [`crate::LiveError::SequenceExhausted`].
+//!
+//! For captures (`oransim overhead --pcap`), [`FrameSealer`] seals the frames of any stack
+//! `emit` writes with fixed test keys (every ESP transform but CCM, MACsec GCM-AES, TLS 1.3
+//! and 1.2 AEAD records), and [`Opening`] writes a TLS connection's opening and its NSS key
+//! log; both run the AEADs of `cipher.rs`, which the [`Sealer`] runs too.
 
 use protocols::esp::Mode;
 use protocols::wire::{ipv4, udp};
@@ -31,9 +36,14 @@ use protocols::{AesKey, Layer, Sha2, Stack, StackBuilder, Suite};
 
 use crate::LiveError;
 
+mod cipher;
 mod sa;
+mod seal;
+mod tls13;
 mod window;
 pub use sa::{OpenStats, Opener, Refused, Sealer, security_association};
+pub use seal::{FrameSealer, KeyKind, LayerKeys};
+pub use tls13::{Opening, RecordKeys, tls12_aad, tls12_nonce};
 pub use window::ReplayWindow;
 
 /// One way of protecting packets (or none).

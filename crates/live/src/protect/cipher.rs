@@ -1,0 +1,118 @@
+//! The AEADs the sealers run (RustCrypto): AES-GCM with 128, 192 and 256-bit keys and
+//! ChaCha20-Poly1305, over the regions a [`Sealing`] names, the tag truncated to the ICV.
+
+use aes::Aes192;
+use aes_gcm::aead::consts::U12;
+use aes_gcm::aead::{AeadInOut, KeyInit};
+use aes_gcm::{Aes128Gcm, Aes256Gcm, AesGcm};
+use chacha20poly1305::ChaCha20Poly1305;
+use protocols::emit::Sealing;
+use protocols::tls::Cipher as TlsCipher;
+
+/// Encrypts `s.encrypted` in place, authenticating `s.aad` with it, and writes the tag to
+/// `s.icv`, truncated to the ICV's length (a truncated GCM tag is the tag's leading bytes,
+/// NIST SP 800-38D §5.2.1.2; RFC 4106 §6).
+pub(super) fn aead_seal<A: AeadInOut>(
+    aead: &A,
+    nonce: [u8; 12],
+    s: &Sealing,
+    out: &mut [u8],
+) -> Result<(), String>
+where
+    aes_gcm::aead::Nonce<A>: From<[u8; 12]>,
+{
+    let (head, rest) = out.split_at_mut(s.encrypted.start);
+    let (body, tail) = rest.split_at_mut(s.encrypted.len());
+    let tag = aead
+        .encrypt_inout_detached(&nonce.into(), &head[s.aad.clone()], body.into())
+        .map_err(|e| e.to_string())?;
+    let at = s.icv.start - s.encrypted.end;
+    tail.get_mut(at..at + s.icv.len())
+        .zip(tag.get(..s.icv.len()))
+        .ok_or("the ICV region is longer than the tag")?
+        .0
+        .copy_from_slice(&tag[..s.icv.len()]);
+    Ok(())
+}
+
+/// Seals `out[s.encrypted]` in place with `cipher` (a TLS AEAD) under `key` and `nonce`,
+/// authenticating `external_aad` if given, else `out[s.aad]`; the tag goes to `out[s.icv]`.
+pub(super) fn aead_seal_detached(
+    cipher: TlsCipher,
+    key: &[u8],
+    nonce: [u8; 12],
+    external_aad: Option<&[u8]>,
+    s: &Sealing,
+    out: &mut [u8],
+) -> Result<(), String> {
+    let aead = match cipher {
+        TlsCipher::ChaCha20Poly1305 => Aead::chacha(key),
+        _ => Aead::gcm(key),
+    }
+    .ok_or("a key of the cipher's length")?;
+    match external_aad {
+        Some(a) => aead.seal_with(nonce, a, s, out),
+        None => aead.seal(nonce, s, out),
+    }
+}
+
+/// An AEAD with its key.
+pub(super) enum Aead {
+    Gcm128(Box<Aes128Gcm>),
+    Gcm192(Box<AesGcm<Aes192, U12>>),
+    Gcm256(Box<Aes256Gcm>),
+    ChaCha(Box<ChaCha20Poly1305>),
+}
+
+impl Aead {
+    pub(super) fn gcm(key: &[u8]) -> Option<Aead> {
+        Some(match key.len() {
+            16 => Aead::Gcm128(Box::new(Aes128Gcm::new_from_slice(key).ok()?)),
+            24 => Aead::Gcm192(Box::new(AesGcm::new_from_slice(key).ok()?)),
+            32 => Aead::Gcm256(Box::new(Aes256Gcm::new_from_slice(key).ok()?)),
+            _ => return None,
+        })
+    }
+
+    pub(super) fn chacha(key: &[u8]) -> Option<Aead> {
+        Some(Aead::ChaCha(Box::new(
+            ChaCha20Poly1305::new_from_slice(key).ok()?,
+        )))
+    }
+
+    pub(super) fn seal(&self, nonce: [u8; 12], s: &Sealing, out: &mut [u8]) -> Result<(), String> {
+        match self {
+            Aead::Gcm128(a) => aead_seal(&**a, nonce, s, out),
+            Aead::Gcm192(a) => aead_seal(&**a, nonce, s, out),
+            Aead::Gcm256(a) => aead_seal(&**a, nonce, s, out),
+            Aead::ChaCha(a) => aead_seal(&**a, nonce, s, out),
+        }
+    }
+
+    /// As [`Aead::seal`], authenticating `aad` (not a range of `out`) instead of `s.aad`.
+    pub(super) fn seal_with(
+        &self,
+        nonce: [u8; 12],
+        aad: &[u8],
+        s: &Sealing,
+        out: &mut [u8],
+    ) -> Result<(), String> {
+        // The AAD is put in front of a scratch copy's encrypted region and named as `aad`.
+        let mut scratch = Vec::with_capacity(aad.len() + s.icv.end - s.encrypted.start);
+        scratch.extend_from_slice(aad);
+        scratch.extend_from_slice(&out[s.encrypted.start..s.icv.end]);
+        let shift = |r: &std::ops::Range<usize>| {
+            r.start - s.encrypted.start + aad.len()..r.end - s.encrypted.start + aad.len()
+        };
+        let t = Sealing {
+            layer: s.layer,
+            aad: 0..aad.len(),
+            encrypted: shift(&s.encrypted),
+            iv: shift(&s.encrypted).start..shift(&s.encrypted).start,
+            icv: shift(&s.icv),
+        };
+        self.seal(nonce, &t, &mut scratch)?;
+        out[s.encrypted.start..s.icv.end].copy_from_slice(&scratch[aad.len()..]);
+        Ok(())
+    }
+}
