@@ -333,3 +333,40 @@ fn the_papers_arithmetic_and_the_fitted_plateau_are_no_predictions() {
         sum.rows
     );
 }
+
+/// Issue 27: Perera et al. average 100 runs per setting, so a row passes within the 95%
+/// interval of the published mean (1.96 sd / sqrt(100)), not within one sample standard
+/// deviation; the IKE_AUTH rows, which passed within one sd, are 8 standard errors short and
+/// fail, with their reason.
+#[test]
+fn perera_rows_are_judged_by_the_standard_error_of_their_mean() {
+    let rows = rows();
+    let perera: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["id"].as_str().unwrap().starts_with("perera2026/"))
+        .collect();
+    assert_eq!(perera.len(), 6);
+    for r in &perera {
+        assert_eq!(r["rule"], "mean", "{}", r["id"]);
+        let (paper, sim) = (
+            r["paper"].as_f64().unwrap(),
+            r["simulated"].as_f64().unwrap(),
+        );
+        let half = r["tolerance_pct"].as_f64().unwrap() / 100.0 * paper;
+        assert_eq!(
+            r["pass"].as_bool().unwrap(),
+            (sim - paper).abs() <= half,
+            "{}",
+            r["id"]
+        );
+    }
+    let auth = perera
+        .iter()
+        .find(|r| r["id"] == "perera2026/ike-auth/x25519")
+        .unwrap();
+    // 1.96 x 466 / 10 = 91.3 us.
+    let half = auth["tolerance_pct"].as_f64().unwrap() / 100.0 * 2093.0;
+    assert!((half - 91.336).abs() < 0.01, "{half}");
+    assert_eq!(auth["pass"], false);
+    assert!(auth["why"].as_str().is_some_and(|w| w.len() > 40));
+}

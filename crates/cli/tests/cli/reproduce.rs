@@ -20,8 +20,12 @@ const MISSED: &[(&str, &str)] = &[
     ("ofh_mtu", "000/fig14/speedup-9000-vs-1400"),
     ("ofh_load", "000/fig13/max-delay-off"),
     ("nfv_macsec", "lioy2022/table3/without-1g"),
+    // IKE_AUTH: the handling term and this host's signature costs fall short by more than the
+    // 95% interval of the published mean of 100 runs (rule `mean`).
+    ("pq_ike_e2", "perera2026/ike-auth/x25519"),
     // CREATE_CHILD_SA from the handling term alone (no cost for installing a Child SA).
     ("pq_ike_e2", "perera2026/child-sa/x25519"),
+    ("pq_ike_e2", "perera2026/ike-auth/mlkem768"),
     ("pq_ike_e2", "perera2026/child-sa/mlkem768"),
     // 000 Table 1's overheads and §2.3's queueing bound against the protocol and queueing models.
     ("table1", "000/table1/ipsec-min"),

@@ -77,9 +77,12 @@ pub struct Target {
     /// The published value or bound.
     #[serde(default)]
     pub value: Option<f64>,
-    /// The published standard deviation (rule `spread`).
+    /// The published standard deviation (rules `spread` and `mean`).
     #[serde(default)]
     pub sd: Option<f64>,
+    /// The runs the published mean averages (rule `mean`) \[count\].
+    #[serde(default)]
+    pub n: Option<u32>,
     /// How a claim is read (rule `claim`).
     #[serde(default)]
     pub claim: Option<String>,
@@ -137,7 +140,7 @@ pub struct Targets {
 
 /// Rules whose comparison needs a published value.
 const VALUE_RULES: &[&str] = &[
-    "exact", "spread", "delay", "rate", "approx", "points", "at-most", "at-least",
+    "exact", "spread", "mean", "delay", "rate", "approx", "points", "at-most", "at-least",
 ];
 
 impl Targets {
@@ -216,9 +219,14 @@ impl Targets {
                     if needs_value { "needs" } else { "takes no" }
                 )));
             }
-            if (t.rule == "spread") != t.sd.is_some() || (t.rule == "claim") != t.claim.is_some() {
+            let sd_rule = matches!(t.rule.as_str(), "spread" | "mean");
+            if sd_rule != t.sd.is_some()
+                || (t.rule == "mean") != t.n.is_some_and(|n| n > 1)
+                || (t.rule == "claim") != t.claim.is_some()
+            {
                 return Err(bad(format!(
-                    "target {}: `sd` goes with rule spread and `claim` with rule claim",
+                    "target {}: `sd` goes with rules spread and mean, `n` (more than 1 run) with \
+                     rule mean, and `claim` with rule claim",
                     t.id
                 )));
             }
@@ -326,6 +334,16 @@ impl Targets {
                     (sim - value).abs() <= sd,
                     Some(pct),
                     format!("within 1 sd ({sd})"),
+                )
+            }
+            "mean" => {
+                // The 95% interval of the published mean: 1.96 standard errors, sd / sqrt(n).
+                let se = t.sd.unwrap_or(0.0) / f64::from(t.n.unwrap_or(1)).sqrt();
+                let half = 1.96 * se;
+                (
+                    (sim - value).abs() <= half,
+                    Some(half / value * 100.0),
+                    format!("within 1.96 standard errors ({half:.0}; sd/sqrt(n) = {se:.1})"),
                 )
             }
             "delay" => {
