@@ -67,11 +67,11 @@ const MISSED: &[(&str, &str)] = &[
 ];
 
 /// Predictions (rows of class predicted or held-out) today; this floor guards against losing
-/// any. Issue 12 asked for at least half of the rows; issue 27's review moved eleven rows out of
-/// the count (six check the paper's own arithmetic, three were Table 3's fitted plateau again,
-/// two Fig. 11's fitted 64 B point again), leaving 47 of 109: the count is what the rule gives,
-/// not a bar to meet.
-const PREDICTIONS_AT_LEAST: usize = 47;
+/// any. Issue 12 asked for at least half of the rows; issue 27's review moved fourteen rows out
+/// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
+/// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109: the count is what
+/// the rule gives, not a bar to meet.
+const PREDICTIONS_AT_LEAST: usize = 44;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
