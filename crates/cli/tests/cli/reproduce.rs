@@ -31,6 +31,8 @@ const MISSED: &[(&str, &str)] = &[
     ("table1", "000/table1/ipsec-min"),
     ("table1", "000/table1/tls-min"),
     ("table1", "000/table1/ssh-min"),
+    // 000 §2.2's "about 25-40 B" of TLS: TLS 1.2 with ChaCha20-Poly1305 adds 21 B.
+    ("table1", "000/s2.2/tls-25-40"),
     ("table1", "000/s2.3/dque-1us-load"),
     // From this host's measured costs (two profiles) with one or two factors per testbed:
     // how far host calibration carries (docs/reproduction.md, "transfer").
@@ -69,9 +71,10 @@ const MISSED: &[(&str, &str)] = &[
 /// Predictions (rows of class predicted or held-out) today; this floor guards against losing
 /// any. Issue 12 asked for at least half of the rows; issue 27's review moved fourteen rows out
 /// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
-/// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109: the count is what
-/// the rule gives, not a bar to meet.
-const PREDICTIONS_AT_LEAST: usize = 44;
+/// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
+/// (000 §2.2's MACsec and TLS overheads): 46 of 111. The count is what the rule gives, not a
+/// bar to meet.
+const PREDICTIONS_AT_LEAST: usize = 46;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 

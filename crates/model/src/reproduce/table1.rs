@@ -53,6 +53,38 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
                 best.stack, best.min, best.max
             ));
     }
+    // 000 §2.2: "MACsec adds a fixed 32-byte header to all packets": the overhead of the
+    // suite 000 §5 evaluates (GCM-AES-128 with encryption, SCI sent), the first of the list.
+    if let Some(m) = catalogue::macsec_suites()?.into_iter().next() {
+        out.value("macsec-fixed", m.min as f64, deps())
+            .holds(m.min == m.max)
+            .var("stack", &m.stack)
+            .var("min", m.min)
+            .var("max", m.max);
+    }
+    // 000 §2.2: "TLS adds about 25-40 Bytes of overhead to each packet": the range of the
+    // recommended suites that encrypt, against 25-40 B read with the approx rule's 15%.
+    let tls: Vec<SuiteOverhead> = catalogue::tls_suites()?
+        .into_iter()
+        .filter(|s| s.confidential && s.recommended)
+        .collect();
+    let lo = tls.iter().map(|s| s.min).min().unwrap_or(0);
+    let hi = tls.iter().map(|s| s.max).max().unwrap_or(0);
+    let within = |b: usize| (25.0 * 0.85..=40.0 * 1.15).contains(&(b as f64));
+    let outside: Vec<String> = tls
+        .iter()
+        .filter(|s| !within(s.min) || !within(s.max))
+        .map(|s| format!("{} {}..{} B", s.stack, s.min, s.max))
+        .collect();
+    out.value("tls-25-40", lo as f64, deps())
+        .holds(outside.is_empty())
+        .var("lo", lo)
+        .var("hi", hi)
+        .var("suites", tls.len())
+        .why(format!(
+            "the recommended TLS suites add {lo}..{hi} B per record: a TLS 1.3 AEAD record adds its 5-byte header, the content-type byte and a 16-byte tag (22 B), a TLS 1.2 AES-GCM record an 8-byte explicit nonce more (29 B), ChaCha20-Poly1305 in TLS 1.2 none (21 B); outside 25-40 B (15% either way): {}",
+            outside.join(", ")
+        ));
     // 000 §2.3: Delta D_que <= 1 us while lambda <= 9.78 Gb/s, mu = 10 Gb/s, eps <= 60 B.
     let q = sim_core::analytic::OverheadQueueing {
         link_bps: 10e9,
