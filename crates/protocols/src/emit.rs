@@ -4,9 +4,16 @@
 //! the caller may still have to fill, and the ICV it must write. The cipher calls themselves
 //! stay with the caller (live, crypto-bench, tests); this crate never depends on a cipher.
 //!
-//! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `udp`, `esp-tunnel` and
-//! `esp-transport` (every transform), `ecpri`, `e2ap` and `tls13` (one record). The others
-//! are sized but not written: [`Stack::emit`] refuses them with [`Error::Unsupported`].
+//! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `ipv6` (extension headers
+//! as one Destination Options header), `udp`, `tcp` (timestamps and other option bytes),
+//! `sctp` (DATA, I-DATA or SACK), `esp-tunnel` and `esp-transport` (every transform), `ecpri`,
+//! `e2ap` and `tls13` (one record). The others are sized but not written: [`Stack::emit`]
+//! refuses them with [`Error::Unsupported`].
+//!
+//! Transport checksums (TCP; UDP over IPv6, where it is mandatory, RFC 8200 §8.1; SCTP's
+//! CRC32c) are computed over the bytes as emitted and listed in [`Emitted::checksums`]: a caller
+//! that encrypts a layer above one recomputes it after sealing, layer by layer from the top
+//! ([`Emitted::finish`]). UDP over IPv4 carries checksum 0 ("not computed", RFC 768).
 //!
 //! ```
 //! use protocols::{Stack, emit::Ids};
@@ -29,9 +36,11 @@ use std::ops::Range;
 use crate::Result;
 use crate::error::Error;
 use crate::esp::{Cipher as EspCipher, Esp};
+use crate::sctp::Chunk as SctpChunk;
 use crate::stack::{Layer, Stack};
 use crate::tls::Version;
-use crate::wire::{ecpri, esp, ethernet, ipv4, macsec, tls, udp};
+use crate::wire::checksum::Pseudo;
+use crate::wire::{ecpri, esp, ethernet, ipv4, ipv6, macsec, sctp, tcp, tls, udp};
 
 /// The identifiers written into the headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,16 +53,28 @@ pub struct Ids {
     pub src_ip: [u8; 4],
     /// IPv4 destination address.
     pub dst_ip: [u8; 4],
-    /// IPv4 time to live.
+    /// IPv4 time to live and IPv6 hop limit.
     pub ttl: u8,
-    /// UDP source port.
+    /// IPv6 source address (every IPv6 layer).
+    pub src_ip6: [u8; 16],
+    /// IPv6 destination address.
+    pub dst_ip6: [u8; 16],
+    /// UDP (but UDP carrying ESP, which is on [`udp::NAT_T_PORT`]), TCP and SCTP source port.
     pub src_port: u16,
-    /// UDP destination port.
+    /// UDP, TCP and SCTP destination port.
     pub dst_port: u16,
+    /// TCP sequence number of the segment's first data byte.
+    pub tcp_seq: u32,
+    /// TCP acknowledgment number.
+    pub tcp_ack: u32,
+    /// SCTP verification tag.
+    pub vtag: u32,
     /// ESP Security Parameters Index.
     pub spi: u32,
-    /// Packet counter: ESP sequence number and MACsec PN (low 32 bits), and the explicit IV of
-    /// counter-mode ESP transforms (RFC 4106 §3.1 advises a counter) \[count\].
+    /// Packet counter: ESP sequence number and MACsec PN (low 32 bits), the explicit IV of
+    /// counter-mode ESP transforms (RFC 4106 §3.1 advises a counter), SCTP TSN and stream
+    /// sequence number (low 32 and 16 bits; a SACK's cumulative TSN ack), TCP TSval
+    /// \[count\].
     pub seq: u64,
     /// MACsec Secure Channel Identifier (sent when the stack's MACsec has `sci`).
     pub sci: u64,
@@ -69,8 +90,14 @@ impl Default for Ids {
             src_ip: [127, 0, 0, 2],
             dst_ip: [127, 0, 0, 3],
             ttl: 64,
+            // 2001:db8::2 and ::3, the documentation prefix (RFC 3849).
+            src_ip6: [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+            dst_ip6: [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3],
             src_port: 4500,
             dst_port: 4500,
+            tcp_seq: 1,
+            tcp_ack: 1,
+            vtag: 0x0a0b_0c0d,
             spi: 0x1000_0001,
             seq: 1,
             sci: 0x0200_0000_0002_0001,
@@ -97,6 +124,50 @@ pub struct Sealing {
     pub icv: Range<usize>,
 }
 
+/// Which checksum a transport layer carries, and what it covers besides its own bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChecksumKind {
+    /// TCP: the Internet checksum under the IP pseudo-header (RFC 9293 §3.1).
+    Tcp(Pseudo),
+    /// UDP over IPv6: the Internet checksum under the pseudo-header, 0 sent as 0xffff
+    /// (RFC 8200 §8.1, RFC 768).
+    Udp(Pseudo),
+    /// SCTP: CRC32c of the packet (RFC 9260 §6.8).
+    Sctp,
+}
+
+/// A checksum field in an emitted buffer and the bytes it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checksum {
+    /// Index of the transport layer in the stack.
+    pub layer: usize,
+    /// The layer's unit (its header and everything it carries): range of the buffer.
+    pub unit: Range<usize>,
+    /// The checksum.
+    pub kind: ChecksumKind,
+}
+
+impl Checksum {
+    /// Computes the checksum over the unit as it now is and writes it into its field.
+    pub fn fill(&self, out: &mut [u8]) {
+        let unit = &mut out[self.unit.clone()];
+        match self.kind {
+            ChecksumKind::Tcp(ip) => tcp::Packet::new_unchecked(unit).fill_checksum(ip),
+            ChecksumKind::Udp(ip) => {
+                let mut p = udp::Packet::new_unchecked(unit);
+                p.set_checksum(0);
+                let c = crate::wire::checksum::transport(ip, ipv4::PROTO_UDP, p.into_inner());
+                udp::Packet::new_unchecked(&mut out[self.unit.clone()]).set_checksum(if c == 0 {
+                    0xffff
+                } else {
+                    c
+                });
+            }
+            ChecksumKind::Sctp => sctp::Packet::new_unchecked(unit).fill_checksum(),
+        }
+    }
+}
+
 /// What [`Stack::emit`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Emitted {
@@ -104,6 +175,54 @@ pub struct Emitted {
     pub payload: Range<usize>,
     /// The security layers, outermost first.
     pub sealing: Vec<Sealing>,
+    /// The transport checksums, outermost first (filled over the bytes as emitted).
+    pub checksums: Vec<Checksum>,
+}
+
+impl Emitted {
+    /// Seals the security layers and fills the checksums in the order the bytes need: from the
+    /// innermost layer out, so that each checksum covers the sealed bytes above it and each
+    /// cipher the checksums below it. `seal` gets each [`Sealing`] and the whole buffer.
+    pub fn finish<E>(
+        &self,
+        out: &mut [u8],
+        mut seal: impl FnMut(&Sealing, &mut [u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let mut s = self.sealing.iter().rev().peekable();
+        let mut c = self.checksums.iter().rev().peekable();
+        loop {
+            let next_seal = s.peek().map(|x| x.layer);
+            let next_sum = c.peek().map(|x| x.layer);
+            match (next_seal, next_sum) {
+                (None, None) => return Ok(()),
+                (Some(a), b) if b.is_none_or(|b| a > b) => {
+                    if let Some(x) = s.next() {
+                        seal(x, out)?;
+                    }
+                }
+                _ => {
+                    if let Some(x) = c.next() {
+                        x.fill(out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The pseudo-header of the IP layer under transport layer `i` (across an ESP transport
+/// layer), or None when that IP layer is not emitted (below `from`: the socket adds it and
+/// computes the checksum).
+fn pseudo_below(layers: &[Layer], from: usize, i: usize, ids: &Ids) -> Option<Pseudo> {
+    for j in (from..i).rev() {
+        match &layers[j] {
+            Layer::Ipv4(_) => return Some(Pseudo::V4(ids.src_ip, ids.dst_ip)),
+            Layer::Ipv6(_) => return Some(Pseudo::V6(ids.src_ip6, ids.dst_ip6)),
+            Layer::Esp(_) => {}
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The ESP Next Header / IPv4 protocol number of the layer above.
@@ -118,6 +237,15 @@ fn proto_above(above: Option<&Layer>) -> Result<u8> {
         // Nothing above: the payload is opaque; IANA's "No Next Header" (RFC 8200 §4.7).
         _ => 59,
     })
+}
+
+/// The SCTP Payload Protocol Identifier of what a DATA chunk carries: E2AP's 70, else 0
+/// (unspecified, RFC 9260 §3.3.1).
+fn sctp_ppid(above: Option<&Layer>) -> u32 {
+    match above {
+        Some(Layer::E2ap) => crate::sctp::PPID_E2AP,
+        _ => 0,
+    }
 }
 
 /// The EtherType of the layer above an Ethernet or MACsec layer.
@@ -138,15 +266,15 @@ fn unsupported(layer: &Layer, why: &'static str) -> Error {
     }
 }
 
-const WRITTEN: &str =
-    "only eth, macsec, ipv4, udp, esp-tunnel, esp-transport, ecpri, e2ap and tls13 are written";
+const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap and tls13 are written";
 
 impl Stack {
     /// Writes the frame for `payload` from layer `from` up (0: the whole frame; a higher index
     /// leaves out the layers below, e.g. the outer IPv4 and UDP of a datagram the socket
     /// adds) into `out` (cleared first), and says where each security layer's cipher works.
     /// The length is [`Stack::wire_len`] minus the bytes of the layers below `from`; ICVs are
-    /// zero and nothing is encrypted.
+    /// zero and nothing is encrypted; transport checksums cover the bytes as written (a TCP or
+    /// UDP layer whose IP layer is below `from` gets none: the socket computes it).
     // Operands bounded: every offset is a sum of parts of `self.breakdown`, whose totals
     // `wire_len` summed without overflow, and lies within `out` (sized to the first unit's
     // total); `i - 1` follows `i != from`; MACsec's frame start is 14 bytes after the
@@ -171,6 +299,7 @@ impl Stack {
         out.clear();
         out.resize(first.total, 0);
         let mut sealing = Vec::new();
+        let mut checksums = Vec::new();
         let mut start = 0usize;
         for i in from..layers.len() {
             let layer = &layers[i];
@@ -236,13 +365,96 @@ impl Stack {
                     };
                     repr.emit(&mut ipv4::Packet::new_unchecked(&mut out[unit.clone()]))?;
                 }
+                Layer::Ipv6(ip) => {
+                    let repr = ipv6::Repr {
+                        src: ids.src_ip6,
+                        dst: ids.dst_ip6,
+                        next_header: proto_above(above)?,
+                        ext: ip.ext,
+                        payload_len: inner.len(),
+                        hop_limit: ids.ttl,
+                    };
+                    repr.emit(&mut ipv6::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
                 Layer::Udp(_) => {
+                    // UDP carrying ESP is RFC 3948's encapsulation, on IKE's NAT-T port both
+                    // ways; any other UDP takes the ids' ports.
+                    let (src_port, dst_port) = if matches!(above, Some(Layer::Esp(_))) {
+                        (udp::NAT_T_PORT, udp::NAT_T_PORT)
+                    } else {
+                        (ids.src_port, ids.dst_port)
+                    };
                     let repr = udp::Repr {
-                        src_port: ids.src_port,
-                        dst_port: ids.dst_port,
+                        src_port,
+                        dst_port,
                         payload_len: inner.len(),
                     };
                     repr.emit(&mut udp::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    if let Some(ip @ Pseudo::V6(..)) = pseudo_below(layers, from, i, ids) {
+                        checksums.push(Checksum {
+                            layer: i,
+                            unit: unit.clone(),
+                            kind: ChecksumKind::Udp(ip),
+                        });
+                    }
+                }
+                Layer::Tcp(t) => {
+                    let ts = t.options >= crate::tcp::TIMESTAMPS;
+                    let repr = tcp::Repr {
+                        src_port: ids.src_port,
+                        dst_port: ids.dst_port,
+                        seq: ids.tcp_seq,
+                        ack: ids.tcp_ack,
+                        window: u16::MAX,
+                        timestamps: ts.then_some((ids.seq as u32, 0)),
+                        other_options: t.options - if ts { crate::tcp::TIMESTAMPS } else { 0 },
+                    };
+                    repr.emit(&mut tcp::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    if let Some(ip) = pseudo_below(layers, from, i, ids) {
+                        checksums.push(Checksum {
+                            layer: i,
+                            unit: unit.clone(),
+                            kind: ChecksumKind::Tcp(ip),
+                        });
+                    }
+                }
+                Layer::Sctp(sc) => {
+                    let chunk = match sc.chunk {
+                        SctpChunk::Data => sctp::Chunk::Data {
+                            tsn: ids.seq as u32,
+                            stream: 0,
+                            ssn: ids.seq as u16,
+                            ppid: sctp_ppid(above),
+                            len: inner.len(),
+                        },
+                        SctpChunk::IData => sctp::Chunk::IData {
+                            tsn: ids.seq as u32,
+                            stream: 0,
+                            mid: ids.seq as u32,
+                            ppid: sctp_ppid(above),
+                            len: inner.len(),
+                        },
+                        SctpChunk::Sack { gaps, dups } => sctp::Chunk::Sack {
+                            cum_tsn: ids.seq as u32,
+                            a_rwnd: u32::from(u16::MAX),
+                            gaps: u16::try_from(gaps)
+                                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
+                            dups: u16::try_from(dups)
+                                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
+                        },
+                    };
+                    let repr = sctp::Repr {
+                        src_port: ids.src_port,
+                        dst_port: ids.dst_port,
+                        vtag: ids.vtag,
+                        chunk,
+                    };
+                    repr.emit(&mut sctp::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    checksums.push(Checksum {
+                        layer: i,
+                        unit: unit.clone(),
+                        kind: ChecksumKind::Sctp,
+                    });
                 }
                 Layer::Esp(e) => {
                     sealing.push(emit_esp(
@@ -283,9 +495,13 @@ impl Stack {
         }
         let payload_at = start..start + payload.len();
         out[payload_at.clone()].copy_from_slice(payload);
+        for c in checksums.iter().rev() {
+            c.fill(out);
+        }
         Ok(Emitted {
             payload: payload_at,
             sealing,
+            checksums,
         })
     }
 }
@@ -368,9 +584,67 @@ mod tests {
         }
     }
 
+    /// IPv6, TCP and SCTP are written at the lengths `wire_len` counts, and their checksums,
+    /// filled by `finish` after a stand-in cipher changed the bytes above them, verify.
+    #[test]
+    fn transports_are_written_and_their_checksums_cover_the_sealed_bytes() {
+        use crate::wire::checksum::transport;
+        for text in [
+            "eth/ipv6/udp/ecpri",
+            "ipv6(ext=16)/tcp(ts)",
+            "eth/ipv4/tcp(options=8)",
+            "eth/ipv4/tcp(ts)/tls13(aes128-gcm)",
+            "eth/ipv6/esp-transport(aes128-gcm-16)/tcp/tls13(chacha20-poly1305)",
+            "eth/ipv4/sctp/e2ap",
+            "eth/ipv6/sctp(idata)",
+            "ipv4/sctp(sack,gaps=2,dups=3)",
+            "eth/macsec(gcm-aes-128,encrypt)/ipv6(ext=8)/udp/esp-tunnel(aes256-gcm-16)/ipv6/sctp",
+        ] {
+            let st: Stack = text.parse().unwrap();
+            let mut out = Vec::new();
+            let sizes: &[usize] = if text.contains("sack") {
+                &[0]
+            } else {
+                &[0, 1, 3, 100, 1400]
+            };
+            for &n in sizes {
+                let e = st
+                    .emit(0, &vec![0x5a; n], &Ids::default(), &mut out)
+                    .unwrap();
+                assert_eq!(out.len(), st.wire_len(n).unwrap(), "{text} {n}");
+                e.finish(&mut out, |s, buf| {
+                    for b in &mut buf[s.encrypted.clone()] {
+                        *b ^= 0xa5;
+                    }
+                    buf[s.icv.clone()].fill(0x11);
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+                assert!(!e.checksums.is_empty(), "{text}");
+                // A checksum inside a lower layer's ciphertext is checked by the receiver after
+                // decryption; the others must verify on the wire.
+                let on_wire = e.checksums.iter().filter(|c| {
+                    !e.sealing
+                        .iter()
+                        .any(|s| s.layer < c.layer && s.encrypted.contains(&c.unit.start))
+                });
+                for c in on_wire {
+                    let unit = &out[c.unit.clone()];
+                    match c.kind {
+                        ChecksumKind::Tcp(ip) => assert_eq!(transport(ip, 6, unit), 0, "{text}"),
+                        ChecksumKind::Udp(ip) => assert_eq!(transport(ip, 17, unit), 0, "{text}"),
+                        ChecksumKind::Sctp => {
+                            assert!(sctp::Packet::new_checked(unit).unwrap().verify_checksum())
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn unwritable_layers_are_refused() {
-        let st: Stack = "eth/ipv4/tcp/tls12(aes128-gcm)".parse().unwrap();
+        let st: Stack = "eth/ipv4/tcp/ssh(aes128-gcm)".parse().unwrap();
         let e = st
             .emit(0, &[0; 10], &Ids::default(), &mut Vec::new())
             .unwrap_err();

@@ -3,6 +3,7 @@
 //! `protocols` crate and the text from `printer::overhead`; this file only parses flags and
 //! prints.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -52,6 +53,11 @@ pub struct OverheadArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+    /// Also write the stack's frames (one per frame of the split with --mtu) to FILE as a
+    /// pcapng capture, every security layer sealed with fixed test keys, and the keys beside
+    /// it: FILE.esp_sa (Wireshark's ESP SA table) and FILE.keys (every layer's keys).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["interface", "ip_fragment", "ipsec_fragment"])]
+    pub pcap: Option<PathBuf>,
 }
 
 /// `--policy`: a split policy; the error lists the allowed names.
@@ -146,6 +152,13 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
                 frames,
             })
         };
+        if let Some(path) = &args.pcap {
+            let payloads: Vec<usize> = match &split {
+                Some(s) => s.frames.iter().map(|f| f.payload).collect(),
+                None => vec![args.payload],
+            };
+            write_capture(path, &stack, &payloads)?;
+        }
         let out = StackOutput { report, split };
         match args.format {
             OutFormat::Json => printer::overhead::stack_json(&out)?,
@@ -154,4 +167,31 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
     };
     crate::format::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
+/// every target checked first, none replaced unless all can be); says on stderr what it wrote.
+fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
+    let capture = printer::capture::overhead(stack, payloads).context("--pcap")?;
+    let beside = |ext: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(ext);
+        PathBuf::from(name)
+    };
+    let mut files = vec![(path.to_path_buf(), capture.pcap)];
+    if let Some(t) = capture.esp_sa {
+        files.push((beside(".esp_sa"), t.into_bytes()));
+    }
+    if let Some(t) = capture.keys {
+        files.push((beside(".keys"), t.into_bytes()));
+    }
+    crate::output::write_set(&files).context("--pcap")?;
+    let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+    eprintln!(
+        "oransim: wrote {} ({} frame{}, sealed with fixed test keys)",
+        names.join(", "),
+        capture.frames,
+        if capture.frames == 1 { "" } else { "s" }
+    );
+    Ok(())
 }

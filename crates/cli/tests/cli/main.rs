@@ -21,6 +21,7 @@ mod json_schema;
 mod live;
 mod openssl_import;
 mod overhead;
+mod pcap_overhead;
 mod plan;
 mod plots;
 mod quantities;

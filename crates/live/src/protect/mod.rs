@@ -32,8 +32,10 @@ use protocols::{AesKey, Layer, Sha2, Stack, StackBuilder, Suite};
 use crate::LiveError;
 
 mod sa;
+mod seal;
 mod window;
 pub use sa::{OpenStats, Opener, Refused, Sealer, security_association};
+pub use seal::{FrameSealer, KeyKind, LayerKeys};
 pub use window::ReplayWindow;
 
 /// One way of protecting packets (or none).

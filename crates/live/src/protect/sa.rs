@@ -18,6 +18,7 @@ use protocols::wire::{esp, ethernet, ipv4, macsec, tls, udp};
 use sha2::Sha256;
 
 use super::Protection;
+use super::seal::aead_seal;
 use super::window::ReplayWindow;
 use crate::LiveError;
 
@@ -259,29 +260,6 @@ fn esp_nonce(salt: &[u8; 12], explicit: &[u8]) -> [u8; 12] {
     n[..4].copy_from_slice(&salt[..4]);
     n[4..].copy_from_slice(explicit);
     n
-}
-
-/// Encrypts `s.encrypted` in place, authenticating `s.aad` with it, and writes the tag to
-/// `s.icv`.
-fn aead_seal<A: AeadInOut>(
-    aead: &A,
-    nonce: [u8; 12],
-    s: &Sealing,
-    out: &mut [u8],
-) -> Result<(), String>
-where
-    aes_gcm::aead::Nonce<A>: From<[u8; 12]>,
-{
-    let (head, rest) = out.split_at_mut(s.encrypted.start);
-    let (body, tail) = rest.split_at_mut(s.encrypted.len());
-    let tag = aead
-        .encrypt_inout_detached(&nonce.into(), &head[s.aad.clone()], body.into())
-        .map_err(|e| e.to_string())?;
-    let at = s.icv.start - s.encrypted.end;
-    tail.get_mut(at..at + tag.len())
-        .ok_or("the ICV region is shorter than the tag")?
-        .copy_from_slice(&tag);
-    Ok(())
 }
 
 /// Verifies and decrypts `enc` in place, authenticating `aad` with it, against the tag in `icv`.

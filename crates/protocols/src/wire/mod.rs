@@ -97,10 +97,14 @@ pub(crate) fn u16_len(what: &'static str, len: usize) -> crate::Result<u16> {
     })
 }
 
+pub mod checksum;
 pub mod ecpri;
 pub mod esp;
 pub mod ethernet;
 pub mod ipv4;
+pub mod ipv6;
 pub mod macsec;
+pub mod sctp;
+pub mod tcp;
 pub mod tls;
 pub mod udp;

@@ -25,6 +25,10 @@ pub mod field {
     pub const CHECKSUM: Field = 6..8;
 }
 
+/// The port of UDP-encapsulated ESP, source and destination: IKE's NAT traversal port
+/// (RFC 3948 §2.1, RFC 7296 §2.23).
+pub const NAT_T_PORT: u16 = 4500;
+
 /// Header length: the end of the last field \[bytes\].
 pub const HEADER_LEN: usize = field::CHECKSUM.end;
 

@@ -116,25 +116,47 @@ fn stack_text() -> impl Strategy<Value = String> {
 }
 
 /// A random stack made only of the layers `Stack::emit` writes (eth, macsec on eth, ipv4
-/// without options, udp, ESP, ecpri), as text.
+/// without options, ipv6 with or without extension headers, udp, tcp with its options, sctp
+/// with each chunk, ESP, ecpri, tls13), as text.
 fn emittable_text() -> impl Strategy<Value = String> {
     let l2 = prop_oneof![
         Just(String::new()),
         Just("eth/".to_string()),
         select(MACSEC).prop_map(|m| format!("eth/macsec({m})/")),
     ];
+    let ip = || {
+        prop_oneof![
+            Just("ipv4".to_string()),
+            Just("ipv6".to_string()),
+            (1usize..=4).prop_map(|w| format!("ipv6(ext={})", 8 * w)),
+        ]
+    };
     let esp = prop_oneof![
         Just(String::new()),
-        (esp_suite(), prop::option::of(1usize..=400)).prop_map(|(s, tfc)| {
+        (esp_suite(), prop::option::of(1usize..=400), ip()).prop_map(|(s, tfc, inner)| {
             let tfc = tfc.map_or(String::new(), |t| format!(",tfc={t}"));
-            format!("/esp-tunnel({s}{tfc})/ipv4")
+            format!("/esp-tunnel({s}{tfc})/{inner}")
         }),
-        esp_suite().prop_map(|s| format!("/udp/esp-tunnel({s})/ipv4")),
+        (esp_suite(), ip()).prop_map(|(s, inner)| format!("/udp/esp-tunnel({s})/{inner}")),
         esp_suite().prop_map(|s| format!("/esp-transport({s})")),
     ];
-    let top = select(vec!["udp", "udp/ecpri", "udp/ecpri(iq)"]);
+    let top = prop_oneof![
+        select(vec![
+            "udp",
+            "udp/ecpri",
+            "udp/ecpri(iq)",
+            "tcp",
+            "tcp(ts)",
+            "sctp",
+            "sctp(idata)/e2ap",
+            "sctp/e2ap",
+        ])
+        .prop_map(String::from),
+        (1usize..=10).prop_map(|w| format!("tcp(options={})", 4 * w)),
+        select(TLS13).prop_map(|(n, _)| format!("tcp(ts)/tls13({n})")),
+    ];
     prop_oneof![
-        4 => (l2.clone(), esp, top).prop_map(|(l2, esp, top)| format!("{l2}ipv4{esp}/{top}")),
+        4 => (l2.clone(), ip(), esp, top).prop_map(|(l2, ip, esp, top)| format!("{l2}{ip}{esp}/{top}")),
         1 => l2.prop_filter_map("ecpri needs layer 2", |l2| (!l2.is_empty())
             .then(|| format!("{l2}ecpri"))),
     ]

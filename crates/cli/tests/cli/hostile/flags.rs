@@ -122,6 +122,45 @@ pub fn cases() -> Vec<Case> {
         &["overhead", "--stack", "ipv4\u{1b}[2J", "--payload", "100"],
         &["--stack"],
     ));
+    // Issue 26: `overhead --pcap` at a target that is not a regular file, or with a layer that
+    // is not written or not sealed: refused naming --pcap, nothing written.
+    let esp = "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp";
+    for target in ["out-fifo", "out-link", "."] {
+        cases.push(case(
+            "overhead pcap target",
+            &[
+                "overhead",
+                "--stack",
+                esp,
+                "--payload",
+                "100",
+                "--pcap",
+                target,
+            ],
+            &["--pcap"],
+        ));
+    }
+    for stack in [
+        "eth/ipv4/tcp/ssh(aes128-gcm)",
+        "eth/ipv4/tcp/tls12(aes128-gcm)",
+        "eth/ipv4/esp-tunnel(aes128-ccm-16)/ipv4/udp",
+        "eth/macsec(gcm-aes-xpn-128,encrypt)/ecpri",
+        "eth/ipv4(options=4)/udp",
+    ] {
+        cases.push(case(
+            "overhead pcap stack",
+            &[
+                "overhead",
+                "--stack",
+                stack,
+                "--payload",
+                "100",
+                "--pcap",
+                "new.pcapng",
+            ],
+            &["--pcap"],
+        ));
+    }
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",
@@ -549,6 +588,35 @@ fn inapplicable() -> Vec<Case> {
     add(
         vec!["overhead", "--interface", "E2", "--ip-fragment"],
         "--ip-fragment",
+    );
+    // Issue 26: a capture is of a stack's frames, split by a policy (not IP or IPsec fragments).
+    add(
+        vec!["overhead", "--interface", "E2", "--pcap", "new.pcapng"],
+        "--pcap",
+    );
+    add(
+        [
+            &stack[..],
+            &["--mtu", "1500", "--ip-fragment", "--pcap", "new.pcapng"],
+        ]
+        .concat(),
+        "--pcap",
+    );
+    add(
+        vec![
+            "overhead",
+            "--stack",
+            "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp",
+            "--payload",
+            "3000",
+            "--mtu",
+            "1500",
+            "--ipsec-fragment",
+            "after",
+            "--pcap",
+            "new.pcapng",
+        ],
+        "--pcap",
     );
     // A split policy does nothing without --mtu or with another splitting method.
     add([&stack[..], &["--policy", "even"]].concat(), "--policy");
