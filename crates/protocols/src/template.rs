@@ -1,8 +1,10 @@
-//! A frame written once by [`Stack::emit`] and stamped per packet: the fields that change from
-//! one packet of a flow to the next (the ESP sequence number, the explicit IV that counter-mode
-//! ESP transforms fill with it, the MACsec packet number) are found once, from the security
-//! layers [`Stack::emit`] reports, and rewritten in place, so a capture of many packets costs
-//! one emit per frame size, not one per packet.
+//! A frame written once by [`Stack::emit`] and stamped per packet: the fields emit fills from
+//! the packet counter [`Ids::seq`] (the ESP sequence number and the counter-mode IV, the MACsec
+//! packet number, SCTP's TSN and stream sequence, the TCP timestamp) are found once, by
+//! emitting with two probe counters, and rewritten in place, so a capture of many packets
+//! costs three emits per frame size, not one per packet. The transport checksums are filled
+//! (nothing is sealed: ICVs stay zero), and those that cover a stamped byte are filled again
+//! after each stamp.
 //!
 //! ```
 //! use protocols::{Stack, emit::Ids, template::Template};
@@ -10,77 +12,79 @@
 //! let st: Stack = "eth/ipv4/udp/esp-tunnel(aes128-gcm-16)/ipv4/udp".parse()?;
 //! let mut t = Template::new(&st, &[0x5a; 100], &Ids::default())?;
 //! let mut fresh = Vec::new();
-//! st.emit(0, &[0x5a; 100], &Ids { seq: 7, ..Ids::default() }, &mut fresh)?;
+//! let e = st.emit(0, &[0x5a; 100], &Ids { seq: 7, ..Ids::default() }, &mut fresh)?;
+//! e.finish(&mut fresh, |_, _| Ok::<(), ()>(())).unwrap(); // the checksums
 //! assert_eq!(t.stamp(7), &fresh[..]);
 //! # Ok::<(), protocols::Error>(())
 //! ```
 
 use crate::Result;
-use crate::emit::Ids;
-use crate::esp::Cipher as EspCipher;
-use crate::stack::{Layer, Stack};
-use crate::wire::{esp, macsec};
+use crate::Stack;
+use crate::emit::{Checksum, Ids};
 
-/// One field a packet counter is written into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stamp {
-    /// The counter's low 32 bits, big-endian, at this offset (ESP sequence number, RFC 4303
-    /// §2.2; MACsec PN, IEEE 802.1AE §9.8).
-    Low32(usize),
-    /// The whole 64-bit counter, big-endian, at this offset (the explicit IV of counter-mode
-    /// ESP transforms, RFC 4106 §3.1, as [`Stack::emit`] writes it).
-    Full64(usize),
-}
+/// Two packet counters whose every byte differs, each byte naming its place (`0x01` the least
+/// significant): a field [`Stack::emit`] fills from [`Ids::seq`] (a big-endian truncation to
+/// its width) shows in which bytes it lies and which byte of the counter each holds.
+const PROBES: [u64; 2] = [0x0807_0605_0403_0201, 0x1817_1615_1413_1211];
 
 /// A frame of one stack and payload whose per-packet counter can be rewritten.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     bytes: Vec<u8>,
-    stamps: Vec<Stamp>,
+    /// Each byte a counter is written into, and which byte of the counter it takes (0: the
+    /// least significant).
+    stamps: Vec<(usize, u8)>,
+    /// The checksums that cover a stamp, innermost first (the order they are filled in).
+    checksums: Vec<Checksum>,
 }
 
 impl Template {
-    /// Emits the frame of `stack` around `payload` with `ids` (from layer 0) and finds the
-    /// counter fields of its security layers; errors are [`Stack::emit`]'s.
+    /// Emits the frame of `stack` around `payload` with `ids` (from layer 0), fills its
+    /// checksums, and finds the bytes that carry [`Ids::seq`] (by emitting it twice more with
+    /// [`PROBES`]); errors are [`Stack::emit`]'s.
     pub fn new(stack: &Stack, payload: &[u8], ids: &Ids) -> Result<Template> {
+        let mut probes = [Vec::new(), Vec::new()];
+        for (out, seq) in probes.iter_mut().zip(PROBES) {
+            stack.emit(0, payload, &Ids { seq, ..*ids }, out)?;
+        }
+        let stamps = probes[0]
+            .iter()
+            .zip(&probes[1])
+            .enumerate()
+            // Probe bytes are 0x01..=0x08 and 0x11..=0x18 (b = a + 0x10, checked), so the
+            // subtraction stays in range.
+            .filter(|&(_, (&a, &b))| matches!(a, 1..=8) && b == a.wrapping_add(0x10))
+            .map(|(at, (&a, _))| (at, a.wrapping_sub(1)))
+            .collect::<Vec<_>>();
         let mut bytes = Vec::new();
         let emitted = stack.emit(0, payload, ids, &mut bytes)?;
-        let mut stamps = Vec::new();
-        for s in &emitted.sealing {
-            match &stack.layers()[s.layer] {
-                Layer::Esp(e) => {
-                    // The ESP header starts the authenticated bytes: SPI, then the sequence.
-                    stamps.push(Stamp::Low32(
-                        s.aad.start.saturating_add(esp::field::SEQ.start),
-                    ));
-                    if s.iv.len() == crate::esp::COUNTER_IV
-                        && !matches!(e.suite.cipher, EspCipher::AesCbc(_))
-                    {
-                        stamps.push(Stamp::Full64(s.iv.start));
-                    }
-                }
-                Layer::Macsec(_) => {
-                    // The authenticated bytes start at the frame (DA, SA, then the SecTAG).
-                    let sectag = s.aad.start.saturating_add(macsec::SECTAG_OFFSET);
-                    stamps.push(Stamp::Low32(sectag.saturating_add(macsec::field::PN.start)));
-                }
-                _ => {}
-            }
-        }
-        Ok(Template { bytes, stamps })
+        // Nothing to seal (ICVs stay zero, nothing is encrypted): only the checksums.
+        emitted.finish(&mut bytes, |_, _| Ok::<(), ()>(())).ok();
+        let checksums = emitted
+            .checksums
+            .iter()
+            .rev()
+            .filter(|c| stamps.iter().any(|&(at, _)| c.unit.contains(&at)))
+            .cloned()
+            .collect();
+        Ok(Template {
+            bytes,
+            stamps,
+            checksums,
+        })
     }
 
     /// The frame with packet counter `seq` written where [`Stack::emit`] writes [`Ids::seq`]:
     /// the same bytes as an emit with that `seq`.
     pub fn stamp(&mut self, seq: u64) -> &[u8] {
-        for s in &self.stamps {
-            let (at, value) = match *s {
-                Stamp::Low32(at) => (at, &(seq as u32).to_be_bytes()[..]),
-                Stamp::Full64(at) => (at, &seq.to_be_bytes()[..]),
-            };
-            if let Some(field) = self.bytes.get_mut(at..at.saturating_add(value.len())) {
-                field.copy_from_slice(value);
+        let counter = seq.to_le_bytes();
+        for &(at, byte) in &self.stamps {
+            if let (Some(b), Some(&v)) = (self.bytes.get_mut(at), counter.get(byte as usize)) {
+                *b = v;
             }
+        }
+        for c in &self.checksums {
+            c.fill(&mut self.bytes);
         }
         &self.bytes
     }
@@ -115,6 +119,9 @@ mod tests {
             "ipv4/esp-tunnel(chacha20-poly1305)/ipv4/udp/ecpri",
             "eth/macsec(gcm-aes-128)/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp",
             "eth/ipv4/udp/ecpri",
+            "eth/ipv6/udp/esp-tunnel(aes128-gcm-16)/ipv6/tcp",
+            "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(data)/e2ap",
+            "eth/macsec(gcm-aes-128,encrypt)/ipv4/tcp(ts)",
         ] {
             let st: Stack = text.parse().unwrap();
             let payload = [0xa5u8; 77];
@@ -130,6 +137,8 @@ mod tests {
                     },
                     &mut fresh,
                 )
+                .unwrap()
+                .finish(&mut fresh, |_, _| Ok::<(), ()>(()))
                 .unwrap();
                 assert_eq!(t.stamp(seq), &fresh[..], "{text} seq {seq}");
             }
