@@ -161,6 +161,56 @@ pub fn cases() -> Vec<Case> {
             &["--pcap"],
         ));
     }
+    // Issue 26: `run --pcap`: a target that is not a regular file, an unknown or unwritable
+    // flow, a bad limit or point, the capture flags without --pcap, and a scenario none of whose
+    // flows has frames to write: refused naming the flag, nothing written.
+    let ofh = "scenarios/ofh_mtu.toml";
+    for target in ["out-fifo", "out-link", "."] {
+        cases.push(case(
+            "run pcap target",
+            &["run", ofh, "--pcap", target],
+            &["--pcap"],
+        ));
+    }
+    for (name, flow, scenario) in [
+        ("run pcap flow unknown", "nope", ofh),
+        ("run pcap flow escape", esc, ofh),
+        ("run pcap flow no stack", "arrivals", "scenarios/mm1.toml"),
+    ] {
+        cases.push(case(
+            name,
+            &["run", scenario, "--pcap", "new.pcapng", "--pcap-flow", flow],
+            &["--pcap-flow"],
+        ));
+    }
+    for limit in ["0", "ten", "-1", huge] {
+        cases.push(case(
+            "run pcap limit",
+            &["run", ofh, "--pcap", "new.pcapng", "--pcap-limit", limit],
+            &["--pcap-limit"],
+        ));
+    }
+    cases.push(case(
+        "run pcap at",
+        &["run", ofh, "--pcap", "new.pcapng", "--pcap-at", "both"],
+        &["--pcap-at"],
+    ));
+    for flag in [
+        ["--pcap-flow", "du"],
+        ["--pcap-limit", "10"],
+        ["--pcap-at", "sent"],
+    ] {
+        cases.push(case(
+            "run pcap flag without pcap",
+            &["run", ofh, flag[0], flag[1]],
+            &["--pcap"],
+        ));
+    }
+    cases.push(case(
+        "run pcap nothing to write",
+        &["run", "scenarios/mm1.toml", "--pcap", "new.pcapng"],
+        &["--pcap"],
+    ));
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",
