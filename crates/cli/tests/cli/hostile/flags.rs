@@ -164,7 +164,10 @@ pub fn cases() -> Vec<Case> {
     // Issue 26: `run --pcap`: a target that is not a regular file, an unknown or unwritable
     // flow, a bad limit or point, the capture flags without --pcap, and a scenario none of whose
     // flows has frames to write: refused naming the flag, nothing written.
-    let ofh = "scenarios/ofh_mtu.toml";
+    // A scenario of one flow with a stack (the work directory holds only the files a case brings).
+    let ofh = "scenarios/pcap.toml";
+    let pcap_scenario = b"[stop]\npackets = 100\n[[node]]\nname = \"a\"\nservice = { model = \"none\" }\n[[node]]\nname = \"b\"\nservice = { model = \"none\" }\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = { kind = \"poisson\", rate = \"1/us\", size = \"100B\", stack = \"eth/ipv4/udp\" }\n";
+    let first_pcap_case = cases.len();
     for target in ["out-fifo", "out-link", "."] {
         cases.push(case(
             "run pcap target",
@@ -211,6 +214,11 @@ pub fn cases() -> Vec<Case> {
         &["run", "scenarios/mm1.toml", "--pcap", "new.pcapng"],
         &["--pcap"],
     ));
+    for c in &mut cases[first_pcap_case..] {
+        if c.args.iter().any(|a| a == ofh) {
+            c.file = Some((ofh.into(), pcap_scenario.to_vec()));
+        }
+    }
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",
