@@ -29,10 +29,11 @@ fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
 pub fn flows(scenario: &Scenario, names: &[String]) -> anyhow::Result<Vec<usize>> {
     let flows = &scenario.network.flows;
     if names.is_empty() {
+        let why = model::capture::unwritable_all(scenario);
         let (ok, left): (Vec<usize>, Vec<usize>) =
-            (0..flows.len()).partition(|&f| model::capture::unwritable(scenario, f).is_none());
+            (0..flows.len()).partition(|&f| why[f].is_none());
         if ok.is_empty() {
-            let why = model::capture::unwritable(scenario, 0).unwrap_or_default();
+            let why = why[0].clone().unwrap_or_default();
             bail!(
                 "--pcap: no flow of the scenario has frames a capture can write ({why}); \
                  allowed: flows whose source has a `stack` of layers oransim writes"
@@ -43,7 +44,7 @@ pub fn flows(scenario: &Scenario, names: &[String]) -> anyhow::Result<Vec<usize>
                 "note: --pcap: {} flow(s) left out of the capture, their frames cannot be written: {} (first: {})",
                 left.len(),
                 listed(left.iter().map(|&f| flows[f].name.as_str())),
-                model::capture::unwritable(scenario, left[0]).unwrap_or_default()
+                why[left[0]].clone().unwrap_or_default()
             );
         }
         return Ok(ok);

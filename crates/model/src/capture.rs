@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use protocols::emit::Ids;
-use protocols::template::Template;
+use protocols::template::{Layout, Template};
 use protocols::{Layer, Stack};
 use sim_core::engine::{Observer, WireRecord};
 use sim_core::network::Direction;
@@ -57,32 +57,50 @@ pub trait FrameSink {
 /// [`protocols::Stack::emit`] does not write. The text names the flow and says which.
 pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
     let name = &scenario.network.flows.get(flow)?.name;
-    let Some(st) = scenario.stacks.get(flow) else {
-        return Some(format!("flow \"{name}\" has no protocol stack"));
+    why_not(scenario.stacks.get(flow)).map(|why| format!("flow \"{name}\"{why}"))
+}
+
+/// [`unwritable`] of every flow, in [`sim_core::network::Network::flows`] order; flows whose
+/// stacks read the same (the many gNBs of a generated scenario) are checked once.
+pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
+    let mut seen: HashMap<String, Option<String>> = HashMap::new();
+    scenario
+        .network
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(f, flow)| {
+            let st = scenario.stacks.get(f);
+            let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse)));
+            let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
+            why.map(|why| format!("flow \"{}\"{why}", flow.name))
+        })
+        .collect()
+}
+
+/// What [`unwritable`] says after the flow's name, for a flow with these stacks.
+fn why_not(stacks: Option<&crate::scenario::FlowStacks>) -> Option<String> {
+    const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
+                        trace or handshake source)";
+    let Some(st) = stacks else {
+        return Some(NONE.into());
     };
-    let mut stacks = vec![];
-    match &st.forward {
-        Some(f) => stacks.push(f),
-        None => {
-            return Some(format!(
-                "flow \"{name}\" has no protocol stack (its sizes are bare packet sizes, or it is a trace or handshake source)"
-            ));
-        }
-    }
-    stacks.extend(&st.reverse);
-    for s in stacks {
+    let Some(forward) = &st.forward else {
+        return Some(NONE.into());
+    };
+    for s in std::iter::once(forward).chain(&st.reverse) {
         // A stack some payload fits (a SACK carries none, a DATA chunk at least a byte).
         let ids = ids(0, 0, 0, Direction::Forward);
         let emit = |n: usize| s.emit(0, &vec![0; n], &ids, &mut Vec::new()).map(|_| ());
         if let Err(e) = emit(1).or_else(|_| emit(0)) {
-            return Some(format!("flow \"{name}\", stack \"{s}\": {e}"));
+            return Some(format!(", stack \"{s}\": {e}"));
         }
         if !matches!(
             s.layers().first(),
             Some(Layer::Eth(_) | Layer::Ipv4(_) | Layer::Ipv6(_))
         ) {
             return Some(format!(
-                "flow \"{name}\", stack \"{s}\": a capture's frames start with eth, ipv4 or ipv6"
+                ", stack \"{s}\": a capture's frames start with eth, ipv4 or ipv6"
             ));
         }
     }
@@ -184,6 +202,11 @@ pub struct Capture<'s, S: FrameSink> {
     /// Per packet slot: the sequence number of the packet in it.
     slot_seq: Vec<u64>,
     templates: HashMap<(u32, bool, u32), Option<Template>>,
+    /// Per flow, the index of its forward and reverse stack among the distinct stacks of the
+    /// chosen flows (`u32::MAX`: none).
+    groups: Vec<[u32; 2]>,
+    /// Where the counter lies, per distinct stack and frame size.
+    layouts: HashMap<(u32, u32), Option<Layout>>,
     done: Captured,
     error: Option<std::io::Error>,
 }
@@ -200,9 +223,20 @@ impl<'s, S: FrameSink> Capture<'s, S> {
     ) -> Capture<'s, S> {
         let n = scenario.network.flows.len();
         let mut chosen = vec![false; n];
+        let mut groups = vec![[u32::MAX; 2]; n];
+        let mut distinct: HashMap<String, u32> = HashMap::new();
         for &f in flows {
             if let Some(c) = chosen.get_mut(f) {
                 *c = true;
+            }
+            let Some(st) = scenario.stacks.get(f) else {
+                continue;
+            };
+            for (g, stack) in groups[f].iter_mut().zip([&st.forward, &st.reverse]) {
+                if let Some(stack) = stack {
+                    let next = distinct.len() as u32;
+                    *g = *distinct.entry(stack.to_string()).or_insert(next);
+                }
             }
         }
         Capture {
@@ -214,6 +248,8 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             seq: vec![[0; 2]; n],
             slot_seq: Vec::new(),
             templates: HashMap::new(),
+            groups,
+            layouts: HashMap::new(),
             done: Captured::default(),
             error: None,
         }
@@ -231,14 +267,14 @@ impl<'s, S: FrameSink> Capture<'s, S> {
     fn write(&mut self, r: &WireRecord) -> std::io::Result<()> {
         let forward = r.direction == Direction::Forward;
         let key = (r.flow as u32, forward, r.size);
+        let seq = self.slot_seq.get(r.packet as usize).copied().unwrap_or(1);
         if !self.templates.contains_key(&key) {
             if self.templates.len() >= MAX_TEMPLATES {
                 self.templates.clear();
             }
-            let t = self.template(r.flow, r.direction, r.size);
+            let t = self.template(r.flow, r.direction, r.size, seq);
             self.templates.insert(key, t);
         }
-        let seq = self.slot_seq.get(r.packet as usize).copied().unwrap_or(1);
         let Some(Some(t)) = self.templates.get_mut(&key) else {
             self.done.no_payload = self.done.no_payload.saturating_add(1);
             return Ok(());
@@ -255,17 +291,30 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         Ok(())
     }
 
-    fn template(&self, flow: usize, dir: Direction, size: u32) -> Option<Template> {
+    /// The frame of `flow`'s packets of `size` bytes going `dir`, holding counter `seq`.
+    fn template(&mut self, flow: usize, dir: Direction, size: u32, seq: u64) -> Option<Template> {
         let st = self.scenario.stacks.get(flow)?;
-        let stack = match dir {
-            Direction::Forward => st.forward.as_ref(),
-            Direction::Reverse => st.reverse.as_ref(),
-        }?;
+        let (stack, group) = match dir {
+            Direction::Forward => (st.forward.as_ref(), self.groups[flow][0]),
+            Direction::Reverse => (st.reverse.as_ref(), self.groups[flow][1]),
+        };
+        let stack = stack?;
         let len = payload_for(stack, size)?;
         let payload: Vec<u8> = (0..len).map(|i| i as u8).collect();
         let path = &self.scenario.network.flows[flow].path;
-        let ids = ids(flow, path[0], *path.last()?, dir);
-        Template::new(stack, &payload, &ids).ok()
+        let ids = Ids {
+            seq,
+            ..ids(flow, path[0], *path.last()?, dir)
+        };
+        if self.layouts.len() >= MAX_TEMPLATES {
+            self.layouts.clear();
+        }
+        let layout = self
+            .layouts
+            .entry((group, size))
+            .or_insert_with(|| Template::layout(stack, &payload, &ids).ok())
+            .as_ref()?;
+        Template::with_layout(stack, &payload, &ids, layout).ok()
     }
 }
 

@@ -36,13 +36,31 @@ pub struct Template {
     stamps: Vec<(usize, u8)>,
     /// The checksums that cover a stamp, innermost first (the order they are filled in).
     checksums: Vec<Checksum>,
+    /// The counter the bytes hold.
+    seq: u64,
+}
+
+/// Where a stack's frames of one length carry the packet counter ([`Template::layout`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// Each byte the counter is written into, and which byte of the counter it takes (0: the
+    /// least significant).
+    stamps: Vec<(usize, u8)>,
 }
 
 impl Template {
     /// Emits the frame of `stack` around `payload` with `ids` (from layer 0), fills its
-    /// checksums, and finds the bytes that carry [`Ids::seq`] (by emitting it twice more with
-    /// [`PROBES`]); errors are [`Stack::emit`]'s.
+    /// checksums, and finds the bytes that carry [`Ids::seq`] ([`Template::layout`]); errors
+    /// are [`Stack::emit`]'s.
     pub fn new(stack: &Stack, payload: &[u8], ids: &Ids) -> Result<Template> {
+        Template::with_layout(stack, payload, ids, &Template::layout(stack, payload, ids)?)
+    }
+
+    /// Where the packet counter lies in the frames of `stack` around a payload as long as
+    /// `payload` (found by emitting with two probe counters, [`PROBES`]): the same for every
+    /// `ids` and payload bytes of that length, so frames of one stack and size that differ in
+    /// their addresses share it.
+    pub fn layout(stack: &Stack, payload: &[u8], ids: &Ids) -> Result<Layout> {
         let mut probes = [Vec::new(), Vec::new()];
         for (out, seq) in probes.iter_mut().zip(PROBES) {
             stack.emit(0, payload, &Ids { seq, ..*ids }, out)?;
@@ -55,11 +73,23 @@ impl Template {
             // subtraction stays in range.
             .filter(|&(_, (&a, &b))| matches!(a, 1..=8) && b == a.wrapping_add(0x10))
             .map(|(at, (&a, _))| (at, a.wrapping_sub(1)))
-            .collect::<Vec<_>>();
+            .collect();
+        Ok(Layout { stamps })
+    }
+
+    /// [`Template::new`] with the counter's bytes already found ([`Template::layout`] of the
+    /// same stack and payload length): one emit.
+    pub fn with_layout(
+        stack: &Stack,
+        payload: &[u8],
+        ids: &Ids,
+        layout: &Layout,
+    ) -> Result<Template> {
         let mut bytes = Vec::new();
         let emitted = stack.emit(0, payload, ids, &mut bytes)?;
         // Nothing to seal (ICVs stay zero, nothing is encrypted): only the checksums.
         emitted.finish(&mut bytes, |_, _| Ok::<(), ()>(())).ok();
+        let stamps = layout.stamps.clone();
         let checksums = emitted
             .checksums
             .iter()
@@ -71,12 +101,17 @@ impl Template {
             bytes,
             stamps,
             checksums,
+            seq: ids.seq,
         })
     }
 
     /// The frame with packet counter `seq` written where [`Stack::emit`] writes [`Ids::seq`]:
     /// the same bytes as an emit with that `seq`.
     pub fn stamp(&mut self, seq: u64) -> &[u8] {
+        if seq == self.seq {
+            return &self.bytes;
+        }
+        self.seq = seq;
         let counter = seq.to_le_bytes();
         for &(at, byte) in &self.stamps {
             if let (Some(b), Some(&v)) = (self.bytes.get_mut(at), counter.get(byte as usize)) {
