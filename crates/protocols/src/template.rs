@@ -57,7 +57,7 @@ impl Template {
     }
 
     /// Where the packet counter lies in the frames of `stack` around a payload as long as
-    /// `payload` (found by emitting with two probe counters, [`PROBES`]): the same for every
+    /// `payload` (found by emitting with two probe counters): the same for every
     /// `ids` and payload bytes of that length, so frames of one stack and size that differ in
     /// their addresses share it.
     pub fn layout(stack: &Stack, payload: &[u8], ids: &Ids) -> Result<Layout> {
