@@ -48,6 +48,7 @@ macro_rules! eprintln {
 }
 
 mod builtin;
+mod capture;
 mod commands;
 mod format;
 #[cfg(test)]

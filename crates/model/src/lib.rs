@@ -28,11 +28,12 @@
 //!
 //! The surface: the root re-exports what a caller of one run needs ([`Scenario`],
 //! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`Report`]); each command's library is a
-//! public module (`file`, `generate`, `patch`, `plan`, `report`, `reproduce`, `scenario`,
+//! public module (`capture`, `file`, `generate`, `patch`, `plan`, `report`, `reproduce`, `scenario`,
 //! `sweep`, `validate`). The error type's module, the O-RAN tables (`oran.rs`) and the flag
 //! names of generated keys (`flag_keys.rs`) are private: their items reach callers through
 //! those re-exports and modules.
 
+pub mod capture;
 mod error;
 pub mod file;
 mod flag_keys;
@@ -47,5 +48,5 @@ pub mod sweep;
 pub mod validate;
 
 pub use error::ScenarioError;
-pub use report::{Report, RunOptions, run, run_watched};
+pub use report::{Report, RunOptions, run, run_observed, run_watched};
 pub use scenario::{Scenario, ScenarioBuilder};

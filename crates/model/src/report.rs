@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{RunStats, run_replications_watched};
+use sim_core::engine::{Observer, RunStats, run_replications_observed, run_replications_watched};
 use sim_core::network::UNLIMITED_SERVERS;
 use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
 
@@ -296,6 +296,12 @@ pub struct DirReport {
     /// Delivered bits over the time from first creation to last delivery, averaged over the
     /// replications [bit/s].
     pub throughput_bps: f64,
+    /// Delivery time of the first packet delivered, earliest of the replications \[ns\];
+    /// `None` when none was delivered.
+    pub first_delivered_ns: Option<f64>,
+    /// Delivery time of the last packet delivered, latest of the replications \[ns\]; `None`
+    /// when none was delivered.
+    pub last_delivered_ns: Option<f64>,
     /// End-to-end delay (statistics `null` in JSON when `count` is 0).
     #[serde(serialize_with = "delay_or_nulls")]
     pub delay: DelayReport,
@@ -341,6 +347,10 @@ pub struct FlowReport {
     pub bytes_delivered: u64,
     /// Forward throughput [bit/s].
     pub throughput_bps: f64,
+    /// Forward: delivery time of the first packet delivered \[ns\] (see [`DirReport`]).
+    pub first_delivered_ns: Option<f64>,
+    /// Forward: delivery time of the last packet delivered \[ns\] (see [`DirReport`]).
+    pub last_delivered_ns: Option<f64>,
     /// Forward end-to-end delay (in JSON every statistic is `null` when no packet was
     /// delivered: `count` 0).
     #[serde(serialize_with = "delay_or_nulls")]
@@ -412,6 +422,8 @@ impl FlowReport {
             packets_dropped: self.packets_dropped,
             bytes_delivered: self.bytes_delivered,
             throughput_bps: self.throughput_bps,
+            first_delivered_ns: self.first_delivered_ns,
+            last_delivered_ns: self.last_delivered_ns,
             delay: self.delay.clone(),
             hops: self.hops.clone(),
         }
@@ -510,14 +522,7 @@ pub fn run_watched(
 ) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
     let reps = opts.replications.unwrap_or(scenario.replications);
-    if let Err(problem) = crate::scenario::check_replications(reps, scenario.network.flows.len()) {
-        return Err(sim_core::NetworkError::OutOfRange {
-            item: format!("scenario \"{}\"", scenario.name),
-            field: "replications",
-            value: problem,
-            allowed: "set fewer replications",
-        });
-    }
+    check_run(scenario, reps)?;
     let start = Instant::now();
     let runs = run_replications_watched(
         &scenario.network,
@@ -534,6 +539,46 @@ pub fn run_watched(
         &runs,
         opts.wall_clock.then_some(wall),
     ))
+}
+
+/// [`run_watched`] with `observer` watching the first replication (replication 0, run alone
+/// before the others: [`sim_core::engine::run_replications_observed`]); the report is the same,
+/// and the observer is handed back with it.
+pub fn run_observed<O: Observer>(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    progress: Option<&sim_core::progress::Progress>,
+    observer: O,
+) -> Result<(Report, O), sim_core::NetworkError> {
+    let seed = opts.seed.unwrap_or(scenario.seed);
+    let reps = opts.replications.unwrap_or(scenario.replications);
+    check_run(scenario, reps)?;
+    let start = Instant::now();
+    let (runs, observer) = run_replications_observed(
+        &scenario.network,
+        seed,
+        reps,
+        opts.threads,
+        &scenario.detail(),
+        progress,
+        observer,
+    )?;
+    let wall = start.elapsed().as_secs_f64();
+    let report = summarise(scenario, seed, &runs, opts.wall_clock.then_some(wall));
+    Ok((report, observer))
+}
+
+/// Refuses a run of `reps` replications whose statistics would not fit the memory limit.
+fn check_run(scenario: &Scenario, reps: u32) -> Result<(), sim_core::NetworkError> {
+    if let Err(problem) = crate::scenario::check_replications(reps, scenario.network.flows.len()) {
+        return Err(sim_core::NetworkError::OutOfRange {
+            item: format!("scenario \"{}\"", scenario.name),
+            field: "replications",
+            value: problem,
+            allowed: "set fewer replications",
+        });
+    }
+    Ok(())
 }
 
 /// Builds the report from raw replication results.
@@ -627,6 +672,8 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 packets_dropped: fwd.packets_dropped,
                 bytes_delivered: fwd.bytes_delivered,
                 throughput_bps: fwd.throughput_bps,
+                first_delivered_ns: fwd.first_delivered_ns,
+                last_delivered_ns: fwd.last_delivered_ns,
                 delay: fwd.delay,
                 hops: fwd.hops,
                 reverse,
@@ -867,6 +914,8 @@ fn dir_report(
         packets_dropped: d.dropped,
         bytes_delivered: d.bytes_delivered,
         throughput_bps,
+        first_delivered_ns: d.first_delivered_ps.map(|t| t as f64 / 1e3),
+        last_delivered_ns: (d.delivered > 0).then(|| d.last_delivered_ps as f64 / 1e3),
         delay: DelayReport {
             count: s.count,
             mean_ns: s.mean_ns,

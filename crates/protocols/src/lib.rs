@@ -101,6 +101,7 @@ pub mod ssh;
 pub mod stack;
 pub mod suite;
 pub mod tcp;
+pub mod template;
 pub mod tls;
 pub mod tls_handshake;
 pub mod udp;

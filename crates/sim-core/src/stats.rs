@@ -428,6 +428,8 @@ pub struct DirStats {
     pub bytes_delivered: u64,
     /// Creation time of the first counted packet \[ps\].
     pub first_sent_ps: Option<u64>,
+    /// Delivery time of the first counted packet \[ps\]; `None` before one is delivered.
+    pub first_delivered_ps: Option<u64>,
     /// Delivery time of the last counted packet \[ps\].
     pub last_delivered_ps: u64,
     /// End-to-end delay of delivered packets.
@@ -448,6 +450,10 @@ impl DirStats {
         self.dropped += o.dropped;
         self.bytes_delivered += o.bytes_delivered;
         self.first_sent_ps = match (self.first_sent_ps, o.first_sent_ps) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.first_delivered_ps = match (self.first_delivered_ps, o.first_delivered_ps) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };

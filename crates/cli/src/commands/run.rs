@@ -41,6 +41,33 @@ pub struct RunArgs {
     /// count) on stderr: auto draws it only when stderr is a terminal.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
     pub progress: When,
+    /// Write the first replication's frames as a pcapng capture (Wireshark, tshark): real
+    /// headers from each flow's stack, a fixed payload pattern, simulated time in nanoseconds,
+    /// one interface per link; written atomically as the run goes.
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<PathBuf>,
+    /// Capture only this flow (repeatable; default: every flow whose frames can be written).
+    #[arg(long, value_name = "NAME", requires = "pcap")]
+    pub pcap_flow: Vec<String>,
+    /// Where the capture sees each packet: when its source has sent it onto the first link of
+    /// its route, or when it is delivered at the last node (over the last link).
+    #[arg(long, value_enum, value_name = "POINT", default_value_t = PcapAt::Delivered, requires = "pcap")]
+    pub pcap_at: PcapAt,
+    /// Most frames the capture holds; past it the capture stops, the run goes on and stderr
+    /// says where it was cut.
+    #[arg(long, value_name = "N", default_value_t = model::capture::DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..), requires = "pcap")]
+    pub pcap_limit: u64,
+}
+
+/// `--pcap-at`: where on its route a packet is captured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PcapAt {
+    /// Its source has clocked it onto the first link of its route (the end of its
+    /// transmission there).
+    Sent,
+    /// It was delivered at the last node of its route.
+    Delivered,
 }
 
 /// Runs `oransim run`.
@@ -71,10 +98,13 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let reps = opts.replications.unwrap_or(scenario.replications);
     let goal = RunGoal::of(&scenario.network, reps);
     let progress = sim_core::progress::Progress::new();
-    let report = watch_run(args.progress, goal, &progress, || {
-        model::run_watched(&scenario, &opts, Some(&progress))
-    })
-    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let report = match &args.pcap {
+        None => watch_run(args.progress, goal, &progress, || {
+            model::run_watched(&scenario, &opts, Some(&progress))
+        })
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
+        Some(path) => run_captured(args, &scenario, &name, &opts, path, goal, &progress)?,
+    };
     if let Some(dir) = &args.out {
         // The JSON last: its presence marks a complete set (`write_set`).
         let mut set = Vec::new();
@@ -85,6 +115,47 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     format::print(&format::render(&report, args.format)?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run with `--pcap`: the capture file is started before the run (a refused target wastes
+/// no run), filled by the first replication, and appears at its path when the run succeeded.
+fn run_captured(
+    args: &RunArgs,
+    scenario: &model::Scenario,
+    name: &str,
+    opts: &model::RunOptions,
+    path: &std::path::Path,
+    goal: Option<RunGoal>,
+    progress: &sim_core::progress::Progress,
+) -> anyhow::Result<model::Report> {
+    let flows = crate::capture::flows(scenario, &args.pcap_flow)?;
+    let sink = crate::capture::PcapSink::create(scenario, path)?;
+    let point = match args.pcap_at {
+        PcapAt::Sent => model::capture::WirePoint::Sent,
+        PcapAt::Delivered => model::capture::WirePoint::Delivered,
+    };
+    let capture = model::capture::Capture::new(scenario, &flows, point, args.pcap_limit, sink);
+    let (report, capture) = watch_run(args.progress, goal, progress, || {
+        model::run_observed(scenario, opts, Some(progress), capture)
+    })
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let (sink, done) = capture
+        .finish()
+        .with_context(|| format!("--pcap: cannot write {}", path.display()))?;
+    sink.finish()?;
+    if done.cut > 0 {
+        eprintln!(
+            "note: --pcap: the capture was cut at {} frames (--pcap-limit {}): {} more frames of the first replication were left out; the run went on",
+            done.frames, args.pcap_limit, done.cut
+        );
+    }
+    if done.no_payload > 0 {
+        eprintln!(
+            "note: --pcap: {} packet(s) left out: no payload of their stack makes their size",
+            done.no_payload
+        );
+    }
+    Ok(report)
 }
 
 /// The files `run --out DIR` writes for scenario `name`, in writing order: the JSON last, so its

@@ -23,6 +23,7 @@ mod openssl_import;
 mod overhead;
 mod pcap_handshake;
 mod pcap_overhead;
+mod pcap_run;
 mod plan;
 mod plots;
 mod quantities;

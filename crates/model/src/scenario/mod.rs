@@ -109,6 +109,20 @@ pub struct Scenario {
     pub stats: StatsOptions,
     /// Per node, the calibration profile its processing was built from (if any).
     pub node_profiles: Vec<Option<NodeProfile>>,
+    /// Per flow, in [`Network::flows`] order, the stacks its frames are written with (a
+    /// capture's bytes: [`crate::capture`]); empty for a scenario built without them.
+    pub stacks: Vec<FlowStacks>,
+}
+
+/// The protocol stacks of one flow's frames.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlowStacks {
+    /// The forward frames' `stack`; `None` when the source's sizes are bare packet sizes (no
+    /// stack), and for trace and handshake sources.
+    pub forward: Option<protocols::Stack>,
+    /// The reverse frames' (replies, ping replies, acknowledgements): `reply_stack`, else
+    /// `stack`.
+    pub reverse: Option<protocols::Stack>,
 }
 
 /// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
@@ -289,6 +303,7 @@ fn validate_flat(
     }
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     let mut flows = Vec::with_capacity(file.flows.len());
+    let mut stacks = Vec::with_capacity(file.flows.len());
     // Stacks sealed or opened by profile nodes that named no suite, resolved after the flows.
     let mut crossings = Vec::new();
     for (i, f) in file.flows.iter().enumerate() {
@@ -365,6 +380,19 @@ fn validate_flat(
         // ever build the same size differently).
         protected.sort_by_key(|&(w, _)| w);
         protected.dedup_by_key(|&mut (w, _)| w);
+        // Parsed again: the source's validation parsed and checked each already.
+        let named = suites::stacks(&f.source);
+        let parsed = |key: &str| {
+            named
+                .iter()
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, t)| t.parse::<protocols::Stack>().ok())
+        };
+        let forward = parsed("stack");
+        stacks.push(FlowStacks {
+            reverse: parsed("reply_stack").or_else(|| forward.clone()),
+            forward,
+        });
         flows.push(FlowConfig {
             name: f.name.clone(),
             path: route,
@@ -554,6 +582,7 @@ fn validate_flat(
         report,
         stats,
         node_profiles,
+        stacks,
     })
 }
 

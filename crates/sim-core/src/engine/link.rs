@@ -19,7 +19,7 @@ use crate::tally::Bump;
 use crate::time::DataRate;
 
 use super::station::{Admit, Station};
-use super::{Engine, Event, NO_LINK, Observer};
+use super::{Engine, Event, NO_LINK, Observer, WirePoint, WireRecord};
 
 /// One direction of a link during a run.
 pub(super) struct LinkDir {
@@ -128,6 +128,9 @@ impl<O: Observer> Engine<'_, O> {
         if let Some(next) = self.links[ld].tx.finish() {
             self.start_tx(ld, next);
         }
+        if O::WIRE && self.packets[pkt].hop == 0 {
+            self.sent_on_wire(ld, pkt);
+        }
         let link = &mut self.links[ld];
         let prop = link.prop;
         let datagrams = self.packets[pkt].kind.datagrams();
@@ -155,5 +158,22 @@ impl<O: Observer> Engine<'_, O> {
         } else {
             self.schedule_in(prop, Event::Arrive(pkt));
         }
+    }
+
+    /// Tells the observer that `pkt`'s source has clocked it onto link direction `ld`, the
+    /// first of its route, now.
+    fn sent_on_wire(&mut self, ld: usize, pkt: u32) {
+        let p = &self.packets[pkt];
+        self.observer.on_wire(&WireRecord {
+            point: WirePoint::Sent,
+            packet: pkt,
+            flow: p.flow as usize,
+            direction: p.dir,
+            kind: p.kind.public(),
+            // Link directions are numbered in u32 (validation).
+            link_direction: ld as u32,
+            time_ps: self.now,
+            size: p.size,
+        });
     }
 }

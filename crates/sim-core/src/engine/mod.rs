@@ -82,11 +82,59 @@ pub struct PacketRecord {
     pub components_ps: Components<u64>,
 }
 
-/// Sees every delivered packet (for traces and tests). The default observer does nothing and
-/// costs nothing.
+/// Where on its route a packet is seen by [`Observer::on_wire`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WirePoint {
+    /// Its source has clocked its last bit onto the first link of its route (the end of its
+    /// transmission there; a packet dropped before that link is not seen, one lost on it is).
+    Sent,
+    /// It has arrived at the last node of its route and been delivered (after that node's
+    /// stages, at the time [`PacketRecord::delivered`] gives), over the last link of its route.
+    Delivered,
+}
+
+/// What an observer sees of a packet on a link ([`Observer::on_wire`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WireRecord {
+    /// Where on its route.
+    pub point: WirePoint,
+    /// The packet's slot: the id [`Observer::on_created`] was given for it (slots are reused
+    /// once a packet is delivered or dropped).
+    pub packet: u32,
+    /// Index of the flow in [`Network::flows`].
+    pub flow: usize,
+    /// Which way it travels.
+    pub direction: Direction,
+    /// What kind of packet.
+    pub kind: PacketKind,
+    /// The link direction: `2i` is link `i` of [`Network::links`] from `a` to `b`, `2i + 1`
+    /// from `b` to `a` (as [`RunStats::links`]).
+    pub link_direction: u32,
+    /// Simulated time \[ps\].
+    pub time_ps: u64,
+    /// Size of the packet \[bytes\] (with its Ethernet header when its flow's sizes include it).
+    pub size: u32,
+}
+
+/// Sees packets as a run goes (for traces, captures and tests). The default observer does
+/// nothing and costs nothing: the engine is generic over its observer, and calls the wire hooks
+/// ([`Observer::on_created`], [`Observer::on_wire`]) only when [`Observer::WIRE`] is true, a
+/// constant, so an observer without them compiles to an engine without the calls.
 pub trait Observer {
+    /// Whether the engine calls [`Observer::on_created`] and [`Observer::on_wire`].
+    const WIRE: bool = false;
+
     /// Called once per delivered packet, counted or not (warm-up packets too).
     fn on_delivered(&mut self, _record: &PacketRecord) {}
+
+    /// Called (with [`Observer::WIRE`]) when a packet of `flow` going `direction` is created,
+    /// in slot `packet`, at the first node of its route, warm-up packets too.
+    fn on_created(&mut self, _packet: u32, _flow: usize, _direction: Direction) {}
+
+    /// Called (with [`Observer::WIRE`]) for every packet at both [`WirePoint`]s of its route,
+    /// in the order of simulated time (`time_ps` never decreases from one call to the next);
+    /// a packet whose route has no link is not seen.
+    fn on_wire(&mut self, _record: &WireRecord) {}
 }
 
 /// An observer that ignores everything.
@@ -385,7 +433,12 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     /// Runs until no event is left and returns the statistics; a run whose clock would pass
     /// [`MAX_TIME_PS`] stops with [`NetworkError::ClockOverflow`].
-    pub fn run(mut self, replication: u32) -> Result<RunStats, NetworkError> {
+    pub fn run(self, replication: u32) -> Result<RunStats, NetworkError> {
+        self.run_observing(replication).map(|(stats, _)| stats)
+    }
+
+    /// [`Engine::run`], handing back the observer with the statistics.
+    pub fn run_observing(mut self, replication: u32) -> Result<(RunStats, O), NetworkError> {
         for f in 0..self.net.flows.len() {
             self.start_source(f);
         }
@@ -423,14 +476,15 @@ impl<'a, O: Observer> Engine<'a, O> {
         if let Some(p) = self.progress {
             p.replication_done();
         }
-        Ok(RunStats {
+        let stats = RunStats {
             replication,
             flows: self.flows,
             nodes: self.nodes.into_iter().map(NodeState::into_stats).collect(),
             links: self.links.into_iter().map(|l| l.stats).collect(),
             events: self.events,
             end_ps: self.end,
-        })
+        };
+        Ok((stats, self.observer))
     }
 
     /// Schedules `ev` at absolute time `at_ps` \[ps\]. A time past [`MAX_TIME_PS`] is not
@@ -533,6 +587,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             d.first_sent_ps.get_or_insert(now);
         }
         let id = self.packets.insert(p);
+        if O::WIRE {
+            self.observer.on_created(id, f, dir);
+        }
         self.arrive(id);
     }
 
@@ -581,10 +638,26 @@ impl<'a, O: Observer> Engine<'a, O> {
             delivered: SimTime(self.now),
             components_ps: p.comp,
         });
+        if O::WIRE && p.hop > 0 {
+            // The packet crossed a link (hop > 0), so the step before its last is on its route.
+            #[allow(clippy::arithmetic_side_effects)]
+            let link_direction = self.steps[p.step as usize - 1].link_dir;
+            self.observer.on_wire(&WireRecord {
+                point: WirePoint::Delivered,
+                packet: pkt,
+                flow: f,
+                direction: p.dir,
+                kind: p.kind.public(),
+                link_direction,
+                time_ps: self.now,
+                size: p.size,
+            });
+        }
         if p.counted {
             let now = self.now;
             let d = self.dir_stats(f, p.dir);
             d.delivered.bump(1);
+            d.first_delivered_ps.get_or_insert(now);
             d.bytes_delivered.bump(p.size as u64);
             d.last_delivered_ps = now;
             d.delay.record(total);
@@ -659,18 +732,61 @@ pub fn run_replications_watched(
     progress: Option<&Progress>,
 ) -> Result<Vec<RunStats>, NetworkError> {
     net.validate()?;
+    run_range(net, seed, 0, replications, threads, detail, progress)
+}
+
+/// [`run_replications_watched`] with `observer` watching replication 0 (the first), which runs
+/// alone on the calling thread before the others run on up to `threads` threads; the others are
+/// not observed. The results are the same; the observer is handed back.
+pub fn run_replications_observed<O: Observer>(
+    net: &Network,
+    seed: u64,
+    replications: u32,
+    threads: usize,
+    detail: &Detail,
+    progress: Option<&Progress>,
+    observer: O,
+) -> Result<(Vec<RunStats>, O), NetworkError> {
+    net.validate()?;
+    let (first, observer) = Engine::with_detail(net, seed, 0, observer, detail)?
+        .watched(progress)
+        .run_observing(0)?;
+    let mut runs = vec![first];
+    runs.extend(run_range(
+        net,
+        seed,
+        1,
+        replications,
+        threads,
+        detail,
+        progress,
+    )?);
+    Ok((runs, observer))
+}
+
+/// Replications `from..replications`, not observed, on up to `threads` threads, ordered by
+/// replication.
+fn run_range(
+    net: &Network,
+    seed: u64,
+    from: u32,
+    replications: u32,
+    threads: usize,
+    detail: &Detail,
+    progress: Option<&Progress>,
+) -> Result<Vec<RunStats>, NetworkError> {
     let run_replication = |net, seed, r| -> Result<RunStats, NetworkError> {
         Engine::with_detail(net, seed, r, NoObserver, detail)?
             .watched(progress)
             .run(r)
     };
-    let threads = threads.clamp(1, replications.max(1) as usize);
+    let threads = threads.clamp(1, replications.saturating_sub(from).max(1) as usize);
     if threads == 1 {
-        return (0..replications)
+        return (from..replications)
             .map(|r| run_replication(net, seed, r))
             .collect();
     }
-    let next = std::sync::atomic::AtomicU32::new(0);
+    let next = std::sync::atomic::AtomicU32::new(from);
     let mut out: Vec<RunStats> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {

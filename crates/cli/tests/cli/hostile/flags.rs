@@ -161,6 +161,64 @@ pub fn cases() -> Vec<Case> {
             &["--pcap"],
         ));
     }
+    // Issue 26: `run --pcap`: a target that is not a regular file, an unknown or unwritable
+    // flow, a bad limit or point, the capture flags without --pcap, and a scenario none of whose
+    // flows has frames to write: refused naming the flag, nothing written.
+    // A scenario of one flow with a stack (the work directory holds only the files a case brings).
+    let ofh = "scenarios/pcap.toml";
+    let pcap_scenario = b"[stop]\npackets = 100\n[[node]]\nname = \"a\"\nservice = { model = \"none\" }\n[[node]]\nname = \"b\"\nservice = { model = \"none\" }\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsource = { kind = \"poisson\", rate = \"1/us\", size = \"100B\", stack = \"eth/ipv4/udp\" }\n";
+    let first_pcap_case = cases.len();
+    for target in ["out-fifo", "out-link", "."] {
+        cases.push(case(
+            "run pcap target",
+            &["run", ofh, "--pcap", target],
+            &["--pcap"],
+        ));
+    }
+    for (name, flow, scenario) in [
+        ("run pcap flow unknown", "nope", ofh),
+        ("run pcap flow escape", esc, ofh),
+        ("run pcap flow no stack", "arrivals", "scenarios/mm1.toml"),
+    ] {
+        cases.push(case(
+            name,
+            &["run", scenario, "--pcap", "new.pcapng", "--pcap-flow", flow],
+            &["--pcap-flow"],
+        ));
+    }
+    for limit in ["0", "ten", "-1", huge] {
+        cases.push(case(
+            "run pcap limit",
+            &["run", ofh, "--pcap", "new.pcapng", "--pcap-limit", limit],
+            &["--pcap-limit"],
+        ));
+    }
+    cases.push(case(
+        "run pcap at",
+        &["run", ofh, "--pcap", "new.pcapng", "--pcap-at", "both"],
+        &["--pcap-at"],
+    ));
+    for flag in [
+        ["--pcap-flow", "du"],
+        ["--pcap-limit", "10"],
+        ["--pcap-at", "sent"],
+    ] {
+        cases.push(case(
+            "run pcap flag without pcap",
+            &["run", ofh, flag[0], flag[1]],
+            &["--pcap"],
+        ));
+    }
+    cases.push(case(
+        "run pcap nothing to write",
+        &["run", "scenarios/mm1.toml", "--pcap", "new.pcapng"],
+        &["--pcap"],
+    ));
+    for c in &mut cases[first_pcap_case..] {
+        if c.args.iter().any(|a| a == ofh) {
+            c.file = Some((ofh.into(), pcap_scenario.to_vec()));
+        }
+    }
     for iface in ["E9", "", esc, &long] {
         cases.push(case(
             "overhead interface",

@@ -1,0 +1,411 @@
+//! `oransim run --pcap` checked by tshark (issue 26): the binary runs a small scenario of four
+//! flows (MACsec eCPRI on one link; E2 over SCTP in an ESP tunnel through a switch, with SACK
+//! replies; ESP over UDP as bare IPv4 frames; one flow without a stack) and writes the capture;
+//! Debian's tshark reads it, and per flow and direction the frames, their bytes, the first and
+//! last timestamps and the throughput over the capture equal what `run --format json` reports,
+//! with no malformed packet and no expert error. Also: the sent point, the frame limit, the
+//! flow choice, the same bytes for the same seed, and the refusals. One tshark run per capture.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::common::{TempDir, oransim, tshark};
+
+const SCENARIO: &str = r#"
+[scenario]
+name = "pcap_run"
+seed = 3
+
+[stop]
+duration = "5ms"
+
+[[node]]
+name = "du"
+service = { model = "deterministic", time = "2us" }
+
+[[node]]
+name = "ru"
+service = { model = "deterministic", time = "1us" }
+
+[[node]]
+name = "gnb"
+service = { model = "exponential", mean = "3us" }
+
+[[node]]
+name = "sw"
+service = { model = "none" }
+
+[[node]]
+name = "ric"
+service = { model = "exponential", mean = "2us" }
+
+[[link]]
+between = ["du", "ru"]
+rate = "10Gbps"
+length = "100m"
+
+[[link]]
+between = ["gnb", "sw"]
+rate = "1Gbps"
+length = "1km"
+
+[[link]]
+between = ["sw", "ric"]
+rate = "10Gbps"
+length = "10m"
+
+[[flow]]
+name = "fh"
+from = "du"
+to = "ru"
+source = { kind = "poisson", rate = "20/ms", size = "1000B", stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri" }
+
+[[flow]]
+name = "e2"
+from = "gnb"
+to = "ric"
+source = { kind = "pattern", interval = "100us", sizes = ["133B", "1363B"], stack = "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(data)/e2ap", reply_every = 2, reply_size = "0B", reply_stack = "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(sack)" }
+
+[[flow]]
+name = "plain"
+from = "du"
+to = "ru"
+source = { kind = "poisson", rate = "5/ms", size = "100B" }
+
+[[flow]]
+name = "ipf"
+from = "gnb"
+to = "ric"
+source = { kind = "poisson", rate = "10/ms", size = "300B", stack = "ipv4/udp/esp-tunnel(aes128-gcm-16)/ipv4/udp" }
+"#;
+
+/// Fields read from every frame.
+const FIELDS: &[&str] = &[
+    "frame.interface_name",
+    "frame.time_epoch",
+    "frame.len",
+    "eth.src",
+    "esp.spi",
+    "esp.sequence",
+    "macsec.PN",
+    "_ws.malformed",
+    "_ws.expert.severity",
+];
+
+/// Expert severity "error" (epan/proto.h `PI_ERROR`).
+const PI_ERROR: u64 = 0x0080_0000;
+
+/// One frame as tshark dissected it.
+struct Frame {
+    interface: String,
+    /// Timestamp \[ns since the epoch\].
+    time_ns: u64,
+    len: u64,
+    /// `(flow index, direction: 0 forward, 1 reverse)`.
+    owner: (usize, usize),
+    /// ESP sequence number or MACsec PN.
+    counter: u64,
+}
+
+/// `s.fff` seconds as tshark prints `frame.time_epoch` (nanosecond files: 9 digits), in ns.
+fn epoch_ns(s: &str) -> u64 {
+    let (sec, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let frac = format!("{frac:0<9}");
+    sec.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
+}
+
+fn dissect(tshark: &Path, pcap: &Path) -> Vec<Frame> {
+    let mut cmd = std::process::Command::new(tshark);
+    cmd.arg("-r").arg(pcap).args([
+        // Wireshark hands eCPRI IQ data to its O-RAN U-plane dissector, which would read
+        // the pattern payload as a section header (docs/pcap.md).
+        "--disable-protocol",
+        "oran_fh_cus",
+        "-o",
+        "sctp.checksum:crc32c",
+        "-o",
+        "udp.check_checksum:TRUE",
+        "-T",
+        "fields",
+        "-E",
+        "separator=\t",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=,",
+    ]);
+    for f in FIELDS {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let c: Vec<&str> = line.split('\t').collect();
+            assert_eq!(c.len(), FIELDS.len(), "{line}");
+            assert!(c[7].is_empty(), "malformed: {line}");
+            for sev in c[8].split(',').filter(|s| !s.is_empty()) {
+                let sev: u64 = sev.parse().unwrap();
+                assert!(sev < PI_ERROR, "expert error: {line}");
+            }
+            // ESP frames by SPI (0x10000000 + 2 * flow + direction), MACsec by its source,
+            // the du (node 0: 02:00:00:00:00:01) of flow fh (0).
+            let (owner, counter) = if !c[4].is_empty() {
+                // The outer SPI (an ESP in ESP would list two).
+                let spi = c[4].split(',').next().unwrap();
+                let spi = u64::from_str_radix(spi.trim_start_matches("0x"), 16).unwrap();
+                let k = (spi - 0x1000_0000) as usize;
+                let seq = c[5].split(',').next().unwrap().parse().unwrap();
+                ((k / 2, k % 2), seq)
+            } else {
+                assert_eq!(c[3], "02:00:00:00:00:01", "{line}");
+                ((0, 0), c[6].parse().unwrap())
+            };
+            Frame {
+                interface: c[0].to_string(),
+                time_ns: epoch_ns(c[1]),
+                len: c[2].parse().unwrap(),
+                owner,
+                counter,
+            }
+        })
+        .collect()
+}
+
+/// Runs oransim with `args`, which must succeed; its stdout and stderr.
+fn run_ok(args: &[&str]) -> (String, String) {
+    let out = oransim(args);
+    assert!(
+        out.status.success(),
+        "oransim {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The simulated time \[ns\] of a report's `*_ns` figure, rounded down as the capture's
+/// timestamps are (the report prints picoseconds / 1000 as a float).
+fn floor_ns(v: &serde_json::Value) -> u64 {
+    let ps = (v.as_f64().unwrap() * 1e3).round() as u64;
+    ps / 1000
+}
+
+#[test]
+fn delivered_frames_match_the_report() {
+    let Some(tshark) = tshark("pcap_run::delivered_frames_match_the_report") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-run");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let s = scenario.to_str().unwrap();
+    let pcap = dir.join("d.pcapng");
+    let p = pcap.to_str().unwrap();
+    let plain = run_ok(&["run", s, "--format", "json", "--no-wall-clock"]).0;
+    let (json_text, stderr) =
+        run_ok(&["run", s, "--format", "json", "--no-wall-clock", "--pcap", p]);
+    // The capture changes nothing in the report.
+    assert_eq!(json_text, plain);
+    // The flow without a stack is left out, and stderr says so, naming it.
+    assert!(
+        stderr.contains("1 flow(s) left out") && stderr.contains("\"plain\""),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+    let frames = dissect(&tshark, &pcap);
+    let mut by: BTreeMap<(usize, usize), Vec<&Frame>> = BTreeMap::new();
+    for f in &frames {
+        by.entry(f.owner).or_default().push(f);
+    }
+    // Where each flow direction's frames arrive: its last link.
+    let iface = |owner: (usize, usize)| match owner {
+        (0, 0) => "du<->ru",
+        (1, 0) => "sw<->ric",
+        (1, 1) => "gnb<->sw",
+        (3, 0) => "sw<->ric (ip)",
+        other => panic!("no frames expected of {other:?}"),
+    };
+    let mut checked = 0;
+    for (f, flow) in report["flows"].as_array().unwrap().iter().enumerate() {
+        for (d, dir) in [(0, flow), (1, &flow["reverse"])] {
+            let delivered = dir["packets_delivered"].as_u64().unwrap_or(0);
+            let got = by.get(&(f, d)).map(Vec::as_slice).unwrap_or(&[]);
+            if f == 2 {
+                assert!(got.is_empty(), "the flow without a stack is not captured");
+                continue;
+            }
+            assert_eq!(got.len() as u64, delivered, "flow {f} dir {d}: frames");
+            if delivered == 0 {
+                continue;
+            }
+            checked += 1;
+            assert!(got.iter().all(|g| g.interface == iface((f, d))));
+            let bytes: u64 = got.iter().map(|g| g.len).sum();
+            assert_eq!(bytes, dir["bytes_delivered"].as_u64().unwrap());
+            let (first, last) = (got[0].time_ns, got[got.len() - 1].time_ns);
+            assert_eq!(first, floor_ns(&dir["first_delivered_ns"]), "flow {f}");
+            assert_eq!(last, floor_ns(&dir["last_delivered_ns"]), "flow {f}");
+            // tshark's throughput over the flow's frames is the report's bytes over its
+            // delivery span, to the nanosecond rounding of the two timestamps.
+            let span_ns = dir["last_delivered_ns"].as_f64().unwrap()
+                - dir["first_delivered_ns"].as_f64().unwrap();
+            let model_bps = bytes as f64 * 8.0 / (span_ns * 1e-9);
+            let capture_bps = bytes as f64 * 8.0 / ((last - first) as f64 * 1e-9);
+            assert!(
+                (capture_bps / model_bps - 1.0).abs() < 2.0 / (last - first) as f64,
+                "flow {f}: {capture_bps} vs {model_bps}"
+            );
+            // Sequence numbers count the direction's packets from 1 (nothing lost here).
+            let counters: Vec<u64> = got.iter().map(|g| g.counter).collect();
+            assert_eq!(counters, (1..=delivered).collect::<Vec<_>>(), "flow {f}");
+        }
+    }
+    assert_eq!(checked, 4, "fh, e2 both ways and ipf were checked");
+    // In time order (tshark keeps the file's order).
+    assert!(frames.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+
+    // The same seed gives the same capture, byte for byte.
+    let again = dir.join("again.pcapng");
+    run_ok(&["run", s, "--pcap", again.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read(&pcap).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+}
+
+#[test]
+fn sent_point_limit_and_flow_choice() {
+    let Some(tshark) = tshark("pcap_run::sent_point_limit_and_flow_choice") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-run-sent");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let s = scenario.to_str().unwrap();
+    let pcap = dir.join("s.pcapng");
+    let p = pcap.to_str().unwrap();
+    // Sent, E2 only: every packet its ends created goes onto the first link of its route.
+    let (json_text, _) = run_ok(&[
+        "run",
+        s,
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--pcap",
+        p,
+        "--pcap-at",
+        "sent",
+        "--pcap-flow",
+        "e2",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+    let e2 = &report["flows"][1];
+    let frames = dissect(&tshark, &pcap);
+    let count = |d: usize| frames.iter().filter(|f| f.owner == (1, d)).count() as u64;
+    assert_eq!(count(0), e2["packets_sent"].as_u64().unwrap());
+    assert_eq!(count(1), e2["reverse"]["packets_sent"].as_u64().unwrap());
+    assert_eq!(count(0) + count(1), frames.len() as u64, "only e2");
+    for f in &frames {
+        let first_link = if f.owner.1 == 0 {
+            "gnb<->sw"
+        } else {
+            "sw<->ric"
+        };
+        assert_eq!(f.interface, first_link);
+    }
+
+    // The limit cuts the capture at exactly N frames; the run goes on (the same report) and
+    // stderr says where the capture was cut.
+    let cut = dir.join("cut.pcapng");
+    let (limited, stderr) = run_ok(&[
+        "run",
+        s,
+        "--format",
+        "json",
+        "--no-wall-clock",
+        "--pcap",
+        cut.to_str().unwrap(),
+        "--pcap-limit",
+        "17",
+    ]);
+    assert_eq!(dissect(&tshark, &cut).len(), 17);
+    assert!(stderr.contains("cut at 17 frames"), "{stderr}");
+    let full = run_ok(&["run", s, "--format", "json", "--no-wall-clock"]).0;
+    assert_eq!(limited, full);
+}
+
+#[test]
+fn refusals_name_the_flag_and_write_nothing() {
+    let dir = TempDir::new("pcap-run-refusals");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let s = scenario.to_str().unwrap();
+    let target = dir.join("x.pcapng");
+    let t = target.to_str().unwrap();
+    let refused = |args: &[&str], needles: &[&str]| {
+        let out = oransim(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: {err}");
+        }
+        assert!(!target.exists(), "{args:?} wrote the capture");
+    };
+    refused(
+        &["run", s, "--pcap", t, "--pcap-flow", "nope"],
+        &[
+            "--pcap-flow",
+            "\"nope\"",
+            "\"fh\", \"e2\", \"plain\", \"ipf\"",
+        ],
+    );
+    refused(
+        &["run", s, "--pcap", t, "--pcap-flow", "plain"],
+        &["--pcap-flow", "\"plain\"", "no protocol stack"],
+    );
+    refused(
+        &["run", s, "--pcap", t, "--pcap-limit", "0"],
+        &["--pcap-limit"],
+    );
+    refused(
+        &["run", s, "--pcap", t, "--pcap-limit", "ten"],
+        &["--pcap-limit"],
+    );
+    refused(
+        &["run", s, "--pcap", t, "--pcap-at", "both"],
+        &["--pcap-at"],
+    );
+    refused(&["run", s, "--pcap-flow", "fh"], &["--pcap"]);
+    refused(
+        &["run", "scenarios/mm1.toml", "--pcap", t],
+        &["--pcap", "no flow"],
+    );
+    // Not a regular file: a directory, a symbolic link, a FIFO.
+    let link = dir.join("link.pcapng");
+    std::os::unix::fs::symlink(dir.join("elsewhere"), &link).unwrap();
+    let fifo = dir.join("fifo.pcapng");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for bad in [
+        dir.to_str().unwrap(),
+        link.to_str().unwrap(),
+        fifo.to_str().unwrap(),
+    ] {
+        refused(&["run", s, "--pcap", bad], &["--pcap"]);
+    }
+    assert!(!dir.join("elsewhere").exists());
+}

@@ -1,0 +1,377 @@
+//! A run's packets as frames: an engine observer ([`Capture`]) that sees the packets of chosen
+//! flows on their first or last link ([`WirePoint`]) in the first replication, writes each as
+//! the bytes its flow's stack makes ([`protocols::Stack::emit`], through a
+//! [`protocols::template::Template`] per flow, direction and size, stamped with the packet's
+//! sequence number), and hands them to a [`FrameSink`] (the binary's pcapng file) up to a
+//! limit.
+//!
+//! What a frame holds: every header and trailer of the stack as `emit` writes them, around a
+//! payload of the fixed pattern `0, 1, 2, ..., 255, 0, 1, ...` whose length makes the frame as
+//! long as the engine's packet; ICVs are zero and nothing is encrypted; transport checksums
+//! are right. Addresses are the flow's end nodes' (node `i` is `02:00:00:hh:mm:ll`,
+//! `10.hh.mm.ll` and `fd00::hhmm:mmll` with `hhmmll` = `i + 1`, the same on every link of the
+//! route: no per-hop rewrite); UDP carrying ESP uses port 4500, other UDP and TCP port
+//! `49152 + flow % 16384`; TCP sequence numbers are the same in every frame of a flow (no
+//! byte stream is modelled). Each flow direction is one security association: SPI
+//! `0x10000000 + 2 * flow + direction` (modulo 2^28), MACsec SCI from the source address, and
+//! a sequence number (ESP sequence and counter IV, MACsec PN) counting that direction's packets
+//! from 1 as they are created, so a packet lost on the way leaves a gap in a delivered
+//! capture, as on a real wire.
+
+use std::collections::HashMap;
+
+use protocols::emit::Ids;
+use protocols::template::{Layout, Template};
+use protocols::{Layer, Stack};
+use sim_core::engine::{Observer, WireRecord};
+use sim_core::network::Direction;
+
+pub use sim_core::engine::WirePoint;
+
+use crate::Scenario;
+
+/// The default of [`Capture::new`]'s limit: a million frames (about 1.5 GB of 1500 B frames at
+/// most), so a run of 100,000 nodes does not fill a disk by accident.
+pub const DEFAULT_LIMIT: u64 = 1_000_000;
+
+/// Templates a capture keeps at most; past this it forgets them all and builds again as frames
+/// come (memory stays bounded whatever the number of flows and sizes).
+const MAX_TEMPLATES: usize = 1 << 16;
+
+/// Where the frames go: the binary's capture file.
+pub trait FrameSink {
+    /// One frame seen on link direction `link_direction` (`2i`: link `i` from `a` to `b`,
+    /// `2i + 1` back) at simulated time `time_ps` \[ps\]; `ethernet` says whether it starts with
+    /// an Ethernet header (else with an IPv4 or IPv6 header).
+    fn frame(
+        &mut self,
+        link_direction: u32,
+        ethernet: bool,
+        time_ps: u64,
+        bytes: &[u8],
+    ) -> std::io::Result<()>;
+}
+
+/// Why a flow's frames cannot be written: the flow has no stack (its sizes are bare packet
+/// sizes, or it is a trace or handshake source), or a layer of its stack is one
+/// [`protocols::Stack::emit`] does not write. The text names the flow and says which.
+pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
+    let name = &scenario.network.flows.get(flow)?.name;
+    why_not(scenario.stacks.get(flow)).map(|why| format!("flow \"{name}\"{why}"))
+}
+
+/// [`unwritable`] of every flow, in [`sim_core::network::Network::flows`] order; flows whose
+/// stacks read the same (the many gNBs of a generated scenario) are checked once.
+pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
+    let mut seen: HashMap<String, Option<String>> = HashMap::new();
+    scenario
+        .network
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(f, flow)| {
+            let st = scenario.stacks.get(f);
+            let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse)));
+            let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
+            why.map(|why| format!("flow \"{}\"{why}", flow.name))
+        })
+        .collect()
+}
+
+/// What [`unwritable`] says after the flow's name, for a flow with these stacks.
+fn why_not(stacks: Option<&crate::scenario::FlowStacks>) -> Option<String> {
+    const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
+                        trace or handshake source)";
+    let Some(st) = stacks else {
+        return Some(NONE.into());
+    };
+    let Some(forward) = &st.forward else {
+        return Some(NONE.into());
+    };
+    for s in std::iter::once(forward).chain(&st.reverse) {
+        // A stack some payload fits (a SACK carries none, a DATA chunk at least a byte).
+        let ids = ids(0, 0, 0, Direction::Forward);
+        let emit = |n: usize| s.emit(0, &vec![0; n], &ids, &mut Vec::new()).map(|_| ());
+        if let Err(e) = emit(1).or_else(|_| emit(0)) {
+            return Some(format!(", stack \"{s}\": {e}"));
+        }
+        if !matches!(
+            s.layers().first(),
+            Some(Layer::Eth(_) | Layer::Ipv4(_) | Layer::Ipv6(_))
+        ) {
+            return Some(format!(
+                ", stack \"{s}\": a capture's frames start with eth, ipv4 or ipv6"
+            ));
+        }
+    }
+    None
+}
+
+/// The identifiers of `flow`'s frames going `dir` between nodes `from` and `to` (the flow's
+/// first and last node) (see the module doc).
+fn ids(flow: usize, from: usize, to: usize, dir: Direction) -> Ids {
+    let (src, dst) = match dir {
+        Direction::Forward => (from, to),
+        Direction::Reverse => (to, from),
+    };
+    // Node i is address i + 1 in 24 bits (16.7 million nodes; beyond, addresses repeat).
+    let addr = |n: usize| -> [u8; 3] {
+        let a = (n as u32).wrapping_add(1).to_be_bytes();
+        [a[1], a[2], a[3]]
+    };
+    let mac = |n: usize| {
+        let a = addr(n);
+        [0x02, 0, 0, a[0], a[1], a[2]]
+    };
+    let ip = |n: usize| {
+        let a = addr(n);
+        [10, a[0], a[1], a[2]]
+    };
+    // Below 16384, so the sum fits a u16 (UDP carrying ESP takes 4500: emit's rule).
+    let port = 49152 + (flow % 16384) as u16;
+    let d = match dir {
+        Direction::Forward => 0u32,
+        Direction::Reverse => 1,
+    };
+    let ip6 = |n: usize| {
+        let mut a = [0u8; 16];
+        a[0] = 0xfd;
+        a[12..].copy_from_slice(&(n as u32).wrapping_add(1).to_be_bytes());
+        a
+    };
+    let src_mac = mac(src);
+    let mut sci = [0u8; 8];
+    sci[..6].copy_from_slice(&src_mac);
+    sci[7] = 1;
+    Ids {
+        dst_mac: mac(dst),
+        src_mac,
+        src_ip: ip(src),
+        dst_ip: ip(dst),
+        src_ip6: ip6(src),
+        dst_ip6: ip6(dst),
+        ttl: 64,
+        src_port: port,
+        dst_port: port,
+        spi: 0x1000_0000 | (((flow as u32) << 1 | d) & 0x0fff_ffff),
+        seq: 1,
+        sci: u64::from_be_bytes(sci),
+        ..Ids::default()
+    }
+}
+
+/// A payload length whose frame in `stack` is `size` bytes, if there is one (the smallest).
+fn payload_for(stack: &Stack, size: u32) -> Option<usize> {
+    let size = size as usize;
+    let (mut lo, mut hi) = (0usize, size);
+    // The smallest payload whose frame is at least `size`: wire_len grows with the payload.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match stack.wire_len(mid) {
+            Ok(n) if n >= size => hi = mid,
+            Ok(_) => lo = mid + 1,
+            Err(_) => hi = mid,
+        }
+    }
+    (stack.wire_len(lo).ok()? == size).then_some(lo)
+}
+
+/// What a capture did, for the binary to report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// Frames handed to the sink \[count\].
+    pub frames: u64,
+    /// Frames seen past the limit and left out \[count\].
+    pub cut: u64,
+    /// Packets seen whose size no payload of their stack makes (left out; none expected)
+    /// \[count\].
+    pub no_payload: u64,
+}
+
+/// The engine observer that writes the chosen flows' packets at one point of their route as
+/// frames into a [`FrameSink`], up to a limit of frames.
+pub struct Capture<'s, S: FrameSink> {
+    scenario: &'s Scenario,
+    sink: S,
+    point: WirePoint,
+    limit: u64,
+    /// Per flow: captured or not.
+    chosen: Vec<bool>,
+    /// Per flow and direction: the sequence number of its last packet created.
+    seq: Vec<[u64; 2]>,
+    /// Per packet slot: the sequence number of the packet in it.
+    slot_seq: Vec<u64>,
+    templates: HashMap<(u32, bool, u32), Option<Template>>,
+    /// Per flow, the index of its forward and reverse stack among the distinct stacks of the
+    /// chosen flows (`u32::MAX`: none).
+    groups: Vec<[u32; 2]>,
+    /// Where the counter lies, per distinct stack and frame size.
+    layouts: HashMap<(u32, u32), Option<Layout>>,
+    done: Captured,
+    error: Option<std::io::Error>,
+}
+
+impl<'s, S: FrameSink> Capture<'s, S> {
+    /// A capture of `flows` (indices; each must be writable: [`unwritable`]) of `scenario` at
+    /// `point`, at most `limit` frames, into `sink`.
+    pub fn new(
+        scenario: &'s Scenario,
+        flows: &[usize],
+        point: WirePoint,
+        limit: u64,
+        sink: S,
+    ) -> Capture<'s, S> {
+        let n = scenario.network.flows.len();
+        let mut chosen = vec![false; n];
+        let mut groups = vec![[u32::MAX; 2]; n];
+        let mut distinct: HashMap<String, u32> = HashMap::new();
+        for &f in flows {
+            if let Some(c) = chosen.get_mut(f) {
+                *c = true;
+            }
+            let Some(st) = scenario.stacks.get(f) else {
+                continue;
+            };
+            for (g, stack) in groups[f].iter_mut().zip([&st.forward, &st.reverse]) {
+                if let Some(stack) = stack {
+                    let next = distinct.len() as u32;
+                    *g = *distinct.entry(stack.to_string()).or_insert(next);
+                }
+            }
+        }
+        Capture {
+            scenario,
+            sink,
+            point,
+            limit,
+            chosen,
+            seq: vec![[0; 2]; n],
+            slot_seq: Vec::new(),
+            templates: HashMap::new(),
+            groups,
+            layouts: HashMap::new(),
+            done: Captured::default(),
+            error: None,
+        }
+    }
+
+    /// Ends the capture: the sink, and what was captured; the sink's first error if it failed
+    /// (nothing was written after it).
+    pub fn finish(self) -> Result<(S, Captured), std::io::Error> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok((self.sink, self.done)),
+        }
+    }
+
+    fn write(&mut self, r: &WireRecord) -> std::io::Result<()> {
+        let forward = r.direction == Direction::Forward;
+        let key = (r.flow as u32, forward, r.size);
+        let seq = self.slot_seq.get(r.packet as usize).copied().unwrap_or(1);
+        if !self.templates.contains_key(&key) {
+            if self.templates.len() >= MAX_TEMPLATES {
+                self.templates.clear();
+            }
+            let t = self.template(r.flow, r.direction, r.size, seq);
+            self.templates.insert(key, t);
+        }
+        let Some(Some(t)) = self.templates.get_mut(&key) else {
+            self.done.no_payload = self.done.no_payload.saturating_add(1);
+            return Ok(());
+        };
+        let ethernet = self
+            .scenario
+            .stacks
+            .get(r.flow)
+            .and_then(|s| s.forward.as_ref())
+            .is_some_and(Stack::has_ethernet);
+        self.sink
+            .frame(r.link_direction, ethernet, r.time_ps, t.stamp(seq))?;
+        self.done.frames = self.done.frames.saturating_add(1);
+        Ok(())
+    }
+
+    /// The frame of `flow`'s packets of `size` bytes going `dir`, holding counter `seq`.
+    fn template(&mut self, flow: usize, dir: Direction, size: u32, seq: u64) -> Option<Template> {
+        let st = self.scenario.stacks.get(flow)?;
+        let (stack, group) = match dir {
+            Direction::Forward => (st.forward.as_ref(), self.groups[flow][0]),
+            Direction::Reverse => (st.reverse.as_ref(), self.groups[flow][1]),
+        };
+        let stack = stack?;
+        let len = payload_for(stack, size)?;
+        let payload: Vec<u8> = (0..len).map(|i| i as u8).collect();
+        let path = &self.scenario.network.flows[flow].path;
+        let ids = Ids {
+            seq,
+            ..ids(flow, path[0], *path.last()?, dir)
+        };
+        if self.layouts.len() >= MAX_TEMPLATES {
+            self.layouts.clear();
+        }
+        let layout = self
+            .layouts
+            .entry((group, size))
+            .or_insert_with(|| Template::layout(stack, &payload, &ids).ok())
+            .as_ref()?;
+        Template::with_layout(stack, &payload, &ids, layout).ok()
+    }
+}
+
+impl<S: FrameSink> Observer for Capture<'_, S> {
+    const WIRE: bool = true;
+
+    fn on_created(&mut self, packet: u32, flow: usize, direction: Direction) {
+        if !self.chosen.get(flow).copied().unwrap_or(false) {
+            return;
+        }
+        let d = match direction {
+            Direction::Forward => 0,
+            Direction::Reverse => 1,
+        };
+        let seq = &mut self.seq[flow][d];
+        *seq = seq.saturating_add(1);
+        let slot = packet as usize;
+        if self.slot_seq.len() <= slot {
+            self.slot_seq.resize(slot.saturating_add(1), 0);
+        }
+        self.slot_seq[slot] = *seq;
+    }
+
+    fn on_wire(&mut self, r: &WireRecord) {
+        if r.point != self.point
+            || self.error.is_some()
+            || !self.chosen.get(r.flow).copied().unwrap_or(false)
+        {
+            return;
+        }
+        if self.done.frames >= self.limit {
+            self.done.cut = self.done.cut.saturating_add(1);
+            return;
+        }
+        if let Err(e) = self.write(r) {
+            self.error = Some(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::payload_for;
+    use protocols::Stack;
+
+    #[test]
+    fn payload_for_inverts_wire_len() {
+        let st: Stack = "eth/ipv4/esp-tunnel(aes128-cbc,hmac-sha1-96)/ipv4/udp"
+            .parse()
+            .unwrap();
+        for p in [0usize, 1, 15, 16, 100, 1400] {
+            let w = st.wire_len(p).unwrap() as u32;
+            let q = payload_for(&st, w).unwrap();
+            assert_eq!(st.wire_len(q).unwrap() as u32, w);
+        }
+        // CBC pads to 16 B: a size between two steps has no payload.
+        let w = st.wire_len(100).unwrap() as u32;
+        assert_eq!(payload_for(&st, w + 1), None);
+    }
+}
