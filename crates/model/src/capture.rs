@@ -64,6 +64,9 @@ pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
 /// stacks read the same (the many gNBs of a generated scenario) are checked once.
 pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
     let mut seen: HashMap<String, Option<String>> = HashMap::new();
+    // The previous flow's stacks and verdict: flows made from one template follow each other
+    // with equal stacks, compared by value without formatting them.
+    let mut last: Option<(&crate::scenario::FlowStacks, Option<String>)> = None;
     scenario
         .network
         .flows
@@ -71,8 +74,15 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
         .enumerate()
         .map(|(f, flow)| {
             let st = scenario.stacks.get(f);
-            let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse)));
-            let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
+            let why = match (st, &last) {
+                (Some(st), Some((prev, why))) if *prev == st => why.clone(),
+                _ => {
+                    let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse)));
+                    let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
+                    last = st.map(|st| (st, why.clone()));
+                    why
+                }
+            };
             why.map(|why| format!("flow \"{}\"{why}", flow.name))
         })
         .collect()
@@ -176,6 +186,14 @@ fn payload_for(stack: &Stack, size: u32) -> Option<usize> {
     (stack.wire_len(lo).ok()? == size).then_some(lo)
 }
 
+/// Grows `pattern` (byte i is i mod 256) to at least `len` bytes.
+fn extend_pattern(pattern: &mut Vec<u8>, len: usize) {
+    let from = pattern.len();
+    if len > from {
+        pattern.extend((from..len).map(|i| i as u8));
+    }
+}
+
 /// What a capture did, for the binary to report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Captured {
@@ -205,8 +223,11 @@ pub struct Capture<'s, S: FrameSink> {
     /// Per flow, the index of its forward and reverse stack among the distinct stacks of the
     /// chosen flows (`u32::MAX`: none).
     groups: Vec<[u32; 2]>,
-    /// Where the counter lies, per distinct stack and frame size.
-    layouts: HashMap<(u32, u32), Option<Layout>>,
+    /// Per distinct stack and frame size: the payload length that makes the frame and where
+    /// the counter lies (found once, not per flow).
+    layouts: HashMap<(u32, u32), Option<(usize, Layout)>>,
+    /// The payload pattern (byte i is i mod 256), as long as the longest payload so far.
+    pattern: Vec<u8>,
     done: Captured,
     error: Option<std::io::Error>,
 }
@@ -225,6 +246,9 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         let mut chosen = vec![false; n];
         let mut groups = vec![[u32::MAX; 2]; n];
         let mut distinct: HashMap<String, u32> = HashMap::new();
+        // The last stack looked up and its group: flows made from one template follow each
+        // other with equal stacks, compared by value without formatting them.
+        let mut last: [Option<(&Stack, u32)>; 2] = [None, None];
         for &f in flows {
             if let Some(c) = chosen.get_mut(f) {
                 *c = true;
@@ -232,10 +256,21 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             let Some(st) = scenario.stacks.get(f) else {
                 continue;
             };
-            for (g, stack) in groups[f].iter_mut().zip([&st.forward, &st.reverse]) {
+            for ((g, stack), last) in groups[f]
+                .iter_mut()
+                .zip([&st.forward, &st.reverse])
+                .zip(&mut last)
+            {
                 if let Some(stack) = stack {
-                    let next = distinct.len() as u32;
-                    *g = *distinct.entry(stack.to_string()).or_insert(next);
+                    *g = match last {
+                        Some((prev, g)) if *prev == stack => *g,
+                        _ => {
+                            let next = distinct.len() as u32;
+                            let g = *distinct.entry(stack.to_string()).or_insert(next);
+                            *last = Some((stack, g));
+                            g
+                        }
+                    };
                 }
             }
         }
@@ -250,6 +285,7 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             templates: HashMap::new(),
             groups,
             layouts: HashMap::new(),
+            pattern: Vec::new(),
             done: Captured::default(),
             error: None,
         }
@@ -299,8 +335,6 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             Direction::Reverse => (st.reverse.as_ref(), self.groups[flow][1]),
         };
         let stack = stack?;
-        let len = payload_for(stack, size)?;
-        let payload: Vec<u8> = (0..len).map(|i| i as u8).collect();
         let path = &self.scenario.network.flows[flow].path;
         let ids = Ids {
             seq,
@@ -309,12 +343,18 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         if self.layouts.len() >= MAX_TEMPLATES {
             self.layouts.clear();
         }
-        let layout = self
+        let pattern = &mut self.pattern;
+        let (len, layout) = self
             .layouts
             .entry((group, size))
-            .or_insert_with(|| Template::layout(stack, &payload, &ids).ok())
+            .or_insert_with(|| {
+                let len = payload_for(stack, size)?;
+                extend_pattern(pattern, len);
+                Some((len, Template::layout(stack, &pattern[..len], &ids).ok()?))
+            })
             .as_ref()?;
-        Template::with_layout(stack, &payload, &ids, layout).ok()
+        let payload = &self.pattern[..*len];
+        Template::with_layout(stack, payload, &ids, layout).ok()
     }
 }
 
