@@ -985,6 +985,53 @@ fn poisson_sources_have_no_arrival_at_time_zero() {
     assert_eq!(at_zero, 0, "packets created at time zero");
 }
 
+/// A source firing that creates nothing (at or after the stop time, past its count) is no
+/// event of the run: the run ends at its last real event. It ended at such a firing: a flow
+/// whose first firing lies past a 1 ms stop (offset 5 ms) made a run "simulate" 5 ms, and
+/// every utilisation was divided by those 5 ms.
+#[test]
+fn a_source_firing_that_creates_nothing_does_not_extend_the_run() {
+    let mut net = single_node(
+        Service::Deterministic { time_ps: 1_000_000 },
+        0.0,
+        None,
+        1,
+        0,
+    );
+    net.stop = Stop {
+        packets: None,
+        duration: Some(SimDuration::from_us(1_000)),
+    };
+    net.warmup = SimDuration::ZERO;
+    let template = net.flows[0].clone();
+    let periodic = |offset_us: u64| Source::Periodic {
+        period: SimDuration::from_us(100),
+        offset: SimDuration::from_us(offset_us),
+        frames: vec![100],
+        count: None,
+    };
+    net.flows = vec![
+        FlowConfig {
+            name: "on-time".into(),
+            source: periodic(0),
+            ..template.clone()
+        },
+        FlowConfig {
+            name: "late".into(),
+            source: periodic(5_000),
+            ..template
+        },
+    ];
+    let stats = run_replication(&net, 1, 0).unwrap();
+    assert_eq!(stats.flows[1].forward.sent, 0);
+    // Ten packets at 0, 100, ..., 900 us, each served in 1 us: the last event is at 901 us.
+    assert_eq!(stats.flows[0].forward.sent, 10);
+    assert_eq!(
+        stats.end_ps, 901_000_000,
+        "the run ends at its last real event"
+    );
+}
+
 /// Issue 26: the wire hooks see every packet of the four-hop network once at each point, on
 /// the first and the last link of its route, in time order, at the times the statistics give;
 /// the run's results are those of an unobserved run.

@@ -454,7 +454,12 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
             self.prefetch_ahead();
             match ev {
-                Event::Source(f) => self.fire_source(f as usize),
+                Event::Source(f) => {
+                    // A firing that creates nothing (past the stop) is not part of the run.
+                    if !self.fire_source(f as usize) {
+                        continue;
+                    }
+                }
                 Event::IoDone { node, pkt } => self.io_done(node, pkt),
                 Event::ServiceDone { node, pkt } => self.service_done(node, pkt),
                 Event::Depart(pkt) => self.after_node(pkt),

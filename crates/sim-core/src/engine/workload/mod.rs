@@ -106,9 +106,12 @@ impl<O: Observer> Engine<'_, O> {
     }
 
     /// Flow `f`'s source fires: it creates what it sends now and schedules its next firing.
-    pub(super) fn fire_source(&mut self, f: usize) {
+    /// Returns whether it did anything: a firing at or after the stop time, past its count or
+    /// past the run's packet limit creates nothing and schedules nothing, and is no event of
+    /// the run (it does not advance the run's end).
+    pub(super) fn fire_source(&mut self, f: usize) -> bool {
         if !self.may_generate() {
-            return;
+            return false;
         }
         let net = self.net;
         let source = &net.flows[f].source;
@@ -116,7 +119,7 @@ impl<O: Observer> Engine<'_, O> {
             .count()
             .is_some_and(|c| self.work.sources[f].generated >= c)
         {
-            return;
+            return false;
         }
         let next = match source {
             Source::Poisson {
@@ -139,6 +142,7 @@ impl<O: Observer> Engine<'_, O> {
         if let Some(gap) = next {
             self.schedule_in(gap, Event::Source(f as u32));
         }
+        true
     }
 
     /// Packet `p` was delivered (its slot already freed): the workload reacts.
