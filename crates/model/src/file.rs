@@ -27,7 +27,7 @@ use std::fmt;
 
 use protocols::Suite;
 use serde::de::{self, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// A quantity with a unit, still as text (`"10Gbps"`). A bare TOML number is refused at parse
 /// time with a message asking for a unit.
@@ -574,7 +574,8 @@ pub struct StatsFile {
 /// A node's cipher as files and reports spell it: a [`Suite`] name, or `"none"` for plaintext
 /// (`None`). Use as `#[serde(with = "model::file::suite_or_none")]`.
 pub mod suite_or_none {
-    use super::*;
+    use protocols::Suite;
+    use serde::{Deserialize, Deserializer, Serializer, de};
 
     /// The word for plaintext.
     pub const NONE: &str = "none";
@@ -612,7 +613,10 @@ pub mod suite_or_none {
 /// A profile service's optional `suite`: absent (`None`, the stacks' suite), or
 /// [`suite_or_none`]'s spelling (`Some`).
 pub mod suite_or_stack {
-    use super::*;
+    use protocols::Suite;
+    use serde::{Deserializer, Serializer};
+
+    use super::suite_or_none;
 
     /// Serialises `Some` with [`suite_or_none`]; `None` is skipped by the field.
     pub fn serialize<S: Serializer>(
