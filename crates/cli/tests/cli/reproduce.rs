@@ -20,6 +20,8 @@ const MISSED: &[(&str, &str)] = &[
     ("ofh_mtu", "000/fig14/speedup-9000-vs-1400"),
     ("ofh_load", "000/fig13/max-delay-off"),
     ("nfv_macsec", "lioy2022/table3/without-1g"),
+    // Lioy §III-C: more vCPUs would help; the model's bottleneck is the one-server I/O path.
+    ("nfv_macsec", "lioy2022/s3c/more-vcpus"),
     // IKE_AUTH: the handling term and this host's signature costs fall short by more than the
     // 95% interval of the published mean of 100 runs (rule `mean`).
     ("pq_ike_e2", "perera2026/ike-auth/x25519"),
@@ -72,9 +74,9 @@ const MISSED: &[(&str, &str)] = &[
 /// any. Issue 12 asked for at least half of the rows; issue 27's review moved fourteen rows out
 /// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
 /// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
-/// (000 §2.2's MACsec and TLS overheads): 46 of 111. The count is what the rule gives, not a
-/// bar to meet.
-const PREDICTIONS_AT_LEAST: usize = 46;
+/// (000 §2.2's MACsec and TLS overheads, Lioy §III-C's vCPUs): 47 of 112. The count is what
+/// the rule gives, not a bar to meet.
+const PREDICTIONS_AT_LEAST: usize = 47;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
