@@ -74,9 +74,9 @@ const MISSED: &[(&str, &str)] = &[
 /// any. Issue 12 asked for at least half of the rows; issue 27's review moved fourteen rows out
 /// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
 /// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
-/// (000 §2.2's MACsec and TLS overheads, Lioy §III-C's vCPUs): 47 of 112. The count is what
-/// the rule gives, not a bar to meet.
-const PREDICTIONS_AT_LEAST: usize = 47;
+/// (000 §2.2's MACsec and TLS overheads, §5.2's encryption-on latency, Lioy §III-C's vCPUs):
+/// 48 of 113. The count is what the rule gives, not a bar to meet.
+const PREDICTIONS_AT_LEAST: usize = 48;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
