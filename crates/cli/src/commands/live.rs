@@ -75,6 +75,17 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
           profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
+    /// Write the datagrams the RTT experiment's sockets really sent and received as a pcapng
+    /// capture (Wireshark, tshark): their bytes, IPv4 and UDP headers rebuilt from the socket
+    /// addresses, CLOCK_REALTIME timestamps in nanoseconds, one interface per socket. Recorded
+    /// in memory (a copy per datagram) and written after the experiments.
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<PathBuf>,
+    /// Most frames the capture holds; past it recording stops, the experiments go on and stderr
+    /// says where it was cut.
+    #[arg(long, value_name = "N", default_value_t = model::capture::DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..), requires = "pcap")]
+    pub pcap_limit: u64,
 }
 
 /// Runs `oransim live`.
@@ -125,6 +136,14 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     if args.experiment.as_deref().is_none_or(|e| e == "bulk") {
         live::bulk::check_sa_limits(&bulk_cfg)?;
     }
+    if let Some(path) = &args.pcap {
+        // Before the experiments, so a refused target wastes no run.
+        crate::output::check_writable(path).context("--pcap")?;
+    }
+    let mut capture = args
+        .pcap
+        .as_ref()
+        .map(|_| live::capture::Capture::new(args.pcap_limit));
     let transport = if args.transport == "veth" {
         Transport::veth().context("--transport veth")?
     } else {
@@ -160,12 +179,13 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     if let Some(h) = &host {
         json.insert("profile".into(), h.path.clone().into());
     }
-    for e in experiments {
+    for &e in &experiments {
         match e {
             "rtt" => {
                 let mut cfg = rtt_cfg.clone();
                 cfg.transport = transport.clone();
-                let run = live::rtt::run(&cfg).context("live RTT experiment")?;
+                let run = live::rtt::run_recorded(&cfg, capture.as_mut())
+                    .context("live RTT experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(predict::compare_rtt(h, &run).context("RTT prediction")?),
                     None => None,
@@ -237,6 +257,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if let (Some(path), Some(capture)) = (&args.pcap, &capture) {
+        write_capture(path, capture, args.pcap_limit, &experiments)?;
+    }
     let verdict = args.tolerance.map(|t| accuracy::judge(&rows, t));
     if let Some(v) = &verdict {
         json.insert("accuracy".into(), serde_json::to_value(v)?);
@@ -254,6 +277,101 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         }
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's socket
+/// and the server's, each holding what that socket sent and received; says on stderr what it
+/// wrote, where the limit cut it, and which experiments it does not record.
+fn write_capture(
+    path: &std::path::Path,
+    capture: &live::capture::Capture,
+    limit: u64,
+    experiments: &[&str],
+) -> anyhow::Result<()> {
+    use printer::pcap::{Interface, LinkType, Writer};
+    let cannot = || format!("--pcap: cannot write {}", path.display());
+    let file = crate::output::AtomicFile::create(path).context("--pcap")?;
+    let mut writer = Writer::new(file, &[]).with_context(cannot)?;
+    // Per stream and end: its interface and the IPv4 identification of its next frame.
+    let mut interfaces: Vec<[(u32, u16); 2]> = Vec::new();
+    for s in capture.streams() {
+        let mut ends = [(0, 0); 2];
+        for (i, (end, (own, _), peer)) in [
+            ("client", &s.client, s.server.0),
+            ("server", &s.server, s.client.0),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut interface = Interface::new(format!("{} {end}", s.name), LinkType::RawIp);
+            interface.description = Some(format!(
+                "the {end} socket {own} of `oransim live` (peer {peer}): the UDP datagrams it sent and received, IPv4 and UDP headers rebuilt from the addresses; decode with -d udp.port=={},{}",
+                s.server.0.port(),
+                s.dissector()
+            ));
+            ends[i].0 = writer.add_interface(&interface).with_context(cannot)?;
+        }
+        interfaces.push(ends);
+    }
+    let mut frame = Vec::new();
+    for f in capture.frames() {
+        let (interface, id) = &mut interfaces[f.stream][usize::from(f.at_server)];
+        live::capture::ipv4_udp(f.addrs.0, f.addrs.1, *id, f.datagram, &mut frame).with_context(
+            || {
+                format!(
+                    "--pcap: a datagram of {} bytes between {} and {} has no IPv4 packet",
+                    f.datagram.len(),
+                    f.addrs.0,
+                    f.addrs.1
+                )
+            },
+        )?;
+        *id = id.wrapping_add(1);
+        writer
+            .packet(*interface, f.time_ns, &frame, frame.len())
+            .with_context(cannot)?;
+    }
+    let frames = writer.frames();
+    let finished = writer.finish().with_context(cannot)?;
+    finished.finish(Ok(())).context("--pcap")?;
+    eprintln!(
+        "oransim: wrote {} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them)",
+        path.display(),
+        if frames == 1 { "" } else { "s" },
+        capture.streams().len()
+    );
+    if capture.cut() > 0 {
+        eprintln!(
+            "note: --pcap: the capture was cut at {frames} frames (--pcap-limit {limit}): {} more datagrams were left out; the experiments went on",
+            capture.cut()
+        );
+    }
+    let mut decode: Vec<String> = Vec::new();
+    for s in capture.streams() {
+        let d = format!("-d udp.port=={},{}", s.server.0.port(), s.dissector());
+        if s.dissector() != "data" && !decode.contains(&d) {
+            decode.push(d);
+        }
+    }
+    if !decode.is_empty() {
+        eprintln!(
+            "note: --pcap: the streams' ports are ephemeral; tell Wireshark what their datagrams are: tshark -r {} {}",
+            path.display(),
+            decode.join(" ")
+        );
+    }
+    let unrecorded: Vec<&str> = experiments
+        .iter()
+        .copied()
+        .filter(|e| *e != "rtt")
+        .collect();
+    if !unrecorded.is_empty() {
+        eprintln!(
+            "note: --pcap: the {} experiment(s) are not recorded (only rtt is)",
+            unrecorded.join(" and ")
+        );
+    }
+    Ok(())
 }
 
 /// Names on stderr the rows that missed the tolerance (or says nothing was compared).
