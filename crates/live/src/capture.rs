@@ -19,6 +19,8 @@
 use std::net::SocketAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use protocols::wire::checksum;
+
 use crate::Protection;
 
 /// Whether a datagram left or arrived at the socket whose recorder holds it.
@@ -47,25 +49,47 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// The datagrams one socket sent and received, in a buffer allocated once.
+/// The datagrams one socket sent and received, in a buffer allocated and written once before
+/// the stream starts (so that recording takes no page fault: measured, the first write to a
+/// fresh page cost more than the copy).
 #[derive(Debug, Default)]
 pub struct Recorder {
+    /// `room` slots, the first `len` in use.
     records: Vec<Record>,
+    len: usize,
+    /// `byte_room` bytes, the first `used` in use.
     bytes: Vec<u8>,
+    used: usize,
     /// Most datagrams it records \[count\].
     room: usize,
-    /// Datagrams left out: past `room` or the bytes' capacity.
+    /// Most bytes it records \[bytes\].
+    byte_room: usize,
+    /// Datagrams left out: past `room` or `byte_room`.
     cut: u64,
 }
 
 impl Recorder {
     /// A recorder holding at most `frames` datagrams of at most `bytes` bytes in all,
-    /// allocated now.
+    /// allocated and touched now.
     pub fn with_capacity(frames: usize, bytes: usize) -> Recorder {
+        let empty = Record {
+            time_ns: 0,
+            direction: Direction::Sent,
+            start: 0,
+            len: 0,
+        };
         Recorder {
-            records: Vec::with_capacity(frames),
-            bytes: Vec::with_capacity(bytes),
+            records: vec![empty; frames],
+            len: 0,
+            // Written, not only reserved: `vec![0; n]` maps zero pages lazily.
+            bytes: {
+                let mut b = Vec::with_capacity(bytes);
+                b.resize(bytes, 1);
+                b
+            },
+            used: 0,
             room: frames,
+            byte_room: bytes,
             cut: 0,
         }
     }
@@ -74,28 +98,35 @@ impl Recorder {
     /// it is counted as left out instead. Never allocates.
     #[inline]
     pub fn record(&mut self, time_ns: u64, direction: Direction, data: &[u8]) {
-        let start = self.bytes.len();
-        if self.records.len() == self.room || self.bytes.capacity() - start < data.len() {
+        let start = self.used;
+        if self.len == self.room || self.byte_room - start < data.len() {
             self.cut += 1;
             return;
         }
-        self.bytes.extend_from_slice(data);
-        self.records.push(Record {
+        self.bytes[start..start + data.len()].copy_from_slice(data);
+        self.used += data.len();
+        self.records[self.len] = Record {
             time_ns,
             direction,
             start,
             len: data.len(),
-        });
+        };
+        self.len += 1;
     }
 
     /// Datagrams recorded \[count\].
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.len
     }
 
     /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len == 0
+    }
+
+    /// The datagrams recorded.
+    fn records(&self) -> &[Record] {
+        &self.records[..self.len]
     }
 
     /// Datagrams left out because the buffer was full \[count\].
@@ -151,11 +182,17 @@ pub struct Frame<'a> {
     pub addrs: (SocketAddr, SocketAddr),
 }
 
-/// The datagrams of a run's streams, up to a frame limit.
+/// Most bytes of datagrams a capture holds in memory \[bytes\] (256 MiB), whatever its frame
+/// limit: the buffers are allocated before each stream, so this bounds what recording takes.
+pub const MAX_BYTES: usize = 256 << 20;
+
+/// The datagrams of a run's streams, up to a frame limit and [`MAX_BYTES`].
 #[derive(Debug)]
 pub struct Capture {
     limit: u64,
     taken: u64,
+    /// Bytes reserved by the recorders handed out \[bytes\].
+    bytes_taken: usize,
     streams: Vec<Stream>,
 }
 
@@ -165,6 +202,7 @@ impl Capture {
         Capture {
             limit,
             taken: 0,
+            bytes_taken: 0,
             streams: Vec::new(),
         }
     }
@@ -181,20 +219,32 @@ impl Capture {
     /// whole, then the client's end of the stream it was cut in before its server's.
     pub fn recorders(&mut self, frames: u64, max_len: usize) -> (Recorder, Recorder) {
         let mut take = || {
-            let n = frames.min(self.limit - self.taken);
-            self.taken += n;
-            let n = usize::try_from(n).unwrap_or(usize::MAX);
-            Recorder::with_capacity(n, n.saturating_mul(max_len))
+            let (n, bytes) = self.reserve(frames, max_len);
+            Recorder::with_capacity(n, bytes)
         };
         let client = take();
         let server = take();
         (client, server)
     }
 
-    /// Adds a finished stream; the unused room of its recorders goes back to the limit.
+    /// Reserves room for up to `frames` datagrams of at most `max_len` bytes within what the
+    /// frame limit and [`MAX_BYTES`] leave: the frames and bytes granted.
+    fn reserve(&mut self, frames: u64, max_len: usize) -> (usize, usize) {
+        let n = usize::try_from(frames.min(self.limit - self.taken)).unwrap_or(usize::MAX);
+        let bytes = n.saturating_mul(max_len).min(MAX_BYTES - self.bytes_taken);
+        // No more records than the bytes hold (a zero-length datagram takes no byte).
+        let n = bytes.checked_div(max_len).map_or(n, |fit| n.min(fit));
+        self.taken += n as u64;
+        self.bytes_taken += bytes;
+        (n, bytes)
+    }
+
+    /// Adds a finished stream; the unused room of its recorders goes back to the limits.
     pub fn push(&mut self, stream: Stream) {
-        let unused = |r: &Recorder| (r.room - r.records.len()) as u64;
-        self.taken -= unused(&stream.client.1) + unused(&stream.server.1);
+        for r in [&stream.client.1, &stream.server.1] {
+            self.taken -= (r.room - r.len) as u64;
+            self.bytes_taken -= r.byte_room - r.used;
+        }
         self.streams.push(stream);
     }
 
@@ -234,7 +284,7 @@ impl Capture {
                 (false, &s.client, s.server.0),
                 (true, &s.server, s.client.0),
             ] {
-                for r in &rec.records {
+                for r in rec.records() {
                     out.push(Frame {
                         stream: i,
                         at_server,
@@ -291,14 +341,11 @@ pub fn ipv4_udp(
     out.extend_from_slice(&udp_len.to_be_bytes());
     out.extend_from_slice(&[0, 0]);
     out.extend_from_slice(datagram);
-    // The pseudo-header (source, destination, zero, protocol, UDP length), then the segment.
-    let mut pseudo = Vec::with_capacity(12 + usize::from(udp_len));
-    pseudo.extend_from_slice(&s.ip().octets());
-    pseudo.extend_from_slice(&d.ip().octets());
-    pseudo.extend_from_slice(&[0, 17]);
-    pseudo.extend_from_slice(&udp_len.to_be_bytes());
-    pseudo.extend_from_slice(&out[IPV4_HEADER..]);
-    let sum = match protocols::wire::ipv4::checksum(&pseudo) {
+    let sum = match checksum::transport(
+        checksum::Pseudo::V4(s.ip().octets(), d.ip().octets()),
+        17,
+        &out[IPV4_HEADER..],
+    ) {
         0 => 0xffff, // RFC 768: a computed zero is sent as all ones
         x => x,
     };
@@ -338,6 +385,16 @@ mod tests {
         // Nothing left for the next stream.
         let (c, s) = cap.recorders(4, 10);
         assert_eq!((c.room, s.room), (0, 0));
+    }
+
+    /// Whatever the frame limit, the buffers handed out hold at most `MAX_BYTES`.
+    #[test]
+    fn the_memory_bound_holds_at_any_frame_limit() {
+        let mut cap = Capture::new(u64::MAX);
+        let (n, bytes) = cap.reserve(4_000_000, 9000);
+        assert_eq!(n, MAX_BYTES / 9000);
+        assert!(bytes <= MAX_BYTES);
+        assert_eq!(cap.reserve(4_000_000, 9000), (0, 0));
     }
 
     #[test]

@@ -342,7 +342,8 @@ fn write_capture(
     );
     if capture.cut() > 0 {
         eprintln!(
-            "note: --pcap: the capture was cut at {frames} frames (--pcap-limit {limit}): {} more datagrams were left out; the experiments went on",
+            "note: --pcap: the capture was cut at {frames} frames (--pcap-limit {limit}, or the {} MiB it may hold in memory): {} more datagrams were left out; the experiments went on",
+            live::capture::MAX_BYTES >> 20,
             capture.cut()
         );
     }

@@ -276,7 +276,7 @@ fn live_pcap_limit_cuts_at_exactly_n() {
         frames.iter().map(|f| &f.interface).collect::<Vec<_>>()
     );
     assert!(
-        stderr.contains("cut at 45 frames (--pcap-limit 45)"),
+        stderr.contains("cut at 45 frames (--pcap-limit 45,"),
         "{stderr}"
     );
     assert_eq!(json["rtt"]["points"].as_array().unwrap().len(), 2);
