@@ -1,4 +1,6 @@
-//! Recording the datagrams an experiment really sent and received (`oransim live --pcap`).
+//! Recording the datagrams an experiment really sent and received (`oransim live --pcap`): the
+//! RTT experiment ([`crate::rtt::run_recorded`]) and the throughput experiment
+//! ([`crate::throughput::run_recorded`]); bulk is not recorded.
 //!
 //! While an experiment runs, each socket's thread has a [`Recorder`]: a buffer preallocated
 //! before the stream starts, into which each datagram the socket sent or received is copied
@@ -210,6 +212,15 @@ impl Capture {
     /// The most frames the capture holds.
     pub fn limit(&self) -> u64 {
         self.limit
+    }
+
+    /// Datagrams of `len` bytes the frame limit and [`MAX_BYTES`] leave for the streams to
+    /// come \[count\].
+    pub fn room(&self, len: usize) -> u64 {
+        let bytes = (MAX_BYTES - self.bytes_taken)
+            .checked_div(len)
+            .map_or(u64::MAX, |n| n as u64);
+        (self.limit - self.taken).min(bytes)
     }
 
     /// Two recorders for a stream expected to record up to `frames` datagrams at each end, each

@@ -75,7 +75,7 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
           profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
-    /// Write the datagrams the RTT experiment's sockets really sent and received as a pcapng
+    /// Write the datagrams the RTT and throughput experiments' sockets really sent and received as a pcapng
     /// capture (Wireshark, tshark): their bytes, IPv4 and UDP headers rebuilt from the socket
     /// addresses, CLOCK_REALTIME timestamps in nanoseconds, one interface per socket. Recorded
     /// in memory (a copy per datagram) and written after the experiments.
@@ -218,7 +218,8 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     cfg.duration = Duration::from_millis(ms);
                 }
                 cfg.transport = transport.clone();
-                let pts = live::throughput::run(&cfg).context("live throughput experiment")?;
+                let pts = live::throughput::run_recorded(&cfg, capture.as_mut())
+                    .context("live throughput experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
                         predict::compare_throughput(h, &pts).context("throughput prediction")?,
@@ -279,9 +280,10 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's socket
-/// and the server's, each holding what that socket sent and received; says on stderr what it
-/// wrote, where the limit cut it, and which experiments it does not record.
+/// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's
+/// (pinger's, sender's) socket and the server's (echo's, receiver's), each holding what that
+/// socket sent and received; says on stderr what it wrote, where the limit cut it, and that
+/// bulk is not recorded.
 fn write_capture(
     path: &std::path::Path,
     capture: &live::capture::Capture,
@@ -361,16 +363,8 @@ fn write_capture(
             decode.join(" ")
         );
     }
-    let unrecorded: Vec<&str> = experiments
-        .iter()
-        .copied()
-        .filter(|e| *e != "rtt")
-        .collect();
-    if !unrecorded.is_empty() {
-        eprintln!(
-            "note: --pcap: the {} experiment(s) are not recorded (only rtt is)",
-            unrecorded.join(" and ")
-        );
+    if experiments.contains(&"bulk") {
+        eprintln!("note: --pcap: the bulk experiment is not recorded (rtt and throughput are)");
     }
     Ok(())
 }

@@ -281,3 +281,75 @@ fn live_pcap_limit_cuts_at_exactly_n() {
     );
     assert_eq!(json["rtt"]["points"].as_array().unwrap().len(), 2);
 }
+
+/// The throughput experiment's capture: per point, the sender's interface holds exactly the
+/// datagrams live reports it sent, the receiver's exactly those it delivered (on loopback, all),
+/// at the IP length its JSON reports.
+#[test]
+fn live_throughput_capture_holds_what_was_sent_and_delivered() {
+    let Some(tshark) = tshark("live_throughput_capture_holds_what_was_sent_and_delivered") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-live-tput");
+    let pcap = dir.join("tput.pcapng");
+    let args = [
+        "live",
+        "--experiment",
+        "throughput",
+        "--quick",
+        "--protection",
+        "plain,esp-gcm",
+        "--duration-ms",
+        "5",
+        "--format",
+        "json",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ];
+    let t0 = now_ns();
+    let out = oransim(&args);
+    let t1 = now_ns();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frames = dissect(&tshark, &pcap);
+    let mut by_iface: BTreeMap<&str, Vec<&Frame>> = BTreeMap::new();
+    for f in &frames {
+        by_iface.entry(&f.interface).or_default().push(f);
+    }
+    let mut total = 0;
+    for p in json["throughput"].as_array().unwrap() {
+        let rate = match p["offered_bps"].as_f64() {
+            Some(r) => format!("{} Mbps", r / 1e6),
+            None => "back to back".into(),
+        };
+        let name = format!(
+            "throughput {} {}B {rate}",
+            p["protection"].as_str().unwrap(),
+            p["payload"]
+        );
+        let sent = p["sent"].as_u64().unwrap();
+        let delivered = p["delivered"].as_u64().unwrap();
+        let tx = by_iface
+            .get(format!("{name} client").as_str())
+            .map_or(0, |v| v.len());
+        let rx = by_iface
+            .get(format!("{name} server").as_str())
+            .map_or(0, |v| v.len());
+        // The receiver records every datagram it received, delivered or refused: on loopback
+        // none is refused.
+        assert_eq!((tx as u64, rx as u64), (sent, delivered), "{name}");
+        for f in by_iface.values().flatten() {
+            assert!((t0..=t1).contains(&f.time_ns));
+        }
+        for f in by_iface[format!("{name} client").as_str()].iter() {
+            assert_eq!(f.ip_len, p["ip_len"].as_u64().unwrap(), "{name}");
+            assert_eq!(f.esp, name.contains(" esp-"), "{name}");
+        }
+        total += sent + delivered;
+    }
+    assert_eq!(frames.len() as u64, total);
+}
