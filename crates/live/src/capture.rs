@@ -145,6 +145,10 @@ pub struct Stream {
     pub name: String,
     /// What its datagrams carry.
     pub protection: Protection,
+    /// Its security associations: the seed each was made from
+    /// ([`crate::security_association`]) and whether the client seals with it (else the
+    /// server does).
+    pub sas: Vec<(u64, bool)>,
     /// The client's (pinger's, sender's) socket address and recorder.
     pub client: (SocketAddr, Recorder),
     /// The server's (echo's, receiver's) socket address and recorder.
@@ -384,6 +388,7 @@ mod tests {
         cap.push(Stream {
             name: "x".into(),
             protection: Protection::Plain,
+            sas: Vec::new(),
             client: (a, c),
             server: (b, s),
         });

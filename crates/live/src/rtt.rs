@@ -203,6 +203,17 @@ impl RttRun {
 
 const SEED: u64 = 0x0e5_0001;
 
+/// The seed of `protection`'s client-to-server SA (the reply's is the next): [`SEED`] apart per
+/// protection, so that two protections' SAs never share an SPI (a capture's ESP SA table tells
+/// Wireshark the keys by SPI and addresses).
+fn seed(protection: Protection) -> u64 {
+    let i = Protection::ALL
+        .iter()
+        .position(|&p| p == protection)
+        .unwrap_or(0);
+    SEED + 2 * i as u64
+}
+
 /// What a polling thread does when its socket has nothing: spin when the two ends have a CPU
 /// each; yield when they share one, or the other end would wait for the scheduler's time slice
 /// (8 ms round trips on one CPU, measured).
@@ -417,8 +428,8 @@ fn stream(
                 || -> Result<(OpenStats, Option<Recorder>), LiveError> {
                     pin(1);
                     let mut rec = server_rec.take();
-                    let (_, mut opener) = security_association(protection, SEED)?;
-                    let (mut sealer, _) = security_association(protection, SEED + 1)?;
+                    let (_, mut opener) = security_association(protection, seed(protection))?;
+                    let (mut sealer, _) = security_association(protection, seed(protection) + 1)?;
                     let reference = net::pattern(payload);
                     let mut buf = vec![0u8; MAX_DATAGRAM];
                     let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -495,6 +506,7 @@ fn stream(
             c.push(Stream {
                 name: format!("rtt {protection} {payload}B"),
                 protection,
+                sas: vec![(seed(protection), true), (seed(protection) + 1, false)],
                 client: (client_addr, cr),
                 server: (server_addr, sr),
             });
@@ -517,8 +529,8 @@ fn client(
     mut rec: Option<&mut Recorder>,
 ) -> Result<Option<RttPoint>, LiveError> {
     net::connect(sock, server, &cfg.transport)?;
-    let (mut sealer, _) = security_association(protection, SEED)?;
-    let (_, mut opener) = security_association(protection, SEED + 1)?;
+    let (mut sealer, _) = security_association(protection, seed(protection))?;
+    let (_, mut opener) = security_association(protection, seed(protection) + 1)?;
     let reference = net::pattern(size);
     let mut payload = reference.clone();
     let mut out = Vec::with_capacity(MAX_DATAGRAM);

@@ -377,6 +377,7 @@ fn point(
         c.push(Stream {
             name: format!("throughput {protection} {payload}B {rate}"),
             protection,
+            sas: vec![(seed, true)],
             client: (tx_addr, t),
             server: (rx_addr, r),
         });

@@ -139,6 +139,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.pcap {
         // Before the experiments, so a refused target wastes no run.
         crate::output::check_writable(path).context("--pcap")?;
+        crate::output::refuse_non_regular(&esp_sa_path(path)).context("--pcap")?;
     }
     let mut capture = args
         .pcap
@@ -335,12 +336,38 @@ fn write_capture(
     }
     let frames = writer.frames();
     let finished = writer.finish().with_context(cannot)?;
+    let sa_path = esp_sa_path(path);
+    let sa = esp_sa(capture);
+    // The capture and its SA table together; a table an earlier capture left is removed.
     finished.finish(Ok(())).context("--pcap")?;
+    match &sa {
+        Some(rows) => crate::output::write_atomic(&sa_path, rows.as_bytes()).context("--pcap")?,
+        None => {
+            if std::fs::symlink_metadata(&sa_path).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&sa_path)
+                    .with_context(|| format!("--pcap: cannot remove {}", sa_path.display()))?;
+                eprintln!(
+                    "oransim: removed {} (an earlier capture's; this one has no ESP)",
+                    sa_path.display()
+                );
+            }
+        }
+    }
     eprintln!(
-        "oransim: wrote {} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them)",
+        "oransim: wrote {}{} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them{})",
         path.display(),
+        if sa.is_some() {
+            format!(", {}", sa_path.display())
+        } else {
+            String::new()
+        },
         if frames == 1 { "" } else { "s" },
-        capture.streams().len()
+        capture.streams().len(),
+        if sa.is_some() {
+            "; ESP keys: this run's fixed test keys"
+        } else {
+            ""
+        }
     );
     if capture.cut() > 0 {
         eprintln!(
@@ -367,6 +394,60 @@ fn write_capture(
         eprintln!("note: --pcap: the bulk experiment is not recorded (rtt and throughput are)");
     }
     Ok(())
+}
+
+/// `FILE.esp_sa` beside the capture `FILE`.
+fn esp_sa_path(path: &std::path::Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".esp_sa");
+    PathBuf::from(p)
+}
+
+/// Wireshark's ESP SA table (the `esp_sa` UAT: protocol, source, destination, SPI, encryption
+/// algorithm and key, authentication algorithm and key) of the capture's ESP streams, one row
+/// per SA and direction; `None` when no stream is ESP.
+fn esp_sa(capture: &live::capture::Capture) -> Option<String> {
+    let hex = |b: &[u8]| {
+        let mut s = String::from("0x");
+        for x in b {
+            s.push_str(&format!("{x:02x}"));
+        }
+        s
+    };
+    let mut rows: Vec<String> = Vec::new();
+    for s in capture.streams() {
+        for &(seed, client_seals) in &s.sas {
+            let Some(k) = live::protect::esp_sa_keys(s.protection, seed) else {
+                continue;
+            };
+            let (src, dst) = if client_seals {
+                (s.client.0.ip(), s.server.0.ip())
+            } else {
+                (s.server.0.ip(), s.client.0.ip())
+            };
+            let auth_key = if k.authentication_key.is_empty() {
+                String::new()
+            } else {
+                hex(&k.authentication_key)
+            };
+            let row = format!(
+                "\"IPv4\",\"{src}\",\"{dst}\",\"{:#010x}\",\"{}\",\"{}\",\"{}\",\"{auth_key}\"\n",
+                k.spi,
+                k.encryption,
+                hex(&k.encryption_key),
+                k.authentication
+            );
+            if !rows.contains(&row) {
+                rows.push(row);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| {
+        format!(
+            "# Wireshark ESP SA table (esp_sa) of an `oransim live --pcap` capture: this run's fixed test keys, protecting nothing\n{}",
+            rows.concat()
+        )
+    })
 }
 
 /// Names on stderr the rows that missed the tolerance (or says nothing was compared).

@@ -4,8 +4,10 @@
 //! frames are those live reports it sent and received (each ping and reply seen by both ends),
 //! their IP and UDP lengths are the datagram lengths `live --format json` reports, the rebuilt
 //! IPv4 and UDP checksums are right, nothing is malformed and no expert error is raised, and the
-//! timestamps are non-decreasing per socket and within the run's wall-clock window. Also: the
-//! frame limit cuts at exactly N. No test asserts a time.
+//! timestamps are non-decreasing per socket and within the run's wall-clock window, and every
+//! ESP frame decrypts with the SA table written beside the capture, the payload inside. Also:
+//! the frame limit cuts at exactly N, and the throughput experiment's capture. No test asserts
+//! a time.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -256,6 +258,61 @@ fn live_rtt_capture_holds_what_the_sockets_sent_and_received() {
     assert!(stderr.contains(&format!("({total} frames")), "{stderr}");
     // The note tells how to decode the ESP stream's port.
     assert!(stderr.contains(",udpencap"), "{stderr}");
+    // Every ESP frame decrypts with the SA table written beside the capture, the ping's
+    // pattern inside (`live::net::pattern` after the 8-byte id).
+    let decrypted = decrypt(&tshark, &dir.join("live.pcapng"));
+    let pattern: String = (8..64usize)
+        .map(|i| format!("{:02x}", (i * 131 + 7) as u8))
+        .collect();
+    let esp = frames.iter().filter(|f| f.esp).count();
+    assert_eq!(decrypted.len(), esp);
+    assert!(esp > 0);
+    for d in &decrypted {
+        assert!(d.contains(&pattern), "{d}");
+    }
+}
+
+/// The decrypted ESP payloads of `pcap` (hex), with `FILE.esp_sa` as Wireshark's SA table
+/// (its configuration directory: a scratch one holding only that file).
+fn decrypt(tshark: &Path, pcap: &Path) -> Vec<String> {
+    let config = TempDir::new("pcap-live-wireshark");
+    let mut sa = pcap.as_os_str().to_owned();
+    sa.push(".esp_sa");
+    std::fs::copy(&sa, config.join("esp_sa")).expect("the ESP SA table beside the capture");
+    let mut cmd = std::process::Command::new(tshark);
+    cmd.env("WIRESHARK_CONFIG_DIR", &*config);
+    for (stream, port) in server_ports(tshark, pcap) {
+        if stream.contains(" esp-") {
+            cmd.arg("-d").arg(format!("udp.port=={port},udpencap"));
+        }
+    }
+    let out = cmd
+        .arg("-r")
+        .arg(pcap)
+        .args([
+            "-o",
+            "esp.enable_encryption_decode:TRUE",
+            "-o",
+            "esp.enable_authentication_check:TRUE",
+            "-Y",
+            "esp",
+            "-T",
+            "fields",
+            "-e",
+            "esp.decrypted_data",
+        ])
+        .output()
+        .expect("run tshark");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 /// `--pcap-limit N` keeps exactly N frames and says on stderr where it cut; the experiment's
