@@ -1,6 +1,6 @@
-//! Recording the datagrams an experiment really sent and received (`oransim live --pcap`): the
-//! RTT experiment ([`crate::rtt::run_recorded`]) and the throughput experiment
-//! ([`crate::throughput::run_recorded`]); bulk is not recorded.
+//! Recording the datagrams an experiment really sent and received (`oransim live --pcap`):
+//! [`crate::rtt::run_recorded`], [`crate::throughput::run_recorded`],
+//! [`crate::bulk::run_recorded`].
 //!
 //! While an experiment runs, each socket's thread has a [`Recorder`]: a buffer preallocated
 //! before the stream starts, into which each datagram the socket sent or received is copied

@@ -318,23 +318,7 @@ fn point(
                             }
                             net::fill_payload(&mut payload_buf, sent + 1);
                             sealer.seal(&payload_buf, &mut out)?;
-                            match &mut tx_rec {
-                                None => net::send(&sock, &out).await?,
-                                Some(r) => {
-                                    let t = capture::now_ns();
-                                    // Recorded only when the kernel took it (`net::send` also
-                                    // passes over a refusal).
-                                    match sock.send(&out).await {
-                                        Ok(_) => r.record(t, Direction::Sent, &out),
-                                        Err(e)
-                                            if e.kind()
-                                                == std::io::ErrorKind::ConnectionRefused => {}
-                                        Err(e) => {
-                                            return Err(LiveError::io("sending on loopback", e));
-                                        }
-                                    }
-                                }
-                            }
+                            net::send_recorded(&sock, &out, tx_rec.as_mut()).await?;
                             sent += 1;
                             if sent.is_multiple_of(64) && start.elapsed() >= duration {
                                 break;

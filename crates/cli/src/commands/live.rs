@@ -75,7 +75,7 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
           profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
-    /// Write the datagrams the RTT and throughput experiments' sockets really sent and received as a pcapng
+    /// Write the datagrams the experiments' sockets really sent and received as a pcapng
     /// capture (Wireshark, tshark): their bytes, IPv4 and UDP headers rebuilt from the socket
     /// addresses, CLOCK_REALTIME timestamps in nanoseconds, one interface per socket. Recorded
     /// in memory (a copy per datagram) and written after the experiments.
@@ -180,7 +180,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     if let Some(h) = &host {
         json.insert("profile".into(), h.path.clone().into());
     }
-    for &e in &experiments {
+    for e in experiments {
         match e {
             "rtt" => {
                 let mut cfg = rtt_cfg.clone();
@@ -243,7 +243,8 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             _ => {
                 let mut cfg = bulk_cfg.clone();
                 cfg.transport = transport.clone();
-                let pts = live::bulk::run(&cfg).context("live bulk experiment")?;
+                let pts = live::bulk::run_recorded(&cfg, capture.as_mut())
+                    .context("live bulk experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
                         predict::compare_bulk(h, &pts, cfg.window).context("bulk prediction")?,
@@ -260,7 +261,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let (Some(path), Some(capture)) = (&args.pcap, &capture) {
-        write_capture(path, capture, args.pcap_limit, &experiments)?;
+        write_capture(path, capture, args.pcap_limit)?;
     }
     let verdict = args.tolerance.map(|t| accuracy::judge(&rows, t));
     if let Some(v) = &verdict {
@@ -283,13 +284,12 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
 
 /// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's
 /// (pinger's, sender's) socket and the server's (echo's, receiver's), each holding what that
-/// socket sent and received; says on stderr what it wrote, where the limit cut it, and that
-/// bulk is not recorded.
+/// socket sent and received, and `FILE.esp_sa` when a stream is ESP; says on stderr what it
+/// wrote and where the limit cut it.
 fn write_capture(
     path: &std::path::Path,
     capture: &live::capture::Capture,
     limit: u64,
-    experiments: &[&str],
 ) -> anyhow::Result<()> {
     use printer::pcap::{Interface, LinkType, Writer};
     let cannot = || format!("--pcap: cannot write {}", path.display());
@@ -389,9 +389,6 @@ fn write_capture(
             path.display(),
             decode.join(" ")
         );
-    }
-    if experiments.contains(&"bulk") {
-        eprintln!("note: --pcap: the bulk experiment is not recorded (rtt and throughput are)");
     }
     Ok(())
 }

@@ -410,3 +410,59 @@ fn live_throughput_capture_holds_what_was_sent_and_delivered() {
     }
     assert_eq!(frames.len() as u64, total);
 }
+
+/// The bulk experiment's capture: per transfer, the sender's interface holds every segment it
+/// sent (the JSON's `segments` plus `retransmitted`), at the JSON's IP length, and the
+/// receiver's every segment it received with one acknowledgement sent for each.
+#[test]
+fn live_bulk_capture_holds_every_segment_and_acknowledgement() {
+    let Some(tshark) = tshark("live_bulk_capture_holds_every_segment_and_acknowledgement") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-live-bulk");
+    let pcap = dir.join("bulk.pcapng");
+    let out = oransim(&[
+        "live",
+        "--experiment",
+        "bulk",
+        "--quick",
+        "--protection",
+        "plain,esp-gcm",
+        "--megabytes",
+        "1",
+        "--mtu",
+        "1500",
+        "--format",
+        "json",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frames = dissect(&tshark, &pcap);
+    for p in json["bulk"].as_array().unwrap() {
+        let name = format!(
+            "bulk {} MTU {}",
+            p["protection"].as_str().unwrap(),
+            p["mtu"]
+        );
+        let ip_len = p["ip_len"].as_u64().unwrap();
+        let count = |end: &str, data: bool| {
+            frames
+                .iter()
+                .filter(|f| f.interface == format!("{name} {end}") && (f.ip_len == ip_len) == data)
+                .count() as u64
+        };
+        let sent = p["segments"].as_u64().unwrap() + p["retransmitted"].as_u64().unwrap();
+        assert_eq!(count("client", true), sent, "{name}: segments sent");
+        // Every segment received (on loopback, all) is acknowledged once.
+        let received = count("server", true);
+        assert!(received <= sent && received > 0, "{name}");
+        assert_eq!(count("server", false), received, "{name}: acknowledgements");
+        assert!(count("client", false) <= received, "{name}");
+    }
+}
