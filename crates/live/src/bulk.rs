@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::capture::{self, Capture, Direction, Recorder, Stream};
 use crate::net::{self, MAX_DATAGRAM};
 use crate::protect::{OpenStats, Protection, security_association};
 use crate::{LiveError, cpu};
@@ -143,6 +144,16 @@ pub fn check_sa_limits(cfg: &BulkConfig) -> Result<(), LiveError> {
 
 /// Runs every protection at every MTU.
 pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
+    run_recorded(cfg, None)
+}
+
+/// [`run`], recording into `capture` (when given) every datagram each transfer's sender and
+/// receiver sent and received (segments and acknowledgements), up to its limit
+/// ([`crate::capture`]).
+pub fn run_recorded(
+    cfg: &BulkConfig,
+    mut capture: Option<&mut Capture>,
+) -> Result<Vec<BulkPoint>, LiveError> {
     if cfg.window == 0 || cfg.window > 1024 || cfg.bytes == 0 || cfg.bytes > MAX_BYTES {
         return Err(LiveError::BadArgument {
             what: "bulk window or size".into(),
@@ -155,17 +166,28 @@ pub fn run(cfg: &BulkConfig) -> Result<Vec<BulkPoint>, LiveError> {
     let mut out = Vec::new();
     for (k, &p) in cfg.protections.iter().enumerate() {
         for (j, &mtu) in cfg.mtus.iter().enumerate() {
-            out.push(transfer(p, mtu, cfg, 0x6275_0000 + (k * 64 + j) as u64)?);
+            out.push(transfer(
+                p,
+                mtu,
+                cfg,
+                0x6275_0000 + (k * 64 + j) as u64,
+                capture.as_deref_mut(),
+            )?);
         }
     }
     Ok(out)
 }
+
+/// What the bulk sender returns: the completion time \[s\], segments retransmitted, whether
+/// the transfer completed, the process's CPU \[%\], and its recorder (with `--pcap`).
+type Sent = (f64, u64, bool, f64, Option<Recorder>);
 
 fn transfer(
     protection: Protection,
     mtu: usize,
     cfg: &BulkConfig,
     seed: u64,
+    mut capture: Option<&mut Capture>,
 ) -> Result<BulkPoint, LiveError> {
     let segment = protection.max_payload(mtu)?;
     if segment < 8 {
@@ -186,6 +208,19 @@ fn transfer(
     let max_duration = cfg.max_duration;
     // Whole segments only (the transfer is rounded up to them).
     let total = segments * segment as u64;
+    // Each end sends or receives each segment and its acknowledgement (retransmissions may
+    // take more): room for that, or half of what is left each.
+    let (mut tx_rec, mut rx_rec) = match capture.as_deref_mut() {
+        Some(c) => {
+            let len = protection.datagram_len(segment)?;
+            let want = segments
+                .saturating_mul(2)
+                .saturating_add(2 * cfg.window as u64);
+            let (a, b) = c.recorders(want.min(c.room(len).div_ceil(2)), len);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
 
     // Sender and receiver each on a CPU of their own, the same two for every point: left to the
     // scheduler, the two threads sometimes shared a CPU, which changed their CPU per packet
@@ -196,43 +231,49 @@ fn transfer(
         let rx_transport = cfg.transport.clone();
         std::thread::Builder::new()
             .name("live-bulk-rx".into())
-            .spawn(move || -> Result<(u64, OpenStats), LiveError> {
-                if let Some(p) = pins {
-                    cpu::pin_current_thread(p[1]);
-                }
-                let rt = net::runtime()?;
-                rt.block_on(async move {
-                    let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
-                    let reference = net::pattern(segment);
-                    let mut buf = vec![0u8; MAX_DATAGRAM];
-                    let mut out = Vec::with_capacity(MAX_DATAGRAM);
-                    let mut expected = 0u64;
-                    let mut bytes = 0u64;
-                    let start = Instant::now();
-                    while !done.load(Ordering::Acquire) && start.elapsed() < max_duration * 2 {
-                        let Some(n) =
-                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(20)).await?
-                        else {
-                            continue;
-                        };
-                        let Ok(got) = data_opener.open(&mut buf[..n]) else {
-                            continue;
-                        };
-                        let id = net::payload_id(got);
-                        let len = seg_len(id, segment, total);
-                        if id == expected
-                            && got.len() == len
-                            && net::check_payload(got, &reference[..len], id)
-                        {
-                            expected += 1;
-                            bytes += len as u64;
-                        }
-                        ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
-                        net::send(&sock, &out).await?;
+            .spawn(
+                move || -> Result<(u64, OpenStats, Option<Recorder>), LiveError> {
+                    if let Some(p) = pins {
+                        cpu::pin_current_thread(p[1]);
                     }
-                    Ok((bytes, data_opener.stats()))
-                })
-            })
+                    let rt = net::runtime()?;
+                    rt.block_on(async move {
+                        let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
+                        let reference = net::pattern(segment);
+                        let mut buf = vec![0u8; MAX_DATAGRAM];
+                        let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                        let mut expected = 0u64;
+                        let mut bytes = 0u64;
+                        let start = Instant::now();
+                        while !done.load(Ordering::Acquire) && start.elapsed() < max_duration * 2 {
+                            let Some(n) =
+                                net::recv_timeout(&sock, &mut buf, Duration::from_millis(20))
+                                    .await?
+                            else {
+                                continue;
+                            };
+                            if let Some(r) = &mut rx_rec {
+                                r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                            }
+                            let Ok(got) = data_opener.open(&mut buf[..n]) else {
+                                continue;
+                            };
+                            let id = net::payload_id(got);
+                            let len = seg_len(id, segment, total);
+                            if id == expected
+                                && got.len() == len
+                                && net::check_payload(got, &reference[..len], id)
+                            {
+                                expected += 1;
+                                bytes += len as u64;
+                            }
+                            ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
+                            net::send_recorded(&sock, &out, rx_rec.as_mut()).await?;
+                        }
+                        Ok((bytes, data_opener.stats(), rx_rec))
+                    })
+                },
+            )
             .map_err(|e| LiveError::io("starting the bulk receiver", e))?
     };
 
@@ -240,7 +281,7 @@ fn transfer(
     let tx_transport = cfg.transport.clone();
     let sender = std::thread::Builder::new()
         .name("live-bulk-tx".into())
-        .spawn(move || -> Result<(f64, u64, bool, f64), LiveError> {
+        .spawn(move || -> Result<Sent, LiveError> {
             if let Some(p) = pins {
                 cpu::pin_current_thread(p[0]);
             }
@@ -258,11 +299,14 @@ fn transfer(
                         let len = seg_len(next, segment, total);
                         net::fill_payload(&mut payload[..len], next);
                         data_sealer.seal(&payload[..len], &mut out)?;
-                        net::send(&sock, &out).await?;
+                        net::send_recorded(&sock, &out, tx_rec.as_mut()).await?;
                         next += 1;
                     }
                     match net::recv_timeout(&sock, &mut buf, Duration::from_millis(20)).await? {
                         Some(n) => {
+                            if let Some(r) = &mut tx_rec {
+                                r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                            }
                             if let Ok(ack) = ack_opener.open(&mut buf[..n]) {
                                 base = base.max(net::payload_id(ack).min(segments));
                             }
@@ -275,7 +319,13 @@ fn transfer(
                 }
                 let secs = start.elapsed().as_secs_f64();
                 let cpu = (cpu::process_ns() - cpu0) as f64 / 1e9;
-                Ok((secs, retx, base >= segments, 100.0 * cpu / secs.max(1e-9)))
+                Ok((
+                    secs,
+                    retx,
+                    base >= segments,
+                    100.0 * cpu / secs.max(1e-9),
+                    tx_rec,
+                ))
             })
         })
         .map_err(|e| LiveError::io("starting the bulk sender", e))?;
@@ -284,9 +334,18 @@ fn transfer(
     let received = receiver
         .join()
         .map_err(|_| LiveError::Measurement("the bulk receiver panicked".into()))?;
-    let (secs, retransmitted, complete, cpu_percent) =
+    let (secs, retransmitted, complete, cpu_percent, tx_rec) =
         sent.map_err(|_| LiveError::Measurement("the bulk sender panicked".into()))??;
-    let (delivered_bytes, receiver) = received?;
+    let (delivered_bytes, receiver, rx_rec) = received?;
+    if let (Some(c), Some(t), Some(r)) = (capture, tx_rec, rx_rec) {
+        c.push(Stream {
+            name: format!("bulk {protection} MTU {mtu}"),
+            protection,
+            sas: vec![(seed, true), (seed ^ 0xac, false)],
+            client: (tx_addr, t),
+            server: (rx_addr, r),
+        });
+    }
     Ok(BulkPoint {
         pinned_cpus: pins,
         protection,

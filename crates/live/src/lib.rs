@@ -27,6 +27,7 @@
 
 pub mod accuracy;
 pub mod bulk;
+pub mod capture;
 pub mod cpu;
 mod error;
 pub mod ike;

@@ -373,6 +373,27 @@ pub async fn send(s: &tokio::net::UdpSocket, data: &[u8]) -> Result<(), LiveErro
     }
 }
 
+/// [`send`], recording the datagram into `rec` (when given) if the kernel took it, with the
+/// time read just before the send call (`oransim live --pcap`).
+pub async fn send_recorded(
+    s: &tokio::net::UdpSocket,
+    data: &[u8],
+    rec: Option<&mut crate::capture::Recorder>,
+) -> Result<(), LiveError> {
+    let Some(r) = rec else {
+        return send(s, data).await;
+    };
+    let t = crate::capture::now_ns();
+    match s.send(data).await {
+        Ok(_) => {
+            r.record(t, crate::capture::Direction::Sent, data);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(()),
+        Err(e) => Err(LiveError::io("sending on loopback", e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

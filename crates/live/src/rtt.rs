@@ -49,6 +49,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::capture::{self, Capture, Direction, Recorder, Stream};
 use crate::net::{self, MAX_DATAGRAM};
 use crate::protect::{OpenStats, Protection, security_association};
 use crate::stats::Summary;
@@ -202,6 +203,17 @@ impl RttRun {
 
 const SEED: u64 = 0x0e5_0001;
 
+/// The seed of `protection`'s client-to-server SA (the reply's is the next): [`SEED`] apart per
+/// protection, so that two protections' SAs never share an SPI (a capture's ESP SA table tells
+/// Wireshark the keys by SPI and addresses).
+fn seed(protection: Protection) -> u64 {
+    let i = Protection::ALL
+        .iter()
+        .position(|&p| p == protection)
+        .unwrap_or(0);
+    SEED + 2 * i as u64
+}
+
 /// What a polling thread does when its socket has nothing: spin when the two ends have a CPU
 /// each; yield when they share one, or the other end would wait for the scheduler's time slice
 /// (8 ms round trips on one CPU, measured).
@@ -267,6 +279,15 @@ pub fn check_sizes(sizes: &[usize]) -> Result<(), LiveError> {
 /// protection's stream followed by the plaintext stream of its datagram's length (once per
 /// length), each alone.
 pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
+    run_recorded(cfg, None)
+}
+
+/// [`run`], recording into `capture` (when given) every datagram each stream's client and
+/// server sockets sent and received, up to its limit ([`crate::capture`]).
+pub fn run_recorded(
+    cfg: &RttConfig,
+    mut capture: Option<&mut Capture>,
+) -> Result<RttRun, LiveError> {
     check_counts(cfg.pings, cfg.warmup, cfg.rounds)?;
     check_sizes(&cfg.sizes)?;
     let mut others: Vec<Protection> = Vec::new();
@@ -286,7 +307,15 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
     let mut truncated = false;
     'rounds: for _ in 0..cfg.rounds {
         for &size in &cfg.sizes {
-            let Some(plain) = stream(cfg, Protection::Plain, size, deadline, pins)? else {
+            let Some(plain) = stream(
+                cfg,
+                Protection::Plain,
+                size,
+                deadline,
+                pins,
+                capture.as_deref_mut(),
+            )?
+            else {
                 truncated = true;
                 break 'rounds;
             };
@@ -294,7 +323,8 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
             merge(&mut points, plain);
             let mut measured_lengths = vec![size];
             for &p in &others {
-                let Some(mut point) = stream(cfg, p, size, deadline, pins)? else {
+                let Some(mut point) = stream(cfg, p, size, deadline, pins, capture.as_deref_mut())?
+                else {
                     truncated = true;
                     break 'rounds;
                 };
@@ -307,7 +337,15 @@ pub fn run(cfg: &RttConfig) -> Result<RttRun, LiveError> {
                     continue;
                 }
                 measured_lengths.push(len);
-                let Some(reference) = stream(cfg, Protection::Plain, len, deadline, pins)? else {
+                let Some(reference) = stream(
+                    cfg,
+                    Protection::Plain,
+                    len,
+                    deadline,
+                    pins,
+                    capture.as_deref_mut(),
+                )?
+                else {
                     truncated = true;
                     break 'rounds;
                 };
@@ -353,17 +391,28 @@ fn merge(points: &mut Vec<RttPoint>, new: RttPoint) {
 
 /// One stream alone: `protection` pings of `payload` bytes between a fresh client and server
 /// thread with fresh sockets and SAs. `None` when `deadline` passes before it is complete.
+/// With `capture`, each end records what its socket sent and received.
 fn stream(
     cfg: &RttConfig,
     protection: Protection,
     payload: usize,
     deadline: Instant,
     pins: Option<[usize; 2]>,
+    mut capture: Option<&mut Capture>,
 ) -> Result<Option<RttPoint>, LiveError> {
     let server_socket = cfg.transport.bind(net::Side::Server)?;
     let client_socket = cfg.transport.bind(net::Side::Client)?;
     let server_addr = net::local_addr(&server_socket)?;
     let client_addr = net::local_addr(&client_socket)?;
+    // Each end sends and receives each ping once: room for both, allocated before it starts.
+    let (mut client_rec, mut server_rec) = match capture.as_deref_mut() {
+        Some(c) => {
+            let pings = (cfg.warmup + cfg.pings) as u64; // within MAX_PINGS + MAX_WARMUP
+            let (a, b) = c.recorders(2 * pings, protection.datagram_len(payload)?);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
     let stop = AtomicBool::new(false);
     let pin = |i: usize| {
         if let Some(p) = pins {
@@ -374,72 +423,94 @@ fn stream(
         // Server thread: opens each request, checks it, seals the reply.
         let server = std::thread::Builder::new()
             .name("live-rtt-server".into())
-            .spawn_scoped(scope, || -> Result<OpenStats, LiveError> {
-                pin(1);
-                let (_, mut opener) = security_association(protection, SEED)?;
-                let (mut sealer, _) = security_association(protection, SEED + 1)?;
-                let reference = net::pattern(payload);
-                let mut buf = vec![0u8; MAX_DATAGRAM];
-                let mut out = Vec::with_capacity(MAX_DATAGRAM);
-                while !stop.load(Ordering::Relaxed) {
-                    let (n, from) = match server_socket.recv_from(&mut buf) {
-                        Ok(x) => x,
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                            idle(pins);
+            .spawn_scoped(
+                scope,
+                || -> Result<(OpenStats, Option<Recorder>), LiveError> {
+                    pin(1);
+                    let mut rec = server_rec.take();
+                    let (_, mut opener) = security_association(protection, seed(protection))?;
+                    let (mut sealer, _) = security_association(protection, seed(protection) + 1)?;
+                    let reference = net::pattern(payload);
+                    let mut buf = vec![0u8; MAX_DATAGRAM];
+                    let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                    while !stop.load(Ordering::Relaxed) {
+                        let (n, from) = match server_socket.recv_from(&mut buf) {
+                            Ok(x) => x,
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                                idle(pins);
+                                continue;
+                            }
+                            Err(e) => return Err(LiveError::io("receiving a ping", e)),
+                        };
+                        if from != client_addr {
                             continue;
                         }
-                        Err(e) => return Err(LiveError::io("receiving a ping", e)),
-                    };
-                    if from != client_addr {
-                        continue;
+                        if let Some(r) = &mut rec {
+                            r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                        }
+                        let Ok(got) = opener.open(&mut buf[..n]) else {
+                            continue;
+                        };
+                        let id = net::payload_id(got);
+                        if !net::check_payload(got, &reference[..got.len()], id) {
+                            continue;
+                        }
+                        sealer.seal(got, &mut out)?;
+                        let t = rec.as_ref().map(|_| capture::now_ns());
+                        match server_socket.send_to(&out, from) {
+                            Ok(_) => {
+                                if let (Some(r), Some(t)) = (&mut rec, t) {
+                                    r.record(t, Direction::Sent, &out);
+                                }
+                            }
+                            Err(e)
+                                if e.kind() == std::io::ErrorKind::ConnectionRefused
+                                    || e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(e) => return Err(LiveError::io("sending a reply", e)),
+                        }
                     }
-                    let Ok(got) = opener.open(&mut buf[..n]) else {
-                        continue;
-                    };
-                    let id = net::payload_id(got);
-                    if !net::check_payload(got, &reference[..got.len()], id) {
-                        continue;
-                    }
-                    sealer.seal(got, &mut out)?;
-                    if let Err(e) = server_socket.send_to(&out, from)
-                        && e.kind() != std::io::ErrorKind::ConnectionRefused
-                        && e.kind() != std::io::ErrorKind::WouldBlock
-                    {
-                        return Err(LiveError::io("sending a reply", e));
-                    }
-                }
-                Ok(opener.stats())
-            })
+                    Ok((opener.stats(), rec))
+                },
+            )
             .map_err(|e| LiveError::io("starting the server thread", e))?;
         // Client thread (not the caller's: pinning it would outlast the stream).
         let client = std::thread::Builder::new()
             .name("live-rtt-client".into())
             .spawn_scoped(scope, || {
                 pin(0);
+                let mut rec = client_rec.take();
                 let result = client(
                     cfg,
-                    protection,
-                    payload,
-                    &client_socket,
-                    server_addr,
+                    (protection, payload),
+                    (&client_socket, server_addr),
                     deadline,
                     pins,
+                    rec.as_mut(),
                 );
                 stop.store(true, Ordering::Relaxed);
-                result
+                (result, rec)
             });
-        let result = match client {
+        let (result, client_rec) = match client {
             Ok(c) => c
                 .join()
                 .map_err(|_| LiveError::Measurement("the client thread panicked".into()))?,
             Err(e) => {
                 stop.store(true, Ordering::Relaxed);
-                Err(LiveError::io("starting the client thread", e))
+                (Err(LiveError::io("starting the client thread", e)), None)
             }
         };
-        let server_stats = server
+        let (server_stats, server_rec) = server
             .join()
             .map_err(|_| LiveError::Measurement("the server thread panicked".into()))??;
+        if let (Some(c), Some(cr), Some(sr)) = (capture, client_rec, server_rec) {
+            c.push(Stream {
+                name: format!("rtt {protection} {payload}B"),
+                protection,
+                sas: vec![(seed(protection), true), (seed(protection) + 1, false)],
+                client: (client_addr, cr),
+                server: (server_addr, sr),
+            });
+        }
         Ok(result?.map(|mut p| {
             p.server = server_stats;
             p
@@ -447,18 +518,19 @@ fn stream(
     })
 }
 
+/// The client's pings on `sock`, connected to `server`; with `rec`, it records what `sock`
+/// sent and received.
 fn client(
     cfg: &RttConfig,
-    protection: Protection,
-    size: usize,
-    sock: &std::net::UdpSocket,
-    server: std::net::SocketAddr,
+    (protection, size): (Protection, usize),
+    (sock, server): (&std::net::UdpSocket, std::net::SocketAddr),
     deadline: Instant,
     pins: Option<[usize; 2]>,
+    mut rec: Option<&mut Recorder>,
 ) -> Result<Option<RttPoint>, LiveError> {
     net::connect(sock, server, &cfg.transport)?;
-    let (mut sealer, _) = security_association(protection, SEED)?;
-    let (_, mut opener) = security_association(protection, SEED + 1)?;
+    let (mut sealer, _) = security_association(protection, seed(protection))?;
+    let (_, mut opener) = security_association(protection, seed(protection) + 1)?;
     let reference = net::pattern(size);
     let mut payload = reference.clone();
     let mut out = Vec::with_capacity(MAX_DATAGRAM);
@@ -472,8 +544,13 @@ fn client(
         net::fill_payload(&mut payload, id);
         let t0 = Instant::now();
         sealer.seal(&payload, &mut out)?;
+        let t = rec.as_ref().map(|_| capture::now_ns());
         match sock.send(&out) {
-            Ok(_) => {}
+            Ok(_) => {
+                if let (Some(r), Some(t)) = (&mut rec, t) {
+                    r.record(t, Direction::Sent, &out);
+                }
+            }
             Err(e)
                 if e.kind() == std::io::ErrorKind::ConnectionRefused
                     || e.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -493,6 +570,9 @@ fn client(
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(LiveError::io("receiving a reply", e)),
             };
+            if let Some(r) = &mut rec {
+                r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+            }
             let Ok(reply) = opener.open(&mut buf[..n]) else {
                 continue;
             };

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::capture::{self, Capture, Direction, Recorder, Stream};
 use crate::net::{self, MAX_DATAGRAM};
 use crate::protect::{OpenStats, Protection, security_association};
 use crate::{LiveError, cpu};
@@ -97,6 +98,15 @@ pub struct ThroughputPoint {
 
 /// Runs the throughput experiment: every protection at every rate.
 pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
+    run_recorded(cfg, None)
+}
+
+/// [`run`], recording into `capture` (when given) every datagram each point's sender sent and
+/// its receiver received, up to its limit ([`crate::capture`]).
+pub fn run_recorded(
+    cfg: &ThroughputConfig,
+    mut capture: Option<&mut Capture>,
+) -> Result<Vec<ThroughputPoint>, LiveError> {
     if cfg.duration.is_zero() || cfg.duration > MAX_DURATION {
         return Err(LiveError::BadArgument {
             what: "throughput sending time per point".into(),
@@ -132,6 +142,7 @@ pub fn run(cfg: &ThroughputConfig) -> Result<Vec<ThroughputPoint>, LiveError> {
                 cfg.duration,
                 0x7470_0000 + (k * 64 + j) as u64,
                 &cfg.transport,
+                capture.as_deref_mut(),
             )?);
         }
     }
@@ -176,6 +187,10 @@ pub fn check_sa_limits(cfg: &ThroughputConfig) -> Result<(), LiveError> {
     Ok(())
 }
 
+/// What a receiver thread returns: datagrams delivered, its CPU time \[ns\], its opener's
+/// counts, the time of the last delivery, and its recorder (with `--pcap`).
+type Received = (u64, u64, OpenStats, Option<Instant>, Option<Recorder>);
+
 fn point(
     protection: Protection,
     payload: usize,
@@ -183,10 +198,27 @@ fn point(
     duration: Duration,
     seed: u64,
     transport: &net::Transport,
+    mut capture: Option<&mut Capture>,
 ) -> Result<ThroughputPoint, LiveError> {
     let rx_sock = transport.bind(net::Side::Server)?;
     let tx_sock = transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
+    let tx_addr = net::local_addr(&tx_sock)?;
+    let pps = rate_bps / (payload as f64 * 8.0);
+    // Room for what the pacing sends (plus a burst), or back to back half of what is left each.
+    let (mut tx_rec, mut rx_rec) = match capture.as_deref_mut() {
+        Some(c) => {
+            let len = protection.datagram_len(payload)?;
+            let frames = if pps.is_finite() {
+                (duration.as_secs_f64() * pps).ceil() as u64 + 64
+            } else {
+                c.room(len).div_ceil(2)
+            };
+            let (a, b) = c.recorders(frames, len);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
     let (mut sealer, mut opener) = security_association(protection, seed)?;
     let done = Arc::new(AtomicBool::new(false));
     let hard_stop = duration * 3 + Duration::from_secs(2);
@@ -199,116 +231,141 @@ fn point(
         let done = done.clone();
         std::thread::Builder::new()
             .name("live-rx".into())
-            .spawn(
-                move || -> Result<(u64, u64, OpenStats, Option<Instant>), LiveError> {
-                    if let Some(p) = pins {
-                        cpu::pin_current_thread(p[1]);
-                    }
-                    let rt = net::runtime()?;
-                    rt.block_on(async move {
-                        let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
-                        let reference = net::pattern(payload);
-                        let mut buf = vec![0u8; MAX_DATAGRAM];
-                        let start = Instant::now();
-                        let cpu0 = cpu::thread_ns();
-                        let mut delivered = 0u64;
-                        let mut last = None;
-                        loop {
-                            let idle =
-                                net::recv_timeout(&sock, &mut buf, Duration::from_millis(30))
-                                    .await?;
-                            match idle {
-                                None if done.load(Ordering::Acquire) => break,
-                                None => {}
-                                Some(n) => {
-                                    if let Ok(got) = opener.open(&mut buf[..n]) {
-                                        let id = net::payload_id(got);
-                                        if net::check_payload(got, &reference, id) {
-                                            delivered += 1;
-                                            last = Some(Instant::now());
-                                        }
+            .spawn(move || -> Result<Received, LiveError> {
+                if let Some(p) = pins {
+                    cpu::pin_current_thread(p[1]);
+                }
+                let rt = net::runtime()?;
+                rt.block_on(async move {
+                    let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
+                    let reference = net::pattern(payload);
+                    let mut buf = vec![0u8; MAX_DATAGRAM];
+                    let start = Instant::now();
+                    let cpu0 = cpu::thread_ns();
+                    let mut delivered = 0u64;
+                    let mut last = None;
+                    loop {
+                        let idle =
+                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(30)).await?;
+                        match idle {
+                            None if done.load(Ordering::Acquire) => break,
+                            None => {}
+                            Some(n) => {
+                                if let Some(r) = &mut rx_rec {
+                                    r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                                }
+                                if let Ok(got) = opener.open(&mut buf[..n]) {
+                                    let id = net::payload_id(got);
+                                    if net::check_payload(got, &reference, id) {
+                                        delivered += 1;
+                                        last = Some(Instant::now());
                                     }
                                 }
                             }
-                            if start.elapsed() > hard_stop {
-                                break;
-                            }
                         }
-                        Ok((delivered, cpu::thread_ns() - cpu0, opener.stats(), last))
-                    })
-                },
-            )
+                        if start.elapsed() > hard_stop {
+                            break;
+                        }
+                    }
+                    Ok((
+                        delivered,
+                        cpu::thread_ns() - cpu0,
+                        opener.stats(),
+                        last,
+                        rx_rec,
+                    ))
+                })
+            })
             .map_err(|e| LiveError::io("starting the receiver thread", e))?
     };
 
     let tx_transport = transport.clone();
     let sender = std::thread::Builder::new()
         .name("live-tx".into())
-        .spawn(move || -> Result<(u64, f64, u64, Instant), LiveError> {
-            if let Some(p) = pins {
-                cpu::pin_current_thread(p[0]);
-            }
-            let rt = net::runtime()?;
-            rt.block_on(async move {
-                let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
-                let mut payload_buf = net::pattern(payload);
-                let mut out = Vec::with_capacity(MAX_DATAGRAM);
-                let pps = rate_bps / (payload as f64 * 8.0);
-                let start = Instant::now();
-                let cpu0 = cpu::thread_ns();
-                let mut sent = 0u64;
-                loop {
-                    let now = start.elapsed();
-                    if now >= duration {
-                        break;
-                    }
-                    let due = if pps.is_finite() {
-                        (now.as_secs_f64() * pps) as u64 + 1
-                    } else {
-                        sent + 64
-                    };
-                    while sent < due {
-                        if sealer.remaining() == 0 {
-                            return Err(beyond_one_sa(
-                                protection,
-                                duration,
-                                format!("back to back, {sent} datagrams in {:?}", start.elapsed()),
-                            ));
-                        }
-                        net::fill_payload(&mut payload_buf, sent + 1);
-                        sealer.seal(&payload_buf, &mut out)?;
-                        net::send(&sock, &out).await?;
-                        sent += 1;
-                        if sent.is_multiple_of(64) && start.elapsed() >= duration {
+        .spawn(
+            move || -> Result<(u64, f64, u64, Instant, Option<Recorder>), LiveError> {
+                if let Some(p) = pins {
+                    cpu::pin_current_thread(p[0]);
+                }
+                let rt = net::runtime()?;
+                rt.block_on(async move {
+                    let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
+                    let mut payload_buf = net::pattern(payload);
+                    let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                    let start = Instant::now();
+                    let cpu0 = cpu::thread_ns();
+                    let mut sent = 0u64;
+                    loop {
+                        let now = start.elapsed();
+                        if now >= duration {
                             break;
                         }
-                    }
-                    if pps.is_finite() {
-                        let next = Duration::from_secs_f64(sent as f64 / pps);
-                        if next > start.elapsed() {
-                            tokio::time::sleep_until((start + next).into()).await;
+                        let due = if pps.is_finite() {
+                            (now.as_secs_f64() * pps) as u64 + 1
+                        } else {
+                            sent + 64
+                        };
+                        while sent < due {
+                            if sealer.remaining() == 0 {
+                                return Err(beyond_one_sa(
+                                    protection,
+                                    duration,
+                                    format!(
+                                        "back to back, {sent} datagrams in {:?}",
+                                        start.elapsed()
+                                    ),
+                                ));
+                            }
+                            net::fill_payload(&mut payload_buf, sent + 1);
+                            sealer.seal(&payload_buf, &mut out)?;
+                            net::send_recorded(&sock, &out, tx_rec.as_mut()).await?;
+                            sent += 1;
+                            if sent.is_multiple_of(64) && start.elapsed() >= duration {
+                                break;
+                            }
                         }
-                    } else {
-                        tokio::task::yield_now().await;
+                        if pps.is_finite() {
+                            let next = Duration::from_secs_f64(sent as f64 / pps);
+                            if next > start.elapsed() {
+                                tokio::time::sleep_until((start + next).into()).await;
+                            }
+                        } else {
+                            tokio::task::yield_now().await;
+                        }
                     }
-                }
-                Ok((
-                    sent,
-                    start.elapsed().as_secs_f64(),
-                    cpu::thread_ns() - cpu0,
-                    start,
-                ))
-            })
-        })
+                    Ok((
+                        sent,
+                        start.elapsed().as_secs_f64(),
+                        cpu::thread_ns() - cpu0,
+                        start,
+                        tx_rec,
+                    ))
+                })
+            },
+        )
         .map_err(|e| LiveError::io("starting the sender thread", e))?;
     let sent = sender.join();
     done.store(true, Ordering::Release);
     let received = receiver
         .join()
         .map_err(|_| LiveError::Measurement("the receiver thread panicked".into()))?;
-    let (sent, send_s, tx_cpu, tx_start) =
+    let (sent, send_s, tx_cpu, tx_start, tx_rec) =
         sent.map_err(|_| LiveError::Measurement("the sender thread panicked".into()))??;
-    let (delivered, rx_cpu, receiver, last_delivery) = received?;
+    let (delivered, rx_cpu, receiver, last_delivery, rx_rec) = received?;
+    if let (Some(c), Some(t), Some(r)) = (capture, tx_rec, rx_rec) {
+        let rate = if rate_bps.is_finite() {
+            format!("{} Mbps", rate_bps / 1e6)
+        } else {
+            "back to back".into()
+        };
+        c.push(Stream {
+            name: format!("throughput {protection} {payload}B {rate}"),
+            protection,
+            sas: vec![(seed, true)],
+            client: (tx_addr, t),
+            server: (rx_addr, r),
+        });
+    }
     // The active span: from the first send to the last delivery (the receiver may still be
     // draining its socket after the sender stops), not the threads' set-up or the receiver's
     // idle wait for the end.

@@ -75,6 +75,17 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
           profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
+    /// Write the datagrams the experiments' sockets really sent and received as a pcapng
+    /// capture (Wireshark, tshark): their bytes, IPv4 and UDP headers rebuilt from the socket
+    /// addresses, CLOCK_REALTIME timestamps in nanoseconds, one interface per socket. Recorded
+    /// in memory (a copy per datagram) and written after the experiments.
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<PathBuf>,
+    /// Most frames the capture holds; past it recording stops, the experiments go on and stderr
+    /// says where it was cut.
+    #[arg(long, value_name = "N", default_value_t = model::capture::DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..), requires = "pcap")]
+    pub pcap_limit: u64,
 }
 
 /// Runs `oransim live`.
@@ -125,6 +136,15 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     if args.experiment.as_deref().is_none_or(|e| e == "bulk") {
         live::bulk::check_sa_limits(&bulk_cfg)?;
     }
+    if let Some(path) = &args.pcap {
+        // Before the experiments, so a refused target wastes no run.
+        crate::output::check_writable(path).context("--pcap")?;
+        crate::output::refuse_non_regular(&esp_sa_path(path)).context("--pcap")?;
+    }
+    let mut capture = args
+        .pcap
+        .as_ref()
+        .map(|_| live::capture::Capture::new(args.pcap_limit));
     let transport = if args.transport == "veth" {
         Transport::veth().context("--transport veth")?
     } else {
@@ -165,7 +185,8 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             "rtt" => {
                 let mut cfg = rtt_cfg.clone();
                 cfg.transport = transport.clone();
-                let run = live::rtt::run(&cfg).context("live RTT experiment")?;
+                let run = live::rtt::run_recorded(&cfg, capture.as_mut())
+                    .context("live RTT experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(predict::compare_rtt(h, &run).context("RTT prediction")?),
                     None => None,
@@ -198,7 +219,8 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     cfg.duration = Duration::from_millis(ms);
                 }
                 cfg.transport = transport.clone();
-                let pts = live::throughput::run(&cfg).context("live throughput experiment")?;
+                let pts = live::throughput::run_recorded(&cfg, capture.as_mut())
+                    .context("live throughput experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
                         predict::compare_throughput(h, &pts).context("throughput prediction")?,
@@ -221,7 +243,8 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             _ => {
                 let mut cfg = bulk_cfg.clone();
                 cfg.transport = transport.clone();
-                let pts = live::bulk::run(&cfg).context("live bulk experiment")?;
+                let pts = live::bulk::run_recorded(&cfg, capture.as_mut())
+                    .context("live bulk experiment")?;
                 let cmp = match &host {
                     Some(h) => Some(
                         predict::compare_bulk(h, &pts, cfg.window).context("bulk prediction")?,
@@ -236,6 +259,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+    }
+    if let (Some(path), Some(capture)) = (&args.pcap, &capture) {
+        write_capture(path, capture, args.pcap_limit)?;
     }
     let verdict = args.tolerance.map(|t| accuracy::judge(&rows, t));
     if let Some(v) = &verdict {
@@ -253,6 +279,171 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
             ExitCode::from(1)
         }
         _ => ExitCode::SUCCESS,
+    })
+}
+
+/// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's
+/// (pinger's, sender's) socket and the server's (echo's, receiver's), each holding what that
+/// socket sent and received, and `FILE.esp_sa` when a stream is ESP; says on stderr what it
+/// wrote and where the limit cut it.
+fn write_capture(
+    path: &std::path::Path,
+    capture: &live::capture::Capture,
+    limit: u64,
+) -> anyhow::Result<()> {
+    use printer::pcap::{Interface, LinkType, Writer};
+    let cannot = || format!("--pcap: cannot write {}", path.display());
+    let file = crate::output::AtomicFile::create(path).context("--pcap")?;
+    let mut writer = Writer::new(file, &[]).with_context(cannot)?;
+    // Per stream and end: its interface and the IPv4 identification of its next frame.
+    let mut interfaces: Vec<[(u32, u16); 2]> = Vec::new();
+    for s in capture.streams() {
+        let mut ends = [(0, 0); 2];
+        for (i, (end, (own, _), peer)) in [
+            ("client", &s.client, s.server.0),
+            ("server", &s.server, s.client.0),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut interface = Interface::new(format!("{} {end}", s.name), LinkType::RawIp);
+            interface.description = Some(format!(
+                "the {end} socket {own} of `oransim live` (peer {peer}): the UDP datagrams it sent and received, IPv4 and UDP headers rebuilt from the addresses; decode with -d udp.port=={},{}",
+                s.server.0.port(),
+                s.dissector()
+            ));
+            ends[i].0 = writer.add_interface(&interface).with_context(cannot)?;
+        }
+        interfaces.push(ends);
+    }
+    let mut frame = Vec::new();
+    for f in capture.frames() {
+        let (interface, id) = &mut interfaces[f.stream][usize::from(f.at_server)];
+        live::capture::ipv4_udp(f.addrs.0, f.addrs.1, *id, f.datagram, &mut frame).with_context(
+            || {
+                format!(
+                    "--pcap: a datagram of {} bytes between {} and {} has no IPv4 packet",
+                    f.datagram.len(),
+                    f.addrs.0,
+                    f.addrs.1
+                )
+            },
+        )?;
+        *id = id.wrapping_add(1);
+        writer
+            .packet(*interface, f.time_ns, &frame, frame.len())
+            .with_context(cannot)?;
+    }
+    let frames = writer.frames();
+    let finished = writer.finish().with_context(cannot)?;
+    let sa_path = esp_sa_path(path);
+    let sa = esp_sa(capture);
+    // The capture and its SA table together; a table an earlier capture left is removed.
+    finished.finish(Ok(())).context("--pcap")?;
+    match &sa {
+        Some(rows) => crate::output::write_atomic(&sa_path, rows.as_bytes()).context("--pcap")?,
+        None => {
+            if std::fs::symlink_metadata(&sa_path).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&sa_path)
+                    .with_context(|| format!("--pcap: cannot remove {}", sa_path.display()))?;
+                eprintln!(
+                    "oransim: removed {} (an earlier capture's; this one has no ESP)",
+                    sa_path.display()
+                );
+            }
+        }
+    }
+    eprintln!(
+        "oransim: wrote {}{} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them{})",
+        path.display(),
+        if sa.is_some() {
+            format!(", {}", sa_path.display())
+        } else {
+            String::new()
+        },
+        if frames == 1 { "" } else { "s" },
+        capture.streams().len(),
+        if sa.is_some() {
+            "; ESP keys: this run's fixed test keys"
+        } else {
+            ""
+        }
+    );
+    if capture.cut() > 0 {
+        eprintln!(
+            "note: --pcap: the capture was cut at {frames} frames (--pcap-limit {limit}, or the {} MiB it may hold in memory): {} more datagrams were left out; the experiments went on",
+            live::capture::MAX_BYTES >> 20,
+            capture.cut()
+        );
+    }
+    let mut decode: Vec<String> = Vec::new();
+    for s in capture.streams() {
+        let d = format!("-d udp.port=={},{}", s.server.0.port(), s.dissector());
+        if s.dissector() != "data" && !decode.contains(&d) {
+            decode.push(d);
+        }
+    }
+    if !decode.is_empty() {
+        eprintln!(
+            "note: --pcap: the streams' ports are ephemeral; tell Wireshark what their datagrams are: tshark -r {} {}",
+            path.display(),
+            decode.join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// `FILE.esp_sa` beside the capture `FILE`.
+fn esp_sa_path(path: &std::path::Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".esp_sa");
+    PathBuf::from(p)
+}
+
+/// Wireshark's ESP SA table (the `esp_sa` UAT: protocol, source, destination, SPI, encryption
+/// algorithm and key, authentication algorithm and key) of the capture's ESP streams, one row
+/// per SA and direction; `None` when no stream is ESP.
+fn esp_sa(capture: &live::capture::Capture) -> Option<String> {
+    let hex = |b: &[u8]| {
+        let mut s = String::from("0x");
+        for x in b {
+            s.push_str(&format!("{x:02x}"));
+        }
+        s
+    };
+    let mut rows: Vec<String> = Vec::new();
+    for s in capture.streams() {
+        for &(seed, client_seals) in &s.sas {
+            let Some(k) = live::protect::esp_sa_keys(s.protection, seed) else {
+                continue;
+            };
+            let (src, dst) = if client_seals {
+                (s.client.0.ip(), s.server.0.ip())
+            } else {
+                (s.server.0.ip(), s.client.0.ip())
+            };
+            let auth_key = if k.authentication_key.is_empty() {
+                String::new()
+            } else {
+                hex(&k.authentication_key)
+            };
+            let row = format!(
+                "\"IPv4\",\"{src}\",\"{dst}\",\"{:#010x}\",\"{}\",\"{}\",\"{}\",\"{auth_key}\"\n",
+                k.spi,
+                k.encryption,
+                hex(&k.encryption_key),
+                k.authentication
+            );
+            if !rows.contains(&row) {
+                rows.push(row);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| {
+        format!(
+            "# Wireshark ESP SA table (esp_sa) of an `oransim live --pcap` capture: this run's fixed test keys, protecting nothing\n{}",
+            rows.concat()
+        )
     })
 }
 

@@ -22,6 +22,7 @@ mod live;
 mod openssl_import;
 mod overhead;
 mod pcap_handshake;
+mod pcap_live;
 mod pcap_overhead;
 mod pcap_run;
 mod plan;

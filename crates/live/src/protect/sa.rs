@@ -254,6 +254,48 @@ pub fn security_association(
     ))
 }
 
+/// The keys of an ESP security association [`security_association`] makes from `seed`, as
+/// Wireshark's ESP SA table takes them: for writing beside a capture of live's datagrams
+/// (`oransim live --pcap`). The keys are fixed functions of the seed, test keys that protect
+/// nothing. `None` for a protection that is not ESP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EspSaKeys {
+    /// Security Parameters Index.
+    pub spi: u32,
+    /// Wireshark's encryption algorithm name (`AES-GCM with 16 octet ICV [RFC4106]`,
+    /// `AES-CBC [RFC3602]`).
+    pub encryption: &'static str,
+    /// The encryption key, followed for AES-GCM by its 4-byte salt.
+    pub encryption_key: Vec<u8>,
+    /// Wireshark's authentication algorithm name (`NULL` for AES-GCM).
+    pub authentication: &'static str,
+    /// The HMAC key (empty for AES-GCM).
+    pub authentication_key: Vec<u8>,
+}
+
+/// The ESP keys of `security_association(protection, seed)` ([`EspSaKeys`]).
+pub fn esp_sa_keys(protection: Protection, seed: u64) -> Option<EspSaKeys> {
+    let keys = Keys::derive(seed);
+    let spi = 0x1000_0000 | (splitmix(&mut seed.clone()) as u32 & 0x0fff_ffff);
+    match protection {
+        Protection::EspGcm => Some(EspSaKeys {
+            spi,
+            encryption: "AES-GCM with 16 octet ICV [RFC4106]",
+            encryption_key: [&keys.enc[..], &keys.salt[..4]].concat(),
+            authentication: "NULL",
+            authentication_key: Vec::new(),
+        }),
+        Protection::EspCbc => Some(EspSaKeys {
+            spi,
+            encryption: "AES-CBC [RFC3602]",
+            encryption_key: keys.enc.to_vec(),
+            authentication: "HMAC-SHA-256-128 [RFC4868]",
+            authentication_key: keys.mac.to_vec(),
+        }),
+        _ => None,
+    }
+}
+
 /// The 12-byte AEAD nonce of ESP: the 4-byte salt and the 8-byte explicit IV (RFC 4106 §4).
 fn esp_nonce(salt: &[u8; 12], explicit: &[u8]) -> [u8; 12] {
     let mut n = [0u8; 12];

@@ -635,6 +635,27 @@ pub fn cases() -> Vec<Case> {
         &["live", "--tolerance", "25%"],
         &["--tolerance"],
     ));
+    // Issue 26: `live --pcap` at a target that is not a regular file (refused before any
+    // socket is opened), a bad limit, and the limit without --pcap: refused naming the flag.
+    for target in ["out-fifo", "out-link", "."] {
+        cases.push(case(
+            "live pcap target",
+            &["live", "--experiment", "rtt", "--quick", "--pcap", target],
+            &["--pcap"],
+        ));
+    }
+    for limit in ["0", "ten", "-1", huge] {
+        cases.push(case(
+            "live pcap limit",
+            &["live", "--pcap", "new.pcapng", "--pcap-limit", limit],
+            &["--pcap-limit"],
+        ));
+    }
+    cases.push(case(
+        "live pcap limit without pcap",
+        &["live", "--pcap-limit", "10"],
+        &["--pcap"],
+    ));
     cases.extend(inapplicable());
     for c in &mut cases {
         c.specials = true;
