@@ -80,20 +80,9 @@ fn tshark(tshark: &Path, home: &Path, pcap: &Path, table: Option<&Path>) -> Vec<
         cmd.arg("-o")
             .arg(format!("uat:ikev2_decryption_table:{}", row.trim()));
     }
-    cmd.args(["-T", "fields", "-E", "occurrence=a", "-E", "aggregator= "]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.split('\t').map(numbers).collect())
+    crate::common::tshark_fields(cmd, &FIELDS, " ")
+        .iter()
+        .map(|row| row.iter().map(|c| numbers(c)).collect())
         .collect()
 }
 

@@ -99,30 +99,12 @@ fn dissect(tshark: &Path, pcap: &Path) -> Vec<Frame> {
         "ip.check_checksum:TRUE",
         "-o",
         "udp.check_checksum:TRUE",
-        "-T",
-        "fields",
-        "-E",
-        "separator=\t",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=,",
     ]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let c: Vec<&str> = line.split('\t').collect();
-            assert_eq!(c.len(), FIELDS.len(), "{line}");
+    crate::common::tshark_fields(cmd, FIELDS, ",")
+        .into_iter()
+        .map(|cols| {
+            let line = cols.join("\t");
+            let c: Vec<&str> = cols.iter().map(String::as_str).collect();
             // 1: "Good" (the rebuilt checksums are right).
             assert_eq!((c[6], c[7]), ("1", "1"), "checksums: {line}");
             assert!(c[8].is_empty(), "malformed: {line}");

@@ -81,14 +81,6 @@ fn dissect(
             // the pattern payload as a section header (docs/pcap.md).
             "--disable-protocol",
             "oran_fh_cus",
-            "-T",
-            "fields",
-            "-E",
-            "separator=\t",
-            "-E",
-            "occurrence=a",
-            "-E",
-            "aggregator=,",
         ]);
     let keylog = pcap.with_file_name(format!(
         "{}.keylog",
@@ -104,27 +96,9 @@ fn dissect(
         // eCPRI has no assigned UDP port; the capture puts it on 50000.
         cmd.args(["-d", "udp.port==50000,ecpri"]);
     }
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let cols: Vec<&str> = line.split('\t').collect();
-            assert_eq!(cols.len(), FIELDS.len(), "{line}");
-            FIELDS
-                .iter()
-                .copied()
-                .zip(cols.iter().map(|c| c.to_string()))
-                .collect()
-        })
+    crate::common::tshark_fields(cmd, FIELDS, ",")
+        .into_iter()
+        .map(|cols| FIELDS.iter().copied().zip(cols).collect())
         .collect()
 }
 

@@ -125,30 +125,12 @@ fn dissect(tshark: &Path, pcap: &Path) -> Vec<Frame> {
         "sctp.checksum:crc32c",
         "-o",
         "udp.check_checksum:TRUE",
-        "-T",
-        "fields",
-        "-E",
-        "separator=\t",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=,",
     ]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let c: Vec<&str> = line.split('\t').collect();
-            assert_eq!(c.len(), FIELDS.len(), "{line}");
+    crate::common::tshark_fields(cmd, FIELDS, ",")
+        .into_iter()
+        .map(|cols| {
+            let line = cols.join("\t");
+            let c: Vec<&str> = cols.iter().map(String::as_str).collect();
             assert!(c[7].is_empty(), "malformed: {line}");
             for sev in c[8].split(',').filter(|s| !s.is_empty()) {
                 let sev: u64 = sev.parse().unwrap();

@@ -146,3 +146,35 @@ pub fn tshark(test: &str) -> Option<std::path::PathBuf> {
         }
     }
 }
+
+/// Runs `cmd` (a tshark command with its input and options set) with `-T fields` and one `-e`
+/// per field, every occurrence of a field joined by `aggregator`; returns one row per frame, a
+/// column per field. The run must succeed and every row have every column.
+#[allow(dead_code)] // only the capture tests use it
+pub fn tshark_fields(
+    mut cmd: std::process::Command,
+    fields: &[&str],
+    aggregator: &str,
+) -> Vec<Vec<String>> {
+    cmd.args(["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a"])
+        .arg("-E")
+        .arg(format!("aggregator={aggregator}"));
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("tshark prints UTF-8")
+        .lines()
+        .map(|line| {
+            let cols: Vec<String> = line.split('\t').map(str::to_owned).collect();
+            assert_eq!(cols.len(), fields.len(), "{line}");
+            cols
+        })
+        .collect()
+}
