@@ -9,10 +9,9 @@
 //! the frame limit cuts at exactly N, and the throughput experiment's capture. No test asserts
 //! a time.
 
+use crate::common::{PI_ERROR, TempDir, epoch_ns, oransim, tshark};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-use crate::common::{TempDir, oransim, tshark};
 
 /// Fields read from every frame.
 const FIELDS: &[&str] = &[
@@ -29,9 +28,6 @@ const FIELDS: &[&str] = &[
     "esp.spi",
 ];
 
-/// Expert severity "error" (epan/proto.h `PI_ERROR`).
-const PI_ERROR: u64 = 0x0080_0000;
-
 /// Warm-up pings per stream with `--quick` (`live::rtt::RttConfig::quick`): sent and
 /// recorded, not counted in the JSON's `sent`.
 const QUICK_WARMUP: u64 = 10;
@@ -45,13 +41,6 @@ struct Frame {
     ports: (u16, u16),
     /// Whether tshark dissected ESP in it.
     esp: bool,
-}
-
-/// `s.fff` seconds as tshark prints `frame.time_epoch` (nanosecond files: 9 digits), in ns.
-fn epoch_ns(s: &str) -> u64 {
-    let (sec, frac) = s.split_once('.').unwrap_or((s, "0"));
-    let frac = format!("{frac:0<9}");
-    sec.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
 }
 
 /// Per interface, the server port of its stream: the destination of its first frame sent by

@@ -6,10 +6,9 @@
 //! and the TLS key log oransim wrote, the payload found inside the decrypted ESP and TLS 1.3
 //! frames (after the TLS opening, decrypted too). One tshark run per capture.
 
+use crate::common::{PI_ERROR, TempDir, json, oransim, tshark};
 use std::collections::HashMap;
 use std::path::Path;
-
-use crate::common::{TempDir, json, oransim, tshark};
 
 /// The payload pattern (`printer::capture::PATTERN`) as tshark prints bytes.
 const PATTERN_HEX: &str = "6f72616e73696d207061796c6f616420";
@@ -40,9 +39,6 @@ const FIELDS: &[&str] = &[
     "tls.handshake.type",
     "data.data",
 ];
-
-/// Expert severity "error" (epan/proto.h `PI_ERROR`).
-const PI_ERROR: u64 = 0x0080_0000;
 
 /// tshark's fields of every frame of `pcap`, with the SA table beside it loaded as Wireshark
 /// loads its own (`esp_sa` in the configuration directory).

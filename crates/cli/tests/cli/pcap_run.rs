@@ -6,10 +6,9 @@
 //! with no malformed packet and no expert error. Also: the sent point, the frame limit, the
 //! flow choice, the same bytes for the same seed, and the refusals. One tshark run per capture.
 
+use crate::common::{PI_ERROR, TempDir, epoch_ns, oransim, tshark};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-use crate::common::{TempDir, oransim, tshark};
 
 const SCENARIO: &str = r#"
 [scenario]
@@ -92,9 +91,6 @@ const FIELDS: &[&str] = &[
     "_ws.expert.severity",
 ];
 
-/// Expert severity "error" (epan/proto.h `PI_ERROR`).
-const PI_ERROR: u64 = 0x0080_0000;
-
 /// One frame as tshark dissected it.
 struct Frame {
     interface: String,
@@ -105,13 +101,6 @@ struct Frame {
     owner: (usize, usize),
     /// ESP sequence number or MACsec PN.
     counter: u64,
-}
-
-/// `s.fff` seconds as tshark prints `frame.time_epoch` (nanosecond files: 9 digits), in ns.
-fn epoch_ns(s: &str) -> u64 {
-    let (sec, frac) = s.split_once('.').unwrap_or((s, "0"));
-    let frac = format!("{frac:0<9}");
-    sec.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
 }
 
 fn dissect(tshark: &Path, pcap: &Path) -> Vec<Frame> {

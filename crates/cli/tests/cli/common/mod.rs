@@ -178,3 +178,16 @@ pub fn tshark_fields(
         })
         .collect()
 }
+
+/// `s.fff` seconds as tshark prints `frame.time_epoch` (nanosecond files: 9 digits), in ns.
+#[allow(dead_code)] // only the capture tests use it
+pub fn epoch_ns(s: &str) -> u64 {
+    let (sec, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let frac = format!("{frac:0<9}");
+    sec.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
+}
+
+/// Wireshark's expert severity "error" (`PI_ERROR`, epan/proto.h): `_ws.expert.severity` at or
+/// above it is an expert error.
+#[allow(dead_code)] // only the capture tests use it
+pub const PI_ERROR: u64 = 0x0080_0000;
