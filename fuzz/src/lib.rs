@@ -40,10 +40,12 @@ pub fn profile(data: &[u8]) {
     };
     match profile::Profile::from_toml_str(text, "fuzz.toml") {
         Ok(p) => {
-            let names: Vec<String> = p.ops().map(|(n, _)| n).collect();
-            for name in names {
+            let ops: Vec<profile::Op> = p.ops().map(|(op, _)| op).collect();
+            for op in ops {
+                // An operation's name reads back as the operation.
+                assert_eq!(op.to_string().parse::<profile::Op>().as_ref(), Ok(&op));
                 for len in [0, 1, 64, 1500, 9000, u64::from(u32::MAX)] {
-                    let _ = p.op_cost_ns(&name, len);
+                    let _ = p.op_cost_ns(&op, len);
                 }
             }
             for len in [0, 64, 1500, 9000] {
