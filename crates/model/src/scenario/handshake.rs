@@ -40,6 +40,33 @@ pub(crate) fn ike_auth_work(
     (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
 }
 
+/// Whether key exchange `ke` is a Diffie-Hellman group (keygen + agree on each side) rather than
+/// a KEM (keygen and decaps at the initiator, encaps at the responder).
+fn is_dh(ke: &str) -> bool {
+    ["x25519", "x448", "ecp", "modp"]
+        .iter()
+        .any(|p| ke.starts_with(p))
+}
+
+/// The work of one key exchange in IKE_SA_INIT or IKE_INTERMEDIATE [ns]: (initiator before the
+/// request, responder, initiator after the response), from `cost(responder, action)`, the cost
+/// [ns] of `action` of `ke` at the initiator (`false`) or the responder (`true`). A DH group:
+/// keygen before, keygen + agree at the responder, agree after; a KEM: keygen before, encaps at
+/// the responder, decaps after.
+pub(crate) fn ke_work<E>(
+    ke: &str,
+    mut cost: impl FnMut(bool, &str) -> Result<f64, E>,
+) -> Result<(f64, f64, f64), E> {
+    Ok(if is_dh(ke) {
+        let responder = cost(true, "keygen")? + cost(true, "agree")?;
+        (cost(false, "keygen")?, responder, cost(false, "agree")?)
+    } else {
+        let before = cost(false, "keygen")?;
+        let responder = cost(true, "encaps")?;
+        (before, responder, cost(false, "decaps")?)
+    })
+}
+
 /// Builds a handshake source: message sizes from `protocols::ikev2`, crypto work from the
 /// initiator's and responder's profiles.
 ///
@@ -156,19 +183,9 @@ pub(super) fn handshake_source(
                 ));
             };
             let n = k.name.as_str();
-            let dh = ["x25519", "x448", "ecp", "modp"]
-                .iter()
-                .any(|p| n.starts_with(p));
-            if dh {
-                let r = op(resp, n, "keygen")? + op(resp, n, "agree")?;
-                (op(init, n, "keygen")?, r, op(init, n, "agree")?)
-            } else {
-                (
-                    op(init, n, "keygen")?,
-                    op(resp, n, "encaps")?,
-                    op(init, n, "decaps")?,
-                )
-            }
+            ke_work(n, |at_responder, action| {
+                op(if at_responder { resp } else { init }, n, action)
+            })?
         };
         exchanges.push(sim_core::network::HandshakeExchange {
             name: e.name.clone(),

@@ -28,7 +28,7 @@ use crate::file::{FlowFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
 pub use framing::protected_len;
-pub(crate) use handshake::ike_auth_work;
+pub(crate) use handshake::{ike_auth_work, ke_work};
 pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
