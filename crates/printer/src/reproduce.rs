@@ -76,9 +76,14 @@ fn sensitivity_text(vars: &[Variation]) -> String {
         "== sensitivity: each assumption of experiments/assumptions.toml at the ends of its range"
     );
     for v in vars {
+        let refitted = if v.refitted.is_empty() {
+            String::new()
+        } else {
+            format!("; {} refitted", v.refitted.join(", "))
+        };
         let _ = write!(
             s,
-            "  {} = {} {} (the reproduction uses {}): ",
+            "  {} = {} {} (the reproduction uses {}{refitted}): ",
             v.assumption,
             num(v.tried),
             v.unit,
@@ -281,7 +286,7 @@ pub fn markdown(
     let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
     let _ = writeln!(
         s,
-        "**Assumptions** the papers do not pin (`experiments/assumptions.toml`; a row that read one lists it as `assume:<id>`):\n"
+        "**Assumptions** the papers do not pin and **thresholds** the project sets (`experiments/assumptions.toml`; a row that read one lists it as `assume:<id>`; a row judged by a rule reads its tolerance `rule.<name>`; a row that read a committed profile fitted at an assumption's value inherits it, and `--sensitivity` runs its study again with the profile refitted):\n"
     );
     s.push_str(&assumptions_table(targets).markdown());
     let _ = writeln!(s);
@@ -383,12 +388,20 @@ pub(crate) fn assumptions_table(targets: &Targets) -> Table {
         Align::Left,
     ]);
     for a in &targets.assumptions {
+        let inherited = if a.profiles.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Inherited by every study that reads {} (fitted at this value).",
+                a.profiles.join(", ")
+            )
+        };
         at.row([
             a.id.clone(),
             format!("{} {}", num(a.value), a.unit),
             format!("{} .. {} {}", num(a.low), num(a.high), a.unit),
             a.what.clone(),
-            a.why.clone(),
+            format!("{}{inherited}", a.why),
         ]);
     }
     at

@@ -328,6 +328,75 @@ fn reproduce_sensitivity_names_the_rows_that_flip() {
     assert!(p["sensitivity"].is_null());
 }
 
+/// Issue 27 item 4: a study that reads a committed profile fitted at an assumption's value
+/// inherits it (ofh_load reads the i9 profile, whose cipher lines Fig. 11's fit made with 64 B
+/// small frames and open = seal): `--sensitivity` runs it again with the profile refitted at
+/// the tried value and lists its flips; a rule's tolerance, a threshold the project sets, is
+/// varied like an assumption and flips the rows judged by that rule.
+#[test]
+fn reproduce_sensitivity_reaches_inherited_assumptions_and_thresholds() {
+    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args([
+            "reproduce",
+            "--only",
+            "ofh_load",
+            "--sensitivity",
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let vars = v["sensitivity"].as_array().expect("a sensitivity list");
+    let find = |id: &str, tried: f64| {
+        vars.iter()
+            .find(|x| x["assumption"] == id && x["tried"] == tried)
+            .unwrap_or_else(|| panic!("{id} at {tried} is varied: {vars:?}"))
+    };
+    // No ofh_load row reads ofh.small-frame itself: the study runs again only by inheritance.
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| {
+        !r["depends_on"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d == "assume:ofh.small-frame")
+    }));
+    let small = find("ofh.small-frame", 256.0);
+    assert_eq!(small["experiments"], serde_json::json!(["ofh_load"]));
+    assert_eq!(
+        small["refitted"],
+        serde_json::json!(["calibration/ofh-macsec-i9.toml"])
+    );
+    let flipped = |var: &serde_json::Value, id: &str| {
+        var["flips"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["id"] == id && f["pass"] != f["pass_tried"])
+    };
+    assert!(flipped(small, "000/fig12/cpu-plateau-on"), "{small}");
+    assert!(flipped(
+        find("ofh.open-over-seal", 2.0),
+        "000/s5.2/on-costs-more"
+    ));
+    // The approx rule's tolerance halved: Fig. 13's encryption-on maximum (within 15%, not
+    // within 7.5%) flips, with the same model value.
+    let approx = find("rule.approx", 7.5);
+    let f = approx["flips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "000/fig13/max-delay-on")
+        .unwrap_or_else(|| panic!("{approx}"));
+    assert_eq!(f["simulated"], f["simulated_tried"]);
+    assert_eq!(
+        (f["pass"].as_bool(), f["pass_tried"].as_bool()),
+        (Some(true), Some(false))
+    );
+}
+
 /// A scratch repository for `reproduce --root`: `experiments/` copied (so a test can edit it),
 /// `scenarios/` and `calibration/` linked to the real ones.
 fn scratch_repo(name: &str) -> crate::common::TempDir {

@@ -24,7 +24,7 @@ pub(super) fn e2_sack_run(
     encrypted: bool,
     link: Option<(&str, &str)>,
 ) -> Result<(FlowReport, FrameLen)> {
-    let mut doc = Doc::load(root, "scenarios/e2_sack.toml")?;
+    let mut doc = Doc::load(root, "scenarios/e2_sack.toml")?.with_stand_ins(t);
     let wire = doc.link(E2_NODES[0], E2_NODES[1])?;
     match link {
         Some((length, rate)) => {
@@ -148,12 +148,13 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
     let (pt_us, ct_us) = (pt_rev.delay.mean_ns / 1e3, ct_rev.delay.mean_ns / 1e3);
     out.value("sack-total-pt", pt_us, pt_deps.clone().model("engine"));
     out.value("sack-total-ct", ct_us, ct_deps.model("engine"));
+    let (least, least_deps) = traced(|| t.assume("e2.dproc-share"))?;
     out.value(
         "dtotal-is-dproc",
         share20,
-        deps20.and(&ct20_deps).model("engine").structure("propagation does not depend on encryption and transmission grows by the ESP overhead over R, so the CT - PT difference is processing at any fitted cost above a few us"),
+        deps20.and(&ct20_deps).and(&least_deps).model("engine").structure("propagation does not depend on encryption and transmission grows by the ESP overhead over R, so the CT - PT difference is processing at any fitted cost above a few us"),
     )
-    .holds(share20 >= 95.0);
+    .holds(share20 >= least);
     let share = pt_rev.delay.processing_ns / pt_rev.delay.mean_ns * 100.0;
     out.value("proc-share-pt", share, pt_deps.model("engine"));
     let added = ct_us - pt_us;

@@ -49,7 +49,7 @@ pub(super) fn gcm_no_difference(t: &Targets, growth_us: f64) -> Result<(bool, De
 /// CT - PT differences.
 pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
-    let base = Doc::load(root, "scenarios/e2_size.toml")?;
+    let base = Doc::load(root, "scenarios/e2_size.toml")?.with_stand_ins(t);
     let (_, prof) = base.node_profile(E2_NODES[0])?;
     let sizes: Vec<usize> = (48..=1486).step_by(5).collect();
     let pick = |label: &str| {

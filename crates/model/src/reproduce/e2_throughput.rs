@@ -63,7 +63,7 @@ pub(super) fn e2_rate_point(
 /// each suite's plateau and bottleneck, the CPU slopes below saturation.
 pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
-    let base = Doc::load(root, "scenarios/e2_throughput.toml")?;
+    let base = Doc::load(root, "scenarios/e2_throughput.toml")?.with_stand_ins(t);
     let (_, prof) = base.node_profile(E2_NODES[0])?;
     let offered = [
         50.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0, 1000.0, 1200.0, 1400.0,

@@ -17,7 +17,7 @@ use crate::patch::quantity;
 /// rate per mode, what the effective cores decide, rate against ping size.
 pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
-    let base = Doc::load(root, "scenarios/ofh_load.toml")?;
+    let base = Doc::load(root, "scenarios/ofh_load.toml")?.with_stand_ins(t);
     let base_cores = base.node_profile(OFH_NODES[0])?.1.cores();
     let rates = [500.0, 1000.0, 1500.0, 2000.0, 2200.0, 2500.0, 3000.0];
     let run_cores =

@@ -28,7 +28,7 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
     let plateau = value("000/fig12/max-on")?;
-    let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?;
+    let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?.with_stand_ins(t);
     let (_, prof) = doc.node_profile(&ends(&doc, VARIANTS[NO_SPLIT].1)?.0)?;
     let mut cores: Vec<u32> = CORES.to_vec();
     cores.push(prof.cores());

@@ -26,10 +26,11 @@ pub fn table4_published() -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// MACsec's added one-way delay \[us\] for the 7678 B frame of ofh_table4.toml in `mode`.
-pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
+/// MACsec's added one-way delay \[us\] for the 7678 B frame of ofh_table4.toml in `mode`
+/// (with the profiles standing in for committed files in `t`).
+pub(super) fn ofh_table4_added(root: &Path, t: &Targets, mode: usize) -> Result<f64> {
     let run_mode = |m: usize| -> Result<f64> {
-        let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?;
+        let mut doc = Doc::load(root, "scenarios/ofh_table4.toml")?.with_stand_ins(t);
         let (_, stack, _) = OFH_MODES[m];
         doc.set(&format!("{}.source.stack", doc.flow("uplane")?), stack)?;
         for node in OFH_NODES {
@@ -43,7 +44,7 @@ pub(super) fn ofh_table4_added(root: &Path, mode: usize) -> Result<f64> {
 
 /// The ofh_table4 analysis: Table 4 from the categories, MACsec's added delay at 7678 B per
 /// mode and the regions it gives (a heat map).
-pub(super) fn ofh_table4(root: &Path, _: &Targets) -> Result<Outputs> {
+pub(super) fn ofh_table4(root: &Path, tg: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let t = table4();
     let published = table4_published();
@@ -59,8 +60,8 @@ pub(super) fn ofh_table4(root: &Path, _: &Targets) -> Result<Outputs> {
         if cells == 168 { matching as f64 } else { 0.0 },
         Deps::default().input("O-DU budgets and O-RU offsets read off Table 4"),
     );
-    let on = ofh_table4_added(root, 0)?;
-    let off = ofh_table4_added(root, 1)?;
+    let on = ofh_table4_added(root, tg, 0)?;
+    let off = ofh_table4_added(root, tg, 1)?;
     let mut counts = [0usize; 3];
     let region: Vec<Vec<usize>> = t
         .iter()

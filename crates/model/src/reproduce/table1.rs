@@ -6,9 +6,9 @@ use std::path::Path;
 
 use protocols::catalogue::{self, SuiteOverhead};
 
-use super::Result;
 use super::study::Outputs;
 use super::target::{Deps, Targets};
+use super::{ReproduceError, Result};
 
 /// The suite with the fewest added bytes among those that encrypt and are recommended.
 fn smallest(suites: Vec<SuiteOverhead>) -> Option<SuiteOverhead> {
@@ -63,26 +63,34 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
             .var("max", m.max);
     }
     // 000 §2.2: "TLS adds about 25-40 Bytes of overhead to each packet": the range of the
-    // recommended suites that encrypt, against 25-40 B read with the approx rule's 15%.
+    // recommended suites that encrypt, against the target's range read with the approx rule's
+    // tolerance.
     let tls: Vec<SuiteOverhead> = catalogue::tls_suites()?
         .into_iter()
         .filter(|s| s.confidential && s.recommended)
         .collect();
     let lo = tls.iter().map(|s| s.min).min().unwrap_or(0);
     let hi = tls.iter().map(|s| s.max).max().unwrap_or(0);
-    let within = |b: usize| (25.0 * 0.85..=40.0 * 1.15).contains(&(b as f64));
+    let id = "000/s2.2/tls-25-40";
+    let [low, high] = t.get(id)?.range.ok_or_else(|| ReproduceError::Variant {
+        file: super::TARGETS_FILE.into(),
+        problem: format!("target {id} has no `range` to read the claim against"),
+    })?;
+    let (tol, tol_deps) = super::variant::traced(|| t.tolerance("approx"))?;
+    let (lo_ok, hi_ok) = (low * (1.0 - tol / 100.0), high * (1.0 + tol / 100.0));
+    let within = |b: usize| (lo_ok..=hi_ok).contains(&(b as f64));
     let outside: Vec<String> = tls
         .iter()
         .filter(|s| !within(s.min) || !within(s.max))
         .map(|s| format!("{} {}..{} B", s.stack, s.min, s.max))
         .collect();
-    out.value("tls-25-40", lo as f64, deps())
+    out.value("tls-25-40", lo as f64, deps().and(&tol_deps))
         .holds(outside.is_empty())
         .var("lo", lo)
         .var("hi", hi)
         .var("suites", tls.len())
         .why(format!(
-            "the recommended TLS suites add {lo}..{hi} B per record: a TLS 1.3 AEAD record adds its 5-byte header, the content-type byte and a 16-byte tag (22 B), a TLS 1.2 AES-GCM record an 8-byte explicit nonce more (29 B), ChaCha20-Poly1305 in TLS 1.2 none (21 B); outside 25-40 B (15% either way): {}",
+            "the recommended TLS suites add {lo}..{hi} B per record: a TLS 1.3 AEAD record adds its 5-byte header, the content-type byte and a 16-byte tag (22 B), a TLS 1.2 AES-GCM record an 8-byte explicit nonce more (29 B), ChaCha20-Poly1305 in TLS 1.2 none (21 B); outside {low}-{high} B ({tol}% either way): {}",
             outside.join(", ")
         ));
     // 000 §2.3: Delta D_que <= 1 us while lambda <= 9.78 Gb/s, mu = 10 Gb/s, eps <= 60 B.

@@ -39,6 +39,15 @@ pub struct Assumption {
     pub high: f64,
     /// Where the value and the range come from.
     pub why: String,
+    /// Committed calibration profiles (paths from the repository root) whose fitted values
+    /// were computed at `value`: every study that reads one inherits the assumption, and
+    /// `--sensitivity` re-runs it with the profile refitted at the tried value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<String>,
+    /// How such a profile is refitted at another value (`ofh-fig11`: Fig. 11's fit of the i9
+    /// cipher lines; `open-over-seal`: every open op = the tried ratio x its seal op).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refit: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,6 +106,9 @@ pub struct Target {
     /// that arithmetic (class `arithmetic`) and are no prediction.
     #[serde(default)]
     pub arithmetic: Option<String>,
+    /// A published range `[low, high]` a claim is read against (rule `claim` only), in `unit`.
+    #[serde(default)]
+    pub range: Option<[f64; 2]>,
 }
 
 /// One `[paper.<key>]` of the references file.
@@ -136,6 +148,9 @@ pub struct Targets {
     pub assumptions: Vec<Assumption>,
     /// Values that replace assumptions' (`--sensitivity`), by id.
     overrides: BTreeMap<String, f64>,
+    /// Profiles built in memory that stand in for committed files (`--sensitivity`: a profile
+    /// refitted at a tried assumption), by canonical path.
+    stand_ins: BTreeMap<PathBuf, profile::Profile>,
 }
 
 /// Rules whose comparison needs a published value.
@@ -223,10 +238,11 @@ impl Targets {
             if sd_rule != t.sd.is_some()
                 || (t.rule == "mean") != t.n.is_some_and(|n| n > 1)
                 || (t.rule == "claim") != t.claim.is_some()
+                || (t.range.is_some() && t.rule != "claim")
             {
                 return Err(bad(format!(
                     "target {}: `sd` goes with rules spread and mean, `n` (more than 1 run) with \
-                     rule mean, and `claim` with rule claim",
+                     rule mean, and `claim` and `range` with rule claim",
                     t.id
                 )));
             }
@@ -251,6 +267,7 @@ impl Targets {
             path,
             assumptions: assumptions.assumption,
             overrides: BTreeMap::new(),
+            stand_ins: BTreeMap::new(),
         })
     }
 
@@ -282,6 +299,24 @@ impl Targets {
         let mut t = self.clone();
         t.overrides.insert(id.to_owned(), value);
         t
+    }
+
+    /// The same targets with `prof` standing in for the committed profile file at `path`.
+    pub(super) fn with_stand_in(&self, path: &Path, prof: profile::Profile) -> Targets {
+        let mut t = self.clone();
+        t.stand_ins.insert(canonical(path), prof);
+        t
+    }
+
+    /// The profiles standing in for committed files, by canonical path.
+    pub(super) fn stand_ins(&self) -> &BTreeMap<PathBuf, profile::Profile> {
+        &self.stand_ins
+    }
+
+    /// The tolerance of rule `rule` (delay, rate, approx: percent; points: percentage
+    /// points): the assumption `rule.<rule>`, a threshold the project sets.
+    pub(super) fn tolerance(&self, rule: &str) -> Result<f64> {
+        self.assume(&format!("rule.{rule}"))
     }
 
     /// Every target, in file order.
@@ -322,11 +357,14 @@ impl Targets {
             "exact" => (err.abs() <= 1e-7, Some(0.0), "exact".to_owned()),
             "at-most" => (sim <= value, None, format!("at most {value}")),
             "at-least" => (sim >= value, None, format!("at least {value}")),
-            "points" => (
-                (sim - value).abs() <= 5.0,
-                None,
-                "within 5 points".to_owned(),
-            ),
+            "points" => {
+                let points = self.tolerance("points")?;
+                (
+                    (sim - value).abs() <= points,
+                    None,
+                    format!("within {points} points"),
+                )
+            }
             "spread" => {
                 let sd = t.sd.unwrap_or(0.0);
                 let pct = sd / value * 100.0;
@@ -348,16 +386,17 @@ impl Targets {
             }
             "delay" => {
                 // 1%, or half a unit of the last digit the paper prints, if that is more.
-                let pct = (half_digit(value) / value.abs() * 100.0).max(1.0);
-                let words = if pct > 1.0 {
+                let least = self.tolerance("delay")?;
+                let pct = (half_digit(value) / value.abs() * 100.0).max(least);
+                let words = if pct > least {
                     format!("within {} ({pct:.2}%)", half_digit(value))
                 } else {
-                    "within 1%".to_owned()
+                    format!("within {least}%")
                 };
                 (err.abs() <= pct + 1e-9, Some(pct), words)
             }
             rule => {
-                let pct = if rule == "rate" { 5.0 } else { 15.0 };
+                let pct = self.tolerance(rule)?;
                 (err.abs() <= pct, Some(pct), format!("within {pct}%"))
             }
         };
@@ -420,6 +459,12 @@ impl Targets {
             ..row
         }
     }
+}
+
+/// `path` made absolute and free of `..` (the file itself if it exists), so that two spellings
+/// of one profile file name the same stand-in.
+pub(super) fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Half a unit of the last decimal digit of `v` as written (its shortest decimal form:

@@ -2,12 +2,12 @@
 //! path and run (its profile nodes costed by the engine, with a profile built in memory in
 //! place of a file where a fit needs one); the frame and protected lengths of a stack.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use toml::Value;
 
-use super::target::Deps;
+use super::target::{Deps, Targets, canonical};
 use super::{ReproduceError, Result};
 use crate::patch::{self, KeyPath};
 use crate::report::{FlowReport, NodeReport, Report, RunOptions};
@@ -20,6 +20,9 @@ pub(super) struct Doc {
     root: Value,
     /// Profiles that stand in for the files at their paths (built in memory: a fit's trial).
     profiles: HashMap<PathBuf, profile::Profile>,
+    /// Profiles refitted at a tried assumption that stand in for committed files wherever the
+    /// scenario names them, by canonical path ([`Doc::with_stand_ins`]); `profiles` wins.
+    stand_ins: BTreeMap<PathBuf, profile::Profile>,
 }
 
 impl Doc {
@@ -40,7 +43,36 @@ impl Doc {
             path,
             root: Value::Table(table),
             profiles: HashMap::new(),
+            stand_ins: BTreeMap::new(),
         })
+    }
+
+    /// The document with the profiles standing in for committed files in `t` (a profile
+    /// refitted at an assumption `--sensitivity` tries) used wherever it names those files.
+    pub(super) fn with_stand_ins(mut self, t: &Targets) -> Doc {
+        self.stand_ins = t.stand_ins().clone();
+        self
+    }
+
+    /// Every profile file the document names (`profile = "..."` in any table), as the
+    /// scenario resolves it: relative to the file's directory.
+    fn profile_paths(&self) -> Vec<PathBuf> {
+        fn walk(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Table(t) => {
+                    if let Some(Value::String(p)) = t.get("profile") {
+                        out.push(p.clone());
+                    }
+                    t.values().for_each(|x| walk(x, out));
+                }
+                Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+                _ => {}
+            }
+        }
+        let mut rels = vec![];
+        walk(&self.root, &mut rels);
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        rels.into_iter().map(|r| dir.join(r)).collect()
     }
 
     pub(super) fn bad(&self, problem: String) -> ReproduceError {
@@ -187,10 +219,16 @@ impl Doc {
     }
 
     pub(super) fn scenario(&self) -> Result<Scenario> {
+        let mut profiles = self.profiles.clone();
+        if !self.stand_ins.is_empty() {
+            for path in self.profile_paths() {
+                if let Some(p) = self.stand_ins.get(&canonical(&path)) {
+                    profiles.entry(path).or_insert_with(|| p.clone());
+                }
+            }
+        }
         Ok(patch::to_scenario_with_profiles(
-            &self.root,
-            &self.path,
-            &self.profiles,
+            &self.root, &self.path, &profiles,
         )?)
     }
 
@@ -219,7 +257,14 @@ impl Doc {
     pub(super) fn node_profile(&self, node: &str) -> Result<(String, profile::Profile)> {
         let rel = self.get_str(&format!("{}.service.profile", self.node(node)?))?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        let p = profile::Profile::load(dir.join(&rel))?;
+        let path = dir.join(&rel);
+        if let Some(p) = self.profiles.get(&path) {
+            return Ok((rel, p.clone()));
+        }
+        if let Some(p) = self.stand_ins.get(&canonical(&path)) {
+            return Ok((rel, p.clone()));
+        }
+        let p = profile::Profile::load(path)?;
         Ok((rel, p))
     }
 }
