@@ -7,7 +7,12 @@
 #   setup    one IKE SA at a time (IKE_SA_INIT + IKE_AUTH with a Child SA), for PSK, Ed25519,
 #            ECDSA P-256 and RSA-2048 certificates: each set-up's latency on the capture's clock
 #            (first IKE_SA_INIT request to the IKE_AUTH response) and both daemons' CPU time per
-#            SA (the sum of every thread's run time, /proc/PID/task/*/schedstat, over the set-ups)
+#            SA (the sum of every thread's run time, /proc/PID/task/*/schedstat, over the set-ups);
+#            and each exchange's request -> response time (IKE_SA_INIT, IKE_AUTH) on the capture
+#   child    on one PSK IKE SA, further Child SAs one at a time (CREATE_CHILD_SA, no PFS), and as
+#            many CREATE_CHILD_SA exchanges the responder refuses (TS_UNACCEPTABLE: nothing
+#            installed): each exchange's request -> response on the capture's clock, both
+#            daemons' CPU time per exchange
 #   storm    N IKE SAs (PSK) started at once, as a restarted initiator does (every connection
 #            loaded with start_action = start): time from the first IKE_SA_INIT request to the
 #            last IKE_AUTH response, and each daemon's CPU time over the storm
@@ -21,7 +26,7 @@
 # Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full]
 #
 #   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
-#   --only W     one workload only (speed, setup, storm or esp), for debugging
+#   --only W     one workload only (speed, setup, child, storm or esp), for debugging
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
 #                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200
 #                and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 8 min); default
@@ -42,7 +47,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a file}; shift 2 ;;
     --set) set_name=${2:?--set needs reduced or full}; shift 2 ;;
-    --only) only=${2:?--only needs speed, setup, storm or esp}; shift 2 ;;
+    --only) only=${2:?--only needs speed, setup, child, storm or esp}; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "strongswan-bench: unknown argument '$1' (allowed: --out FILE, --set reduced|full)" >&2; exit 1 ;;
   esac
@@ -111,6 +116,32 @@ setup_times() {
          END { for (k in e) printf "%s %s %d\n", s[k], e[k], n[k] }'
 }
 
+# Per-exchange times from a capture of set-ups: for each initiator SPI with both exchanges
+# complete, sorted by start, "init auth" [ms]: IKE_SA_INIT request -> response and IKE_AUTH
+# request -> response (each the first frame of the message: the first fragment, the first send).
+exchange_times() {
+  tshark -r "$1" -T fields -e frame.time_epoch -e isakmp.ispi -e isakmp.exchangetype \
+    -e isakmp.flag_r -E occurrence=f 2>/dev/null |
+    awk '$3 == 34 && $4 == 0 && !($2 in a) { a[$2] = $1 }
+         $3 == 34 && $4 == 1 && !($2 in b) { b[$2] = $1 }
+         $3 == 35 && $4 == 0 && !($2 in c) { c[$2] = $1 }
+         $3 == 35 && $4 == 1 && !($2 in d) { d[$2] = $1 }
+         END { for (k in d) if ((k in a) && (k in b) && (k in c))
+                 printf "%s %.6f %.6f\n", a[k], (b[k] - a[k]) * 1e3, (d[k] - c[k]) * 1e3 }' |
+    sort -g | cut -d' ' -f2-
+}
+
+# CREATE_CHILD_SA exchanges (type 36) from a capture: per message ID, request -> response [ms]
+# (the first frame of each), in message-ID order (tshark writes IDs as 0x and 8 hex digits).
+child_times() {
+  tshark -r "$1" -T fields -e frame.time_epoch -e isakmp.messageid -e isakmp.exchangetype \
+    -e isakmp.flag_r -E occurrence=f 2>/dev/null |
+    awk '$3 == 36 && $4 == 0 && !($2 in q) { q[$2] = $1 }
+         $3 == 36 && $4 == 1 && !($2 in r) { r[$2] = $1 }
+         END { for (k in r) if (k in q) printf "%s %.6f\n", k, (r[k] - q[k]) * 1e3 }' |
+    sort | cut -d' ' -f2
+}
+
 capture_start() { # capture_start FILE
   : >"$tmp/tcpdump.err"
   ip netns exec "$ns_a" tcpdump -i "$dev_a" -n -s 160 -U --immediate-mode -w "$1" \
@@ -169,9 +200,76 @@ run_setup() {
   local n=$((setups - 1))
   [ "$(tr ',' '\n' <<<"$lat" | grep -c .)" = "$n" ] ||
     { log "setup $auth: $(tr ',' '\n' <<<"$lat" | grep -c .) of $n set-ups on the capture"; return 1; }
+  local init auth_x
+  init=$(exchange_times "$pcap" | awk '{ printf "%s%s", sep, $1; sep = "," }')
+  auth_x=$(exchange_times "$pcap" | awk '{ printf "%s%s", sep, $2; sep = "," }')
   add "{\"workload\": \"setup\", \"auth\": \"$auth\", \"sas\": $n, \"latency_ms\": [$lat],
+    \"init_ms\": [$init], \"auth_ms\": [$auth_x],
     \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db}"
   log "setup $auth: $n SAs, latency [ms] $(tr ',' ' ' <<<"$lat" | cut -c1-60)..., CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us"
+}
+
+# child: on one PSK IKE SA, $setups - 1 further Child SAs one at a time (CREATE_CHILD_SA without a
+# KE payload: the ESP proposal has no group), then as many refused ones (child cx: the responder
+# answers TS_UNACCEPTABLE and installs nothing). Per exchange request -> response on the capture,
+# and both daemons' CPU time over each series. charon's log of each request it generated shows
+# its payloads (the capture's are encrypted): none may carry KE.
+run_child() {
+  local k n=$((setups - 1)) pcap=$tmp/child.pcap pcap_x=$tmp/child-refused.pcap
+  charon_reuse_ikesa=yes
+  charon_restart
+  for side in a b; do write_bench_conf "$side" psk aes256gcm16 1 none "$setups"; done
+  charon_reuse_ikesa=no
+  swan b --load-all --clear --noprompt >"$tmp/b.load" 2>&1 || { cat "$tmp/b.load" >&2; return 1; }
+  swan a --load-all --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  swan a --initiate --child c1 --ike s1 --timeout 10 >/dev/null ||
+    { log "child: the IKE SA did not come up"; return 1; }
+  # One Child SA before the timed ones (lazy initialisation of the CREATE_CHILD_SA path).
+  swan a --initiate --child c2 --ike s1 --timeout 10 >/dev/null ||
+    { log "child: the first CREATE_CHILD_SA failed"; return 1; }
+  capture_start "$pcap"
+  local ca cb
+  ca=$(cpu_ns a)
+  cb=$(cpu_ns b)
+  for k in $(seq 3 "$setups"); do
+    swan a --initiate --child "c$k" --ike s1 --timeout 10 >/dev/null ||
+      { log "child: CREATE_CHILD_SA of c$k failed"; return 1; }
+  done
+  local da db
+  da=$(($(cpu_ns a) - ca))
+  db=$(($(cpu_ns b) - cb))
+  capture_stop
+  n=$((setups - 2))
+  capture_start "$pcap_x"
+  ca=$(cpu_ns a)
+  cb=$(cpu_ns b)
+  for _ in $(seq "$n"); do
+    swan a --initiate --child cx --ike s1 --timeout 10 >/dev/null 2>&1 || true
+  done
+  local dxa dxb
+  dxa=$(($(cpu_ns a) - ca))
+  dxb=$(($(cpu_ns b) - cb))
+  capture_stop
+  local ike_sas reqs kes refused
+  ike_sas=$(grep -c 'IKE_SA s1\[[0-9]*\] established' "$tmp/a/charon.log" || true)
+  [ "$ike_sas" = 1 ] || { log "child: $ike_sas IKE SAs established, not 1"; return 1; }
+  reqs=$(grep -c 'generating CREATE_CHILD_SA request' "$tmp/a/charon.log" || true)
+  [ "$reqs" -ge $((2 * n)) ] || { log "child: $reqs CREATE_CHILD_SA requests in charon's log, not $((2 * n))"; return 1; }
+  kes=$(grep 'generating CREATE_CHILD_SA request' "$tmp/a/charon.log" | grep -c ' KE ' || true)
+  [ "$kes" = 0 ] || { log "child: $kes CREATE_CHILD_SA requests carried a KE payload"; return 1; }
+  refused=$(grep -c 'TS_UNACCEPTABLE' "$tmp/a/charon.log" || true)
+  [ "$refused" -ge "$n" ] || { log "child: $refused of $n refusals seen"; return 1; }
+  local t tx
+  t=$(child_times "$pcap" | paste -sd,)
+  tx=$(child_times "$pcap_x" | paste -sd,)
+  [ "$(tr ',' '\n' <<<"$t" | grep -c .)" = "$n" ] ||
+    { log "child: $(tr ',' '\n' <<<"$t" | grep -c .) of $n CREATE_CHILD_SA exchanges on the capture"; return 1; }
+  [ "$(tr ',' '\n' <<<"$tx" | grep -c .)" = "$n" ] ||
+    { log "child: $(tr ',' '\n' <<<"$tx" | grep -c .) of $n refused exchanges on the capture"; return 1; }
+  add "{\"workload\": \"child\", \"auth\": \"psk\", \"children\": $n, \"pfs\": false,
+    \"create_ms\": [$t], \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db,
+    \"refused_ms\": [$tx], \"refused_initiator_cpu_ns\": $dxa, \"refused_responder_cpu_ns\": $dxb}"
+  log "child: $n Child SAs, CREATE_CHILD_SA [ms] $(tr ',' ' ' <<<"$t" | cut -c1-60)..., refused [ms] $(tr ',' ' ' <<<"$tx" | cut -c1-60)..., CPU per Child SA $((da / n / 1000)) / $((db / n / 1000)) us, per refusal $((dxa / n / 1000)) / $((dxb / n / 1000)) us"
 }
 
 # storm N: N IKE SAs (PSK) at once.
@@ -290,6 +388,7 @@ if want speed; then run_speed; fi
 if want setup; then
   for auth in psk ed25519 ecdsa-p256 rsa2048; do run_setup "$auth"; done
 fi
+if want child; then run_child; fi
 if want storm; then
   for n in "${storms[@]}"; do
     for r in $(seq "$runs"); do run_storm "$n" "$r"; done

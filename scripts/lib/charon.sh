@@ -154,12 +154,13 @@ EOF
 
 # strongswan.conf for side $1 of the bench (`charon_conf`), its log with milliseconds. Each
 # initiation a new IKE SA (by default charon puts a Child SA of a connection equal to an
-# established one into that IKE SA). A storm's initiators all share one address here, where a
+# established one into that IKE SA), unless `charon_reuse_ikesa` is yes (the child workload: its
+# Child SAs are CREATE_CHILD_SA exchanges on one IKE SA). A storm's initiators all share one address here, where a
 # RIC's gNBs each have their own: the per-address limit on half-open IKE SAs (5) and the cookie
 # threshold (30 half-open SAs) are raised so that the storm measures the daemons' work, not DoS
 # protection that the model does not include (docs/validation.md).
 write_charon_conf() {
-  charon_conf "$tmp/$1" "reuse_ikesa = no
+  charon_conf "$tmp/$1" "reuse_ikesa = ${charon_reuse_ikesa:-no}
   block_threshold = 100000
   cookie_threshold = 100000
   cookie_threshold_ip = 100000" "time_add_ms = yes"
@@ -237,12 +238,16 @@ charon_credentials() {
 }
 
 # swanctl.conf for side $1 (a initiates, b responds): authentication $2 (psk, ed25519,
-# ecdsa-p256, rsa2048), ESP proposal $3, on a: $4 connections s1..sN with start action $5.
+# ecdsa-p256, rsa2048), ESP proposal $3, on a: $4 connections s1..sN with start action $5, and
+# with $6 = K > 1 (one connection only) K - 1 further children c2..cK of s1 (10.207.0.k/32 -
+# 10.208.0.k/32) and a child cx whose remote selector (10.209.0.1/32) the responder refuses
+# (TS_UNACCEPTABLE: a CREATE_CHILD_SA exchange that installs nothing). The ESP proposal has no
+# key-exchange group, so a CREATE_CHILD_SA carries no KE payload (no PFS).
 # IKE: aes256gcm16-prfsha256-x25519. Every connection has `unique = never` (many IKE SAs between
 # the same identities, none replaced) and no remote identity on the initiator (so no
 # INITIAL_CONTACT, which would make the responder delete the others).
 write_bench_conf() {
-  local side=$1 auth=$2 esp=$3 n=$4 start=$5 me them local_auth remote_auth
+  local side=$1 auth=$2 esp=$3 n=$4 start=$5 kids=${6:-1} me them local_auth remote_auth
   local dir=$tmp/$side/swanctl
   rm -f "$dir"/x509/* "$dir"/x509ca/* "$dir"/private/*
   if [ "$side" = a ]; then me=$addr_a; them=$addr_b; else me=$addr_b; them=$addr_a; fi
@@ -306,6 +311,29 @@ write_bench_conf() {
         rekey_time = 0
         start_action = $start
       }
+CONF
+      if [ "$c" = s1 ] && [ "$kids" -gt 1 ]; then
+        local k
+        for k in $(seq 2 "$kids") x; do
+          if [ "$k" = x ]; then
+            ts_l=10.205.1.1/32
+            ts_r=10.209.0.1/32
+          else
+            ts_l=10.207.0.$k/32
+            ts_r=10.208.0.$k/32
+          fi
+          cat <<CONF
+      c$k {
+        esp_proposals = $esp
+        local_ts = $ts_l
+        remote_ts = $ts_r
+        rekey_time = 0
+        start_action = none
+      }
+CONF
+        done
+      fi
+      cat <<CONF
     }
   }
 CONF

@@ -198,6 +198,146 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
     assert!(text.contains("cipher-only lower bound"), "{text}");
 }
 
+/// The committed run with the per-exchange times and the `child` workload (issue 27 item 6).
+const STRONGSWAN_CHILD: &str = "calibration/host-2026-11-26-strongswan-child.measurements.json";
+
+/// Runs `calibrate --run strongswan` on a committed measurement file: (the profile as TOML,
+/// stderr).
+fn calibrate_strongswan(measurements: &str, dir: &TempDir) -> (toml::Table, String) {
+    let profile = dir.join("ss.toml");
+    let out = oransim(&[
+        "calibrate",
+        "--run",
+        "strongswan",
+        "--measurements",
+        measurements,
+        "--out",
+        profile.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    (toml::from_str(&text).expect("a TOML profile"), err)
+}
+
+/// The committed file `rel` (relative to the repository root, where `oransim` runs), parsed.
+fn read_json(rel: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (v[(n - 1) / 2] + v[n / 2]) / 2.0
+}
+
+/// Issue 27 item 6: the Child SA installation term, from a measurement file with the `child`
+/// workload, is the median CREATE_CHILD_SA exchange less the median refused one (recomputed
+/// here from the file), names both measurements and the data path; a file without the workload
+/// gives a profile without it, and says so.
+#[test]
+fn calibrate_run_fits_the_child_sa_install_term() {
+    let dir = TempDir::new("validate-child");
+    let (p, _) = calibrate_strongswan(STRONGSWAN_CHILD, &dir);
+    let m = read_json(STRONGSWAN_CHILD);
+    let child = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == "child")
+        .expect("a child workload");
+    assert_eq!(child["pfs"], false);
+    let series = |k: &str| -> Vec<f64> {
+        child[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let want = (median(&series("create_ms")) - median(&series("refused_ms"))) * 1e6;
+    let imp = &p["implementation"];
+    assert_eq!(imp["data_path"].as_str(), m["data_path"].as_str());
+    let t = &imp["terms"]["ike.child_sa.install"];
+    let got = t["value"].as_float().unwrap();
+    assert!(got > 0.0 && (got - want).abs() < 1e-3, "{got} vs {want}");
+    assert_eq!(t["unit"].as_str(), Some("ns"));
+    let fitted: Vec<&str> = t["fitted_to"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(fitted, ["ike.child.create", "ike.child.refused"]);
+    let source = t["source"].as_str().unwrap();
+    assert!(
+        source.contains(m["data_path"].as_str().unwrap()) && source.contains("TS_UNACCEPTABLE"),
+        "{source}"
+    );
+    for name in [
+        "ike.exchange.init",
+        "ike.exchange.auth",
+        "ike.exchange.create_child",
+        "ike.exchange.create_child.refused",
+        "ike.exchange.handling",
+    ] {
+        assert!(
+            imp["terms"][name]["value"].as_float().unwrap() > 0.0,
+            "{name}"
+        );
+    }
+    // The committed run of 2026-11-26 predates the workload: no term, and a note.
+    let dir = TempDir::new("validate-child-old");
+    let (p, err) = calibrate_strongswan(STRONGSWAN, &dir);
+    let terms = p["implementation"]["terms"].as_table().unwrap();
+    assert!(terms.contains_key("ike.daemon.responder.idle"));
+    assert!(
+        !terms
+            .keys()
+            .any(|k| k.starts_with("ike.exchange.") || k.starts_with("ike.child_sa"))
+    );
+    assert!(err.contains("no `ike.child_sa.install`"), "{err}");
+}
+
+/// A `child` workload whose Child SAs took less than its refusals is refused naming the file and
+/// the term, exit 2, and no profile is written.
+#[test]
+fn a_negative_child_sa_install_is_refused() {
+    let dir = TempDir::new("validate-child-neg");
+    let mut m = read_json(STRONGSWAN_CHILD);
+    for r in m["rows"].as_array_mut().unwrap() {
+        if r["workload"] == "child" {
+            let create = r["create_ms"].clone();
+            r["create_ms"] = r["refused_ms"].clone();
+            r["refused_ms"] = create;
+        }
+    }
+    let bad = dir.join("swapped.json");
+    std::fs::write(&bad, serde_json::to_string(&m).unwrap()).unwrap();
+    let profile = dir.join("ss.toml");
+    let out = oransim(&[
+        "calibrate",
+        "--run",
+        "strongswan",
+        "--measurements",
+        bad.to_str().unwrap(),
+        "--out",
+        profile.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("swapped.json") && err.contains("`ike.child_sa.install`"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!profile.exists());
+}
+
 fn skip(var: &str) -> Option<String> {
     if std::env::var_os(var).is_some_and(|v| v == "1") {
         return Some(format!("{var}=1"));

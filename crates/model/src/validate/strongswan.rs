@@ -26,6 +26,15 @@
 //!   length.
 //! - **ESP latency** (`esp.latency`, fitted to `esp.rtt.aes256gcm16.64`): what ESP adds to a
 //!   64-byte ping's round trip over the same path without IPsec, less four cipher calls.
+//! - **Child SA installation** (`ike.child_sa.install`, fitted to `ike.child.create` and
+//!   `ike.child.refused`; files with the `child` workload only): what installing a Child SA
+//!   (two SAs and their policies, in the data path the file names) adds to an exchange, request
+//!   to response on the capture: the median CREATE_CHILD_SA exchange (no PFS) less the median
+//!   CREATE_CHILD_SA exchange the responder refuses (TS_UNACCEPTABLE), the same message work
+//!   with nothing installed. Beside it, measured medians as terms: the PSK set-up's
+//!   `ike.exchange.init` and `ike.exchange.auth`, `ike.exchange.create_child` (and `.refused`),
+//!   `ike.exchange.handling` (IKE_SA_INIT less the responder's X25519 keygen + agree), and the
+//!   daemons' CPU per installation (`ike.child_sa.install.{initiator,responder}_cpu`).
 //!
 //! Every other row is predicted from those terms plus OpenSSL's measured costs of the key ops
 //! and ciphers (charon's openssl plugin does the key exchange and signatures).
@@ -45,6 +54,10 @@ pub const FIT_STORM: u32 = 50;
 
 /// The certificate authentication whose set-up the certificate handling is fitted to.
 pub const FIT_CERT: &str = "ed25519";
+
+/// The implementation term of a Child SA's installation \[ns\] (module docs): read it from a
+/// profile with `Profile::term(CHILD_SA_INSTALL)`.
+pub const CHILD_SA_INSTALL: &str = "ike.child_sa.install";
 
 /// The ESP suite whose throughput and 64-byte RTT the data-path terms are fitted to.
 pub const FIT_SUITE: &str = "aes256gcm16";
@@ -91,10 +104,40 @@ pub enum Workload {
         sas: u32,
         /// Each set-up's latency \[ms\].
         latency_ms: Vec<f64>,
+        /// Each set-up's IKE_SA_INIT request -> response on the capture \[ms\] (empty in files
+        /// written before the bench recorded it).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        init_ms: Vec<f64>,
+        /// Each set-up's IKE_AUTH request -> response on the capture \[ms\] (empty in files
+        /// written before the bench recorded it).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        auth_ms: Vec<f64>,
         /// The initiator's CPU time over them \[ns\].
         initiator_cpu_ns: f64,
         /// The responder's CPU time over them \[ns\].
         responder_cpu_ns: f64,
+    },
+    /// Child SAs created one at a time on one established IKE SA (CREATE_CHILD_SA), and as
+    /// many CREATE_CHILD_SA exchanges the responder refused (nothing installed).
+    Child {
+        /// Authentication of the IKE SA.
+        auth: String,
+        /// Child SAs timed (and refusals timed).
+        children: u32,
+        /// Whether the exchanges carried a KE payload (perfect forward secrecy).
+        pfs: bool,
+        /// Each CREATE_CHILD_SA's request -> response on the capture \[ms\].
+        create_ms: Vec<f64>,
+        /// The initiator's CPU time over the Child SAs \[ns\].
+        initiator_cpu_ns: f64,
+        /// The responder's CPU time over the Child SAs \[ns\].
+        responder_cpu_ns: f64,
+        /// Each refused CREATE_CHILD_SA's request -> response on the capture \[ms\].
+        refused_ms: Vec<f64>,
+        /// The initiator's CPU time over the refusals \[ns\].
+        refused_initiator_cpu_ns: f64,
+        /// The responder's CPU time over the refusals \[ns\].
+        refused_responder_cpu_ns: f64,
     },
     /// IKE SAs started at once.
     Storm {
@@ -211,8 +254,115 @@ pub struct Terms {
     pub esp_per_packet_ns: Option<f64>,
     /// What ESP adds to a ping's round trip without the cipher \[ns\].
     pub esp_latency_ns: Option<f64>,
+    /// The per-exchange times; `None` without the set-ups' per-exchange times and the `child`
+    /// workload (files written before the bench recorded them).
+    pub exchanges: Option<Exchanges>,
     /// Spreads ((max - min) / median) of the fitted measurements, by term.
     pub spreads: BTreeMap<&'static str, f64>,
+}
+
+/// Per-exchange times on the capture (request -> response) and the Child SA installation term
+/// derived from them (module docs).
+#[derive(Debug, Clone, Serialize)]
+pub struct Exchanges {
+    /// PSK set-up's IKE_SA_INIT, median \[ns\].
+    pub init_ns: f64,
+    /// PSK set-up's IKE_AUTH (with its Child SA), median \[ns\].
+    pub auth_ns: f64,
+    /// CREATE_CHILD_SA without PFS, median \[ns\].
+    pub create_ns: f64,
+    /// CREATE_CHILD_SA refused by the responder (TS_UNACCEPTABLE), median \[ns\].
+    pub refused_ns: f64,
+    /// IKE_SA_INIT less the responder's X25519 keygen + agree (OpenSSL's) \[ns\].
+    pub handling_ns: f64,
+    /// What installing a Child SA adds to an exchange: `create_ns - refused_ns` \[ns\].
+    pub install_ns: f64,
+    /// The initiator's CPU per Child SA less its CPU per refusal \[ns\].
+    pub install_initiator_cpu_ns: f64,
+    /// The responder's CPU per Child SA less its CPU per refusal \[ns\].
+    pub install_responder_cpu_ns: f64,
+    /// Spreads ((max - min) / median) of the IKE_SA_INIT, IKE_AUTH, CREATE_CHILD_SA and refused
+    /// series.
+    pub spreads: [f64; 4],
+}
+
+/// The `child` workload: (CREATE_CHILD_SA, refused, initiator and responder CPU per Child SA,
+/// and per refusal \[ns\]).
+fn child(m: &Measurements) -> Option<(Measured, Measured, [f64; 4])> {
+    m.rows.iter().find_map(|w| match w {
+        Workload::Child {
+            children,
+            create_ms,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+            refused_ms,
+            refused_initiator_cpu_ns,
+            refused_responder_cpu_ns,
+            ..
+        } if *children > 0 => {
+            let n = f64::from(*children);
+            Some((
+                Measured::of(create_ms)?,
+                Measured::of(refused_ms)?,
+                [
+                    initiator_cpu_ns / n,
+                    responder_cpu_ns / n,
+                    refused_initiator_cpu_ns / n,
+                    refused_responder_cpu_ns / n,
+                ],
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// The per-exchange terms, when the file has the PSK set-up's per-exchange times and the `child`
+/// workload; a refusal when a term comes out negative.
+fn exchanges(m: &Measurements, ops: &OpensslCosts) -> Result<Option<Exchanges>, MeasureError> {
+    let psk = m.rows.iter().find_map(|w| match w {
+        Workload::Setup {
+            auth,
+            init_ms,
+            auth_ms,
+            ..
+        } if auth == "psk" => Some((Measured::of(init_ms)?, Measured::of(auth_ms)?)),
+        _ => None,
+    });
+    let (Some((init, auth)), Some((create, refused, cpu))) = (psk, child(m)) else {
+        return Ok(None);
+    };
+    if m.rows
+        .iter()
+        .any(|w| matches!(w, Workload::Child { pfs: true, .. }))
+    {
+        return Err(MeasureError(
+            "the `child` workload's CREATE_CHILD_SA exchanges carried a KE payload (pfs = true): `ike.child_sa.install` is fitted to exchanges without one".into(),
+        ));
+    }
+    let kr = crypto(ops, "psk")?[1];
+    Ok(Some(Exchanges {
+        init_ns: init.median * 1e6,
+        auth_ns: auth.median * 1e6,
+        create_ns: create.median * 1e6,
+        refused_ns: refused.median * 1e6,
+        handling_ns: nonneg("ike.exchange.handling", init.median * 1e6 - kr)?,
+        install_ns: below_refused(
+            "ike.child_sa.install",
+            "median CREATE_CHILD_SA exchange",
+            (create.median - refused.median) * 1e6,
+        )?,
+        install_initiator_cpu_ns: below_refused(
+            "ike.child_sa.install.initiator_cpu",
+            "initiator's CPU per Child SA",
+            cpu[0] - cpu[2],
+        )?,
+        install_responder_cpu_ns: below_refused(
+            "ike.child_sa.install.responder_cpu",
+            "responder's CPU per Child SA",
+            cpu[1] - cpu[3],
+        )?,
+        spreads: [init, auth, create, refused].map(|x| x.spread_pct() / 100.0),
+    }))
 }
 
 fn setups(m: &Measurements) -> BTreeMap<&str, (Measured, f64, f64, u32)> {
@@ -224,6 +374,7 @@ fn setups(m: &Measurements) -> BTreeMap<&str, (Measured, f64, f64, u32)> {
             latency_ms,
             initiator_cpu_ns,
             responder_cpu_ns,
+            ..
         } = w
             && let Some(l) = Measured::of(latency_ms)
             && *sas > 0
@@ -374,8 +525,22 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         parallelism,
         esp_per_packet_ns: None,
         esp_latency_ns: None,
+        exchanges: exchanges(m, ops)?,
         spreads,
     };
+    if let Some(x) = &terms.exchanges {
+        // The installation term's spread is its CREATE_CHILD_SA series'.
+        for (name, i) in [
+            ("ike.exchange.init", 0),
+            ("ike.exchange.handling", 0),
+            ("ike.exchange.auth", 1),
+            ("ike.exchange.create_child", 2),
+            ("ike.child_sa.install", 2),
+            ("ike.exchange.create_child.refused", 3),
+        ] {
+            terms.spreads.insert(name, x.spreads[i]);
+        }
+    }
     if let (Some((rtt, tput, mtu)), Some((plain_rtt, _, _))) = (esp(m, FIT_SUITE), esp(m, "plain"))
     {
         let seg = f64::from(mtu.saturating_sub(40));
@@ -414,6 +579,19 @@ fn nonneg(term: &str, v: f64) -> Result<f64, MeasureError> {
     } else {
         Err(MeasureError(format!(
             "term `{term}` comes out at {:.1} us: the measurement it is fitted to is below OpenSSL's crypto alone (or not a number), so it cannot be fitted; re-measure on a quiet host",
+            v / 1e3
+        )))
+    }
+}
+
+/// `v` when it is a cost (finite, >= 0); otherwise the `child` workload's Child SAs took less
+/// than its refusals, which install nothing, and the error names the term.
+fn below_refused(term: &str, what: &str, v: f64) -> Result<f64, MeasureError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(MeasureError(format!(
+            "term `{term}` comes out at {:.1} us: the `child` workload's {what} is below the same figure for the refused exchanges, which install nothing (or not a number), so it cannot be fitted; re-measure on a quiet host",
             v / 1e3
         )))
     }
@@ -594,6 +772,15 @@ pub fn validate(m: &Measurements, ops: &OpensslCosts) -> Result<Validation, Meas
     ))
 }
 
+/// Where a data path puts a Child SA, in words.
+fn data_path_words(path: &str) -> String {
+    match path {
+        "kernel-libipsec" => "kernel-libipsec, the SAs into libipsec's user-space SAD and the policies into its SPD, traffic over a TUN device, not the kernel's xfrm".into(),
+        "xfrm" => "the kernel's xfrm, the SAs and policies into the kernel's SAD and SPD".into(),
+        other => format!("the `{other}` data path"),
+    }
+}
+
 fn auth_words(auth: &str) -> &str {
     match auth {
         "psk" => "PSK",
@@ -618,6 +805,28 @@ pub const TERM_NAMES: &[(&str, &str)] = &[
     ("ike.host_cpus", "cores"),
     ("esp.per_packet", "ns"),
     ("esp.latency", "ns"),
+];
+
+/// The terms [`implementation_file`] writes only from a file with the per-exchange times and the
+/// `child` workload, each with its unit (module docs).
+pub const EXCHANGE_TERM_NAMES: &[(&str, &str)] = &[
+    ("ike.exchange.init", "ns"),
+    ("ike.exchange.auth", "ns"),
+    ("ike.exchange.create_child", "ns"),
+    ("ike.exchange.create_child.refused", "ns"),
+    ("ike.exchange.handling", "ns"),
+    ("ike.child_sa.install", "ns"),
+    ("ike.child_sa.install.initiator_cpu", "ns"),
+    ("ike.child_sa.install.responder_cpu", "ns"),
+];
+
+/// The measurement ids the per-exchange terms are fitted to (the PSK set-up's exchanges, the
+/// `child` workload's two series).
+pub const EXCHANGE_FITTED_TO: [&str; 4] = [
+    "ike.exchange.psk.init",
+    "ike.exchange.psk.auth",
+    "ike.child.create",
+    "ike.child.refused",
 ];
 
 /// The profile's `[implementation]` section: the fitted terms with their provenance.
@@ -730,6 +939,65 @@ pub fn implementation_file(
             "what ESP adds to a 64-byte ping's median RTT over the same path without IPsec, less four AES-256-GCM calls".into(),
         );
     }
+    if let Some(x) = &t.exchanges {
+        let path = &m.data_path;
+        let [init, auth, create, refused] = EXCHANGE_FITTED_TO.map(|s| vec![s.to_owned()]);
+        let both = [create.clone(), refused.clone()].concat();
+        let capture =
+            "request -> response on the capture of the IKE port (tcpdump on the initiator's veth)";
+        let mut put_x = |name: &str, value: f64, fitted: &[String], source: String| {
+            put(name, "ns", value, fitted, source)
+        };
+        put_x(
+            "ike.exchange.init",
+            x.init_ns,
+            &init,
+            format!("median IKE_SA_INIT of the PSK set-ups one at a time, {capture}"),
+        );
+        put_x(
+            "ike.exchange.auth",
+            x.auth_ns,
+            &auth,
+            format!(
+                "median IKE_AUTH (PSK, with its Child SA installed, {path}) of the PSK set-ups one at a time, {capture}"
+            ),
+        );
+        put_x(
+            "ike.exchange.create_child",
+            x.create_ns,
+            &create,
+            format!(
+                "median CREATE_CHILD_SA (no KE payload: no PFS; the responder installs the Child SA, {path}, before it answers) on one established PSK IKE SA, one at a time, {capture}"
+            ),
+        );
+        put_x(
+            "ike.exchange.create_child.refused",
+            x.refused_ns,
+            &refused,
+            format!(
+                "median CREATE_CHILD_SA the responder refuses with TS_UNACCEPTABLE (nothing installed), on the same IKE SA, {capture}"
+            ),
+        );
+        put_x(
+            "ike.exchange.handling",
+            x.handling_ns,
+            &init,
+            format!(
+                "median IKE_SA_INIT of the PSK set-ups ({capture}) less the responder's X25519 keygen + agree (OpenSSL's cost): the exchange's handling without its key exchange, and without a Child SA"
+            ),
+        );
+        put_x(
+            "ike.child_sa.install",
+            x.install_ns,
+            &both,
+            format!(
+                "what installing a Child SA (two SAs and their policies: {}) adds to an exchange: the median CREATE_CHILD_SA exchange (no PFS) less the median CREATE_CHILD_SA exchange the responder refuses (TS_UNACCEPTABLE: the same messages parsed and answered, nothing installed; it also skips the proposal selection, nonce and key derivation, a few us), {capture}: the responder's installation, which comes before its response (the initiator's, after the response, lies outside the window); its spread is the CREATE_CHILD_SA series'",
+                data_path_words(path)
+            ),
+        );
+        put_x("ike.child_sa.install.initiator_cpu", x.install_initiator_cpu_ns, &both, "initiator CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
+        put_x("ike.child_sa.install.responder_cpu", x.install_responder_cpu_ns, &both, "responder CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
+    }
     Ok(profile::file::ImplementationFile {
         name: "strongswan".into(),
         version: m.strongswan.clone(),
@@ -740,4 +1008,134 @@ pub fn implementation_file(
         ),
         terms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// OpenSSL's costs of a made-up host \[ns\]: X25519 keygen 20 us, agree 30 us; Ed25519 sign
+    /// 10 us, verify 20 us; AES-256-GCM 100 ns + 1 ns/B.
+    fn ops() -> OpensslCosts {
+        let mut o = OpensslCosts::new();
+        for (op, ns) in [
+            ("x25519.keygen", 20e3),
+            ("x25519.agree", 30e3),
+            ("ed25519.sign", 10e3),
+            ("ed25519.verify", 20e3),
+        ] {
+            o.insert(op.into(), vec![(0, ns)]);
+        }
+        o.insert(
+            "aes256-gcm.seal".into(),
+            vec![(16, 116.0), (16384, 16484.0)],
+        );
+        o
+    }
+
+    /// A small measurement file: PSK and Ed25519 set-ups (with per-exchange times when `xchg`),
+    /// a storm of 50, and `child` (a JSON row, or nothing).
+    fn file(xchg: bool, child: &str) -> Measurements {
+        let x = if xchg {
+            r#""init_ms": [0.3, 0.32, 0.34], "auth_ms": [0.5, 0.52, 0.6],"#
+        } else {
+            ""
+        };
+        let text = format!(
+            r#"{{"schema": "oransim.measure.strongswan/1", "set": "reduced", "strongswan": "5.9.8",
+  "data_path": "kernel-libipsec", "cpus": 2, "load_before": 0.1, "load_after": 0.2, "wall_s": 9,
+  "rows": [
+    {{"workload": "setup", "auth": "psk", "sas": 3, "latency_ms": [2.0, 2.1, 2.2], {x}
+      "initiator_cpu_ns": 6e6, "responder_cpu_ns": 3e6}},
+    {{"workload": "setup", "auth": "ed25519", "sas": 3, "latency_ms": [2.5, 2.6, 2.7],
+      "initiator_cpu_ns": 9e6, "responder_cpu_ns": 4.5e6}},
+    {{"workload": "storm", "auth": "psk", "sas": 50, "run": 1, "all_back_ms": 60,
+      "first_try_back_ms": 60, "retried": 0, "initiator_cpu_ns": 75e6, "responder_cpu_ns": 40e6}}
+    {child}
+  ]}}"#
+        );
+        serde_json::from_str(&text).expect("the synthetic file parses")
+    }
+
+    fn child(create: &str, refused: &str, pfs: bool) -> String {
+        format!(
+            r#", {{"workload": "child", "auth": "psk", "children": 4, "pfs": {pfs},
+      "create_ms": [{create}], "initiator_cpu_ns": 4e6, "responder_cpu_ns": 2e6,
+      "refused_ms": [{refused}], "refused_initiator_cpu_ns": 3e6, "refused_responder_cpu_ns": 1e6}}"#
+        )
+    }
+
+    fn close(got: f64, want: f64) {
+        assert!(
+            (got - want).abs() < 1e-6 * want.abs().max(1.0),
+            "{got} != {want}"
+        );
+    }
+
+    #[test]
+    fn the_install_term_is_create_less_refused() {
+        let m = file(
+            true,
+            &child("0.4, 0.45, 0.5, 4.0", "0.2, 0.21, 0.25, 0.3", false),
+        );
+        let x = fit(&m, &ops()).unwrap().exchanges.expect("exchange terms");
+        // Medians: create (0.45 + 0.5) / 2 = 0.475 ms, refused (0.21 + 0.25) / 2 = 0.23 ms.
+        close(x.create_ns, 475e3);
+        close(x.refused_ns, 230e3);
+        close(x.install_ns, 245e3);
+        close(x.init_ns, 320e3);
+        close(x.auth_ns, 520e3);
+        // IKE_SA_INIT less the responder's keygen + agree (20 + 30 us).
+        close(x.handling_ns, 270e3);
+        // CPU per Child SA (1000, 500 us) less per refusal (750, 250 us).
+        close(x.install_initiator_cpu_ns, 250e3);
+        close(x.install_responder_cpu_ns, 250e3);
+        let imp = implementation_file(&m, &ops()).unwrap();
+        for (name, unit) in EXCHANGE_TERM_NAMES {
+            let t = imp.terms.get(*name).unwrap_or_else(|| panic!("no {name}"));
+            assert_eq!(t.unit, *unit);
+            assert!(!t.fitted_to.is_empty(), "{name}");
+        }
+        let t = &imp.terms["ike.child_sa.install"];
+        close(t.value, 245e3);
+        assert_eq!(t.fitted_to, ["ike.child.create", "ike.child.refused"]);
+        assert!(t.source.contains("kernel-libipsec") && t.source.contains("TS_UNACCEPTABLE"));
+        // The CREATE_CHILD_SA series' spread: (4.0 - 0.4) / 0.475.
+        close(t.spread.unwrap(), 3.6 / 0.475);
+    }
+
+    #[test]
+    fn a_file_without_them_has_no_exchange_terms() {
+        for m in [
+            file(false, ""),
+            file(true, ""),
+            file(false, &child("0.4", "0.2", false)),
+        ] {
+            let t = fit(&m, &ops()).expect("an old file still fits");
+            assert!(t.exchanges.is_none());
+            let imp = implementation_file(&m, &ops()).unwrap();
+            for (name, _) in EXCHANGE_TERM_NAMES {
+                assert!(!imp.terms.contains_key(*name), "{name}");
+            }
+            for (name, _) in TERM_NAMES {
+                assert!(
+                    imp.terms.contains_key(*name) || name.starts_with("esp."),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_negative_install_is_refused_naming_the_term() {
+        let m = file(true, &child("0.2, 0.2", "0.4, 0.4", false));
+        let e = fit(&m, &ops()).unwrap_err().to_string();
+        assert!(
+            e.contains("`ike.child_sa.install`") && e.contains("-200.0 us"),
+            "{e}"
+        );
+        let m = file(true, &child("0.4", "0.2", true));
+        let e = fit(&m, &ops()).unwrap_err().to_string();
+        assert!(e.contains("KE payload") && e.contains("pfs"), "{e}");
+    }
 }
