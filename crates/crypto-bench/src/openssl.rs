@@ -1,6 +1,8 @@
 //! Imports the machine-readable output of `openssl speed -mr` as a profile, so a user can
 //! calibrate a target CPU that has OpenSSL but no Rust toolchain: the AEAD ciphers
-//! (`-aead -evp <cipher>`), and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
+//! (`-aead -evp <cipher>`), ESP's AES-CBC + HMAC-SHA-256 added up from its parts (`-evp
+//! aes-128-cbc` and `-hmac sha256`, see [`ESP_CBC_MAC_EXTRA`]), GMAC-AES-128 from the lines
+//! `scripts/openssl-gmac.c` prints in the same format, and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
 //! `ecdhp256`, `ecdsap256`, `ed25519`, `rsa2048`, `rsa3072`; see [`parse`]). OpenSSL 3.0 measures no
 //! ML-KEM or ML-DSA, so a profile imported from it has none: `plan kex` with those refuses
 //! and says so.

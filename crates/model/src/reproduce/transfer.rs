@@ -157,8 +157,20 @@ fn cost_ratios(host: &Profile, label: &str) -> Result<String> {
         Ok(host.cipher_cost_ns(s, Direction::Seal, f.protected)?)
     };
     let ccm = cost(Suite::Aes128Ccm)?;
+    // A profile may take one suite from another implementation (aws-lc-rs has no CCM).
+    let by =
+        |s: Suite| -> Result<&str> { Ok(host.cipher(s, Direction::Seal)?.implementation.as_str()) };
+    let mixed = if by(Suite::Aes128Ccm)? == by(Suite::ChaCha20Poly1305)? {
+        String::new()
+    } else {
+        format!(
+            " (CCM by {}, ChaCha20-Poly1305 by {})",
+            by(Suite::Aes128Ccm)?,
+            by(Suite::ChaCha20Poly1305)?
+        )
+    };
     Ok(format!(
-        "{label} {:.2} and {:.2}",
+        "{label} {:.2} and {:.2}{mixed}",
         ccm / cost(Suite::ChaCha20Poly1305)?,
         ccm / cost(Suite::Aes256Ccm)?
     ))
