@@ -1,6 +1,8 @@
 //! Imports the machine-readable output of `openssl speed -mr` as a profile, so a user can
 //! calibrate a target CPU that has OpenSSL but no Rust toolchain: the AEAD ciphers
-//! (`-aead -evp <cipher>`), and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
+//! (`-aead -evp <cipher>`), ESP's AES-CBC + HMAC-SHA-256 added up from its parts (`-evp
+//! aes-128-cbc` and `-hmac sha256`, see [`ESP_CBC_MAC_EXTRA`]), GMAC-AES-128 from the lines
+//! `scripts/openssl-gmac.c` prints in the same format, and the key exchange and signatures OpenSSL measures (`ecdhx25519`,
 //! `ecdhp256`, `ecdsap256`, `ed25519`, `rsa2048`, `rsa3072`; see [`parse`]). OpenSSL 3.0 measures no
 //! ML-KEM or ML-DSA, so a profile imported from it has none: `plan kex` with those refuses
 //! and says so.
@@ -26,6 +28,8 @@ use profile::file::{
 };
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
 use profile::{Direction, Suite};
+use protocols::suite::AES_BLOCK;
+use protocols::wire::esp;
 use protocols::{AesKey, Sha2};
 
 use crate::BenchError;
@@ -38,6 +42,12 @@ pub const OPENSSL_NAMES: &[(&str, Suite)] = &[
     ("ChaCha20-Poly1305", Suite::ChaCha20Poly1305),
     ("AES-128-CCM", Suite::Aes128Ccm),
     ("AES-256-CCM", Suite::Aes256Ccm),
+    (
+        "GMAC-AES-128",
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        },
+    ),
     (
         "AES-128-CBC-HMAC-SHA256",
         Suite::AesCbcHmac {
@@ -53,6 +63,43 @@ pub const OPENSSL_NAMES: &[(&str, Suite)] = &[
         },
     ),
 ];
+
+/// The parts of ESP's AES-CBC + HMAC-SHA-256 (RFC 4303, RFC 3602, RFC 4868) that `openssl
+/// speed` times separately (`-evp aes-128-cbc`, `-evp aes-256-cbc`, `-hmac sha256`), by the
+/// name it prints; [`parse`] adds them up into the `aes128-cbc-hmac-sha256` and
+/// `aes256-cbc-hmac-sha256` ops.
+const PART_NAMES: &[(&str, Option<AesKey>)] = &[
+    ("AES-128-CBC", Some(AesKey::Aes128)),
+    ("AES-256-CBC", Some(AesKey::Aes256)),
+    (HMAC_SHA256, None),
+];
+
+/// The name `openssl speed -mr -hmac sha256` prints.
+const HMAC_SHA256: &str = "hmac(sha256)";
+
+/// What ESP's HMAC covers besides the ciphertext \[B\]: the 8-byte ESP header and the 16-byte
+/// CBC IV (RFC 4303 §2, RFC 3602 §3). An AES-CBC rate at block size C is added to the
+/// HMAC-SHA-256 rate at C + 24 B.
+pub const ESP_CBC_MAC_EXTRA: u64 = (esp::HEADER_LEN + AES_BLOCK) as u64;
+
+/// The most bytes one core can process per cycle with one part of ESP's CBC + HMAC, and why.
+fn part_max_bytes_per_cycle(aes: Option<AesKey>, direction: Direction) -> (f64, &'static str) {
+    match (aes, direction) {
+        (None, _) => max_bytes_per_cycle(Suite::AesCbcHmac {
+            aes: AesKey::Aes128,
+            sha: Sha2::Sha256,
+        }),
+        (Some(AesKey::Aes128), Direction::Seal) => (
+            1.6,
+            "CBC encryption chains every 16-byte block through AES-128's 10 dependent rounds, at least one cycle each",
+        ),
+        (Some(AesKey::Aes256), Direction::Seal) => (
+            16.0 / 14.0,
+            "CBC encryption chains every 16-byte block through AES-256's 14 dependent rounds, at least one cycle each",
+        ),
+        (Some(_), Direction::Open) => max_bytes_per_cycle(Suite::Aes128Gcm),
+    }
+}
 
 /// One kind of asymmetric `openssl speed -mr` line and the key ops it gives.
 struct KeyLine {
@@ -258,7 +305,12 @@ fn suite_of(openssl_name: &str) -> Option<Suite> {
 /// Checks one cipher rate `rate` (text) at block size `len` \[B\] of `name` and returns the
 /// cost of one operation \[ns\]: a finite rate, at most one core's ceiling
 /// ([`max_bytes_per_cycle`] at [`MAX_CLOCK_HZ`]), at least [`MIN_OPS_PER_S`] blocks per second.
-fn cipher_cost(name: &str, suite: Suite, len: u64, rate: &str) -> Result<f64, String> {
+fn cipher_cost(
+    name: &str,
+    (per_cycle, why): (f64, &str),
+    len: u64,
+    rate: &str,
+) -> Result<f64, String> {
     let shown = quote(rate);
     let bps: f64 = rate
         .trim()
@@ -269,7 +321,6 @@ fn cipher_cost(name: &str, suite: Suite, len: u64, rate: &str) -> Result<f64, St
             "rate `{shown}` at {len} B is not a positive finite number of bytes per second"
         ));
     }
-    let (per_cycle, why) = max_bytes_per_cycle(suite);
     let ceiling = per_cycle * MAX_CLOCK_HZ;
     let floor = MIN_OPS_PER_S * len as f64;
     if bps > ceiling {
@@ -299,6 +350,19 @@ fn cipher_cost(name: &str, suite: Suite, len: u64, rate: &str) -> Result<f64, St
 /// concatenated runs of one size), and a cipher op measured at one block size only (a fixed
 /// and a per-byte cost need two).
 pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)>>, BenchError> {
+    parse_named(text, origin).map(|(ops, _)| ops)
+}
+
+/// The parts of ESP's CBC + HMAC read, by (OpenSSL name, decryption): (block size \[B\], cost
+/// \[ns\], line) each.
+type Parts = BTreeMap<(String, bool), Vec<(u64, f64, usize)>>;
+
+/// Points per op, and the `openssl speed` names each cipher op was read from.
+type Parsed = (BTreeMap<String, Vec<(u64, f64)>>, BTreeMap<String, String>);
+
+/// [`parse`], also returning the OpenSSL name(s) each cipher op was read from (`AES-128-GCM`,
+/// `AES-128-CBC + hmac(sha256)`, ...).
+fn parse_named(text: &str, origin: &str) -> Result<Parsed, BenchError> {
     let err = |line: usize, message: String| BenchError::Import {
         origin: origin.to_string(),
         line,
@@ -310,7 +374,9 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
     // Where each (op, size) was read, and the OpenSSL name of each cipher op.
     let mut seen: BTreeMap<(String, u64), usize> = BTreeMap::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut add = |op: &str, len: u64, ns: f64, n: usize| -> Result<(), BenchError> {
+    // The parts of ESP's CBC + HMAC by (OpenSSL name, direction): (block size, ns, line).
+    let mut parts: Parts = BTreeMap::new();
+    let mut check = |op: &str, len: u64, n: usize| -> Result<(), BenchError> {
         if let Some(first) = seen.insert((op.to_owned(), len), n) {
             let at = if len == 0 {
                 String::new()
@@ -324,7 +390,6 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                 ),
             ));
         }
-        ops.entry(op.to_owned()).or_default().push((len, ns));
         Ok(())
     };
     for (i, line) in text.lines().enumerate() {
@@ -363,7 +428,8 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
             sizes = Some(parsed);
         } else if line.starts_with("+F") && !line.starts_with("+F:") {
             for (op, ns) in key_line(line).map_err(|m| err(n, m))? {
-                add(op, 0, ns, n)?;
+                check(op, 0, n)?;
+                ops.entry(op.to_owned()).or_default().push((0, ns));
             }
         } else if let Some(f) = line.strip_prefix("+F:") {
             let fields: Vec<&str> = f.split(':').collect();
@@ -374,8 +440,17 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                 ));
             }
             let name = fields[1];
-            let Some(suite) = suite_of(name) else {
-                let known: Vec<_> = OPENSSL_NAMES.iter().map(|(o, _)| *o).collect();
+            let part = PART_NAMES
+                .iter()
+                .find(|(o, _)| o.eq_ignore_ascii_case(name))
+                .copied();
+            let suite = suite_of(name);
+            if suite.is_none() && part.is_none() {
+                let known: Vec<_> = OPENSSL_NAMES
+                    .iter()
+                    .map(|(o, _)| *o)
+                    .chain(PART_NAMES.iter().map(|(o, _)| *o))
+                    .collect();
                 return Err(err(
                     n,
                     format!(
@@ -384,7 +459,7 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                         known.join(", ")
                     ),
                 ));
-            };
+            }
             let sizes = sizes
                 .as_ref()
                 .ok_or_else(|| err(n, "`+F:` line before any `+H:` line of block sizes".into()))?;
@@ -399,14 +474,33 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
                     ),
                 ));
             }
+            if let Some((part, aes)) = part {
+                // HMAC has no direction: verifying computes the same HMAC.
+                let open = aes.is_some() && direction == Direction::Open;
+                let ceiling = part_max_bytes_per_cycle(aes, direction);
+                let key = format!("{part}{}", if open { " -decrypt" } else { "" });
+                for (&len, rate) in sizes.iter().zip(rates) {
+                    let ns = cipher_cost(name, ceiling, len, rate).map_err(|m| err(n, m))?;
+                    check(&key, len, n)?;
+                    parts
+                        .entry((part.to_owned(), open))
+                        .or_default()
+                        .push((len, ns, n));
+                }
+                continue;
+            }
+            let suite = suite.expect("a suite or a part: checked above");
             let op = profile::Op::Cipher(suite, direction).to_string();
             names.entry(op.clone()).or_insert_with(|| name.to_owned());
             for (&len, rate) in sizes.iter().zip(rates) {
-                let ns = cipher_cost(name, suite, len, rate).map_err(|m| err(n, m))?;
-                add(&op, len, ns, n)?;
+                let ns = cipher_cost(name, max_bytes_per_cycle(suite), len, rate)
+                    .map_err(|m| err(n, m))?;
+                check(&op, len, n)?;
+                ops.entry(op.clone()).or_default().push((len, ns));
             }
         }
     }
+    add_cbc_hmac(&parts, &mut ops, &mut names, &mut seen).map_err(|(n, m)| err(n, m))?;
     if ops.is_empty() {
         return Err(err(
             0,
@@ -424,6 +518,14 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
             } else {
                 ""
             };
+            if name.contains(" + ") {
+                return Err(err(
+                    line,
+                    format!(
+                        "{op} ({name}) has a rate at one payload size only ({len} B): a fixed and a per-byte cost need at least two sizes; add an AES-CBC run at another block size C (a multiple of 16 B) and `openssl speed -mr -bytes C+{ESP_CBC_MAC_EXTRA} -hmac sha256`"
+                    ),
+                ));
+            }
             return Err(err(
                 line,
                 format!(
@@ -433,7 +535,92 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)
             ));
         }
     }
-    Ok(ops)
+    Ok((ops, names))
+}
+
+/// Adds ESP's AES-CBC + HMAC-SHA-256 ops up from their parts: an AES-CBC rate at block size C
+/// (a multiple of 16 B) plus the HMAC-SHA-256 rate at C + [`ESP_CBC_MAC_EXTRA`] is the cost of
+/// the op at payload C - 2 B (payload and the 2-byte ESP trailer fill C with no padding).
+/// Refused (line, message): a CBC block size that is no multiple of 16 B or has no HMAC rate
+/// beside it, and HMAC rates with no AES-CBC rate to add them to.
+fn add_cbc_hmac(
+    parts: &Parts,
+    ops: &mut BTreeMap<String, Vec<(u64, f64)>>,
+    names: &mut BTreeMap<String, String>,
+    seen: &mut BTreeMap<(String, u64), usize>,
+) -> Result<(), (usize, String)> {
+    let hmac: BTreeMap<u64, f64> = parts
+        .get(&(HMAC_SHA256.to_owned(), false))
+        .map(|p| p.iter().map(|&(l, ns, _)| (l, ns)).collect())
+        .unwrap_or_default();
+    let mut used = false;
+    for ((name, open), pts) in parts {
+        let Some(aes) = PART_NAMES
+            .iter()
+            .find(|(o, _)| o == name)
+            .and_then(|(_, a)| *a)
+        else {
+            continue;
+        };
+        let direction = if *open {
+            Direction::Open
+        } else {
+            Direction::Seal
+        };
+        let flag = if *open { " -decrypt" } else { "" };
+        let op = profile::Op::Cipher(
+            Suite::AesCbcHmac {
+                aes,
+                sha: Sha2::Sha256,
+            },
+            direction,
+        )
+        .to_string();
+        for &(c, ns, n) in pts {
+            let block = AES_BLOCK as u64;
+            if c % block != 0 || c < block {
+                return Err((
+                    n,
+                    format!(
+                        "{name} at {c} B: ESP pads the payload and its 2-byte trailer to the 16-byte AES block, so a CBC block size must be a multiple of 16 B (e.g. {} B)",
+                        c.div_ceil(block).max(1) * block
+                    ),
+                ));
+            }
+            let mac_len = c + ESP_CBC_MAC_EXTRA;
+            let Some(mac) = hmac.get(&mac_len) else {
+                return Err((
+                    n,
+                    format!(
+                        "{name}{flag} at {c} B has no {HMAC_SHA256} rate at {mac_len} B beside it (ESP's HMAC covers the 8-byte header, the 16-byte IV and the {c} B of ciphertext); add `openssl speed -mr -bytes {mac_len} -hmac sha256`"
+                    ),
+                ));
+            };
+            used = true;
+            let payload = c - esp::TRAILER_LEN as u64;
+            if let Some(first) = seen.insert((op.clone(), payload), n) {
+                return Err((
+                    n,
+                    format!(
+                        "a second rate for {op} at {payload} B (the first is on line {first}); concatenate runs of different block sizes only, one rate per op and size"
+                    ),
+                ));
+            }
+            names
+                .entry(op.clone())
+                .or_insert_with(|| format!("{name}{flag} + {HMAC_SHA256}"));
+            ops.entry(op.clone()).or_default().push((payload, ns + mac));
+        }
+    }
+    if !used && let Some(first) = parts.get(&(HMAC_SHA256.to_owned(), false)) {
+        return Err((
+            first[0].2,
+            format!(
+                "{HMAC_SHA256} rates are read only to add up ESP's AES-CBC + HMAC-SHA-256, and there are no AES-128-CBC or AES-256-CBC rates; add `openssl speed -mr -bytes C -evp aes-128-cbc` at block sizes C {ESP_CBC_MAC_EXTRA} B below the HMAC's"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What `openssl speed` cannot tell about the target, given on the command line.
@@ -458,7 +645,7 @@ pub fn import(
     name: &str,
     opts: &ImportOptions,
 ) -> Result<ProfileFile, BenchError> {
-    let mut parsed = parse(text, origin)?;
+    let (mut parsed, names) = parse_named(text, origin)?;
     // `openssl speed ecdhx25519` times the derivation only; X25519 key generation is one
     // scalar multiplication too, so it is taken equal (OpenSSL's fixed-base keygen is faster:
     // an upper bound, and the profile says so).
@@ -515,9 +702,31 @@ pub fn import(
             );
             continue;
         }
-        let mut source = format!(
-            "imported from `openssl speed -mr -aead -evp` output {origin}: cost = block size / throughput at each size"
-        );
+        let seal = op.replace(".open", ".seal");
+        let name = names
+            .get(op)
+            .or_else(|| names.get(&seal))
+            .map_or("", String::as_str);
+        let mut source = if let Some((cbc, _)) = name.split_once(" + ") {
+            let cbc = cbc.to_ascii_lowercase();
+            let cbc = cbc.trim_end_matches(" -decrypt");
+            let decrypt = if op.ends_with(".open") && !mirrored.contains(op) {
+                " -decrypt"
+            } else {
+                ""
+            };
+            format!(
+                "imported from `openssl speed -mr{decrypt} -evp {cbc}` and `openssl speed -mr -hmac sha256` output {origin}: ESP's CBC + HMAC as the sum of its parts, cost at payload C - 2 B = AES-CBC over C B (the payload and 2-byte trailer, a multiple of 16 B: no padding) + HMAC-SHA-256 over C + {ESP_CBC_MAC_EXTRA} B (ESP header, IV and ciphertext), each block size / throughput; openssl speed chains its CBC calls without setting a new IV per block, so the per-packet IV set-up is not timed"
+            )
+        } else if name.starts_with("GMAC") {
+            format!(
+                "imported from the GMAC-AES-128 lines of {origin}, which `openssl speed` (3.0) cannot print: written by scripts/openssl-gmac.c, which times libcrypto's EVP AES-128-GCM per frame with the whole frame as additional data and no plaintext (MACsec integrity only) over its CPU time, as openssl speed does; cost = block size / throughput at each size"
+            )
+        } else {
+            format!(
+                "imported from `openssl speed -mr -aead -evp` output {origin}: cost = block size / throughput at each size"
+            )
+        };
         if mirrored.contains(op) {
             source.push_str(
                 "; openssl speed measured encryption only, so open is taken equal to seal",
@@ -708,6 +917,100 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 1: rate `x`"), "{e}");
+    }
+
+    /// Output of scripts/openssl-speed.sh's ESP CBC and GMAC runs (OpenSSL 3.0.22, AMD EPYC
+    /// host, issue 27): AES-128-CBC at two padded payloads, both ways, HMAC-SHA-256 24 B
+    /// longer, and scripts/openssl-gmac.c's GMAC lines.
+    const ESP_CBC: &str = "\
++H:64
++F:25:AES-128-CBC:1537375644.44
++H:1504
++F:25:AES-128-CBC:1600000000.00
+# oransim: decrypt
++H:64:1504
++F:25:AES-128-CBC:3200000000.00:6400000000.00
+# oransim: encrypt
++H:88
++F:9:hmac(sha256):464598400.00
++H:1528
++F:9:hmac(sha256):1600000000.00
++H:64
++F:0:GMAC-AES-128:490789060.16
++H:1500
++F:0:GMAC-AES-128:5538379374.99
+";
+
+    #[test]
+    fn esp_cbc_hmac_is_the_sum_of_its_parts_and_gmac_is_read() {
+        let ops = parse(ESP_CBC, "e.txt").unwrap();
+        let seal = &ops["aes128-cbc-hmac-sha256.seal"];
+        // Payload 62 B: CBC over 64 B, HMAC over 8 + 16 + 64 = 88 B.
+        assert_eq!(seal[0].0, 62);
+        let want = 1e9 * 64.0 / 1_537_375_644.44 + 1e9 * 88.0 / 464_598_400.0;
+        assert!((seal[0].1 - want).abs() < 1e-9, "{seal:?}");
+        assert_eq!(seal[1].0, 1502);
+        let open = &ops["aes128-cbc-hmac-sha256.open"];
+        assert!((open[1].1 - (1e9 * 1504.0 / 6.4e9 + 1e9 * 1528.0 / 1.6e9)).abs() < 1e-9);
+        assert_eq!(ops["gmac-aes128.seal"].len(), 2);
+        let f = import(ESP_CBC, "e.txt", "t", &ImportOptions::default()).unwrap();
+        let src = |op: &str| f.ops[op].source.clone();
+        assert!(
+            src("aes128-cbc-hmac-sha256.seal")
+                .starts_with("imported from `openssl speed -mr -evp aes-128-cbc` and `openssl speed -mr -hmac sha256` output e.txt"),
+            "{}",
+            src("aes128-cbc-hmac-sha256.seal")
+        );
+        assert!(
+            src("aes128-cbc-hmac-sha256.open")
+                .contains("`openssl speed -mr -decrypt -evp aes-128-cbc`")
+        );
+        assert!(src("gmac-aes128.seal").contains("scripts/openssl-gmac.c"));
+        assert!(src("gmac-aes128.open").contains("equal to seal"));
+        // The AEAD source is unchanged.
+        let f = import(SAMPLE, "s.txt", "t", &ImportOptions::default()).unwrap();
+        assert!(
+            f.ops["aes128-gcm.seal"]
+                .source
+                .starts_with("imported from `openssl speed -mr -aead -evp` output s.txt")
+        );
+    }
+
+    #[test]
+    fn esp_cbc_parts_that_do_not_add_up_are_refused() {
+        let cases = [
+            (
+                "+H:64:1500\n+F:1:AES-128-CBC:1e9:1e9\n+H:88:1524\n+F:1:hmac(sha256):1e9:1e9\n",
+                "line 2: AES-128-CBC at 1500 B: ESP pads the payload and its 2-byte trailer to the 16-byte AES block, so a CBC block size must be a multiple of 16 B (e.g. 1504 B)",
+            ),
+            (
+                "+H:64:1504\n+F:1:AES-256-CBC:1e9:1e9\n+H:88\n+F:1:hmac(sha256):1e9\n",
+                "line 2: AES-256-CBC at 1504 B has no hmac(sha256) rate at 1528 B beside it",
+            ),
+            (
+                "+H:88:1528\n+F:1:hmac(sha256):1e9:1e9\n",
+                "line 2: hmac(sha256) rates are read only to add up ESP's AES-CBC + HMAC-SHA-256, and there are no AES-128-CBC or AES-256-CBC rates",
+            ),
+            (
+                "+H:64\n+F:1:AES-128-CBC:1e9\n+H:88\n+F:1:hmac(sha256):1e9\n",
+                "line 2: aes128-cbc-hmac-sha256.seal (AES-128-CBC + hmac(sha256)) has a rate at one payload size only (62 B)",
+            ),
+            (
+                "+H:64:1504\n+F:1:AES-128-CBC:1e9:1e9\n+H:62:1502\n+F:1:AES-128-CBC-HMAC-SHA256:1e8:1e9\n+H:88:1528\n+F:1:hmac(sha256):1e9:1e9\n",
+                "line 2: a second rate for aes128-cbc-hmac-sha256.seal at 62 B (the first is on line 4)",
+            ),
+            (
+                "+H:64:1504\n+F:1:AES-128-CBC:1e9:2e10\n",
+                "line 2: rate `2e10` B/s for AES-128-CBC at 1504 B is above one core's ceiling of 10.4 GB/s (1.6 B per cycle at 6.5 GHz: CBC encryption chains",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(text, "in.txt").unwrap_err().to_string();
+            assert!(
+                e.starts_with("in.txt: ") && e.contains(want),
+                "{text:?}: {e}"
+            );
+        }
     }
 
     #[test]

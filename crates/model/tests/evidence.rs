@@ -315,12 +315,12 @@ fn the_papers_arithmetic_and_the_fitted_plateau_are_no_predictions() {
         );
     }
     let cbc = class_of("000/fig9/cbc-ct-minus-pt");
-    assert_eq!(cbc.len(), 3, "the study and its two transfers");
+    assert_eq!(cbc.len(), 4, "the study and its three transfers");
     assert!(cbc.iter().all(|c| c == "fitted"), "{cbc:?}");
     // Fig. 11's 64 B points are one published number: the transfers' encryption-off rows
     // at 64 B are the fitted encryption-on point again.
     let off = class_of("000/fig11/off-small");
-    assert_eq!(off.len(), 3, "the study and its two transfers");
+    assert_eq!(off.len(), 4, "the study and its three transfers");
     assert!(off.iter().all(|c| c == "fitted"), "{off:?}");
     // No transfer keeps a negative fixed cost per operation (the aws-lc solve gave -5633 ns).
     for r in &rows {

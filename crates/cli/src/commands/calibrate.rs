@@ -27,8 +27,9 @@ pub struct CalibrateArgs {
     #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
     pub implementation: String,
     /// Import `openssl speed -mr` output from FILE instead of measuring: ciphers (`-aead -evp
-    /// <cipher>`), key exchange and signatures (`ecdhx25519 ecdsap256 ed25519 rsa2048
-    /// rsa3072`); see docs/calibration.md section 5. Not with --quick, --implementation or
+    /// <cipher>`), ESP's CBC + HMAC (`-evp aes-128-cbc` with `-hmac sha256` 24 B longer), GMAC
+    /// (scripts/openssl-gmac.c), key exchange and signatures (`ecdhx25519 ecdsap256 ed25519
+    /// rsa2048 rsa3072`); see docs/calibration.md section 5. Not with --quick, --implementation or
     /// --only, which choose what to measure.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["quick", "implementation", "only"])]
     pub from_openssl_speed: Option<PathBuf>,

@@ -300,3 +300,100 @@ fn one_block_size_and_repeated_sizes_are_refused() {
         assert!(!out.exists());
     }
 }
+
+/// Issue 27: `scripts/openssl-speed.sh`'s output (committed for the Broadwell mask) imports
+/// ESP's AES-CBC + HMAC-SHA-256 as the sum of the CBC run at C B and the HMAC run at C + 24 B,
+/// and GMAC-AES-128 from scripts/openssl-gmac.c's lines, each op's `source` naming the command;
+/// a CBC size with no HMAC beside it is refused naming the file and the line, nothing written.
+#[test]
+fn esp_cbc_hmac_and_gmac_are_imported_from_the_speed_script() {
+    let dir = TempDir::new("openssl-esp-cbc");
+    let speed = "calibration/host-2026-11-26-openssl-broadwell.speed.txt";
+    let out_path = dir.join("p.toml");
+    let out = oransim(&[
+        "calibrate",
+        "--from-openssl-speed",
+        speed,
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p: toml::Value = toml::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(speed)).unwrap();
+    // The rate after the `+H:<len>` line of `name` (the first such, in the given direction).
+    let rate = |name: &str, len: u64, decrypt: bool| -> f64 {
+        let body = if decrypt {
+            text.split("# oransim: decrypt").nth(2).unwrap()
+        } else {
+            text.as_str()
+        };
+        let lines: Vec<&str> = body.lines().collect();
+        let i = lines
+            .windows(2)
+            .position(|w| w[0] == format!("+H:{len}") && w[1].contains(&format!(":{name}:")))
+            .unwrap_or_else(|| panic!("{name} at {len} B"));
+        lines[i + 1].rsplit(':').next().unwrap().parse().unwrap()
+    };
+    let ns = |name: &str, len: u64, decrypt: bool| 1e9 * len as f64 / rate(name, len, decrypt);
+    let op = |name: &str| &p["ops"][name];
+    let point = |name: &str, len: &str| -> f64 {
+        let pts = op(name)["points"].as_array().unwrap();
+        let pt = pts.iter().find(|q| q["len"].as_str() == Some(len)).unwrap();
+        let m = pt["median"].as_str().unwrap();
+        match m.strip_suffix("us") {
+            Some(us) => us.parse::<f64>().unwrap() * 1e3,
+            None => m.strip_suffix("ns").unwrap().parse().unwrap(),
+        }
+    };
+    // Payload 1502 B: CBC over 1504 B, HMAC over 8 + 16 + 1504 = 1528 B.
+    let want = ns("AES-256-CBC", 1504, false) + ns("hmac(sha256)", 1528, false);
+    let got = point("aes256-cbc-hmac-sha256.seal", "1502B");
+    assert!((got - want).abs() / want < 1e-4, "{got} against {want}");
+    let want = ns("AES-256-CBC", 1504, true) + ns("hmac(sha256)", 1528, false);
+    let got = point("aes256-cbc-hmac-sha256.open", "1502B");
+    assert!((got - want).abs() / want < 1e-4, "{got} against {want}");
+    let src = |name: &str| op(name)["source"].as_str().unwrap().to_owned();
+    assert!(
+        src("aes256-cbc-hmac-sha256.seal").starts_with(&format!(
+            "imported from `openssl speed -mr -evp aes-256-cbc` and `openssl speed -mr -hmac sha256` output {speed}"
+        )),
+        "{}",
+        src("aes256-cbc-hmac-sha256.seal")
+    );
+    assert!(
+        src("aes256-cbc-hmac-sha256.open")
+            .contains("`openssl speed -mr -decrypt -evp aes-256-cbc`")
+    );
+    assert!(src("gmac-aes128.seal").contains("scripts/openssl-gmac.c"));
+    let got = point("gmac-aes128.seal", "1500B");
+    let want = ns("GMAC-AES-128", 1500, false);
+    assert!((got - want).abs() / want < 1e-4, "{got} against {want}");
+
+    // A CBC run with no HMAC run 24 B longer beside it.
+    let input = dir.join("speed.txt");
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &input,
+        "+H:64:1504\n+F:25:AES-128-CBC:1518157440.00:1626502334.69\n+H:88\n+F:9:hmac(sha256):238081848.89\n",
+    )
+    .unwrap();
+    let err = refused(&[
+        "calibrate",
+        "--from-openssl-speed",
+        input.to_str().unwrap(),
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains(
+            "speed.txt: line 2: AES-128-CBC at 1504 B has no hmac(sha256) rate at 1528 B beside it"
+        ) && err.contains("add `openssl speed -mr -bytes 1528 -hmac sha256`"),
+        "{err}"
+    );
+    assert!(!bad.exists());
+}

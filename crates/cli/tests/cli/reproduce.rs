@@ -36,7 +36,7 @@ const MISSED: &[(&str, &str)] = &[
     // 000 §2.2's "about 25-40 B" of TLS: TLS 1.2 with ChaCha20-Poly1305 adds 21 B.
     ("table1", "000/s2.2/tls-25-40"),
     ("table1", "000/s2.3/dque-1us-load"),
-    // From this host's measured costs (two profiles) with one or two factors per testbed:
+    // From this host's measured costs (RustCrypto, then aws-lc-rs) with one or two factors per testbed:
     // how far host calibration carries (docs/reproduction.md, "transfer").
     ("transfer", "000/table3/aes128-cbc"),
     ("transfer", "000/table3/aes128-ccm"),
@@ -58,8 +58,27 @@ const MISSED: &[(&str, &str)] = &[
     ("transfer", "lioy2022/table1/encrypt-enc-aesni"),
     ("transfer", "lioy2022/table1/start-xmit-int-aesni"),
     ("transfer", "lioy2022/table1/encrypt-int-aesni"),
-    // AES-NI off, from same-day pairs of profiles (RustCrypto, then aws-lc-rs) with one factor
-    // fitted with AES-NI on.
+    // From OpenSSL's libcrypto masked to each testbed's CPU (issue 27): no suite's cost ratio
+    // is the kernel's, and the 64 B encryption-off point (class fitted: Fig. 11's 39 us again)
+    // follows the library's GMAC/GCM fixed costs, not the kernel's.
+    ("transfer", "000/table3/aes128-cbc"),
+    ("transfer", "000/table3/aes128-ccm"),
+    ("transfer", "000/table3/aes256-ccm"),
+    ("transfer", "000/table3/chacha20-poly1305"),
+    ("transfer", "000/table3/aes256-gcm"),
+    ("transfer", "000/s4.1/ct-minus-pt"),
+    ("transfer", "000/fig9/gcm-no-difference"),
+    ("transfer", "000/fig11/off-small"),
+    ("transfer", "000/fig11/off-9000"),
+    ("transfer", "lioy2022/table1/encrypt-enc-aesni"),
+    ("transfer", "lioy2022/table1/start-xmit-int-aesni"),
+    ("transfer", "lioy2022/table1/encrypt-int-aesni"),
+    // AES-NI off, from same-day pairs of profiles (RustCrypto, aws-lc-rs, then OpenSSL masked
+    // to a Broadwell) with one factor fitted with AES-NI on.
+    ("transfer", "lioy2022/table1/start-xmit-enc-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-enc-noaesni"),
+    ("transfer", "lioy2022/table1/start-xmit-int-noaesni"),
+    ("transfer", "lioy2022/table1/encrypt-int-noaesni"),
     ("transfer", "lioy2022/table1/start-xmit-enc-noaesni"),
     ("transfer", "lioy2022/table1/encrypt-enc-noaesni"),
     ("transfer", "lioy2022/table1/start-xmit-int-noaesni"),
@@ -75,8 +94,10 @@ const MISSED: &[(&str, &str)] = &[
 /// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
 /// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
 /// (000 §2.2's MACsec and TLS overheads, §5.2's encryption-on latency, Lioy §III-C's vCPUs):
-/// 48 of 113. The count is what the rule gives, not a bar to meet.
-const PREDICTIONS_AT_LEAST: usize = 48;
+/// 48 of 113. The OpenSSL transfer (issue 27) added 15 (its 22 rows less the 7 fitted or
+/// equivalent to a fitted number): 63 of 135. The count is what the rule gives, not a bar to
+/// meet.
+const PREDICTIONS_AT_LEAST: usize = 63;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
@@ -511,4 +532,96 @@ note = "the ESP model's SACK frame, a second time"
     ] {
         assert!(err.contains(part), "`{part}` missing from: {err}");
     }
+}
+
+/// Issue 27: the transfer takes a third implementation, OpenSSL's libcrypto masked to each
+/// testbed's CPU (Colosseum and Lioy from the Broadwell mask, the OFH host from Raptor Lake,
+/// Lioy without AES-NI from the Broadwell pair), on the same rows as the other hosts; the study
+/// says it is an implementation-gap study and prints each implementation's CCM / ChaCha20 and
+/// AES-128-CCM / AES-256-CCM cost ratios beside the testbed's (Table 3: 1.75 and 1.00).
+#[test]
+fn transfer_from_openssl_masked_to_each_testbed() {
+    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .args(["reproduce", "--only", "transfer", "--format", "json"])
+        .current_dir(root())
+        .output()
+        .expect("the oransim binary runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let rows = v["rows"].as_array().unwrap();
+    let from = |profile: &str| -> Vec<&str> {
+        rows.iter()
+            .filter(|r| {
+                r["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("from {profile},"))
+                    || r["note"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("from {profile}:"))
+            })
+            .map(|r| r["id"].as_str().unwrap())
+            .collect()
+    };
+    let broadwell = from("host-2026-11-26-openssl-broadwell");
+    let raptorlake = from("host-2026-11-26-openssl-raptorlake");
+    let aws_lc = from("dev-host-aws-lc");
+    // Colosseum (10 rows) and Lioy with AES-NI (4) and without (4) from Broadwell; the OFH (4)
+    // from Raptor Lake: the same targets as the aws-lc-rs transfer and its AES-NI pair.
+    assert_eq!(broadwell.len(), 18, "{broadwell:?}");
+    assert_eq!(raptorlake.len(), 4, "{raptorlake:?}");
+    let mut ossl: Vec<&str> = broadwell
+        .iter()
+        .chain(&raptorlake)
+        .copied()
+        .filter(|id| !id.ends_with("-noaesni"))
+        .collect();
+    let mut aws: Vec<&str> = aws_lc.clone();
+    ossl.sort_unstable();
+    aws.sort_unstable();
+    assert_eq!(ossl, aws);
+    for r in rows {
+        let note = r["note"].as_str().unwrap();
+        if note.contains("openssl-raptorlake") {
+            assert!(note.starts_with("i9 OFH from"), "{note}");
+        }
+    }
+    let exp = &v["experiments"][0];
+    assert!(
+        exp["model"]
+            .as_str()
+            .unwrap()
+            .starts_with("An implementation-gap study, not a test of the model"),
+        "{}",
+        exp["model"]
+    );
+    let facts: Vec<&str> = exp["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let ratios = facts
+        .iter()
+        .find(|f| f.starts_with("Cost ratios on Table 3's packets"))
+        .expect("the ratio fact");
+    for part in [
+        "the testbed 1.75 and 1.00",
+        "dev-host-rustcrypto ",
+        "dev-host-aws-lc ",
+        "host-2026-11-26-openssl-broadwell ",
+        "an implementation-gap study, not a test of the model",
+    ] {
+        assert!(ratios.contains(part), "{part}: {ratios}");
+    }
+    assert!(
+        facts
+            .iter()
+            .any(|f| f.starts_with("From OpenSSL (openssl, masked to each testbed's CPU")),
+        "{facts:?}"
+    );
+    assert!(
+        !facts.iter().any(|f| f.contains("has the AEADs only")),
+        "{facts:?}"
+    );
 }
