@@ -47,7 +47,10 @@ const MISSED: &[(&str, &str)] = &[
     ("otero_ofh", "otero2025/s6/delay-kyber-max"),
     ("otero_ofh", "otero2025/s6/delay-hqc-min"),
     ("otero_ofh", "otero2025/s6/delay-hqc-max"),
-    // "The KEM changes jitter / throughput": the model's data plane has no KEM input (identity).
+    // "The KEM changes encryption time / delay / jitter / throughput": the model's data plane
+    // has no KEM input (identities).
+    ("otero_ofh", "otero2025/fig5/enc-time-depends-on-kem"),
+    ("otero_ofh", "otero2025/s6/delay-depends-on-kem"),
     ("otero_ofh", "otero2025/s6/jitter-depends-on-kem"),
     ("otero_ofh", "otero2025/s6/throughput-depends-on-kem"),
     // 000 Table 1's overheads and §2.3's queueing bound against the protocol and queueing models.
@@ -96,8 +99,8 @@ const MISSED: &[(&str, &str)] = &[
 /// of the count (nine check the paper's own arithmetic or model, three were Table 3's fitted
 /// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
 /// (000 §2.2's MACsec and TLS overheads, §5.2's encryption-on latency, Lioy §III-C's vCPUs):
-/// 48 of 113; Otero-García et al.'s encryption times and delays added thirteen (and three
-/// identities): 61 of 129. The count is what the rule gives, not a bar to meet.
+/// 48 of 113; Otero-García et al.'s encryption times and delays added thirteen (and five
+/// identities): 61 of 131. The count is what the rule gives, not a bar to meet.
 const PREDICTIONS_AT_LEAST: usize = 61;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
