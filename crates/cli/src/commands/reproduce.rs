@@ -86,7 +86,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let names = reproduce::study_names(root).context("reproduce")?;
         if !names.iter().any(|n| n == only) {
             anyhow::bail!(
-                "--only `{only}`: unknown experiment; allowed: {}",
+                "--only `{only}`: unknown experiment; allowed (the studies {} lists): {}",
+                reproduce::STUDIES_FILE,
                 names.join(", ")
             );
         }
