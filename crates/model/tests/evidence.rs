@@ -374,3 +374,83 @@ fn perera_rows_are_judged_by_the_standard_error_of_their_mean() {
     assert_eq!(auth["pass"], false);
     assert!(auth["why"].as_str().is_some_and(|w| w.len() > 40));
 }
+
+/// Issue 27 item 3: Otero-García et al.'s data-plane claims. The model's data plane has no KEM
+/// input, so the paper's claims about what the KEM does to it are identities (true or false by
+/// construction, each with that reason), never predictions; the per-packet encryption times and
+/// the delays are predictions from this host's profile, fitted to nothing, and the same number
+/// whichever KEM (or none) the paper's range is for.
+#[test]
+fn otero_kem_claims_are_identities_and_the_data_plane_does_not_see_the_kem() {
+    let rows = rows();
+    let row = |id: &str| -> &Value {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no row {id}"))
+    };
+    for id in [
+        "otero2025/abstract/kem-keeps-performance",
+        "otero2025/fig5/enc-time-depends-on-kem",
+        "otero2025/s6/delay-depends-on-kem",
+        "otero2025/s6/jitter-depends-on-kem",
+        "otero2025/s6/throughput-depends-on-kem",
+    ] {
+        let r = row(id);
+        assert_eq!(r["class"], "identity", "{id}");
+        assert!(
+            r["depends_on"].as_array().unwrap().iter().any(|d| d
+                .as_str()
+                .unwrap()
+                .starts_with("structure:the data plane has no KEM")),
+            "{id}: {r}"
+        );
+        assert_eq!(r["simulated"].as_f64(), Some(0.0), "{id}");
+    }
+    // The paper's "does not reduce the performance" holds by construction; its "the KEM
+    // changes encryption time / delay / jitter / throughput" cannot, and the row says why.
+    assert_eq!(
+        row("otero2025/abstract/kem-keeps-performance")["pass"],
+        true
+    );
+    for id in [
+        "otero2025/fig5/enc-time-depends-on-kem",
+        "otero2025/s6/delay-depends-on-kem",
+        "otero2025/s6/jitter-depends-on-kem",
+        "otero2025/s6/throughput-depends-on-kem",
+    ] {
+        assert_eq!(row(id)["pass"], false, "{id}");
+        assert!(
+            row(id)["why"]
+                .as_str()
+                .is_some_and(|w| w.contains("by construction")),
+            "{id}"
+        );
+    }
+    let numbers = |kems: &[&str], what: &str, end: &str| -> Vec<f64> {
+        kems.iter()
+            .map(|k| {
+                let id = format!("otero2025/{what}-{k}-{end}");
+                let r = row(&id);
+                assert_eq!(r["class"], "predicted", "{id}");
+                assert!(r["fitted_from"].as_array().unwrap().is_empty(), "{id}");
+                r["simulated"].as_f64().unwrap()
+            })
+            .collect()
+    };
+    for end in ["min", "max"] {
+        let enc = numbers(&["none", "frodo", "bike-hqc"], "fig5/enc-time", end);
+        assert!(enc.iter().all(|v| *v == enc[0] && *v > 0.0), "{enc:?}");
+        let delay = numbers(&["none", "kyber", "hqc"], "s6/delay", end);
+        assert!(
+            delay.iter().all(|v| *v == delay[0] && *v > 0.0),
+            "{delay:?}"
+        );
+    }
+    // Kyber's one named configuration (AES-256 + SHA-512) is one suite's seal, no KEM term added.
+    let kyber = row("otero2025/fig5/enc-time-kyber-aes256-sha512");
+    assert_eq!(kyber["class"], "predicted");
+    let max = row("otero2025/fig5/enc-time-none-max")["simulated"]
+        .as_f64()
+        .unwrap();
+    assert!(kyber["simulated"].as_f64().unwrap() <= max);
+}

@@ -26,7 +26,7 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
     /// Run only this experiment (e2_sack, e2_size, e2_throughput, ofh_table4, ofh_size,
-    /// ofh_mtu, ofh_load, pq_ike_e2, pq_kems_hybrid, nfv_macsec, table1, transfer).
+    /// ofh_mtu, ofh_load, pq_ike_e2, pq_kems_hybrid, otero_ofh, nfv_macsec, table1, transfer).
     #[arg(long, value_name = "NAME")]
     pub only: Option<String>,
     /// Output format.
@@ -86,7 +86,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let names = reproduce::study_names(root).context("reproduce")?;
         if !names.iter().any(|n| n == only) {
             anyhow::bail!(
-                "--only `{only}`: unknown experiment; allowed: {}",
+                "--only `{only}`: unknown experiment; allowed (the studies {} lists): {}",
+                reproduce::STUDIES_FILE,
                 names.join(", ")
             );
         }

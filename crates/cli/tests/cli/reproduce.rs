@@ -29,6 +29,30 @@ const MISSED: &[(&str, &str)] = &[
     ("pq_ike_e2", "perera2026/child-sa/x25519"),
     ("pq_ike_e2", "perera2026/ike-auth/mlkem768"),
     ("pq_ike_e2", "perera2026/child-sa/mlkem768"),
+    // Otero-García et al.'s per-packet encryption times: this host's costs, unscaled (the paper
+    // names no CPU), 44-69% short; the three nearest (Kyber AES-256 + SHA-512, BIKE/HQC 2-4 us)
+    // 15.4-16.4% short of the 15% the approx rule allows.
+    ("otero_ofh", "otero2025/fig5/enc-time-none-min"),
+    ("otero_ofh", "otero2025/fig5/enc-time-none-max"),
+    ("otero_ofh", "otero2025/fig5/enc-time-frodo-min"),
+    ("otero_ofh", "otero2025/fig5/enc-time-frodo-max"),
+    ("otero_ofh", "otero2025/fig5/enc-time-kyber-aes256-sha512"),
+    ("otero_ofh", "otero2025/fig5/enc-time-bike-hqc-min"),
+    ("otero_ofh", "otero2025/fig5/enc-time-bike-hqc-max"),
+    // Their delays: no profile of their DU and RU hosts or path (the model's round trip is a
+    // tenth of theirs).
+    ("otero_ofh", "otero2025/s6/delay-none-min"),
+    ("otero_ofh", "otero2025/s6/delay-none-max"),
+    ("otero_ofh", "otero2025/s6/delay-kyber-min"),
+    ("otero_ofh", "otero2025/s6/delay-kyber-max"),
+    ("otero_ofh", "otero2025/s6/delay-hqc-min"),
+    ("otero_ofh", "otero2025/s6/delay-hqc-max"),
+    // "The KEM changes encryption time / delay / jitter / throughput": the model's data plane
+    // has no KEM input (identities).
+    ("otero_ofh", "otero2025/fig5/enc-time-depends-on-kem"),
+    ("otero_ofh", "otero2025/s6/delay-depends-on-kem"),
+    ("otero_ofh", "otero2025/s6/jitter-depends-on-kem"),
+    ("otero_ofh", "otero2025/s6/throughput-depends-on-kem"),
     // 000 Table 1's overheads and §2.3's queueing bound against the protocol and queueing models.
     ("table1", "000/table1/ipsec-min"),
     ("table1", "000/table1/tls-min"),
@@ -95,9 +119,9 @@ const MISSED: &[(&str, &str)] = &[
 /// plateau again, two Fig. 11's fitted 64 B point again), leaving 44 of 109, and added two
 /// (000 §2.2's MACsec and TLS overheads, §5.2's encryption-on latency, Lioy §III-C's vCPUs):
 /// 48 of 113. The OpenSSL transfer (issue 27) added 15 (its 22 rows less the 7 fitted or
-/// equivalent to a fitted number): 63 of 135. The count is what the rule gives, not a bar to
-/// meet.
-const PREDICTIONS_AT_LEAST: usize = 63;
+/// equivalent to a fitted number), Otero-García et al.'s encryption times and delays thirteen
+/// (and five identities): 76 of 153. The count is what the rule gives, not a bar to meet.
+const PREDICTIONS_AT_LEAST: usize = 76;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
@@ -200,6 +224,7 @@ fn reproduce_json_rows_misses_and_exit_status() {
         "ofh_load",
         "pq_ike_e2",
         "pq_kems_hybrid",
+        "otero_ofh",
         "nfv_macsec",
         "table1",
         "transfer",

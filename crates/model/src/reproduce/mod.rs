@@ -50,6 +50,7 @@ mod ofh_mtu;
 mod ofh_mtu_load;
 mod ofh_size;
 mod ofh_table4;
+mod otero_ofh;
 mod plot;
 mod pq;
 mod pq_ike_e2;
@@ -208,6 +209,7 @@ const ANALYSES: &[(&str, Analysis)] = &[
     ("ofh_load", ofh_load::ofh_load),
     ("pq_ike_e2", pq_ike_e2::pq_ike_e2),
     ("pq_kems_hybrid", pq_kems_hybrid::pq_kems_hybrid),
+    ("otero_ofh", otero_ofh::otero_ofh),
     ("nfv_macsec", nfv_macsec::nfv_macsec),
     ("table1", table1::table1),
     ("transfer", transfer::transfer),
