@@ -678,11 +678,16 @@ impl Profile {
         self.file.implementation.as_ref()
     }
 
-    /// The value of implementation term `name` in its unit, if the profile has it.
+    /// The value of implementation term `name` in its unit, if the profile has it (recorded
+    /// as a read, `implementation.terms.<name>`, by [`trace`]).
     pub fn term(&self, name: &str) -> Option<f64> {
-        self.real_implementation()
-            .and_then(|i| i.terms.get(name))
-            .map(|t| t.value)
+        let t = self.real_implementation()?.terms.get(name)?;
+        trace::note(
+            &self.file.profile.name,
+            &format!("implementation.terms.{name}"),
+            &t.fitted_to,
+        );
+        Some(t.value)
     }
 
     /// The file form of this profile (what [`Profile::to_toml_string`] writes).
