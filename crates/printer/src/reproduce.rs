@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use model::reproduce::{
-    Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets,
-    Variation, XyPlot,
+    Class, Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE,
+    Targets, Variation, XyPlot,
 };
 
 mod words;
@@ -19,7 +19,7 @@ use crate::table::{Align, Table};
 /// predictions)".
 pub(crate) fn counts(sum: &Summary) -> String {
     format!(
-        "{} passed, {} failed; {} fitted, {} identity, {} arithmetic, {} predicted, {} held-out ({:.0}% predictions)",
+        "{} passed, {} failed; {} fitted, {} identity, {} arithmetic, {} predicted, {} held-out ({:.0}% predictions, {} of them passing)",
         sum.passed,
         sum.failed,
         sum.fitted,
@@ -27,7 +27,8 @@ pub(crate) fn counts(sum: &Summary) -> String {
         sum.arithmetic,
         sum.predicted,
         sum.held_out,
-        (sum.predicted + sum.held_out) as f64 / sum.rows.max(1) as f64 * 100.0
+        (sum.predicted + sum.held_out) as f64 / sum.rows.max(1) as f64 * 100.0,
+        sum.predictions_passed
     )
 }
 
@@ -68,8 +69,35 @@ pub(crate) fn loo(l: &Loo) -> String {
     }
 }
 
-/// The sensitivity report: per assumption and end of its range, what flips.
-fn sensitivity_text(vars: &[Variation]) -> String {
+/// What the ledger's second pass (issue 27, CHANGELOG.md) changed, for the reader of
+/// docs/reproduction.md who knew the counts before it.
+const SECOND_PASS: &str = "**The ledger's second pass** (issue 27; CHANGELOG.md has every move): of the 109 rows before it (42 fitted, 9 identity, 58 predicted of which 17 passed), 14 changed class: 9 predicted → arithmetic (rows that check the paper's own arithmetic or model) and 5 predicted → fitted (Fig. 9's CBC CT - PT is Table 3's fitted plateau, Fig. 11's 64 B points one fitted number); two IKE_AUTH rows that passed within one sample standard deviation now fail by the standard error of a 100-run mean. The rows added since (000 §2.2 and §5.2, Lioy §III-C, the OpenSSL transfer, Otero-García et al.) brought 32 predictions, 2 of which pass (000 §2.2's fixed 32 B MACsec header and §5.2's encryption-on latency). With `--sensitivity`, the last line of the sensitivity report says how many of the passing predictions survive every assumption and threshold at both ends of its range.\n\n";
+
+/// The passing predictions of `exps` (experiment, target id) and those of them no variation
+/// in `vars` flips.
+fn robust_predictions(exps: &[Experiment], vars: &[Variation]) -> (usize, Vec<String>) {
+    let passing: Vec<(&str, &str)> = exps
+        .iter()
+        .flat_map(|e| e.rows.iter().map(move |r| (e, r)))
+        .filter(|(_, r)| r.pass && matches!(r.class, Class::Predicted | Class::HeldOut))
+        .map(|(e, r)| (e.name.as_str(), r.id.as_str()))
+        .collect();
+    let robust = passing
+        .iter()
+        .filter(|(e, id)| {
+            !vars
+                .iter()
+                .flat_map(|v| &v.flips)
+                .any(|f| f.experiment == *e && f.id == *id)
+        })
+        .map(|(e, id)| format!("{e} {id}"))
+        .collect();
+    (passing.len(), robust)
+}
+
+/// The sensitivity report: per assumption and end of its range, what flips; then how many of
+/// the passing predictions of `exps` hold at every end of every range.
+fn sensitivity_text(exps: &[Experiment], vars: &[Variation]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -118,6 +146,14 @@ fn sensitivity_text(vars: &[Variation]) -> String {
             let _ = writeln!(s, "    advice becomes: {}", fact(a));
         }
     }
+    let (passing, robust) = robust_predictions(exps, vars);
+    let _ = writeln!(
+        s,
+        "  passing predictions no variation flips: {} of {passing}{}{}",
+        robust.len(),
+        if robust.is_empty() { "" } else { ": " },
+        robust.join(", ")
+    );
     s
 }
 
@@ -199,7 +235,7 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
         let _ = writeln!(s);
     }
     if let Some(v) = sensitivity {
-        s.push_str(&sensitivity_text(v));
+        s.push_str(&sensitivity_text(exps, v));
         let _ = writeln!(s);
     }
     let _ = writeln!(
@@ -284,6 +320,7 @@ pub fn markdown(
         "**As one page:** `oransim reproduce --html DIR` writes this report as `DIR/index.html`, one self-contained HTML page (inline style, the plots as inline SVG, no script, nothing fetched) with the same tables and plots, the papers' full references, each row's provenance (`depends_on`, `fitted_from`, leave-one-out, note) folded under the row, the reasons of the failed rows and, with `--sensitivity`, what flips. Its footer names the oransim version and the date, as `plan --html`'s does (docs/plan.md; `SOURCE_DATE_EPOCH` fixes the date). Open it in any browser or hand it on; the same run on the same date gives the same bytes.\n"
     );
     let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
+    s.push_str(SECOND_PASS);
     let _ = writeln!(
         s,
         "**Assumptions** the papers do not pin and **thresholds** the project sets (`experiments/assumptions.toml`; a row that read one lists it as `assume:<id>`; a row judged by a rule reads its tolerance `rule.<name>`; a row that read a committed profile fitted at an assumption's value inherits it, and `--sensitivity` runs its study again with the profile refitted):\n"
@@ -294,7 +331,7 @@ pub fn markdown(
         let _ = writeln!(
             s,
             "**Sensitivity** (`--sensitivity`: each assumption at the ends of its range, one at a time; a verdict that flips is uncertain):\n\n```\n{}```\n",
-            sensitivity_text(v)
+            sensitivity_text(exps, v)
         );
     }
     s.push_str(ADDING_A_NUMBER);

@@ -140,6 +140,8 @@ pub struct Summary {
     pub held_out: usize,
     /// Rows that check the paper's own arithmetic (no prediction).
     pub arithmetic: usize,
+    /// Predictions (predicted and held-out rows) whose target is met.
+    pub predictions_passed: usize,
 }
 
 impl Summary {
@@ -156,6 +158,10 @@ impl Summary {
             predicted: rows.iter().filter(|r| r.class == Class::Predicted).count(),
             held_out: rows.iter().filter(|r| r.class == Class::HeldOut).count(),
             arithmetic: rows.iter().filter(|r| r.class == Class::Arithmetic).count(),
+            predictions_passed: rows
+                .iter()
+                .filter(|r| r.pass && matches!(r.class, Class::Predicted | Class::HeldOut))
+                .count(),
         }
     }
 }
