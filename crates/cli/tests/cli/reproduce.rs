@@ -319,17 +319,13 @@ fn reproduce_writes_plots() {
     assert_eq!(&png[1..4], b"PNG");
 }
 
-/// Issue 12 item 5: `--sensitivity` varies each assumption over its range and names the rows
-/// whose verdict flips. Reading 000 §2.3's printed 100 m instead of the 10 m behind its
-/// D_prop = 0.05 us makes the PT SACK's processing share fall below 99.75%: that row is
-/// uncertain, and the report must say so.
-#[test]
-fn reproduce_sensitivity_names_the_rows_that_flip() {
+/// `oransim reproduce --only STUDY --sensitivity --format json`, parsed.
+fn sensitivity_json(study: &str) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args([
             "reproduce",
             "--only",
-            "e2_sack",
+            study,
             "--sensitivity",
             "--format",
             "json",
@@ -337,7 +333,16 @@ fn reproduce_sensitivity_names_the_rows_that_flip() {
         .current_dir(root())
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// Issue 12 item 5: `--sensitivity` varies each assumption over its range and names the rows
+/// whose verdict flips. Reading 000 §2.3's printed 100 m instead of the 10 m behind its
+/// D_prop = 0.05 us makes the PT SACK's processing share fall below 99.75%: that row is
+/// uncertain, and the report must say so.
+#[test]
+fn reproduce_sensitivity_names_the_rows_that_flip() {
+    let v = sensitivity_json("e2_sack");
     let vars = v["sensitivity"].as_array().expect("a sensitivity list");
     let link = vars
         .iter()
@@ -381,19 +386,7 @@ fn reproduce_sensitivity_names_the_rows_that_flip() {
 /// varied like an assumption and flips the rows judged by that rule.
 #[test]
 fn reproduce_sensitivity_reaches_inherited_assumptions_and_thresholds() {
-    let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
-        .args([
-            "reproduce",
-            "--only",
-            "ofh_load",
-            "--sensitivity",
-            "--format",
-            "json",
-        ])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let v = sensitivity_json("ofh_load");
     let vars = v["sensitivity"].as_array().expect("a sensitivity list");
     let find = |id: &str, tried: f64| {
         vars.iter()

@@ -8,7 +8,6 @@ use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
-use crate::patch::quantity;
 
 /// One ping-size point of e2_size: one-way processing delay D_proc = (request + response) / 2
 /// \[us\].
@@ -21,12 +20,7 @@ pub(super) fn e2_size_point(
     let mut doc = base.clone();
     let stack = s.stack(UDP)?;
     let payload = ip_len - 28;
-    let ping = doc.flow("ping")?;
-    doc.set(&format!("{ping}.source.stack"), stack.to_string().as_str())?;
-    doc.set(
-        &format!("{ping}.source.size"),
-        quantity::bytes(payload as u64),
-    )?;
+    doc.set_source("ping", &stack.to_string(), payload)?;
     for node in E2_NODES {
         doc.profile_node(node, prof)?;
     }

@@ -5,7 +5,6 @@ use protocols::{AesKey, Suite};
 
 use super::Result;
 use super::variant::Doc;
-use crate::patch::quantity;
 
 /// The two profile nodes of the OFH scenarios (`scenarios/ofh_*.toml`), by name: the O-DU and
 /// the O-RU.
@@ -44,12 +43,7 @@ pub(super) fn ofh_ping_proc(
     let (_, stack, _) = OFH_MODES[mode];
     let payload = frame - 18; // eth 14 + eCPRI 4
     let mut doc = base.clone();
-    let ping = doc.flow("ping")?;
-    doc.set(&format!("{ping}.source.stack"), stack)?;
-    doc.set(
-        &format!("{ping}.source.size"),
-        quantity::bytes(payload as u64),
-    )?;
+    doc.set_source("ping", stack, payload)?;
     for node in OFH_NODES {
         doc.profile_node(node, prof)?;
     }

@@ -12,7 +12,6 @@ use super::Result;
 use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, traced};
-use crate::patch::quantity;
 
 /// The ESP suites of the paper (AES-CBC with HMAC-SHA-2) that the cost model has: AES-128 and
 /// AES-256 with SHA-256, -384 and -512 (no profile measures AES-192).
@@ -74,12 +73,7 @@ pub(super) fn otero_ofh(root: &Path, t: &Targets) -> Result<Outputs> {
         })?;
         seal_deps = seal_deps.and(&d);
         let mut doc = base.clone();
-        let ping = doc.flow("ping")?;
-        doc.set(&format!("{ping}.source.stack"), stack.to_string().as_str())?;
-        doc.set(
-            &format!("{ping}.source.size"),
-            quantity::bytes(payload as u64),
-        )?;
+        doc.set_source("ping", &stack.to_string(), payload)?;
         for node in ["du", "ru"] {
             doc.suite_from_stacks(node)?;
         }

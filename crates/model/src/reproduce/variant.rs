@@ -236,6 +236,17 @@ impl Doc {
         Ok(run_scenario(&self.scenario()?, &quiet()).map_err(ScenarioError::from)?)
     }
 
+    /// Sets flow `flow`'s source to send `payload` bytes in stack `stack` (text, as a scenario
+    /// file writes it).
+    pub(super) fn set_source(&mut self, flow: &str, stack: &str, payload: usize) -> Result<()> {
+        let key = self.flow(flow)?;
+        self.set(&format!("{key}.source.stack"), stack)?;
+        self.set(
+            &format!("{key}.source.size"),
+            patch::quantity::bytes(payload as u64),
+        )
+    }
+
     /// Lets node `node`'s profile service cost the suite of the stacks it seals or opens (its
     /// `suite` key removed): the engine's one path for profile nodes (`scenario::suites`),
     /// which charges the cipher at each packet's protected length.
