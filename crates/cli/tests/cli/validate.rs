@@ -390,12 +390,17 @@ fn for_real(target: &str, skip_var: &str, skipped_word: &str) -> Option<String> 
     Some(err)
 }
 
+/// Runs two real strongSwan daemons for about 100 s: behind `--ignored`, so `cargo test
+/// --workspace` stays short; `.ci/run` runs it (and `tls_for_real`) beside the fuzzing.
 #[test]
+#[ignore = "real daemons for ~100 s: .ci/run runs it beside the fuzzing (cargo test -p oransim --test cli -- --ignored for_real)"]
 fn strongswan_for_real() {
     for_real("strongswan", "ORANSIM_SKIP_STRONGSWAN", "cannot run");
 }
 
+/// Runs real OpenSSL servers for about 70 s: behind `--ignored`, like `strongswan_for_real`.
 #[test]
+#[ignore = "real OpenSSL servers for ~70 s: .ci/run runs it beside the fuzzing (cargo test -p oransim --test cli -- --ignored for_real)"]
 fn tls_for_real() {
     let Some(err) = for_real("tls", "ORANSIM_SKIP_TLS", "skipped") else {
         return;
