@@ -140,23 +140,13 @@ fn bad_measurement_files_are_refused_naming_the_file() {
 #[test]
 fn calibrate_run_writes_a_profile_plan_kex_uses() {
     let dir = TempDir::new("validate-cal");
-    let profile = dir.join("ss.toml");
-    let out = oransim(&[
-        "calibrate",
-        "--run",
-        "strongswan",
-        "--measurements",
-        STRONGSWAN,
-        "--out",
-        profile.to_str().unwrap(),
-    ]);
+    let (written, _) = calibrate_strongswan(STRONGSWAN, &dir);
+    let profile = dir.join(CALIBRATED);
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        written["implementation"]["terms"]
+            .get("ike.daemon.responder.loaded")
+            .is_some()
     );
-    let text = std::fs::read_to_string(&profile).unwrap();
-    assert!(text.contains("[implementation]") && text.contains("ike.daemon.responder.loaded"));
     let plan = |p: &str| {
         crate::common::json(&[
             "plan",
@@ -201,10 +191,13 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
 /// The committed run with the per-exchange times and the `child` workload (issue 27 item 6).
 const STRONGSWAN_CHILD: &str = "calibration/host-2026-11-26-strongswan-child.measurements.json";
 
+/// The profile [`calibrate_strongswan`] writes, in its directory.
+const CALIBRATED: &str = "ss.toml";
+
 /// Runs `calibrate --run strongswan` on a committed measurement file: (the profile as TOML,
 /// stderr).
 fn calibrate_strongswan(measurements: &str, dir: &TempDir) -> (toml::Table, String) {
-    let profile = dir.join("ss.toml");
+    let profile = dir.join(CALIBRATED);
     let out = oransim(&[
         "calibrate",
         "--run",
