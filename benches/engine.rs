@@ -104,6 +104,7 @@ fn four_hop(packets: u64) -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }
 

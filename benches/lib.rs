@@ -76,6 +76,7 @@ pub fn star(n: usize, packets: u64) -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }
 
@@ -191,5 +192,6 @@ pub fn mm1(packets: u64) -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }

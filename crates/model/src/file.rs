@@ -150,6 +150,9 @@ pub struct ScenarioFile {
     /// `[stop]`: when sources stop.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopFile>,
+    /// `[[host]]` tables: machines whose cores several nodes share (`host = "..."` on a node).
+    #[serde(default, rename = "host", skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostFile>,
     /// `[[node]]` tables.
     #[serde(default, rename = "node", skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeFile>,
@@ -169,6 +172,18 @@ pub struct ScenarioFile {
     /// `[stats]`: which flows keep exact delay histograms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<StatsFile>,
+}
+
+/// `[[host]]`: a machine whose `cores` the nodes naming it (`host = "name"`) share: one CPU pool,
+/// first come first served across those nodes. A node that names no host is a machine of its
+/// own with its own `cores`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostFile {
+    /// Unique name.
+    pub name: String,
+    /// Cores the host's nodes share (1 or more).
+    pub cores: i64,
 }
 
 /// `[[group]]`: a template. Its nodes, links, flows and nested groups are repeated `count`
@@ -260,6 +275,10 @@ pub struct NodeFile {
     /// Maximum packets in the node, in service plus waiting (default unbounded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<i64>,
+    /// The `[[host]]` whose cores this node shares with the other nodes on it (default: none,
+    /// the node is a machine of its own with its own `cores`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// A node's service model, tagged by `model`.

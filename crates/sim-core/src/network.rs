@@ -39,6 +39,26 @@ pub struct Network {
     pub stop: Stop,
     /// Packets created before this instant are not counted in delay statistics \[ps\].
     pub warmup: SimDuration,
+    /// Machines that several nodes share: the nodes listed on a host share its cores (one CPU
+    /// pool for their CPU stages). A node on no host is a machine of its own, with its
+    /// [`NodeConfig::servers`] cores. Empty: every node is its own host.
+    pub hosts: Vec<HostConfig>,
+}
+
+/// A machine whose cores several nodes share ([`Network::hosts`]): each listed node keeps its own
+/// I/O stage, service models, latency and statistics, but their CPU stages are one FIFO pool of
+/// `cores` servers, served first come, first served across the nodes (what processes on one
+/// machine get from its scheduler when each runs to completion). The listed nodes'
+/// [`NodeConfig::servers`] are not used; their [`NodeConfig::capacity`] still bounds the packets
+/// each node holds in the pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConfig {
+    /// Unique name, for reports.
+    pub name: String,
+    /// Cores the listed nodes share, at least 1 (or [`UNLIMITED_SERVERS`]).
+    pub cores: u32,
+    /// The nodes on this host: indices in [`Network::nodes`], each on at most one host.
+    pub nodes: Vec<NodeId>,
 }
 
 impl Network {

@@ -61,6 +61,38 @@ impl Source {
 }
 
 impl Network {
+    /// The hosts: at least one core each, node indices in range, and no node on two hosts
+    /// (O(nodes + listed nodes)).
+    fn validate_hosts(&self) -> Result<(), NetworkError> {
+        let n = self.nodes.len();
+        count("hosts", self.hosts.len(), MAX_ITEMS)?;
+        let mut on = vec![false; if self.hosts.is_empty() { 0 } else { n }];
+        for (h, host) in self.hosts.iter().enumerate() {
+            let item = || format!("host[{h}] (\"{}\")", host.name);
+            if host.cores == 0 {
+                return Err(out_of_range(item(), "cores", 0, "at least 1 core"));
+            }
+            for &node in &host.nodes {
+                let Some(seen) = on.get_mut(node) else {
+                    return Err(NetworkError::NodeOutOfRange {
+                        item: item(),
+                        index: node,
+                        nodes: n,
+                    });
+                };
+                if *seen {
+                    return Err(NetworkError::BadList {
+                        item: item(),
+                        field: "nodes",
+                        problem: "a node is on another host (or listed twice): each node is on at most one host",
+                    });
+                }
+                *seen = true;
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every invariant the engine relies on, so that a run cannot panic, loop forever or
     /// index out of range: node indices in range, non-empty paths whose consecutive nodes share
     /// a link, counts the engine can index, finite non-negative service parameters, non-empty
@@ -95,6 +127,7 @@ impl Network {
             }
             step(&item, "latency", node.latency.as_ps())?;
         }
+        self.validate_hosts()?;
         for (i, l) in self.links.iter().enumerate() {
             let item = || format!("link[{i}] (\"{}\")", l.name);
             for end in [l.a, l.b] {
@@ -512,6 +545,7 @@ mod tests {
                 duration: None,
             },
             warmup: SimDuration::ZERO,
+            hosts: Vec::new(),
         }
     }
 

@@ -68,6 +68,7 @@ fn line() -> Network {
             duration: None,
         },
         warmup: SimDuration::from_us(100),
+        hosts: Vec::new(),
     }
 }
 

@@ -46,6 +46,7 @@ fn single_node(
         },
         // 2000 us of warm-up: several relaxation times of the rho = 0.9 queue (~380 us).
         warmup: SimDuration::from_us(2000),
+        hosts: Vec::new(),
     }
 }
 
@@ -230,6 +231,7 @@ fn four_hop() -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }
 
@@ -398,6 +400,7 @@ fn ping_rtt_is_exact_without_contention() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let r = run_replication(&net, 1, 0).unwrap();
     let rtt = r.flows[0].rtt.summary();
@@ -453,6 +456,7 @@ fn bulk_transfer_stop_and_wait() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let r = run_replication(&net, 1, 0).unwrap();
     let f = &r.flows[0];
@@ -511,6 +515,7 @@ fn bulk_transfer_delayed_ack() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let data_ns: f64 = 1040.0 * 8.0;
     let ack_ns: f64 = 64.0 * 8.0;
@@ -573,6 +578,7 @@ fn multi_frame_message_delay_is_last_frame() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let r = run_replication(&net, 1, 0).unwrap();
     let m = r.flows[0].message.summary();
@@ -617,6 +623,7 @@ fn io_stage_and_latency() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let mut delays = Vec::new();
     let r = run_observed(&net, 1, 0, |p: &PacketRecord| {
@@ -702,6 +709,7 @@ fn handshake_exchanges_and_a_storm() {
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     };
     let r = run_replication(&net(1, 0.0, None), 1, 0).unwrap();
     let f = &r.flows[0];
@@ -881,6 +889,7 @@ fn line_net(
             duration: Some(SimDuration::from_ps(duration_ps)),
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }
 
@@ -1111,5 +1120,97 @@ fn wire_observer_sees_each_packet_at_both_points() {
         seen.links
             .iter()
             .all(|&l| l == u32::MAX || (l as usize) < 2 * net.links.len())
+    );
+}
+
+/// Two nodes, each fed by its own Poisson flow (lambda_1 = 0.3, lambda_2 = 0.5 per us) with
+/// exponential service of mean 1 us.
+fn two_nodes_one_host(cores: u32, packets: u64) -> Network {
+    let mut net = single_node(Service::Exponential { mean_ps: US }, 0.3, None, 1, packets);
+    let mut b = net.nodes[0].clone();
+    b.name = "second".into();
+    net.nodes.push(b);
+    let mut f = net.flows[0].clone();
+    f.name = "second arrivals".into();
+    f.path = vec![1];
+    f.source = Source::Poisson {
+        rate_per_s: 0.5e6,
+        size: SizeDist::Fixed(100),
+        count: None,
+    };
+    net.flows.push(f);
+    net.hosts = vec![HostConfig {
+        name: "one machine".into(),
+        cores,
+        nodes: vec![0, 1],
+    }];
+    net
+}
+
+/// Hosts (issue 35): two M/M/1 nodes on a one-core host behave as one M/M/1 with the merged
+/// arrivals, lambda = 0.8 per us, mu = 1 per us: each flow's mean sojourn is 1/(mu - lambda) =
+/// 5 us, not the 1/(1 - 0.3) and 1/(1 - 0.5) us of two machines, inside the 99% CI of 10
+/// replications (the same tolerance rule as `mm1_sojourn_and_waiting_match_theory`). On a
+/// two-core host the pair is one M/M/2 with the merged arrivals.
+#[test]
+fn two_nodes_on_one_host_are_one_queue_with_merged_arrivals() {
+    let q = MM1::new(0.8, 1.0).unwrap();
+    let net = two_nodes_one_host(1, 400_000);
+    let runs = run_replications(&net, 7, 10, 2).unwrap();
+    for f in 0..2 {
+        let sojourn: Vec<f64> = runs
+            .iter()
+            .map(|r| r.flows[f].forward.delay.mean_ps() / US)
+            .collect();
+        assert_in_ci(&format!("flow {f} on one core"), &sojourn, q.sojourn());
+    }
+    // Both nodes report the host's busy share in their own busy time: together 0.8 of one core.
+    let busy: f64 =
+        runs[0].nodes.iter().map(|n| n.busy_ps as f64).sum::<f64>() / runs[0].end_ps as f64;
+    assert!((busy - 0.8).abs() < 0.01, "host busy {busy}");
+    let c = MMc::new(0.8, 1.0, 2).unwrap();
+    let runs = run_replications(&two_nodes_one_host(2, 400_000), 7, 10, 2).unwrap();
+    for f in 0..2 {
+        let sojourn: Vec<f64> = runs
+            .iter()
+            .map(|r| r.flows[f].forward.delay.mean_ps() / US)
+            .collect();
+        assert_in_ci(&format!("flow {f} on two cores"), &sojourn, c.sojourn());
+    }
+}
+
+/// Without hosts every node is its own machine, and a network that lists each node on a host
+/// of its own (with the node's cores) runs bit for bit the same.
+#[test]
+fn a_host_per_node_changes_nothing() {
+    let mut net = two_nodes_one_host(1, 50_000);
+    net.hosts.clear();
+    let alone = run_replication(&net, 3, 0).unwrap();
+    net.hosts = (0..2)
+        .map(|n| HostConfig {
+            name: format!("h{n}"),
+            cores: 1,
+            nodes: vec![n],
+        })
+        .collect();
+    let hosted = run_replication(&net, 3, 0).unwrap();
+    assert_eq!(format!("{alone:?}"), format!("{hosted:?}"));
+}
+
+/// A host's refusals: no cores, a node out of range, a node on two hosts.
+#[test]
+fn hosts_are_validated() {
+    let mut net = two_nodes_one_host(0, 10);
+    assert!(net.validate().unwrap_err().to_string().contains("cores"));
+    net.hosts[0].cores = 1;
+    net.hosts[0].nodes.push(7);
+    assert!(net.validate().unwrap_err().to_string().contains("7"));
+    net.hosts[0].nodes.pop();
+    net.hosts.push(net.hosts[0].clone());
+    assert!(
+        net.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("another host")
     );
 }

@@ -44,6 +44,7 @@ fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
             duration: None,
         },
         warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
     }
 }
 

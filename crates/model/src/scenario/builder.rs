@@ -7,8 +7,8 @@ use std::path::Path;
 
 use crate::error::ScenarioError;
 use crate::file::{
-    Cores, FlowFile, GroupFile, LinkFile, MetaFile, NodeFile, Q, ReportFile, ScenarioFile,
-    ServiceFile, SourceFile, StopFile,
+    Cores, FlowFile, GroupFile, HostFile, LinkFile, MetaFile, NodeFile, Q, ReportFile,
+    ScenarioFile, ServiceFile, SourceFile, StopFile,
 };
 
 use super::Scenario;
@@ -93,6 +93,15 @@ impl ScenarioBuilder {
     /// `[stop] warmup`: packets created before this time are not counted, e.g. `"1ms"`.
     pub fn warmup(mut self, warmup: impl Into<Q>) -> ScenarioBuilder {
         self.stop().warmup = Some(warmup.into());
+        self
+    }
+
+    /// Adds a `[[host]]` of `cores` cores, which nodes name with [`NodeFile::host`].
+    pub fn host(mut self, name: impl Into<String>, cores: u32) -> ScenarioBuilder {
+        self.file.hosts.push(HostFile {
+            name: name.into(),
+            cores: cores.into(),
+        });
         self
     }
 
@@ -198,6 +207,7 @@ impl NodeFile {
             latency: None,
             cores: None,
             capacity: None,
+            host: None,
         }
     }
 
@@ -247,6 +257,12 @@ impl NodeFile {
     /// `capacity`: the most packets in the node, in service plus waiting.
     pub fn capacity(mut self, packets: i64) -> NodeFile {
         self.capacity = Some(packets);
+        self
+    }
+
+    /// `host`: the `[[host]]` whose cores this node shares.
+    pub fn host(mut self, host: impl Into<String>) -> NodeFile {
+        self.host = Some(host.into());
         self
     }
 }

@@ -5,6 +5,7 @@ mod builder;
 mod context;
 mod framing;
 pub(crate) mod handshake;
+mod host;
 mod link;
 mod node;
 mod route;
@@ -448,6 +449,7 @@ fn validate_flat(
     }
 
     // Stop condition.
+    let hosts = host::hosts(&cx, (&file.hosts, &file.nodes), &nodes)?;
     let stop_file = file.stop.unwrap_or_default();
     let stop = Stop {
         packets: match stop_file.packets {
@@ -525,6 +527,7 @@ fn validate_flat(
         flows,
         stop,
         warmup,
+        hosts,
     };
     check_stability(&cx, &network)?;
     // Backstop: the engine's own invariants (the checks above should already imply them).

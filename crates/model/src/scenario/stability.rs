@@ -161,6 +161,16 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
     let mut node_load = vec![NodeLoad::default(); net.nodes.len()];
     let mut link_load = vec![[0.0f64; 2]; net.links.len()];
     let topology = Topology::new(&net.links, net.nodes.len());
+    // The cores each node's CPU stage has: its own, or its host's (shared with the host's other
+    // nodes, whose loads are summed below).
+    let mut cores: Vec<u32> = net.nodes.iter().map(|n| n.servers.max(1)).collect();
+    let mut on_host = vec![false; if net.hosts.is_empty() { 0 } else { cores.len() }];
+    for h in &net.hosts {
+        for &n in &h.nodes {
+            cores[n] = h.cores.max(1);
+            on_host[n] = true;
+        }
+    }
     for f in &net.flows {
         let (fwd, rev) = offered(&f.source);
         let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
@@ -173,8 +183,7 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                     let load = &mut node_load[n];
                     for &(p, size) in &sizes {
                         let cpu_ps = service.mean_ps(cpu_bytes(node, f, size));
-                        load.cpu[role.index()] +=
-                            p * rate * cpu_ps * 1e-12 / f64::from(node.servers.max(1));
+                        load.cpu[role.index()] += p * rate * cpu_ps * 1e-12 / f64::from(cores[n]);
                         if let Some(io) = &node.io {
                             load.io += p * rate * io.mean_ps(size) * 1e-12;
                         }
@@ -203,7 +212,8 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
         }
         let key = format!("node[{i}] (\"{}\")", n.name);
         let cpu: f64 = load.cpu.iter().sum();
-        if overloaded(cpu) {
+        // A node on a host is checked with the host's other nodes, below.
+        if overloaded(cpu) && !on_host.get(i).copied().unwrap_or(false) {
             let cores = n.servers.max(1);
             let parts: Vec<String> = Role::ALL
                 .iter()
@@ -239,6 +249,29 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
                     load.io
                 ),
                 "a load below 1 on every stage (fewer or smaller packets, a faster I/O path), or a finite `capacity` to model drops",
+            ));
+        }
+    }
+    for (h, host) in net.hosts.iter().enumerate() {
+        if host.nodes.iter().any(|&n| net.nodes[n].capacity.is_some()) {
+            continue;
+        }
+        let cpu: f64 = host
+            .nodes
+            .iter()
+            .map(|&n| node_load[n].cpu.iter().sum::<f64>())
+            .sum();
+        if overloaded(cpu) {
+            let cores = host.cores.max(1);
+            return Err(cx.invalid(
+                format!("host[{h}] (\"{}\")", host.name),
+                format!(
+                    "offered load on its {cores} core{} from its {} node{} is {cpu:.3} of its capacity (lambda >= mu): the queue grows without bound",
+                    if cores == 1 { "" } else { "s" },
+                    host.nodes.len(),
+                    if host.nodes.len() == 1 { "" } else { "s" },
+                ),
+                "a load below 1 on every stage (fewer or smaller packets, more cores, a faster service), or a finite `capacity` on its nodes to model drops",
             ));
         }
     }

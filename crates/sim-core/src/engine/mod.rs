@@ -40,6 +40,7 @@ use link::LinkDir;
 use node::NodeState;
 use packet::{Kind, Packet, Slab};
 use prefetch::Pulls;
+use station::Station;
 use workload::Workloads;
 
 /// What kind of packet this is; decides what happens when it is delivered.
@@ -254,6 +255,8 @@ pub struct Engine<'a, O: Observer> {
     queue: EventQueue<Event>,
     packets: Slab<Packet>,
     nodes: Vec<NodeState<'a>>,
+    /// The CPU pools of the shared hosts ([`Network::hosts`]), in their order.
+    hosts: Vec<Station>,
     links: Vec<LinkDir>,
     /// Every route's steps, flow by flow, forward then reverse.
     steps: Vec<Step>,
@@ -313,10 +316,31 @@ impl<'a, O: Observer> Engine<'a, O> {
     ) -> Result<Self, NetworkError> {
         net.validate()?;
         let precisions = detail.precisions(net);
+        // Validated: every listed node is in range and on one host at most.
+        let mut host_of = vec![
+            None;
+            if net.hosts.is_empty() {
+                0
+            } else {
+                net.nodes.len()
+            }
+        ];
+        for (h, host) in net.hosts.iter().enumerate() {
+            for &n in &host.nodes {
+                host_of[n] = Some(h as u32);
+            }
+        }
         let nodes = net
             .nodes
             .iter()
-            .map(|n| NodeState::new(n, seed, replication))
+            .enumerate()
+            .map(|(i, n)| NodeState::new(n, host_of.get(i).copied().flatten(), seed, replication))
+            .collect();
+        // A host's pool has no waiting room of its own: each node's capacity bounds its share.
+        let hosts = net
+            .hosts
+            .iter()
+            .map(|h| Station::new(h.cores, u64::MAX))
             .collect();
         let mut links = Vec::with_capacity(net.links.len().saturating_mul(2));
         for l in &net.links {
@@ -390,6 +414,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             queue: EventQueue::with_capacity(1024),
             packets: Slab::with_capacity(1024),
             nodes,
+            hosts,
             links,
             steps,
             route_start,
@@ -484,7 +509,11 @@ impl<'a, O: Observer> Engine<'a, O> {
         let stats = RunStats {
             replication,
             flows: self.flows,
-            nodes: self.nodes.into_iter().map(NodeState::into_stats).collect(),
+            nodes: self
+                .nodes
+                .into_iter()
+                .map(|n| n.into_stats(&self.hosts))
+                .collect(),
             links: self.links.into_iter().map(|l| l.stats).collect(),
             events: self.events,
             end_ps: self.end,

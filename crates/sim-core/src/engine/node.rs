@@ -15,8 +15,15 @@ use super::{Engine, Event, Observer};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
-    /// The CPU stage.
+    /// The CPU stage, when the node is a machine of its own (unused on a shared host).
     cpu: Station,
+    /// The shared host whose CPU pool serves this node's CPU stage (an index in the engine's
+    /// `hosts`), if the node is on one ([`Network::hosts`](crate::network::Network::hosts)).
+    host: Option<u32>,
+    /// On a shared host: this node's packets in the pool (in service plus waiting), and the
+    /// most it may hold there (its `capacity`).
+    in_pool: u32,
+    pool_capacity: u32,
     /// The I/O stage and its service model, if the node has one.
     io: Option<(Station, &'a Service)>,
     /// The service of each role, by [`Role::index`](crate::stats::Role::index).
@@ -30,9 +37,11 @@ pub(super) struct NodeState<'a> {
 }
 
 impl<'a> NodeState<'a> {
-    pub fn new(n: &'a NodeConfig, seed: u64, replication: u32) -> Self {
+    /// The state of node `n`, on shared host `host` if it is on one.
+    pub fn new(n: &'a NodeConfig, host: Option<u32>, seed: u64, replication: u32) -> Self {
         let capacity = n.capacity.unwrap_or(u32::MAX);
-        let servers = n.servers.max(1);
+        // A node on a shared host is served by the host's pool: its own station is never used.
+        let servers = if host.is_some() { 1 } else { n.servers.max(1) };
         let services = [
             &n.service,
             n.receive.as_ref().unwrap_or(&n.service),
@@ -42,6 +51,9 @@ impl<'a> NodeState<'a> {
             // `capacity` bounds the packets in the CPU stage, in service plus waiting, and the
             // packets waiting for the I/O stage.
             cpu: Station::new(servers, u64::from(capacity.saturating_sub(servers))),
+            host,
+            in_pool: 0,
+            pool_capacity: capacity,
             io: n
                 .io
                 .as_ref()
@@ -71,14 +83,23 @@ impl<'a> NodeState<'a> {
     /// The packet `i`-th in line for the CPU stage's servers (0: the next), if that many wait.
     #[inline]
     pub fn waiting(&self, i: usize) -> Option<u32> {
+        // On a shared host the next in line may be another node's: the cache plan skips it.
+        if self.host.is_some() {
+            return None;
+        }
         self.cpu.waiting(i)
     }
 
-    /// The node's statistics at the end of the run.
-    pub fn into_stats(self) -> NodeStats {
+    /// The node's statistics at the end of the run; a node on a shared host reports the peaks
+    /// of the host's pool (`hosts`, the engine's).
+    pub fn into_stats(self, hosts: &[Station]) -> NodeStats {
+        let cpu = match self.host {
+            Some(h) => &hosts[h as usize],
+            None => &self.cpu,
+        };
         NodeStats {
-            max_waiting: self.cpu.peak_waiting(),
-            max_busy: self.cpu.peak_busy(),
+            max_waiting: cpu.peak_waiting(),
+            max_busy: cpu.peak_busy(),
             ..self.stats
         }
     }
@@ -157,11 +178,19 @@ impl<O: Observer> Engine<'_, O> {
             self.after_cpu(node, pkt);
             return;
         }
-        match state.cpu.offer(pkt) {
+        let admit = match state.host {
+            None => state.cpu.offer(pkt),
+            Some(_) if state.in_pool >= state.pool_capacity => Admit::Full,
+            Some(h) => {
+                state.in_pool.bump(1);
+                self.hosts[h as usize].offer(pkt)
+            }
+        };
+        match admit {
             Admit::Serve => self.start_service(node, pkt),
             Admit::Wait => {}
             Admit::Full => {
-                state.stats.dropped.bump(1);
+                self.nodes[node as usize].stats.dropped.bump(1);
                 self.drop_packet(pkt);
             }
         }
@@ -191,8 +220,21 @@ impl<O: Observer> Engine<'_, O> {
     pub(super) fn service_done(&mut self, node: u32, pkt: u32) {
         let state = &mut self.nodes[node as usize];
         state.stats.served.bump(1);
-        if let Some(next) = state.cpu.finish() {
-            self.start_service(node, next);
+        match state.host {
+            None => {
+                if let Some(next) = state.cpu.finish() {
+                    self.start_service(node, next);
+                }
+            }
+            Some(h) => {
+                // The packet was counted into the pool on admission: in_pool >= 1.
+                state.in_pool = state.in_pool.saturating_sub(1);
+                if let Some(next) = self.hosts[h as usize].finish() {
+                    // The next packet in the host's line may be another node's.
+                    let at = self.steps[self.packets[next].step as usize].node;
+                    self.start_service(at, next);
+                }
+            }
         }
         self.after_cpu(node, pkt);
     }
