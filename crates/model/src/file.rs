@@ -182,8 +182,10 @@ pub struct ScenarioFile {
 pub struct HostFile {
     /// Unique name.
     pub name: String,
-    /// Cores the host's nodes share (1 or more).
-    pub cores: i64,
+    /// Cores the host's nodes share (1 or more; default: the most any of its nodes would have
+    /// alone, from its profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cores: Option<i64>,
 }
 
 /// `[[group]]`: a template. Its nodes, links, flows and nested groups are repeated `count`

@@ -180,6 +180,50 @@ pub struct RicRestartShape {
     pub length: Quantity,
     /// MTU of each gNB's link, a quantity like "1500B".
     pub mtu: Quantity,
+    /// Where the IKE daemons run ([`Placement`]).
+    pub placement: Placement,
+    /// Cores of the initiators' host with [`Placement::Initiators`] (default: the profile's).
+    pub initiator_cores: Option<u32>,
+}
+
+/// Where a storm's IKE daemons run: what shares which cores (issue 35).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// Every gNB its own machine with its own daemon and link, the RIC alone on its cores (a
+    /// RIC restart in the field).
+    #[default]
+    Separate,
+    /// Every tunnel from one initiator daemon (node `initiators`, holding all their SAs) on a
+    /// host of its own, the RIC alone on its cores: the bench with each daemon on its own cores
+    /// (pinned).
+    Initiators,
+    /// One initiator daemon and the RIC's daemon on one host, sharing the RIC's cores: the bench
+    /// with both daemons free on one machine.
+    Shared,
+}
+
+impl Placement {
+    /// The names `--placement` takes, in order.
+    pub const NAMES: &'static str = "separate, initiators, shared";
+
+    /// The placement named `text` (one of [`Placement::NAMES`]).
+    pub fn parse(text: &str) -> Option<Placement> {
+        match text {
+            "separate" => Some(Placement::Separate),
+            "initiators" => Some(Placement::Initiators),
+            "shared" => Some(Placement::Shared),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Separate => "separate",
+            Placement::Initiators => "initiators",
+            Placement::Shared => "shared",
+        }
+    }
 }
 
 impl Default for RicRestartShape {
@@ -196,6 +240,8 @@ impl Default for RicRestartShape {
             rate: flag_default("10Gbps", Kind::DataRate, "--rate"),
             length: flag_default("10km", Kind::Length, "--length"),
             mtu: flag_default("1500B", Kind::Size, "--mtu"),
+            placement: Placement::Separate,
+            initiator_cores: None,
         }
     }
 }
@@ -536,6 +582,9 @@ fn e2(s: &E2Shape) -> ScenarioFile {
 }
 
 fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
+    if s.placement != Placement::Separate {
+        return ric_restart_one_daemon(s);
+    }
     let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
     let b = ScenarioBuilder::new("ric-restart")
         .description(format!(
@@ -551,6 +600,54 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
     };
     let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
     star(b, s.gnbs, service(), link, ("ike", source))
+}
+
+/// A storm whose tunnels all come from one initiator daemon (node `initiators`), on a host of its
+/// own ([`Placement::Initiators`]) or on the RIC's ([`Placement::Shared`]).
+fn ric_restart_one_daemon(s: &RicRestartShape) -> ScenarioFile {
+    let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
+    let tunnels = u64::from(s.gnbs) * u64::from(s.tunnels);
+    let mut b = ScenarioBuilder::new("ric-restart")
+        .description(format!(
+            "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once, every tunnel from one initiator daemon {}",
+            s.gnbs,
+            s.tunnels,
+            s.ke,
+            s.auth,
+            match s.placement {
+                Placement::Shared => "on the RIC's host",
+                _ => "on a host of its own",
+            }
+        ))
+        .seed(1);
+    let mut initiators = NodeFile::new("initiators").service(service());
+    let mut ric = ric(service(), None);
+    match s.placement {
+        Placement::Shared => {
+            // The host has the RIC's cores: the flag's, or the profile's.
+            b = b.host("host", s.ric_cores.or(s.initiator_cores));
+            initiators = initiators.host("host");
+            ric = ric.host("host");
+        }
+        _ => {
+            if let Some(c) = s.initiator_cores {
+                initiators = initiators.cores(c.into());
+            }
+            if let Some(c) = s.ric_cores {
+                ric = ric.cores(c.into());
+            }
+        }
+    }
+    let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels as i64);
+    b.node(ric)
+        .node(initiators)
+        .link(
+            LinkFile::new("initiators", "ric", s.rate.text())
+                .length(s.length.text())
+                .mtu(s.mtu.text()),
+        )
+        .flow(FlowFile::new("ike", "initiators", "ric", source))
+        .file()
 }
 
 #[cfg(test)]

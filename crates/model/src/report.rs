@@ -14,6 +14,8 @@ use crate::scenario::NodeProfile;
 
 /// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] of a cipher-only profile.
 pub const LOWER_BOUND: &str = "cipher-only lower bound";
+/// What a scenario run's handshakes count when no side has a daemon's terms, in words.
+pub const LOWER_BOUND_WORDS: &str = "cipher-only lower bound, no daemon or data-path work";
 /// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] with implementation terms.
 pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
 
@@ -72,7 +74,7 @@ pub struct Report {
 
 /// Every handshake flow's tunnels together ([`Report::tunnels_back`]): the answer to "when is
 /// the last tunnel back?" after a restart storm.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TunnelsBack {
     /// Tunnels counted (started after the warm-up), all flows and replications.
     pub tunnels: u64,
@@ -83,6 +85,11 @@ pub struct TunnelsBack {
     /// When the last tunnel that came back was back, from its start: the longest completion
     /// of any flow and replication \[ns\]; `None` when none came back.
     pub last_back_ns: Option<f64>,
+    /// Which costs the handshakes were charged: each side's daemon (implementation, version,
+    /// data path, the profile that measured it), or `"cipher-only lower bound, no daemon or
+    /// data-path work"` ([`HandshakeReport::bound`], the same for every flow, or the flows'
+    /// different answers joined by `" | "`).
+    pub charged: String,
 }
 
 /// The eCPRI flows' worst one-way delay held against T12max for every O-DU / O-RU category
@@ -168,7 +175,13 @@ impl Report {
                 back: 0,
                 failed: 0,
                 last_back_ns: None,
+                charged: String::new(),
             });
+            if t.charged.is_empty() {
+                t.charged = h.bound.clone();
+            } else if !t.charged.split(" | ").any(|c| c == h.bound) {
+                t.charged = format!("{} | {}", t.charged, h.bound);
+            }
             t.back = t.back.saturating_add(h.completed);
             t.failed = t.failed.saturating_add(h.failed);
             t.tunnels = t.back.saturating_add(t.failed);
@@ -393,7 +406,7 @@ pub struct HandshakeReport {
     /// handshake work is the profiles' key ops, signatures and per-packet I/O, not a real IKE
     /// daemon's message handling, thread hand-offs and SA installation (`oransim plan kex` with
     /// a profile from `oransim calibrate --run strongswan` estimates those; docs/validation.md).
-    pub bound: &'static str,
+    pub bound: String,
 }
 
 /// One exchange of a handshake.
@@ -637,7 +650,16 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             };
             let handshake = match &cfg.source {
                 sim_core::network::Source::Handshake { exchanges, .. } => Some(HandshakeReport {
-                    bound: LOWER_BOUND,
+                    bound: crate::scenario::charged(
+                        cfg.path
+                            .first()
+                            .and_then(|&n| scenario.node_profiles.get(n))
+                            .and_then(Option::as_ref),
+                        cfg.path
+                            .last()
+                            .and_then(|&n| scenario.node_profiles.get(n))
+                            .and_then(Option::as_ref),
+                    ),
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,
                     retransmissions: merged.handshake_retransmissions,

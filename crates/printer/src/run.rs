@@ -157,19 +157,24 @@ fn tunnels_back(t: &TunnelsBack, reps: u32) -> String {
         String::new()
     };
     match t.last_back_ns {
-        None => format!("no tunnel back (all {} failed{over})", t.failed),
-        Some(ns) if t.failed == 0 => format!(
-            "last tunnel back after {:.6} s ({} of {} tunnels{over})",
-            ns / 1e9,
-            t.back,
-            t.tunnels
+        None => format!(
+            "no tunnel back (all {} failed{over}; {})",
+            t.failed, t.charged
         ),
-        Some(ns) => format!(
-            "last tunnel back after {:.6} s ({} of {} back, {} failed{over})",
+        Some(ns) if t.failed == 0 => format!(
+            "last tunnel back after {:.6} s ({} of {} tunnels{over}; {})",
             ns / 1e9,
             t.back,
             t.tunnels,
-            t.failed
+            t.charged
+        ),
+        Some(ns) => format!(
+            "last tunnel back after {:.6} s ({} of {} back, {} failed{over}; {})",
+            ns / 1e9,
+            t.back,
+            t.tunnels,
+            t.failed,
+            t.charged
         ),
     }
 }
@@ -291,19 +296,24 @@ fn extras(r: &Report) -> String {
                 ),
                 None => "none completed".to_owned(),
             };
+            let bound = if h.bound == model::report::LOWER_BOUND_WORDS {
+                format!(
+                    "{}{}",
+                    h.bound,
+                    match model::plan::reference_ike_factor() {
+                        Some((factor, ..)) => format!(
+                            ", which made a real strongSwan responder's CPU per SA {factor:.1}x on the reference host"
+                        ),
+                        None => String::new(),
+                    }
+                )
+            } else {
+                h.bound.clone()
+            };
             let _ = writeln!(
                 extras,
-                "{}: {} handshakes completed, {} failed; {completion} ({}: no IKE daemon's work{})",
-                f.name,
-                h.completed,
-                h.failed,
-                h.bound,
-                match model::plan::reference_ike_factor() {
-                    Some((factor, ..)) => format!(
-                        ", which made a real strongSwan responder's CPU per SA {factor:.1}x on the reference host"
-                    ),
-                    None => String::new(),
-                }
+                "{}: {} handshakes completed, {} failed; {completion} ({bound})",
+                f.name, h.completed, h.failed,
             );
             for e in &h.exchanges {
                 let _ = writeln!(

@@ -33,6 +33,7 @@
 //!     }],
 //!     stop: Stop { packets: Some(100_000), duration: None },
 //!     warmup: SimDuration::ZERO,
+//!     hosts: Vec::new(),
 //! };
 //! let stats = sim_core::engine::run_replication(&net, 1, 0)?;
 //! let mean_us = stats.flows[0].forward.delay.mean_ps() / 1e6;

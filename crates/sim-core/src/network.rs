@@ -568,6 +568,11 @@ pub struct HandshakeExchange {
     pub responder: SimDuration,
     /// Initiator CPU work on the response (agreement, decapsulation, verification) \[ps\].
     pub initiator_after: SimDuration,
+    /// State-dependent work: initiator CPU on the response per IKE SA its node holds at that
+    /// moment (an IKE daemon whose SA table grows with the SAs it has) \[ps\]; 0: none.
+    pub initiator_per_held: SimDuration,
+    /// Responder CPU on the request per IKE SA its node holds at that moment \[ps\]; 0: none.
+    pub responder_per_held: SimDuration,
 }
 
 impl Source {

@@ -678,6 +678,8 @@ mod tests {
             initiator_before: SimDuration::ZERO,
             responder: SimDuration::ZERO,
             initiator_after: SimDuration::ZERO,
+            initiator_per_held: SimDuration::ZERO,
+            responder_per_held: SimDuration::ZERO,
         };
         let e = refused(|n| {
             n.flows[0].source = Source::Handshake {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Subcommand;
-use model::generate::{E2Shape, FronthaulShape, RicRestartShape, Shape};
+use model::generate::{E2Shape, FronthaulShape, Placement, RicRestartShape, Shape};
 use profile::units::Quantity;
 use protocols::Suite;
 
@@ -142,6 +142,21 @@ struct RicRestartArgs {
     /// MTU of each gNB's link (IKE messages are fragmented to it): 68 B to 65535 B.
     #[arg(long, default_value = "1500B", value_parser = crate::MTU)]
     mtu: Quantity,
+    /// Where the IKE daemons run: `separate` (every gNB its own machine, the RIC alone),
+    /// `initiators` (every tunnel from one initiator daemon on a host of --initiator-cores
+    /// cores, the RIC alone on --ric-cores: the bench with each daemon pinned to its cores) or
+    /// `shared` (one initiator daemon and the RIC on one host of --ric-cores cores: the bench
+    /// with both daemons on one machine).
+    #[arg(long, default_value = "separate", value_parser = parse_placement)]
+    placement: Placement,
+    /// Cores of the initiators' host with `--placement initiators` (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    initiator_cores: Option<u32>,
+}
+
+/// `--placement`: one of [`Placement::NAMES`].
+pub(crate) fn parse_placement(text: &str) -> Result<Placement, String> {
+    Placement::parse(text).ok_or_else(|| format!("one of: {}", Placement::NAMES))
 }
 
 /// A cipher suite, or `None` for `--suite none`.
@@ -317,6 +332,8 @@ fn shape(args: &ShapeArgs) -> (Shape, &Common) {
                 rate: a.rate.clone(),
                 length: a.length.clone(),
                 mtu: a.mtu.clone(),
+                placement: a.placement,
+                initiator_cores: a.initiator_cores,
             }),
             &a.common,
         ),

@@ -96,11 +96,12 @@ impl ScenarioBuilder {
         self
     }
 
-    /// Adds a `[[host]]` of `cores` cores, which nodes name with [`NodeFile::host`].
-    pub fn host(mut self, name: impl Into<String>, cores: u32) -> ScenarioBuilder {
+    /// Adds a `[[host]]` of `cores` cores (`None`: the most its nodes' profiles give), which
+    /// nodes name with [`NodeFile::host`].
+    pub fn host(mut self, name: impl Into<String>, cores: Option<u32>) -> ScenarioBuilder {
         self.file.hosts.push(HostFile {
             name: name.into(),
-            cores: cores.into(),
+            cores: cores.map(i64::from),
         });
         self
     }

@@ -9,6 +9,7 @@ use crate::file::Q;
 
 use super::MAX_SCENARIO_TUNNELS;
 use super::context::Ctx;
+use super::daemon;
 use super::node::NodeProfile;
 
 /// The keys of a handshake source.
@@ -159,6 +160,12 @@ pub(super) fn handshake_source(
         protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
     };
     let verifies = (1 + cfg.cert_chain.len()) as f64;
+    let daemons = (init.daemon.as_ref(), resp.daemon.as_ref());
+    let setup = shake
+        .exchanges
+        .iter()
+        .filter(|e| e.phase == "setup")
+        .count();
     let mut kes = cfg.kes.iter();
     let mut exchanges = Vec::new();
     let eth = |m: &protocols::ikev2::Message| {
@@ -187,15 +194,18 @@ pub(super) fn handshake_source(
                 op(if at_responder { resp } else { init }, n, action)
             })?
         };
+        let d = daemon::exchange_work(daemons, setup, auth_alg.is_some() && e.name == "IKE_AUTH");
         exchanges.push(sim_core::network::HandshakeExchange {
             name: e.name.clone(),
             request: eth(&e.request),
             response: eth(&e.response),
             request_datagrams: e.request.datagrams.len().max(1) as u32,
             response_datagrams: e.response.datagrams.len().max(1) as u32,
-            initiator_before: ps(before),
-            responder: ps(responder),
-            initiator_after: ps(after),
+            initiator_before: ps(before + d.before),
+            responder: ps(responder + d.responder),
+            initiator_after: ps(after + d.after),
+            initiator_per_held: ps(d.held[0]),
+            responder_per_held: ps(d.held[1]),
         });
     }
     // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,

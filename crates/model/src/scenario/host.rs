@@ -26,12 +26,18 @@ pub(super) fn hosts(
         let key = format!("host[{h}]");
         cx.printable(&format!("{key}.name"), &host.name)?;
         cx.unique_name(&key, &host.name, h, &mut index, "host")?;
-        let cores = cx.count(
-            &format!("{key} (\"{}\").cores", host.name),
-            host.cores,
-            "cores",
-            MAX_CORES,
-        )?;
+        let cores = host
+            .cores
+            .map(|c| {
+                cx.count(
+                    &format!("{key} (\"{}\").cores", host.name),
+                    c,
+                    "cores",
+                    MAX_CORES,
+                )
+            })
+            .transpose()?
+            .unwrap_or(0);
         out.push(HostConfig {
             name: host.name.clone(),
             cores,
@@ -65,8 +71,12 @@ pub(super) fn hosts(
                 ),
             ));
         }
-        debug_assert!(i < nodes.len());
         out[h].nodes.push(i);
+        if host_files[h].cores.is_none() {
+            // The default: the most cores any of its nodes would have alone (its profile's).
+            let alone = nodes.get(i).map_or(1, |c| c.servers.max(1));
+            out[h].cores = out[h].cores.max(alone);
+        }
     }
     if let Some((h, host)) = out.iter().enumerate().find(|(_, h)| h.nodes.is_empty()) {
         return Err(cx.invalid(

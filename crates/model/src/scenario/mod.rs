@@ -3,6 +3,7 @@
 
 mod builder;
 mod context;
+mod daemon;
 mod framing;
 pub(crate) mod handshake;
 mod host;
@@ -28,6 +29,7 @@ use crate::error::ScenarioError;
 use crate::file::{FlowFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
+pub use daemon::{Daemon, charged};
 pub use framing::protected_len;
 pub(crate) use handshake::{ike_auth_work, ke_work};
 pub use node::{KeyOp, MAX_CORES, NodeProfile};

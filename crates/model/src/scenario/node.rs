@@ -126,6 +126,9 @@ pub struct NodeProfile {
     pub open: Option<profile::OpCost>,
     /// Constant-cost key-exchange and signature operations the profile has.
     pub key_ops: Vec<KeyOp>,
+    /// The real IKE daemon the profile measured (its implementation terms), whose work the
+    /// node's handshakes are charged; `None`: cipher-only.
+    pub daemon: Option<super::daemon::Daemon>,
 }
 
 /// A constant-cost key-exchange or signature operation of a node's profile.
@@ -297,6 +300,7 @@ pub(super) fn node(
             };
             let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
             let np = NodeProfile {
+                daemon: super::daemon::Daemon::from_profile(p),
                 name: p.name().to_owned(),
                 origin: path.display().to_string(),
                 implementation: p.implementation().to_owned(),

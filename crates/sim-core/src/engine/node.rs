@@ -31,6 +31,9 @@ pub(super) struct NodeState<'a> {
     /// Per role: whether the node spends time on it (the service is not `None`).
     serves: [bool; 3],
     latency_ps: u64,
+    /// IKE SAs this node holds (handshake tunnels it started or answered and has not given
+    /// up): the state a daemon's per-held work grows with.
+    pub(super) held: u64,
     by_protected_len: bool,
     rng: Stream,
     stats: NodeStats,
@@ -61,6 +64,7 @@ impl<'a> NodeState<'a> {
             services,
             serves: services.map(|s| !matches!(s, Service::None)),
             latency_ps: n.latency.as_ps(),
+            held: 0,
             by_protected_len: n.by_protected_len,
             rng: Stream::new(seed, replication, "node", &n.name),
             stats: NodeStats::default(),
@@ -198,8 +202,8 @@ impl<O: Observer> Engine<'_, O> {
 
     /// Starts the CPU service of `pkt` (already admitted by the station).
     fn start_service(&mut self, node: u32, pkt: u32) {
-        let p = &self.packets[pkt];
-        let state = &mut self.nodes[node as usize];
+        let p = self.packets[pkt];
+        let state = &self.nodes[node as usize];
         let size = if state.by_protected_len {
             p.plen
         } else {
@@ -207,8 +211,18 @@ impl<O: Observer> Engine<'_, O> {
         };
         let role = p.role;
         let r = role.index();
+        let carried = p.kind.work(role);
+        // A message that carries work is one the node's daemon processes: it also pays for the
+        // SAs the node holds, when its exchange says so.
+        let held = if carried > 0 {
+            self.held_work(node, p.kind, role)
+        } else {
+            0
+        };
+        let state = &mut self.nodes[node as usize];
         let x = sample_service(state.services[r], size, &mut state.rng)
-            .saturating_add(p.kind.work(role));
+            .saturating_add(carried)
+            .saturating_add(held);
         state.stats.busy_ps.bump(x as u128);
         state.stats.busy_by_role_ps[r].bump(x as u128);
         state.stats.served_by_role[r].bump(1);

@@ -5,8 +5,8 @@
 //! already processed the request answers from its cache, without new work) and gives up after
 //! the last try; without it, a lost message fails its tunnel.
 
-use crate::network::{Direction, HandshakeExchange, Retransmit};
-use crate::stats::DelayHist;
+use crate::network::{Direction, HandshakeExchange, MAX_STEP_PS, Retransmit};
+use crate::stats::{DelayHist, Role};
 use crate::tally::Bump;
 use crate::time::SimDuration;
 
@@ -56,6 +56,10 @@ impl<'a, O: Observer> Engine<'a, O> {
             return None;
         }
         self.work.sources[f].generated.bump(1);
+        // The initiator creates the IKE SA: its node holds one more.
+        if let Some(&first) = self.net.flows[f].path.first() {
+            self.nodes[first].held.bump(1);
+        }
         let g = self.work.tunnels.len() as u32;
         self.work.tunnels.push(Tunnel {
             flow: f as u32,
@@ -112,6 +116,14 @@ impl<'a, O: Observer> Engine<'a, O> {
             return;
         }
         let e = &t.exchanges[m.exchange as usize];
+        if m.exchange == 0 && !t.responder_done {
+            // The responder created the IKE SA on the first request it processed.
+            let responder = self.net.flows[t.flow as usize].path.last().copied();
+            if let Some(r) = responder {
+                self.nodes[r].held.bump(1);
+            }
+        }
+        let t = &mut self.work.tunnels[m.tunnel as usize];
         t.responder_done = true;
         let (flow, size) = (t.flow as usize, e.response);
         let msg = HandshakeMsg {
@@ -193,9 +205,43 @@ impl<'a, O: Observer> Engine<'a, O> {
         let t = &mut self.work.tunnels[g as usize];
         if !t.done {
             t.done = true;
+            // The initiator deletes the SA it gave up on (the responder's half-open one stays
+            // until its own timeout, past the storm).
+            let flow = t.flow as usize;
+            if let Some(&first) = self.net.flows[flow].path.first() {
+                let held = &mut self.nodes[first].held;
+                *held = held.saturating_sub(1);
+            }
+            let t = &self.work.tunnels[g as usize];
             if t.start >= self.warmup {
                 self.flows[t.flow as usize].handshakes_failed.bump(1);
             }
         }
+    }
+}
+
+impl<O: Observer> Engine<'_, O> {
+    /// The state-dependent work of handshake message `kind` processed at `node` in `role`: its
+    /// exchange's per-held work times the IKE SAs the node holds \[ps\] (at most
+    /// [`MAX_STEP_PS`]); 0 for any other packet, and where the message originates.
+    #[inline]
+    pub(in crate::engine) fn held_work(&self, node: u32, kind: Kind, role: Role) -> u64 {
+        let (m, responder) = match (kind, role) {
+            (Kind::HandshakeRequest(m), Role::Terminate) => (m, true),
+            (Kind::HandshakeResponse(m), Role::Terminate) => (m, false),
+            _ => return 0,
+        };
+        let t = &self.work.tunnels[m.tunnel as usize];
+        let Some(e) = t.exchanges.get(m.exchange as usize) else {
+            return 0;
+        };
+        let per = if responder {
+            e.responder_per_held
+        } else {
+            e.initiator_per_held
+        };
+        per.as_ps()
+            .saturating_mul(self.nodes[node as usize].held)
+            .min(MAX_STEP_PS)
     }
 }

@@ -1,0 +1,143 @@
+//! An IKE daemon's measured work, charged by the engine (issue 35): a node whose profile holds a
+//! real strongSwan's implementation terms (`oransim calibrate --run strongswan`) runs its
+//! handshakes as that daemon does, not as a cipher-only lower bound.
+//!
+//! What a handshake source charges at a daemon node, per IKE SA (docs/validation.md, "The
+//! engine's model of a daemon"):
+//!
+//! - **message handling**: the daemon's CPU per SA beyond its key operations, measured in a
+//!   storm (`ike.daemon.{initiator,responder}.loaded`), spread evenly over the messages the side
+//!   builds and parses: with k exchanges each side handles 2k messages, so each exchange costs
+//!   the responder 2/2k of it (parse the request, build the response) and the initiator 1/2k
+//!   before its request and 1/2k after the response. A handshake of more exchanges (an
+//!   IKE_INTERMEDIATE per additional key exchange) costs more messages' handling.
+//! - **certificate handling** (`ike.certificate.{initiator,responder}`), with certificate
+//!   authentication, on IKE_AUTH: all of the responder's on the request, the initiator's half
+//!   before its request and half after the response.
+//! - **state**: `ike.daemon.{initiator,responder}.per_held_sa` \[ns\] per IKE SA the node holds,
+//!   on each message the side receives (the engine counts the SAs each node holds: one per
+//!   tunnel it started or answered).
+//!
+//! Every term is CPU time in the node's CPU stage, on its host's cores: the engine's queueing,
+//! not a closed form, turns it into storm times.
+
+use super::node::NodeProfile;
+
+/// The implementation terms a daemon is charged from, by name (`[implementation.terms]`).
+pub mod terms {
+    /// Initiator CPU per SA in a storm, beyond its key ops \[ns\].
+    pub const INITIATOR: &str = "ike.daemon.initiator.loaded";
+    /// Responder CPU per SA in a storm, beyond its key ops \[ns\].
+    pub const RESPONDER: &str = "ike.daemon.responder.loaded";
+    /// Initiator certificate handling per SA, beyond signatures \[ns\].
+    pub const CERT_INITIATOR: &str = "ike.certificate.initiator";
+    /// Responder certificate handling per SA, beyond signatures \[ns\].
+    pub const CERT_RESPONDER: &str = "ike.certificate.responder";
+    /// Initiator CPU per message received per IKE SA held \[ns\].
+    pub const HELD_INITIATOR: &str = "ike.daemon.initiator.per_held_sa";
+    /// Responder CPU per message received per IKE SA held \[ns\].
+    pub const HELD_RESPONDER: &str = "ike.daemon.responder.per_held_sa";
+}
+
+/// A real IKE daemon's measured work at one node (from its profile's implementation terms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Daemon {
+    /// The implementation, its version and data path, and the profile that measured it, in
+    /// words: `strongSwan 5.9.8-5+deb12u6 (kernel-libipsec, profile host-2026-11-26-strongswan)`.
+    pub what: String,
+    /// CPU per IKE SA beyond the key operations, \[initiator, responder\] \[ns\].
+    pub per_sa_ns: [f64; 2],
+    /// Certificate handling per SA beyond the signatures, \[initiator, responder\] \[ns\];
+    /// `None` when the profile did not measure it.
+    pub certificate_ns: Option<[f64; 2]>,
+    /// CPU per message received per IKE SA the node holds, \[initiator, responder\] \[ns\]
+    /// (0: the profile measured no state-dependent work).
+    pub per_held_ns: [f64; 2],
+}
+
+impl Daemon {
+    /// The daemon a profile describes, if it holds a strongSwan's storm terms.
+    pub fn from_profile(p: &profile::Profile) -> Option<Daemon> {
+        let imp = p.real_implementation()?;
+        if imp.name != "strongswan" {
+            return None;
+        }
+        let per_sa_ns = [p.term(terms::INITIATOR)?, p.term(terms::RESPONDER)?];
+        let certificate_ns = p
+            .term(terms::CERT_INITIATOR)
+            .zip(p.term(terms::CERT_RESPONDER))
+            .map(|(i, r)| [i, r]);
+        let held = |n: &str| p.term(n).unwrap_or(0.0);
+        Some(Daemon {
+            what: format!(
+                "strongSwan {} ({}, profile {})",
+                imp.version,
+                imp.data_path,
+                p.name()
+            ),
+            per_sa_ns,
+            certificate_ns,
+            per_held_ns: [held(terms::HELD_INITIATOR), held(terms::HELD_RESPONDER)],
+        })
+    }
+}
+
+/// The daemon work of one exchange at each side \[ns\]: (initiator before the request,
+/// responder, initiator after the response, initiator per held SA, responder per held SA).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct ExchangeWork {
+    pub(super) before: f64,
+    pub(super) responder: f64,
+    pub(super) after: f64,
+    pub(super) held: [f64; 2],
+}
+
+/// The daemon work of exchange `j` of `k` (`auth`: the IKE_AUTH exchange of a certificate
+/// set-up) between an initiator node and a responder node, each with or without a daemon (see
+/// the module docs).
+pub(super) fn exchange_work(
+    (init, resp): (Option<&Daemon>, Option<&Daemon>),
+    k: usize,
+    cert_auth: bool,
+) -> ExchangeWork {
+    let messages = 2.0 * k.max(1) as f64;
+    let mut w = ExchangeWork::default();
+    if let Some(d) = init {
+        let share = d.per_sa_ns[0] / messages;
+        let cert = if cert_auth {
+            d.certificate_ns.map_or(0.0, |c| c[0] / 2.0)
+        } else {
+            0.0
+        };
+        w.before = share + cert;
+        w.after = share + cert;
+        w.held[0] = d.per_held_ns[0];
+    }
+    if let Some(d) = resp {
+        let cert = if cert_auth {
+            d.certificate_ns.map_or(0.0, |c| c[1])
+        } else {
+            0.0
+        };
+        w.responder = 2.0 * d.per_sa_ns[1] / messages + cert;
+        w.held[1] = d.per_held_ns[1];
+    }
+    w
+}
+
+/// What a handshake between `init` and `resp` was charged, in words: each side's daemon, or the
+/// cipher-only lower bound where a side has none.
+pub fn charged(init: Option<&NodeProfile>, resp: Option<&NodeProfile>) -> String {
+    fn side(p: Option<&NodeProfile>) -> Option<&String> {
+        p.and_then(|p| p.daemon.as_ref()).map(|d| &d.what)
+    }
+    match (side(init), side(resp)) {
+        (None, None) => crate::report::LOWER_BOUND_WORDS.to_owned(),
+        (Some(i), Some(r)) if i == r => format!("charged: {i}, both sides"),
+        (i, r) => format!(
+            "charged: initiator {}, responder {}",
+            i.map_or("cipher-only (no daemon terms)", |s| s.as_str()),
+            r.map_or("cipher-only (no daemon terms)", |s| s.as_str())
+        ),
+    }
+}
