@@ -602,52 +602,77 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
     star(b, s.gnbs, service(), link, ("ike", source))
 }
 
-/// A storm whose tunnels all come from one initiator daemon (node `initiators`), on a host of its
-/// own ([`Placement::Initiators`]) or on the RIC's ([`Placement::Shared`]).
+/// A storm whose tunnels all come from one initiator daemon (node `initiators`), on a host of
+/// its own ([`Placement::Initiators`]) or sharing the responder's ([`Placement::Shared`]): what
+/// `init ric-restart --placement` writes and `plan kex --placement` runs.
+pub(crate) struct OneDaemon {
+    /// Scenario name.
+    pub(crate) name: String,
+    /// `Initiators` or `Shared`.
+    pub(crate) placement: Placement,
+    /// The initiators' and the responder's services (their profiles).
+    pub(crate) initiator: ServiceFile,
+    pub(crate) responder: ServiceFile,
+    /// Cores of each daemon's host (`None`: the profile's); a shared host has the responder's
+    /// (else the initiators').
+    pub(crate) initiator_cores: Option<u32>,
+    pub(crate) responder_cores: Option<u32>,
+    /// The handshakes, every tunnel.
+    pub(crate) source: SourceFile,
+    /// The link between `initiators` and `ric`.
+    pub(crate) link: LinkFile,
+}
+
+/// The scenario of [`OneDaemon`]: nodes `initiators` then `ric`, one link, one flow `ike`.
+pub(crate) fn one_daemon_storm(d: &OneDaemon) -> ScenarioBuilder {
+    let mut b = ScenarioBuilder::new(d.name.clone()).seed(1);
+    let mut initiators = NodeFile::new("initiators").service(d.initiator.clone());
+    let mut ric = NodeFile::new("ric").service(d.responder.clone());
+    if d.placement == Placement::Shared {
+        b = b.host("host", d.responder_cores.or(d.initiator_cores));
+        initiators = initiators.host("host");
+        ric = ric.host("host");
+    } else {
+        if let Some(c) = d.initiator_cores {
+            initiators = initiators.cores(c.into());
+        }
+        if let Some(c) = d.responder_cores {
+            ric = ric.cores(c.into());
+        }
+    }
+    b.node(initiators)
+        .node(ric)
+        .link(d.link.clone())
+        .flow(FlowFile::new("ike", "initiators", "ric", d.source.clone()))
+}
+
 fn ric_restart_one_daemon(s: &RicRestartShape) -> ScenarioFile {
     let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
     let tunnels = u64::from(s.gnbs) * u64::from(s.tunnels);
-    let mut b = ScenarioBuilder::new("ric-restart")
-        .description(format!(
-            "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once, every tunnel from one initiator daemon {}",
-            s.gnbs,
-            s.tunnels,
-            s.ke,
-            s.auth,
-            match s.placement {
-                Placement::Shared => "on the RIC's host",
-                _ => "on a host of its own",
-            }
-        ))
-        .seed(1);
-    let mut initiators = NodeFile::new("initiators").service(service());
-    let mut ric = ric(service(), None);
-    match s.placement {
-        Placement::Shared => {
-            // The host has the RIC's cores: the flag's, or the profile's.
-            b = b.host("host", s.ric_cores.or(s.initiator_cores));
-            initiators = initiators.host("host");
-            ric = ric.host("host");
+    one_daemon_storm(&OneDaemon {
+        name: "ric-restart".into(),
+        placement: s.placement,
+        initiator: service(),
+        responder: service(),
+        initiator_cores: s.initiator_cores,
+        responder_cores: s.ric_cores,
+        source: SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels as i64),
+        link: LinkFile::new("initiators", "ric", s.rate.text())
+            .length(s.length.text())
+            .mtu(s.mtu.text()),
+    })
+    .description(format!(
+        "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once, every tunnel from one initiator daemon {}",
+        s.gnbs,
+        s.tunnels,
+        s.ke,
+        s.auth,
+        match s.placement {
+            Placement::Shared => "on the RIC's host",
+            _ => "on a host of its own",
         }
-        _ => {
-            if let Some(c) = s.initiator_cores {
-                initiators = initiators.cores(c.into());
-            }
-            if let Some(c) = s.ric_cores {
-                ric = ric.cores(c.into());
-            }
-        }
-    }
-    let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels as i64);
-    b.node(ric)
-        .node(initiators)
-        .link(
-            LinkFile::new("initiators", "ric", s.rate.text())
-                .length(s.length.text())
-                .mtu(s.mtu.text()),
-        )
-        .flow(FlowFile::new("ike", "initiators", "ric", source))
-        .file()
+    ))
+    .file()
 }
 
 #[cfg(test)]

@@ -448,11 +448,16 @@ impl FlowReport {
 pub struct NodeReport {
     /// Name.
     pub name: String,
+    /// The shared host it is on (`[[host]]`), whose cores `cores` counts; absent for a node
+    /// that is a machine of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Servers (cores); `None` (JSON `null`) for a node of unlimited cores (`cores =
     /// "unlimited"`: a server for every packet).
     pub cores: Option<u32>,
     /// Busy time over (cores x simulated time), all replications, in [0, 1]; for a node of
-    /// unlimited cores, over the most cores busy at once.
+    /// unlimited cores, over the most cores busy at once. The nodes of one host sum to the
+    /// host's busy share.
     pub utilisation: f64,
     /// Packets served.
     pub served: u64,
@@ -707,15 +712,31 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         })
         .collect();
 
+    // A node on a shared host has the host's cores (`[[host]]`).
+    let mut host_of: Vec<Option<&sim_core::network::HostConfig>> = vec![
+        None;
+        if net.hosts.is_empty() {
+            0
+        } else {
+            net.nodes.len()
+        }
+    ];
+    for h in &net.hosts {
+        for &n in &h.nodes {
+            host_of[n] = Some(h);
+        }
+    }
     let nodes = net
         .nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
+            let host = host_of.get(i).copied().flatten();
             let busy: f64 = runs.iter().map(|r| r.nodes[i].busy_ps as f64).sum();
             // An infinite-server node has no count of cores: its busy time is over the most
             // that were busy at once (the highest replication's peak).
-            let unlimited = n.servers == UNLIMITED_SERVERS;
+            let n_servers = host.map_or(n.servers, |h| h.cores);
+            let unlimited = n_servers == UNLIMITED_SERVERS;
             let servers = if unlimited {
                 runs.iter()
                     .map(|r| r.nodes[i].max_busy)
@@ -723,7 +744,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     .unwrap_or(0)
                     .max(1)
             } else {
-                n.servers
+                n_servers
             };
             let utilisation = if total_end_ps > 0.0 {
                 busy / (f64::from(servers) * total_end_ps)
@@ -740,7 +761,8 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             });
             NodeReport {
                 name: n.name.clone(),
-                cores: (!unlimited).then_some(n.servers),
+                host: host.map(|h| h.name.clone()),
+                cores: (!unlimited).then_some(n_servers),
                 utilisation,
                 io_utilisation,
                 served: runs.iter().map(|r| r.nodes[i].served).sum(),

@@ -178,6 +178,16 @@ struct KexArgs {
     /// (see `oransim handshake --help`).
     #[arg(long, default_value = "minimal", value_parser = super::handshake::parse_peer)]
     peer: protocols::ikev2::Peer,
+    /// Where the IKE daemons run: `separate` (each initiator its own machine, the responder
+    /// alone), `initiators` (every tunnel from one initiator daemon on a host of
+    /// --initiator-cores cores, the responder alone on --cores) or `shared` (one initiator
+    /// daemon and the responder on one host of --cores cores): the storm is the scenario `oransim
+    /// init ric-restart --placement` writes, run in the engine.
+    #[arg(long, default_value = "separate", value_parser = super::init::parse_placement)]
+    placement: model::generate::Placement,
+    /// Cores of the initiators' host with `--placement initiators` (default: the profile's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    initiator_cores: Option<u32>,
     /// Also write the plan as one self-contained page to this file (question, inputs, answer;
     /// no script, nothing fetched).
     #[arg(long, value_name = "FILE")]
@@ -433,6 +443,8 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         mtu: a.mtu.clone(),
         loss: a.loss,
         peer: a.peer,
+        placement: a.placement,
+        initiator_cores: a.initiator_cores,
     };
     check_html(a.html.as_deref())?;
     let initiator = profile("--profile", &q.initiator_profile)?;

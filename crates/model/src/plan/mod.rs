@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
 use crate::flag_keys::{FlagKeys, flag_only};
+use crate::generate::Placement;
 use crate::report::{HandshakeReport, RunOptions};
 use crate::scenario::ScenarioBuilder;
 
@@ -62,6 +63,11 @@ pub struct KexQuestion {
     /// IKEv2 peer whose messages are sized (`protocols::ikev2::Peer`: minimal, strongswan,
     /// ...).
     pub peer: Peer,
+    /// Where the daemons run ([`Placement`]): the storm is the scenario `oransim init
+    /// ric-restart --placement` writes for it, run in the engine.
+    pub placement: Placement,
+    /// Cores of the initiators' host with [`Placement::Initiators`] (default: the profile's).
+    pub initiator_cores: Option<u32>,
 }
 
 /// `text` read as a quantity of `kind` given by `origin` (a flag, or a library caller's name for
@@ -121,6 +127,9 @@ pub struct KexRow {
     pub responder_cores: u32,
     /// Responder CPU busy over the storm, in [0, 1] of its cores.
     pub responder_cpu: f64,
+    /// With `--placement shared`: the shared host's CPU busy over the storm (both daemons), in
+    /// [0, 1] of its cores; `None` (JSON `null`) otherwise.
+    pub host_cpu: Option<f64>,
     /// The full handshake report of the storm run.
     pub storm: HandshakeReport,
     /// IKEv2 peer whose messages were sized.
@@ -128,89 +137,15 @@ pub struct KexRow {
     /// How IKE_SA_INIT travels with this peer at the path MTU: it is never encrypted, so a
     /// message over the MTU is IP-fragmented (RFC 7383 cannot apply).
     pub ike_sa_init: InitTravel,
-    /// `"cipher-only lower bound"` (the row's times count the profiles' cipher, key-op and
-    /// per-packet costs only: a real daemon's message handling, thread hand-offs and SA
-    /// installation are left out) or `"implementation terms"` (the responder profile has a
-    /// real implementation's terms and [`KexRow::implementation`] holds the estimate with
-    /// them; the row's other times remain the cipher-only bound).
-    pub bound: &'static str,
-    /// The set-up and storm with the responder profile's implementation terms (`oransim
-    /// calibrate --run strongswan`); `None` (JSON `null`) for a cipher-only profile.
-    pub implementation: Option<ImplementationEstimate>,
+    /// What the engine charged the handshakes ([`HandshakeReport::bound`]): each side's real
+    /// daemon (implementation, version, data path and the profile that measured it), or
+    /// `"cipher-only lower bound, no daemon or data-path work"`.
+    pub bound: String,
+    /// Where the daemons ran.
+    pub placement: &'static str,
 }
 
-pub use crate::report::{IMPLEMENTATION_TERMS, LOWER_BOUND};
-
-/// One set-up and the storm with a real implementation's terms (docs/validation.md,
-/// "What plan kex does with them"): the set-up adds the daemon's latency term (and, with
-/// certificates, their handling) to the engine's one-SA set-up; in the storm the responder
-/// does `responder_cpu_per_sa_ns` of work per SA at `effective_cores`, the measured efficiency
-/// of the daemons times the responder's cores (the initiators are other machines).
-#[derive(Debug, Clone, Serialize)]
-pub struct ImplementationEstimate {
-    /// The implementation, version and data path the terms were measured on.
-    pub implementation: String,
-    /// One SA's set-up \[ns\]; `None` when the engine's set-up did not complete.
-    pub setup_ns: Option<f64>,
-    /// Responder CPU per SA in a storm: the daemon's loaded work (+ certificate handling) plus
-    /// the key-exchange and signature work the engine charges \[ns\].
-    pub responder_cpu_per_sa_ns: f64,
-    /// Measured parallelism / the measuring host's logical CPUs, in (0, 1].
-    pub efficiency: f64,
-    /// `efficiency` x the responder's cores \[cores\].
-    pub effective_cores: f64,
-    /// The storm: one set-up, then the other N - 1 SAs' responder work at `effective_cores`
-    /// \[ns\]; `None` without a set-up time.
-    pub storm_all_back_ns: Option<f64>,
-}
-
-/// The estimate for a row, if the responder profile has strongSwan's terms. `setup_ns` is the
-/// engine's one-SA set-up, `responder_work_ns` its responder work per SA, `cores` the
-/// responder's cores.
-fn implementation_estimate(
-    p: &profile::Profile,
-    auth: &str,
-    tunnels: u32,
-    setup_ns: Option<f64>,
-    responder_work_ns: f64,
-    cores: u32,
-) -> Option<ImplementationEstimate> {
-    let imp = p.real_implementation()?;
-    if imp.name != "strongswan" {
-        return None;
-    }
-    let term = |n: &str| p.term(n);
-    let cert = auth != "psk";
-    let latency = term("ike.latency")?
-        + if cert {
-            term("ike.certificate.latency")?
-        } else {
-            0.0
-        };
-    let work = term("ike.daemon.responder.loaded")?
-        + if cert {
-            term("ike.certificate.responder")?
-        } else {
-            0.0
-        }
-        + responder_work_ns;
-    let (par, cpus) = (term("ike.parallelism")?, term("ike.host_cpus")?);
-    if !(par > 0.0 && cpus >= 1.0 && cores >= 1) {
-        return None;
-    }
-    let efficiency = (par / cpus).min(1.0);
-    let effective_cores = efficiency * f64::from(cores);
-    let setup = setup_ns.map(|s| s + latency);
-    Some(ImplementationEstimate {
-        implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
-        setup_ns: setup,
-        responder_cpu_per_sa_ns: work,
-        efficiency,
-        effective_cores,
-        storm_all_back_ns: setup
-            .map(|s| s + f64::from(tunnels.saturating_sub(1)) * work / effective_cores),
-    })
-}
+pub use crate::report::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// IKE_SA_INIT's request and response on the path.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -279,6 +214,22 @@ fn storm_scenario(
     responder_cores: Option<u32>,
 ) -> ScenarioBuilder {
     let profile = |p: &Path| ServiceFile::profile(p.display().to_string(), None, None);
+    if q.placement != Placement::Separate {
+        // One initiator daemon: the scenario `init ric-restart --placement` writes.
+        return crate::generate::one_daemon_storm(&crate::generate::OneDaemon {
+            name: format!("kex-{ke}-{tunnels}"),
+            placement: q.placement,
+            initiator: profile(&q.initiator_profile),
+            responder: profile(&q.responder_profile),
+            initiator_cores: q.initiator_cores,
+            responder_cores,
+            source: SourceFile::handshake(ke, q.auth.as_str(), tunnels.into()),
+            link: LinkFile::new("initiators", "ric", q.rate.text())
+                .length(q.length.text())
+                .mtu(q.mtu.text())
+                .loss(q.loss),
+        });
+    }
     let mut responder = NodeFile::new("responder").service(profile(&q.responder_profile));
     if let Some(c) = responder_cores {
         responder = responder.cores(c.into());
@@ -384,25 +335,9 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             _ => "partial",
         };
         let work = |i: usize| hs.exchanges.iter().map(|e| e.work_ns[i]).sum::<f64>();
-        let implementation = profile::Profile::load(&q.responder_profile)
-            .ok()
-            .and_then(|p| {
-                implementation_estimate(
-                    &p,
-                    &q.auth,
-                    q.tunnels,
-                    hs1.completion.as_ref().map(|c| c.mean_ns),
-                    work(1),
-                    responder.cores.unwrap_or_default(),
-                )
-            });
         rows.push(KexRow {
-            bound: if implementation.is_some() {
-                IMPLEMENTATION_TERMS
-            } else {
-                LOWER_BOUND
-            },
-            implementation,
+            bound: hs.bound.clone(),
+            placement: q.placement.name(),
             ke: ke.clone(),
             auth: q.auth.clone(),
             setup_ns: hs1.completion.as_ref().map(|c| c.mean_ns),
@@ -423,41 +358,25 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             // The responder has a count of cores (`--cores` or the profile's).
             responder_cores: responder.cores.unwrap_or_default(),
             responder_cpu: responder.utilisation,
+            host_cpu: (q.placement == Placement::Shared)
+                .then(|| storm.nodes.iter().map(|n| n.utilisation).sum()),
             storm: hs,
             peer: q.peer,
             ike_sa_init: travel,
         });
     }
     let mut findings = findings(&rows);
-    if rows.iter().any(|r| r.implementation.is_none()) {
+    if rows.iter().any(|r| r.bound == LOWER_BOUND_WORDS) {
         findings.push(format!(
-            "{LOWER_BOUND}: the responder profile has no implementation terms, so these times count the cipher calls, key ops and per-packet I/O only, not a daemon's message handling, thread hand-offs and SA installation; {}; `oransim calibrate --run strongswan` measures them on a host",
+            "{LOWER_BOUND_WORDS}: the profiles have no implementation terms, so these times count the cipher calls, key ops and per-packet I/O only, not a daemon's message handling, thread hand-offs and SA installation; {}; `oransim calibrate --run strongswan` measures them on a host",
             reference_factor()
         ));
-    }
-    for r in &rows {
-        if let Some(i) = &r.implementation {
-            findings.push(format!(
-                "{} with {}'s terms (the table above is the cipher-only bound): one SA takes {}; {} tunnels {} (the responder spends {:.0} us of CPU per SA at {:.2} effective cores, {:.0}% of {} cores){}",
-                r.ke,
-                i.implementation,
-                ms(i.setup_ns),
-                r.tunnels,
-                match i.storm_all_back_ns {
-                    Some(t) => format!("are all back after {}", ms(Some(t))),
-                    None => "have no time (the set-up did not complete)".to_owned(),
-                },
-                i.responder_cpu_per_sa_ns / 1e3,
-                i.effective_cores,
-                i.efficiency * 100.0,
-                r.responder_cores,
-                if q.loss > 0.0 {
-                    "; without retransmissions: the terms were measured without loss"
-                } else {
-                    ""
-                }
-            ));
-        }
+    } else if let Some(r) = rows.first() {
+        findings.push(format!(
+            "the engine charged the measured daemons ({}), placed {}: every time above is the simulator's, the daemons' work queued on their cores",
+            r.bound,
+            placement_words(q.placement)
+        ));
     }
     // A profile without per-packet costs (imported from `openssl speed` without
     // `--measure-io`, or fitted to key ops only) leaves the datagrams' kernel I/O out.
@@ -528,6 +447,19 @@ fn reference_factor() -> String {
             crypto / 1e3
         ),
         _ => "the reference strongSwan profile could not be read".to_owned(),
+    }
+}
+
+/// Where the daemons ran, in words.
+fn placement_words(p: Placement) -> &'static str {
+    match p {
+        Placement::Separate => "each initiator its own machine, the responder alone on its cores",
+        Placement::Initiators => {
+            "one initiator daemon on a host of its own, the responder alone on its cores"
+        }
+        Placement::Shared => {
+            "one initiator daemon and the responder on one host, sharing its cores"
+        }
     }
 }
 
@@ -644,7 +576,18 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         }
         // When the responder's cores are saturated during the storm, its length is set by CPU
         // work, so it scales with cores; otherwise by round trips.
-        if r.responder_cpu >= 0.9 {
+        if let Some(host) = r.host_cpu.filter(|&h| h >= 0.9) {
+            out.push(format!(
+                "{}: the storm is CPU-bound on the host both daemons share ({:.0}% of its {} cores busy, {:.0} points of it the responder's): {} of both daemons' CPU in all, so the initiators' work delays the responder as much as its own",
+                r.ke,
+                host * 100.0,
+                r.responder_cores,
+                r.responder_cpu * 100.0,
+                ms(Some(
+                    r.tunnels as f64 * (r.responder_work_ns + r.initiator_work_ns)
+                )),
+            ));
+        } else if r.responder_cpu >= 0.9 {
             out.push(format!(
                 "{}: the storm is CPU-bound at the responder ({:.0}% of {} cores busy): {} of responder CPU in all, {} over {} cores, so doubling the cores roughly halves it",
                 r.ke,
@@ -686,6 +629,8 @@ mod tests {
             mtu: quantity("1280B", Kind::Size, "--mtu").unwrap(),
             loss,
             peer: Peer::default(),
+            placement: Placement::Separate,
+            initiator_cores: None,
         }
     }
 

@@ -95,6 +95,8 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
         mtu: crate::plan::quantity("1500B", Kind::Size, "mtu")?,
         loss: 0.0,
         peer: protocols::ikev2::Peer::Minimal,
+        placement: crate::generate::Placement::Separate,
+        initiator_cores: None,
     })?;
     let host_lines: Vec<String> = plan
         .rows
