@@ -28,8 +28,30 @@ fn ops(m: &Measurements) -> OpensslCosts {
     crypto_bench::openssl::parse(&mr, "speed").expect("openssl speed -mr output")
 }
 
+/// The profile `calibrate --run strongswan` writes from `m`, without a loopback I/O cost (as
+/// `validate strongswan` builds it).
+fn storm_profile(m: &Measurements) -> profile::Profile {
+    let mr = m
+        .rows
+        .iter()
+        .find_map(|w| match w {
+            Workload::Speed { mr, .. } => Some(mr.clone()),
+            _ => None,
+        })
+        .expect("a speed workload");
+    let opts = crypto_bench::openssl::ImportOptions {
+        cores: Some(m.cpus),
+        io: None,
+    };
+    let mut file = crypto_bench::openssl::import(&mr, "speed", "validate-strongswan", &opts)
+        .expect("openssl speed -mr output");
+    // A file the fit refuses gives a profile without terms: `validate` refuses it itself.
+    file.implementation = strongswan::implementation_file(m, &ops(m)).ok();
+    profile::Profile::from_file(file, strongswan::STORM_PROFILE).expect("a profile")
+}
+
 fn validate(m: &Measurements) -> Validation {
-    strongswan::validate(m, &ops(m)).expect("a validation")
+    strongswan::validate(m, &ops(m), &storm_profile(m)).expect("a validation")
 }
 
 fn predicted(v: &Validation, id: &str) -> Option<f64> {
@@ -141,12 +163,14 @@ fn predictions_follow_the_fitted_measurements() {
     for w in &mut moved.rows {
         if let Workload::Storm {
             sas,
-            first_try_back_ms,
+            initiator_cpu_ns,
+            responder_cpu_ns,
             ..
         } = w
             && *sas == strongswan::FIT_STORM
         {
-            *first_try_back_ms *= 2.0;
+            *initiator_cpu_ns *= 2.0;
+            *responder_cpu_ns *= 2.0;
         }
     }
     let after = validate(&moved);
@@ -154,9 +178,12 @@ fn predictions_follow_the_fitted_measurements() {
         predicted(&before, "ike.storm.200.time").unwrap(),
         predicted(&after, "ike.storm.200.time").unwrap(),
     );
+    // The engine charges the storm's CPU per SA on the host's cores (issue 35): twice the
+    // daemons' CPU in the fitted storm, nearly twice the storm of 200 (the key ops, a few
+    // percent of it, do not double).
     assert!(
-        a > 1.5 * b,
-        "a slower fitted storm must predict a slower storm of 200: {b} -> {a}"
+        a > 1.8 * b,
+        "a hungrier fitted storm must predict a slower storm of 200: {b} -> {a}"
     );
 }
 
@@ -187,10 +214,14 @@ fn implementation_terms_are_valid_profile_terms() {
 fn a_file_without_the_fit_s_workloads_is_refused_naming_them() {
     let mut m = measurements();
     m.rows.retain(|w| !matches!(w, Workload::Storm { .. }));
-    let e = strongswan::validate(&m, &ops(&m)).unwrap_err().to_string();
+    let e = strongswan::validate(&m, &ops(&m), &storm_profile(&m))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("ike.storm.50"), "{e}");
     let mut m = measurements();
     m.schema = "other/1".into();
-    let e = strongswan::validate(&m, &ops(&m)).unwrap_err().to_string();
+    let e = strongswan::validate(&m, &ops(&m), &storm_profile(&m))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("oransim.measure.strongswan/1"), "{e}");
 }

@@ -198,31 +198,9 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
     }
     let (m, ops, origin) =
         super::validate::strongswan_measurements(args.measurements.as_deref(), false)?;
-    let speed = m
-        .rows
-        .iter()
-        .find_map(|w| match w {
-            model::validate::strongswan::Workload::Speed { mr, .. } => Some(mr.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
     let io = crypto_bench::io::udp_loopback(11)
         .context("cannot measure loopback UDP on this machine")?;
-    let opts = crypto_bench::openssl::ImportOptions {
-        cores: Some(m.cpus.max(1)),
-        io: Some(io),
-    };
-    let mut file = crypto_bench::openssl::import(&speed, &format!("{origin}: speed"), name, &opts)
-        .with_context(|| format!("{origin}: the `speed` workload"))?;
-    file.profile.description = Some(format!(
-        "strongSwan {} measured on this host by running it ({}): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the daemon's and data path's terms in [implementation]",
-        m.strongswan, m.data_path
-    ));
-    file.node.cores.source = "logical CPUs of the host the strongSwan run measured".into();
-    file.implementation = Some(
-        model::validate::strongswan::implementation_file(&m, &ops)
-            .with_context(|| origin.clone())?,
-    );
+    let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))?;
     let toml = profile::to_toml_string(&file)?;
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;

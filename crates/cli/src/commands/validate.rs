@@ -127,8 +127,47 @@ pub(crate) fn strongswan_measurements(
 
 fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
-    let v = strongswan::validate(&m, &ops).with_context(|| origin.clone())?;
+    // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
+    // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
+    // already holds their socket I/O.
+    let file = strongswan_profile(&m, &ops, &origin, "validate-strongswan", None)?;
+    let profile = profile::Profile::from_file(file, strongswan::STORM_PROFILE)?;
+    let v = strongswan::validate(&m, &ops, &profile).with_context(|| origin.clone())?;
     finish(a, &m, &v)
+}
+
+/// The profile `calibrate --run strongswan` writes from the measurements `m` (read from
+/// `origin`): OpenSSL's key ops and ciphers from the `speed` workload, `io` as the per-packet
+/// I/O cost (`None`: none), and the fitted implementation terms.
+pub(crate) fn strongswan_profile(
+    m: &Measurements,
+    ops: &strongswan::OpensslCosts,
+    origin: &str,
+    name: &str,
+    io: Option<crypto_bench::io::LoopbackIo>,
+) -> anyhow::Result<profile::file::ProfileFile> {
+    let speed = m
+        .rows
+        .iter()
+        .find_map(|w| match w {
+            strongswan::Workload::Speed { mr, .. } => Some(mr.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let opts = crypto_bench::openssl::ImportOptions {
+        cores: Some(m.cpus.max(1)),
+        io,
+    };
+    let mut file = crypto_bench::openssl::import(&speed, &format!("{origin}: speed"), name, &opts)
+        .with_context(|| format!("{origin}: the `speed` workload"))?;
+    file.profile.description = Some(format!(
+        "strongSwan {} measured on this host by running it ({}): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the daemon's and data path's terms in [implementation]",
+        m.strongswan, m.data_path
+    ));
+    file.node.cores.source = "logical CPUs of the host the strongSwan run measured".into();
+    file.implementation =
+        Some(strongswan::implementation_file(m, ops).with_context(|| origin.to_owned())?);
+    Ok(file)
 }
 
 /// The TLS measurements (read from `path`, or run now), and where they came from.

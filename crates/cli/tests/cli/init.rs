@@ -137,7 +137,7 @@ fn ric_restart_run_ends_with_when_the_last_tunnel_is_back() {
     assert_eq!(
         last,
         format!(
-            "last tunnel back after {:.6} s (2000 of 2000 tunnels)",
+            "last tunnel back after {:.6} s (2000 of 2000 tunnels; cipher-only lower bound, no daemon or data-path work)",
             last_ns / 1e9
         )
     );
@@ -281,13 +281,18 @@ fn ric_restart_json_says_when_the_last_tunnel_is_back() {
         "{t}"
     );
     assert_eq!(t["last_back_ns"].as_f64(), Some(last_ns));
+    // The profile has no daemon terms: the answer says what it does not count (issue 35).
+    assert_eq!(
+        t["charged"],
+        "cipher-only lower bound, no daemon or data-path work"
+    );
     let file = dir.join("ric-restart.toml");
     let table = run_ok(&["run", file.to_str().expect("a UTF-8 path")]);
     assert_eq!(
         table.lines().last(),
         Some(
             format!(
-                "last tunnel back after {:.6} s (200 of 200 tunnels)",
+                "last tunnel back after {:.6} s (200 of 200 tunnels; cipher-only lower bound, no daemon or data-path work)",
                 last_ns / 1e9
             )
             .as_str()

@@ -31,6 +31,7 @@ mod quantities;
 mod reproduce;
 mod run;
 mod slurm;
+mod storm;
 mod strongswan;
 mod sweep;
 mod templates;

@@ -611,8 +611,54 @@ pub fn fitted_to() -> Vec<String> {
     ]
 }
 
-/// Every row: measured beside predicted, fitted rows marked.
-pub fn validate(m: &Measurements, ops: &OpensslCosts) -> Result<Validation, MeasureError> {
+/// Where [`engine_storm`] says its profile is: the scenario's stand-in path, never read.
+pub const STORM_PROFILE: &str = "validate-strongswan.toml";
+
+/// The bench's storm of `n` x25519 PSK SAs in the engine: `oransim init ric-restart --gnbs n
+/// --ke x25519 --auth psk --placement shared --profile P` (one initiator daemon and the
+/// responder on one host of the profile's cores, 10 km at 10 Gb/s) with `p` standing in for P,
+/// run: the last tunnel back \[ns\].
+pub fn engine_storm(p: &profile::Profile, n: u32) -> Result<f64, MeasureError> {
+    use crate::generate::{Placement, RicRestartShape, Shape};
+    let origin = std::path::Path::new("oransim validate strongswan");
+    let shape = Shape::RicRestart(RicRestartShape {
+        gnbs: n,
+        ke: "x25519".into(),
+        auth: "psk".into(),
+        profile: STORM_PROFILE.into(),
+        placement: Placement::Shared,
+        ..RicRestartShape::default()
+    });
+    let bad =
+        |e: crate::ScenarioError| MeasureError(format!("the storm of {n} in the engine: {e}"));
+    let file = shape.file().map_err(bad)?;
+    let file = crate::scenario::expand(file, origin).map_err(bad)?;
+    let mut profiles = std::collections::HashMap::new();
+    profiles.insert(std::path::PathBuf::from(STORM_PROFILE), p.clone());
+    let scenario =
+        crate::Scenario::from_file_with_profiles(file, origin, &profiles).map_err(bad)?;
+    let opts = crate::RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let report = crate::run(&scenario, &opts)
+        .map_err(|e| MeasureError(format!("the storm of {n} in the engine: {e}")))?;
+    report
+        .tunnels_back()
+        .and_then(|t| t.last_back_ns)
+        .ok_or_else(|| MeasureError(format!("the storm of {n} in the engine: no tunnel back")))
+}
+
+/// Every row: measured beside predicted, fitted rows marked. The storms are engine runs
+/// ([`engine_storm`]) with `profile`: the one `calibrate --run strongswan` writes from the same
+/// file (or one the user names), whose key ops and ciphers are OpenSSL's and whose terms are the
+/// fit's.
+pub fn validate(
+    m: &Measurements,
+    ops: &OpensslCosts,
+    profile: &profile::Profile,
+) -> Result<Validation, MeasureError> {
     let t = fit(m, ops)?;
     let fit_ids = fitted_to();
     let mut rows = Vec::new();
@@ -657,19 +703,14 @@ pub fn validate(m: &Measurements, ops: &OpensslCosts) -> Result<Validation, Meas
             &fit_ids,
         ));
     }
-    // Storms.
-    let (ki, kr, _) = crypto_split(&crypto(ops, "psk")?);
-    let per_sa = t.initiator_loaded_ns + ki + t.responder_loaded_ns + kr;
-    let lat_psk = setups(m)
-        .get("psk")
-        .map(|s| s.0.median * 1e6)
-        .unwrap_or(0.0);
+    // Storms: engine runs of the bench's placement.
+    let (_, kr, _) = crypto_split(&crypto(ops, "psk")?);
     for (n, runs) in storms(m) {
         let first: Vec<f64> = runs.iter().map(|r| r.1).collect();
         let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
         let retried: u32 = runs.iter().map(|r| r.2).sum();
         let cpu: Vec<f64> = runs.iter().map(|r| r.4 / 1e3).collect();
-        let predicted = (lat_psk + f64::from(n - 1) * per_sa / t.parallelism) / 1e6;
+        let predicted = engine_storm(profile, n)? / 1e6;
         let rule = if n >= 200 {
             Rule::Storm
         } else {

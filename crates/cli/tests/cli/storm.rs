@@ -1,0 +1,161 @@
+//! One model (issue 35): a restart storm with a real strongSwan's profile is the engine's run,
+//! whether `init ric-restart` + `run` or `plan kex` asks for it, and it is held against the
+//! storms the real daemons ran on this machine kind.
+
+use crate::common::{TempDir, json};
+
+/// The committed strongSwan profile and the measurement file its terms were fitted to.
+const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";
+const MEASURED: &str = "calibration/host-2026-11-26-strongswan.measurements.json";
+
+/// `init ric-restart --gnbs N --ke x25519 --auth psk --placement shared` with the committed
+/// profile, written to `dir`, then `run` of it: the last tunnel back \[ns\] and what was charged.
+fn run_storm(dir: &TempDir, n: u32) -> (f64, String) {
+    let scenario = dir.join(format!("storm{n}.toml"));
+    let gnbs = n.to_string();
+    crate::common::stdout(&[
+        "init",
+        "ric-restart",
+        "--gnbs",
+        &gnbs,
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--placement",
+        "shared",
+        "--profile",
+        PROFILE,
+        "--out",
+        scenario.to_str().unwrap(),
+    ]);
+    let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
+    let back = &report["tunnels_back"];
+    (
+        back["last_back_ns"].as_f64().expect("a storm's answer"),
+        back["charged"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The same storm through `plan kex --placement shared`: the row's storm \[ns\] and its bound.
+fn plan_storm(n: u32) -> (f64, String) {
+    let plan = json(&[
+        "plan",
+        "kex",
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--tunnels",
+        &n.to_string(),
+        "--placement",
+        "shared",
+        "--profile",
+        PROFILE,
+        "--format",
+        "json",
+    ]);
+    let row = &plan["rows"][0];
+    (
+        row["storm_all_back_ns"].as_f64().unwrap(),
+        row["bound"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The median of the committed full run's storms of `n` PSK SAs, all back \[ms\].
+fn measured_ms(n: u64) -> f64 {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(MEASURED),
+    )
+    .unwrap();
+    let m: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut v: Vec<f64> = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["workload"] == "storm" && r["sas"].as_u64() == Some(n))
+        .map(|r| r["all_back_ms"].as_f64().unwrap())
+        .collect();
+    assert!(v.len() >= 3, "storm {n}: {} runs", v.len());
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// plan = run: `plan kex` prints the number `run` of the scenario `init ric-restart` writes
+/// prints, to the bit, and both say they charged the measured daemon, not a cipher-only bound.
+/// And both are within 25% of the committed storms of 200 and 1000 SAs the real daemons ran
+/// (the issue's tolerance, stated before the result; the daemons' terms were fitted to the
+/// storm of 50 and the one-at-a-time set-ups of the same file, not to these storms).
+#[test]
+fn plan_kex_is_the_run_of_the_storm_and_near_the_real_daemons() {
+    let dir = TempDir::new("storm");
+    for n in [200, 1000] {
+        let (run, charged) = run_storm(&dir, n);
+        let (plan, bound) = plan_storm(n);
+        assert_eq!(run, plan, "storm of {n}: run {run} ns, plan kex {plan} ns");
+        assert_eq!(charged, bound);
+        assert!(
+            charged.starts_with("charged: strongSwan 5.9.8") && charged.contains(PROFILE_NAME),
+            "{charged}"
+        );
+        let measured = measured_ms(u64::from(n));
+        let ratio = run / 1e6 / measured;
+        assert!(
+            (0.75..=1.25).contains(&ratio),
+            "storm of {n}: engine {:.1} ms against {measured:.1} ms measured ({ratio:.3})",
+            run / 1e6
+        );
+    }
+}
+
+/// The committed profile's name, as the charged words give it.
+const PROFILE_NAME: &str = "host-2026-11-26-strongswan";
+
+/// Two nodes on one host share its cores: the same storm on a host of one core takes about
+/// twice as long as on two (both daemons' work, queued on one core). With each daemon on a core
+/// of its own (`--placement initiators`, one core each) the two work in a pipeline and the
+/// busier one, the initiators' daemon, sets the length: its CPU per SA times the SAs (the
+/// engine's arithmetic; whether the real daemons agree is what `validate strongswan` asks of
+/// the bench's pinned storms).
+#[test]
+fn placements_change_the_storm() {
+    let storm = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "kex",
+            "--ke",
+            "x25519",
+            "--auth",
+            "psk",
+            "--tunnels",
+            "400",
+            "--profile",
+            PROFILE,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)["rows"][0].clone()
+    };
+    let ns = |row: &serde_json::Value, key: &str| row[key].as_f64().unwrap();
+    let two = storm(&["--placement", "shared", "--cores", "2"]);
+    let one = storm(&["--placement", "shared", "--cores", "1"]);
+    // 400 SAs of ~1.8 ms of both daemons' CPU: ~0.36 s on two cores, ~0.72 s on one; the ratio
+    // is 2 less the one set-up's round trips, which do not halve.
+    let ratio = ns(&one, "storm_all_back_ns") / ns(&two, "storm_all_back_ns");
+    assert!((1.9..=2.05).contains(&ratio), "{ratio}");
+    let pinned = storm(&[
+        "--placement",
+        "initiators",
+        "--initiator-cores",
+        "1",
+        "--cores",
+        "1",
+    ]);
+    let busier = 400.0 * ns(&pinned, "initiator_work_ns");
+    let ratio = ns(&pinned, "storm_all_back_ns") / busier;
+    // At least the busier daemon's work; at most that plus a few set-ups' round trips (1%).
+    assert!((1.0..=1.01).contains(&ratio), "{ratio}");
+}
