@@ -170,6 +170,23 @@ fn star_scale(c: &mut Criterion) {
             )
         });
     }
+    // The host pool at 100k nodes (issue 35): the star's gNBs on one shared host of 64 cores
+    // against the same star with every gNB a machine of its own (`run/100000` above).
+    let n = 100_000;
+    let net = oransim_benches::star_on_one_host(n, STAR_PACKETS, 64);
+    let engine = || Engine::with_detail(&net, 1, 0, NoObserver, &lean);
+    g.throughput(Throughput::Elements(n as u64 + 1));
+    g.bench_function(format!("setup_one_host/{n}"), |b| {
+        b.iter(|| black_box(engine().is_ok()))
+    });
+    g.throughput(Throughput::Elements(run(&net, &lean).events));
+    g.bench_function(format!("run_one_host/{n}"), |b| {
+        b.iter_batched(
+            || engine().expect("a valid network"),
+            |engine| black_box(engine.run(0).expect("the run ends").events),
+            BatchSize::PerIteration,
+        )
+    });
     g.finish();
 }
 

@@ -80,6 +80,20 @@ pub fn star(n: usize, packets: u64) -> Network {
     }
 }
 
+/// [`star`] with every source on one shared host of `cores` cores (`Network::hosts`, issue 35):
+/// the gNBs' sealing is one CPU pool, the RIC a machine of its own. The same packets as the
+/// star; the host's pool adds a lookup per service and, when its cores are all busy, a shared
+/// waiting line.
+pub fn star_on_one_host(n: usize, packets: u64, cores: u32) -> Network {
+    let mut net = star(n, packets);
+    net.hosts = vec![sim_core::network::HostConfig {
+        name: "gnbs".into(),
+        cores,
+        nodes: (1..=n).collect(),
+    }];
+    net
+}
+
 /// The calling thread's CPU time so far (user + system) \[s\], from `/proc/thread-self/stat`
 /// (Linux; ticks of 10 ms): events per CPU-second do not count the time a loaded machine gives
 /// to other work, which wall-clock rates on a shared machine do.

@@ -356,6 +356,26 @@ fn every_json_document_is_versioned_and_documented() {
         let what = format!("oransim {}", args.join(" "));
         check(parse(&stdout(args), &what), &what);
     }
+    // A scenario with a shared `[[host]]` (issue 35): `nodes[].host`.
+    let hosted = tmp.join("hosted.toml");
+    stdout(&[
+        "init",
+        "ric-restart",
+        "--gnbs",
+        "20",
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--placement",
+        "shared",
+        "--profile",
+        "calibration/host-2026-11-26-strongswan.toml",
+        "--out",
+        hosted.to_str().unwrap(),
+    ]);
+    let args = ["run", hosted.to_str().unwrap(), "--format", "json"];
+    check(parse(&stdout(&args), "run hosted.toml"), "run hosted.toml");
     // A responder profile with strongSwan's implementation terms (issue 23).
     let ss = "calibration/host-2026-11-26-strongswan.toml";
     let args = [

@@ -160,6 +160,17 @@ pub enum Workload {
         /// UDP receive-buffer drops in each namespace.
         #[serde(default)]
         udp_drops: Vec<u64>,
+        /// Where the daemons ran: `shared` (both free on every CPU; files written before the
+        /// bench recorded it) or `pinned` (the responder on CPU 0, the initiators' daemon on
+        /// CPU 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        placement: Option<String>,
+        /// `charon.ikesa_table_size` (absent: strongSwan's default, 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ikesa_table_size: Option<u32>,
+        /// `charon.threads` (absent: strongSwan's default, 16).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        threads: Option<u32>,
     },
     /// The ESP data path with one suite (or `plain`: the same path without IPsec).
     Esp {
@@ -246,6 +257,13 @@ pub struct Terms {
     pub responder_loaded_ns: f64,
     /// Cores' worth of work both daemons get done in a storm.
     pub parallelism: f64,
+    /// State-dependent work \[ns\] per message received per IKE SA held, \[initiator,
+    /// responder\] (`ike.daemon.{initiator,responder}.per_held_sa`), fitted to the growth of
+    /// the CPU per SA from the storm of [`FIT_STORM`] to the largest PSK storm of at least 4x
+    /// that size ([`Terms::growth_storm`]); zero without one, or where it did not grow.
+    pub per_held_ns: [f64; 2],
+    /// The storm the per-held work was fitted to, if any.
+    pub growth_storm: Option<u32>,
     /// Certificate handling per SA beyond its signatures (parsing, trust chain, larger
     /// messages) at the initiator, the responder, and on the set-up's critical path \[ns\].
     pub certificate_ns: [f64; 3],
@@ -394,19 +412,38 @@ fn setups(m: &Measurements) -> BTreeMap<&str, (Measured, f64, f64, u32)> {
 type StormRuns = Vec<(f64, f64, u32, f64, f64)>;
 
 fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
-    let mut out: BTreeMap<u32, StormRuns> = BTreeMap::new();
+    placed_storms(m)
+        .remove(&("psk".to_owned(), "shared".to_owned()))
+        .unwrap_or_default()
+}
+
+/// The storms with strongSwan's default table size and threads, by (authentication,
+/// placement) and size.
+fn placed_storms(m: &Measurements) -> BTreeMap<(String, String), BTreeMap<u32, StormRuns>> {
+    let mut out: BTreeMap<(String, String), BTreeMap<u32, StormRuns>> = BTreeMap::new();
     for w in &m.rows {
         if let Workload::Storm {
+            auth,
             sas,
             all_back_ms,
             first_try_back_ms,
             retried,
             initiator_cpu_ns,
             responder_cpu_ns,
+            placement,
+            ikesa_table_size,
+            threads,
             ..
         } = w
             && *sas > 0
+            && ikesa_table_size.unwrap_or(1) == 1
+            && threads.unwrap_or(16) == 16
         {
+            let key = (
+                auth.clone(),
+                placement.clone().unwrap_or_else(|| "shared".into()),
+            );
+            let out = out.entry(key).or_default();
             let n = f64::from(*sas);
             out.entry(*sas).or_default().push((
                 *all_back_ms,
@@ -515,7 +552,27 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
             (lat_c.median - lat.median) * 1e6 - (epath - kpath),
         )?,
     ];
+    // State: in the engine's storm every tunnel starts at once, so the initiator holds N SAs
+    // on both responses it receives (2N held-SA charges per SA), and the responder, serving
+    // first come first served, processes every IKE_SA_INIT before any IKE_AUTH (N/2 on average,
+    // then N: 1.5N). The growth of the CPU per SA from the fit storm to a storm of N then gives
+    // the per-held work.
+    let growth_storm = st.keys().copied().filter(|&n| n >= 4 * FIT_STORM).max();
+    let per_held_ns = match growth_storm.and_then(|n| st.get(&n).map(|r| (n, r))) {
+        Some((n, r)) => {
+            let big_i: Vec<f64> = r.iter().map(|x| x.3).collect();
+            let big_r: Vec<f64> = r.iter().map(|x| x.4).collect();
+            let d = f64::from(n - FIT_STORM);
+            [
+                ((median(&big_i).unwrap_or(li) - li) / (2.0 * d)).max(0.0),
+                ((median(&big_r).unwrap_or(lr) - lr) / (1.5 * d)).max(0.0),
+            ]
+        }
+        None => [0.0; 2],
+    };
     let mut terms = Terms {
+        per_held_ns,
+        growth_storm,
         certificate_ns,
         initiator_idle_ns: nonneg("ike.daemon.initiator.idle", ci - ki)?,
         responder_idle_ns: nonneg("ike.daemon.responder.idle", cr - kr)?,
@@ -614,19 +671,39 @@ pub fn fitted_to() -> Vec<String> {
 /// Where [`engine_storm`] says its profile is: the scenario's stand-in path, never read.
 pub const STORM_PROFILE: &str = "validate-strongswan.toml";
 
-/// The bench's storm of `n` x25519 PSK SAs in the engine: `oransim init ric-restart --gnbs n
-/// --ke x25519 --auth psk --placement shared --profile P` (one initiator daemon and the
-/// responder on one host of the profile's cores, 10 km at 10 Gb/s) with `p` standing in for P,
-/// run: the last tunnel back \[ns\].
+/// The bench's storm of `n` x25519 PSK SAs in the engine, both daemons free on the host's
+/// cores: [`engine_storm_placed`] with `psk` and `shared`; the last tunnel back \[ns\].
 pub fn engine_storm(p: &profile::Profile, n: u32) -> Result<f64, MeasureError> {
+    engine_storm_placed(p, n, "psk", "shared").map(|s| s.0)
+}
+
+/// The bench's storm of `n` x25519 SAs with `auth` in the engine, placed as the bench placed
+/// the daemons: `shared` is `oransim init ric-restart --gnbs n --ke x25519 --auth AUTH
+/// --placement shared --profile P` (one initiator daemon and the responder on one host of the
+/// profile's cores), `pinned` is `--placement initiators --initiator-cores 1 --ric-cores 1`
+/// (each daemon on a core of its own); 10 km at 10 Gb/s; `p` stands in for P. Returns the last
+/// tunnel back \[ns\] and the responder's CPU per SA \[ns\].
+pub fn engine_storm_placed(
+    p: &profile::Profile,
+    n: u32,
+    auth: &str,
+    placement: &str,
+) -> Result<(f64, f64), MeasureError> {
     use crate::generate::{Placement, RicRestartShape, Shape};
     let origin = std::path::Path::new("oransim validate strongswan");
+    let pinned = placement == "pinned";
     let shape = Shape::RicRestart(RicRestartShape {
         gnbs: n,
         ke: "x25519".into(),
-        auth: "psk".into(),
+        auth: auth.into(),
         profile: STORM_PROFILE.into(),
-        placement: Placement::Shared,
+        placement: if pinned {
+            Placement::Initiators
+        } else {
+            Placement::Shared
+        },
+        initiator_cores: pinned.then_some(1),
+        ric_cores: pinned.then_some(1),
         ..RicRestartShape::default()
     });
     let bad =
@@ -644,10 +721,19 @@ pub fn engine_storm(p: &profile::Profile, n: u32) -> Result<f64, MeasureError> {
     };
     let report = crate::run(&scenario, &opts)
         .map_err(|e| MeasureError(format!("the storm of {n} in the engine: {e}")))?;
-    report
+    let back = report
         .tunnels_back()
         .and_then(|t| t.last_back_ns)
-        .ok_or_else(|| MeasureError(format!("the storm of {n} in the engine: no tunnel back")))
+        .ok_or_else(|| MeasureError(format!("the storm of {n} in the engine: no tunnel back")))?;
+    // The responder's busy time over the storm, per SA: utilisation x cores x simulated time.
+    let ric = report
+        .nodes
+        .iter()
+        .find(|x| x.name == "ric")
+        .ok_or_else(|| MeasureError("the storm in the engine has no node `ric`".into()))?;
+    let cpu = ric.utilisation * f64::from(ric.cores.unwrap_or(1)) * report.run.sim_time_ns
+        / f64::from(n.max(1));
+    Ok((back, cpu))
 }
 
 /// Every row: measured beside predicted, fitted rows marked. The storms are engine runs
@@ -660,7 +746,11 @@ pub fn validate(
     profile: &profile::Profile,
 ) -> Result<Validation, MeasureError> {
     let t = fit(m, ops)?;
-    let fit_ids = fitted_to();
+    let mut fit_ids = fitted_to();
+    if let Some(n) = t.growth_storm {
+        // The per-held work is fitted to this storm's CPU per SA.
+        fit_ids.push(format!("ike.storm.{n}.cpu"));
+    }
     let mut rows = Vec::new();
     let from = |ids: &[&str]| ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let storm_fit = format!("ike.storm.{FIT_STORM}.time");
@@ -704,13 +794,13 @@ pub fn validate(
         ));
     }
     // Storms: engine runs of the bench's placement.
-    let (_, kr, _) = crypto_split(&crypto(ops, "psk")?);
     for (n, runs) in storms(m) {
         let first: Vec<f64> = runs.iter().map(|r| r.1).collect();
         let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
         let retried: u32 = runs.iter().map(|r| r.2).sum();
         let cpu: Vec<f64> = runs.iter().map(|r| r.4 / 1e3).collect();
-        let predicted = engine_storm(profile, n)? / 1e6;
+        let (back, cpu_per_sa) = engine_storm_placed(profile, n, "psk", "shared")?;
+        let predicted = back / 1e6;
         let rule = if n >= 200 {
             Rule::Storm
         } else {
@@ -741,9 +831,50 @@ pub fn validate(
                 format!("restart storm of {n}: responder CPU per SA"),
                 "us",
                 cpu,
-                Some((t.responder_loaded_ns + kr) / 1e3),
+                Some(cpu_per_sa / 1e3),
                 Rule::CpuPerSa,
                 from(&[&storm_cpu_fit]),
+                &fit_ids,
+            ));
+        }
+    }
+    // Storms with certificates, and with each daemon pinned to a core of its own (the bench's
+    // `--placement pinned`): engine runs placed as the bench placed them, from the same terms.
+    for ((auth, placement), sizes) in placed_storms(m) {
+        if auth == "psk" && placement == "shared" {
+            continue;
+        }
+        for (n, runs) in sizes {
+            let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
+            let Some(all) = Measured::of(&all) else {
+                continue;
+            };
+            let (back, _) = engine_storm_placed(profile, n, &auth, &placement)?;
+            let mut fitted_from = vec!["ike.setup.psk", storm_fit.as_str()];
+            let cert_fit = format!("ike.setup.{FIT_CERT}");
+            if auth != "psk" {
+                fitted_from.push(&cert_fit);
+            }
+            rows.push(Row::new(
+                format!("ike.storm.{auth}.{placement}.{n}.time"),
+                format!(
+                    "restart storm: {n} IKE SAs ({}) at once, daemons {}, until all are back",
+                    auth_words(&auth),
+                    if placement == "pinned" {
+                        "pinned to a core each"
+                    } else {
+                        "sharing the host's cores"
+                    }
+                ),
+                "ms",
+                all,
+                Some(back / 1e6),
+                if n >= 200 {
+                    Rule::Storm
+                } else {
+                    Rule::SmallStorm
+                },
+                from(&fitted_from),
                 &fit_ids,
             ));
         }
@@ -894,6 +1025,26 @@ pub fn implementation_file(
     let cert = vec![format!("ike.setup.{FIT_CERT}")];
     let storm = vec![format!("ike.storm.{FIT_STORM}.time")];
     let xchg = "less X25519 keygen + agree (OpenSSL's cost)";
+    if let Some(n) = t.growth_storm {
+        let from = vec![
+            format!("ike.storm.{FIT_STORM}.cpu"),
+            format!("ike.storm.{n}.cpu"),
+        ];
+        for (i, (side, held)) in [("initiator", "2N"), ("responder", "1.5N")]
+            .iter()
+            .enumerate()
+        {
+            put(
+                &format!("ike.daemon.{side}.per_held_sa"),
+                "ns",
+                t.per_held_ns[i],
+                &from,
+                format!(
+                    "{side} CPU per message received per IKE SA held: the growth of its CPU per SA from the PSK storm of {FIT_STORM} to that of {n} over {held} held-SA charges per SA (N - {FIT_STORM} here), 0 where it fell"
+                ),
+            );
+        }
+    }
     put(
         "ike.daemon.initiator.idle",
         "ns",
