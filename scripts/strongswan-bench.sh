@@ -54,9 +54,21 @@
 #                           default 1: one hash bucket, every IKE SA in one list; a power of 2)
 #   --ikesa-table-segments G  charon.ikesa_table_segments in storms (default 1: one lock over
 #                           the table; at most the table size, clamped to it)
-#   --threads T,...         charon.threads (worker threads) of both daemons in storms (default 16)
+#   --threads T,...         charon.threads (worker threads) of both daemons in storms (default 16;
+#                           at least 12: about 10 are held by long-running jobs, so 16 leaves 6
+#                           for IKE work)
 #   --esp-mss M,...         esp: TCP throughput also at these MSS (iperf3 -M; `default`: no -M),
 #                           esp runs each
+# Diagnosis options (recorded in "arguments" only):
+#   --esp-suites S,...      esp: these suites only (default aes256gcm16, aes128gcm16,
+#                           aes256-sha256, chacha20poly1305, plain)
+#   --esp-runs R            esp: runs per suite (pings, TCP, each MSS)
+#   --openssl-first         load the openssl plugin before aesni, so that OpenSSL (through the
+#                           openssl plugin) and not strongSwan's aesni plugin does AES-GCM and
+#                           AES-CBC (by default aesni does them; ChaCha20-Poly1305 is always
+#                           openssl's)
+#
+# Such runs also write the top-level "arguments" (the command line).
 #
 # Added storm fields (only in files of --set placements or with a storm option; rows without
 # them are psk, shared, table size 1 of 1 segment, 16 threads): "placement" (shared or pinned),
@@ -77,10 +89,12 @@
 # the TUN devices, every process it started) is removed on every exit.
 set -euo pipefail
 
+argv="$*"
 out=""
 set_name=reduced
 only=""
 o_storms="" o_runs="" o_auth="" o_placement="" o_table="" o_segments="" o_threads="" o_mss=""
+o_suites="" o_esp_runs="" openssl_first=0
 usage_err() { echo "strongswan-bench: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -95,6 +109,9 @@ while [ $# -gt 0 ]; do
     --ikesa-table-segments) o_segments=${2:?--ikesa-table-segments needs a count}; shift 2 ;;
     --threads) o_threads=${2:?--threads needs counts}; shift 2 ;;
     --esp-mss) o_mss=${2:?--esp-mss needs MSS values or default}; shift 2 ;;
+    --esp-suites) o_suites=${2:?--esp-suites needs suites}; shift 2 ;;
+    --esp-runs) o_esp_runs=${2:?--esp-runs needs a count}; shift 2 ;;
+    --openssl-first) openssl_first=1; shift ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) usage_err "unknown argument '$1' (see --help)" ;;
   esac
@@ -123,11 +140,22 @@ esac
 [ -n "$o_segments" ] && segments=$o_segments
 [ -n "$o_threads" ] && threadss=$o_threads
 [ -n "$o_mss" ] && esp_mss=$o_mss
+esp_suites=(aes256gcm16 aes128gcm16 aes256-sha256 chacha20poly1305 plain)
+if [ -n "$o_suites" ]; then IFS=, read -r -a esp_suites <<<"$o_suites"; fi
+[ -n "$o_esp_runs" ] && esp_runs=$o_esp_runs
+[[ $esp_runs =~ ^[1-9][0-9]*$ ]] || usage_err "--esp-runs '$esp_runs' is not a positive count"
 for v in "${storms[@]}" $runs ${tables//,/ } $segments ${threadss//,/ } $(tr , ' ' <<<"${esp_mss//default/}"); do
   [[ $v =~ ^[1-9][0-9]*$ ]] || usage_err "'$v' is not a positive count"
 done
 for v in ${tables//,/ } $segments; do
   [ $((v & (v - 1))) = 0 ] || usage_err "ikesa table size or segments $v: not a power of 2"
+done
+# This plugin set keeps 9 or 10 worker threads in long-running jobs (swanctl --stats: "16
+# total, 6 idle, working: 5/0/5/0"; the receiver, the sender, vici, kernel-netlink's and
+# kernel-libipsec's readers, libipsec's ESP processing): with fewer than 12 no thread is left
+# to answer vici (at 8 swanctl waits forever).
+for v in ${threadss//,/ }; do
+  [ "$v" -ge 12 ] || usage_err "--threads $v: at least 12 (about 10 are held by long-running jobs)"
 done
 for v in ${storm_auths//,/ }; do
   case $v in psk | ed25519 | ecdsa-p256 | rsa2048) ;; *) usage_err "--storm-auth '$v'" ;; esac
@@ -176,6 +204,13 @@ fi
 log "data path: $data_path"
 if [ $data_path = xfrm ]; then
   plugins=${plugins/kernel-libipsec /}
+fi
+# --openssl-first: the openssl plugin loaded before aesni, so that it, not aesni, does AES-GCM
+# and AES-CBC (IKE's and ESP's): what a cipher costs through the openssl plugin.
+if [ $openssl_first = 1 ]; then
+  plugins=${plugins/ openssl / }
+  plugins=${plugins/ aesni / openssl aesni }
+  log "plugins: $plugins"
 fi
 
 # --- workloads -----------------------------------------------------------------------------------
@@ -584,7 +619,7 @@ if want storm; then
   fi
 fi
 if want esp; then
-  for suite in aes256gcm16 aes128gcm16 aes256-sha256 chacha20poly1305 plain; do run_esp "$suite"; done
+  for suite in "${esp_suites[@]}"; do run_esp "$suite"; done
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
@@ -592,6 +627,8 @@ load_after=$(cut -d' ' -f1 /proc/loadavg)
   printf '{"schema": "oransim.measure.strongswan/1", "set": "%s", "strongswan": "%s",\n' "$set_name" "$version"
   printf ' "data_path": "%s", "cpus": %s, "load_before": %s, "load_after": %s, "wall_s": %s,\n' \
     "$data_path" "$(nproc)" "$load_before" "$load_after" "$(($(date +%s) - t_start))"
+  # Runs with a storm option, --esp-mss or --only: the arguments, since "set" does not say it.
+  if [ "$extended" = 1 ] || [ -n "$esp_mss$only$o_suites$o_esp_runs" ] || [ $openssl_first = 1 ]; then printf ' "arguments": %s,\n' "$(jq -R . <<<"$argv")"; fi
   printf ' "rows": [\n'
   sep=""
   for r in "${json_rows[@]}"; do printf '%s  %s' "$sep" "$r"; sep=$',\n'; done
