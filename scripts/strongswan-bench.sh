@@ -68,7 +68,8 @@
 #                           AES-CBC (by default aesni does them; ChaCha20-Poly1305 is always
 #                           openssl's)
 #
-# Such runs also write the top-level "arguments" (the command line).
+# A run with --only, a storm option, --esp-mss or a diagnosis option also writes the top-level
+# "arguments" (its command line), since "set" alone does not say what it ran.
 #
 # Added storm fields (only in files of --set placements or with a storm option; rows without
 # them are psk, shared, table size 1 of 1 segment, 16 threads): "placement" (shared or pinned),
