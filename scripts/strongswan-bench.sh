@@ -15,22 +15,72 @@
 #            daemons' CPU time per exchange
 #   storm    N IKE SAs (PSK) started at once, as a restarted initiator does (every connection
 #            loaded with start_action = start): time from the first IKE_SA_INIT request to the
-#            last IKE_AUTH response, and each daemon's CPU time over the storm
+#            last IKE_AUTH response, and each daemon's CPU time over the storm. With the storm
+#            options below (or --set placements) also with certificates, with the daemons
+#            pinned to one CPU each, and with other IKE SA table sizes and thread counts: such
+#            rows carry what they used (see "Added storm fields")
 #   esp      one Child SA per ESP suite through the data path (kernel-libipsec: user-space ESP
 #            over a TUN device; or the kernel's xfrm where it takes ESP state), beside the same
 #            path without IPsec: ping RTT at 64, 512 and 1372 B of payload (the largest that fits the TUN device's 1400-byte MTU unfragmented), TCP throughput
-#            (iperf3); RTT as the median of each run's pings
+#            (iperf3); RTT as the median of each run's pings; with --esp-mss (or --set
+#            placements) also TCP throughput at each given MSS (iperf3 -M)
 #   speed    `openssl speed -mr` of the key ops the IKE model charges (the openssl plugin does
 #            them in charon) and of the ESP suites' ciphers
 #
-# Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full]
+# Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full|placements] [storm options]
 #
 #   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
 #   --only W     one workload only (speed, setup, child, storm or esp), for debugging
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
 #                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200
 #                and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 8 min); default
-#                reduced
+#                reduced. Or placements (about 12 min): speed; setup for psk and ed25519 (30
+#                each); a PSK storm of 50 on free CPUs, 5 runs; storms of 200, 500 and 2000 x
+#                auth psk and ed25519 x placement shared and pinned, 3 runs each (run r of
+#                every placement before run r + 1); esp with 3 runs of 200 pings, 3 s of TCP,
+#                and TCP at MSS 536, 1000 and the path's default (--esp-mss). No child
+#                workload. What `oransim calibrate --run strongswan` needs is in it (the setup
+#                psk and ed25519 rows, the PSK storm of 50 on free CPUs, the esp rows).
+#
+# Storm options (each overrides the set's; lists are comma-separated; every combination runs):
+#   --storms N,...          storm sizes (IKE SAs)
+#   --runs R                runs of each storm
+#   --storm-auth A,...      psk, ed25519, ecdsa-p256, rsa2048 (default psk)
+#   --placement P           shared (both charons free on both CPUs: as without the option),
+#                           pinned (the responder's charon, side b, on CPU 0 and the
+#                           initiator's, side a, on CPU 1: started under taskset, checked on
+#                           every thread's Cpus_allowed_list) or both (default shared)
+#   --ikesa-table-size S,...  charon.ikesa_table_size of both daemons in storms (strongSwan's
+#                           default 1: one hash bucket, every IKE SA in one list; a power of 2)
+#   --ikesa-table-segments G  charon.ikesa_table_segments in storms (default 1: one lock over
+#                           the table; at most the table size, clamped to it)
+#   --threads T,...         charon.threads (worker threads) of both daemons in storms (default 16;
+#                           at least 12: about 10 are held by long-running jobs, so 16 leaves 6
+#                           for IKE work)
+#   --esp-mss M,...         esp: TCP throughput also at these MSS (iperf3 -M; `default`: no -M),
+#                           esp runs each
+# Diagnosis options (recorded in "arguments" only):
+#   --esp-suites S,...      esp: these suites only (default aes256gcm16, aes128gcm16,
+#                           aes256-sha256, chacha20poly1305, plain)
+#   --esp-runs R            esp: runs per suite (pings, TCP, each MSS)
+#   --openssl-first         load the openssl plugin before aesni, so that OpenSSL (through the
+#                           openssl plugin) and not strongSwan's aesni plugin does AES-GCM and
+#                           AES-CBC (by default aesni does them; ChaCha20-Poly1305 is always
+#                           openssl's)
+#
+# A run with --only, a storm option, --esp-mss or a diagnosis option also writes the top-level
+# "arguments" (its command line), since "set" alone does not say what it ran.
+#
+# Added storm fields (only in files of --set placements or with a storm option; rows without
+# them are psk, shared, table size 1 of 1 segment, 16 threads): "placement" (shared or pinned),
+# "cpus_allowed" (each daemon's CPUs as its threads' Cpus_allowed_list says, [initiator,
+# responder]), "ikesa_table_size", "ikesa_table_segments", "threads" (charon.threads) and
+# "daemon_threads" (the threads each charon had at the storm's end, [initiator, responder]);
+# "auth" is the storm's authentication. Added esp fields (with --esp-mss): "tcp_mss_mbps" (MSS
+# -> TCP throughput per run [Mbit/s]) and "tcp_mss_bytes" (MSS -> the MSS iperf3 reports: for
+# a number the value set, of which TCP's 12 bytes of timestamp option take their share; for
+# `default` the connection's payload per segment, options already subtracted: 1348 over the
+# 1400-byte TUN device, 1448 over the veth).
 #
 # Exit status: 0 written; 1 a step failed; 77 skipped (not root, not Debian-like, the packages
 # not installable, no network namespaces), with a line `skipped: <reason>` on stderr.
@@ -40,24 +90,86 @@
 # the TUN devices, every process it started) is removed on every exit.
 set -euo pipefail
 
+argv="$*"
 out=""
 set_name=reduced
 only=""
+o_storms="" o_runs="" o_auth="" o_placement="" o_table="" o_segments="" o_threads="" o_mss=""
+o_suites="" o_esp_runs="" openssl_first=0
+usage_err() { echo "strongswan-bench: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a file}; shift 2 ;;
-    --set) set_name=${2:?--set needs reduced or full}; shift 2 ;;
+    --set) set_name=${2:?--set needs reduced, full or placements}; shift 2 ;;
     --only) only=${2:?--only needs speed, setup, child, storm or esp}; shift 2 ;;
+    --storms) o_storms=${2:?--storms needs sizes}; shift 2 ;;
+    --runs) o_runs=${2:?--runs needs a count}; shift 2 ;;
+    --storm-auth) o_auth=${2:?--storm-auth needs psk, ed25519, ...}; shift 2 ;;
+    --placement) o_placement=${2:?--placement needs shared, pinned or both}; shift 2 ;;
+    --ikesa-table-size) o_table=${2:?--ikesa-table-size needs sizes}; shift 2 ;;
+    --ikesa-table-segments) o_segments=${2:?--ikesa-table-segments needs a count}; shift 2 ;;
+    --threads) o_threads=${2:?--threads needs counts}; shift 2 ;;
+    --esp-mss) o_mss=${2:?--esp-mss needs MSS values or default}; shift 2 ;;
+    --esp-suites) o_suites=${2:?--esp-suites needs suites}; shift 2 ;;
+    --esp-runs) o_esp_runs=${2:?--esp-runs needs a count}; shift 2 ;;
+    --openssl-first) openssl_first=1; shift ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-    *) echo "strongswan-bench: unknown argument '$1' (allowed: --out FILE, --set reduced|full)" >&2; exit 1 ;;
+    *) usage_err "unknown argument '$1' (see --help)" ;;
   esac
 done
-[ -n "$out" ] || { echo "strongswan-bench: --out FILE is required" >&2; exit 1; }
+[ -n "$out" ] || usage_err "--out FILE is required"
+# Storm plan (run_storms): storm_sets holds "SIZES AUTHS PLACEMENTS RUNS" lines (lists
+# comma-separated), each run as the product of its lists for every table size and thread count.
+storm_auths=psk placements=shared tables=1 segments=1 threadss=16 esp_mss=""
 case $set_name in
   reduced) storms=(10 50 200); runs=3; esp_runs=2; setups=12; pings=100; iperf_s=2 ;;
   full) storms=(10 50 200 1000); runs=5; esp_runs=5; setups=30; pings=500; iperf_s=5 ;;
-  *) echo "strongswan-bench: --set '$set_name': reduced or full" >&2; exit 1 ;;
+  placements) storms=(200 500 2000); runs=3; esp_runs=3; setups=30; pings=200; iperf_s=3
+    storm_auths=psk,ed25519 placements=shared,pinned esp_mss=536,1000,default ;;
+  *) usage_err "--set '$set_name': reduced, full or placements" ;;
 esac
+if [ -n "$o_storms" ]; then IFS=, read -r -a storms <<<"$o_storms"; fi
+[ -n "$o_runs" ] && runs=$o_runs
+[ -n "$o_auth" ] && storm_auths=$o_auth
+case $o_placement in
+  "") ;;
+  shared | pinned) placements=$o_placement ;;
+  both) placements=shared,pinned ;;
+  *) usage_err "--placement '$o_placement': shared, pinned or both" ;;
+esac
+[ -n "$o_table" ] && tables=$o_table
+[ -n "$o_segments" ] && segments=$o_segments
+[ -n "$o_threads" ] && threadss=$o_threads
+[ -n "$o_mss" ] && esp_mss=$o_mss
+esp_suites=(aes256gcm16 aes128gcm16 aes256-sha256 chacha20poly1305 plain)
+if [ -n "$o_suites" ]; then IFS=, read -r -a esp_suites <<<"$o_suites"; fi
+[ -n "$o_esp_runs" ] && esp_runs=$o_esp_runs
+[[ $esp_runs =~ ^[1-9][0-9]*$ ]] || usage_err "--esp-runs '$esp_runs' is not a positive count"
+for v in "${storms[@]}" $runs ${tables//,/ } $segments ${threadss//,/ } $(tr , ' ' <<<"${esp_mss//default/}"); do
+  [[ $v =~ ^[1-9][0-9]*$ ]] || usage_err "'$v' is not a positive count"
+done
+for v in ${tables//,/ } $segments; do
+  [ $((v & (v - 1))) = 0 ] || usage_err "ikesa table size or segments $v: not a power of 2"
+done
+# This plugin set keeps 9 or 10 worker threads in long-running jobs (swanctl --stats: "16
+# total, 6 idle, working: 5/0/5/0"; the receiver, the sender, vici, kernel-netlink's and
+# kernel-libipsec's readers, libipsec's ESP processing): with fewer than 12 no thread is left
+# to answer vici (at 8 swanctl waits forever).
+for v in ${threadss//,/ }; do
+  [ "$v" -ge 12 ] || usage_err "--threads $v: at least 12 (about 10 are held by long-running jobs)"
+done
+for v in ${storm_auths//,/ }; do
+  case $v in psk | ed25519 | ecdsa-p256 | rsa2048) ;; *) usage_err "--storm-auth '$v'" ;; esac
+done
+# Files of reduced and full without a storm option keep the old storm rows (no added fields).
+extended=0
+if [ "$set_name" = placements ] || [ -n "$o_storms$o_runs$o_auth$o_placement$o_table$o_segments$o_threads" ]; then
+  extended=1
+fi
+storm_sets=("$(IFS=,; echo "${storms[*]}") $storm_auths $placements $runs")
+if [ "$set_name" = placements ] && [ -z "$o_storms$o_runs$o_auth$o_placement" ]; then
+  storm_sets=("50 psk shared 5" "${storm_sets[@]}")
+fi
 
 skip() { echo "skipped: $*" >&2; exit 77; }
 log() { echo "strongswan-bench: $*" >&2; }
@@ -93,6 +205,13 @@ fi
 log "data path: $data_path"
 if [ $data_path = xfrm ]; then
   plugins=${plugins/kernel-libipsec /}
+fi
+# --openssl-first: the openssl plugin loaded before aesni, so that it, not aesni, does AES-GCM
+# and AES-CBC (IKE's and ESP's): what a cipher costs through the openssl plugin.
+if [ $openssl_first = 1 ]; then
+  plugins=${plugins/ openssl / }
+  plugins=${plugins/ aesni / openssl aesni }
+  log "plugins: $plugins"
 fi
 
 # --- workloads -----------------------------------------------------------------------------------
@@ -272,10 +391,39 @@ run_child() {
   log "child: $n Child SAs, CREATE_CHILD_SA [ms] $(tr ',' ' ' <<<"$t" | cut -c1-60)..., refused [ms] $(tr ',' ' ' <<<"$tx" | cut -c1-60)..., CPU per Child SA $((da / n / 1000)) / $((db / n / 1000)) us, per refusal $((dxa / n / 1000)) / $((dxb / n / 1000)) us"
 }
 
-# storm N: N IKE SAs (PSK) at once.
+# The CPUs every thread of side $1's charon may run on (their Cpus_allowed_list, the distinct
+# values joined by ";").
+cpus_allowed() {
+  sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/"${charon_pid[$1]}"/task/*/status 2>/dev/null |
+    sort -u | paste -sd';'
+}
+
+# storm N RUN [AUTH PLACEMENT TABLE_SIZE THREADS]: N IKE SAs at once (default PSK on free CPUs,
+# charon's default table and threads); the added fields on the row when $extended is 1.
 run_storm() {
-  local n=$1 r=$2 pcap=$tmp/storm-$1-$2.pcap
-  fresh_daemons psk aes256gcm16 "$n" start
+  local n=$1 r=$2 auth=${3:-psk} place=${4:-shared} table=${5:-1} threads=${6:-16}
+  local pcap=$tmp/storm-$1-$2.pcap segs=$segments
+  [ "$segs" -gt "$table" ] && segs=$table
+  charon_cpus=()
+  charon_extra=""
+  if [ "$place" = pinned ]; then charon_cpus=([b]=0 [a]=1); fi
+  if [ "$extended" = 1 ]; then
+    charon_extra="ikesa_table_size = $table
+  ikesa_table_segments = $segs
+  threads = $threads"
+  fi
+  fresh_daemons "$auth" aes256gcm16 "$n" start
+  charon_cpus=()
+  charon_extra=""
+  local allowed_a="" allowed_b=""
+  if [ "$extended" = 1 ]; then
+    allowed_a=$(cpus_allowed a)
+    allowed_b=$(cpus_allowed b)
+    if [ "$place" = pinned ] && { [ "$allowed_a" != 1 ] || [ "$allowed_b" != 0 ]; }; then
+      log "storm $n: pinned, but the initiator's threads may run on '$allowed_a' and the responder's on '$allowed_b'"
+      return 1
+    fi
+  fi
   swan a --load-creds --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
   udp_drops "$ns_a" >/dev/null
   udp_drops "$ns_b" >/dev/null
@@ -284,13 +432,19 @@ run_storm() {
   ca=$(cpu_ns a)
   cb=$(cpu_ns b)
   swan a --load-conns >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
-  local t0 up=0
+  local t0 up=0 give_up=60 poll=0.02
+  # Larger storms: a later give-up, and a slower poll (each poll greps the whole log, which
+  # grows with the storm; the times come from the capture, not from the poll).
+  if [ "$n" -gt 200 ]; then
+    give_up=$((60 + n / 20))
+    poll=$(awk -v n="$n" 'BEGIN { printf "%.3f", n / 10000 }')
+  fi
   t0=$(date +%s)
   while :; do
     up=$(grep -c 'CHILD_SA c1{[0-9]*} established' "$tmp/a/charon.log" || true)
     [ "$up" -ge "$n" ] && break
-    [ $(($(date +%s) - t0)) -gt 60 ] && { log "storm $n: $up of $n up after 60 s"; return 1; }
-    sleep 0.02
+    [ $(($(date +%s) - t0)) -gt $give_up ] && { log "storm $n: $up of $n up after $give_up s"; return 1; }
+    sleep "$poll"
   done
   local da db
   da=$(($(cpu_ns a) - ca))
@@ -308,12 +462,41 @@ run_storm() {
       if ($3 == 1) { if ($2 > f) f = $2 } else r++ }
     END { printf "%d %.6f %.6f %d\n", n, (e - s) * 1e3, (f - s) * 1e3, r }')
   [ "$got" = "$n" ] || { log "storm $n: $got of $n set-ups on the capture"; return 1; }
-  local span="$got $all"
-  add "{\"workload\": \"storm\", \"auth\": \"psk\", \"sas\": $n, \"run\": $r,
+  rm -f "$pcap"
+  local span="$got $all" added="" what=""
+  if [ "$extended" = 1 ]; then
+    added=", \"placement\": \"$place\", \"cpus_allowed\": [\"$allowed_a\", \"$allowed_b\"],
+    \"ikesa_table_size\": $table, \"ikesa_table_segments\": $segs, \"threads\": $threads,
+    \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)]"
+    what=" ($auth, $place, table $table/$segs, $threads threads)"
+  fi
+  add "{\"workload\": \"storm\", \"auth\": \"$auth\", \"sas\": $n, \"run\": $r,
     \"all_back_ms\": $all, \"first_try_back_ms\": $first, \"retried\": $retried,
     \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db,
-    \"udp_drops\": [$drops_a, $drops_b], \"retransmits\": $(grep -c 'retransmit' "$tmp/a/charon.log" || true)}"
-  log "storm $n run $r: all back after ${span#* } ms ($retried retried; first tries back after $first ms), CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us, UDP receive drops $drops_a / $drops_b"
+    \"udp_drops\": [$drops_a, $drops_b], \"retransmits\": $(grep -c 'retransmit' "$tmp/a/charon.log" || true)$added}"
+  log "storm $n run $r$what: all back after ${span#* } ms ($retried retried; first tries back after $first ms), CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us, UDP receive drops $drops_a / $drops_b"
+}
+
+# Every storm of the plan (storm_sets): per set of lists, per size and auth, run r of every
+# placement, table size and thread count before run r + 1.
+run_storms() {
+  local line sizes auths places nruns n auth r place table threads
+  for line in "${storm_sets[@]}"; do
+    read -r sizes auths places nruns <<<"$line"
+    for n in ${sizes//,/ }; do
+      for auth in ${auths//,/ }; do
+        for r in $(seq "$nruns"); do
+          for place in ${places//,/ }; do
+            for table in ${tables//,/ }; do
+              for threads in ${threadss//,/ }; do
+                run_storm "$n" "$r" "$auth" "$place" "$table" "$threads"
+              done
+            done
+          done
+        done
+      done
+    done
+  done
 }
 
 # esp SUITE: one Child SA with that ESP proposal (or none: plain), ping and iperf3 across it.
@@ -359,12 +542,48 @@ run_esp() {
     tputs="$tputs${tputs:+,}$(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e6 }')"
     [ "$i" -lt "$esp_runs" ] && { ip netns exec "$ns_b" iperf3 -s -B 10.205.2.1 -1 -D --pidfile "$tmp/iperf3.pid" >/dev/null 2>&1; sleep 0.3; }
   done
+  # With --esp-mss: TCP at each MSS (iperf3 -M; `default` without), run i of every MSS before
+  # run i + 1, against one iperf3 server for all of them (stopped after).
+  local mss_json="" mss_log=""
+  if [ -n "$esp_mss" ]; then
+    local m j mss_pid
+    declare -A mss_tputs=() mss_bytes=()
+    rm -f "$tmp/iperf3-mss.pid"
+    sleep 0.3 # the last one-test server's exit
+    ip netns exec "$ns_b" iperf3 -s -B 10.205.2.1 -D --pidfile "$tmp/iperf3-mss.pid" >/dev/null 2>&1
+    for _ in $(seq 50); do [ -s "$tmp/iperf3-mss.pid" ] && break; sleep 0.05; done
+    mss_pid=$(tr -dc '0-9' <"$tmp/iperf3-mss.pid" 2>/dev/null || true)
+    [ -n "$mss_pid" ] || { log "esp $suite: the iperf3 server for the MSS runs did not start"; return 1; }
+    pids_started+=("$mss_pid")
+    sleep 0.3
+    for i in $(seq "$esp_runs"); do
+      for m in ${esp_mss//,/ }; do
+        local mopt=()
+        [ "$m" = default ] || mopt=(-M "$m")
+        j=$(ip netns exec "$ns_a" iperf3 -c 10.205.2.1 -B 10.205.1.1 -t "$iperf_s" "${mopt[@]}" -J 2>/dev/null) || true
+        bps=$(jq '.end.sum_received.bits_per_second' <<<"$j" 2>/dev/null || true)
+        [ -n "$bps" ] && [ "$bps" != null ] || { log "esp $suite: iperf3 -M $m gave no throughput"; return 1; }
+        mss_tputs[$m]="${mss_tputs[$m]:-}${mss_tputs[$m]:+,}$(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e6 }')"
+        mss_bytes[$m]=$(jq '.start.tcp_mss // .start.tcp_mss_default // 0' <<<"$j")
+      done
+    done
+    signal_and_wait TERM "$mss_pid"
+    local sep="" sepb="" bytes=""
+    for m in ${esp_mss//,/ }; do
+      mss_json="$mss_json$sep\"$m\": [${mss_tputs[$m]}]"
+      bytes="$bytes$sepb\"$m\": ${mss_bytes[$m]}"
+      mss_log="$mss_log; MSS $m (${mss_bytes[$m]} B) ${mss_tputs[$m]}"
+      sep=", " sepb=", "
+    done
+    mss_json=",
+    \"tcp_mss_mbps\": {$mss_json}, \"tcp_mss_bytes\": {$bytes}"
+  fi
   local mtu
   mtu=$(ip netns exec "$ns_a" ip route get 10.205.2.1 from 10.205.1.1 | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -1)
   mtu=$(ip -n "$ns_a" link show "$mtu" | sed -n 's/.* mtu \([0-9]*\).*/\1/p')
   add "{\"workload\": \"esp\", \"suite\": \"$suite\", \"rtt_ms\": {$(IFS=,; echo "${rtts[*]}")},
-    \"tcp_mbps\": [$tputs], \"path_mtu\": $mtu}"
-  log "esp $suite: RTT 64/512/1372 B ${rtts[*]} ms, TCP $tputs Mb/s (MTU $mtu)"
+    \"tcp_mbps\": [$tputs], \"path_mtu\": $mtu$mss_json}"
+  log "esp $suite: RTT 64/512/1372 B ${rtts[*]} ms, TCP $tputs Mb/s (MTU $mtu)$mss_log"
 }
 
 # openssl speed of what the model charges.
@@ -385,17 +604,23 @@ load_before=$(cut -d' ' -f1 /proc/loadavg)
 t_start=$(date +%s)
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 if want speed; then run_speed; fi
+setup_auths=(psk ed25519 ecdsa-p256 rsa2048)
+[ "$set_name" = placements ] && setup_auths=(psk ed25519)
 if want setup; then
-  for auth in psk ed25519 ecdsa-p256 rsa2048; do run_setup "$auth"; done
+  for auth in "${setup_auths[@]}"; do run_setup "$auth"; done
 fi
-if want child; then run_child; fi
+if want child && [ "$set_name" != placements ]; then run_child; fi
 if want storm; then
-  for n in "${storms[@]}"; do
-    for r in $(seq "$runs"); do run_storm "$n" "$r"; done
-  done
+  if [ "$extended" = 1 ]; then
+    run_storms
+  else
+    for n in "${storms[@]}"; do
+      for r in $(seq "$runs"); do run_storm "$n" "$r"; done
+    done
+  fi
 fi
 if want esp; then
-  for suite in aes256gcm16 aes128gcm16 aes256-sha256 chacha20poly1305 plain; do run_esp "$suite"; done
+  for suite in "${esp_suites[@]}"; do run_esp "$suite"; done
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
@@ -403,6 +628,8 @@ load_after=$(cut -d' ' -f1 /proc/loadavg)
   printf '{"schema": "oransim.measure.strongswan/1", "set": "%s", "strongswan": "%s",\n' "$set_name" "$version"
   printf ' "data_path": "%s", "cpus": %s, "load_before": %s, "load_after": %s, "wall_s": %s,\n' \
     "$data_path" "$(nproc)" "$load_before" "$load_after" "$(($(date +%s) - t_start))"
+  # Runs with a storm option, --esp-mss or --only: the arguments, since "set" does not say it.
+  if [ "$extended" = 1 ] || [ -n "$esp_mss$only$o_suites$o_esp_runs" ] || [ $openssl_first = 1 ]; then printf ' "arguments": %s,\n' "$(jq -R . <<<"$argv")"; fi
   printf ' "rows": [\n'
   sep=""
   for r in "${json_rows[@]}"; do printf '%s  %s' "$sep" "$r"; sep=$',\n'; done

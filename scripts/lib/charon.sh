@@ -4,17 +4,22 @@
 # and log in one temporary directory. Needs the caller's `log`, `skip` and scripts/lib/procs.sh.
 #
 # Globals it sets: tmp, ns_a, ns_b, dev_a, dev_b, addr_a, addr_b, charon, version, plugins,
-# charon_pid (side -> pid), pids_started, nss.
+# charon_pid (side -> pid), pids_started, nss. Globals a caller may set (both empty unless set):
+# charon_cpus (side -> a CPU list for `taskset -c`: that charon, and every thread it starts,
+# runs on those CPUs only) and charon_extra (further lines of the `charon` section of both
+# daemons' strongswan.conf, e.g. `threads = 4`).
 
 # The packages a charon pair needs (what scripts/strongswan-wire.sh installs).
 charon_packages=(strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
   libstrongswan-extra-plugins libcharon-extra-plugins tcpdump tshark jq iproute2)
 
 # What a plain `apt-get install strongswan` loads, in the order Debian's charon loads it (the
-# first plugin that offers an algorithm does it: OpenSSL's libcrypto does X25519, the
-# signatures, AES-GCM and ChaCha20-Poly1305; aesni AES-CBC; sha2 and hmac HMAC-SHA-256), plus
-# vici (for swanctl) and kernel-libipsec (user-space ESP over a TUN device, for a kernel whose
-# xfrm takes no ESP state).
+# first plugin that offers an algorithm does it; `swanctl --list-algs` against such a daemon,
+# strongSwan 5.9.8: OpenSSL's libcrypto does X25519, the signatures, ChaCha20-Poly1305, HMAC-
+# SHA-256 and the PRFs; the aesni plugin, strongSwan's own AES-NI code, does AES-GCM, AES-CBC
+# and AES-CCM; sha2 the plain hashes; chapoly is not loaded), plus vici (for swanctl) and
+# kernel-libipsec (user-space ESP over a TUN device, for a kernel whose xfrm takes no ESP
+# state), whose ESP takes its ciphers from the same plugins.
 plugins="kernel-libipsec aesni aes rc2 sha2 sha1 md5 mgf1 random nonce x509 revocation constraints"
 plugins+=" pubkey pkcs1 pkcs7 pkcs8 pkcs12 pgp dnskey sshkey pem openssl fips-prf gmp agent xcbc"
 plugins+=" hmac gcm drbg kdf attr kernel-netlink resolve socket-default connmark counters updown"
@@ -24,6 +29,8 @@ tmp=""
 nss=()
 pids_started=()
 declare -A charon_pid=()
+declare -A charon_cpus=()
+charon_extra=""
 
 # The exit trap: every process started, every process left in our namespaces, the namespaces
 # (which take the veth pair and the TUN devices along), the temporary directory.
@@ -163,7 +170,8 @@ write_charon_conf() {
   charon_conf "$tmp/$1" "reuse_ikesa = ${charon_reuse_ikesa:-no}
   block_threshold = 100000
   cookie_threshold = 100000
-  cookie_threshold_ip = 100000" "time_add_ms = yes"
+  cookie_threshold_ip = 100000${charon_extra:+
+  $charon_extra}" "time_add_ms = yes"
 }
 
 swan() { # swan SIDE ARGS...: swanctl against that side's daemon
@@ -186,16 +194,20 @@ charon_stop_all() {
 
 # (Re)starts one charon per namespace with a fresh log, and waits for both vici sockets. The
 # pid file is fixed at /var/run/charon.pid: `ip netns exec` gives a private mount namespace,
-# where /run is bound to the daemon's own directory.
+# where /run is bound to the daemon's own directory. A side with a CPU list in charon_cpus
+# starts under `taskset -c` (every thread charon makes inherits it; taskset, ip, sh and env
+# each exec the next, so the pid is charon's).
 charon_restart() {
   charon_stop_all
-  local side ns
+  local side ns pin
   for side in a b; do
     if [ $side = a ]; then ns=$ns_a; else ns=$ns_b; fi
     write_charon_conf "$side"
     : >"$tmp/$side/charon.log"
+    pin=()
+    if [ -n "${charon_cpus[$side]:-}" ]; then pin=(taskset -c "${charon_cpus[$side]}"); fi
     # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
-    ip netns exec "$ns" sh -c 'mount --bind "$1/run" /run && exec env STRONGSWAN_CONF="$1/strongswan.conf" "$2" --use-syslog 2>>"$1/charon.stderr"' \
+    "${pin[@]}" ip netns exec "$ns" sh -c 'mount --bind "$1/run" /run && exec env STRONGSWAN_CONF="$1/strongswan.conf" "$2" --use-syslog 2>>"$1/charon.stderr"' \
       sh "$tmp/$side" "$charon" >/dev/null 2>&1 &
     charon_pid[$side]=$!
     pids_started+=($!)
