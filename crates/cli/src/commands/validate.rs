@@ -58,6 +58,12 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
+    /// strongSwan only: run the storms in the engine with this profile (e.g. the one `oransim
+    /// calibrate --run strongswan` wrote from the same measurements) instead of the one fitted
+    /// in memory from them (which has no loopback I/O cost: the daemons' CPU per SA holds
+    /// their socket I/O).
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The scripts the strongSwan run needs, by their path under the temporary directory.
@@ -130,8 +136,15 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
     // already holds their socket I/O.
-    let file = strongswan_profile(&m, &ops, &origin, "validate-strongswan", None)?;
-    let profile = profile::Profile::from_file(file, strongswan::STORM_PROFILE)?;
+    let profile = match &a.profile {
+        Some(p) => {
+            profile::Profile::load(p).with_context(|| format!("--profile {}", p.display()))?
+        }
+        None => {
+            let file = strongswan_profile(&m, &ops, &origin, "validate-strongswan", None)?;
+            profile::Profile::from_file(file, strongswan::STORM_PROFILE)?
+        }
+    };
     let v = strongswan::validate(&m, &ops, &profile).with_context(|| origin.clone())?;
     finish(a, &m, &v)
 }
@@ -200,6 +213,9 @@ pub(crate) fn tls_measurements(
 }
 
 fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
+    if a.profile.is_some() {
+        bail!("--profile: applies to `validate strongswan` only (its storms run in the engine)");
+    }
     let (m, _origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
     let v = model::validate::tls::validate(&m, m.set.as_str());
     finish(a, &m, &v)

@@ -159,3 +159,85 @@ fn placements_change_the_storm() {
     // At least the busier daemon's work; at most that plus a few set-ups' round trips (1%).
     assert!((1.0..=1.01).contains(&ratio), "{ratio}");
 }
+
+/// The bench's placements run on this machine kind (`scripts/strongswan-bench.sh --set
+/// placements`: storms of 200, 500 and 2000 SAs, PSK and Ed25519, both daemons sharing the
+/// host's two CPUs and each pinned to one).
+const PLACEMENTS: &str = "calibration/host-2026-11-28-strongswan-placements.measurements.json";
+
+/// `validate strongswan`'s storm rows are engine runs: a row's prediction is what `run` of the
+/// scenario `init ric-restart` writes for it prints, to the bit (the pinned PSK storm of 500,
+/// from a profile `calibrate --run strongswan` fitted to the same file); and every storm the
+/// bench ran by placement and authentication has its row, predicted (not fitted).
+#[test]
+fn validate_storm_rows_are_runs_of_the_generated_scenario() {
+    let dir = TempDir::new("storm-validate");
+    let profile = dir.join("fitted.toml");
+    crate::common::stdout(&[
+        "calibrate",
+        "--run",
+        "strongswan",
+        "--measurements",
+        PLACEMENTS,
+        "--out",
+        profile.to_str().unwrap(),
+    ]);
+    let out = crate::common::oransim(&[
+        "validate",
+        "strongswan",
+        "--measurements",
+        PLACEMENTS,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    // Exit 0 or 1 (a miss): the verdicts are the ledger's business, not this test's.
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no row {id}"))
+    };
+    for auth in ["psk", "ed25519"] {
+        for placement in ["shared", "pinned"] {
+            for n in [200, 500, 2000] {
+                let id = if auth == "psk" && placement == "shared" {
+                    format!("ike.storm.{n}.time")
+                } else {
+                    format!("ike.storm.{auth}.{placement}.{n}.time")
+                };
+                assert_eq!(row(&id)["class"], "predicted", "{id}");
+            }
+        }
+    }
+    let predicted_ms = row("ike.storm.psk.pinned.500.time")["predicted"]
+        .as_f64()
+        .unwrap();
+    let scenario = dir.join("pinned500.toml");
+    crate::common::stdout(&[
+        "init",
+        "ric-restart",
+        "--gnbs",
+        "500",
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--placement",
+        "initiators",
+        "--initiator-cores",
+        "1",
+        "--ric-cores",
+        "1",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--out",
+        scenario.to_str().unwrap(),
+    ]);
+    let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
+    let run_ms = report["tunnels_back"]["last_back_ns"].as_f64().unwrap() / 1e6;
+    assert_eq!(run_ms, predicted_ms);
+}
