@@ -18,8 +18,8 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use profile::Op;
 use profile::units::{Kind, Quantity};
+use profile::{Op, Term};
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
@@ -179,22 +179,22 @@ fn implementation_estimate(
     if imp.name != "strongswan" {
         return None;
     }
-    let term = |n: &str| p.term(n);
+    let term = |t: Term| p.term(t);
     let cert = auth != "psk";
-    let latency = term("ike.latency")?
+    let latency = term(Term::IkeLatency)?
         + if cert {
-            term("ike.certificate.latency")?
+            term(Term::IkeCertificateLatency)?
         } else {
             0.0
         };
-    let work = term("ike.daemon.responder.loaded")?
+    let work = term(Term::IkeDaemonResponderLoaded)?
         + if cert {
-            term("ike.certificate.responder")?
+            term(Term::IkeCertificateResponder)?
         } else {
             0.0
         }
         + responder_work_ns;
-    let (par, cpus) = (term("ike.parallelism")?, term("ike.host_cpus")?);
+    let (par, cpus) = (term(Term::IkeParallelism)?, term(Term::IkeHostCpus)?);
     if !(par > 0.0 && cpus >= 1.0 && cores >= 1) {
         return None;
     }
@@ -501,7 +501,7 @@ pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
     let p = reference_profile()?;
     let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
     let crypto = x25519("keygen")? + x25519("agree")?;
-    let real = p.term("ike.daemon.responder.loaded")? + crypto;
+    let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
     (crypto > 0.0).then(|| (real / crypto, real, crypto))
 }
 
@@ -512,7 +512,7 @@ pub fn reference_esp_factor() -> Option<(f64, f64, f64)> {
     let seal = p
         .cipher_cost_ns(protocols::Suite::Aes256Gcm, profile::Direction::Seal, 1400)
         .ok()?;
-    let real = p.term("esp.per_packet")? + seal;
+    let real = p.term(Term::EspPerPacket)? + seal;
     let cipher_only = seal + p.io_ns() + p.io_per_byte_ns() * 1400.0;
     (cipher_only > 0.0).then(|| (real / cipher_only, real, cipher_only))
 }
