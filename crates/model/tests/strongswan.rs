@@ -7,6 +7,7 @@ use std::path::Path;
 
 use model::validate::strongswan::{self, Measurements, OpensslCosts, Workload};
 use model::validate::{RowClass, Validation};
+use profile::Term;
 
 fn measurements() -> Measurements {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -194,12 +195,9 @@ fn implementation_terms_are_valid_profile_terms() {
     let m = measurements();
     let imp = strongswan::implementation_file(&m, &ops(&m)).expect("terms");
     assert_eq!(imp.name, "strongswan");
-    for (name, unit) in strongswan::TERM_NAMES {
-        let t = imp
-            .terms
-            .get(*name)
-            .unwrap_or_else(|| panic!("no term {name}"));
-        assert_eq!(t.unit, *unit, "{name}");
+    for name in strongswan::TERMS {
+        let t = imp.term(name).unwrap_or_else(|| panic!("no term {name}"));
+        assert_eq!(t.unit, name.unit().as_str(), "{name}");
         assert!(
             t.value.is_finite() && t.value >= 0.0,
             "{name} = {}",
@@ -207,7 +205,7 @@ fn implementation_terms_are_valid_profile_terms() {
         );
         assert!(!t.source.is_empty());
     }
-    assert!(imp.terms["ike.parallelism"].value > 0.0);
+    assert!(imp.term(Term::IkeParallelism).unwrap().value > 0.0);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use model::validate::tls::{
     FIT_BULK, FIT_HANDSHAKE, TlsMeasurements, bulk_id, handshake_id, implementation_file, validate,
 };
 use model::validate::{RowClass, Rule};
+use profile::{RealImplementation, Term};
 
 /// A real `live::openssl_tls::measure(Set::Reduced)` run on the project's 2-core AMD EPYC dev
 /// host, OpenSSL 3.0.19 (docs/implementation-tls.md).
@@ -106,18 +107,20 @@ fn implementation_terms_name_their_fit() {
         ("openssl-tls", "loopback-tcp")
     );
     assert_eq!(f.terms.len(), 4);
-    for (name, t) in &f.terms {
+    for name in RealImplementation::OpensslTls.terms() {
+        let t = f.term(name).unwrap_or_else(|| panic!("no term {name}"));
         assert!(t.value.is_finite(), "{name}");
+        assert_eq!(t.unit, name.unit().as_str(), "{name}");
         assert_eq!(t.fitted_to.len(), 1, "{name}");
-        let want = if name.starts_with("tls.record") {
+        let want = if name == Term::TlsRecordOverheadPerByte {
             "tls.tput.aes256gcm"
         } else {
             "tls.hs.x25519.ecdsap256"
         };
         assert_eq!(t.fitted_to[0], want, "{name}");
     }
-    assert!(f.terms["tls.server.handshake_overhead"].value > 0.0);
-    assert_eq!(f.terms["tls.record.overhead_per_byte"].unit, "ns/B");
+    assert!(f.term(Term::TlsServerHandshakeOverhead).unwrap().value > 0.0);
+    assert_eq!(f.term(Term::TlsRecordOverheadPerByte).unwrap().unit, "ns/B");
 }
 
 /// A measurement without the fit's workload predicts nothing and says why.

@@ -1,8 +1,10 @@
 //! Checks of a profile file's parts, each error naming the key: provenance, per-packet costs,
-//! operation names and costs.
+//! operation names and costs, a real implementation's terms.
 
-use crate::file::{CostFile, OpFile};
-use crate::{CostModel, OpCost, PacketCost, Point, ProfileError, Provenance, units};
+use crate::file::{CostFile, ImplementationFile, OpFile};
+use crate::{
+    CostModel, OpCost, PacketCost, Point, ProfileError, Provenance, RealImplementation, Term, units,
+};
 
 pub(crate) fn quoted(names: &[&str]) -> String {
     names
@@ -158,4 +160,89 @@ pub(crate) fn op_cost(
             .unwrap_or_else(|| default_impl.to_string()),
         provenance,
     })
+}
+
+/// Checks `[implementation]`: a known name, a data path, and terms that are that
+/// implementation's [`Term`]s, each finite (non-negative unless [`Term::signed`]), in its
+/// [`Term::unit`], with a source.
+pub(crate) fn check_implementation(
+    imp: &ImplementationFile,
+    invalid: &dyn Fn(String, String) -> ProfileError,
+) -> Result<(), ProfileError> {
+    let implementation = RealImplementation::parse(&imp.name).ok_or_else(|| {
+        let names = RealImplementation::ALL.map(RealImplementation::name);
+        invalid(
+            "implementation.name".into(),
+            format!("`{}` is not one of {}", imp.name, quoted(&names)),
+        )
+    })?;
+    for (key, v) in [
+        ("implementation.version", &imp.version),
+        ("implementation.data_path", &imp.data_path),
+        ("implementation.source", &imp.source),
+    ] {
+        if v.trim().is_empty() {
+            return Err(invalid(key.into(), "must not be empty".into()));
+        }
+    }
+    for (name, t) in &imp.terms {
+        let key = format!("implementation.terms.\"{name}\"");
+        let allowed = || quoted(&implementation.terms().map(Term::name).collect::<Vec<_>>());
+        let term = match Term::parse(name) {
+            Some(term) if term.implementation() == implementation => term,
+            Some(term) => {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "`{name}` is a term of `{}`, not of `{implementation}`; `{implementation}`'s terms are {}",
+                        term.implementation(),
+                        allowed()
+                    ),
+                ));
+            }
+            None => {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "`{name}` is not a term of `{implementation}`; its terms are {}",
+                        allowed()
+                    ),
+                ));
+            }
+        };
+        if !t.value.is_finite() || (!term.signed() && t.value < 0.0) {
+            return Err(invalid(
+                format!("{key}.value"),
+                format!(
+                    "{} is not a finite value{}",
+                    t.value,
+                    if term.signed() {
+                        ""
+                    } else {
+                        " >= 0 (the term is a cost, a rate or a count)"
+                    }
+                ),
+            ));
+        }
+        if t.unit != term.unit().as_str() {
+            return Err(invalid(
+                format!("{key}.unit"),
+                format!(
+                    "`{}` is not the unit of `{name}`, which is `{}`",
+                    t.unit,
+                    term.unit()
+                ),
+            ));
+        }
+        if t.spread.is_some_and(|s| !s.is_finite() || s < 0.0) {
+            return Err(invalid(
+                format!("{key}.spread"),
+                "must be a finite fraction >= 0 (0.12 = 12%)".into(),
+            ));
+        }
+        if t.source.trim().is_empty() {
+            return Err(invalid(format!("{key}.source"), "must not be empty".into()));
+        }
+    }
+    Ok(())
 }

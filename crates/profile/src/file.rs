@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::term::{RealImplementation, Term};
+
 /// The profile format this build writes, and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -49,10 +51,56 @@ pub struct ImplementationFile {
     pub data_path: String,
     /// How the terms were measured (workloads, repetitions, the host's noise).
     pub source: String,
-    /// The terms, by name (the names `model::validate` defines, e.g.
-    /// `"ike.responder.cpu_per_sa"`).
+    /// The terms, by name ([`Term::name`], e.g. `"ike.daemon.responder.loaded"`); the checker
+    /// refuses a name that is not one of the implementation's [`Term`]s, or a unit that is not
+    /// its [`Term::unit`]. Writers fill it with [`ImplementationFile::insert_term`].
     #[serde(default)]
     pub terms: BTreeMap<String, TermFile>,
+}
+
+impl ImplementationFile {
+    /// An implementation section with no terms yet.
+    pub fn new(
+        implementation: RealImplementation,
+        version: impl Into<String>,
+        data_path: impl Into<String>,
+        source: impl Into<String>,
+    ) -> ImplementationFile {
+        ImplementationFile {
+            name: implementation.name().to_owned(),
+            version: version.into(),
+            data_path: data_path.into(),
+            source: source.into(),
+            terms: BTreeMap::new(),
+        }
+    }
+
+    /// Sets term `term` to `value` in its unit ([`Term::unit`], which the written `unit`
+    /// spells, so a writer cannot give another), replacing any value it had.
+    pub fn insert_term(
+        &mut self,
+        term: Term,
+        value: f64,
+        spread: Option<f64>,
+        fitted_to: Vec<String>,
+        source: impl Into<String>,
+    ) {
+        self.terms.insert(
+            term.name().to_owned(),
+            TermFile {
+                value,
+                unit: term.unit().as_str().to_owned(),
+                spread,
+                fitted_to,
+                source: source.into(),
+            },
+        );
+    }
+
+    /// Term `term` as written, if the section has it.
+    pub fn term(&self, term: Term) -> Option<&TermFile> {
+        self.terms.get(term.name())
+    }
 }
 
 /// One implementation term: `{ value = 717000.0, unit = "ns", spread = 0.12, fitted_to = [...],
@@ -62,7 +110,8 @@ pub struct ImplementationFile {
 pub struct TermFile {
     /// The value, in `unit`.
     pub value: f64,
-    /// Its unit: `"ns"`, `"ns/B"`, `"cores"`, `"1/s"`, `"1"`.
+    /// Its unit, [`Term::unit`] spelt as [`crate::TermUnit::as_str`]: `"ns"`, `"ns/B"`,
+    /// `"cores"`, `"1"`.
     pub unit: String,
     /// (max - min) / median of the runs it was fitted from, as a fraction (0.12 = 12%).
     #[serde(default, skip_serializing_if = "Option::is_none")]

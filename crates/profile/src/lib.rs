@@ -112,18 +112,20 @@ mod error;
 pub mod file;
 mod op;
 pub mod read;
+mod term;
 pub mod trace;
 pub mod units;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use check::{op_cost, packet_cost, provenance, quoted};
+use check::{check_implementation, op_cost, packet_cost, provenance, quoted};
 pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
 pub use op::{Direction, KeyOp, Op};
+pub use term::{RealImplementation, Term, TermUnit};
 
 /// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
 /// `<suite>.open` ([`Op::Cipher`]): the one list is [`Suite::ALL`], spelled by [`Suite::name`].
@@ -678,13 +680,13 @@ impl Profile {
         self.file.implementation.as_ref()
     }
 
-    /// The value of implementation term `name` in its unit, if the profile has it (recorded
-    /// as a read, `implementation.terms.<name>`, by [`trace`]).
-    pub fn term(&self, name: &str) -> Option<f64> {
-        let t = self.real_implementation()?.terms.get(name)?;
+    /// The value of implementation term `term` in its unit ([`Term::unit`]), if the profile has
+    /// it (recorded as a read, `implementation.terms.<name>`, by [`trace`]).
+    pub fn term(&self, term: Term) -> Option<f64> {
+        let t = self.real_implementation()?.term(term)?;
         trace::note(
             &self.file.profile.name,
-            &format!("implementation.terms.{name}"),
+            &format!("implementation.terms.{}", term.name()),
             &t.fitted_to,
         );
         Some(t.value)
@@ -714,72 +716,3 @@ pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
 
 #[cfg(test)]
 mod tests;
-
-/// The names `[implementation].name` takes.
-pub const IMPLEMENTATION_NAMES: &[&str] = &["strongswan", "openssl-tls"];
-/// The units an implementation term may have.
-pub const TERM_UNITS: &[&str] = &["ns", "ns/B", "cores", "1/s", "1"];
-
-/// Checks `[implementation]`: a known name, a data path, finite non-negative terms with a known
-/// unit and a source.
-fn check_implementation(
-    imp: &file::ImplementationFile,
-    invalid: &dyn Fn(String, String) -> ProfileError,
-) -> Result<(), ProfileError> {
-    if !IMPLEMENTATION_NAMES.contains(&imp.name.as_str()) {
-        return Err(invalid(
-            "implementation.name".into(),
-            format!(
-                "`{}` is not one of {}",
-                imp.name,
-                quoted(IMPLEMENTATION_NAMES)
-            ),
-        ));
-    }
-    for (key, v) in [
-        ("implementation.version", &imp.version),
-        ("implementation.data_path", &imp.data_path),
-        ("implementation.source", &imp.source),
-    ] {
-        if v.trim().is_empty() {
-            return Err(invalid(key.into(), "must not be empty".into()));
-        }
-    }
-    for (name, t) in &imp.terms {
-        let key = format!("implementation.terms.\"{name}\"");
-        // A term named `*_offset` is a signed correction of a linear model (e.g. TLS's wait
-        // between handshakes, negative when server and client overlap); every other term is
-        // a cost, a rate or a count, never negative.
-        let signed = name.ends_with("_offset");
-        if !t.value.is_finite() || (!signed && t.value < 0.0) {
-            return Err(invalid(
-                format!("{key}.value"),
-                format!(
-                    "{} is not a finite value{}",
-                    t.value,
-                    if signed {
-                        ""
-                    } else {
-                        " >= 0 (only a term named `*_offset` may be negative)"
-                    }
-                ),
-            ));
-        }
-        if !TERM_UNITS.contains(&t.unit.as_str()) {
-            return Err(invalid(
-                format!("{key}.unit"),
-                format!("`{}` is not one of {}", t.unit, quoted(TERM_UNITS)),
-            ));
-        }
-        if t.spread.is_some_and(|s| !s.is_finite() || s < 0.0) {
-            return Err(invalid(
-                format!("{key}.spread"),
-                "must be a finite fraction >= 0 (0.12 = 12%)".into(),
-            ));
-        }
-        if t.source.trim().is_empty() {
-            return Err(invalid(format!("{key}.source"), "must not be empty".into()));
-        }
-    }
-    Ok(())
-}

@@ -385,3 +385,145 @@ fn trace_records_the_parameters_a_computation_reads() {
     let ((), after) = crate::trace::record(|| ());
     assert!(after.is_empty());
 }
+
+/// [`GOOD`] with a strongSwan `[implementation]` section of two terms.
+fn with_strongswan() -> String {
+    format!(
+        r#"{GOOD}
+[implementation]
+name = "strongswan"
+version = "5.9.8"
+data_path = "kernel-libipsec"
+source = "a run"
+
+[implementation.terms."ike.daemon.responder.loaded"]
+value = 717000.0
+unit = "ns"
+spread = 0.12
+fitted_to = ["ike.storm.50.time"]
+source = "storm"
+
+[implementation.terms."ike.parallelism"]
+value = 1.5
+unit = "cores"
+source = "storm"
+"#
+    )
+}
+
+#[test]
+fn terms_are_read_by_their_term() {
+    let p = load(&with_strongswan()).unwrap();
+    assert_eq!(p.term(Term::IkeDaemonResponderLoaded), Some(717_000.0));
+    assert_eq!(p.term(Term::IkeParallelism), Some(1.5));
+    assert_eq!(p.term(Term::IkeChildSaInstall), None);
+    assert_eq!(load(GOOD).unwrap().term(Term::IkeLatency), None);
+    let (_, reads) = trace::record(|| p.term(Term::IkeDaemonResponderLoaded));
+    assert_eq!(
+        reads[0].param,
+        "t:implementation.terms.ike.daemon.responder.loaded"
+    );
+    assert_eq!(reads[0].fitted_to, ["ike.storm.50.time"]);
+}
+
+/// A misspelt term is refused naming the file, the key, and the implementation's terms.
+#[test]
+fn a_misspelt_term_is_refused_listing_the_allowed_names() {
+    let text = with_strongswan().replace("responder.loaded", "responder.laoded");
+    let e = err(&text);
+    assert!(e.starts_with("test.toml: "), "{e}");
+    assert!(
+        e.contains("`implementation.terms.\"ike.daemon.responder.laoded\"`"),
+        "{e}"
+    );
+    assert!(e.contains("is not a term of `strongswan`"), "{e}");
+    for t in RealImplementation::Strongswan.terms() {
+        assert!(e.contains(&format!("`{t}`")), "{t} not listed: {e}");
+    }
+    assert!(
+        !e.contains("tls."),
+        "another implementation's terms listed: {e}"
+    );
+}
+
+#[test]
+fn another_implementations_term_is_refused() {
+    let text = with_strongswan().replace(
+        "\"ike.parallelism\"]\nvalue = 1.5\nunit = \"cores\"",
+        "\"tls.record.overhead_per_byte\"]\nvalue = 1.5\nunit = \"ns/B\"",
+    );
+    assert_ne!(text, with_strongswan());
+    let e = err(&text);
+    assert!(
+        e.contains(
+            "`tls.record.overhead_per_byte` is a term of `openssl-tls`, not of `strongswan`"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_term_in_another_unit_is_refused_naming_its_unit() {
+    for (from, to, want) in [
+        (
+            "unit = \"cores\"",
+            "unit = \"ns\"",
+            "`implementation.terms.\"ike.parallelism\".unit`: `ns` is not the unit of `ike.parallelism`, which is `cores`",
+        ),
+        (
+            "unit = \"ns\"",
+            "unit = \"us\"",
+            "`us` is not the unit of `ike.daemon.responder.loaded`, which is `ns`",
+        ),
+        ("value = 1.5", "value = -1.5", "is not a finite value >= 0"),
+        ("value = 1.5", "value = nan", "is not a finite value"),
+        ("spread = 0.12", "spread = -0.1", "finite fraction"),
+        (
+            "name = \"strongswan\"",
+            "name = \"libreswan\"",
+            "`strongswan`, `openssl-tls`",
+        ),
+        (
+            "source = \"storm\"\n\n",
+            "source = \" \"\n\n",
+            "must not be empty",
+        ),
+    ] {
+        let text = with_strongswan().replacen(from, to, 1);
+        assert_ne!(text, with_strongswan(), "case {from:?} did not apply");
+        let e = err(&text);
+        assert!(e.contains(want), "{from:?} -> {to:?}: {e}");
+        assert!(e.starts_with("test.toml: "), "{e}");
+    }
+}
+
+/// The writer's helper takes the unit from the term, and what it writes reads back.
+#[test]
+fn insert_term_writes_the_terms_unit_and_reads_back() {
+    let mut file: file::ProfileFile = toml::from_str(GOOD).unwrap();
+    let mut imp = file::ImplementationFile::new(
+        RealImplementation::OpensslTls,
+        "3.0.15",
+        "loopback-tcp",
+        "a run",
+    );
+    imp.insert_term(
+        Term::TlsHandshakeWaitOffset,
+        -250.0,
+        Some(0.1),
+        vec!["tls.hs.x25519.ecdsap256".into()],
+        "fit",
+    );
+    imp.insert_term(Term::TlsRecordOverheadPerByte, 0.7, None, Vec::new(), "fit");
+    assert_eq!(
+        imp.term(Term::TlsRecordOverheadPerByte).unwrap().unit,
+        "ns/B"
+    );
+    file.implementation = Some(imp);
+    let text = to_toml_string(&file).unwrap();
+    let p = load(&text).unwrap();
+    // Only `tls.handshake.wait_offset` may be negative.
+    assert_eq!(p.term(Term::TlsHandshakeWaitOffset), Some(-250.0));
+    assert_eq!(p.term(Term::TlsRecordOverheadPerByte), Some(0.7));
+    assert_eq!(p.to_toml_string().unwrap(), text);
+}

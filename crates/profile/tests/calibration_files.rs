@@ -275,3 +275,34 @@ fn pq_ikev2_gives_back_the_ike_sa_init_difference() {
         close(ratio(&p), ratio(&dev), 1e-3, step);
     }
 }
+
+/// Every committed profile written back reads back as the same file, and a profile the tool
+/// wrote (`calibrate`, `calibrate --run`, `--import-openssl-speed`: kind `measured` or
+/// `imported`) is written back byte for byte; an `[implementation]` section's terms all parse as
+/// [`profile::Term`]s of that implementation.
+#[test]
+fn every_profile_is_written_back_unchanged() {
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let name = path.display();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = Profile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let written = p.to_toml_string().unwrap();
+        let again = Profile::from_toml_str(&written, "written").unwrap();
+        assert_eq!(again.file(), p.file(), "{name}");
+        if p.kind() != ProfileKind::Fitted {
+            assert_eq!(written, text, "{name} is not written back byte for byte");
+        }
+        if let Some(imp) = p.real_implementation() {
+            let implementation = profile::RealImplementation::parse(&imp.name).expect("checked");
+            for key in imp.terms.keys() {
+                let term = profile::Term::parse(key).expect("checked");
+                assert_eq!(term.implementation(), implementation, "{name}: {key}");
+                assert!(p.term(term).is_some(), "{name}: {key}");
+            }
+        }
+    }
+}

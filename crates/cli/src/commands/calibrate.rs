@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use crypto_bench::calibrate::{self, Config, Implementation};
-use model::validate::strongswan::CHILD_SA_INSTALL;
+use profile::Term;
 
 use crate::output::{StatusLine, check_writable, write_atomic};
 
@@ -205,9 +205,10 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;
     print_summary(&profile)?;
-    if profile.term(CHILD_SA_INSTALL).is_none() {
+    if profile.term(Term::IkeChildSaInstall).is_none() {
         eprintln!(
-            "note: {origin} has no per-exchange times or no `child` workload (written before scripts/strongswan-bench.sh recorded them): the profile has no `{CHILD_SA_INSTALL}` nor `ike.exchange.*` terms"
+            "note: {origin} has no per-exchange times or no `child` workload (written before scripts/strongswan-bench.sh recorded them): the profile has no `{}` nor `ike.exchange.*` terms",
+            Term::IkeChildSaInstall
         );
     }
     println!(

@@ -12,6 +12,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
+use profile::Term;
 use serde_json::Value;
 
 use crate::common::{TempDir, oransim};
@@ -144,7 +145,7 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
     let profile = dir.join(CALIBRATED);
     assert!(
         written["implementation"]["terms"]
-            .get("ike.daemon.responder.loaded")
+            .get(Term::IkeDaemonResponderLoaded.name())
             .is_some()
     );
     let plan = |p: &str| {
@@ -265,7 +266,7 @@ fn calibrate_run_fits_the_child_sa_install_term() {
     let want = (median(&series("create_ms")) - median(&series("refused_ms"))) * 1e6;
     let imp = &p["implementation"];
     assert_eq!(imp["data_path"].as_str(), m["data_path"].as_str());
-    let t = &imp["terms"]["ike.child_sa.install"];
+    let t = &imp["terms"][Term::IkeChildSaInstall.name()];
     let got = t["value"].as_float().unwrap();
     assert!(got > 0.0 && (got - want).abs() < 1e-3, "{got} vs {want}");
     assert_eq!(t["unit"].as_str(), Some("ns"));
@@ -281,13 +282,14 @@ fn calibrate_run_fits_the_child_sa_install_term() {
         source.contains(m["data_path"].as_str().unwrap()) && source.contains("TS_UNACCEPTABLE"),
         "{source}"
     );
-    for name in [
-        "ike.exchange.init",
-        "ike.exchange.auth",
-        "ike.exchange.create_child",
-        "ike.exchange.create_child.refused",
-        "ike.exchange.handling",
+    for term in [
+        Term::IkeExchangeInit,
+        Term::IkeExchangeAuth,
+        Term::IkeExchangeCreateChild,
+        Term::IkeExchangeCreateChildRefused,
+        Term::IkeExchangeHandling,
     ] {
+        let name = term.name();
         assert!(
             imp["terms"][name]["value"].as_float().unwrap() > 0.0,
             "{name}"
@@ -297,13 +299,14 @@ fn calibrate_run_fits_the_child_sa_install_term() {
     let dir = TempDir::new("validate-child-old");
     let (p, err) = calibrate_strongswan(STRONGSWAN, &dir);
     let terms = p["implementation"]["terms"].as_table().unwrap();
-    assert!(terms.contains_key("ike.daemon.responder.idle"));
+    assert!(terms.contains_key(Term::IkeDaemonResponderIdle.name()));
+    for term in model::validate::strongswan::EXCHANGE_TERMS {
+        assert!(!terms.contains_key(term.name()), "{term}");
+    }
     assert!(
-        !terms
-            .keys()
-            .any(|k| k.starts_with("ike.exchange.") || k.starts_with("ike.child_sa"))
+        err.contains(&format!("no `{}`", Term::IkeChildSaInstall)),
+        "{err}"
     );
-    assert!(err.contains("no `ike.child_sa.install`"), "{err}");
 }
 
 /// A `child` workload whose Child SAs took less than its refusals is refused naming the file and

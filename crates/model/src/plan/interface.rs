@@ -152,11 +152,11 @@ pub struct DataPathTerms {
 /// (the figures stay labelled a lower bound) rather than an infinite rate.
 fn data_path_terms(p: &profile::Profile) -> Option<DataPathTerms> {
     let imp = p.real_implementation()?;
-    let per_packet_ns = p.term("esp.per_packet").filter(|v| *v > 0.0)?;
+    let per_packet_ns = p.term(profile::Term::EspPerPacket).filter(|v| *v > 0.0)?;
     Some(DataPathTerms {
         implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
         per_packet_ns,
-        added_rtt_ns: p.term("esp.latency")?,
+        added_rtt_ns: p.term(profile::Term::EspLatency)?,
     })
 }
 

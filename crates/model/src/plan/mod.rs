@@ -18,8 +18,8 @@ mod interface;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use profile::Op;
 use profile::units::{Kind, Quantity};
+use profile::{Op, Term};
 use protocols::ikev2::{self, Fragmentation, Peer};
 use serde::Serialize;
 
@@ -420,7 +420,7 @@ pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
     let p = reference_profile()?;
     let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
     let crypto = x25519("keygen")? + x25519("agree")?;
-    let real = p.term("ike.daemon.responder.loaded")? + crypto;
+    let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
     (crypto > 0.0).then(|| (real / crypto, real, crypto))
 }
 
@@ -431,7 +431,7 @@ pub fn reference_esp_factor() -> Option<(f64, f64, f64)> {
     let seal = p
         .cipher_cost_ns(protocols::Suite::Aes256Gcm, profile::Direction::Seal, 1400)
         .ok()?;
-    let real = p.term("esp.per_packet")? + seal;
+    let real = p.term(Term::EspPerPacket)? + seal;
     let cipher_only = seal + p.io_ns() + p.io_per_byte_ns() * 1400.0;
     (cipher_only > 0.0).then(|| (real / cipher_only, real, cipher_only))
 }

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use profile::Term;
+
 use super::ReproduceError;
 use super::Result;
 use super::plot::{Series, Style};
@@ -11,7 +13,6 @@ use super::study::Outputs;
 use super::target::Targets;
 use super::variant::{fmt_list, traced};
 use crate::scenario::ike_auth_work;
-use crate::validate::strongswan::CHILD_SA_INSTALL;
 
 /// The pq_ike_e2 analysis: every IKE exchange's time from the fitted handling term and the
 /// profile's crypto costs inside the window the paper's captures time (request packet to
@@ -139,11 +140,11 @@ fn later_phases(
         .to_owned();
     let (install, install_deps) = traced(|| {
         strongswan
-            .term(CHILD_SA_INSTALL)
+            .term(Term::IkeChildSaInstall)
             .map(|ns| ns / 1e3)
             .ok_or_else(|| ReproduceError::Variant {
                 file: root.join(STRONGSWAN_PROFILE),
-                problem: format!("no implementation term `{CHILD_SA_INSTALL}` (measure it with `oransim calibrate --run strongswan`)"),
+                problem: format!("no implementation term `{}` (measure it with `oransim calibrate --run strongswan`)", Term::IkeChildSaInstall),
             })
     })?;
     for ke in ["x25519", "mlkem768"] {

@@ -23,21 +23,7 @@
 
 use super::node::NodeProfile;
 
-/// The implementation terms a daemon is charged from, by name (`[implementation.terms]`).
-pub mod terms {
-    /// Initiator CPU per SA in a storm, beyond its key ops \[ns\].
-    pub const INITIATOR: &str = "ike.daemon.initiator.loaded";
-    /// Responder CPU per SA in a storm, beyond its key ops \[ns\].
-    pub const RESPONDER: &str = "ike.daemon.responder.loaded";
-    /// Initiator certificate handling per SA, beyond signatures \[ns\].
-    pub const CERT_INITIATOR: &str = "ike.certificate.initiator";
-    /// Responder certificate handling per SA, beyond signatures \[ns\].
-    pub const CERT_RESPONDER: &str = "ike.certificate.responder";
-    /// Initiator CPU per message received per IKE SA held \[ns\].
-    pub const HELD_INITIATOR: &str = "ike.daemon.initiator.per_held_sa";
-    /// Responder CPU per message received per IKE SA held \[ns\].
-    pub const HELD_RESPONDER: &str = "ike.daemon.responder.per_held_sa";
-}
+use profile::Term;
 
 /// A real IKE daemon's measured work at one node (from its profile's implementation terms).
 #[derive(Debug, Clone, PartialEq)]
@@ -62,12 +48,15 @@ impl Daemon {
         if imp.name != "strongswan" {
             return None;
         }
-        let per_sa_ns = [p.term(terms::INITIATOR)?, p.term(terms::RESPONDER)?];
+        let per_sa_ns = [
+            p.term(Term::IkeDaemonInitiatorLoaded)?,
+            p.term(Term::IkeDaemonResponderLoaded)?,
+        ];
         let certificate_ns = p
-            .term(terms::CERT_INITIATOR)
-            .zip(p.term(terms::CERT_RESPONDER))
+            .term(Term::IkeCertificateInitiator)
+            .zip(p.term(Term::IkeCertificateResponder))
             .map(|(i, r)| [i, r]);
-        let held = |n: &str| p.term(n).unwrap_or(0.0);
+        let held = |t: Term| p.term(t).unwrap_or(0.0);
         Some(Daemon {
             what: format!(
                 "strongSwan {} ({}, profile {})",
@@ -77,7 +66,10 @@ impl Daemon {
             ),
             per_sa_ns,
             certificate_ns,
-            per_held_ns: [held(terms::HELD_INITIATOR), held(terms::HELD_RESPONDER)],
+            per_held_ns: [
+                held(Term::IkeDaemonInitiatorPerHeldSa),
+                held(Term::IkeDaemonResponderPerHeldSa),
+            ],
         })
     }
 }

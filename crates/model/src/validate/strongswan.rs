@@ -36,11 +36,15 @@
 //!   `ike.exchange.handling` (IKE_SA_INIT less the responder's X25519 keygen + agree), and the
 //!   daemons' CPU per installation (`ike.child_sa.install.{initiator,responder}_cpu`).
 //!
+//! The terms' names and units are [`profile::Term`]'s; [`TERMS`] and [`EXCHANGE_TERMS`] list
+//! the ones [`implementation_file`] writes.
+//!
 //! Every other row is predicted from those terms plus OpenSSL's measured costs of the key ops
 //! and ciphers (charon's openssl plugin does the key exchange and signatures).
 
 use std::collections::BTreeMap;
 
+use profile::{RealImplementation, Term};
 use serde::{Deserialize, Serialize};
 
 use super::{Measured, Row, Rule, Validation};
@@ -54,10 +58,6 @@ pub const FIT_STORM: u32 = 50;
 
 /// The certificate authentication whose set-up the certificate handling is fitted to.
 pub const FIT_CERT: &str = "ed25519";
-
-/// The implementation term of a Child SA's installation \[ns\] (module docs): read it from a
-/// profile with `Profile::term(CHILD_SA_INSTALL)`.
-pub const CHILD_SA_INSTALL: &str = "ike.child_sa.install";
 
 /// The ESP suite whose throughput and 64-byte RTT the data-path terms are fitted to.
 pub const FIT_SUITE: &str = "aes256gcm16";
@@ -276,7 +276,7 @@ pub struct Terms {
     /// workload (files written before the bench recorded them).
     pub exchanges: Option<Exchanges>,
     /// Spreads ((max - min) / median) of the fitted measurements, by term.
-    pub spreads: BTreeMap<&'static str, f64>,
+    pub spreads: BTreeMap<Term, f64>,
 }
 
 /// Per-exchange times on the capture (request -> response) and the Child SA installation term
@@ -363,19 +363,19 @@ fn exchanges(m: &Measurements, ops: &OpensslCosts) -> Result<Option<Exchanges>, 
         auth_ns: auth.median * 1e6,
         create_ns: create.median * 1e6,
         refused_ns: refused.median * 1e6,
-        handling_ns: nonneg("ike.exchange.handling", init.median * 1e6 - kr)?,
+        handling_ns: nonneg(Term::IkeExchangeHandling, init.median * 1e6 - kr)?,
         install_ns: below_refused(
-            "ike.child_sa.install",
+            Term::IkeChildSaInstall,
             "median CREATE_CHILD_SA exchange",
             (create.median - refused.median) * 1e6,
         )?,
         install_initiator_cpu_ns: below_refused(
-            "ike.child_sa.install.initiator_cpu",
+            Term::IkeChildSaInstallInitiatorCpu,
             "initiator's CPU per Child SA",
             cpu[0] - cpu[2],
         )?,
         install_responder_cpu_ns: below_refused(
-            "ike.child_sa.install.responder_cpu",
+            Term::IkeChildSaInstallResponderCpu,
             "responder's CPU per Child SA",
             cpu[1] - cpu[3],
         )?,
@@ -505,7 +505,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         .ok_or_else(|| MeasureError("no PSK set-up measured (`ike.setup.psk`)".into()))?;
     let (ki, kr, kpath) = crypto_split(&crypto(ops, "psk")?);
     let mut spreads = BTreeMap::new();
-    spreads.insert("ike.latency", lat.spread_pct() / 100.0);
+    spreads.insert(Term::IkeLatency, lat.spread_pct() / 100.0);
     let st = storms(m);
     let runs = st.get(&FIT_STORM).ok_or_else(|| {
         MeasureError(format!(
@@ -520,7 +520,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         median(&cpu_i).unwrap_or(0.0),
         median(&cpu_r).unwrap_or(0.0),
     );
-    spreads.insert("ike.parallelism", t50.spread_pct() / 100.0);
+    spreads.insert(Term::IkeParallelism, t50.spread_pct() / 100.0);
     let latency_ns = lat.median * 1e6 - kpath;
     let span_ns = t50.median * 1e6 - lat.median * 1e6;
     if span_ns <= 0.0 {
@@ -545,10 +545,10 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         ))
     })?;
     let certificate_ns = [
-        nonneg("ike.certificate.initiator", ci_c - ci - (ei - ki))?,
-        nonneg("ike.certificate.responder", cr_c - cr - (er - kr))?,
+        nonneg(Term::IkeCertificateInitiator, ci_c - ci - (ei - ki))?,
+        nonneg(Term::IkeCertificateResponder, cr_c - cr - (er - kr))?,
         nonneg(
-            "ike.certificate.latency",
+            Term::IkeCertificateLatency,
             (lat_c.median - lat.median) * 1e6 - (epath - kpath),
         )?,
     ];
@@ -574,11 +574,11 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         per_held_ns,
         growth_storm,
         certificate_ns,
-        initiator_idle_ns: nonneg("ike.daemon.initiator.idle", ci - ki)?,
-        responder_idle_ns: nonneg("ike.daemon.responder.idle", cr - kr)?,
-        latency_ns: nonneg("ike.latency", latency_ns)?,
-        initiator_loaded_ns: nonneg("ike.daemon.initiator.loaded", li - ki)?,
-        responder_loaded_ns: nonneg("ike.daemon.responder.loaded", lr - kr)?,
+        initiator_idle_ns: nonneg(Term::IkeDaemonInitiatorIdle, ci - ki)?,
+        responder_idle_ns: nonneg(Term::IkeDaemonResponderIdle, cr - kr)?,
+        latency_ns: nonneg(Term::IkeLatency, latency_ns)?,
+        initiator_loaded_ns: nonneg(Term::IkeDaemonInitiatorLoaded, li - ki)?,
+        responder_loaded_ns: nonneg(Term::IkeDaemonResponderLoaded, lr - kr)?,
         parallelism,
         esp_per_packet_ns: None,
         esp_latency_ns: None,
@@ -587,15 +587,15 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
     };
     if let Some(x) = &terms.exchanges {
         // The installation term's spread is its CREATE_CHILD_SA series'.
-        for (name, i) in [
-            ("ike.exchange.init", 0),
-            ("ike.exchange.handling", 0),
-            ("ike.exchange.auth", 1),
-            ("ike.exchange.create_child", 2),
-            ("ike.child_sa.install", 2),
-            ("ike.exchange.create_child.refused", 3),
+        for (term, i) in [
+            (Term::IkeExchangeInit, 0),
+            (Term::IkeExchangeHandling, 0),
+            (Term::IkeExchangeAuth, 1),
+            (Term::IkeExchangeCreateChild, 2),
+            (Term::IkeChildSaInstall, 2),
+            (Term::IkeExchangeCreateChildRefused, 3),
         ] {
-            terms.spreads.insert(name, x.spreads[i]);
+            terms.spreads.insert(term, x.spreads[i]);
         }
     }
     if let (Some((rtt, tput, mtu)), Some((plain_rtt, _, _))) = (esp(m, FIT_SUITE), esp(m, "plain"))
@@ -611,18 +611,18 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         }
         let per_seg = seg * 8.0 / (t.median * 1e6) * 1e9;
         terms.esp_per_packet_ns = Some(nonneg(
-            "esp.per_packet",
+            Term::EspPerPacket,
             per_seg - cost(ops, "aes256-gcm.seal", seg + 40.0)?,
         )?);
         terms
             .spreads
-            .insert("esp.per_packet", t.spread_pct() / 100.0);
+            .insert(Term::EspPerPacket, t.spread_pct() / 100.0);
         if let (Some(e), Some(p)) = (
             rtt.get("64").and_then(|v| median(v)),
             plain_rtt.get("64").and_then(|v| median(v)),
         ) {
             let ciphers = 4.0 * cost(ops, "aes256-gcm.seal", 64.0 + 28.0)?;
-            terms.esp_latency_ns = Some(nonneg("esp.latency", (e - p) * 1e6 - ciphers)?);
+            terms.esp_latency_ns = Some(nonneg(Term::EspLatency, (e - p) * 1e6 - ciphers)?);
         }
     }
     Ok(terms)
@@ -630,7 +630,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
 
 /// `v` when it is a cost (finite, >= 0); otherwise the measurement is not meaningful (the
 /// implementation took less than OpenSSL's crypto alone), and the error names the term.
-fn nonneg(term: &str, v: f64) -> Result<f64, MeasureError> {
+fn nonneg(term: Term, v: f64) -> Result<f64, MeasureError> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
@@ -643,7 +643,7 @@ fn nonneg(term: &str, v: f64) -> Result<f64, MeasureError> {
 
 /// `v` when it is a cost (finite, >= 0); otherwise the `child` workload's Child SAs took less
 /// than its refusals, which install nothing, and the error names the term.
-fn below_refused(term: &str, what: &str, v: f64) -> Result<f64, MeasureError> {
+fn below_refused(term: Term, what: &str, v: f64) -> Result<f64, MeasureError> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
@@ -963,33 +963,34 @@ fn auth_words(auth: &str) -> &str {
     }
 }
 
-/// The names of the implementation terms [`implementation_file`] writes, each with its unit.
-pub const TERM_NAMES: &[(&str, &str)] = &[
-    ("ike.daemon.initiator.idle", "ns"),
-    ("ike.daemon.responder.idle", "ns"),
-    ("ike.latency", "ns"),
-    ("ike.certificate.initiator", "ns"),
-    ("ike.certificate.responder", "ns"),
-    ("ike.certificate.latency", "ns"),
-    ("ike.daemon.initiator.loaded", "ns"),
-    ("ike.daemon.responder.loaded", "ns"),
-    ("ike.parallelism", "cores"),
-    ("ike.host_cpus", "cores"),
-    ("esp.per_packet", "ns"),
-    ("esp.latency", "ns"),
+/// The implementation terms [`implementation_file`] writes from every measurement file (the
+/// `esp.*` ones only when it has the ESP workloads).
+pub const TERMS: [Term; 12] = [
+    Term::IkeDaemonInitiatorIdle,
+    Term::IkeDaemonResponderIdle,
+    Term::IkeLatency,
+    Term::IkeCertificateInitiator,
+    Term::IkeCertificateResponder,
+    Term::IkeCertificateLatency,
+    Term::IkeDaemonInitiatorLoaded,
+    Term::IkeDaemonResponderLoaded,
+    Term::IkeParallelism,
+    Term::IkeHostCpus,
+    Term::EspPerPacket,
+    Term::EspLatency,
 ];
 
 /// The terms [`implementation_file`] writes only from a file with the per-exchange times and the
-/// `child` workload, each with its unit (module docs).
-pub const EXCHANGE_TERM_NAMES: &[(&str, &str)] = &[
-    ("ike.exchange.init", "ns"),
-    ("ike.exchange.auth", "ns"),
-    ("ike.exchange.create_child", "ns"),
-    ("ike.exchange.create_child.refused", "ns"),
-    ("ike.exchange.handling", "ns"),
-    ("ike.child_sa.install", "ns"),
-    ("ike.child_sa.install.initiator_cpu", "ns"),
-    ("ike.child_sa.install.responder_cpu", "ns"),
+/// `child` workload (module docs).
+pub const EXCHANGE_TERMS: [Term; 8] = [
+    Term::IkeExchangeInit,
+    Term::IkeExchangeAuth,
+    Term::IkeExchangeCreateChild,
+    Term::IkeExchangeCreateChildRefused,
+    Term::IkeExchangeHandling,
+    Term::IkeChildSaInstall,
+    Term::IkeChildSaInstallInitiatorCpu,
+    Term::IkeChildSaInstallResponderCpu,
 ];
 
 /// The measurement ids the per-exchange terms are fitted to (the PSK set-up's exchanges, the
@@ -1007,19 +1008,18 @@ pub fn implementation_file(
     ops: &OpensslCosts,
 ) -> Result<profile::file::ImplementationFile, MeasureError> {
     let t = fit(m, ops)?;
-    let mut terms = BTreeMap::new();
-    let mut put = |name: &str, unit: &str, value: f64, fitted: &[String], source: String| {
-        let spread = t.spreads.get(name).copied();
-        terms.insert(
-            name.to_owned(),
-            profile::file::TermFile {
-                value,
-                unit: unit.to_owned(),
-                spread,
-                fitted_to: fitted.to_vec(),
-                source,
-            },
-        );
+    let mut imp = profile::file::ImplementationFile::new(
+        RealImplementation::Strongswan,
+        m.strongswan.clone(),
+        m.data_path.clone(),
+        format!(
+            "scripts/strongswan-bench.sh ({} set): two charons in network namespaces on this host; load average {:.2} before, {:.2} after on {} logical CPUs",
+            m.set, m.load_before, m.load_after, m.cpus
+        ),
+    );
+    let mut put = |term: Term, value: f64, fitted: &[String], source: String| {
+        let spread = t.spreads.get(&term).copied();
+        imp.insert_term(term, value, spread, fitted.to_vec(), source);
     };
     let setup = vec!["ike.setup.psk".to_owned()];
     let cert = vec![format!("ike.setup.{FIT_CERT}")];
@@ -1030,13 +1030,15 @@ pub fn implementation_file(
             format!("ike.storm.{FIT_STORM}.cpu"),
             format!("ike.storm.{n}.cpu"),
         ];
-        for (i, (side, held)) in [("initiator", "2N"), ("responder", "1.5N")]
-            .iter()
-            .enumerate()
+        for (i, (term, side, held)) in [
+            (Term::IkeDaemonInitiatorPerHeldSa, "initiator", "2N"),
+            (Term::IkeDaemonResponderPerHeldSa, "responder", "1.5N"),
+        ]
+        .into_iter()
+        .enumerate()
         {
             put(
-                &format!("ike.daemon.{side}.per_held_sa"),
-                "ns",
+                term,
                 t.per_held_ns[i],
                 &from,
                 format!(
@@ -1046,8 +1048,7 @@ pub fn implementation_file(
         }
     }
     put(
-        "ike.daemon.initiator.idle",
-        "ns",
+        Term::IkeDaemonInitiatorIdle,
         t.initiator_idle_ns,
         &setup,
         format!(
@@ -1055,23 +1056,27 @@ pub fn implementation_file(
         ),
     );
     put(
-        "ike.daemon.responder.idle",
-        "ns",
+        Term::IkeDaemonResponderIdle,
         t.responder_idle_ns,
         &setup,
         format!("responder CPU per PSK IKE SA set up one at a time, {xchg}"),
     );
     put(
-        "ike.latency",
-        "ns",
+        Term::IkeLatency,
         t.latency_ns,
         &setup,
         "median PSK set-up latency (first IKE_SA_INIT request to IKE_AUTH response on the capture's clock) less the key exchange on its critical path".into(),
     );
-    for (i, side) in ["initiator", "responder", "latency"].iter().enumerate() {
+    for (i, (term, side)) in [
+        (Term::IkeCertificateInitiator, "initiator"),
+        (Term::IkeCertificateResponder, "responder"),
+        (Term::IkeCertificateLatency, "latency"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         put(
-            &format!("ike.certificate.{side}"),
-            "ns",
+            term,
             t.certificate_ns[i],
             &cert,
             format!(
@@ -1080,22 +1085,19 @@ pub fn implementation_file(
         );
     }
     put(
-        "ike.daemon.initiator.loaded",
-        "ns",
+        Term::IkeDaemonInitiatorLoaded,
         t.initiator_loaded_ns,
         &storm,
         format!("initiator CPU per SA in a storm of {FIT_STORM} PSK IKE SAs, {xchg}"),
     );
     put(
-        "ike.daemon.responder.loaded",
-        "ns",
+        Term::IkeDaemonResponderLoaded,
         t.responder_loaded_ns,
         &storm,
         format!("responder CPU per SA in a storm of {FIT_STORM} PSK IKE SAs, {xchg}"),
     );
     put(
-        "ike.parallelism",
-        "cores",
+        Term::IkeParallelism,
         t.parallelism,
         &storm,
         format!(
@@ -1104,16 +1106,14 @@ pub fn implementation_file(
         ),
     );
     put(
-        "ike.host_cpus",
-        "cores",
+        Term::IkeHostCpus,
         f64::from(m.cpus),
         &[],
         "logical CPUs of the host the daemons shared".into(),
     );
     if let Some(pp) = t.esp_per_packet_ns {
         put(
-            "esp.per_packet",
-            "ns",
+            Term::EspPerPacket,
             pp,
             &[format!("esp.tput.{FIT_SUITE}")],
             format!(
@@ -1124,8 +1124,7 @@ pub fn implementation_file(
     }
     if let Some(l) = t.esp_latency_ns {
         put(
-            "esp.latency",
-            "ns",
+            Term::EspLatency,
             l,
             &[format!("esp.rtt.{FIT_SUITE}.64")],
             "what ESP adds to a 64-byte ping's median RTT over the same path without IPsec, less four AES-256-GCM calls".into(),
@@ -1137,49 +1136,46 @@ pub fn implementation_file(
         let both = [create.clone(), refused.clone()].concat();
         let capture =
             "request -> response on the capture of the IKE port (tcpdump on the initiator's veth)";
-        let mut put_x = |name: &str, value: f64, fitted: &[String], source: String| {
-            put(name, "ns", value, fitted, source)
-        };
-        put_x(
-            "ike.exchange.init",
+        put(
+            Term::IkeExchangeInit,
             x.init_ns,
             &init,
             format!("median IKE_SA_INIT of the PSK set-ups one at a time, {capture}"),
         );
-        put_x(
-            "ike.exchange.auth",
+        put(
+            Term::IkeExchangeAuth,
             x.auth_ns,
             &auth,
             format!(
                 "median IKE_AUTH (PSK, with its Child SA installed, {path}) of the PSK set-ups one at a time, {capture}"
             ),
         );
-        put_x(
-            "ike.exchange.create_child",
+        put(
+            Term::IkeExchangeCreateChild,
             x.create_ns,
             &create,
             format!(
                 "median CREATE_CHILD_SA (no KE payload: no PFS; the responder installs the Child SA, {path}, before it answers) on one established PSK IKE SA, one at a time, {capture}"
             ),
         );
-        put_x(
-            "ike.exchange.create_child.refused",
+        put(
+            Term::IkeExchangeCreateChildRefused,
             x.refused_ns,
             &refused,
             format!(
                 "median CREATE_CHILD_SA the responder refuses with TS_UNACCEPTABLE (nothing installed), on the same IKE SA, {capture}"
             ),
         );
-        put_x(
-            "ike.exchange.handling",
+        put(
+            Term::IkeExchangeHandling,
             x.handling_ns,
             &init,
             format!(
                 "median IKE_SA_INIT of the PSK set-ups ({capture}) less the responder's X25519 keygen + agree (OpenSSL's cost): the exchange's handling without its key exchange, and without a Child SA"
             ),
         );
-        put_x(
-            "ike.child_sa.install",
+        put(
+            Term::IkeChildSaInstall,
             x.install_ns,
             &both,
             format!(
@@ -1187,19 +1183,10 @@ pub fn implementation_file(
                 data_path_words(path)
             ),
         );
-        put_x("ike.child_sa.install.initiator_cpu", x.install_initiator_cpu_ns, &both, "initiator CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
-        put_x("ike.child_sa.install.responder_cpu", x.install_responder_cpu_ns, &both, "responder CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
+        put(Term::IkeChildSaInstallInitiatorCpu, x.install_initiator_cpu_ns, &both, "initiator CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
+        put(Term::IkeChildSaInstallResponderCpu, x.install_responder_cpu_ns, &both, "responder CPU (every thread's run time) per Child SA less its CPU per refused CREATE_CHILD_SA".into());
     }
-    Ok(profile::file::ImplementationFile {
-        name: "strongswan".into(),
-        version: m.strongswan.clone(),
-        data_path: m.data_path.clone(),
-        source: format!(
-            "scripts/strongswan-bench.sh ({} set): two charons in network namespaces on this host; load average {:.2} before, {:.2} after on {} logical CPUs",
-            m.set, m.load_before, m.load_after, m.cpus
-        ),
-        terms,
-    })
+    Ok(imp)
 }
 
 #[cfg(test)]
@@ -1283,12 +1270,12 @@ mod tests {
         close(x.install_initiator_cpu_ns, 250e3);
         close(x.install_responder_cpu_ns, 250e3);
         let imp = implementation_file(&m, &ops()).unwrap();
-        for (name, unit) in EXCHANGE_TERM_NAMES {
-            let t = imp.terms.get(*name).unwrap_or_else(|| panic!("no {name}"));
-            assert_eq!(t.unit, *unit);
-            assert!(!t.fitted_to.is_empty(), "{name}");
+        for term in EXCHANGE_TERMS {
+            let t = imp.term(term).unwrap_or_else(|| panic!("no {term}"));
+            assert_eq!(t.unit, term.unit().as_str());
+            assert!(!t.fitted_to.is_empty(), "{term}");
         }
-        let t = &imp.terms["ike.child_sa.install"];
+        let t = imp.term(Term::IkeChildSaInstall).expect("the install term");
         close(t.value, 245e3);
         assert_eq!(t.fitted_to, ["ike.child.create", "ike.child.refused"]);
         assert!(t.source.contains("kernel-libipsec") && t.source.contains("TS_UNACCEPTABLE"));
@@ -1306,13 +1293,14 @@ mod tests {
             let t = fit(&m, &ops()).expect("an old file still fits");
             assert!(t.exchanges.is_none());
             let imp = implementation_file(&m, &ops()).unwrap();
-            for (name, _) in EXCHANGE_TERM_NAMES {
-                assert!(!imp.terms.contains_key(*name), "{name}");
+            for term in EXCHANGE_TERMS {
+                assert!(imp.term(term).is_none(), "{term}");
             }
-            for (name, _) in TERM_NAMES {
+            for term in TERMS {
                 assert!(
-                    imp.terms.contains_key(*name) || name.starts_with("esp."),
-                    "{name}"
+                    imp.term(term).is_some()
+                        || [Term::EspPerPacket, Term::EspLatency].contains(&term),
+                    "{term}"
                 );
             }
         }

@@ -31,7 +31,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use profile::file::{ImplementationFile, TermFile};
+use profile::file::ImplementationFile;
+use profile::{RealImplementation, Term};
 
 use super::{Measured, Row, Rule, Validation};
 
@@ -599,68 +600,53 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
 pub fn implementation_file(m: &TlsMeasurements) -> ImplementationFile {
     let fit_hs = handshake_id(FIT_HANDSHAKE.0, FIT_HANDSHAKE.1);
     let fit_bulk = bulk_id(FIT_BULK);
-    let mut terms = BTreeMap::new();
-    let mut source = format!(
-        "OpenSSL s_server and s_time on 127.0.0.1, {} set ({} runs per workload); {}; crypto from openssl speed -mr on the same host",
-        m.set.as_str(),
-        m.set.runs(),
-        noise(m)
+    let mut imp = ImplementationFile::new(
+        RealImplementation::OpensslTls,
+        m.openssl_version.trim(),
+        "loopback-tcp",
+        format!(
+            "OpenSSL s_server and s_time on 127.0.0.1, {} set ({} runs per workload); {}; crypto from openssl speed -mr on the same host",
+            m.set.as_str(),
+            m.set.runs(),
+            noise(m)
+        ),
     );
     match fit(m) {
         Ok(t) => {
-            let mut term =
-                |name: &str, (value, spread): (f64, f64), unit: &str, fitted: &str, how: &str| {
-                    terms.insert(
-                        name.to_owned(),
-                        TermFile {
-                            value,
-                            unit: unit.to_owned(),
-                            spread: Some(spread),
-                            fitted_to: vec![fitted.to_owned()],
-                            source: how.to_owned(),
-                        },
-                    );
-                };
+            let mut term = |term: Term, (value, spread): (f64, f64), fitted: &str, how: &str| {
+                imp.insert_term(term, value, Some(spread), vec![fitted.to_owned()], how);
+            };
             term(
-                "tls.server.handshake_overhead",
+                Term::TlsServerHandshakeOverhead,
                 t.server_overhead_ns,
-                "ns",
                 &fit_hs,
                 "median s_server CPU per handshake (schedstat) minus keygen + agree + sign from openssl speed",
             );
             term(
-                "tls.client.handshake_overhead",
+                Term::TlsClientHandshakeOverhead,
                 t.client_overhead_ns,
-                "ns",
                 &fit_hs,
                 "median s_time CPU per handshake (wait4 rusage) minus keygen + agree + verify from openssl speed",
             );
             term(
-                "tls.handshake.wait_offset",
+                Term::TlsHandshakeWaitOffset,
                 t.wait_ns,
-                "ns",
                 &fit_hs,
                 "median wall time per handshake minus the median server and client CPU per handshake: positive when neither computes for a while (loopback round trips, wake-ups), negative when the two overlap on the host's cores",
             );
             if let Some(r) = t.record_overhead_ns_per_byte {
                 term(
-                    "tls.record.overhead_per_byte",
+                    Term::TlsRecordOverheadPerByte,
                     r,
-                    "ns/B",
                     &fit_bulk,
                     "8000 / median Mbit/s minus seal + open per byte at 16384 B from openssl speed (open taken equal to seal)",
                 );
             } else {
-                source.push_str(&format!("; no `{fit_bulk}` workload, so no record term"));
+                imp.source
+                    .push_str(&format!("; no `{fit_bulk}` workload, so no record term"));
             }
         }
-        Err(e) => source.push_str(&format!("; no terms: {e}")),
+        Err(e) => imp.source.push_str(&format!("; no terms: {e}")),
     }
-    ImplementationFile {
-        name: "openssl-tls".to_owned(),
-        version: m.openssl_version.trim().to_owned(),
-        data_path: "loopback-tcp".to_owned(),
-        source,
-        terms,
-    }
+    imp
 }
