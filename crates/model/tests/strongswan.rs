@@ -67,7 +67,9 @@ fn predicted(v: &Validation, id: &str) -> Option<f64> {
 fn fitted_rows_are_exactly_the_fit_s_measurements() {
     let m = measurements();
     let v = validate(&m);
-    let fit = strongswan::fitted_to();
+    let mut fit = strongswan::fitted_to();
+    // The state terms are fitted to the largest PSK storm of at least 200 SAs (issue 35).
+    fit.push("ike.storm.1000.cpu".to_owned());
     assert_eq!(v.fitted_to, fit);
     for r in &v.rows {
         assert_eq!(
