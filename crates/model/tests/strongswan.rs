@@ -16,30 +16,26 @@ fn measurements() -> Measurements {
     serde_json::from_str(&text).expect("a measurement file")
 }
 
-/// The OpenSSL costs from the file's `speed` workload, parsed as the CLI does.
-fn ops(m: &Measurements) -> OpensslCosts {
-    let mr = m
-        .rows
+/// The file's `speed` workload: `openssl speed -mr` output.
+fn speed(m: &Measurements) -> String {
+    m.rows
         .iter()
         .find_map(|w| match w {
             Workload::Speed { mr, .. } => Some(mr.clone()),
             _ => None,
         })
-        .expect("a speed workload");
-    crypto_bench::openssl::parse(&mr, "speed").expect("openssl speed -mr output")
+        .expect("a speed workload")
+}
+
+/// The OpenSSL costs from the file's `speed` workload, parsed as the CLI does.
+fn ops(m: &Measurements) -> OpensslCosts {
+    crypto_bench::openssl::parse(&speed(m), "speed").expect("openssl speed -mr output")
 }
 
 /// The profile `calibrate --run strongswan` writes from `m`, without a loopback I/O cost (as
 /// `validate strongswan` builds it).
 fn storm_profile(m: &Measurements) -> profile::Profile {
-    let mr = m
-        .rows
-        .iter()
-        .find_map(|w| match w {
-            Workload::Speed { mr, .. } => Some(mr.clone()),
-            _ => None,
-        })
-        .expect("a speed workload");
+    let mr = speed(m);
     let opts = crypto_bench::openssl::ImportOptions {
         cores: Some(m.cpus),
         io: None,
