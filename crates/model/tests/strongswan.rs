@@ -18,13 +18,7 @@ fn measurements() -> Measurements {
 
 /// The file's `speed` workload: `openssl speed -mr` output.
 fn speed(m: &Measurements) -> String {
-    m.rows
-        .iter()
-        .find_map(|w| match w {
-            Workload::Speed { mr, .. } => Some(mr.clone()),
-            _ => None,
-        })
-        .expect("a speed workload")
+    m.speed().expect("a speed workload").to_owned()
 }
 
 /// The OpenSSL costs from the file's `speed` workload, parsed as the CLI does.

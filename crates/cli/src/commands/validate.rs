@@ -119,12 +119,7 @@ pub(crate) fn strongswan_measurements(
         )
     })?;
     let speed = m
-        .rows
-        .iter()
-        .find_map(|w| match w {
-            strongswan::Workload::Speed { mr, .. } => Some(mr.as_str()),
-            _ => None,
-        })
+        .speed()
         .with_context(|| format!("{origin}: no `speed` workload (openssl speed -mr output)"))?;
     let ops = crypto_bench::openssl::parse(speed, &format!("{origin}: speed"))
         .with_context(|| format!("{origin}: the `speed` workload"))?;
@@ -159,19 +154,12 @@ pub(crate) fn strongswan_profile(
     name: &str,
     io: Option<crypto_bench::io::LoopbackIo>,
 ) -> anyhow::Result<profile::file::ProfileFile> {
-    let speed = m
-        .rows
-        .iter()
-        .find_map(|w| match w {
-            strongswan::Workload::Speed { mr, .. } => Some(mr.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let speed = m.speed().unwrap_or_default();
     let opts = crypto_bench::openssl::ImportOptions {
         cores: Some(m.cpus.max(1)),
         io,
     };
-    let mut file = crypto_bench::openssl::import(&speed, &format!("{origin}: speed"), name, &opts)
+    let mut file = crypto_bench::openssl::import(speed, &format!("{origin}: speed"), name, &opts)
         .with_context(|| format!("{origin}: the `speed` workload"))?;
     file.profile.description = Some(format!(
         "strongSwan {} measured on this host by running it ({}): key ops and ciphers from openssl speed, I/O per packet from loopback UDP, the daemon's and data path's terms in [implementation]",

@@ -85,6 +85,16 @@ pub struct Measurements {
     pub rows: Vec<Workload>,
 }
 
+impl Measurements {
+    /// The `speed` workload's `openssl speed -mr` text, if the file has one.
+    pub fn speed(&self) -> Option<&str> {
+        self.rows.iter().find_map(|w| match w {
+            Workload::Speed { mr, .. } => Some(mr.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// One workload's result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "workload", rename_all = "lowercase")]

@@ -202,20 +202,19 @@ impl<O: Observer> Engine<'_, O> {
 
     /// Starts the CPU service of `pkt` (already admitted by the station).
     fn start_service(&mut self, node: u32, pkt: u32) {
-        let p = self.packets[pkt];
-        let state = &self.nodes[node as usize];
-        let size = if state.by_protected_len {
+        let p = &self.packets[pkt];
+        let size = if self.nodes[node as usize].by_protected_len {
             p.plen
         } else {
             p.size
         };
-        let role = p.role;
+        let (role, kind) = (p.role, p.kind);
         let r = role.index();
-        let carried = p.kind.work(role);
+        let carried = kind.work(role);
         // A message that carries work is one the node's daemon processes: it also pays for the
         // SAs the node holds, when its exchange says so.
         let held = if carried > 0 {
-            self.held_work(node, p.kind, role)
+            self.held_work(node, kind, role)
         } else {
             0
         };
