@@ -87,6 +87,8 @@ enum Command {
     Calibrate(commands::calibrate::CalibrateArgs),
     /// Capacity planning: what a security choice costs on your system (key-exchange storms, ...).
     Plan(commands::plan::PlanArgs),
+    /// Work on calibration profiles: merge measured ops into a profile, keeping their provenance.
+    Profile(commands::profile::ProfileArgs),
     /// Run a scenario over a grid of parameter values: parallel, resumable, shardable.
     Sweep(commands::sweep::SweepArgs),
     /// Run every published experiment and compare with the papers (fitted vs predicted).
@@ -259,6 +261,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => commands::validate::execute(args),
         Command::Calibrate(args) => commands::calibrate::execute(args),
         Command::Plan(args) => commands::plan::execute(args),
+        Command::Profile(args) => commands::profile::execute(args),
         Command::Sweep(args) => commands::sweep::execute(args),
         Command::Reproduce(args) => commands::reproduce::execute(args),
         Command::Live(args) => commands::live::execute(args),

@@ -69,4 +69,50 @@ pub enum ProfileError {
         /// The TOML writer's message.
         message: String,
     },
+    /// Merging profiles: an added profile has an operation the base (or an earlier added
+    /// profile) has too, and it was not named to be replaced.
+    #[error(
+        "{origin}: `ops.\"{op}\"`: {other} has this operation too{}",
+        if *other_is_base { "; a merge takes each op from one file, so name it to be replaced to take this file's cost" } else { " (another added file); a merge takes each op from one file" }
+    )]
+    MergeOpInBoth {
+        /// The added profile.
+        origin: String,
+        /// The operation.
+        op: String,
+        /// The profile that has it too.
+        other: String,
+        /// Whether that is the base (which a replacement may override).
+        other_is_base: bool,
+    },
+    /// Merging profiles: an added profile has an `[implementation]` section; only the base's
+    /// terms are kept.
+    #[error(
+        "{origin}: `implementation`: the added profile has `{implementation}`'s terms, which a merge does not take (they were fitted with that profile's own op costs){}",
+        if *base_has_one { format!("; the base {base} has its own") } else { format!("; give {origin} as the base and add {base}'s ops to it instead") }
+    )]
+    MergeImplementation {
+        /// The added profile.
+        origin: String,
+        /// Its `[implementation].name`.
+        implementation: String,
+        /// The base profile.
+        base: String,
+        /// Whether the base has an `[implementation]` too.
+        base_has_one: bool,
+    },
+    /// Merging profiles: an op named to be replaced is not one the base has, or no added
+    /// profile has it.
+    #[error(
+        "`{op}` is named to be replaced, but {}",
+        if *in_base { "no added profile has it".to_owned() } else { format!("the base {base} has no such operation") }
+    )]
+    MergeReplaceUnused {
+        /// The op named.
+        op: String,
+        /// The base profile.
+        base: String,
+        /// Whether the base has it.
+        in_base: bool,
+    },
 }

@@ -110,6 +110,7 @@ mod check;
 mod cost;
 mod error;
 pub mod file;
+pub mod merge;
 mod op;
 pub mod read;
 mod term;

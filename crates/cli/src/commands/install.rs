@@ -152,9 +152,29 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "oransim-plan-kex",
+        &[
+            (
+                "A restart storm of 1000 tunnels, per key exchange",
+                "oransim plan kex --profile calibration/dev-host-aws-lc.toml --tunnels 1000",
+            ),
+            (
+                "20,000 gNBs reconnect with x25519+ML-KEM-768 to a RIC running strongSwan",
+                "oransim plan kex --profile calibration/host-2026-11-28-strongswan-mlkem.toml --ke x25519+mlkem768 --auth psk --tunnels 20000",
+            ),
+        ],
+    ),
+    (
+        "oransim-profile",
         &[(
-            "A restart storm of 1000 tunnels, per key exchange",
-            "oransim plan kex --profile calibration/dev-host-aws-lc.toml --tunnels 1000",
+            "Compose a profile from two measured ones",
+            "oransim profile merge calibration/host-2026-11-26-strongswan.toml calibration/host-2026-11-28-rustcrypto-mlkem.toml --out strongswan-mlkem.toml",
+        )],
+    ),
+    (
+        "oransim-profile-merge",
+        &[(
+            "Add ML-KEM-768 measured with RustCrypto to strongSwan's measured profile",
+            "oransim profile merge calibration/host-2026-11-26-strongswan.toml calibration/host-2026-11-28-rustcrypto-mlkem.toml --out strongswan-mlkem.toml",
         )],
     ),
     (

@@ -8,6 +8,7 @@ pub mod install;
 pub mod live;
 pub mod overhead;
 pub mod plan;
+pub mod profile;
 pub mod reproduce;
 pub mod run;
 pub mod sweep;

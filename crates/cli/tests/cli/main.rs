@@ -27,6 +27,7 @@ mod pcap_overhead;
 mod pcap_run;
 mod plan;
 mod plots;
+mod profile_merge;
 mod quantities;
 mod reproduce;
 mod run;
