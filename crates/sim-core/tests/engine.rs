@@ -770,6 +770,130 @@ fn handshake_exchanges_and_a_storm() {
     assert!(lost > 0);
 }
 
+/// A storm of `tunnels` at once from node 0 (`init_cores`) to node 1 (`resp_cores`) over a
+/// 1 Gb/s link with 1 ms propagation and no loss; one exchange of 1000 B each way with the given
+/// work \[us\] (initiator before, responder, initiator after).
+fn lossless_storm(
+    tunnels: u32,
+    init_cores: u32,
+    resp_cores: u32,
+    work_us: [u64; 3],
+    retransmit: Option<Retransmit>,
+) -> Network {
+    let node = |n: &str, servers| NodeConfig {
+        name: n.into(),
+        service: Service::None,
+        receive: None,
+        transit: None,
+        io: None,
+        latency: SimDuration::ZERO,
+        by_protected_len: false,
+        servers,
+        capacity: None,
+    };
+    let us = SimDuration::from_us;
+    Network {
+        nodes: vec![node("gnbs", init_cores), node("ric", resp_cores)],
+        links: vec![LinkConfig {
+            name: "e2".into(),
+            a: 0,
+            b: 1,
+            rate: DataRate::from_bps(1_000_000_000).unwrap(),
+            propagation: us(1000),
+            mtu: None,
+            queue_capacity: None,
+            loss: 0.0,
+            framing: LineFraming::Bare,
+        }],
+        flows: vec![FlowConfig {
+            name: "ike".into(),
+            path: vec![0, 1],
+            mtu_exempt: 0,
+            ethernet_header: false,
+            protected_len: vec![],
+            source: Source::Handshake {
+                exchanges: vec![HandshakeExchange {
+                    name: "INIT".into(),
+                    request: 1000,
+                    response: 1000,
+                    initiator_before: us(work_us[0]),
+                    responder: us(work_us[1]),
+                    initiator_after: us(work_us[2]),
+                    initiator_per_held: SimDuration::ZERO,
+                    responder_per_held: SimDuration::ZERO,
+                    request_datagrams: 1,
+                    response_datagrams: 1,
+                }],
+                tunnels,
+                spacing: SimDuration::ZERO,
+                retransmit,
+            },
+        }],
+        stop: Stop::default(),
+        warmup: SimDuration::ZERO,
+        hosts: Vec::new(),
+    }
+}
+
+/// Issue 39: with no loss, retransmissions cost no daemon work twice. 1000 tunnels queue 300 ms
+/// of responder work on one core while the initiators retransmit every 10 ms: the responder is
+/// busy exactly 1000 x 300 us (each request's work charged once, a copy of a request it is
+/// processing or has answered costs nothing), every tunnel comes back, and its core is free as
+/// soon as without retransmission.
+#[test]
+fn a_retransmitted_request_is_not_processed_twice() {
+    let rt = Retransmit {
+        timeout: SimDuration::from_us(10_000),
+        base: 1.0,
+        tries: 100,
+    };
+    let with = run_replication(&lossless_storm(1000, 64, 1, [0, 300, 0], Some(rt)), 1, 0).unwrap();
+    let without = run_replication(&lossless_storm(1000, 64, 1, [0, 300, 0], None), 1, 0).unwrap();
+    let f = &with.flows[0];
+    assert!(
+        f.handshake_retransmissions > 1000,
+        "{}",
+        f.handshake_retransmissions
+    );
+    assert_eq!(f.handshakes_failed, 0);
+    assert_eq!(f.handshake.count(), 1000);
+    assert_eq!(with.nodes[1].busy_ps, 1000 * 300 * 1_000_000);
+    assert_eq!(with.nodes[1].busy_ps, without.nodes[1].busy_ps);
+    // The last request's work ends at 300 ms after its arrival, with or without copies queued.
+    let last = |r: &sim_core::engine::RunStats| r.flows[0].handshake.summary().max_ns;
+    assert!(
+        last(&with) >= last(&without),
+        "{} {}",
+        last(&with),
+        last(&without)
+    );
+    assert!(
+        last(&with) < last(&without) + 1e6,
+        "{} {}",
+        last(&with),
+        last(&without)
+    );
+}
+
+/// Issue 39: the retransmission timer starts when the request leaves the initiator, not when
+/// its daemon was asked to send it. 1000 requests queue 100 ms of initiator work on one core
+/// under a 20 ms timeout with no retry: timed from creation, most would give up before they
+/// were sent; timed from departure, every one comes back, none retransmitted.
+#[test]
+fn the_retransmission_timer_starts_when_the_request_leaves() {
+    let rt = Retransmit {
+        timeout: SimDuration::from_us(20_000),
+        base: 2.0,
+        tries: 0,
+    };
+    let r = run_replication(&lossless_storm(1000, 1, 64, [100, 300, 0], Some(rt)), 1, 0).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.handshakes_failed, 0);
+    assert_eq!(f.handshake_retransmissions, 0);
+    assert_eq!(f.handshake.count(), 1000);
+    assert!(f.handshake.summary().max_ns > 100e6);
+}
+
 /// Issue 15: the engine checks its own input and refuses an invalid network with an error
 /// instead of panicking (here a path whose nodes share no link, and a node index out of range).
 #[test]

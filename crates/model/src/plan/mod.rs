@@ -102,7 +102,7 @@ pub struct KexRow {
     /// 99th percentile of the set-up time \[ns\] (equal to `setup_ns` without loss); `None`
     /// when no set-up completed.
     pub setup_p99_ns: Option<f64>,
-    /// Fraction of set-ups that fail (all retransmissions lost), in [0, 1].
+    /// Fraction of set-ups that fail (the initiator gave up after its last try), in [0, 1].
     pub setup_failed: f64,
     /// Bytes on the wire for one set-up, both directions, all exchanges \[bytes\].
     pub setup_bytes: u64,
@@ -127,9 +127,16 @@ pub struct KexRow {
     pub responder_cores: u32,
     /// Responder CPU busy over the storm, in [0, 1] of its cores.
     pub responder_cpu: f64,
+    /// The responder's CPU time over the whole storm run, all cores \[ns\]: every
+    /// handshake's work, the daemon's state work that grows with the SAs it holds, and what
+    /// duplicates of requests cost it.
+    pub responder_busy_ns: f64,
     /// With `--placement shared`: the shared host's CPU busy over the storm (both daemons), in
     /// [0, 1] of its cores; `None` (JSON `null`) otherwise.
     pub host_cpu: Option<f64>,
+    /// With `--placement shared`: the shared host's CPU time over the storm run, all cores
+    /// (both daemons) \[ns\]; `None` (JSON `null`) otherwise.
+    pub host_busy_ns: Option<f64>,
     /// The full handshake report of the storm run.
     pub storm: HandshakeReport,
     /// IKEv2 peer whose messages were sized.
@@ -358,8 +365,19 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             // The responder has a count of cores (`--cores` or the profile's).
             responder_cores: responder.cores.unwrap_or_default(),
             responder_cpu: responder.utilisation,
+            responder_busy_ns: responder.utilisation
+                * f64::from(responder.cores.unwrap_or_default())
+                * storm.run.sim_time_ns,
             host_cpu: (q.placement == Placement::Shared)
                 .then(|| storm.nodes.iter().map(|n| n.utilisation).sum()),
+            host_busy_ns: (q.placement == Placement::Shared).then(|| {
+                storm
+                    .nodes
+                    .iter()
+                    .map(|n| n.utilisation * f64::from(n.cores.unwrap_or_default()))
+                    .sum::<f64>()
+                    * storm.run.sim_time_ns
+            }),
             storm: hs,
             peer: q.peer,
             ike_sa_init: travel,
@@ -563,7 +581,7 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
         }
         if r.storm_failed > 0 {
             out.push(format!(
-                "{}: in the storm {} of {} tunnels failed (every retransmission lost); {}",
+                "{}: in the storm {} of {} tunnels failed (their initiators gave up after the last retransmission); {}",
                 r.ke,
                 r.storm_failed,
                 r.tunnels,
@@ -583,9 +601,7 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
                 host * 100.0,
                 r.responder_cores,
                 r.responder_cpu * 100.0,
-                ms(Some(
-                    r.tunnels as f64 * (r.responder_work_ns + r.initiator_work_ns)
-                )),
+                ms(r.host_busy_ns),
             ));
         } else if r.responder_cpu >= 0.9 {
             out.push(format!(
@@ -593,8 +609,8 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
                 r.ke,
                 r.responder_cpu * 100.0,
                 r.responder_cores,
-                ms(Some(r.tunnels as f64 * r.responder_work_ns)),
-                ms(Some(r.tunnels as f64 * r.responder_work_ns / r.responder_cores as f64)),
+                ms(Some(r.responder_busy_ns)),
+                ms(Some(r.responder_busy_ns / r.responder_cores as f64)),
                 r.responder_cores
             ));
         } else {

@@ -18,6 +18,8 @@ use crate::stats::LinkDirStats;
 use crate::tally::Bump;
 use crate::time::DataRate;
 
+use super::packet::Kind;
+
 use super::station::{Admit, Station};
 use super::{Engine, Event, NO_LINK, Observer, WirePoint, WireRecord};
 
@@ -61,6 +63,10 @@ impl<O: Observer> Engine<'_, O> {
     /// last, else onto the link.
     pub(super) fn after_node(&mut self, pkt: u32) {
         let hop = self.packets[pkt].hop as usize;
+        // A handshake request leaving its initiator: the daemon sent it, its timer starts.
+        if let (0, Kind::HandshakeRequest(m)) = (hop, self.packets[pkt].kind) {
+            self.handshake_departed(m);
+        }
         // A route has at most 2^32 hops (hop is a u32), so 2 * hop fits a usize.
         #[allow(clippy::arithmetic_side_effects)]
         self.close_hop(pkt, 2 * hop);

@@ -208,13 +208,20 @@ impl<O: Observer> Engine<'_, O> {
         } else {
             p.size
         };
-        let (role, kind) = (p.role, p.kind);
+        let (role, mut kind) = (p.role, p.kind);
         let r = role.index();
-        let carried = kind.work(role);
+        let mut carried = kind.work(role);
         // A message that carries work is one the node's daemon processes: it also pays for the
-        // SAs the node holds, when its exchange says so.
+        // SAs the node holds, when its exchange says so. A copy of a handshake message the
+        // daemon already has in hand (a retransmission) is charged neither.
         let held = if carried > 0 {
-            self.held_work(node, kind, role)
+            if self.handshake_charge(&mut kind, role) {
+                self.packets[pkt].kind = kind;
+                self.held_work(node, kind, role)
+            } else {
+                carried = 0;
+                0
+            }
         } else {
             0
         };

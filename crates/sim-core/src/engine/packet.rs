@@ -43,6 +43,9 @@ pub(super) struct HandshakeMsg {
     pub work: [u64; 2],
     /// Datagrams the message stands for (after fragmentation); it is lost when any one is.
     pub datagrams: u32,
+    /// Whether this copy was charged its exchange's work where it terminates (the first copy
+    /// processed there; a retransmitted copy is not).
+    pub charged: bool,
 }
 
 impl Kind {
@@ -235,6 +238,7 @@ mod tests {
             exchange: 0,
             work: [5, 7],
             datagrams: 3,
+            charged: false,
         };
         let k = Kind::HandshakeRequest(m);
         assert_eq!(

@@ -1,9 +1,15 @@
 //! Key-exchange handshakes (IKEv2, TLS): tunnels start one every `spacing`; each runs its
 //! exchanges in order, request then response, each message carrying its crypto work as extra CPU
 //! time at the node that prepares or processes it. With retransmission, an initiator whose timer
-//! expires before the response sends the request again (without new work; a responder that
-//! already processed the request answers from its cache, without new work) and gives up after
-//! the last try; without it, a lost message fails its tunnel.
+//! expires before the response sends the request again (without new work) and gives up after the
+//! last try; without it, a lost message fails its tunnel.
+//!
+//! As charon does: the timer is armed when the request leaves the initiator (after its daemon
+//! prepared it), not when the daemon was asked to send it; each side does an exchange's work
+//! once, on the first copy it processes (the copy is *charged*). A copy of a request that
+//! arrives while the charged one is still being processed is dropped ("already processing"); one
+//! that arrives after it is answered from the response cache, without new work. A copy of a
+//! response is ignored the same way.
 
 use crate::network::{Direction, HandshakeExchange, MAX_STEP_PS, Retransmit};
 use crate::stats::{DelayHist, Role};
@@ -29,9 +35,25 @@ pub(in crate::engine) struct Tunnel<'a> {
     retries: u32,
     /// Requests sent in all (stamps timers, so a stale timer is recognised).
     sends: u32,
-    /// Whether the responder has processed the current exchange's request.
-    responder_done: bool,
+    /// Where the responder is with the current exchange's request.
+    responder: Side,
+    /// Whether the initiator has begun processing a response to the current exchange (its work
+    /// is charged once).
+    initiator_charged: bool,
+    /// Whether the current send's retransmission timer is armed (on departure or loss).
+    armed: bool,
     done: bool,
+}
+
+/// Where the responder is with an exchange's request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// No copy has begun processing.
+    Idle,
+    /// One copy is charged and in processing.
+    Processing,
+    /// Processed and answered: later copies are answered from the cache.
+    Answered,
 }
 
 impl Tunnel<'_> {
@@ -70,14 +92,17 @@ impl<'a, O: Observer> Engine<'a, O> {
             exchange_start: self.now,
             retries: 0,
             sends: 0,
-            responder_done: false,
+            responder: Side::Idle,
+            initiator_charged: false,
+            armed: false,
             done: false,
         });
         self.handshake_send(g);
         (t < tunnels.saturating_sub(1)).then_some(spacing.as_ps())
     }
 
-    /// Sends (or resends) tunnel `g`'s current request, and arms its retransmission timer.
+    /// Sends (or resends) tunnel `g`'s current request; its retransmission timer is armed when
+    /// the request leaves the initiator ([`Engine::handshake_departed`]) or is lost before.
     fn handshake_send(&mut self, g: u32) {
         let t = &mut self.work.tunnels[g as usize];
         let e = &t.exchanges[t.exchange as usize];
@@ -87,36 +112,84 @@ impl<'a, O: Observer> Engine<'a, O> {
             } else {
                 0
             },
-            if t.responder_done {
-                0
-            } else {
-                e.responder.as_ps()
-            },
+            e.responder.as_ps(),
         ];
-        let timer = t.retransmit.map(|r| r.after_send(t.retries));
         t.sends.bump(1);
-        let (flow, sends, size) = (t.flow as usize, t.sends, e.request);
+        t.armed = false;
+        let (flow, size) = (t.flow as usize, e.request);
         let msg = HandshakeMsg {
             tunnel: g,
             exchange: t.exchange,
             work,
             datagrams: e.request_datagrams,
+            charged: false,
         };
         self.create(flow, Direction::Forward, Kind::HandshakeRequest(msg), size);
-        if let Some(d) = timer {
+    }
+
+    /// Arms tunnel `g`'s retransmission timer for its current send, once, if it retransmits.
+    fn handshake_arm(&mut self, g: u32, exchange: u32) {
+        let t = &mut self.work.tunnels[g as usize];
+        if t.done || t.armed || t.exchange != exchange {
+            return;
+        }
+        t.armed = true;
+        if let Some(d) = t.retransmit.map(|r| r.after_send(t.retries)) {
+            let sends = t.sends;
             self.schedule_in(d.as_ps(), Event::HandshakeTimer { tunnel: g, sends });
         }
     }
 
-    /// A request arrived at the responder: it answers (unless the request is a late duplicate
-    /// of an exchange already answered).
+    /// Request `m` leaves the initiator's node: its daemon has sent it, and its retransmission
+    /// timer starts now.
+    pub(in crate::engine) fn handshake_departed(&mut self, m: HandshakeMsg) {
+        self.handshake_arm(m.tunnel, m.exchange);
+    }
+
+    /// Whether handshake message `kind`, about to be processed where it has `role`, is charged
+    /// its carried work: the first copy of each exchange's request at the responder and of its
+    /// response at the initiator is, later copies and stale ones are not. Marks the tunnel (and
+    /// `charged`, the copy's flag) when it is.
+    #[inline]
+    pub(in crate::engine) fn handshake_charge(&mut self, kind: &mut Kind, role: Role) -> bool {
+        let (m, request) = match (kind, role) {
+            (Kind::HandshakeRequest(m), Role::Terminate) => (m, true),
+            (Kind::HandshakeResponse(m), Role::Terminate) => (m, false),
+            // Work where a message originates is charged once by construction (a resend
+            // carries none).
+            _ => return true,
+        };
+        let t = &mut self.work.tunnels[m.tunnel as usize];
+        if t.done || t.exchange != m.exchange {
+            return false;
+        }
+        let first = if request {
+            let first = t.responder == Side::Idle;
+            if first {
+                t.responder = Side::Processing;
+            }
+            first
+        } else {
+            !std::mem::replace(&mut t.initiator_charged, true)
+        };
+        m.charged = first;
+        first
+    }
+
+    /// A request arrived at the responder: it answers, unless the request is a late duplicate
+    /// of an exchange already over, or a copy of one the responder is still processing.
     pub(super) fn handshake_request(&mut self, m: HandshakeMsg) {
         let t = &mut self.work.tunnels[m.tunnel as usize];
         if t.done || t.exchange != m.exchange {
             return;
         }
+        // A copy that was not charged while the charged one is in processing: charon drops
+        // it. (A copy with no work to charge, Idle, is processed as it passes.)
+        if t.responder == Side::Processing && !m.charged {
+            return;
+        }
         let e = &t.exchanges[m.exchange as usize];
-        if m.exchange == 0 && !t.responder_done {
+        if m.exchange == 0 && t.responder != Side::Answered {
             // The responder created the IKE SA on the first request it processed.
             let responder = self.net.flows[t.flow as usize].path.last().copied();
             if let Some(r) = responder {
@@ -124,11 +197,12 @@ impl<'a, O: Observer> Engine<'a, O> {
             }
         }
         let t = &mut self.work.tunnels[m.tunnel as usize];
-        t.responder_done = true;
+        t.responder = Side::Answered;
         let (flow, size) = (t.flow as usize, e.response);
         let msg = HandshakeMsg {
             work: [0, e.initiator_after.as_ps()],
             datagrams: e.response_datagrams,
+            charged: false,
             ..m
         };
         self.create(flow, Direction::Reverse, Kind::HandshakeResponse(msg), size);
@@ -136,11 +210,11 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     /// A response arrived at the initiator: the exchange is over; the next one starts, or the
     /// handshake is complete. The answer to a retransmission, after the first answer was
-    /// processed, is ignored.
+    /// processed (or while it is), is ignored.
     pub(super) fn handshake_response(&mut self, m: HandshakeMsg) {
         let g = m.tunnel;
         let t = self.work.tunnels[g as usize];
-        if t.done || t.exchange != m.exchange {
+        if t.done || t.exchange != m.exchange || (t.initiator_charged && !m.charged) {
             return;
         }
         let n = t.exchanges.len();
@@ -162,7 +236,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             tunnel.exchange.bump(1);
             tunnel.exchange_start = now;
             tunnel.retries = 0;
-            tunnel.responder_done = false;
+            tunnel.responder = Side::Idle;
+            tunnel.initiator_charged = false;
             self.handshake_send(g);
         } else {
             tunnel.done = true;
@@ -194,10 +269,29 @@ impl<'a, O: Observer> Engine<'a, O> {
         true
     }
 
-    /// A handshake message was lost: without retransmission the loss ends the tunnel.
-    pub(super) fn handshake_dropped(&mut self, m: HandshakeMsg) {
-        if self.work.tunnels[m.tunnel as usize].retransmit.is_none() {
+    /// A handshake message was lost: without retransmission the loss ends the tunnel; with it,
+    /// a request lost before it left the initiator starts its timer now. A charged copy lost
+    /// after processing began (a full queue downstream) frees its side to charge the next.
+    pub(super) fn handshake_dropped(&mut self, kind: Kind) {
+        let (Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m)) = kind else {
+            return;
+        };
+        let t = &mut self.work.tunnels[m.tunnel as usize];
+        if t.retransmit.is_none() {
             self.handshake_fail(m.tunnel);
+            return;
+        }
+        if m.charged && t.exchange == m.exchange {
+            match kind {
+                Kind::HandshakeRequest(_) if t.responder == Side::Processing => {
+                    t.responder = Side::Idle;
+                }
+                Kind::HandshakeResponse(_) => t.initiator_charged = false,
+                _ => {}
+            }
+        }
+        if matches!(kind, Kind::HandshakeRequest(_)) {
+            self.handshake_arm(m.tunnel, m.exchange);
         }
     }
 

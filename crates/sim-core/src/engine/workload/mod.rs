@@ -171,7 +171,9 @@ impl<O: Observer> Engine<'_, O> {
             Kind::Reply | Kind::PingRequest | Kind::PingReply { .. } => {}
             Kind::BulkData { .. } => self.bulk_data_dropped(f),
             Kind::BulkAck { frames } => self.bulk_slots_freed(f, frames.into()),
-            Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => self.handshake_dropped(m),
+            Kind::HandshakeRequest(_) | Kind::HandshakeResponse(_) => {
+                self.handshake_dropped(p.kind)
+            }
         }
     }
 }
