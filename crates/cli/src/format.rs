@@ -34,11 +34,16 @@ pub fn print(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Renders the report in `format` (the renderers are [`printer::run`]).
-pub fn render(report: &Report, format: Format) -> anyhow::Result<String> {
+/// Renders the report in `format` (the renderers are [`printer::run`]); a table has the
+/// lines `lines` asks for.
+pub fn render(
+    report: &Report,
+    format: Format,
+    lines: printer::run::Lines,
+) -> anyhow::Result<String> {
     Ok(match format {
         Format::Json => printer::run::json(report)?,
         Format::Csv => printer::run::csv(report),
-        Format::Table => printer::run::table(report),
+        Format::Table => printer::run::table_with(report, lines),
     })
 }

@@ -7,7 +7,9 @@ use std::time::Instant;
 use serde::Serialize;
 use sim_core::engine::{Observer, RunStats, run_replications_observed, run_replications_watched};
 use sim_core::network::UNLIMITED_SERVERS;
-use sim_core::stats::{ConfidenceInterval, DirStats, DistSummary, FlowStats, Role, mean_ci};
+use sim_core::stats::{
+    ConfidenceInterval, DelayHist, DirStats, DistSummary, FlowStats, Role, mean_ci,
+};
 
 use crate::Scenario;
 use crate::scenario::NodeProfile;
@@ -85,6 +87,11 @@ pub struct TunnelsBack {
     /// When the last tunnel that came back was back, from its start: the longest completion
     /// of any flow and replication \[ns\]; `None` when none came back.
     pub last_back_ns: Option<f64>,
+    /// Requests retransmitted, all flows and replications.
+    pub retransmissions: u64,
+    /// The completion times of every tunnel that came back, all flows and replications
+    /// together (exact precision) \[ns\]; `None` when none came back.
+    pub completion: Option<DistSummary>,
     /// Which costs the handshakes were charged: each side's daemon (implementation, version,
     /// data path, the profile that measured it), or `"cipher-only lower bound, no daemon or
     /// data-path work"` ([`HandshakeReport::bound`], the same for every flow, or the flows'
@@ -175,6 +182,8 @@ impl Report {
                 back: 0,
                 failed: 0,
                 last_back_ns: None,
+                retransmissions: 0,
+                completion: None,
                 charged: String::new(),
             });
             if t.charged.is_empty() {
@@ -185,6 +194,7 @@ impl Report {
             t.back = t.back.saturating_add(h.completed);
             t.failed = t.failed.saturating_add(h.failed);
             t.tunnels = t.back.saturating_add(t.failed);
+            t.retransmissions = t.retransmissions.saturating_add(h.retransmissions);
             if let Some(c) = &h.completion {
                 t.last_back_ns = Some(t.last_back_ns.map_or(c.max_ns, |m| m.max(c.max_ns)));
             }
@@ -826,6 +836,25 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         t12max: None,
     };
     report.tunnels_back = report.tunnels_back();
+    if let Some(t) = &mut report.tunnels_back {
+        // Every tunnel's completion together: the engine's own merged histogram when every
+        // flow is reported, else the reported handshake flows' (a short list a user chose).
+        let mut all = DelayHist::default();
+        match &scenario.report.flows {
+            None => runs.iter().for_each(|r| all.merge(&r.handshakes)),
+            Some(selected) => {
+                for &fi in selected {
+                    if matches!(
+                        net.flows[fi].source,
+                        sim_core::network::Source::Handshake { .. }
+                    ) {
+                        runs.iter().for_each(|r| all.merge(&r.flows[fi].handshake));
+                    }
+                }
+            }
+        }
+        t.completion = (all.count() > 0).then(|| all.summary());
+    }
     if !scenario.report.t12max.is_empty() {
         let names: std::collections::HashSet<&str> = scenario
             .report

@@ -3,7 +3,10 @@
 
 use std::fmt::Write as _;
 
-use model::report::{DelayReport, DirReport, Report, T12maxReport, TunnelsBack};
+use model::report::{
+    DelayReport, DirReport, FlowReport, HandshakeReport, LinkReport, NodeReport, Report,
+    T12maxReport, TunnelsBack,
+};
 
 use crate::table::Table;
 
@@ -46,8 +49,40 @@ fn delay_cells(d: &DelayReport) -> [String; 8] {
     ]
 }
 
-/// The report as aligned tables: the run, the flows, per-flow extras, nodes and links.
+/// How many rows of nodes and of links a storm's summary shows (the busiest).
+pub const SUMMARY_ROWS: usize = 10;
+
+/// Which lines the text report has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lines {
+    /// Every flow, node and link, except a storm's (more than one handshake flow): its
+    /// handshake flows are summed in one block (completion p50, p99 and max over every tunnel,
+    /// retransmissions), with the [`SUMMARY_ROWS`] busiest nodes and links and the bottleneck
+    /// stage.
+    #[default]
+    Summary,
+    /// Every flow, node and link, whatever the report.
+    Every,
+}
+
+/// Whether `r` is a storm the summary sums: more than one handshake flow.
+pub fn is_storm(r: &Report) -> bool {
+    r.flows
+        .iter()
+        .filter(|f| f.handshake.is_some())
+        .nth(1)
+        .is_some()
+}
+
+/// The report as aligned tables: the run, the flows, per-flow extras, nodes and links; a
+/// storm summarised ([`Lines::Summary`]).
 pub fn table(r: &Report) -> String {
+    table_with(r, Lines::Summary)
+}
+
+/// The report as aligned tables, with the lines `lines` asks for.
+pub fn table_with(r: &Report, lines: Lines) -> String {
+    let summary = lines == Lines::Summary && is_storm(r);
     let mut out = String::new();
     let reps = r.scenario.replications;
     let _ = writeln!(
@@ -69,17 +104,32 @@ pub fn table(r: &Report) -> String {
         r.run.events,
         r.run.sim_time_ns / 1e9
     );
-    out.push_str(&flow_table(r).text());
-    let extras = extras(r);
+    // In a summary a handshake flow has no line of its own.
+    let listed = |f: &&FlowReport| !summary || f.handshake.is_none();
+    let flows = flow_table(r.flows.iter().filter(listed));
+    let flow_lines = !summary || !flows.is_empty();
+    if flow_lines {
+        out.push_str(&flows.text());
+    }
+    let mut extras = extras(r, r.flows.iter().filter(listed));
+    if summary && let Some(t) = &r.tunnels_back {
+        extras.push_str(&storm_block(r, t));
+    }
     if !extras.is_empty() {
-        out.push('\n');
+        if flow_lines {
+            out.push('\n');
+        }
         out.push_str(&extras);
     }
     out.push('\n');
-    out.push_str(&node_table(r).text());
-    if !r.links.is_empty() {
-        out.push('\n');
-        out.push_str(&link_table(r).text());
+    if summary {
+        out.push_str(&busiest(r));
+    } else {
+        out.push_str(&node_table(r, r.nodes.iter()).text());
+        if !r.links.is_empty() {
+            out.push('\n');
+            out.push_str(&link_table(r.links.iter()).text());
+        }
     }
     if let Some(t) = &r.tunnels_back {
         out.push('\n');
@@ -89,6 +139,122 @@ pub fn table(r: &Report) -> String {
     if let Some(t) = &r.t12max {
         out.push('\n');
         out.push_str(&t12max(t));
+    }
+    out
+}
+
+/// A storm's handshake flows in one block: how many, the tunnels, retransmissions, the
+/// completion over every tunnel, and each exchange when every flow runs the same ones.
+fn storm_block(r: &Report, t: &TunnelsBack) -> String {
+    let hs: Vec<&HandshakeReport> = r
+        .flows
+        .iter()
+        .filter_map(|f| f.handshake.as_ref())
+        .collect();
+    let mut out = String::new();
+    let completion = match &t.completion {
+        Some(c) => format!(
+            "completion p50 {} us, p99 {} us, max {} us",
+            us(c.p50_ns),
+            us(c.p99_ns),
+            us(c.max_ns)
+        ),
+        None => "none completed".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "storm: {} handshake flows (`--per-flow` lists each), {} tunnels: {} back, {} failed, {} retransmissions; {completion}",
+        hs.len(),
+        t.tunnels,
+        t.back,
+        t.failed,
+        t.retransmissions
+    );
+    // The exchanges, when every flow has the same (the usual storm: one shape, many gNBs).
+    if let Some(first) = hs.first()
+        && hs.iter().all(|h| {
+            h.exchanges.len() == first.exchanges.len()
+                && h.exchanges.iter().zip(&first.exchanges).all(|(a, b)| {
+                    a.name == b.name
+                        && a.request_bytes == b.request_bytes
+                        && a.response_bytes == b.response_bytes
+                        && a.work_ns == b.work_ns
+                })
+        })
+    {
+        for e in &first.exchanges {
+            let _ = writeln!(
+                out,
+                "  {:18} {:>6} B / {:>6} B  work {} / {} / {} us",
+                e.name,
+                e.request_bytes,
+                e.response_bytes,
+                us(e.work_ns[0]),
+                us(e.work_ns[1]),
+                us(e.work_ns[2]),
+            );
+        }
+    }
+    out
+}
+
+/// A storm summary's nodes and links: the [`SUMMARY_ROWS`] busiest of each (highest
+/// utilisation first, then in the scenario's order), how many more there are, and the
+/// bottleneck stage: the busiest CPU stage, I/O stage or link direction.
+fn busiest(r: &Report) -> String {
+    let mut out = String::new();
+    let mut nodes: Vec<&NodeReport> = r.nodes.iter().collect();
+    nodes.sort_by(|a, b| b.utilisation.total_cmp(&a.utilisation));
+    let shown = nodes.len().min(SUMMARY_ROWS);
+    out.push_str(&node_table(r, nodes[..shown].iter().copied()).text());
+    if nodes.len() > shown {
+        let _ = writeln!(
+            out,
+            "... and {} more nodes, none busier (`--per-flow` lists every one)",
+            nodes.len() - shown
+        );
+    }
+    if !r.links.is_empty() {
+        let mut links: Vec<&LinkReport> = r.links.iter().collect();
+        links.sort_by(|a, b| b.utilisation.total_cmp(&a.utilisation));
+        let shown = links.len().min(SUMMARY_ROWS);
+        out.push('\n');
+        out.push_str(&link_table(links[..shown].iter().copied()).text());
+        if links.len() > shown {
+            let _ = writeln!(
+                out,
+                "... and {} more links, none busier (`--per-flow` lists every one)",
+                links.len() - shown
+            );
+        }
+    }
+    // The bottleneck: the busiest stage of all.
+    let mut best: Option<(f64, String)> = None;
+    let mut consider = |u: f64, what: String| {
+        if best.as_ref().is_none_or(|(b, _)| u > *b) {
+            best = Some((u, what));
+        }
+    };
+    for n in &r.nodes {
+        let cores = n
+            .cores
+            .map_or_else(|| "unlimited cores".to_owned(), |c| format!("{c} cores"));
+        consider(
+            n.utilisation,
+            format!("node {}'s CPU stage ({cores})", n.name),
+        );
+        if let Some(io) = n.io_utilisation {
+            consider(io, format!("node {}'s I/O stage", n.name));
+        }
+    }
+    for l in &r.links {
+        consider(
+            l.utilisation,
+            format!("link {} ({} -> {})", l.name, l.from, l.to),
+        );
+    }
+    if let Some((u, what)) = best {
+        let _ = writeln!(out, "\nbottleneck: {what}, {:.2}% busy", u * 100.0);
     }
     out
 }
@@ -179,7 +345,7 @@ fn tunnels_back(t: &TunnelsBack, reps: u32) -> String {
     }
 }
 
-fn flow_table(r: &Report) -> Table {
+fn flow_table<'a>(flows: impl Iterator<Item = &'a FlowReport>) -> Table {
     let mut t = Table::new([
         "flow",
         "dir",
@@ -208,7 +374,7 @@ fn flow_table(r: &Report) -> Table {
         row.extend(delay_cells(&d.delay));
         t.row(row);
     };
-    for f in &r.flows {
+    for f in flows {
         push(&f.name, "fwd", &f.forward());
         if let Some(rev) = &f.reverse {
             push(&f.name, "rev", rev);
@@ -219,9 +385,9 @@ fn flow_table(r: &Report) -> Table {
 
 /// The lines under the flow table: confidence intervals, RTT, messages, transfers,
 /// handshakes, per-hop delays.
-fn extras(r: &Report) -> String {
+fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String {
     let mut extras = String::new();
-    for f in &r.flows {
+    for f in flows {
         if let Some(half) = f.delay.mean_ci99_ns {
             // A half-width, never the interval's ends: the low end of a wide interval would
             // print as a negative delay.
@@ -351,7 +517,7 @@ fn extras(r: &Report) -> String {
     extras
 }
 
-fn node_table(r: &Report) -> Table {
+fn node_table<'a>(r: &Report, rows: impl Iterator<Item = &'a NodeReport>) -> Table {
     let with_profiles = r.nodes.iter().any(|n| n.profile.is_some());
     let with_io = r.nodes.iter().any(|n| n.io_utilisation.is_some());
     let mut header = vec!["node", "cores", "utilisation"];
@@ -363,7 +529,7 @@ fn node_table(r: &Report) -> Table {
         header.extend(["profile", "suite", "cipher share of CPU", "bound"]);
     }
     let mut t = Table::new(header);
-    for n in &r.nodes {
+    for n in rows {
         let mut row = vec![
             n.name.clone(),
             n.cores
@@ -401,7 +567,7 @@ fn node_table(r: &Report) -> Table {
     t
 }
 
-fn link_table(r: &Report) -> Table {
+fn link_table<'a>(rows: impl Iterator<Item = &'a LinkReport>) -> Table {
     let mut t = Table::new([
         "link",
         "from",
@@ -411,7 +577,7 @@ fn link_table(r: &Report) -> Table {
         "dropped (queue)",
         "dropped (mtu)",
     ]);
-    for l in &r.links {
+    for l in rows {
         t.row([
             l.name.clone(),
             l.from.clone(),

@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// (created if missing; each file written atomically).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// List every flow, node and link in the text report. Without it a storm (more than one
+    /// handshake flow) is summarised: completion p50, p99 and max over every tunnel,
+    /// retransmissions, the 10 busiest nodes and links, the bottleneck stage and the answer line
+    /// (JSON and CSV always keep every flow).
+    #[arg(long)]
+    pub per_flow: bool,
     /// Leave out wall-clock measurements (`wall_s`, `events_per_s` become null), so the output
     /// is byte-identical for the same scenario and seed.
     #[arg(long)]
@@ -105,15 +111,20 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
         Some(path) => run_captured(args, &scenario, &name, &opts, path, goal, &progress)?,
     };
+    let lines = if args.per_flow {
+        printer::run::Lines::Every
+    } else {
+        printer::run::Lines::Summary
+    };
     if let Some(dir) = &args.out {
         // The JSON last: its presence marks a complete set (`write_set`).
         let mut set = Vec::new();
         for (path, f) in out_files(dir, &scenario.name) {
-            set.push((path, format::render(&report, f)?.into_bytes()));
+            set.push((path, format::render(&report, f, lines)?.into_bytes()));
         }
         write_set(&set)?;
     }
-    format::print(&format::render(&report, args.format)?)?;
+    format::print(&format::render(&report, args.format, lines)?)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -261,3 +261,75 @@ fn validate_storm_rows_are_runs_of_the_generated_scenario() {
     let run_ms = report["tunnels_back"]["last_back_ns"].as_f64().unwrap() / 1e6;
     assert_eq!(run_ms, predicted_ms);
 }
+
+/// Issue 35 item 6: a storm's text report is a summary unless `--per-flow` asks for every line.
+/// A RIC restart of 25 gNBs: no handshake flow has a line of its own, the storm's completion
+/// p50, p99 and max are the JSON's `tunnels_back.completion` (over every tunnel), the node and
+/// link tables hold the 10 busiest and say how many more there are, the RIC's CPU is the
+/// bottleneck; with `--per-flow` every flow, node and link is listed as before.
+#[test]
+fn a_storm_text_report_is_a_summary() {
+    let dir = TempDir::new("storm-summary");
+    let scenario = dir.join("rr.toml");
+    let s = scenario.to_str().unwrap();
+    crate::common::stdout(&["init", "ric-restart", "--gnbs", "25", "--out", s]);
+    let text = crate::common::stdout(&["run", s, "--no-wall-clock"]);
+    let every = crate::common::stdout(&["run", s, "--no-wall-clock", "--per-flow"]);
+    let report = json(&["run", s, "--format", "json", "--no-wall-clock"]);
+    assert_eq!(
+        report["flows"].as_array().unwrap().len(),
+        25,
+        "JSON keeps every flow"
+    );
+    let c = &report["tunnels_back"]["completion"];
+    let us = |k: &str| format!("{:.3}", c[k].as_f64().unwrap() / 1e3);
+    let storm = text
+        .lines()
+        .find(|l| l.starts_with("storm: "))
+        .expect("a storm line");
+    assert_eq!(
+        storm,
+        format!(
+            "storm: 25 handshake flows (`--per-flow` lists each), 25 tunnels: 25 back, 0 failed, 0 retransmissions; completion p50 {} us, p99 {} us, max {} us",
+            us("p50_ns"),
+            us("p99_ns"),
+            us("max_ns")
+        )
+    );
+    // The per-flow lines are gone from the summary and all there with --per-flow.
+    let flow_lines = |t: &str| t.lines().filter(|l| l.starts_with("ike")).count();
+    assert_eq!(flow_lines(&text), 0, "{text}");
+    assert_eq!(flow_lines(&every), 25 * 2 + 25, "{every}");
+    assert!(
+        text.contains("... and 16 more nodes, none busier"),
+        "{text}"
+    );
+    assert!(
+        text.contains("... and 40 more links, none busier"),
+        "{text}"
+    );
+    assert!(!every.contains("more nodes"), "{every}");
+    let node_rows = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("gnb") && l.contains('%') && !l.contains("-ric"))
+            .count()
+    };
+    assert_eq!(
+        node_rows(&text),
+        9,
+        "the RIC and the 9 next busiest: {text}"
+    );
+    assert_eq!(node_rows(&every), 25);
+    let bottleneck = text
+        .lines()
+        .find(|l| l.starts_with("bottleneck: "))
+        .expect("a bottleneck line");
+    assert!(
+        bottleneck.starts_with("bottleneck: node ric's CPU stage (2 cores), "),
+        "{bottleneck}"
+    );
+    // The answer line is the last either way, and the same.
+    let last = |t: &str| t.lines().rev().find(|l| !l.is_empty()).unwrap().to_owned();
+    assert!(last(&text).starts_with("last tunnel back after "), "{text}");
+    assert_eq!(last(&text), last(&every));
+}

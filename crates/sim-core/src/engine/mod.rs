@@ -32,7 +32,9 @@ use crate::network::MAX_TIME_PS;
 use crate::network::{Direction, Network, NodeId};
 use crate::progress::{Progress, REPORT_EVERY};
 use crate::queue::EventQueue;
-use crate::stats::{Components, DirStats, FlowStats, LinkDirStats, NodeStats, Precision, Role};
+use crate::stats::{
+    Components, DelayHist, DirStats, FlowStats, LinkDirStats, NodeStats, Precision, Role,
+};
 use crate::tally::Bump;
 use crate::time::SimTime;
 
@@ -164,6 +166,10 @@ pub struct RunStats {
     pub events: u64,
     /// Time of the last event \[ps\].
     pub end_ps: u64,
+    /// Every handshake flow's completed handshakes together (those counted after the warm-up),
+    /// at exact precision: a storm's completion distribution over all its tunnels, which the
+    /// flows' own (possibly coarse) histograms would cost O(flows x slots) to merge.
+    pub handshakes: DelayHist,
 }
 
 /// The seven event kinds. Ids are indices: flows, nodes, link directions (`2i`, `2i + 1`),
@@ -266,6 +272,8 @@ pub struct Engine<'a, O: Observer> {
     hops: bool,
     work: Workloads<'a>,
     flows: Vec<FlowStats>,
+    /// Every handshake flow's completions together ([`RunStats::handshakes`]).
+    handshakes: DelayHist,
     total_generated: u64,
     stop_packets: u64,
     stop_time: u64,
@@ -421,6 +429,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             hops: detail.hops,
             work: Workloads::new(net, seed, replication),
             flows,
+            handshakes: DelayHist::default(),
             total_generated: 0,
             stop_packets: net.stop.packets.unwrap_or(u64::MAX),
             stop_time: net.stop.duration.map_or(u64::MAX, |d| d.as_ps()),
@@ -517,6 +526,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             links: self.links.into_iter().map(|l| l.stats).collect(),
             events: self.events,
             end_ps: self.end,
+            handshakes: self.handshakes,
         };
         Ok((stats, self.observer))
     }

@@ -243,6 +243,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             tunnel.done = true;
             if counted {
                 stats.handshake.record(now.saturating_sub(t.start));
+                self.handshakes.record(now.saturating_sub(t.start));
             }
         }
     }
