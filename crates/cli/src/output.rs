@@ -312,3 +312,26 @@ pub fn check_writable(path: &Path) -> anyhow::Result<()> {
         .and_then(|_| std::fs::remove_file(&probe))
         .with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// `name` as the stem of files written into an output directory: a file name, never a path
+/// (issue 39). Refuses an empty name, `/` or `\`, a leading `.` (so `..` and hidden files),
+/// and control characters; `what` names where the name came from (e.g. `[scenario] name`).
+pub fn file_stem<'a>(name: &'a str, what: &str) -> anyhow::Result<&'a str> {
+    let problem = if name.is_empty() {
+        Some("is empty")
+    } else if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.starts_with('.') {
+        Some("starts with '.'")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else {
+        None
+    };
+    match problem {
+        None => Ok(name),
+        Some(p) => anyhow::bail!(
+            "{what} {name:?} {p}: the output files are named after it, so it must be a plain file name (no '/' or '\\', no leading '.', no control characters)"
+        ),
+    }
+}

@@ -84,6 +84,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;
     }
     if let Some(dir) = &args.out {
+        crate::output::file_stem(
+            &scenario.name,
+            &format!("{}: [scenario] name", args.file.display()),
+        )?;
         prepare_dir(dir)?;
         // Before the run, so a refused target does not waste it.
         for (path, _) in out_files(dir, &scenario.name) {

@@ -833,3 +833,49 @@ source = { kind = "periodic", rate = "10000pps", size = "100B" }
     let row = csv.lines().find(|l| l.starts_with("late,late,")).unwrap();
     assert!(row.ends_with(",,,,,,,,,"), "{row}");
 }
+
+/// Issue 39 #1: `run --out` names its files after `[scenario] name`, so a name that is a path
+/// (`../victim/notes`, `/tmp/notes`, `a\\b`), hidden (`.hidden`) or `..` is refused before
+/// anything is written: exit 2, the file and key named, the victim file untouched, `--out`
+/// left empty. Without `--out` the same scenario runs.
+#[test]
+fn an_output_name_is_never_a_path() {
+    let tmp = crate::common::TempDir::new("out-name");
+    let victim = tmp.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("notes.txt"), "keep me").unwrap();
+    let mm1 = std::fs::read_to_string(root().join("scenarios/mm1.toml")).unwrap();
+    let small = mm1.replace("packets = 1000000", "packets = 1000");
+    let out = tmp.join("out");
+    for (i, name) in ["../victim/notes", "/tmp/notes", ".hidden", "..", "a\\\\b"]
+        .iter()
+        .enumerate()
+    {
+        let file = tmp.join(format!("s{i}.toml"));
+        std::fs::write(
+            &file,
+            small.replace("name = \"mm1\"", &format!("name = \"{name}\"")),
+        )
+        .unwrap();
+        let f = file.to_str().unwrap();
+        let bad = run(&["run", f, "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(f) && err.contains("[scenario] name"), "{err}");
+        assert!(
+            err.contains("plain file name") && !err.contains("panicked"),
+            "{err}"
+        );
+        assert!(bad.stdout.is_empty());
+        assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none());
+        assert!(
+            run(&["run", f]).status.success(),
+            "{name} runs without --out"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(victim.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
+}
