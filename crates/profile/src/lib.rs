@@ -327,9 +327,11 @@ impl Profile {
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         // Check the format version first, so a newer file is refused for its version and not
         // for a field this build does not know.
+        // Until it has a format version, the file may be anything the user pointed at (an
+        // `.env`, `/proc/self/environ`): the error gives where and what, never its text.
         let table: toml::Table = toml::from_str(text).map_err(|e| ProfileError::Parse {
             origin: origin.to_string(),
-            message: e.to_string().trim_end().to_string(),
+            message: unquoted_toml_error(text, &e),
         })?;
         let invalid = |key: &str, message: String| ProfileError::Invalid {
             origin: origin.to_string(),
@@ -717,3 +719,25 @@ pub fn to_toml_string(file: &ProfileFile) -> Result<String, ProfileError> {
 
 #[cfg(test)]
 mod tests;
+
+/// A TOML error as `not TOML at line L, column C: <what>`, without the line's text and with
+/// any quoted fragment of the file (`` `key` ``) left out, so an error about a file that is not
+/// a profile never prints what it holds.
+fn unquoted_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let at = e.span().map(|span| {
+        let before = &text.as_bytes()[..span.start.min(text.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        format!(" at line {line}, column {column}")
+    });
+    // Drop every `...` fragment: the reader quotes keys and values from the file that way.
+    let mut what = String::new();
+    for (i, part) in e.message().split('`').enumerate() {
+        if i % 2 == 0 {
+            what.push_str(part);
+        } else {
+            what.push_str("(a key or value of the file)");
+        }
+    }
+    format!("not TOML{}: {}", at.unwrap_or_default(), what.trim_end())
+}

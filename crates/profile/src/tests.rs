@@ -202,7 +202,7 @@ fn other_invalid_inputs() {
             "no cost per byte",
         ),
         ("cores = {", "cpus = 3\ncores = {", "unknown field `cpus`"),
-        ("[profile]", "[profile", "TOML parse error"),
+        ("[profile]", "[profile", "not TOML at line "),
     ];
     for (from, to, want) in cases {
         let text = GOOD.replacen(from, to, 1);

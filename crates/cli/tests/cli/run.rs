@@ -879,3 +879,34 @@ fn an_output_name_is_never_a_path() {
     );
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
 }
+
+/// Issue 39 #6: an error about a file that is not one of oransim's (a profile path pointing at
+/// an `.env`) says where and what is wrong, never what the file holds.
+#[test]
+fn an_error_never_quotes_a_file_that_is_not_oransims() {
+    let tmp = crate::common::TempDir::new("no-quote");
+    std::fs::write(tmp.join(".env"), "SECRET_TOKEN=abc123\nOTHER=`hunter2`\n").unwrap();
+    std::fs::write(tmp.join("dup.toml"), "hunter2 = 1\nhunter2 = 2\n").unwrap();
+    for (profile, at) in [
+        (".env", "line 1, column 14"),
+        ("dup.toml", "line 2, column 1"),
+    ] {
+        let scenario = tmp.join("s.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "[scenario]\nname = \"x\"\n[[node]]\nname = \"a\"\n[node.service]\nmodel = \"profile\"\nprofile = \"{profile}\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Gbps\"\n[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n[flow.source]\nkind = \"poisson\"\nrate = \"1kpps\"\nsize = \"100B\"\n"
+            ),
+        )
+        .unwrap();
+        for cmd in ["check", "run"] {
+            let out = run(&[cmd, scenario.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{err}");
+            assert!(err.contains(profile) && err.contains(at), "{err}");
+            for secret in ["SECRET", "abc123", "hunter2"] {
+                assert!(!err.contains(secret), "{cmd} quoted {secret}: {err}");
+            }
+        }
+    }
+}
