@@ -247,6 +247,17 @@ impl Drop for AtomicFile {
 /// The last file written marks a complete set: after a kill the directory holds the old set,
 /// or part of the new one without its last file, never old and new files together.
 pub fn write_set(files: &[(std::path::PathBuf, Vec<u8>)]) -> anyhow::Result<()> {
+    // Two writers of one set into one directory (two `run --out d` at once) take turns: each
+    // holds the directory's flock(2) from its first removal to its last rename, so the set
+    // left is one writer's whole, never a mix (issue 39 #5). Where a directory cannot be
+    // opened as a file (not Linux), the set is written unlocked as before.
+    let _turn = match files.first() {
+        Some((path, _)) => std::fs::File::open(parent_dir(path)).ok().map(|dir| {
+            let locked = fs4::FileExt::lock(&dir);
+            (dir, locked)
+        }),
+        None => None,
+    };
     for (path, _) in files {
         refuse_non_regular(path)?;
     }

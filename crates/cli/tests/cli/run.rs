@@ -910,3 +910,58 @@ fn an_error_never_quotes_a_file_that_is_not_oransims() {
         }
     }
 }
+
+/// Issue 39 #5: two `run --out` into one directory at once leave one run's whole set, never the
+/// text of one and the JSON of the other. Twelve pairs of runs of the same scenario with seeds 1
+/// and 2, started together (their write phases overlap most times): after each pair the text's
+/// seed is the JSON's, and the CSV's rows are that run's.
+#[test]
+fn two_runs_into_one_directory_leave_one_whole_set() {
+    let tmp = crate::common::TempDir::new("two-runs");
+    let mm1 = std::fs::read_to_string(root().join("scenarios/mm1.toml")).unwrap();
+    let scenario = tmp.join("mm1.toml");
+    std::fs::write(
+        &scenario,
+        mm1.replace("packets = 1000000", "packets = 100000"),
+    )
+    .unwrap();
+    let s = scenario.to_str().unwrap().to_owned();
+    let d = tmp.join("d");
+    let d = d.to_str().unwrap().to_owned();
+    let alone = |seed: &str| {
+        let out = run(&[
+            "run",
+            &s,
+            "--seed",
+            seed,
+            "--no-wall-clock",
+            "--format",
+            "csv",
+        ]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let csvs = [alone("1"), alone("2")];
+    for _ in 0..12 {
+        let start = |seed: &'static str| {
+            bin()
+                .args(["run", &s, "--out", &d, "--seed", seed, "--no-wall-clock"])
+                .current_dir(root())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let (mut a, mut b) = (start("1"), start("2"));
+        assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+        let dir = Path::new(&d);
+        let txt = std::fs::read_to_string(dir.join("mm1.txt")).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("mm1.json")).unwrap()).unwrap();
+        let seed = json["scenario"]["seed"].as_u64().unwrap();
+        assert!(
+            txt.contains(&format!(", seed {seed}, ")),
+            "json seed {seed}, txt: {txt}"
+        );
+        let csv = std::fs::read_to_string(dir.join("mm1.csv")).unwrap();
+        assert_eq!(csv, csvs[seed as usize - 1], "csv of seed {seed}");
+    }
+}
