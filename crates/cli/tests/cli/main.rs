@@ -8,6 +8,7 @@ mod architecture;
 mod arith_limits;
 mod calibrate;
 mod counts;
+mod data_path;
 mod docs;
 mod golden;
 mod handshake;

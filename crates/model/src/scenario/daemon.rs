@@ -74,6 +74,50 @@ impl Daemon {
     }
 }
 
+/// A real ESP data path's measured work at one node (from its profile's implementation terms,
+/// docs/validation.md "The engine's model of a data path"): every packet the node seals or
+/// opens costs `per_packet_ns` of CPU besides the cipher, in the stage the implementation runs
+/// ESP in (`threads` servers), and is delayed `delay_ns` more without occupying it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataPath {
+    /// The implementation, version and data path, and the profile, in words (as
+    /// [`Daemon::what`]).
+    pub what: String,
+    /// CPU per ESP packet besides the cipher (`esp.per_packet`) \[ns\].
+    pub per_packet_ns: f64,
+    /// Delay per ESP traversal that occupies no server: a quarter of what ESP adds to a round
+    /// trip besides the ciphers (`esp.latency`: four traversals), less the per-packet CPU each
+    /// traversal already pays; at least 0 \[ns\].
+    pub delay_ns: f64,
+    /// Servers the stage has: kernel-libipsec runs each direction's ESP in one thread (its
+    /// processor); `None`: the node's cores (a kernel data path, softirq on every core).
+    pub threads: Option<u32>,
+}
+
+impl DataPath {
+    /// The ESP data path a profile describes, if it holds a strongSwan's `esp.per_packet` (a
+    /// per-packet time of 0 is no measured data path).
+    pub fn from_profile(p: &profile::Profile) -> Option<DataPath> {
+        let imp = p.real_implementation()?;
+        if imp.name != "strongswan" {
+            return None;
+        }
+        let per_packet_ns = p.term(Term::EspPerPacket).filter(|v| *v > 0.0)?;
+        let latency = p.term(Term::EspLatency).unwrap_or(0.0);
+        Some(DataPath {
+            what: format!(
+                "strongSwan {} ({}, profile {})",
+                imp.version,
+                imp.data_path,
+                p.name()
+            ),
+            per_packet_ns,
+            delay_ns: (latency / 4.0 - per_packet_ns).max(0.0),
+            threads: (imp.data_path == "kernel-libipsec").then_some(1),
+        })
+    }
+}
+
 /// The daemon work of one exchange at each side \[ns\]: (initiator before the request,
 /// responder, initiator after the response, initiator per held SA, responder per held SA).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

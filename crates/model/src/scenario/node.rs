@@ -129,6 +129,9 @@ pub struct NodeProfile {
     /// The real IKE daemon the profile measured (its implementation terms), whose work the
     /// node's handshakes are charged; `None`: cipher-only.
     pub daemon: Option<super::daemon::Daemon>,
+    /// The real ESP data path the profile measured, charged on every packet the node seals or
+    /// opens; `None`: cipher-only (no such terms, no suite, offloaded, or MACsec/TLS).
+    pub data_path: Option<super::daemon::DataPath>,
 }
 
 /// A constant-cost key-exchange or signature operation of a node's profile.
@@ -299,8 +302,15 @@ pub(super) fn node(
                 })
             };
             let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
+            // A strongSwan profile's data path runs the ESP this node seals and opens (not
+            // MACsec's or TLS's, nor an offloaded suite's).
+            let data_path = (seal.is_some()
+                && !matches!(protocol.as_deref(), Some("macsec" | "tls")))
+            .then(|| super::daemon::DataPath::from_profile(p))
+            .flatten();
             let np = NodeProfile {
                 daemon: super::daemon::Daemon::from_profile(p),
+                data_path,
                 name: p.name().to_owned(),
                 origin: path.display().to_string(),
                 implementation: p.implementation().to_owned(),
@@ -330,9 +340,10 @@ pub(super) fn node(
                     })
                     .collect(),
             };
+            let esp_ns = np.data_path.as_ref().map_or(0.0, |d| d.per_packet_ns);
             let services = (
-                profile_service(np.stack_ns, np.seal.as_ref()),
-                Some(profile_service(np.stack_ns, np.open.as_ref())),
+                profile_service(np.stack_ns + esp_ns, np.seal.as_ref()),
+                Some(profile_service(np.stack_ns + esp_ns, np.open.as_ref())),
                 Some(profile_service(np.stack_ns, None)),
             );
             from_profile = Some((np, p.cores()));
@@ -355,7 +366,14 @@ pub(super) fn node(
     let servers = match (n.cores, &from_profile) {
         (Some(Cores::Count(c)), _) => cx.count(&format!("{key}.cores"), c, "cores", MAX_CORES)?,
         (Some(Cores::Unlimited), _) => UNLIMITED_SERVERS,
-        (None, Some((_, cores))) => (*cores).max(1),
+        // A data path that runs ESP in its own threads (kernel-libipsec: one per direction)
+        // serves the node's packets on those, whatever the host's cores.
+        (None, Some((p, cores))) => p
+            .data_path
+            .as_ref()
+            .and_then(|d| d.threads)
+            .unwrap_or(*cores)
+            .max(1),
         (None, None) => 1,
     };
     let capacity = n
@@ -383,9 +401,10 @@ pub(super) fn node(
                 fixed_ps: p.io_ns * 1e3,
                 per_byte_ps: p.io_per_byte_ns * 1e3,
             });
+            let delay_ns = p.latency_ns + p.data_path.as_ref().map_or(0.0, |d| d.delay_ns);
             (
                 io,
-                SimDuration::from_secs_f64(p.latency_ns * 1e-9).unwrap_or_default(),
+                SimDuration::from_secs_f64(delay_ns * 1e-9).unwrap_or_default(),
             )
         }
         None => (

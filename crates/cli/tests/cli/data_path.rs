@@ -1,0 +1,106 @@
+//! The engine charges a measured ESP data path (issue 35): a node whose profile holds a real
+//! strongSwan's `esp.per_packet` and `esp.latency` pays them on every packet it seals or opens,
+//! in the data path's threads (kernel-libipsec: one per direction).
+
+use crate::common::{TempDir, json};
+
+/// The committed strongSwan profile (kernel-libipsec terms).
+const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";
+
+/// `PROFILE` as a TOML table, and the value of one of its implementation terms.
+fn profile() -> (toml::Table, impl Fn(&str) -> f64) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(PROFILE),
+    )
+    .unwrap();
+    let t: toml::Table = text.parse().unwrap();
+    let terms = t["implementation"]["terms"].as_table().unwrap().clone();
+    (t, move |k: &str| terms[k]["value"].as_float().unwrap())
+}
+
+/// A gNB and a RIC on the profile `file` with AES-256-GCM over ESP, 10 pings of 64 B spaced
+/// 10 ms apart (no queueing), as a scenario file in `dir`.
+fn pings(dir: &TempDir, name: &str, file: &str) -> String {
+    let path = dir.join(format!("{name}.toml"));
+    let node = |n: &str| {
+        format!(
+            "[[node]]\nname = \"{n}\"\nservice = {{ model = \"profile\", profile = \"{file}\", suite = \"aes256-gcm\", protocol = \"ipsec\" }}\n"
+        )
+    };
+    std::fs::write(
+        &path,
+        format!(
+            "[scenario]\nname = \"{name}\"\nseed = 1\n{}{}[[link]]\nbetween = [\"gnb\", \"ric\"]\nrate = \"10Gbps\"\nlength = \"10m\"\n[[flow]]\nname = \"ping\"\nfrom = \"gnb\"\nto = \"ric\"\nsource = {{ kind = \"ping\", interval = \"10ms\", size = \"64B\", count = 10, stack = \"eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp\" }}\n",
+            node("gnb"),
+            node("ric")
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// Against the same profile without its data-path terms: each ESP node runs on one thread
+/// instead of the host's two cores, and a ping's round trip (four ESP traversals: seal, open,
+/// seal, open) grows by exactly `esp.latency`, of which `esp.per_packet` per traversal is CPU
+/// and the rest delay (no packet waits: pings 10 ms apart).
+#[test]
+fn a_measured_esp_data_path_is_charged_per_packet() {
+    let dir = TempDir::new("data-path");
+    let (mut t, term) = profile();
+    let terms = t["implementation"].as_table_mut().unwrap()["terms"]
+        .as_table_mut()
+        .unwrap();
+    terms.retain(|k, _| !k.starts_with("esp."));
+    let bare = dir.join("bare.toml");
+    std::fs::write(&bare, toml::to_string(&t).unwrap()).unwrap();
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(PROFILE)
+        .display()
+        .to_string();
+    let with = json(&["run", &pings(&dir, "with", &full), "--format", "json"]);
+    let without = json(&[
+        "run",
+        &pings(&dir, "without", bare.to_str().unwrap()),
+        "--format",
+        "json",
+    ]);
+    let cores = |r: &serde_json::Value| {
+        r["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["cores"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(cores(&with), [1, 1], "libipsec: one thread per direction");
+    assert_eq!(cores(&without), [2, 2]);
+    let rtt = |r: &serde_json::Value| r["flows"][0]["rtt"]["mean_ns"].as_f64().unwrap();
+    let (pp, lat) = (term("esp.per_packet"), term("esp.latency"));
+    assert!(
+        lat / 4.0 > pp,
+        "the committed terms: {lat} ns of latency, {pp} ns per packet"
+    );
+    let added = rtt(&with) - rtt(&without);
+    assert!(
+        (added - lat).abs() < 1.0,
+        "added {added} ns, esp.latency {lat} ns"
+    );
+    // The CPU share of it: four traversals' per-packet time, counted as busy time.
+    let busy = |r: &serde_json::Value| -> f64 {
+        r["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["utilisation"].as_f64().unwrap() * n["cores"].as_f64().unwrap())
+            .sum::<f64>()
+            * r["run"]["sim_time_ns"].as_f64().unwrap()
+    };
+    let extra_cpu = busy(&with) - busy(&without);
+    assert!(
+        (extra_cpu - 10.0 * 4.0 * pp).abs() < 10.0 * 4.0 * pp * 0.01,
+        "{extra_cpu} ns of CPU for 10 pings, expected 40 x {pp}"
+    );
+}
