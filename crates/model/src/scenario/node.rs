@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sim_core::network::{NodeConfig, Service, UNLIMITED_SERVERS};
 use sim_core::time::SimDuration;
@@ -230,12 +231,31 @@ fn measured_suites(p: &profile::Profile) -> String {
 
 pub(super) type ProfileCache = HashMap<PathBuf, profile::Profile>;
 
+/// A profile service as a node's file writes it: its file (relative to the scenario), its
+/// `suite` and its `protocol`.
+type ProfileKey = (String, Option<Option<protocols::Suite>>, Option<String>);
+
+/// What a profile service builds, the same for every node that writes it the same way: the
+/// node's profile, its three services and the profile's cores.
+type BuiltProfile = (
+    Arc<NodeProfile>,
+    (Service, Option<Service>, Option<Service>),
+    u32,
+);
+
+/// The profile services built so far in one validation, by how their nodes write them: a
+/// `[[group]]` of a million gNBs builds its profile service once and shares its
+/// [`NodeProfile`] (an `Arc`), instead of a million times.
+#[derive(Default)]
+pub(super) struct NodeMemo(HashMap<ProfileKey, BuiltProfile>);
+
 pub(super) fn node(
     cx: &Ctx<'_>,
     key: &str,
     n: &NodeFile,
     cache: &mut ProfileCache,
-) -> Result<(NodeConfig, Option<NodeProfile>), ScenarioError> {
+    memo: &mut NodeMemo,
+) -> Result<(NodeConfig, Option<Arc<NodeProfile>>), ScenarioError> {
     let skey = format!("{key}.service");
     let mut from_profile = None;
     let (service, receive, transit) = match &n.service {
@@ -251,6 +271,45 @@ pub(super) fn node(
                     "either a profile service (which gives all three roles) or written-out models",
                 ));
             }
+            let memo_key = (file.clone(), *suite, protocol.clone());
+            if let Some((np, services, cores)) = memo.0.get(&memo_key) {
+                from_profile = Some((Arc::clone(np), *cores));
+                services.clone()
+            } else {
+                let built = profile_services(cx, &skey, (file, suite, protocol), cache)?;
+                from_profile = Some((Arc::clone(&built.0), built.2));
+                let services = built.1.clone();
+                memo.0.insert(memo_key, built);
+                services
+            }
+        }
+        other => (
+            other
+                .as_ref()
+                .map_or(Ok(Service::None), |s| manual_service(cx, &skey, s))?,
+            n.receive
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.receive"), s))
+                .transpose()?,
+            n.transit
+                .as_ref()
+                .map(|s| manual_service(cx, &format!("{key}.transit"), s))
+                .transpose()?,
+        ),
+    };
+    node_config(cx, key, n, (service, receive, transit), from_profile)
+}
+
+/// Builds a profile service (`file`, `suite`, `protocol` as the node writes them; `skey` its
+/// key): the node's profile, its services and the profile's cores.
+fn profile_services(
+    cx: &Ctx<'_>,
+    skey: &str,
+    (file, suite, protocol): (&str, &Option<Option<protocols::Suite>>, &Option<String>),
+    cache: &mut ProfileCache,
+) -> Result<BuiltProfile, ScenarioError> {
+    {
+        {
             let base = cx.path.parent().unwrap_or(Path::new("."));
             let path = base.join(file);
             if !cache.contains_key(&path) {
@@ -335,23 +394,20 @@ pub(super) fn node(
                 Some(profile_service(np.stack_ns, np.open.as_ref())),
                 Some(profile_service(np.stack_ns, None)),
             );
-            from_profile = Some((np, p.cores()));
-            services
+            Ok((Arc::new(np), services, p.cores()))
         }
-        other => (
-            other
-                .as_ref()
-                .map_or(Ok(Service::None), |s| manual_service(cx, &skey, s))?,
-            n.receive
-                .as_ref()
-                .map(|s| manual_service(cx, &format!("{key}.receive"), s))
-                .transpose()?,
-            n.transit
-                .as_ref()
-                .map(|s| manual_service(cx, &format!("{key}.transit"), s))
-                .transpose()?,
-        ),
-    };
+    }
+}
+
+/// The node's configuration once its services are built (`from_profile`: its profile and the
+/// profile's cores, for a profile service).
+fn node_config(
+    cx: &Ctx<'_>,
+    key: &str,
+    n: &NodeFile,
+    (service, receive, transit): (Service, Option<Service>, Option<Service>),
+    from_profile: Option<(Arc<NodeProfile>, u32)>,
+) -> Result<(NodeConfig, Option<Arc<NodeProfile>>), ScenarioError> {
     let servers = match (n.cores, &from_profile) {
         (Some(Cores::Count(c)), _) => cx.count(&format!("{key}.cores"), c, "cores", MAX_CORES)?,
         (Some(Cores::Unlimited), _) => UNLIMITED_SERVERS,
