@@ -669,11 +669,11 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                         cfg.path
                             .first()
                             .and_then(|&n| scenario.node_profiles.get(n))
-                            .and_then(Option::as_ref),
+                            .and_then(Option::as_deref),
                         cfg.path
                             .last()
                             .and_then(|&n| scenario.node_profiles.get(n))
-                            .and_then(Option::as_ref),
+                            .and_then(Option::as_deref),
                     ),
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,
@@ -785,7 +785,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 profile: scenario
                     .node_profiles
                     .get(i)
-                    .and_then(Option::as_ref)
+                    .and_then(Option::as_deref)
                     .map(|p| profile_report(p, i, runs, utilisation, io_utilisation, unlimited)),
             }
         })

@@ -516,8 +516,9 @@ pub enum Source {
     /// answers a retransmitted request it already processed from its cache, without new work),
     /// and gives up after the last try; without it, a lost message fails its tunnel.
     Handshake {
-        /// The exchanges, in order.
-        exchanges: Vec<HandshakeExchange>,
+        /// The exchanges, in order; shared by the flows that run the same handshake (a storm of
+        /// a million flows holds one list, not a million).
+        exchanges: std::sync::Arc<[HandshakeExchange]>,
         /// Number of tunnels (handshakes).
         tunnels: u32,
         /// Time between tunnel starts \[ps\].

@@ -467,7 +467,7 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                     "a handshake needs at least one exchange",
                 ));
             }
-            for e in exchanges {
+            for e in exchanges.iter() {
                 for work in [e.initiator_before, e.responder, e.initiator_after] {
                     step(item, "source.exchanges.work", work.as_ps())?;
                 }
@@ -662,7 +662,7 @@ mod tests {
         assert!(e.contains("protected_len"), "{e}");
         let e = refused(|n| {
             n.flows[0].source = Source::Handshake {
-                exchanges: vec![],
+                exchanges: vec![].into(),
                 tunnels: 1,
                 spacing: SimDuration::ZERO,
                 retransmit: None,
@@ -683,7 +683,7 @@ mod tests {
         };
         let e = refused(|n| {
             n.flows[0].source = Source::Handshake {
-                exchanges: vec![exchange],
+                exchanges: vec![exchange].into(),
                 tunnels: 1,
                 spacing: SimDuration::ZERO,
                 retransmit: Some(Retransmit {

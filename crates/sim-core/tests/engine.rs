@@ -705,7 +705,7 @@ fn handshake_exchanges_and_a_storm() {
             ethernet_header: false,
             protected_len: vec![],
             source: Source::Handshake {
-                exchanges: exchanges.clone(),
+                exchanges: exchanges.clone().into(),
                 tunnels,
                 spacing: SimDuration::ZERO,
                 retransmit,
@@ -823,7 +823,8 @@ fn lossless_storm(
                     responder_per_held: SimDuration::ZERO,
                     request_datagrams: 1,
                     response_datagrams: 1,
-                }],
+                }]
+                .into(),
                 tunnels,
                 spacing: SimDuration::ZERO,
                 retransmit,

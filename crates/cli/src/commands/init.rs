@@ -86,7 +86,7 @@ struct E2Args {
     #[command(flatten)]
     common: Common,
     /// gNBs.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=999_999))]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     gnbs: u32,
     /// KPM load per gNB (E2AP payload bit rate).
     #[arg(long, default_value = "10kbps", value_parser = crate::RATE)]
@@ -117,7 +117,7 @@ struct RicRestartArgs {
     #[command(flatten)]
     common: Common,
     /// gNBs re-establishing their tunnels at once.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=999_999))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     gnbs: u32,
     /// IKEv2 tunnels per gNB.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]

@@ -219,7 +219,7 @@ fn bad_flags_are_refused_naming_the_flag() {
     );
     refused(
         &["init", "fronthaul", "--dus", "1000000", "--rus-per-du", "2"],
-        "at most 1000000 nodes",
+        "at most 1000001 nodes",
     );
 }
 

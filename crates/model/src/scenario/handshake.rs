@@ -81,7 +81,7 @@ pub(super) fn handshake_source(
     key: &str,
     hs: &HandshakeSpec<'_>,
     path_mtu: Option<u32>,
-    (init, resp): (&Option<NodeProfile>, &Option<NodeProfile>),
+    (init, resp): (Option<&NodeProfile>, Option<&NodeProfile>),
 ) -> Result<Source, ScenarioError> {
     match hs.protocol {
         None | Some("ikev2") => {}
@@ -250,7 +250,7 @@ pub(super) fn handshake_source(
         None
     };
     Ok(Source::Handshake {
-        exchanges,
+        exchanges: exchanges.into(),
         tunnels,
         spacing,
         retransmit,

@@ -19,6 +19,7 @@ mod trace;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sim_core::MAX_WINDOW_FRAMES;
 use sim_core::network::MAX_TIME_PS;
@@ -41,7 +42,7 @@ pub use template::{MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand};
 use self::context::Ctx;
 use self::handshake::{HandshakeSpec, handshake_source};
 use self::link::link;
-use self::node::{ProfileCache, node};
+use self::node::{NodeMemo, ProfileCache, node};
 use self::route::{Topology, route};
 use self::source::source;
 use self::stability::check_stability;
@@ -110,8 +111,9 @@ pub struct Scenario {
     pub report: ReportOptions,
     /// Which flows keep exact delay histograms (`[stats]`; see [`Scenario::detail`]).
     pub stats: StatsOptions,
-    /// Per node, the calibration profile its processing was built from (if any).
-    pub node_profiles: Vec<Option<NodeProfile>>,
+    /// Per node, the calibration profile its processing was built from (if any); nodes whose
+    /// service is written the same way share one.
+    pub node_profiles: Vec<Option<Arc<NodeProfile>>>,
     /// Per flow, in [`Network::flows`] order, the stacks its frames are written with (a
     /// capture's bytes: [`crate::capture`]); empty for a scenario built without them.
     pub stacks: Vec<FlowStacks>,
@@ -193,6 +195,19 @@ impl Scenario {
     }
 }
 
+/// A handshake source as built for one flow ([`validate_flat`] shares it with the next flow
+/// that writes the same).
+struct HandshakeMemo {
+    /// The flow's `source` table.
+    file: SourceFile,
+    /// The MTU of its path \[bytes\] (`None`: no link sets one).
+    path_mtu: Option<u32>,
+    /// The profiles of its path's first and last nodes.
+    ends: (Option<Arc<NodeProfile>>, Option<Arc<NodeProfile>>),
+    /// What it built.
+    source: Source,
+}
+
 /// Most names an error lists as allowed; a `[[group]]` of 100,000 gNBs would otherwise put
 /// every name in one message.
 const NAMES_SHOWN: usize = 20;
@@ -253,13 +268,20 @@ fn validate_flat(
             "at least one node, e.g. [[node]] name = \"du\"",
         ));
     }
-    let mut node_index: HashMap<&str, usize> = HashMap::new();
+    let mut node_index: HashMap<&str, usize> = HashMap::with_capacity(file.nodes.len());
+    let mut memo = NodeMemo::default();
     let mut nodes = Vec::with_capacity(file.nodes.len());
     let mut node_profiles = Vec::with_capacity(file.nodes.len());
     for (i, n) in file.nodes.iter().enumerate() {
         let key = format!("node[{i}]");
         cx.unique_name(&key, &n.name, i, &mut node_index, "node")?;
-        let (cfg, prof) = node(&cx, &format!("{key} (\"{}\")", n.name), n, &mut cache)?;
+        let (cfg, prof) = node(
+            &cx,
+            &format!("{key} (\"{}\")", n.name),
+            n,
+            &mut cache,
+            &mut memo,
+        )?;
         nodes.push(cfg);
         node_profiles.push(prof);
     }
@@ -309,6 +331,10 @@ fn validate_flat(
     let mut stacks = Vec::with_capacity(file.flows.len());
     // Stacks sealed or opened by profile nodes that named no suite, resolved after the flows.
     let mut crossings = Vec::new();
+    // The last handshake source built, and what it was built from: the next flow that writes
+    // the same source between the same profiles on a path of the same MTU shares it (its
+    // exchanges are one `Arc`), so a `[[group]]` of a million handshake flows builds one.
+    let mut last_handshake: Option<HandshakeMemo> = None;
     for (i, f) in file.flows.iter().enumerate() {
         cx.unique_name(&format!("flow[{i}]"), &f.name, i, &mut flow_names, "flow")?;
         let key = format!("flow[{i}] (\"{}\")", f.name);
@@ -354,28 +380,55 @@ fn validate_flat(
                     &node_profiles[route[0]],
                     &node_profiles[*route.last().expect("non-empty path")],
                 );
-                let hs = HandshakeSpec {
-                    protocol: protocol.as_deref(),
-                    ke,
-                    auth,
-                    peer: peer.as_deref(),
-                    tunnels: *tunnels,
-                    spacing: spacing.as_ref(),
-                    mtu: mtu.as_ref(),
-                    retransmit: *retransmit,
-                    retransmit_timeout: retransmit_timeout.as_ref(),
-                    retransmit_base: *retransmit_base,
-                    retransmit_tries: *retransmit_tries,
+                let path_mtu = topology.path_mtu(&route);
+                let same = |m: &HandshakeMemo| {
+                    let same_end =
+                        |a: &Option<Arc<NodeProfile>>, b: &Option<Arc<NodeProfile>>| match (a, b) {
+                            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                            (None, None) => true,
+                            _ => false,
+                        };
+                    m.path_mtu == path_mtu
+                        && same_end(&m.ends.0, ends.0)
+                        && same_end(&m.ends.1, ends.1)
+                        && m.file == f.source
+                };
+                let built = match last_handshake.as_ref().filter(|m| same(m)) {
+                    Some(m) => m.source.clone(),
+                    None => {
+                        let hs = HandshakeSpec {
+                            protocol: protocol.as_deref(),
+                            ke,
+                            auth,
+                            peer: peer.as_deref(),
+                            tunnels: *tunnels,
+                            spacing: spacing.as_ref(),
+                            mtu: mtu.as_ref(),
+                            retransmit: *retransmit,
+                            retransmit_timeout: retransmit_timeout.as_ref(),
+                            retransmit_base: *retransmit_base,
+                            retransmit_tries: *retransmit_tries,
+                        };
+                        let source = handshake_source(
+                            &cx,
+                            &skey,
+                            &hs,
+                            path_mtu,
+                            (ends.0.as_deref(), ends.1.as_deref()),
+                        )?;
+                        last_handshake = Some(HandshakeMemo {
+                            file: f.source.clone(),
+                            path_mtu,
+                            ends: (ends.0.clone(), ends.1.clone()),
+                            source: source.clone(),
+                        });
+                        source
+                    }
                 };
                 // Each message is one packet carrying all its datagrams: protocols already split it
                 // to the path MTU, so the flow is exempt from the engine's MTU check. Its sizes
                 // count each datagram's Ethernet header.
-                (
-                    handshake_source(&cx, &skey, &hs, topology.path_mtu(&route), ends)?,
-                    u32::MAX,
-                    true,
-                    vec![],
-                )
+                (built, u32::MAX, true, vec![])
             }
             other => source(&cx, &skey, other, topology.path_mtu(&route), path)?,
         };

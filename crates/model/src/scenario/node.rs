@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sim_core::network::{NodeConfig, Service, UNLIMITED_SERVERS};
 use sim_core::time::SimDuration;
@@ -233,12 +234,31 @@ fn measured_suites(p: &profile::Profile) -> String {
 
 pub(super) type ProfileCache = HashMap<PathBuf, profile::Profile>;
 
+/// A profile service as a node's file writes it: its file (relative to the scenario), its
+/// `suite` and its `protocol`.
+type ProfileKey = (String, Option<Option<protocols::Suite>>, Option<String>);
+
+/// What a profile service builds, the same for every node that writes it the same way: the
+/// node's profile, its three services and the profile's cores.
+type BuiltProfile = (
+    Arc<NodeProfile>,
+    (Service, Option<Service>, Option<Service>),
+    u32,
+);
+
+/// The profile services built so far in one validation, by how their nodes write them: a
+/// `[[group]]` of a million gNBs builds its profile service once and shares its
+/// [`NodeProfile`] (an `Arc`), instead of a million times.
+#[derive(Default)]
+pub(super) struct NodeMemo(HashMap<ProfileKey, BuiltProfile>);
+
 pub(super) fn node(
     cx: &Ctx<'_>,
     key: &str,
     n: &NodeFile,
     cache: &mut ProfileCache,
-) -> Result<(NodeConfig, Option<NodeProfile>), ScenarioError> {
+    memo: &mut NodeMemo,
+) -> Result<(NodeConfig, Option<Arc<NodeProfile>>), ScenarioError> {
     let skey = format!("{key}.service");
     let mut from_profile = None;
     let (service, receive, transit) = match &n.service {
@@ -254,100 +274,17 @@ pub(super) fn node(
                     "either a profile service (which gives all three roles) or written-out models",
                 ));
             }
-            let base = cx.path.parent().unwrap_or(Path::new("."));
-            let path = base.join(file);
-            if !cache.contains_key(&path) {
-                let p = profile::Profile::load(&path).map_err(|e| {
-                    cx.invalid(
-                        format!("{skey}.profile"),
-                        e.to_string(),
-                        "a profile written by `oransim calibrate` or one under calibration/",
-                    )
-                })?;
-                cache.insert(path.clone(), p);
+            let memo_key = (file.clone(), *suite, protocol.clone());
+            if let Some((np, services, cores)) = memo.0.get(&memo_key) {
+                from_profile = Some((Arc::clone(np), *cores));
+                services.clone()
+            } else {
+                let built = profile_services(cx, &skey, (file, suite, protocol), cache)?;
+                from_profile = Some((Arc::clone(&built.0), built.2));
+                let services = built.1.clone();
+                memo.0.insert(memo_key, built);
+                services
             }
-            let p = &cache[&path];
-            // Without a `suite` the stacks decide it (`suites::resolve`, once the flows are
-            // known): until then the node costs no cipher.
-            let (suite, suite_from_stacks) = match suite {
-                Some(choice) => (choice, false),
-                None => (&None, true),
-            };
-            let offloaded = match protocol.as_deref() {
-                None => false,
-                Some("ipsec") => p.offload().ipsec,
-                Some("macsec") => p.offload().macsec,
-                Some("tls") => p.offload().tls,
-                Some(other) => {
-                    return Err(cx.invalid(
-                        format!("{skey}.protocol"),
-                        format!("unknown protocol \"{other}\""),
-                        "\"ipsec\", \"macsec\" or \"tls\" (for the profile's offload flags)",
-                    ));
-                }
-            };
-            let op = |dir: profile::Direction| -> Result<Option<profile::OpCost>, ScenarioError> {
-                let Some(suite) = suite.filter(|_| !offloaded) else {
-                    return Ok(None);
-                };
-                p.cipher(suite, dir).cloned().map(Some).map_err(|e| {
-                    cx.invalid(
-                        format!("{skey}.suite"),
-                        e.to_string(),
-                        format!(
-                            "\"none\" or a suite this profile measured both ways: {}",
-                            measured_suites(p)
-                        ),
-                    )
-                })
-            };
-            let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
-            // A strongSwan profile's data path runs the ESP this node seals and opens (not
-            // MACsec's or TLS's, nor an offloaded suite's).
-            let data_path = (seal.is_some()
-                && !matches!(protocol.as_deref(), Some("macsec" | "tls")))
-            .then(|| super::daemon::DataPath::from_profile(p))
-            .flatten();
-            let np = NodeProfile {
-                daemon: super::daemon::Daemon::from_profile(p),
-                data_path,
-                name: p.name().to_owned(),
-                origin: path.display().to_string(),
-                implementation: p.implementation().to_owned(),
-                suite: *suite,
-                suite_from_stacks,
-                offloaded,
-                stack_ns: p.stack_ns(),
-                io_ns: p.io_ns(),
-                io_per_byte_ns: p.io_per_byte_ns(),
-                latency_ns: p.latency_ns(),
-                seal,
-                open,
-                // Listed without recording a read: a key op is read when a handshake uses it.
-                key_ops: p
-                    .ops()
-                    .filter_map(|(op, cost)| match op {
-                        profile::Op::Key(k)
-                            if profile::all_key_ops().any(|n| n == k.to_string()) =>
-                        {
-                            Some(KeyOp {
-                                op: k,
-                                ns: cost.cost_ns(0),
-                                fitted_to: cost.provenance.fitted_to.clone(),
-                            })
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-            };
-            let esp_ns = np.data_path.as_ref().map_or(0.0, |d| d.per_packet_ns);
-            let services = (
-                profile_service(np.stack_ns + esp_ns, np.seal.as_ref()),
-                Some(profile_service(np.stack_ns + esp_ns, np.open.as_ref())),
-                Some(profile_service(np.stack_ns, None)),
-            );
-            from_profile = Some((np, p.cores()));
-            services
         }
         other => (
             other
@@ -363,6 +300,118 @@ pub(super) fn node(
                 .transpose()?,
         ),
     };
+    node_config(cx, key, n, (service, receive, transit), from_profile)
+}
+
+/// Builds a profile service (`file`, `suite`, `protocol` as the node writes them; `skey` its
+/// key): the node's profile, its services and the profile's cores.
+fn profile_services(
+    cx: &Ctx<'_>,
+    skey: &str,
+    (file, suite, protocol): (&str, &Option<Option<protocols::Suite>>, &Option<String>),
+    cache: &mut ProfileCache,
+) -> Result<BuiltProfile, ScenarioError> {
+    let base = cx.path.parent().unwrap_or(Path::new("."));
+    let path = base.join(file);
+    if !cache.contains_key(&path) {
+        let p = profile::Profile::load(&path).map_err(|e| {
+            cx.invalid(
+                format!("{skey}.profile"),
+                e.to_string(),
+                "a profile written by `oransim calibrate` or one under calibration/",
+            )
+        })?;
+        cache.insert(path.clone(), p);
+    }
+    let p = &cache[&path];
+    // Without a `suite` the stacks decide it (`suites::resolve`, once the flows are
+    // known): until then the node costs no cipher.
+    let (suite, suite_from_stacks) = match suite {
+        Some(choice) => (choice, false),
+        None => (&None, true),
+    };
+    let offloaded = match protocol.as_deref() {
+        None => false,
+        Some("ipsec") => p.offload().ipsec,
+        Some("macsec") => p.offload().macsec,
+        Some("tls") => p.offload().tls,
+        Some(other) => {
+            return Err(cx.invalid(
+                format!("{skey}.protocol"),
+                format!("unknown protocol \"{other}\""),
+                "\"ipsec\", \"macsec\" or \"tls\" (for the profile's offload flags)",
+            ));
+        }
+    };
+    let op = |dir: profile::Direction| -> Result<Option<profile::OpCost>, ScenarioError> {
+        let Some(suite) = suite.filter(|_| !offloaded) else {
+            return Ok(None);
+        };
+        p.cipher(suite, dir).cloned().map(Some).map_err(|e| {
+            cx.invalid(
+                format!("{skey}.suite"),
+                e.to_string(),
+                format!(
+                    "\"none\" or a suite this profile measured both ways: {}",
+                    measured_suites(p)
+                ),
+            )
+        })
+    };
+    let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
+    // A strongSwan profile's data path runs the ESP this node seals and opens (not
+    // MACsec's or TLS's, nor an offloaded suite's).
+    let data_path = (seal.is_some() && !matches!(protocol.as_deref(), Some("macsec" | "tls")))
+        .then(|| super::daemon::DataPath::from_profile(p))
+        .flatten();
+    let np = NodeProfile {
+        daemon: super::daemon::Daemon::from_profile(p),
+        data_path,
+        name: p.name().to_owned(),
+        origin: path.display().to_string(),
+        implementation: p.implementation().to_owned(),
+        suite: *suite,
+        suite_from_stacks,
+        offloaded,
+        stack_ns: p.stack_ns(),
+        io_ns: p.io_ns(),
+        io_per_byte_ns: p.io_per_byte_ns(),
+        latency_ns: p.latency_ns(),
+        seal,
+        open,
+        // Listed without recording a read: a key op is read when a handshake uses it.
+        key_ops: p
+            .ops()
+            .filter_map(|(op, cost)| match op {
+                profile::Op::Key(k) if profile::all_key_ops().any(|n| n == k.to_string()) => {
+                    Some(KeyOp {
+                        op: k,
+                        ns: cost.cost_ns(0),
+                        fitted_to: cost.provenance.fitted_to.clone(),
+                    })
+                }
+                _ => None,
+            })
+            .collect(),
+    };
+    let esp_ns = np.data_path.as_ref().map_or(0.0, |d| d.per_packet_ns);
+    let services = (
+        profile_service(np.stack_ns + esp_ns, np.seal.as_ref()),
+        Some(profile_service(np.stack_ns + esp_ns, np.open.as_ref())),
+        Some(profile_service(np.stack_ns, None)),
+    );
+    Ok((Arc::new(np), services, p.cores()))
+}
+
+/// The node's configuration once its services are built (`from_profile`: its profile and the
+/// profile's cores, for a profile service).
+fn node_config(
+    cx: &Ctx<'_>,
+    key: &str,
+    n: &NodeFile,
+    (service, receive, transit): (Service, Option<Service>, Option<Service>),
+    from_profile: Option<(Arc<NodeProfile>, u32)>,
+) -> Result<(NodeConfig, Option<Arc<NodeProfile>>), ScenarioError> {
     let servers = match (n.cores, &from_profile) {
         (Some(Cores::Count(c)), _) => cx.count(&format!("{key}.cores"), c, "cores", MAX_CORES)?,
         (Some(Cores::Unlimited), _) => UNLIMITED_SERVERS,

@@ -111,7 +111,7 @@ pub(super) fn resolve(
     cx: &Ctx<'_>,
     crossings: &[Crossing],
     nodes: &mut [NodeConfig],
-    node_profiles: &mut [Option<NodeProfile>],
+    node_profiles: &mut [Option<std::sync::Arc<NodeProfile>>],
     profiles: &std::collections::HashMap<std::path::PathBuf, profile::Profile>,
 ) -> Result<(), ScenarioError> {
     // The first stack seen at each node, and its suite.
@@ -140,10 +140,16 @@ pub(super) fn resolve(
         }
     }
     for (n, seen) in first.iter().enumerate() {
-        let Some(np) = node_profiles[n].as_mut().filter(|np| np.suite_from_stacks) else {
+        let Some((c, Some(suite))) = seen else {
             continue;
         };
-        let Some((c, Some(suite))) = seen else {
+        // Copied only for a node whose suite the stacks decide (a profile shared by other
+        // nodes stays theirs).
+        let Some(np) = node_profiles[n]
+            .as_mut()
+            .filter(|np| np.suite_from_stacks)
+            .map(std::sync::Arc::make_mut)
+        else {
             continue;
         };
         if np.offloaded {

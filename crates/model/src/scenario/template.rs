@@ -39,10 +39,10 @@ use std::path::Path;
 use crate::error::ScenarioError;
 use crate::file::{FlowFile, GroupFile, LinkFile, NodeFile, ScenarioFile};
 
-/// Most nodes, links and flows a file may expand to, in all: a million-node star (a node, a link
-/// and a flow per gNB), as large as `oransim init` writes (`MAX_GENERATED_NODES`). Checked on
-/// the counts before anything is expanded.
-pub const MAX_EXPANDED_ITEMS: u64 = 3_000_000;
+/// Most nodes, links and flows a file may expand to, in all: a star of a million gNBs (a node,
+/// a link and a flow per gNB, and the RIC), as large as `oransim init` writes
+/// (`MAX_GENERATED_NODES`, three items each). Checked on the counts before anything is expanded.
+pub const MAX_EXPANDED_ITEMS: u64 = 3 * crate::generate::MAX_GENERATED_NODES;
 
 /// Deepest nesting of groups (`[[group.group]]` is depth 2): fronthaul's O-DU x O-RU needs two.
 pub const MAX_GROUP_DEPTH: usize = 8;
