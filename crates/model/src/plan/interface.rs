@@ -146,16 +146,18 @@ pub struct DataPathTerms {
     pub added_rtt_ns: f64,
 }
 
-/// The ESP data path's terms of `p`, if it has them.
+/// The ESP data path's terms of `p` for `suite` (the openssl plugin's per-packet work
+/// included where it runs the suite: [`crate::scenario::openssl_plugin`]), if it has
+/// them.
 ///
 /// A per-packet time of 0 caps no packet rate, so it is not a measured data path: `None`
 /// (the figures stay labelled a lower bound) rather than an infinite rate.
-fn data_path_terms(p: &profile::Profile) -> Option<DataPathTerms> {
+fn data_path_terms(p: &profile::Profile, suite: Suite) -> Option<DataPathTerms> {
     let imp = p.real_implementation()?;
-    let per_packet_ns = p.term(profile::Term::EspPerPacket).filter(|v| *v > 0.0)?;
+    let d = crate::scenario::DataPath::from_profile(p, Some(suite))?;
     Some(DataPathTerms {
         implementation: format!("strongSwan {} ({})", imp.version, imp.data_path),
-        per_packet_ns,
+        per_packet_ns: d.per_packet_ns,
         added_rtt_ns: p.term(profile::Term::EspLatency)?,
     })
 }
@@ -319,7 +321,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         let data_path = (suite.is_some()
             && !offloaded
             && stack_p.protocol() == Some(protocols::Protocol::Ipsec))
-        .then(|| crate::scenario::DataPath::from_profile(&profile))
+        .then(|| crate::scenario::DataPath::from_profile(&profile, suite))
         .flatten();
         if let Some(d) = &data_path {
             seal_ns += d.per_packet_ns;
@@ -491,7 +493,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
     }
     let secured_protocol = interface_stack(&q.interface, Some(q.suite)).and_then(|s| s.protocol());
     let terms = if secured_protocol == Some(protocols::Protocol::Ipsec) {
-        data_path_terms(&profile)
+        data_path_terms(&profile, q.suite)
     } else {
         None
     };

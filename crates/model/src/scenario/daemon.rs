@@ -83,26 +83,44 @@ pub struct DataPath {
     /// The implementation, version and data path, and the profile, in words (as
     /// [`Daemon::what`]).
     pub what: String,
-    /// CPU per ESP packet besides the cipher (`esp.per_packet`) \[ns\].
+    /// CPU per ESP packet besides the cipher \[ns\]: `esp.per_packet`, plus
+    /// `esp.openssl.per_packet` for a suite strongSwan's openssl plugin does (ChaCha20-Poly1305:
+    /// [`openssl_plugin`]).
     pub per_packet_ns: f64,
     /// Delay per ESP traversal that occupies no server: a quarter of what ESP adds to a round
-    /// trip besides the ciphers (`esp.latency`: four traversals), less the per-packet CPU each
-    /// traversal already pays; at least 0 \[ns\].
+    /// trip besides the ciphers (`esp.latency`: four traversals, measured through aesni), less
+    /// the `esp.per_packet` each traversal already pays as CPU; at least 0 \[ns\].
     pub delay_ns: f64,
     /// Servers the stage has: kernel-libipsec runs each direction's ESP in one thread (its
     /// processor); `None`: the node's cores (a kernel data path, softirq on every core).
     pub threads: Option<u32>,
 }
 
+/// Whether strongSwan's data path runs `suite` in its openssl plugin rather than its aesni
+/// plugin, with the plugins in strongSwan's default order (aesni before openssl): only
+/// ChaCha20-Poly1305, which aesni does not implement.
+pub fn openssl_plugin(suite: protocols::Suite) -> bool {
+    suite == protocols::Suite::ChaCha20Poly1305
+}
+
 impl DataPath {
-    /// The ESP data path a profile describes, if it holds a strongSwan's `esp.per_packet` (a
-    /// per-packet time of 0 is no measured data path).
-    pub fn from_profile(p: &profile::Profile) -> Option<DataPath> {
+    /// The ESP data path a profile describes for `suite`, if the profile holds a strongSwan's
+    /// `esp.per_packet` (a per-packet time of 0 is no measured data path). A suite the openssl
+    /// plugin runs ([`openssl_plugin`]) also pays the profile's `esp.openssl.per_packet`
+    /// (0 in a profile fitted before that term).
+    pub fn from_profile(p: &profile::Profile, suite: Option<protocols::Suite>) -> Option<DataPath> {
         let imp = p.real_implementation()?;
         if imp.name != "strongswan" {
             return None;
         }
-        let per_packet_ns = p.term(Term::EspPerPacket).filter(|v| *v > 0.0)?;
+        let base_ns = p.term(Term::EspPerPacket).filter(|v| *v > 0.0)?;
+        let plugin_ns = if suite.is_some_and(openssl_plugin) {
+            p.term(Term::EspOpensslPerPacket).unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        // `esp.latency` was measured through aesni: it holds `esp.per_packet` four times, and
+        // the openssl plugin's work lengthens a round trip beyond it.
         let latency = p.term(Term::EspLatency).unwrap_or(0.0);
         Some(DataPath {
             what: format!(
@@ -111,8 +129,8 @@ impl DataPath {
                 imp.data_path,
                 p.name()
             ),
-            per_packet_ns,
-            delay_ns: (latency / 4.0 - per_packet_ns).max(0.0),
+            per_packet_ns: base_ns + plugin_ns,
+            delay_ns: (latency / 4.0 - base_ns).max(0.0),
             threads: (imp.data_path == "kernel-libipsec").then_some(1),
         })
     }

@@ -30,7 +30,7 @@ use crate::error::ScenarioError;
 use crate::file::{FlowFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
-pub use daemon::{Daemon, DataPath, charged};
+pub use daemon::{Daemon, DataPath, charged, openssl_plugin};
 pub use framing::protected_len;
 pub(crate) use handshake::{ike_auth_work, ke_work};
 pub use node::{KeyOp, MAX_CORES, NodeProfile};

@@ -362,7 +362,7 @@ fn profile_services(
     // A strongSwan profile's data path runs the ESP this node seals and opens (not
     // MACsec's or TLS's, nor an offloaded suite's).
     let data_path = (seal.is_some() && !matches!(protocol.as_deref(), Some("macsec" | "tls")))
-        .then(|| super::daemon::DataPath::from_profile(p))
+        .then(|| super::daemon::DataPath::from_profile(p, *suite))
         .flatten();
     let np = NodeProfile {
         daemon: super::daemon::Daemon::from_profile(p),

@@ -26,6 +26,11 @@
 //!   length.
 //! - **ESP latency** (`esp.latency`, fitted to `esp.rtt.aes256gcm16.64`): what ESP adds to a
 //!   64-byte ping's round trip over the same path without IPsec, less four cipher calls.
+//! - **the openssl plugin per packet** (`esp.openssl.per_packet`, fitted to
+//!   `esp.tput.chacha20poly1305`): what a segment costs beyond `esp.per_packet` when
+//!   strongSwan's openssl plugin, not aesni, does the AEAD (ChaCha20-Poly1305): its time per
+//!   TCP segment less `esp.per_packet` and its seal; at least 0. The rows `esp.tput.<suite>.mss<M>`
+//!   predict each suite at the other segment sizes the bench measured.
 //! - **Child SA installation** (`ike.child_sa.install`, fitted to `ike.child.create` and
 //!   `ike.child.refused`; files with the `child` workload only): what installing a Child SA
 //!   (two SAs and their policies, in the data path the file names) adds to an exchange, request
@@ -192,6 +197,13 @@ pub enum Workload {
         tcp_mbps: Vec<f64>,
         /// MTU of the device the path leaves by \[bytes\].
         path_mtu: u32,
+        /// TCP throughput per run \[Mbit/s\] at each MSS the bench asked iperf3 for (`536`,
+        /// `1000`, `default`: none asked); files of `--set placements` or `--esp-mss` only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tcp_mss_mbps: Option<BTreeMap<String, Vec<f64>>>,
+        /// The MSS iperf3 reported for each of those \[bytes\] (TCP payload per segment).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tcp_mss_bytes: Option<BTreeMap<String, u32>>,
     },
 }
 
@@ -282,6 +294,10 @@ pub struct Terms {
     pub esp_per_packet_ns: Option<f64>,
     /// What ESP adds to a ping's round trip without the cipher \[ns\].
     pub esp_latency_ns: Option<f64>,
+    /// What a packet costs beyond `esp_per_packet_ns` when the openssl plugin does its AEAD
+    /// \[ns\] (fitted to [`FIT_OPENSSL_SUITE`]'s throughput; at least 0); `None` without that
+    /// measurement.
+    pub esp_openssl_per_packet_ns: Option<f64>,
     /// The per-exchange times; `None` without the set-ups' per-exchange times and the `child`
     /// workload (files written before the bench recorded them).
     pub exchanges: Option<Exchanges>,
@@ -477,26 +493,70 @@ fn esp<'a>(m: &'a Measurements, suite: &str) -> Option<EspRuns<'a>> {
             rtt_ms,
             tcp_mbps,
             path_mtu,
+            ..
         } if s == suite => Some((rtt_ms, tcp_mbps.as_slice(), *path_mtu)),
         _ => None,
     })
+}
+
+/// One ESP suite's TCP runs at the MSS values the bench asked for (not `default`, whose runs
+/// are the suite's throughput row's configuration): (MSS asked, MSS iperf3 reported \[bytes\],
+/// runs \[Mbit/s\]), by increasing MSS.
+fn esp_by_mss<'a>(m: &'a Measurements, suite: &str) -> Vec<(u32, u32, &'a [f64])> {
+    let mut out: Vec<(u32, u32, &[f64])> = m
+        .rows
+        .iter()
+        .filter_map(|w| match w {
+            Workload::Esp {
+                suite: s,
+                tcp_mss_mbps: Some(runs),
+                tcp_mss_bytes,
+                ..
+            } if s == suite => Some((runs, tcp_mss_bytes)),
+            _ => None,
+        })
+        .flat_map(|(runs, bytes)| {
+            runs.iter().filter_map(move |(k, v)| {
+                let asked: u32 = k.parse().ok()?;
+                let got = bytes
+                    .as_ref()
+                    .and_then(|b| b.get(k).copied())
+                    .unwrap_or(asked);
+                Some((asked, got, v.as_slice()))
+            })
+        })
+        .collect();
+    out.sort_by_key(|r| r.0);
+    out
 }
 
 fn median(v: &[f64]) -> Option<f64> {
     Measured::of(v).map(|m| m.median)
 }
 
-/// The ESP suites measured, their OpenSSL seal op and their name in words.
-pub const ESP_SUITES: &[(&str, Option<&str>, &str)] = &[
-    ("aes256gcm16", Some("aes256-gcm.seal"), "AES-256-GCM"),
-    ("aes128gcm16", Some("aes128-gcm.seal"), "AES-128-GCM"),
+/// The ESP suites measured, their OpenSSL seal op, their name in words and whether
+/// strongSwan's openssl plugin runs them in the data path (not aesni: ChaCha20-Poly1305,
+/// [`crate::scenario::openssl_plugin`]).
+pub const ESP_SUITES: &[(&str, Option<&str>, &str, bool)] = &[
+    ("aes256gcm16", Some("aes256-gcm.seal"), "AES-256-GCM", false),
+    ("aes128gcm16", Some("aes128-gcm.seal"), "AES-128-GCM", false),
     (
         "chacha20poly1305",
         Some("chacha20-poly1305.seal"),
         "ChaCha20-Poly1305",
+        true,
     ),
-    ("aes256-sha256", None, "AES-256-CBC + HMAC-SHA-256-128"),
+    (
+        "aes256-sha256",
+        None,
+        "AES-256-CBC + HMAC-SHA-256-128",
+        false,
+    ),
 ];
+
+/// The ESP suite through the openssl plugin whose throughput `esp.openssl.per_packet` is
+/// fitted to.
+pub const FIT_OPENSSL_SUITE: &str = "chacha20poly1305";
 
 /// The ICMP payload sizes of the RTT workload \[bytes\].
 pub const PING_SIZES: [&str; 3] = ["64", "512", "1372"];
@@ -592,6 +652,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         parallelism,
         esp_per_packet_ns: None,
         esp_latency_ns: None,
+        esp_openssl_per_packet_ns: None,
         exchanges: exchanges(m, ops)?,
         spreads,
     };
@@ -633,6 +694,26 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         ) {
             let ciphers = 4.0 * cost(ops, "aes256-gcm.seal", 64.0 + 28.0)?;
             terms.esp_latency_ns = Some(nonneg(Term::EspLatency, (e - p) * 1e6 - ciphers)?);
+        }
+        // The openssl plugin: what its suite's time per segment adds to the AES-256-GCM
+        // suite's beyond the two ciphers' costs (at least 0: a suite no slower than aesni's
+        // gives no plugin cost).
+        if let Some((_, tput, mtu)) = esp(m, FIT_OPENSSL_SUITE)
+            && let Some(t) = Measured::of(tput).filter(|t| t.median > 0.0)
+            && let Some(pp) = terms.esp_per_packet_ns
+        {
+            let seg = f64::from(mtu.saturating_sub(40));
+            let per_seg = seg * 8.0 / (t.median * 1e6) * 1e9;
+            let extra = per_seg - pp - cost(ops, "chacha20-poly1305.seal", seg + 40.0)?;
+            if !extra.is_finite() {
+                return Err(MeasureError(format!(
+                    "`esp.tput.{FIT_OPENSSL_SUITE}`: no per-packet cost can be fitted"
+                )));
+            }
+            terms.esp_openssl_per_packet_ns = Some(extra.max(0.0));
+            terms
+                .spreads
+                .insert(Term::EspOpensslPerPacket, t.spread_pct() / 100.0);
         }
     }
     Ok(terms)
@@ -760,6 +841,9 @@ pub fn validate(
     if let Some(n) = t.growth_storm {
         // The per-held work is fitted to this storm's CPU per SA.
         fit_ids.push(format!("ike.storm.{n}.cpu"));
+    }
+    if t.esp_openssl_per_packet_ns.is_some() {
+        fit_ids.push(format!("esp.tput.{FIT_OPENSSL_SUITE}"));
     }
     let mut rows = Vec::new();
     let from = |ids: &[&str]| ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
@@ -891,32 +975,76 @@ pub fn validate(
     }
     // The ESP data path.
     if let (Some(pp), Some((plain_rtt, _, _))) = (t.esp_per_packet_ns, esp(m, "plain")) {
-        for (suite, seal, words) in ESP_SUITES {
+        let openssl_fit = format!("esp.tput.{FIT_OPENSSL_SUITE}");
+        for &(suite, seal, words, openssl) in ESP_SUITES {
             let Some((rtt, tput, mtu)) = esp(m, suite) else {
                 continue;
             };
-            let seg = f64::from(mtu.saturating_sub(40));
-            let Some(meas) = Measured::of(tput) else {
-                continue;
+            // The openssl plugin's suite pays its term beside `esp.per_packet`.
+            let plugin = if openssl {
+                t.esp_openssl_per_packet_ns.unwrap_or(0.0)
+            } else {
+                0.0
             };
-            let c = seal.map(|op| cost(ops, op, seg + 40.0)).transpose()?;
-            let mut row = Row::new(
+            let mut tput_from = vec![format!("esp.tput.{FIT_SUITE}")];
+            if openssl && t.esp_openssl_per_packet_ns.is_some() {
+                tput_from.push(openssl_fit.clone());
+            }
+            let tput_from: Vec<&str> = tput_from.iter().map(String::as_str).collect();
+            // TCP at `seg` bytes per segment: CPU-bound at the segment's bits over the
+            // per-packet terms and the seal of a segment (none for a suite OpenSSL's costs do
+            // not describe).
+            let tput_row = |id: String, what: String, runs: &[f64], seg: f64| {
+                let Some(meas) = Measured::of(runs) else {
+                    return Ok(None);
+                };
+                let c = seal.map(|op| cost(ops, op, seg + 40.0)).transpose()?;
+                let row = Row::new(
+                    id,
+                    what,
+                    "Mbit/s",
+                    meas,
+                    c.map(|c| seg * 8.0 / ((pp + plugin + c) * 1e-9) / 1e6),
+                    Rule::Throughput,
+                    from(&tput_from),
+                    &fit_ids,
+                );
+                Ok::<_, MeasureError>(Some(match c {
+                    Some(_) => row,
+                    None => row.why("strongSwan runs AES-CBC and HMAC-SHA-256 in its own plugins (aes/aesni, sha2, hmac), whose cost no measurement here gives; OpenSSL's stitched AES-CBC-HMAC is a different implementation"),
+                }))
+            };
+            let Some(row) = tput_row(
                 format!("esp.tput.{suite}"),
                 format!("TCP through ESP ({words}), {} data path", m.data_path),
-                "Mbit/s",
-                meas,
-                c.map(|c| seg * 8.0 / ((pp + c) * 1e-9) / 1e6),
-                Rule::Throughput,
-                from(&[&format!("esp.tput.{FIT_SUITE}")]),
-                &fit_ids,
-            );
-            if c.is_none() {
-                row = row.why("strongSwan runs AES-CBC and HMAC-SHA-256 in its own plugins (aes/aesni, sha2, hmac), whose cost no measurement here gives; OpenSSL's stitched AES-CBC-HMAC is a different implementation");
-            }
+                tput,
+                f64::from(mtu.saturating_sub(40)),
+            )?
+            else {
+                continue;
+            };
             rows.push(row);
+            // The same at each MSS the bench asked iperf3 for: a per-packet law, the time per
+            // segment flat in its size but for the cipher.
+            for (asked, got, runs) in esp_by_mss(m, suite) {
+                rows.extend(tput_row(
+                    format!("esp.tput.{suite}.mss{asked}"),
+                    format!(
+                        "TCP through ESP ({words}) at MSS {asked} ({got} B per segment), {} data path",
+                        m.data_path
+                    ),
+                    runs,
+                    f64::from(got),
+                )?);
+            }
             let Some(lat) = t.esp_latency_ns else {
                 continue;
             };
+            let mut rtt_from = vec![format!("esp.rtt.{FIT_SUITE}.64")];
+            if openssl && t.esp_openssl_per_packet_ns.is_some() {
+                rtt_from.push(openssl_fit.clone());
+            }
+            let rtt_from: Vec<&str> = rtt_from.iter().map(String::as_str).collect();
             for size in PING_SIZES {
                 let (Some(v), Some(p)) = (
                     rtt.get(size).and_then(|v| Measured::of(v)),
@@ -931,9 +1059,9 @@ pub fn validate(
                     format!("ping RTT through ESP ({words}), {size} B payload"),
                     "ms",
                     v,
-                    c.map(|c| (p * 1e6 + lat + 4.0 * c) / 1e6),
+                    c.map(|c| (p * 1e6 + lat + 4.0 * (c + plugin)) / 1e6),
                     Rule::Rtt,
-                    from(&[&format!("esp.rtt.{FIT_SUITE}.64")]),
+                    from(&rtt_from),
                     &fit_ids,
                 ));
             }
@@ -975,7 +1103,7 @@ fn auth_words(auth: &str) -> &str {
 
 /// The implementation terms [`implementation_file`] writes from every measurement file (the
 /// `esp.*` ones only when it has the ESP workloads).
-pub const TERMS: [Term; 12] = [
+pub const TERMS: [Term; 13] = [
     Term::IkeDaemonInitiatorIdle,
     Term::IkeDaemonResponderIdle,
     Term::IkeLatency,
@@ -988,6 +1116,7 @@ pub const TERMS: [Term; 12] = [
     Term::IkeHostCpus,
     Term::EspPerPacket,
     Term::EspLatency,
+    Term::EspOpensslPerPacket,
 ];
 
 /// The terms [`implementation_file`] writes only from a file with the per-exchange times and the
@@ -1138,6 +1267,17 @@ pub fn implementation_file(
             l,
             &[format!("esp.rtt.{FIT_SUITE}.64")],
             "what ESP adds to a 64-byte ping's median RTT over the same path without IPsec, less four AES-256-GCM calls".into(),
+        );
+    }
+    if let Some(o) = t.esp_openssl_per_packet_ns {
+        put(
+            Term::EspOpensslPerPacket,
+            o,
+            &[format!("esp.tput.{FIT_OPENSSL_SUITE}")],
+            format!(
+                "{} data path's time per TCP segment through the ChaCha20-Poly1305 Child SA (strongSwan's openssl plugin) less `esp.per_packet` and the ChaCha20-Poly1305 seal at the segment's length (OpenSSL's); at least 0",
+                m.data_path
+            ),
         );
     }
     if let Some(x) = &t.exchanges {
@@ -1309,7 +1449,12 @@ mod tests {
             for term in TERMS {
                 assert!(
                     imp.term(term).is_some()
-                        || [Term::EspPerPacket, Term::EspLatency].contains(&term),
+                        || [
+                            Term::EspPerPacket,
+                            Term::EspLatency,
+                            Term::EspOpensslPerPacket
+                        ]
+                        .contains(&term),
                     "{term}"
                 );
             }
