@@ -412,10 +412,10 @@ pub struct HandshakeReport {
     pub completion: Option<DistSummary>,
     /// Per exchange, request work started to response processed \[ns\].
     pub exchanges: Vec<ExchangeReport>,
-    /// What these times count: always `"cipher-only lower bound"` in a scenario run, whose
-    /// handshake work is the profiles' key ops, signatures and per-packet I/O, not a real IKE
-    /// daemon's message handling, thread hand-offs and SA installation (`oransim plan kex` with
-    /// a profile from `oransim calibrate --run strongswan` estimates those; docs/validation.md).
+    /// Which costs the handshakes were charged ([`crate::scenario::charged`]): each side's
+    /// daemon (implementation, version, data path, the profile that measured it) where its
+    /// profile has implementation terms, or [`LOWER_BOUND_WORDS`] where neither side's has
+    /// (the profiles' key ops, signatures and per-packet I/O only).
     pub bound: String,
 }
 
@@ -505,6 +505,12 @@ pub struct NodeProfileReport {
     /// What limits the node: "io-bound" (the one-server I/O stage is at least 95% busy),
     /// "cpu-bound" (the cores are at least 95% busy), or "not saturated".
     pub bound: String,
+    /// The measured ESP data path the engine charged at this node, in words (implementation,
+    /// version, data path, the profile that measured it: [`crate::scenario::DataPath::what`]);
+    /// absent where none was (the node's ESP, if any, costs its cipher calls and per-packet
+    /// I/O only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_path: Option<String>,
 }
 
 /// One direction of a link.
@@ -909,6 +915,7 @@ fn profile_report(
         cipher_share: cipher / total,
         stack_share: stack / total,
         bound: bound.to_owned(),
+        data_path: p.data_path.as_ref().map(|d| d.what.clone()),
     }
 }
 

@@ -131,6 +131,7 @@ pub fn table_with(r: &Report, lines: Lines) -> String {
             out.push_str(&link_table(r.links.iter()).text());
         }
     }
+    out.push_str(&data_paths(r));
     if let Some(t) = &r.tunnels_back {
         out.push('\n');
         out.push_str(&tunnels_back(t, reps));
@@ -228,33 +229,72 @@ fn busiest(r: &Report) -> String {
             );
         }
     }
-    // The bottleneck: the busiest stage of all.
-    let mut best: Option<(f64, String)> = None;
-    let mut consider = |u: f64, what: String| {
+    // The bottleneck: the busiest stage of all (named once found: a storm has a million).
+    enum Stage {
+        Cpu(usize),
+        Io(usize),
+        Link(usize),
+    }
+    let mut best: Option<(f64, Stage)> = None;
+    let mut consider = |u: f64, stage: Stage| {
         if best.as_ref().is_none_or(|(b, _)| u > *b) {
-            best = Some((u, what));
+            best = Some((u, stage));
         }
     };
-    for n in &r.nodes {
-        let cores = n
-            .cores
-            .map_or_else(|| "unlimited cores".to_owned(), |c| format!("{c} cores"));
-        consider(
-            n.utilisation,
-            format!("node {}'s CPU stage ({cores})", n.name),
-        );
+    for (i, n) in r.nodes.iter().enumerate() {
+        consider(n.utilisation, Stage::Cpu(i));
         if let Some(io) = n.io_utilisation {
-            consider(io, format!("node {}'s I/O stage", n.name));
+            consider(io, Stage::Io(i));
         }
     }
-    for l in &r.links {
-        consider(
-            l.utilisation,
-            format!("link {} ({} -> {})", l.name, l.from, l.to),
-        );
+    for (i, l) in r.links.iter().enumerate() {
+        consider(l.utilisation, Stage::Link(i));
     }
-    if let Some((u, what)) = best {
+    if let Some((u, stage)) = best {
+        let what = match stage {
+            Stage::Cpu(i) => {
+                let n = &r.nodes[i];
+                let cores = n
+                    .cores
+                    .map_or_else(|| "unlimited cores".to_owned(), |c| format!("{c} cores"));
+                format!("node {}'s CPU stage ({cores})", n.name)
+            }
+            Stage::Io(i) => format!("node {}'s I/O stage", r.nodes[i].name),
+            Stage::Link(i) => {
+                let l = &r.links[i];
+                format!("link {} ({} -> {})", l.name, l.from, l.to)
+            }
+        };
         let _ = writeln!(out, "\nbottleneck: {what}, {:.2}% busy", u * 100.0);
+    }
+    out
+}
+
+/// The measured data paths the engine charged, a line per data path naming its nodes (at
+/// most [`SUMMARY_ROWS`], then how many more); nothing where no node has one.
+fn data_paths(r: &Report) -> String {
+    let mut by_what: Vec<(&str, Vec<&str>)> = Vec::new();
+    for n in &r.nodes {
+        let Some(what) = n.profile.as_ref().and_then(|p| p.data_path.as_deref()) else {
+            continue;
+        };
+        match by_what.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, names)) => names.push(&n.name),
+            None => by_what.push((what, vec![&n.name])),
+        }
+    }
+    let mut out = String::new();
+    for (what, names) in by_what {
+        let shown = names.len().min(SUMMARY_ROWS);
+        let more = match names.len() - shown {
+            0 => String::new(),
+            k => format!(" and {k} more"),
+        };
+        let _ = writeln!(
+            out,
+            "\ndata path charged: {what} at {}{more}",
+            names[..shown].join(", ")
+        );
     }
     out
 }

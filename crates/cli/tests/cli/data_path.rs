@@ -2,7 +2,7 @@
 //! strongSwan's `esp.per_packet` and `esp.latency` pays them on every packet it seals or opens,
 //! in the data path's threads (kernel-libipsec: one per direction).
 
-use crate::common::{TempDir, json};
+use crate::common::{TempDir, json, stdout};
 
 /// The committed strongSwan profile (kernel-libipsec terms).
 const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";
@@ -82,6 +82,28 @@ fn a_measured_esp_data_path_is_charged_per_packet() {
     };
     assert_eq!(cores(&with), [1, 1], "libipsec: one thread per direction");
     assert_eq!(cores(&without), [2, 2]);
+    // The report says what was charged, per node in JSON and in one line of text.
+    let charged = |r: &serde_json::Value| {
+        r["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["profile"]["data_path"].as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    let what = "strongSwan 5.9.8-5+deb12u6 (kernel-libipsec, profile host-2026-11-26-strongswan)";
+    assert_eq!(
+        charged(&with),
+        [Some(what.to_owned()), Some(what.to_owned())]
+    );
+    assert_eq!(charged(&without), [None, None]);
+    let text = stdout(&["run", &pings(&dir, "with-text", &full)]);
+    assert!(
+        text.contains(&format!("\ndata path charged: {what} at gnb, ric\n")),
+        "{text}"
+    );
+    let text = stdout(&["run", &pings(&dir, "without-text", bare.to_str().unwrap())]);
+    assert!(!text.contains("data path charged"), "{text}");
     let rtt = |r: &serde_json::Value| r["flows"][0]["rtt"]["mean_ns"].as_f64().unwrap();
     let (pp, lat) = (term("esp.per_packet"), term("esp.latency"));
     assert!(
