@@ -705,10 +705,15 @@ fn progress_goes_to_stderr_only_when_asked_or_on_a_terminal() {
 
 /// `oransim run ARGS` in the repository root with `stdin` on standard input.
 fn run_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    run_stdin_in(&root(), args, stdin)
+}
+
+/// [`run_stdin`] in the working directory `dir`.
+fn run_stdin_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
     use std::io::Write as _;
     let mut child = bin()
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -728,9 +733,19 @@ fn run_reads_a_scenario_from_stdin() {
     let from_file = run(&[&["run", "scenarios/e2_sack.toml"][..], &args].concat());
     assert!(from_file.status.success());
     let text = std::fs::read_to_string(root().join("scenarios/e2_sack.toml")).unwrap();
-    // Relative to the working directory (the repository root), not to scenarios/.
+    // Relative to the working directory, not to scenarios/: a directory of the test's own
+    // (`work/`, holding the profile under `calibration/`; nothing beside `work/`), so what
+    // lies around the repository cannot change the verdicts (issue 39 #12).
+    let dir = crate::common::TempDir::new("run-stdin");
+    let work = dir.join("work");
+    std::fs::create_dir_all(work.join("calibration")).unwrap();
+    std::fs::copy(
+        root().join("calibration/colosseum-e2.toml"),
+        work.join("calibration/colosseum-e2.toml"),
+    )
+    .unwrap();
     let here = text.replace("../calibration/", "calibration/");
-    let from_stdin = run_stdin(&[&["run", "-"][..], &args].concat(), here.as_bytes());
+    let from_stdin = run_stdin_in(&work, &[&["run", "-"][..], &args].concat(), here.as_bytes());
     assert!(
         from_stdin.status.success(),
         "{}",
@@ -751,8 +766,8 @@ fn run_reads_a_scenario_from_stdin() {
         }
     }
     assert!(a == b, "the reports differ beyond their paths");
-    // The file's own `../calibration/` does not exist from the repository root.
-    let refused = run_stdin(&["run", "-"], text.as_bytes());
+    // The file's own `../calibration/` does not exist from `work/`.
+    let refused = run_stdin_in(&work, &["run", "-"], text.as_bytes());
     assert_eq!(refused.status.code(), Some(2));
     assert!(refused.stdout.is_empty());
     let err = String::from_utf8_lossy(&refused.stderr);
