@@ -114,6 +114,15 @@ fn plot_options(args: &SweepArgs, header: &Header) -> anyhow::Result<printer::sw
                 "--label {arg}: the text is empty; --label KEY=TEXT, like --label 'link[0].mtu=MTU'"
             );
         }
+        // The text goes into SVG and PNG plots: a control character makes an SVG no XML
+        // reader accepts (issue 39 #11).
+        if let Some(c) = text.chars().find(|c| c.is_control()) {
+            bail!(
+                "--label {}: the text holds the control character U+{:04X}; printable text, like --label 'link[0].mtu=MTU'",
+                arg.escape_debug(),
+                u32::from(c)
+            );
+        }
         let canonical = sweep::KeyPath::parse(key)
             .map(|k| k.as_str().to_owned())
             .unwrap_or_else(|_| key.to_owned());

@@ -408,6 +408,19 @@ fn bad_set_or_vary_is_refused_before_any_point_runs() {
             &["--label scenario.seed", "no '='", "KEY=TEXT"],
         ),
         (
+            &[
+                "--vary",
+                "scenario.seed=1,2",
+                "--label",
+                "scenario.seed=se\u{1b}[2Jed",
+            ],
+            &[
+                "--label scenario.seed=se\\u{1b}[2Jed",
+                "control character U+001B",
+                "printable",
+            ],
+        ),
+        (
             &["--vary", "scenario.seed=1,2", "--plot-metric", "colour"],
             &["--plot-metric", "delay-p99", "throughput"],
         ),

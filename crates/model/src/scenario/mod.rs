@@ -568,6 +568,54 @@ fn validate_flat(
         }
     }
 
+    // The same with `[stop] packets` and no duration, where every source fires on a fixed
+    // schedule: if at most that many packets are created by the clock's limit and a source is
+    // still firing past it, the run cannot stop before the clock overflows (issue 39 #10).
+    // Packets per firing are counted high (every frame of a message), so nothing is refused
+    // that could stop in time.
+    if let (None, Some(n)) = (stop.duration, stop.packets) {
+        let limit = u128::from(MAX_TIME_PS);
+        // (packets created by the limit, whether a firing comes after it), per flow.
+        let schedule = |src: &Source| -> Option<(u128, bool)> {
+            let (offset, gap, count, per) = match src {
+                Source::Periodic {
+                    period,
+                    offset,
+                    frames,
+                    count,
+                } => (offset.as_ps(), period.as_ps(), *count, frames.len().max(1)),
+                Source::Pattern {
+                    interval, count, ..
+                }
+                | Source::Ping {
+                    interval, count, ..
+                } => (0, interval.as_ps(), *count, 1),
+                _ => return None,
+            };
+            let (offset, gap) = (u128::from(offset), u128::from(gap));
+            let by_limit = match (offset > limit, gap) {
+                (true, _) => 0,
+                (false, 0) => u128::from(count.unwrap_or(u64::MAX)),
+                (false, g) => ((limit - offset) / g + 1).min(count.map_or(u128::MAX, u128::from)),
+            };
+            let later = count.is_none_or(|c| u128::from(c) > by_limit);
+            Some((by_limit.saturating_mul(per as u128), later))
+        };
+        let all: Option<Vec<(u128, bool)>> = flows.iter().map(|f| schedule(&f.source)).collect();
+        if let Some(all) = all {
+            let created = all.iter().fold(0u128, |a, (k, _)| a.saturating_add(*k));
+            if created < u128::from(n) && all.iter().any(|(_, later)| *later) {
+                return Err(cx.invalid(
+                    "stop.packets",
+                    format!(
+                        "{n} packets: the sources create at most {created} by the clock's limit of 2^62 ps (53 days) and go on firing, so the run would pass it"
+                    ),
+                    "fewer packets, sources that fire sooner, or a [stop] duration",
+                ));
+            }
+        }
+    }
+
     if let Err(e) = check_replications(replications, flows.len()) {
         return Err(cx.invalid(
             "scenario.replications",

@@ -133,6 +133,30 @@ pub(super) fn route(
                 format!("a list of nodes from \"{}\" to \"{}\"", f.from, f.to),
             ));
         }
+        // A packet is delivered where it reaches `to`, and `from` originates it: neither may
+        // come again between the ends.
+        if let Some(i) = ids
+            .iter()
+            .enumerate()
+            .skip(1)
+            .take(ids.len().saturating_sub(2))
+            .find(|&(_, &n)| n == to || n == from)
+            .map(|(i, _)| i)
+        {
+            return Err(cx.invalid(
+                format!("{key}.path[{i}]"),
+                format!(
+                    "the path passes through its {} \"{}\" before its end",
+                    if ids[i] == to {
+                        "destination"
+                    } else {
+                        "source"
+                    },
+                    names[i]
+                ),
+                "a path that reaches `to` only at its end and leaves `from` only at its start",
+            ));
+        }
         for (i, w) in ids.windows(2).enumerate() {
             if topology.link_between(w[0], w[1]).is_none() {
                 return Err(cx.invalid(

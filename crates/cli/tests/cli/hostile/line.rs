@@ -123,5 +123,48 @@ pub fn cases() -> Vec<Case> {
         .into_bytes(),
     ));
     out.push(c);
+    // Issue 39 #10: `check` refuses what `run` refuses before its first event: a source whose
+    // `[stop] packets` lie past the clock's limit.
+    let clock = String::from_utf8(scenario(
+        "rate = \"10Gbps\"",
+        "{ kind = \"periodic\", period = \"1000000000ms\", size = \"100B\" }",
+    ))
+    .unwrap()
+    .replacen("duration = \"1ms\"", "packets = 2000", 1)
+    .into_bytes();
+    both(
+        &mut out,
+        "[stop] packets past the clock's limit",
+        &clock,
+        &["stop.packets: 2000 packets"],
+    );
+    // Issue 39 #11: a flow's `path` that passes through its destination (or its source)
+    // before its end.
+    let looped = "[scenario]\nname = \"h\"\n[stop]\nduration = \"1ms\"\n\
+                  [[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n\
+                  [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\n\
+                  [[link]]\nbetween = [\"b\", \"c\"]\nrate = \"10Gbps\"\n\
+                  [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"c\"\n\
+                  path = [\"a\", \"b\", \"c\", \"b\", \"c\"]\n\
+                  source = { kind = \"periodic\", period = \"1us\", size = \"100B\" }\n";
+    both(
+        &mut out,
+        "a path through its destination",
+        looped.as_bytes(),
+        &["flow[0] (\"f\").path[2]: the path passes through its destination"],
+    );
     out
+}
+
+/// Cases of `check` and `run` on the scenario `file` (as `s.toml`): both must refuse it, naming
+/// one of `names` (the key, not only the file).
+fn both(out: &mut Vec<Case>, what: &str, file: &[u8], names: &[&str]) {
+    for args in [
+        &["check", "s.toml"][..],
+        &["run", "s.toml", "--no-wall-clock"],
+    ] {
+        let mut c = case(what, args, names);
+        c.file = Some(("s.toml".into(), file.to_vec()));
+        out.push(c);
+    }
 }
