@@ -86,6 +86,17 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
 /// Runs `oransim validate`: exit 0 when every predicted row is within its tolerance, 1 on a
 /// miss.
 pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    let a = match &args.target {
+        Target::Strongswan(a) | Target::Tls(a) => a,
+    };
+    // Every output target is checked before the first measurement: a run of real daemons
+    // takes minutes, and an unwritable file found after it would lose them (issue 39 #7).
+    if let Some(p) = &a.save_measurements {
+        crate::output::check_writable(p).context("--save-measurements")?;
+    }
+    if let Some(p) = &a.json {
+        crate::output::check_writable(p).context("--json")?;
+    }
     match &args.target {
         Target::Strongswan(a) => run_strongswan(a),
         Target::Tls(a) => run_tls(a),
@@ -127,14 +138,18 @@ pub(crate) fn strongswan_measurements(
 }
 
 fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
+    // A profile named is read before the daemons run.
+    let named = a
+        .profile
+        .as_ref()
+        .map(|p| profile::Profile::load(p).with_context(|| format!("--profile {}", p.display())))
+        .transpose()?;
     let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
     // already holds their socket I/O.
-    let profile = match &a.profile {
-        Some(p) => {
-            profile::Profile::load(p).with_context(|| format!("--profile {}", p.display()))?
-        }
+    let profile = match named {
+        Some(p) => p,
         None => {
             let file = strongswan_profile(&m, &ops, &origin, "validate-strongswan", None)?;
             profile::Profile::from_file(file, strongswan::STORM_PROFILE)?

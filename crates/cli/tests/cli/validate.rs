@@ -138,6 +138,52 @@ fn bad_measurement_files_are_refused_naming_the_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("directory"));
 }
 
+/// Issue 39 #7: an output target `validate` cannot write, or a `--profile` it cannot read, is
+/// refused before the first measurement (which would run real daemons for minutes): the
+/// refusal comes with no progress line of a measurement, and nothing is written.
+#[test]
+fn unwritable_targets_are_refused_before_measuring() {
+    let dir = TempDir::new("validate-targets");
+    let missing = dir.join("no-such-dir").join("m.json");
+    let missing = missing.to_str().unwrap();
+    let a_dir = dir.to_str().unwrap();
+    let bad_profile = dir.join("absent.toml");
+    let cases: [(&str, &[&str], &str); 4] = [
+        (
+            "tls",
+            &["--save-measurements", missing],
+            "--save-measurements",
+        ),
+        ("strongswan", &["--json", missing], "--json"),
+        (
+            "strongswan",
+            &["--save-measurements", a_dir],
+            "--save-measurements",
+        ),
+        (
+            "strongswan",
+            &["--profile", bad_profile.to_str().unwrap()],
+            "--profile",
+        ),
+    ];
+    for (target, extra, flag) in cases {
+        let mut args = vec!["validate", target];
+        args.extend_from_slice(extra);
+        let out = oransim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(flag),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains(&format!("validate {target}:")),
+            "{args:?} measured: {err}"
+        );
+    }
+    assert!(!dir.join("no-such-dir").exists());
+}
+
 #[test]
 fn calibrate_run_writes_a_profile_plan_kex_uses() {
     let dir = TempDir::new("validate-cal");
