@@ -268,3 +268,63 @@ fn the_openssl_plugin_term_predicts_chacha_at_other_segment_sizes() {
     );
     assert!(b < 0.6 * a, "{a} -> {b}");
 }
+
+/// An edit of a measurement file.
+type Edit = dyn Fn(&mut Measurements);
+
+/// Issue 39 #9: a measurement field no host can produce is refused naming it, before any fit.
+#[test]
+fn measurement_fields_out_of_bounds_are_refused_naming_them() {
+    let m = measurements();
+    assert!(m.check().is_ok());
+    let setup = m
+        .rows
+        .iter()
+        .position(|w| matches!(w, Workload::Setup { .. }))
+        .expect("a setup row");
+    let cases: Vec<(Box<Edit>, &str)> = vec![
+        (Box::new(|m| m.cpus = 0), "`cpus` = 0: 1 to 4096"),
+        (Box::new(|m| m.cpus = 100_000), "`cpus` = 100000"),
+        (Box::new(|m| m.load_before = f64::NAN), "`load_before`"),
+        (
+            Box::new(move |m| {
+                if let Workload::Setup { latency_ms, .. } = &mut m.rows[setup] {
+                    latency_ms[2] = -1.0;
+                }
+            }),
+            "latency_ms[2]` = -1.0: a time from 1 us",
+        ),
+        (
+            Box::new(move |m| {
+                if let Workload::Setup { latency_ms, .. } = &mut m.rows[setup] {
+                    latency_ms[0] = 1e-9;
+                }
+            }),
+            "latency_ms[0]` = 1e-9",
+        ),
+        (
+            Box::new(move |m| {
+                if let Workload::Setup {
+                    responder_cpu_ns, ..
+                } = &mut m.rows[setup]
+                {
+                    *responder_cpu_ns = 1e308;
+                }
+            }),
+            "responder_cpu_ns` = 1e308",
+        ),
+        (
+            Box::new(move |m| {
+                let again = m.rows[setup].clone();
+                m.rows.push(again);
+            }),
+            "is measured twice",
+        ),
+    ];
+    for (edit, want) in cases {
+        let mut bad = m.clone();
+        edit(&mut bad);
+        let e = strongswan::fit(&bad, &ops(&m)).unwrap_err().to_string();
+        assert!(e.contains(want), "want {want:?}: {e}");
+    }
+}

@@ -224,6 +224,17 @@ pub(crate) fn check_implementation(
                 ),
             ));
         }
+        let (lo, hi) = term.range();
+        if !(lo..=hi).contains(&t.value) {
+            return Err(invalid(
+                format!("{key}.value"),
+                format!(
+                    "{} is outside what a measurement of `{name}` can be: {lo} to {hi} {}",
+                    t.value,
+                    term.unit()
+                ),
+            ));
+        }
         if t.unit != term.unit().as_str() {
             return Err(invalid(
                 format!("{key}.unit"),

@@ -381,6 +381,23 @@ impl Term {
         }
     }
 
+    /// The values a profile may give the term, inclusive, in its unit: a time of at most 10 s
+    /// (a daemon's work per SA or a data path's per packet are micro- to milliseconds; TLS's
+    /// signed wait as far below 0), at most 1 ms per byte, cores' worth of work from 0.01 to
+    /// 4096 (a host's CPUs from 1), and 1 to 4096 threads. A value beyond is no measurement of
+    /// a daemon on a host (`ike.parallelism = 0` would divide by zero, `1e308` ns is no set-up
+    /// time), so a profile holding one is refused naming the term.
+    pub const fn range(self) -> (f64, f64) {
+        match (self, self.unit()) {
+            (Term::IkeHostCpus, _) => (1.0, 4096.0),
+            (_, TermUnit::Cores) => (0.01, 4096.0),
+            (_, TermUnit::Count) => (1.0, 4096.0),
+            (_, TermUnit::NsPerByte) => (0.0, 1e6),
+            (_, TermUnit::Ns) if self.signed() => (-1e10, 1e10),
+            (_, TermUnit::Ns) => (0.0, 1e10),
+        }
+    }
+
     /// The term whose key is `name`, if there is one (exact, case-sensitive).
     pub fn parse(name: &str) -> Option<Term> {
         Term::ALL.into_iter().find(|t| t.name() == name)

@@ -477,6 +477,17 @@ fn a_term_in_another_unit_is_refused_naming_its_unit() {
         ),
         ("value = 1.5", "value = -1.5", "is not a finite value >= 0"),
         ("value = 1.5", "value = nan", "is not a finite value"),
+        // Issue 39 #9: bounds on every term.
+        (
+            "value = 1.5",
+            "value = 0",
+            "`implementation.terms.\"ike.parallelism\".value`: 0 is outside what a measurement of `ike.parallelism` can be: 0.01 to 4096 cores",
+        ),
+        (
+            "value = 717000.0",
+            "value = 1e308",
+            "is outside what a measurement of `ike.daemon.responder.loaded` can be: 0 to 10000000000 ns",
+        ),
         ("spread = 0.12", "spread = -0.1", "finite fraction"),
         (
             "name = \"strongswan\"",

@@ -90,7 +90,178 @@ pub struct Measurements {
     pub rows: Vec<Workload>,
 }
 
+/// Most of any time in a measurement file \[ms\]: a day (a storm of a million SAs takes
+/// minutes). A larger time is no measurement.
+const MAX_MS: f64 = 86_400_000.0;
+/// Least of any time in a measurement file \[ms\]: 1 us (no ping, set-up or storm on a host
+/// takes less; a capture's clock resolves 1 us).
+const MIN_MS: f64 = 1e-3;
+/// Most CPU time over one workload \[ns\]: a day of 4096 CPUs.
+const MAX_CPU_NS: f64 = 86_400e9 * 4096.0;
+/// Most logical CPUs a measured host may have.
+const MAX_CPUS: u32 = 4096;
+/// Most throughput \[Mbit/s\]: 10 Tbit/s.
+const MAX_MBPS: f64 = 1e7;
+
 impl Measurements {
+    /// Checks every field against what a measurement on a host can be (issue 39 #9): at least
+    /// one and at most [`MAX_CPUS`] CPUs, times from 1 us to a day, CPU times and loads
+    /// finite and not negative, throughputs positive, an MTU an IP path can have, and no
+    /// workload measured twice (one set-up row per authentication, one ESP row per suite, one
+    /// storm row per size, run and configuration). The error names the field, as
+    /// `rows[3].latency_ms[2]`.
+    pub fn check(&self) -> Result<(), MeasureError> {
+        let bad = |key: String, v: String, allowed: &str| {
+            Err(MeasureError(format!("`{key}` = {v}: {allowed}")))
+        };
+        if !(1..=MAX_CPUS).contains(&self.cpus) {
+            return bad(
+                "cpus".into(),
+                self.cpus.to_string(),
+                "1 to 4096 logical CPUs",
+            );
+        }
+        for (key, v) in [
+            ("load_before", self.load_before),
+            ("load_after", self.load_after),
+            ("wall_s", self.wall_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(key.into(), format!("{v:?}"), "a finite number >= 0");
+            }
+        }
+        let times = |key: &str, v: &[f64]| -> Result<(), MeasureError> {
+            match v.iter().position(|t| !(MIN_MS..=MAX_MS).contains(t)) {
+                Some(j) => bad(
+                    format!("{key}[{j}]"),
+                    format!("{:?}", v[j]),
+                    "a time from 1 us (0.001 ms) to a day (86400000 ms)",
+                ),
+                None => Ok(()),
+            }
+        };
+        let time = |key: String, t: f64| {
+            times(&key, &[t]).map_err(|_| {
+                MeasureError(format!(
+                    "`{key}` = {t}: a time above 0 and at most a day (86400000 ms)"
+                ))
+            })
+        };
+        let cpu = |key: String, v: f64| -> Result<(), MeasureError> {
+            if v.is_finite() && (0.0..=MAX_CPU_NS).contains(&v) {
+                Ok(())
+            } else {
+                bad(
+                    key,
+                    format!("{v:?}"),
+                    "a CPU time >= 0 and at most a day of 4096 CPUs",
+                )
+            }
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, w) in self.rows.iter().enumerate() {
+            let at = |field: &str| format!("rows[{i}].{field}");
+            let once = match w {
+                Workload::Speed { .. } => "speed".to_owned(),
+                Workload::Setup {
+                    auth,
+                    latency_ms,
+                    init_ms,
+                    auth_ms,
+                    initiator_cpu_ns,
+                    responder_cpu_ns,
+                    ..
+                } => {
+                    times(&at("latency_ms"), latency_ms)?;
+                    times(&at("init_ms"), init_ms)?;
+                    times(&at("auth_ms"), auth_ms)?;
+                    cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
+                    cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
+                    format!("setup {auth}")
+                }
+                Workload::Child {
+                    auth,
+                    pfs,
+                    create_ms,
+                    refused_ms,
+                    initiator_cpu_ns,
+                    responder_cpu_ns,
+                    refused_initiator_cpu_ns,
+                    refused_responder_cpu_ns,
+                    ..
+                } => {
+                    times(&at("create_ms"), create_ms)?;
+                    times(&at("refused_ms"), refused_ms)?;
+                    cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
+                    cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
+                    cpu(at("refused_initiator_cpu_ns"), *refused_initiator_cpu_ns)?;
+                    cpu(at("refused_responder_cpu_ns"), *refused_responder_cpu_ns)?;
+                    format!("child {auth} {pfs}")
+                }
+                Workload::Storm {
+                    auth,
+                    sas,
+                    run,
+                    all_back_ms,
+                    first_try_back_ms,
+                    initiator_cpu_ns,
+                    responder_cpu_ns,
+                    placement,
+                    ikesa_table_size,
+                    threads,
+                    ..
+                } => {
+                    if *sas == 0 {
+                        return bad(at("sas"), "0".into(), "at least 1 IKE SA");
+                    }
+                    time(at("all_back_ms"), *all_back_ms)?;
+                    time(at("first_try_back_ms"), *first_try_back_ms)?;
+                    cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
+                    cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
+                    format!(
+                        "storm {auth} {sas} {run} {placement:?} {ikesa_table_size:?} {threads:?}"
+                    )
+                }
+                Workload::Esp {
+                    suite,
+                    rtt_ms,
+                    tcp_mbps,
+                    path_mtu,
+                    tcp_mss_mbps,
+                    ..
+                } => {
+                    for (size, v) in rtt_ms {
+                        times(&at(&format!("rtt_ms.\"{size}\"")), v)?;
+                    }
+                    let rates = |key: String, v: &[f64]| -> Result<(), MeasureError> {
+                        match v.iter().position(|r| !(*r > 0.0 && *r <= MAX_MBPS)) {
+                            Some(j) => bad(
+                                format!("{key}[{j}]"),
+                                format!("{:?}", v[j]),
+                                "a throughput above 0 and at most 10 Tbit/s",
+                            ),
+                            None => Ok(()),
+                        }
+                    };
+                    rates(at("tcp_mbps"), tcp_mbps)?;
+                    for (mss, v) in tcp_mss_mbps.iter().flatten() {
+                        rates(at(&format!("tcp_mss_mbps.\"{mss}\"")), v)?;
+                    }
+                    if !(68..=65535).contains(path_mtu) {
+                        return bad(at("path_mtu"), path_mtu.to_string(), "68 to 65535 bytes");
+                    }
+                    format!("esp {suite}")
+                }
+            };
+            if !seen.insert(once.clone()) {
+                return Err(MeasureError(format!(
+                    "`rows[{i}]`: the workload ({once}) is measured twice; one row per workload"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The `speed` workload's `openssl speed -mr` text, if the file has one.
     pub fn speed(&self) -> Option<&str> {
         self.rows.iter().find_map(|w| match w {
@@ -569,6 +740,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
             m.schema
         )));
     }
+    m.check()?;
     let s = setups(m);
     let (lat, ci, cr, _) = *s
         .get("psk")
