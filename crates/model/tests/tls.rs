@@ -149,3 +149,28 @@ fn measurements_round_trip_through_json() {
     let back: TlsMeasurements = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
     assert_eq!(back, m);
 }
+
+/// Issue 39 #9: a measurement field no run can produce is refused naming it.
+#[test]
+fn measurement_fields_out_of_bounds_are_refused_naming_them() {
+    let m = sample();
+    assert_eq!(m.check(), Ok(()));
+    let mut bad = m.clone();
+    bad.host_cores = 0;
+    assert!(bad.check().unwrap_err().starts_with("`host_cores` = 0"));
+    let mut bad = m.clone();
+    bad.handshakes[1].runs[0].wall_ns = 0;
+    let e = bad.check().unwrap_err();
+    assert!(e.starts_with("`handshakes[1].runs[0].wall_ns` = 0"), "{e}");
+    let mut bad = m.clone();
+    bad.bulk[0].runs[0].connections = 0;
+    let e = bad.check().unwrap_err();
+    assert!(e.starts_with("`bulk[0].runs[0].connections` = 0"), "{e}");
+    let mut bad = m.clone();
+    let again = bad.handshakes[0].clone();
+    bad.handshakes.push(again);
+    assert!(bad.check().unwrap_err().contains("measured twice"));
+    let mut bad = m.clone();
+    bad.load_after = -1.0;
+    assert!(bad.check().unwrap_err().starts_with("`load_after` = -1.0"));
+}

@@ -204,6 +204,9 @@ pub(crate) fn tls_measurements(
             if m.schema != MEASURE_SCHEMA {
                 bail!("{origin}: schema `{}` is not {MEASURE_SCHEMA}", m.schema);
             }
+            if let Err(e) = m.check() {
+                bail!("{origin}: {e}");
+            }
             Ok((m, origin))
         }
         None => {

@@ -326,6 +326,115 @@ pub struct TlsMeasurements {
     pub speed: Speed,
 }
 
+impl TlsMeasurements {
+    /// Checks every field against what a run on a host can be (issue 39 #9): 1 to 4096 cores,
+    /// loads finite and not negative, every run at least one handshake or connection and one
+    /// byte, wall times from 1 us to a day, CPU times at most a day of 4096 cores, `speed`'s
+    /// costs finite and above 0, and each (group, certificate) and suite measured once. The
+    /// error names the field, as `handshakes[2].runs[0].wall_ns`.
+    pub fn check(&self) -> Result<(), String> {
+        const DAY_NS: u64 = 86_400_000_000_000;
+        let bad = |key: String, v: String, allowed: &str| Err(format!("`{key}` = {v}: {allowed}"));
+        if !(1..=4096).contains(&self.host_cores) {
+            return bad(
+                "host_cores".into(),
+                self.host_cores.to_string(),
+                "1 to 4096",
+            );
+        }
+        for (key, v) in [
+            ("load_before", self.load_before),
+            ("load_after", self.load_after),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(key.into(), format!("{v:?}"), "a finite number >= 0");
+            }
+        }
+        let run = |key: String, count: (&str, u64), wall: u64, cpus: [(&str, u64); 2]| {
+            if count.1 == 0 {
+                return bad(format!("{key}.{}", count.0), "0".into(), "at least 1");
+            }
+            if !(1_000..=DAY_NS).contains(&wall) {
+                return bad(
+                    format!("{key}.wall_ns"),
+                    wall.to_string(),
+                    "a wall time from 1 us to a day",
+                );
+            }
+            for (name, v) in cpus {
+                if v > DAY_NS.saturating_mul(4096) {
+                    return bad(
+                        format!("{key}.{name}"),
+                        v.to_string(),
+                        "a CPU time of at most a day of 4096 cores",
+                    );
+                }
+            }
+            Ok(())
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, w) in self.handshakes.iter().enumerate() {
+            if !seen.insert(handshake_id(w.group, w.cert)) {
+                return Err(format!(
+                    "`handshakes[{i}]`: {} is measured twice; one workload per group and certificate",
+                    handshake_id(w.group, w.cert)
+                ));
+            }
+            for (j, r) in w.runs.iter().enumerate() {
+                run(
+                    format!("handshakes[{i}].runs[{j}]"),
+                    ("handshakes", r.handshakes),
+                    r.wall_ns,
+                    [
+                        ("server_cpu_ns", r.server_cpu_ns),
+                        ("client_cpu_ns", r.client_cpu_ns),
+                    ],
+                )?;
+            }
+        }
+        for (i, w) in self.bulk.iter().enumerate() {
+            if !seen.insert(bulk_id(w.suite)) {
+                return Err(format!(
+                    "`bulk[{i}]`: {} is measured twice; one workload per suite",
+                    bulk_id(w.suite)
+                ));
+            }
+            if w.file_bytes == 0 {
+                return bad(
+                    format!("bulk[{i}].file_bytes"),
+                    "0".into(),
+                    "at least 1 byte",
+                );
+            }
+            for (j, r) in w.runs.iter().enumerate() {
+                let key = format!("bulk[{i}].runs[{j}]");
+                if r.bytes == 0 {
+                    return bad(format!("{key}.bytes"), "0".into(), "at least 1 byte");
+                }
+                run(
+                    key,
+                    ("connections", r.connections),
+                    r.wall_ns,
+                    [
+                        ("server_cpu_ns", r.server_cpu_ns),
+                        ("client_cpu_ns", r.client_cpu_ns),
+                    ],
+                )?;
+            }
+        }
+        for (op, points) in &self.speed.ops {
+            if let Some((len, ns)) = points.iter().find(|p| !(p.1.is_finite() && p.1 > 0.0)) {
+                return bad(
+                    format!("speed.ops.\"{op}\" at {len} B"),
+                    format!("{ns:?}"),
+                    "a cost above 0 ns",
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The row id of a handshake workload: `tls.hs.<group>.<cert>`.
 pub fn handshake_id(group: Group, cert: Cert) -> String {
     format!("tls.hs.{}.{}", group.id(), cert.id())
