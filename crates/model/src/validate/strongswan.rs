@@ -105,7 +105,7 @@ const MAX_MBPS: f64 = 1e7;
 
 impl Measurements {
     /// Checks every field against what a measurement on a host can be (issue 39 #9): at least
-    /// one and at most [`MAX_CPUS`] CPUs, times from 1 us to a day, CPU times and loads
+    /// one and at most 4096 CPUs, times from 1 us to a day, CPU times and loads
     /// finite and not negative, throughputs positive, an MTU an IP path can have, and no
     /// workload measured twice (one set-up row per authentication, one ESP row per suite, one
     /// storm row per size, run and configuration). The error names the field, as
