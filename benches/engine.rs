@@ -47,6 +47,7 @@ fn four_hop(packets: u64) -> Network {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: n.into(),
         service,
         servers: 1,

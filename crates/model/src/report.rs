@@ -463,12 +463,15 @@ pub struct NodeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// Servers (cores); `None` (JSON `null`) for a node of unlimited cores (`cores =
-    /// "unlimited"`: a server for every packet).
+    /// "unlimited"`: a server for every packet). A node whose data path runs each direction in
+    /// threads of its own (kernel-libipsec) has this many per direction.
     pub cores: Option<u32>,
     /// Busy time over (cores x simulated time), all replications, in [0, 1]; for a node of
-    /// unlimited cores, over the most cores busy at once. The nodes of one host sum to the
-    /// host's busy share.
+    /// unlimited cores, over the most cores busy at once; for a node with a line per direction,
+    /// its busier line's. The nodes of one host sum to the host's busy share.
     pub utilisation: f64,
+    /// The CPU stage's busy time, all replications together \[ns\]: the work it was charged.
+    pub busy_ns: f64,
     /// Packets served.
     pub served: u64,
     /// Packets dropped because the node was full.
@@ -762,8 +765,19 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             } else {
                 n_servers
             };
+            // With lanes (a data path running each direction in threads of its own) each lane
+            // has `servers`: the node is as busy as its busier lane.
+            let lane_busy = if n.lanes && host.is_none() {
+                let opened: f64 = runs
+                    .iter()
+                    .map(|r| r.nodes[i].busy_by_role_ps[Role::Terminate.index()] as f64)
+                    .sum();
+                opened.max(busy - opened)
+            } else {
+                busy
+            };
             let utilisation = if total_end_ps > 0.0 {
-                busy / (f64::from(servers) * total_end_ps)
+                lane_busy / (f64::from(servers) * total_end_ps)
             } else {
                 0.0
             };
@@ -780,6 +794,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 host: host.map(|h| h.name.clone()),
                 cores: (!unlimited).then_some(n_servers),
                 utilisation,
+                busy_ns: busy / 1e3,
                 io_utilisation,
                 served: runs.iter().map(|r| r.nodes[i].served).sum(),
                 dropped: runs.iter().map(|r| r.nodes[i].dropped).sum(),

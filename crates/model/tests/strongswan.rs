@@ -328,3 +328,24 @@ fn measurement_fields_out_of_bounds_are_refused_naming_them() {
         assert!(e.contains(want), "want {want:?}: {e}");
     }
 }
+
+/// The TCP rows are engine runs (`engine_tcp`): the fitted row gives back its own measurement
+/// (the per-packet term was fitted to it by the per-packet law, and the engine's transfer,
+/// its acknowledgements in lines of their own, runs at that law's rate; sim-core's
+/// `lanes_serve_each_direction_on_its_own_servers` shows one line would not).
+#[test]
+fn tcp_rows_are_engine_runs_at_the_per_packet_law() {
+    let m = measurements();
+    let v = validate(&m);
+    let row = v
+        .rows
+        .iter()
+        .find(|r| r.id == "esp.tput.aes256gcm16")
+        .unwrap();
+    assert_eq!(row.class, RowClass::Fitted);
+    let err = row.error_pct.unwrap();
+    assert!(err.abs() < 0.5, "the fitted row moved {err:+.2}%");
+    let p = storm_profile(&m);
+    let mbps = strongswan::engine_tcp(&p, protocols::Suite::Aes256Gcm, 1348).unwrap();
+    assert_eq!(Some(mbps), row.predicted);
+}

@@ -17,6 +17,7 @@
 //!         io: None,
 //!         latency: SimDuration::ZERO,
 //!         by_protected_len: false,
+//!         lanes: false,
 //!         name: "server".into(),
 //!         service: Service::Exponential { mean_ps: 1e6 },
 //!         servers: 1,

@@ -138,6 +138,11 @@ pub struct NodeConfig {
     /// Evaluate size-dependent CPU services at the packet's protected length (what its cipher
     /// processes, [`FlowConfig::protected_len`]) instead of its size on the wire.
     pub by_protected_len: bool,
+    /// Two CPU lines instead of one, each of `servers` servers: one for the packets the node
+    /// terminates (what it opens), one for the others (what it originates or forwards): a data
+    /// path that runs each direction in threads of its own, as kernel-libipsec's processor
+    /// does. Ignored on a shared host, whose pool serves every packet of its nodes.
+    pub lanes: bool,
 }
 
 /// [`NodeConfig::servers`] of an infinite-server node: a server for every packet present, so no

@@ -514,6 +514,7 @@ mod tests {
             io: None,
             latency: SimDuration::ZERO,
             by_protected_len: false,
+            lanes: false,
         };
         Network {
             nodes: vec![node("a"), node("b")],

@@ -13,6 +13,7 @@ fn line() -> Network {
         io: None,
         latency: SimDuration::from_ns(300),
         by_protected_len: false,
+        lanes: false,
         name: name.into(),
         service,
         servers: 1,

@@ -22,6 +22,7 @@ fn single_node(
             io: None,
             latency: SimDuration::ZERO,
             by_protected_len: false,
+            lanes: false,
             name: "server".into(),
             service,
             servers,
@@ -164,6 +165,7 @@ fn four_hop() -> Network {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: name.into(),
         service,
         servers: 1,
@@ -312,6 +314,7 @@ fn adding_a_node_does_not_change_other_draws() {
             io: None,
             latency: SimDuration::ZERO,
             by_protected_len: false,
+            lanes: false,
             name: "other".into(),
             service: Service::Exponential { mean_ps: 2e6 },
             servers: 1,
@@ -365,6 +368,7 @@ fn ping_rtt_is_exact_without_contention() {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: n.into(),
         service: Service::Deterministic {
             time_ps: 10_000_000,
@@ -420,6 +424,7 @@ fn bulk_transfer_stop_and_wait() {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: n.into(),
         service: Service::None,
         servers: 1,
@@ -479,6 +484,7 @@ fn bulk_transfer_delayed_ack() {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: n.into(),
         service: Service::None,
         servers: 1,
@@ -554,6 +560,7 @@ fn multi_frame_message_delay_is_last_frame() {
             io: None,
             latency: SimDuration::ZERO,
             by_protected_len: false,
+            lanes: false,
             name: "n".into(),
             service: Service::Linear {
                 fixed_ps: 1e6,
@@ -604,6 +611,7 @@ fn io_stage_and_latency() {
             }),
             latency: SimDuration::from_us(5),
             by_protected_len: false,
+            lanes: false,
             servers: 2,
             capacity: None,
         }],
@@ -655,6 +663,7 @@ fn handshake_exchanges_and_a_storm() {
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         servers,
         capacity: None,
     };
@@ -788,6 +797,7 @@ fn lossless_storm(
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         servers,
         capacity: None,
     };
@@ -982,6 +992,7 @@ fn line_net(
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
+        lanes: false,
         name: name.into(),
         service: Service::None,
         servers: 1,
@@ -1341,5 +1352,77 @@ fn hosts_are_validated() {
             .unwrap_err()
             .to_string()
             .contains("another host")
+    );
+}
+
+/// Lanes (issue 35: kernel-libipsec runs each direction in a thread of its own): a windowed
+/// transfer through two nodes that each charge D per packet, data and acknowledgements alike.
+/// In one line, the receiver opens a segment and seals its acknowledgement on the same server
+/// (2D per segment); with a line per direction it does both at once (D per segment), so the
+/// transfer takes half as long, to within the window's fill.
+#[test]
+fn lanes_serve_each_direction_on_its_own_servers() {
+    const D_PS: u64 = 10_000_000; // 10 us
+    const SEGMENTS: u64 = 2000;
+    let transfer = |lanes: bool| {
+        let node = |n: &str| NodeConfig {
+            receive: None,
+            transit: None,
+            io: None,
+            latency: SimDuration::ZERO,
+            by_protected_len: false,
+            lanes,
+            name: n.into(),
+            service: Service::Deterministic { time_ps: D_PS },
+            servers: 1,
+            capacity: None,
+        };
+        let net = Network {
+            nodes: vec![node("a"), node("b")],
+            links: vec![LinkConfig {
+                name: "ab".into(),
+                a: 0,
+                b: 1,
+                rate: DataRate::from_bps(100_000_000_000).unwrap(),
+                propagation: SimDuration::from_ns(100),
+                mtu: Some(1500),
+                queue_capacity: None,
+                loss: 0.0,
+                framing: LineFraming::Bare,
+            }],
+            flows: vec![FlowConfig {
+                name: "bulk".into(),
+                path: vec![0, 1],
+                mtu_exempt: 0,
+                ethernet_header: false,
+                protected_len: vec![],
+                source: Source::Bulk {
+                    total_bytes: SEGMENTS * 1000,
+                    segment: 1000,
+                    frame: 1040,
+                    last_frame: 1040,
+                    window: 32,
+                    ack_size: 64,
+                    ack_every: 1,
+                },
+            }],
+            stop: Stop::default(),
+            warmup: SimDuration::ZERO,
+            hosts: Vec::new(),
+        };
+        let r = run_replication(&net, 1, 0).unwrap();
+        r.flows[0].transfer_ps.expect("the transfer ends") as f64
+    };
+    let (one, two) = (transfer(false), transfer(true));
+    let per_segment = |t: f64| t / SEGMENTS as f64 / D_PS as f64;
+    assert!(
+        (per_segment(one) - 2.0).abs() < 0.02,
+        "one line: {} D per segment",
+        per_segment(one)
+    );
+    assert!(
+        (per_segment(two) - 1.0).abs() < 0.02,
+        "a line per direction: {} D per segment",
+        per_segment(two)
     );
 }

@@ -17,6 +17,7 @@ fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
             io: None,
             latency: SimDuration::ZERO,
             by_protected_len: false,
+            lanes: false,
             name: "slow".into(),
             service: Service::Deterministic {
                 time_ps: service_ps,

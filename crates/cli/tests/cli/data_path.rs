@@ -121,9 +121,8 @@ fn a_measured_esp_data_path_is_charged_per_packet() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|n| n["utilisation"].as_f64().unwrap() * n["cores"].as_f64().unwrap())
+            .map(|n| n["busy_ns"].as_f64().unwrap())
             .sum::<f64>()
-            * r["run"]["sim_time_ns"].as_f64().unwrap()
     };
     let extra_cpu = busy(&with) - busy(&without);
     assert!(

@@ -378,6 +378,28 @@ fn every_json_document_is_versioned_and_documented() {
     check(parse(&stdout(&args), "run hosted.toml"), "run hosted.toml");
     // A responder profile with strongSwan's implementation terms (issue 23).
     let ss = "calibration/host-2026-11-26-strongswan.toml";
+    // ESP through two nodes with strongSwan's data path (`nodes[].profile.data_path`).
+    let esp = tmp.join("esp.toml");
+    let profile = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(ss);
+    let node = |n: &str| {
+        format!(
+            "[[node]]\nname = \"{n}\"\nservice = {{ model = \"profile\", profile = \"{}\", suite = \"aes256-gcm\", protocol = \"ipsec\" }}\n",
+            profile.display()
+        )
+    };
+    std::fs::write(
+        &esp,
+        format!(
+            "[scenario]\nname = \"esp\"\n{}{}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Gbps\"\n[[flow]]\nname = \"ping\"\nfrom = \"a\"\nto = \"b\"\nsource = {{ kind = \"ping\", interval = \"1ms\", size = \"64B\", count = 3, stack = \"eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/udp\" }}\n",
+            node("a"),
+            node("b")
+        ),
+    )
+    .unwrap();
+    let args = ["run", esp.to_str().unwrap(), "--format", "json"];
+    check(parse(&stdout(&args), "run esp.toml"), "run esp.toml");
     let args = [
         "plan",
         "kex",

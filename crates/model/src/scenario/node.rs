@@ -416,7 +416,8 @@ fn node_config(
         (Some(Cores::Count(c)), _) => cx.count(&format!("{key}.cores"), c, "cores", MAX_CORES)?,
         (Some(Cores::Unlimited), _) => UNLIMITED_SERVERS,
         // A data path that runs ESP in its own threads (kernel-libipsec: one per direction)
-        // serves the node's packets on those, whatever the host's cores.
+        // serves the node's packets on those, whatever the host's cores: `servers` per
+        // direction (`lanes` below).
         (None, Some((p, cores))) => p
             .data_path
             .as_ref()
@@ -425,6 +426,13 @@ fn node_config(
             .max(1),
         (None, None) => 1,
     };
+    // Such a data path runs each direction in threads of its own: what the node opens and
+    // what it seals wait in lines of their own (unless the scenario sets the cores).
+    let lanes = n.cores.is_none()
+        && from_profile
+            .as_ref()
+            .and_then(|(p, _)| p.data_path.as_ref())
+            .is_some_and(|d| d.threads.is_some());
     let capacity = n
         .capacity
         .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
@@ -478,6 +486,7 @@ fn node_config(
             io,
             latency,
             by_protected_len: from_profile.is_some(),
+            lanes,
         },
         from_profile.map(|p| p.0),
     ))

@@ -7,7 +7,7 @@
 
 use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
 use crate::rng::Stream;
-use crate::stats::NodeStats;
+use crate::stats::{NodeStats, Role};
 use crate::tally::Bump;
 
 use super::station::{Admit, Station};
@@ -15,8 +15,12 @@ use super::{Engine, Event, Observer};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
-    /// The CPU stage, when the node is a machine of its own (unused on a shared host).
+    /// The CPU stage, when the node is a machine of its own (unused on a shared host); with
+    /// lanes, the line of the packets the node originates or forwards.
     cpu: Station,
+    /// With [`NodeConfig::lanes`] on a machine of its own: the CPU line of the packets the node
+    /// terminates.
+    cpu_in: Option<Station>,
     /// The shared host whose CPU pool serves this node's CPU stage (an index in the engine's
     /// `hosts`), if the node is on one ([`Network::hosts`](crate::network::Network::hosts)).
     host: Option<u32>,
@@ -54,6 +58,8 @@ impl<'a> NodeState<'a> {
             // `capacity` bounds the packets in the CPU stage, in service plus waiting, and the
             // packets waiting for the I/O stage.
             cpu: Station::new(servers, u64::from(capacity.saturating_sub(servers))),
+            cpu_in: (n.lanes && host.is_none())
+                .then(|| Station::new(servers, u64::from(capacity.saturating_sub(servers)))),
             host,
             in_pool: 0,
             pool_capacity: capacity,
@@ -87,11 +93,21 @@ impl<'a> NodeState<'a> {
     /// The packet `i`-th in line for the CPU stage's servers (0: the next), if that many wait.
     #[inline]
     pub fn waiting(&self, i: usize) -> Option<u32> {
-        // On a shared host the next in line may be another node's: the cache plan skips it.
-        if self.host.is_some() {
+        // On a shared host the next in line may be another node's, and with lanes the other
+        // lane's: the cache plan skips them.
+        if self.host.is_some() || self.cpu_in.is_some() {
             return None;
         }
         self.cpu.waiting(i)
+    }
+
+    /// The CPU line a packet of role `role` waits in on a machine of its own.
+    #[inline]
+    fn line(&mut self, role: Role) -> &mut Station {
+        match &mut self.cpu_in {
+            Some(s) if role == Role::Terminate => s,
+            _ => &mut self.cpu,
+        }
     }
 
     /// The node's statistics at the end of the run; a node on a shared host reports the peaks
@@ -101,9 +117,14 @@ impl<'a> NodeState<'a> {
             Some(h) => &hosts[h as usize],
             None => &self.cpu,
         };
+        // With lanes: the longer line, and the busy servers of both (each lane's peak).
+        let (in_waiting, in_busy) = self
+            .cpu_in
+            .as_ref()
+            .map_or((0, 0), |s| (s.peak_waiting(), s.peak_busy()));
         NodeStats {
-            max_waiting: cpu.peak_waiting(),
-            max_busy: cpu.peak_busy(),
+            max_waiting: cpu.peak_waiting().max(in_waiting),
+            max_busy: cpu.peak_busy().saturating_add(in_busy),
             ..self.stats
         }
     }
@@ -177,13 +198,14 @@ impl<O: Observer> Engine<'_, O> {
     /// (and no carried work) passes straight through.
     fn cpu_arrive(&mut self, node: u32, pkt: u32) {
         let p = &self.packets[pkt];
+        let role = p.role;
         let state = &mut self.nodes[node as usize];
-        if !state.serves[p.role.index()] && p.kind.work(p.role) == 0 {
+        if !state.serves[role.index()] && p.kind.work(role) == 0 {
             self.after_cpu(node, pkt);
             return;
         }
         let admit = match state.host {
-            None => state.cpu.offer(pkt),
+            None => state.line(role).offer(pkt),
             Some(_) if state.in_pool >= state.pool_capacity => Admit::Full,
             Some(h) => {
                 state.in_pool.bump(1);
@@ -238,11 +260,12 @@ impl<O: Observer> Engine<'_, O> {
     }
 
     pub(super) fn service_done(&mut self, node: u32, pkt: u32) {
+        let role = self.packets[pkt].role;
         let state = &mut self.nodes[node as usize];
         state.stats.served.bump(1);
         match state.host {
             None => {
-                if let Some(next) = state.cpu.finish() {
+                if let Some(next) = state.line(role).finish() {
                     self.start_service(node, next);
                 }
             }
