@@ -414,30 +414,37 @@ fn ping_rtt_is_exact_without_contention() {
     assert_eq!(rtt.max_ns, 2.0 * one_way_ns);
 }
 
-/// A bulk transfer of 1 MB in 1000-byte segments with window 1 is stop-and-wait: completion time
-/// is exactly 1000 x (data frame one way + ack one way).
-#[test]
-fn bulk_transfer_stop_and_wait() {
+/// Two nodes of one server each, charging `service`, with `lanes`, joined by one link of
+/// `rate_bps` and `propagation_ns` (MTU 1500, bare framing), and a bulk transfer of
+/// `total_bytes` in 1000-byte segments (1040-byte frames), `window` in flight, a 64-byte
+/// acknowledgement per frame.
+fn bulk_net(
+    service: Service,
+    lanes: bool,
+    (rate_bps, propagation_ns): (u64, u64),
+    total_bytes: u64,
+    window: u32,
+) -> Network {
     let node = |n: &str| NodeConfig {
         receive: None,
         transit: None,
         io: None,
         latency: SimDuration::ZERO,
         by_protected_len: false,
-        lanes: false,
+        lanes,
         name: n.into(),
-        service: Service::None,
+        service: service.clone(),
         servers: 1,
         capacity: None,
     };
-    let net = Network {
+    Network {
         nodes: vec![node("a"), node("b")],
         links: vec![LinkConfig {
             name: "ab".into(),
             a: 0,
             b: 1,
-            rate: DataRate::from_bps(1_000_000_000).unwrap(),
-            propagation: SimDuration::from_ns(1000),
+            rate: DataRate::from_bps(rate_bps).unwrap(),
+            propagation: SimDuration::from_ns(propagation_ns),
             mtu: Some(1500),
             queue_capacity: None,
             loss: 0.0,
@@ -450,11 +457,11 @@ fn bulk_transfer_stop_and_wait() {
             ethernet_header: false,
             protected_len: vec![],
             source: Source::Bulk {
-                total_bytes: 1_000_000,
+                total_bytes,
                 segment: 1000,
                 frame: 1040,
                 last_frame: 1040,
-                window: 1,
+                window,
                 ack_size: 64,
                 ack_every: 1,
             },
@@ -462,7 +469,14 @@ fn bulk_transfer_stop_and_wait() {
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
         hosts: Vec::new(),
-    };
+    }
+}
+
+/// A bulk transfer of 1 MB in 1000-byte segments with window 1 is stop-and-wait: completion time
+/// is exactly 1000 x (data frame one way + ack one way).
+#[test]
+fn bulk_transfer_stop_and_wait() {
+    let net = bulk_net(Service::None, false, (1_000_000_000, 1000), 1_000_000, 1);
     let r = run_replication(&net, 1, 0).unwrap();
     let f = &r.flows[0];
     let data_ns = 1040.0 * 8.0 + 1000.0;
@@ -1365,51 +1379,8 @@ fn lanes_serve_each_direction_on_its_own_servers() {
     const D_PS: u64 = 10_000_000; // 10 us
     const SEGMENTS: u64 = 2000;
     let transfer = |lanes: bool| {
-        let node = |n: &str| NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes,
-            name: n.into(),
-            service: Service::Deterministic { time_ps: D_PS },
-            servers: 1,
-            capacity: None,
-        };
-        let net = Network {
-            nodes: vec![node("a"), node("b")],
-            links: vec![LinkConfig {
-                name: "ab".into(),
-                a: 0,
-                b: 1,
-                rate: DataRate::from_bps(100_000_000_000).unwrap(),
-                propagation: SimDuration::from_ns(100),
-                mtu: Some(1500),
-                queue_capacity: None,
-                loss: 0.0,
-                framing: LineFraming::Bare,
-            }],
-            flows: vec![FlowConfig {
-                name: "bulk".into(),
-                path: vec![0, 1],
-                mtu_exempt: 0,
-                ethernet_header: false,
-                protected_len: vec![],
-                source: Source::Bulk {
-                    total_bytes: SEGMENTS * 1000,
-                    segment: 1000,
-                    frame: 1040,
-                    last_frame: 1040,
-                    window: 32,
-                    ack_size: 64,
-                    ack_every: 1,
-                },
-            }],
-            stop: Stop::default(),
-            warmup: SimDuration::ZERO,
-            hosts: Vec::new(),
-        };
+        let service = Service::Deterministic { time_ps: D_PS };
+        let net = bulk_net(service, lanes, (100_000_000_000, 100), SEGMENTS * 1000, 32);
         let r = run_replication(&net, 1, 0).unwrap();
         r.flows[0].transfer_ps.expect("the transfer ends") as f64
     };
