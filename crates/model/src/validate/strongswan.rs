@@ -1020,7 +1020,7 @@ pub fn tcp_payload(mtu: u32) -> u32 {
 }
 
 /// Segments a TCP row's engine run moves: enough that the window's fill is under 0.5% of it.
-const TCP_SEGMENTS: u64 = 20_000;
+pub const TCP_SEGMENTS: u64 = 20_000;
 
 /// The bench's TCP through the data path in the engine: two nodes with the profile `p` (`p`
 /// stands in for [`STORM_PROFILE`]) sealing and opening ESP with `suite`, 10 m of 100 Gb/s
