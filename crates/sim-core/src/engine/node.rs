@@ -19,8 +19,9 @@ pub(super) struct NodeState<'a> {
     /// lanes, the line of the packets the node originates or forwards.
     cpu: Station,
     /// With [`NodeConfig::lanes`] on a machine of its own: the CPU line of the packets the node
-    /// terminates.
-    cpu_in: Option<Station>,
+    /// terminates (boxed: one pointer in every node's state, so nodes without lanes stay as
+    /// small as they were).
+    cpu_in: Option<Box<Station>>,
     /// The shared host whose CPU pool serves this node's CPU stage (an index in the engine's
     /// `hosts`), if the node is on one ([`Network::hosts`](crate::network::Network::hosts)).
     host: Option<u32>,
@@ -58,8 +59,12 @@ impl<'a> NodeState<'a> {
             // `capacity` bounds the packets in the CPU stage, in service plus waiting, and the
             // packets waiting for the I/O stage.
             cpu: Station::new(servers, u64::from(capacity.saturating_sub(servers))),
-            cpu_in: (n.lanes && host.is_none())
-                .then(|| Station::new(servers, u64::from(capacity.saturating_sub(servers)))),
+            cpu_in: (n.lanes && host.is_none()).then(|| {
+                Box::new(Station::new(
+                    servers,
+                    u64::from(capacity.saturating_sub(servers)),
+                ))
+            }),
             host,
             in_pool: 0,
             pool_capacity: capacity,
