@@ -200,7 +200,8 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         super::validate::strongswan_measurements(args.measurements.as_deref(), false)?;
     let io = crypto_bench::io::udp_loopback(11)
         .context("cannot measure loopback UDP on this machine")?;
-    let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))?;
+    let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))
+        .map_err(|e| keep_measurements(e, out, args, &m))?;
     let toml = profile::to_toml_string(&file)?;
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;
@@ -217,6 +218,35 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         m.strongswan
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A fit that refused measurements this run took (minutes of real daemons): they are written
+/// beside `out` (`NAME.measurements.json`, the committed profiles' convention) and the error
+/// says so, so a re-run with `--measurements` needs no second run. Measurements read from a
+/// file are already kept.
+fn keep_measurements<M: serde::Serialize>(
+    e: anyhow::Error,
+    out: &Path,
+    args: &CalibrateArgs,
+    m: &M,
+) -> anyhow::Error {
+    if args.measurements.is_some() {
+        return e;
+    }
+    let keep = out.with_extension("measurements.json");
+    let saved = (|| -> anyhow::Result<()> {
+        let text = printer::json_pretty(m, "measurements")?;
+        check_writable(&keep)?;
+        write_atomic(&keep, text.as_bytes())
+    })();
+    match saved {
+        Ok(()) => e.context(format!(
+            "the measurements are kept in {}: `--measurements {}` fits them again without running",
+            keep.display(),
+            keep.display()
+        )),
+        Err(w) => e.context(format!("the measurements could not be kept either: {w:#}")),
+    }
 }
 
 /// `calibrate --run openssl-tls`: OpenSSL's costs from the run's `openssl speed`, the loopback

@@ -145,6 +145,7 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
         .map(|p| profile::Profile::load(p).with_context(|| format!("--profile {}", p.display())))
         .transpose()?;
     let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
+    save_measurements(a, &m)?;
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
     // already holds their socket I/O.
@@ -156,7 +157,7 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let v = strongswan::validate(&m, &ops, &profile).with_context(|| origin.clone())?;
-    finish(a, &m, &v)
+    finish(a, &v)
 }
 
 /// The profile `calibrate --run strongswan` writes from the measurements `m` (read from
@@ -223,23 +224,29 @@ fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
         bail!("--profile: applies to `validate strongswan` only (its storms run in the engine)");
     }
     let (m, _origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
+    save_measurements(a, &m)?;
     let v = model::validate::tls::validate(&m, m.set.as_str());
-    finish(a, &m, &v)
+    finish(a, &v)
 }
 
-/// Writes the files `a` asks for (the measurements, the validation's JSON), then prints.
-fn finish<M: serde::Serialize>(a: &RunArgs, m: &M, v: &Validation) -> anyhow::Result<ExitCode> {
-    let mut files = Vec::new();
-    if let Some(p) = &a.save_measurements {
-        files.push((
+/// Writes the measurements where `--save-measurements` asks, as soon as they exist: a fit
+/// that then refuses them (a host too noisy for a difference term) loses nothing, and
+/// `validate --measurements FILE` gives the same answer again.
+fn save_measurements<M: serde::Serialize>(a: &RunArgs, m: &M) -> anyhow::Result<()> {
+    match &a.save_measurements {
+        Some(p) => crate::output::write_set(&[(
             p.clone(),
             printer::json_pretty(m, "measurements")?.into_bytes(),
-        ));
+        )]),
+        None => Ok(()),
     }
+}
+
+/// Writes the validation's JSON where `--json` asks, then prints.
+fn finish(a: &RunArgs, v: &Validation) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.json {
-        files.push((p.clone(), printer::validate::json(v)?.into_bytes()));
+        crate::output::write_set(&[(p.clone(), printer::validate::json(v)?.into_bytes())])?;
     }
-    crate::output::write_set(&files)?;
     print(v, a.format)
 }
 
