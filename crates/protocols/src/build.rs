@@ -23,6 +23,7 @@ use crate::ecpri::Ecpri;
 use crate::error::Error;
 use crate::esp::{self, Cipher as EspCipher, Esp, Integrity, Mode};
 use crate::ethernet::Ethernet;
+use crate::geneve::Geneve;
 use crate::ipv4::Ipv4;
 use crate::ipv6::Ipv6;
 use crate::macsec::{Cipher as MacsecCipher, Macsec};
@@ -33,6 +34,7 @@ use crate::suite::{AesKey, Sha2};
 use crate::tcp::{self, Tcp};
 use crate::tls::{self, Cipher as TlsCipher, Record, Version};
 use crate::udp::Udp;
+use crate::vxlan::Vxlan;
 
 /// The protocol a security layer belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -283,6 +285,18 @@ impl StackBuilder {
         self.layer(Layer::Ecpri(Ecpri::default()))
     }
 
+    /// Adds a VXLAN header (`vxlan`, RFC 7348), on `udp`, under an inner `eth`.
+    pub fn vxlan(self) -> StackBuilder {
+        self.layer(Layer::Vxlan(Vxlan))
+    }
+
+    /// Adds a Geneve header with `options` bytes of options (`geneve(options=N)`, RFC 8926),
+    /// on `udp`; [`StackBuilder::build`] refuses an options length that is not a multiple of
+    /// 4 from 0 to 252 bytes, as the parser does.
+    pub fn geneve(self, options: usize) -> StackBuilder {
+        self.layer(Layer::Geneve(Geneve { options }))
+    }
+
     /// The stack, or the error [`Stack::parse`] gives for the same layers (a layer on one it
     /// cannot sit on, a number out of range).
     pub fn build(self) -> Result<Stack> {
@@ -416,12 +430,61 @@ mod tests {
                 "eth/ipv4/udp/tls13(aes128-gcm)",
             ),
             (Stack::builder().ipv4().eth(), "ipv4/eth"),
+            (Stack::builder().eth().ipv4().vxlan(), "eth/ipv4/vxlan"),
+            (
+                Stack::builder().eth().ipv4().udp().vxlan().ipv4(),
+                "eth/ipv4/udp/vxlan/ipv4",
+            ),
+            (
+                Stack::builder().eth().ipv4().udp().geneve(250),
+                "eth/ipv4/udp/geneve(options=250)",
+            ),
+            (
+                Stack::builder().eth().ipv4().udp().geneve(256),
+                "eth/ipv4/udp/geneve(options=256)",
+            ),
             (Stack::builder().layer(esp()), "esp-tunnel(aes128-gcm-16)"),
         ];
         for (b, text) in cases {
             let built = b.build().unwrap_err();
             let parsed = Stack::parse(text).unwrap_err();
             assert_eq!(built, parsed, "{text}");
+        }
+    }
+
+    #[test]
+    fn overlays_build_as_they_parse() {
+        for (b, text) in [
+            (
+                Stack::builder()
+                    .eth()
+                    .ipv4()
+                    .udp()
+                    .vxlan()
+                    .eth()
+                    .ipv4()
+                    .udp(),
+                "eth/ipv4/udp/vxlan/eth/ipv4/udp",
+            ),
+            (
+                Stack::builder()
+                    .eth()
+                    .ipv6()
+                    .udp()
+                    .geneve(8)
+                    .eth()
+                    .ipv4()
+                    .tcp(),
+                "eth/ipv6/udp/geneve(options=8)/eth/ipv4/tcp",
+            ),
+            (
+                Stack::builder().eth().ipv4().udp().geneve(0).ipv6().udp(),
+                "eth/ipv4/udp/geneve/ipv6/udp",
+            ),
+        ] {
+            let built = b.build().unwrap();
+            assert_eq!(built.to_string(), text);
+            assert_eq!(built, Stack::parse(text).unwrap());
         }
     }
 

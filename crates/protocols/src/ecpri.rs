@@ -48,9 +48,6 @@ impl Encapsulation for Ecpri {
         // Constants: the 4-byte common header and at most 4 bytes of IDs.
         #[allow(clippy::arithmetic_side_effects)]
         let header = COMMON_HEADER + ids;
-        Ok(Parts {
-            header,
-            ..Parts::default()
-        })
+        Ok(Parts::header(header))
     }
 }

@@ -7,14 +7,18 @@
 //! Written layers: `eth` (with `macsec` on it), `macsec`, `ipv4`, `ipv6` (extension headers
 //! as one Destination Options header), `udp`, `tcp` (timestamps and other option bytes),
 //! `sctp` (DATA, I-DATA or SACK), `esp-tunnel` and `esp-transport` (every transform), `ecpri`,
-//! `e2ap`, `tls13` (one record), `tls12` with AES-GCM or ChaCha20-Poly1305 (one record) and
-//! `ssh` with AES-GCM (one binary packet). The others are sized but not written: [`Stack::emit`]
-//! refuses them with [`Error::Unsupported`].
+//! `e2ap`, `tls13` (one record), `tls12` with AES-GCM or ChaCha20-Poly1305 (one record),
+//! `ssh` with AES-GCM (one binary packet), `vxlan` and `geneve` (with stand-in options). The
+//! others are sized but not written: [`Stack::emit`] refuses them with [`Error::Unsupported`].
 //!
-//! Transport checksums (TCP; UDP over IPv6, where it is mandatory, RFC 8200 §8.1; SCTP's
-//! CRC32c) are computed over the bytes as emitted and listed in [`Emitted::checksums`]: a caller
-//! that encrypts a layer above one recomputes it after sealing, layer by layer from the top
-//! ([`Emitted::finish`]). UDP over IPv4 carries checksum 0 ("not computed", RFC 768).
+//! Transport checksums (TCP; UDP over IPv6, where it is mandatory, RFC 8200 §8.1; UDP carrying
+//! VXLAN or Geneve; SCTP's CRC32c) are computed over the bytes as emitted and listed in
+//! [`Emitted::checksums`]: a caller that encrypts a layer above one recomputes it after sealing,
+//! layer by layer from the top ([`Emitted::finish`]). Other UDP over IPv4 carries checksum 0
+//! ("not computed", RFC 768). UDP under an overlay goes to its IANA port (VXLAN 4789, Geneve
+//! 6081) from [`Ids::src_port`], with its checksum over IPv4 too: what Linux sends by default
+//! since 4.7 (its vxlan and geneve devices' `udpcsum`; RFC 7348 §5 would send 0, and receivers
+//! accept both).
 //!
 //! ```
 //! use protocols::{Stack, emit::Ids};
@@ -41,7 +45,7 @@ use crate::sctp::Chunk as SctpChunk;
 use crate::stack::{Layer, Stack};
 use crate::tls::Version;
 use crate::wire::checksum::Pseudo;
-use crate::wire::{ecpri, esp, ethernet, ipv4, ipv6, macsec, sctp, tcp, tls, udp};
+use crate::wire::{ecpri, esp, ethernet, geneve, ipv4, ipv6, macsec, sctp, tcp, tls, udp, vxlan};
 
 /// The identifiers written into the headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +66,8 @@ pub struct Ids {
     pub dst_ip6: [u8; 16],
     /// UDP (but UDP carrying ESP, which is on [`udp::NAT_T_PORT`]), TCP and SCTP source port.
     pub src_port: u16,
-    /// UDP, TCP and SCTP destination port.
+    /// UDP, TCP and SCTP destination port (but UDP carrying ESP, VXLAN or Geneve, which goes
+    /// to [`udp::NAT_T_PORT`], [`crate::vxlan::UDP_PORT`] or [`crate::geneve::UDP_PORT`]).
     pub dst_port: u16,
     /// TCP sequence number of the segment's first data byte.
     pub tcp_seq: u32,
@@ -81,6 +86,8 @@ pub struct Ids {
     pub sci: u64,
     /// MACsec association number (0-3).
     pub an: u8,
+    /// VXLAN and Geneve network identifier (24 bits).
+    pub vni: u32,
 }
 
 impl Default for Ids {
@@ -103,6 +110,7 @@ impl Default for Ids {
             seq: 1,
             sci: 0x0200_0000_0002_0001,
             an: 0,
+            vni: 42,
         }
     }
 }
@@ -132,8 +140,8 @@ pub struct Sealing {
 pub enum ChecksumKind {
     /// TCP: the Internet checksum under the IP pseudo-header (RFC 9293 §3.1).
     Tcp(Pseudo),
-    /// UDP over IPv6: the Internet checksum under the pseudo-header, 0 sent as 0xffff
-    /// (RFC 8200 §8.1, RFC 768).
+    /// UDP over IPv6, or carrying VXLAN or Geneve: the Internet checksum under the
+    /// pseudo-header, 0 sent as 0xffff (RFC 8200 §8.1, RFC 768).
     Udp(Pseudo),
     /// SCTP: CRC32c of the packet (RFC 9260 §6.8).
     Sctp,
@@ -251,13 +259,15 @@ fn sctp_ppid(above: Option<&Layer>) -> u32 {
     }
 }
 
-/// The EtherType of the layer above an Ethernet or MACsec layer.
+/// The EtherType of the layer above an Ethernet, MACsec or Geneve layer.
 fn ethertype_above(layer: &Layer, above: Option<&Layer>) -> Result<u16> {
     match above {
         Some(Layer::Ipv4(_)) => Ok(ethernet::ETHERTYPE_IPV4),
         Some(Layer::Ipv6(_)) => Ok(ethernet::ETHERTYPE_IPV6),
         Some(Layer::Ecpri(_)) => Ok(ethernet::ETHERTYPE_ECPRI),
         Some(Layer::Macsec(_)) => Ok(ethernet::ETHERTYPE_MACSEC),
+        // Geneve's Protocol Type for a whole frame (RFC 8926 §3.4).
+        Some(Layer::Eth(_)) => Ok(geneve::PROTOCOL_ETHERNET),
         _ => Err(unsupported(layer, "no EtherType for what sits on it")),
     }
 }
@@ -269,7 +279,7 @@ fn unsupported(layer: &Layer, why: &'static str) -> Error {
     }
 }
 
-const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap, tls13, tls12 (AES-GCM, ChaCha20-Poly1305) and ssh (AES-GCM) are written";
+const WRITTEN: &str = "only eth, macsec, ipv4, ipv6, udp, tcp, sctp, esp-tunnel, esp-transport, ecpri, e2ap, tls13, tls12 (AES-GCM, ChaCha20-Poly1305), ssh (AES-GCM), vxlan and geneve are written";
 
 impl Stack {
     /// Writes the frame for `payload` from layer `from` up (0: the whole frame; a higher index
@@ -381,11 +391,12 @@ impl Stack {
                 }
                 Layer::Udp(_) => {
                     // UDP carrying ESP is RFC 3948's encapsulation, on IKE's NAT-T port both
-                    // ways; any other UDP takes the ids' ports.
-                    let (src_port, dst_port) = if matches!(above, Some(Layer::Esp(_))) {
-                        (udp::NAT_T_PORT, udp::NAT_T_PORT)
-                    } else {
-                        (ids.src_port, ids.dst_port)
+                    // ways; an overlay goes to its IANA port; any other UDP takes the ids' ports.
+                    let (src_port, dst_port) = match above {
+                        Some(Layer::Esp(_)) => (udp::NAT_T_PORT, udp::NAT_T_PORT),
+                        Some(Layer::Vxlan(_)) => (ids.src_port, crate::vxlan::UDP_PORT),
+                        Some(Layer::Geneve(_)) => (ids.src_port, crate::geneve::UDP_PORT),
+                        _ => (ids.src_port, ids.dst_port),
                     };
                     let repr = udp::Repr {
                         src_port,
@@ -393,7 +404,11 @@ impl Stack {
                         payload_len: inner.len(),
                     };
                     repr.emit(&mut udp::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    if let Some(ip @ Pseudo::V6(..)) = pseudo_below(layers, from, i, ids) {
+                    // Over IPv6 always; over IPv4 only under an overlay, as Linux sends it.
+                    let overlay = above.is_some_and(Layer::is_overlay);
+                    if let Some(ip) = pseudo_below(layers, from, i, ids)
+                        && (overlay || matches!(ip, Pseudo::V6(..)))
+                    {
                         checksums.push(Checksum {
                             layer: i,
                             unit: unit.clone(),
@@ -478,6 +493,24 @@ impl Stack {
                     repr.emit(&mut ecpri::Packet::new_unchecked(&mut out[unit.clone()]))?;
                 }
                 Layer::E2ap => {}
+                Layer::Vxlan(_) => {
+                    let repr = vxlan::Repr { vni: ids.vni };
+                    repr.emit(&mut vxlan::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
+                Layer::Geneve(g) => {
+                    let repr = geneve::Repr {
+                        control: false,
+                        critical: false,
+                        // Nothing above: the payload is taken as an Ethernet frame.
+                        protocol_type: match above {
+                            None => geneve::PROTOCOL_ETHERNET,
+                            Some(_) => ethertype_above(layer, above)?,
+                        },
+                        vni: ids.vni,
+                        options_len: g.options,
+                    };
+                    repr.emit(&mut geneve::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                }
                 Layer::Tls(r) if r.version == Version::Tls13 && r.records(inner.len()) == 1 => {
                     let repr = tls::Repr {
                         len: unit.len() - tls::HEADER_LEN,
@@ -717,6 +750,92 @@ mod tests {
                 assert_eq!(s.encrypted, e.payload);
                 assert_eq!(out[s.aad.start..s.aad.start + 3], [23, 3, 3]);
             }
+        }
+    }
+
+    /// VXLAN and Geneve frames: the outer UDP goes to the overlay's port with a checksum that
+    /// verifies over IPv4 and IPv6 (under an ESP layer's ciphertext too, once sealed), the
+    /// headers parse back, and the inner frame is the one the inner stack emits alone.
+    #[test]
+    fn overlays_are_written_on_their_ports_with_their_checksums() {
+        use crate::wire::checksum::transport;
+        for (text, port, overlay_at) in [
+            ("eth/ipv4/udp/vxlan/eth/ipv4/udp", 4789, 42),
+            ("eth/ipv6/udp/vxlan/eth/ipv6/tcp", 4789, 62),
+            ("eth/ipv4/udp/geneve(options=8)/eth/ipv4/udp", 6081, 42),
+            ("eth/ipv6/udp/geneve(options=252)/ipv6/udp", 6081, 62),
+            ("ipv4/udp/geneve/ipv4/sctp", 6081, 28),
+        ] {
+            let st: Stack = text.parse().unwrap();
+            let inner_at = st.layers().iter().position(Layer::is_overlay).unwrap() + 1;
+            let inner = Stack::from_layers(st.layers()[inner_at..].to_vec()).unwrap();
+            let mut out = Vec::new();
+            let mut alone = Vec::new();
+            for n in [0, 1, 3, 100, 1400] {
+                let payload = vec![0x5a; n];
+                let ids = Ids {
+                    vni: 0x00ab_cdef,
+                    ..Ids::default()
+                };
+                let e = st.emit(0, &payload, &ids, &mut out).unwrap();
+                assert_eq!(out.len(), st.wire_len(n).unwrap(), "{text} {n}");
+                let udp_at = overlay_at - udp::HEADER_LEN;
+                let u = udp::Packet::new_checked(&out[udp_at..]).unwrap();
+                assert_eq!((u.src_port(), u.dst_port()), (ids.src_port, port), "{text}");
+                let c = e.checksums.iter().find(|c| c.unit.start == udp_at).unwrap();
+                let ChecksumKind::Udp(ip) = c.kind else {
+                    panic!("{text}: {:?}", c.kind)
+                };
+                assert_ne!(u.checksum(), 0, "{text}");
+                assert_eq!(transport(ip, 17, &out[udp_at..]), 0, "{text} {n}");
+                let vni = if port == 4789 {
+                    let p = vxlan::Packet::new_checked(&out[overlay_at..]).unwrap();
+                    vxlan::Repr::parse(&p).unwrap().vni
+                } else {
+                    let p = geneve::Packet::new_checked(&out[overlay_at..]).unwrap();
+                    let r = geneve::Repr::parse(&p).unwrap();
+                    let want = match inner.layers()[0] {
+                        Layer::Eth(_) => 0x6558,
+                        Layer::Ipv4(_) => 0x0800,
+                        _ => 0x86dd,
+                    };
+                    assert_eq!(r.protocol_type, want, "{text}");
+                    r.vni
+                };
+                assert_eq!(vni, 0x00ab_cdef);
+                // The inner frame is what the inner stack writes by itself.
+                let ie = inner.emit(0, &payload, &ids, &mut alone).unwrap();
+                ie.finish(&mut alone, |_, _| Ok::<(), ()>(())).unwrap();
+                assert_eq!(&out[out.len() - alone.len()..], &alone[..], "{text} {n}");
+            }
+        }
+        // Under ESP the overlay's checksum covers the sealed bytes, as for any transport.
+        let st: Stack = "eth/ipv4/udp/vxlan/eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp"
+            .parse()
+            .unwrap();
+        let mut out = Vec::new();
+        let e = st.emit(0, &[1; 50], &Ids::default(), &mut out).unwrap();
+        e.finish(&mut out, |s, buf| {
+            buf[s.encrypted.clone()].fill(0xa5);
+            buf[s.icv.clone()].fill(0x11);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let ip = Pseudo::V4(Ids::default().src_ip, Ids::default().dst_ip);
+        assert_eq!(transport(ip, 17, &out[34..]), 0);
+    }
+
+    /// A VNI over 24 bits is refused, not truncated.
+    #[test]
+    fn a_vni_over_24_bits_is_refused() {
+        for text in ["eth/ipv4/udp/vxlan/eth/ipv4", "ipv4/udp/geneve/ipv4"] {
+            let st: Stack = text.parse().unwrap();
+            let ids = Ids {
+                vni: 1 << 24,
+                ..Ids::default()
+            };
+            let e = st.emit(0, &[], &ids, &mut Vec::new()).unwrap_err();
+            assert!(e.to_string().contains("over 24 bits"), "{text}: {e}");
         }
     }
 

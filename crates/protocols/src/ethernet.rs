@@ -114,10 +114,7 @@ pub struct Ethernet;
 
 impl Encapsulation for Ethernet {
     fn parts(&self, _payload: usize) -> Result<Parts> {
-        Ok(Parts {
-            header: HEADER,
-            ..Parts::default()
-        })
+        Ok(Parts::header(HEADER))
     }
 }
 
@@ -127,10 +124,7 @@ pub struct Vlan;
 
 impl Encapsulation for Vlan {
     fn parts(&self, _payload: usize) -> Result<Parts> {
-        Ok(Parts {
-            header: VLAN_TAG,
-            ..Parts::default()
-        })
+        Ok(Parts::header(VLAN_TAG))
     }
 }
 

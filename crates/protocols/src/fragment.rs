@@ -199,7 +199,7 @@ impl FromStr for IpsecFragmentation {
 /// an error naming the layer when a sum would overflow.
 fn wrap(layers: &[Layer], len: usize) -> Result<(usize, usize)> {
     let (mut wire, mut counted) = (len, len);
-    for l in layers.iter().rev() {
+    for (i, l) in layers.iter().enumerate().rev() {
         let o = l.parts(wire)?.overhead();
         let len = wire;
         let too_large = || Error::PayloadTooLarge {
@@ -209,7 +209,7 @@ fn wrap(layers: &[Layer], len: usize) -> Result<(usize, usize)> {
             max: usize::MAX.saturating_sub(o),
         };
         wire = wire.checked_add(o).ok_or_else(too_large)?;
-        if l.counts_against_mtu() {
+        if crate::stack::counts_against_mtu(layers, i) {
             counted = counted.checked_add(o).ok_or_else(too_large)?;
         }
     }

@@ -76,9 +76,6 @@ impl Encapsulation for Ipv4 {
                 max: MAX_TOTAL_LEN,
             });
         }
-        Ok(Parts {
-            header: self.header_len(),
-            ..Parts::default()
-        })
+        Ok(Parts::header(self.header_len()))
     }
 }

@@ -76,9 +76,6 @@ impl Encapsulation for Ipv6 {
                 max: MAX_PAYLOAD_LEN,
             });
         }
-        Ok(Parts {
-            header: self.header_len(),
-            ..Parts::default()
-        })
+        Ok(Parts::header(self.header_len()))
     }
 }

@@ -19,6 +19,16 @@ pub struct Parts {
 }
 
 impl Parts {
+    /// A header of `header` bytes and nothing else: no padding, no trailer.
+    #[inline]
+    pub const fn header(header: usize) -> Parts {
+        Parts {
+            header,
+            padding: 0,
+            trailer: 0,
+        }
+    }
+
     /// All bytes this layer adds \[bytes\], saturating at `usize::MAX` (which no length field
     /// can describe, so [`Encapsulation::wire_len`] then refuses it).
     #[inline]

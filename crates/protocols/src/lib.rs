@@ -88,6 +88,7 @@ pub mod error;
 pub mod esp;
 pub mod ethernet;
 pub mod fragment;
+pub mod geneve;
 pub mod ikev2;
 pub mod ipv4;
 pub mod ipv6;
@@ -105,6 +106,7 @@ pub mod template;
 pub mod tls;
 pub mod tls_handshake;
 pub mod udp;
+pub mod vxlan;
 pub mod wire;
 
 pub use build::{Protocol, StackBuilder};

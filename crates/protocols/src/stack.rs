@@ -12,6 +12,7 @@ use crate::ecpri::Ecpri;
 use crate::error::Error;
 use crate::esp::{Esp, Mode};
 use crate::ethernet::{self, Count, Ethernet, Vlan};
+use crate::geneve::Geneve;
 use crate::ipv4::Ipv4;
 use crate::ipv6::Ipv6;
 use crate::layer::{Encapsulation, Parts};
@@ -22,11 +23,13 @@ use crate::ssh::Ssh;
 use crate::tcp::{self, Tcp};
 use crate::tls::{Record, Version};
 use crate::udp::Udp;
+use crate::vxlan::Vxlan;
 
 /// Layer names accepted in a stack, with their arguments.
 pub const LAYER_NAMES: &str = "eth, vlan, macsec(...), ipv4[(options=N)], ipv6[(ext=N)], udp, \
 tcp[(ts|options=N)], sctp[(data|idata|sack[,gaps=N][,dups=N])], e2ap, ecpri[(iq)], \
-esp-tunnel(...), esp-transport(...), tls12(...), tls13(...), dtls12(...), dtls13(...), ssh(...)";
+esp-tunnel(...), esp-transport(...), tls12(...), tls13(...), dtls12(...), dtls13(...), ssh(...), \
+vxlan, geneve[(options=N)]";
 
 /// One layer of a stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +61,10 @@ pub enum Layer {
     Tls(Record),
     /// SSH binary packets.
     Ssh(Ssh),
+    /// VXLAN header (RFC 7348): an Ethernet frame in UDP.
+    Vxlan(Vxlan),
+    /// Geneve header and options (RFC 8926): an Ethernet frame or an IP packet in UDP.
+    Geneve(Geneve),
 }
 
 impl Layer {
@@ -80,6 +87,8 @@ impl Layer {
             },
             Layer::Tls(r) => r.version.name(),
             Layer::Ssh(_) => "ssh",
+            Layer::Vxlan(_) => "vxlan",
+            Layer::Geneve(_) => "geneve",
         }
     }
 
@@ -97,6 +106,7 @@ impl Layer {
                 Chunk::Sack { gaps, dups } => format!("sctp(sack,gaps={gaps},dups={dups})"),
             },
             Layer::Ecpri(e) if e.iq => "ecpri(iq)".into(),
+            Layer::Geneve(g) if g.options > 0 => format!("geneve(options={})", g.options),
             Layer::Macsec(m) => m.text(),
             Layer::Esp(e) => e.text(),
             Layer::Tls(r) => r.text(),
@@ -106,14 +116,16 @@ impl Layer {
     }
 
     /// Whether this layer's bytes count against a link MTU. Only the Ethernet header and
-    /// 802.1Q tags do not (IEEE 802.3 §3.2.7 and §3.5).
+    /// 802.1Q tags do not (IEEE 802.3 §3.2.7 and §3.5), and those only as the link's own: an
+    /// overlay's inner frame is the outer link's payload ([`Stack::counts_against_mtu`]).
     pub fn counts_against_mtu(&self) -> bool {
         !matches!(self, Layer::Eth(_) | Layer::Vlan(_))
     }
 
     /// Checks the layer's own numbers against what its fields can represent (IPv4 options,
-    /// IPv6 extension headers, TCP options, SCTP SACK entries, ESP TFC padding; TLS, MACsec and
-    /// SSH arguments are checked when parsed and have no free numbers).
+    /// IPv6 extension headers, TCP options, SCTP SACK entries, ESP TFC padding, Geneve
+    /// options; TLS, MACsec and SSH arguments are checked when parsed and have no free
+    /// numbers).
     pub fn validate(&self) -> Result<()> {
         match self {
             Layer::Ipv4(l) => l.validate(),
@@ -121,12 +133,33 @@ impl Layer {
             Layer::Tcp(l) => l.validate(),
             Layer::Sctp(l) => l.validate(),
             Layer::Esp(l) => l.validate(),
+            Layer::Geneve(l) => l.validate(),
             _ => Ok(()),
         }
     }
 
     fn is_ip(&self) -> bool {
         matches!(self, Layer::Ipv4(_) | Layer::Ipv6(_))
+    }
+
+    /// Whether this layer is an overlay header (VXLAN, Geneve): what it carries is a frame or
+    /// packet inside the UDP payload.
+    pub fn is_overlay(&self) -> bool {
+        matches!(self, Layer::Vxlan(_) | Layer::Geneve(_))
+    }
+
+    /// What an overlay carries, or `None` when `above` may sit on `self` (or `self` is no
+    /// overlay): VXLAN an Ethernet frame, Geneve a frame or an IP packet.
+    fn overlay_carries(&self, above: &Layer) -> Option<&'static str> {
+        match self {
+            Layer::Vxlan(_) if !matches!(above, Layer::Eth(_)) => {
+                Some("eth (VXLAN carries an Ethernet frame, RFC 7348 §5)")
+            }
+            Layer::Geneve(_) if !matches!(above, Layer::Eth(_)) && !above.is_ip() => {
+                Some("eth, ipv4 or ipv6 (Geneve's Protocol Type names an EtherType, RFC 8926 §3.4)")
+            }
+            _ => None,
+        }
     }
 
     fn is_l2(&self) -> bool {
@@ -137,14 +170,21 @@ impl Layer {
     fn placement_error(&self, below: Option<&Layer>) -> Option<&'static str> {
         let ok = match (self, below) {
             (Layer::Eth(_), None) => true,
-            (Layer::Eth(_), Some(_)) => return Some("nothing (it must be the bottom layer)"),
+            (Layer::Eth(_), Some(b)) if b.is_overlay() => true,
+            (Layer::Eth(_), Some(_)) => {
+                return Some(
+                    "nothing (it must be the bottom layer), or vxlan or geneve (an overlay's inner frame)",
+                );
+            }
             (Layer::Vlan(_), Some(b)) => b.is_l2(),
             (Layer::Vlan(_), None) => false,
             (Layer::Macsec(_), Some(b)) => matches!(b, Layer::Eth(_) | Layer::Vlan(_)),
             (Layer::Macsec(_), None) => false,
             (Layer::Ipv4(_) | Layer::Ipv6(_), None) => true,
             (Layer::Ipv4(_) | Layer::Ipv6(_), Some(b)) => {
-                b.is_l2() || matches!(b, Layer::Esp(e) if e.mode == Mode::Tunnel)
+                b.is_l2()
+                    || matches!(b, Layer::Esp(e) if e.mode == Mode::Tunnel)
+                    || matches!(b, Layer::Geneve(_))
             }
             (Layer::Udp(_) | Layer::Tcp(_) | Layer::Sctp(_), Some(b)) => {
                 b.is_ip() || matches!(b, Layer::Esp(e) if e.mode == Mode::Transport)
@@ -157,6 +197,7 @@ impl Layer {
                 Version::Dtls12 | Version::Dtls13 => matches!(b, Layer::Udp(_) | Layer::Sctp(_)),
             },
             (Layer::Ssh(_), Some(b)) => matches!(b, Layer::Tcp(_)),
+            (Layer::Vxlan(_) | Layer::Geneve(_), Some(b)) => matches!(b, Layer::Udp(_)),
             _ => false,
         };
         if ok {
@@ -167,7 +208,7 @@ impl Layer {
             Layer::Vlan(_) => "eth, vlan or macsec",
             Layer::Macsec(_) => "eth or vlan",
             Layer::Ipv4(_) | Layer::Ipv6(_) => {
-                "eth, vlan, macsec, esp-tunnel, or nothing (an IP packet without layer 2)"
+                "eth, vlan, macsec, esp-tunnel, geneve, or nothing (an IP packet without layer 2)"
             }
             Layer::Udp(_) | Layer::Tcp(_) | Layer::Sctp(_) => "ipv4, ipv6 or esp-transport",
             Layer::Esp(_) => "ipv4, ipv6 or udp (RFC 3948)",
@@ -176,6 +217,7 @@ impl Layer {
             Layer::Tls(r) if matches!(r.version, Version::Tls12 | Version::Tls13) => "tcp or sctp",
             Layer::Tls(_) => "udp or sctp",
             Layer::Ssh(_) => "tcp",
+            Layer::Vxlan(_) | Layer::Geneve(_) => "udp",
         })
     }
 }
@@ -196,6 +238,8 @@ impl Encapsulation for Layer {
             Layer::Esp(l) => l.parts(payload),
             Layer::Tls(l) => l.parts(payload),
             Layer::Ssh(l) => l.parts(payload),
+            Layer::Vxlan(l) => l.parts(payload),
+            Layer::Geneve(l) => l.parts(payload),
         }
     }
 }
@@ -222,6 +266,12 @@ pub struct LayerBytes {
 
 pub use crate::layer::MAX_PAYLOAD;
 
+/// Whether layer `i` of `layers` (lowest first) counts against the link MTU: see
+/// [`Stack::counts_against_mtu`]. `layers` may be the lower part of a stack.
+pub(crate) fn counts_against_mtu(layers: &[Layer], i: usize) -> bool {
+    layers[i].counts_against_mtu() || layers[..i].iter().any(Layer::is_overlay)
+}
+
 /// `len` plus the bytes `l` adds around it (`parts`), or an error naming the layer if the sum
 /// overflows \[bytes\].
 fn grown(l: &Layer, len: usize, parts: &Parts) -> Result<usize> {
@@ -246,6 +296,20 @@ fn num(layer: &str, key: &str, v: &str) -> Result<usize> {
         layer: layer.into(),
         reason: format!("{key} must be a whole number of bytes or a count, got `{v}`"),
     })
+}
+
+/// The bytes a layer's one numeric argument gives: `KEY=N` with KEY the first of `keys` or
+/// another spelling of it, the last one given winning, 0 without one; any other argument is
+/// refused naming what is `allowed`.
+fn byte_count(layer: &str, args: &[String], keys: &[&str], allowed: &str) -> Result<usize> {
+    let mut n = 0;
+    for a in args {
+        match a.split_once('=') {
+            Some((k, v)) if keys.contains(&k) => n = num(layer, keys.first().unwrap_or(&k), v)?,
+            _ => return Err(unknown_option(layer, a, allowed)),
+        }
+    }
+    Ok(n)
 }
 
 fn no_args(layer: &str, args: &[String]) -> Result<()> {
@@ -319,24 +383,16 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
         }
         "macsec" => Layer::Macsec(Macsec::from_args(layer, &args)?),
         "ipv4" | "ip4" | "ip" => {
-            let mut ip = Ipv4::default();
-            for a in &args {
-                match a.split_once('=') {
-                    Some(("options", v)) => ip.options = num(layer, "options", v)?,
-                    _ => return Err(unknown_option(layer, a, "options=BYTES")),
-                }
-            }
+            let ip = Ipv4 {
+                options: byte_count(layer, &args, &["options"], "options=BYTES")?,
+            };
             ip.validate()?;
             Layer::Ipv4(ip)
         }
         "ipv6" | "ip6" => {
-            let mut ip = Ipv6::default();
-            for a in &args {
-                match a.split_once('=') {
-                    Some(("ext", v)) => ip.ext = num(layer, "ext", v)?,
-                    _ => return Err(unknown_option(layer, a, "ext=BYTES")),
-                }
-            }
+            let ip = Ipv6 {
+                ext: byte_count(layer, &args, &["ext"], "ext=BYTES")?,
+            };
             ip.validate()?;
             Layer::Ipv6(ip)
         }
@@ -415,6 +471,22 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
         "dtls12" => Layer::Tls(Record::from_args(Version::Dtls12, layer, &args)?),
         "dtls13" => Layer::Tls(Record::from_args(Version::Dtls13, layer, &args)?),
         "ssh" => Layer::Ssh(Ssh::from_args(layer, &args)?),
+        "vxlan" => {
+            no_args(layer, &args)?;
+            Layer::Vxlan(Vxlan)
+        }
+        "geneve" => {
+            let g = Geneve {
+                options: byte_count(
+                    layer,
+                    &args,
+                    &["options", "opts"],
+                    "options=BYTES (or opts=BYTES)",
+                )?,
+            };
+            g.validate()?;
+            Layer::Geneve(g)
+        }
         _ => {
             return Err(Error::UnknownLayer {
                 name: name.into(),
@@ -476,6 +548,15 @@ impl Stack {
                     });
                 }
             }
+            if let Some(above) = layers.get(i..).and_then(|rest| rest.get(1))
+                && let Some(allowed) = l.overlay_carries(above)
+            {
+                return Err(Error::BadPlacement {
+                    layer: above.text(),
+                    below: format!("`{}`", l.text()),
+                    allowed: allowed.into(),
+                });
+            }
         }
         Ok(Stack { layers })
     }
@@ -483,6 +564,14 @@ impl Stack {
     /// The layers, lowest first.
     pub fn layers(&self) -> &[Layer] {
         &self.layers
+    }
+
+    /// Whether layer `i` counts against the link MTU: every layer but the link's own Ethernet
+    /// header and 802.1Q tags ([`Layer::counts_against_mtu`]); above a VXLAN or Geneve header
+    /// every layer counts, the inner frame's Ethernet header too (it is UDP payload on the
+    /// outer link). `false` for an index past the top.
+    pub fn counts_against_mtu(&self, i: usize) -> bool {
+        i < self.layers.len() && counts_against_mtu(&self.layers, i)
     }
 
     /// Whether the lowest layer is Ethernet.
@@ -494,7 +583,7 @@ impl Stack {
     pub fn breakdown(&self, payload: usize) -> Result<Vec<LayerBytes>> {
         let mut out = Vec::with_capacity(self.layers.len());
         let mut len = self.check_payload(payload)?;
-        for l in self.layers.iter().rev() {
+        for (i, l) in self.layers.iter().enumerate().rev() {
             let p = l.parts(len)?;
             let total = grown(l, len, &p)?;
             out.push(LayerBytes {
@@ -504,7 +593,7 @@ impl Stack {
                 trailer: p.trailer,
                 inner: len,
                 total,
-                counts_against_mtu: l.counts_against_mtu(),
+                counts_against_mtu: counts_against_mtu(&self.layers, i),
             });
             len = total;
         }
@@ -558,12 +647,12 @@ impl Stack {
         Ok(self.wire_len(payload)? - payload)
     }
 
-    /// Bytes of the frame outside the MTU: the Ethernet header and 802.1Q tags \[bytes\].
+    /// Bytes of the frame outside the MTU: the link's Ethernet header and 802.1Q tags
+    /// (not an overlay's inner ones) \[bytes\].
     pub fn outside_mtu(&self) -> usize {
-        self.layers
-            .iter()
-            .filter(|l| !l.counts_against_mtu())
-            .map(|l| l.parts(0).map_or(0, |p| p.overhead()))
+        (0..self.layers.len())
+            .filter(|&i| !counts_against_mtu(&self.layers, i))
+            .map(|i| self.layers[i].parts(0).map_or(0, |p| p.overhead()))
             .sum()
     }
 
@@ -702,6 +791,9 @@ mod tests {
             "eth/ipv4/udp/dtls13(aes128-gcm,seq8,cid=4)",
             "eth/ipv4/tcp/ssh(aes128-ctr,hmac-sha2-256-etm)",
             "eth/ipv4/sctp/e2ap",
+            "eth/ipv4/udp/vxlan/eth/vlan/ipv4/udp",
+            "eth/ipv6/udp/geneve(options=252)/ipv4/tcp",
+            "eth/ipv4/udp/geneve/eth/ipv6/udp/vxlan/eth/ecpri",
         ] {
             let st = s(t);
             assert_eq!(st.to_string(), t);
@@ -724,11 +816,60 @@ mod tests {
             ("eth/ipv4/udp/tls13(aes128-gcm)", "tcp or sctp"),
             ("eth/vlan(5)", "no arguments"),
             ("eth/ipv4(options=3)", "multiple of 4"),
+            ("eth/ipv4/vxlan", "it must sit on udp"),
+            ("eth/ipv4/udp/vxlan/ipv4", "VXLAN carries an Ethernet frame"),
+            ("eth/ipv4/udp/vxlan(1)", "no arguments"),
+            ("eth/ipv4/udp/geneve/udp", "eth, ipv4 or ipv6"),
+            ("eth/ipv4/udp/geneve(options=6)", "between 0 and 252"),
+            ("eth/ipv4/udp/geneve(opts=256)", "between 0 and 252"),
+            ("eth/ipv4/udp/geneve(vni=5)", "options=BYTES"),
+            ("eth/ipv4/udp/eth", "vxlan or geneve"),
         ];
         for (t, want) in cases {
             let e = Stack::parse(t).unwrap_err().to_string();
             assert!(e.contains(want), "{t}: {e}");
         }
+    }
+
+    /// An overlay adds its outer Ethernet, IP and UDP headers and its own (VXLAN 8, Geneve 8
+    /// plus options) to the inner frame, whose Ethernet header counts against the outer MTU.
+    #[test]
+    fn overlays_wrap_an_inner_frame() {
+        let inner = s("eth/ipv4/udp");
+        for (outer, added) in [
+            ("eth/ipv4/udp/vxlan", 14 + 20 + 8 + 8),
+            ("eth/ipv6/udp/vxlan", 14 + 40 + 8 + 8),
+            ("eth/ipv4/udp/geneve", 14 + 20 + 8 + 8),
+            ("eth/ipv4/udp/geneve(opts=8)", 14 + 20 + 8 + 8 + 8),
+            ("eth/ipv4/udp/geneve(options=252)", 14 + 20 + 8 + 8 + 252),
+        ] {
+            let st = s(&format!("{outer}/{inner}"));
+            for n in [0, 1, 100, 1422] {
+                assert_eq!(
+                    st.wire_len(n).unwrap(),
+                    inner.wire_len(n).unwrap() + added,
+                    "{st} {n}"
+                );
+                // Only the outer Ethernet header is outside the MTU.
+                assert_eq!(st.mtu_len(n).unwrap(), st.wire_len(n).unwrap() - 14, "{st}");
+            }
+            assert_eq!(st.outside_mtu(), 14);
+            let b = st.breakdown(0).unwrap();
+            assert!(!b[0].counts_against_mtu && b[1..].iter().all(|l| l.counts_against_mtu));
+            assert!(!st.counts_against_mtu(0) && st.counts_against_mtu(4));
+            assert!(!st.counts_against_mtu(st.layers().len()));
+        }
+        // A 1500-byte MTU leaves an inner 1450-byte packet: 1500 - 20 - 8 - 8 - 14.
+        let vx = s("eth/ipv4/udp/vxlan/eth/ipv4/udp");
+        assert_eq!(vx.max_payload(1500).unwrap(), 1450 - 28);
+        // A Geneve header may carry an IP packet (Protocol Type 0x0800).
+        assert_eq!(
+            s("ipv4/udp/geneve/ipv4").wire_len(0).unwrap(),
+            20 + 8 + 8 + 20
+        );
+        // The outer UDP length bounds the inner frame: 65507 B fill the inner packet.
+        let e = vx.wire_len(65_507).unwrap_err().to_string();
+        assert!(e.contains("UDP length of 65565 bytes"), "{e}");
     }
 
     #[test]

@@ -157,6 +157,8 @@ mod tests {
             "eth/ipv6/udp/esp-tunnel(aes128-gcm-16)/ipv6/tcp",
             "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp(data)/e2ap",
             "eth/macsec(gcm-aes-128,encrypt)/ipv4/tcp(ts)",
+            "eth/ipv4/udp/vxlan/eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp",
+            "eth/ipv6/udp/geneve(options=12)/eth/macsec(gcm-aes-128,encrypt)/ipv4/tcp(ts)",
         ] {
             let st: Stack = text.parse().unwrap();
             let payload = [0xa5u8; 77];

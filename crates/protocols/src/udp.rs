@@ -40,9 +40,6 @@ impl Encapsulation for Udp {
                 max: MAX_LEN,
             });
         }
-        Ok(Parts {
-            header: HEADER,
-            ..Parts::default()
-        })
+        Ok(Parts::header(HEADER))
     }
 }

@@ -98,6 +98,58 @@ fn interface_row() {
     assert!(String::from_utf8_lossy(&table.stdout).contains("TLS"));
 }
 
+/// Issue 36: a VXLAN overlay adds 50 B to the inner frame (outer Ethernet 14, IPv4 20, UDP 8,
+/// VXLAN 8), Geneve with 8 B of options 58 B, for every payload; the inner frame's Ethernet
+/// header counts against the outer link's MTU, so a 1500-byte MTU leaves 1450 B of inner packet.
+#[test]
+fn overlays_add_their_outer_headers_to_the_inner_frame() {
+    let wire = |stack: &str, payload: usize| {
+        json(&[
+            "overhead",
+            "--stack",
+            stack,
+            "--payload",
+            &payload.to_string(),
+            "--format",
+            "json",
+        ])["wire_len"]
+            .as_u64()
+            .unwrap()
+    };
+    let inner = "eth/ipv4/udp";
+    for payload in [0, 1, 100, 1422] {
+        let plain = wire(inner, payload);
+        for (outer, added) in [
+            ("eth/ipv4/udp/vxlan", 50),
+            ("eth/ipv4/udp/geneve", 50),
+            ("eth/ipv4/udp/geneve(opts=8)", 58),
+            ("eth/ipv4/udp/geneve(options=252)", 50 + 252),
+            ("eth/ipv6/udp/vxlan", 70),
+        ] {
+            let stack = format!("{outer}/{inner}");
+            assert_eq!(wire(&stack, payload), plain + added, "{stack} {payload}");
+        }
+    }
+    let v = json(&[
+        "overhead",
+        "--stack",
+        "eth/ipv4/udp/vxlan/eth/ipv4/udp",
+        "--payload",
+        "3000",
+        "--mtu",
+        "1500",
+        "--format",
+        "json",
+    ]);
+    let frames = v["split"]["frames"].as_array().unwrap();
+    // 1500 - 20 - 8 - 8 - 14 (inner Ethernet) - 20 - 8 = 1422 B of payload per full frame.
+    assert_eq!(frames[0]["payload"], 1422);
+    assert_eq!(frames[0]["wire_len"], 1514);
+    let layers = v["layers"].as_array().unwrap();
+    assert_eq!(layers[0]["counts_against_mtu"], false);
+    assert_eq!(layers[4]["counts_against_mtu"], true, "the inner eth");
+}
+
 #[test]
 fn bad_input_is_explained_with_exit_2() {
     for (args, want) in [
@@ -138,6 +190,14 @@ fn bad_input_is_explained_with_exit_2() {
             "greedy, even",
         ),
         (vec!["overhead", "--interface", "Q7"], "M-plane"),
+        (
+            vec!["overhead", "--stack", "eth/ipv4/udp/geneve(opts=254)/eth"],
+            "between 0 and 252",
+        ),
+        (
+            vec!["overhead", "--stack", "eth/ipv4/udp/vxlan/ipv4/udp"],
+            "VXLAN carries an Ethernet frame",
+        ),
     ] {
         let out = oransim(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -4,14 +4,20 @@
 //! and ESP ICV checking on), every layer the stack names dissected, every length field equal to
 //! `oransim overhead --format json`'s, the header counters per frame, and, with the ESP SA table
 //! and the TLS key log oransim wrote, the payload found inside the decrypted ESP and TLS 1.3
-//! frames (after the TLS opening, decrypted too). One tshark run per capture.
+//! frames (after the TLS opening, decrypted too). One tshark run per capture. VXLAN and
+//! Geneve frames too (issue 36): the inner frame dissected through the overlay, on its port,
+//! with a good outer UDP checksum, the VNI and Geneve's options as long as the model counts.
 
-use crate::common::{PI_ERROR, TempDir, json, oransim, tshark};
+use crate::common::{PI_ERROR, TempDir, json, oransim, scapy, tshark};
 use std::collections::HashMap;
 use std::path::Path;
 
 /// The payload pattern (`printer::capture::PATTERN`) as tshark prints bytes.
 const PATTERN_HEX: &str = "6f72616e73696d207061796c6f616420";
+
+/// The VNI of every VXLAN and Geneve header a capture writes (`protocols::emit::Ids`'s
+/// default).
+const VNI: u64 = 42;
 
 /// Fields read from every frame.
 const FIELDS: &[&str] = &[
@@ -34,6 +40,10 @@ const FIELDS: &[&str] = &[
     "esp.icv_good",
     "macsec.PN",
     "ecpri.size",
+    "vxlan.vni",
+    "geneve.vni",
+    "geneve.options",
+    "udp.checksum.status",
     "tls.record.length",
     "tls.record.content_type",
     "tls.handshake.type",
@@ -142,6 +152,9 @@ fn expected_fields(layer: &serde_json::Value) -> (Option<&'static str>, Vec<(&'s
         "tls13" | "tls12" => (Some("tls"), vec![("tls.record.length", n("total") - 5)]),
         "e2ap" => (None, vec![]),
         "ssh" => (Some("ssh"), vec![]),
+        "vxlan" => (Some("vxlan"), vec![("vxlan.vni", VNI)]),
+        // Geneve's VNI prints in hex and its options as bytes: checked in `check`.
+        "geneve" => (Some("geneve"), vec![]),
         other => panic!("no tshark fields for layer {other}"),
     }
 }
@@ -283,6 +296,30 @@ fn check(tshark: &Path, dir: &TempDir, c: &Case) {
         }
         for (field, v) in &want {
             assert_eq!(f[field], v.join(","), "{at}: {field}");
+        }
+        // Geneve: the VNI, and options as long as the model counts them (its header less 8).
+        if let Some(g) = layers[..visible]
+            .iter()
+            .find(|l| l["layer"].as_str().unwrap().starts_with("geneve"))
+        {
+            assert_eq!(f["geneve.vni"], format!("{VNI:#08x}"), "{at}");
+            let options = g["header"].as_u64().unwrap() - 8;
+            assert_eq!(
+                f["geneve.options"].len() as u64,
+                2 * options,
+                "{at}: options"
+            );
+        }
+        // An overlay's outer UDP carries a checksum, and it is right (1: good).
+        if layers.iter().any(|l| {
+            let t = l["layer"].as_str().unwrap();
+            t.starts_with("vxlan") || t.starts_with("geneve")
+        }) {
+            assert_eq!(
+                f["udp.checksum.status"].split(',').next(),
+                Some("1"),
+                "{at}"
+            );
         }
         // Header counters as the model fills them: per frame from 1.
         let counter = (opened_counter + k + 1).to_string();
@@ -432,6 +469,203 @@ fn macsec_tls_ecpri_sctp_captures_dissect_and_match_the_model() {
     ] {
         check(&tshark, &dir, &c);
     }
+}
+
+/// VXLAN and Geneve (issue 36): inner Ethernet frames (and an IP packet in Geneve) through
+/// the overlay, split to a 1500-byte outer MTU that counts the inner Ethernet header, with
+/// Geneve options from none to the 252-byte maximum, and ESP, MACsec and TLS 1.3 around or
+/// inside the overlay.
+#[test]
+fn overlay_captures_dissect_and_match_the_model() {
+    let Some(tshark) = tshark("overlay_captures_dissect_and_match_the_model") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-overlay");
+    for c in [
+        // An OpenStack tenant network: VXLAN over IPv4, the tenant's UDP inside.
+        case("eth/ipv4/udp/vxlan/eth/ipv4/udp", 3000, Some(1500), true),
+        case("eth/ipv6/udp/vxlan/eth/ipv6/tcp(ts)", 500, None, true),
+        case(
+            "eth/ipv4/udp/vxlan/eth/ipv4/tcp/tls13(aes128-gcm)",
+            2000,
+            Some(1500),
+            true,
+        ),
+        case("eth/ipv4/udp/geneve/eth/ipv4/udp", 100, None, true),
+        case(
+            "eth/ipv4/udp/geneve(opts=8)/eth/ipv4/udp",
+            3000,
+            Some(1500),
+            true,
+        ),
+        case(
+            "eth/ipv6/udp/geneve(options=252)/ipv4/sctp/e2ap",
+            2000,
+            Some(1500),
+            true,
+        ),
+        case(
+            "eth/ipv4/udp/geneve(options=12)/eth/ipv4/udp/esp-tunnel(aes128-gcm-16)/ipv4/udp",
+            2000,
+            Some(1500),
+            true,
+        ),
+        case(
+            "eth/macsec(gcm-aes-128,integrity)/ipv6/udp/vxlan/eth/ecpri(iq)",
+            2000,
+            Some(1500),
+            true,
+        ),
+    ] {
+        check(&tshark, &dir, &c);
+    }
+}
+
+/// Builds with scapy, written by no one here, the frames of a VXLAN or Geneve stack as
+/// `overhead --pcap` writes them (the capture's addresses, ports and VNI; the payload pattern),
+/// and prints, per frame of the capture given, `GOT_HEX WANT_HEX`. Lengths, checksums, the
+/// EtherTypes and Geneve's Protocol Type, IP protocol numbers and the overlay's UDP destination
+/// port are left to scapy (its bindings: UDP/VXLAN 4789, UDP/GENEVE 6081). Given: the IPv4
+/// identification 0 and DF, UDP checksum 0 over IPv4 outside an overlay (oransim's choices);
+/// VXLAN's flags 0x08 (RFC 7348: scapy's build binding of Ether on VXLAN writes VXLAN-GPE's P
+/// bit and Next Protocol, flags 0x0c); Geneve's Opt Len, which scapy 2.5 computes with a wrong
+/// mask (`& 0x2f`) from 16 words on; the options are stand-ins of class 0xFFFF, type 1, at
+/// most 128 bytes each.
+/// Usage: `python3 - STACK PCAP LEN,LEN,...`.
+const SCAPY_FRAMES: &str = r#"
+import sys
+from scapy.layers.l2 import Ether
+from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.vxlan import VXLAN
+from scapy.contrib.geneve import GENEVE, GeneveOptions
+from scapy.packet import Raw
+from scapy.utils import RawPcapNgReader
+
+stack, path, sizes = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3].split(",")]
+names = stack.split("/")
+
+def geneve(name):
+    options = int(name.split("=")[1].rstrip(")")) if "=" in name else 0
+    opts, left = [], options
+    while left:
+        size = min(left, 128)
+        opts.append(GeneveOptions(classid=0xFFFF, type=1, data=bytes(size - 4)))
+        left -= size
+    return GENEVE(vni=42, optionlen=options // 4, options=opts)
+
+def frame(n):
+    pkt = None
+    for i, name in enumerate(names):
+        above = names[i + 1] if i + 1 < len(names) else ""
+        below = names[i - 1] if i else ""
+        if name == "eth":
+            layer = Ether(dst="02:00:00:00:00:03", src="02:00:00:00:00:02")
+        elif name == "ipv4":
+            layer = IP(src="127.0.0.2", dst="127.0.0.3", id=0, flags="DF", ttl=64)
+        elif name == "ipv6":
+            layer = IPv6(src="2001:db8::2", dst="2001:db8::3", hlim=64)
+        elif name == "udp" and (above.startswith("vxlan") or above.startswith("geneve")):
+            layer = UDP(sport=49152)
+        elif name == "udp":
+            layer = UDP(sport=49152, dport=50000, chksum=0 if below == "ipv4" else None)
+        elif name == "vxlan":
+            layer = VXLAN(flags=0x08, vni=42)
+        elif name.startswith("geneve"):
+            layer = geneve(name)
+        else:
+            sys.exit("no scapy layer for " + name)
+        pkt = layer if pkt is None else pkt / layer
+    return bytes(pkt / Raw((b"oransim payload " * (n // 16 + 1))[:n]))
+
+got = [p[0] for p in RawPcapNgReader(path)]
+if len(got) != len(sizes):
+    sys.exit("%d frames in the capture, %d payloads" % (len(got), len(sizes)))
+for raw, n in zip(got, sizes):
+    print(raw.hex(), frame(n).hex())
+"#;
+
+/// Issue 36: the frames `overhead --pcap` writes for VXLAN and Geneve stacks are byte for byte
+/// the frames scapy builds (outer UDP port and checksum, VXLAN flags and VNI, Geneve's version,
+/// Opt Len, Protocol Type and options, inner frame), for payloads around the checksum's odd
+/// byte and a split at a 1500-byte MTU.
+#[test]
+fn overlay_frames_are_scapy_s_bytes() {
+    let Some(python) = scapy("overlay_frames_are_scapy_s_bytes") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-scapy");
+    let pcap = dir.join("f.pcapng");
+    let pcap_arg = pcap.to_string_lossy().to_string();
+    let mut frames = 0;
+    for stack in [
+        "eth/ipv4/udp/vxlan/eth/ipv4/udp",
+        "eth/ipv6/udp/vxlan/eth/ipv6/udp",
+        "eth/ipv4/udp/vxlan/eth/ipv6/udp",
+        "eth/ipv4/udp/geneve/eth/ipv4/udp",
+        "eth/ipv4/udp/geneve(options=8)/eth/ipv4/udp",
+        "eth/ipv6/udp/geneve(options=252)/ipv4/udp",
+        "eth/ipv4/udp/geneve(options=124)/ipv6/udp",
+    ] {
+        for (payload, mtu) in [
+            ("0", None),
+            ("1", None),
+            ("101", None),
+            ("3000", Some("1500")),
+        ] {
+            let mut args = vec!["overhead", "--stack", stack, "--payload", payload];
+            if let Some(m) = mtu {
+                args.extend(["--mtu", m]);
+            }
+            let report = json(&[&args[..], &["--format", "json"]].concat());
+            let sizes: Vec<String> = match report["split"]["frames"].as_array() {
+                Some(f) => f.iter().map(|f| f["payload"].to_string()).collect(),
+                None => vec![payload.to_string()],
+            };
+            let out = oransim(&[&args[..], &["--pcap", &pcap_arg]].concat());
+            assert!(
+                out.status.success(),
+                "{stack}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut py = std::process::Command::new(&python)
+                .args(["-", stack, &pcap_arg, &sizes.join(",")])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("run python3");
+            use std::io::Write as _;
+            py.stdin
+                .take()
+                .unwrap()
+                .write_all(SCAPY_FRAMES.as_bytes())
+                .unwrap();
+            let py = py.wait_with_output().unwrap();
+            assert!(
+                py.status.success(),
+                "{stack}: {}",
+                String::from_utf8_lossy(&py.stderr)
+            );
+            let lines = String::from_utf8(py.stdout).unwrap();
+            assert_eq!(lines.lines().count(), sizes.len(), "{stack}: {lines}");
+            for (k, line) in lines.lines().enumerate() {
+                let (got, want) = line.split_once(' ').unwrap();
+                let first = got
+                    .as_bytes()
+                    .chunks(2)
+                    .zip(want.as_bytes().chunks(2))
+                    .position(|(a, b)| a != b);
+                assert!(
+                    got == want,
+                    "{stack} payload {payload} frame {k}: first difference at byte {first:?}\n \
+                     oransim {got}\n scapy   {want}"
+                );
+                frames += 1;
+            }
+        }
+    }
+    assert_eq!(frames, 7 * (3 + 3));
 }
 
 /// Same command, same bytes: the keys and IVs are fixed, nothing depends on the clock. And a

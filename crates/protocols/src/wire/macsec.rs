@@ -64,27 +64,9 @@ pub fn gcm_iv(sci: u64, pn: u32) -> [u8; 12] {
     iv
 }
 
-/// A read/write view of a SecTAG.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+super::packet_view!("MACsec SecTAG", SECTAG_NO_SCI, header_len);
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking its length.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer that holds the SecTAG (16 bytes when its TCI says SC = 1).
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let len = buffer.as_ref().len();
-        check_len("MACsec SecTAG", len, SECTAG_NO_SCI)?;
-        let p = Packet { buffer };
-        check_len("MACsec SecTAG", len, p.header_len())?;
-        Ok(p)
-    }
-
     /// EtherType (0x88E5 for MACsec).
     pub fn ethertype(&self) -> u16 {
         be16(self.buffer.as_ref(), field::ETHERTYPE)

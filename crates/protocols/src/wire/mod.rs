@@ -27,9 +27,37 @@ pub type Field = std::ops::Range<usize>;
 
 /// Defines a protocol's `Packet<T: AsRef<[u8]>>` view with `new_unchecked`, `new_checked`
 /// (at least `$min` bytes, else [`crate::Error::Truncated`] naming `$what`) and `into_inner`;
-/// each module adds its field accessors.
+/// each module adds its field accessors. With `header_len` the header's length is variable:
+/// `new_checked` also wants the `header_len()` bytes the module's accessor reads from the
+/// first `$min`.
 macro_rules! packet_view {
     ($what:literal, $min:expr) => {
+        $crate::wire::packet_view!(@view);
+
+        impl<T: AsRef<[u8]>> Packet<T> {
+            /// Wraps a buffer that holds at least the header.
+            pub fn new_checked(buffer: T) -> $crate::Result<Packet<T>> {
+                $crate::wire::check_len($what, buffer.as_ref().len(), $min)?;
+                Ok(Packet { buffer })
+            }
+        }
+    };
+    ($what:literal, $min:expr, header_len) => {
+        $crate::wire::packet_view!(@view);
+
+        impl<T: AsRef<[u8]>> Packet<T> {
+            /// Wraps a buffer that holds the fixed part of the header and then the whole
+            /// header its own fields describe (`header_len`).
+            pub fn new_checked(buffer: T) -> $crate::Result<Packet<T>> {
+                let len = buffer.as_ref().len();
+                $crate::wire::check_len($what, len, $min)?;
+                let p = Packet { buffer };
+                $crate::wire::check_len($what, len, p.header_len())?;
+                Ok(p)
+            }
+        }
+    };
+    (@view) => {
         /// A read/write view of the bytes; field accessors below, setters for `T: AsMut<[u8]>`.
         #[derive(Debug, Clone)]
         pub struct Packet<T: AsRef<[u8]>> {
@@ -40,12 +68,6 @@ macro_rules! packet_view {
             /// Wraps a buffer without checking its length (accessors panic on a short one).
             pub const fn new_unchecked(buffer: T) -> Packet<T> {
                 Packet { buffer }
-            }
-
-            /// Wraps a buffer that holds at least the header.
-            pub fn new_checked(buffer: T) -> $crate::Result<Packet<T>> {
-                $crate::wire::check_len($what, buffer.as_ref().len(), $min)?;
-                Ok(Packet { buffer })
             }
 
             /// The wrapped buffer.
@@ -101,6 +123,7 @@ pub mod checksum;
 pub mod ecpri;
 pub mod esp;
 pub mod ethernet;
+pub mod geneve;
 pub mod ipv4;
 pub mod ipv6;
 pub mod macsec;
@@ -108,3 +131,4 @@ pub mod sctp;
 pub mod tcp;
 pub mod tls;
 pub mod udp;
+pub mod vxlan;

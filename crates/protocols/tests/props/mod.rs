@@ -97,6 +97,25 @@ fn l2() -> impl Strategy<Value = String> {
     ]
 }
 
+/// An overlay under the stack, or none: the outer IP version, Geneve's options in 4-byte
+/// words, and whether it is VXLAN.
+fn overlay() -> impl Strategy<Value = Option<(&'static str, usize, bool)>> {
+    prop::option::weighted(
+        0.25,
+        (select(vec!["ipv4", "ipv6"]), 0usize..=63, any::<bool>()),
+    )
+}
+
+/// The overlay's outer frame in front of a stack whose layer 2 is `l2`: VXLAN carries only an
+/// Ethernet frame, so a stack without layer 2 goes in Geneve.
+fn outer(l2: &str, o: Option<(&str, usize, bool)>) -> String {
+    match o {
+        None => String::new(),
+        Some((ip, _, true)) if !l2.is_empty() => format!("eth/{ip}/udp/vxlan/"),
+        Some((ip, words, _)) => format!("eth/{ip}/udp/geneve(options={})/", 4 * words),
+    }
+}
+
 /// A random valid stack, as text (so a failing case prints it).
 fn stack_text() -> impl Strategy<Value = String> {
     let esp = prop_oneof![
@@ -109,7 +128,9 @@ fn stack_text() -> impl Strategy<Value = String> {
         esp_suite().prop_map(|s| format!("/esp-transport({s})")),
     ];
     prop_oneof![
-        4 => (l2(), ip(), esp, top()).prop_map(|(l2, ip, esp, top)| format!("{l2}{ip}{esp}/{top}")),
+        4 => (overlay(), l2(), ip(), esp, top()).prop_map(|(o, l2, ip, esp, top)| {
+            format!("{}{l2}{ip}{esp}/{top}", outer(&l2, o))
+        }),
         1 => l2().prop_filter_map("ecpri needs layer 2", |l2| (!l2.is_empty())
             .then(|| format!("{l2}ecpri"))),
     ]
@@ -117,7 +138,7 @@ fn stack_text() -> impl Strategy<Value = String> {
 
 /// A random stack made only of the layers `Stack::emit` writes (eth, macsec on eth, ipv4
 /// without options, ipv6 with or without extension headers, udp, tcp with its options, sctp
-/// with each chunk, ESP, ecpri, tls13), as text.
+/// with each chunk, ESP, ecpri, tls13, vxlan, geneve), as text.
 fn emittable_text() -> impl Strategy<Value = String> {
     let l2 = prop_oneof![
         Just(String::new()),
@@ -156,7 +177,9 @@ fn emittable_text() -> impl Strategy<Value = String> {
         select(TLS13).prop_map(|(n, _)| format!("tcp(ts)/tls13({n})")),
     ];
     prop_oneof![
-        4 => (l2.clone(), ip(), esp, top).prop_map(|(l2, ip, esp, top)| format!("{l2}{ip}{esp}/{top}")),
+        4 => (overlay(), l2.clone(), ip(), esp, top).prop_map(|(o, l2, ip, esp, top)| {
+            format!("{}{l2}{ip}{esp}/{top}", outer(&l2, o))
+        }),
         1 => l2.prop_filter_map("ecpri needs layer 2", |l2| (!l2.is_empty())
             .then(|| format!("{l2}ecpri"))),
     ]
