@@ -17,25 +17,79 @@ pub struct CheckArgs {
     /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
     /// current directory; a file named - is ./-).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// `--memory-limit`, of `check` and `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MemoryArgs {
+    /// Refuse a scenario whose run is estimated to need more memory than this (`4GB`,
+    /// `512MiB`; a bare number is bytes), from its templates' counts before anything is
+    /// expanded. Default: the memory available on this machine (MemAvailable).
+    #[arg(long, value_name = "SIZE", value_parser = memory_limit)]
+    pub memory_limit: Option<MemoryLimit>,
+}
+
+/// A `--memory-limit` value: its bytes and its text as typed (for the refusal).
+#[derive(Debug, Clone)]
+pub struct MemoryLimit {
+    /// The limit \[bytes\].
+    pub bytes: u64,
+    /// The value as typed.
+    pub text: String,
+}
+
+fn memory_limit(text: &str) -> Result<MemoryLimit, String> {
+    Ok(MemoryLimit {
+        bytes: crate::whole_in(text, profile::units::Kind::Size, "B", 1..=1 << 50)?,
+        text: text.to_owned(),
+    })
+}
+
+impl MemoryArgs {
+    /// The limit a run (writing a JSON report if `json`) is held to: the flag's, else the
+    /// machine's available memory, else none.
+    pub fn limit(&self, json: bool) -> Option<model::scenario::memory::Limit> {
+        let (bytes, origin) = match &self.memory_limit {
+            Some(m) => (m.bytes, format!("--memory-limit {}", m.text)),
+            None => (
+                model::scenario::memory::available()?,
+                "the memory available on this machine, MemAvailable in /proc/meminfo".to_owned(),
+            ),
+        };
+        Some(model::scenario::memory::Limit {
+            bytes,
+            origin,
+            json,
+        })
+    }
 }
 
 /// The scenario at `file`, or on standard input for `-`, and the name messages give it (the
-/// path, or [`STDIN_NAME`]).
-pub fn load(file: &Path) -> anyhow::Result<(model::Scenario, String)> {
+/// path, or [`STDIN_NAME`]); one whose run is estimated past `limit` is refused before it is
+/// expanded.
+pub fn load(
+    file: &Path,
+    limit: Option<&model::scenario::memory::Limit>,
+) -> anyhow::Result<(model::Scenario, String)> {
     Ok(if file.as_os_str() == "-" {
         let text = read_stdin()?;
         (
-            model::Scenario::from_toml_str(&text, Path::new(STDIN_NAME))?,
+            model::Scenario::from_toml_str_within(&text, Path::new(STDIN_NAME), limit)?,
             STDIN_NAME.to_owned(),
         )
     } else {
-        (model::Scenario::load(file)?, file.display().to_string())
+        (
+            model::Scenario::load_within(file, limit)?,
+            file.display().to_string(),
+        )
     })
 }
 
 /// Runs `oransim check`: prints a one-paragraph summary of a valid scenario, or the error.
 pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let (s, name) = load(&args.file)?;
+    let (s, name) = load(&args.file, args.memory.limit(false).as_ref())?;
     let n = &s.network;
     let mut out = format!(
         "{name}: ok: scenario \"{}\", {} node(s), {} link(s), {} flow(s), seed {}, {} replication(s)\n",

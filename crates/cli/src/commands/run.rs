@@ -64,6 +64,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = model::capture::DEFAULT_LIMIT,
           value_parser = clap::value_parser!(u64).range(1..), requires = "pcap")]
     pub pcap_limit: u64,
+    #[command(flatten)]
+    pub memory: super::check::MemoryArgs,
 }
 
 /// `--pcap-at`: where on its route a packet is captured.
@@ -78,7 +80,8 @@ pub enum PcapAt {
 
 /// Runs `oransim run`.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (scenario, name) = super::check::load(&args.file)?;
+    let json = args.out.is_some() || matches!(args.format, Format::Json);
+    let (scenario, name) = super::check::load(&args.file, args.memory.limit(json).as_ref())?;
     if let Some(r) = args.replications {
         model::scenario::check_replications(r, scenario.network.flows.len())
             .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;

@@ -8,6 +8,7 @@ mod framing;
 pub(crate) mod handshake;
 mod host;
 mod link;
+pub mod memory;
 mod node;
 mod route;
 mod source;
@@ -37,7 +38,10 @@ pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
-pub use template::{MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand};
+pub use template::{
+    Footprint, MAX_EXPANDED_BYTES, MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand,
+    footprint,
+};
 
 use self::context::Ctx;
 use self::handshake::{HandshakeSpec, handshake_source};
@@ -155,6 +159,25 @@ impl Scenario {
 
     /// Parses and validates scenario text; `path` names it in errors and anchors relative files.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_str_within(text, path, None)
+    }
+
+    /// [`Scenario::load`] within a memory limit: see [`Scenario::from_toml_str_within`].
+    pub fn load_within(
+        path: &Path,
+        limit: Option<&memory::Limit>,
+    ) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_str_within(&read_text(path)?, path, limit)
+    }
+
+    /// [`Scenario::from_toml_str`], refusing first, from its templates' counts and before
+    /// anything is expanded, a scenario whose run is estimated to need more memory than
+    /// `limit` ([`memory::estimate`]).
+    pub fn from_toml_str_within(
+        text: &str,
+        path: &Path,
+        limit: Option<&memory::Limit>,
+    ) -> Result<Scenario, ScenarioError> {
         let meaningful = text.lines().any(|l| {
             let t = l.trim();
             !t.is_empty() && !t.starts_with('#')
@@ -174,6 +197,9 @@ impl Scenario {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_owned(),
         })?;
+        if let Some(limit) = limit {
+            limit.check(&footprint(&file, path)?, path)?;
+        }
         validate(file, path, ProfileCache::new())
     }
 
@@ -234,6 +260,15 @@ fn validate(
 ) -> Result<Scenario, ScenarioError> {
     if file.groups.is_empty() {
         return validate_flat(file, path, cache);
+    }
+    if file.flows.is_empty() && !template::any_flow(&file.groups) {
+        // Refused before a million nodes are built for nothing.
+        return Err(ScenarioError::Invalid {
+            path: path.to_path_buf(),
+            key: "flow".into(),
+            problem: "no [[flow]] table (nor [[group.flow]])".into(),
+            allowed: "at least one flow with a source".into(),
+        });
     }
     let (flat, layout) = template::expand_with_layout(file, path)?;
     validate_flat(flat, path, cache).map_err(|e| layout.rename(e))

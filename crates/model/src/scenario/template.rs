@@ -44,6 +44,13 @@ use crate::file::{FlowFile, GroupFile, LinkFile, NodeFile, ScenarioFile};
 /// (`MAX_GENERATED_NODES`, three items each). Checked on the counts before anything is expanded.
 pub const MAX_EXPANDED_ITEMS: u64 = 3 * crate::generate::MAX_GENERATED_NODES;
 
+/// Most bytes a file's templates may expand to, in all: each expanded node, link and flow
+/// counted as its table's text (JSON) plus its in-memory record, before anything is expanded.
+/// A million-gNB `oransim init e2` star or `init ric-restart` storm expands to about 1.3 GB of
+/// this measure (1,235-1,271 bytes per gNB: its node, link and flow); a group of 20,000 whose
+/// node, link and flow each name a 40,000-byte pattern, to 3.2 GB.
+pub const MAX_EXPANDED_BYTES: u64 = 2 << 30;
+
 /// Deepest nesting of groups (`[[group.group]]` is depth 2): fronthaul's O-DU x O-RU needs two.
 pub const MAX_GROUP_DEPTH: usize = 8;
 
@@ -72,10 +79,77 @@ pub(super) fn expand_with_layout(
         .enumerate()
         .map(|(g, group)| compile(path, &format!("group[{g}]"), group, &mut scope))
         .collect::<Result<Vec<_>, _>>()?;
-    // The size, from the counts alone, before anything is built; the group that crosses the
-    // bound is named.
-    let mut total = [0u64; 3];
-    let mut items = top.iter().map(|&n| n as u64).sum::<u64>();
+    let size = sizes(&file, top, &compiled, path)?;
+    // Within the bound, so each fits a usize.
+    file.nodes.reserve(size.nodes as usize);
+    file.links.reserve(size.links as usize);
+    file.flows.reserve(size.flows as usize);
+    let mut values = Vec::new();
+    for c in &compiled {
+        c.emit(&mut file, &mut values);
+    }
+    let layout = Layout {
+        count: 1,
+        index: String::new(),
+        own: top,
+        per_instance: [0; 3],
+        groups: compiled.iter().map(Compiled::layout).collect(),
+    };
+    Ok((file, layout))
+}
+
+/// Whether `groups` (nested ones included) repeat a flow.
+pub(super) fn any_flow(groups: &[GroupFile]) -> bool {
+    groups
+        .iter()
+        .any(|g| !g.flows.is_empty() || any_flow(&g.groups))
+}
+
+/// What a scenario file expands to, counted from its templates without expanding them: the
+/// quantities a run's memory grows with (`model::scenario::memory`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Nodes, links and flows after expansion.
+    pub nodes: u64,
+    /// See [`Footprint::nodes`].
+    pub links: u64,
+    /// See [`Footprint::nodes`].
+    pub flows: u64,
+    /// Flows whose source is a handshake (among [`Footprint::flows`]).
+    pub handshake_flows: u64,
+    /// IKE tunnels of the handshake flows (`source.tunnels`, 1 when absent).
+    pub tunnels: u64,
+    /// The items' bytes as [`MAX_EXPANDED_BYTES`] counts them \[bytes\].
+    pub bytes: u64,
+}
+
+/// The footprint of `file`: its own items and every group's instances, refused past
+/// [`MAX_EXPANDED_ITEMS`] or [`MAX_EXPANDED_BYTES`] naming the group that crosses the bound.
+/// O(size of the file): nothing is expanded.
+pub fn footprint(file: &ScenarioFile, path: &Path) -> Result<Footprint, ScenarioError> {
+    let top = [file.nodes.len(), file.links.len(), file.flows.len()];
+    let mut scope = Vec::new();
+    let compiled = file
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| compile(path, &format!("group[{g}]"), group, &mut scope))
+        .collect::<Result<Vec<_>, _>>()?;
+    sizes(file, top, &compiled, path)
+}
+
+/// The footprint from the counts alone, before anything is built; the group that crosses a
+/// bound is named.
+fn sizes(
+    file: &ScenarioFile,
+    top: [usize; 3],
+    compiled: &[Compiled],
+    path: &Path,
+) -> Result<Footprint, ScenarioError> {
+    let own = Own::of(&file.nodes, &file.links, &file.flows);
+    let mut total = [top[0] as u64, top[1] as u64, top[2] as u64];
+    let mut items = total.iter().sum::<u64>();
+    let (mut bytes, mut tunnels, mut handshakes) = (own.bytes, own.tunnels, own.handshakes);
     for (g, c) in compiled.iter().enumerate() {
         let key = format!("group[{g}]");
         for (k, t) in total.iter_mut().enumerate() {
@@ -91,23 +165,96 @@ pub(super) fn expand_with_layout(
         if items > MAX_EXPANDED_ITEMS {
             return Err(too_large(path, &key, Some(items)));
         }
+        let more = c.per_instance_own.scaled(c.count);
+        bytes = more
+            .and_then(|m| m.bytes.checked_add(bytes))
+            .filter(|b| *b <= MAX_EXPANDED_BYTES)
+            .ok_or_else(|| too_many_bytes(path, &key, more.map(|m| m.bytes)))?;
+        // At most MAX_EXPANDED_ITEMS tunnels per flow: cannot overflow a u64 in sum.
+        tunnels = tunnels.saturating_add(more.map_or(u64::MAX, |m| m.tunnels));
+        handshakes = handshakes.saturating_add(more.map_or(u64::MAX, |m| m.handshakes));
     }
-    // Within the bound, so each fits a usize.
-    file.nodes.reserve(total[0] as usize);
-    file.links.reserve(total[1] as usize);
-    file.flows.reserve(total[2] as usize);
-    let mut values = Vec::new();
-    for c in &compiled {
-        c.emit(&mut file, &mut values);
+    Ok(Footprint {
+        nodes: total[0],
+        links: total[1],
+        flows: total[2],
+        handshake_flows: handshakes,
+        tunnels,
+        bytes,
+    })
+}
+
+/// Bytes, handshake flows and tunnels of a list of items (one instance of a group, nested
+/// groups included).
+#[derive(Debug, Clone, Copy, Default)]
+struct Own {
+    bytes: u64,
+    handshakes: u64,
+    tunnels: u64,
+}
+
+impl Own {
+    /// The items' bytes (each its JSON text, its record and a rendered index's widest 20
+    /// digits) and their flows' tunnels.
+    fn of(nodes: &[NodeFile], links: &[LinkFile], flows: &[FlowFile]) -> Own {
+        fn bytes<T: serde::Serialize>(item: &T) -> u64 {
+            let text = serde_json::to_vec(item).map_or(0, |v| v.len() as u64);
+            text + std::mem::size_of::<T>() as u64 + MAX_PAD_WIDTH as u64
+        }
+        let tunnels = |f: &FlowFile| match &f.source {
+            crate::file::SourceFile::Handshake { tunnels, .. } => {
+                Some(tunnels.map_or(1, |t| u64::try_from(t).unwrap_or(0)))
+            }
+            _ => None,
+        };
+        Own {
+            handshakes: flows.iter().filter_map(tunnels).count() as u64,
+            tunnels: flows
+                .iter()
+                .filter_map(tunnels)
+                .fold(0u64, u64::saturating_add),
+            bytes: nodes.iter().map(bytes).sum::<u64>()
+                + links.iter().map(bytes).sum::<u64>()
+                + flows.iter().map(bytes).sum::<u64>(),
+        }
     }
-    let layout = Layout {
-        count: 1,
-        index: String::new(),
-        own: top,
-        per_instance: [0; 3],
-        groups: compiled.iter().map(Compiled::layout).collect(),
-    };
-    Ok((file, layout))
+
+    /// `n` times these items; `None` past a u64.
+    fn scaled(self, n: u64) -> Option<Own> {
+        Some(Own {
+            bytes: self.bytes.checked_mul(n)?,
+            handshakes: self.handshakes.saturating_mul(n),
+            tunnels: self.tunnels.saturating_mul(n),
+        })
+    }
+
+    /// These items and `n` instances of `other`'s; `None` past a u64.
+    fn plus(self, other: Own, n: u64) -> Option<Own> {
+        let o = other.scaled(n)?;
+        Some(Own {
+            bytes: self.bytes.checked_add(o.bytes)?,
+            handshakes: self.handshakes.saturating_add(o.handshakes),
+            tunnels: self.tunnels.saturating_add(o.tunnels),
+        })
+    }
+}
+
+fn too_many_bytes(path: &Path, key: &str, bytes: Option<u64>) -> ScenarioError {
+    ScenarioError::Invalid {
+        path: path.to_path_buf(),
+        key: format!("{key}.count"),
+        problem: match bytes {
+            Some(b) => format!(
+                "this group's instances take {:.2} GB once expanded (its items' text and records, count times)",
+                b as f64 / 1e9
+            ),
+            None => "the group's bytes multiply past what a u64 counts".into(),
+        },
+        allowed: format!(
+            "at most {:.2} GB of expanded items in all (a smaller count, or shorter names and values in the group's tables)",
+            MAX_EXPANDED_BYTES as f64 / 1e9
+        ),
+    }
 }
 
 fn too_large(path: &Path, key: &str, items: Option<u64>) -> ScenarioError {
@@ -186,6 +333,8 @@ struct Compiled {
     index: String,
     /// Nodes, links, flows one instance expands to, nested groups included.
     per_instance: [u64; 3],
+    /// One instance's bytes and tunnels, nested groups included.
+    per_instance_own: Own,
     nodes: Vec<(NodeFile, Pattern)>,
     links: Vec<(LinkFile, Option<Pattern>, Vec<Pattern>)>,
     flows: Vec<FlowT>,
@@ -265,18 +414,27 @@ fn compile(
     let (nodes, links, flows, groups) = result?;
     let own = [nodes.len(), links.len(), flows.len()];
     let mut per_instance = own.map(|n| n as u64);
-    for g in &groups {
+    let mut per_instance_own = Own::of(&group.nodes, &group.links, &group.flows);
+    for (n, g) in groups.iter().enumerate() {
         for (k, p) in per_instance.iter_mut().enumerate() {
             *p = g.per_instance[k]
                 .checked_mul(g.count)
                 .and_then(|n| n.checked_add(*p))
                 .ok_or_else(|| too_large(path, key, None))?;
         }
+        per_instance_own = match per_instance_own.plus(g.per_instance_own, g.count) {
+            Some(o) if o.bytes <= MAX_EXPANDED_BYTES => o,
+            other => {
+                let key = format!("{key}.group[{n}]");
+                return Err(too_many_bytes(path, &key, other.map(|o| o.bytes)));
+            }
+        };
     }
     Ok(Compiled {
         count,
         index,
         per_instance,
+        per_instance_own,
         nodes,
         links,
         flows,

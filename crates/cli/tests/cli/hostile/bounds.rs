@@ -252,6 +252,27 @@ fn template_cases() -> Vec<Case> {
         nest(&["3000000", "3000000", "3000000"]),
         &["group[0].count", "u64"],
     );
+    // Templates bounded in bytes, not only in items (issue 39 #4): 20,000 instances of a
+    // 40,000-byte name took `check` 24.6 s and 4.3 GB.
+    let long = "x".repeat(40_000);
+    add(
+        "group-bytes",
+        "check",
+        format!(
+            "{TWO_NODES}[[group]]\ncount = 20000\n[[group.node]]\nname = \"g{{i}}{long}\"\n\
+             [[group.link]]\nbetween = [\"g{{i}}{long}\", \"a\"]\nrate = \"10Gbps\"\n\
+             [[group.flow]]\nname = \"f{{i}}\"\nfrom = \"g{{i}}{long}\"\nto = \"a\"\n\
+             source = {{ kind = \"periodic\", period = \"1ms\", size = \"100B\" }}\n"
+        ),
+        &["group[0].count", "GB of expanded items"],
+    );
+    // No flow anywhere: refused before three million nodes are built (11 s, 3.3 GB).
+    add(
+        "group-no-flow",
+        "check",
+        format!("{TWO_NODES}[[group]]\ncount = 2999990\n[[group.node]]\nname = \"g{{i}}\"\n"),
+        &["no [[flow]] table"],
+    );
     add(
         "group-too-deep",
         "check",

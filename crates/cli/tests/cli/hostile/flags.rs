@@ -48,6 +48,27 @@ pub fn cases() -> Vec<Case> {
             &["--seed"],
         ),
         case(
+            "run memory limit 0",
+            &["run", "scenarios/mm1.toml", "--memory-limit", "0"],
+            &["--memory-limit"],
+        ),
+        case(
+            "check memory limit unit",
+            &["check", "scenarios/mm1.toml", "--memory-limit", "2furlongs"],
+            &["--memory-limit"],
+        ),
+        case(
+            "check memory limit huge",
+            &["check", "scenarios/mm1.toml", "--memory-limit", huge],
+            &["--memory-limit"],
+        ),
+        // A scenario estimated past the limit (the scenario, the estimate, the flag).
+        case(
+            "run memory limit below the estimate",
+            &["run", "scenarios/mm1.toml", "--memory-limit", "1MB"],
+            &["scenarios/mm1.toml", "needs about", "--memory-limit 1MB"],
+        ),
+        case(
             "run format",
             &["run", "scenarios/mm1.toml", "--format", "xml"],
             &["--format"],
