@@ -371,7 +371,7 @@ fn a_storm_past_the_memory_limit_is_refused_before_it_is_built() {
     assert!(!out.exists(), "a refused run wrote its directory");
     assert!(json > text, "JSON {json} GB against text {text} GB");
     // A run of it peaked at 0.55 GB (text) on this project's host (docs/performance.md
-    // "Memory"); the estimate is within its stated error of that.
+    // "Memory of a large scenario"); the estimate is within its stated error of that.
     assert!((0.4..0.75).contains(&text), "{text} GB");
     let ok = crate::common::oransim(&["check", s, "--memory-limit", "2GB"]);
     assert_eq!(ok.status.code(), Some(0));

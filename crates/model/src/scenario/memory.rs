@@ -1,6 +1,6 @@
 //! A run's peak memory, estimated from what a scenario file expands to before anything is
 //! built ([`Footprint`], counted from its templates), and the refusal of a run that will not
-//! fit (issue 39 #4; docs/performance.md "Memory" gives the estimate against measured peaks).
+//! fit (issue 39 #4; docs/performance.md, "Memory of a large scenario", gives the estimate against measured peaks).
 //!
 //! The estimate is linear in the counts a run's memory grows with:
 //!
@@ -21,7 +21,7 @@
 //! project's 2-CPU x86-64 host: the two slopes give `2 PER_NODE + PER_DATA_FLOW` = 5.5 kB and
 //! `2 PER_NODE + PER_TUNNEL` = 3.9 kB per gNB; `PER_NODE` is taken as 1 kB, about what
 //! `oransim check` holds per node and link. Stars and storms of 300,000 and 1,000,000 gNBs and a
-//! fronthaul shape are the check (docs/performance.md "Memory").
+//! fronthaul shape are the check (docs/performance.md, "Memory of a large scenario").
 
 use std::path::Path;
 
@@ -88,7 +88,7 @@ impl Limit {
             path: path.to_path_buf(),
             key: "the scenario's size".into(),
             problem: format!(
-                "a run of it needs about {} ({drives}{}; docs/performance.md \"Memory\" gives the estimate's error)",
+                "a run of it needs about {} ({drives}{}; docs/performance.md, \"Memory of a large scenario\", gives the estimate's error)",
                 gigabytes(need),
                 if self.json {
                     ", with its JSON report"
