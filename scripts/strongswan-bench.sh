@@ -190,6 +190,11 @@ policy_rc=""
 trap charon_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# When oransim dies (kill -9 included) this shell gets SIGTERM (its parent-death signal) and
+# cleans up in the exit trap; but a progress line written to oransim's closed pipe first would
+# end it with SIGPIPE, which no trap sees, leaving the namespaces behind. A failed write is
+# better. (Children inherit the ignored SIGPIPE: every pipeline here reads its producer whole.)
+trap '' PIPE
 if [ $need_install = 1 ]; then apt_install "${packages[@]}"; fi
 charon_check
 charon_netns bench "$(printf '%s\n' "${storms[@]}" "$setups" | sort -n | tail -1)"

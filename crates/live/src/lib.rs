@@ -28,6 +28,7 @@
 pub mod accuracy;
 pub mod bulk;
 pub mod capture;
+pub mod child;
 pub mod cpu;
 mod error;
 pub mod ike;

@@ -57,6 +57,9 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         .tempdir()
         .map_err(|e| LiveError::io("creating a temporary directory", e))?;
     let d = dir.path();
+    // Removed however oransim ends (a kill included); every openssl it starts dies with it.
+    let _reaper = crate::child::Reaper::new(d)?;
+    log(&format!("working in {}", d.display()));
     make_certificates(d)?;
     for g in Group::ALL {
         std::fs::write(d.join(conf_name(g)), groups_conf(g))
@@ -332,7 +335,7 @@ fn run_timed(
     let err = File::create(stderr)
         .map_err(|e| LiveError::io(format!("creating {}", stderr.display()), e))?;
     let t0 = Instant::now();
-    let child = cmd
+    let child = crate::child::die_with_parent(cmd, libc::SIGKILL)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
@@ -462,7 +465,7 @@ impl Server {
             Some(s) => cmd.args(["-WWW", "-ciphersuites", s.iana()]),
             None => cmd.arg("-www"),
         };
-        let child = cmd
+        let child = crate::child::die_with_parent(&mut cmd, libc::SIGKILL)
             .spawn()
             .map_err(|e| LiveError::io(format!("starting `openssl {name}`"), e))?;
         let mut server = Server {

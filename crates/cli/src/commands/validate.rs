@@ -275,8 +275,13 @@ fn run_script(scripts: &[(&str, &str)], main: &str, set: &str) -> anyhow::Result
         }
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
+    // Removed however oransim ends (a kill included); the script, sent SIGTERM when oransim
+    // ends, stops its daemons and removes its namespaces in its exit trap.
+    let _reaper = live::child::Reaper::new(&dir.0)?;
     let out = dir.0.join("measurements.json");
-    let mut child = Command::new("bash")
+    eprintln!("{main}: working in {}", dir.0.display());
+    let mut bash = Command::new("bash");
+    let mut child = live::child::die_with_parent(&mut bash, libc::SIGTERM)
         .arg(dir.0.join(main))
         .arg("--out")
         .arg(&out)
