@@ -1,6 +1,8 @@
 //! A run's peak memory, estimated from what a scenario file expands to before anything is
 //! built ([`Footprint`], counted from its templates), and the refusal of a run that will not
-//! fit (issue 39 #4; docs/performance.md, "Memory of a large scenario", gives the estimate against measured peaks).
+//! fit (issue 39 #4; docs/performance.md, "Memory of a large scenario", gives the estimate
+//! against measured peaks). The estimate is of one replication: a file large enough to matter
+//! runs one (replications x flows is at most 10,000).
 //!
 //! The estimate is linear in the counts a run's memory grows with:
 //!

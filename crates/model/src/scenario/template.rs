@@ -170,7 +170,8 @@ fn sizes(
             .and_then(|m| m.bytes.checked_add(bytes))
             .filter(|b| *b <= MAX_EXPANDED_BYTES)
             .ok_or_else(|| too_many_bytes(path, &key, more.map(|m| m.bytes)))?;
-        // At most MAX_EXPANDED_ITEMS tunnels per flow: cannot overflow a u64 in sum.
+        // Saturating: a tunnel count is any i64 before validation, whose tunnel bound
+        // (`MAX_SCENARIO_TUNNELS`) refuses a sum this large.
         tunnels = tunnels.saturating_add(more.map_or(u64::MAX, |m| m.tunnels));
         handshakes = handshakes.saturating_add(more.map_or(u64::MAX, |m| m.handshakes));
     }
