@@ -496,8 +496,19 @@ static TLS_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// it said it works in; `None` when the run skipped before it was ready.
 fn killed_at(target: &str, ready: &str, signal: &str) -> Option<(Vec<String>, std::path::PathBuf)> {
     use std::io::BufRead as _;
+    use std::os::unix::process::CommandExt as _;
     let dir = TempDir::new(&format!("validate-{target}-killed"));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"));
+    // SIGINT as a terminal's Ctrl-C finds it: a background job of a non-interactive shell
+    // (CI runs these tests with `&`) starts with SIGINT ignored, which its children inherit.
+    // SAFETY: signal(2) is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd
         .current_dir(&*dir)
         .args(["validate", target, "--json", "v.json"])
         .stdout(std::process::Stdio::null())
