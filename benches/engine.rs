@@ -48,6 +48,7 @@ fn four_hop(packets: u64) -> Network {
         latency: SimDuration::ZERO,
         by_protected_len: false,
         lanes: false,
+        machines: 1,
         name: n.into(),
         service,
         servers: 1,

@@ -281,6 +281,11 @@ pub struct NodeFile {
     /// the node is a machine of its own with its own `cores`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Identical machines the node stands for (default 1): the gNBs of a RIC restart as one
+    /// node, each machine with its own cores, I/O stage and link, starting one tunnel of the
+    /// node's handshake flows (`sim_core::network::NodeConfig::machines`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machines: Option<i64>,
 }
 
 /// A node's service model, tagged by `model`.

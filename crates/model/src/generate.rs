@@ -598,6 +598,25 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
             .length(s.length.text())
             .mtu(s.mtu.text())
     };
+    if s.tunnels == 1 {
+        // One node of a machine per gNB, each with its own cores, I/O stage and link: the
+        // star's outcome (a test compares them), in one node's state and set-up however many
+        // gNBs there are.
+        return b
+            .node(
+                NodeFile::new("gnb")
+                    .service(service())
+                    .machines(s.gnbs.into()),
+            )
+            .link(link("gnb"))
+            .flow(FlowFile::new(
+                "ike",
+                "gnb",
+                "ric",
+                SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.gnbs.into()),
+            ))
+            .file();
+    }
     let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
     star(b, s.gnbs, service(), link, ("ike", source))
 }

@@ -458,6 +458,9 @@ impl FlowReport {
 pub struct NodeReport {
     /// Name.
     pub name: String,
+    /// The identical machines the node stands for, each with its `cores` (absent: one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machines: Option<u32>,
     /// The shared host it is on (`[[host]]`), whose cores `cores` counts; absent for a node
     /// that is a machine of its own.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -468,7 +471,8 @@ pub struct NodeReport {
     pub cores: Option<u32>,
     /// Busy time over (cores x simulated time), all replications, in [0, 1]; for a node of
     /// unlimited cores, over the most cores busy at once; for a node with a line per direction,
-    /// its busier line's. The nodes of one host sum to the host's busy share.
+    /// its busier line's; for a node of several machines, over all of them. The nodes of one
+    /// host sum to the host's busy share.
     pub utilisation: f64,
     /// The CPU stage's busy time, all replications together \[ns\]: the work it was charged.
     pub busy_ns: f64,
@@ -756,6 +760,9 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             // that were busy at once (the highest replication's peak).
             let n_servers = host.map_or(n.servers, |h| h.cores);
             let unlimited = n_servers == UNLIMITED_SERVERS;
+            // A node of several machines: each has the node's cores and I/O stage, so its
+            // utilisation is over all of them.
+            let machines = f64::from(n.machines.max(1));
             let servers = if unlimited {
                 runs.iter()
                     .map(|r| r.nodes[i].max_busy)
@@ -777,20 +784,21 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 busy
             };
             let utilisation = if total_end_ps > 0.0 {
-                lane_busy / (f64::from(servers) * total_end_ps)
+                lane_busy / (f64::from(servers) * machines * total_end_ps)
             } else {
                 0.0
             };
             let io_utilisation = n.io.as_ref().map(|_| {
                 let io_busy: f64 = runs.iter().map(|r| r.nodes[i].io_busy_ps as f64).sum();
                 if total_end_ps > 0.0 {
-                    io_busy / total_end_ps
+                    io_busy / (machines * total_end_ps)
                 } else {
                     0.0
                 }
             });
             NodeReport {
                 name: n.name.clone(),
+                machines: (n.machines > 1).then_some(n.machines),
                 host: host.map(|h| h.name.clone()),
                 cores: (!unlimited).then_some(n_servers),
                 utilisation,
@@ -818,12 +826,14 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
             let ld = 2 * i + d;
             let (a, b) = if d == 0 { (l.a, l.b) } else { (l.b, l.a) };
             let busy: f64 = runs.iter().map(|r| r.links[ld].busy_ps as f64).sum();
+            // A link at a node of several machines is one link per machine.
+            let machines = f64::from(net.nodes[a].machines.max(net.nodes[b].machines).max(1));
             links.push(LinkReport {
                 name: l.name.clone(),
                 from: net.nodes[a].name.clone(),
                 to: net.nodes[b].name.clone(),
                 utilisation: if total_end_ps > 0.0 {
-                    busy / total_end_ps
+                    busy / (machines * total_end_ps)
                 } else {
                     0.0
                 },

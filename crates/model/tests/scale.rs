@@ -67,5 +67,14 @@ fn fronthaul_and_storm_shapes_at_thousands_of_nodes_are_accepted() {
         ..RicRestartShape::default()
     });
     let s = Scenario::from_file(storm.file().unwrap(), &origin()).unwrap();
+    // One node of 5000 machines (a gNB each), one flow of 5000 tunnels.
+    assert_eq!(s.network.flows.len(), 1);
+    assert_eq!(s.network.nodes[1].machines, 5000);
+    let star = Shape::RicRestart(RicRestartShape {
+        gnbs: 5000,
+        tunnels: 2,
+        ..RicRestartShape::default()
+    });
+    let s = Scenario::from_file(star.file().unwrap(), &origin()).unwrap();
     assert_eq!(s.network.flows.len(), 5000);
 }

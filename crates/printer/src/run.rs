@@ -570,10 +570,16 @@ fn node_table<'a>(r: &Report, rows: impl Iterator<Item = &'a NodeReport>) -> Tab
     }
     let mut t = Table::new(header);
     for n in rows {
+        let cores = n
+            .cores
+            .map_or_else(|| model::file::UNLIMITED.to_owned(), |c| c.to_string());
         let mut row = vec![
             n.name.clone(),
-            n.cores
-                .map_or_else(|| model::file::UNLIMITED.to_owned(), |c| c.to_string()),
+            // A node of several machines: each machine's cores, times the machines.
+            match n.machines {
+                Some(m) => format!("{cores} x {m}"),
+                None => cores,
+            },
             format!("{:.2}%", n.utilisation * 100.0),
         ];
         if with_io {

@@ -18,6 +18,7 @@
 //!         latency: SimDuration::ZERO,
 //!         by_protected_len: false,
 //!         lanes: false,
+//!         machines: 1,
 //!         name: "server".into(),
 //!         service: Service::Exponential { mean_ps: 1e6 },
 //!         servers: 1,

@@ -143,6 +143,15 @@ pub struct NodeConfig {
     /// path that runs each direction in threads of its own, as kernel-libipsec's processor
     /// does. Ignored on a shared host, whose pool serves every packet of its nodes.
     pub lanes: bool,
+    /// Identical machines the node stands for, at least 1: a fleet of initiators (the gNBs of
+    /// a RIC restart) each with its own CPU, I/O stage and link and
+    /// each starting one tunnel of the node's handshake flows. With more than one, every packet
+    /// finds a CPU and an I/O server of its own, the links at the node clock every frame on a
+    /// transmitter of its own, and a daemon's per-held-SA work counts its machine's one SA:
+    /// exactly a star of that many one-tunnel machines as long as a machine never has more
+    /// packets at a stage than it has servers (its tunnel has one message in hand at a time).
+    /// State and set-up are one node's however many machines (issue 35, national scale).
+    pub machines: u32,
 }
 
 /// [`NodeConfig::servers`] of an infinite-server node: a server for every packet present, so no

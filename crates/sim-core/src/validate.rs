@@ -93,6 +93,72 @@ impl Network {
         Ok(())
     }
 
+    /// Nodes of several machines ([`NodeConfig::machines`](crate::network::NodeConfig::machines)):
+    /// each is on no shared host, has no lanes, and only starts handshake flows (no flow ends at
+    /// or passes through it), whose tunnels number its machines, one each.
+    fn validate_fleets(&self) -> Result<(), NetworkError> {
+        let fleet: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].machines != 1)
+            .collect();
+        if fleet.is_empty() {
+            return Ok(());
+        }
+        let mut tunnels = vec![0u64; self.nodes.len()];
+        for (i, f) in self.flows.iter().enumerate() {
+            let item = || format!("flow[{i}] (\"{}\")", f.name);
+            for (h, &n) in f.path.iter().enumerate() {
+                if self.nodes.get(n).is_none_or(|node| node.machines == 1) {
+                    continue;
+                }
+                let Source::Handshake { tunnels: t, .. } = f.source else {
+                    return Err(NetworkError::BadList {
+                        item: item(),
+                        field: "path",
+                        problem: "a node of several machines carries only the handshake flows it starts, one tunnel per machine",
+                    });
+                };
+                if h != 0 {
+                    return Err(NetworkError::BadList {
+                        item: item(),
+                        field: "path",
+                        problem: "a node of several machines is where its flows start: no flow ends at or passes through it",
+                    });
+                }
+                tunnels[n] = tunnels[n].saturating_add(u64::from(t));
+            }
+        }
+        for i in fleet {
+            let node = &self.nodes[i];
+            let item = || format!("node[{i}] (\"{}\")", node.name);
+            if node.machines == 0 {
+                return Err(out_of_range(item(), "machines", 0, "at least 1 machine"));
+            }
+            if node.lanes {
+                return Err(NetworkError::BadList {
+                    item: item(),
+                    field: "lanes",
+                    problem: "a node of several machines has no lanes",
+                });
+            }
+            if self.hosts.iter().any(|h| h.nodes.contains(&i)) {
+                return Err(NetworkError::BadList {
+                    item: item(),
+                    field: "machines",
+                    problem: "a node of several machines is on no shared host: each machine is a host of its own",
+                });
+            }
+            if tunnels[i] != u64::from(node.machines) {
+                return Err(out_of_range(
+                    item(),
+                    "machines",
+                    node.machines,
+                    "as many machines as the tunnels of the handshake flows the node starts (one each)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every invariant the engine relies on, so that a run cannot panic, loop forever or
     /// index out of range: node indices in range, non-empty paths whose consecutive nodes share
     /// a link, counts the engine can index, finite non-negative service parameters, non-empty
@@ -128,6 +194,7 @@ impl Network {
             step(&item, "latency", node.latency.as_ps())?;
         }
         self.validate_hosts()?;
+        self.validate_fleets()?;
         for (i, l) in self.links.iter().enumerate() {
             let item = || format!("link[{i}] (\"{}\")", l.name);
             for end in [l.a, l.b] {
@@ -515,6 +582,7 @@ mod tests {
             latency: SimDuration::ZERO,
             by_protected_len: false,
             lanes: false,
+            machines: 1,
         };
         Network {
             nodes: vec![node("a"), node("b")],

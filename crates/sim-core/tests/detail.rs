@@ -14,6 +14,7 @@ fn line() -> Network {
         latency: SimDuration::from_ns(300),
         by_protected_len: false,
         lanes: false,
+        machines: 1,
         name: name.into(),
         service,
         servers: 1,

@@ -18,6 +18,7 @@ fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
             latency: SimDuration::ZERO,
             by_protected_len: false,
             lanes: false,
+            machines: 1,
             name: "slow".into(),
             service: Service::Deterministic {
                 time_ps: service_ps,

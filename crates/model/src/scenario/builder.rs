@@ -209,7 +209,15 @@ impl NodeFile {
             cores: None,
             capacity: None,
             host: None,
+            machines: None,
         }
+    }
+
+    /// `machines`: the node stands for this many identical machines, each starting one tunnel
+    /// of the node's handshake flows on cores, an I/O stage and a link of its own.
+    pub fn machines(mut self, machines: i64) -> NodeFile {
+        self.machines = Some(machines);
+        self
     }
 
     /// `service`: the service model of every packet (unless `receive`/`transit` are set).

@@ -56,6 +56,58 @@ use self::stability::check_stability;
 /// at once peak at 397 MB), so a million is about 1 GB, as `plan kex`'s `MAX_TUNNELS`.
 pub const MAX_SCENARIO_TUNNELS: u64 = 1_000_000;
 
+/// A node of several machines (`machines`) starts handshake flows and nothing else passes it,
+/// and its machines are their tunnels, one each (what the engine's own check requires, here
+/// with the file's keys).
+fn check_machines(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {
+    let fleet = |n: usize| net.nodes.get(n).is_some_and(|n| n.machines > 1);
+    if !net.nodes.iter().any(|n| n.machines > 1) {
+        return Ok(());
+    }
+    let mut tunnels = vec![0u64; net.nodes.len()];
+    for (i, f) in net.flows.iter().enumerate() {
+        for (h, &n) in f.path.iter().enumerate() {
+            if !fleet(n) {
+                continue;
+            }
+            let node = &net.nodes[n].name;
+            let key = format!("flow[{i}] (\"{}\")", f.name);
+            match (&f.source, h) {
+                (Source::Handshake { tunnels: t, .. }, 0) => {
+                    tunnels[n] = tunnels[n].saturating_add(u64::from(*t));
+                }
+                (Source::Handshake { .. }, _) => {
+                    return Err(cx.invalid(
+                        format!("{key}.path"),
+                        format!("the flow ends at or passes through \"{node}\", a node of several machines"),
+                        "flows that start at such a node (its machines are initiators)",
+                    ));
+                }
+                _ => {
+                    return Err(cx.invalid(
+                        format!("{key}.source"),
+                        format!("a flow other than a handshake at \"{node}\", a node of several machines"),
+                        "handshake flows only, started at such a node, one tunnel per machine",
+                    ));
+                }
+            }
+        }
+    }
+    for (i, n) in net.nodes.iter().enumerate() {
+        if n.machines > 1 && tunnels[i] != u64::from(n.machines) {
+            return Err(cx.invalid(
+                format!("node[{i}] (\"{}\").machines", n.name),
+                format!(
+                    "{} machines, and the handshake flows it starts have {} tunnels",
+                    n.machines, tunnels[i]
+                ),
+                "as many machines as the tunnels the node starts: each machine starts one",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Largest packet or frame the engine accepts \[bytes\] (a jumbo frame is 9000 B; this leaves
 /// room for 64 KiB records and IP datagrams).
 pub const MAX_PACKET_BYTES: f64 = 1_048_576.0;
@@ -672,6 +724,7 @@ fn validate_flat(
         warmup,
         hosts,
     };
+    check_machines(&cx, &network)?;
     check_stability(&cx, &network)?;
     // Backstop: the engine's own invariants (the checks above should already imply them).
     network.validate().map_err(|e| {

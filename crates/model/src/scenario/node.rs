@@ -437,6 +437,24 @@ fn node_config(
         .capacity
         .map(|c| cx.count(&format!("{key}.capacity"), c, "packets", u32::MAX as u64))
         .transpose()?;
+    let machines = match n.machines {
+        None => 1,
+        Some(m) => cx.count(
+            &format!("{key}.machines"),
+            m,
+            "machines",
+            super::MAX_SCENARIO_TUNNELS,
+        )?,
+    };
+    if machines > 1 && (capacity.is_some() || n.host.is_some()) {
+        return Err(cx.invalid(
+            format!("{key}.machines"),
+            format!("{machines} machines beside a `capacity` or a `host`"),
+            "a node of several machines with neither: each machine is a host of its own, and none holds more than its one tunnel's message",
+        ));
+    }
+    // A machine's one tunnel has a message in hand at a time: no lanes to keep apart.
+    let lanes = lanes && machines == 1;
     if capacity.is_some() && servers == UNLIMITED_SERVERS {
         return Err(cx.invalid(
             format!("{key}.capacity"),
@@ -487,6 +505,7 @@ fn node_config(
             latency,
             by_protected_len: from_profile.is_some(),
             lanes,
+            machines,
         },
         from_profile.map(|p| p.0),
     ))

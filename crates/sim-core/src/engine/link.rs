@@ -12,7 +12,7 @@
 //! delay of this one). The link's busy time, and so its utilisation, counts both (a gap once
 //! the next frame starts: the last frame's gap, after the run's last event, is not counted).
 
-use crate::network::{LineFraming, LinkConfig};
+use crate::network::{LineFraming, LinkConfig, UNLIMITED_SERVERS};
 use crate::rng::Stream;
 use crate::stats::LinkDirStats;
 use crate::tally::Bump;
@@ -33,6 +33,10 @@ pub(super) struct LinkDir {
     framing: LineFraming,
     /// When the inter-frame gap after the last frame ends: no frame starts before \[ps\].
     free_at: u64,
+    /// A transmitter per frame: the direction stands for one link per machine of a node of
+    /// several ([`NodeConfig::machines`](crate::network::NodeConfig::machines)), so no frame
+    /// waits for another's clocking or gap.
+    own_transmitters: bool,
     /// The last frame's gap \[ps\], counted as busy time when the next frame starts (so the
     /// busy time never runs past the last event, and utilisation never past 1).
     last_gap: u64,
@@ -41,8 +45,20 @@ pub(super) struct LinkDir {
 }
 
 impl LinkDir {
-    /// Direction `dir` (`"a-b"` or `"b-a"`, which also names its random stream) of `l`.
-    pub fn new(l: &LinkConfig, dir: &str, seed: u64, replication: u32) -> Self {
+    /// Direction `dir` (`"a-b"` or `"b-a"`, which also names its random stream) of `l`; with
+    /// `own_transmitters`, every frame is clocked on a transmitter of its own.
+    pub fn new(
+        l: &LinkConfig,
+        dir: &str,
+        seed: u64,
+        replication: u32,
+        own_transmitters: bool,
+    ) -> Self {
+        let servers = if own_transmitters {
+            UNLIMITED_SERVERS
+        } else {
+            1
+        };
         LinkDir {
             rate: l.rate,
             prop: l.propagation.as_ps(),
@@ -51,8 +67,9 @@ impl LinkDir {
             mtu: l.mtu.unwrap_or(u32::MAX),
             framing: l.framing,
             free_at: 0,
+            own_transmitters,
             last_gap: 0,
-            tx: Station::new(1, u64::from(l.queue_capacity.unwrap_or(u32::MAX))),
+            tx: Station::new(servers, u64::from(l.queue_capacity.unwrap_or(u32::MAX))),
             stats: LinkDirStats::default(),
         }
     }
@@ -104,13 +121,21 @@ impl<O: Observer> Engine<'_, O> {
             .line(p.size, p.kind.datagrams(), p.ethernet_header);
         let t = link.rate.tx_time(line.frame).as_ps();
         let gap = link.rate.tx_time(line.gap).as_ps();
-        let start = self.now.max(link.free_at);
         link.stats.sent.bump(1);
         link.stats.bytes.bump(p.size as u64);
-        link.stats
-            .busy_ps
-            .bump(u128::from(link.last_gap).saturating_add(u128::from(t)));
-        link.last_gap = gap;
+        let start = if link.own_transmitters {
+            // Its own transmitter's frame and gap (the gap of a frame no other follows).
+            link.stats
+                .busy_ps
+                .bump(u128::from(t).saturating_add(u128::from(gap)));
+            self.now
+        } else {
+            link.stats
+                .busy_ps
+                .bump(u128::from(link.last_gap).saturating_add(u128::from(t)));
+            link.last_gap = gap;
+            self.now.max(link.free_at)
+        };
         // Validation bounds one frame's clocking by MAX_STEP_PS and the clock by MAX_TIME_PS,
         // so these sums stay far below u64::MAX; saturate all the same.
         let end = start.saturating_add(t);

@@ -352,8 +352,13 @@ impl<'a, O: Observer> Engine<'a, O> {
             .collect();
         let mut links = Vec::with_capacity(net.links.len().saturating_mul(2));
         for l in &net.links {
+            // A link at a node of several machines is one per machine: every frame is clocked
+            // on a transmitter of its own.
+            let own = [l.a, l.b]
+                .iter()
+                .any(|&n| net.nodes.get(n).is_some_and(|n| n.machines > 1));
             for dir in ["a-b", "b-a"] {
-                links.push(LinkDir::new(l, dir, seed, replication));
+                links.push(LinkDir::new(l, dir, seed, replication, own));
             }
         }
         // Validated: consecutive path nodes share a link, so the index finds one. A network

@@ -5,7 +5,7 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{MAX_STEP_PS, NodeConfig, Service, table_eval};
+use crate::network::{MAX_STEP_PS, NodeConfig, Service, UNLIMITED_SERVERS, table_eval};
 use crate::rng::Stream;
 use crate::stats::{NodeStats, Role};
 use crate::tally::Bump;
@@ -39,6 +39,9 @@ pub(super) struct NodeState<'a> {
     /// IKE SAs this node holds (handshake tunnels it started or answered and has not given
     /// up): the state a daemon's per-held work grows with.
     pub(super) held: u64,
+    /// The node stands for several machines, one per tunnel it starts
+    /// ([`NodeConfig::machines`]): each holds its own tunnel's SA.
+    pub(super) fleet: bool,
     by_protected_len: bool,
     rng: Stream,
     stats: NodeStats,
@@ -49,7 +52,17 @@ impl<'a> NodeState<'a> {
     pub fn new(n: &'a NodeConfig, host: Option<u32>, seed: u64, replication: u32) -> Self {
         let capacity = n.capacity.unwrap_or(u32::MAX);
         // A node on a shared host is served by the host's pool: its own station is never used.
-        let servers = if host.is_some() { 1 } else { n.servers.max(1) };
+        // A node of several machines has a CPU and an I/O server per packet (each machine its
+        // own, and a machine's one tunnel has a message in hand at a time).
+        let fleet = n.machines > 1;
+        let servers = if host.is_some() {
+            1
+        } else if fleet {
+            UNLIMITED_SERVERS
+        } else {
+            n.servers.max(1)
+        };
+        let io_servers = if fleet { UNLIMITED_SERVERS } else { 1 };
         let services = [
             &n.service,
             n.receive.as_ref().unwrap_or(&n.service),
@@ -71,11 +84,12 @@ impl<'a> NodeState<'a> {
             io: n
                 .io
                 .as_ref()
-                .map(|s| (Station::new(1, u64::from(capacity)), s)),
+                .map(|s| (Station::new(io_servers, u64::from(capacity)), s)),
             services,
             serves: services.map(|s| !matches!(s, Service::None)),
             latency_ps: n.latency.as_ps(),
             held: 0,
+            fleet,
             by_protected_len: n.by_protected_len,
             rng: Stream::new(seed, replication, "node", &n.name),
             stats: NodeStats::default(),

@@ -335,8 +335,9 @@ impl<O: Observer> Engine<'_, O> {
         } else {
             e.initiator_per_held
         };
-        per.as_ps()
-            .saturating_mul(self.nodes[node as usize].held)
-            .min(MAX_STEP_PS)
+        let state = &self.nodes[node as usize];
+        // A machine of a fleet holds its own tunnel's SA, which is being worked on.
+        let held = if state.fleet { 1 } else { state.held };
+        per.as_ps().saturating_mul(held).min(MAX_STEP_PS)
     }
 }

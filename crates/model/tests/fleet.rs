@@ -1,0 +1,164 @@
+//! A node of several machines (`machines = N`) against the star it stands for (issue 35, national
+//! scale): N gNBs, each a node of its own with its own link and one tunnel, written as a
+//! `[[group]]`, and one node `gnb` of N machines with one link and one flow of N tunnels. Their
+//! storms end the same, bit for bit: the same tunnels back and failed, retransmissions and
+//! completion times, the same events, and the same work at the RIC and, summed, at the gNBs.
+
+use std::path::Path;
+
+use model::Scenario;
+use model::report::Report;
+
+/// The committed strongSwan profile (daemon terms, with the per-held-SA state terms).
+const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";
+
+fn origin() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fleet.toml")
+}
+
+/// The source table of both shapes: `tunnels` handshakes of `auth`, retransmitting after
+/// `timeout`.
+fn source(tunnels: u32, auth: &str, timeout: &str) -> String {
+    format!(
+        "kind = \"handshake\"\nprotocol = \"ikev2\"\nke = \"x25519\"\nauth = \"{auth}\"\n\
+         tunnels = {tunnels}\nretransmit_timeout = \"{timeout}\"\n"
+    )
+}
+
+fn head(ric_cores: u32) -> String {
+    format!(
+        "[scenario]\nname = \"storm\"\nseed = 1\n\n[[node]]\nname = \"ric\"\ncores = {ric_cores}\n\
+         [node.service]\nmodel = \"profile\"\nprofile = \"{PROFILE}\"\n\n"
+    )
+}
+
+fn star(n: u32, auth: &str, timeout: &str, ric_cores: u32) -> String {
+    format!(
+        "{}[[group]]\ncount = {n}\n[[group.node]]\nname = \"gnb{{i}}\"\n[group.node.service]\n\
+         model = \"profile\"\nprofile = \"{PROFILE}\"\n[[group.link]]\n\
+         between = [\"gnb{{i}}\", \"ric\"]\nrate = \"1Gbps\"\nlength = \"10km\"\n\
+         [[group.flow]]\nname = \"ike{{i}}\"\nfrom = \"gnb{{i}}\"\nto = \"ric\"\n\
+         [group.flow.source]\n{}",
+        head(ric_cores),
+        source(1, auth, timeout)
+    )
+}
+
+fn fleet(n: u32, auth: &str, timeout: &str, ric_cores: u32) -> String {
+    format!(
+        "{}[[node]]\nname = \"gnb\"\nmachines = {n}\n[node.service]\nmodel = \"profile\"\n\
+         profile = \"{PROFILE}\"\n\n[[link]]\nbetween = [\"gnb\", \"ric\"]\nrate = \"1Gbps\"\n\
+         length = \"10km\"\n\n[[flow]]\nname = \"ike\"\nfrom = \"gnb\"\nto = \"ric\"\n\
+         [flow.source]\n{}",
+        head(ric_cores),
+        source(n, auth, timeout)
+    )
+}
+
+fn run(text: &str) -> Report {
+    let s = Scenario::from_toml_str(text, &origin()).expect("a valid scenario");
+    let opts = model::RunOptions {
+        wall_clock: false,
+        ..Default::default()
+    };
+    model::run(&s, &opts).expect("a run")
+}
+
+/// What must agree: the storm's outcome, the events, the RIC's work and the gNBs' messages.
+fn outcome(r: &Report) -> String {
+    let ric = r.nodes.iter().find(|n| n.name == "ric").expect("the RIC");
+    let gnb = r.nodes.iter().filter(|n| n.name != "ric");
+    let gnb_served: u64 = gnb.map(|n| n.served).sum();
+    let link_packets: u64 = r.links.iter().map(|l| l.packets).sum();
+    format!(
+        "{}\nevents {} end {}\nric busy {} served {} max waiting {} util {} io {:?}\n\
+         gnbs served {gnb_served}\nlink packets {link_packets}",
+        serde_json::to_string(&r.tunnels_back).expect("JSON"),
+        r.run.events,
+        r.run.sim_time_ns,
+        ric.busy_ns,
+        ric.served,
+        ric.max_waiting,
+        ric.utilisation,
+        ric.io_utilisation,
+    )
+}
+
+#[test]
+fn a_node_of_machines_ends_a_storm_as_the_star_it_stands_for() {
+    // (gNBs, authentication, first retransmission timeout, RIC cores): the last two retransmit
+    // and give up on some tunnels (a timeout shorter than the storm), the last on one core.
+    for (n, auth, timeout, cores) in [
+        (1, "psk", "4s", 2),
+        (50, "ed25519", "4s", 2),
+        (400, "psk", "4s", 2),
+        (400, "psk", "20ms", 2),
+        (300, "ed25519", "50ms", 1),
+    ] {
+        let star = run(&star(n, auth, timeout, cores));
+        let fleet = run(&fleet(n, auth, timeout, cores));
+        let (a, b) = (outcome(&star), outcome(&fleet));
+        assert_eq!(a, b, "{n} gNBs, {auth}, timeout {timeout}, {cores} cores");
+        // The gNBs' work, summed over N nodes' reports or one node's (float sums of the same
+        // picoseconds).
+        let busy = |r: &Report| -> f64 {
+            r.nodes
+                .iter()
+                .filter(|x| x.name != "ric")
+                .map(|x| x.busy_ns)
+                .sum()
+        };
+        let (s, f) = (busy(&star), busy(&fleet));
+        assert!((s - f).abs() <= 1e-12 * s, "{n}: gNB busy {s} vs {f}");
+        let t = star.tunnels_back.as_ref().expect("a storm");
+        if timeout != "4s" {
+            let retransmissions = t.retransmissions;
+            assert!(retransmissions > 0, "{n}: the short timeout retransmits");
+        }
+        // The node of machines reports each machine's cores and its utilisation over all.
+        let gnb = fleet.nodes.iter().find(|n| n.name == "gnb").expect("gnb");
+        assert_eq!((gnb.machines, gnb.cores), ((n > 1).then_some(n), Some(2)));
+        let star_util: f64 = star
+            .nodes
+            .iter()
+            .filter(|x| x.name != "ric")
+            .map(|x| x.utilisation)
+            .sum::<f64>()
+            / f64::from(n);
+        assert!((gnb.utilisation - star_util).abs() < 1e-9);
+    }
+}
+
+/// What a node of several machines may carry, refused naming the file's key.
+#[test]
+fn a_node_of_machines_starts_handshakes_one_per_machine() {
+    let ok = fleet(10, "psk", "4s", 2);
+    let cases = [
+        (
+            ok.replace("machines = 10", "machines = 9"),
+            "node[1] (\"gnb\").machines",
+        ),
+        (
+            ok.replace("machines = 10", "machines = 0"),
+            "node[1] (\"gnb\").machines",
+        ),
+        (
+            ok.replace("machines = 10", "machines = 10\nhost = \"h\"")
+                + "\n[[host]]\nname = \"h\"\ncores = 2\n",
+            "node[1] (\"gnb\").machines",
+        ),
+        (
+            ok.replace(
+                "from = \"gnb\"\nto = \"ric\"",
+                "from = \"ric\"\nto = \"gnb\"",
+            ),
+            "flow[0] (\"ike\").path",
+        ),
+    ];
+    for (text, key) in cases {
+        let e = Scenario::from_toml_str(&text, &origin())
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(key), "{key} not in: {e}");
+    }
+}
