@@ -147,19 +147,31 @@ impl Packet {
     }
 }
 
-/// A vector of slots whose freed slots are reused, so that once a run has reached its peak
-/// number of live items nothing more is allocated. Ids are `u32` slot indices.
+/// Slots whose freed slots are reused, so that once a run has reached its peak number of live
+/// items nothing more is allocated. Ids are `u32` slot indices. The slots are kept in chunks of
+/// [`CHUNK`] that never move: growing adds a chunk instead of copying every item into a vector
+/// twice as large, which at the peak of a million-tunnel storm (millions of packets waiting)
+/// held the old and the new vector at once.
 #[derive(Debug)]
 pub(super) struct Slab<T> {
-    items: Vec<T>,
+    chunks: Vec<Vec<T>>,
+    /// Slots handed out so far (live or free).
+    len: usize,
     free: Vec<u32>,
 }
 
+/// log2 of the slots in a chunk of a [`Slab`].
+const CHUNK_BITS: u32 = 14;
+/// Slots in a chunk of a [`Slab`] (16,384: 2.4 MB of packets).
+const CHUNK: usize = 1 << CHUNK_BITS;
+
 impl<T> Slab<T> {
-    /// An empty slab with room for `capacity` items.
+    /// An empty slab; `capacity` items fit before a second chunk is allocated (at most one
+    /// chunk is reserved ahead).
     pub fn with_capacity(capacity: usize) -> Self {
         Slab {
-            items: Vec::with_capacity(capacity),
+            chunks: vec![Vec::with_capacity(capacity.min(CHUNK))],
+            len: 0,
             free: Vec::new(),
         }
     }
@@ -169,15 +181,21 @@ impl<T> Slab<T> {
     pub fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.items[i as usize] = item;
+                self[i] = item;
                 i
             }
             None => {
-                self.items.push(item);
-                // Just pushed: the length is at least 1.
-                #[allow(clippy::arithmetic_side_effects)]
-                let last = self.items.len() - 1;
-                last as u32
+                let id = self.len as u32;
+                if self.len.is_multiple_of(CHUNK) && self.len > 0 {
+                    self.chunks.push(Vec::with_capacity(CHUNK));
+                }
+                // There is always a chunk (the first is made with the slab), and the last one
+                // has room: a full one was just followed by a new one.
+                if let Some(last) = self.chunks.last_mut() {
+                    last.push(item);
+                }
+                self.len = self.len.saturating_add(1);
+                id
             }
         }
     }
@@ -193,14 +211,14 @@ impl<T> std::ops::Index<u32> for Slab<T> {
     type Output = T;
     #[inline]
     fn index(&self, id: u32) -> &T {
-        &self.items[id as usize]
+        &self.chunks[(id >> CHUNK_BITS) as usize][id as usize & (CHUNK - 1)]
     }
 }
 
 impl<T> std::ops::IndexMut<u32> for Slab<T> {
     #[inline]
     fn index_mut(&mut self, id: u32) -> &mut T {
-        &mut self.items[id as usize]
+        &mut self.chunks[(id >> CHUNK_BITS) as usize][id as usize & (CHUNK - 1)]
     }
 }
 
@@ -229,6 +247,21 @@ mod tests {
         assert_eq!((s[0], s[1], s[2]), ('d', 'c', 'e'));
         s[2] = 'f';
         assert_eq!(s[2], 'f');
+    }
+
+    /// Past a chunk, ids go on in order and every item stays where it was put.
+    #[test]
+    fn slab_grows_by_chunks() {
+        let mut s = Slab::with_capacity(4);
+        let n = 2 * CHUNK + 3;
+        for i in 0..n {
+            assert_eq!(s.insert(i), i as u32);
+        }
+        assert_eq!(s.chunks.len(), 3);
+        assert!((0..n).all(|i| s[i as u32] == i));
+        s.remove(CHUNK as u32);
+        assert_eq!(s.insert(7), CHUNK as u32);
+        assert_eq!((s[CHUNK as u32], s[CHUNK as u32 + 1]), (7, CHUNK + 1));
     }
 
     #[test]
