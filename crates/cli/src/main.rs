@@ -91,7 +91,8 @@ enum Command {
     Profile(commands::profile::ProfileArgs),
     /// Run a scenario over a grid of parameter values: parallel, resumable, shardable.
     Sweep(commands::sweep::SweepArgs),
-    /// Run every published experiment and compare with the papers (fitted vs predicted).
+    /// Run every published experiment and compare with the papers: exit status 0 when every
+    /// counted prediction meets its target, 1 when one misses, 2 when it cannot run.
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),
