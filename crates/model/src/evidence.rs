@@ -194,19 +194,15 @@ pub struct Case<'a> {
     pub pass: bool,
 }
 
-/// The rule of the module docs: the row's anchor, contribution, class and reason.
-/// A numeric row without an anchor is anchored at [`Anchor::none`].
+/// The rule of the module docs: the row's anchor, contribution, class and reason. The anchor
+/// is kept where the rule reads it (numbers, fitted and unpredicted rows); a number without
+/// one is anchored at [`Anchor::none`].
 pub fn judge(c: &Case<'_>) -> Evidence {
-    let numeric = c.measured.is_some() && c.tolerance.is_some();
-    let anchor = c
-        .anchor
-        .clone()
-        .or_else(|| (numeric && c.predicted.is_some()).then(Anchor::none));
+    let (class, reason, anchor) = classify(c);
     let contribution = match (c.predicted, &anchor) {
         (Some(p), Some(a)) if p.is_finite() => Some(p - a.value),
         _ => None,
     };
-    let (class, reason) = classify(c, anchor.as_ref(), contribution);
     Evidence {
         anchor,
         contribution,
@@ -231,25 +227,27 @@ fn g(v: f64) -> String {
     }
 }
 
-fn classify(c: &Case<'_>, anchor: Option<&Anchor>, contribution: Option<f64>) -> (Class, String) {
+fn classify(c: &Case<'_>) -> (Class, String, Option<Anchor>) {
     match c.provenance {
         Provenance::Arithmetic => {
             return (
                 Class::Arithmetic,
                 "checks the paper's own arithmetic on inputs it states".into(),
+                None,
             );
         }
         Provenance::Identity => {
-            return (Class::Structural, "true by construction".into());
+            return (Class::Structural, "true by construction".into(), None);
         }
         Provenance::Fitted | Provenance::Predicted => {}
     }
     if let Some((d, why)) = c.disowned {
         return match d {
-            Disowned::Structural => (Class::Structural, format!("cannot fail: {why}")),
+            Disowned::Structural => (Class::Structural, format!("cannot fail: {why}"), None),
             Disowned::Assumption => (
                 Class::Assumption,
                 format!("the verdict is an assumption's: {why}"),
+                None,
             ),
         };
     }
@@ -257,34 +255,33 @@ fn classify(c: &Case<'_>, anchor: Option<&Anchor>, contribution: Option<f64>) ->
         return (
             Class::FormatCheck,
             "a deterministic format: the byte count checks the encoding, not a cost".into(),
+            None,
         );
     }
     if c.provenance == Provenance::Fitted && c.pass {
         return (
             Class::Fitted,
             "a parameter was fitted to it (or to an equivalent target), and it passes".into(),
+            c.anchor.clone(),
         );
     }
     if c.predicted.is_none_or(|p| !p.is_finite()) {
         return (
             Class::Unpredicted,
             "the model gives no figure: counted as a miss".into(),
+            c.anchor.clone(),
         );
     }
-    let (Some(m), Some(t)) = (c.measured, c.tolerance) else {
+    let (Some(m), Some(t), Some(p)) = (c.measured, c.tolerance, c.predicted) else {
         return (
             Class::Claim,
             "a claim without a published number, or a bound: no tolerance to judge a contribution by"
                 .into(),
+            None,
         );
     };
-    // `judge` gives every numeric row with a finite prediction an anchor, so both are set.
-    let (Some(a), Some(cv)) = (anchor, contribution) else {
-        return (
-            Class::Unpredicted,
-            "no contribution: counted as a miss".into(),
-        );
-    };
+    let a = c.anchor.clone().unwrap_or_else(Anchor::none);
+    let cv = p - a.value;
     let moved = cv.abs() > t;
     let differs = (m - a.value).abs() > t;
     let mut why = format!(
@@ -325,7 +322,7 @@ fn classify(c: &Case<'_>, anchor: Option<&Anchor>, contribution: Option<f64>) ->
             Class::Anchored
         }
     };
-    (class, why)
+    (class, why, Some(a))
 }
 
 /// The counts over the rows of one ledger: one shape for both.

@@ -83,7 +83,11 @@ fn check(row: &Value, i: &Inputs) -> (String, bool, bool) {
         !counts["reason"].as_str().unwrap_or_default().is_empty(),
         "{row:#}"
     );
-    // The contribution is the prediction less the anchor, whenever both are there.
+    // A number the rule weighed names its anchor; the contribution is the prediction less the
+    // anchor, whenever both are there.
+    if matches!(want, "informative" | "anchored") {
+        assert!(row["anchor"]["what"].is_string(), "{row:#}");
+    }
     if let (Some(p), Some(a)) = (i.predicted, row["anchor"]["value"].as_f64()) {
         let c = row["contribution"].as_f64().expect("contribution");
         assert!((c - (p - a)).abs() <= 1e-9 * (1.0 + p.abs()), "{row:#}");
