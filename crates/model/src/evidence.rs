@@ -136,6 +136,23 @@ impl Class {
         }
     }
 
+    /// The class in a few words, as the reports' tables explain it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Class::Informative => {
+                "a model term moves it past its tolerance and the measurement is off its anchor by more than the tolerance, or it misses"
+            }
+            Class::Unpredicted => "the model gives no figure: a miss",
+            Class::Fitted => "a parameter was fitted to it, and it passes",
+            Class::FormatCheck => "an exact byte count: it checks the encoding, not a cost",
+            Class::Structural => "true by construction, or its note says it cannot fail",
+            Class::Anchored => "it passes on its anchor",
+            Class::Assumption => "its note says the verdict is an assumption's",
+            Class::Arithmetic => "it checks the paper's own arithmetic",
+            Class::Claim => "a claim without a number, or a bound: no tolerance to weigh it with",
+        }
+    }
+
     /// Whether rows of this class are counted in the summaries.
     pub fn counts(self) -> bool {
         match self {

@@ -309,6 +309,21 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
     s
 }
 
+/// The ledger's rows per evidence class: class, rows, counted, passing (every class, 0 included).
+pub(crate) fn classes_table(ev: &model::evidence::Summary) -> Table {
+    let mut t = Table::new(["evidence class", "rows", "counted", "what it is"]);
+    t.align(&[Align::Left, Align::Right, Align::Left, Align::Left]);
+    for c in model::evidence::Class::ALL {
+        t.row([
+            c.as_str().to_owned(),
+            ev.of_class(c).to_string(),
+            if c.counts() { "yes" } else { "no" }.to_owned(),
+            c.words().to_owned(),
+        ]);
+    }
+    t
+}
+
 /// What counts as evidence (a section of `docs/reproduction.md`; `oransim validate` uses the
 /// same rule, docs/validation.md).
 const WHAT_COUNTS: &str = "## What counts
@@ -362,6 +377,8 @@ pub fn markdown(
         "**The ledger:** {}. `oransim reproduce`'s {EXIT_STATUS}.\n",
         ev.sentence()
     );
+    s.push_str(&classes_table(&ev).markdown());
+    s.push('\n');
     let _ = writeln!(
         s,
         "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
