@@ -261,3 +261,17 @@ fn every_listed_study_has_rows() {
         text.contains("== beside the ledger (no published number to compare): pq_kems_hybrid:")
     );
 }
+
+/// Issue 37 item 9: `reproduce --help` says what the exit status means in its first lines.
+#[test]
+fn reproduce_help_opens_with_the_exit_status() {
+    let out = oransim(&["reproduce", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert!(
+        head.iter().any(|l| l.starts_with(
+            "Exit status: 0 when every counted prediction meets its target, 1 when one misses"
+        )),
+        "{text}"
+    );
+}
