@@ -91,7 +91,12 @@ enum Command {
     Profile(commands::profile::ProfileArgs),
     /// Run a scenario over a grid of parameter values: parallel, resumable, shardable.
     Sweep(commands::sweep::SweepArgs),
-    /// Run every published experiment and compare with the papers (fitted vs predicted).
+    /// Run every published experiment and compare with the papers (counted predictions first).
+    ///
+    /// Exit status: 0 when every counted prediction meets its target, 1 when one misses (each
+    /// miss with its reason), 2 when it cannot run. A row counts when a model term could move it
+    /// by more than its tolerance and the paper's number differs from its anchor by more than
+    /// the tolerance, or when it misses (docs/reproduction.md, "What counts").
     Reproduce(commands::reproduce::ReproduceArgs),
     /// Real ESP/MACsec/TLS packets over loopback on this host; with --compare, beside the model.
     Live(commands::live::LiveArgs),

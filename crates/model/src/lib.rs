@@ -35,6 +35,7 @@
 
 pub mod capture;
 mod error;
+pub mod evidence;
 pub mod file;
 mod flag_keys;
 pub mod generate;

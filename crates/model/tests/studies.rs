@@ -238,7 +238,7 @@ fn a_tally_counts_its_rows_and_names_an_unknown_placeholder() {
         e.facts[0].text(),
         Some(format!("{passed} of {} rows pass", e.rows.len()).as_str())
     );
-    assert_eq!(e.rows.len(), 6);
+    assert_eq!(e.rows.len(), 7);
     let root = scratch_root("study-tally-bad");
     append(
         &root,

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use model::reproduce::{
-    Class, Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE,
-    Targets, Variation, XyPlot,
+    Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets,
+    Variation, XyPlot,
 };
 
 mod words;
@@ -30,6 +30,38 @@ pub(crate) fn counts(sum: &Summary) -> String {
         (sum.predicted + sum.held_out) as f64 / sum.rows.max(1) as f64 * 100.0,
         sum.predictions_passed
     )
+}
+
+/// What `oransim reproduce`'s exit status means (the report's first lines and `--help` say it).
+pub const EXIT_STATUS: &str = "exit status 0 when every counted prediction meets its target, 1 when one misses (each miss with its reason), 2 when the reproduction cannot run";
+
+/// The ledger in one line: informative predictions passing, rows not counted by class
+/// ([`model::evidence::Summary::sentence`]).
+pub(crate) fn ledger(exps: &[Experiment]) -> String {
+    model::reproduce::evidence(exps).sentence()
+}
+
+/// A row as evidence, in words: `counted (informative): <reason>; anchor <what> = <value>,
+/// contribution <c>`.
+pub(crate) fn evidence_words(r: &Row) -> String {
+    let e = &r.evidence;
+    let mut s = format!(
+        "{} ({}): {}",
+        if e.counts.counted {
+            "counted"
+        } else {
+            "not counted"
+        },
+        e.counts.class.as_str(),
+        e.counts.reason
+    );
+    if let Some(a) = &e.anchor {
+        let _ = write!(s, "; anchor {} = {}", a.what, num(a.value));
+        if let Some(c) = e.contribution {
+            let _ = write!(s, ", contribution {}", num(c));
+        }
+    }
+    s
 }
 
 /// A number with up to four decimals, trailing zeros dropped; scientific outside
@@ -71,15 +103,15 @@ pub(crate) fn loo(l: &Loo) -> String {
 
 /// What the ledger's second pass (issue 27, CHANGELOG.md) changed, for the reader of
 /// docs/reproduction.md who knew the counts before it.
-const SECOND_PASS: &str = "**The ledger's second pass** (issue 27; CHANGELOG.md has every move): of the 109 rows before it (42 fitted, 9 identity, 58 predicted of which 17 passed), 14 changed class: 9 predicted → arithmetic (rows that check the paper's own arithmetic or model) and 5 predicted → fitted (Fig. 9's CBC CT - PT is Table 3's fitted plateau, Fig. 11's 64 B points one fitted number); two IKE_AUTH rows that passed within one sample standard deviation now fail by the standard error of a 100-run mean. The rows added since (000 §2.2 and §5.2, Lioy §III-C, the OpenSSL transfer, Otero-García et al.) brought 32 predictions, 2 of which pass (000 §2.2's fixed 32 B MACsec header and §5.2's encryption-on latency). With `--sensitivity`, the last line of the sensitivity report says how many of the passing predictions survive every assumption and threshold at both ends of its range.\n\n";
+const SECOND_PASS: &str = "**The ledger's second pass** (issue 27; CHANGELOG.md has every move): of the 109 rows before it (42 fitted, 9 identity, 58 predicted of which 17 passed), 14 changed class: 9 predicted → arithmetic (rows that check the paper's own arithmetic or model) and 5 predicted → fitted (Fig. 9's CBC CT - PT is Table 3's fitted plateau, Fig. 11's 64 B points one fitted number); two IKE_AUTH rows that passed within one sample standard deviation now fail by the standard error of a 100-run mean. The rows added since (000 §2.2 and §5.2, Lioy §III-C, the OpenSSL transfer, Otero-García et al.) brought 32 predictions, 2 of which pass (000 §2.2's fixed 32 B MACsec header and §5.2's encryption-on latency). With `--sensitivity`, the last line of the sensitivity report says how many of the passing informative predictions (issue 36, \"What counts\") survive every assumption and threshold at both ends of its range.\n\n";
 
-/// The passing predictions of `exps` (experiment, target id) and those of them no variation
-/// in `vars` flips.
+/// The passing informative predictions of `exps` (the rows the ledger counts,
+/// `model::evidence`) and those of them no variation in `vars` flips.
 fn robust_predictions(exps: &[Experiment], vars: &[Variation]) -> (usize, Vec<String>) {
     let passing: Vec<(&str, &str)> = exps
         .iter()
         .flat_map(|e| e.rows.iter().map(move |r| (e, r)))
-        .filter(|(_, r)| r.pass && matches!(r.class, Class::Predicted | Class::HeldOut))
+        .filter(|(_, r)| r.pass && r.evidence.counts.counted)
         .map(|(e, r)| (e.name.as_str(), r.id.as_str()))
         .collect();
     let robust = passing
@@ -149,7 +181,7 @@ fn sensitivity_text(exps: &[Experiment], vars: &[Variation]) -> String {
     let (passing, robust) = robust_predictions(exps, vars);
     let _ = writeln!(
         s,
-        "  passing predictions no variation flips: {} of {passing}{}{}",
+        "  passing informative predictions no variation flips: {} of {passing}{}{}",
         robust.len(),
         if robust.is_empty() { "" } else { ": " },
         robust.join(", ")
@@ -189,6 +221,7 @@ pub fn json(
     let v = serde_json::json!({
         "schema": SCHEMA,
         "summary": Summary::of(exps),
+        "evidence": model::reproduce::evidence(exps),
         "rows": rows,
         "experiments": experiments,
         "papers": targets.papers,
@@ -204,7 +237,18 @@ pub fn json(
 pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Variation]>) -> String {
     let sum = Summary::of(exps);
     let mut s = String::new();
-    for e in exps {
+    let _ = writeln!(
+        s,
+        "oransim reproduce: each published number against the model; {EXIT_STATUS}."
+    );
+    let _ = writeln!(
+        s,
+        "ledger: {}. A row counts when a model term could move it by more than its tolerance and the paper's number differs from the row's anchor by more than the tolerance, or when it misses (docs/reproduction.md, \"What counts\").\n",
+        ledger(exps)
+    );
+    let (ledgered, beside): (Vec<&Experiment>, Vec<&Experiment>) =
+        exps.iter().partition(|e| !e.rows.is_empty());
+    for e in ledgered {
         let _ = writeln!(s, "== {}: {}", e.name, e.title);
         for r in &e.rows {
             let _ = writeln!(
@@ -228,7 +272,19 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
             if let Some(why) = &r.why {
                 let _ = writeln!(s, "      why: {why}");
             }
+            let _ = writeln!(s, "      {}", evidence_words(r));
         }
+        for f in &e.facts {
+            let _ = writeln!(s, "  - {}", fact(f));
+        }
+        let _ = writeln!(s);
+    }
+    for e in beside {
+        let _ = writeln!(
+            s,
+            "== beside the ledger (no published number to compare): {}: {}",
+            e.name, e.title
+        );
         for f in &e.facts {
             let _ = writeln!(s, "  - {}", fact(f));
         }
@@ -248,19 +304,32 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let _ = writeln!(
-        s,
-        "{} rows: {}{}",
-        sum.rows,
-        counts(&sum),
-        if sum.failed > 0 {
-            "; the failed rows are published numbers the model misses, each with the reason (exit status 1)"
-        } else {
-            ""
-        }
-    );
+    let _ = writeln!(s, "{} rows by provenance: {}", sum.rows, counts(&sum));
+    let _ = writeln!(s, "ledger: {}", ledger(exps));
     s
 }
+
+/// The ledger's rows per evidence class: class, rows, counted, passing (every class, 0 included).
+pub(crate) fn classes_table(ev: &model::evidence::Summary) -> Table {
+    let mut t = Table::new(["evidence class", "rows", "counted", "what it is"]);
+    t.align(&[Align::Left, Align::Right, Align::Left, Align::Left]);
+    for c in model::evidence::Class::ALL {
+        t.row([
+            c.as_str().to_owned(),
+            ev.of_class(c).to_string(),
+            if c.counts() { "yes" } else { "no" }.to_owned(),
+            c.words().to_owned(),
+        ]);
+    }
+    t
+}
+
+/// What counts as evidence (a section of `docs/reproduction.md`; `oransim validate` uses the
+/// same rule, docs/validation.md).
+const WHAT_COUNTS: &str = "## What counts
+
+Both ledgers, this one and `oransim validate`'s (docs/validation.md), judge each row by one rule (`model::evidence`). A predicted row names its **anchor**: the fitted or given quantity it extends (a fitted target of the same kind, a link's line rate, or none when every term of the value is the model's), and the value that anchor alone gives. The model's **contribution** is the prediction less that value. A row **counts** (class *informative*) when the contribution exceeds the row's tolerance and the paper's number differs from the anchor by more than the tolerance: then a model term, not the anchor, decides the verdict. A row that misses counts too, whichever of the two fails: a miss is reported, never hidden. Rows not counted are shown with their reason: *fitted* (a parameter was fitted to it, and it passes), *format-check* (an exact byte count: it checks the encoding, not a cost), *structural* (true by construction, or its note says it cannot fail), *anchored* (it passes on its anchor), *assumption* (its note says the verdict is an assumption's), *arithmetic* (it checks the paper's own arithmetic) and *claim* (a published statement without a number, or a bound: no tolerance to weigh a contribution with). The tolerance is the target's rule below, fixed before the comparison, in the row's unit (`tolerance` in `--format json`, beside `anchor`, `contribution` and `counts`).
+";
 
 /// How a published number is added as data (a section of `docs/reproduction.md`).
 const ADDING_A_NUMBER: &str = "## Adding a published number
@@ -299,8 +368,17 @@ pub fn markdown(
     );
     let _ = writeln!(
         s,
-        "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **arithmetic**: the published number is the paper's own arithmetic on inputs it states (a sum of header lengths, a formula evaluated), not a measurement (`arithmetic` in the targets file says what it was computed from); the row checks that arithmetic and is no prediction, whether it passes or fails;\n2. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n3. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n4. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n5. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it. `oransim reproduce` exits with status 1 while any row fails.\n"
+        "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **arithmetic**: the published number is the paper's own arithmetic on inputs it states (a sum of header lengths, a formula evaluated), not a measurement (`arithmetic` in the targets file says what it was computed from); the row checks that arithmetic and is no prediction, whether it passes or fails;\n2. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n3. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n4. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n5. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it.\n"
     );
+    let _ = writeln!(s, "{WHAT_COUNTS}");
+    let ev = model::reproduce::evidence(exps);
+    let _ = writeln!(
+        s,
+        "**The ledger:** {}. `oransim reproduce`'s {EXIT_STATUS}.\n",
+        ev.sentence()
+    );
+    s.push_str(&classes_table(&ev).markdown());
+    s.push('\n');
     let _ = writeln!(
         s,
         "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
@@ -319,7 +397,12 @@ pub fn markdown(
         s,
         "**As one page:** `oransim reproduce --html DIR` writes this report as `DIR/index.html`, one self-contained HTML page (inline style, the plots as inline SVG, no script, nothing fetched) with the same tables and plots, the papers' full references, each row's provenance (`depends_on`, `fitted_from`, leave-one-out, note) folded under the row, the reasons of the failed rows and, with `--sensitivity`, what flips. Its footer names the oransim version and the date, as `plan --html`'s does (docs/plan.md; `SOURCE_DATE_EPOCH` fixes the date). Open it in any browser or hand it on; the same run on the same date gives the same bytes.\n"
     );
-    let _ = writeln!(s, "**Summary:** {} rows, {}.\n", sum.rows, counts(&sum));
+    let _ = writeln!(
+        s,
+        "**Summary by provenance:** {} rows, {}.\n",
+        sum.rows,
+        counts(&sum)
+    );
     s.push_str(SECOND_PASS);
     let _ = writeln!(
         s,
@@ -354,6 +437,7 @@ pub fn markdown(
                 "target",
                 "class",
                 "pass",
+                "counts",
                 "leave-one-out",
                 "note",
             ]);
@@ -367,6 +451,11 @@ pub fn markdown(
                     r.target.clone(),
                     r.class.as_str().to_owned(),
                     if r.pass { "yes" } else { "**no**" }.to_owned(),
+                    if r.evidence.counts.counted {
+                        format!("**{}**", r.evidence.counts.class.as_str())
+                    } else {
+                        format!("no: {}", r.evidence.counts.class.as_str())
+                    },
                     r.loo.as_ref().map_or_else(|| "-".to_owned(), loo),
                     r.note.clone(),
                 ]);

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use model::validate::Validation;
+use model::validate::{RowClass, Validation};
 
 use crate::table::Align::{Left as L, Right as R};
 use crate::table::Table;
@@ -50,8 +50,11 @@ pub fn table(v: &Validation) -> String {
         "rule",
         "class",
         "verdict",
+        "anchor",
+        "contribution",
+        "counts",
     ]);
-    t.align(&[L, L, L, R, R, R, R, R, L, L, L]);
+    t.align(&[L, L, L, R, R, R, R, R, L, L, L, R, R, L]);
     for r in &v.rows {
         t.row([
             r.id.clone(),
@@ -66,6 +69,18 @@ pub fn table(v: &Validation) -> String {
             format!("{} ({:.0}%)", r.rule.as_str(), r.tolerance_pct),
             r.class.as_str().to_owned(),
             r.verdict.clone(),
+            r.evidence
+                .anchor
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |a| num(a.value)),
+            r.evidence
+                .contribution
+                .map_or_else(|| "-".to_owned(), |c| format!("{c:+.3}")),
+            if r.evidence.counts.counted {
+                r.evidence.counts.class.as_str().to_owned()
+            } else {
+                format!("no: {}", r.evidence.counts.class.as_str())
+            },
         ]);
     }
     out.push_str(&t.text());
@@ -81,6 +96,33 @@ pub fn table(v: &Validation) -> String {
         }
     }
     out.push('\n');
-    let _ = writeln!(out, "{}", v.summary());
+    out.push_str(&anchors(v));
+    out.push('\n');
+    let _ = writeln!(out, "by provenance: {}", v.summary());
+    let _ = writeln!(
+        out,
+        "ledger: {} (exit status 1 when a counted row misses)",
+        v.evidence.sentence()
+    );
+    out
+}
+
+/// Each anchor once, with the rows it anchors: what the `anchor` column's values are.
+fn anchors(v: &Validation) -> String {
+    let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in v.rows.iter().filter(|r| r.class != RowClass::Fitted) {
+        if let Some(a) = &r.evidence.anchor {
+            match seen.iter_mut().find(|(w, _)| *w == a.what) {
+                Some((_, ids)) => ids.push(&r.id),
+                None => seen.push((&a.what, vec![&r.id])),
+            }
+        }
+    }
+    let mut out = String::from(
+        "anchors (the quantity each prediction extends; contribution = predicted - anchor):\n",
+    );
+    for (what, ids) in seen {
+        let _ = writeln!(out, "  {what}: {}", ids.join(", "));
+    }
     out
 }

@@ -57,7 +57,8 @@ pub struct ReproduceArgs {
     pub progress: When,
 }
 
-/// Runs the command: exit 0 when every target is met, 1 when one is missed.
+/// Runs the command: exit 0 when every counted prediction meets its target, 1 when one misses
+/// ([`printer::reproduce::EXIT_STATUS`]).
 pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     // Before the experiments run, so a refused target does not waste them.
     if let Some(doc) = &args.write_docs {
@@ -158,7 +159,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         Format::Table => printer::reproduce::table(&exps, &targets, sens),
     };
     crate::format::print(&text)?;
-    Ok(if model::reproduce::Summary::of(&exps).failed == 0 {
+    Ok(if model::reproduce::evidence(&exps).failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

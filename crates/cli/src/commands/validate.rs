@@ -83,8 +83,8 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Runs `oransim validate`: exit 0 when every predicted row is within its tolerance, 1 on a
-/// miss.
+/// Runs `oransim validate`: exit 0 when every counted row (`model::evidence`) is within its
+/// tolerance, 1 on a miss.
 pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let a = match &args.target {
         Target::Strongswan(a) | Target::Tls(a) => a,
@@ -255,7 +255,7 @@ fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
         OutFormat::Json => print!("{}", printer::validate::json(v)?),
         OutFormat::Table => print!("{}", printer::validate::table(v)),
     }
-    Ok(if v.failed == 0 {
+    Ok(if v.evidence.failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

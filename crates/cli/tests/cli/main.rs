@@ -10,6 +10,7 @@ mod calibrate;
 mod counts;
 mod data_path;
 mod docs;
+mod evidence;
 mod golden;
 mod handshake;
 mod handshake_peer;

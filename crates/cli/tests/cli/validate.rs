@@ -1,8 +1,10 @@
 //! `oransim validate` (issue 23): real implementations beside the model.
 //!
 //! - On the committed measurements of this project's dev host (no root needed): the table ends
-//!   with `N passed, M failed`, the JSON (`oransim.validate/1`) holds the same counts, the exit
-//!   code is 0 exactly when nothing failed, and bad input is refused naming the file.
+//!   with `by provenance: N passed, M failed` and the ledger line, the JSON
+//!   (`oransim.validate/1`) holds the same counts, the exit code is 0 exactly when no counted
+//!   row failed (tests/cli/evidence.rs re-derives each row's class), and bad input is refused
+//!   naming the file.
 //! - For real, as root where the packages install: `oransim validate strongswan` (the reduced
 //!   set: two charons in network namespaces, about 90 s) and `oransim validate tls` (OpenSSL on
 //!   loopback, about 70 s) run end to end, and their output is checked the same way. Where they
@@ -49,13 +51,27 @@ fn check_run(args: &[&str], json: &Path, target: &str) {
     assert_eq!(v["failed"].as_u64(), Some(failed));
     assert!(count("fitted") >= 1, "no fitted row");
     assert!(passed + failed >= 3, "too few predicted rows");
+    // The exit status follows the evidence rule's count (issue 36): 1 when a counted row
+    // misses.
+    let counted_failed = v["evidence"]["failed"].as_u64().expect("evidence.failed");
     assert_eq!(
         code == Some(0),
-        failed == 0,
-        "exit {code:?} with {failed} failed"
+        counted_failed == 0,
+        "exit {code:?} with {counted_failed} counted rows failed"
     );
-    let last = stdout.lines().last().unwrap_or_default();
-    assert_eq!(last, format!("{passed} passed, {failed} failed"));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[lines.len() - 2],
+        format!("by provenance: {passed} passed, {failed} failed")
+    );
+    assert!(
+        lines[lines.len() - 1].starts_with(&format!(
+            "ledger: {} of {} informative predictions pass",
+            v["evidence"]["passed"], v["evidence"]["counted"]
+        )),
+        "{}",
+        lines[lines.len() - 1]
+    );
     for r in rows {
         let fitted = r["class"] == "fitted";
         assert_eq!(fitted, r["verdict"] == "fitted", "{r}");

@@ -72,7 +72,7 @@ use crate::error::ScenarioError;
 pub use fact::{CoreGroup, Fact, GroupNumbers, MtuAdvice, Outcome, OutcomeNumbers};
 pub use ofh_table4::table4_published;
 pub use plot::{HeatMap, Plot, Series, Style, XyPlot};
-pub use row::{Class, Loo, Row, Summary};
+pub use row::{Class, Loo, Row, Summary, evidence};
 pub use sensitivity::{Flip, Variation, sensitivity};
 pub use study::{STUDIES_DIR, STUDIES_FILE, study_names};
 pub use target::{

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::Experiment;
+use crate::evidence::{self, Disowned, Evidence, Provenance};
 
 /// One published number against the model.
 #[derive(Debug, Clone, Serialize)]
@@ -27,6 +28,9 @@ pub struct Row {
     pub error_pct: Option<f64>,
     /// Allowed |error| [%] (0 for exact; `null` for bound, points and claim targets).
     pub tolerance_pct: Option<f64>,
+    /// Allowed |simulated - paper| [unit] (`null` for bound and claim targets): the tolerance
+    /// the evidence rule (`crate::evidence`) compares the model's contribution with.
+    pub tolerance: Option<f64>,
     /// The tolerance rule, a key of `[rule]` in `experiments/targets.toml`.
     pub rule: String,
     /// The target in words: `exact`, `within 5%`, `at most 50`, `claim: ...`.
@@ -43,6 +47,14 @@ pub struct Row {
     pub pass: bool,
     /// Measurement view and provenance.
     pub note: String,
+    /// The row as evidence: its anchor, the model's contribution and whether it counts, by
+    /// the rule of [`crate::evidence`].
+    #[serde(flatten)]
+    pub evidence: Evidence,
+    /// What the study file says of the row's verdict, when it disowns it (the reason is in
+    /// `counts.reason`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disowned: Option<Disowned>,
     /// For a row fitted by least squares with other rows (an over-determined fit,
     /// `reproduce::fit`): the value predicted by the fit without this row, and its error.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,6 +80,7 @@ impl Row {
             ci: None,
             error_pct: None,
             tolerance_pct: None,
+            tolerance: None,
             rule: String::new(),
             target: String::new(),
             class: Class::Predicted,
@@ -75,6 +88,16 @@ impl Row {
             fitted_from: Vec::new(),
             pass: false,
             note: note.into(),
+            evidence: Evidence {
+                anchor: None,
+                contribution: None,
+                counts: crate::evidence::Counts {
+                    counted: false,
+                    class: crate::evidence::Class::Claim,
+                    reason: String::new(),
+                },
+            },
+            disowned: None,
             loo: None,
             why: None,
             arithmetic: None,
@@ -93,6 +116,53 @@ impl Row {
                 error_pct,
             }),
             ..self
+        }
+    }
+
+    /// The same row judged as evidence ([`crate::evidence::judge`]): `anchor` is the quantity
+    /// it extends (`None`: a predicted number is anchored at
+    /// [`Anchor::none`](crate::evidence::Anchor::none), a fitted one at its own target),
+    /// `disowned` what its note says of its verdict.
+    pub(super) fn judged(
+        self,
+        anchor: Option<evidence::Anchor>,
+        disowned: Option<(Disowned, &str)>,
+    ) -> Row {
+        let anchor = anchor.or_else(|| match (self.class, self.paper) {
+            (Class::Fitted, Some(v)) => Some(evidence::Anchor::new(
+                format!("{}: the fit took it (or an equivalent target)", self.id),
+                v,
+            )),
+            _ => None,
+        });
+        let evidence = evidence::judge(&self.case(anchor, disowned));
+        Row {
+            evidence,
+            disowned: disowned.map(|d| d.0),
+            ..self
+        }
+    }
+
+    /// What [`evidence::judge`] reads of this row.
+    pub fn case<'a>(
+        &self,
+        anchor: Option<evidence::Anchor>,
+        disowned: Option<(Disowned, &'a str)>,
+    ) -> evidence::Case<'a> {
+        evidence::Case {
+            provenance: match self.class {
+                Class::Fitted => Provenance::Fitted,
+                Class::Identity => Provenance::Identity,
+                Class::Arithmetic => Provenance::Arithmetic,
+                Class::Predicted | Class::HeldOut => Provenance::Predicted,
+            },
+            format: self.rule == "exact",
+            disowned,
+            measured: self.paper,
+            predicted: self.simulated.is_finite().then_some(self.simulated),
+            tolerance: self.tolerance,
+            anchor,
+            pass: self.pass,
         }
     }
 
@@ -164,6 +234,16 @@ impl Summary {
                 .count(),
         }
     }
+}
+
+/// The evidence summary over every row of `exps` ([`crate::evidence::Summary`]: the shape
+/// `oransim validate` reports too).
+pub fn evidence(exps: &[Experiment]) -> evidence::Summary {
+    evidence::Summary::of(
+        exps.iter()
+            .flat_map(|e| &e.rows)
+            .map(|r| (&r.evidence, r.pass)),
+    )
 }
 
 /// What a row's value is worth as evidence, decided by [`classify`](super::target::classify)

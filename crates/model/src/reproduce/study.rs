@@ -167,6 +167,17 @@ struct RowSpec {
     target: String,
     value: String,
     note: String,
+    /// The quantity the prediction extends (`crate::evidence`): a target id (its published
+    /// value), or words with `anchor_value`. Absent: a predicted number is the model's alone.
+    #[serde(default)]
+    anchor: Option<String>,
+    /// What the anchor in words gives for the row [the target's unit].
+    #[serde(default)]
+    anchor_value: Option<f64>,
+    /// The note disowns the verdict (`structural`: it cannot fail; `assumption`: it is an
+    /// assumption's): shown, not counted, the note as the reason.
+    #[serde(default)]
+    disowned: Option<crate::evidence::Disowned>,
 }
 
 /// `[[plot]]`: an x-y plot of `series`, or (`data`) a plot an analysis draws whole.
@@ -384,6 +395,34 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         if let Some(why) = &c.why {
             row = row.because(why.clone());
         }
+        let anchor = match (&r.anchor, r.anchor_value) {
+            (None, None) => None,
+            (Some(what), Some(v)) => Some(crate::evidence::Anchor::new(what.clone(), v)),
+            (Some(id), None) => {
+                let a = t.get(id).ok().and_then(|a| a.value.map(|v| (a, v)));
+                let Some((a, v)) = a else {
+                    return Err(err(
+                        path,
+                        format!("{key}.anchor"),
+                        format!(
+                            "`{id}` is no target of {TARGETS_FILE} with a published value; give a target id, or words with `anchor_value`"
+                        ),
+                    ));
+                };
+                Some(crate::evidence::Anchor::new(
+                    format!("{id}: {}", a.quantity),
+                    v,
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(err(
+                    path,
+                    format!("{key}.anchor_value"),
+                    "`anchor_value` needs `anchor`, the words saying what it is",
+                ));
+            }
+        };
+        let row = row.judged(anchor, r.disowned.map(|d| (d, note.as_str())));
         e.rows.push(row);
     }
     let mut tallies = vec![];

@@ -55,12 +55,31 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
     }
     // 000 §2.2: "MACsec adds a fixed 32-byte header to all packets": the overhead of the
     // suite 000 §5 evaluates (GCM-AES-128 with encryption, SCI sent), the first of the list.
-    if let Some(m) = catalogue::macsec_suites()?.into_iter().next() {
-        out.value("macsec-fixed", m.min as f64, deps())
-            .holds(m.min == m.max)
+    // The target is exact: the most the suite adds over all payload lengths must be 32 B
+    // (the note shows the least too: a fixed header has both at 32).
+    let macsec = catalogue::macsec_suites()?;
+    if let Some(m) = macsec.first() {
+        out.value("macsec-fixed", m.max as f64, deps())
             .var("stack", &m.stack)
             .var("min", m.min)
             .var("max", m.max);
+    }
+    // 000 §2.2's next sentence: "MACsec uses AES for confidentiality, which is a block cipher.
+    // Therefore, when encryption is enabled the overhead may be larger than 32 Bytes". GCM-AES
+    // runs AES in counter mode, so the same suite with encryption on adds no byte over it off
+    // (the integrity-only GMAC suite, the last of the list).
+    if let (Some(on), Some(off)) = (macsec.first(), macsec.last()) {
+        let fixed = t.get("000/s2.2/macsec-fixed")?.value.unwrap_or(f64::NAN);
+        out.value("macsec-encrypt-larger", on.max as f64, deps())
+            .holds(on.max as f64 > fixed)
+            .var("stack", &on.stack)
+            .var("min", on.min)
+            .var("max", on.max)
+            .var("gmac", off.max)
+            .why(format!(
+                "GCM-AES (IEEE 802.1AE §14.5) runs AES in counter mode: the ciphertext is as long as the plaintext, with no padding to a block, so encryption adds no byte ({} B with it on, {} B with it off); the paper's reason, that AES is a block cipher, holds for CBC, which MACsec does not use",
+                on.max, off.max
+            ));
     }
     // 000 §2.2: "TLS adds about 25-40 Bytes of overhead to each packet": the range of the
     // recommended suites that encrypt, against the target's range read with the approx rule's

@@ -353,15 +353,16 @@ impl Targets {
             problem: format!("target {id} is a claim: compare it with `claim`"),
         })?;
         let err = Row::error(value, sim);
-        let (pass, tol, words) = match t.rule.as_str() {
-            "exact" => (err.abs() <= 1e-7, Some(0.0), "exact".to_owned()),
-            "at-most" => (sim <= value, None, format!("at most {value}")),
-            "at-least" => (sim >= value, None, format!("at least {value}")),
+        let (pass, tol, abs, words) = match t.rule.as_str() {
+            "exact" => (err.abs() <= 1e-7, Some(0.0), Some(0.0), "exact".to_owned()),
+            "at-most" => (sim <= value, None, None, format!("at most {value}")),
+            "at-least" => (sim >= value, None, None, format!("at least {value}")),
             "points" => {
                 let points = self.tolerance("points")?;
                 (
                     (sim - value).abs() <= points,
                     None,
+                    Some(points),
                     format!("within {points} points"),
                 )
             }
@@ -371,6 +372,7 @@ impl Targets {
                 (
                     (sim - value).abs() <= sd,
                     Some(pct),
+                    Some(sd),
                     format!("within 1 sd ({sd})"),
                 )
             }
@@ -381,6 +383,7 @@ impl Targets {
                 (
                     (sim - value).abs() <= half,
                     Some(half / value * 100.0),
+                    Some(half),
                     format!("within 1.96 standard errors ({half:.0}; sd/sqrt(n) = {se:.1})"),
                 )
             }
@@ -393,11 +396,21 @@ impl Targets {
                 } else {
                     format!("within {least}%")
                 };
-                (err.abs() <= pct + 1e-9, Some(pct), words)
+                (
+                    err.abs() <= pct + 1e-9,
+                    Some(pct),
+                    Some(pct / 100.0 * value.abs()),
+                    words,
+                )
             }
             rule => {
                 let pct = self.tolerance(rule)?;
-                (err.abs() <= pct, Some(pct), format!("within {pct}%"))
+                (
+                    err.abs() <= pct,
+                    Some(pct),
+                    Some(pct / 100.0 * value.abs()),
+                    format!("within {pct}%"),
+                )
             }
         };
         Ok(self.finish(
@@ -407,6 +420,7 @@ impl Targets {
                 simulated: sim,
                 error_pct: Some(err),
                 tolerance_pct: tol,
+                tolerance: abs,
                 target: words,
                 pass,
                 ..Row::base(exp, note)

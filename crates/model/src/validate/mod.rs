@@ -15,6 +15,8 @@ pub mod tls;
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{self, Anchor, Evidence, Provenance};
+
 /// The JSON schema name of a validation document.
 pub const SCHEMA: &str = "oransim.validate/1";
 
@@ -170,6 +172,14 @@ pub struct Row {
     /// What the remaining error is made of, on a miss (and on any row where it is known).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Allowed |predicted - measured median| [unit]: `tolerance_pct` of the median.
+    pub tolerance: f64,
+    /// Whether the prediction is within the tolerance (fitted rows too).
+    pub pass: bool,
+    /// The row as evidence: its anchor, the model's contribution and whether it counts, by
+    /// the rule of [`crate::evidence`] (`reproduce` uses the same).
+    #[serde(flatten)]
+    pub evidence: Evidence,
 }
 
 impl Row {
@@ -196,6 +206,8 @@ impl Row {
             .filter(|p| p.is_finite() && measured.median != 0.0)
             .map(|p| (p - measured.median) / measured.median * 100.0);
         let tolerance_pct = rule.tolerance_pct();
+        let tolerance = tolerance_pct / 100.0 * measured.median.abs();
+        let pass = error_pct.is_some_and(|e| e.abs() <= tolerance_pct);
         let verdict = match (class, error_pct) {
             (RowClass::Fitted, _) => "fitted",
             (RowClass::Predicted, Some(e)) if e.abs() <= tolerance_pct => "pass",
@@ -214,7 +226,52 @@ impl Row {
             fitted_from,
             verdict: verdict.to_owned(),
             why: None,
+            tolerance,
+            pass,
+            evidence: evidence::judge(&evidence::Case {
+                provenance: Provenance::Predicted,
+                format: false,
+                disowned: None,
+                measured: None,
+                predicted: None,
+                tolerance: None,
+                anchor: None,
+                pass: false,
+            }),
         }
+        .anchored(None)
+    }
+
+    /// What [`evidence::judge`] reads of this row, with `anchor`.
+    pub fn case(&self, anchor: Option<Anchor>) -> evidence::Case<'static> {
+        evidence::Case {
+            provenance: match self.class {
+                RowClass::Fitted => Provenance::Fitted,
+                RowClass::Predicted => Provenance::Predicted,
+            },
+            format: false,
+            disowned: None,
+            measured: Some(self.measured.median),
+            predicted: self.predicted,
+            tolerance: Some(self.tolerance),
+            anchor,
+            pass: self.pass,
+        }
+    }
+
+    /// The row judged as evidence with `anchor`, the quantity it extends (`None`: a fitted row
+    /// is anchored at its own measurement, a predicted one is the model's alone).
+    pub fn anchored(self, anchor: Option<Anchor>) -> Row {
+        let anchor = anchor.or_else(|| {
+            (self.class == RowClass::Fitted).then(|| {
+                Anchor::new(
+                    format!("{}: the fit took it", self.id),
+                    self.measured.median,
+                )
+            })
+        });
+        let evidence = evidence::judge(&self.case(anchor));
+        Row { evidence, ..self }
     }
 
     /// The row with a reason attached.
@@ -248,6 +305,9 @@ pub struct Validation {
     pub passed: u32,
     /// Predicted rows outside tolerance, or without a prediction.
     pub failed: u32,
+    /// The counts by the evidence rule ([`crate::evidence::Summary`], the shape `oransim
+    /// reproduce` reports too): informative predictions passing, rows not counted by class.
+    pub evidence: evidence::Summary,
 }
 
 impl Validation {
@@ -263,6 +323,7 @@ impl Validation {
     ) -> Validation {
         let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count() as u32;
         let (passed, failed) = (count("pass"), count("miss"));
+        let evidence = evidence::Summary::of(rows.iter().map(|r| (&r.evidence, r.pass)));
         Validation {
             schema: SCHEMA.to_owned(),
             target: target.into(),
@@ -274,10 +335,11 @@ impl Validation {
             rows,
             passed,
             failed,
+            evidence,
         }
     }
 
-    /// The closing line: `N passed, M failed` (fitted rows are not counted).
+    /// The closing line: `N passed, M failed` by provenance (fitted rows are not counted).
     pub fn summary(&self) -> String {
         format!("{} passed, {} failed", self.passed, self.failed)
     }

@@ -52,7 +52,8 @@ use std::collections::BTreeMap;
 use profile::{RealImplementation, Term};
 use serde::{Deserialize, Serialize};
 
-use super::{Measured, Row, Rule, Validation};
+use super::{Measured, Row, RowClass, Rule, Validation};
+use crate::evidence::Anchor;
 use crate::scenario::handshake::ike_auth_work;
 
 /// The schema of the measurement file `scripts/strongswan-bench.sh` writes.
@@ -1228,6 +1229,8 @@ pub fn validate(
     // The ESP data path.
     if let (Some(_), Some((plain_rtt, _, _))) = (t.esp_per_packet_ns, esp(m, "plain")) {
         let openssl_fit = format!("esp.tput.{FIT_OPENSSL_SUITE}");
+        let fit_tput = esp(m, FIT_SUITE)
+            .and_then(|(_, tput, mtu)| median(tput).map(|t| (t, tcp_payload(mtu))));
         for &(suite, seal, words, engine_suite) in ESP_SUITES {
             let openssl = engine_suite.is_some_and(crate::scenario::openssl_plugin);
             let Some((rtt, tput, mtu)) = esp(m, suite) else {
@@ -1256,6 +1259,16 @@ pub fn validate(
                     },
                     None => (None, Some("strongSwan runs AES-CBC and HMAC-SHA-256 in its own plugins (aes/aesni, sha2, hmac), whose cost no measurement here gives; OpenSSL's stitched AES-CBC-HMAC is a different implementation".to_owned())),
                 };
+                // The anchor: the fitted suite's throughput, its time per segment kept (a
+                // throughput in proportion to the segment's payload).
+                let anchor = fit_tput.map(|(t, seg)| {
+                    Anchor::new(
+                        format!(
+                            "esp.tput.{FIT_SUITE} (fitted), its time per segment at {payload} B per segment"
+                        ),
+                        t * f64::from(payload) / f64::from(seg),
+                    )
+                });
                 let row = Row::new(
                     id,
                     what,
@@ -1265,7 +1278,8 @@ pub fn validate(
                     Rule::Throughput,
                     from(&tput_from),
                     &fit_ids,
-                );
+                )
+                .anchored(anchor);
                 Some(match why {
                     Some(w) => row.why(w),
                     None => row,
@@ -1310,19 +1324,28 @@ pub fn validate(
                 };
                 let len: f64 = size.parse::<f64>().unwrap_or(0.0) + 28.0;
                 let c = seal.map(|op| cost(ops, op, len)).transpose()?;
-                rows.push(Row::new(
-                    format!("esp.rtt.{suite}.{size}"),
-                    format!("ping RTT through ESP ({words}), {size} B payload"),
-                    "ms",
-                    v,
-                    c.map(|c| (p * 1e6 + lat + 4.0 * (c + plugin)) / 1e6),
-                    Rule::Rtt,
-                    from(&rtt_from),
-                    &fit_ids,
-                ));
+                rows.push(
+                    Row::new(
+                        format!("esp.rtt.{suite}.{size}"),
+                        format!("ping RTT through ESP ({words}), {size} B payload"),
+                        "ms",
+                        v,
+                        c.map(|c| (p * 1e6 + lat + 4.0 * (c + plugin)) / 1e6),
+                        Rule::Rtt,
+                        from(&rtt_from),
+                        &fit_ids,
+                    )
+                    .anchored(Some(Anchor::new(
+                        format!(
+                            "the plain path's RTT at {size} B (measured) + esp.latency (fitted to esp.rtt.{FIT_SUITE}.64)"
+                        ),
+                        (p * 1e6 + lat) / 1e6,
+                    ))),
+                );
             }
         }
     }
+    let rows = anchor_ike(rows);
     let noise = format!(
         "load average {:.2} before, {:.2} after (1-minute) on {} logical CPUs; the run took {:.0} s",
         m.load_before, m.load_after, m.cpus, m.wall_s
@@ -1336,6 +1359,52 @@ pub fn validate(
         fit_ids,
         rows,
     ))
+}
+
+/// The IKE rows with their anchors (`crate::evidence`): a certificate set-up or its responder
+/// CPU extends the fitted Ed25519 one ([`FIT_CERT`]); a storm's time the fitted storm of
+/// [`FIT_STORM`]'s time per SA, times its N; a storm's responder CPU per SA the fitted storm's.
+fn anchor_ike(rows: Vec<Row>) -> Vec<Row> {
+    let measured = |id: &str| {
+        rows.iter()
+            .find(|r| r.id == id)
+            .map(|r| (id.to_owned(), r.measured.median))
+    };
+    let cert_setup = measured(&format!("ike.setup.{FIT_CERT}"));
+    let cert_cpu = measured(&format!("ike.cpu.{FIT_CERT}.responder"));
+    let storm = measured(&format!("ike.storm.{FIT_STORM}.time"));
+    let storm_cpu = measured(&format!("ike.storm.{FIT_STORM}.cpu"));
+    let fitted = |a: &Option<(String, f64)>, words: &str, scale: f64| {
+        a.as_ref()
+            .map(|(id, v)| Anchor::new(format!("{id} (fitted){words}"), v * scale))
+    };
+    rows.into_iter()
+        .map(|r| {
+            if r.class == RowClass::Fitted {
+                return r;
+            }
+            let parts: Vec<&str> = r.id.split('.').collect();
+            let anchor = match parts.as_slice() {
+                ["ike", "setup", auth] if *auth != "psk" => fitted(&cert_setup, "", 1.0),
+                ["ike", "cpu", auth, "responder"] if *auth != "psk" => fitted(&cert_cpu, "", 1.0),
+                ["ike", "storm", n, "cpu"] if n.parse::<u32>().is_ok() => {
+                    fitted(&storm_cpu, ", the same CPU per SA", 1.0)
+                }
+                ["ike", "storm", .., n, "time"] => n.parse::<u32>().ok().and_then(|n| {
+                    fitted(
+                        &storm,
+                        &format!(", its time per SA times {n}"),
+                        f64::from(n) / f64::from(FIT_STORM),
+                    )
+                }),
+                _ => None,
+            };
+            match anchor {
+                Some(a) => r.anchored(Some(a)),
+                None => r,
+            }
+        })
+        .collect()
 }
 
 /// Where a data path puts a Child SA, in words.

@@ -34,7 +34,8 @@ use serde::{Deserialize, Serialize};
 use profile::file::ImplementationFile;
 use profile::{RealImplementation, Term};
 
-use super::{Measured, Row, Rule, Validation};
+use super::{Measured, Row, RowClass, Rule, Validation};
+use crate::evidence::Anchor;
 
 /// The JSON schema name of a [`TlsMeasurements`] document.
 pub const MEASURE_SCHEMA: &str = "oransim.measure.tls/1";
@@ -699,8 +700,35 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
         set_name,
         noise(m),
         fitted_to,
-        rows,
+        anchored(rows, &fit_hs, &fit_bulk),
     )
+}
+
+/// The rows with their anchors (`crate::evidence`): a handshake rate extends the fitted
+/// handshake's measured rate, a bulk throughput the fitted suite's.
+fn anchored(rows: Vec<Row>, fit_hs: &str, fit_bulk: &str) -> Vec<Row> {
+    let fitted = |id: &str| {
+        rows.iter()
+            .find(|r| r.id == id && r.class == RowClass::Fitted)
+            .map(|r| Anchor::new(format!("{id} (fitted)"), r.measured.median))
+    };
+    let (hs, bulk) = (fitted(fit_hs), fitted(fit_bulk));
+    rows.into_iter()
+        .map(|r| {
+            if r.class == RowClass::Fitted {
+                return r;
+            }
+            let anchor = if r.unit == "1/s" {
+                hs.clone()
+            } else {
+                bulk.clone()
+            };
+            match anchor {
+                Some(a) => r.anchored(Some(a)),
+                None => r,
+            }
+        })
+        .collect()
 }
 
 /// The implementation's fitted terms as a profile's `[implementation]` section (name

@@ -58,6 +58,11 @@ pub fn reproduce(
     }
     b.push_str("<h2 id=\"summary\">Summary</h2>\n");
     b.push_str(&summary(&sum));
+    let _ = writeln!(
+        b,
+        "<p class=\"summary\"><strong>ledger:</strong> {}</p>",
+        escape(&model::reproduce::evidence(exps).sentence())
+    );
     b.push_str(&footer(made));
     Ok(page("oransim reproduce", &b))
 }
@@ -318,6 +323,7 @@ mod tests {
             ci: Some([1.5, 2.5]),
             error_pct: Some(100.0),
             tolerance_pct: Some(5.0),
+            tolerance: Some(0.05),
             rule: "rate".into(),
             target: "within 5%".into(),
             class: Class::HeldOut,
@@ -325,6 +331,17 @@ mod tests {
             fitted_from: vec![],
             pass: false,
             note: "<script>alert('note')</script>".into(),
+            evidence: model::evidence::judge(&model::evidence::Case {
+                provenance: model::evidence::Provenance::Predicted,
+                format: false,
+                disowned: None,
+                measured: Some(1.0),
+                predicted: Some(2.0),
+                tolerance: Some(0.05),
+                anchor: None,
+                pass: false,
+            }),
+            disowned: None,
             loo: None,
             why: Some("because </td> & more".into()),
             arithmetic: Some("sum of <fields> & more".into()),
