@@ -1,12 +1,14 @@
 //! The radix heap behind the event queue's window: pending events keyed by `time << 64 | seq`,
-//! each filed in the bucket of the highest bit in which its key differs from the last key
-//! popped (Ahuja, Mehlhorn, Orlin and Tarjan 1990). `insert` is O(1); `pop` is amortised O(1)
-//! because a key only moves to lower buckets. It takes no key below the last one popped.
+//! each filed in the bucket of the highest bit in which its time differs from the last key
+//! popped's (Ahuja, Mehlhorn, Orlin and Tarjan 1990), those of the last key's time in a deque
+//! in key order. `insert` is O(1); `pop` is amortised O(1) because a key only moves to lower
+//! buckets, plus one sort of each time's events when it comes up (ties: a storm's million
+//! requests of one instant). It takes no key below the last one popped.
 
 #![deny(clippy::arithmetic_side_effects)]
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::tally::Bump;
 
@@ -15,27 +17,34 @@ use super::{Entry, entry};
 /// The radix heap (see the module docs).
 #[derive(Debug)]
 pub(super) struct Radix<E> {
-    /// The entry whose key equals `last`, if not yet popped.
-    zero: Option<(u128, E)>,
-    /// `buckets[i]` holds the keys whose highest bit differing from `last` is bit `i`.
+    /// The entries whose time equals `last`'s, not yet popped, in key order (so by sequence
+    /// number: first scheduled first).
+    zero: VecDeque<(u128, E)>,
+    /// `buckets[i]` holds the keys whose time's highest bit differing from `last`'s time is
+    /// bit `i`.
     buckets: Vec<Vec<(u128, E)>>,
     /// Bit `i` set: `buckets[i]` is not empty.
-    occupied: u128,
-    /// The key all others are placed relative to: the last popped.
+    occupied: u64,
+    /// No key below it is taken: the last popped, or the first of the time `zero` holds.
     pub(super) last: u128,
     /// Entries held.
     pub(super) len: usize,
 }
 
+/// The time of a key (its high 64 bits).
+#[inline(always)]
+fn time(key: u128) -> u64 {
+    (key >> 64) as u64
+}
+
 impl<E> Radix<E> {
     pub(super) fn with_capacity(capacity: usize) -> Self {
-        let mut buckets: Vec<Vec<(u128, E)>> = (0..128).map(|_| Vec::new()).collect();
-        // Most of a run's keys sit in the buckets of the time bits (64..128).
-        for b in buckets.iter_mut().skip(64) {
+        let mut buckets: Vec<Vec<(u128, E)>> = (0..64).map(|_| Vec::new()).collect();
+        for b in buckets.iter_mut() {
             b.reserve(capacity / 64);
         }
         Radix {
-            zero: None,
+            zero: VecDeque::new(),
             buckets,
             occupied: 0,
             last: 0,
@@ -50,29 +59,39 @@ impl<E> Radix<E> {
         self.len.bump(1);
     }
 
+    /// Into `zero` at its place if its time is `last`'s (usually the back: its sequence number
+    /// is the newest), else into the bucket of its time's highest bit differing.
     #[inline]
     fn file(&mut self, key: u128, event: E) {
-        let diff = self.last ^ key;
+        let diff = time(self.last) ^ time(key);
         if diff == 0 {
-            self.zero = Some((key, event));
+            if self.zero.back().is_none_or(|b| b.0 < key) {
+                self.zero.push_back((key, event));
+            } else {
+                // Keys not in insertion order: those the binary heap hands over when the queue
+                // grows, and those a refill files before sorting.
+                let at = self.zero.partition_point(|e| e.0 < key);
+                self.zero.insert(at, (key, event));
+            }
         } else {
-            // diff != 0: leading_zeros <= 127, so the index is 0..=127.
+            // diff != 0: leading_zeros <= 63, so the index is 0..=63.
             #[allow(clippy::arithmetic_side_effects)]
-            let b = 127 - diff.leading_zeros() as usize;
+            let b = 63 - diff.leading_zeros() as usize;
             self.buckets[b].push((key, event));
-            self.occupied |= 1u128 << b;
+            self.occupied |= 1u64 << b;
         }
     }
 
     #[inline]
     pub(super) fn pop(&mut self) -> Option<(u128, E)> {
-        if self.zero.is_none() {
+        if self.zero.is_empty() {
             if self.occupied == 0 {
                 return None;
             }
             self.refill();
         }
-        let popped = self.zero.take()?;
+        let popped = self.zero.pop_front()?;
+        self.last = popped.0;
         // len counts the entry just taken, so it is at least 1.
         #[allow(clippy::arithmetic_side_effects)]
         {
@@ -81,20 +100,31 @@ impl<E> Radix<E> {
         Some(popped)
     }
 
-    /// Empties the lowest non-empty bucket: its minimum becomes `last` (kept apart in `zero`),
-    /// the other keys fall into lower buckets.
+    /// Empties the lowest non-empty bucket: the keys of its earliest time go to `zero`, sorted
+    /// (those of one time are popped first scheduled first, and a bucket may hold them out of
+    /// order: keys that fell from a higher bucket come after ones filed here directly), the
+    /// other keys fall into lower buckets. Events of one time move no more once in `zero`, so
+    /// a storm's million ties cost one sort, not a move per bit of their sequence numbers.
     fn refill(&mut self) {
         let b = self.occupied.trailing_zeros() as usize;
-        self.occupied &= !(1u128 << b);
+        self.occupied &= !(1u64 << b);
         let mut entries = std::mem::take(&mut self.buckets[b]);
-        self.last = entries
+        let earliest = entries
             .iter()
-            .map(|e| e.0)
+            .map(|e| time(e.0))
             .min()
             .expect("an occupied bucket is not empty");
+        // Every key here is later than `last`, so this only raises it; the sequence number 0
+        // is below every key of that time.
+        self.last = u128::from(earliest) << 64;
         for (key, event) in entries.drain(..) {
-            self.file(key, event);
+            if time(key) == earliest {
+                self.zero.push_back((key, event));
+            } else {
+                self.file(key, event);
+            }
         }
+        self.zero.make_contiguous().sort_unstable_by_key(|e| e.0);
         // Every key went to a lower bucket or to `zero`: give the emptied vector back, so its
         // capacity is reused.
         self.buckets[b] = entries;
@@ -102,10 +132,10 @@ impl<E> Radix<E> {
 
     /// Moves every pending entry into `heap`, leaving this empty (`last` unchanged).
     pub(super) fn drain_into(&mut self, heap: &mut BinaryHeap<Reverse<Entry<E>>>) {
-        heap.extend(self.zero.take().map(entry));
+        heap.extend(self.zero.drain(..).map(entry));
         while self.occupied != 0 {
             let b = self.occupied.trailing_zeros() as usize;
-            self.occupied &= !(1u128 << b);
+            self.occupied &= !(1u64 << b);
             heap.extend(self.buckets[b].drain(..).map(entry));
         }
         self.len = 0;
