@@ -58,6 +58,16 @@ mod output;
 mod page;
 mod progress;
 
+/// The exit statuses, at the end of `oransim --help`.
+const EXIT_STATUS: &str = "Exit status:
+  0    success (and --help, --version)
+  1    a check failed: `reproduce` (a published number missed), `validate` and `live --compare`
+       (a measurement outside the model's band), `calibrate` (a severe sanity problem; the
+       profile is written, marked FLAGGED)
+  2    bad input or a refused request (a usage error, an invalid file or flag): an error on
+       stderr, nothing written
+  101  an internal error (a bug in oransim; please report it)";
+
 /// mimalloc backs its arenas with transparent huge pages: a large network's per-element state
 /// is touched at random, and 2 MiB pages keep it within the TLB's reach (docs/performance.md).
 #[global_allocator]
@@ -65,7 +75,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// What securing an O-RAN interface costs, before you build it.
 #[derive(Debug, Parser)]
-#[command(name = "oransim", version, about, long_about = None)]
+#[command(name = "oransim", version = env!("ORANSIM_LONG_VERSION"), about, long_about = None,
+          after_help = EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -106,6 +117,16 @@ enum Command {
     Completions(commands::install::CompletionsArgs),
     /// Print the manual page (roff), or write one page per subcommand with --out.
     Man(commands::install::ManArgs),
+}
+
+/// A refused `--suite` (or `--compare`) name's message: the allowed names, `copy` explained (it
+/// is no cipher: one memory copy of the packet, the baseline every data path pays).
+pub(crate) fn suite_error(e: &protocols::Error) -> String {
+    e.to_string().replacen(
+        "allowed: copy, ",
+        "allowed: copy (no cipher: one memory copy of the packet, the baseline every data path pays), ",
+        1,
+    )
 }
 
 /// Clap value parser of the byte-count flags (`--mtu 1280` or `--mtu 1280B`, `--payload 8KiB`):
@@ -250,7 +271,7 @@ fn main() -> ExitCode {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2);
             // an error quotes the user's value, so its control characters are escaped.
             if err.use_stderr() {
-                eprint!("{}", printable(&err.to_string()));
+                eprint!("{}", printable(&with_tip(&err)));
                 return ExitCode::from(2);
             }
             let _ = err.print();
@@ -283,6 +304,90 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A usage error's text, with a tip for a misspelt subcommand clap has none for: a subcommand
+/// of another command (`oransim kex plan` -> `oransim plan kex`), or a sibling within two edits
+/// (`oransim rnu` -> `run`; clap suggests only by its own similarity, which misses short
+/// transpositions).
+fn with_tip(err: &clap::Error) -> String {
+    use clap::CommandFactory as _;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = err.to_string();
+    if err.kind() != ErrorKind::InvalidSubcommand
+        || err.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return text;
+    }
+    let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidSubcommand) else {
+        return text;
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let tip = subcommand_tip(&Cli::command(), &args, given);
+    match (tip, text.split_once('\n')) {
+        (Some(tip), Some((first, rest))) => format!("{first}\n\n  tip: {tip}\n{rest}"),
+        _ => text,
+    }
+}
+
+/// The tip for `given`, an unknown subcommand among `args` of `root`: see [`with_tip`].
+fn subcommand_tip(root: &clap::Command, args: &[String], given: &str) -> Option<String> {
+    // The command `given` was typed under: the subcommands before it.
+    let mut at = root.clone();
+    let mut path = vec![root.get_name().to_owned()];
+    for a in args.iter().take_while(|a| a.as_str() != given) {
+        if let Some(sc) = at.find_subcommand(a).cloned() {
+            path.push(sc.get_name().to_owned());
+            at = sc;
+        }
+    }
+    // A subcommand of another command (`kex` is `plan kex`).
+    for top in root.get_subcommands() {
+        if let Some(sc) = top.find_subcommand(given) {
+            return Some(format!(
+                "'{given}' is a subcommand of '{}': 'oransim {} {}'",
+                top.get_name(),
+                top.get_name(),
+                sc.get_name()
+            ));
+        }
+    }
+    let near = at
+        .get_subcommands()
+        .map(|c| (edits(given, c.get_name()), c.get_name().to_owned()))
+        .filter(|(d, _)| *d <= 2)
+        .min()?;
+    Some(format!(
+        "a similar subcommand exists: '{} {}'",
+        path.join(" "),
+        near.1
+    ))
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and transpositions
+/// of adjacent characters, each one edit.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// The error and its causes, joined by ": ", each cause said once: an error whose message

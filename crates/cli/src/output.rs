@@ -346,3 +346,11 @@ pub fn file_stem<'a>(name: &'a str, what: &str) -> anyhow::Result<&'a str> {
         ),
     }
 }
+
+/// Says each of a command's `warnings` ([`model::warnings`]) on stderr, one line each:
+/// `oransim COMMAND: warning: ...`. The JSON output carries them too, as `warnings`.
+pub fn warn(command: &str, warnings: &[String]) {
+    for w in warnings {
+        eprintln!("oransim {command}: warning: {w}");
+    }
+}

@@ -47,6 +47,7 @@ pub mod reproduce;
 pub mod scenario;
 pub mod sweep;
 pub mod validate;
+pub mod warnings;
 
 pub use error::ScenarioError;
 pub use report::{Report, RunOptions, run, run_observed, run_watched};

@@ -72,6 +72,11 @@ pub struct Report {
     /// `[report] t12max = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t12max: Option<T12maxReport>,
+    /// What the scenario's profiles carry with them ([`crate::warnings::scenario_warnings`]):
+    /// noisy or flagged, a user-space profile for a kernel path; absent from the JSON when
+    /// there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Every handshake flow's tunnels together ([`Report::tunnels_back`]): the answer to "when is
@@ -865,6 +870,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         links,
         tunnels_back: None,
         t12max: None,
+        warnings: crate::warnings::scenario_warnings(scenario),
     };
     report.tunnels_back = report.tunnels_back();
     if let Some(t) = &mut report.tunnels_back {

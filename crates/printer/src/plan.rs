@@ -193,13 +193,17 @@ pub(crate) fn modes_table(plan: &FronthaulPlan) -> Table {
     t
 }
 
-/// One profile's verdict under load: per mode the worst one-way delay of `init fronthaul`'s
-/// shape, what counts against T12max, the pairs that fit, and the detailed pair's verdict.
-fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)>) -> String {
-    let mut out = format!(
-        "under load, profile {}: {} O-DUs x {} O-RUs, {} of eCPRI per O-RU, {} simulated (init fronthaul's shape, run)\n",
+/// The loaded run in one line: profile, O-DUs x O-RUs, load per O-RU, time simulated.
+pub(crate) fn loaded_heading(plan: &FronthaulPlan, l: &LoadedPlan) -> String {
+    format!(
+        "under load, profile {}: {} O-DUs x {} O-RUs, {} of eCPRI per O-RU, {} simulated (init fronthaul's shape, run)",
         plan.profile, l.dus, l.rus_per_du, l.load, l.duration
-    );
+    )
+}
+
+/// One profile's modes under load: the worst one-way delay of `init fronthaul`'s shape, what
+/// counts against T12max, frames dropped and the pairs that fit.
+pub(crate) fn loaded_table(l: &LoadedPlan) -> Table {
     let mut t = Table::new([
         "mode",
         "worst one way",
@@ -217,22 +221,41 @@ fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)
             format!("{} of 168", m.fits),
         ]);
     }
-    out.push_str(&t.text());
-    if let Some((i, j)) = pair {
-        let (rows, cols) = &plan.categories;
-        for m in &l.modes {
-            let margin = m.margin_us[i][j];
-            let verdict = if margin >= 0.0 && m.dropped == 0 {
-                "fits"
-            } else {
-                "exceeds"
-            };
-            let _ = writeln!(
-                out,
-                "  O-DU {} / O-RU {} under load, {}: {verdict}, margin {margin:.2} us",
-                cols[j], rows[i], m.mode
-            );
-        }
+    t
+}
+
+/// The verdict under load of category pair (`i`, `j`) (row, column indices into
+/// `plan.categories`), one line per mode.
+pub(crate) fn loaded_pair_text(
+    plan: &FronthaulPlan,
+    l: &LoadedPlan,
+    (i, j): (usize, usize),
+) -> String {
+    let (rows, cols) = &plan.categories;
+    let mut out = String::new();
+    for m in &l.modes {
+        let margin = m.margin_us[i][j];
+        let verdict = if margin >= 0.0 && m.dropped == 0 {
+            "fits"
+        } else {
+            "exceeds"
+        };
+        let _ = writeln!(
+            out,
+            "  O-DU {} / O-RU {} under load, {}: {verdict}, margin {margin:.2} us",
+            cols[j], rows[i], m.mode
+        );
+    }
+    out
+}
+
+/// One profile's verdict under load: [`loaded_heading`], [`loaded_table`] and the detailed
+/// pair's verdict.
+fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)>) -> String {
+    let mut out = format!("{}\n", loaded_heading(plan, l));
+    out.push_str(&loaded_table(l).text());
+    if let Some(p) = pair {
+        out.push_str(&loaded_pair_text(plan, l, p));
     }
     out
 }
@@ -291,6 +314,71 @@ pub(crate) fn region_rows(plan: &FronthaulPlan) -> Vec<String> {
         .collect()
 }
 
+/// The region map under load's cells ([`LoadedPlan::map`]), one string per O-RU category row
+/// in `plan.categories`' order: per O-DU category the letter of the strongest mode that fits
+/// under load, `.` when none does.
+pub(crate) fn loaded_region_rows(plan: &FronthaulPlan, l: &LoadedPlan) -> Vec<String> {
+    let (rows, cols) = &plan.categories;
+    rows.iter()
+        .map(|r| {
+            cols.iter()
+                .map(|c| {
+                    l.map
+                        .get(r)
+                        .and_then(|row| row.get(c))
+                        .and_then(Option::as_ref)
+                        .map_or('.', |cell| mode_letter(&cell.mode))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The region maps shown side by side, each with its label: without load this profile's and
+/// the compared one's; under load this profile's loaded map, the compared profile's loaded
+/// map, and this profile's unloaded map for reference.
+pub(crate) fn region_maps<'a>(
+    mine: &'a FronthaulPlan,
+    other: Option<&'a FronthaulPlan>,
+) -> Vec<(String, &'a FronthaulPlan, Vec<String>)> {
+    match &mine.loaded {
+        None => std::iter::once(("this profile".to_owned(), mine, region_rows(mine)))
+            .chain(other.map(|o| ("compared profile".to_owned(), o, region_rows(o))))
+            .collect(),
+        Some(l) => std::iter::once((
+            "this profile, loaded".to_owned(),
+            mine,
+            loaded_region_rows(mine, l),
+        ))
+        .chain(other.and_then(|o| {
+            o.loaded.as_ref().map(|ol| {
+                (
+                    "compared profile, loaded".to_owned(),
+                    o,
+                    loaded_region_rows(o, ol),
+                )
+            })
+        }))
+        .chain(std::iter::once((
+            "this profile, unloaded".to_owned(),
+            mine,
+            region_rows(mine),
+        )))
+        .collect(),
+    }
+}
+
+/// The region map's first line: what it shows (under load: with which load).
+pub(crate) fn region_title(mine: &FronthaulPlan) -> String {
+    match &mine.loaded {
+        None => "region map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)".to_owned(),
+        Some(l) => format!(
+            "region map under load: the strongest mode that fits T12max on this path with {} O-DUs x {} O-RUs at {} of eCPRI per O-RU (rows O-RU category, columns O-DU category); the unloaded map (one frame per millisecond) beside it for reference",
+            l.dus, l.rus_per_du, l.load
+        ),
+    }
+}
+
 /// `plan fronthaul` as text: per profile the modes' frame and delays, the detailed category
 /// `pair` (row, column indices into `mine.categories`) if asked, the region map (beside
 /// `other`'s when comparing) and the findings.
@@ -317,27 +405,20 @@ pub fn fronthaul(
             out.push_str(&loaded_text(plan, l, pair));
         }
     }
-    out.push_str("\nregion map: the strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category)\n");
+    let _ = writeln!(out, "\n{}", region_title(mine));
     let _ = writeln!(out, "legend: {}", region_legend(mine));
     let header: String = cols.iter().collect();
+    let maps = region_maps(mine, other);
     let mut head = format!("    {header}");
-    if other.is_some() {
+    for _ in &maps[1..] {
         let _ = write!(head, "      {header}");
     }
-    let _ = writeln!(
-        out,
-        "{head}   <- this profile{}",
-        if other.is_some() {
-            " | compared profile"
-        } else {
-            ""
-        }
-    );
-    let theirs = other.map(region_rows);
-    for (i, (r, cells)) in rows.iter().zip(region_rows(mine)).enumerate() {
-        let mut line = format!("{r}   {cells}");
-        if let Some(o) = &theirs {
-            let _ = write!(line, "   {r}  {}", o[i]);
+    let labels: Vec<&str> = maps.iter().map(|m| m.0.as_str()).collect();
+    let _ = writeln!(out, "{head}   <- {}", labels.join(" | "));
+    for (i, r) in rows.iter().enumerate() {
+        let mut line = format!("{r}   {}", maps[0].2[i]);
+        for m in &maps[1..] {
+            let _ = write!(line, "   {r}  {}", m.2[i]);
         }
         let _ = writeln!(out, "{line}");
     }

@@ -53,6 +53,24 @@ pub fn note(profile: &str, key: &str, fitted_to: &[String]) {
     });
 }
 
+/// Runs `f` with no recording: what it reads is not reported to any enclosing [`record`]. For
+/// reads that describe a profile (a warning about it, a reference figure beside a result)
+/// rather than compute the result.
+pub fn unrecorded<T>(f: impl FnOnce() -> T) -> T {
+    let saved = FRAMES.with(|frames| std::mem::take(&mut *frames.borrow_mut()));
+    // Put the recordings back even if `f` panics.
+    struct Restore(Option<Vec<BTreeMap<String, Vec<String>>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(saved) = self.0.take() {
+                FRAMES.with(|frames| *frames.borrow_mut() = saved);
+            }
+        }
+    }
+    let _restore = Restore(Some(saved));
+    f()
+}
+
 /// Runs `f` and returns its value with every profile parameter read while it ran, sorted by
 /// parameter, each once.
 pub fn record<T>(f: impl FnOnce() -> T) -> (T, Vec<Read>) {

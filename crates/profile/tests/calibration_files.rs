@@ -306,3 +306,69 @@ fn every_profile_is_written_back_unchanged() {
         }
     }
 }
+
+/// Issue 37, item 8: every shipped profile says what it is measured on: its description names
+/// the host, the date (the day of its `[profile] date`), the load and the runs (`unknown` where
+/// the file and its notes do not say), and calibration/README.md lists it. The row "Two
+/// strongSwan profiles of one host and day answer the same storm 34% apart with identical
+/// descriptions; calibration/README.md lists only one of them": no two descriptions are the
+/// same, and those two say their loads.
+#[test]
+fn every_profile_is_described_and_listed() {
+    let readme = std::fs::read_to_string(dir().join("README.md")).unwrap();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "calibration/README.md does not list {name}"
+        );
+        let p = Profile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let meta = &p.file().profile;
+        let d = meta.description.clone().unwrap_or_default();
+        let date = meta.date.as_deref().unwrap_or_default();
+        let day = date.get(..10).unwrap_or(date);
+        assert!(
+            d.contains(&format!("Date: {day}")) || d.contains(&format!("Date: fitted {day}")),
+            "{name}: the description names no date {day}: {d}"
+        );
+        for part in ["Host: ", "Load: ", "Runs: "] {
+            assert!(
+                d.contains(part),
+                "{name}: the description names no `{part}`: {d}"
+            );
+        }
+        let d = &d;
+        if let Some((other, _)) = seen.iter().find(|(_, od)| od == d) {
+            panic!("{name} and {other} have the same description: {d}");
+        }
+        seen.push((name, d.clone()));
+    }
+    for (name, load) in [
+        (
+            "host-2026-11-26-strongswan.toml",
+            "Load: 1-minute load average 2.28 before",
+        ),
+        (
+            "host-2026-11-26-strongswan-child.toml",
+            "Load: 1-minute load average 7.61 before",
+        ),
+    ] {
+        let d = &load_file(name);
+        assert!(d.contains(load), "{name}: {d}");
+    }
+}
+
+/// `name`'s `[profile] description`.
+fn load_file(name: &str) -> String {
+    load(name)
+        .file()
+        .profile
+        .description
+        .clone()
+        .unwrap_or_default()
+}

@@ -22,8 +22,8 @@ pub struct CalibrateArgs {
     /// Profile name (default: the output file's stem).
     #[arg(long)]
     pub name: Option<String>,
-    /// Implementation to measure: `rustcrypto`, or `aws-lc-rs` (assembly AES-GCM, ChaCha20-
-    /// Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
+    /// Implementation to measure: `rustcrypto`, or `aws-lc-rs` (assembly AES-GCM,
+    /// ChaCha20-Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
     #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
     pub implementation: String,
     /// Import `openssl speed -mr` output from FILE instead of measuring: ciphers (`-aead -evp

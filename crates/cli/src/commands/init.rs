@@ -31,7 +31,8 @@ enum ShapeArgs {
 /// Flags every shape has.
 #[derive(Debug, clap::Args)]
 struct Common {
-    /// Write the scenario here (replacing a regular file) instead of printing it.
+    /// Write the scenario here (replacing a regular file) instead of printing it; `-` prints it
+    /// (standard output), as without --out.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Calibration profile of every node; written relative to --out's directory. A path under
@@ -170,7 +171,9 @@ fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
     }
     text.parse()
         .map(|s| SuiteOrNone(Some(s)))
-        .map_err(|e: protocols::Error| format!("{e}; or none (plaintext SCTP)"))
+        .map_err(|e: protocols::Error| {
+            format!("{}; or none (plaintext SCTP)", crate::suite_error(&e))
+        })
 }
 
 /// Runs `oransim init`: builds the shape, validates it where it will be written, and writes it
@@ -259,11 +262,19 @@ impl BuiltinCopy {
     }
 }
 
+impl Common {
+    /// The file `--out` names; `None` to print (no `--out`, or `--out -`: standard output, not
+    /// a file named `-`).
+    fn out(&self) -> Option<&PathBuf> {
+        self.out.as_ref().filter(|p| p.as_os_str() != "-")
+    }
+}
+
 /// Generates the scenario, validated where it will be written, and writes or prints it.
 fn generate_and_write(shape: &Shape, common: &Common) -> anyhow::Result<ExitCode> {
     // The file's relative profile path is resolved from the file's directory; printed, the
     // file is read from the current one.
-    let origin = match &common.out {
+    let origin = match common.out() {
         Some(out) => out.clone(),
         None => PathBuf::from(format!("oransim init {}", shape.name())),
     };
@@ -271,7 +282,7 @@ fn generate_and_write(shape: &Shape, common: &Common) -> anyhow::Result<ExitCode
     let text = file
         .to_toml_string()
         .context("cannot write the scenario as TOML")?;
-    match &common.out {
+    match common.out() {
         Some(out) => crate::output::write_atomic(out, text.as_bytes())
             .with_context(|| format!("--out {}", out.display()))?,
         None => crate::format::print(&text)?,
@@ -283,7 +294,7 @@ fn generate_and_write(shape: &Shape, common: &Common) -> anyhow::Result<ExitCode
 fn shape(args: &ShapeArgs) -> (Shape, &Common) {
     let profile = |c: &Common, default: &str| {
         let given = c.profile.clone().unwrap_or_else(|| PathBuf::from(default));
-        let text = match &c.out {
+        let text = match c.out() {
             Some(out) => relative_to_dir_of(&given, out),
             None => given,
         };

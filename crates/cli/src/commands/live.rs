@@ -354,7 +354,7 @@ fn write_capture(
         }
     }
     eprintln!(
-        "oransim: wrote {}{} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them{})",
+        "wrote {}{} ({frames} frame{}: the datagrams of {} stream(s) as their sockets sent and received them{})",
         path.display(),
         if sa.is_some() {
             format!(", {}", sa_path.display())

@@ -222,7 +222,7 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
         String::new()
     };
     eprintln!(
-        "oransim: wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
+        "wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
         names.join(", "),
         capture.frames,
         if capture.frames == 1 { "" } else { "s" }

@@ -40,7 +40,8 @@ struct InterfaceArgs {
     /// A path under calibration/ with no file there is read from oransim's built-in copy.
     #[arg(long)]
     profile: PathBuf,
-    /// Cipher suite, e.g. aes256-gcm, aes256-cbc-hmac-sha256 (a bad name lists them all).
+    /// Cipher suite, e.g. aes256-gcm, aes256-cbc-hmac-sha256 (a bad name lists them all; `copy`
+    /// is no cipher, one memory copy of the packet: the baseline every data path pays).
     #[arg(long, default_value = "aes256-gcm", value_parser = parse_suite)]
     suite: Suite,
     /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
@@ -199,7 +200,8 @@ struct KexArgs {
 
 /// `--suite` and `--compare`: a suite name; the error lists the allowed names.
 fn parse_suite(text: &str) -> Result<Suite, String> {
-    text.parse().map_err(|e: protocols::Error| e.to_string())
+    text.parse()
+        .map_err(|e: protocols::Error| crate::suite_error(&e))
 }
 
 /// `--html FILE`: writes the page `page` renders, atomically. `page` is given the page's path
@@ -265,6 +267,16 @@ where
     })
 }
 
+/// `texts` (warnings, findings) with each built-in profile's scratch path written as the path
+/// given, as [`as_given`] does for errors.
+fn texts_as_given(texts: &mut [String], profiles: &[&Profile]) {
+    for t in texts {
+        for p in profiles {
+            *t = p.as_given(t);
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum KexFormat {
     Table,
@@ -305,7 +317,9 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
         profile: prof.read.clone(),
         ..q.clone()
     };
-    let plan = as_given(model::plan::interface(&run), &[&prof])?;
+    let mut plan = as_given(model::plan::interface(&run), &[&prof])?;
+    texts_as_given(&mut plan.warnings, &[&prof]);
+    crate::output::warn("plan", &plan.warnings);
     write_html(a.html.as_deref(), |page, made| {
         let q = model::plan::InterfaceQuestion {
             profile: crate::page::path_for(&q.profile, page),
@@ -337,11 +351,6 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
             "--du and --ru detail one category pair in the table output; --format json already holds every pair"
         );
     }
-    if a.load.is_some() && a.html.is_some() {
-        anyhow::bail!(
-            "--html with --load: the page shows the unloaded plan only; give the loaded verdict in the table or --format json output (leave --html out), or the page without --load"
-        );
-    }
     // Without switches the latency is never used; its default is none.
     let switch_latency = match &a.switch_latency {
         Some(l) => l.clone(),
@@ -370,6 +379,9 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
     let prof = profile("--profile", &a.profile)?;
     let mut mine = as_given(model::plan::fronthaul(&question(&prof.read)), &[&prof])?;
     mine.profile = a.profile.display().to_string();
+    texts_as_given(&mut mine.warnings, &[&prof]);
+    texts_as_given(&mut mine.findings, &[&prof]);
+    crate::output::warn("plan", &mine.warnings);
     let other = a
         .compare
         .as_ref()
@@ -383,6 +395,9 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
                     )
                 })?;
             plan.profile = p.display().to_string();
+            texts_as_given(&mut plan.warnings, &[&prof]);
+            texts_as_given(&mut plan.findings, &[&prof]);
+            crate::output::warn("plan", &plan.warnings);
             Ok(plan)
         })
         .transpose()?;
@@ -457,7 +472,9 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         responder_profile: responder.read.clone(),
         ..q.clone()
     };
-    let plan = as_given(model::plan::kex(&run), &[&initiator, &responder])?;
+    let mut plan = as_given(model::plan::kex(&run), &[&initiator, &responder])?;
+    texts_as_given(&mut plan.warnings, &[&initiator, &responder]);
+    crate::output::warn("plan", &plan.warnings);
     write_html(a.html.as_deref(), |page, made| {
         let q = model::plan::KexQuestion {
             initiator_profile: crate::page::path_for(&q.initiator_profile, page),

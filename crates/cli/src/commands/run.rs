@@ -118,6 +118,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
         Some(path) => run_captured(args, &scenario, &name, &opts, path, goal, &progress)?,
     };
+    crate::output::warn("run", &report.warnings);
     let lines = if args.per_flow {
         printer::run::Lines::Every
     } else {

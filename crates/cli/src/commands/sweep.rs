@@ -210,6 +210,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         None => all,
     };
     let header = Header::of(&sweep)?;
+    crate::output::warn("sweep", &header.warnings);
     // Checked before any point runs.
     let options = plot_options(args, &header)?;
 
@@ -306,14 +307,43 @@ struct Progress {
     quiet: bool,
 }
 
+/// `x` to `digits` significant figures, no exponent (`136.915` -> `137`, `2.3456` -> `2.35`,
+/// `0.012345` -> `0.0123`); `0` for zero, a negative or a non-finite `x`.
+fn significant(x: f64, digits: i32) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return "0".to_owned();
+    }
+    let magnitude = x.log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    // Rounding may carry into another digit (99.95 -> 100.0); one decimal fewer then.
+    let text = format!("{x:.decimals$}");
+    let whole = text
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('0');
+    if decimals > 0 && whole.len() as i32 > magnitude.max(0) + 1 && magnitude >= 0 {
+        format!("{x:.0$}", decimals - 1)
+    } else {
+        text
+    }
+}
+
 impl Progress {
     fn new(total: u64, quiet: bool) -> Progress {
         let bar = (!quiet && total > 0 && std::io::stderr().is_terminal()).then(|| {
             let b = indicatif::ProgressBar::new(total);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} points, {per_sec}, eta {eta}",
+                "{bar:40} {pos}/{len} points, {rate} points/s, eta {eta}",
             ) {
-                b.set_style(style);
+                // The rate to three significant figures (indicatif's `{per_sec}` gives three
+                // decimals: `136.915/s`).
+                b.set_style(style.with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&significant(s.per_sec(), 3));
+                    },
+                ));
             }
             b
         });
@@ -480,4 +510,26 @@ fn write_results(
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant;
+
+    /// Issue 37: the sweep's rate to three significant figures, not `136.915/s`.
+    #[test]
+    fn rates_have_three_significant_figures() {
+        for (x, want) in [
+            (136.915, "137"),
+            (2.3456, "2.35"),
+            (0.012345, "0.0123"),
+            (1234.4, "1234"),
+            (99.96, "100"),
+            (9.999, "10.0"),
+            (0.0, "0"),
+            (f64::NAN, "0"),
+        ] {
+            assert_eq!(significant(x, 3), want, "{x}");
+        }
+    }
 }

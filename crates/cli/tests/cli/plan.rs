@@ -694,6 +694,158 @@ fn fronthaul_under_load_is_init_fronthaul_run() {
     assert!(table.contains(&line), "{line} in {table}");
 }
 
+/// Issue 37, item 1, the row as written (`plan fronthaul --profile
+/// calibration/ofh-macsec-i9.toml --load 200Mbps --dus 40 --rus-per-du 8`): the region map,
+/// the findings, the page and the JSON are the loaded ones. The map's letters are the JSON
+/// map's by category letter, each cell the last mode asked whose loaded margin there is at
+/// least zero; the unloaded map is printed beside it, labelled, and is the unloaded `best`;
+/// the findings say each mode's loaded pairs, which are the loaded table's; `--html` with
+/// `--load` writes a page with the loaded map and findings (it was refused).
+#[test]
+fn fronthaul_load_map_and_findings_are_the_loaded_ones() {
+    let args = [
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/ofh-macsec-i9.toml",
+        "--load",
+        "200Mbps",
+        "--dus",
+        "40",
+        "--rus-per-du",
+        "8",
+    ];
+    let v = run_json(&args);
+    let plan = &v["plan"];
+    let loaded = &plan["loaded"];
+    let modes: Vec<&str> = loaded["modes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mode"].as_str().unwrap())
+        .collect();
+    let letter = |m: &str| match m {
+        "none" => 'N',
+        "macsec-integrity" => 'I',
+        "macsec-encrypt" => 'E',
+        other => panic!("mode {other}"),
+    };
+    let (ru, du) = ('O'..='Z', 'A'..='N');
+    // The loaded map by letter, from the loaded margins; and the unloaded one from `best`.
+    let mut loaded_rows = Vec::new();
+    let mut unloaded_rows = Vec::new();
+    let mut differ = false;
+    for (r, rl) in ru.clone().enumerate() {
+        let mut line = String::new();
+        let mut unloaded = String::new();
+        for (c, cl) in du.clone().enumerate() {
+            let cell = &loaded["map"][rl.to_string()][cl.to_string()];
+            let want = (0..modes.len()).rev().find(|&i| {
+                let m = &loaded["modes"][i];
+                m["dropped"] == 0 && m["margin_us"][r][c].as_f64().unwrap() >= 0.0
+            });
+            match want {
+                Some(i) => {
+                    assert_eq!(cell["mode"], modes[i], "{rl}{cl}");
+                    assert_eq!(cell["margin_us"], loaded["modes"][i]["margin_us"][r][c]);
+                    line.push(letter(modes[i]));
+                }
+                None => {
+                    assert!(cell.is_null(), "{rl}{cl}: {cell}");
+                    line.push('.');
+                }
+            }
+            let best = &plan["best"][r][c];
+            unloaded.push(if best.is_null() {
+                '.'
+            } else {
+                letter(modes[best[0].as_u64().unwrap() as usize])
+            });
+        }
+        differ |= line != unloaded;
+        loaded_rows.push(format!("{rl}   {line}   {rl}  {unloaded}"));
+        unloaded_rows.push(unloaded);
+    }
+    assert!(differ, "load changes the map here");
+    // The findings are the loaded ones; the unloaded ones are kept apart.
+    let findings = plan["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), modes.len());
+    for (f, m) in findings.iter().zip(loaded["modes"].as_array().unwrap()) {
+        let f = f.as_str().unwrap();
+        let want = format!("; {} of 168 category pairs fit it (", m["fits"]);
+        assert!(
+            f.starts_with(&format!(
+                "{} under load (40 O-DUs x 8 O-RUs",
+                m["mode"].as_str().unwrap()
+            )) && f.contains(&want),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        plan["unloaded_findings"].as_array().unwrap().len(),
+        modes.len()
+    );
+    // The table: the loaded map with the unloaded one beside it, labelled, and the loaded
+    // findings only.
+    let table = run_ok(&args);
+    assert!(
+        table.contains("\nregion map under load: the strongest mode that fits T12max on this path with 40 O-DUs x 8 O-RUs at 200Mbps of eCPRI per O-RU"),
+        "{table}"
+    );
+    assert!(
+        table.contains("ABCDEFGHIJKLMN   <- this profile, loaded | this profile, unloaded\n"),
+        "{table}"
+    );
+    for line in &loaded_rows {
+        assert!(table.contains(&format!("\n{line}\n")), "{line} in {table}");
+    }
+    for f in findings {
+        assert!(table.contains(&format!("- ofh-macsec-i9.toml: {}\n", f.as_str().unwrap())));
+    }
+    assert!(!table.contains("by the security processing;"), "{table}");
+    // The page: written (no longer refused), with the loaded map first and the findings.
+    let dir = TempDir::new("plan-fronthaul-load-html");
+    let page = dir.join("fh.html");
+    let out = run(&[&args[..], &["--html", page.to_str().unwrap()]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = |caption: &str| {
+        html.find(&format!("<caption>{caption}</caption>"))
+            .unwrap_or_else(|| panic!("{caption} in {html}"))
+    };
+    let (loaded_at, unloaded_at) = (
+        at("ofh-macsec-i9.toml, loaded"),
+        at("ofh-macsec-i9.toml, unloaded"),
+    );
+    assert!(loaded_at < unloaded_at);
+    let cells = |from: usize| -> String {
+        html[from..]
+            .split("</table>")
+            .next()
+            .unwrap()
+            .split("<td class=\"region m-")
+            .skip(1)
+            .map(|c| c.chars().next().unwrap())
+            .map(|c| if c == 'n' { '.' } else { c })
+            .collect()
+    };
+    let want_loaded: String = loaded_rows.iter().map(|l| l[4..18].to_owned()).collect();
+    assert_eq!(cells(loaded_at), want_loaded);
+    assert_eq!(cells(unloaded_at), unloaded_rows.concat());
+    assert!(
+        html.contains("<tr><td>--load</td><td>200Mbps</td></tr>"),
+        "{html}"
+    );
+    for f in findings {
+        let f = f.as_str().unwrap().replace('\'', "&#39;");
+        assert!(html.contains(&format!("<li>{f}</li>")), "{f}");
+    }
+}
+
 /// Issue 25: the loaded run's flags are refused where they would do nothing or nothing can be
 /// answered, exit 2 naming the flag.
 #[test]
@@ -703,7 +855,6 @@ fn fronthaul_load_flags_are_refused_naming_the_flag() {
         (&["--dus", "4"][..], "--load"),
         (&["--rus-per-du", "4"][..], "--load"),
         (&["--load", "200Mbps", "--dus", "0"][..], "--dus"),
-        (&["--load", "200Mbps", "--html", "p.html"][..], "--html"),
         (&["--load", "0bps"][..], "--load"),
         (&["--load", "30Gbps", "--switches", "1"][..], "--rus-per-du"),
     ] {

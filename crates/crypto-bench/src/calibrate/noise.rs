@@ -70,7 +70,7 @@ pub(super) fn noise_verdict(
             .collect();
         let _ = write!(
             note,
-            "; {} points with a median known to worse than +-{:.0}% (95% CI)",
+            "; {} points with a median known to be worse than +-{:.0}% (95% CI)",
             loose.len(),
             config.noisy_spread / 5.0 * 100.0
         );

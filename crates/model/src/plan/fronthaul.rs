@@ -1,5 +1,6 @@
 //! The fronthaul plan: MACsec modes against T12max on the user's Open Fronthaul path.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use profile::units::Quantity;
@@ -87,6 +88,19 @@ pub struct LoadedPlan {
     pub duration: String,
     /// The modes, in the order asked.
     pub modes: Vec<LoadedRow>,
+    /// The region map under load, by category letter: per O-RU category (O..Z), per O-DU
+    /// category (A..N), the strongest mode asked that fits T12max under this load and its
+    /// margin; `None` (JSON `null`) where none fits.
+    pub map: BTreeMap<char, BTreeMap<char, Option<LoadedCell>>>,
+}
+
+/// One category pair of [`LoadedPlan::map`]: the strongest mode that fits it under load.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadedCell {
+    /// Mode name (the last of the modes asked that fits: they are asked weakest first).
+    pub mode: String,
+    /// T12max less the mode's transport delay under load \[us\].
+    pub margin_us: f64,
 }
 
 /// One security mode on the user's fronthaul path.
@@ -126,11 +140,21 @@ pub struct FronthaulPlan {
     /// Per cell, the strongest mode that fits on this path (index into `modes`, modes ordered as
     /// asked; `null` when none fits), and its margin \[us\].
     pub best: Vec<Vec<Option<(usize, f64)>>>,
-    /// Plain-language findings.
+    /// Plain-language findings: under load (with [`FronthaulQuestion::load`]) the loaded
+    /// verdict's, otherwise the unloaded path's.
     pub findings: Vec<String>,
+    /// With [`FronthaulQuestion::load`], the unloaded path's findings (one frame per
+    /// millisecond), for reference; absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unloaded_findings: Option<Vec<String>>,
     /// The verdict under load (only with [`FronthaulQuestion::load`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loaded: Option<LoadedPlan>,
+    /// What the profile carries with it ([`crate::warnings`]): noisy or flagged, a user-space
+    /// profile for Linux MACsec's or ESP's kernel path (also among the findings); absent from
+    /// the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The fronthaul path: O-DU, the switches, O-RU, the fibre as the first link; one frame of the
@@ -192,6 +216,39 @@ pub fn fronthaul(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError> 
                 key: format!("--profile {} ({key})", q.profile.display()),
                 problem,
                 allowed,
+            }
+        }
+        // A mode whose suite the profile lacks (a partial profile, `calibrate --only
+        // aes128-gcm`): the profile and the modes are to blame, and the modes it can serve are
+        // the way out.
+        ScenarioError::Invalid {
+            key,
+            problem,
+            allowed,
+            path,
+        } if (key.starts_with("node[0]") || key.starts_with("node[1]"))
+            && key.ends_with(".service.suite") =>
+        {
+            match servable_modes(q) {
+                Some((can, cannot)) if !cannot.is_empty() => ScenarioError::Invalid {
+                    path: PathBuf::from("oransim plan fronthaul"),
+                    key: format!(
+                        "--profile {} with --mode {}",
+                        q.profile.display(),
+                        cannot.join(",")
+                    ),
+                    problem,
+                    allowed: format!(
+                        "the modes this profile can serve: --mode {} (or a profile that measured the others' suites, e.g. a full `oransim calibrate`)",
+                        can.join(",")
+                    ),
+                },
+                _ => ScenarioError::Invalid {
+                    path,
+                    key,
+                    problem,
+                    allowed,
+                },
             }
         }
         e => {
@@ -332,8 +389,17 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         .as_ref()
         .map(|l| loaded_plan(&q, l, base, origin, &opts))
         .transpose()?;
+    // Under load the answer is the loaded one; the unloaded findings stay for reference.
+    let (mut findings, unloaded_findings) = match &loaded {
+        Some(l) => (loaded_findings(l, &modes, &best), Some(findings)),
+        None => (findings, None),
+    };
+    let (warnings, bounds) = profile_warnings(&q, &given);
+    findings.extend(bounds);
     Ok(FronthaulPlan {
+        warnings,
         loaded,
+        unloaded_findings,
         profile: given,
         fibre_m,
         modes,
@@ -345,6 +411,83 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         best,
         findings,
     })
+}
+
+/// The modes of [`FRONTHAUL_MODES`] `q`'s profile can serve (it has both directions of the
+/// mode's suite; `none` always), and those of `q.modes` it cannot; `None` when the profile does
+/// not read.
+fn servable_modes(q: &FronthaulQuestion) -> Option<(Vec<&'static str>, Vec<String>)> {
+    let p = profile::Profile::load(&q.profile).ok()?;
+    let serves = |suite: Option<Suite>| {
+        suite.is_none_or(|s| {
+            p.cipher(s, profile::Direction::Seal).is_ok()
+                && p.cipher(s, profile::Direction::Open).is_ok()
+        })
+    };
+    let can = FRONTHAUL_MODES
+        .iter()
+        .filter(|m| serves(m.2))
+        .map(|m| m.0)
+        .collect();
+    let cannot = q
+        .modes
+        .iter()
+        .filter(|name| {
+            FRONTHAUL_MODES
+                .iter()
+                .find(|m| m.0 == name.as_str())
+                .is_some_and(|m| !serves(m.2))
+        })
+        .cloned()
+        .collect();
+    Some((can, cannot))
+}
+
+/// The warnings of `q`'s profile (named `shown`) and, of them, the lower bounds of a
+/// user-space profile for the kernel paths of the modes asked (MACsec at the protected length of
+/// the question's payload, ESP), which are findings too. A profile that does not read has none
+/// (the plan refused it before).
+fn profile_warnings(q: &FronthaulQuestion, shown: &str) -> (Vec<String>, Vec<String>) {
+    let Ok(p) = profile::Profile::load(&q.profile) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut macsec = Vec::new();
+    let mut esp = false;
+    for name in &q.modes {
+        let Some(&(_, stack, Some(suite), protocol)) = FRONTHAUL_MODES.iter().find(|m| m.0 == name)
+        else {
+            continue;
+        };
+        if protocol == "macsec" {
+            let bytes = stack
+                .parse::<protocols::Stack>()
+                .ok()
+                .and_then(|s| s.protected_len(q.payload.value() as usize).ok().flatten());
+            if let Some(bytes) = bytes {
+                macsec.push((name.clone(), suite, bytes));
+            }
+        } else {
+            esp = true;
+        }
+    }
+    let mut bounds: Vec<String> = Vec::new();
+    if !macsec.is_empty() {
+        bounds.extend(crate::warnings::kernel_path_warning(
+            shown,
+            &p,
+            crate::warnings::KernelPath::Macsec(&macsec),
+        ));
+    }
+    if esp {
+        bounds.extend(crate::warnings::kernel_path_warning(
+            shown,
+            &p,
+            crate::warnings::KernelPath::Esp,
+        ));
+    }
+    let mut warnings = crate::warnings::measurement_warnings(shown, &p);
+    warnings.extend(bounds.iter().cloned());
+    (warnings, bounds)
 }
 
 /// Each mode asked, under load: `init fronthaul`'s shape of `l` on `q`'s path (its profile
@@ -428,11 +571,81 @@ fn loaded_plan(
             fits,
         });
     }
+    let map = loaded_map(&modes);
     Ok(LoadedPlan {
         dus: l.dus,
         rus_per_du: l.rus_per_du,
         load: l.load.text().to_owned(),
         duration,
         modes,
+        map,
     })
+}
+
+/// The region map under load by category letter: per pair the strongest mode (the last asked)
+/// that fits, none where a mode drops frames or its margin is negative.
+fn loaded_map(modes: &[LoadedRow]) -> BTreeMap<char, BTreeMap<char, Option<LoadedCell>>> {
+    let ru = crate::oran::table4_ru();
+    let du = crate::oran::table4_du();
+    ru.iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let cells = du
+                .iter()
+                .enumerate()
+                .map(|(c, col)| {
+                    let best = modes
+                        .iter()
+                        .rev()
+                        .find(|m| m.dropped == 0 && m.margin_us[r][c] >= 0.0)
+                        .map(|m| LoadedCell {
+                            mode: m.mode.clone(),
+                            margin_us: m.margin_us[r][c],
+                        });
+                    (col.0, best)
+                })
+                .collect();
+            (row.0, cells)
+        })
+        .collect()
+}
+
+/// The findings under load: per mode its worst delay, what counts against T12max, frames
+/// dropped and the pairs that fit, against the pairs that fit it unloaded (`best`, the
+/// unloaded map of `unloaded`'s modes).
+fn loaded_findings(
+    l: &LoadedPlan,
+    unloaded: &[ModeRow],
+    best: &[Vec<Option<(usize, f64)>>],
+) -> Vec<String> {
+    l.modes
+        .iter()
+        .map(|m| {
+            let unloaded_fits = unloaded.iter().position(|u| u.mode == m.mode).map(|i| {
+                best.iter()
+                    .flatten()
+                    .filter(|b| b.is_some_and(|(j, _)| j >= i))
+                    .count()
+            });
+            format!(
+                "{} under load ({} O-DUs x {} O-RUs, {} of eCPRI per O-RU): the worst frame takes {:.1} us one way, {:.1} us of it counted against T12max{}; {} of 168 category pairs fit it{}",
+                m.mode,
+                l.dus,
+                l.rus_per_du,
+                l.load,
+                m.worst_ns / 1e3,
+                m.transport_ns / 1e3,
+                if m.dropped > 0 {
+                    format!(
+                        ", and {} frames were dropped, so it misses T12max everywhere",
+                        m.dropped
+                    )
+                } else {
+                    String::new()
+                },
+                m.fits,
+                unloaded_fits.map_or_else(String::new, |n| format!(" ({n} unloaded)"))
+            )
+        })
+        .collect()
 }

@@ -131,6 +131,10 @@ pub struct InterfacePlan {
     pub implementation: Option<DataPathTerms>,
     /// Plain-language findings.
     pub findings: Vec<String>,
+    /// What the profile carries with it ([`crate::warnings`]): noisy or flagged, a user-space
+    /// profile for the kernel ESP path; absent from the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A real ESP data path's terms, as measured on the calibration host (docs/validation.md).
@@ -201,6 +205,8 @@ fn interface_scenario(
 /// Answers an interface question by simulation at the offered load, plus the profile's
 /// capacity for the highest sustainable load.
 pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> {
+    // Warnings name the profile as the caller gave it; the scenario needs it absolute.
+    let given = q.profile.display().to_string();
     let q = InterfaceQuestion {
         profile: absolute(&q.profile),
         ..q.clone()
@@ -511,7 +517,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             t.added_rtt_ns / 1e3
         )),
         None => findings.push(format!(
-            "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs){}; `oransim calibrate --run strongswan` measures strongSwan's",
+            "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs){}; `oransim calibrate --run strongswan` measures strongSwan's ESP data path on a host",
             super::LOWER_BOUND,
             match super::reference_esp_factor() {
                 Some((f, real, only)) => format!(
@@ -523,7 +529,16 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             }
         )),
     }
+    let mut warnings = crate::warnings::measurement_warnings(&given, &profile);
+    if secured_protocol == Some(protocols::Protocol::Ipsec)
+        && terms.is_none()
+        && let Some(w) =
+            crate::warnings::kernel_path_warning(&given, &profile, crate::warnings::KernelPath::Esp)
+    {
+        warnings.push(w);
+    }
     Ok(InterfacePlan {
+        warnings,
         bound: if terms.is_some() {
             super::IMPLEMENTATION_TERMS
         } else {

@@ -32,7 +32,8 @@ use crate::scenario::ScenarioBuilder;
 
 pub use crate::oran::{FRONTHAUL_MODES, interface_stack};
 pub use fronthaul::{
-    FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedPlan, LoadedRow, ModeRow, fronthaul,
+    FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedCell, LoadedPlan, LoadedRow, ModeRow,
+    fronthaul,
 };
 pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface};
 
@@ -210,6 +211,10 @@ pub struct KexPlan {
     pub rows: Vec<KexRow>,
     /// Plain-language findings derived from the rows.
     pub findings: Vec<String>,
+    /// What the profiles carry with them ([`crate::warnings`]): noisy or flagged; absent from
+    /// the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The storm: `tunnels` IKEv2 handshakes at once from an initiator side of unlimited cores to
@@ -300,6 +305,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             allowed: format!("a whole number from 1 to {MAX_TUNNELS}"),
         });
     }
+    // Warnings name the profiles as the caller gave them.
+    let given = [q.initiator_profile.clone(), q.responder_profile.clone()];
     let q = KexQuestion {
         initiator_profile: absolute(&q.initiator_profile),
         responder_profile: absolute(&q.responder_profile),
@@ -397,12 +404,20 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
     }
     // A profile without per-packet costs (imported from `openssl speed` without
     // `--measure-io`, or fitted to key ops only) leaves the datagrams' kernel I/O out.
-    let mut profiles = vec![&q.initiator_profile];
+    let mut profiles = vec![(&q.initiator_profile, &given[0])];
     if q.responder_profile != q.initiator_profile {
-        profiles.push(&q.responder_profile);
+        profiles.push((&q.responder_profile, &given[1]));
     }
-    for path in profiles {
-        if let Ok(p) = profile::Profile::load(path)
+    let mut warnings = Vec::new();
+    for (path, shown) in profiles {
+        let p = profile::Profile::load(path);
+        if let Ok(p) = &p {
+            warnings.extend(crate::warnings::measurement_warnings(
+                &shown.display().to_string(),
+                p,
+            ));
+        }
+        if let Ok(p) = p
             && p.stack_ns() == 0.0
             && p.io_ns() == 0.0
             && p.io_per_byte_ns() == 0.0
@@ -413,7 +428,11 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             ));
         }
     }
-    Ok(KexPlan { rows, findings })
+    Ok(KexPlan {
+        rows,
+        findings,
+        warnings,
+    })
 }
 
 /// The project's reference strongSwan profile (measured on the dev host by `oransim calibrate

@@ -29,6 +29,9 @@ pub struct Header {
     pub order: String,
     /// Number of points.
     pub points: u64,
+    /// What the points' profiles carry with them ([`Sweep::warnings`]); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The scenario file of a sweep.
@@ -115,6 +118,7 @@ impl Header {
             }
             .to_owned(),
             points: sweep.total(),
+            warnings: sweep.warnings(),
         };
         Ok(serde_json::from_str(&serde_json::to_string(&h)?)?)
     }

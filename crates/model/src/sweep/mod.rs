@@ -466,6 +466,33 @@ impl Sweep {
         }
     }
 
+    /// What the profiles of the sweep's points carry with them
+    /// ([`crate::warnings::scenario_warnings`]), each once, in point order: point 0's, and every
+    /// other point's when a `--set` or `--vary` key names a profile, a stack or a suite (the
+    /// only keys that change what a profile warns of). A point that does not build is passed
+    /// over ([`Sweep::validate`] refuses it).
+    pub fn warnings(&self) -> Vec<String> {
+        let changes = |key: &str| {
+            ["profile", "stack", "suite"]
+                .iter()
+                .any(|k| key.contains(k))
+        };
+        let every = self.axes.iter().any(|a| changes(a.key.as_str()))
+            || self.sets.iter().any(|a| changes(a.key.as_str()));
+        let points = if every { self.total } else { self.total.min(1) };
+        let mut out: Vec<String> = Vec::new();
+        for i in 0..points {
+            if let Ok(s) = self.point_scenario(i) {
+                for w in crate::warnings::scenario_warnings(&s) {
+                    if !out.contains(&w) {
+                        out.push(w);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Runs point `index` (one replication thread, no wall clock) and summarises it.
     pub fn run_point(&self, index: u64) -> Result<PointResult, ScenarioError> {
         let scenario = self.point_scenario(index)?;

@@ -8,10 +8,11 @@ use model::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
 };
 
-use super::{Made, escape, footer, list, page};
+use super::{Made, escape, footer, page};
 use crate::plan::{
     fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
-    kex_heading, kex_table, modes_table, pair_text, region_legend, region_rows, short, sizes_text,
+    kex_heading, kex_table, loaded_heading, loaded_pair_text, loaded_table, modes_table, pair_text,
+    region_legend, region_maps, region_title, short, sizes_text,
 };
 use crate::table::Table;
 
@@ -106,7 +107,7 @@ pub fn fronthaul(
         "which O-DU/O-RU category pairs (000 Table 4) fit each security mode on this path, with what margin?",
         &fronthaul_heading(q),
     );
-    b.push_str(&inputs(&[
+    let mut rows = vec![
         ("--profile", q.profile.display().to_string()),
         (
             "--compare",
@@ -119,7 +120,15 @@ pub fn fronthaul(
         ("--rate", q.rate.to_string()),
         ("--payload", q.payload.to_string()),
         ("--mode", q.modes.join(",")),
-    ]));
+    ];
+    if let Some(l) = &mine.loaded {
+        rows.extend([
+            ("--load", l.load.clone()),
+            ("--dus", l.dus.to_string()),
+            ("--rus-per-du", l.rus_per_du.to_string()),
+        ]);
+    }
+    b.push_str(&inputs(&rows));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     for plan in std::iter::once(mine).chain(other) {
         let _ = writeln!(b, "<h3>Profile {}</h3>", escape(&plan.profile));
@@ -132,33 +141,72 @@ pub fn fronthaul(
             escape(&pair_text(mine, other, p))
         );
     }
-    b.push_str("<h3>Region map</h3>\n<p>The strongest mode that fits T12max on this path (rows O-RU category, columns O-DU category).</p>\n");
-    let _ = writeln!(b, "<p>Legend: {}</p>", escape(&region_legend(mine)));
     for plan in std::iter::once(mine).chain(other) {
-        b.push_str(&region_map(plan));
+        if let Some(l) = &plan.loaded {
+            let _ = writeln!(
+                b,
+                "<h3>Under load: {}</h3>\n<p>{}</p>",
+                escape(short(&plan.profile)),
+                escape(&loaded_heading(plan, l))
+            );
+            b.push_str(&loaded_table(l).html());
+            if let Some(p) = pair {
+                let _ = writeln!(b, "<pre>{}</pre>", escape(&loaded_pair_text(plan, l, p)));
+            }
+        }
+    }
+    let title = region_title(mine);
+    let title = title.strip_prefix("region map: ").unwrap_or(&title);
+    let mut title = title.replacen("region map under load: ", "", 1);
+    if let Some(c) = title.get(..1) {
+        title.replace_range(..1, &c.to_uppercase());
+    }
+    let _ = writeln!(
+        b,
+        "<h3>Region map{}</h3>\n<p>{}.</p>",
+        if mine.loaded.is_some() {
+            " under load"
+        } else {
+            ""
+        },
+        escape(&title)
+    );
+    let _ = writeln!(b, "<p>Legend: {}</p>", escape(&region_legend(mine)));
+    for (label, plan, cells) in region_maps(mine, other) {
+        let caption = if mine.loaded.is_some() {
+            format!(
+                "{}, {}",
+                short(&plan.profile),
+                label.rsplit(", ").next().unwrap_or("")
+            )
+        } else {
+            short(&plan.profile).to_owned()
+        };
+        b.push_str(&region_map(plan, &caption, &cells));
     }
     for plan in std::iter::once(mine).chain(other) {
         if !plan.findings.is_empty() {
             let _ = writeln!(b, "<h3>Findings: {}</h3>", escape(short(&plan.profile)));
-            b.push_str(&list(&plan.findings));
+            b.push_str(&findings_list(&plan.findings));
         }
     }
     b.push_str(&footer(made));
     page("oransim plan fronthaul", &b)
 }
 
-/// One profile's region map as a table of letters, each cell coloured by its mode.
-fn region_map(plan: &FronthaulPlan) -> String {
+/// One region map (`cells`, one string per O-RU row of `plan.categories`) as a table of
+/// letters under `caption`, each cell coloured by its mode.
+fn region_map(plan: &FronthaulPlan, caption: &str, cells: &[String]) -> String {
     let (rows, cols) = &plan.categories;
     let mut s = format!(
         "<table class=\"region\">\n<caption>{}</caption>\n<thead><tr><th></th>",
-        escape(short(&plan.profile))
+        escape(caption)
     );
     for c in cols {
         let _ = write!(s, "<th>{}</th>", escape(&c.to_string()));
     }
     s.push_str("</tr></thead>\n<tbody>\n");
-    for (r, cells) in rows.iter().zip(region_rows(plan)) {
+    for (r, cells) in rows.iter().zip(cells) {
         let _ = write!(s, "<tr><th>{}</th>", escape(&r.to_string()));
         for c in cells.chars() {
             let class = if c == '.' {
@@ -214,5 +262,70 @@ fn findings(items: &[String]) -> String {
     if items.is_empty() {
         return String::new();
     }
-    format!("<h2 id=\"findings\">Findings</h2>\n{}", list(items))
+    format!(
+        "<h2 id=\"findings\">Findings</h2>\n{}",
+        findings_list(items)
+    )
+}
+
+/// Findings as a list, each escaped, its Markdown code spans (`` `oransim calibrate` ``) as
+/// `<code>` (issue 37: the pages showed the back-ticks); nothing when there are none.
+fn findings_list(items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<ul>\n");
+    for i in items {
+        let _ = writeln!(out, "<li>{}</li>", code_spans(&escape(i)));
+    }
+    out.push_str("</ul>\n");
+    out
+}
+
+/// `text` (escaped HTML) with each pair of back-ticks around a span made `<code>`; an unpaired
+/// back-tick stays as it is.
+fn code_spans(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() < 3 {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    // Pairs only: with an odd number of back-ticks the last one is kept as text.
+    let paired = if parts.len() % 2 == 1 {
+        parts.len()
+    } else {
+        parts.len() - 1
+    };
+    for (i, part) in parts.iter().enumerate() {
+        if i >= paired {
+            out.push('`');
+            out.push_str(part);
+        } else if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_spans;
+
+    /// Issue 37: the pages' findings show code spans as code, not back-ticks.
+    #[test]
+    fn code_spans_become_code() {
+        assert_eq!(
+            code_spans("run `oransim calibrate` on a host"),
+            "run <code>oransim calibrate</code> on a host"
+        );
+        assert_eq!(
+            code_spans("a `b` c `d`"),
+            "a <code>b</code> c <code>d</code>"
+        );
+        assert_eq!(code_spans("one ` only"), "one ` only");
+        assert_eq!(code_spans("`a` and `b"), "<code>a</code> and `b");
+        assert_eq!(code_spans("none"), "none");
+    }
 }

@@ -819,8 +819,7 @@ fn inapplicable() -> Vec<Case> {
         ],
         "--sizes",
     );
-    // plan fronthaul under load (issue 25): --dus/--rus-per-du need --load, which the page
-    // does not show; counts in range; a load the path cannot carry.
+    // plan fronthaul under load (issue 25): --dus/--rus-per-du need --load; counts in range; a load the path cannot carry.
     for (flags, flag) in [
         (&["--dus", "4"][..], "--load"),
         (&["--rus-per-du", "4"][..], "--load"),
@@ -829,7 +828,6 @@ fn inapplicable() -> Vec<Case> {
             &["--load", "200Mbps", "--rus-per-du", big][..],
             "--rus-per-du",
         ),
-        (&["--load", "200Mbps", "--html", "p.html"][..], "--html"),
         (&["--load", "0bps"][..], "--load"),
         (&["--load", "200"][..], "--load"),
         (&["--load", "30Gbps", "--switches", "1"][..], "--rus-per-du"),
