@@ -423,6 +423,48 @@ mod tests {
         assert!(q.is_empty());
     }
 
+    /// Ties by the thousand and a queue that grows past [`SMALL`] and drains below it again,
+    /// many times: the order stays the binary heap's (a storm: a million requests of one
+    /// instant, then a lull).
+    #[test]
+    fn ties_and_mode_changes_keep_the_order() {
+        let mut rng = Stream::new(13, 0, "test", "ties");
+        let mut q = EventQueue::with_capacity(4);
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut now = 0u64;
+        let mut push =
+            |q: &mut EventQueue<u64>, r: &mut Reference, t: u64| push_both(q, r, &mut seq, t);
+        for round in 0..300u64 {
+            // A burst: many at a few instants (some now), then drain to a few.
+            let burst = 1 + rng.below(if round % 3 == 0 { 3000 } else { 100 });
+            for _ in 0..burst {
+                let t = match rng.below(5) {
+                    0 => now,
+                    1 => now + 7,
+                    2 => now + 1000 * rng.below(3),
+                    3 => now + rng.below(1 << 20),
+                    _ => now + (1 << 33),
+                };
+                push(&mut q, &mut reference, t);
+            }
+            let keep = rng.below(2 * SMALL as u64) as usize;
+            while reference.len() > keep {
+                let Reverse((rt, rs)) = reference.pop().expect("pending");
+                let got = q.pop().map(|(t, e)| (t.0, e));
+                assert_eq!(got, Some((rt, rs)), "round {round}");
+                now = rt;
+                // Sometimes schedule at the instant being handled (a tie behind it).
+                if rng.below(8) == 0 {
+                    push(&mut q, &mut reference, now);
+                }
+            }
+        }
+        while let Some(Reverse((rt, rs))) = reference.pop() {
+            assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((rt, rs)));
+        }
+    }
+
     #[test]
     #[should_panic(expected = "before the last event popped")]
     fn refuses_an_event_in_the_past() {
