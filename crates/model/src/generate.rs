@@ -184,6 +184,9 @@ pub struct RicRestartShape {
     pub placement: Placement,
     /// Cores of the initiators' host with [`Placement::Initiators`] (default: the profile's).
     pub initiator_cores: Option<u32>,
+    /// Probability that a message is lost, each way, on each gNB's link (`plan kex --loss`):
+    /// from 0 to below 1; 0 writes no `loss` key.
+    pub loss: f64,
 }
 
 /// Where a storm's IKE daemons run: what shares which cores (issue 35).
@@ -242,6 +245,7 @@ impl Default for RicRestartShape {
             mtu: flag_default("1500B", Kind::Size, "--mtu"),
             placement: Placement::Separate,
             initiator_cores: None,
+            loss: 0.0,
         }
     }
 }
@@ -400,6 +404,7 @@ impl Shape {
                     ("link", "length", flag(&s.length)),
                     ("link", "rate", flag(&s.rate)),
                     ("link", "mtu", flag(&s.mtu)),
+                    ("link", "loss", fixed("--loss")),
                     ("node", "service.profile", fixed("--profile")),
                     ("node", "cores", fixed("--ric-cores")),
                     // The handshake's message sizes and fragmentation are checked at this key too.
@@ -581,6 +586,12 @@ fn e2(s: &E2Shape) -> ScenarioFile {
     star(b, s.gnbs, service(), link, ("kpm", source))
 }
 
+/// `link` with `loss = P` when `loss` is not 0 (a file without loss keeps the bytes it had
+/// before `--loss`).
+fn with_loss(link: LinkFile, loss: f64) -> LinkFile {
+    if loss == 0.0 { link } else { link.loss(loss) }
+}
+
 fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
     if s.placement != Placement::Separate {
         return ric_restart_one_daemon(s);
@@ -594,9 +605,12 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
         .seed(1)
         .node(ric(service(), s.ric_cores));
     let link = |gnb: &str| {
-        LinkFile::new(gnb, "ric", s.rate.text())
-            .length(s.length.text())
-            .mtu(s.mtu.text())
+        with_loss(
+            LinkFile::new(gnb, "ric", s.rate.text())
+                .length(s.length.text())
+                .mtu(s.mtu.text()),
+            s.loss,
+        )
     };
     if s.tunnels == 1 {
         // One node of a machine per gNB, each with its own cores, I/O stage and link: the
@@ -676,9 +690,12 @@ fn ric_restart_one_daemon(s: &RicRestartShape) -> ScenarioFile {
         initiator_cores: s.initiator_cores,
         responder_cores: s.ric_cores,
         source: SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels as i64),
-        link: LinkFile::new("initiators", "ric", s.rate.text())
-            .length(s.length.text())
-            .mtu(s.mtu.text()),
+        link: with_loss(
+            LinkFile::new("initiators", "ric", s.rate.text())
+                .length(s.length.text())
+                .mtu(s.mtu.text()),
+            s.loss,
+        ),
     })
     .description(format!(
         "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once, every tunnel from one initiator daemon {}",

@@ -153,6 +153,11 @@ struct RicRestartArgs {
     /// Cores of the initiators' host with `--placement initiators` (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     initiator_cores: Option<u32>,
+    /// Packet loss probability each way on each gNB's link, from 0 to below 1 (e.g. 0.01);
+    /// requests are retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries), as
+    /// with `plan kex --loss`.
+    #[arg(long, default_value_t = 0.0)]
+    loss: f64,
 }
 
 /// `--placement`: one of [`Placement::NAMES`].
@@ -345,6 +350,7 @@ fn shape(args: &ShapeArgs) -> (Shape, &Common) {
                 mtu: a.mtu.clone(),
                 placement: a.placement,
                 initiator_cores: a.initiator_cores,
+                loss: a.loss,
             }),
             &a.common,
         ),

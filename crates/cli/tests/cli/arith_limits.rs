@@ -4,7 +4,9 @@
 
 use std::process::Command;
 
-/// Runs oransim and returns (exit code, stderr).
+/// Runs oransim and returns (exit code, stderr), in cargo's working directory for a test
+/// (`crates/cli`): the arguments name no file, and every case is refused before anything is
+/// written (issue 39 #10).
 fn refused(args: &[&str]) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(args)

@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+/// In cargo's working directory for a test (`crates/cli`): every output is an absolute path
+/// into a temporary directory (issue 39 #10).
 fn oransim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_oransim"))
 }

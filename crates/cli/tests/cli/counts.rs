@@ -5,6 +5,8 @@
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// In cargo's working directory for a test, `crates/cli`: the files are `../../` into the
+/// checkout and nothing is written (issue 39 #10).
 fn oransim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(args)

@@ -30,6 +30,8 @@ fn reproduce(dir: &Path, extra: &[&str]) -> (String, Value) {
         dir.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
+    // In `crates/cli`, which is no checkout: `reproduce` uses its built-in copy of the data, and
+    // writes only under `dir` (issue 39 #10).
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(&args)
         .env("SOURCE_DATE_EPOCH", "1700000000")

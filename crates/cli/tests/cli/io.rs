@@ -9,7 +9,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs the binary with `args`, killing it after 60 s: today's main blocks forever opening a
-/// FIFO, and a hang must fail the test, not the suite.
+/// FIFO, and a hang must fail the test, not the suite. In cargo's working directory for a test
+/// (`crates/cli`): every path given is absolute, into a temporary directory (issue 39 #10).
 fn oransim(args: &[&std::ffi::OsStr]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(args)
@@ -505,6 +506,7 @@ fn concurrent_runs_onto_one_out_all_succeed_with_whole_files() {
         .collect()
     };
     let alone = dir.join("alone");
+    // Absolute paths only: where it runs does not matter (issue 39 #10).
     let run = Command::new(env!("CARGO_BIN_EXE_oransim"))
         .args(args(&alone))
         .output()

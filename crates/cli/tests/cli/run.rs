@@ -12,6 +12,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// In the repository root, as [`crate::common::oransim`] and for its reason (issue 39 #10).
 fn run(args: &[&str]) -> Output {
     bin()
         .args(args)

@@ -388,3 +388,88 @@ fn a_storm_past_the_memory_limit_is_refused_before_it_is_built() {
     let ok = crate::common::oransim(&["check", s, "--memory-limit", "2GB"]);
     assert_eq!(ok.status.code(), Some(0));
 }
+
+/// Issue 39 #3: `init ric-restart --loss` writes the loss on the gNBs' link, and `run` of it
+/// retransmits (the JSON's `tunnels_back` counts them) and prints what `plan kex --loss` prints
+/// for the same storm, to the bit: plan kex runs the scenario `init ric-restart` writes, names
+/// included (a link's losses are drawn from a stream named after it). Without `--loss` the file
+/// has no `loss` key.
+#[test]
+fn init_ric_restart_loss_is_plan_kex_loss() {
+    let dir = TempDir::new("storm-loss");
+    let init = |loss: Option<&str>| {
+        let scenario = dir.join(format!("loss-{}.toml", loss.unwrap_or("none")));
+        let mut args = vec!["init", "ric-restart", "--gnbs", "200", "--ke", "x25519"];
+        if let Some(p) = loss {
+            args.extend(["--loss", p]);
+        }
+        args.extend(["--out", scenario.to_str().unwrap()]);
+        crate::common::stdout(&args);
+        scenario
+    };
+    let lossless = std::fs::read_to_string(init(None)).unwrap();
+    assert!(!lossless.contains("loss"), "{lossless}");
+    let scenario = init(Some("0.05"));
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    assert_eq!(text.matches("loss = 0.05\n").count(), 1, "{text}");
+    let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
+    let back = &report["tunnels_back"];
+    assert_eq!(back["back"], 200, "{back}");
+    assert!(back["retransmissions"].as_u64().unwrap() > 0, "{back}");
+    let plan = json(&[
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/dev-host-aws-lc.toml",
+        "--ke",
+        "x25519",
+        "--tunnels",
+        "200",
+        "--loss",
+        "0.05",
+        "--format",
+        "json",
+    ]);
+    let storm = &plan["rows"][0]["storm"];
+    assert_eq!(storm["retransmissions"], back["retransmissions"]);
+    assert_eq!(storm["completion"], back["completion"]);
+    assert_eq!(
+        plan["rows"][0]["storm_all_back_ns"], back["last_back_ns"],
+        "plan kex {storm}, run {back}"
+    );
+}
+
+/// `init ric-restart --loss` is refused as `plan kex --loss` is: a probability from 0 to below
+/// 1, naming the flag, exit 2; with a star of groups (`--tunnels 2`) and one initiator daemon
+/// (`--placement initiators`) the loss is on every link written.
+#[test]
+fn init_ric_restart_loss_is_checked_and_on_every_link() {
+    for bad in ["1", "1.5", "NaN", "inf"] {
+        let out = crate::common::oransim(&["init", "ric-restart", "--loss", bad]);
+        assert_eq!(out.status.code(), Some(2), "--loss {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--loss")
+                && err.contains("a probability from 0 to below 1, e.g. 0.01 for 1%"),
+            "--loss {bad}: {err}"
+        );
+    }
+    let text = |extra: &[&str]| {
+        let args = [
+            &["init", "ric-restart", "--gnbs", "3", "--loss", "0.01"][..],
+            extra,
+        ]
+        .concat();
+        crate::common::stdout(&args)
+    };
+    // A star: a `[[group.link]]` template for the gNBs' links, the loss on it.
+    let star = text(&["--tunnels", "2"]);
+    assert_eq!(
+        star.matches("link]]").count(),
+        star.matches("loss = 0.01\n").count(),
+        "{star}"
+    );
+    assert!(star.contains("loss = 0.01\n"), "{star}");
+    let one = text(&["--placement", "initiators"]);
+    assert_eq!(one.matches("loss = 0.01\n").count(), 1, "{one}");
+}

@@ -182,6 +182,7 @@ impl ModelCli {
             }
             _ => args.extend(["--cert-bytes".into(), certs.join(",")]),
         }
+        // `handshake` reads and writes no file: any working directory (issue 39 #10).
         let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
             .args(&args)
             .output()

@@ -242,7 +242,10 @@ fn storm_scenario(
                 .loss(q.loss),
         });
     }
-    let mut responder = NodeFile::new("responder").service(profile(&q.responder_profile));
+    // The names of the file `init ric-restart` writes (`gnb`, `ric`, link `gnb-ric`): a
+    // component's random stream (a link's losses) follows its name, so with `--loss` the storm
+    // is that file's run to the bit.
+    let mut responder = NodeFile::new("ric").service(profile(&q.responder_profile));
     if let Some(c) = responder_cores {
         responder = responder.cores(c.into());
     }
@@ -254,18 +257,18 @@ fn storm_scenario(
         .node(
             // A machine per tunnel, each with its own cores, I/O stage, link and SA table:
             // the star `init ric-restart` writes (a gNB per tunnel).
-            NodeFile::new("initiators")
+            NodeFile::new("gnb")
                 .service(profile(&q.initiator_profile))
                 .machines(tunnels.into()),
         )
         .node(responder)
         .link(
-            LinkFile::new("initiators", "responder", q.rate.text())
+            LinkFile::new("gnb", "ric", q.rate.text())
                 .length(q.length.text())
                 .mtu(q.mtu.text())
                 .loss(q.loss),
         )
-        .flow(FlowFile::new("ike", "initiators", "responder", source))
+        .flow(FlowFile::new("ike", "gnb", "ric", source))
 }
 
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile

@@ -42,7 +42,10 @@ impl AsRef<OsStr> for TempDir {
     }
 }
 
-/// Runs the `oransim` binary with `args` in the repository root.
+/// Runs the `oransim` binary with `args` in the repository root: the tests name the committed
+/// files by their paths from it (`scenarios/e2_sack.toml`), and those files' relative paths
+/// stay inside the checkout; a test whose paths could reach past it runs in a [`TempDir`] of
+/// its own (issue 39 #10, `main.rs`).
 #[allow(dead_code)] // not every test binary that shares this module runs oransim through it
 pub fn oransim(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
