@@ -32,6 +32,18 @@ fn pings(dir: &TempDir, name: &str, file: &str) -> String {
 
 /// [`pings`] with the suite `suite` on the nodes and `esp` in the stack's ESP.
 fn pings_with(dir: &TempDir, name: &str, file: &str, suite: &str, esp: &str) -> String {
+    pings_of(
+        dir,
+        name,
+        file,
+        suite,
+        &format!("eth/ipv4/esp-tunnel({esp})/ipv4/udp"),
+        64,
+    )
+}
+
+/// [`pings`] with the suite `suite` on the nodes, the stack `stack` and `size` bytes of payload.
+fn pings_of(dir: &TempDir, name: &str, file: &str, suite: &str, stack: &str, size: u32) -> String {
     let path = dir.join(format!("{name}.toml"));
     let node = |n: &str| {
         format!(
@@ -41,7 +53,7 @@ fn pings_with(dir: &TempDir, name: &str, file: &str, suite: &str, esp: &str) -> 
     std::fs::write(
         &path,
         format!(
-            "[scenario]\nname = \"{name}\"\nseed = 1\n{}{}[[link]]\nbetween = [\"gnb\", \"ric\"]\nrate = \"10Gbps\"\nlength = \"10m\"\n[[flow]]\nname = \"ping\"\nfrom = \"gnb\"\nto = \"ric\"\nsource = {{ kind = \"ping\", interval = \"10ms\", size = \"64B\", count = 10, stack = \"eth/ipv4/esp-tunnel({esp})/ipv4/udp\" }}\n",
+            "[scenario]\nname = \"{name}\"\nseed = 1\n{}{}[[link]]\nbetween = [\"gnb\", \"ric\"]\nrate = \"10Gbps\"\nlength = \"10m\"\n[[flow]]\nname = \"ping\"\nfrom = \"gnb\"\nto = \"ric\"\nsource = {{ kind = \"ping\", interval = \"10ms\", size = \"{size}B\", count = 10, stack = \"{stack}\" }}\n",
             node("gnb"),
             node("ric")
         ),
@@ -173,4 +185,80 @@ fn the_openssl_plugin_s_suite_pays_its_term() {
         run("gcm-without", bare, gcm.0, gcm.1),
     );
     assert_eq!(rtt(&a), rtt(&b), "aesni's suite pays no openssl term");
+}
+
+/// `validate strongswan`'s ping rows are engine runs: a row's prediction is the bench's plain
+/// round trip at that size (measured) plus what `run` of the same pings through ESP adds to
+/// `run` of them in plaintext, to the nanosecond (ChaCha20-Poly1305 at 512 B, from a profile
+/// `calibrate --run strongswan` fitted to the committed measurements).
+#[test]
+fn validate_ping_rows_are_runs_of_the_same_pings() {
+    let dir = TempDir::new("data-path-validate");
+    let measurements = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../calibration/host-2026-11-26-strongswan.measurements.json");
+    let measurements = measurements.to_str().unwrap();
+    crate::validate::calibrate_strongswan(measurements, &dir);
+    let profile = dir.join(crate::validate::CALIBRATED);
+    let profile = profile.to_str().unwrap();
+    let out = crate::common::oransim(&[
+        "validate",
+        "strongswan",
+        "--measurements",
+        measurements,
+        "--profile",
+        profile,
+        "--format",
+        "json",
+    ]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "esp.rtt.chacha20poly1305.512")
+        .expect("the row");
+    assert_eq!(row["class"], "predicted");
+    let predicted_ms = row["predicted"].as_f64().unwrap();
+    // The bench's plain round trip at 512 B: the median of its runs.
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(measurements).unwrap()).unwrap();
+    let mut plain: Vec<f64> = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == "esp" && r["suite"] == "plain")
+        .expect("plain pings")["rtt_ms"]["512"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    plain.sort_by(f64::total_cmp);
+    let n = plain.len();
+    let plain_ms = if n % 2 == 1 {
+        plain[n / 2]
+    } else {
+        (plain[n / 2 - 1] + plain[n / 2]) / 2.0
+    };
+    let rtt = |name: &str, suite: &str, stack: &str| {
+        let r = json(&[
+            "run",
+            &pings_of(&dir, name, profile, suite, stack, 512),
+            "--format",
+            "json",
+        ]);
+        r["flows"][0]["rtt"]["mean_ns"].as_f64().unwrap()
+    };
+    let added = rtt(
+        "esp",
+        "chacha20-poly1305",
+        "eth/ipv4/esp-tunnel(chacha20-poly1305)/ipv4/udp",
+    ) - rtt("plain", "none", "eth/ipv4/udp");
+    assert!(added > 0.0, "ESP adds {added} ns");
+    let want_ms = plain_ms + added / 1e6;
+    assert!(
+        (predicted_ms - want_ms).abs() < 1e-9,
+        "validate predicts {predicted_ms} ms, run gives {want_ms} ms"
+    );
 }

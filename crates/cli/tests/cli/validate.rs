@@ -268,11 +268,11 @@ fn calibrate_run_writes_a_profile_plan_kex_uses() {
 const STRONGSWAN_CHILD: &str = "calibration/host-2026-11-26-strongswan-child.measurements.json";
 
 /// The profile [`calibrate_strongswan`] writes, in its directory.
-const CALIBRATED: &str = "ss.toml";
+pub(crate) const CALIBRATED: &str = "ss.toml";
 
 /// Runs `calibrate --run strongswan` on a committed measurement file: (the profile as TOML,
 /// stderr).
-fn calibrate_strongswan(measurements: &str, dir: &TempDir) -> (toml::Table, String) {
+pub(crate) fn calibrate_strongswan(measurements: &str, dir: &TempDir) -> (toml::Table, String) {
     let profile = dir.join(CALIBRATED);
     let out = oransim(&[
         "calibrate",
