@@ -381,9 +381,9 @@ fn a_storm_past_the_memory_limit_is_refused_before_it_is_built() {
     ]);
     assert!(!out.exists(), "a refused run wrote its directory");
     assert!(json > text, "JSON {json} GB against text {text} GB");
-    // A run of it (one node of 100,000 machines) peaked at 0.11 GB (text) on this project's
-    // host (docs/performance.md "Memory of a large scenario"): the estimate, fitted to storms
-    // of 100,000 separate gNBs (0.55 GB), is high by its tunnels' share of a star.
+    // A run of it (one node of 100,000 machines) peaked at 94 MB (text) on this project's
+    // host (docs/performance.md "Memory of a large scenario"): the estimate (0.16 GB, a flow's
+    // further tunnels at 1.2 kB each) is high there, far below a star's 0.55 GB.
     assert!((0.15..0.35).contains(&text), "{text} GB");
     let ok = crate::common::oransim(&["check", s, "--memory-limit", "2GB"]);
     assert_eq!(ok.status.code(), Some(0));

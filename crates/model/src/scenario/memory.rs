@@ -8,22 +8,29 @@
 //!
 //! ```text
 //! peak = BASE + PER_NODE x (nodes + links) + PER_DATA_FLOW x data flows
-//!        + PER_TUNNEL x tunnels + expanded bytes          (+ the JSON report's share)
+//!        + PER_TUNNEL x first tunnels + PER_MORE_TUNNEL x (tunnels - first tunnels)
+//!        + expanded bytes                                  (+ the JSON report's share)
 //! ```
 //!
 //! where `PER_NODE` is what a node or a link costs through validation, the engine and the
 //! report, `PER_DATA_FLOW` a flow that is not a handshake (its source, statistics, histograms
-//! and row), `PER_TUNNEL` an IKE tunnel of a handshake flow (its flow's share included: a storm's
-//! flows share their exchanges), and the expanded bytes ([`Footprint::bytes`]) the names and
-//! values held while the scenario is built. A report written as JSON (`--format json`, `--out`)
-//! also holds its document: `JSON_PER_DATA_FLOW` and `JSON_PER_TUNNEL` more.
+//! and row), `PER_TUNNEL` the first IKE tunnel of a handshake flow (its flow's share included: a
+//! storm's flows share their exchanges), `PER_MORE_TUNNEL` each further tunnel of a flow (its
+//! handshake state and events only: a node of many machines, or `--tunnels 2` and up), and the
+//! expanded bytes ([`Footprint::bytes`]) the names and values held while the scenario is built.
+//! A report written as JSON (`--format json`, `--out`) also holds its document:
+//! `JSON_PER_DATA_FLOW` and `JSON_PER_TUNNEL` (every tunnel) more.
 //!
 //! Fitted to the peak resident size (`/usr/bin/time -f %M`) of `oransim run` (text and JSON) on
 //! `oransim init e2` stars and `init ric-restart` storms of 10,000 and 100,000 gNBs on this
 //! project's 2-CPU x86-64 host: the two slopes give `2 PER_NODE + PER_DATA_FLOW` = 5.5 kB and
 //! `2 PER_NODE + PER_TUNNEL` = 3.9 kB per gNB; `PER_NODE` is taken as 1 kB, about what
-//! `oransim check` holds per node and link. Stars and storms of 300,000 and 1,000,000 gNBs and a
-//! fronthaul shape are the check (docs/performance.md, "Memory of a large scenario").
+//! `oransim check` holds per node and link. `PER_MORE_TUNNEL` is fitted to the text report's
+//! peak of one node of 10,000 and of 1,000,000 machines (one flow of that many tunnels, as
+//! `oransim init ric-restart` writes: 55 MB and 1.25 GB, a slope of 1.2 kB per tunnel). Stars
+//! and storms of 300,000 and 1,000,000 gNBs, a node of 100,000 machines, a star of 20,000 gNBs x
+//! 4 tunnels and a fronthaul shape are the check (docs/performance.md, "Memory of a large
+//! scenario").
 
 use std::path::Path;
 
@@ -36,8 +43,10 @@ pub const BASE: u64 = 42_000_000;
 pub const PER_NODE: u64 = 1_000;
 /// A flow that is not a handshake \[bytes\].
 pub const PER_DATA_FLOW: u64 = 3_500;
-/// An IKE tunnel of a handshake flow \[bytes\].
+/// The first IKE tunnel of a handshake flow \[bytes\].
 pub const PER_TUNNEL: u64 = 1_900;
+/// Each further IKE tunnel of a handshake flow \[bytes\].
+pub const PER_MORE_TUNNEL: u64 = 1_200;
 /// A flow that is not a handshake, in a JSON report \[bytes\].
 pub const JSON_PER_DATA_FLOW: u64 = 550;
 /// An IKE tunnel in a JSON report \[bytes\].
@@ -46,18 +55,18 @@ pub const JSON_PER_TUNNEL: u64 = 3_750;
 /// A run's estimated peak memory \[bytes\]: the module's equation, saturating (a footprint past
 /// what a u64 counts is refused before this by the template bounds).
 pub fn estimate(f: &Footprint, json: bool) -> u64 {
-    let (per_flow, per_tunnel) = if json {
-        (
-            PER_DATA_FLOW + JSON_PER_DATA_FLOW,
-            PER_TUNNEL + JSON_PER_TUNNEL,
-        )
+    let (per_flow, json_per_tunnel) = if json {
+        (PER_DATA_FLOW + JSON_PER_DATA_FLOW, JSON_PER_TUNNEL)
     } else {
-        (PER_DATA_FLOW, PER_TUNNEL)
+        (PER_DATA_FLOW, 0)
     };
     let data_flows = f.flows.saturating_sub(f.handshake_flows);
+    let first = f.tunnels.min(f.handshake_flows);
     BASE.saturating_add(f.nodes.saturating_add(f.links).saturating_mul(PER_NODE))
         .saturating_add(data_flows.saturating_mul(per_flow))
-        .saturating_add(f.tunnels.saturating_mul(per_tunnel))
+        .saturating_add(first.saturating_mul(PER_TUNNEL))
+        .saturating_add((f.tunnels - first).saturating_mul(PER_MORE_TUNNEL))
+        .saturating_add(f.tunnels.saturating_mul(json_per_tunnel))
         .saturating_add(f.bytes)
 }
 
@@ -159,6 +168,33 @@ mod tests {
         assert_eq!(
             estimate(&star, false) - estimate(&storm(1000), false),
             1000 * (PER_DATA_FLOW - PER_TUNNEL)
+        );
+    }
+
+    /// A flow's further tunnels cost `PER_MORE_TUNNEL` each; the JSON report charges every
+    /// tunnel its share.
+    #[test]
+    fn a_flow_of_many_tunnels_costs_its_further_tunnels_less() {
+        let machines = Footprint {
+            nodes: 2,
+            links: 1,
+            flows: 1,
+            handshake_flows: 1,
+            tunnels: 1_000_000,
+            bytes: 0,
+        };
+        assert_eq!(
+            estimate(&machines, false),
+            BASE + 3 * PER_NODE + PER_TUNNEL + 999_999 * PER_MORE_TUNNEL
+        );
+        assert_eq!(
+            estimate(&machines, true) - estimate(&machines, false),
+            1_000_000 * JSON_PER_TUNNEL
+        );
+        // One tunnel per flow: every tunnel is a first one.
+        assert_eq!(
+            estimate(&storm(1000), false),
+            BASE + 2001 * PER_NODE + 1000 * PER_TUNNEL
         );
     }
 
