@@ -45,9 +45,15 @@ fn pings_with(dir: &TempDir, name: &str, file: &str, suite: &str, esp: &str) -> 
 /// [`pings`] with the suite `suite` on the nodes, the stack `stack` and `size` bytes of payload.
 fn pings_of(dir: &TempDir, name: &str, file: &str, suite: &str, stack: &str, size: u32) -> String {
     let path = dir.join(format!("{name}.toml"));
+    // The protocol whose offload flag and data path the nodes take: TLS for a TLS stack.
+    let protocol = if stack.contains("tls") {
+        "tls"
+    } else {
+        "ipsec"
+    };
     let node = |n: &str| {
         format!(
-            "[[node]]\nname = \"{n}\"\nservice = {{ model = \"profile\", profile = \"{file}\", suite = \"{suite}\", protocol = \"ipsec\" }}\n"
+            "[[node]]\nname = \"{n}\"\nservice = {{ model = \"profile\", profile = \"{file}\", suite = \"{suite}\", protocol = \"{protocol}\" }}\n"
         )
     };
     std::fs::write(
@@ -261,4 +267,72 @@ fn validate_ping_rows_are_runs_of_the_same_pings() {
         (predicted_ms - want_ms).abs() < 1e-9,
         "validate predicts {predicted_ms} ms, run gives {want_ms} ms"
     );
+}
+
+/// An OpenSSL TLS profile's record term (`tls.record.overhead_per_byte`, `calibrate --run
+/// openssl-tls` on the committed measurements) is charged on the TLS records a node seals or
+/// opens: half of it per byte at each end, so a ping's four record passes add twice the term per
+/// byte of payload (the difference between two payload sizes, against the same profile
+/// without the term), and the report says which data path was charged.
+#[test]
+fn a_measured_tls_record_path_is_charged_per_byte() {
+    let dir = TempDir::new("data-path-tls");
+    let measurements = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../crates/model/tests/data/tls-measurements.json");
+    let full = dir.join("tls.toml");
+    stdout(&[
+        "calibrate",
+        "--run",
+        "openssl-tls",
+        "--measurements",
+        measurements.to_str().unwrap(),
+        "--out",
+        full.to_str().unwrap(),
+    ]);
+    let mut t: toml::Table = std::fs::read_to_string(&full).unwrap().parse().unwrap();
+    let terms = t["implementation"].as_table_mut().unwrap()["terms"]
+        .as_table_mut()
+        .unwrap();
+    let per_byte = terms["tls.record.overhead_per_byte"]["value"]
+        .as_float()
+        .unwrap();
+    assert!(per_byte > 0.0);
+    terms.remove("tls.record.overhead_per_byte");
+    let bare = dir.join("bare.toml");
+    std::fs::write(&bare, toml::to_string(&t).unwrap()).unwrap();
+    let stack = "eth/ipv4/tcp/tls13(aes256-gcm)";
+    let run = |name: &str, file: &std::path::Path, size: u32| {
+        json(&[
+            "run",
+            &pings_of(
+                &dir,
+                name,
+                file.to_str().unwrap(),
+                "aes256-gcm",
+                stack,
+                size,
+            ),
+            "--format",
+            "json",
+        ])
+    };
+    let rtt = |r: &serde_json::Value| r["flows"][0]["rtt"]["mean_ns"].as_f64().unwrap();
+    let added = |size: u32| {
+        rtt(&run(&format!("with{size}"), &full, size))
+            - rtt(&run(&format!("without{size}"), &bare, size))
+    };
+    let slope = (added(1000) - added(200)) / 800.0;
+    assert!(
+        // The engine keeps time in whole picoseconds: each record pass rounds.
+        (slope - 2.0 * per_byte).abs() < 1e-4,
+        "{slope} ns more per byte of payload, twice the term {per_byte} ns/B expected"
+    );
+    let r = run("charged", &full, 200);
+    let what = r["nodes"][0]["profile"]["data_path"].as_str().unwrap();
+    assert!(
+        what.starts_with("OpenSSL ") && what.contains("TLS records"),
+        "{what}"
+    );
+    let r = run("uncharged", &bare, 200);
+    assert!(r["nodes"][0]["profile"]["data_path"].is_null());
 }

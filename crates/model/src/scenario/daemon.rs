@@ -74,10 +74,12 @@ impl Daemon {
     }
 }
 
-/// A real ESP data path's measured work at one node (from its profile's implementation terms,
+/// A real data path's measured work at one node (from its profile's implementation terms,
 /// docs/validation.md "The engine's model of a data path"): every packet the node seals or
-/// opens costs `per_packet_ns` of CPU besides the cipher, in the stage the implementation runs
-/// ESP in (`threads` servers), and is delayed `delay_ns` more without occupying it.
+/// opens costs `per_packet_ns` + `per_byte_ns` x its length of CPU besides the cipher, in the
+/// stage the implementation runs it in (`threads` servers), and is delayed `delay_ns` more
+/// without occupying it. strongSwan's ESP ([`DataPath::from_profile`]) or OpenSSL's TLS
+/// records ([`DataPath::tls_from_profile`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataPath {
     /// The implementation, version and data path, and the profile, in words (as
@@ -87,6 +89,9 @@ pub struct DataPath {
     /// `esp.openssl.per_packet` for a suite strongSwan's openssl plugin does (ChaCha20-Poly1305:
     /// [`openssl_plugin`]).
     pub per_packet_ns: f64,
+    /// CPU per byte of the packet besides the cipher \[ns/B\]: half of TLS's
+    /// `tls.record.overhead_per_byte` at each end (0 for ESP: `esp.per_byte` is not measured).
+    pub per_byte_ns: f64,
     /// Delay per ESP traversal that occupies no server: a quarter of what ESP adds to a round
     /// trip besides the ciphers (`esp.latency`: four traversals, measured through aesni), less
     /// the `esp.per_packet` each traversal already pays as CPU; at least 0 \[ns\].
@@ -130,8 +135,37 @@ impl DataPath {
                 p.name()
             ),
             per_packet_ns: base_ns + plugin_ns,
+            per_byte_ns: 0.0,
             delay_ns: (latency / 4.0 - base_ns).max(0.0),
             threads: (imp.data_path == "kernel-libipsec").then_some(1),
+        })
+    }
+
+    /// The TLS record path a profile describes, if it holds OpenSSL TLS's
+    /// `tls.record.overhead_per_byte` (`oransim calibrate --run tls`; 0 is no measured path).
+    /// That term is the record stream's time per byte beyond the server's seal and the client's
+    /// open (`s_time -www`, docs/implementation-tls.md); which end spends it was not measured
+    /// apart, so each end is charged half, per byte of every packet it seals or opens, on the
+    /// node's cores. No per-packet time or delay is measured for it.
+    pub fn tls_from_profile(p: &profile::Profile) -> Option<DataPath> {
+        let imp = p.real_implementation()?;
+        if imp.name != "openssl-tls" {
+            return None;
+        }
+        let per_byte = p
+            .term(Term::TlsRecordOverheadPerByte)
+            .filter(|v| *v > 0.0)?;
+        Some(DataPath {
+            what: format!(
+                "OpenSSL {} TLS records ({}, profile {})",
+                imp.version,
+                imp.data_path,
+                p.name()
+            ),
+            per_packet_ns: 0.0,
+            per_byte_ns: per_byte / 2.0,
+            delay_ns: 0.0,
+            threads: None,
         })
     }
 }

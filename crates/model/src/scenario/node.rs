@@ -213,6 +213,30 @@ pub(super) fn profile_service(per_packet_ns: f64, op: Option<&profile::OpCost>) 
     }
 }
 
+/// `service` with `per_byte_ns` \[ns/B\] more per byte of the packet (a data path's per-byte
+/// term); `service` itself when that is 0.
+fn with_per_byte(service: Service, per_byte_ns: f64) -> Service {
+    if per_byte_ns == 0.0 {
+        return service;
+    }
+    match service {
+        Service::Linear {
+            fixed_ps,
+            per_byte_ps,
+        } => Service::Linear {
+            fixed_ps,
+            per_byte_ps: per_byte_ps + per_byte_ns * 1e3,
+        },
+        Service::Table { points } => Service::Table {
+            points: points
+                .into_iter()
+                .map(|(b, ps)| (b, ps + per_byte_ns * 1e3 * f64::from(b)))
+                .collect(),
+        },
+        other => other,
+    }
+}
+
 /// The suites whose seal and open `p` has, comma-separated (`none at all` if it has none).
 fn measured_suites(p: &profile::Profile) -> String {
     let both = |s: &protocols::Suite| {
@@ -359,11 +383,13 @@ fn profile_services(
         })
     };
     let (seal, open) = (op(profile::Direction::Seal)?, op(profile::Direction::Open)?);
-    // A strongSwan profile's data path runs the ESP this node seals and opens (not
-    // MACsec's or TLS's, nor an offloaded suite's).
-    let data_path = (seal.is_some() && !matches!(protocol.as_deref(), Some("macsec" | "tls")))
-        .then(|| super::daemon::DataPath::from_profile(p, *suite))
-        .flatten();
+    // A strongSwan profile's data path runs the ESP this node seals and opens, an OpenSSL TLS
+    // profile's the TLS records (not MACsec, nor an offloaded suite).
+    let data_path = match (seal.is_some(), protocol.as_deref()) {
+        (false, _) | (true, Some("macsec")) => None,
+        (true, Some("tls")) => super::daemon::DataPath::tls_from_profile(p),
+        (true, _) => super::daemon::DataPath::from_profile(p, *suite),
+    };
     let np = NodeProfile {
         daemon: super::daemon::Daemon::from_profile(p),
         data_path,
@@ -394,10 +420,19 @@ fn profile_services(
             })
             .collect(),
     };
-    let esp_ns = np.data_path.as_ref().map_or(0.0, |d| d.per_packet_ns);
+    let (path_ns, path_per_byte_ns) = np
+        .data_path
+        .as_ref()
+        .map_or((0.0, 0.0), |d| (d.per_packet_ns, d.per_byte_ns));
     let services = (
-        profile_service(np.stack_ns + esp_ns, np.seal.as_ref()),
-        Some(profile_service(np.stack_ns + esp_ns, np.open.as_ref())),
+        with_per_byte(
+            profile_service(np.stack_ns + path_ns, np.seal.as_ref()),
+            path_per_byte_ns,
+        ),
+        Some(with_per_byte(
+            profile_service(np.stack_ns + path_ns, np.open.as_ref()),
+            path_per_byte_ns,
+        )),
         Some(profile_service(np.stack_ns, None)),
     );
     Ok((Arc::new(np), services, p.cores()))
