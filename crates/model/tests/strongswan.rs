@@ -101,7 +101,9 @@ fn fitted_rows_are_exactly_the_fit_s_measurements() {
         .iter()
         .filter(|r| r.class == RowClass::Predicted)
         .count();
-    assert_eq!((v.passed + v.failed) as usize, counted);
+    // Unstable rows (issue 36 #2) are neither passed nor failed.
+    let unstable = v.rows.iter().filter(|r| r.verdict == "unstable").count();
+    assert_eq!((v.passed + v.failed) as usize + unstable, counted);
 }
 
 /// Moving a predicted row's own measurement moves no prediction: no fit used it.

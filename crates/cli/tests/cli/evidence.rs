@@ -41,6 +41,7 @@ fn class(i: &Inputs) -> &'static str {
     match i.disowned {
         Some("structural") => return "structural",
         Some("assumption") => return "assumption",
+        Some("unstable") => return "unstable",
         Some(other) => panic!("unknown disowned {other}"),
         None => {}
     }
@@ -198,12 +199,47 @@ fn validate_rows_follow_the_rule(target: &str, file: &str) {
                 .as_f64()
                 .is_some_and(|e| e.abs() <= r["tolerance_pct"].as_f64().unwrap());
             assert_eq!(r["pass"].as_bool(), Some(pass), "{r:#}");
-            // A predicted row names its anchor; a fitted one is anchored at itself.
-            assert!(r["anchor"].is_object() || predicted.is_none(), "{r:#}");
+            // Issue 36 #2: a predicted row's verdict must hold over its band (the runs' range,
+            // or the central 95% of a run's bootstrap medians), and it needs 3 runs at least.
+            let m = &r["measured"];
+            let f = |k: &str| m[k].as_f64().unwrap();
+            let (lo, hi) = (
+                m["band"][0].as_f64().unwrap(),
+                m["band"][1].as_f64().unwrap(),
+            );
+            let by_runs = m["band_of"] == "runs";
+            if by_runs {
+                assert_eq!((lo, hi), (f("min"), f("max")), "{r:#}");
+            } else {
+                assert_eq!(m["band_of"], "bootstrap", "{r:#}");
+                assert!(f("min") <= lo && lo <= f("median") && f("median") <= hi && hi <= f("max"));
+            }
+            let unstable = r["class"] == "predicted"
+                && predicted.is_some_and(|p| {
+                    let t = r["tolerance_pct"].as_f64().unwrap();
+                    let side = |v: f64| {
+                        if v != 0.0 && ((p - v) / v * 100.0).abs() <= t {
+                            0
+                        } else if v < p {
+                            -1
+                        } else {
+                            1
+                        }
+                    };
+                    (by_runs && m["runs"].as_u64().unwrap() < 3) || side(lo) != side(hi)
+                });
+            assert_eq!(r["verdict"] == "unstable", unstable, "{r:#}");
+            assert_eq!(r["unstable"].is_string(), unstable, "{r:#}");
+            // A predicted row names its anchor (an unstable one is judged without it, as a
+            // disowned row of `reproduce` is); a fitted one is anchored at itself.
+            assert!(
+                r["anchor"].is_object() || predicted.is_none() || unstable,
+                "{r:#}"
+            );
             let i = Inputs {
                 provenance: r["class"].as_str().unwrap(),
                 format: false,
-                disowned: None,
+                disowned: unstable.then_some("unstable"),
                 measured,
                 predicted,
                 tolerance: Some(tol),

@@ -50,7 +50,11 @@ fn check_run(args: &[&str], json: &Path, target: &str) {
     assert_eq!(v["passed"].as_u64(), Some(passed));
     assert_eq!(v["failed"].as_u64(), Some(failed));
     assert!(count("fitted") >= 1, "no fitted row");
-    assert!(passed + failed >= 3, "too few predicted rows");
+    // Predicted rows judged or unstable (issue 36 #2: the reduced set's ESP suites run twice,
+    // fewer than a stable verdict needs).
+    let predicted = rows.iter().filter(|r| r["class"] == "predicted").count() as u64;
+    assert_eq!(predicted, passed + failed + count("unstable"));
+    assert!(predicted >= 3, "too few predicted rows");
     // The exit status follows the evidence rule's count (issue 36): 1 when a counted row
     // misses.
     let counted_failed = v["evidence"]["failed"].as_u64().expect("evidence.failed");

@@ -20,7 +20,26 @@ use crate::evidence::{self, Anchor, Evidence, Provenance};
 /// The JSON schema name of a validation document.
 pub const SCHEMA: &str = "oransim.validate/1";
 
-/// A measured quantity over repeated runs, in the row's unit.
+/// Runs a predicted row needs before its verdict can be called stable (issue 36: "at least 3
+/// full runs, or the bootstrap of one run's samples").
+pub const MIN_RUNS: u32 = 3;
+
+/// Bootstrap resamples of one run's samples [`Measured::samples`] takes.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+
+/// What a [`Measured`]'s band is made of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Band {
+    /// The values are runs of the workload: the band is their smallest to their largest.
+    #[default]
+    Runs,
+    /// The values are samples of one run: the band is the central 95% of the medians of
+    /// [`BOOTSTRAP_RESAMPLES`] resamples of them.
+    Bootstrap,
+}
+
+/// A measured quantity over repeated runs (or one run's samples), in the row's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     /// Median of the runs.
@@ -29,13 +48,20 @@ pub struct Measured {
     pub min: f64,
     /// Largest run.
     pub max: f64,
-    /// Runs measured (at least 1).
+    /// Runs measured (at least 1); for [`Band::Bootstrap`], the run's samples.
     pub runs: u32,
+    /// The values a stable verdict must hold over, low and high \[the row's unit\]: see
+    /// `band_of`.
+    #[serde(default)]
+    pub band: [f64; 2],
+    /// What `band` is made of.
+    #[serde(default)]
+    pub band_of: Band,
 }
 
 impl Measured {
-    /// The median, minimum and maximum of `values` (which must not be empty or hold a
-    /// non-finite value); `None` otherwise.
+    /// The median, minimum and maximum of `values`, runs of a workload (which must not be empty
+    /// or hold a non-finite value); `None` otherwise. The band is the runs' range.
     pub fn of(values: &[f64]) -> Option<Measured> {
         if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
             return None;
@@ -43,16 +69,86 @@ impl Measured {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
         Some(Measured {
-            median,
+            median: median_of_sorted(&v),
             min: v[0],
             max: v[n - 1],
             runs: u32::try_from(n).unwrap_or(u32::MAX),
+            band: [v[0], v[n - 1]],
+            band_of: Band::Runs,
+        })
+    }
+
+    /// [`Measured::of`] for `values` that are samples of one run (a set-up's latency, each
+    /// set-up one sample): the band is the central 95% of the medians of
+    /// [`BOOTSTRAP_RESAMPLES`] resamples with replacement, drawn from a stream named after
+    /// `name` (the same values and name give the same band).
+    pub fn samples(values: &[f64], name: &str) -> Option<Measured> {
+        let m = Measured::of(values)?;
+        let n = values.len();
+        let mut rng = sim_core::rng::Stream::new(1, 0, "bootstrap", name);
+        let mut draw = vec![0.0; n];
+        let mut medians: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+            .map(|_| {
+                for d in draw.iter_mut() {
+                    *d = values[rng.below(n as u64) as usize];
+                }
+                draw.sort_by(f64::total_cmp);
+                median_of_sorted(&draw)
+            })
+            .collect();
+        medians.sort_by(f64::total_cmp);
+        let at = |q: f64| medians[((BOOTSTRAP_RESAMPLES - 1) as f64 * q).round() as usize];
+        Some(Measured {
+            band: [at(0.025), at(0.975)],
+            band_of: Band::Bootstrap,
+            ..m
+        })
+    }
+
+    /// Why a verdict on this measurement by `predicted` within `tolerance_pct` does not hold
+    /// over its band (the runs disagree, or the bootstrap's medians do), or why it cannot be
+    /// shown to (fewer than [`MIN_RUNS`] runs); `None` when it holds.
+    pub fn instability(&self, predicted: f64, tolerance_pct: f64) -> Option<String> {
+        if self.band_of == Band::Runs && self.runs < MIN_RUNS {
+            return Some(format!(
+                "{} run(s), fewer than the {MIN_RUNS} a stable verdict needs",
+                self.runs
+            ));
+        }
+        // -1 below the tolerance band around the prediction, 0 within, +1 above: a verdict is
+        // the same over an interval of values whose ends agree (the pass region is one interval).
+        let side = |v: f64| -> i8 {
+            if v != 0.0 && ((predicted - v) / v * 100.0).abs() <= tolerance_pct {
+                0
+            } else if v < predicted {
+                -1
+            } else {
+                1
+            }
+        };
+        let [lo, hi] = self.band;
+        if side(lo) == side(hi) {
+            return None;
+        }
+        let word = |v: f64| if side(v) == 0 { "passes" } else { "misses" };
+        Some(match self.band_of {
+            Band::Runs => format!(
+                "the verdict does not hold from run to run: it {} at the lowest of {} runs ({}) and {} at the highest ({})",
+                word(lo),
+                self.runs,
+                g(lo),
+                word(hi),
+                g(hi)
+            ),
+            Band::Bootstrap => format!(
+                "the verdict does not hold over the run's {} samples: it {} at the low end of the central 95% of {BOOTSTRAP_RESAMPLES} bootstrap medians ({}) and {} at the high end ({})",
+                self.runs,
+                word(lo),
+                g(lo),
+                word(hi),
+                g(hi)
+            ),
         })
     }
 
@@ -63,6 +159,27 @@ impl Measured {
         } else {
             (self.max - self.min) / self.median * 100.0
         }
+    }
+}
+
+/// The median of sorted, non-empty `v`.
+fn median_of_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// A value as the instability reasons print it (4 significant digits).
+fn g(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 || a == 0.0 || !a.is_finite() {
+        format!("{v:.0}")
+    } else {
+        let digits = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.digits$}")
     }
 }
 
@@ -174,8 +291,13 @@ pub struct Row {
     pub why: Option<String>,
     /// Allowed |predicted - measured median| [unit]: `tolerance_pct` of the median.
     pub tolerance: f64,
-    /// Whether the prediction is within the tolerance (fitted rows too).
+    /// Whether the prediction is within the tolerance at the measured median (fitted rows
+    /// too).
     pub pass: bool,
+    /// Why a predicted row's verdict is unstable ([`Measured::instability`]): its verdict is
+    /// then `unstable`, never a pass, and the row is not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unstable: Option<String>,
     /// The row as evidence: its anchor, the model's contribution and whether it counts, by
     /// the rule of [`crate::evidence`] (`reproduce` uses the same).
     #[serde(flatten)]
@@ -208,8 +330,13 @@ impl Row {
         let tolerance_pct = rule.tolerance_pct();
         let tolerance = tolerance_pct / 100.0 * measured.median.abs();
         let pass = error_pct.is_some_and(|e| e.abs() <= tolerance_pct);
+        let unstable = match (class, predicted.filter(|p| p.is_finite())) {
+            (RowClass::Predicted, Some(p)) => measured.instability(p, tolerance_pct),
+            _ => None,
+        };
         let verdict = match (class, error_pct) {
             (RowClass::Fitted, _) => "fitted",
+            (RowClass::Predicted, _) if unstable.is_some() => "unstable",
             (RowClass::Predicted, Some(e)) if e.abs() <= tolerance_pct => "pass",
             (RowClass::Predicted, _) => "miss",
         };
@@ -228,6 +355,7 @@ impl Row {
             why: None,
             tolerance,
             pass,
+            unstable,
             evidence: evidence::judge(&evidence::Case {
                 provenance: Provenance::Predicted,
                 format: false,
@@ -243,14 +371,17 @@ impl Row {
     }
 
     /// What [`evidence::judge`] reads of this row, with `anchor`.
-    pub fn case(&self, anchor: Option<Anchor>) -> evidence::Case<'static> {
+    pub fn case(&self, anchor: Option<Anchor>) -> evidence::Case<'_> {
         evidence::Case {
             provenance: match self.class {
                 RowClass::Fitted => Provenance::Fitted,
                 RowClass::Predicted => Provenance::Predicted,
             },
             format: false,
-            disowned: None,
+            disowned: self
+                .unstable
+                .as_deref()
+                .map(|why| (evidence::Disowned::Unstable, why)),
             measured: Some(self.measured.median),
             predicted: self.predicted,
             tolerance: Some(self.tolerance),
@@ -350,7 +481,48 @@ mod tests {
     use super::*;
 
     fn m(v: f64) -> Measured {
-        Measured::of(&[v * 0.9, v, v * 1.1]).unwrap()
+        Measured::of(&[v * 0.99, v, v * 1.01]).unwrap()
+    }
+
+    /// Issue 36 #2: a verdict that does not hold over the runs (or a run's bootstrap) is
+    /// unstable, never a pass, and not counted; so is one of fewer than three runs.
+    #[test]
+    fn a_verdict_that_flips_between_runs_is_unstable() {
+        let fit = vec!["a".to_owned()];
+        let row = |m: Measured, p: f64| {
+            Row::new("r", "q", "ms", m, Some(p), Rule::Setup, fit.clone(), &fit)
+        };
+        // Runs 9, 10, 11 against 11.9 (20%): 11 and 10 pass, 9 misses.
+        let r = row(Measured::of(&[9.0, 10.0, 11.0]).unwrap(), 11.9);
+        assert_eq!(r.verdict, "unstable");
+        assert!(r.pass, "within the tolerance at the median");
+        assert_eq!(r.evidence.counts.class, evidence::Class::Unstable);
+        assert!(!r.evidence.counts.counted);
+        let why = r.unstable.as_deref().unwrap();
+        assert!(
+            why.contains("misses at the lowest of 3 runs (9.000)"),
+            "{why}"
+        );
+        // Every run misses on one side: a stable miss.
+        let r = row(Measured::of(&[5.0, 5.5, 6.0]).unwrap(), 11.9);
+        assert_eq!((r.verdict.as_str(), r.unstable.is_none()), ("miss", true));
+        // Two runs: too few.
+        let r = row(Measured::of(&[10.0, 10.1]).unwrap(), 10.0);
+        assert_eq!(r.verdict, "unstable");
+        assert!(r.unstable.unwrap().contains("2 run(s), fewer than the 3"));
+        // One run's samples: judged over the bootstrap of their median, the same each time.
+        let samples: Vec<f64> = (0..29).map(|i| 10.0 + f64::from(i % 7) * 0.1).collect();
+        let a = Measured::samples(&samples, "x").unwrap();
+        assert_eq!(a, Measured::samples(&samples, "x").unwrap());
+        assert_eq!(a.band_of, Band::Bootstrap);
+        assert!(a.band[0] <= a.median && a.median <= a.band[1] && a.band[0] >= a.min);
+        assert_eq!(row(a, 10.3).verdict, "pass");
+        // A prediction at the band's edge: the bootstrap's medians fall either side.
+        let wide: Vec<f64> = (0..29).map(|i| 5.0 + f64::from(i)).collect();
+        let w = Measured::samples(&wide, "y").unwrap();
+        assert!(w.band[0] < 19.0 && w.band[1] > 19.0, "{:?}", w.band);
+        let edge = 19.0 * 1.2;
+        assert_eq!(row(w, edge).verdict, "unstable");
     }
 
     #[test]
@@ -372,7 +544,7 @@ mod tests {
             "q",
             "ms",
             m(10.0),
-            Some(11.9),
+            Some(11.8),
             Rule::Setup,
             fit.clone(),
             &fit,
@@ -383,7 +555,7 @@ mod tests {
             "q",
             "ms",
             m(10.0),
-            Some(12.1),
+            Some(12.3),
             Rule::Setup,
             fit.clone(),
             &fit,

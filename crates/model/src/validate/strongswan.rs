@@ -592,7 +592,7 @@ fn setups(m: &Measurements) -> BTreeMap<&str, (Measured, f64, f64, u32)> {
             responder_cpu_ns,
             ..
         } = w
-            && let Some(l) = Measured::of(latency_ms)
+            && let Some(l) = Measured::samples(latency_ms, &format!("ike.setup.{auth}"))
             && *sas > 0
         {
             let n = f64::from(*sas);
@@ -1199,12 +1199,10 @@ pub fn validate(
             from(&fitted_from),
             &fit_ids,
         ));
-        let cpu = Measured {
-            median: cr / 1e3,
-            min: cr / 1e3,
-            max: cr / 1e3,
-            runs: 1,
-        };
+        // One value: the responder's CPU over the whole workload, per SA (no run-to-run
+        // spread to judge a verdict's stability by).
+        let cpu = Measured::of(&[cr / 1e3])
+            .ok_or_else(|| MeasureError(format!("{auth}: responder CPU not finite")))?;
         rows.push(Row::new(
             format!("ike.cpu.{auth}.responder"),
             format!("responder CPU per SA, set-ups one at a time, {words}"),
