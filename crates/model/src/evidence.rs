@@ -9,8 +9,9 @@
 //!
 //! 1. by provenance first: a row that checks the paper's own arithmetic is
 //!    [`Class::Arithmetic`]; one true by construction is [`Class::Structural`];
-//! 2. a row its note disowns ([`Disowned`]: the verdict is an assumption's, or the row cannot
-//!    fail) is [`Class::Assumption`] or [`Class::Structural`];
+//! 2. a row its note disowns ([`Disowned`]: the verdict is an assumption's, the row cannot
+//!    fail, or its verdict flips within the measured range of a term it borrows) is
+//!    [`Class::Assumption`], [`Class::Structural`] or [`Class::Unstable`];
 //! 3. a byte count or other deterministic format (an `exact` target) is [`Class::FormatCheck`];
 //! 4. a row the model gives no figure for is [`Class::Unpredicted`]: counted, as a miss;
 //! 5. a claim without a published number, or a bound, has no tolerance: [`Class::Claim`];
@@ -78,6 +79,9 @@ pub enum Disowned {
     Structural,
     /// The verdict is an assumption's (it flips within the assumption's range).
     Assumption,
+    /// The verdict flips within the measured range of a term the row borrows from another
+    /// measurement (or from run to run): unstable, never a pass.
+    Unstable,
 }
 
 /// A row's class as evidence of the model, decided by [`judge`].
@@ -100,6 +104,8 @@ pub enum Class {
     Anchored,
     /// Not counted: its verdict is an assumption's.
     Assumption,
+    /// Not counted: its verdict flips within the measured range of a term it borrows.
+    Unstable,
     /// Not counted: it checks the paper's own arithmetic.
     Arithmetic,
     /// Not counted: a claim without a published number, or a bound: no tolerance to judge a
@@ -109,7 +115,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order the summaries list them.
-    pub const ALL: [Class; 9] = [
+    pub const ALL: [Class; 10] = [
         Class::Informative,
         Class::Unpredicted,
         Class::Fitted,
@@ -117,6 +123,7 @@ impl Class {
         Class::Structural,
         Class::Anchored,
         Class::Assumption,
+        Class::Unstable,
         Class::Arithmetic,
         Class::Claim,
     ];
@@ -131,6 +138,7 @@ impl Class {
             Class::Structural => "structural",
             Class::Anchored => "anchored",
             Class::Assumption => "assumption",
+            Class::Unstable => "unstable",
             Class::Arithmetic => "arithmetic",
             Class::Claim => "claim",
         }
@@ -148,6 +156,9 @@ impl Class {
             Class::Structural => "true by construction, or its note says it cannot fail",
             Class::Anchored => "it passes on its anchor",
             Class::Assumption => "its note says the verdict is an assumption's",
+            Class::Unstable => {
+                "its verdict flips within the measured range of a term it borrows: never a pass"
+            }
             Class::Arithmetic => "it checks the paper's own arithmetic",
             Class::Claim => "a claim without a number, or a bound: no tolerance to weigh it with",
         }
@@ -162,6 +173,7 @@ impl Class {
             | Class::Structural
             | Class::Anchored
             | Class::Assumption
+            | Class::Unstable
             | Class::Arithmetic
             | Class::Claim => false,
         }
@@ -264,6 +276,11 @@ fn classify(c: &Case<'_>) -> (Class, String, Option<Anchor>) {
             Disowned::Assumption => (
                 Class::Assumption,
                 format!("the verdict is an assumption's: {why}"),
+                None,
+            ),
+            Disowned::Unstable => (
+                Class::Unstable,
+                format!("unstable, not counted: {why}"),
                 None,
             ),
         };
@@ -477,6 +494,9 @@ mod tests {
         let mut c = case(20.0, 19.0, 10.0, 2.0, true);
         c.disowned = Some((Disowned::Assumption, "buffer"));
         assert_eq!(judge(&c).counts.class, Class::Assumption);
+        c.disowned = Some((Disowned::Unstable, "flips at the term's high end"));
+        let e = judge(&c);
+        assert_eq!((e.counts.class, e.counts.counted), (Class::Unstable, false));
         c.disowned = None;
         c.format = true;
         assert_eq!(judge(&c).counts.class, Class::FormatCheck);

@@ -41,6 +41,7 @@ fn class(i: &Inputs) -> &'static str {
     match i.disowned {
         Some("structural") => return "structural",
         Some("assumption") => return "assumption",
+        Some("unstable") => return "unstable",
         Some(other) => panic!("unknown disowned {other}"),
         None => {}
     }
