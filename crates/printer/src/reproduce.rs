@@ -391,6 +391,29 @@ pub fn markdown(
     );
     s.push_str(&classes_table(&ev).markdown());
     s.push('\n');
+    let unstable: Vec<String> = exps
+        .iter()
+        .flat_map(|e| &e.rows)
+        .filter(|r| r.evidence.counts.class == model::evidence::Class::Unstable)
+        .map(|r| {
+            format!(
+                "`{}` ({}: model {} {}, paper {})",
+                r.id,
+                r.experiment,
+                num(r.simulated),
+                r.unit,
+                opt(r.paper)
+            )
+        })
+        .collect();
+    if !unstable.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Unstable verdicts** ({}; each study's section says which borrowed term flips it): {}.\n",
+            unstable.len(),
+            unstable.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
