@@ -41,6 +41,18 @@ pub(crate) fn ledger(exps: &[Experiment]) -> String {
     model::reproduce::evidence(exps).sentence()
 }
 
+/// A row's verdict as the text report prints it: `PASS`, `FAIL`, or `UNSTABLE` for a row whose
+/// verdict flips within the measured range of a term it borrows (never a pass).
+fn verdict(r: &Row) -> &'static str {
+    if r.evidence.counts.class == model::evidence::Class::Unstable {
+        "UNSTABLE"
+    } else if r.pass {
+        "PASS"
+    } else {
+        "FAIL"
+    }
+}
+
 /// A row as evidence, in words: `counted (informative): <reason>; anchor <what> = <value>,
 /// contribution <c>`.
 pub(crate) fn evidence_words(r: &Row) -> String {
@@ -254,7 +266,7 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
             let _ = writeln!(
                 s,
                 "  {} {:<9} {} [{}]: paper {} | model {} | error {}% | {}",
-                if r.pass { "PASS" } else { "FAIL" },
+                verdict(r),
                 r.class.as_str(),
                 r.quantity,
                 r.unit,
@@ -328,7 +340,7 @@ pub(crate) fn classes_table(ev: &model::evidence::Summary) -> Table {
 /// same rule, docs/validation.md).
 const WHAT_COUNTS: &str = "## What counts
 
-Both ledgers, this one and `oransim validate`'s (docs/validation.md), judge each row by one rule (`model::evidence`). A predicted row names its **anchor**: the fitted or given quantity it extends (a fitted target of the same kind, a link's line rate, or none when every term of the value is the model's), and the value that anchor alone gives. The model's **contribution** is the prediction less that value. A row **counts** (class *informative*) when the contribution exceeds the row's tolerance and the paper's number differs from the anchor by more than the tolerance: then a model term, not the anchor, decides the verdict. A row that misses counts too, whichever of the two fails: a miss is reported, never hidden. Rows not counted are shown with their reason: *fitted* (a parameter was fitted to it, and it passes), *format-check* (an exact byte count: it checks the encoding, not a cost), *structural* (true by construction, or its note says it cannot fail), *anchored* (it passes on its anchor), *assumption* (its note says the verdict is an assumption's), *arithmetic* (it checks the paper's own arithmetic) and *claim* (a published statement without a number, or a bound: no tolerance to weigh a contribution with). The tolerance is the target's rule below, fixed before the comparison, in the row's unit (`tolerance` in `--format json`, beside `anchor`, `contribution` and `counts`).
+Both ledgers, this one and `oransim validate`'s (docs/validation.md), judge each row by one rule (`model::evidence`). A predicted row names its **anchor**: the fitted or given quantity it extends (a fitted target of the same kind, a link's line rate, or none when every term of the value is the model's), and the value that anchor alone gives. The model's **contribution** is the prediction less that value. A row **counts** (class *informative*) when the contribution exceeds the row's tolerance and the paper's number differs from the anchor by more than the tolerance: then a model term, not the anchor, decides the verdict. A row that misses counts too, whichever of the two fails: a miss is reported, never hidden. Rows not counted are shown with their reason: *fitted* (a parameter was fitted to it, and it passes), *format-check* (an exact byte count: it checks the encoding, not a cost), *structural* (true by construction, or its note says it cannot fail), *anchored* (it passes on its anchor), *assumption* (its note says the verdict is an assumption's), *unstable* (its verdict flips within the measured range of a term it borrows from another measurement, such as a strongSwan cost measured on this host that a paper's row takes unscaled: shown as `UNSTABLE`, never a pass), *arithmetic* (it checks the paper's own arithmetic) and *claim* (a published statement without a number, or a bound: no tolerance to weigh a contribution with). The tolerance is the target's rule below, fixed before the comparison, in the row's unit (`tolerance` in `--format json`, beside `anchor`, `contribution` and `counts`).
 ";
 
 /// How a published number is added as data (a section of `docs/reproduction.md`).
@@ -379,6 +391,29 @@ pub fn markdown(
     );
     s.push_str(&classes_table(&ev).markdown());
     s.push('\n');
+    let unstable: Vec<String> = exps
+        .iter()
+        .flat_map(|e| &e.rows)
+        .filter(|r| r.evidence.counts.class == model::evidence::Class::Unstable)
+        .map(|r| {
+            format!(
+                "`{}` ({}: model {} {}, paper {})",
+                r.id,
+                r.experiment,
+                num(r.simulated),
+                r.unit,
+                opt(r.paper)
+            )
+        })
+        .collect();
+    if !unstable.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Unstable verdicts** ({}; each study's section says which borrowed term flips it): {}.\n",
+            unstable.len(),
+            unstable.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "**Tolerance rules**, one per kind of published quantity, fixed before any comparison:\n"
@@ -450,7 +485,14 @@ pub fn markdown(
                     error(r),
                     r.target.clone(),
                     r.class.as_str().to_owned(),
-                    if r.pass { "yes" } else { "**no**" }.to_owned(),
+                    if r.evidence.counts.class == model::evidence::Class::Unstable {
+                        "unstable"
+                    } else if r.pass {
+                        "yes"
+                    } else {
+                        "**no**"
+                    }
+                    .to_owned(),
                     if r.evidence.counts.counted {
                         format!("**{}**", r.evidence.counts.class.as_str())
                     } else {
@@ -463,7 +505,31 @@ pub fn markdown(
             s.push_str(&t.markdown());
             let _ = writeln!(s);
         }
-        let missed: Vec<&Row> = e.rows.iter().filter(|r| !r.pass).collect();
+        let unstable: Vec<&Row> = e
+            .rows
+            .iter()
+            .filter(|r| r.evidence.counts.class == model::evidence::Class::Unstable)
+            .collect();
+        if !unstable.is_empty() {
+            let _ = writeln!(s, "**Unstable verdicts** (not counted):\n");
+            for r in unstable {
+                let _ = writeln!(
+                    s,
+                    "- {}: paper {}, model {} {}: {}",
+                    r.quantity,
+                    opt(r.paper),
+                    num(r.simulated),
+                    r.unit,
+                    r.evidence.counts.reason
+                );
+            }
+            let _ = writeln!(s);
+        }
+        let missed: Vec<&Row> = e
+            .rows
+            .iter()
+            .filter(|r| !r.pass && r.evidence.counts.class != model::evidence::Class::Unstable)
+            .collect();
         if !missed.is_empty() {
             let _ = writeln!(s, "**Not reproduced:**\n");
             for r in missed {

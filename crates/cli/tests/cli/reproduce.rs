@@ -24,11 +24,7 @@ const MISSED: &[(&str, &str)] = &[
     ("nfv_macsec", "lioy2022/s3c/more-vcpus"),
     // IKE_AUTH: the handling term and this host's signature costs fall short by more than the
     // 95% interval of the published mean of 100 runs (rule `mean`).
-    ("pq_ike_e2", "perera2026/ike-auth/x25519"),
     // CREATE_CHILD_SA from the handling term alone (no cost for installing a Child SA).
-    ("pq_ike_e2", "perera2026/child-sa/x25519"),
-    ("pq_ike_e2", "perera2026/ike-auth/mlkem768"),
-    ("pq_ike_e2", "perera2026/child-sa/mlkem768"),
     // Otero-García et al.'s per-packet encryption times: this host's costs, unscaled (the paper
     // names no CPU), 44-69% short; the three nearest (Kyber AES-256 + SHA-512, BIKE/HQC 2-4 us)
     // 15.4-16.4% short of the 15% the approx rule allows.
@@ -124,14 +120,24 @@ const MISSED: &[(&str, &str)] = &[
 /// 48 of 113. The OpenSSL transfer (issue 27) added 15 (its 22 rows less the 7 fitted or
 /// equivalent to a fitted number), Otero-García et al.'s encryption times and delays thirteen
 /// (and five identities): 76 of 153; 000 §2.2's encryption sentence one more (issue 36): 77 of
-/// 154. The count is what the rule gives, not a bar to meet; what the ledger counts is the
+/// 154; issue 36 item 4 three more (Perera's abstract, Fig. 11's encryption-off 64 B point in the
+/// two transfers whose fixed cost was refused): 80 of 155. The count is what the rule gives, not a bar to meet; what the ledger counts is the
 /// evidence rule's (tests/cli/evidence.rs).
-const PREDICTIONS_AT_LEAST: usize = 77;
+const PREDICTIONS_AT_LEAST: usize = 80;
 // Issue 12 asks for at least 25 predictions: the floor keeps that.
 const _: () = assert!(PREDICTIONS_AT_LEAST >= 25);
 
+/// Rows whose verdict flips within the measured range of a term they borrow (issue 36 item 4):
+/// never a pass, and not a miss either; each says which term flips it.
+const UNSTABLE: &[(&str, &str)] = &[
+    ("pq_ike_e2", "perera2026/ike-auth/x25519"),
+    ("pq_ike_e2", "perera2026/child-sa/x25519"),
+    ("pq_ike_e2", "perera2026/ike-auth/mlkem768"),
+    ("pq_ike_e2", "perera2026/child-sa/mlkem768"),
+];
+
 /// Every row has the documented fields; exactly the rows in [`MISSED`] fail, each with its
-/// reason, and the exit status is then 1.
+/// reason, the rows in [`UNSTABLE`] are unstable, and the exit status is then 1.
 #[test]
 fn reproduce_json_rows_misses_and_exit_status() {
     let out = Command::new(env!("CARGO_BIN_EXE_oransim"))
@@ -144,6 +150,7 @@ fn reproduce_json_rows_misses_and_exit_status() {
     let rows = v["rows"].as_array().expect("rows");
     assert!(rows.len() >= 40, "{} rows", rows.len());
     let mut missed = vec![];
+    let mut unstable = vec![];
     for r in rows {
         for key in [
             "experiment",
@@ -162,7 +169,18 @@ fn reproduce_json_rows_misses_and_exit_status() {
         for key in ["paper", "error_pct", "tolerance_pct"] {
             assert!(r.get(key).is_some(), "{key} missing: {r}");
         }
-        if r["pass"] == false {
+        if r["counts"]["class"] == "unstable" {
+            assert_eq!(r["pass"], false, "an unstable verdict is never a pass: {r}");
+            let reason = r["counts"]["reason"].as_str().unwrap_or("");
+            assert!(
+                reason.contains("flips"),
+                "an unstable row without its flip: {r}"
+            );
+            unstable.push((
+                r["experiment"].as_str().unwrap().to_owned(),
+                r["id"].as_str().unwrap().to_owned(),
+            ));
+        } else if r["pass"] == false {
             let why = r["why"].as_str().unwrap_or("");
             assert!(why.len() > 40, "a missed target without its reason: {r}");
             missed.push((
@@ -180,7 +198,12 @@ fn reproduce_json_rows_misses_and_exit_status() {
             "{exp}: {q} no longer missed (missed: {missed:?})"
         );
     }
-    assert_eq!(v["summary"]["failed"], MISSED.len());
+    let want: Vec<(String, String)> = UNSTABLE
+        .iter()
+        .map(|(e, i)| ((*e).to_owned(), (*i).to_owned()))
+        .collect();
+    assert_eq!(unstable, want);
+    assert_eq!(v["summary"]["failed"], MISSED.len() + UNSTABLE.len());
     // The exit status follows the counted rows (issue 36): some missed rows count.
     assert!(v["evidence"]["failed"].as_u64().unwrap() > 0);
     assert_eq!(

@@ -36,6 +36,8 @@ pub(super) struct Computed {
     holds: Option<bool>,
     why: Option<String>,
     loo: Option<Option<f64>>,
+    unstable: Option<String>,
+    unequal: Option<String>,
     vars: BTreeMap<String, String>,
 }
 
@@ -50,6 +52,23 @@ impl Computed {
     /// Why a row with this value misses its target (printed only when it does).
     pub(super) fn why(&mut self, why: impl Into<String>) -> &mut Computed {
         self.why = Some(why.into());
+        self
+    }
+
+    /// The row's verdict flips within the measured range of a term the value borrows (`why`
+    /// names the term, its range and the verdict at its ends): the row is
+    /// [`Class::Unstable`](crate::evidence::Class::Unstable), shown and not counted.
+    pub(super) fn unstable(&mut self, why: impl Into<String>) -> &mut Computed {
+        self.unstable = Some(why.into());
+        self
+    }
+
+    /// The equivalence its target declares to a fitted target does not hold for this value
+    /// (`why`: the premise the equivalence rests on fails for this fit): a row of a target
+    /// fitted only through that equivalence is a prediction, anchored at the equivalent target
+    /// the fit took.
+    pub(super) fn unequal(&mut self, why: impl Into<String>) -> &mut Computed {
+        self.unequal = Some(why.into());
         self
     }
 
@@ -88,6 +107,8 @@ impl Outputs {
                 holds: None,
                 why: None,
                 loo: None,
+                unstable: None,
+                unequal: None,
                 vars: BTreeMap::new(),
             },
         );
@@ -395,8 +416,28 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         if let Some(why) = &c.why {
             row = row.because(why.clone());
         }
+        // A target fitted only through an equivalence whose premise fails for this value: a
+        // prediction, anchored (unless the study names an anchor) at the target the fit took.
+        let mut took = None;
+        if let Some(why) = &c.unequal
+            && row.class == super::Class::Fitted
+            && !row.fitted_from.iter().any(|f| f == &row.id)
+        {
+            took = row
+                .fitted_from
+                .iter()
+                .find(|f| t.equivalent(f, &row.id))
+                .and_then(|f| t.get(f).ok())
+                .and_then(|a| {
+                    a.value.map(|v| {
+                        crate::evidence::Anchor::new(format!("{}: {}", a.id, a.quantity), v)
+                    })
+                });
+            row.class = super::Class::Predicted;
+            row.note = format!("{}; {why}", row.note);
+        }
         let anchor = match (&r.anchor, r.anchor_value) {
-            (None, None) => None,
+            (None, None) => took,
             (Some(what), Some(v)) => Some(crate::evidence::Anchor::new(what.clone(), v)),
             (Some(id), None) => {
                 let a = t.get(id).ok().and_then(|a| a.value.map(|v| (a, v)));
@@ -422,7 +463,15 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
                 ));
             }
         };
-        let row = row.judged(anchor, r.disowned.map(|d| (d, note.as_str())));
+        // An unstable verdict is never a pass.
+        let disowned = match &c.unstable {
+            Some(why) => {
+                row.pass = false;
+                Some((crate::evidence::Disowned::Unstable, why.as_str()))
+            }
+            None => r.disowned.map(|d| (d, note.as_str())),
+        };
+        let row = row.judged(anchor, disowned);
         e.rows.push(row);
     }
     let mut tallies = vec![];

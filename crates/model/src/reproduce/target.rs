@@ -345,6 +345,12 @@ impl Targets {
         a == b || lists(a, b) || lists(b, a)
     }
 
+    /// Whether the model's `sim` meets target `id` by the target's rule (what [`Self::row`]
+    /// decides), for a verdict weighed at another value of a borrowed term.
+    pub(super) fn passes(&self, id: &str, sim: f64) -> Result<bool> {
+        Ok(self.row("", id, sim, Deps::default(), "")?.pass)
+    }
+
     /// The row comparing the model's `sim` with target `id` by the target's rule.
     pub(super) fn row(&self, exp: &str, id: &str, sim: f64, deps: Deps, note: &str) -> Result<Row> {
         let t = self.get(id)?;
