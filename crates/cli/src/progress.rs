@@ -2,6 +2,8 @@
 //! indicatif bar, drawn by default only when stderr is a terminal, so pipes, files, captured
 //! output and JSON on stdout never see it. A run's bar follows the engine's
 //! [`sim_core::progress::Progress`], which a thread here polls; the engine itself never prints.
+//! The phases around it (building the scenario, writing the report) show a spinner with the
+//! phase's name and its elapsed time ([`phase`]).
 
 use std::io::IsTerminal as _;
 use std::sync::mpsc;
@@ -82,6 +84,24 @@ impl Bar {
     }
 }
 
+/// How often a phase's spinner turns.
+const TICK: Duration = Duration::from_millis(120);
+
+/// Runs `work` while a spinner on stderr (as `when` says) names the phase `what` ("building the
+/// scenario", "writing the report") and counts its seconds; cleared on a terminal when done, left
+/// as a line elsewhere (`--progress always`).
+pub fn phase<T>(when: When, what: &str, work: impl FnOnce() -> T) -> T {
+    let bar = Bar::new(when, 0, "{spinner} {msg} ({elapsed})");
+    let Some(b) = &bar.bar else {
+        return work();
+    };
+    b.set_message(what.to_owned());
+    b.enable_steady_tick(TICK);
+    let out = work();
+    bar.finish();
+    out
+}
+
 /// What a run's bar counts: simulated time against the `[stop] duration`, or source packets
 /// against the `[stop] packets` count, over all replications.
 #[derive(Debug, Clone, Copy)]
@@ -113,9 +133,12 @@ pub fn watch_run<T>(
     work: impl FnOnce() -> T,
 ) -> T {
     let (len, template) = match goal {
-        Some(RunGoal::Time(ps)) => (ps, "{bar:40} {msg} simulated, eta {eta}"),
-        Some(RunGoal::Packets(n)) => (n, "{bar:40} {pos}/{len} source packets, eta {eta}"),
-        None => (0, "{spinner} {msg} simulated"),
+        Some(RunGoal::Time(ps)) => (ps, "simulating {bar:40} {msg} simulated, eta {eta}"),
+        Some(RunGoal::Packets(n)) => (
+            n,
+            "simulating {bar:40} {pos}/{len} source packets, eta {eta}",
+        ),
+        None => (0, "{spinner} simulating: {msg} simulated ({elapsed})"),
     };
     let bar = Bar::new(when, len, template);
     if !bar.shown() {

@@ -77,6 +77,146 @@ pub struct Report {
     /// there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The busiest stage of the run ([`Bottleneck::of`]): a node's CPU stage, a shared host's
+    /// cores, a node's I/O stage or a link direction; `None` (JSON `null`) for a run without
+    /// nodes.
+    pub bottleneck: Option<Bottleneck>,
+}
+
+/// What kind of engine stage a [`Bottleneck`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageKind {
+    /// A node's CPU stage (its cores; a data path's threads where it runs in threads of its
+    /// own).
+    Cpu,
+    /// The cores of a host that several nodes share (`[[host]]`): their CPU stages together.
+    Host,
+    /// A node's one-server I/O stage (the kernel's per-datagram send and receive).
+    Io,
+    /// One direction of a link (its transmitter).
+    Link,
+}
+
+/// The busiest stage of a run: what limits it, by the engine's utilisations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bottleneck {
+    /// The kind of stage.
+    pub stage: StageKind,
+    /// The node's, host's or link's name.
+    pub name: String,
+    /// For a link: the direction's sending node; `None` (JSON `null`) otherwise.
+    pub from: Option<String>,
+    /// For a link: the direction's receiving node; `None` (JSON `null`) otherwise.
+    pub to: Option<String>,
+    /// For a CPU stage or a host: its cores (each machine's, for a node of several machines);
+    /// `None` (JSON `null`) for unlimited cores, an I/O stage (one server) and a link.
+    pub cores: Option<u32>,
+    /// Its busy fraction over the run, in [0, 1]: as [`NodeReport::utilisation`],
+    /// [`NodeReport::io_utilisation`] or [`LinkReport::utilisation`]; a host's is the sum of
+    /// its nodes'.
+    pub utilisation: f64,
+}
+
+impl Bottleneck {
+    /// The busiest stage of `nodes` and `links`: every node's CPU stage (or, for nodes on a
+    /// shared host, the host's cores once, at its first node) and I/O stage in node order, then
+    /// every link direction; the first of the highest utilisation. `None` when there is no
+    /// stage at all.
+    pub fn of(nodes: &[NodeReport], links: &[LinkReport]) -> Option<Bottleneck> {
+        let mut best: Option<Bottleneck> = None;
+        let mut consider = |b: Bottleneck| {
+            if best.as_ref().is_none_or(|x| b.utilisation > x.utilisation) {
+                best = Some(b);
+            }
+        };
+        let mut hosts_seen: Vec<&str> = Vec::new();
+        for n in nodes {
+            match &n.host {
+                Some(h) if hosts_seen.contains(&h.as_str()) => {}
+                Some(h) => {
+                    hosts_seen.push(h);
+                    consider(Bottleneck {
+                        stage: StageKind::Host,
+                        name: h.clone(),
+                        from: None,
+                        to: None,
+                        cores: n.cores,
+                        utilisation: nodes
+                            .iter()
+                            .filter(|m| m.host.as_deref() == Some(h.as_str()))
+                            .map(|m| m.utilisation)
+                            .sum(),
+                    });
+                }
+                None => consider(Bottleneck {
+                    stage: StageKind::Cpu,
+                    name: n.name.clone(),
+                    from: None,
+                    to: None,
+                    cores: n.cores,
+                    utilisation: n.utilisation,
+                }),
+            }
+            if let Some(io) = n.io_utilisation {
+                consider(Bottleneck {
+                    stage: StageKind::Io,
+                    name: n.name.clone(),
+                    from: None,
+                    to: None,
+                    cores: None,
+                    utilisation: io,
+                });
+            }
+        }
+        for l in links {
+            consider(Bottleneck {
+                stage: StageKind::Link,
+                name: l.name.clone(),
+                from: Some(l.from.clone()),
+                to: Some(l.to.clone()),
+                cores: None,
+                utilisation: l.utilisation,
+            });
+        }
+        best
+    }
+
+    /// The stage in words: "node ric's I/O stage", "node ric's CPU stage (4 cores)", "host h's
+    /// cores (2, shared by its nodes)", "link gnb-ric (gnb -> ric)".
+    pub fn stage_words(&self) -> String {
+        let cores = || {
+            self.cores.map_or_else(
+                || "unlimited cores".to_owned(),
+                |c| match c {
+                    1 => "1 core".to_owned(),
+                    c => format!("{c} cores"),
+                },
+            )
+        };
+        // "node ric's", "node initiators'".
+        let of = if self.name.ends_with('s') { "'" } else { "'s" };
+        match self.stage {
+            StageKind::Cpu => format!("node {}{of} CPU stage ({})", self.name, cores()),
+            StageKind::Host => format!("host {}{of} {} (shared by its nodes)", self.name, cores()),
+            StageKind::Io => format!("node {}{of} I/O stage", self.name),
+            StageKind::Link => format!(
+                "link {} ({} -> {})",
+                self.name,
+                self.from.as_deref().unwrap_or(""),
+                self.to.as_deref().unwrap_or("")
+            ),
+        }
+    }
+
+    /// "STAGE, U% busy": the stage in words and its utilisation.
+    pub fn words(&self) -> String {
+        format!(
+            "{}, {:.2}% busy",
+            self.stage_words(),
+            self.utilisation * 100.0
+        )
+    }
 }
 
 /// Every handshake flow's tunnels together ([`Report::tunnels_back`]): the answer to "when is
@@ -871,7 +1011,9 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
         tunnels_back: None,
         t12max: None,
         warnings: crate::warnings::scenario_warnings(scenario),
+        bottleneck: None,
     };
+    report.bottleneck = Bottleneck::of(&report.nodes, &report.links);
     report.tunnels_back = report.tunnels_back();
     if let Some(t) = &mut report.tunnels_back {
         // Every tunnel's completion together: the engine's own merged histogram when every

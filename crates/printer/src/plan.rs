@@ -40,6 +40,22 @@ pub(crate) fn short(path: &str) -> &str {
         .unwrap_or(path)
 }
 
+/// A line per run of a plan naming its busiest stage (the engine's utilisations), as
+/// `bottleneck of the <what> <noun>: <stage>, U% busy` (`noun`: "run", "storm"); nothing for a
+/// run without one.
+pub(crate) fn bottleneck_lines<'a>(
+    noun: &str,
+    runs: impl IntoIterator<Item = (&'a str, Option<&'a model::report::Bottleneck>)>,
+) -> String {
+    let mut out = String::new();
+    for (what, b) in runs {
+        if let Some(b) = b {
+            let _ = writeln!(out, "bottleneck of the {what} {noun}: {}", b.words());
+        }
+    }
+    out
+}
+
 /// `plan interface`'s question in one line: interface, load, sizes, profile.
 pub(crate) fn interface_heading(plan: &InterfacePlan, q: &InterfaceQuestion) -> String {
     format!(
@@ -144,6 +160,18 @@ pub fn interface(
 ) -> String {
     let mut out = format!("{}\n\n", interface_heading(plan, q));
     out.push_str(&interface_table(plan).text());
+    out.push_str(&bottleneck_lines(
+        "run",
+        std::iter::once(&plan.plain)
+            .chain(std::iter::once(&plan.secured))
+            .chain(&plan.alternatives)
+            .map(|r| {
+                (
+                    model::file::suite_or_none::name(r.suite),
+                    r.bottleneck.as_ref(),
+                )
+            }),
+    ));
     if let Some(note) = interface_modes_note(plan, q) {
         let _ = writeln!(out, "{note}");
     }
@@ -254,6 +282,12 @@ pub(crate) fn loaded_pair_text(
 fn loaded_text(plan: &FronthaulPlan, l: &LoadedPlan, pair: Option<(usize, usize)>) -> String {
     let mut out = format!("{}\n", loaded_heading(plan, l));
     out.push_str(&loaded_table(l).text());
+    out.push_str(&bottleneck_lines(
+        "loaded run",
+        l.modes
+            .iter()
+            .map(|m| (m.mode.as_str(), m.bottleneck.as_ref())),
+    ));
     if let Some(p) = pair {
         out.push_str(&loaded_pair_text(plan, l, p));
     }
@@ -393,6 +427,12 @@ pub fn fronthaul(
     for plan in plans() {
         let _ = writeln!(out, "\nprofile {}", plan.profile);
         out.push_str(&modes_table(plan).text());
+        out.push_str(&bottleneck_lines(
+            "run",
+            plan.modes
+                .iter()
+                .map(|m| (m.mode.as_str(), m.bottleneck.as_ref())),
+        ));
     }
     let (rows, cols) = &mine.categories;
     if let Some(p) = pair {
@@ -479,6 +519,7 @@ pub(crate) fn kex_table(plan: &KexPlan) -> Table {
         "storm all back",
         "storm p50",
         "RIC CPU",
+        "RIC I/O",
     ]);
     // The first column as wide as the longest name (hybrids such as x25519+frodokem-640-aes
     // are longer than the header), at least 18; the others fixed.
@@ -489,7 +530,7 @@ pub(crate) fn kex_table(plan: &KexPlan) -> Table {
         .chain([18])
         .max()
         .unwrap_or(18);
-    t.widths(&[w, 10, 12, 8, 12, 14, 14, 14, 12, 8])
+    t.widths(&[w, 10, 12, 8, 12, 14, 14, 14, 12, 8, 8])
         .gap(" ")
         .trim_end(false);
     for r in &plan.rows {
@@ -504,6 +545,8 @@ pub(crate) fn kex_table(plan: &KexPlan) -> Table {
             ms_or_none(r.storm_all_back_ns, 2),
             ms_or_none(r.storm_p50_ns, 2),
             format!("{:.1}%", r.responder_cpu * 100.0),
+            r.responder_io
+                .map_or_else(|| "-".to_owned(), |u| format!("{:.1}%", u * 100.0)),
         ]);
     }
     t
@@ -514,6 +557,12 @@ pub(crate) fn kex_table(plan: &KexPlan) -> Table {
 pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
     let mut out = format!("{}\n\n", kex_heading(q));
     out.push_str(&kex_table(plan).text());
+    out.push_str(&bottleneck_lines(
+        "storm",
+        plan.rows
+            .iter()
+            .map(|r| (r.ke.as_str(), r.bottleneck.as_ref())),
+    ));
     out.push('\n');
     for f in &plan.findings {
         let _ = writeln!(out, "- {f}");

@@ -63,15 +63,23 @@ pub enum Lines {
     Summary,
     /// Every flow, node and link, whatever the report.
     Every,
+    /// The summary only, whatever the report: one line over every flow ([`flows_line`]), a
+    /// storm's block, the [`SUMMARY_ROWS`] busiest nodes and links, the bottleneck and the
+    /// answer lines; no line per flow.
+    SummaryOnly,
 }
 
-/// Whether `r` is a storm the summary sums: more than one handshake flow.
+/// Whether `r` is a storm the summary sums: more than one handshake flow, or a handshake flow
+/// from a node of several machines (`machines = N`: a tunnel each, as `init ric-restart` writes
+/// its gNBs).
 pub fn is_storm(r: &Report) -> bool {
-    r.flows
-        .iter()
-        .filter(|f| f.handshake.is_some())
-        .nth(1)
-        .is_some()
+    let handshakes = || r.flows.iter().filter(|f| f.handshake.is_some());
+    handshakes().nth(1).is_some()
+        || handshakes().any(|f| {
+            r.nodes
+                .iter()
+                .any(|n| n.name == f.from && n.machines.is_some_and(|m| m > 1))
+        })
 }
 
 /// The report as aligned tables: the run, the flows, per-flow extras, nodes and links; a
@@ -82,7 +90,8 @@ pub fn table(r: &Report) -> String {
 
 /// The report as aligned tables, with the lines `lines` asks for.
 pub fn table_with(r: &Report, lines: Lines) -> String {
-    let summary = lines == Lines::Summary && is_storm(r);
+    let only = lines == Lines::SummaryOnly;
+    let summary = only || (lines == Lines::Summary && is_storm(r));
     let mut out = String::new();
     let reps = r.scenario.replications;
     let _ = writeln!(
@@ -104,14 +113,17 @@ pub fn table_with(r: &Report, lines: Lines) -> String {
         r.run.events,
         r.run.sim_time_ns / 1e9
     );
-    // In a summary a handshake flow has no line of its own.
-    let listed = |f: &&FlowReport| !summary || f.handshake.is_none();
+    // In a summary a handshake flow has no line of its own; in the summary only, no flow has.
+    let listed = |f: &&FlowReport| !only && (!summary || f.handshake.is_none());
     let flows = flow_table(r.flows.iter().filter(listed));
     let flow_lines = !summary || !flows.is_empty();
     if flow_lines {
         out.push_str(&flows.text());
     }
     let mut extras = extras(r, r.flows.iter().filter(listed));
+    if only {
+        extras.insert_str(0, &flows_line(r));
+    }
     if summary && let Some(t) = &r.tunnels_back {
         extras.push_str(&storm_block(r, t));
     }
@@ -131,6 +143,10 @@ pub fn table_with(r: &Report, lines: Lines) -> String {
             out.push_str(&link_table(r.links.iter()).text());
         }
     }
+    // The busiest stage of all: what limits the run.
+    if let Some(b) = &r.bottleneck {
+        let _ = writeln!(out, "\nbottleneck: {}", b.words());
+    }
     out.push_str(&data_paths(r));
     if let Some(t) = &r.tunnels_back {
         out.push('\n');
@@ -142,6 +158,47 @@ pub fn table_with(r: &Report, lines: Lines) -> String {
         out.push_str(&t12max(t));
     }
     out
+}
+
+/// Every flow in one line (the summary only): how many flows, packets sent, delivered and
+/// dropped over both directions, and the worst p99 and maximum delay of any direction with the
+/// flow it was seen on (handshake flows are the storm block's).
+pub fn flows_line(r: &Report) -> String {
+    let (mut sent, mut delivered, mut dropped) = (0u64, 0u64, 0u64);
+    let mut worst_p99: Option<(f64, &str)> = None;
+    let mut worst_max: Option<(f64, &str)> = None;
+    let mut counted = 0usize;
+    for f in r.flows.iter().filter(|f| f.handshake.is_none()) {
+        counted += 1;
+        let fwd = f.forward();
+        for d in std::iter::once(&fwd).chain(f.reverse.as_ref()) {
+            sent += d.packets_sent;
+            delivered += d.packets_delivered;
+            dropped += d.packets_dropped;
+            if d.delay.count > 0 {
+                if worst_p99.is_none_or(|(w, _)| d.delay.p99_ns > w) {
+                    worst_p99 = Some((d.delay.p99_ns, &f.name));
+                }
+                if worst_max.is_none_or(|(w, _)| d.delay.max_ns > w) {
+                    worst_max = Some((d.delay.max_ns, &f.name));
+                }
+            }
+        }
+    }
+    if counted == 0 {
+        return String::new();
+    }
+    let delays = match (worst_p99, worst_max) {
+        (Some((p99, p99_flow)), Some((max, max_flow))) => format!(
+            "; worst p99 {} us ({p99_flow}), worst max {} us ({max_flow})",
+            us(p99),
+            us(max)
+        ),
+        _ => "; no packet delivered".to_owned(),
+    };
+    format!(
+        "flows: {counted} (`--per-flow` lists each): {sent} packets sent, {delivered} delivered, {dropped} dropped{delays}\n"
+    )
 }
 
 /// A storm's handshake flows in one block: how many, the tunnels, retransmissions, the
@@ -164,8 +221,9 @@ fn storm_block(r: &Report, t: &TunnelsBack) -> String {
     };
     let _ = writeln!(
         out,
-        "storm: {} handshake flows (`--per-flow` lists each), {} tunnels: {} back, {} failed, {} retransmissions; {completion}",
+        "storm: {} handshake flow{} (`--per-flow` lists each), {} tunnels: {} back, {} failed, {} retransmissions; {completion}",
         hs.len(),
+        if hs.len() == 1 { "" } else { "s" },
         t.tunnels,
         t.back,
         t.failed,
@@ -200,8 +258,7 @@ fn storm_block(r: &Report, t: &TunnelsBack) -> String {
 }
 
 /// A storm summary's nodes and links: the [`SUMMARY_ROWS`] busiest of each (highest
-/// utilisation first, then in the scenario's order), how many more there are, and the
-/// bottleneck stage: the busiest CPU stage, I/O stage or link direction.
+/// utilisation first, then in the scenario's order) and how many more there are.
 fn busiest(r: &Report) -> String {
     let mut out = String::new();
     let mut nodes: Vec<&NodeReport> = r.nodes.iter().collect();
@@ -228,44 +285,6 @@ fn busiest(r: &Report) -> String {
                 links.len() - shown
             );
         }
-    }
-    // The bottleneck: the busiest stage of all (named once found: a storm has a million).
-    enum Stage {
-        Cpu(usize),
-        Io(usize),
-        Link(usize),
-    }
-    let mut best: Option<(f64, Stage)> = None;
-    let mut consider = |u: f64, stage: Stage| {
-        if best.as_ref().is_none_or(|(b, _)| u > *b) {
-            best = Some((u, stage));
-        }
-    };
-    for (i, n) in r.nodes.iter().enumerate() {
-        consider(n.utilisation, Stage::Cpu(i));
-        if let Some(io) = n.io_utilisation {
-            consider(io, Stage::Io(i));
-        }
-    }
-    for (i, l) in r.links.iter().enumerate() {
-        consider(l.utilisation, Stage::Link(i));
-    }
-    if let Some((u, stage)) = best {
-        let what = match stage {
-            Stage::Cpu(i) => {
-                let n = &r.nodes[i];
-                let cores = n
-                    .cores
-                    .map_or_else(|| "unlimited cores".to_owned(), |c| format!("{c} cores"));
-                format!("node {}'s CPU stage ({cores})", n.name)
-            }
-            Stage::Io(i) => format!("node {}'s I/O stage", r.nodes[i].name),
-            Stage::Link(i) => {
-                let l = &r.links[i];
-                format!("link {} ({} -> {})", l.name, l.from, l.to)
-            }
-        };
-        let _ = writeln!(out, "\nbottleneck: {what}, {:.2}% busy", u * 100.0);
     }
     out
 }

@@ -34,8 +34,14 @@ pub struct RunArgs {
     /// handshake flow) is summarised: completion p50, p99 and max over every tunnel,
     /// retransmissions, the 10 busiest nodes and links, the bottleneck stage and the answer line
     /// (JSON and CSV always keep every flow).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "summary")]
     pub per_flow: bool,
+    /// Print only the summary in the text report, for any run: the run line, one line over
+    /// every flow (packets sent, delivered and dropped, the worst p99 and maximum delay and
+    /// their flows), a storm's completion block, the 10 busiest nodes and links, the bottleneck
+    /// stage and the answer lines; no line per flow (JSON and CSV keep every flow).
+    #[arg(long)]
+    pub summary: bool,
     /// Leave out wall-clock measurements (`wall_s`, `events_per_s` become null), so the output
     /// is byte-identical for the same scenario and seed.
     #[arg(long)]
@@ -81,7 +87,9 @@ pub enum PcapAt {
 /// Runs `oransim run`.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let json = args.out.is_some() || matches!(args.format, Format::Json);
-    let (scenario, name) = super::check::load(&args.file, args.memory.limit(json).as_ref())?;
+    let (scenario, name) = crate::progress::phase(args.progress, "building the scenario", || {
+        super::check::load(&args.file, args.memory.limit(json).as_ref())
+    })?;
     if let Some(r) = args.replications {
         model::scenario::check_replications(r, scenario.network.flows.len())
             .map_err(|e| anyhow::anyhow!("--replications: {e}"))?;
@@ -121,18 +129,23 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     crate::output::warn("run", &report.warnings);
     let lines = if args.per_flow {
         printer::run::Lines::Every
+    } else if args.summary {
+        printer::run::Lines::SummaryOnly
     } else {
         printer::run::Lines::Summary
     };
-    if let Some(dir) = &args.out {
-        // The JSON last: its presence marks a complete set (`write_set`).
-        let mut set = Vec::new();
-        for (path, f) in out_files(dir, &scenario.name) {
-            set.push((path, format::render(&report, f, lines)?.into_bytes()));
+    let text = crate::progress::phase(args.progress, "writing the report", || {
+        if let Some(dir) = &args.out {
+            // The JSON last: its presence marks a complete set (`write_set`).
+            let mut set = Vec::new();
+            for (path, f) in out_files(dir, &scenario.name) {
+                set.push((path, format::render(&report, f, lines)?.into_bytes()));
+            }
+            write_set(&set)?;
         }
-        write_set(&set)?;
-    }
-    format::print(&format::render(&report, args.format, lines)?)?;
+        format::render(&report, args.format, lines)
+    })?;
+    format::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

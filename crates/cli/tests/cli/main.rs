@@ -20,6 +20,7 @@
 
 mod common;
 
+mod answers;
 mod architecture;
 mod arith_limits;
 mod calibrate;

@@ -73,6 +73,9 @@ pub struct LoadedRow {
     pub margin_us: Vec<Vec<f64>>,
     /// Category pairs that fit, of 168.
     pub fits: u64,
+    /// The run's busiest stage ([`crate::report::Bottleneck::of`]): an end's or a switch's CPU
+    /// or I/O stage, or a link direction.
+    pub bottleneck: Option<crate::report::Bottleneck>,
 }
 
 /// The fronthaul under load: the question's [`FronthaulLoad`] and each mode's verdict.
@@ -122,6 +125,9 @@ pub struct ModeRow {
     /// Longest fibre this mode allows for each category pair of [`FronthaulPlan::categories`]'s
     /// order, rows O..Z x columns A..N \[m\] (0 where nothing fits).
     pub longest_fibre_m: Vec<Vec<f64>>,
+    /// The run's busiest stage ([`crate::report::Bottleneck::of`]): an end's or a switch's CPU
+    /// or I/O stage, or a link direction.
+    pub bottleneck: Option<crate::report::Bottleneck>,
 }
 
 /// The answer to a fronthaul question.
@@ -343,6 +349,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
             added_ns: added,
             transport_ns: transport,
             longest_fibre_m: longest,
+            bottleneck: r.bottleneck.clone(),
         });
     }
     // Keep the modes asked (the baseline run above only supplies the reference processing).
@@ -569,6 +576,7 @@ fn loaded_plan(
             transport_ns: transport,
             margin_us,
             fits,
+            bottleneck: r.bottleneck.clone(),
         });
     }
     let map = loaded_map(&modes);

@@ -70,6 +70,10 @@ pub struct InterfaceRun {
     pub max_bps: f64,
     /// What binds `max_bps`: "cpu" or "io".
     pub limit: String,
+    /// The run's busiest stage at the offered load ([`crate::report::Bottleneck::of`]): an
+    /// end's CPU or I/O stage or a link direction; `None` when saturated (nothing is run:
+    /// `limit` names what saturates).
+    pub bottleneck: Option<crate::report::Bottleneck>,
 }
 
 /// The measured figures of a run that is not saturated: CPU, p50, p99 \[ns\] and the mean
@@ -365,6 +369,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 components_ns: None,
                 max_bps,
                 limit,
+                bottleneck: None,
             });
         }
         let s = interface_scenario(&q, suite, &stack_p, cores, pps)
@@ -390,6 +395,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             ]),
             max_bps,
             limit,
+            bottleneck: r.bottleneck.clone(),
         })
     };
     let plain = run_suite(None, q.cores)?;

@@ -27,7 +27,7 @@ use crate::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
 use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::Placement;
-use crate::report::{HandshakeReport, RunOptions};
+use crate::report::{Bottleneck, HandshakeReport, RunOptions, StageKind};
 use crate::scenario::ScenarioBuilder;
 
 pub use crate::oran::{FRONTHAUL_MODES, interface_stack};
@@ -128,6 +128,12 @@ pub struct KexRow {
     pub responder_cores: u32,
     /// Responder CPU busy over the storm, in [0, 1] of its cores.
     pub responder_cpu: f64,
+    /// The responder's one-server I/O stage (each datagram's kernel send and receive) busy
+    /// over the storm, in [0, 1]; `None` (JSON `null`) when its profile has no per-packet I/O.
+    pub responder_io: Option<f64>,
+    /// The storm run's busiest stage ([`Bottleneck::of`]): the responder's CPU or I/O stage,
+    /// a shared host's cores, an initiator's stage or a link direction.
+    pub bottleneck: Option<Bottleneck>,
     /// The responder's CPU time over the whole storm run, all cores \[ns\]: every
     /// handshake's work, the daemon's state work that grows with the SAs it holds, and what
     /// duplicates of requests cost it.
@@ -374,6 +380,8 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             // The responder has a count of cores (`--cores` or the profile's).
             responder_cores: responder.cores.unwrap_or_default(),
             responder_cpu: responder.utilisation,
+            responder_io: responder.io_utilisation,
+            bottleneck: storm.bottleneck.clone(),
             responder_busy_ns: responder.utilisation
                 * f64::from(responder.cores.unwrap_or_default())
                 * storm.run.sim_time_ns,
@@ -454,13 +462,17 @@ fn reference_profile() -> Option<profile::Profile> {
 
 /// On the reference host, the real responder's CPU per SA in a storm over the cipher-only
 /// figure (x25519, PSK): (the daemon's loaded work + keygen + agree) / (keygen + agree); with
-/// the two CPU times \[ns\].
+/// the two CPU times \[ns\]. Read once per process (the report of a storm names it on every
+/// handshake flow's line, and parsing the profile 20,000 times took seconds).
 pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
-    let p = reference_profile()?;
-    let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
-    let crypto = x25519("keygen")? + x25519("agree")?;
-    let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
-    (crypto > 0.0).then(|| (real / crypto, real, crypto))
+    static FACTOR: std::sync::OnceLock<Option<(f64, f64, f64)>> = std::sync::OnceLock::new();
+    *FACTOR.get_or_init(|| {
+        let p = reference_profile()?;
+        let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
+        let crypto = x25519("keygen")? + x25519("agree")?;
+        let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
+        (crypto > 0.0).then(|| (real / crypto, real, crypto))
+    })
 }
 
 /// On the reference host, the real ESP data path's time per packet of the path MTU over the
@@ -634,11 +646,35 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
                 ms(Some(r.responder_busy_ns / r.responder_cores as f64)),
                 r.responder_cores
             ));
+        } else if let Some(b) = r
+            .bottleneck
+            .as_ref()
+            .filter(|b| b.utilisation >= 0.9 && b.stage != StageKind::Cpu)
+        {
+            // Another stage is saturated (the responder's I/O stage, a link): the datagrams
+            // queue there, not for the responder's cores.
+            out.push(format!(
+                "{}: the storm is bound by {} ({:.0}% busy), not by the responder's CPU ({:.0}% of {} cores busy): every datagram waits its turn there, so more cores do not shorten it{}",
+                r.ke,
+                b.stage_words(),
+                b.utilisation * 100.0,
+                r.responder_cpu * 100.0,
+                r.responder_cores,
+                match b.stage {
+                    StageKind::Io => "; the I/O stage serves one datagram at a time (the profile's per-packet I/O cost)",
+                    StageKind::Link => "; a faster link does",
+                    StageKind::Cpu | StageKind::Host => "",
+                }
+            ));
         } else {
             out.push(format!(
-                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips, transmission and any retransmission timers set its length",
+                "{}: the storm is not CPU-bound at the responder ({:.0}% busy): round trips, transmission and any retransmission timers set its length{}",
                 r.ke,
-                r.responder_cpu * 100.0
+                r.responder_cpu * 100.0,
+                r.bottleneck.as_ref().map_or_else(String::new, |b| format!(
+                    " (the busiest stage: {})",
+                    b.words()
+                ))
             ));
         }
     }
