@@ -441,6 +441,7 @@ mod tests {
     /// every frame fits it, the user data adds up to the message, the first fragments are
     /// full 4-byte multiples; a message that fits is one frame, the unfragmented one.
     #[test]
+    #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small lengths
     fn sctp_messages_fragment_into_frames_that_fit_the_mtu() {
         let s: Stack = "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp/e2ap"
             .parse()

@@ -281,6 +281,7 @@ mod tests {
     /// Issue 37 item 6: fragments carry every byte once, in chunks of a 4-byte multiple but
     /// the last, none over the room; their flags are B, none..., E.
     #[test]
+    #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small lengths
     fn fragments_carry_every_byte_in_aligned_chunks() {
         for message in [0, 1, 3, 4, 5, 100, 1363, 8191, 65_535] {
             for room in [4, 5, 7, 8, 100, 952, 1452, 9000] {

@@ -1265,3 +1265,48 @@ fn an_e2_mtu_sweep_fragments_sctp_messages_and_shows_the_cost() {
     // (the same frames; the MTU enters no other number).
     assert_eq!(flows[3], flows[4]);
 }
+
+/// Issue 37 item 6: docs/img/sweep-e2-mtu.png, the plot docs/sweep.md shows of its E2 MTU
+/// sweep, is what that block's commands write, byte for byte.
+#[test]
+fn the_docs_e2_mtu_plot_is_what_the_sweep_writes() {
+    let dir = scratch("docs-e2-mtu");
+    let scenario = dir.join("e2.toml");
+    ok(&run(&[
+        "init",
+        "e2",
+        "--gnbs",
+        "1",
+        "--load",
+        "2Mbps",
+        "--out",
+        scenario.to_str().unwrap(),
+    ]));
+    let out = dir.join("out");
+    ok(&run(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--set",
+        "stop.duration=200ms",
+        "--vary",
+        "group[0].link[0].mtu=576B,800B,1000B,1200B,1500B,1548B,9000B",
+        "--label",
+        "group[0].link[0].mtu=path MTU",
+        "--plot-metric",
+        "message-delay",
+        "--plot-format",
+        "png",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]));
+    let fresh = std::fs::read(out.join("plots/group_0_link_0_mtu.png")).unwrap();
+    let committed = root().join("docs/img/sweep-e2-mtu.png");
+    if std::env::var_os("ORANSIM_BLESS").is_some() {
+        std::fs::write(&committed, &fresh).unwrap();
+    }
+    assert!(
+        std::fs::read(&committed).unwrap() == fresh,
+        "docs/img/sweep-e2-mtu.png differs from the sweep's plot (ORANSIM_BLESS=1 rewrites it)"
+    );
+}
