@@ -72,6 +72,22 @@ pub enum Error {
         /// Height \[pixels\].
         height: u32,
     },
+    /// A plot's legend, every entry wrapped to its strip, is taller than the plot.
+    #[error(
+        "cannot draw {what} at {width}x{height} pixels: its {entries} legend entries need a height of {needs} pixels"
+    )]
+    LegendTooTall {
+        /// The plot.
+        what: String,
+        /// Width \[pixels\].
+        width: u32,
+        /// Height \[pixels\].
+        height: u32,
+        /// The height the legend needs \[pixels\].
+        needs: u32,
+        /// Legend entries \[count\].
+        entries: usize,
+    },
     /// A report could not be serialised as JSON.
     #[error("cannot write the {what} as JSON")]
     Json {

@@ -21,7 +21,7 @@ use crate::{Error, Result};
 
 mod layout;
 
-use layout::{Swatch, legend, marker, widest};
+use layout::{Swatch, legend, marker, text_width, widest};
 
 /// DejaVu Sans (Bitstream Vera licence, `assets/fonts/LICENSE`): every PNG's text.
 static DEJAVU_SANS: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -35,6 +35,13 @@ const LABEL: u32 = 13;
 
 /// Axis description size \[pixels\].
 const DESC: u32 = 14;
+
+/// Width of `text` in the size ticks, categories and legend entries are drawn in \[pixels\],
+/// as both the SVG and the PNG lay it out (DejaVu Sans' advances): what a test needs to check
+/// that a legend line ends inside the plot.
+pub fn label_width(text: &str) -> u32 {
+    text_width(text, LABEL)
+}
 
 /// Registers the carried font with plotters once; every draw asks for it first.
 fn fonts(what: &str) -> Result<()> {
@@ -305,6 +312,58 @@ impl Figure {
         }
     }
 
+    fn title(&self) -> &str {
+        match self {
+            Figure::Chart(c) => &c.title,
+            Figure::Heat(h) => &h.title,
+        }
+    }
+
+    fn legend_labels(&self) -> Vec<&str> {
+        match self {
+            Figure::Chart(c) => c.layers.iter().filter_map(|l| l.key.as_deref()).collect(),
+            Figure::Heat(h) => h.regions.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The least height at which every legend entry, wrapped to the legend strip of the
+    /// plot's width, fits under the title \[pixels\] (0 without a legend).
+    pub fn legend_height(&self) -> u32 {
+        // Text is measured with the carried font: registered before the first measure (a font
+        // that does not parse fails the drawing itself, with its error).
+        let _ = fonts(self.name());
+        self.frame()
+            .legend_needs(self.title(), &self.legend_labels())
+    }
+
+    /// The plot at its own width and at least `height` tall, taller if its legend needs it
+    /// \[pixels\]: a legend panel sized to its entries.
+    pub fn grown_to_legend(mut self) -> Figure {
+        let needs = self.legend_height();
+        let frame = match &mut self {
+            Figure::Chart(c) => &mut c.frame,
+            Figure::Heat(h) => &mut h.frame,
+        };
+        frame.size.1 = frame.size.1.max(needs);
+        self
+    }
+
+    /// The plot if its legend fits its height, else [`Error::LegendTooTall`].
+    pub fn legend_fits(self) -> Result<Figure> {
+        let needs = self.legend_height();
+        let (width, height) = self.frame().size;
+        if needs > height {
+            return Err(Error::LegendTooTall {
+                what: self.name().to_owned(),
+                width,
+                height,
+                needs,
+                entries: self.legend_labels().len(),
+            });
+        }
+        Ok(self)
+    }
+
     /// The plot as SVG text, with caption, axes, labels and legend.
     pub fn svg(&self) -> Result<String> {
         fonts(self.name())?;
@@ -399,8 +458,8 @@ impl Chart {
                 root.draw_text(name, &style, (x, y + 8 + row as i32))?;
             }
         }
-        if let Some(area) = legend_area {
-            legend(&area, self.frame.margin as i32, &keys)?;
+        if let Some((area, lines)) = legend_area {
+            legend(&area, self.frame.margin as i32, &keys, &lines)?;
         }
         root.present()
     }
@@ -463,8 +522,8 @@ impl Heat {
             let (x, y) = chart.backend_coord(&(0.0, y));
             root.draw_text(name, &left, (x - 6, y))?;
         }
-        if let Some(area) = legend_area {
-            legend(&area, self.frame.margin as i32, &keys)?;
+        if let Some((area, lines)) = legend_area {
+            legend(&area, self.frame.margin as i32, &keys, &lines)?;
         }
         root.present()
     }
@@ -653,6 +712,44 @@ mod tests {
         let svg = h.svg().unwrap();
         assert!(svg.contains("\n1.5\n") && svg.contains("\ntight\n"));
         assert_eq!(&h.png().unwrap()[1..4], b"PNG");
+    }
+
+    /// Issue 37 item 5: a legend entry wider than the strip is wrapped onto lines that fit it,
+    /// every character kept; a plot grows to a legend taller than it, and one whose size is
+    /// kept refuses such a legend.
+    #[test]
+    fn long_legend_entries_wrap_and_tall_legends_grow_the_plot() {
+        let long = "flow 0 source stack = eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp/e2ap, gnb-10/kpm, p99";
+        let lines = layout::wrap(long, 300);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(lines.iter().all(|l| label_width(l) <= 300), "{lines:?}");
+        let rejoined: String = lines.concat();
+        assert_eq!(rejoined.replace(' ', ""), long.replace(' ', ""));
+        // A single word wider than the room is cut between characters.
+        let word = "x".repeat(200);
+        assert!(layout::wrap(&word, 50).iter().all(|l| label_width(l) <= 50));
+        let mut c = chart();
+        c.layers[0].key = Some(long.into());
+        let svg = Figure::Chart(c.clone()).svg().unwrap();
+        // The SVG holds every line, each ending inside the 300-pixel plot.
+        for line in layout::wrap(long, 300 * 2 / 5 - 40 - 12) {
+            let at = svg
+                .find(&format!(">\n{line}\n<"))
+                .or_else(|| svg.find(&line));
+            assert!(at.is_some(), "{line:?} not in the SVG");
+        }
+        for _ in 0..20 {
+            c.layers.push(c.layers[1].clone());
+        }
+        let f = Figure::Chart(c);
+        assert!(f.legend_height() > 200, "{}", f.legend_height());
+        assert!(matches!(
+            f.clone().legend_fits(),
+            Err(Error::LegendTooTall { .. })
+        ));
+        let grown = f.grown_to_legend();
+        assert_eq!(grown.frame().size.1, grown.legend_height());
+        assert!(grown.legend_fits().is_ok());
     }
 
     #[test]

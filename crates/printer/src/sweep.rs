@@ -12,7 +12,10 @@ use crate::table::Table;
 
 mod plots;
 
-pub use plots::{MAX_PLOT_SERIES, Metric, PlotOptions, readable};
+pub use plots::{
+    Aggregate, MAX_PLOT_HEIGHT, MAX_PLOT_SERIES, MAX_PLOT_WIDTH, MIN_PLOT_HEIGHT, MIN_PLOT_WIDTH,
+    Metric, PLOT_SIZE, PlotOptions, readable,
+};
 
 /// One varied key and its values, in sweep order.
 #[derive(Debug, Clone, Copy)]
@@ -63,8 +66,9 @@ struct DocPoint<'a> {
     nodes: &'a [NodeUse],
 }
 
-/// A value as text: a string without its quotes, anything else as JSON.
-fn value_text(v: &serde_json::Value) -> String {
+/// A value as text: a string without its quotes, anything else as JSON (how `--label`
+/// names a value).
+pub fn value_text(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -143,6 +147,17 @@ impl<'a, H: Serialize> Results<'a, H> {
     /// values, one series per combination of the other dimensions' values (at most
     /// [`MAX_PLOT_SERIES`], evenly spread, the title saying so).
     pub fn plots(&self, options: &PlotOptions) -> crate::Result<Vec<Drawn>> {
+        self.figures(options)?
+            .into_iter()
+            .map(|(stem, f)| f.drawn(&stem))
+            .collect()
+    }
+
+    /// The plots of [`Results::plots`] before they are drawn, each with its file stem: at
+    /// `options.size` exactly (a legend that does not fit is
+    /// [`crate::Error::LegendTooTall`]), or at [`PLOT_SIZE`] made taller where the legend,
+    /// wrapped to its strip, needs it.
+    pub fn figures(&self, options: &PlotOptions) -> crate::Result<Vec<(String, Figure)>> {
         let mut dims: Vec<usize> = self.axes.iter().map(|a| a.dim).collect();
         dims.sort_unstable();
         dims.dedup();
@@ -155,7 +170,12 @@ impl<'a, H: Serialize> Results<'a, H> {
                     .map(|a| a.key)
                     .collect();
                 let stem = plot_name(&keys.join(" "));
-                Figure::Chart(plots::PlotData::new(self, d, options).chart()).drawn(&stem)
+                let figure = Figure::Chart(plots::PlotData::new(self, d, options).chart());
+                let figure = match options.size {
+                    Some(_) => figure.legend_fits()?,
+                    None => figure.grown_to_legend(),
+                };
+                Ok((stem, figure))
             })
             .collect()
     }
@@ -311,6 +331,118 @@ mod tests {
         );
         assert_eq!(split_plot.x_label, "split");
         assert!(plots[1].svg.contains("\ngreedy\n"));
+    }
+
+    /// A point with two flows `a` and `b`, mean delays `ma` and `mb` \[ns\] (p99 twice).
+    fn two_flows(index: u64, ma: f64, mb: f64) -> PointResult {
+        let mut p = point(index, ma);
+        let mut b = p.flows[0].clone();
+        p.flows[0].flow = "a".into();
+        b.flow = "b".into();
+        b.delay_mean_ns = Some(mb);
+        b.delay_p99_ns = Some(2.0 * mb);
+        p.flows.push(b);
+        p
+    }
+
+    /// Issue 37 item 5: value labels rename values on ticks and in the legend; `flows` picks
+    /// flows; `aggregate` draws one series over them; `size` is the plot's size.
+    #[test]
+    fn value_labels_flow_choice_aggregate_and_size() {
+        let stack: Vec<serde_json::Value> = vec!["eth/x(cbc)".into(), "eth/x(gcm)".into()];
+        let mtu: Vec<serde_json::Value> = vec!["1500B".into(), "9000B".into()];
+        let results: Vec<PointResult> = (0..4)
+            .map(|i| two_flows(i, 1000.0 * (i + 1) as f64, 3000.0 * (i + 1) as f64))
+            .collect();
+        let header = serde_json::json!({ "schema": "oransim.sweep/1", "points": 4 });
+        let res = Results {
+            header: &header,
+            axes: vec![
+                Axis {
+                    key: "s",
+                    values: &stack,
+                    dim: 0,
+                },
+                Axis {
+                    key: "m",
+                    values: &mtu,
+                    dim: 1,
+                },
+            ],
+            points: results
+                .iter()
+                .map(|r| Point {
+                    result: r,
+                    coords: vec![(r.index / 2) as usize, (r.index % 2) as usize],
+                })
+                .collect(),
+        };
+        let mut options = PlotOptions {
+            labels: [("s".to_owned(), "stack".to_owned())].into(),
+            values: [(
+                "s".to_owned(),
+                [("eth/x(gcm)".to_owned(), "GCM".to_owned())].into(),
+            )]
+            .into(),
+            ..PlotOptions::default()
+        };
+        let by_stack = plots::PlotData::new(&res, 0, &options);
+        assert_eq!(
+            by_stack.ticks,
+            Some(vec!["eth/x(cbc)".to_owned(), "GCM".to_owned()])
+        );
+        // Every flow: 2 MTUs x 2 flows x mean/p99.
+        assert_eq!(by_stack.labels().len(), 8);
+        let by_mtu = plots::PlotData::new(&res, 1, &options);
+        assert_eq!(by_mtu.labels()[4], "stack = GCM, a, mean");
+        // One flow chosen: named in the title, not in the legend.
+        options.flows = Some(vec!["b".into()]);
+        let only_b = plots::PlotData::new(&res, 1, &options);
+        assert_eq!(
+            only_b.labels(),
+            [
+                "stack = eth/x(cbc), mean",
+                "stack = eth/x(cbc), p99",
+                "stack = GCM, mean",
+                "stack = GCM, p99"
+            ]
+        );
+        assert!(only_b.title.contains(" of b vs "), "{}", only_b.title);
+        assert_eq!(only_b.ys(0), [Some(3.0), Some(6.0)]);
+        // Mean and max over both flows: one series per stack and statistic.
+        options.flows = None;
+        options.aggregate = Some(Aggregate::Mean);
+        let mean = plots::PlotData::new(&res, 1, &options);
+        assert_eq!(mean.labels(), only_b.labels());
+        assert!(mean.title.contains("(mean over 2 flows)"), "{}", mean.title);
+        assert_eq!(mean.ys(0), [Some(2.0), Some(4.0)]);
+        assert_eq!(mean.ys(3), [Some(12.0), Some(16.0)]);
+        options.aggregate = Some(Aggregate::Max);
+        assert_eq!(
+            plots::PlotData::new(&res, 1, &options).ys(1),
+            [Some(6.0), Some(12.0)]
+        );
+        // The size asked for is the plot's.
+        options.size = Some((640, 480));
+        let figures = res.figures(&options).unwrap();
+        let svg = figures[0].1.svg().unwrap();
+        assert!(
+            svg.contains(r#"width="640" height="480""#),
+            "{}",
+            &svg[..200]
+        );
+        // A legend taller than the size asked for is refused, not clipped.
+        options.size = Some((300, 200));
+        options.aggregate = None;
+        assert!(matches!(
+            res.figures(&options),
+            Err(crate::Error::LegendTooTall { height: 200, .. })
+        ));
+        // Without a size the plot grows to its legend.
+        options.size = None;
+        for (_, f) in res.figures(&options).unwrap() {
+            assert!(f.legend_height() <= 560, "{}", f.legend_height());
+        }
     }
 
     #[test]

@@ -162,6 +162,65 @@ pub fn split_payload(
         .collect()
 }
 
+/// The frames of one SCTP user message of `message` bytes on `stack` at link MTU `mtu`, as
+/// SCTP fragments it into DATA chunks (RFC 9260 §6.9, [`crate::sctp::fragments`]): one frame
+/// when the message fits, else one frame per fragment, each with the stack's every header (a
+/// DATA chunk's header is the same whole or fragmented). The stack's SCTP layer must carry
+/// user data (DATA or I-DATA) and nothing but E2AP may sit above it, so that its payload is
+/// the user message.
+///
+/// ```
+/// use protocols::{Stack, sctp_message_frames};
+/// let s: Stack = "eth/ipv4/sctp/e2ap".parse().unwrap();
+/// let f = sctp_message_frames(&s, 1363, 1000).unwrap();
+/// let user: Vec<usize> = f.iter().map(|f| f.payload).collect();
+/// assert_eq!(user, [952, 411]);
+/// assert_eq!(f[0].mtu_len, 1000);
+/// ```
+pub fn sctp_message_frames(stack: &Stack, message: usize, mtu: usize) -> Result<Vec<Frame>> {
+    let layers = stack.layers();
+    let at = layers
+        .iter()
+        .rposition(|l| matches!(l, Layer::Sctp(s) if !matches!(s.chunk, crate::sctp::Chunk::Sack { .. })))
+        .ok_or_else(|| Error::BadArguments {
+            layer: stack.to_string(),
+            reason: "SCTP fragmentation needs an `sctp` (DATA) or `sctp(idata)` layer carrying the message".into(),
+        })?;
+    if let Some(above) = layers
+        .get(at.saturating_add(1)..)
+        .unwrap_or_default()
+        .iter()
+        .find(|l| !matches!(l, Layer::E2ap))
+    {
+        return Err(Error::BadArguments {
+            layer: stack.to_string(),
+            reason: format!(
+                "SCTP fragments the user message it carries; `{}` above it would be split with it (only e2ap may sit above sctp here)",
+                above.text()
+            ),
+        });
+    }
+    let room = stack.max_payload(mtu)?;
+    if room == 0 {
+        return Err(Error::MtuTooSmall {
+            mtu,
+            what: format!("`{stack}` carrying one byte of user data"),
+            min: stack.mtu_len(1)?,
+        });
+    }
+    crate::sctp::fragments(message, room)?
+        .into_iter()
+        .map(|p| {
+            Ok(Frame {
+                payload: p,
+                wire_len: stack.wire_len(p)?,
+                mtu_len: stack.mtu_len(p)?,
+                fragment: None,
+            })
+        })
+        .collect()
+}
+
 /// Path MTU: the smallest MTU over the hops (RFC 1191 §1, RFC 8201 §1) \[bytes\].
 pub fn path_mtu(hops: &[usize]) -> Result<usize> {
     hops.iter().copied().min().ok_or(Error::EmptyPath)
@@ -377,6 +436,33 @@ mod tests {
     }
 
     use super::*;
+
+    /// Issue 37 item 6: an E2AP message over SCTP in an ESP tunnel, fragmented at the MTU:
+    /// every frame fits it, the user data adds up to the message, the first fragments are
+    /// full 4-byte multiples; a message that fits is one frame, the unfragmented one.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small lengths
+    fn sctp_messages_fragment_into_frames_that_fit_the_mtu() {
+        let s: Stack = "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp/e2ap"
+            .parse()
+            .unwrap();
+        for mtu in [576, 1000, 1500, 1547] {
+            let f = sctp_message_frames(&s, 1425, mtu).unwrap();
+            assert!(f.len() > 1, "{mtu}: {f:?}");
+            assert!(f.iter().all(|f| f.mtu_len <= mtu), "{mtu}: {f:?}");
+            assert_eq!(f.iter().map(|f| f.payload).sum::<usize>(), 1425);
+            assert!(f[..f.len() - 1].iter().all(|f| f.payload % 4 == 0));
+        }
+        let whole = sctp_message_frames(&s, 1425, 1548).unwrap();
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].wire_len, s.wire_len(1425).unwrap());
+        assert_eq!(whole[0].mtu_len, 1548);
+        // Only e2ap above sctp; a SACK has no user message.
+        let tls: Stack = "eth/ipv4/sctp/tls13(aes128-gcm)".parse().unwrap();
+        assert!(sctp_message_frames(&tls, 3000, 1500).is_err());
+        let sack: Stack = "eth/ipv4/sctp(sack)".parse().unwrap();
+        assert!(sctp_message_frames(&sack, 0, 1500).is_err());
+    }
 
     fn s(t: &str) -> Stack {
         Stack::parse(t).unwrap()

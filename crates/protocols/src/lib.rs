@@ -112,7 +112,7 @@ pub mod wire;
 pub use build::{Protocol, StackBuilder};
 pub use error::{Error, Result};
 pub use ethernet::Count;
-pub use fragment::{Frame, SplitPolicy, split_payload};
+pub use fragment::{Frame, SplitPolicy, sctp_message_frames, split_payload};
 pub use layer::{Encapsulation, Parts};
 pub use protected::Protected;
 pub use stack::{Layer, LayerBytes, OverheadReport, Stack};

@@ -23,6 +23,16 @@
 //! E2AP runs over SCTP with Payload Protocol Identifier 70 (IANA SCTP PPID registry,
 //! O-RAN.WG3.E2GAP): an E2AP PDU is the user data of one DATA chunk, so "E2AP over SCTP" is
 //! `sctp` (or `sctp(data)`) with the E2AP PDU length as payload.
+//!
+//! A user message larger than one packet's room is fragmented (RFC 9260 §6.9): its bytes go,
+//! in order, into as many DATA chunks as needed, each in its own packet that fits the path
+//! MTU; the first chunk has the B (beginning) bit, the last the E (ending) bit, the ones
+//! between neither ([`Fragment`]). The chunks take consecutive TSNs and carry the message's
+//! one Stream Sequence Number and PPID. [`fragments`] gives the user data of each: full
+//! chunks of the largest 4-byte multiple that fits, the remainder last, as Linux does
+//! (`net/sctp/associola.c`, `sctp_assoc_update_frag_point`: the fragmentation point is
+//! truncated to a multiple of 4, `SCTP_TRUNC4`); a chunk's header is the same whole or
+//! fragmented, so each fragment's frame is [`Encapsulation::wire_len`] of its user data.
 
 #![deny(clippy::arithmetic_side_effects)]
 
@@ -56,6 +66,94 @@ pub const MAX_CHUNK_LEN: usize = 65_535;
 pub const MAX_SACK_ENTRIES: usize = (MAX_CHUNK_LEN - SACK_HEADER) / GAP_BLOCK;
 /// Payload Protocol Identifier of E2AP (IANA) \[number\].
 pub const PPID_E2AP: u32 = 70;
+
+/// Where a DATA chunk's user data sits in its user message: the B and E flags of RFC 9260
+/// §3.3.1 (§6.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fragment {
+    /// The whole message (B and E set).
+    #[default]
+    Whole,
+    /// The first fragment (B set).
+    First,
+    /// A fragment between the first and the last (neither set).
+    Middle,
+    /// The last fragment (E set).
+    Last,
+}
+
+/// The B (beginning) bit of a DATA chunk's flags (§3.3.1).
+pub const FLAG_B: u8 = 0x02;
+/// The E (ending) bit of a DATA chunk's flags (§3.3.1).
+pub const FLAG_E: u8 = 0x01;
+
+impl Fragment {
+    /// Fragment `index` of `count` (counting from 0); `Whole` when `count` is at most 1.
+    pub fn of(index: usize, count: usize) -> Fragment {
+        match (index, count) {
+            (_, 0 | 1) => Fragment::Whole,
+            (0, _) => Fragment::First,
+            (i, n) if i.saturating_add(1) >= n => Fragment::Last,
+            _ => Fragment::Middle,
+        }
+    }
+
+    /// The chunk's B and E bits (§3.3.1): `0b11` whole, `0b10` first, `0b00` middle, `0b01`
+    /// last.
+    pub fn flags(self) -> u8 {
+        match self {
+            Fragment::Whole => FLAG_B | FLAG_E,
+            Fragment::First => FLAG_B,
+            Fragment::Middle => 0,
+            Fragment::Last => FLAG_E,
+        }
+    }
+}
+
+/// Most fragments one user message becomes in [`fragments`] (2^20, as
+/// [`crate::fragment::MAX_FRAMES`]): a bound on the memory a hostile message and a tiny MTU
+/// could make it allocate \[chunks\].
+pub const MAX_FRAGMENTS: usize = 1 << 20;
+
+/// The user data of each DATA chunk a `message`-byte user message is fragmented into when a
+/// chunk may carry at most `room` bytes of it (RFC 9260 §6.9) \[bytes\]: one chunk when it
+/// fits (a zero-byte message too); else full chunks of `room` truncated to a multiple of 4
+/// (Linux's fragmentation point), the remainder last. A room under 4 bytes with a message
+/// that does not fit it, or more than [`MAX_FRAGMENTS`] chunks, is an error.
+///
+/// ```
+/// use protocols::sctp::fragments;
+/// assert_eq!(fragments(1363, 1452).unwrap(), vec![1363]);
+/// // 1363 B through a 1000-byte path MTU on eth/ipv4/sctp: 1000 - 20 - 28 = 952 B of room.
+/// assert_eq!(fragments(1363, 952).unwrap(), vec![952, 411]);
+/// assert_eq!(fragments(10, 7).unwrap(), vec![4, 4, 2]);
+/// ```
+pub fn fragments(message: usize, room: usize) -> Result<Vec<usize>> {
+    if message <= room {
+        return Ok(vec![message]);
+    }
+    let step = room.saturating_sub(room % CHUNK_ALIGN);
+    if step == 0 {
+        return Err(Error::BadArguments {
+            layer: "sctp".into(),
+            reason: format!(
+                "a {message}-byte user message cannot be fragmented into DATA chunks of at most {room} bytes: a fragment carries a multiple of 4 bytes, at least 4 (RFC 9260 §6.9)"
+            ),
+        });
+    }
+    let count = message.div_ceil(step);
+    if count > MAX_FRAGMENTS {
+        return Err(Error::PayloadTooLarge {
+            layer: "sctp".into(),
+            what: "user message (at most 1048576 fragments)",
+            len: message,
+            max: MAX_FRAGMENTS.saturating_mul(step),
+        });
+    }
+    // i < count = ceil(message / step), so i * step < message.
+    #[allow(clippy::arithmetic_side_effects)]
+    Ok((0..count).map(|i| (message - i * step).min(step)).collect())
+}
 
 /// The chunk an SCTP packet carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +276,39 @@ mod tests {
             let e = sack(g, d).wire_len(0).unwrap_err().to_string();
             assert!(e.contains("at most 16379"), "{e}");
         }
+    }
+
+    /// Issue 37 item 6: fragments carry every byte once, in chunks of a 4-byte multiple but
+    /// the last, none over the room; their flags are B, none..., E.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small lengths
+    fn fragments_carry_every_byte_in_aligned_chunks() {
+        for message in [0, 1, 3, 4, 5, 100, 1363, 8191, 65_535] {
+            for room in [4, 5, 7, 8, 100, 952, 1452, 9000] {
+                let f = fragments(message, room).unwrap();
+                assert_eq!(f.iter().sum::<usize>(), message, "{message} in {room}");
+                assert!(f.iter().all(|&c| c <= room), "{f:?}");
+                if f.len() > 1 {
+                    let step = room - room % 4;
+                    assert!(f[..f.len() - 1].iter().all(|&c| c == step), "{f:?}");
+                    assert!(f[f.len() - 1] > 0 && f[f.len() - 1] <= step, "{f:?}");
+                } else {
+                    assert!(message <= room);
+                }
+            }
+        }
+        assert!(
+            fragments(5, 3)
+                .unwrap_err()
+                .to_string()
+                .contains("multiple of 4")
+        );
+        assert_eq!(fragments(3, 3).unwrap(), vec![3]);
+        assert!(fragments(usize::MAX, 4).is_err());
+        let flags: Vec<u8> = (0..4).map(|i| Fragment::of(i, 4).flags()).collect();
+        assert_eq!(flags, [0b10, 0b00, 0b00, 0b01]);
+        assert_eq!(Fragment::of(0, 1).flags(), 0b11);
+        assert_eq!(Fragment::of(1, 2), Fragment::Last);
     }
 
     #[test]

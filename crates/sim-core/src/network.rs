@@ -390,10 +390,19 @@ pub enum SizeDist {
         /// Cumulative weights, last = total.
         cumulative: Vec<f64>,
     },
+    /// Drawn from listed messages with weights, each sent as its frames back to back (an SCTP
+    /// user message fragmented into DATA chunks at the path MTU, RFC 9260 §6.9). Every message
+    /// is tracked as a periodic source's are: its delay runs to its last frame's delivery.
+    Messages {
+        /// Frame sizes of each message, in sending order \[bytes\].
+        frames: Vec<Vec<u32>>,
+        /// Cumulative weights, last = total.
+        cumulative: Vec<f64>,
+    },
 }
 
 impl SizeDist {
-    /// Mean size \[bytes\].
+    /// Mean size \[bytes\] (of a message, the sum of its frames).
     pub fn mean(&self) -> f64 {
         match self {
             SizeDist::Fixed(s) => *s as f64,
@@ -408,15 +417,28 @@ impl SizeDist {
                 }
                 acc / total
             }
+            SizeDist::Messages { frames, cumulative } => {
+                let total = cumulative.last().copied().unwrap_or(1.0);
+                let mut prev = 0.0;
+                let mut acc = 0.0;
+                for (m, c) in frames.iter().zip(cumulative) {
+                    acc += m.iter().map(|&b| f64::from(b)).sum::<f64>() * (c - prev);
+                    prev = *c;
+                }
+                acc / total
+            }
         }
     }
 
-    /// Largest size \[bytes\].
+    /// Largest size \[bytes\] (of a message's frames, the largest frame).
     pub fn max(&self) -> u32 {
         match self {
             SizeDist::Fixed(s) => *s,
             SizeDist::Uniform { max, .. } => *max,
             SizeDist::Empirical { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
+            SizeDist::Messages { frames, .. } => {
+                frames.iter().flatten().copied().max().unwrap_or(0)
+            }
         }
     }
 }

@@ -463,6 +463,16 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                 SizeDist::Empirical { sizes, cumulative } => {
                     weights(item, "source.size.cumulative", cumulative, sizes.len())
                 }
+                SizeDist::Messages { frames, cumulative } => {
+                    if frames.iter().any(|m| m.is_empty() || m.len() > MAX_ITEMS) {
+                        return Err(bad_list(
+                            item(),
+                            "source.size.frames",
+                            "a message needs at least one frame",
+                        ));
+                    }
+                    weights(item, "source.size.cumulative", cumulative, frames.len())
+                }
             }
         }
         Source::Periodic {

@@ -79,13 +79,81 @@ pub struct SweepArgs {
     /// node's utilisation.
     #[arg(long, value_enum, default_value_t = printer::sweep::Metric::Delay, requires = "out")]
     pub plot_metric: printer::sweep::Metric,
-    /// Words naming a varied key on the plots, e.g. `link[0].mtu=MTU` (default: the key path
-    /// in words, `link 0 MTU`; repeatable).
-    #[arg(long = "label", value_name = "KEY=TEXT", requires = "out")]
+    /// Words naming a varied key on the plots, `KEY=TEXT` (e.g. `link[0].mtu=MTU`; default: the
+    /// key path in words, `link 0 MTU`), or one of its values, `KEY=VALUE:TEXT` (VALUE as
+    /// given to --vary, or a part of it only that value holds: `flow[0].source.stack=gcm:GCM`;
+    /// the text after the last ':'). Repeatable.
+    #[arg(
+        long = "label",
+        value_name = "KEY=TEXT|KEY=VALUE:TEXT",
+        requires = "out"
+    )]
     pub label: Vec<String>,
+    /// Draw only these flows on the plots, by name, comma-separated (default: every flow).
+    #[arg(
+        long,
+        value_name = "FLOW,FLOW",
+        value_delimiter = ',',
+        requires = "out"
+    )]
+    pub flows: Vec<String>,
+    /// Draw one series per combination of the other keys over the flows drawn (their mean, or
+    /// the largest), instead of one per flow.
+    #[arg(long, value_enum, value_name = "HOW", requires = "out")]
+    pub aggregate: Option<printer::sweep::Aggregate>,
+    /// Width and height of each plot [pixels], e.g. `1600x900` (default: 900x560, taller when
+    /// the legend needs it; a given size is kept, and a legend that does not fit it refused).
+    #[arg(long, value_name = "WxH", value_parser = parse_size, requires = "out")]
+    pub size: Option<(u32, u32)>,
+    /// Which plot files to write: `both` (`.svg` and `.png`), `svg` or `png`.
+    #[arg(long, value_enum, default_value_t = PlotFormat::Both, requires = "out")]
+    pub plot_format: PlotFormat,
     /// No progress output on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Which plot files a sweep writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlotFormat {
+    /// `plots/<key>.svg` and `plots/<key>.png`.
+    Both,
+    /// `plots/<key>.svg` only.
+    Svg,
+    /// `plots/<key>.png` only.
+    Png,
+}
+
+impl PlotFormat {
+    fn svg(self) -> bool {
+        self != PlotFormat::Png
+    }
+
+    fn png(self) -> bool {
+        self != PlotFormat::Svg
+    }
+}
+
+/// `--size WxH`: whole pixels within the bounds of [`printer::sweep`].
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    use printer::sweep::{MAX_PLOT_HEIGHT, MAX_PLOT_WIDTH, MIN_PLOT_HEIGHT, MIN_PLOT_WIDTH};
+    let allowed = format!(
+        "WxH in pixels, width {MIN_PLOT_WIDTH} to {MAX_PLOT_WIDTH}, height {MIN_PLOT_HEIGHT} to {MAX_PLOT_HEIGHT}, like 1600x900"
+    );
+    let Some((w, h)) = s.split_once(['x', 'X']) else {
+        return Err(format!("no 'x' between width and height; {allowed}"));
+    };
+    let (Ok(w), Ok(h)) = (w.trim().parse::<u32>(), h.trim().parse::<u32>()) else {
+        return Err(format!(
+            "width and height are whole numbers of pixels; {allowed}"
+        ));
+    };
+    if !(MIN_PLOT_WIDTH..=MAX_PLOT_WIDTH).contains(&w)
+        || !(MIN_PLOT_HEIGHT..=MAX_PLOT_HEIGHT).contains(&h)
+    {
+        return Err(format!("{w}x{h} is out of range; {allowed}"));
+    }
+    Ok((w, h))
 }
 
 /// Format of the results on stdout.
@@ -97,22 +165,30 @@ pub enum SweepFormat {
     Json,
 }
 
-/// The plot options of `--plot-metric` and `--label`; a label must name a varied key of the
-/// sweep (`header`).
-fn plot_options(args: &SweepArgs, header: &Header) -> anyhow::Result<printer::sweep::PlotOptions> {
-    let mut labels = std::collections::BTreeMap::new();
+/// The plot options of `--plot-metric`, `--label`, `--flows`, `--aggregate` and `--size`; a
+/// label must name a varied key of the sweep (`header`) or one of its values, and `--flows`
+/// flows of `flow_names`.
+fn plot_options(
+    args: &SweepArgs,
+    header: &Header,
+    flow_names: &[String],
+) -> anyhow::Result<printer::sweep::PlotOptions> {
+    let mut labels = BTreeMap::new();
+    let mut values: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let keys: Vec<&str> = header.vary.iter().map(|v| v.key.as_str()).collect();
+    const LIKE: &str = "--label KEY=TEXT or KEY=VALUE:TEXT, like --label 'link[0].mtu=MTU' or --label 'link[0].mtu=9000B:jumbo'";
     for arg in &args.label {
-        let Some((key, text)) = arg.split_once('=') else {
-            bail!(
-                "--label {arg}: no '=' between key and text; --label KEY=TEXT, like --label 'link[0].mtu=MTU'"
-            );
+        let Some((key, rest)) = arg.split_once('=') else {
+            bail!("--label {arg}: no '=' between key and text; {LIKE}");
         };
-        let (key, text) = (key.trim(), text.trim());
+        // KEY=VALUE:TEXT when there is a ':' (the text after the last one), else KEY=TEXT.
+        let (value, text) = match rest.rsplit_once(':') {
+            Some((v, t)) => (Some(v.trim()), t.trim()),
+            None => (None, rest.trim()),
+        };
+        let key = key.trim();
         if text.is_empty() {
-            bail!(
-                "--label {arg}: the text is empty; --label KEY=TEXT, like --label 'link[0].mtu=MTU'"
-            );
+            bail!("--label {}: the text is empty; {LIKE}", arg.escape_debug());
         }
         // The text goes into SVG and PNG plots: a control character makes an SVG no XML
         // reader accepts (issue 39 #11).
@@ -126,23 +202,89 @@ fn plot_options(args: &SweepArgs, header: &Header) -> anyhow::Result<printer::sw
         let canonical = sweep::KeyPath::parse(key)
             .map(|k| k.as_str().to_owned())
             .unwrap_or_else(|_| key.to_owned());
-        if !keys.contains(&canonical.as_str()) {
+        let Some(axis) = header.vary.iter().find(|v| v.key == canonical) else {
             bail!(
-                "--label {arg}: {key} is not a varied key of this sweep; a key of --vary or --vary-together: {}",
+                "--label {}: {key} is not a varied key of this sweep; a key of --vary or --vary-together: {}",
+                arg.escape_debug(),
                 if keys.is_empty() {
                     "(none)".to_owned()
                 } else {
                     keys.join(", ")
                 }
             );
-        }
-        if labels.insert(canonical, text.to_owned()).is_some() {
-            bail!("--label {arg}: {key} is labelled twice; one --label per key");
+        };
+        let Some(value) = value else {
+            if labels.insert(canonical, text.to_owned()).is_some() {
+                bail!("--label {arg}: {key} is labelled twice; one --label KEY=TEXT per key");
+            }
+            continue;
+        };
+        let given: Vec<String> = axis.values.iter().map(printer::sweep::value_text).collect();
+        let matched: Vec<&String> = match given.iter().find(|g| *g == value) {
+            Some(exact) => vec![exact],
+            None if value.is_empty() => Vec::new(),
+            None => given.iter().filter(|g| g.contains(value)).collect(),
+        };
+        let one = match matched.as_slice() {
+            [one] => (*one).clone(),
+            [] => bail!(
+                "--label {}: {value:?} is not a value of {key}, nor part of one; its values: {}",
+                arg.escape_debug(),
+                given.join(", ")
+            ),
+            many => bail!(
+                "--label {}: {value:?} is part of {} values of {key} ({}); a part only one value holds, or the whole value",
+                arg.escape_debug(),
+                many.len(),
+                many.iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        if values
+            .entry(canonical)
+            .or_default()
+            .insert(one.clone(), text.to_owned())
+            .is_some()
+        {
+            bail!("--label {arg}: the value {one} of {key} is labelled twice; one label per value");
         }
     }
+    let flows = if args.flows.is_empty() {
+        None
+    } else {
+        let mut chosen: Vec<String> = Vec::new();
+        for f in &args.flows {
+            let f = f.trim();
+            if !flow_names.iter().any(|n| n == f) {
+                let shown: Vec<&str> = flow_names.iter().take(12).map(String::as_str).collect();
+                let more = if flow_names.len() > shown.len() {
+                    format!(", ... ({} flows in all)", flow_names.len())
+                } else {
+                    String::new()
+                };
+                bail!(
+                    "--flows {}: no flow {:?} in this sweep; flow names, comma-separated: {}{more}",
+                    args.flows.join(",").escape_debug(),
+                    f,
+                    shown.join(", ")
+                );
+            }
+            if chosen.iter().any(|c| c == f) {
+                bail!("--flows {}: {f} is named twice", args.flows.join(","));
+            }
+            chosen.push(f.to_owned());
+        }
+        Some(chosen)
+    };
     Ok(printer::sweep::PlotOptions {
         metric: args.plot_metric,
         labels,
+        values,
+        flows,
+        aggregate: args.aggregate,
+        size: args.size,
     })
 }
 
@@ -211,8 +353,20 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let header = Header::of(&sweep)?;
     crate::output::warn("sweep", &header.warnings);
-    // Checked before any point runs.
-    let options = plot_options(args, &header)?;
+    // Checked before any point runs, against the flows of point 0 (the plots name the flows
+    // of their first point too; a sweep that varies a group's count may have others later).
+    let flow_names: Vec<String> = if args.flows.is_empty() {
+        Vec::new()
+    } else {
+        sweep
+            .point_scenario(0)?
+            .network
+            .flows
+            .iter()
+            .map(|f| f.name.clone())
+            .collect()
+    };
+    let options = plot_options(args, &header, &flow_names)?;
 
     let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
     let mut journal = None;
@@ -287,7 +441,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             crate::format::print(&format!("{}\n", path.display()))?;
         }
         (Some(dir), None) => {
-            let written = write_results(dir, &header, &results, &options)?;
+            let written = write_results(dir, &header, &results, &options, args.plot_format)?;
             crate::format::print(&written)?;
         }
         (None, _) => print_results(&header, &results, args.format)?,
@@ -415,7 +569,11 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (header, results) = sweep::merge_shards(&args.merge).context("--merge")?;
-    let options = plot_options(args, &header)?;
+    let flow_names: Vec<String> = results
+        .first()
+        .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
+        .unwrap_or_default();
+    let options = plot_options(args, &header, &flow_names)?;
     match &args.out {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
@@ -433,7 +591,7 @@ fn merge(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                     "--out",
                 )?);
             }
-            let written = write_results(dir, &header, &results, &options)?;
+            let written = write_results(dir, &header, &results, &options, args.plot_format)?;
             crate::format::print(&written)?;
         }
         None => print_results(&header, &results, args.format)?,
@@ -487,8 +645,25 @@ fn write_results(
     header: &Header,
     results: &[PointResult],
     options: &printer::sweep::PlotOptions,
+    format: PlotFormat,
 ) -> anyhow::Result<String> {
     let view = view(header, results);
+    // Drawn before any file is written, so a legend refused at --size leaves nothing behind.
+    let figures = if header.vary.is_empty() {
+        Vec::new()
+    } else {
+        view.figures(options).map_err(|e| match e {
+            printer::Error::LegendTooTall {
+                width,
+                height,
+                needs,
+                ..
+            } => anyhow::Error::new(e).context(format!(
+                "--size {width}x{height}: the legend needs a height of {needs} pixels; a taller --size, fewer series (--flows, --aggregate mean|max), or no --size (the plot grows to its legend)"
+            )),
+            e => e.into(),
+        })?
+    };
     let mut written = String::new();
     let plots = dir.join("plots");
     if !header.vary.is_empty() {
@@ -500,13 +675,16 @@ fn write_results(
     let csv = dir.join("sweep.csv");
     write_atomic(&csv, view.csv().as_bytes())?;
     let _ = writeln!(written, "{}\n{}", json.display(), csv.display());
-    if !header.vary.is_empty() {
-        for p in view.plots(options)? {
-            let svg = plots.join(format!("{}.svg", p.stem));
-            write_atomic(&svg, p.svg.as_bytes())?;
-            let png = plots.join(format!("{}.png", p.stem));
-            write_atomic(&png, &p.png)?;
-            let _ = writeln!(written, "{}\n{}", svg.display(), png.display());
+    for (stem, figure) in figures {
+        if format.svg() {
+            let svg = plots.join(format!("{stem}.svg"));
+            write_atomic(&svg, figure.svg()?.as_bytes())?;
+            let _ = writeln!(written, "{}", svg.display());
+        }
+        if format.png() {
+            let png = plots.join(format!("{stem}.png"));
+            write_atomic(&png, &figure.png()?)?;
+            let _ = writeln!(written, "{}", png.display());
         }
     }
     Ok(written)

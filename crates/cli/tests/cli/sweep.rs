@@ -978,3 +978,335 @@ fn varying_only_the_stack_varies_the_suite_as_the_profile_says() {
         }
     }
 }
+
+/// `(x, y, text)` of every `<text>` element of an SVG.
+fn svg_placed_texts(svg: &str) -> Vec<(f64, f64, String)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let attr = |name: &str| -> Option<f64> {
+                let at = attrs.find(&format!(" {name}=\""))? + name.len() + 3;
+                attrs[at..].split('"').next()?.parse().ok()
+            };
+            let body = rest.split_once("</text>")?.0.trim().to_owned();
+            Some((attr("x")?, attr("y")?, body))
+        })
+        .collect()
+}
+
+/// The width and height a plot's SVG declares \[pixels\].
+fn svg_size(svg: &str) -> (f64, f64) {
+    let head = &svg[..svg.find('>').unwrap()];
+    let attr = |name: &str| -> f64 {
+        let at = head.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        head[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    (attr("width"), attr("height"))
+}
+
+/// Issue 37 item 5, the table's row re-run: `init e2 --gnbs 10`, a sweep over three stacks.
+/// The legend's every line is in the SVG and ends inside the canvas (no entry cut at the
+/// edge); value labels rename the stacks; `--aggregate mean` draws 2 x 3 series, not 60;
+/// `--flows` picks flows; `--size` is honoured in the SVG and the PNG; `--plot-format` writes
+/// one kind of file.
+#[test]
+fn e2_stack_sweep_plots_fit_their_legends_labels_flows_and_size() {
+    let dir = scratch("e2-plots");
+    let scenario = dir.join("e2.toml");
+    ok(&run(&[
+        "init",
+        "e2",
+        "--gnbs",
+        "10",
+        "--out",
+        scenario.to_str().unwrap(),
+    ]));
+    let stacks = [
+        "eth/ipv4/sctp/e2ap",
+        "eth/ipv4/esp-tunnel(aes256-gcm-16)/ipv4/sctp/e2ap",
+        "eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp/e2ap",
+    ];
+    let list: Vec<String> = stacks.iter().map(|s| format!("\"{s}\"")).collect();
+    let vary_stack = format!("group[0].flow[0].source.stack={}", list.join(","));
+    let base = |out: &Path, extra: &[&str]| -> Output {
+        let mut args = vec![
+            "sweep",
+            scenario.to_str().unwrap(),
+            "--set",
+            "stop.duration=2ms",
+            "--vary",
+            "group[0].link[0].length=10m,1km",
+            "--vary",
+            &vary_stack,
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    // Every flow, long stack names: the legend wraps and the plot grows; nothing is clipped.
+    let all = dir.join("all");
+    ok(&base(&all, &[]));
+    let svg = std::fs::read_to_string(all.join("plots/group_0_link_0_length.svg")).unwrap();
+    let (w, h) = svg_size(&svg);
+    let placed = svg_placed_texts(&svg);
+    let legend: Vec<&(f64, f64, String)> = placed.iter().filter(|t| t.0 > w * 0.55).collect();
+    assert!(legend.len() >= 60, "{} legend lines", legend.len());
+    for (x, y, text) in &legend {
+        let end = x + f64::from(printer::plot::label_width(text));
+        assert!(
+            end <= w && *y <= h,
+            "{text:?} at ({x}, {y}) ends at {end} of {w}x{h}"
+        );
+    }
+    assert!(h > 560.0, "the plot grows to its legend: {h}");
+    // Value labels and the mean over the flows: 3 stacks x mean/p99.
+    let agg = dir.join("agg");
+    ok(&base(
+        &agg,
+        &[
+            "--label",
+            "group[0].flow[0].source.stack=eth/ipv4/sctp:plaintext",
+            "--label",
+            "group[0].flow[0].source.stack=gcm:GCM",
+            "--label",
+            "group[0].flow[0].source.stack=eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp/e2ap:CBC",
+            "--label",
+            "group[0].flow[0].source.stack=stack",
+            "--aggregate",
+            "mean",
+            "--size",
+            "1200x700",
+        ],
+    ));
+    let svg = std::fs::read_to_string(agg.join("plots/group_0_link_0_length.svg")).unwrap();
+    assert_eq!(svg_size(&svg), (1200.0, 700.0));
+    let texts = svg_texts(&svg);
+    for want in [
+        "stack = plaintext, mean",
+        "stack = GCM, p99",
+        "stack = CBC, mean",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
+    }
+    assert!(
+        texts.iter().any(|t| t.contains("(mean over 10 flows)")),
+        "{texts:?}"
+    );
+    let png = std::fs::read(agg.join("plots/group_0_link_0_length.png")).unwrap();
+    // IHDR: width 1200 = 0x4b0, height 700 = 0x2bc.
+    assert_eq!(&png[16..24], &[0, 0, 4, 176, 0, 0, 2, 188]);
+    let by_stack =
+        std::fs::read_to_string(agg.join("plots/group_0_flow_0_source_stack.svg")).unwrap();
+    let ticks = svg_texts(&by_stack);
+    for want in ["plaintext", "GCM", "CBC"] {
+        assert!(ticks.iter().any(|t| t == want), "{want:?} not in {ticks:?}");
+    }
+    // Two flows chosen, SVG only.
+    let two = dir.join("two");
+    let out = base(&two, &["--flows", "kpm01,kpm02", "--plot-format", "svg"]);
+    ok(&out);
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(!listed.contains(".png"), "{listed}");
+    assert!(!two.join("plots/group_0_link_0_length.png").exists());
+    let texts =
+        svg_texts(&std::fs::read_to_string(two.join("plots/group_0_link_0_length.svg")).unwrap());
+    assert!(texts.iter().any(|t| t.contains("kpm02")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("kpm03")), "{texts:?}");
+}
+
+/// Issue 37 item 5: bad plot flags are refused naming the flag, what is wrong and what is
+/// allowed, before any point runs and with nothing written.
+#[test]
+fn bad_plot_flags_are_refused() {
+    let dir = scratch("bad-plot-flags");
+    let out_dir = dir.join("out");
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--size", "100x100"],
+            &["--size", "300 to 4000", "200 to 4000"],
+        ),
+        (&["--size", "99999x600"], &["--size", "out of range"]),
+        (&["--size", "800"], &["--size", "no 'x'"]),
+        (&["--size", "axb"], &["--size", "whole numbers"]),
+        (
+            &["--label", "link[0].mtu=1400B:small"],
+            &["--label", "not a value of link[0].mtu", "2000B, 9000B"],
+        ),
+        (
+            &["--label", "link[0].mtu=000B:many"],
+            &["--label", "part of 2 values", "2000B, 9000B"],
+        ),
+        (
+            &["--label", "link[0].mtu=2000B:"],
+            &["--label", "the text is empty"],
+        ),
+        (
+            &["--label", "link[0].mtu=2000B:a\u{7}b"],
+            &["--label", "control character U+0007"],
+        ),
+        (
+            &[
+                "--label",
+                "link[0].mtu=2000B:a",
+                "--label",
+                "link[0].mtu=2000B:b",
+            ],
+            &["--label", "labelled twice"],
+        ),
+        (
+            &["--flows", "nosuch"],
+            &["--flows", "no flow \"nosuch\"", "uplane"],
+        ),
+        (&["--aggregate", "median"], &["--aggregate", "mean", "max"]),
+        (&["--plot-format", "jpg"], &["--plot-format", "svg", "png"]),
+    ];
+    for (extra, needles) in cases {
+        let mut args = vec![
+            "sweep",
+            SCENARIO,
+            "--set",
+            "stop.packets=10",
+            "--vary",
+            "link[0].mtu=2000B,9000B",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: stderr {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{extra:?}: expected {n:?} in: {err}");
+        }
+        assert!(!out_dir.exists(), "{extra:?}: no output for bad input");
+    }
+    // A size the legend does not fit: refused naming --size and the height needed, and no
+    // result file written.
+    let out = run(&[
+        "sweep",
+        SCENARIO,
+        "--set",
+        "stop.packets=10",
+        "--vary",
+        "link[0].mtu=2000B,9000B",
+        "--vary",
+        "link[0].length=1km,2km,3km,4km,5km,6km,7km,8km",
+        "--size",
+        "300x200",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--size 300x200") && err.contains("needs a height of"),
+        "{err}"
+    );
+    assert!(!out_dir.join("sweep.json").exists());
+}
+
+/// Issue 37 item 6, the table's row re-run: a sweep of `init e2` over the link MTU. MTUs
+/// below 1548 B, refused before, run: each 1425-byte E2AP message is fragmented by SCTP into
+/// DATA chunks that fit the MTU, so the smaller MTU sends more frames and its message delay
+/// (to the last fragment) is longer than the whole message's at 9000 B; at 1548 B and above
+/// every message fits one frame and the output has no message statistics, as before.
+#[test]
+fn an_e2_mtu_sweep_fragments_sctp_messages_and_shows_the_cost() {
+    let dir = scratch("e2-mtu");
+    let scenario = dir.join("e2.toml");
+    ok(&run(&[
+        "init",
+        "e2",
+        "--gnbs",
+        "1",
+        "--load",
+        "2Mbps",
+        "--out",
+        scenario.to_str().unwrap(),
+    ]));
+    let out = run(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--set",
+        "stop.duration=200ms",
+        "--vary",
+        "group[0].link[0].mtu=576B,1000B,1547B,1548B,9000B",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    ok(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flows: Vec<&serde_json::Value> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["flows"][0])
+        .collect();
+    let num = |f: &serde_json::Value, k: &str| f[k].as_f64();
+    // Fragmented below 1548 B: message statistics, more frames than messages at 9000 B.
+    for f in &flows[..3] {
+        assert!(num(f, "message_mean_ns").is_some(), "{f}");
+    }
+    for f in &flows[3..] {
+        assert!(f["message_mean_ns"].is_null(), "{f}");
+    }
+    let sent = |i: usize| num(flows[i], "packets_sent").unwrap();
+    assert!(sent(0) > sent(1) && sent(1) > sent(4), "{flows:?}");
+    let msg_576 = num(flows[0], "message_mean_ns").unwrap();
+    let whole = num(flows[4], "delay_mean_ns").unwrap();
+    assert!(msg_576 > whole, "576 B: {msg_576} ns, 9000 B: {whole} ns");
+    // 1548 B carries every message whole: the same result as no fragmentation at 9000 B
+    // (the same frames; the MTU enters no other number).
+    assert_eq!(flows[3], flows[4]);
+}
+
+/// Issue 37 item 6: docs/img/sweep-e2-mtu.png, the plot docs/sweep.md shows of its E2 MTU
+/// sweep, is what that block's commands write, byte for byte.
+#[test]
+fn the_docs_e2_mtu_plot_is_what_the_sweep_writes() {
+    let dir = scratch("docs-e2-mtu");
+    let scenario = dir.join("e2.toml");
+    ok(&run(&[
+        "init",
+        "e2",
+        "--gnbs",
+        "1",
+        "--load",
+        "2Mbps",
+        "--out",
+        scenario.to_str().unwrap(),
+    ]));
+    let out = dir.join("out");
+    ok(&run(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--set",
+        "stop.duration=200ms",
+        "--vary",
+        "group[0].link[0].mtu=576B,800B,1000B,1200B,1500B,1548B,9000B",
+        "--label",
+        "group[0].link[0].mtu=path MTU",
+        "--plot-metric",
+        "message-delay",
+        "--plot-format",
+        "png",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]));
+    let fresh = std::fs::read(out.join("plots/group_0_link_0_mtu.png")).unwrap();
+    let committed = root().join("docs/img/sweep-e2-mtu.png");
+    if std::env::var_os("ORANSIM_BLESS").is_some() {
+        std::fs::write(&committed, &fresh).unwrap();
+    }
+    assert!(
+        std::fs::read(&committed).unwrap() == fresh,
+        "docs/img/sweep-e2-mtu.png differs from the sweep's plot (ORANSIM_BLESS=1 rewrites it)"
+    );
+}

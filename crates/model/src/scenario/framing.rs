@@ -85,6 +85,34 @@ impl Framing<'_, '_> {
         }
     }
 
+    /// Frame sizes of one user message of `payload` bytes \[bytes\]: one frame as [`Framing::frame`]
+    /// gives it, or, when the stack carries the message in SCTP DATA chunks and it does not
+    /// fit the path MTU, the frames of its fragments as SCTP fragments it (RFC 9260 §6.9,
+    /// [`protocols::sctp_message_frames`]), each checked against the MTU.
+    pub(super) fn message(&self, key: &str, payload: u32) -> Result<Vec<u32>, ScenarioError> {
+        let (Some(stack), Some(mtu)) = (&self.stack, self.mtu) else {
+            return Ok(vec![self.frame(key, payload)?]);
+        };
+        let metered = stack
+            .mtu_len(payload as usize)
+            .map_err(|e| self.protocol_error(key, e))?;
+        if metered <= mtu as usize || !fragments_in_sctp(stack) {
+            return Ok(vec![self.frame(key, payload)?]);
+        }
+        let frames = protocols::sctp_message_frames(stack, payload as usize, mtu as usize)
+            .map_err(|e| {
+                self.cx.invalid(
+                    key,
+                    e.to_string(),
+                    "a message SCTP can fragment into DATA chunks within the path MTU",
+                )
+            })?;
+        frames
+            .iter()
+            .map(|f| self.frame(key, f.payload as u32))
+            .collect()
+    }
+
     pub(super) fn protocol_error(&self, key: &str, e: protocols::Error) -> ScenarioError {
         self.cx.invalid(
             key,
@@ -92,6 +120,17 @@ impl Framing<'_, '_> {
             "a payload the stack's protocols can carry",
         )
     }
+}
+
+/// Whether `stack`'s payload is an SCTP user message: an `sctp` DATA or I-DATA layer with
+/// nothing but `e2ap` above it (what [`protocols::sctp_message_frames`] fragments).
+fn fragments_in_sctp(stack: &protocols::Stack) -> bool {
+    use protocols::stack::Layer;
+    let layers = stack.layers();
+    layers
+        .iter()
+        .rposition(|l| matches!(l, Layer::Sctp(s) if !matches!(s.chunk, protocols::sctp::Chunk::Sack { .. })))
+        .is_some_and(|at| layers[at + 1..].iter().all(|l| matches!(l, Layer::E2ap)))
 }
 
 pub(super) fn parse_stack(

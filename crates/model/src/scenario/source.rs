@@ -47,7 +47,14 @@ pub(super) fn source(
             let k = |f: &str| format!("{key}.{f}");
             let dist = match (size, size_min, size_max, sizes) {
                 (Some(s), None, None, None) => {
-                    SizeDist::Fixed(fr.frame(&k("size"), cx.packet_bytes(&k("size"), s)?)?)
+                    let frames = fr.message(&k("size"), cx.packet_bytes(&k("size"), s)?)?;
+                    match frames.as_slice() {
+                        [one] => SizeDist::Fixed(*one),
+                        _ => SizeDist::Messages {
+                            frames: vec![frames],
+                            cumulative: vec![1.0],
+                        },
+                    }
                 }
                 (None, Some(lo), Some(hi), None) => {
                     let min = cx.packet_bytes(&k("size_min"), lo)?;
@@ -78,22 +85,30 @@ pub(super) fn source(
                         ));
                     }
                 }
-                (None, None, None, Some(list)) if !list.is_empty() => SizeDist::Empirical {
-                    sizes: list
+                (None, None, None, Some(list)) if !list.is_empty() => {
+                    let messages: Vec<Vec<u32>> = list
                         .iter()
                         .enumerate()
                         .map(|(i, q)| {
                             let key = format!("{key}.sizes[{i}]");
-                            fr.frame(&key, cx.packet_bytes(&key, q)?)
+                            fr.message(&key, cx.packet_bytes(&key, q)?)
                         })
-                        .collect::<Result<_, _>>()?,
-                    cumulative: cumulative_weights(
-                        cx,
-                        &k("weights"),
-                        weights.as_deref(),
-                        list.len(),
-                    )?,
-                },
+                        .collect::<Result<_, _>>()?;
+                    let cumulative =
+                        cumulative_weights(cx, &k("weights"), weights.as_deref(), list.len())?;
+                    // Fragmented SCTP messages when any size is; else single packets, as always.
+                    if messages.iter().all(|m| m.len() == 1) {
+                        SizeDist::Empirical {
+                            sizes: messages.into_iter().flatten().collect(),
+                            cumulative,
+                        }
+                    } else {
+                        SizeDist::Messages {
+                            frames: messages,
+                            cumulative,
+                        }
+                    }
+                }
                 _ => {
                     return Err(cx.invalid(
                         key,

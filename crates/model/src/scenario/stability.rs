@@ -66,6 +66,21 @@ fn size_points(d: &SizeDist) -> Vec<(f64, u32)> {
                 })
                 .collect()
         }
+        // Every frame of a message, with the message's probability: the weights sum to the
+        // mean frames per message, so a rate of messages/s offers the frames' load.
+        SizeDist::Messages { frames, cumulative } => {
+            let total = cumulative.last().copied().unwrap_or(1.0);
+            let mut prev = 0.0;
+            frames
+                .iter()
+                .zip(cumulative)
+                .flat_map(|(m, &c)| {
+                    let p = (c - prev) / total;
+                    prev = c;
+                    m.iter().map(move |&s| (p, s))
+                })
+                .collect()
+        }
     }
 }
 

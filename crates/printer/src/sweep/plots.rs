@@ -58,7 +58,63 @@ pub enum Metric {
     Utilisation,
 }
 
-/// How the plots are drawn: the metric, and the words for each varied key.
+/// Default width and height of a sweep plot \[pixels\]; a plot without `--size` grows taller
+/// when its legend needs it.
+pub const PLOT_SIZE: (u32, u32) = (900, 560);
+
+/// Narrowest sweep plot (`--size`) \[pixels\]: room for the y axis, the data and a legend.
+pub const MIN_PLOT_WIDTH: u32 = 300;
+
+/// Lowest sweep plot (`--size`) \[pixels\].
+pub const MIN_PLOT_HEIGHT: u32 = 200;
+
+/// Widest sweep plot (`--size`) \[pixels\]: a poster's width at 300 dpi is under 4000 px, and
+/// 4000 x 4000 x 3 bytes (48 MB) is the PNG's pixel buffer.
+pub const MAX_PLOT_WIDTH: u32 = 4000;
+
+/// Tallest sweep plot (`--size`) \[pixels\].
+pub const MAX_PLOT_HEIGHT: u32 = 4000;
+
+/// How the flows of each combination are drawn when there are several. With the `clap`
+/// feature it is a clap value (`oransim sweep --aggregate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Aggregate {
+    /// The mean over the flows of each statistic (a mean of the flows' means, of their p99s).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "One series per combination: the mean over the flows")
+    )]
+    Mean,
+    /// The largest over the flows of each statistic (the worst flow's mean, p99, ...).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "One series per combination: the largest over the flows")
+    )]
+    Max,
+}
+
+impl Aggregate {
+    fn word(self) -> &'static str {
+        match self {
+            Aggregate::Mean => "mean",
+            Aggregate::Max => "max",
+        }
+    }
+
+    fn of(self, values: &[f64]) -> Option<f64> {
+        if values.is_empty() {
+            return None;
+        }
+        Some(match self {
+            Aggregate::Mean => values.iter().sum::<f64>() / values.len() as f64,
+            Aggregate::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
+/// How the plots are drawn: the metric, the words for each varied key and value, the flows
+/// drawn, and the size.
 #[derive(Debug, Clone, Default)]
 pub struct PlotOptions {
     /// The y axis.
@@ -66,6 +122,28 @@ pub struct PlotOptions {
     /// Key path -> the words that name it on the plots (`link[0].mtu` -> `MTU`); a key without
     /// one is named by [`readable`].
     pub labels: BTreeMap<String, String>,
+    /// Key path -> a value as written (`"1500B"`, a stack) -> the words that name it on the
+    /// plots (ticks and legend); a value without one is written as given.
+    pub values: BTreeMap<String, BTreeMap<String, String>>,
+    /// Only these flows, by name, in this order (`None`: every flow).
+    pub flows: Option<Vec<String>>,
+    /// One series per combination over the flows drawn, instead of one per flow.
+    pub aggregate: Option<Aggregate>,
+    /// Width and height \[pixels\]: exactly this size, the legend refused when it does not
+    /// fit (`None`: [`PLOT_SIZE`], taller when the legend needs it).
+    pub size: Option<(u32, u32)>,
+}
+
+impl PlotOptions {
+    /// The words for `value` of `key`: its label, or the value as written.
+    fn value(&self, key: &str, value: &serde_json::Value) -> String {
+        let text = value_text(value);
+        self.values
+            .get(key)
+            .and_then(|m| m.get(&text))
+            .cloned()
+            .unwrap_or(text)
+    }
 }
 
 /// A key path in words: `link[0].mtu` -> `link 0 MTU`, `flow[1].source.split` ->
@@ -95,8 +173,17 @@ impl Metric {
     fn stats(self, message: bool) -> &'static [Stat] {
         const MEAN: Stat = ("mean", |f| f.delay_mean_ns);
         const P99: Stat = ("p99", |f| f.delay_p99_ns);
-        const MSG_MEAN: Stat = ("mean", |f| f.message_mean_ns);
-        const MSG_P99: Stat = ("p99", |f| f.message_p99_ns);
+        // A point of a message flow without message statistics sent single packets (a Poisson
+        // SCTP source whose messages all fit the MTU: each message its packet), so its packet
+        // delay is its message delay; unless it dropped some (then the gap stays a gap).
+        const MSG_MEAN: Stat = ("mean", |f| {
+            f.message_mean_ns
+                .or(f.delay_mean_ns.filter(|_| f.packets_dropped == 0))
+        });
+        const MSG_P99: Stat = ("p99", |f| {
+            f.message_p99_ns
+                .or(f.delay_p99_ns.filter(|_| f.packets_dropped == 0))
+        });
         match self {
             Metric::Delay if message => &[MSG_MEAN, MSG_P99],
             Metric::Delay => &[MEAN, P99],
@@ -140,6 +227,8 @@ pub(super) struct PlotData {
     pub(super) xs: Vec<f64>,
     pub(super) ticks: Option<Vec<String>>,
     series: Vec<Series>,
+    /// `--size`, when given.
+    size: Option<(u32, u32)>,
 }
 
 /// Evenly spread picks of `n` among `total` (all of them when `total <= n`).
@@ -168,6 +257,7 @@ impl PlotData {
                 .cloned()
                 .unwrap_or_else(|| readable(key))
         };
+        let value = |key: &str, v: &serde_json::Value| options.value(key, v);
         let keys: Vec<usize> = (0..res.axes.len())
             .filter(|&a| res.axes[a].dim == dim)
             .collect();
@@ -196,8 +286,10 @@ impl PlotData {
                     (0..n)
                         .map(|i| {
                             keys.iter()
-                                .filter_map(|&a| res.axes[a].values.get(i))
-                                .map(value_text)
+                                .filter_map(|&a| {
+                                    let ax = &res.axes[a];
+                                    ax.values.get(i).map(|v| value(ax.key, v))
+                                })
                                 .collect::<Vec<_>>()
                                 .join(" / ")
                         })
@@ -240,12 +332,20 @@ impl PlotData {
             .filter(|(i, _)| picked.contains(i))
             .map(|(_, c)| c)
             .collect();
-        let flows: Vec<String> = combos
+        let every: Vec<String> = combos
             .iter()
             .flat_map(|c| c.1.iter().flatten())
             .next()
             .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
             .unwrap_or_default();
+        // The flows drawn: (index in each point's flows, name).
+        let flows: Vec<(usize, String)> = match &options.flows {
+            None => every.iter().cloned().enumerate().collect(),
+            Some(names) => names
+                .iter()
+                .filter_map(|n| every.iter().position(|f| f == n).map(|i| (i, n.clone())))
+                .collect(),
+        };
         let message = |fi: usize| {
             combos.iter().any(|c| {
                 c.1.iter()
@@ -253,7 +353,7 @@ impl PlotData {
                     .any(|r| r.flows.get(fi).is_some_and(|f| f.message_mean_ns.is_some()))
             })
         };
-        let all_message = (0..flows.len()).all(message);
+        let all_message = flows.iter().all(|&(fi, _)| message(fi));
         let (scale, unit_y) = y_unit(options.metric, &combos);
         let mut series = Vec::new();
         for (ci, (other, row)) in combos.iter().enumerate() {
@@ -264,26 +364,61 @@ impl PlotData {
                     let ax = &res.axes[a];
                     ax.values
                         .get(c)
-                        .map(|v| format!("{} = {}", label(ax.key), value_text(v)))
+                        .map(|v| format!("{} = {}", label(ax.key), value(ax.key, v)))
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
-            for (fi, flow) in flows.iter().enumerate() {
+            let stat_label = |stat: &str, n_stats: usize, flow: Option<&str>, m: bool| {
+                let mut parts = Vec::new();
+                if !combo_text.is_empty() {
+                    parts.push(combo_text.clone());
+                }
+                if let Some(f) = flow {
+                    parts.push(f.to_owned());
+                }
+                if n_stats > 1 {
+                    parts.push(stat.to_owned());
+                }
+                if parts.is_empty() {
+                    options.metric.words(m).to_owned()
+                } else {
+                    parts.join(", ")
+                }
+            };
+            if let Some(agg) = options.aggregate.filter(|_| flows.len() > 1) {
+                // One series per statistic over the flows drawn.
+                let stats = options.metric.stats(all_message);
+                for (si, (stat, pick)) in stats.iter().enumerate() {
+                    let ys = row
+                        .iter()
+                        .map(|r| {
+                            let r = (*r)?;
+                            let vals: Vec<f64> = flows
+                                .iter()
+                                .filter(|&&(fi, _)| {
+                                    options.metric != Metric::MessageDelay || message(fi)
+                                })
+                                .filter_map(|&(fi, _)| r.flows.get(fi).and_then(pick))
+                                .collect();
+                            agg.of(&vals).map(|v| v / scale)
+                        })
+                        .collect();
+                    series.push(Series {
+                        label: stat_label(stat, stats.len(), None, all_message),
+                        colour: ci,
+                        second: si == 1,
+                        ys,
+                    });
+                }
+                continue;
+            }
+            for (slot, (fi, flow)) in flows.iter().enumerate() {
+                let fi = *fi;
                 let stats = options.metric.stats(message(fi));
                 if options.metric == Metric::MessageDelay && !message(fi) {
                     continue;
                 }
                 for (si, (stat, pick)) in stats.iter().enumerate() {
-                    let mut parts = Vec::new();
-                    if !combo_text.is_empty() {
-                        parts.push(combo_text.clone());
-                    }
-                    if flows.len() > 1 {
-                        parts.push(flow.clone());
-                    }
-                    if stats.len() > 1 {
-                        parts.push((*stat).to_owned());
-                    }
                     let ys = row
                         .iter()
                         .map(|r| {
@@ -292,13 +427,10 @@ impl PlotData {
                                 .map(|v| v / scale)
                         })
                         .collect();
+                    let named = (flows.len() > 1).then_some(flow.as_str());
                     series.push(Series {
-                        label: if parts.is_empty() {
-                            options.metric.words(message(fi)).to_owned()
-                        } else {
-                            parts.join(", ")
-                        },
-                        colour: ci * flows.len() + fi,
+                        label: stat_label(stat, stats.len(), named, message(fi)),
+                        colour: ci * flows.len() + slot,
                         second: si == 1,
                         ys,
                     });
@@ -306,9 +438,12 @@ impl PlotData {
             }
         }
         let metric_words = options.metric.words(all_message);
-        let of_flow = match flows.as_slice() {
-            [one] => format!(" of {one}"),
-            _ => String::new(),
+        let of_flow = match (flows.as_slice(), options.aggregate) {
+            ([(_, one)], _) => format!(" of {one}"),
+            ([], _) => String::new(),
+            (many, Some(agg)) => format!(" ({} over {} flows)", agg.word(), many.len()),
+            (many, None) if options.flows.is_some() => format!(" of {} flows", many.len()),
+            (_, None) => String::new(),
         };
         let shown = if total_combos > combos.len() {
             format!(
@@ -326,6 +461,7 @@ impl PlotData {
             xs,
             ticks,
             series,
+            size: options.size,
         }
     }
 
@@ -433,7 +569,7 @@ impl PlotData {
             x_ticks: self.ticks.clone(),
             layers,
             frame: Frame {
-                size: (900, 560),
+                size: self.size.unwrap_or(PLOT_SIZE),
                 margin: 12,
                 x_label_area: 40,
                 y_label_area: 70,

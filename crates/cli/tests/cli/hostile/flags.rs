@@ -514,6 +514,16 @@ pub fn cases() -> Vec<Case> {
         vec!["--label", "scenario.seed"],
         vec!["--label", "scenario.seed= "],
         vec!["--label", "scenario.seed=a", "--label", "scenario.seed=b"],
+        // Issue 37 item 5: value labels, flows, aggregates, sizes and plot formats.
+        vec!["--label", "scenario.seed=7:seven"],
+        vec!["--label", "scenario.seed=1:"],
+        vec!["--label", "scenario.seed=1:a\u{1b}[2Jb"],
+        vec!["--flows", "nosuch,uplane"],
+        vec!["--aggregate", "sum"],
+        vec!["--size", "0x0"],
+        vec!["--size", "4294967296x1"],
+        vec!["--size", "1e3x600"],
+        vec!["--plot-format", "gif"],
     ] {
         let mut args = vec![
             "sweep",
@@ -525,8 +535,9 @@ pub fn cases() -> Vec<Case> {
             "--out",
             "d",
         ];
+        let flag = label[0];
         args.extend(label);
-        cases.push(case("sweep", &args, &["--label"]));
+        cases.push(case("sweep", &args, &[flag]));
     }
     for m in [
         "/dev/zero",

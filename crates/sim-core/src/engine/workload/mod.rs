@@ -188,5 +188,12 @@ fn draw_size(size: &SizeDist, rng: &mut Stream) -> u32 {
             min.saturating_add(rng.below(span) as u32)
         }
         SizeDist::Empirical { sizes, cumulative } => sizes[draw_index(cumulative, rng)],
+        // Drawn as a whole message by the Poisson source (`poisson_fire`); its largest frame
+        // stands for it elsewhere.
+        SizeDist::Messages { frames, cumulative } => frames[draw_index(cumulative, rng)]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0),
     }
 }

@@ -31,6 +31,14 @@ impl<O: Observer> Engine<'_, O> {
         period: SimDuration,
         frames: &[u32],
     ) -> Option<u64> {
+        self.message_fire(f, frames);
+        self.work.sources[f].generated.bump(1);
+        Some(period.as_ps())
+    }
+
+    /// Creates one message of `frames`, back to back, tracked to its last frame (periodic
+    /// sources, and Poisson sources of [`crate::network::SizeDist::Messages`]).
+    pub(super) fn message_fire(&mut self, f: usize, frames: &[u32]) {
         let message = self.work.messages.insert(Message {
             created: self.now,
             remaining: frames.len() as u32,
@@ -43,8 +51,6 @@ impl<O: Observer> Engine<'_, O> {
             };
             self.create(f, Direction::Forward, kind, bytes);
         }
-        self.work.sources[f].generated.bump(1);
-        Some(period.as_ps())
     }
 
     /// A frame of `message` (if it belongs to one) was delivered or dropped.
