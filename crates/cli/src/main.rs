@@ -297,12 +297,14 @@ fn negative_values(cmd: &clap::Command, args: Vec<std::ffi::OsString>) -> Vec<st
             .last()
             .and_then(|l| l.to_str())
             .is_some_and(|l| flags.contains(l));
-        if !options_ended && after_flag && negative(&a) {
-            if let Some(flag) = out.last_mut() {
-                flag.push("=");
-                flag.push(&a);
-                continue;
-            }
+        if !options_ended
+            && after_flag
+            && negative(&a)
+            && let Some(flag) = out.last_mut()
+        {
+            flag.push("=");
+            flag.push(&a);
+            continue;
         }
         options_ended |= a == "--";
         out.push(a);

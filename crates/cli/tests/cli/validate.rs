@@ -769,7 +769,7 @@ echo "made $ns_a $ns_b" >&2
         assert_eq!(out.status.code(), Some(code), "taken {side}: {err}");
         assert!(err.contains(words), "taken {side}: {err}");
         assert!(!err.contains("made "), "taken {side}: {err}");
-        assert_eq!(ours, [taken.clone()], "taken {side}: {err}");
+        assert_eq!(ours, [taken], "taken {side}: {err}");
         let left: Vec<_> = std::fs::read_dir(&*dir)
             .unwrap()
             .flatten()

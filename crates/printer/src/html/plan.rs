@@ -254,7 +254,7 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&kex_table(plan).html());
     if let (Some(h), Some(t)) = (kex_loss_heading(plan), kex_loss_table(plan)) {
-        let _ = write!(b, "<p>{}:</p>\n", escape(&h));
+        let _ = writeln!(b, "<p>{}:</p>", escape(&h));
         b.push_str(&t.html());
     }
     b.push_str(&findings(&plan.findings));
