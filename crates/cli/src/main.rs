@@ -263,9 +263,72 @@ fn quantity(text: &str, kind: Kind, flag: &str) -> Result<Quantity, String> {
     Quantity::parse(text, kind, flag).map_err(|e| e.to_string())
 }
 
+/// `args` (the program name first) with a negative number or quantity given as a flag's
+/// value joined to it (`--loss -0.1` becomes `--loss=-0.1`, `--length -10km` `--length=-10km`),
+/// so that clap hands it to the flag's own parser, which refuses it naming the flag and what is
+/// allowed, instead of taking `-0.1` for a flag of its own (issue 39). Only after a long flag
+/// that takes a value (in any subcommand of `cmd`), and not after `--`; clap's other readings
+/// are unchanged (`--rate --mtu 1500` still says `--rate` has no value).
+fn negative_values(cmd: &clap::Command, args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    fn takes_values(cmd: &clap::Command, out: &mut std::collections::BTreeSet<String>) {
+        for a in cmd.get_arguments() {
+            if let Some(long) = a.get_long()
+                && a.get_action().takes_values()
+            {
+                out.insert(format!("--{long}"));
+            }
+        }
+        for sc in cmd.get_subcommands() {
+            takes_values(sc, out);
+        }
+    }
+    let mut flags = std::collections::BTreeSet::new();
+    takes_values(cmd, &mut flags);
+    let negative = |a: &std::ffi::OsString| {
+        a.to_str().is_some_and(|t| {
+            t.strip_prefix('-')
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+        })
+    };
+    let mut out: Vec<std::ffi::OsString> = Vec::with_capacity(args.len());
+    let mut options_ended = false;
+    for a in args {
+        let after_flag = out
+            .last()
+            .and_then(|l| l.to_str())
+            .is_some_and(|l| flags.contains(l));
+        if !options_ended
+            && after_flag
+            && negative(&a)
+            && let Some(flag) = out.last_mut()
+        {
+            flag.push("=");
+            flag.push(&a);
+            continue;
+        }
+        options_ended |= a == "--";
+        out.push(a);
+    }
+    out
+}
+
+/// Parses `args` (the program name first) as [`Cli`], negative values joined to their flags
+/// ([`negative_values`]).
+fn parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString>,
+{
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let mut cmd = Cli::command();
+    let args = negative_values(&cmd, args.into_iter().map(Into::into).collect());
+    let mut matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
 fn main() -> ExitCode {
     install_panic_hook();
-    let cli = match Cli::try_parse() {
+    let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2);
@@ -444,6 +507,39 @@ fn install_panic_hook() {
 mod tests {
     use super::{describe, whole_in};
     use profile::units::{Kind, Quantity};
+
+    /// Issue 39: a negative number or quantity after a flag that takes a value is joined to
+    /// it; not after a switch, a positional or `--`, and nothing else moves.
+    #[test]
+    fn negative_values_are_joined_to_their_flag() {
+        use clap::CommandFactory as _;
+        let joined = |args: &[&str]| -> Vec<String> {
+            let args = args.iter().map(std::ffi::OsString::from).collect();
+            super::negative_values(&super::Cli::command(), args)
+                .into_iter()
+                .map(|a| a.into_string().unwrap())
+                .collect()
+        };
+        assert_eq!(
+            joined(&[
+                "oransim", "plan", "kex", "--loss", "-0.1", "--length", "-.5km"
+            ]),
+            ["oransim", "plan", "kex", "--loss=-0.1", "--length=-.5km"]
+        );
+        let kept = [
+            "oransim",
+            "run",
+            "s.toml",
+            "--per-flow",
+            "-5",
+            "--seed",
+            "-x",
+            "--",
+            "--seed",
+            "-1",
+        ];
+        assert_eq!(joined(&kept), kept);
+    }
 
     /// Issue 16: a flag with an implied unit takes the bare number and the same value with any
     /// unit of its kind, and refuses fractions, out-of-range values and other kinds by name.

@@ -65,7 +65,11 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         std::fs::write(d.join(conf_name(g)), groups_conf(g))
             .map_err(|e| LiveError::io(format!("writing {}", conf_name(g)), e))?;
     }
-    write_bulk_file(&d.join("bulk.bin"))?;
+    // What the `-WWW` servers serve: the bulk file alone, in a directory of its own (issue 39
+    // #7: served from `d`, `GET /ecdsap256.key` returned the private key).
+    std::fs::create_dir(d.join(WWW))
+        .map_err(|e| LiveError::io(format!("creating {}", d.join(WWW).display()), e))?;
+    write_bulk_file(&d.join(WWW).join("bulk.bin"))?;
     let speed = speed(d, log)?;
 
     let mut hs_servers = Vec::new();
@@ -235,6 +239,10 @@ fn groups_conf(g: Group) -> String {
         g.openssl_name()
     )
 }
+
+/// The subdirectory of the working directory every `s_server` runs in: it holds the bulk file
+/// and nothing else, so `s_server -WWW` serves no key, certificate or configuration.
+const WWW: &str = "www";
 
 fn cert_files(c: Cert) -> (&'static str, &'static str) {
     match c {
@@ -428,7 +436,8 @@ impl Drop for Server {
 }
 
 impl Server {
-    /// `s_server -www` (handshakes) or, with a suite, `s_server -WWW` serving the directory.
+    /// `s_server -www` (handshakes) or, with a suite, `s_server -WWW` serving `d`'s [`WWW`]
+    /// directory (the bulk file only: the key and certificate are read from `d` by path).
     fn start(
         d: &Path,
         g: Group,
@@ -453,14 +462,16 @@ impl Server {
             .map_err(|e| LiveError::io(format!("opening {}", log_path.display()), e))?;
         let accept = format!("127.0.0.1:{port}");
         let mut cmd = Command::new(OPENSSL);
-        cmd.args([
-            "s_server", "-accept", &accept, "-cert", pem, "-key", key, "-tls1_3",
-        ])
-        .current_dir(d)
-        .env("OPENSSL_CONF", d.join(conf_name(g)))
-        .stdin(Stdio::null())
-        .stdout(f)
-        .stderr(f2);
+        cmd.args(["s_server", "-accept", &accept, "-cert"])
+            .arg(d.join(pem))
+            .arg("-key")
+            .arg(d.join(key))
+            .arg("-tls1_3")
+            .current_dir(d.join(WWW))
+            .env("OPENSSL_CONF", d.join(conf_name(g)))
+            .stdin(Stdio::null())
+            .stdout(f)
+            .stderr(f2);
         match bulk {
             Some(s) => cmd.args(["-WWW", "-ciphersuites", s.iana()]),
             None => cmd.arg("-www"),
@@ -591,6 +602,60 @@ mod tests {
         assert_eq!(parse_s_time(out).unwrap(), (27, 1_811_940_543));
         let e = parse_s_time("ERROR\n").unwrap_err().to_string();
         assert!(e.contains("s_time printed no"), "{e}");
+    }
+
+    /// Issue 39 #7: a bulk server (`s_server -WWW`) serves the bulk file and no key: `GET
+    /// /ecdsap256.key` (and the same by `..`) returns no private key, while `GET /bulk.bin`
+    /// returns the file. Needs `openssl` (said and skipped without it).
+    #[test]
+    fn a_bulk_server_serves_no_key() {
+        if Command::new(OPENSSL).arg("version").output().is_err() {
+            eprintln!("skipped: no {OPENSSL}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        make_certificates(d).unwrap();
+        std::fs::write(d.join(conf_name(Group::X25519)), groups_conf(Group::X25519)).unwrap();
+        std::fs::create_dir(d.join(WWW)).unwrap();
+        std::fs::write(d.join(WWW).join("bulk.bin"), b"bulk bytes\n").unwrap();
+        let mut lines = Vec::new();
+        let srv = Server::start(
+            d,
+            Group::X25519,
+            Cert::EcdsaP256,
+            Some(TlsSuite::ALL[0]),
+            &mut |l| lines.push(l.to_owned()),
+        )
+        .unwrap();
+        let get = |path: &str| {
+            let mut c = Command::new(OPENSSL)
+                .args(["s_client", "-connect", &srv.addr(), "-quiet", "-tls1_3"])
+                .env("OPENSSL_CONF", d.join(conf_name(Group::X25519)))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            use std::io::Write as _;
+            let _ = write!(c.stdin.take().unwrap(), "GET {path} HTTP/1.0\r\n\r\n");
+            String::from_utf8_lossy(&c.wait_with_output().unwrap().stdout).into_owned()
+        };
+        let file = get("/bulk.bin");
+        assert!(file.contains("bulk bytes"), "{file}");
+        for path in [
+            "/ecdsap256.key",
+            "/rsa2048.key",
+            "/../ecdsap256.key",
+            "/%2e%2e/ecdsap256.key",
+        ] {
+            let got = get(path);
+            assert!(
+                !got.contains("PRIVATE KEY"),
+                "GET {path} served a key: {got}"
+            );
+        }
+        drop(srv);
     }
 
     #[test]

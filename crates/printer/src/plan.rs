@@ -496,7 +496,7 @@ pub(crate) fn kex_heading(q: &KexQuestion) -> String {
         q.mtu,
         if q.loss > 0.0 {
             format!(
-                "; {:.2}% loss each way (set-up: mean, p99 and failures over {} tunnels)",
+                "; {:.2}% loss each way (set-up: mean, p99 and failures over {} tunnels; storm all back and p50: over runs, below)",
                 q.loss * 100.0,
                 model::plan::SETUP_SAMPLES
             )
@@ -552,8 +552,81 @@ pub(crate) fn kex_table(plan: &KexPlan) -> Table {
     t
 }
 
-/// `plan kex` as text: per key exchange the set-up time, bytes, CPU and the storm, then the
-/// findings.
+/// A time in seconds, to 2 decimals without trailing zeros (`4 s`, `11.2 s`, `24.16 s`).
+fn secs(ns: f64) -> String {
+    let t = format!("{:.2}", ns / 1e9);
+    format!("{} s", t.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// With loss: the line above [`kex_loss_table`], saying what it counts.
+pub(crate) fn kex_loss_heading(plan: &KexPlan) -> Option<String> {
+    let l = plan.rows.first()?.loss.as_ref()?;
+    Some(format!(
+        "The storm over {} runs (seed {}), each drawing the losses anew: the share of tunnels up by each retransmission of the schedule and by the give-up, the chance a tunnel gives up, the completion percentiles over every tunnel, and each run's slowest SA (lowest / median / highest)",
+        l.replications, l.seed
+    ))
+}
+
+/// With loss: per key exchange the storm's distribution over replications
+/// ([`model::plan::LossSpread`]); `None` without loss.
+pub(crate) fn kex_loss_table(plan: &KexPlan) -> Option<Table> {
+    let first = plan.rows.first()?.loss.as_ref()?;
+    let steps: Vec<String> = first
+        .steps
+        .iter()
+        .map(|st| format!("by {}", secs(st.at_ns)))
+        .collect();
+    let mut head = vec!["key exchange".to_owned()];
+    head.extend(steps.iter().cloned());
+    head.extend(
+        ["gave up", "p50", "p90", "p99", "slowest SA of a run"]
+            .iter()
+            .map(|h| (*h).to_owned()),
+    );
+    let mut t = Table::new(head);
+    let w = plan
+        .rows
+        .iter()
+        .map(|r| r.ke.len())
+        .chain([18])
+        .max()
+        .unwrap_or(18);
+    let mut widths = vec![w];
+    widths.extend(steps.iter().map(|s| s.len().max(7)));
+    widths.extend([8, 11, 11, 11, 33]);
+    t.widths(&widths).gap(" ").trim_end(false);
+    let s =
+        |ns: Option<f64>| ns.map_or_else(|| "none".to_owned(), |ns| format!("{:.2} s", ns / 1e9));
+    for r in &plan.rows {
+        let Some(l) = &r.loss else { continue };
+        let mut row = vec![r.ke.clone()];
+        row.extend(
+            l.steps
+                .iter()
+                .map(|st| format!("{:.1}%", st.share_up * 100.0)),
+        );
+        row.push(format!("{:.2}%", l.gave_up * 100.0));
+        row.push(s(l.completion.map(|c| c.p50_ns)));
+        row.push(s(l.completion.map(|c| c.p90_ns)));
+        row.push(s(l.completion.map(|c| c.p99_ns)));
+        row.push(l.last_back.map_or_else(
+            || "none back".to_owned(),
+            |b| {
+                format!(
+                    "{} / {} / {}",
+                    s(Some(b.min_ns)),
+                    s(Some(b.p50_ns)),
+                    s(Some(b.max_ns))
+                )
+            },
+        ));
+        t.row(row);
+    }
+    Some(t)
+}
+
+/// `plan kex` as text: per key exchange the set-up time, bytes, CPU and the storm (with loss,
+/// then its distribution over replications), then the findings.
 pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
     let mut out = format!("{}\n\n", kex_heading(q));
     out.push_str(&kex_table(plan).text());
@@ -564,6 +637,11 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion) -> String {
             .map(|r| (r.ke.as_str(), r.bottleneck.as_ref())),
     ));
     out.push('\n');
+    if let (Some(h), Some(t)) = (kex_loss_heading(plan), kex_loss_table(plan)) {
+        let _ = writeln!(out, "{h}:\n");
+        out.push_str(&t.text());
+        out.push('\n');
+    }
     for f in &plan.findings {
         let _ = writeln!(out, "- {f}");
     }

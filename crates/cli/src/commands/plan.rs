@@ -175,6 +175,15 @@ struct KexArgs {
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
+    /// With --loss: runs of the storm, each drawing the losses anew, that give the share of
+    /// tunnels up at each retransmission, the completion percentiles and the chance a tunnel
+    /// gives up [default: 10].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(model::scenario::MAX_REPLICATIONS)))]
+    replications: Option<u32>,
+    /// With --loss: the master seed of the storm's runs (replication i draws from (seed, i))
+    /// [default: 1, a scenario's].
+    #[arg(long)]
+    seed: Option<u64>,
     /// IKEv2 peer whose messages are sized: minimal, strongswan, strongswan-minimal, libreswan
     /// (see `oransim handshake --help`).
     #[arg(long, default_value = "minimal", value_parser = super::handshake::parse_peer)]
@@ -460,6 +469,8 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         peer: a.peer,
         placement: a.placement,
         initiator_cores: a.initiator_cores,
+        replications: a.replications,
+        seed: a.seed,
     };
     check_html(a.html.as_deref())?;
     let initiator = profile("--profile", &q.initiator_profile)?;

@@ -220,11 +220,16 @@ fn snapshot(dir: &Path, out: &mut BTreeMap<PathBuf, Snap>) {
 /// Run one case; `Ok` holds whether it was accepted (exit 0), `Err` describes the failure
 /// with the command that reproduces it.
 fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
+    run_case_said(c, calibration).map(|(accepted, _)| accepted)
+}
+
+/// [`run_case`], with the case's stderr beside whether it was accepted.
+fn run_case_said(c: &Case, calibration: bool) -> Result<(bool, String), String> {
     // Removed when dropped, also if the case panics.
     let root = crate::common::TempDir::new("hostile");
     let work = root.join("work");
     fs::create_dir_all(work.join("scenarios")).map_err(|e| e.to_string())?;
-    run_in(c, calibration, &root, &work)
+    run_in_said(c, calibration, &root, &work)
 }
 
 /// Copies directory `from` to `to`, subdirectories included (experiments/studies/).
@@ -242,6 +247,16 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool, String> {
+    run_in_said(c, calibration, root, work).map(|(accepted, _)| accepted)
+}
+
+/// [`run_in`], with the case's stderr beside whether it was accepted.
+fn run_in_said(
+    c: &Case,
+    calibration: bool,
+    root: &Path,
+    work: &Path,
+) -> Result<(bool, String), String> {
     fs::write(work.join("sentinel.txt"), b"must survive\n").map_err(|e| e.to_string())?;
     if calibration {
         for dir in ["calibration", "experiments"] {
@@ -356,7 +371,7 @@ fn run_in(c: &Case, calibration: bool, root: &Path, work: &Path) -> Result<bool,
         }
     }
     if problems.is_empty() {
-        Ok(status.code() == Some(0))
+        Ok((status.code() == Some(0), err))
     } else {
         Err(format!("{shown}: {}; stderr: {first}", problems.join("; ")))
     }
@@ -421,14 +436,21 @@ fn shortened(text: &str) -> String {
     out
 }
 
+/// What `run` says when it stops mid-run, after its first event: the one refusal `check`
+/// cannot make, as it would have to run the scenario (`sim_core::NetworkError::ClockOverflow`:
+/// steps each within bounds that chain past the clock's limit).
+const MID_RUN: &str = "the run would schedule an event at";
+
 /// Mutated scenarios (12 mutations of each of the 15 files), each validated with `check` and
-/// also run with `run` (single-threaded, no wall clock, the stop cut by [`shortened`]): a
-/// mutation that `check` accepts must run to exit 0, or stop with exit 2 naming the file (e.g. a
-/// clock that would pass the engine's limit), within the same time and memory bounds.
+/// also run with `run` (single-threaded, no wall clock, the stop cut by [`shortened`]), within
+/// the same time and memory bounds. Both give the same verdict (issue 39 #9: `check` makes
+/// every refusal `run` can make before its first event): a mutation `check` refuses, `run`
+/// refuses; one `check` accepts runs to exit 0, or stops mid-run with exit 2 naming the file
+/// ([`MID_RUN`]).
 #[test]
 fn mutated_scenarios_are_refused_cleanly() {
     let mut rng = Rng(SEED);
-    let mut cases = Vec::new();
+    let mut pairs = Vec::new();
     for path in files("scenarios", ".toml") {
         let text = shortened(&fs::read_to_string(&path).expect("read scenario"));
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -436,20 +458,67 @@ fn mutated_scenarios_are_refused_cleanly() {
             let (what, bytes) = mutate(&text, &mut rng);
             let rel = format!("scenarios/{name}");
             let run = ["run", &rel, "--threads", "1", "--no-wall-clock"];
-            for args in [vec!["check", rel.as_str()], run.to_vec()] {
-                cases.push(Case {
-                    what: format!("{name}: {what}: {}", args[0]),
-                    args: args.iter().map(|a| a.to_string()).collect(),
-                    file: Some((rel.clone(), bytes.clone())),
-                    names: vec![name.clone(), "calibration/".into()],
-                    specials: false,
-                    must_refuse: false,
-                    one_is_an_answer: false,
-                });
-            }
+            let case = |args: &[&str]| Case {
+                what: format!("{name}: {what}: {}", args[0]),
+                args: args.iter().map(|a| a.to_string()).collect(),
+                file: Some((rel.clone(), bytes.clone())),
+                names: vec![name.clone(), "calibration/".into()],
+                specials: false,
+                must_refuse: false,
+                one_is_an_answer: false,
+            };
+            pairs.push([case(&["check", rel.as_str()]), case(&run)]);
         }
     }
-    run_all("scenario", &cases, true);
+    run_check_and_run("scenario", &pairs);
+}
+
+/// Runs each pair of cases, `check` then `run` of one file (each as [`run_case`] does), and
+/// fails with every failure listed together: a case's own, or a verdict of `run` that
+/// `check` did not give ([`mutated_scenarios_are_refused_cleanly`]).
+fn run_check_and_run(group: &str, pairs: &[[Case; 2]]) {
+    let start = Instant::now();
+    let (failures, accepted, mid_run) = check_and_run(pairs);
+    println!(
+        "hostile {group}: {} case(s) ran in {:.1} s, {accepted} accepted (exit 0), {mid_run} stopped mid-run, {} failed",
+        pairs.len() * 2,
+        start.elapsed().as_secs_f64(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} hostile {group} pair(s) failed:\n{}",
+        failures.len(),
+        pairs.len(),
+        failures.join("\n")
+    );
+}
+
+/// [`run_check_and_run`]'s failures, cases accepted and runs stopped mid-run.
+fn check_and_run(pairs: &[[Case; 2]]) -> (Vec<String>, usize, usize) {
+    let (mut failures, mut accepted, mut mid_run) = (Vec::new(), 0, 0);
+    for [check, run] in pairs {
+        let verdicts = (run_case_said(check, true), run_case_said(run, true));
+        match verdicts {
+            (Ok((checked, _)), Ok((ran, said))) => {
+                accepted += usize::from(checked) + usize::from(ran);
+                match (checked, ran) {
+                    (true, false) if said.contains(MID_RUN) => mid_run += 1,
+                    (true, false) => failures.push(format!(
+                        "[{}] check accepts what run refuses before its first event: {}",
+                        run.what,
+                        said.lines().next().unwrap_or_default()
+                    )),
+                    (false, true) => {
+                        failures.push(format!("[{}] run accepts what check refuses", run.what))
+                    }
+                    _ => {}
+                }
+            }
+            (a, b) => failures.extend([a.err(), b.err()].into_iter().flatten()),
+        }
+    }
+    (failures, accepted, mid_run)
 }
 
 /// Mutated calibration profiles through `plan interface` / `plan kex`, and mutated OpenSSL
@@ -605,4 +674,48 @@ fn the_checks_detect_a_replaced_file_and_an_accepted_case() {
         "{err}"
     );
     assert!(err.contains("exit 0: accepted"), "{err}");
+}
+
+/// The verdict comparison can fail: `run` refusing before its first event what `check` accepts
+/// (a capture of a flow the scenario does not have) and `check` refusing what `run` accepts
+/// (rigged: `check` of a file that does not exist) are each reported.
+#[test]
+fn the_verdict_comparison_detects_a_difference() {
+    let file = || {
+        Some((
+            "scenarios/mm1.toml".to_owned(),
+            shortened(&fs::read_to_string(repo().join("scenarios/mm1.toml")).unwrap()).into_bytes(),
+        ))
+    };
+    let case = |args: &[&str]| Case {
+        what: format!("mm1: {}", args[0]),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        file: file(),
+        names: vec![],
+        specials: false,
+        must_refuse: false,
+        one_is_an_answer: false,
+    };
+    let check = case(&["check", "scenarios/mm1.toml"]);
+    let run = case(&[
+        "run",
+        "scenarios/mm1.toml",
+        "--no-wall-clock",
+        "--pcap",
+        "c.pcapng",
+        "--pcap-flow",
+        "no-such-flow",
+    ]);
+    let missing = case(&["check", "scenarios/missing.toml"]);
+    let ok = case(&["run", "scenarios/mm1.toml", "--no-wall-clock"]);
+    let (failures, _, _) = check_and_run(&[[check, run], [missing, ok]]);
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert!(
+        failures[0].contains("check accepts what run refuses"),
+        "{failures:?}"
+    );
+    assert!(
+        failures[1].contains("run accepts what check refuses"),
+        "{failures:?}"
+    );
 }

@@ -315,3 +315,73 @@ fn mtu_flags_take_what_a_link_carries() {
         "{err}"
     );
 }
+
+/// Issue 39: a negative number or quantity reaches the flag's own check, which refuses it
+/// naming the flag and what is allowed, instead of clap taking `-0.1` for a flag of its own
+/// ("unexpected argument '-0'"); the `--flag=-0.1` spelling gives the same refusal.
+#[test]
+fn negative_values_reach_the_flags_check() {
+    let aws = "calibration/dev-host-aws-lc.toml";
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["plan", "kex", "--profile", aws, "--loss", "-0.1"],
+            "--loss",
+            "a probability from 0 to below 1",
+        ),
+        (
+            &["init", "ric-restart", "--loss", "-0.1"],
+            "--loss",
+            "a probability from 0 to below 1",
+        ),
+        (
+            &["plan", "kex", "--profile", aws, "--tunnels", "-5"],
+            "--tunnels",
+            "-5",
+        ),
+        (
+            &["plan", "kex", "--profile", aws, "--length", "-10km"],
+            "--length",
+            "-10km",
+        ),
+        (
+            &["plan", "kex", "--profile", aws, "--rate", "-1Gbps"],
+            "--rate",
+            "-1Gbps",
+        ),
+        (
+            &[
+                "plan",
+                "interface",
+                "--profile",
+                E2,
+                "--rate",
+                "1Mbps",
+                "--cpu-limit",
+                "-5",
+            ],
+            "--cpu-limit",
+            "-5",
+        ),
+        (
+            &["run", "scenarios/mm1.toml", "--replications", "-2"],
+            "--replications",
+            "-2",
+        ),
+    ];
+    for (args, flag, says) in cases {
+        let out = oransim(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && err.contains(says) && !err.contains("unexpected argument"),
+            "{args:?}: {err}"
+        );
+        // `--flag=VALUE` is refused the same way.
+        let (value, rest) = args.split_last().unwrap();
+        let (_, before) = rest.split_last().unwrap();
+        let joined = format!("{flag}={value}");
+        let again: Vec<&str> = before.iter().copied().chain([joined.as_str()]).collect();
+        let same = oransim(&again);
+        assert_eq!(String::from_utf8_lossy(&same.stderr), err, "{again:?}");
+    }
+}

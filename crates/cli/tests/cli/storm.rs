@@ -430,13 +430,16 @@ fn init_ric_restart_loss_is_plan_kex_loss() {
         "--format",
         "json",
     ]);
+    // The plan's `storm` is its run 0, the run `run` makes (its headline figures are over its
+    // runs: `loss`).
     let storm = &plan["rows"][0]["storm"];
     assert_eq!(storm["retransmissions"], back["retransmissions"]);
     assert_eq!(storm["completion"], back["completion"]);
     assert_eq!(
-        plan["rows"][0]["storm_all_back_ns"], back["last_back_ns"],
+        storm["completion"]["max_ns"], back["last_back_ns"],
         "plan kex {storm}, run {back}"
     );
+    assert_eq!(plan["rows"][0]["loss"]["replications"], 10);
 }
 
 /// `init ric-restart --loss` is refused as `plan kex --loss` is: a probability from 0 to below

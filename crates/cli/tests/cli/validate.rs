@@ -691,3 +691,154 @@ fn tls_for_real() {
         );
     }
 }
+
+/// The bench's network namespaces now: `ip netns list`'s names.
+fn namespaces() -> Vec<String> {
+    std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.split_whitespace().next())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Issue 39 #7: a namespace name of the bench taken first. The bench's namespace code
+/// (scripts/lib/charon.sh, with its exit trap) runs in a shell that has taken one of the two
+/// names it will ask for (`oransim-bench-PID-a` or `-b`, PID the shell's own, alive: not a
+/// stale name the bench may remove). Taken `a`: exit 77 naming the cause (the skip `oransim
+/// validate` reports), nothing made; taken `b`: exit 1 with ip's words, the `a` it made
+/// removed. Either way the other's namespace is left as it was (the test removes it) and the
+/// bench's temporary directory is gone.
+#[test]
+#[ignore = "root and network namespaces: .ci/run runs it with the real benches (cargo test -p oransim --test cli -- --ignored for_real)"]
+fn strongswan_namespace_taken_for_real() {
+    if let Some(why) = skip("ORANSIM_SKIP_STRONGSWAN") {
+        say(&format!("SKIPPED namespace taken: {why}"));
+        return;
+    }
+    let _one = STRONGSWAN_BENCH.lock().unwrap_or_else(|e| e.into_inner());
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/lib");
+    for (side, code, words) in [
+        ("a", 77, "cannot make a network namespace"),
+        ("b", 1, "File exists"),
+    ] {
+        let dir = TempDir::new("netns-taken");
+        let harness = format!(
+            r#"set -euo pipefail
+skip() {{ echo "skipped: $*" >&2; exit 77; }}
+log() {{ echo "bench: $*" >&2; }}
+. {lib}/procs.sh
+. {lib}/charon.sh
+trap charon_cleanup EXIT
+taken=oransim-bench-$$-{side}
+ip netns add "$taken" || {{ echo "cannot take $taken" >&2; exit 3; }}
+echo "taken $taken" >&2
+charon_netns bench 1
+echo "made $ns_a $ns_b" >&2
+"#,
+            lib = scripts.display()
+        );
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&harness)
+            .env("TMPDIR", &*dir)
+            .output()
+            .expect("run bash");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let taken = err
+            .lines()
+            .find_map(|l| l.strip_prefix("taken "))
+            .map(str::to_owned);
+        let Some(taken) = taken else {
+            say(&format!("SKIPPED namespace taken: {}", err.trim()));
+            return;
+        };
+        let pid = taken
+            .trim_start_matches("oransim-bench-")
+            .trim_end_matches(&format!("-{side}"))
+            .to_owned();
+        let ours: Vec<String> = namespaces()
+            .into_iter()
+            .filter(|n| n.starts_with(&format!("oransim-bench-{pid}-")))
+            .collect();
+        // The other's namespace, removed only now that its state is known.
+        let _ = std::process::Command::new("ip")
+            .args(["netns", "del", &taken])
+            .status();
+        assert_eq!(out.status.code(), Some(code), "taken {side}: {err}");
+        assert!(err.contains(words), "taken {side}: {err}");
+        assert!(!err.contains("made "), "taken {side}: {err}");
+        assert_eq!(ours, [taken], "taken {side}: {err}");
+        let left: Vec<_> = std::fs::read_dir(&*dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "taken {side}: left {left:?}");
+    }
+}
+
+/// Issue 39 #7: a package install that fails. `oransim validate strongswan` with a `dpkg-query`
+/// that finds nothing installed and an `apt-get` that fails (first on PATH): exit 2 naming the
+/// packages apt-get could not install, no measurement or report file (nothing was measured), no
+/// namespace of the bench, no policy-rc.d left (the bench writes one while it installs, where
+/// the machine has none) and oransim's working directory removed.
+#[test]
+#[ignore = "root, and a policy-rc.d written for a moment: .ci/run runs it with the real benches (cargo test -p oransim --test cli -- --ignored for_real)"]
+fn strongswan_install_fails_for_real() {
+    if let Some(why) = skip("ORANSIM_SKIP_STRONGSWAN") {
+        say(&format!("SKIPPED install fails: {why}"));
+        return;
+    }
+    let _one = STRONGSWAN_BENCH.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = TempDir::new("install-fails");
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for (name, code) in [("dpkg-query", 1), ("apt-get", 100)] {
+        let p = bin.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\nexit {code}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let policy = Path::new("/usr/sbin/policy-rc.d");
+    let had_policy = policy.exists();
+    let before = namespaces();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (json, saved) = (dir.join("v.json"), dir.join("m.json"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+        .current_dir(&*dir)
+        .env("PATH", path)
+        .args(["validate", "strongswan", "--json", "v.json"])
+        .args(["--save-measurements", "m.json"])
+        .output()
+        .expect("run oransim");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot run strongswan-bench.sh on this machine: apt-get could not install")
+            && err.contains("strongswan-charon"),
+        "{err}"
+    );
+    assert!(!json.exists() && !saved.exists(), "{err}");
+    assert_eq!(policy.exists(), had_policy, "policy-rc.d: {err}");
+    let new: Vec<String> = namespaces()
+        .into_iter()
+        .filter(|n| !before.contains(n))
+        .collect();
+    assert!(new.is_empty(), "namespaces left: {new:?}");
+    let work = err
+        .lines()
+        .find_map(|l| l.split("working in ").nth(1))
+        .map(|d| std::path::PathBuf::from(d.trim()))
+        .expect("a `working in` line");
+    assert!(!work.exists(), "{} left", work.display());
+}

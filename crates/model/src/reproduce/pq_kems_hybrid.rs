@@ -97,6 +97,8 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
         peer: protocols::ikev2::Peer::Minimal,
         placement: crate::generate::Placement::Separate,
         initiator_cores: None,
+        replications: None,
+        seed: None,
     })?;
     let host_lines: Vec<String> = plan
         .rows

@@ -11,8 +11,9 @@ use model::plan::{
 use super::{Made, escape, footer, page};
 use crate::plan::{
     fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
-    kex_heading, kex_table, loaded_heading, loaded_pair_text, loaded_table, modes_table, pair_text,
-    region_legend, region_maps, region_title, short, sizes_text,
+    kex_heading, kex_loss_heading, kex_loss_table, kex_table, loaded_heading, loaded_pair_text,
+    loaded_table, modes_table, pair_text, region_legend, region_maps, region_title, short,
+    sizes_text,
 };
 use crate::table::Table;
 
@@ -252,6 +253,10 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
     ]));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&kex_table(plan).html());
+    if let (Some(h), Some(t)) = (kex_loss_heading(plan), kex_loss_table(plan)) {
+        let _ = writeln!(b, "<p>{}:</p>", escape(&h));
+        b.push_str(&t.html());
+    }
     b.push_str(&findings(&plan.findings));
     b.push_str(&footer(made));
     page("oransim plan kex", &b)
