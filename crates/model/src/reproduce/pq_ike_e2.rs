@@ -366,6 +366,8 @@ fn added_setup(
             peer: protocols::ikev2::Peer::Minimal,
             placement: crate::generate::Placement::Separate,
             initiator_cores: None,
+            replications: None,
+            seed: None,
         })?;
         let c = |ke: &str, action: &str| prof.op_cost_ns(&profile::Op::key(ke, action), 0);
         let ops = (
