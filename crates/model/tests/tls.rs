@@ -55,7 +55,10 @@ fn fitted_rows_are_exactly_the_fits_workloads() {
         );
         println!("    {}", r.why.as_deref().unwrap_or(""));
     }
-    assert_eq!(v.passed + v.failed, 5);
+    // Every predicted row is judged: passed, failed, or unstable (issue 36 #2: its verdict
+    // does not hold over its runs).
+    let unstable = v.rows.iter().filter(|r| r.verdict == "unstable").count() as u32;
+    assert_eq!(v.passed + v.failed + unstable, 5);
 }
 
 /// A fitted row reproduces its measurement exactly: the terms are solved from it.
