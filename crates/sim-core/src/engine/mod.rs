@@ -621,11 +621,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             size,
             ethernet_header: cfg.ethernet_header,
             metered: size.saturating_sub(cfg.mtu_exempt),
-            plen: {
-                let map = &cfg.protected_len;
-                map.binary_search_by_key(&size, |&(w, _)| w)
-                    .map_or(size, |i| map[i].1)
-            },
+            plen: protected_len(cfg, size),
             created: self.now,
             stage: self.now,
             comp: Components::default(),
@@ -864,4 +860,13 @@ fn run_range(
     .collect();
     out.sort_by_key(|r| r.replication);
     Ok(out)
+}
+
+/// The protected length of a frame of `size` bytes of flow `cfg` (its stack's), `size` itself
+/// where the flow's table has none.
+#[inline]
+fn protected_len(cfg: &crate::network::FlowConfig, size: u32) -> u32 {
+    let map = &cfg.protected_len;
+    map.binary_search_by_key(&size, |&(w, _)| w)
+        .map_or(size, |i| map[i].1)
 }

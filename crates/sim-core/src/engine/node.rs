@@ -10,6 +10,7 @@ use crate::rng::Stream;
 use crate::stats::{NodeStats, Role};
 use crate::tally::Bump;
 
+use super::packet::Kind;
 use super::station::{Admit, Station};
 use super::{Engine, Event, Observer};
 
@@ -42,7 +43,7 @@ pub(super) struct NodeState<'a> {
     /// The node stands for several machines, one per tunnel it starts
     /// ([`NodeConfig::machines`]): each holds its own tunnel's SA.
     pub(super) fleet: bool,
-    by_protected_len: bool,
+    pub(super) by_protected_len: bool,
     rng: Stream,
     stats: NodeStats,
 }
@@ -219,7 +220,9 @@ impl<O: Observer> Engine<'_, O> {
         let p = &self.packets[pkt];
         let role = p.role;
         let state = &mut self.nodes[node as usize];
-        if !state.serves[role.index()] && p.kind.work(role) == 0 {
+        let prepaid =
+            role == Role::Originate && matches!(p.kind, Kind::HandshakeResponse(m) if m.prepaid);
+        if prepaid || (!state.serves[role.index()] && p.kind.work(role) == 0) {
             self.after_cpu(node, pkt);
             return;
         }
@@ -266,12 +269,30 @@ impl<O: Observer> Engine<'_, O> {
         } else {
             0
         };
+        // The worker that processes a request's charged copy also builds and seals its
+        // response, which then leaves without queueing (`cpu_arrive`): its own service at this
+        // node is paid here.
+        let response = match (kind, role) {
+            (Kind::HandshakeRequest(m), Role::Terminate) if m.charged && carried > 0 => {
+                Some(self.response_len(node, m))
+            }
+            _ => None,
+        };
         let state = &mut self.nodes[node as usize];
-        let x = sample_service(state.services[r], size, &mut state.rng)
+        let own = sample_service(state.services[r], size, &mut state.rng)
             .saturating_add(carried)
             .saturating_add(held);
+        state.stats.busy_by_role_ps[r].bump(own as u128);
+        let mut x = own;
+        if let Some(len) = response {
+            let o = Role::Originate.index();
+            let y = sample_service(state.services[o], len, &mut state.rng);
+            x = x.saturating_add(y);
+            state.stats.busy_by_role_ps[o].bump(y as u128);
+            state.stats.served_by_role[o].bump(1);
+            state.stats.bytes_by_role[o].bump(len as u64);
+        }
         state.stats.busy_ps.bump(x as u128);
-        state.stats.busy_by_role_ps[r].bump(x as u128);
         state.stats.served_by_role[r].bump(1);
         state.stats.bytes_by_role[r].bump(size as u64);
         self.prefetch_served(node, pkt, x);

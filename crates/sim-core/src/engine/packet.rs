@@ -46,6 +46,11 @@ pub(super) struct HandshakeMsg {
     /// Whether this copy was charged its exchange's work where it terminates (the first copy
     /// processed there; a retransmitted copy is not).
     pub charged: bool,
+    /// A response whose own CPU at the responder (its seal and stack) was paid by the worker
+    /// that processed its request: it leaves without waiting in the responder's CPU queue, as
+    /// charon's sender thread sends what a worker built (issue 39 #2). A response answered from
+    /// the cache (to a duplicate request) is not prepaid and queues as any packet does.
+    pub prepaid: bool,
 }
 
 impl Kind {
@@ -272,6 +277,7 @@ mod tests {
             work: [5, 7],
             datagrams: 3,
             charged: false,
+            prepaid: false,
         };
         let k = Kind::HandshakeRequest(m);
         assert_eq!(

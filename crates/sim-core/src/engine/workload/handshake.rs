@@ -123,6 +123,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             work,
             datagrams: e.request_datagrams,
             charged: false,
+            prepaid: false,
         };
         self.create(flow, Direction::Forward, Kind::HandshakeRequest(msg), size);
     }
@@ -176,6 +177,19 @@ impl<'a, O: Observer> Engine<'a, O> {
         first
     }
 
+    /// The length the responder's CPU stage charges the response to request `m` at (its
+    /// protected length where the node costs by it), for the worker that builds it
+    /// (`start_service`).
+    pub(in crate::engine) fn response_len(&self, node: u32, m: HandshakeMsg) -> u32 {
+        let t = &self.work.tunnels[m.tunnel as usize];
+        let size = t.exchanges[m.exchange as usize].response;
+        if self.nodes[node as usize].by_protected_len {
+            super::super::protected_len(&self.net.flows[t.flow as usize], size)
+        } else {
+            size
+        }
+    }
+
     /// A request arrived at the responder: it answers, unless the request is a late duplicate
     /// of an exchange already over, or a copy of one the responder is still processing.
     pub(super) fn handshake_request(&mut self, m: HandshakeMsg) {
@@ -199,10 +213,13 @@ impl<'a, O: Observer> Engine<'a, O> {
         let t = &mut self.work.tunnels[m.tunnel as usize];
         t.responder = Side::Answered;
         let (flow, size) = (t.flow as usize, e.response);
+        // The worker that processed the charged copy also paid the response's own CPU
+        // (`Engine::start_service`): it leaves without queueing there.
         let msg = HandshakeMsg {
             work: [0, e.initiator_after.as_ps()],
             datagrams: e.response_datagrams,
             charged: false,
+            prepaid: m.charged,
             ..m
         };
         self.create(flow, Direction::Reverse, Kind::HandshakeResponse(msg), size);
