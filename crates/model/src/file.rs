@@ -558,6 +558,11 @@ pub enum SourceFile {
         /// Retransmissions before giving up (default 5, strongSwan's charon.retransmit_tries).
         #[serde(skip_serializing_if = "Option::is_none")]
         retransmit_tries: Option<i64>,
+        /// A closed loop of this many clients (1 or more): at most `clients` tunnels in progress,
+        /// the next starting when one ends, as a benchmark client does (default: none, every
+        /// tunnel `spacing` after the one before).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        clients: Option<i64>,
     },
     /// Trace replay from CSV: `time,size,direction`.
     Trace {

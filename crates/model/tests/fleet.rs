@@ -162,3 +162,37 @@ fn a_node_of_machines_starts_handshakes_one_per_machine() {
         assert!(e.contains(key), "{key} not in: {e}");
     }
 }
+
+/// A handshake source's `clients` key makes a closed loop: five tunnels from one gNB with
+/// `clients = 1` run one after the other, so none waits behind another at either daemon (the
+/// slowest takes what the quickest does, within the daemon's state term) and the run lasts
+/// about five of them, where the same five at once (no `clients`) queue at the gNB's and the
+/// RIC's CPU. `clients = 0` is refused, naming the key.
+#[test]
+fn clients_run_tunnels_one_after_the_other() {
+    let one = |clients: &str| {
+        format!(
+            "{}[[node]]\nname = \"gnb\"\n[node.service]\nmodel = \"profile\"\n\
+             profile = \"{PROFILE}\"\n\n[[link]]\nbetween = [\"gnb\", \"ric\"]\nrate = \"1Gbps\"\n\
+             length = \"10km\"\n\n[[flow]]\nname = \"ike\"\nfrom = \"gnb\"\nto = \"ric\"\n\
+             [flow.source]\n{}{clients}",
+            head(2),
+            source(5, "psk", "4s")
+        )
+    };
+    let closed = run(&one("clients = 1\n"));
+    let open = run(&one(""));
+    let c = closed.tunnels_back.expect("a storm");
+    let o = open.tunnels_back.expect("a storm");
+    assert_eq!((c.back, o.back), (5, 5));
+    let (cd, od) = (c.completion.expect("times"), o.completion.expect("times"));
+    assert!(cd.max_ns < cd.min_ns * 1.05, "{cd:?}");
+    assert!(od.max_ns > cd.max_ns * 1.5, "{od:?} against {cd:?}");
+    let end = closed.run.sim_time_ns;
+    assert!(
+        end >= 5.0 * cd.min_ns && end < 5.0 * cd.max_ns * 1.01,
+        "{end} against {cd:?}"
+    );
+    let e = Scenario::from_toml_str(&one("clients = 0\n"), &origin()).unwrap_err();
+    assert!(e.to_string().contains("clients"), "{e}");
+}

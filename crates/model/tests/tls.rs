@@ -61,19 +61,28 @@ fn fitted_rows_are_exactly_the_fits_workloads() {
     assert_eq!(v.passed + v.failed + unstable, 5);
 }
 
-/// A fitted row reproduces its measurement exactly: the terms are solved from it.
+/// A fitted row reproduces its measurement: the terms are solved from it; the handshake row's
+/// engine run adds only the flights' transmission over loopback (100 Gbit/s: under 0.2 us of a
+/// period of about 700 us, under 0.05%).
 #[test]
 fn the_fit_reproduces_its_own_rows() {
     let v = validate(&sample(), "reduced");
     for r in v.rows.iter().filter(|r| r.class == RowClass::Fitted) {
         let e = r.error_pct.expect("a fitted row has a prediction");
-        assert!(e.abs() < 1e-9, "{}: {e}%", r.id);
+        let tolerance = if r.id.starts_with("tls.hs.") {
+            0.05
+        } else {
+            1e-9
+        };
+        assert!(e.abs() < tolerance, "{}: {e}%", r.id);
         assert_eq!(r.verdict, "fitted");
     }
 }
 
 /// The model is mechanistic: a handshake's predicted period differs from the fit's by the
-/// difference of the two combinations' crypto in openssl speed, nothing else.
+/// difference of the two combinations' crypto in openssl speed, and by nothing else but the
+/// engine's transmission of flights of other sizes (a certificate or key share of other
+/// length: tens of nanoseconds at loopback's 100 Gbit/s, within 0.1 us).
 #[test]
 fn predictions_differ_by_the_crypto_difference_only() {
     let m = sample();
@@ -94,12 +103,12 @@ fn predictions_differ_by_the_crypto_difference_only() {
         * (op("ecdsa-p256.sign") + 2.0 * op("ecdh-p256.agree")
             - op("ed25519.sign")
             - op("x25519.agree"));
-    assert!((d - want).abs() < 1e-6 * want.abs(), "{d} vs {want}");
+    assert!((d - want).abs() < 100.0, "{d} vs {want}");
     // X25519 + RSA vs X25519 + ECDSA: the server's signature and the client's check.
     let d = period("tls.hs.x25519.rsa2048") - period("tls.hs.x25519.ecdsap256");
     let want =
         op("rsa2048.sign") + op("rsa2048.verify") - op("ecdsa-p256.sign") - op("ecdsa-p256.verify");
-    assert!((d - want).abs() < 1e-6 * want.abs(), "{d} vs {want}");
+    assert!((d - want).abs() < 100.0, "{d} vs {want}");
 }
 
 #[test]
@@ -176,4 +185,39 @@ fn measurement_fields_out_of_bounds_are_refused_naming_them() {
     let mut bad = m.clone();
     bad.load_after = -1.0;
     assert!(bad.check().unwrap_err().starts_with("`load_after` = -1.0"));
+}
+
+/// The engine runs the handshakes, and shows what the closed form `C_s + C_c + W` cannot:
+/// when the server's end of one handshake (the overlap `-W`, charged on the client's Finished)
+/// is longer than the client's work before its next ClientHello, that ClientHello waits for
+/// it. With the overlap inside the client's work, the engine's period is the sum.
+#[test]
+fn the_engine_queues_a_clienthello_behind_a_long_server_tail() {
+    let rate = |client_before_ns: f64| {
+        model::validate::tls::engine_handshake_rate(
+            model::validate::tls::EngineHandshake {
+                server_ns: 300_000.0,
+                client_ns: 500_000.0,
+                client_before_ns,
+                wait_ns: -100_000.0,
+            },
+            model::validate::tls::Group::X25519,
+            model::validate::tls::Cert::EcdsaP256,
+        )
+        .expect("an engine run")
+    };
+    let sum = 1e9 / 700_000.0;
+    // 200 us of client work before each ClientHello hides the 100 us tail: the sum, but for
+    // the flights' transmission.
+    assert!(
+        (rate(200_000.0) / sum - 1.0).abs() < 1e-3,
+        "{}",
+        rate(200_000.0)
+    );
+    // 20 us does not: each later ClientHello waits about 80 us.
+    let slow = rate(20_000.0);
+    assert!(
+        slow < sum * 0.92 && slow > 1e9 / 790_000.0,
+        "{slow} against {sum}"
+    );
 }

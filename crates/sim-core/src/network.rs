@@ -561,6 +561,11 @@ pub enum Source {
         spacing: SimDuration,
         /// Retransmission timers (`None`: no retransmission).
         retransmit: Option<Retransmit>,
+        /// Closed loop: at most this many tunnels in progress at once, the next starting when
+        /// one ends (completed or failed), as a benchmark client with `clients` connections
+        /// does (`openssl s_time`: one); the first `clients` start `spacing` apart. 0: open
+        /// loop, every tunnel `spacing` after the one before.
+        clients: u32,
     },
 }
 
@@ -610,6 +615,11 @@ pub struct HandshakeExchange {
     pub initiator_per_held: SimDuration,
     /// Responder CPU on the request per IKE SA its node holds at that moment \[ps\]; 0: none.
     pub responder_per_held: SimDuration,
+    /// The request has no response (TLS 1.3's client Finished): the initiator is done with the
+    /// exchange, and with the handshake, when the request leaves it; the responder still
+    /// processes it (`responder` work) and answers nothing. Only the last exchange may be one
+    /// way; `response`, `response_datagrams` and `initiator_after` are then 0.
+    pub one_way: bool,
 }
 
 impl Source {

@@ -31,7 +31,8 @@ impl Source {
 
     /// When a source with fixed gaps and a fixed number of firings fires last, if nothing
     /// stops it first: `offset + (count - 1) x gap` for a periodic, pattern or ping source with
-    /// a count, `(tunnels - 1) x spacing` for handshakes \[ps\] (exact, in `u128`); `None` for a
+    /// a count, `(tunnels - 1) x spacing` for handshakes (of the first `clients` in a closed
+    /// loop, whose later tunnels start as others end) \[ps\] (exact, in `u128`); `None` for a
     /// source with random gaps, no count, or a count of 0. A time past [`MAX_TIME_PS`] means the
     /// run would stop with [`NetworkError::ClockOverflow`] unless `[stop]` ends it sooner.
     pub fn last_firing_ps(&self) -> Option<u128> {
@@ -49,8 +50,18 @@ impl Source {
                 interval, count, ..
             } => (0, interval.as_ps(), (*count)?),
             Source::Handshake {
-                tunnels, spacing, ..
-            } => (0, spacing.as_ps(), u64::from(*tunnels)),
+                tunnels,
+                spacing,
+                clients,
+                ..
+            } => (
+                0,
+                spacing.as_ps(),
+                u64::from(match *clients {
+                    0 => *tunnels,
+                    c => c.min(*tunnels),
+                }),
+            ),
             _ => return None,
         };
         let last = u128::from(firings.checked_sub(1)?);
@@ -544,7 +555,20 @@ fn source(item: &dyn Fn() -> String, s: &Source) -> Result<(), NetworkError> {
                     "a handshake needs at least one exchange",
                 ));
             }
-            for e in exchanges.iter() {
+            let last = exchanges.len().saturating_sub(1);
+            for (i, e) in exchanges.iter().enumerate() {
+                if e.one_way
+                    && (i != last
+                        || e.response != 0
+                        || e.response_datagrams != 0
+                        || e.initiator_after.as_ps() != 0)
+                {
+                    return Err(bad_list(
+                        item(),
+                        "source.exchanges.one_way",
+                        "only the last exchange may be one way, with no response (0 bytes, 0 datagrams) and no initiator work after it",
+                    ));
+                }
                 for work in [e.initiator_before, e.responder, e.initiator_after] {
                     step(item, "source.exchanges.work", work.as_ps())?;
                 }
@@ -745,6 +769,7 @@ mod tests {
                 tunnels: 1,
                 spacing: SimDuration::ZERO,
                 retransmit: None,
+                clients: 0,
             }
         });
         assert!(e.contains("source.exchanges"), "{e}");
@@ -759,7 +784,22 @@ mod tests {
             initiator_after: SimDuration::ZERO,
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
+            one_way: false,
         };
+        let e = refused(|n| {
+            let one_way = HandshakeExchange {
+                one_way: true,
+                ..exchange.clone()
+            };
+            n.flows[0].source = Source::Handshake {
+                exchanges: vec![one_way].into(),
+                tunnels: 1,
+                spacing: SimDuration::ZERO,
+                retransmit: None,
+                clients: 1,
+            }
+        });
+        assert!(e.contains("one_way"), "{e}");
         let e = refused(|n| {
             n.flows[0].source = Source::Handshake {
                 exchanges: vec![exchange].into(),
@@ -770,6 +810,7 @@ mod tests {
                     base: f64::INFINITY,
                     tries: 1,
                 }),
+                clients: 0,
             }
         });
         assert!(e.contains("retransmit.base"), "{e}");

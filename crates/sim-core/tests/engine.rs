@@ -701,6 +701,7 @@ fn handshake_exchanges_and_a_storm() {
             initiator_after: us(200),
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
+            one_way: false,
             request_datagrams: 1,
             response_datagrams: 1,
         },
@@ -713,6 +714,7 @@ fn handshake_exchanges_and_a_storm() {
             initiator_after: us(50),
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
+            one_way: false,
             request_datagrams: 1,
             response_datagrams: 1,
         },
@@ -741,6 +743,7 @@ fn handshake_exchanges_and_a_storm() {
                 tunnels,
                 spacing: SimDuration::ZERO,
                 retransmit,
+                clients: 0,
             },
         }],
         stop: Stop::default(),
@@ -855,6 +858,7 @@ fn lossless_storm(
                     initiator_after: us(work_us[2]),
                     initiator_per_held: SimDuration::ZERO,
                     responder_per_held: SimDuration::ZERO,
+                    one_way: false,
                     request_datagrams: 1,
                     response_datagrams: 1,
                 }]
@@ -862,6 +866,7 @@ fn lossless_storm(
                 tunnels,
                 spacing: SimDuration::ZERO,
                 retransmit,
+                clients: 0,
             },
         }],
         stop: Stop::default(),
@@ -1407,4 +1412,91 @@ fn lanes_serve_each_direction_on_its_own_servers() {
         "a line per direction: {} D per segment",
         per_segment(two)
     );
+}
+
+/// A closed loop of one client with a one-way last exchange, as `openssl s_time` runs TLS 1.3
+/// handshakes: the client is done when its Finished leaves, and starts the next handshake then,
+/// while the server still processes that Finished. With constant work and no loss every
+/// handshake takes exactly the same time: the initiator's 100 us, 8 us to transmit 1000 B at
+/// 1 Gb/s and 1 ms of propagation, the responder's 300 us, the response's 8 us and 1 ms, the
+/// initiator's 200 us after it and the Finished's 50 us before it leaves: 2666 us for the first.
+/// The server's 250 us on each Finished overlaps the client's next handshake: the Finished
+/// reaches the server 1000.8 us after the client is done, the next ClientHello 1108 us after,
+/// and waits the 142.8 us of the Finished's work still left, so every later handshake takes
+/// 2808.8 us.
+#[test]
+fn a_closed_loop_client_starts_the_next_handshake_when_the_last_ends() {
+    let us = SimDuration::from_us;
+    let mut net = lossless_storm(10, 1, 1, [100, 300, 200], None);
+    let Source::Handshake { exchanges, .. } = &net.flows[0].source else {
+        unreachable!()
+    };
+    let mut exchanges = exchanges.to_vec();
+    exchanges.push(HandshakeExchange {
+        name: "FINISHED".into(),
+        request: 100,
+        response: 0,
+        request_datagrams: 1,
+        response_datagrams: 0,
+        initiator_before: us(50),
+        responder: us(250),
+        initiator_after: SimDuration::ZERO,
+        initiator_per_held: SimDuration::ZERO,
+        responder_per_held: SimDuration::ZERO,
+        one_way: true,
+    });
+    net.flows[0].source = Source::Handshake {
+        exchanges: exchanges.into(),
+        tunnels: 10,
+        spacing: SimDuration::ZERO,
+        retransmit: None,
+        clients: 1,
+    };
+    let r = run_replication(&net, 1, 0).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.handshake.count(), 10);
+    let s = f.handshake.summary();
+    assert_eq!((s.min_ns, s.max_ns), (2_666_000.0, 2_808_800.0));
+    // Every Finished is processed, after its tunnel is done: the server's work is whole.
+    assert_eq!(r.nodes[1].busy_ps, 10 * (300 + 250) * 1_000_000);
+    // The run ends when the last Finished has been processed: 10 handshakes back to back, then
+    // its 0.8 us of transmission, 1 ms of propagation and 250 us at the server.
+    assert_eq!(
+        r.end_ps,
+        (2_666_000 + 9 * 2_808_800 + 800 + 1_000_000 + 250_000) * 1000
+    );
+
+    // Open loop: all ten start at once and queue at the one-core server.
+    let Source::Handshake { clients, .. } = &mut net.flows[0].source else {
+        unreachable!()
+    };
+    *clients = 0;
+    let open = run_replication(&net, 1, 0).unwrap();
+    assert_eq!(open.flows[0].handshake.count(), 10);
+    assert!(open.flows[0].handshake.summary().max_ns > 4_000_000.0);
+}
+
+/// A closed loop of three clients against a one-core server of 1 ms per request: never more
+/// than three requests at the server, so none waits behind more than two others, and the
+/// thirty handshakes take the server's 30 ms and a round trip or so, not longer.
+#[test]
+fn a_closed_loop_keeps_at_most_clients_in_progress() {
+    let mut net = lossless_storm(30, 64, 1, [0, 1000, 0], None);
+    let Source::Handshake { clients, .. } = &mut net.flows[0].source else {
+        unreachable!()
+    };
+    *clients = 3;
+    let r = run_replication(&net, 1, 0).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.handshake.count(), 30);
+    assert!(r.nodes[1].max_waiting <= 2, "{}", r.nodes[1].max_waiting);
+    // Each handshake: at most two ahead of it at the server, its own 1 ms, 2 ms of propagation
+    // and 16 us of transmission.
+    assert!(
+        f.handshake.summary().max_ns <= 5_016_000.0,
+        "{:?}",
+        f.handshake.summary()
+    );
+    let end = r.end_ps as f64 / 1e9;
+    assert!((30.0..33.0).contains(&end), "{end} ms");
 }

@@ -485,6 +485,7 @@ impl SourceFile {
             retransmit_timeout: None,
             retransmit_base: None,
             retransmit_tries: None,
+            clients: None,
         }
     }
 

@@ -25,6 +25,7 @@ pub(super) struct HandshakeSpec<'a> {
     pub(super) retransmit_timeout: Option<&'a Q>,
     pub(super) retransmit_base: Option<f64>,
     pub(super) retransmit_tries: Option<i64>,
+    pub(super) clients: Option<i64>,
 }
 
 /// The IKE_AUTH work of signature authentication [ns]: (initiator before the request, responder,
@@ -106,6 +107,15 @@ pub(super) fn handshake_source(
             &format!("{key}.tunnels"),
             t,
             "tunnels",
+            MAX_SCENARIO_TUNNELS,
+        )?,
+    };
+    let clients = match hs.clients {
+        None => 0,
+        Some(c) => cx.count(
+            &format!("{key}.clients"),
+            c,
+            "clients",
             MAX_SCENARIO_TUNNELS,
         )?,
     };
@@ -206,6 +216,7 @@ pub(super) fn handshake_source(
             initiator_after: ps(after + d.after),
             initiator_per_held: ps(d.held[0]),
             responder_per_held: ps(d.held[1]),
+            one_way: false,
         });
     }
     // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
@@ -254,6 +265,7 @@ pub(super) fn handshake_source(
         tunnels,
         spacing,
         retransmit,
+        clients,
     })
 }
 

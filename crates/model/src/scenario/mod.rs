@@ -467,6 +467,7 @@ fn validate_flat(
                 retransmit_timeout,
                 retransmit_base,
                 retransmit_tries,
+                clients,
             } => {
                 let ends = (
                     &node_profiles[route[0]],
@@ -500,6 +501,7 @@ fn validate_flat(
                             retransmit_timeout: retransmit_timeout.as_ref(),
                             retransmit_base: *retransmit_base,
                             retransmit_tries: *retransmit_tries,
+                            clients: *clients,
                         };
                         let source = handshake_source(
                             &cx,

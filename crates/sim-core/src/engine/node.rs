@@ -274,7 +274,7 @@ impl<O: Observer> Engine<'_, O> {
         // node is paid here.
         let response = match (kind, role) {
             (Kind::HandshakeRequest(m), Role::Terminate) if m.charged && carried > 0 => {
-                Some(self.response_len(node, m))
+                self.response_len(node, m)
             }
             _ => None,
         };

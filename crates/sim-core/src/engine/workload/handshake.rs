@@ -64,7 +64,10 @@ impl Tunnel<'_> {
 }
 
 impl<'a, O: Observer> Engine<'a, O> {
-    /// Starts the next tunnel; returns the spacing to the one after it, if any \[ps\].
+    /// Starts the next tunnel; returns the spacing to the one after it, if any \[ps\]. A closed
+    /// loop (`clients` > 0) starts none while `clients` are in progress, and its spacing chain
+    /// stops once they are: from then on a tunnel that ends starts the next
+    /// ([`Engine::handshake_ended`]).
     pub(super) fn handshake_fire(
         &mut self,
         f: usize,
@@ -72,12 +75,15 @@ impl<'a, O: Observer> Engine<'a, O> {
         tunnels: u32,
         spacing: SimDuration,
         retransmit: Option<Retransmit>,
+        clients: u32,
     ) -> Option<u64> {
         let t = self.work.sources[f].generated as u32;
-        if t >= tunnels {
+        let full = |open: u32| clients > 0 && open >= clients;
+        if t >= tunnels || full(self.work.sources[f].open) {
             return None;
         }
         self.work.sources[f].generated.bump(1);
+        self.work.sources[f].open.bump(1);
         // The initiator creates the IKE SA: its node holds one more.
         if let Some(&first) = self.net.flows[f].path.first() {
             self.nodes[first].held.bump(1);
@@ -98,7 +104,25 @@ impl<'a, O: Observer> Engine<'a, O> {
             done: false,
         });
         self.handshake_send(g);
-        (t < tunnels.saturating_sub(1)).then_some(spacing.as_ps())
+        (t < tunnels.saturating_sub(1) && !full(self.work.sources[f].open))
+            .then_some(spacing.as_ps())
+    }
+
+    /// Tunnel `g` ended (completed, or failed): its source has one fewer in progress, and a
+    /// closed loop with tunnels left starts the next now (through the source's event, at this
+    /// instant).
+    fn handshake_ended(&mut self, g: u32) {
+        let f = self.work.tunnels[g as usize].flow as usize;
+        let state = &mut self.work.sources[f];
+        state.open = state.open.saturating_sub(1);
+        if let crate::network::Source::Handshake {
+            tunnels, clients, ..
+        } = self.net.flows[f].source
+            && clients > 0
+            && state.generated < u64::from(tunnels)
+        {
+            self.schedule_in(0, Event::Source(f as u32));
+        }
     }
 
     /// Sends (or resends) tunnel `g`'s current request; its retransmission timer is armed when
@@ -144,6 +168,12 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// Request `m` leaves the initiator's node: its daemon has sent it, and its retransmission
     /// timer starts now.
     pub(in crate::engine) fn handshake_departed(&mut self, m: HandshakeMsg) {
+        let t = &self.work.tunnels[m.tunnel as usize];
+        if !t.done && t.exchange == m.exchange && t.exchanges[m.exchange as usize].one_way {
+            // A request with no response: the initiator is done when it has sent it.
+            self.handshake_complete(m.tunnel);
+            return;
+        }
         self.handshake_arm(m.tunnel, m.exchange);
     }
 
@@ -161,7 +191,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             _ => return true,
         };
         let t = &mut self.work.tunnels[m.tunnel as usize];
-        if t.done || t.exchange != m.exchange {
+        // A one-way request is processed after its tunnel is done (done when it left).
+        let one_way = request && t.exchanges[m.exchange as usize].one_way;
+        if (t.done && !one_way) || t.exchange != m.exchange {
             return false;
         }
         let first = if request {
@@ -179,15 +211,18 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     /// The length the responder's CPU stage charges the response to request `m` at (its
     /// protected length where the node costs by it), for the worker that builds it
-    /// (`start_service`).
-    pub(in crate::engine) fn response_len(&self, node: u32, m: HandshakeMsg) -> u32 {
+    /// (`start_service`); `None` for a one-way request, which has no response.
+    pub(in crate::engine) fn response_len(&self, node: u32, m: HandshakeMsg) -> Option<u32> {
         let t = &self.work.tunnels[m.tunnel as usize];
-        let size = t.exchanges[m.exchange as usize].response;
-        if self.nodes[node as usize].by_protected_len {
-            super::super::protected_len(&self.net.flows[t.flow as usize], size)
-        } else {
-            size
+        let e = &t.exchanges[m.exchange as usize];
+        if e.one_way {
+            return None;
         }
+        Some(if self.nodes[node as usize].by_protected_len {
+            super::super::protected_len(&self.net.flows[t.flow as usize], e.response)
+        } else {
+            e.response
+        })
     }
 
     /// A request arrived at the responder: it answers, unless the request is a late duplicate
@@ -195,7 +230,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     pub(super) fn handshake_request(&mut self, m: HandshakeMsg) {
         let t = &mut self.work.tunnels[m.tunnel as usize];
         if t.done || t.exchange != m.exchange {
-            return;
+            return; // over, stale, or one way (no response)
         }
         // A copy that was not charged while the charged one is in processing: charon drops
         // it. (A copy with no work to charge, Idle, is processed as it passes.)
@@ -257,12 +292,34 @@ impl<'a, O: Observer> Engine<'a, O> {
             tunnel.initiator_charged = false;
             self.handshake_send(g);
         } else {
-            tunnel.done = true;
-            if counted {
-                stats.handshake.record(now.saturating_sub(t.start));
-                self.handshakes.record(now.saturating_sub(t.start));
-            }
+            self.handshake_complete(g);
         }
+    }
+
+    /// Tunnel `g`'s last exchange is over at the initiator: the handshake is complete (its
+    /// time recorded if it started after the warm-up).
+    fn handshake_complete(&mut self, g: u32) {
+        let tunnel = &mut self.work.tunnels[g as usize];
+        tunnel.done = true;
+        let t = *tunnel;
+        if t.start >= self.warmup {
+            let now = self.now;
+            if t.exchanges[t.exchange as usize].one_way {
+                // Its exchange ended when its request left (a response ends the others).
+                let n = t.exchanges.len();
+                let stats = &mut self.flows[t.flow as usize];
+                if stats.exchanges.len() < n {
+                    let h = DelayHist::with_precision(stats.handshake.precision());
+                    stats.exchanges.resize(n, h);
+                }
+                stats.exchanges[t.exchange as usize].record(now.saturating_sub(t.exchange_start));
+            }
+            self.flows[t.flow as usize]
+                .handshake
+                .record(now.saturating_sub(t.start));
+            self.handshakes.record(now.saturating_sub(t.start));
+        }
+        self.handshake_ended(g);
     }
 
     /// Tunnel `g`'s retransmission timer armed at send number `sends` fires; returns whether it
@@ -328,6 +385,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             if t.start >= self.warmup {
                 self.flows[t.flow as usize].handshakes_failed.bump(1);
             }
+            self.handshake_ended(g);
         }
     }
 }

@@ -24,6 +24,9 @@ use super::{Engine, Event, Observer};
 pub(super) struct SourceState {
     /// Packets (messages, tunnels) the source generated so far.
     generated: u64,
+    /// Handshake tunnels started and not yet ended (completed or failed): a closed loop starts
+    /// one only below its `clients`.
+    open: u32,
     pattern: pattern::State,
     trace: trace::State,
     bulk: bulk::State,
@@ -136,7 +139,8 @@ impl<O: Observer> Engine<'_, O> {
                 tunnels,
                 spacing,
                 retransmit,
-            } => self.handshake_fire(f, exchanges, *tunnels, *spacing, *retransmit),
+                clients,
+            } => self.handshake_fire(f, exchanges, *tunnels, *spacing, *retransmit, *clients),
             Source::Bulk { .. } => None,
         };
         if let Some(gap) = next {
