@@ -19,6 +19,7 @@
 
 use std::fmt::Write as _;
 
+mod figures;
 mod plan;
 mod reproduce;
 

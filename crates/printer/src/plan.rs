@@ -324,6 +324,54 @@ pub(crate) fn pair_text(
     out
 }
 
+/// [`pair_text`]'s detail as a table for the page (issue 37: it was preformatted text): per
+/// profile and mode, the verdict, the margin to T12max and the longest fibre.
+pub(crate) fn pair_table(
+    mine: &FronthaulPlan,
+    other: Option<&FronthaulPlan>,
+    (i, j): (usize, usize),
+) -> Table {
+    use crate::table::Align::{Left, Right};
+    let t12 = mine.t12max_us[i][j];
+    let mut t = Table::new(["profile", "mode", "verdict", "margin", "longest fibre"]);
+    t.align(&[Left, Left, Left, Right, Right]);
+    for plan in std::iter::once(mine).chain(other) {
+        for m in &plan.modes {
+            let margin = t12 as f64 - m.transport_ns / 1e3;
+            t.row([
+                short(&plan.profile).to_owned(),
+                m.mode.clone(),
+                if margin >= 0.0 { "fits" } else { "no" }.to_owned(),
+                format!("{margin:.2} us"),
+                format!("{:.2} km", m.longest_fibre_m[i][j] / 1e3),
+            ]);
+        }
+    }
+    t
+}
+
+/// [`loaded_pair_text`]'s verdict as a table for the page: per mode, the verdict and margin
+/// under load.
+pub(crate) fn loaded_pair_table(l: &LoadedPlan, (i, j): (usize, usize)) -> Table {
+    use crate::table::Align::{Left, Right};
+    let mut t = Table::new(["mode", "verdict under load", "margin"]);
+    t.align(&[Left, Left, Right]);
+    for m in &l.modes {
+        let margin = m.margin_us[i][j];
+        let verdict = if margin >= 0.0 && m.dropped == 0 {
+            "fits"
+        } else {
+            "exceeds"
+        };
+        t.row([
+            m.mode.clone(),
+            verdict.to_owned(),
+            format!("{margin:.2} us"),
+        ]);
+    }
+    t
+}
+
 /// The region map's legend: each mode's letter and name, and `.` for nothing fits.
 pub(crate) fn region_legend(plan: &FronthaulPlan) -> String {
     let legend: Vec<String> = plan

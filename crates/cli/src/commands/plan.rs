@@ -217,7 +217,7 @@ fn parse_suite(text: &str) -> Result<Suite, String> {
 /// (for [`crate::page::path_for`]) and its footer's version and date.
 fn write_html(
     path: Option<&Path>,
-    page: impl FnOnce(&Path, &printer::html::Made<'_>) -> String,
+    page: impl FnOnce(&Path, &printer::html::Made<'_>) -> anyhow::Result<String>,
 ) -> anyhow::Result<()> {
     path.map_or(Ok(()), |p| {
         let version = crate::page::version();
@@ -226,7 +226,8 @@ fn write_html(
             version: &version,
             date: &date,
         };
-        crate::output::write_atomic(p, page(p, &made).as_bytes()).context("--html")
+        let text = page(p, &made).context("--html")?;
+        crate::output::write_atomic(p, text.as_bytes()).context("--html")
     })
 }
 
@@ -329,12 +330,24 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     let mut plan = as_given(model::plan::interface(&run), &[&prof])?;
     texts_as_given(&mut plan.warnings, &[&prof]);
     crate::output::warn("plan", &plan.warnings);
+    // The page's figure: delay against load, simulated only for the page.
+    let curves = match a.html {
+        Some(_) => as_given(model::plan::load_curves(&run, &plan), &[&prof])?,
+        None => Vec::new(),
+    };
     write_html(a.html.as_deref(), |page, made| {
         let q = model::plan::InterfaceQuestion {
             profile: crate::page::path_for(&q.profile, page),
             ..q.clone()
         };
-        printer::html::interface(&plan, &q, a.cpu_limit, a.latency_limit.text(), made)
+        Ok(printer::html::interface(
+            &plan,
+            &q,
+            &curves,
+            a.cpu_limit,
+            a.latency_limit.text(),
+            made,
+        )?)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::INTERFACE_SCHEMA, &plan)?,
@@ -438,7 +451,13 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
             ..plan.clone()
         };
         let other = other.as_ref().map(on_page);
-        printer::html::fronthaul(&q, &on_page(&mine), other.as_ref(), pair, made)
+        Ok(printer::html::fronthaul(
+            &q,
+            &on_page(&mine),
+            other.as_ref(),
+            pair,
+            made,
+        ))
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(
@@ -492,7 +511,7 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
             responder_profile: crate::page::path_for(&q.responder_profile, page),
             ..q.clone()
         };
-        printer::html::kex(&plan, &q, made)
+        Ok(printer::html::kex(&plan, &q, made)?)
     })?;
     let text = match a.format {
         KexFormat::Json => printer::plan::json(printer::plan::KEX_SCHEMA, &plan)?,

@@ -373,6 +373,8 @@ fn a_plan_page_holds_the_question_inputs_and_answer() {
                 "<td>macsec-encrypt</td>",
                 "pair O-DU B / O-RU O",
                 "<table class=\"region\">",
+                // Issue 37: the pair's detail is a table, not preformatted text.
+                "longest fibre</th>",
             ],
         ),
         (
@@ -420,6 +422,10 @@ fn a_plan_page_holds_the_question_inputs_and_answer() {
         for e in expect {
             assert!(page.contains(e), "{name}: no {e}");
         }
+        assert!(
+            !page.contains("<pre>"),
+            "{name}: preformatted text on the page"
+        );
         // Its first line of stdout, the plan's heading, is the page's too.
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(page.contains(&esc(text.lines().next().unwrap())), "{name}");
@@ -481,5 +487,119 @@ fn a_plan_page_says_which_oransim_made_it_and_when_without_absolute_paths() {
             "{err}"
         );
         assert!(!page.exists(), "{bad}: a page was written");
+    }
+}
+
+/// Issue 37 item 10: the kex page draws the storm's completion over time, one curve per key
+/// exchange, and the interface page delay against load, one p50 and one p99 curve per suite
+/// and the offered load: inline SVG with axis labels in units and a legend naming each curve,
+/// the same bytes for the same plan on the same date.
+#[test]
+fn plan_pages_draw_their_figures() {
+    let dir = TempDir::new("html-figures");
+    let cases: [(&str, &[&str], &[&str]); 2] = [
+        (
+            "kex",
+            &[
+                "plan",
+                "kex",
+                "--profile",
+                "calibration/dev-host-aws-lc.toml",
+                "--ke",
+                "x25519,mlkem768",
+                "--tunnels",
+                "300",
+            ],
+            &[
+                "<figure id=\"storm-completion\">",
+                "Storm of 300 tunnels: share up over time",
+                "time since the storm began [ms]",
+                "tunnels up [% of tunnels started]",
+                "\nx25519\n",
+                "\nmlkem768\n",
+            ],
+        ),
+        (
+            "interface",
+            &[
+                "plan",
+                "interface",
+                "--profile",
+                "calibration/colosseum-e2.toml",
+                "--rate",
+                "3.5Mbps",
+                "--compare",
+                "chacha20-poly1305",
+            ],
+            &[
+                "<figure id=\"delay-against-load\">",
+                "E2: one-way delay against load",
+                "offered plaintext load [Mb/s]",
+                "one-way delay [us]",
+                "\nnone p99\n",
+                "\naes256-gcm p99\n",
+                "\nchacha20-poly1305 p50\n",
+                "\noffered load, 3.500 Mb/s\n",
+            ],
+        ),
+    ];
+    for (name, args, expect) in cases {
+        let run = |file: &Path| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
+                .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+                .args(args)
+                .args(["--html", file.to_str().unwrap()])
+                .env("SOURCE_DATE_EPOCH", "1700000000")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read_to_string(file).unwrap()
+        };
+        let page = run(&dir.join(format!("{name}-a.html")));
+        self_contained(&page);
+        assert_eq!(page.matches("<svg ").count(), 1, "{name}");
+        for e in expect {
+            assert!(page.contains(e), "{name}: no {e:?}");
+        }
+        assert_eq!(
+            page,
+            run(&dir.join(format!("{name}-b.html"))),
+            "{name}: not the same bytes"
+        );
+    }
+}
+
+/// Issue 37 item 2: what a profile carries (a flagged sanity check, a user-space profile for
+/// the kernel's MACsec path) is on the page under its own heading, as stderr says it.
+#[test]
+fn a_warned_plan_says_so_on_its_page() {
+    let dir = TempDir::new("html-warned");
+    let file = dir.join("fh.html");
+    let out = oransim(&[
+        "plan",
+        "fronthaul",
+        "--profile",
+        "calibration/dev-host-rustcrypto.toml",
+        "--html",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let page = std::fs::read_to_string(&file).unwrap();
+    assert!(page.contains("<h2 id=\"warnings\">Warnings</h2>"));
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("oransim plan: warning: "))
+        .collect();
+    assert!(said.len() >= 2, "{stderr}");
+    for w in said {
+        // The page shows code spans as code; the words are the same.
+        let words = esc(w).replace('`', "");
+        let shown = page.replace("<code>", "").replace("</code>", "");
+        assert!(shown.contains(&words), "not on the page: {w}");
     }
 }

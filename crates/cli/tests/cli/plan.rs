@@ -963,3 +963,24 @@ fn plan_kex_on_the_perera_profile_adds_what_the_paper_says() {
         "ML-KEM-768 adds {added:.3} ms to the set-up; the paper's abstract says {low}-{high} ms"
     );
 }
+
+/// Issue 37 audit: a `--compare` suite the profile did not measure is refused naming
+/// `--compare`, not `--suite` (which the profile did measure).
+#[test]
+fn an_unmeasured_compare_suite_names_compare() {
+    let out = crate::common::oransim(&[
+        "plan",
+        "interface",
+        "--profile",
+        "calibration/colosseum-e2.toml",
+        "--rate",
+        "3.5Mbps",
+        "--compare",
+        "aes128-gcm",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--compare: "), "{err}");
+    assert!(err.contains("aes128-gcm.seal"), "{err}");
+    assert!(out.stdout.is_empty());
+}

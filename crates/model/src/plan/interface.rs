@@ -306,13 +306,16 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             // frame.
             let protected =
                 crate::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
+            // An alternative's missing operation is `--compare`'s (issue 37 audit: it named
+            // `--suite`).
+            let flag = if suite.is_some() && suite != Some(q.suite) {
+                "--compare"
+            } else {
+                "--suite"
+            };
             let cost = |dir| {
                 profile.packet(suite, dir, protected, frame).map_err(|e| {
-                    invalid(
-                        "--suite",
-                        e.to_string(),
-                        "a suite the profile measured".into(),
-                    )
+                    invalid(flag, e.to_string(), "a suite the profile measured".into())
                 })
             };
             let (seal, open) = (
@@ -567,4 +570,162 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         alternatives,
         findings,
     })
+}
+
+/// One suite's delay against load, for `plan interface --html`'s figure.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadCurve {
+    /// Suite (`None`: plaintext, written `"none"`).
+    #[serde(with = "crate::file::suite_or_none")]
+    pub suite: Option<Suite>,
+    /// Points, load ascending.
+    pub points: Vec<LoadPoint>,
+}
+
+/// The one-way delay of one suite at one offered load.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LoadPoint {
+    /// Offered plaintext load \[bit/s\].
+    pub load_bps: f64,
+    /// One-way delay p50 \[ns\].
+    pub p50_ns: f64,
+    /// One-way delay p99 \[ns\].
+    pub p99_ns: f64,
+}
+
+/// Loads [`load_curves`] simulates: `1/CURVE_STEPS`, `2/CURVE_STEPS`, ... of the highest
+/// sustainable load of the secured suites, each run only below [`CURVE_CEILING`] of its own
+/// suite's sustainable load.
+pub const CURVE_STEPS: u32 = 10;
+
+/// The highest share of a suite's sustainable load [`load_curves`] simulates it at, in (0, 1):
+/// nearer saturation the queue's p99 does not settle within the run's 20000 packets.
+pub const CURVE_CEILING: f64 = 0.95;
+
+/// Delay against load for the plaintext path, the chosen suite and each alternative of `q`,
+/// as `plan` ([`interface`]'s answer to `q`) found them: each simulated as [`interface`]
+/// simulates the offered load (same profile, cores, sizes and scenario) at loads from
+/// `1/`[`CURVE_STEPS`] of the secured suites' highest sustainable load upwards, below
+/// [`CURVE_CEILING`] of the suite's own, with the offered load's point from `plan` itself.
+pub fn load_curves(
+    q: &InterfaceQuestion,
+    plan: &InterfacePlan,
+) -> Result<Vec<LoadCurve>, ScenarioError> {
+    let q = InterfaceQuestion {
+        profile: absolute(&q.profile),
+        ..q.clone()
+    };
+    let origin = Path::new("oransim plan interface");
+    let opts = RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let sizes: Vec<f64> = q.sizes.iter().map(Quantity::value).collect();
+    let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
+    let runs: Vec<&InterfaceRun> = std::iter::once(&plan.plain)
+        .chain(std::iter::once(&plan.secured))
+        .chain(&plan.alternatives)
+        .collect();
+    let top = std::iter::once(&plan.secured)
+        .chain(&plan.alternatives)
+        .map(|r| r.max_bps)
+        .filter(|b| b.is_finite())
+        .fold(plan.offered_bps, f64::max);
+    let mut curves = Vec::new();
+    for run in runs {
+        let mut points: Vec<LoadPoint> = Vec::new();
+        if let (Some(p50), Some(p99)) = (run.p50_ns, run.p99_ns) {
+            points.push(LoadPoint {
+                load_bps: plan.offered_bps,
+                p50_ns: p50,
+                p99_ns: p99,
+            });
+        }
+        let stack =
+            interface_stack(&q.interface, run.suite).ok_or_else(|| ScenarioError::Invalid {
+                path: origin.to_path_buf(),
+                key: "--interface/--suite".into(),
+                problem: format!("no stack for interface {}", q.interface),
+                allowed: "the interfaces `oransim plan interface --help` lists".into(),
+            })?;
+        for i in 1..CURVE_STEPS {
+            let load = top * f64::from(i) / f64::from(CURVE_STEPS);
+            if load >= CURVE_CEILING * run.max_bps || load == plan.offered_bps {
+                continue;
+            }
+            let pps = load / (8.0 * mean_bytes);
+            let s = interface_scenario(&q, run.suite, &stack, q.cores, pps).build(origin)?;
+            let r = crate::run(&s, &opts)?;
+            let d = &r.flows[0].delay;
+            points.push(LoadPoint {
+                load_bps: load,
+                p50_ns: d.p50_ns,
+                p99_ns: d.p99_ns,
+            });
+        }
+        points.sort_by(|a, b| a.load_bps.total_cmp(&b.load_bps));
+        curves.push(LoadCurve {
+            suite: run.suite,
+            points,
+        });
+    }
+    Ok(curves)
+}
+
+#[cfg(test)]
+mod tests {
+    use profile::units::Kind;
+
+    use super::*;
+    use crate::plan::quantity;
+
+    /// Issue 37 item 10: the interface page's delay-against-load curves hold the table's own
+    /// run at the offered load, stay below each suite's ceiling, and the secured suite's p99
+    /// grows with load (queueing) while staying above the plaintext's at every common load.
+    #[test]
+    fn delay_rises_with_load_and_passes_through_the_offered_load() {
+        let q = InterfaceQuestion {
+            interface: "E2".into(),
+            profile: Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../calibration/colosseum-e2.toml"),
+            suite: Suite::Aes256Gcm,
+            rate: quantity("3.5Mbps", Kind::DataRate, "--rate").unwrap(),
+            sizes: ["195B", "1425B"]
+                .iter()
+                .map(|s| quantity(s, Kind::Size, "--sizes").unwrap())
+                .collect(),
+            cores: None,
+            cpu_limit: 0.7,
+            latency_limit_ns: 1e6,
+            alternatives: vec![],
+        };
+        let plan = interface(&q).unwrap();
+        let curves = load_curves(&q, &plan).unwrap();
+        assert_eq!(curves.len(), 2);
+        assert_eq!(curves[0].suite, None);
+        assert_eq!(curves[1].suite, Some(Suite::Aes256Gcm));
+        for (c, run) in curves.iter().zip([&plan.plain, &plan.secured]) {
+            assert!(c.points.len() >= 3, "{c:?}");
+            let at = c
+                .points
+                .iter()
+                .find(|p| p.load_bps == plan.offered_bps)
+                .expect("the offered load's point");
+            assert_eq!(Some(at.p99_ns), run.p99_ns);
+            assert!(c.points.windows(2).all(|w| w[0].load_bps < w[1].load_bps));
+            assert!(
+                c.points
+                    .iter()
+                    .all(|p| p.load_bps < CURVE_CEILING * run.max_bps)
+            );
+        }
+        let sec = &curves[1].points;
+        assert!(sec.last().unwrap().p99_ns > sec[0].p99_ns, "{:?}", sec);
+        for p in sec {
+            if let Some(plain) = curves[0].points.iter().find(|q| q.load_bps == p.load_bps) {
+                assert!(p.p99_ns > plain.p99_ns, "{p:?} vs {plain:?}");
+            }
+        }
+    }
 }

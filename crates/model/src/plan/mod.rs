@@ -35,7 +35,10 @@ pub use fronthaul::{
     FronthaulLoad, FronthaulPlan, FronthaulQuestion, LoadedCell, LoadedPlan, LoadedRow, ModeRow,
     fronthaul,
 };
-pub use interface::{InterfacePlan, InterfaceQuestion, InterfaceRun, interface};
+pub use interface::{
+    CURVE_CEILING, CURVE_STEPS, InterfacePlan, InterfaceQuestion, InterfaceRun, LoadCurve,
+    LoadPoint, interface, load_curves,
+};
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -178,6 +181,13 @@ pub struct KexRow {
     /// of replication 0, one draw.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpread>,
+    /// The storm's completion curve, for `plan kex --html`'s figure: (time from the storm's
+    /// start \[ns\], share of the tunnels started that are up by then, in \[0, 1\]), one point
+    /// per completion-histogram slot (0.1% wide) where the share rises, time ascending; with
+    /// loss, over every replication. The engine's per-tunnel completion times; not in the JSON
+    /// (its percentiles are).
+    #[serde(skip)]
+    pub up_over_time: Vec<(f64, f64)>,
 }
 
 /// A lossy storm as a distribution over replications: the share of tunnels up by each
@@ -451,7 +461,7 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
         };
         let single = crate::run(&one, &opts)?;
         let storm_s = storm_scenario(&q, ke, q.tunnels, q.responder_cores).build(origin)?;
-        let (storm, loss) = if q.loss > 0.0 {
+        let (storm, loss, runs) = if q.loss > 0.0 {
             // Replication 0 is the run `crate::run` makes (and `oransim run` of the file
             // `init ric-restart --loss` writes); the others draw the losses anew.
             let seed = q.seed.unwrap_or(storm_s.seed);
@@ -472,10 +482,24 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
                 &storm_s.detail(),
             )?;
             let storm = crate::report::summarise(&storm_s, seed, &runs[..1], None);
-            (storm, Some(loss_spread(&storm_s, seed, &runs)))
+            let loss = loss_spread(&storm_s, seed, &runs);
+            (storm, Some(loss), runs)
         } else {
-            (crate::run(&storm_s, &opts)?, None)
+            // The run `crate::run` makes, its statistics kept for the completion curve.
+            let runs = sim_core::engine::run_replications_with(
+                &storm_s.network,
+                storm_s.seed,
+                storm_s.replications,
+                opts.threads,
+                &storm_s.detail(),
+            )?;
+            (
+                crate::report::summarise(&storm_s, storm_s.seed, &runs, None),
+                None,
+                runs,
+            )
         };
+        let up_over_time = up_over_time(&runs);
         let hs1 = single.flows[0]
             .handshake
             .clone()
@@ -545,6 +569,7 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
             peer: q.peer,
             ike_sa_init: travel,
             loss,
+            up_over_time,
         });
     }
     let mut findings = findings(&rows);
@@ -603,6 +628,28 @@ fn schedule_ps(retransmit: &sim_core::network::Retransmit) -> Vec<u64> {
             at = at.saturating_add(retransmit.after_send(n).0);
             at
         })
+        .collect()
+}
+
+/// The share of the tunnels started in `runs` that are up against time from the storm's start:
+/// (time \[ns\], share in \[0, 1\]) at each slot of the merged completion histogram, time
+/// ascending (tunnels that gave up count as started, never as up).
+fn up_over_time(runs: &[sim_core::engine::RunStats]) -> Vec<(f64, f64)> {
+    let mut all = sim_core::stats::DelayHist::default();
+    let mut failed = 0;
+    for r in runs {
+        all.merge(&r.handshakes);
+        failed += r.flows.iter().map(|f| f.handshakes_failed).sum::<u64>();
+    }
+    let back = all.count();
+    let started = back + failed;
+    if started == 0 {
+        return Vec::new();
+    }
+    let scale = back as f64 / started as f64;
+    all.cdf_ns()
+        .into_iter()
+        .map(|(t, f)| (t, f * scale))
         .collect()
 }
 
@@ -1229,6 +1276,38 @@ mod tests {
     }
 
     /// `replications` and `seed` draw nothing without loss: refused naming the flag.
+    /// Issue 37 item 10: the kex page's completion curve is the storm's: it rises to every
+    /// tunnel by the last one back (all back without loss), and its median is the table's.
+    #[test]
+    fn the_completion_curve_is_the_storms() {
+        let plan = kex(&question(300, 0.0)).unwrap();
+        let r = &plan.rows[0];
+        let c = &r.up_over_time;
+        // (Without loss this storm's tunnels may all come back in one 0.1% slot.)
+        assert!(!c.is_empty());
+        assert!(c.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        let (last_t, last_share) = *c.last().unwrap();
+        assert_eq!(last_share, 1.0);
+        // Histogram slots are 0.1% wide: the last slot holds the slowest SA.
+        let back = r.storm_all_back_ns.unwrap();
+        assert!((last_t - back).abs() <= back * 2e-3, "{last_t} vs {back}");
+        let p50 = r.storm_p50_ns.unwrap();
+        let half = c.iter().find(|p| p.1 >= 0.5).unwrap().0;
+        assert!((half - p50).abs() <= p50 * 2e-3, "{half} vs {p50}");
+        // With loss, tunnels that gave up are never up: the curve ends at the share back.
+        let mut q = question(300, 0.3);
+        q.replications = Some(3);
+        let plan = kex(&q).unwrap();
+        let r = &plan.rows[0];
+        let l = r.loss.as_ref().unwrap();
+        let end = r.up_over_time.last().unwrap().1;
+        assert!(
+            (end - (1.0 - l.gave_up)).abs() < 1e-12,
+            "{end} vs {}",
+            l.gave_up
+        );
+    }
+
     #[test]
     fn replications_without_loss_are_refused() {
         let mut q = question(10, 0.0);

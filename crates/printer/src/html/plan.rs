@@ -1,20 +1,23 @@
 //! `oransim plan … --html FILE`: a plan as one page: the question, the inputs as given, the
-//! answer tables and the findings. (The plans draw no plot; the fronthaul region map is a table
-//! of coloured cells.)
+//! answer tables, a figure ([`super::figures`]: the storm's completion over time on the kex
+//! page, delay against load on the interface page) and the findings. (The fronthaul region map
+//! is a table of coloured cells.)
 
 use std::fmt::Write as _;
 
 use model::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
+    LoadCurve,
 };
 
-use super::{Made, escape, footer, page};
+use super::{Made, escape, figures, footer, page};
 use crate::plan::{
     fronthaul_heading, interface_answer, interface_heading, interface_modes_note, interface_table,
-    kex_heading, kex_loss_heading, kex_loss_table, kex_table, loaded_heading, loaded_pair_text,
-    loaded_table, modes_table, pair_text, region_legend, region_maps, region_title, short,
+    kex_heading, kex_loss_heading, kex_loss_table, kex_table, loaded_heading, loaded_pair_table,
+    loaded_table, modes_table, pair_table, region_legend, region_maps, region_title, short,
     sizes_text,
 };
+use crate::plot::Figure;
 use crate::table::Table;
 
 /// The inputs as a two-column table of flag and value.
@@ -42,15 +45,30 @@ fn cores(c: Option<u32>) -> String {
     c.map_or_else(|| "the profile's".to_owned(), |c| c.to_string())
 }
 
-/// `plan interface` as a page. `cpu_limit_pct` [%] and `latency_limit` are the limits as the
-/// user gave them; `made` goes into the footer.
+/// `figure` as an inline SVG under `id` with its `caption` (escaped); nothing without one.
+fn figure(id: &str, figure: Option<Figure>, caption: &str) -> crate::Result<String> {
+    let Some(f) = figure else {
+        return Ok(String::new());
+    };
+    Ok(format!(
+        "<figure id=\"{}\">\n{}<figcaption>{}</figcaption>\n</figure>\n",
+        escape(id),
+        f.svg()?,
+        escape(caption)
+    ))
+}
+
+/// `plan interface` as a page, with `curves` ([`model::plan::load_curves`]) drawn as delay
+/// against load. `cpu_limit_pct` [%] and `latency_limit` are the limits as the user gave them;
+/// `made` goes into the footer.
 pub fn interface(
     plan: &InterfacePlan,
     q: &InterfaceQuestion,
+    curves: &[LoadCurve],
     cpu_limit_pct: f64,
     latency_limit: &str,
     made: &Made<'_>,
-) -> String {
+) -> crate::Result<String> {
     let mut b = question(
         "interface",
         &format!(
@@ -78,6 +96,7 @@ pub fn interface(
         ("--latency-limit", latency_limit.to_owned()),
         ("--compare", suites.join(",")),
     ]));
+    b.push_str(&warnings(&plan.warnings));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&interface_table(plan).html());
     if let Some(note) = interface_modes_note(plan, q) {
@@ -88,9 +107,23 @@ pub fn interface(
         "<p>{}</p>",
         escape(&interface_answer(plan, cpu_limit_pct, latency_limit))
     );
+    b.push_str(&figure(
+        "delay-against-load",
+        figures::interface(plan, curves),
+        &format!(
+            "One-way delay p99 (bold, with a marker at each load simulated) and p50 (faint) against the offered load, each suite simulated as the table's run is (same profile, cores, message sizes, {} packets) at {}0% to {}0% of the highest sustainable load of the secured suites, each below {:.0}% of its own; the grey line is the offered load, the table's row.",
+            20000,
+            1,
+            model::plan::CURVE_STEPS - 1,
+            model::plan::CURVE_CEILING * 100.0
+        ),
+    )?);
     b.push_str(&findings(&plan.findings));
     b.push_str(&footer(made));
-    page(&format!("oransim plan interface: {}", plan.interface), &b)
+    Ok(page(
+        &format!("oransim plan interface: {}", plan.interface),
+        &b,
+    ))
 }
 
 /// `plan fronthaul` as a page: per profile the modes, the detailed category `pair` if asked
@@ -130,17 +163,26 @@ pub fn fronthaul(
         ]);
     }
     b.push_str(&inputs(&rows));
+    let warned: Vec<String> = std::iter::once(mine)
+        .chain(other)
+        .flat_map(|p| p.warnings.iter().cloned())
+        .collect();
+    b.push_str(&warnings(&warned));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     for plan in std::iter::once(mine).chain(other) {
         let _ = writeln!(b, "<h3>Profile {}</h3>", escape(&plan.profile));
         b.push_str(&modes_table(plan).html());
     }
     if let Some(p) = pair {
+        let (rows, cols) = &mine.categories;
         let _ = writeln!(
             b,
-            "<h3>Category pair</h3>\n<pre>{}</pre>",
-            escape(&pair_text(mine, other, p))
+            "<h3>Category pair</h3>\n<p>pair O-DU {} / O-RU {}: T12max {} us</p>",
+            escape(&cols[p.1].to_string()),
+            escape(&rows[p.0].to_string()),
+            mine.t12max_us[p.0][p.1]
         );
+        b.push_str(&pair_table(mine, other, p).html());
     }
     for plan in std::iter::once(mine).chain(other) {
         if let Some(l) = &plan.loaded {
@@ -152,7 +194,14 @@ pub fn fronthaul(
             );
             b.push_str(&loaded_table(l).html());
             if let Some(p) = pair {
-                let _ = writeln!(b, "<pre>{}</pre>", escape(&loaded_pair_text(plan, l, p)));
+                let (rows, cols) = &plan.categories;
+                let _ = writeln!(
+                    b,
+                    "<p>O-DU {} / O-RU {} under load:</p>",
+                    escape(&cols[p.1].to_string()),
+                    escape(&rows[p.0].to_string())
+                );
+                b.push_str(&loaded_pair_table(l, p).html());
             }
         }
     }
@@ -228,8 +277,9 @@ fn region_map(plan: &FronthaulPlan, caption: &str, cells: &[String]) -> String {
     s
 }
 
-/// `plan kex` as a page; `made` goes into the footer.
-pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
+/// `plan kex` as a page, with the storm's completion over time drawn per key exchange; `made`
+/// goes into the footer.
+pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> crate::Result<String> {
     let mut b = question(
         "kex",
         "how long does an IKEv2 security association take to set up with each key exchange, what does it cost, and how long does a storm of tunnels re-establishing at once take?",
@@ -251,15 +301,42 @@ pub fn kex(plan: &KexPlan, q: &KexQuestion, made: &Made<'_>) -> String {
         ("--loss", q.loss.to_string()),
         ("--peer", q.peer.name().to_owned()),
     ]));
+    b.push_str(&warnings(&plan.warnings));
     b.push_str("<h2 id=\"answer\">Answer</h2>\n");
     b.push_str(&kex_table(plan).html());
     if let (Some(h), Some(t)) = (kex_loss_heading(plan), kex_loss_table(plan)) {
         let _ = writeln!(b, "<p>{}:</p>", escape(&h));
         b.push_str(&t.html());
     }
+    b.push_str(&figure(
+        "storm-completion",
+        figures::kex(plan),
+        &format!(
+            "The share of the storm's {} tunnels up against time from the storm's start, one curve per key exchange: the engine's completion time of each tunnel (its start to its last response), in 0.1% slots{}.",
+            q.tunnels,
+            if q.loss > 0.0 {
+                "; with loss, every replication's tunnels together, those that gave up never up"
+            } else {
+                ""
+            }
+        ),
+    )?);
     b.push_str(&findings(&plan.findings));
     b.push_str(&footer(made));
-    page("oransim plan kex", &b)
+    Ok(page("oransim plan kex", &b))
+}
+
+/// What the profiles carry with them ([`model::warnings`]: noisy, flagged, a user-space
+/// profile for a kernel path) under their heading, as stderr says them; nothing when there are
+/// none (issue 37 item 2: a warned plan's page says so too).
+fn warnings(items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<h2 id=\"warnings\">Warnings</h2>\n<div class=\"summary failed\">{}</div>\n",
+        findings_list(items)
+    )
 }
 
 /// The findings under their heading; nothing when there are none.
