@@ -82,7 +82,7 @@ pub(super) fn handshake_source(
     hs: &HandshakeSpec<'_>,
     path_mtu: Option<u32>,
     (init, resp): (Option<&NodeProfile>, Option<&NodeProfile>),
-) -> Result<Source, ScenarioError> {
+) -> Result<(Source, std::sync::Arc<protocols::ikev2::Config>), ScenarioError> {
     match hs.protocol {
         None | Some("ikev2") => {}
         Some(other) => {
@@ -249,12 +249,15 @@ pub(super) fn handshake_source(
     } else {
         None
     };
-    Ok(Source::Handshake {
-        exchanges: exchanges.into(),
-        tunnels,
-        spacing,
-        retransmit,
-    })
+    Ok((
+        Source::Handshake {
+            exchanges: exchanges.into(),
+            tunnels,
+            spacing,
+            retransmit,
+        },
+        std::sync::Arc::new(cfg),
+    ))
 }
 
 /// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the
