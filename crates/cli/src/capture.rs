@@ -77,6 +77,9 @@ pub struct PcapSink<'s> {
     writer: Writer<AtomicFile>,
     /// Per link: its interface for Ethernet frames and for IP frames (`u32::MAX`: none yet).
     interfaces: Vec<[u32; 2]>,
+    /// The IKE SA keys of each cipher whose datagrams were sealed, in first-use order, with
+    /// the datagrams sealed under each direction's key so far (each datagram's IV number).
+    ike: Vec<(live::ike::IkeKeys, [u64; 2])>,
 }
 
 impl<'s> PcapSink<'s> {
@@ -90,17 +93,49 @@ impl<'s> PcapSink<'s> {
             scenario,
             writer,
             interfaces: vec![[u32::MAX; 2]; scenario.network.links.len()],
+            ike: Vec::new(),
         })
     }
 
-    /// Ends the capture: the file appears at its path.
-    pub fn finish(self) -> anyhow::Result<()> {
+    /// Ends the capture: the file appears at its path. Returns Wireshark's IKEv2 decryption
+    /// table of the handshake datagrams it sealed (`ikev2_decryption_table`: one row per IKE
+    /// cipher used, every tunnel sharing `protocols::ikev2::emit`'s SPIs), if there were any.
+    pub fn finish(self) -> anyhow::Result<Option<String>> {
         let file = self.writer.finish().context("--pcap")?;
-        file.finish(Ok(())).context("--pcap")
+        file.finish(Ok(())).context("--pcap")?;
+        Ok((!self.ike.is_empty()).then(|| {
+            self.ike
+                .iter()
+                .map(|(k, _)| k.wireshark_table())
+                .collect::<String>()
+        }))
     }
 }
 
 impl FrameSink for PcapSink<'_> {
+    /// Seals with `live::ike`'s fixed test keys of the cipher, the IV numbered per direction
+    /// from 1 over the whole capture (a GCM nonce is never repeated under a key).
+    fn seal_ike(
+        &mut self,
+        cipher: protocols::ikev2::IkeCipher,
+        datagram: &mut protocols::ikev2::emit::Datagram,
+    ) -> std::io::Result<()> {
+        if datagram.seal.is_none() {
+            return Ok(());
+        }
+        let at = match self.ike.iter().position(|(k, _)| k.cipher == cipher) {
+            Some(i) => i,
+            None => {
+                self.ike.push((live::ike::IkeKeys::test(cipher), [0; 2]));
+                self.ike.len() - 1
+            }
+        };
+        let (keys, numbers) = &mut self.ike[at];
+        let n = &mut numbers[usize::from(!datagram.from_initiator)];
+        *n += 1;
+        live::ike::seal(keys, datagram, *n).map_err(std::io::Error::other)
+    }
+
     fn frame(
         &mut self,
         link_direction: u32,

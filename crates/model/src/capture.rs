@@ -6,9 +6,14 @@
 //! limit.
 //!
 //! What a frame holds: every header and trailer of the stack as `emit` writes them, around a
-//! payload of the fixed pattern `0, 1, 2, ..., 255, 0, 1, ...` whose length makes the frame as
+//! payload of the fixed pattern `0, 1, 2, ..., 255, 0, 1, ...` (under `e2ap`, a well-formed
+//! E2AP RICindication of that length, [`protocols::e2ap`]) whose length makes the frame as
 //! long as the engine's packet; ICVs are zero and nothing is encrypted; transport checksums
-//! are right. Addresses are the flow's end nodes' (node `i` is `02:00:00:hh:mm:ll`,
+//! are right. An SCTP user message a source sends as several frames (RFC 9260 §6.9) is
+//! written as its DATA chunk fragments: consecutive TSNs, one SSN per message (messages
+//! counted per flow from 1), B on the first, E on the last. A handshake flow's messages are
+//! their IKEv2 datagrams ([`protocols::ikev2::emit`], sealed by the [`FrameSink`]) between the
+//! flow's end nodes, every datagram of a message at the time its packet is seen. Addresses are the flow's end nodes' (node `i` is `02:00:00:hh:mm:ll`,
 //! `10.hh.mm.ll` and `fd00::hhmm:mmll` with `hhmmll` = `i + 1`, the same on every link of the
 //! route: no per-hop rewrite); UDP carrying ESP uses port 4500, other UDP and TCP port
 //! `49152 + flow % 16384`; TCP sequence numbers are the same in every frame of a flow (no
@@ -20,7 +25,11 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
 use protocols::emit::Ids;
+use protocols::ikev2::emit::{Datagram, Endpoints};
+use protocols::sctp::MessagePart;
 use protocols::template::{Layout, Template};
 use protocols::{Layer, Stack};
 use sim_core::engine::{Observer, WireRecord};
@@ -50,10 +59,22 @@ pub trait FrameSink {
         time_ps: u64,
         bytes: &[u8],
     ) -> std::io::Result<()>;
+
+    /// Seals an encrypted IKEv2 datagram of a handshake flow in place
+    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written; the default leaves
+    /// its IV and ICV zero and its payloads in the clear.
+    fn seal_ike(
+        &mut self,
+        _cipher: protocols::ikev2::IkeCipher,
+        _datagram: &mut Datagram,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Why a flow's frames cannot be written: the flow has no stack (its sizes are bare packet
-/// sizes, or it is a trace or handshake source), or a layer of its stack is one
+/// sizes, or it is a trace source), its IKEv2 messages cannot be written, or a layer of its
+/// stack is one
 /// [`protocols::Stack::emit`] does not write. The text names the flow and says which.
 pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
     let name = &scenario.network.flows.get(flow)?.name;
@@ -77,7 +98,7 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
             let why = match (st, &last) {
                 (Some(st), Some((prev, why))) if *prev == st => why.clone(),
                 _ => {
-                    let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse)));
+                    let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse, &s.handshake)));
                     let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
                     last = st.map(|st| (st, why.clone()));
                     why
@@ -91,10 +112,15 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
 /// What [`unwritable`] says after the flow's name, for a flow with these stacks.
 fn why_not(stacks: Option<&crate::scenario::FlowStacks>) -> Option<String> {
     const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
-                        trace or handshake source)";
+                        trace source)";
     let Some(st) = stacks else {
         return Some(NONE.into());
     };
+    if let Some(cfg) = &st.handshake {
+        return handshake_datagrams(cfg)
+            .err()
+            .map(|e| format!(", its IKEv2 messages: {e}"));
+    }
     let Some(forward) = &st.forward else {
         return Some(NONE.into());
     };
@@ -170,6 +196,31 @@ fn ids(flow: usize, from: usize, to: usize, dir: Direction) -> Ids {
     }
 }
 
+/// The unsealed datagrams of a handshake flow's exchanges (those the engine runs: the setup
+/// phase), per exchange: the request's, then the response's.
+type Exchanges = Vec<[Vec<Datagram>; 2]>;
+
+fn handshake_datagrams(cfg: &protocols::ikev2::Config) -> protocols::Result<Exchanges> {
+    let h = protocols::ikev2::handshake(cfg)?;
+    let mut setup = vec![usize::MAX; h.exchanges.len()];
+    let mut n = 0;
+    for (i, e) in h.exchanges.iter().enumerate() {
+        if e.phase == "setup" {
+            setup[i] = n;
+            n += 1;
+        }
+    }
+    let mut out: Exchanges = (0..n).map(|_| [Vec::new(), Vec::new()]).collect();
+    for d in protocols::ikev2::emit::datagrams(cfg, &h)? {
+        if let Some(&k) = setup.get(d.exchange).filter(|&&k| k != usize::MAX) {
+            // Each datagram's frames are checked once, here, so writing them cannot fail.
+            protocols::ikev2::emit::frames(cfg, &d)?;
+            out[k][usize::from(!d.from_initiator)].push(d);
+        }
+    }
+    Ok(out)
+}
+
 /// A payload length whose frame in `stack` is `size` bytes, if there is one (the smallest).
 fn payload_for(stack: &Stack, size: u32) -> Option<usize> {
     let size = size as usize;
@@ -185,6 +236,26 @@ fn payload_for(stack: &Stack, size: u32) -> Option<usize> {
     }
     (stack.wire_len(lo).ok()? == size).then_some(lo)
 }
+
+/// The payload length that makes `stack`'s frame `size` bytes, where its counter lies, and
+/// for a stack ending in `e2ap` the stand-in E2AP PDU of that length
+/// ([`protocols::e2ap::ric_indication`]; the pattern when none is that long); `pattern` grows
+/// to the length.
+fn layout(stack: &Stack, size: u32, ids: &Ids, pattern: &mut Vec<u8>) -> Option<LayoutOf> {
+    let len = payload_for(stack, size)?;
+    extend_pattern(pattern, len);
+    let pdu = if matches!(stack.layers().last(), Some(Layer::E2ap)) {
+        protocols::e2ap::ric_indication(len)
+    } else {
+        None
+    };
+    let payload = pdu.as_deref().unwrap_or(&pattern[..len]);
+    let layout = Template::layout(stack, payload, ids).ok()?;
+    Some((len, layout, pdu))
+}
+
+/// A frame size's payload length, counter layout and E2AP PDU ([`layout`]).
+type LayoutOf = (usize, Layout, Option<Vec<u8>>);
 
 /// Grows `pattern` (byte i is i mod 256) to at least `len` bytes.
 fn extend_pattern(pattern: &mut Vec<u8>, len: usize) {
@@ -219,13 +290,24 @@ pub struct Capture<'s, S: FrameSink> {
     seq: Vec<[u64; 2]>,
     /// Per packet slot: the sequence number of the packet in it.
     slot_seq: Vec<u64>,
+    /// Per packet slot: the SCTP message and fragment it carries, when its flow's source sends
+    /// messages and the packet is not a whole message numbered by its sequence number.
+    slot_part: Vec<Option<MessagePart>>,
+    /// Per flow: the messages its source started \[count\], and the message whose frames are
+    /// being created (its part for the next frame).
+    messages: Vec<(u64, Option<MessagePart>)>,
+    /// Per distinct handshake configuration (by address): its datagrams, or None when they
+    /// cannot be written.
+    handshakes: Vec<(usize, Option<Arc<Exchanges>>)>,
+    /// A frame written without a template (SCTP fragments).
+    scratch: Vec<u8>,
     templates: HashMap<(u32, bool, u32), Option<Template>>,
     /// Per flow, the index of its forward and reverse stack among the distinct stacks of the
     /// chosen flows (`u32::MAX`: none).
     groups: Vec<[u32; 2]>,
     /// Per distinct stack and frame size: the payload length that makes the frame and where
     /// the counter lies (found once, not per flow).
-    layouts: HashMap<(u32, u32), Option<(usize, Layout)>>,
+    layouts: HashMap<(u32, u32), Option<LayoutOf>>,
     /// The payload pattern (byte i is i mod 256), as long as the longest payload so far.
     pattern: Vec<u8>,
     done: Captured,
@@ -282,6 +364,10 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             chosen,
             seq: vec![[0; 2]; n],
             slot_seq: Vec::new(),
+            slot_part: Vec::new(),
+            messages: vec![(0, None); n],
+            handshakes: Vec::new(),
+            scratch: Vec::new(),
             templates: HashMap::new(),
             groups,
             layouts: HashMap::new(),
@@ -301,6 +387,12 @@ impl<'s, S: FrameSink> Capture<'s, S> {
     }
 
     fn write(&mut self, r: &WireRecord) -> std::io::Result<()> {
+        if let Some([_, exchange]) = r.handshake {
+            return self.write_handshake(r, exchange as usize);
+        }
+        if let Some(Some(part)) = self.slot_part.get(r.packet as usize).copied() {
+            return self.write_part(r, part);
+        }
         let forward = r.direction == Direction::Forward;
         let key = (r.flow as u32, forward, r.size);
         let seq = self.slot_seq.get(r.packet as usize).copied().unwrap_or(1);
@@ -327,6 +419,110 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         Ok(())
     }
 
+    /// Writes the frames of a handshake message: every datagram of exchange `exchange`'s
+    /// request (forward) or response, sealed by the sink, between the flow's end nodes.
+    fn write_handshake(&mut self, r: &WireRecord, exchange: usize) -> std::io::Result<()> {
+        let Some(cfg) = self
+            .scenario
+            .stacks
+            .get(r.flow)
+            .and_then(|s| s.handshake.clone())
+        else {
+            self.done.no_payload = self.done.no_payload.saturating_add(1);
+            return Ok(());
+        };
+        let at = Arc::as_ptr(&cfg) as usize;
+        let exchanges = match self.handshakes.iter().find(|(p, _)| *p == at) {
+            Some((_, x)) => x.clone(),
+            None => {
+                let x = handshake_datagrams(&cfg).ok().map(Arc::new);
+                self.handshakes.push((at, x.clone()));
+                x
+            }
+        };
+        let side = usize::from(r.direction != Direction::Forward);
+        let Some(datagrams) = exchanges.as_ref().and_then(|x| x.get(exchange)) else {
+            self.done.no_payload = self.done.no_payload.saturating_add(1);
+            return Ok(());
+        };
+        let path = &self.scenario.network.flows[r.flow].path;
+        let (Some(&first), Some(&last)) = (path.first(), path.last()) else {
+            return Ok(());
+        };
+        let ids = ids(r.flow, first, last, Direction::Forward);
+        let ends = Endpoints {
+            mac: [ids.src_mac, ids.dst_mac],
+            ipv4: [ids.src_ip, ids.dst_ip],
+            ipv6: [ids.src_ip6, ids.dst_ip6],
+        };
+        for d in &datagrams[side] {
+            let mut d = d.clone();
+            self.sink.seal_ike(cfg.cipher, &mut d)?;
+            // Checked when the datagrams were built (handshake_datagrams).
+            let frames = protocols::ikev2::emit::frames_between(&cfg, &d, &ends)
+                .map_err(std::io::Error::other)?;
+            for f in frames {
+                if self.done.frames >= self.limit {
+                    self.done.cut = self.done.cut.saturating_add(1);
+                    continue;
+                }
+                self.sink.frame(r.link_direction, true, r.time_ps, &f)?;
+                self.done.frames = self.done.frames.saturating_add(1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes an SCTP fragment (or a whole message numbered apart from its sequence number):
+    /// emitted with its message part, no template.
+    fn write_part(&mut self, r: &WireRecord, part: MessagePart) -> std::io::Result<()> {
+        let seq = self.slot_seq.get(r.packet as usize).copied().unwrap_or(1);
+        let Some(st) = self.scenario.stacks.get(r.flow) else {
+            return Ok(());
+        };
+        let (stack, group) = match r.direction {
+            Direction::Forward => (st.forward.as_ref(), self.groups[r.flow][0]),
+            Direction::Reverse => (st.reverse.as_ref(), self.groups[r.flow][1]),
+        };
+        let Some(stack) = stack else {
+            return Ok(());
+        };
+        let path = &self.scenario.network.flows[r.flow].path;
+        let (Some(&first), Some(&last)) = (path.first(), path.last()) else {
+            return Ok(());
+        };
+        let ids = Ids {
+            seq,
+            sctp_part: Some(part),
+            ..ids(r.flow, first, last, r.direction)
+        };
+        if self.layouts.len() >= MAX_TEMPLATES {
+            self.layouts.clear();
+        }
+        let pattern = &mut self.pattern;
+        let Some((len, _, pdu)) = self
+            .layouts
+            .entry((group, r.size))
+            .or_insert_with(|| layout(stack, r.size, &ids, pattern))
+            .as_ref()
+        else {
+            self.done.no_payload = self.done.no_payload.saturating_add(1);
+            return Ok(());
+        };
+        let payload = pdu.as_deref().unwrap_or(&self.pattern[..*len]);
+        let mut out = std::mem::take(&mut self.scratch);
+        let emitted = stack
+            .emit(0, payload, &ids, &mut out)
+            .map_err(std::io::Error::other)?;
+        emitted.finish(&mut out, |_, _| Ok::<(), ()>(())).ok();
+        let ethernet = st.forward.as_ref().is_some_and(Stack::has_ethernet);
+        let written = self.sink.frame(r.link_direction, ethernet, r.time_ps, &out);
+        self.scratch = out;
+        written?;
+        self.done.frames = self.done.frames.saturating_add(1);
+        Ok(())
+    }
+
     /// The frame of `flow`'s packets of `size` bytes going `dir`, holding counter `seq`.
     fn template(&mut self, flow: usize, dir: Direction, size: u32, seq: u64) -> Option<Template> {
         let st = self.scenario.stacks.get(flow)?;
@@ -344,16 +540,12 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             self.layouts.clear();
         }
         let pattern = &mut self.pattern;
-        let (len, layout) = self
+        let (len, layout, pdu) = self
             .layouts
             .entry((group, size))
-            .or_insert_with(|| {
-                let len = payload_for(stack, size)?;
-                extend_pattern(pattern, len);
-                Some((len, Template::layout(stack, &pattern[..len], &ids).ok()?))
-            })
+            .or_insert_with(|| layout(stack, size, &ids, pattern))
             .as_ref()?;
-        let payload = &self.pattern[..*len];
+        let payload = pdu.as_deref().unwrap_or(&self.pattern[..*len]);
         Template::with_layout(stack, payload, &ids, layout).ok()
     }
 }
@@ -371,11 +563,44 @@ impl<S: FrameSink> Observer for Capture<'_, S> {
         };
         let seq = &mut self.seq[flow][d];
         *seq = seq.saturating_add(1);
+        let seq = *seq;
         let slot = packet as usize;
         if self.slot_seq.len() <= slot {
             self.slot_seq.resize(slot.saturating_add(1), 0);
+            self.slot_part.resize(slot.saturating_add(1), None);
         }
-        self.slot_seq[slot] = *seq;
+        self.slot_seq[slot] = seq;
+        // A message's frames: the fragment each is; a whole message numbered as its packet
+        // is written as before, from its template.
+        let mut part = None;
+        if d == 0
+            && let Some((_, next)) = self.messages.get_mut(flow)
+            && let Some(p) = next.as_mut()
+        {
+            let this = *p;
+            p.index = p.index.saturating_add(1);
+            if p.index >= p.count {
+                *next = None;
+            }
+            if this.count > 1 || this.number != seq {
+                part = Some(this);
+            }
+        }
+        self.slot_part[slot] = part;
+    }
+
+    fn on_message(&mut self, flow: usize, frames: u32) {
+        if !self.chosen.get(flow).copied().unwrap_or(false) {
+            return;
+        }
+        if let Some((number, next)) = self.messages.get_mut(flow) {
+            *number = number.saturating_add(1);
+            *next = Some(MessagePart {
+                number: *number,
+                index: 0,
+                count: frames,
+            });
+        }
     }
 
     fn on_wire(&mut self, r: &WireRecord) {

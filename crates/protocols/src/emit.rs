@@ -88,6 +88,10 @@ pub struct Ids {
     pub an: u8,
     /// VXLAN and Geneve network identifier (24 bits).
     pub vni: u32,
+    /// The SCTP user message a DATA or I-DATA chunk carries and its fragment: its number is
+    /// the SSN (MID), its place the B and E flags (and I-DATA's FSN). `None`: a whole message
+    /// numbered by [`Ids::seq`] (B and E set).
+    pub sctp_part: Option<crate::sctp::MessagePart>,
 }
 
 impl Default for Ids {
@@ -111,6 +115,7 @@ impl Default for Ids {
             sci: 0x0200_0000_0002_0001,
             an: 0,
             vni: 42,
+            sctp_part: None,
         }
     }
 }
@@ -437,19 +442,29 @@ impl Stack {
                     }
                 }
                 Layer::Sctp(sc) => {
+                    // A whole message numbered by the packet counter, or the fragment of one
+                    // that `sctp_part` names (RFC 9260 §6.9).
+                    let (number, index, flags) = match ids.sctp_part {
+                        None => (ids.seq, 0, sctp::FLAGS_BE),
+                        Some(p) => (p.number, p.index, p.fragment().flags()),
+                    };
                     let chunk = match sc.chunk {
                         SctpChunk::Data => sctp::Chunk::Data {
+                            flags,
                             tsn: ids.seq as u32,
                             stream: 0,
-                            ssn: ids.seq as u16,
+                            ssn: number as u16,
                             ppid: sctp_ppid(above),
                             len: inner.len(),
                         },
+                        // RFC 8260 §2.1: the first fragment carries the PPID, the others their
+                        // Fragment Sequence Number in its place.
                         SctpChunk::IData => sctp::Chunk::IData {
+                            flags,
                             tsn: ids.seq as u32,
                             stream: 0,
-                            mid: ids.seq as u32,
-                            ppid: sctp_ppid(above),
+                            mid: number as u32,
+                            ppid: if index == 0 { sctp_ppid(above) } else { index },
                             len: inner.len(),
                         },
                         SctpChunk::Sack { gaps, dups } => sctp::Chunk::Sack {
@@ -854,5 +869,81 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("DA and SA"), "{e}");
         assert!(st.emit(9, &[], &Ids::default(), &mut Vec::new()).is_err());
+    }
+
+    /// Issue 37 item 6: the fragments of one user message carry its SSN (MID) and PPID, their
+    /// own TSN, and B, none, E; a message without a part is whole (B and E), numbered by seq.
+    #[test]
+    fn sctp_fragments_carry_their_flags_and_message_number() {
+        use crate::sctp::MessagePart;
+        for (text, idata) in [
+            ("eth/ipv4/sctp/e2ap", false),
+            ("ipv6/sctp(idata)/e2ap", true),
+        ] {
+            let st: Stack = text.parse().unwrap();
+            let mut out = Vec::new();
+            let mut read = |ids: &Ids| {
+                let e = st.emit(0, &[7u8; 40], ids, &mut out).unwrap();
+                e.finish(&mut out, |_, _| Ok::<(), ()>(())).unwrap();
+                let unit = e
+                    .checksums
+                    .iter()
+                    .find(|c| matches!(c.kind, ChecksumKind::Sctp))
+                    .unwrap()
+                    .unit
+                    .clone();
+                sctp::Repr::parse(&sctp::Packet::new_checked(&out[unit]).unwrap())
+                    .unwrap()
+                    .chunk
+            };
+            let whole = read(&Ids {
+                seq: 9,
+                ..Ids::default()
+            });
+            let mut got = vec![whole];
+            for index in 0..3 {
+                got.push(read(&Ids {
+                    seq: 10 + u64::from(index),
+                    sctp_part: Some(MessagePart {
+                        number: 4,
+                        index,
+                        count: 3,
+                    }),
+                    ..Ids::default()
+                }));
+            }
+            let fields: Vec<(u8, u32, u32, u32)> = got
+                .iter()
+                .map(|c| match *c {
+                    sctp::Chunk::Data {
+                        flags,
+                        tsn,
+                        ssn,
+                        ppid,
+                        ..
+                    } => (flags, tsn, u32::from(ssn), ppid),
+                    sctp::Chunk::IData {
+                        flags,
+                        tsn,
+                        mid,
+                        ppid,
+                        ..
+                    } => (flags, tsn, mid, ppid),
+                    sctp::Chunk::Sack { .. } => unreachable!(),
+                })
+                .collect();
+            // I-DATA carries the FSN where DATA's later fragments repeat the PPID (RFC 8260).
+            let (p1, p2) = if idata { (1, 2) } else { (70, 70) };
+            assert_eq!(
+                fields,
+                [
+                    (0b11, 9, 9, 70),
+                    (0b10, 10, 4, 70),
+                    (0b00, 11, 4, p1),
+                    (0b01, 12, 4, p2)
+                ],
+                "{text}"
+            );
+        }
     }
 }

@@ -82,6 +82,7 @@
 
 pub mod build;
 pub mod catalogue;
+pub mod e2ap;
 pub mod ecpri;
 pub mod emit;
 pub mod error;

@@ -110,6 +110,28 @@ impl Fragment {
     }
 }
 
+/// Which user message a DATA or I-DATA chunk carries, and which fragment of it
+/// ([`crate::emit::Ids::sctp_part`]): fragments of one message share its number (DATA's Stream
+/// Sequence Number, I-DATA's Message Identifier) and PPID and take consecutive TSNs; the first
+/// has B, the last E, a whole message both (RFC 9260 §6.9, RFC 8260 §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessagePart {
+    /// The message's number in its stream: DATA's SSN (low 16 bits), I-DATA's MID (low 32)
+    /// \[count\].
+    pub number: u64,
+    /// This chunk's fragment, from 0 (I-DATA's Fragment Sequence Number) \[count\].
+    pub index: u32,
+    /// The message's fragments (1: unfragmented) \[count\].
+    pub count: u32,
+}
+
+impl MessagePart {
+    /// The chunk's place in its message: B and E flags ([`Fragment::flags`]).
+    pub fn fragment(&self) -> Fragment {
+        Fragment::of(self.index as usize, self.count as usize)
+    }
+}
+
 /// Most fragments one user message becomes in [`fragments`] (2^20, as
 /// [`crate::fragment::MAX_FRAMES`]): a bound on the memory a hostile message and a tiny MTU
 /// could make it allocate \[chunks\].

@@ -174,7 +174,8 @@ fn run_captured(
     let (sink, done) = capture
         .finish()
         .with_context(|| format!("--pcap: cannot write {}", path.display()))?;
-    sink.finish()?;
+    let table = sink.finish()?;
+    write_ike_table(path, table)?;
     if done.cut > 0 {
         eprintln!(
             "note: --pcap: the capture was cut at {} frames (--pcap-limit {}): {} more frames of the first replication were left out; the run went on",
@@ -188,6 +189,35 @@ fn run_captured(
         );
     }
     Ok(report)
+}
+
+/// Writes the capture's IKEv2 decryption table beside it (`FILE.ikev2_decryption_table`) when
+/// it sealed handshake datagrams, and says so on stderr; else removes an earlier capture's
+/// table at that path (a regular file only), so no stale keys sit beside this capture.
+fn write_ike_table(path: &std::path::Path, table: Option<String>) -> anyhow::Result<()> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".ikev2_decryption_table");
+    let beside = PathBuf::from(name);
+    match table {
+        Some(t) => {
+            crate::output::write_set(&[(beside.clone(), t.into_bytes())]).context("--pcap")?;
+            eprintln!(
+                "note: --pcap: wrote {} (Wireshark's IKEv2 decryption table of the capture's fixed test keys)",
+                beside.display()
+            );
+        }
+        None => {
+            if std::fs::symlink_metadata(&beside).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&beside).with_context(|| {
+                    format!(
+                        "--pcap: cannot remove {}, an earlier capture's key file",
+                        beside.display()
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The files `run --out DIR` writes for scenario `name`, in writing order: the JSON last, so its

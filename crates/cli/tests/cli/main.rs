@@ -42,6 +42,7 @@ mod openssl_import;
 mod overhead;
 mod pcap_handshake;
 mod pcap_live;
+mod pcap_messages;
 mod pcap_overhead;
 mod pcap_run;
 mod plan;

@@ -83,7 +83,7 @@ pub(super) fn handshake_source(
     hs: &HandshakeSpec<'_>,
     path_mtu: Option<u32>,
     (init, resp): (Option<&NodeProfile>, Option<&NodeProfile>),
-) -> Result<Source, ScenarioError> {
+) -> Result<(Source, std::sync::Arc<protocols::ikev2::Config>), ScenarioError> {
     match hs.protocol {
         None | Some("ikev2") => {}
         Some(other) => {
@@ -260,13 +260,16 @@ pub(super) fn handshake_source(
     } else {
         None
     };
-    Ok(Source::Handshake {
-        exchanges: exchanges.into(),
-        tunnels,
-        spacing,
-        retransmit,
-        clients,
-    })
+    Ok((
+        Source::Handshake {
+            exchanges: exchanges.into(),
+            tunnels,
+            spacing,
+            retransmit,
+            clients,
+        },
+        std::sync::Arc::new(cfg),
+    ))
 }
 
 /// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the

@@ -184,6 +184,9 @@ pub struct FlowStacks {
     /// The reverse frames' (replies, ping replies, acknowledgements): `reply_stack`, else
     /// `stack`.
     pub reverse: Option<protocols::Stack>,
+    /// A handshake source's IKEv2 configuration, its messages' bytes
+    /// ([`protocols::ikev2::emit`]); flows of one storm share it.
+    pub handshake: Option<Arc<protocols::ikev2::Config>>,
 }
 
 /// Reads a scenario file's text: the one place scenario files are read (`Scenario::load`,
@@ -289,6 +292,8 @@ struct HandshakeMemo {
     ends: (Option<Arc<NodeProfile>>, Option<Arc<NodeProfile>>),
     /// What it built.
     source: Source,
+    /// The IKEv2 configuration its messages were sized with.
+    config: Arc<protocols::ikev2::Config>,
 }
 
 /// Most names an error lists as allowed; a `[[group]]` of 100,000 gNBs would otherwise put
@@ -454,6 +459,7 @@ fn validate_flat(
                 }
             }
         }
+        let mut handshake = None;
         let (source, mtu_exempt, ethernet_header, mut protected) = match &f.source {
             SourceFile::Handshake {
                 protocol,
@@ -486,8 +492,8 @@ fn validate_flat(
                         && same_end(&m.ends.1, ends.1)
                         && m.file == f.source
                 };
-                let built = match last_handshake.as_ref().filter(|m| same(m)) {
-                    Some(m) => m.source.clone(),
+                let (built, config) = match last_handshake.as_ref().filter(|m| same(m)) {
+                    Some(m) => (m.source.clone(), m.config.clone()),
                     None => {
                         let hs = HandshakeSpec {
                             protocol: protocol.as_deref(),
@@ -503,7 +509,7 @@ fn validate_flat(
                             retransmit_tries: *retransmit_tries,
                             clients: *clients,
                         };
-                        let source = handshake_source(
+                        let (source, config) = handshake_source(
                             &cx,
                             &skey,
                             &hs,
@@ -515,10 +521,12 @@ fn validate_flat(
                             path_mtu,
                             ends: (ends.0.clone(), ends.1.clone()),
                             source: source.clone(),
+                            config: config.clone(),
                         });
-                        source
+                        (source, config)
                     }
                 };
+                handshake = Some(config);
                 // Each message is one packet carrying all its datagrams: protocols already split it
                 // to the path MTU, so the flow is exempt from the engine's MTU check. Its sizes
                 // count each datagram's Ethernet header.
@@ -542,6 +550,7 @@ fn validate_flat(
         stacks.push(FlowStacks {
             reverse: parsed("reply_stack").or_else(|| forward.clone()),
             forward,
+            handshake,
         });
         flows.push(FlowConfig {
             name: f.name.clone(),

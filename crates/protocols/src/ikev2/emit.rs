@@ -765,12 +765,39 @@ fn checksum(parts: &[&[u8]]) -> u16 {
 /// the sizes [`crate::fragment::ip_fragments`] gives). Each IP packet's length is checked
 /// against the model's.
 pub fn frames(cfg: &Config, d: &Datagram) -> Result<Vec<Vec<u8>>> {
+    frames_between(cfg, d, &Endpoints::default())
+}
+
+/// The initiator's and responder's addresses (index 0 and 1) a datagram's frames carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoints {
+    /// Ethernet addresses.
+    pub mac: [[u8; 6]; 2],
+    /// IPv4 addresses (with [`Config::ip_version`] 4).
+    pub ipv4: [[u8; 4]; 2],
+    /// IPv6 addresses (with [`Config::ip_version`] 6).
+    pub ipv6: [[u8; 16]; 2],
+}
+
+impl Default for Endpoints {
+    /// [`MAC`], [`IPV4`] and [`IPV6`]: the documentation addresses of `oransim handshake`.
+    fn default() -> Endpoints {
+        Endpoints {
+            mac: MAC,
+            ipv4: IPV4,
+            ipv6: IPV6,
+        }
+    }
+}
+
+/// [`frames`] between the addresses `at` (a run's capture: each tunnel's own nodes).
+pub fn frames_between(cfg: &Config, d: &Datagram, at: &Endpoints) -> Result<Vec<Vec<u8>>> {
     let (src, dst) = if d.from_initiator { (0, 1) } else { (1, 0) };
     let v6 = cfg.ip_version == 6;
     let (sa, da): (&[u8], &[u8]) = if v6 {
-        (&IPV6[src], &IPV6[dst])
+        (&at.ipv6[src], &at.ipv6[dst])
     } else {
-        (&IPV4[src], &IPV4[dst])
+        (&at.ipv4[src], &at.ipv4[dst])
     };
     // The UDP datagram with its checksum over the pseudo-header (RFC 768, RFC 8200 §8.1).
     let udp_len = UDP + d.bytes.len();
@@ -815,8 +842,8 @@ pub fn frames(cfg: &Config, d: &Datagram) -> Result<Vec<Vec<u8>>> {
     for (k, &(offset, len, more)) in pieces.iter().enumerate() {
         let data = &udp[offset..offset + len];
         let mut f = Vec::new();
-        f.extend_from_slice(&MAC[dst]);
-        f.extend_from_slice(&MAC[src]);
+        f.extend_from_slice(&at.mac[dst]);
+        f.extend_from_slice(&at.mac[src]);
         f.extend_from_slice(if v6 { &[0x86, 0xdd] } else { &[0x08, 0x00] });
         let ip_start = f.len();
         if v6 {

@@ -48,7 +48,8 @@ pub const TYPE_DATA: u8 = 0;
 pub const TYPE_SACK: u8 = 3;
 /// Chunk type I-DATA (RFC 8260 §2.1).
 pub const TYPE_IDATA: u8 = 64;
-/// DATA flags: beginning and end of an unfragmented user message (§3.3.1).
+/// DATA flags: beginning and end of an unfragmented user message (§3.3.1); a fragment has
+/// B (0x02) alone, E (0x01) alone, or neither (§6.9).
 pub const FLAGS_BE: u8 = 0x03;
 
 super::packet_view!("SCTP header", HEADER_LEN);
@@ -90,8 +91,11 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 /// The chunk of an SCTP packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chunk {
-    /// DATA: an unfragmented user message of `len` bytes.
+    /// DATA: a user message, or a fragment of one, of `len` bytes.
     Data {
+        /// The B and E bits (RFC 9260 §3.3.1): [`FLAGS_BE`] for a whole message,
+        /// [`crate::sctp::Fragment::flags`] for a fragment.
+        flags: u8,
         /// Transmission sequence number.
         tsn: u32,
         /// Stream identifier.
@@ -103,15 +107,18 @@ pub enum Chunk {
         /// User data \[bytes\].
         len: usize,
     },
-    /// I-DATA: an unfragmented user message of `len` bytes.
+    /// I-DATA: a user message, or a fragment of one, of `len` bytes.
     IData {
+        /// The B and E bits (RFC 8260 §2.1), as DATA's.
+        flags: u8,
         /// Transmission sequence number.
         tsn: u32,
         /// Stream identifier.
         stream: u16,
         /// Message identifier.
         mid: u32,
-        /// Payload protocol identifier.
+        /// Payload protocol identifier (the first fragment, or a whole message), or the
+        /// fragment sequence number (the others, RFC 8260 §2.1).
         ppid: u32,
         /// User data \[bytes\].
         len: usize,
@@ -206,6 +213,7 @@ impl Repr {
             .ok_or_else(|| bad(format!("chunk length {len} under {need}")))?;
         let chunk = match t {
             TYPE_DATA => Chunk::Data {
+                flags: b[field::CHUNK_FLAGS] & FLAGS_BE,
                 tsn: be32(b, field::TSN),
                 stream: be16(b, field::STREAM),
                 ssn: be16(b, 22..24),
@@ -213,6 +221,7 @@ impl Repr {
                 len: data,
             },
             TYPE_IDATA => Chunk::IData {
+                flags: b[field::CHUNK_FLAGS] & FLAGS_BE,
                 tsn: be32(b, field::TSN),
                 stream: be16(b, field::STREAM),
                 mid: be32(b, 24..28),
@@ -256,6 +265,7 @@ impl Repr {
         b[HEADER_LEN + self.chunk.len()..total].fill(0);
         match self.chunk {
             Chunk::Data {
+                flags,
                 tsn,
                 stream,
                 ssn,
@@ -263,13 +273,14 @@ impl Repr {
                 ..
             } => {
                 b[field::CHUNK_TYPE] = TYPE_DATA;
-                b[field::CHUNK_FLAGS] = FLAGS_BE;
+                b[field::CHUNK_FLAGS] = flags & FLAGS_BE;
                 put32(b, field::TSN, tsn);
                 put16(b, field::STREAM, stream);
                 put16(b, 22..24, ssn);
                 put32(b, 24..28, ppid);
             }
             Chunk::IData {
+                flags,
                 tsn,
                 stream,
                 mid,
@@ -277,7 +288,7 @@ impl Repr {
                 ..
             } => {
                 b[field::CHUNK_TYPE] = TYPE_IDATA;
-                b[field::CHUNK_FLAGS] = FLAGS_BE;
+                b[field::CHUNK_FLAGS] = flags & FLAGS_BE;
                 put32(b, field::TSN, tsn);
                 put16(b, field::STREAM, stream);
                 put16(b, 22..24, 0);
@@ -321,13 +332,31 @@ mod tests {
     fn round_trip_every_chunk() {
         for chunk in [
             Chunk::Data {
+                flags: FLAGS_BE,
                 tsn: 5,
                 stream: 1,
                 ssn: 2,
                 ppid: 70,
                 len: 5,
             },
+            Chunk::Data {
+                flags: 0b10,
+                tsn: 6,
+                stream: 1,
+                ssn: 2,
+                ppid: 70,
+                len: 8,
+            },
+            Chunk::Data {
+                flags: 0,
+                tsn: 7,
+                stream: 0,
+                ssn: 2,
+                ppid: 70,
+                len: 8,
+            },
             Chunk::IData {
+                flags: 0b01,
                 tsn: 5,
                 stream: 1,
                 mid: 2,

@@ -205,6 +205,7 @@ impl<O: Observer> Engine<'_, O> {
             link_direction: ld as u32,
             time_ps: self.now,
             size: p.size,
+            handshake: p.kind.handshake(),
         });
     }
 }

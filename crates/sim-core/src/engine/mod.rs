@@ -117,6 +117,10 @@ pub struct WireRecord {
     pub time_ps: u64,
     /// Size of the packet \[bytes\] (with its Ethernet header when its flow's sizes include it).
     pub size: u32,
+    /// A handshake message's tunnel (index among the run's tunnels, in start order) and
+    /// exchange (index in its flow's [`crate::network::Source::Handshake`] list); None for
+    /// other packets.
+    pub handshake: Option<[u32; 2]>,
 }
 
 /// Sees packets as a run goes (for traces, captures and tests). The default observer does
@@ -133,6 +137,12 @@ pub trait Observer {
     /// Called (with [`Observer::WIRE`]) when a packet of `flow` going `direction` is created,
     /// in slot `packet`, at the first node of its route, warm-up packets too.
     fn on_created(&mut self, _packet: u32, _flow: usize, _direction: Direction) {}
+
+    /// Called (with [`Observer::WIRE`]) when a message source (periodic, or Poisson of
+    /// messages) of `flow` starts a message of `frames` frames: the next `frames` packets
+    /// created for the flow ([`Observer::on_created`], forward) are its frames, in order (an
+    /// SCTP user message's DATA chunks, RFC 9260 §6.9).
+    fn on_message(&mut self, _flow: usize, _frames: u32) {}
 
     /// Called (with [`Observer::WIRE`]) for every packet at both [`WirePoint`]s of its route,
     /// in the order of simulated time (`time_ps` never decreases from one call to the next);
@@ -699,6 +709,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 link_direction,
                 time_ps: self.now,
                 size: p.size,
+                handshake: p.kind.handshake(),
             });
         }
         if p.counted {

@@ -69,6 +69,16 @@ impl Kind {
         }
     }
 
+    /// A handshake message's tunnel (index among every handshake flow's tunnels, in start
+    /// order) and exchange (index in its flow's list); None for other packets.
+    #[inline]
+    pub fn handshake(self) -> Option<[u32; 2]> {
+        match self {
+            Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => Some([m.tunnel, m.exchange]),
+            _ => None,
+        }
+    }
+
     /// Whether the packet is a source's own (counted against `[stop] packets`), not an answer.
     #[inline]
     pub fn is_source_packet(self) -> bool {

@@ -45,6 +45,9 @@ impl<O: Observer> Engine<'_, O> {
             dropped: false,
             counted: self.now >= self.warmup,
         });
+        if O::WIRE {
+            self.observer.on_message(f, frames.len() as u32);
+        }
         for &bytes in frames {
             let kind = Kind::Data {
                 message: Some(message),
