@@ -87,6 +87,7 @@ loss_storm() {
   ca=$(cpu_ns a)
   cb=$(cpu_ns b)
   swan a --load-conns >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  log "loss $p run $r: storm started"
   local t0 up=0 gave=0 limit=195
   t0=$(date +%s)
   while :; do

@@ -303,12 +303,12 @@ fn bench_daemon_killed_mid_storm_for_real() {
         &dir,
         &[&args[..], &["--loss-storm", "20", "--loss-runs", "2"]].concat(),
         |line, pid| {
-            if !line.contains("loss 0.1 run 1:") {
+            if !line.contains("loss 0.1 run 2: storm started") {
                 return false;
             }
-            // Run 2's daemons restart, then its storm starts: at 10% loss some SA waits for
-            // its 4 s timer, so 2 s after the line the storm is under way.
-            std::thread::sleep(std::time::Duration::from_secs(2));
+            // At 10% loss each way an SA is up before the 4 s timer with a chance of 0.9^4 =
+            // 66%, all 20 of them with 0.02%: 1 s after the start the storm is under way.
+            std::thread::sleep(std::time::Duration::from_secs(1));
             let ns = format!("oransim-bench-{pid}-b");
             let out = Command::new("ip")
                 .args(["netns", "pids", &ns])
@@ -331,7 +331,7 @@ fn bench_daemon_killed_mid_storm_for_real() {
     let text = lines.join("\n");
     assert_eq!(status, Some(1), "{text}");
     assert!(
-        text.contains("loss 0.1 run 2:") && text.contains("when a charon died"),
+        text.contains("loss 0.1 run 2: ") && text.contains("up when a charon died"),
         "{text}"
     );
     let v = partial(&out, 1);
