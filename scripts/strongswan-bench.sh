@@ -24,13 +24,19 @@
 #            path without IPsec: ping RTT at 64, 512 and 1372 B of payload (the largest that fits the TUN device's 1400-byte MTU unfragmented), TCP throughput
 #            (iperf3); RTT as the median of each run's pings; with --esp-mss (or --set
 #            placements) also TCP throughput at each given MSS (iperf3 -M)
+#   loss     with --loss only: storms of PSK IKE SAs with every IKE datagram dropped at random
+#            on the veth, both directions (nftables `numgen random` in the responder's
+#            namespace), both charons retransmitting as strongSwan does by default (4 s, base
+#            1.8, 5 tries): each SA's set-up time on the initiator's capture, its requests'
+#            sends (retransmissions), and the SAs whose initiator gave up (see "Added loss
+#            fields")
 #   speed    `openssl speed -mr` of the key ops the IKE model charges (the openssl plugin does
 #            them in charon) and of the ESP suites' ciphers
 #
 # Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full|placements] [storm options]
 #
 #   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
-#   --only W     one workload only (speed, setup, child, storm or esp), for debugging
+#   --only W     one workload only (speed, setup, child, storm, esp or loss), for debugging
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
 #                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200
 #                and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 8 min); default
@@ -59,6 +65,13 @@
 #                           for IKE work)
 #   --esp-mss M,...         esp: TCP throughput also at these MSS (iperf3 -M; `default`: no -M),
 #                           esp runs each
+# Loss options (the loss workload runs only with --loss; recorded in "arguments"):
+#   --loss P,...            drop probabilities, each direction (fractions: 0.01 is 1%); each
+#                           a storm of --loss-storm SAs, --loss-runs runs (run r of every
+#                           rate before run r + 1); installs nftables with the other packages
+#   --loss-storm N          SAs in each loss storm (default 200)
+#   --loss-runs R           runs of each (default 3); each lasts until every SA is up or its
+#                           initiator gave up: up to 165 s after the storm's start
 # Diagnosis options (recorded in "arguments" only):
 #   --esp-suites S,...      esp: these suites only (default aes256gcm16, aes128gcm16,
 #                           aes256-sha256, chacha20poly1305, plain)
@@ -82,6 +95,20 @@
 # `default` the connection's payload per segment, options already subtracted: 1348 over the
 # 1400-byte TUN device, 1448 over the veth).
 #
+# Added loss fields (rows of workload "loss", with --loss only): "loss" (the drop probability,
+# each direction), "retransmit" (charon's retransmit_timeout [s], retransmit_base and
+# retransmit_tries), "setup_ms" (each SA that came up: its first IKE_SA_INIT request to its first
+# IKE_AUTH response on the initiator's capture [ms], ascending), "gave_up" (SAs with no IKE_AUTH
+# response on the capture) and "gave_up_logged" (the initiator's "giving up after" lines),
+# "requests" (IKE_SA_INIT and IKE_AUTH requests sent, retransmissions included),
+# "retransmissions" (of both, over every SA), "rule_packets" and "rule_dropped" (IKE datagrams
+# that reached the drop rule and that it dropped, [requests, responses]), and both daemons' CPU
+# time over the storm.
+#
+# A bench that fails or is stopped (SIGINT, SIGTERM) after a first workload leaves the rows
+# measured so far in FILE.partial, marked "partial": true with its "exit_status"; FILE itself is
+# written only by a complete run. `oransim validate` and `calibrate --run` refuse a partial file.
+#
 # Exit status: 0 written; 1 a step failed; 77 skipped (not root, not Debian-like, the packages
 # not installable, no network namespaces), with a line `skipped: <reason>` on stderr.
 #
@@ -96,6 +123,7 @@ set_name=reduced
 only=""
 o_storms="" o_runs="" o_auth="" o_placement="" o_table="" o_segments="" o_threads="" o_mss=""
 o_suites="" o_esp_runs="" openssl_first=0
+loss_opt="" loss_sas_opt="" loss_runs_opt=""
 usage_err() { echo "strongswan-bench: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -109,6 +137,9 @@ while [ $# -gt 0 ]; do
     --ikesa-table-size) o_table=${2:?--ikesa-table-size needs sizes}; shift 2 ;;
     --ikesa-table-segments) o_segments=${2:?--ikesa-table-segments needs a count}; shift 2 ;;
     --threads) o_threads=${2:?--threads needs counts}; shift 2 ;;
+    --loss) loss_opt=${2:?--loss needs fractions, e.g. 0.01,0.05}; shift 2 ;;
+    --loss-storm) loss_sas_opt=${2:?--loss-storm needs a count}; shift 2 ;;
+    --loss-runs) loss_runs_opt=${2:?--loss-runs needs a count}; shift 2 ;;
     --esp-mss) o_mss=${2:?--esp-mss needs MSS values or default}; shift 2 ;;
     --esp-suites) o_suites=${2:?--esp-suites needs suites}; shift 2 ;;
     --esp-runs) o_esp_runs=${2:?--esp-runs needs a count}; shift 2 ;;
@@ -179,15 +210,31 @@ log() { echo "strongswan-bench: $*" >&2; }
 . "$(dirname "$0")/lib/procs.sh"
 # shellcheck source=lib/charon.sh
 . "$(dirname "$0")/lib/charon.sh"
+# shellcheck source=lib/loss.sh
+. "$(dirname "$0")/lib/loss.sh"
+loss_rates=$loss_opt
+[ -n "$loss_sas_opt" ] && loss_sas=$loss_sas_opt
+[ -n "$loss_runs_opt" ] && loss_runs=$loss_runs_opt
+loss_check
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
 packages=("${charon_packages[@]}" iperf3 iputils-ping openssl)
+[ -n "$loss_rates" ] && packages+=(nftables)
 need_install=0
 for p in "${packages[@]}"; do
   dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_install=1
 done
 policy_rc=""
-trap charon_cleanup EXIT
+json_rows=()
+# On a failure or a stop, the rows so far in $out.partial (lib/loss.sh), then charon_cleanup.
+bench_exit() {
+  local status=$?
+  set +e
+  if [ "$status" != 0 ] && [ "$status" != 77 ]; then bench_partial "$out.partial" "$status"; fi
+  (exit "$status")
+  charon_cleanup
+}
+trap bench_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # When oransim dies (kill -9 included) this shell gets SIGTERM (its parent-death signal) and
@@ -197,7 +244,7 @@ trap 'exit 143' TERM
 trap '' PIPE
 if [ $need_install = 1 ]; then apt_install "${packages[@]}"; fi
 charon_check
-charon_netns bench "$(printf '%s\n' "${storms[@]}" "$setups" | sort -n | tail -1)"
+charon_netns bench "$(printf '%s\n' "${storms[@]}" "$setups" "${loss_rates:+$loss_sas}" | sort -n | tail -1)"
 
 # --- data path: which one this kernel gives ------------------------------------------------------
 # The kernel's ESP (xfrm) where it takes an AES-GCM state, kernel-libipsec otherwise.
@@ -281,7 +328,6 @@ capture_stop() {
   wait "$capture_pid" || true
 }
 
-json_rows=()
 add() { json_rows+=("$1"); } # add JSON-OBJECT
 
 # UDP datagrams the kernel dropped in namespace $1 since its last call: receive-buffer overflows
@@ -448,6 +494,7 @@ run_storm() {
   while :; do
     up=$(grep -c 'CHILD_SA c1{[0-9]*} established' "$tmp/a/charon.log" || true)
     [ "$up" -ge "$n" ] && break
+    charon_alive || { log "storm $n: $up of $n up when a charon died (initiator pid ${charon_pid[a]}, responder pid ${charon_pid[b]})"; return 1; }
     [ $(($(date +%s) - t0)) -gt $give_up ] && { log "storm $n: $up of $n up after $give_up s"; return 1; }
     sleep "$poll"
   done
@@ -627,6 +674,7 @@ fi
 if want esp; then
   for suite in "${esp_suites[@]}"; do run_esp "$suite"; done
 fi
+if [ -n "$loss_rates" ] && want loss; then run_loss; fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 {
@@ -634,7 +682,7 @@ load_after=$(cut -d' ' -f1 /proc/loadavg)
   printf ' "data_path": "%s", "cpus": %s, "load_before": %s, "load_after": %s, "wall_s": %s,\n' \
     "$data_path" "$(nproc)" "$load_before" "$load_after" "$(($(date +%s) - t_start))"
   # Runs with a storm option, --esp-mss or --only: the arguments, since "set" does not say it.
-  if [ "$extended" = 1 ] || [ -n "$esp_mss$only$o_suites$o_esp_runs" ] || [ $openssl_first = 1 ]; then printf ' "arguments": %s,\n' "$(jq -R . <<<"$argv")"; fi
+  if [ "$extended" = 1 ] || [ -n "$esp_mss$only$o_suites$o_esp_runs$loss_rates" ] || [ $openssl_first = 1 ]; then printf ' "arguments": %s,\n' "$(jq -R . <<<"$argv")"; fi
   printf ' "rows": [\n'
   sep=""
   for r in "${json_rows[@]}"; do printf '%s  %s' "$sep" "$r"; sep=$',\n'; done

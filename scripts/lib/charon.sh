@@ -120,7 +120,8 @@ charon_netns() {
 
 # charon_conf DIR CHARON LOG: DIR/strongswan.conf for a charon whose files are all in DIR:
 # $plugins, the IKE ports, no automatic routes (the data path's routes are the TUN's), two
-# retransmits, a log DIR/charon.log (every subsystem at level 1, as Debian's charon logs, with
+# retransmits (or `charon_retransmit_tries`: the loss workload's strongSwan default, 5), a log
+# DIR/charon.log (every subsystem at level 1, as Debian's charon logs, with
 # the seconds' time stamps, flushed per line) and no syslog, the vici socket DIR/charon.vici,
 # and the plugins swanctl and pki load. CHARON holds further lines of the `charon` section, LOG
 # further lines of its log's (both may be empty). Used by strongswan-bench.sh and
@@ -133,7 +134,7 @@ charon {
   port = 500
   port_nat_t = 4500
   install_routes = no
-  retransmit_tries = 2
+  retransmit_tries = ${charon_retransmit_tries:-2}
   $charon_lines
   filelog {
     log {
@@ -197,6 +198,17 @@ charon_stop_all() {
   rm -f "$tmp"/a/charon.vici "$tmp"/b/charon.vici "$tmp"/a/run/* "$tmp"/b/run/*
 }
 
+# Whether both charons of the last charon_restart are still running (a dead one not yet
+# reaped is a zombie, whose /proc entry stays).
+charon_alive() {
+  local side pid
+  for side in a b; do
+    pid=${charon_pid[$side]:-}
+    [ -n "$pid" ] && [ -r "/proc/$pid/status" ] || return 1
+    ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" || return 1
+  done
+}
+
 # (Re)starts one charon per namespace with a fresh log, and waits for both vici sockets. The
 # pid file is fixed at /var/run/charon.pid: `ip netns exec` gives a private mount namespace,
 # where /run is bound to the daemon's own directory. A side with a CPU list in charon_cpus
@@ -220,6 +232,12 @@ charon_restart() {
   for side in a b; do
     for _ in $(seq 100); do [ -S "$tmp/$side/charon.vici" ] && break; sleep 0.05; done
     [ -S "$tmp/$side/charon.vici" ] || { log "charon $side did not open its vici socket"; return 1; }
+    # A port taken first: charon carries on without the socket (its log says "could not open
+    # IPv4 socket, IPv4 disabled") and every exchange would time out; refused here instead.
+    if grep -q 'could not open IPv4 socket' "$tmp/$side/charon.log"; then
+      log "charon $side could not bind its IKE ports (UDP 500 and 4500) in namespace $(if [ $side = a ]; then echo "$ns_a"; else echo "$ns_b"; fi): $(grep -m1 'unable to bind socket' "$tmp/$side/charon.log" | cut -d' ' -f3-); another process holds one"
+      return 1
+    fi
   done
 }
 

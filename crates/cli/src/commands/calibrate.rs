@@ -197,7 +197,7 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         return run_tls(name, out, args);
     }
     let (m, ops, origin) =
-        super::validate::strongswan_measurements(args.measurements.as_deref(), false)?;
+        super::validate::strongswan_measurements(args.measurements.as_deref(), false, None)?;
     let io = crypto_bench::io::udp_loopback(11)
         .context("cannot measure loopback UDP on this machine")?;
     let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))

@@ -81,6 +81,10 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
         "lib/charon.sh",
         include_str!("../../../../scripts/lib/charon.sh"),
     ),
+    (
+        "lib/loss.sh",
+        include_str!("../../../../scripts/lib/loss.sh"),
+    ),
 ];
 
 /// Runs `oransim validate`: exit 0 when every counted row (`model::evidence`) is within its
@@ -104,10 +108,12 @@ pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The strongSwan measurements (read from `path`, or run now with the reduced or `full` set),
-/// OpenSSL's costs from their `speed` workload, and where they came from (for messages).
+/// OpenSSL's costs from their `speed` workload, and where they came from (for messages). A run
+/// that fails half-way leaves the rows it measured, marked partial, at `partial_to` when given.
 pub(crate) fn strongswan_measurements(
     path: Option<&std::path::Path>,
     full: bool,
+    partial_to: Option<&std::path::Path>,
 ) -> anyhow::Result<(Measurements, strongswan::OpensslCosts, String)> {
     let (text, origin) = match path {
         Some(path) => (
@@ -118,7 +124,7 @@ pub(crate) fn strongswan_measurements(
         None => {
             let set = if full { "full" } else { "reduced" };
             (
-                run_script(STRONGSWAN_SCRIPTS, "strongswan-bench.sh", set)?,
+                run_script(STRONGSWAN_SCRIPTS, "strongswan-bench.sh", set, partial_to)?,
                 "the strongSwan run".to_owned(),
             )
         }
@@ -144,7 +150,14 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| profile::Profile::load(p).with_context(|| format!("--profile {}", p.display())))
         .transpose()?;
-    let (m, ops, origin) = strongswan_measurements(a.measurements.as_deref(), a.full)?;
+    // A bench that fails half-way leaves what it measured beside the file asked for, marked
+    // partial (issue 39): `--save-measurements M` gets `M.partial`.
+    let partial = a
+        .save_measurements
+        .as_ref()
+        .map(|p| std::path::PathBuf::from(format!("{}.partial", p.display())));
+    let (m, ops, origin) =
+        strongswan_measurements(a.measurements.as_deref(), a.full, partial.as_deref())?;
     save_measurements(a, &m)?;
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
@@ -265,7 +278,12 @@ fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
 /// Writes `scripts` into a temporary directory, runs `main` with bash (`--out FILE --set SET`),
 /// passes its progress lines on to stderr, and returns the measurement file's text. A script
 /// that skips (exit 77: not root, no apt-get, no network namespaces) is an error naming why.
-fn run_script(scripts: &[(&str, &str)], main: &str, set: &str) -> anyhow::Result<String> {
+fn run_script(
+    scripts: &[(&str, &str)],
+    main: &str,
+    set: &str,
+    partial_to: Option<&std::path::Path>,
+) -> anyhow::Result<String> {
     let dir = TempDir::new()?;
     for (name, text) in scripts {
         let path = dir.0.join(name);
@@ -309,7 +327,20 @@ fn run_script(scripts: &[(&str, &str)], main: &str, set: &str) -> anyhow::Result
             "cannot run {main} on this machine: {}",
             skipped.unwrap_or_else(|| "it skipped".into())
         ),
-        _ => bail!("{main} failed ({status}); its output is above"),
+        _ => {
+            // The rows measured before the failure (the script's `FILE.partial`), kept.
+            let partial = dir.0.join("measurements.json.partial");
+            if let Some(to) = partial_to
+                && partial.is_file()
+                && std::fs::copy(&partial, to).is_ok()
+            {
+                bail!(
+                    "{main} failed ({status}); its output is above; the measurements it took before the failure are in {} (marked partial: validate and calibrate refuse it)",
+                    to.display()
+                );
+            }
+            bail!("{main} failed ({status}); its output is above")
+        }
     }
     std::fs::read_to_string(&out).with_context(|| format!("cannot read {}", out.display()))
 }

@@ -10,12 +10,14 @@ use serde_json::Value;
 use crate::common::oransim;
 
 /// The strongSwan measurement files `validate` judges without daemons (the full runs and the
-/// placements runs; the others hold single workloads without `openssl speed`).
-const STRONGSWAN: [&str; 4] = [
+/// placements runs, the reduced run with the loss storms; the others hold single workloads
+/// without `openssl speed`).
+const STRONGSWAN: [&str; 5] = [
     "calibration/host-2026-11-26-strongswan.measurements.json",
     "calibration/host-2026-11-26-strongswan-child.measurements.json",
     "calibration/host-2026-11-28-strongswan-placements.measurements.json",
     "calibration/host-2026-11-29-strongswan-placements.measurements.json",
+    "calibration/host-2026-11-29-strongswan-loss.measurements.json",
 ];
 
 /// A row's inputs to the rule, in the row's unit.

@@ -23,6 +23,7 @@ mod common;
 mod answers;
 mod architecture;
 mod arith_limits;
+mod bench_faults;
 mod calibrate;
 mod counts;
 mod data_path;

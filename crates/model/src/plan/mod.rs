@@ -678,7 +678,7 @@ fn wilson95(k: u64, n: u64) -> [f64; 2] {
 }
 
 /// A lossy storm's replications `runs` of `scenario` (seed `seed`) as a [`LossSpread`].
-fn loss_spread(
+pub(crate) fn loss_spread(
     scenario: &crate::Scenario,
     seed: u64,
     runs: &[sim_core::engine::RunStats],

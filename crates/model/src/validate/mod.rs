@@ -222,11 +222,14 @@ pub enum Rule {
     Rtt,
     /// Handshakes per second (TLS): within 20%.
     HandshakeRate,
+    /// The share of a lossy storm's SAs up by a retransmission instant \[%\] (issue 39):
+    /// within 10% of the measured share.
+    LossShare,
 }
 
 impl Rule {
     /// Every rule, in the order docs/validation.md lists them.
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 8] = [
         Rule::Setup,
         Rule::Storm,
         Rule::SmallStorm,
@@ -234,6 +237,7 @@ impl Rule {
         Rule::Throughput,
         Rule::Rtt,
         Rule::HandshakeRate,
+        Rule::LossShare,
     ];
 
     /// The allowed |error| [%].
@@ -242,6 +246,7 @@ impl Rule {
             Rule::Setup | Rule::Throughput | Rule::HandshakeRate => 20.0,
             Rule::Storm | Rule::SmallStorm | Rule::CpuPerSa => 25.0,
             Rule::Rtt => 15.0,
+            Rule::LossShare => 10.0,
         }
     }
 
@@ -255,6 +260,7 @@ impl Rule {
             Rule::Throughput => "throughput",
             Rule::Rtt => "rtt",
             Rule::HandshakeRate => "handshake-rate",
+            Rule::LossShare => "loss-share",
         }
     }
 }

@@ -48,6 +48,7 @@
 //! and ciphers (charon's openssl plugin does the key exchange and signatures).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use profile::{RealImplementation, Term};
 use serde::{Deserialize, Serialize};
@@ -87,6 +88,15 @@ pub struct Measurements {
     pub load_after: f64,
     /// Wall time of the run \[s\].
     pub wall_s: f64,
+    /// `true` in the file a bench that failed or was stopped half-way leaves (`FILE.partial`,
+    /// with the rows measured so far): never a measurement set, [`Measurements::check`]
+    /// refuses it. Absent (false) in a complete file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// The partial file's exit status of the bench (130 SIGINT, 143 SIGTERM, 1 a step
+    /// failed); absent in a complete file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
     /// The workloads' results.
     pub rows: Vec<Workload>,
 }
@@ -115,6 +125,19 @@ impl Measurements {
         let bad = |key: String, v: String, allowed: &str| {
             Err(MeasureError(format!("`{key}` = {v}: {allowed}")))
         };
+        if self.partial {
+            let status = self
+                .exit_status
+                .map_or_else(|| "unknown".to_owned(), |s| s.to_string());
+            return bad(
+                "partial".into(),
+                "true".into(),
+                &format!(
+                    "this is the partial file of a bench that stopped half-way (exit status {status}), with the {} row(s) it had measured; it is no measurement set: run the bench again to the end",
+                    self.rows.len()
+                ),
+            );
+        }
         if !(1..=MAX_CPUS).contains(&self.cpus) {
             return bad(
                 "cpus".into(),
@@ -222,6 +245,42 @@ impl Measurements {
                     format!(
                         "storm {auth} {sas} {run} {placement:?} {ikesa_table_size:?} {threads:?}"
                     )
+                }
+                Workload::Loss {
+                    auth,
+                    sas,
+                    run,
+                    loss,
+                    setup_ms,
+                    gave_up,
+                    initiator_cpu_ns,
+                    responder_cpu_ns,
+                    ..
+                } => {
+                    if *sas == 0 {
+                        return bad(at("sas"), "0".into(), "at least 1 IKE SA");
+                    }
+                    if !(*loss > 0.0 && *loss < 1.0) {
+                        return bad(
+                            at("loss"),
+                            format!("{loss:?}"),
+                            "a fraction above 0 and below 1",
+                        );
+                    }
+                    times(&at("setup_ms"), setup_ms)?;
+                    if setup_ms.len() as u64 + u64::from(*gave_up) != u64::from(*sas) {
+                        return bad(
+                            at("gave_up"),
+                            gave_up.to_string(),
+                            &format!(
+                                "the SAs that gave up and the {} set-up times must make the storm's {sas} SAs",
+                                setup_ms.len()
+                            ),
+                        );
+                    }
+                    cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
+                    cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
+                    format!("loss {auth} {sas} {run} {loss}")
                 }
                 Workload::Esp {
                     suite,
@@ -359,6 +418,41 @@ pub enum Workload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         threads: Option<u32>,
     },
+    /// IKE SAs started at once with every IKE datagram dropped at random, both directions
+    /// (scripts/strongswan-bench.sh `--loss`; issue 39).
+    Loss {
+        /// Authentication.
+        auth: String,
+        /// SAs in the storm.
+        sas: u32,
+        /// Run number.
+        run: u32,
+        /// Probability that the drop rule drops an IKE datagram, each direction, in (0, 1).
+        loss: f64,
+        /// charon's retransmission settings the storm ran with.
+        retransmit: LossRetransmit,
+        /// Each SA that came up: its first IKE_SA_INIT request to its first IKE_AUTH response
+        /// on the initiator's capture \[ms\], ascending.
+        setup_ms: Vec<f64>,
+        /// SAs with no IKE_AUTH response on the capture (their initiator gave up).
+        gave_up: u32,
+        /// The initiator's "giving up after" log lines.
+        #[serde(default)]
+        gave_up_logged: u32,
+        /// IKE_SA_INIT and IKE_AUTH requests sent, retransmissions included.
+        requests: [u64; 2],
+        /// Retransmitted requests over every SA.
+        retransmissions: u64,
+        /// IKE datagrams that reached the drop rule, \[into the responder, out of it\]: the
+        /// exchanges' and the responder's own INFORMATIONAL ones.
+        rule_packets: [u64; 2],
+        /// Of those, the ones it dropped.
+        rule_dropped: [u64; 2],
+        /// The initiator's CPU time over the storm \[ns\].
+        initiator_cpu_ns: f64,
+        /// The responder's CPU time over the storm \[ns\].
+        responder_cpu_ns: f64,
+    },
     /// The ESP data path with one suite (or `plain`: the same path without IPsec).
     Esp {
         /// The ESP proposal (`aes256gcm16`, ...) or `plain`.
@@ -377,6 +471,17 @@ pub enum Workload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tcp_mss_bytes: Option<BTreeMap<String, u32>>,
     },
+}
+
+/// charon's retransmission settings (`charon.retransmit_*`) of a loss storm.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LossRetransmit {
+    /// The first retransmission's timeout \[s\].
+    pub timeout_s: f64,
+    /// The base each further timeout grows by.
+    pub base: f64,
+    /// Retransmissions before giving up.
+    pub tries: u32,
 }
 
 /// A problem with a measurement file: what is missing or not meaningful.
@@ -966,31 +1071,7 @@ pub fn engine_storm_placed(
     auth: &str,
     placement: &str,
 ) -> Result<(f64, f64), MeasureError> {
-    use crate::generate::{Placement, RicRestartShape, Shape};
-    let origin = std::path::Path::new("oransim validate strongswan");
-    let pinned = placement == "pinned";
-    let shape = Shape::RicRestart(RicRestartShape {
-        gnbs: n,
-        ke: "x25519".into(),
-        auth: auth.into(),
-        profile: STORM_PROFILE.into(),
-        placement: if pinned {
-            Placement::Initiators
-        } else {
-            Placement::Shared
-        },
-        initiator_cores: pinned.then_some(1),
-        ric_cores: pinned.then_some(1),
-        ..RicRestartShape::default()
-    });
-    let bad =
-        |e: crate::ScenarioError| MeasureError(format!("the storm of {n} in the engine: {e}"));
-    let file = shape.file().map_err(bad)?;
-    let file = crate::scenario::expand(file, origin).map_err(bad)?;
-    let mut profiles = std::collections::HashMap::new();
-    profiles.insert(std::path::PathBuf::from(STORM_PROFILE), p.clone());
-    let scenario =
-        crate::Scenario::from_file_with_profiles(file, origin, &profiles).map_err(bad)?;
+    let scenario = bench_storm(p, n, auth, placement, 0.0)?;
     let opts = crate::RunOptions {
         wall_clock: false,
         threads: 1,
@@ -1011,6 +1092,73 @@ pub fn engine_storm_placed(
     let cpu = ric.utilisation * f64::from(ric.cores.unwrap_or(1)) * report.run.sim_time_ns
         / f64::from(n.max(1));
     Ok((back, cpu))
+}
+
+/// The scenario of [`engine_storm_placed`], with `loss` on the link (`init ric-restart
+/// --loss`; 0: none).
+fn bench_storm(
+    p: &profile::Profile,
+    n: u32,
+    auth: &str,
+    placement: &str,
+    loss: f64,
+) -> Result<crate::Scenario, MeasureError> {
+    use crate::generate::{Placement, RicRestartShape, Shape};
+    let origin = std::path::Path::new("oransim validate strongswan");
+    let pinned = placement == "pinned";
+    let shape = Shape::RicRestart(RicRestartShape {
+        gnbs: n,
+        ke: "x25519".into(),
+        auth: auth.into(),
+        profile: STORM_PROFILE.into(),
+        placement: if pinned {
+            Placement::Initiators
+        } else {
+            Placement::Shared
+        },
+        initiator_cores: pinned.then_some(1),
+        ric_cores: pinned.then_some(1),
+        loss,
+        ..RicRestartShape::default()
+    });
+    let bad =
+        |e: crate::ScenarioError| MeasureError(format!("the storm of {n} in the engine: {e}"));
+    let file = shape.file().map_err(bad)?;
+    let file = crate::scenario::expand(file, origin).map_err(bad)?;
+    let mut profiles = std::collections::HashMap::new();
+    profiles.insert(std::path::PathBuf::from(STORM_PROFILE), p.clone());
+    crate::Scenario::from_file_with_profiles(file, origin, &profiles).map_err(bad)
+}
+
+/// Replications of the engine's lossy storm a loss row compares with: independent draws of
+/// the losses, each replication 200 SAs as the bench's storm, so 20 give the shares of 4,000
+/// SAs (a binomial standard error under 0.7 points at a share of 80%).
+pub const LOSS_REPLICATIONS: u32 = 20;
+
+/// The master seed of those replications (a scenario's default).
+pub const LOSS_SEED: u64 = 1;
+
+/// The bench's loss storm in the engine: `n` x25519 PSK SAs as [`engine_storm`] runs them (both
+/// daemons sharing the host's cores: `oransim init ric-restart --placement shared --loss P`),
+/// every message lost with probability `loss` each way, over [`LOSS_REPLICATIONS`]
+/// replications of seed [`LOSS_SEED`]: the share up by each instant of the retransmission
+/// schedule, the completion percentiles and the chance of giving up (`plan kex --loss`'s
+/// [`crate::plan::LossSpread`]).
+pub fn engine_loss_storm(
+    p: &profile::Profile,
+    n: u32,
+    loss: f64,
+) -> Result<crate::plan::LossSpread, MeasureError> {
+    let scenario = bench_storm(p, n, "psk", "shared", loss)?;
+    let runs = sim_core::engine::run_replications_with(
+        &scenario.network,
+        LOSS_SEED,
+        LOSS_REPLICATIONS,
+        1,
+        &scenario.detail(),
+    )
+    .map_err(|e| MeasureError(format!("the loss storm of {n} in the engine: {e}")))?;
+    Ok(crate::plan::loss_spread(&scenario, LOSS_SEED, &runs))
 }
 
 /// TCP payload per segment on a path of MTU `mtu` \[bytes\]: the MTU less the IPv4 header and
@@ -1423,6 +1571,7 @@ pub fn validate(
             }
         }
     }
+    rows.extend(loss_rows(m, profile, &fit_ids)?);
     let rows = anchor_ike(rows);
     let noise = format!(
         "load average {:.2} before, {:.2} after (1-minute) on {} logical CPUs; the run took {:.0} s",
@@ -1437,6 +1586,172 @@ pub fn validate(
         fit_ids,
         rows,
     ))
+}
+
+/// The retransmissions of the schedule a loss row is compared at: the first three (4 s, 11.2 s
+/// and 24.16 s with strongSwan's defaults). By the fourth (47.49 s) a share below 100% needs
+/// four losses in a row of one exchange, which neither the bench's storm of 200 nor the
+/// engine's 4,000 SAs sees at the rates measured.
+pub const LOSS_STEPS: u32 = 3;
+
+/// A loss rate in words: `1%`, `0.5%`.
+fn pct_words(loss: f64) -> String {
+    let v = format!("{:.4}", loss * 100.0);
+    v.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Rows of the loss storms (issue 39): per rate and storm size, the share of SAs up by each of
+/// the first [`LOSS_STEPS`] retransmission instants, each run's share beside the engine's
+/// ([`engine_loss_storm`]) with the profile; the retransmissions, give-ups and completion
+/// percentiles of both in the row's note. Anchored at no loss (every SA up before the first
+/// retransmission, 100%): the model's contribution is the share it says is not up yet.
+fn loss_rows(
+    m: &Measurements,
+    profile: &profile::Profile,
+    fit_ids: &[String],
+) -> Result<Vec<Row>, MeasureError> {
+    // (set-up times, gave up, retransmissions, charon's schedule) per run, by (SAs, loss in
+    // millionths: the bench's rule's resolution).
+    type LossRun<'a> = (&'a [f64], u32, u64, LossRetransmit);
+    let mut by: BTreeMap<(u32, u64), Vec<LossRun<'_>>> = BTreeMap::new();
+    for w in &m.rows {
+        if let Workload::Loss {
+            auth,
+            sas,
+            loss,
+            setup_ms,
+            gave_up,
+            retransmissions,
+            retransmit,
+            ..
+        } = w
+            && auth == "psk"
+        {
+            let ppm = (loss * 1e6).round() as u64;
+            by.entry((*sas, ppm)).or_default().push((
+                setup_ms,
+                *gave_up,
+                *retransmissions,
+                *retransmit,
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    let from = vec![
+        "ike.setup.psk".to_owned(),
+        format!("ike.storm.{FIT_STORM}.time"),
+    ];
+    for ((n, ppm), runs) in by {
+        let loss = ppm as f64 / 1e6;
+        let pct = pct_words(loss);
+        let e = engine_loss_storm(profile, n, loss)?;
+        let sas = f64::from(n) * runs.len() as f64;
+        let retx: u64 = runs.iter().map(|r| r.2).sum();
+        let gave: u32 = runs.iter().map(|r| r.1).sum();
+        // charon's schedule as the file records it, against the engine's (strongSwan's
+        // defaults).
+        let schedule = |r: &LossRetransmit| -> Vec<f64> {
+            let mut at = 0.0;
+            (0..r.tries.min(LOSS_STEPS))
+                .map(|i| {
+                    at += r.timeout_s * r.base.powi(i as i32);
+                    at * 1e3
+                })
+                .collect()
+        };
+        let completion = e.completion.map_or_else(
+            || "none came back".to_owned(),
+            |c| {
+                format!(
+                    "completion p50 {:.1} ms, p90 {:.1} ms, p99 {:.0} ms",
+                    c.p50_ns / 1e6,
+                    c.p90_ns / 1e6,
+                    c.p99_ns / 1e6
+                )
+            },
+        );
+        let mut all: Vec<f64> = runs.iter().flat_map(|r| r.0.iter().copied()).collect();
+        all.sort_by(f64::total_cmp);
+        let q = |p: f64| all[((all.len() - 1) as f64 * p).round() as usize];
+        let measured_completion = if all.is_empty() {
+            "none came back".to_owned()
+        } else {
+            format!(
+                "completion p50 {:.1} ms, p90 {:.1} ms, p99 {:.0} ms",
+                q(0.5),
+                q(0.9),
+                q(0.99)
+            )
+        };
+        let note = format!(
+            "measured over {} run(s) of {n}: {:.3} retransmissions per SA, {gave} gave up, {measured_completion}; the engine over {} replications (seed {}): {:.3} per SA, {:.4}% gave up (95% CI {:.4}-{:.4}%), {completion}",
+            runs.len(),
+            retx as f64 / sas,
+            e.replications,
+            e.seed,
+            e.retransmissions_per_tunnel,
+            e.gave_up * 100.0,
+            e.gave_up_ci95[0] * 100.0,
+            e.gave_up_ci95[1] * 100.0,
+        );
+        for step in &e.steps {
+            let Some(k) = step.retransmission.filter(|k| *k <= LOSS_STEPS) else {
+                continue;
+            };
+            let at_ms = step.at_ns / 1e6;
+            let shares: Vec<f64> = runs
+                .iter()
+                .map(|r| r.0.iter().filter(|&&t| t < at_ms).count() as f64 / f64::from(n) * 100.0)
+                .collect();
+            let Some(measured) = Measured::of(&shares) else {
+                continue;
+            };
+            let mut why = note.clone();
+            let off: Vec<String> = runs
+                .iter()
+                .filter_map(|r| {
+                    let s = schedule(&r.3);
+                    s.get(k as usize - 1)
+                        .filter(|t| (*t - at_ms).abs() > 1.0)
+                        .map(|t| format!("{t:.0} ms"))
+                })
+                .collect();
+            if !off.is_empty() {
+                let _ = write!(
+                    why,
+                    "; the bench's charon sent this retransmission at {} from the first send, the engine at {at_ms:.0} ms",
+                    off.join(", ")
+                );
+            }
+            let ordinal = match k {
+                1 => "1st",
+                2 => "2nd",
+                3 => "3rd",
+                _ => "later",
+            };
+            rows.push(
+                Row::new(
+                    format!("ike.loss.{pct}pct.{n}.up.{k}"),
+                    format!(
+                        "lossy storm: {n} IKE SAs (PSK) at once, {pct}% of IKE datagrams dropped each way: share up by the {ordinal} retransmission ({:.2} s)",
+                        at_ms / 1e3
+                    ),
+                    "%",
+                    measured,
+                    Some(step.share_up * 100.0),
+                    Rule::LossShare,
+                    from.clone(),
+                    fit_ids,
+                )
+                .why(why)
+                .anchored(Some(Anchor::new(
+                    "no loss: every SA up before the first retransmission",
+                    100.0,
+                ))),
+            );
+        }
+    }
+    Ok(rows)
 }
 
 /// The IKE rows with their anchors (`crate::evidence`): a certificate set-up or its responder
