@@ -103,7 +103,10 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         }
     }
     let mut concurrent: Vec<(u32, Vec<HandshakeRun>)> = if full {
-        CONCURRENT_CLIENTS.iter().map(|&k| (k, Vec::new())).collect()
+        CONCURRENT_CLIENTS
+            .iter()
+            .map(|&k| (k, Vec::new()))
+            .collect()
     } else {
         Vec::new()
     };
@@ -160,7 +163,14 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         for (c, srv, runs) in &mut resume_servers {
             let page = format!("/{RESUME_FILE}");
             let args = [
-                "s_time", "-connect", &srv.addr(), "-reuse", "-www", &page, "-time", &secs,
+                "s_time",
+                "-connect",
+                &srv.addr(),
+                "-reuse",
+                "-www",
+                &page,
+                "-time",
+                &secs,
             ];
             let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
             let handshakes = parse_s_time(&out)?.0;

@@ -190,7 +190,9 @@ fn too_noisy(a: &RunArgs, origin: &str, why: &str) -> ExitCode {
     let saved = match (&a.save_measurements, &a.measurements) {
         (Some(p), _) => format!("the measurements are saved in {}", p.display()),
         (None, Some(_)) => format!("the measurements are {origin}"),
-        (None, None) => "the measurements are not saved (--save-measurements FILE keeps them)".into(),
+        (None, None) => {
+            "the measurements are not saved (--save-measurements FILE keeps them)".into()
+        }
     };
     eprintln!(
         "validate: too noisy to judge ({origin}): {why}; {saved}; --despite-noise judges it anyway"

@@ -621,12 +621,21 @@ fn strongswan_beside_a_busy_core_for_real() {
         }
         Some(3) => too_noisy_refused("strongswan", &err, &saved, json_s),
         Some(2) if err.contains(NOISY) => {
-            say("beside a busy core: the fit refused the measurements as too noisy for a difference term");
+            say(
+                "beside a busy core: the fit refused the measurements as too noisy for a difference term",
+            );
         }
         _ => {
             assert!(saved.is_file(), "no measurements saved: {err}");
             check_run(
-                &["validate", "strongswan", "--measurements", saved_s, "--json", json_s],
+                &[
+                    "validate",
+                    "strongswan",
+                    "--measurements",
+                    saved_s,
+                    "--json",
+                    json_s,
+                ],
                 &json,
                 "strongswan",
             );

@@ -723,7 +723,10 @@ mod tests {
             ..quiet.clone()
         };
         let why = busy.too_noisy().expect("25% of other work");
-        assert!(why.contains("during it 25% (80.0 CPU-s busy of 100.0, 55.0 of it the run's own"), "{why}");
+        assert!(
+            why.contains("during it 25% (80.0 CPU-s busy of 100.0, 55.0 of it the run's own"),
+            "{why}"
+        );
         // Busy before the run alone refuses too; without a cgroup the run's own time during it
         // is unknown, so only the window before is judged.
         let before = Noise {
@@ -732,7 +735,12 @@ mod tests {
             method: "none".into(),
         };
         assert_eq!(before.shares(), (Some(0.3), None));
-        assert!(before.too_noisy().unwrap().contains("during it not measured"));
+        assert!(
+            before
+                .too_noisy()
+                .unwrap()
+                .contains("during it not measured")
+        );
         let unknown = Noise {
             before: w(3.0, None),
             ..before

@@ -1439,7 +1439,8 @@ pub fn validate(
         let (Some(all), Some(cpu)) = (Measured::of(&all), Measured::of(&cpu)) else {
             continue;
         };
-        let (back, cpu_per_sa) = engine_storm_placed(&with_table(profile, table)?, n, "psk", "shared")?;
+        let (back, cpu_per_sa) =
+            engine_storm_placed(&with_table(profile, table)?, n, "psk", "shared")?;
         let mut fitted_from = vec!["ike.setup.psk", storm_fit.as_str(), storm_cpu_fit.as_str()];
         if let Some(g) = &growth_cpu {
             fitted_from.push(g);
@@ -1478,8 +1479,14 @@ pub fn validate(
             let (Some(all), Some(rcpu)) = (Measured::of(&all), Measured::of(&rcpu)) else {
                 continue;
             };
-            let predicted = (x.create_ns + f64::from(n.saturating_sub(1)) * per_rekey / t.parallelism) / 1e6;
-            let fitted_from = from(&["ike.child.create", "ike.child.refused", "ike.setup.psk", &storm_fit]);
+            let predicted =
+                (x.create_ns + f64::from(n.saturating_sub(1)) * per_rekey / t.parallelism) / 1e6;
+            let fitted_from = from(&[
+                "ike.child.create",
+                "ike.child.refused",
+                "ike.setup.psk",
+                &storm_fit,
+            ]);
             rows.push(
                 Row::new(
                     format!("ike.rekey.{n}.time"),
