@@ -11,13 +11,11 @@ use crate::common::oransim;
 
 /// The strongSwan measurement files `validate` judges without daemons (the full runs and the
 /// placements runs; the others hold single workloads without `openssl speed`).
-const STRONGSWAN: [&str; 5] = [
+const STRONGSWAN: [&str; 4] = [
     "calibration/host-2026-11-26-strongswan.measurements.json",
     "calibration/host-2026-11-26-strongswan-child.measurements.json",
     "calibration/host-2026-11-28-strongswan-placements.measurements.json",
     "calibration/host-2026-11-29-strongswan-placements.measurements.json",
-    // Too noisy to judge (issue 36 #2): judged here with --despite-noise.
-    "calibration/host-2026-11-29-strongswan-full.measurements.json",
 ];
 
 /// A row's inputs to the rule, in the row's unit.
