@@ -991,6 +991,27 @@ fn strongswan_install_fails_for_real() {
     assert!(!work.exists(), "{} left", work.display());
 }
 
+/// Issue 36 #2: the committed full run taken beside other builds is refused as too noisy (exit
+/// 3, saying what was measured), by its own `noise`, whose shares the test re-derives.
+#[test]
+fn the_committed_noisy_run_is_refused_as_too_noisy() {
+    let file = "calibration/host-2026-11-29-strongswan-full.measurements.json";
+    let out = oransim(&["validate", "strongswan", "--measurements", file]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains(TOO_NOISY) && err.contains("before the run 100%"), "{err}");
+    assert!(out.stdout.is_empty(), "a refusal prints no judgement");
+    let m: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file))
+            .unwrap(),
+    )
+    .unwrap();
+    let w = &m["noise"]["before"];
+    let share = (w["busy_cpu_s"].as_f64().unwrap() - w["ours_cpu_s"].as_f64().unwrap())
+        / w["capacity_cpu_s"].as_f64().unwrap();
+    assert!(share > model::validate::TOO_NOISY_SHARE, "{share}");
+}
+
 /// The committed full strongSwan runs that docs/validation.md shows side by side (issue 36 #5).
 const FULL_RUNS: [(&str, &str); 2] = [
     (
