@@ -999,11 +999,18 @@ fn the_committed_noisy_run_is_refused_as_too_noisy() {
     let out = oransim(&["validate", "strongswan", "--measurements", file]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains(TOO_NOISY) && err.contains("before the run 100%"), "{err}");
+    assert!(
+        err.contains(TOO_NOISY) && err.contains("before the run 100%"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty(), "a refusal prints no judgement");
     let m: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file))
-            .unwrap(),
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(file),
+        )
+        .unwrap(),
     )
     .unwrap();
     let w = &m["noise"]["before"];
