@@ -714,7 +714,7 @@ if want esp; then
   for suite in "${esp_suites[@]}"; do run_esp "$suite"; done
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
-noise_during=$(noise_window "$noise_s0" "$(noise_sample)")
+noise_during=$(noise_window "$(noise_unowned "$noise_s0")" "$(noise_unowned "$(noise_sample)")")
 log "noise: during the run ($noise_method) $noise_during"
 
 {
