@@ -19,6 +19,10 @@
 #            options below (or --set placements) also with certificates, with the daemons
 #            pinned to one CPU each, and with other IKE SA table sizes and thread counts: such
 #            rows carry what they used (see "Added storm fields")
+#   rekey    (full set) N PSK IKE SAs set up as a storm, then every Child SA rekeyed at once
+#            (one `swanctl --rekey --child c1`: a CREATE_CHILD_SA for each, as when their
+#            rekey timers fire together): time from the first CREATE_CHILD_SA request to the
+#            last response on the initiator's log (ms clock), both daemons' CPU time over it
 #   esp      one Child SA per ESP suite through the data path (kernel-libipsec: user-space ESP
 #            over a TUN device; or the kernel's xfrm where it takes ESP state), beside the same
 #            path without IPsec: ping RTT at 64, 512 and 1372 B of payload (the largest that fits the TUN device's 1400-byte MTU unfragmented), TCP throughput
@@ -36,11 +40,14 @@
 # Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full|placements] [storm options]
 #
 #   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
-#   --only W     one workload only (speed, setup, child, storm, esp or loss), for debugging
+#   --only W     one workload only (speed, setup, child, storm, rekey, esp or loss), for
+#                debugging
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
-#                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200
-#                and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 8 min); default
-#                reduced. Or placements (about 12 min): speed; setup for psk and ed25519 (30
+#                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200,
+#                1000 and 2000, 5 runs; storms of 200 with Ed25519, ECDSA P-256 and RSA-2048
+#                certificates and of 2000 with ikesa_table_size 1024, 5 runs each; rekey storms
+#                of 200 and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 15 min);
+#                default reduced. Or placements (about 12 min): speed; setup for psk and ed25519 (30
 #                each); a PSK storm of 50 on free CPUs, 5 runs; storms of 200, 500 and 2000 x
 #                auth psk and ed25519 x placement shared and pinned, 3 runs each (run r of
 #                every placement before run r + 1); esp with 3 runs of 200 pings, 3 s of TCP,
@@ -109,6 +116,11 @@
 # measured so far in FILE.partial, marked "partial": true with its "exit_status"; FILE itself is
 # written only by a complete run. `oransim validate` and `calibrate --run` refuse a partial file.
 #
+# Noise (issue 36 #2): the bench runs in a cgroup of its own and records, for 3 s before any
+# daemon starts and over the whole run, the host's busy CPU time (/proc/stat), its capacity and
+# its own CPU time (the cgroup's), as "noise" (scripts/lib/noise.sh); `oransim validate` refuses
+# to judge a run whose other work took more than the share docs/validation.md states.
+#
 # Exit status: 0 written; 1 a step failed; 77 skipped (not root, not Debian-like, the packages
 # not installable, no network namespaces), with a line `skipped: <reason>` on stderr.
 #
@@ -129,7 +141,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a file}; shift 2 ;;
     --set) set_name=${2:?--set needs reduced, full or placements}; shift 2 ;;
-    --only) only=${2:?--only needs speed, setup, child, storm or esp}; shift 2 ;;
+    --only) only=${2:?--only needs speed, setup, child, storm, rekey or esp}; shift 2 ;;
     --storms) o_storms=${2:?--storms needs sizes}; shift 2 ;;
     --runs) o_runs=${2:?--runs needs a count}; shift 2 ;;
     --storm-auth) o_auth=${2:?--storm-auth needs psk, ed25519, ...}; shift 2 ;;
@@ -154,7 +166,7 @@ done
 storm_auths=psk placements=shared tables=1 segments=1 threadss=16 esp_mss=""
 case $set_name in
   reduced) storms=(10 50 200); runs=3; esp_runs=2; setups=12; pings=100; iperf_s=2 ;;
-  full) storms=(10 50 200 1000); runs=5; esp_runs=5; setups=30; pings=500; iperf_s=5 ;;
+  full) storms=(10 50 200 1000 2000); runs=5; esp_runs=5; setups=30; pings=500; iperf_s=5 ;;
   placements) storms=(200 500 2000); runs=3; esp_runs=3; setups=30; pings=200; iperf_s=3
     storm_auths=psk,ed25519 placements=shared,pinned esp_mss=536,1000,default ;;
   *) usage_err "--set '$set_name': reduced, full or placements" ;;
@@ -216,6 +228,8 @@ loss_rates=$loss_opt
 [ -n "$loss_sas_opt" ] && loss_sas=$loss_sas_opt
 [ -n "$loss_runs_opt" ] && loss_runs=$loss_runs_opt
 loss_check
+# shellcheck source=lib/noise.sh
+. "$(dirname "$0")/lib/noise.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root (installing packages and making network namespaces need root)"
 packages=("${charon_packages[@]}" iperf3 iputils-ping openssl)
@@ -235,6 +249,8 @@ bench_exit() {
   charon_cleanup
 }
 trap bench_exit EXIT
+charon_after_cleanup() { noise_leave; }
+noise_enter
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # When oransim dies (kill -9 included) this shell gets SIGTERM (its parent-death signal) and
@@ -245,6 +261,11 @@ trap '' PIPE
 if [ $need_install = 1 ]; then apt_install "${packages[@]}"; fi
 charon_check
 charon_netns bench "$(printf '%s\n' "${storms[@]}" "$setups" "${loss_rates:+$loss_sas}" | sort -n | tail -1)"
+# The host before any daemon runs: 3 s in which only other work can be busy.
+noise_s0=$(noise_sample)
+sleep 3
+noise_before=$(noise_window "$noise_s0" "$(noise_sample)")
+log "noise: before the run ($noise_method) $noise_before"
 
 # --- data path: which one this kernel gives ------------------------------------------------------
 # The kernel's ESP (xfrm) where it takes an AES-GCM state, kernel-libipsec otherwise.
@@ -529,6 +550,60 @@ run_storm() {
   log "storm $n run $r$what: all back after ${span#* } ms ($retried retried; first tries back after $first ms), CPU per SA $((da / n / 1000)) / $((db / n / 1000)) us, UDP receive drops $drops_a / $drops_b"
 }
 
+# The full set's storms beyond PSK on free CPUs with charon's defaults (issue 36 #3): 200 SAs
+# with each certificate, and 2000 with a raised IKE SA table; each row with the added fields.
+run_full_storms() {
+  local auth r saved=$extended
+  extended=1
+  for auth in ed25519 ecdsa-p256 rsa2048; do
+    for r in $(seq "$runs"); do run_storm 200 "$r" "$auth" shared 1 16; done
+  done
+  for r in $(seq "$runs"); do run_storm 2000 "$r" psk shared 1024 16; done
+  extended=$saved
+}
+
+# rekey N RUN: N PSK IKE SAs set up at once, then every Child SA rekeyed at once (one `swanctl
+# --rekey --child c1`, which queues a rekey of each Child SA of that name): from the first
+# CREATE_CHILD_SA request the initiator generated to the last response it parsed, on its log's
+# clock (milliseconds; a capture of a thousand rekeys and their deletions lost responses on a
+# loaded host), both daemons' CPU over it.
+run_rekey() {
+  local n=$1 r=$2 give_up=$((60 + $1 / 20)) up t0
+  fresh_daemons psk aes256gcm16 "$n" start
+  swan a --load-creds --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  swan a --load-conns >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  t0=$(date +%s)
+  while :; do
+    up=$(grep -c 'CHILD_SA c1{[0-9]*} established' "$tmp/a/charon.log" || true)
+    [ "$up" -ge "$n" ] && break
+    [ $(($(date +%s) - t0)) -gt $give_up ] && { log "rekey $n: $up of $n up after $give_up s"; return 1; }
+    sleep 0.1
+  done
+  sleep 0.5
+  local ca cb
+  ca=$(cpu_ns a)
+  cb=$(cpu_ns b)
+  swan a --rekey --child c1 >"$tmp/rekey.out" 2>&1 || { cat "$tmp/rekey.out" >&2; return 1; }
+  t0=$(date +%s)
+  while :; do
+    up=$(grep -c 'parsed CREATE_CHILD_SA response' "$tmp/a/charon.log" || true)
+    [ "$up" -ge "$n" ] && break
+    [ $(($(date +%s) - t0)) -gt $give_up ] && { log "rekey $n: $up of $n rekeyed after $give_up s"; return 1; }
+    sleep 0.05
+  done
+  local da db
+  da=$(($(cpu_ns a) - ca))
+  db=$(($(cpu_ns b) - cb))
+  local got span
+  read -r got span < <(awk '/generating CREATE_CHILD_SA request/ { if (!s) s = $1 }
+    /parsed CREATE_CHILD_SA response/ { n++; e = $1 }
+    END { printf "%d %.3f\n", n, (e - s) * 1e3 }' "$tmp/a/charon.log")
+  [ "$got" -ge "$n" ] || { log "rekey $n: $got CREATE_CHILD_SA responses in the initiator's log, not $n"; return 1; }
+  add "{\"workload\": \"rekey\", \"auth\": \"psk\", \"sas\": $n, \"run\": $r, \"all_back_ms\": $span,
+    \"initiator_cpu_ns\": $da, \"responder_cpu_ns\": $db}"
+  log "rekey $n run $r: all $n Child SAs rekeyed after $span ms, CPU per rekey $((da / n / 1000)) / $((db / n / 1000)) us"
+}
+
 # Every storm of the plan (storm_sets): per set of lists, per size and auth, run r of every
 # placement, table size and thread count before run r + 1.
 run_storms() {
@@ -654,6 +729,7 @@ run_speed() {
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 t_start=$(date +%s)
+noise_s0=$(noise_sample)
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 if want speed; then run_speed; fi
 setup_auths=(psk ed25519 ecdsa-p256 rsa2048)
@@ -670,17 +746,31 @@ if want storm; then
       for r in $(seq "$runs"); do run_storm "$n" "$r"; done
     done
   fi
+  if [ "$set_name" = full ] && [ -z "$o_storms$o_runs$o_auth$o_placement$o_table$o_segments$o_threads" ]; then
+    run_full_storms
+  fi
+fi
+# Rekey storms: the full set's (or, with --only rekey, any set's), of --storms' sizes if given.
+if want rekey && { [ "$set_name" = full ] || [ "$only" = rekey ]; }; then
+  rekey_sizes=(200 1000)
+  if [ -n "$o_storms" ]; then rekey_sizes=("${storms[@]}"); fi
+  for n in "${rekey_sizes[@]}"; do
+    for r in $(seq "$runs"); do run_rekey "$n" "$r"; done
+  done
 fi
 if want esp; then
   for suite in "${esp_suites[@]}"; do run_esp "$suite"; done
 fi
 if [ -n "$loss_rates" ] && want loss; then run_loss; fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
+noise_during=$(noise_window "$(noise_unowned "$noise_s0")" "$(noise_unowned "$(noise_sample)")")
+log "noise: during the run ($noise_method) $noise_during"
 
 {
   printf '{"schema": "oransim.measure.strongswan/1", "set": "%s", "strongswan": "%s",\n' "$set_name" "$version"
   printf ' "data_path": "%s", "cpus": %s, "load_before": %s, "load_after": %s, "wall_s": %s,\n' \
     "$data_path" "$(nproc)" "$load_before" "$load_after" "$(($(date +%s) - t_start))"
+  printf ' "noise": {"method": "%s", "before": %s, "during": %s},\n' "$noise_method" "$noise_before" "$noise_during"
   # Runs with a storm option, --esp-mss or --only: the arguments, since "set" does not say it.
   if [ "$extended" = 1 ] || [ -n "$esp_mss$only$o_suites$o_esp_runs$loss_rates" ] || [ $openssl_first = 1 ]; then printf ' "arguments": %s,\n' "$(jq -R . <<<"$argv")"; fi
   printf ' "rows": [\n'

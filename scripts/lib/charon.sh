@@ -61,6 +61,8 @@ charon_cleanup() {
   done
   for ns in "${nss[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   if [ -n "$tmp" ] && [ -d "$tmp" ]; then rm -rf "$tmp"; fi
+  # A caller's last step, once every process is gone (the bench leaves its cgroup).
+  if declare -F charon_after_cleanup >/dev/null; then charon_after_cleanup; fi
   exit "$status"
 }
 

@@ -11,6 +11,12 @@
 //!   server's CPU time from `/proc/<pid>/schedstat` and the client's from `wait4`;
 //! - bulk records per cipher suite: `s_time -www /<file>` against `s_server -WWW` serving a
 //!   64 MiB file;
+//! - the full set only (issue 36 #3): the fitted pair's handshakes from [`CONCURRENT_CLIENTS`]
+//!   `s_time -new` clients at once against one server, and resumed handshakes (`s_time -reuse
+//!   -www /` of a one-byte file against an `s_server -WWW` per certificate: the HTTP exchange
+//!   makes the client read the server's NewSessionTicket, which a bare `-reuse` never does in
+//!   TLS 1.3, so nothing resumed) for X25519 with each certificate, each connection after the
+//!   first checked to be resumed (`s_time` prints `r` for it);
 //! - `openssl speed -mr -seconds 1` for the three AEADs (`-aead -evp`) and the key ops, parsed
 //!   by the project's importer (`crypto_bench::openssl::parse`).
 //!
@@ -24,8 +30,8 @@ use std::time::{Duration, Instant};
 
 pub use model::validate::tls::Set;
 use model::validate::tls::{
-    BulkRun, BulkWorkload, Cert, Group, HandshakeRun, HandshakeWorkload, MEASURE_SCHEMA, Speed,
-    TlsMeasurements, TlsSuite,
+    BulkRun, BulkWorkload, Cert, ConcurrentWorkload, FIT_HANDSHAKE, Group, HandshakeRun,
+    HandshakeWorkload, MEASURE_SCHEMA, Speed, TlsMeasurements, TlsSuite,
 };
 
 use crate::LiveError;
@@ -35,6 +41,12 @@ pub const OPENSSL: &str = "openssl";
 
 /// Size of the file the bulk servers serve \[bytes\].
 pub const BULK_FILE_BYTES: u64 = 64 << 20;
+
+/// The client counts of the full set's concurrent handshake workloads.
+pub const CONCURRENT_CLIENTS: [u32; 2] = [2, 4];
+
+/// The file the resumption servers serve: one byte, in [`WWW`] beside the bulk file.
+const RESUME_FILE: &str = "one.txt";
 
 /// How long a server may take to accept its first connection.
 const SERVER_READY: Duration = Duration::from_secs(10);
@@ -70,6 +82,8 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
     std::fs::create_dir(d.join(WWW))
         .map_err(|e| LiveError::io(format!("creating {}", d.join(WWW).display()), e))?;
     write_bulk_file(&d.join(WWW).join("bulk.bin"))?;
+    std::fs::write(d.join(WWW).join(RESUME_FILE), b"x")
+        .map_err(|e| LiveError::io(format!("writing {RESUME_FILE}"), e))?;
     let speed = speed(d, log)?;
 
     let mut hs_servers = Vec::new();
@@ -79,6 +93,23 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
             hs_servers.push((g, c, s, Vec::new()));
         }
     }
+    // The full set's resumption servers (one per certificate, X25519) and concurrent runs.
+    let full = set == Set::Full;
+    let mut resume_servers = Vec::new();
+    if full {
+        for c in Cert::ALL {
+            let s = Server::start(d, Group::X25519, c, Some(TlsSuite::Aes256GcmSha384), log)?;
+            resume_servers.push((c, s, Vec::new()));
+        }
+    }
+    let mut concurrent: Vec<(u32, Vec<HandshakeRun>)> = if full {
+        CONCURRENT_CLIENTS
+            .iter()
+            .map(|&k| (k, Vec::new()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut bulk_servers = Vec::new();
     for s in TlsSuite::ALL {
         let srv = Server::start(d, Group::X25519, Cert::EcdsaP256, Some(s), log)?;
@@ -102,6 +133,71 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
                 g.id(),
                 c.id(),
                 fin.wall_ns as f64 / 1e9
+            ));
+        }
+        if let Some((_, _, srv, _)) = hs_servers
+            .iter_mut()
+            .find(|(g, c, _, _)| (*g, *c) == FIT_HANDSHAKE)
+        {
+            for (k, runs) in &mut concurrent {
+                let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
+                let (outs, cpu0, fins, cpu1) = srv.clients(d, FIT_HANDSHAKE.0, &args, *k, set)?;
+                let mut handshakes = 0;
+                for out in &outs {
+                    handshakes += parse_s_time(out)?.0;
+                }
+                runs.push(HandshakeRun {
+                    handshakes,
+                    wall_ns: fins.iter().map(|f| f.wall_ns).max().unwrap_or(0),
+                    server_cpu_ns: cpu1.saturating_sub(cpu0),
+                    client_cpu_ns: fins.iter().map(|f| f.cpu_ns).sum(),
+                });
+                log(&format!(
+                    "run {}: {} {} x {k} clients: {handshakes} handshakes",
+                    run + 1,
+                    FIT_HANDSHAKE.0.id(),
+                    FIT_HANDSHAKE.1.id(),
+                ));
+            }
+        }
+        for (c, srv, runs) in &mut resume_servers {
+            let page = format!("/{RESUME_FILE}");
+            let args = [
+                "s_time",
+                "-connect",
+                &srv.addr(),
+                "-reuse",
+                "-www",
+                &page,
+                "-time",
+                &secs,
+            ];
+            let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
+            let handshakes = parse_s_time(&out)?.0;
+            // One `r` per resumed connection, `*` (or a version letter) per full one: all but
+            // the first must be resumed.
+            let marks = out
+                .lines()
+                .filter(|l| !l.is_empty() && l.chars().all(|ch| "rt*123".contains(ch)))
+                .collect::<String>();
+            let resumed = marks.chars().filter(|&ch| ch == 'r').count() as u64;
+            if resumed + 1 < handshakes {
+                return Err(LiveError::Measurement(format!(
+                    "s_time -reuse against the {} server resumed {resumed} of {handshakes} connections",
+                    c.id()
+                )));
+            }
+            runs.push(HandshakeRun {
+                handshakes,
+                wall_ns: fin.wall_ns,
+                server_cpu_ns: cpu1.saturating_sub(cpu0),
+                client_cpu_ns: fin.cpu_ns,
+            });
+            log(&format!(
+                "run {}: {} {} resumed: {handshakes} handshakes ({resumed} resumed)",
+                run + 1,
+                Group::X25519.id(),
+                c.id()
             ));
         }
         for (s, srv, runs) in &mut bulk_servers {
@@ -146,6 +242,23 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
             runs,
         })
         .collect();
+    let concurrent = concurrent
+        .into_iter()
+        .map(|(clients, runs)| ConcurrentWorkload {
+            group: FIT_HANDSHAKE.0,
+            cert: FIT_HANDSHAKE.1,
+            clients,
+            runs,
+        })
+        .collect();
+    let resumed = resume_servers
+        .into_iter()
+        .map(|(cert, _server, runs)| HandshakeWorkload {
+            group: Group::X25519,
+            cert,
+            runs,
+        })
+        .collect();
     Ok(TlsMeasurements {
         schema: MEASURE_SCHEMA.to_owned(),
         openssl_version,
@@ -157,6 +270,8 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         load_after: load_average()?,
         handshakes,
         bulk,
+        concurrent,
+        resumed,
         speed,
     })
 }
@@ -587,6 +702,62 @@ impl Server {
         let text = std::fs::read_to_string(&out)
             .map_err(|e| LiveError::io(format!("reading {}", out.display()), e))?;
         Ok((text, cpu0, fin, cpu1))
+    }
+}
+
+impl Server {
+    /// Runs `clients` copies of one `s_time` against this server at once: (each one's stdout,
+    /// server CPU before, each one's times, server CPU after).
+    fn clients(
+        &mut self,
+        d: &Path,
+        g: Group,
+        args: &[&str],
+        clients: u32,
+        set: Set,
+    ) -> Result<(Vec<String>, u64, Vec<Finished>, u64), LiveError> {
+        let limit = Duration::from_secs(u64::from(set.seconds())) + SLACK;
+        let conf = d.join(conf_name(g));
+        let cpu0 = self.cpu_ns()?;
+        let results: Vec<Result<(String, Finished), LiveError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..clients)
+                .map(|i| {
+                    let conf = conf.clone();
+                    scope.spawn(move || {
+                        let out = d.join(format!("client-{i}.out"));
+                        let mut cmd = Command::new(OPENSSL);
+                        cmd.args(args).current_dir(d).env("OPENSSL_CONF", conf);
+                        let fin = run_timed(
+                            &mut cmd,
+                            &out,
+                            &d.join(format!("client-{i}.err")),
+                            limit,
+                            &args.join(" "),
+                        )?;
+                        let text = std::fs::read_to_string(&out)
+                            .map_err(|e| LiveError::io(format!("reading {}", out.display()), e))?;
+                        Ok((text, fin))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(LiveError::Measurement("a client thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        let cpu1 = self.cpu_ns()?;
+        let mut outs = Vec::new();
+        let mut fins = Vec::new();
+        for r in results {
+            let (o, f) = r?;
+            outs.push(o);
+            fins.push(f);
+        }
+        Ok((outs, cpu0, fins, cpu1))
     }
 }
 

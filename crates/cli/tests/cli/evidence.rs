@@ -186,6 +186,7 @@ fn validate_rows_follow_the_rule(target: &str, file: &str) {
         target,
         "--measurements",
         file,
+        "--despite-noise",
         "--format",
         "json",
     ]);

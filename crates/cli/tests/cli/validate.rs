@@ -25,6 +25,10 @@ const TLS: &str = "crates/model/tests/data/tls-measurements.json";
 /// The words of a fit's refusal of measurements too noisy for a difference term.
 const NOISY: &str = "re-measure on a quiet host";
 
+/// The words of `validate`'s refusal of a run whose host was too busy with other work
+/// (issue 36 #2).
+const TOO_NOISY: &str = "too noisy to judge";
+
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "validate test: {line}");
 }
@@ -458,6 +462,13 @@ fn for_real(target: &str, skip_var: &str, skipped_word: &str) -> Option<String> 
         "oransim validate {target} exited {:?} and saved no measurements: {last:?}",
         out.status.code()
     );
+    if out.status.code() == Some(3) {
+        // Other work took more of the host than docs/validation.md allows (CI runs this beside
+        // the fuzzer's build): refused, and refused again from the saved file; judged with
+        // --despite-noise.
+        too_noisy_refused(target, &err, &saved, json_s);
+        return Some(err);
+    }
     if out.status.code() == Some(2) && err.contains(NOISY) {
         // A host too busy for a difference term (CI runs this beside the fuzzer's build): the
         // refusal is the tool's answer, and the saved file gives the same one again.
@@ -494,6 +505,143 @@ fn for_real(target: &str, skip_var: &str, skipped_word: &str) -> Option<String> 
         target,
     );
     Some(err)
+}
+
+/// A run refused as too noisy (exit 3, `err` its stderr, `saved` its measurements): the
+/// message says what was measured; the saved file's noise is above the threshold by its own
+/// numbers; `--measurements` refuses it again; `--despite-noise` judges it.
+fn too_noisy_refused(target: &str, err: &str, saved: &Path, json: &str) {
+    assert!(err.contains(TOO_NOISY), "exit 3 without saying why: {err}");
+    assert!(err.contains("other work's share of the CPU"), "{err}");
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(saved).expect("saved")).expect("JSON");
+    let share = |w: &Value, ours_known: bool| -> Option<f64> {
+        let ours = w["ours_cpu_s"].as_f64();
+        if ours_known && ours.is_none() {
+            return None;
+        }
+        let cap = w["capacity_cpu_s"].as_f64()?;
+        Some(((w["busy_cpu_s"].as_f64()? - ours.unwrap_or(0.0)) / cap).clamp(0.0, 1.0))
+    };
+    let (before, during) = (
+        share(&m["noise"]["before"], false),
+        share(&m["noise"]["during"], true),
+    );
+    let limit = model::validate::TOO_NOISY_SHARE;
+    assert!(
+        before.is_some_and(|s| s > limit) || during.is_some_and(|s| s > limit),
+        "refused at other work's shares {before:?} before, {during:?} during: {}",
+        m["noise"]
+    );
+    let saved_s = saved.to_str().unwrap();
+    let again = oransim(&["validate", target, "--measurements", saved_s]);
+    assert_eq!(
+        again.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    check_run(
+        &[
+            "validate",
+            target,
+            "--measurements",
+            saved_s,
+            "--despite-noise",
+            "--json",
+            json,
+        ],
+        Path::new(json),
+        target,
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert!(
+        v["noise"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("TOO NOISY, judged anyway")),
+        "{}",
+        v["noise"]
+    );
+    say(&format!(
+        "TOO NOISY {target}: refused (exit 3), other work's share {before:?} before, {during:?} during"
+    ));
+}
+
+/// Issue 36 #2: `oransim validate strongswan` (the reduced set) beside a busy core
+/// (`scripts/busy-core.sh`: stress-ng --cpu 1, installed if missing, or a busy loop) either
+/// judges as it does on a quiet host (exit 0 or 1, the same checks as `strongswan_for_real`)
+/// or refuses as too noisy (exit 3, the measurements saved, what was measured said).
+#[test]
+#[ignore = "real daemons for ~100 s beside a busy core: .ci/run runs it with the real benches (cargo test -p oransim --test cli -- --ignored for_real)"]
+fn strongswan_beside_a_busy_core_for_real() {
+    use std::io::BufRead as _;
+    let _one = STRONGSWAN_BENCH.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = skip("ORANSIM_SKIP_STRONGSWAN") {
+        say(&format!("SKIPPED beside a busy core: {why}"));
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/busy-core.sh");
+    let mut busy = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("900")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash runs scripts/busy-core.sh");
+    // Its stderr until it says what keeps the core busy (after an install, if any).
+    let mut lines = std::io::BufReader::new(busy.stderr.take().unwrap()).lines();
+    let what = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l == "busy-core: stress-ng" || l == "busy-core: busy loop")
+        .expect("busy-core.sh says what it runs");
+    std::thread::spawn(move || lines.for_each(drop));
+    say(&what);
+    let dir = TempDir::new("validate-busy");
+    let (json, saved) = (dir.join("v.json"), dir.join("m.json"));
+    let (json_s, saved_s) = (json.to_str().unwrap(), saved.to_str().unwrap());
+    let out = oransim(&[
+        "validate",
+        "strongswan",
+        "--json",
+        json_s,
+        "--save-measurements",
+        saved_s,
+    ]);
+    // The busy core stopped (its pid: stress-ng stops its worker on SIGTERM).
+    unsafe {
+        libc::kill(busy.id() as i32, libc::SIGTERM);
+    }
+    let _ = busy.wait();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.code() {
+        Some(2) if err.contains("cannot run") => {
+            say(&format!("SKIPPED beside a busy core: {}", err.trim()));
+        }
+        Some(3) => too_noisy_refused("strongswan", &err, &saved, json_s),
+        Some(2) if err.contains(NOISY) => {
+            say(
+                "beside a busy core: the fit refused the measurements as too noisy for a difference term",
+            );
+        }
+        _ => {
+            assert!(saved.is_file(), "no measurements saved: {err}");
+            check_run(
+                &[
+                    "validate",
+                    "strongswan",
+                    "--measurements",
+                    saved_s,
+                    "--json",
+                    json_s,
+                ],
+                &json,
+                "strongswan",
+            );
+            say("beside a busy core: judged (other work within the threshold)");
+        }
+    }
 }
 
 /// Runs two real strongSwan daemons for about 100 s: behind `--ignored`, so `cargo test
@@ -841,4 +989,153 @@ fn strongswan_install_fails_for_real() {
         .map(|d| std::path::PathBuf::from(d.trim()))
         .expect("a `working in` line");
     assert!(!work.exists(), "{} left", work.display());
+}
+
+/// Issue 36 #2: the committed full run taken beside other builds is refused as too noisy (exit
+/// 3, saying what was measured), by its own `noise`, whose shares the test re-derives.
+#[test]
+fn the_committed_noisy_run_is_refused_as_too_noisy() {
+    let file = "calibration/host-2026-11-29-strongswan-full.measurements.json";
+    let out = oransim(&["validate", "strongswan", "--measurements", file]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(TOO_NOISY) && err.contains("before the run 100%"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "a refusal prints no judgement");
+    let m: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(file),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let w = &m["noise"]["before"];
+    let share = (w["busy_cpu_s"].as_f64().unwrap() - w["ours_cpu_s"].as_f64().unwrap())
+        / w["capacity_cpu_s"].as_f64().unwrap();
+    assert!(share > model::validate::TOO_NOISY_SHARE, "{share}");
+}
+
+/// The committed full strongSwan runs that docs/validation.md shows side by side (issue 36 #5).
+const FULL_RUNS: [(&str, &str); 2] = [
+    (
+        "calibration/host-2026-11-26-strongswan.measurements.json",
+        "2026-11-26 (load 2)",
+    ),
+    (
+        "calibration/host-2026-11-26-strongswan-child.measurements.json",
+        "2026-11-26, second (load 7)",
+    ),
+];
+
+/// The side-by-side table of [`FULL_RUNS`], from `oransim validate strongswan --measurements
+/// FILE --format json` on each: per row, each run's verdict, error and whether it counts; then
+/// each run's ledger.
+fn full_runs_side_by_side() -> String {
+    let runs: Vec<Value> = FULL_RUNS
+        .iter()
+        .map(|(file, _)| {
+            let out = oransim(&[
+                "validate",
+                "strongswan",
+                "--measurements",
+                file,
+                "--format",
+                "json",
+            ]);
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{file}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
+        })
+        .collect();
+    let mut ids: Vec<String> = Vec::new();
+    for v in &runs {
+        for r in v["rows"].as_array().unwrap() {
+            let id = r["id"].as_str().unwrap().to_owned();
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    let cell = |v: &Value, id: &str| -> String {
+        let Some(r) = v["rows"].as_array().unwrap().iter().find(|r| r["id"] == id) else {
+            return "not measured".into();
+        };
+        let err = r["error_pct"]
+            .as_f64()
+            .map(|e| format!(" {e:+.0}%"))
+            .unwrap_or_default();
+        format!(
+            "{}{err} ({})",
+            r["verdict"].as_str().unwrap(),
+            r["counts"]["class"].as_str().unwrap()
+        )
+    };
+    let mut t = format!(
+        "| row | {} | {} | same verdict |\n|---|---|---|---|\n",
+        FULL_RUNS[0].1, FULL_RUNS[1].1
+    );
+    let mut differ = 0;
+    for id in &ids {
+        let (a, b) = (cell(&runs[0], id), cell(&runs[1], id));
+        let verdict = |c: &str| c.split([' ', '(']).next().unwrap_or_default().to_owned();
+        let same = verdict(&a) == verdict(&b);
+        differ += usize::from(!same);
+        t.push_str(&format!(
+            "| `{id}` | {a} | {b} | {} |\n",
+            if same { "yes" } else { "**no**" }
+        ));
+    }
+    t.push('\n');
+    for (v, (file, name)) in runs.iter().zip(FULL_RUNS) {
+        let e = &v["evidence"];
+        t.push_str(&format!(
+            "- {name}, `{file}`: {} of {} counted rows pass ({} informative, {} unpredicted); {} not counted ({}); by provenance {} passed, {} failed\n",
+            e["passed"],
+            e["counted"],
+            e["by_class"]["informative"],
+            e["by_class"]["unpredicted"],
+            e["not_counted"],
+            e["by_class"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, n)| {
+                    *k != "informative" && *k != "unpredicted" && n.as_u64() != Some(0)
+                })
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            v["passed"],
+            v["failed"]
+        ));
+    }
+    t.push_str(&format!(
+        "- the two runs' verdicts differ on {differ} of {} rows\n",
+        ids.len()
+    ));
+    t
+}
+
+/// Issue 36 #5: docs/validation.md shows both committed full runs side by side, as
+/// [`full_runs_side_by_side`] writes them between its markers; `ORANSIM_BLESS=1` rewrites it.
+#[test]
+fn docs_show_both_full_runs_side_by_side() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/validation.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/validation.md");
+    let (begin, end) = ("<!-- full-runs:begin -->\n", "<!-- full-runs:end -->");
+    let at = doc.find(begin).expect("the begin marker") + begin.len();
+    let to = doc[at..].find(end).expect("the end marker") + at;
+    let want = full_runs_side_by_side();
+    if doc[at..to] != want {
+        if std::env::var_os("ORANSIM_BLESS").is_some() {
+            std::fs::write(&path, format!("{}{want}{}", &doc[..at], &doc[to..])).unwrap();
+        } else {
+            panic!(
+                "docs/validation.md's side-by-side table is not what validate writes (ORANSIM_BLESS=1 rewrites it):\n{want}"
+            );
+        }
+    }
 }

@@ -183,6 +183,134 @@ fn g(v: f64) -> String {
     }
 }
 
+/// The share of the host's CPU capacity other work may take, before or during a run, above
+/// which `oransim validate` refuses to judge it (issue 36 #2; docs/validation.md "Too noisy to
+/// judge"): 10%. A CPU-bound workload that loses a share `f` of the CPU it would have takes
+/// `1 / (1 - f)` as long: at 10%, 11% longer, about half the 20-25% tolerances of the CPU-bound
+/// rules ([`Rule`]); beyond it a miss could be the neighbours' as much as the model's.
+pub const TOO_NOISY_SHARE: f64 = 0.10;
+
+/// One window of the host's CPU time (`scripts/lib/noise.sh`): how busy it was, how much of
+/// that the run itself took, what was left for other work \[CPU-seconds: summed over every
+/// CPU\].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NoiseWindow {
+    /// The host's busy CPU time (`/proc/stat`: user, nice, system, irq, softirq, steal)
+    /// \[s\].
+    pub busy_cpu_s: f64,
+    /// Every CPU's time over the window, idle included: the host's capacity \[s\].
+    pub capacity_cpu_s: f64,
+    /// The run's own CPU time (its cgroup's: every process it started, daemons included)
+    /// \[s\]; `None` (JSON `null`) where no cgroup could be made.
+    pub ours_cpu_s: Option<f64>,
+    /// The host's busy time at nice > 0, part of `busy_cpu_s` \[s\].
+    #[serde(default)]
+    pub nice_cpu_s: Option<f64>,
+}
+
+impl NoiseWindow {
+    /// Other work's share of the host's capacity: (busy - ours) / capacity, at least 0; `None`
+    /// when the run's own time is unknown and `ours_known` is required, or the capacity is 0.
+    pub fn other_share(&self, ours_known: bool) -> Option<f64> {
+        if self.capacity_cpu_s <= 0.0 || (ours_known && self.ours_cpu_s.is_none()) {
+            return None;
+        }
+        let other = self.busy_cpu_s - self.ours_cpu_s.unwrap_or(0.0);
+        Some((other / self.capacity_cpu_s).clamp(0.0, 1.0))
+    }
+
+    fn check(&self, key: &str) -> Result<(), String> {
+        for (k, v) in [
+            ("busy_cpu_s", Some(self.busy_cpu_s)),
+            ("capacity_cpu_s", Some(self.capacity_cpu_s)),
+            ("ours_cpu_s", self.ours_cpu_s),
+            ("nice_cpu_s", self.nice_cpu_s),
+        ] {
+            if let Some(v) = v
+                && !(v.is_finite() && v >= 0.0)
+            {
+                return Err(format!("`{key}.{k}` = {v:?}: a CPU time >= 0 [s]"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The host's other work before and during a run (issue 36 #2): the file's `noise`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// How the run's own CPU time was told apart: `cgroup2`, `cpuacct` (cgroup v1) or `none`.
+    pub method: String,
+    /// A few seconds before the workloads, no daemon of the run yet started.
+    pub before: NoiseWindow,
+    /// The whole run.
+    pub during: NoiseWindow,
+}
+
+impl Noise {
+    /// Checks every window's times (finite, >= 0), naming the field as `noise.during.busy_cpu_s`.
+    pub fn check(&self) -> Result<(), String> {
+        self.before.check("noise.before")?;
+        self.during.check("noise.during")
+    }
+
+    /// Other work's share before the run (nothing of the run's but its shell is running then:
+    /// an unknown own time counts as 0) and during it (`None` without the run's own time).
+    pub fn shares(&self) -> (Option<f64>, Option<f64>) {
+        (
+            self.before.other_share(false),
+            self.during.other_share(true),
+        )
+    }
+
+    /// Why the run is too noisy to judge ([`TOO_NOISY_SHARE`]), in words with what was
+    /// measured; `None` when other work stayed within it.
+    pub fn too_noisy(&self) -> Option<String> {
+        let (before, during) = self.shares();
+        let over = |s: Option<f64>| s.is_some_and(|s| s > TOO_NOISY_SHARE);
+        (over(before) || over(during)).then(|| {
+            format!(
+                "other work took more than {:.0}% of the host's CPU, the share docs/validation.md allows: {}",
+                TOO_NOISY_SHARE * 100.0,
+                self.words()
+            )
+        })
+    }
+
+    /// What was measured, in words.
+    pub fn words(&self) -> String {
+        let (before, during) = self.shares();
+        let window = |w: &NoiseWindow, share: Option<f64>| {
+            let nice = w
+                .nice_cpu_s
+                .map(|n| format!(", {n:.1} at nice > 0"))
+                .unwrap_or_default();
+            let ours = w
+                .ours_cpu_s
+                .map(|o| format!("{o:.1} of it the run's own"))
+                .unwrap_or_else(|| "the run's own unknown".into());
+            match share {
+                Some(s) => format!(
+                    "{:.0}% ({:.1} CPU-s busy of {:.1}, {ours}{nice})",
+                    s * 100.0,
+                    w.busy_cpu_s,
+                    w.capacity_cpu_s
+                ),
+                None => format!(
+                    "not measured ({:.1} CPU-s busy of {:.1}, {ours}{nice})",
+                    w.busy_cpu_s, w.capacity_cpu_s
+                ),
+            }
+        };
+        format!(
+            "other work's share of the CPU before the run {}, during it {} ({})",
+            window(&self.before, before),
+            window(&self.during, during),
+            self.method
+        )
+    }
+}
+
 /// A row's evidence class, by provenance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -571,6 +699,59 @@ mod tests {
         assert_eq!((d.error_pct, d.verdict.as_str()), (None, "miss"));
         let v = Validation::new("t", "i", "p", "reduced", "n", fit, vec![a, b, c, d]);
         assert_eq!(v.summary(), "1 passed, 2 failed");
+    }
+
+    /// Issue 36 #2: other work's share is the host's busy time less the run's own, over the
+    /// capacity; above `TOO_NOISY_SHARE` in either window the run is too noisy to judge.
+    #[test]
+    fn other_work_above_the_threshold_is_too_noisy() {
+        let w = |busy: f64, ours: Option<f64>| NoiseWindow {
+            busy_cpu_s: busy,
+            capacity_cpu_s: 100.0,
+            ours_cpu_s: ours,
+            nice_cpu_s: Some(0.0),
+        };
+        let quiet = Noise {
+            method: "cgroup2".into(),
+            before: w(2.0, Some(0.0)),
+            during: w(60.0, Some(55.0)),
+        };
+        assert_eq!(quiet.shares(), (Some(0.02), Some(0.05)));
+        assert_eq!(quiet.too_noisy(), None);
+        // The run's own 55 CPU-s left out, 10 of other work is at the threshold, not above it.
+        let edge = Noise {
+            during: w(65.0, Some(55.0)),
+            ..quiet.clone()
+        };
+        assert_eq!(edge.too_noisy(), None);
+        let busy = Noise {
+            during: w(80.0, Some(55.0)),
+            ..quiet.clone()
+        };
+        let why = busy.too_noisy().expect("25% of other work");
+        assert!(
+            why.contains("during it 25% (80.0 CPU-s busy of 100.0, 55.0 of it the run's own"),
+            "{why}"
+        );
+        // Busy before the run alone refuses too; without a cgroup the run's own time during it
+        // is unknown, so only the window before is judged.
+        let before = Noise {
+            before: w(30.0, None),
+            during: w(90.0, None),
+            method: "none".into(),
+        };
+        assert_eq!(before.shares(), (Some(0.3), None));
+        assert!(
+            before
+                .too_noisy()
+                .unwrap()
+                .contains("during it not measured")
+        );
+        let unknown = Noise {
+            before: w(3.0, None),
+            ..before
+        };
+        assert_eq!(unknown.too_noisy(), None);
     }
 
     #[test]

@@ -53,7 +53,7 @@ use std::fmt::Write as _;
 use profile::{RealImplementation, Term};
 use serde::{Deserialize, Serialize};
 
-use super::{Measured, Row, RowClass, Rule, Validation};
+use super::{Measured, Noise, Row, RowClass, Rule, Validation};
 use crate::evidence::Anchor;
 use crate::scenario::handshake::ike_auth_work;
 
@@ -62,6 +62,10 @@ pub const MEASURE_SCHEMA: &str = "oransim.measure.strongswan/1";
 
 /// The storm whose measurement the parallelism and loaded daemon work are fitted to.
 pub const FIT_STORM: u32 = 50;
+
+/// The largest storm the per-held work may be fitted to \[IKE SAs\]: larger storms (the full
+/// set's 2000) are predicted from it, an extrapolation (issue 36 #3).
+pub const GROWTH_STORM_MOST: u32 = 1000;
 
 /// The certificate authentication whose set-up the certificate handling is fitted to.
 pub const FIT_CERT: &str = "ed25519";
@@ -97,6 +101,11 @@ pub struct Measurements {
     /// failed); absent in a complete file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_status: Option<i32>,
+    /// The host's other work before and during the run (files written before the bench
+    /// measured it have none): `oransim validate` refuses to judge a run above
+    /// [`super::TOO_NOISY_SHARE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
     /// The workloads' results.
     pub rows: Vec<Workload>,
 }
@@ -153,6 +162,9 @@ impl Measurements {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(key.into(), format!("{v:?}"), "a finite number >= 0");
             }
+        }
+        if let Some(n) = &self.noise {
+            n.check().map_err(MeasureError)?;
         }
         let times = |key: &str, v: &[f64]| -> Result<(), MeasureError> {
             match v.iter().position(|t| !(MIN_MS..=MAX_MS).contains(t)) {
@@ -281,6 +293,22 @@ impl Measurements {
                     cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
                     cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
                     format!("loss {auth} {sas} {run} {loss}")
+                }
+                Workload::Rekey {
+                    auth,
+                    sas,
+                    run,
+                    all_back_ms,
+                    initiator_cpu_ns,
+                    responder_cpu_ns,
+                } => {
+                    if *sas == 0 {
+                        return bad(at("sas"), "0".into(), "at least 1 Child SA");
+                    }
+                    time(at("all_back_ms"), *all_back_ms)?;
+                    cpu(at("initiator_cpu_ns"), *initiator_cpu_ns)?;
+                    cpu(at("responder_cpu_ns"), *responder_cpu_ns)?;
+                    format!("rekey {auth} {sas} {run}")
                 }
                 Workload::Esp {
                     suite,
@@ -453,6 +481,22 @@ pub enum Workload {
         /// The responder's CPU time over the storm \[ns\].
         responder_cpu_ns: f64,
     },
+    /// Every Child SA of a storm's IKE SAs rekeyed at once (CREATE_CHILD_SA with REKEY_SA,
+    /// then the old Child SA's deletion), once all were up.
+    Rekey {
+        /// Authentication of the IKE SAs.
+        auth: String,
+        /// Child SAs rekeyed (one per IKE SA).
+        sas: u32,
+        /// Run number.
+        run: u32,
+        /// First CREATE_CHILD_SA request to the last response on the capture \[ms\].
+        all_back_ms: f64,
+        /// The initiator's CPU time over it \[ns\].
+        initiator_cpu_ns: f64,
+        /// The responder's CPU time over it \[ns\].
+        responder_cpu_ns: f64,
+    },
     /// The ESP data path with one suite (or `plain`: the same path without IPsec).
     Esp {
         /// The ESP proposal (`aes256gcm16`, ...) or `plain`.
@@ -559,7 +603,8 @@ pub struct Terms {
     /// State-dependent work \[ns\] per message received per IKE SA held, \[initiator,
     /// responder\] (`ike.daemon.{initiator,responder}.per_held_sa`), fitted to the growth of
     /// the CPU per SA from the storm of [`FIT_STORM`] to the largest PSK storm of at least 4x
-    /// that size ([`Terms::growth_storm`]); zero without one, or where it did not grow.
+    /// that size and at most [`GROWTH_STORM_MOST`] ([`Terms::growth_storm`]); zero without
+    /// one, or where it did not grow.
     pub per_held_ns: [f64; 2],
     /// The storm the per-held work was fitted to, if any.
     pub growth_storm: Option<u32>,
@@ -760,6 +805,87 @@ fn placed_storms(m: &Measurements) -> BTreeMap<(String, String), BTreeMap<u32, S
     out
 }
 
+/// PSK storms on free CPUs with 16 threads and an IKE SA table larger than strongSwan's
+/// default (1), by (table size, storm size).
+fn table_storms(m: &Measurements) -> BTreeMap<(u32, u32), StormRuns> {
+    let mut out: BTreeMap<(u32, u32), StormRuns> = BTreeMap::new();
+    for w in &m.rows {
+        if let Workload::Storm {
+            auth,
+            sas,
+            all_back_ms,
+            first_try_back_ms,
+            retried,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+            placement,
+            ikesa_table_size: Some(table),
+            threads,
+            ..
+        } = w
+            && *sas > 0
+            && *table > 1
+            && auth == "psk"
+            && placement.as_deref().unwrap_or("shared") == "shared"
+            && threads.unwrap_or(16) == 16
+        {
+            let n = f64::from(*sas);
+            out.entry((*table, *sas)).or_default().push((
+                *all_back_ms,
+                *first_try_back_ms,
+                *retried,
+                initiator_cpu_ns / n,
+                responder_cpu_ns / n,
+            ));
+        }
+    }
+    out
+}
+
+/// Rekey storms by size: (all rekeyed \[ms\], initiator and responder CPU per Child SA \[ns\])
+/// per run.
+fn rekeys(m: &Measurements) -> BTreeMap<u32, Vec<(f64, f64, f64)>> {
+    let mut out: BTreeMap<u32, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    for w in &m.rows {
+        if let Workload::Rekey {
+            sas,
+            all_back_ms,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+            ..
+        } = w
+            && *sas > 0
+        {
+            let n = f64::from(*sas);
+            out.entry(*sas).or_default().push((
+                *all_back_ms,
+                initiator_cpu_ns / n,
+                responder_cpu_ns / n,
+            ));
+        }
+    }
+    out
+}
+
+/// `p` with its per-held-SA work divided by `table` (`charon.ikesa_table_size`): the IKE SA
+/// manager hashes SAs into `table` lists, so a lookup walks `held / table` entries where the
+/// default table of 1 walks all `held` (the per-held terms were fitted with the default).
+fn with_table(p: &profile::Profile, table: u32) -> Result<profile::Profile, MeasureError> {
+    let mut file = p.file().clone();
+    if let Some(imp) = file.implementation.as_mut() {
+        for term in [
+            Term::IkeDaemonInitiatorPerHeldSa,
+            Term::IkeDaemonResponderPerHeldSa,
+        ] {
+            if let Some(t) = imp.terms.get_mut(term.name()) {
+                t.value /= f64::from(table.max(1));
+            }
+        }
+    }
+    profile::Profile::from_file(file, p.origin())
+        .map_err(|e| MeasureError(format!("the profile with ikesa_table_size {table}: {e}")))
+}
+
 /// One ESP suite's measurement: RTT runs by size, TCP runs, path MTU.
 type EspRuns<'a> = (&'a BTreeMap<String, Vec<f64>>, &'a [f64], u32);
 
@@ -916,7 +1042,11 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
     // first come first served, processes every IKE_SA_INIT before any IKE_AUTH (N/2 on average,
     // then N: 1.5N). The growth of the CPU per SA from the fit storm to a storm of N then gives
     // the per-held work.
-    let growth_storm = st.keys().copied().filter(|&n| n >= 4 * FIT_STORM).max();
+    let growth_storm = st
+        .keys()
+        .copied()
+        .filter(|&n| (4 * FIT_STORM..=GROWTH_STORM_MOST).contains(&n))
+        .max();
     let per_held_ns = match growth_storm.and_then(|n| st.get(&n).map(|r| (n, r))) {
         Some((n, r)) => {
             let big_i: Vec<f64> = r.iter().map(|x| x.3).collect();
@@ -1448,6 +1578,99 @@ pub fn validate(
             ));
         }
     }
+    // Storms with a raised IKE SA table (issue 36 #3): the same engine run with the per-held
+    // work divided by the table's size (`with_table`).
+    let growth_cpu = t.growth_storm.map(|n| format!("ike.storm.{n}.cpu"));
+    for ((table, n), runs) in table_storms(m) {
+        let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
+        let cpu: Vec<f64> = runs.iter().map(|r| r.4 / 1e3).collect();
+        let (Some(all), Some(cpu)) = (Measured::of(&all), Measured::of(&cpu)) else {
+            continue;
+        };
+        let (back, cpu_per_sa) =
+            engine_storm_placed(&with_table(profile, table)?, n, "psk", "shared")?;
+        let mut fitted_from = vec!["ike.setup.psk", storm_fit.as_str(), storm_cpu_fit.as_str()];
+        if let Some(g) = &growth_cpu {
+            fitted_from.push(g);
+        }
+        rows.push(Row::new(
+            format!("ike.storm.table{table}.{n}.time"),
+            format!("restart storm: {n} IKE SAs (PSK) at once, ikesa_table_size {table}, until all are back"),
+            "ms",
+            all,
+            Some(back / 1e6),
+            if n >= 200 { Rule::Storm } else { Rule::SmallStorm },
+            from(&fitted_from),
+            &fit_ids,
+        ));
+        rows.push(Row::new(
+            format!("ike.storm.table{table}.{n}.cpu"),
+            format!("restart storm of {n}, ikesa_table_size {table}: responder CPU per SA"),
+            "us",
+            cpu,
+            Some(cpu_per_sa / 1e3),
+            Rule::CpuPerSa,
+            from(&fitted_from),
+            &fit_ids,
+        ));
+    }
+    // Rekey storms (issue 36 #3): every Child SA rekeyed at once. Each rekey is a
+    // CREATE_CHILD_SA that installs a Child SA (the `child` workload's CPU per Child SA, both
+    // daemons) and the old one's deletion, an exchange that installs nothing (the refused
+    // CREATE_CHILD_SA's CPU, both daemons); the daemons work through them at the IKE storms'
+    // parallelism, after one exchange's latency: T = create + (N - 1) x CPU per rekey / P.
+    if let (Some(x), Some((_, _, cpu))) = (&t.exchanges, child(m)) {
+        let per_rekey = cpu.iter().sum::<f64>();
+        for (n, runs) in rekeys(m) {
+            let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
+            let rcpu: Vec<f64> = runs.iter().map(|r| r.2 / 1e3).collect();
+            let (Some(all), Some(rcpu)) = (Measured::of(&all), Measured::of(&rcpu)) else {
+                continue;
+            };
+            let predicted =
+                (x.create_ns + f64::from(n.saturating_sub(1)) * per_rekey / t.parallelism) / 1e6;
+            let fitted_from = from(&[
+                "ike.child.create",
+                "ike.child.refused",
+                "ike.setup.psk",
+                &storm_fit,
+            ]);
+            rows.push(
+                Row::new(
+                    format!("ike.rekey.{n}.time"),
+                    format!("rekey storm: the Child SAs of {n} IKE SAs (PSK) rekeyed at once, until all are"),
+                    "ms",
+                    all,
+                    Some(predicted),
+                    if n >= 200 { Rule::Storm } else { Rule::SmallStorm },
+                    fitted_from.clone(),
+                    &fit_ids,
+                )
+                .why(format!(
+                    "predicted as ike.exchange.create_child ({:.3} ms) + (N - 1) x {:.0} us per rekey (the child workload's CPU per Child SA and per refused exchange, both daemons) / ike.parallelism ({:.2} cores)",
+                    x.create_ns / 1e6,
+                    per_rekey / 1e3,
+                    t.parallelism
+                )),
+            );
+            rows.push(
+                Row::new(
+                    format!("ike.rekey.{n}.cpu"),
+                    format!("rekey storm of {n}: responder CPU per Child SA rekeyed"),
+                    "us",
+                    rcpu,
+                    Some((cpu[1] + cpu[3]) / 1e3),
+                    Rule::CpuPerSa,
+                    fitted_from,
+                    &fit_ids,
+                )
+                .anchored(Some(Anchor::new(
+                    "ike.child.create's responder CPU per Child SA (measured; ike.child_sa.install.responder_cpu fitted to it)",
+                    cpu[1] / 1e3,
+                ))),
+            );
+        }
+    }
     // The ESP data path.
     if let (Some(_), Some((plain_rtt, _, _))) = (t.esp_per_packet_ns, esp(m, "plain")) {
         let openssl_fit = format!("esp.tput.{FIT_OPENSSL_SUITE}");
@@ -1573,10 +1796,14 @@ pub fn validate(
     }
     rows.extend(loss_rows(m, profile, &fit_ids)?);
     let rows = anchor_ike(rows);
-    let noise = format!(
+    let mut noise = format!(
         "load average {:.2} before, {:.2} after (1-minute) on {} logical CPUs; the run took {:.0} s",
         m.load_before, m.load_after, m.cpus, m.wall_s
     );
+    if let Some(n) = &m.noise {
+        noise.push_str("; ");
+        noise.push_str(&n.words());
+    }
     Ok(Validation::new(
         "strongswan",
         format!("strongSwan {} (charon)", m.strongswan),
@@ -1780,9 +2007,16 @@ fn anchor_ike(rows: Vec<Row>) -> Vec<Row> {
             let anchor = match parts.as_slice() {
                 ["ike", "setup", auth] if *auth != "psk" => fitted(&cert_setup, "", 1.0),
                 ["ike", "cpu", auth, "responder"] if *auth != "psk" => fitted(&cert_cpu, "", 1.0),
-                ["ike", "storm", n, "cpu"] if n.parse::<u32>().is_ok() => {
+                ["ike", "storm", .., n, "cpu"] if n.parse::<u32>().is_ok() => {
                     fitted(&storm_cpu, ", the same CPU per SA", 1.0)
                 }
+                ["ike", "rekey", n, "time"] => n.parse::<u32>().ok().and_then(|n| {
+                    fitted(
+                        &storm,
+                        &format!(", its time per SA times {n}: a rekey timed as a set-up"),
+                        f64::from(n) / f64::from(FIT_STORM),
+                    )
+                }),
                 ["ike", "storm", .., n, "time"] => n.parse::<u32>().ok().and_then(|n| {
                     fitted(
                         &storm,

@@ -281,6 +281,21 @@ pub struct HandshakeWorkload {
     pub runs: Vec<HandshakeRun>,
 }
 
+/// Handshakes of one (group, certificate) pair from several `s_time -new` clients at once
+/// against one server (the full set's; issue 36 #3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrentWorkload {
+    /// Key-exchange group.
+    pub group: Group,
+    /// Server certificate.
+    pub cert: Cert,
+    /// Clients started together.
+    pub clients: u32,
+    /// The runs: `handshakes` and `client_cpu_ns` summed over the clients, `wall_ns` the
+    /// longest client's.
+    pub runs: Vec<HandshakeRun>,
+}
+
 /// The bulk workload of one cipher suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BulkWorkload {
@@ -323,6 +338,14 @@ pub struct TlsMeasurements {
     pub handshakes: Vec<HandshakeWorkload>,
     /// One per suite.
     pub bulk: Vec<BulkWorkload>,
+    /// Handshakes from several clients at once, one per (group, certificate, clients) (the
+    /// full set's; empty in files written before the bench ran them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concurrent: Vec<ConcurrentWorkload>,
+    /// Resumed handshakes (`s_time -reuse`: every connection after the first resumes its
+    /// session), one per (group, certificate) (the full set's; empty before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed: Vec<HandshakeWorkload>,
     /// Cipher and key-op costs of the same libcrypto.
     pub speed: Speed,
 }
@@ -393,6 +416,45 @@ impl TlsMeasurements {
                 )?;
             }
         }
+        let hs_runs = |key: &str, runs: &[HandshakeRun]| -> Result<(), String> {
+            for (j, r) in runs.iter().enumerate() {
+                run(
+                    format!("{key}.runs[{j}]"),
+                    ("handshakes", r.handshakes),
+                    r.wall_ns,
+                    [
+                        ("server_cpu_ns", r.server_cpu_ns),
+                        ("client_cpu_ns", r.client_cpu_ns),
+                    ],
+                )?;
+            }
+            Ok(())
+        };
+        for (i, w) in self.concurrent.iter().enumerate() {
+            let id = concurrent_id(w.group, w.cert, w.clients);
+            if !(1..=1024).contains(&w.clients) {
+                return bad(
+                    format!("concurrent[{i}].clients"),
+                    w.clients.to_string(),
+                    "1 to 1024 clients",
+                );
+            }
+            if !seen.insert(id.clone()) {
+                return Err(format!(
+                    "`concurrent[{i}]`: {id} is measured twice; one workload per group, certificate and client count"
+                ));
+            }
+            hs_runs(&format!("concurrent[{i}]"), &w.runs)?;
+        }
+        for (i, w) in self.resumed.iter().enumerate() {
+            let id = resumed_id(w.group, w.cert);
+            if !seen.insert(id.clone()) {
+                return Err(format!(
+                    "`resumed[{i}]`: {id} is measured twice; one workload per group and certificate"
+                ));
+            }
+            hs_runs(&format!("resumed[{i}]"), &w.runs)?;
+        }
         for (i, w) in self.bulk.iter().enumerate() {
             if !seen.insert(bulk_id(w.suite)) {
                 return Err(format!(
@@ -434,6 +496,16 @@ impl TlsMeasurements {
         }
         Ok(())
     }
+}
+
+/// The row id of a concurrent handshake workload: `tls.hs.<group>.<cert>.clients<K>`.
+pub fn concurrent_id(group: Group, cert: Cert, clients: u32) -> String {
+    format!("{}.clients{clients}", handshake_id(group, cert))
+}
+
+/// The row id of a resumed handshake workload: `tls.hs.<group>.<cert>.resumed`.
+pub fn resumed_id(group: Group, cert: Cert) -> String {
+    format!("{}.resumed", handshake_id(group, cert))
 }
 
 /// The row id of a handshake workload: `tls.hs.<group>.<cert>`.
@@ -803,6 +875,100 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
             .why(format!("no prediction: {e}")),
         };
         rows.push(row);
+    }
+    // Several clients at once (issue 36 #3). `s_server` serves one connection at a time, so
+    // clients queue behind it: what a second client hides is only the work a client does
+    // before its ClientHello (its key share's generation), done while the server serves
+    // another; and the host's cores bound the rate at (C_s + C_c) / min(cores, clients + 1).
+    for w in &m.concurrent {
+        let id = concurrent_id(w.group, w.cert, w.clients);
+        let quantity = format!(
+            "TLS 1.3 full handshakes per second, {} key exchange, {} certificate, {} s_time -new clients at once",
+            w.group.openssl_name(),
+            w.cert.id(),
+            w.clients
+        );
+        let Some(h) = hs(&HandshakeWorkload {
+            group: w.group,
+            cert: w.cert,
+            runs: w.runs.clone(),
+        }) else {
+            continue;
+        };
+        let prediction = terms.clone().and_then(|t| {
+            let (cs, cc) = handshake_crypto(m, w.group, w.cert)?;
+            let (s, c) = (t.server_overhead_ns.0 + cs, t.client_overhead_ns.0 + cc);
+            let hidden = if w.clients >= 2 {
+                op_ns(m, w.group.keygen_proxy_op(), 0)?
+            } else {
+                0.0
+            };
+            let lanes = f64::from(m.host_cores.min(w.clients.saturating_add(1)).max(1));
+            Ok(((s + c - hidden + t.wait_ns.0).max((s + c) / lanes), hidden))
+        });
+        rows.push(match prediction {
+            Ok((period, hidden)) => Row::new(
+                id,
+                quantity,
+                "1/s",
+                h.rate,
+                (period > 0.0).then(|| 1e9 / period),
+                Rule::HandshakeRate,
+                vec![fit_hs.clone()],
+                &fitted_to,
+            )
+            .why(format!(
+                "s_server serves one connection at a time: period = C_s + C_c + W less the client's key-share generation a queued client hides ({}), at least (C_s + C_c) over min(cores, clients + 1); {} predicted, {} measured",
+                us(hidden),
+                us(period),
+                us(h.period_ns.median)
+            )),
+            Err(e) => Row::new(id, quantity, "1/s", h.rate, None, Rule::HandshakeRate, vec![fit_hs.clone()], &fitted_to)
+                .why(format!("no prediction: {e}")),
+        });
+    }
+    // Resumed handshakes (issue 36 #3): OpenSSL resumes with psk_dhe_ke, so both sides still
+    // generate and agree a key share, but neither signs nor verifies a certificate.
+    for w in &m.resumed {
+        let id = resumed_id(w.group, w.cert);
+        let quantity = format!(
+            "TLS 1.3 resumed handshakes per second, {} key exchange, {} certificate on the first, s_time -reuse",
+            w.group.openssl_name(),
+            w.cert.id()
+        );
+        let Some(h) = hs(w) else {
+            continue;
+        };
+        let prediction = terms.clone().and_then(|t| {
+            let (cs, cc) = handshake_crypto(m, w.group, w.cert)?;
+            let sign = op_ns(m, w.cert.sign_op(), 0)?;
+            let verify = op_ns(m, w.cert.verify_op(), 0)?;
+            Ok((
+                t.server_overhead_ns.0 + cs - sign + t.client_overhead_ns.0 + cc - verify
+                    + t.wait_ns.0,
+                sign + verify,
+            ))
+        });
+        rows.push(match prediction {
+            Ok((period, skipped)) => Row::new(
+                id,
+                quantity,
+                "1/s",
+                h.rate,
+                (period > 0.0).then(|| 1e9 / period),
+                Rule::HandshakeRate,
+                vec![fit_hs.clone()],
+                &fitted_to,
+            )
+            .why(format!(
+                "a full handshake's period less the certificate's signature and verification ({}, psk_dhe_ke keeps the key exchange): {} predicted, {} measured",
+                us(skipped),
+                us(period),
+                us(h.period_ns.median)
+            )),
+            Err(e) => Row::new(id, quantity, "1/s", h.rate, None, Rule::HandshakeRate, vec![fit_hs.clone()], &fitted_to)
+                .why(format!("no prediction: {e}")),
+        });
     }
     for w in &m.bulk {
         let id = bulk_id(w.suite);
