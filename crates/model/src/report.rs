@@ -234,6 +234,9 @@ pub struct TunnelsBack {
     pub last_back_ns: Option<f64>,
     /// Requests retransmitted, all flows and replications.
     pub retransmissions: u64,
+    /// Of those, the ones that followed a loss (the rest: timers that expired while the
+    /// exchange waited).
+    pub retransmissions_after_loss: u64,
     /// The completion times of every tunnel that came back, all flows and replications
     /// together (exact precision) \[ns\]; `None` when none came back.
     pub completion: Option<DistSummary>,
@@ -328,6 +331,7 @@ impl Report {
                 failed: 0,
                 last_back_ns: None,
                 retransmissions: 0,
+                retransmissions_after_loss: 0,
                 completion: None,
                 charged: String::new(),
             });
@@ -340,6 +344,9 @@ impl Report {
             t.failed = t.failed.saturating_add(h.failed);
             t.tunnels = t.back.saturating_add(t.failed);
             t.retransmissions = t.retransmissions.saturating_add(h.retransmissions);
+            t.retransmissions_after_loss = t
+                .retransmissions_after_loss
+                .saturating_add(h.retransmissions_after_loss);
             if let Some(c) = &h.completion {
                 t.last_back_ns = Some(t.last_back_ns.map_or(c.max_ns, |m| m.max(c.max_ns)));
             }
@@ -552,6 +559,10 @@ pub struct HandshakeReport {
     pub failed: u64,
     /// Requests retransmitted.
     pub retransmissions: u64,
+    /// Of those, the ones that followed a lost copy of the exchange's request or response; the
+    /// rest are timers that expired while the exchange waited (at a busy node), with nothing
+    /// lost.
+    pub retransmissions_after_loss: u64,
     /// Time from a tunnel's start to its last response processed \[ns\] (`null` when no
     /// handshake completed: a summary of nothing is not a number).
     pub completion: Option<DistSummary>,
@@ -836,6 +847,7 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,
                     retransmissions: merged.handshake_retransmissions,
+                    retransmissions_after_loss: merged.handshake_retransmissions_after_loss,
                     completion: (merged.handshake.count() > 0).then(|| merged.handshake.summary()),
                     exchanges: exchanges
                         .iter()

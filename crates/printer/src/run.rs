@@ -219,9 +219,22 @@ fn storm_block(r: &Report, t: &TunnelsBack) -> String {
         ),
         None => "none completed".to_owned(),
     };
+    // Which retransmissions followed a loss and which were timers that expired while the
+    // exchange waited (issue 39: a storm with no loss retransmits only when a timer expires).
+    let why = match (t.retransmissions, t.retransmissions_after_loss) {
+        (0, _) => String::new(),
+        (n, 0) => {
+            format!(" (none after a loss: all {n} timers that expired while the exchange waited)")
+        }
+        (n, a) if a == n => " (all after a loss)".to_owned(),
+        (n, a) => format!(
+            " ({a} after a loss, {} timers that expired while the exchange waited)",
+            n.saturating_sub(a)
+        ),
+    };
     let _ = writeln!(
         out,
-        "storm: {} handshake flow{} (`--per-flow` lists each), {} tunnels: {} back, {} failed, {} retransmissions; {completion}",
+        "storm: {} handshake flow{} (`--per-flow` lists each), {} tunnels: {} back, {} failed, {} retransmissions{why}; {completion}",
         hs.len(),
         if hs.len() == 1 { "" } else { "s" },
         t.tunnels,

@@ -566,6 +566,9 @@ pub struct FlowStats {
     pub handshakes_failed: u64,
     /// Handshake requests retransmitted.
     pub handshake_retransmissions: u64,
+    /// Of those, the ones sent after a copy of the exchange's request or response was lost
+    /// since the send before (the others: timers that expired while the exchange waited).
+    pub handshake_retransmissions_after_loss: u64,
     /// Handshakes: per exchange, request sent (work included) to response processed \[ps\].
     pub exchanges: Vec<DelayHist>,
 }
@@ -607,6 +610,7 @@ impl FlowStats {
         self.handshake.merge(&o.handshake);
         self.handshakes_failed += o.handshakes_failed;
         self.handshake_retransmissions += o.handshake_retransmissions;
+        self.handshake_retransmissions_after_loss += o.handshake_retransmissions_after_loss;
         if self.exchanges.len() < o.exchanges.len() {
             self.exchanges
                 .resize(o.exchanges.len(), DelayHist::default());

@@ -797,6 +797,12 @@ fn handshake_exchanges_and_a_storm() {
     assert_eq!(f.handshakes_failed, 0);
     let n = f.handshake_retransmissions as f64;
     assert!((n - 1125.0).abs() < 5.0 * 41.9, "{n}");
+    // A response comes back within 5 ms of a request that got through, long before the 1 s
+    // timer: every retransmission follows a loss.
+    assert_eq!(
+        f.handshake_retransmissions_after_loss,
+        f.handshake_retransmissions
+    );
     // No tunnel is faster than the unloaded 4824 us; one retransmission adds at least 1 s.
     let s = f.handshake.summary();
     assert!(s.min_ns >= 4_824_000.0, "{}", s.min_ns);
@@ -895,6 +901,8 @@ fn a_retransmitted_request_is_not_processed_twice() {
         "{}",
         f.handshake_retransmissions
     );
+    // Nothing was lost: every one is a timer that expired while its request waited.
+    assert_eq!(f.handshake_retransmissions_after_loss, 0);
     assert_eq!(f.handshakes_failed, 0);
     assert_eq!(f.handshake.count(), 1000);
     assert_eq!(with.nodes[1].busy_ps, 1000 * 300 * 1_000_000);

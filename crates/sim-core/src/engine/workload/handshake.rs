@@ -42,6 +42,10 @@ pub(in crate::engine) struct Tunnel<'a> {
     initiator_charged: bool,
     /// Whether the current send's retransmission timer is armed (on departure or loss).
     armed: bool,
+    /// Whether a copy of the current exchange's request or response was lost since the last
+    /// send: a retransmission then follows a loss, not only a timer that expired while the
+    /// exchange waited.
+    lost: bool,
     done: bool,
 }
 
@@ -101,6 +105,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             responder: Side::Idle,
             initiator_charged: false,
             armed: false,
+            lost: false,
             done: false,
         });
         self.handshake_send(g);
@@ -140,6 +145,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         ];
         t.sends.bump(1);
         t.armed = false;
+        t.lost = false;
         let (flow, size) = (t.flow as usize, e.request);
         let msg = HandshakeMsg {
             tunnel: g,
@@ -333,9 +339,11 @@ impl<'a, O: Observer> Engine<'a, O> {
         if t.retries < tries {
             self.work.tunnels[g as usize].retries.bump(1);
             if t.start >= self.warmup {
-                self.flows[t.flow as usize]
-                    .handshake_retransmissions
-                    .bump(1);
+                let stats = &mut self.flows[t.flow as usize];
+                stats.handshake_retransmissions.bump(1);
+                if t.lost {
+                    stats.handshake_retransmissions_after_loss.bump(1);
+                }
             }
             self.handshake_send(g);
         } else {
@@ -355,6 +363,9 @@ impl<'a, O: Observer> Engine<'a, O> {
         if t.retransmit.is_none() {
             self.handshake_fail(m.tunnel);
             return;
+        }
+        if t.exchange == m.exchange {
+            t.lost = true;
         }
         if m.charged && t.exchange == m.exchange {
             match kind {
