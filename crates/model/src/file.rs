@@ -281,6 +281,11 @@ pub struct NodeFile {
     /// the node is a machine of its own with its own `cores`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// On a host: the most of its cores this node uses at once, a process with this many
+    /// threads of work (default: every core of the host). A packet waiting for a core holds
+    /// one of them (`sim_core::network::HostConfig::threads`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<i64>,
     /// Identical machines the node stands for (default 1): the gNBs of a RIC restart as one
     /// node, each machine with its own cores, I/O stage and link, starting one tunnel of the
     /// node's handshake flows (`sim_core::network::NodeConfig::machines`).

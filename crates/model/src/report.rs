@@ -621,6 +621,10 @@ pub struct NodeReport {
     /// that is a machine of its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// On a shared host: the most of its cores the node uses at once (`threads`); absent
+    /// without a limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
     /// Servers (cores); `None` (JSON `null`) for a node of unlimited cores (`cores =
     /// "unlimited"`: a server for every packet). A node whose data path runs each direction in
     /// threads of its own (kernel-libipsec) has this many per direction.
@@ -957,6 +961,12 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                 name: n.name.clone(),
                 machines: (n.machines > 1).then_some(n.machines),
                 host: host.map(|h| h.name.clone()),
+                threads: host.and_then(|h| {
+                    h.threads
+                        .iter()
+                        .find(|&&(node, _)| node == i)
+                        .map(|&(_, t)| t)
+                }),
                 cores: (!unlimited).then_some(n_servers),
                 utilisation,
                 busy_ns: busy / 1e3,

@@ -488,3 +488,76 @@ fn unlimited_cores_never_queue() {
         .to_string();
     assert!(e.contains("from 1 to 4096"), "{e}");
 }
+
+/// `threads` on a node on a host (issue 35): two Poisson-fed nodes of 1 us exponential service
+/// each limited to one thread on a two-core host never wait for a core, so their flows' delays
+/// are bit for bit those of two one-core machines; refused, naming the key: `threads` off a
+/// host, 0 threads, and a node whose load its threads cannot carry although its host's cores
+/// could.
+#[test]
+fn threads_on_a_host_limit_a_node_and_are_checked() {
+    let scenario = |host: &str, a_rate: &str| {
+        format!(
+            "[scenario]\nname = \"t\"\nseed = 3\n[stop]\npackets = 20000\n\
+             [[node]]\nname = \"a\"\n{host}service = {{ model = \"exponential\", mean = \"1us\" }}\n\
+             [[node]]\nname = \"b\"\n{host}service = {{ model = \"exponential\", mean = \"1us\" }}\n\
+             [[node]]\nname = \"sa\"\n[[node]]\nname = \"sb\"\n\
+             [[link]]\nbetween = [\"a\", \"sa\"]\nrate = \"10Gbps\"\n\
+             [[link]]\nbetween = [\"b\", \"sb\"]\nrate = \"10Gbps\"\n\
+             {}[[flow]]\nname = \"fa\"\nfrom = \"a\"\nto = \"sa\"\n\
+             source = {{ kind = \"poisson\", rate = \"{a_rate}\", size = \"100B\" }}\n\
+             [[flow]]\nname = \"fb\"\nfrom = \"b\"\nto = \"sb\"\n\
+             source = {{ kind = \"poisson\", rate = \"500000pps\", size = \"100B\" }}\n",
+            if host.is_empty() {
+                ""
+            } else {
+                "[[host]]\nname = \"h\"\ncores = 2\n"
+            }
+        )
+    };
+    let dir = write(
+        "threads",
+        &[
+            ("alone.toml", &scenario("", "300000pps")),
+            (
+                "limited.toml",
+                &scenario("host = \"h\"\nthreads = 1\n", "300000pps"),
+            ),
+            ("off.toml", &scenario("threads = 1\n", "300000pps")),
+            (
+                "zero.toml",
+                &scenario("host = \"h\"\nthreads = 0\n", "300000pps"),
+            ),
+            (
+                "over.toml",
+                &scenario("host = \"h\"\nthreads = 1\n", "1200000pps"),
+            ),
+        ],
+    );
+    let at = |f: &str| dir.with_file_name(f);
+    let delays = |r: &model::Report| -> Vec<String> {
+        r.flows
+            .iter()
+            .map(|f| serde_json::to_string(&f.delay).unwrap())
+            .collect()
+    };
+    assert_eq!(
+        delays(&run(&at("limited.toml"))),
+        delays(&run(&at("alone.toml")))
+    );
+    // The same load without the limit fits the host's two cores.
+    let unlimited = scenario("host = \"h\"\n", "1200000pps");
+    assert!(Scenario::from_toml_str(&unlimited, &at("u.toml")).is_ok());
+    for (file, key, what) in [
+        ("off.toml", "node[0] (\"a\").threads", "on no host"),
+        ("zero.toml", "node[0] (\"a\").threads", "from 1 to"),
+        (
+            "over.toml",
+            "node[0] (\"a\").threads",
+            "1 thread (of its host's 2 cores)",
+        ),
+    ] {
+        let e = Scenario::load(&at(file)).unwrap_err().to_string();
+        assert!(e.contains(key) && e.contains(what), "{file}: {e}");
+    }
+}

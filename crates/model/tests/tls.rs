@@ -200,6 +200,8 @@ fn the_engine_queues_a_clienthello_behind_a_long_server_tail() {
                 client_ns: 500_000.0,
                 client_before_ns,
                 wait_ns: -100_000.0,
+                clients: 1,
+                host_cores: 2,
             },
             model::validate::tls::Group::X25519,
             model::validate::tls::Cert::EcdsaP256,

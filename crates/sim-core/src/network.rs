@@ -59,6 +59,12 @@ pub struct HostConfig {
     pub cores: u32,
     /// The nodes on this host: indices in [`Network::nodes`], each on at most one host.
     pub nodes: Vec<NodeId>,
+    /// Nodes of this host that run on at most this many of its cores at once: a process with
+    /// that many threads of work (`s_server` serves one connection at a time: 1). Such a
+    /// node's packets beyond the limit wait in its own first-come line, then take the host's
+    /// pool in turn. Each listed node is one of [`HostConfig::nodes`], once, with a limit of at
+    /// least 1. Empty: every node may use every core.
+    pub threads: Vec<(NodeId, u32)>,
 }
 
 impl Network {

@@ -77,7 +77,10 @@ impl Network {
     fn validate_hosts(&self) -> Result<(), NetworkError> {
         let n = self.nodes.len();
         count("hosts", self.hosts.len(), MAX_ITEMS)?;
-        let mut on = vec![false; if self.hosts.is_empty() { 0 } else { n }];
+        // Per node: 1 + the index of its host (0: on none yet), and whether it has a thread
+        // limit.
+        let mut on = vec![0usize; if self.hosts.is_empty() { 0 } else { n }];
+        let mut limited = vec![false; on.len()];
         for (h, host) in self.hosts.iter().enumerate() {
             let item = || format!("host[{h}] (\"{}\")", host.name);
             if host.cores == 0 {
@@ -91,14 +94,34 @@ impl Network {
                         nodes: n,
                     });
                 };
-                if *seen {
+                if *seen != 0 {
                     return Err(NetworkError::BadList {
                         item: item(),
                         field: "nodes",
                         problem: "a node is on another host (or listed twice): each node is on at most one host",
                     });
                 }
-                *seen = true;
+                // `h` < hosts <= MAX_ITEMS: no overflow.
+                *seen = h.saturating_add(1);
+            }
+            for &(node, limit) in &host.threads {
+                if on.get(node) != Some(&h.saturating_add(1)) {
+                    return Err(NetworkError::BadList {
+                        item: item(),
+                        field: "threads",
+                        problem: "a thread limit names a node that is not on this host",
+                    });
+                }
+                if std::mem::replace(&mut limited[node], true) {
+                    return Err(NetworkError::BadList {
+                        item: item(),
+                        field: "threads",
+                        problem: "a node has two thread limits: give each node on the host at most one",
+                    });
+                }
+                if limit == 0 {
+                    return Err(out_of_range(item(), "threads", 0, "at least 1 thread"));
+                }
             }
         }
         Ok(())

@@ -1321,6 +1321,7 @@ fn two_nodes_one_host(cores: u32, packets: u64) -> Network {
         name: "one machine".into(),
         cores,
         nodes: vec![0, 1],
+        threads: Vec::new(),
     }];
     net
 }
@@ -1369,10 +1370,70 @@ fn a_host_per_node_changes_nothing() {
             name: format!("h{n}"),
             cores: 1,
             nodes: vec![n],
+            threads: Vec::new(),
         })
         .collect();
     let hosted = run_replication(&net, 3, 0).unwrap();
     assert_eq!(format!("{alone:?}"), format!("{hosted:?}"));
+}
+
+/// Thread limits on a host (issue 35: `s_server` serves one connection at a time, whatever the
+/// cores): two M/M/1 nodes limited to one thread each on a two-core host never wait for a core,
+/// so each flow's delays are bit for bit those of two machines of one core; on a one-core host
+/// the pair is still the merged M/M/1 of `two_nodes_on_one_host_are_one_queue_with_merged_arrivals`
+/// on average over both flows. A node limited to
+/// two threads alone on a four-core host is an M/M/2, inside the 99% CI of 10 replications.
+#[test]
+fn thread_limits_on_a_host_cap_each_node() {
+    let delays = |r: &sim_core::engine::RunStats| -> Vec<String> {
+        r.flows
+            .iter()
+            .map(|f| format!("{:?}", f.forward.delay))
+            .collect()
+    };
+    let mut net = two_nodes_one_host(2, 50_000);
+    net.hosts[0].threads = vec![(0, 1), (1, 1)];
+    let limited = run_replication(&net, 3, 0).unwrap();
+    net.hosts.clear();
+    let machines = run_replication(&net, 3, 0).unwrap();
+    assert_eq!(delays(&limited), delays(&machines));
+    // On one core a packet waiting for the core holds its node's one thread, so the other
+    // node's packets may pass it: the order changes, but the core still never idles while work
+    // waits, so the mean sojourn over both flows is the merged M/M/1's 1/(mu - lambda) = 5 us
+    // (the conservation law: identical service times, work-conserving order).
+    let mut one = two_nodes_one_host(1, 400_000);
+    one.hosts[0].threads = vec![(1, 1), (0, 1)];
+    let runs = run_replications(&one, 7, 10, 2).unwrap();
+    let pooled: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            let (sum, n) = r.flows.iter().fold((0.0, 0.0), |(s, n), f| {
+                let d = &f.forward.delay;
+                (s + d.mean_ps() * d.count() as f64, n + d.count() as f64)
+            });
+            sum / n / US
+        })
+        .collect();
+    assert_in_ci(
+        "both flows on one core",
+        &pooled,
+        MM1::new(0.8, 1.0).unwrap().sojourn(),
+    );
+    // Limited to two of four cores: an M/M/2 at lambda = 1.6, mu = 1 per us.
+    let mut net = single_node(Service::Exponential { mean_ps: US }, 1.6, None, 1, 400_000);
+    net.hosts = vec![HostConfig {
+        name: "four cores".into(),
+        cores: 4,
+        nodes: vec![0],
+        threads: vec![(0, 2)],
+    }];
+    let c = MMc::new(1.6, 1.0, 2).unwrap();
+    let runs = run_replications(&net, 7, 10, 2).unwrap();
+    let sojourn: Vec<f64> = runs
+        .iter()
+        .map(|r| r.flows[0].forward.delay.mean_ps() / US)
+        .collect();
+    assert_in_ci("two threads on four cores", &sojourn, c.sojourn());
 }
 
 /// A host's refusals: no cores, a node out of range, a node on two hosts.
@@ -1390,6 +1451,26 @@ fn hosts_are_validated() {
             .unwrap_err()
             .to_string()
             .contains("another host")
+    );
+    net.hosts.pop();
+    let refused = |net: &Network| net.validate().unwrap_err().to_string();
+    net.hosts[0].threads = vec![(0, 0)];
+    assert!(
+        refused(&net).contains("at least 1 thread"),
+        "{}",
+        refused(&net)
+    );
+    net.hosts[0].threads = vec![(0, 1), (0, 2)];
+    assert!(
+        refused(&net).contains("two thread limits"),
+        "{}",
+        refused(&net)
+    );
+    net.hosts[0].threads = vec![(5, 1)];
+    assert!(
+        refused(&net).contains("not on this host"),
+        "{}",
+        refused(&net)
     );
 }
 

@@ -401,6 +401,14 @@ fn every_json_document_is_versioned_and_documented() {
         "--out",
         hosted.to_str().unwrap(),
     ]);
+    // With a thread limit on its first node on the host: `nodes[].threads`.
+    let text = std::fs::read_to_string(&hosted).unwrap();
+    assert!(text.contains("\nhost = "), "{text}");
+    std::fs::write(
+        &hosted,
+        text.replacen("\nhost = ", "\nthreads = 16\nhost = ", 1),
+    )
+    .unwrap();
     let args = ["run", hosted.to_str().unwrap(), "--format", "json"];
     check(parse(&stdout(&args), "run hosted.toml"), "run hosted.toml");
     // A responder profile with strongSwan's implementation terms (issue 23).

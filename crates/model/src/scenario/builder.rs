@@ -209,6 +209,7 @@ impl NodeFile {
             cores: None,
             capacity: None,
             host: None,
+            threads: None,
             machines: None,
         }
     }
@@ -272,6 +273,12 @@ impl NodeFile {
     /// `host`: the `[[host]]` whose cores this node shares.
     pub fn host(mut self, host: impl Into<String>) -> NodeFile {
         self.host = Some(host.into());
+        self
+    }
+
+    /// `threads`: on a host, the most of its cores this node uses at once.
+    pub fn threads(mut self, threads: i64) -> NodeFile {
+        self.threads = Some(threads);
         self
     }
 }

@@ -42,10 +42,20 @@ pub(super) fn hosts(
             name: host.name.clone(),
             cores,
             nodes: Vec::new(),
+            threads: Vec::new(),
         });
     }
     for (i, n) in node_files.iter().enumerate() {
-        let Some(name) = &n.host else { continue };
+        let Some(name) = &n.host else {
+            if n.threads.is_some() {
+                return Err(cx.invalid(
+                    format!("node[{i}] (\"{}\").threads", n.name),
+                    "`threads` on a node on no host",
+                    "`threads` only beside `host = \"...\"` (the most of the host's cores the node uses at once); a machine of its own sets `cores`",
+                ));
+            }
+            continue;
+        };
         let key = format!("node[{i}] (\"{}\").host", n.name);
         let Some(&h) = index.get(name.as_str()) else {
             let names: Vec<&str> = host_files.iter().map(|h| h.name.as_str()).collect();
@@ -72,6 +82,15 @@ pub(super) fn hosts(
             ));
         }
         out[h].nodes.push(i);
+        if let Some(t) = n.threads {
+            let t = cx.count(
+                &format!("node[{i}] (\"{}\").threads", n.name),
+                t,
+                "threads",
+                MAX_CORES,
+            )?;
+            out[h].threads.push((i, t));
+        }
         if host_files[h].cores.is_none() {
             // The default: the most cores any of its nodes would have alone (its profile's).
             let alone = nodes.get(i).map_or(1, |c| c.servers.max(1));

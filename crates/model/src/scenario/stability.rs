@@ -180,10 +180,14 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
     // nodes, whose loads are summed below).
     let mut cores: Vec<u32> = net.nodes.iter().map(|n| n.servers.max(1)).collect();
     let mut on_host = vec![false; if net.hosts.is_empty() { 0 } else { cores.len() }];
+    let mut threads = vec![None; on_host.len()];
     for h in &net.hosts {
         for &n in &h.nodes {
             cores[n] = h.cores.max(1);
             on_host[n] = true;
+        }
+        for &(n, t) in &h.threads {
+            threads[n] = Some(t.max(1));
         }
     }
     for f in &net.flows {
@@ -227,6 +231,21 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
         }
         let key = format!("node[{i}] (\"{}\")", n.name);
         let cpu: f64 = load.cpu.iter().sum();
+        // A node limited to fewer threads than its host's cores cannot take more than those.
+        if let Some(t) = threads.get(i).copied().flatten().filter(|&t| t < cores[i]) {
+            let own = cpu * f64::from(cores[i]) / f64::from(t);
+            if overloaded(own) {
+                return Err(cx.invalid(
+                    format!("{key}.threads"),
+                    format!(
+                        "offered load on its {t} thread{} (of its host's {} cores) is {own:.3} of their capacity (lambda >= mu): the queue grows without bound",
+                        if t == 1 { "" } else { "s" },
+                        cores[i]
+                    ),
+                    "a load below 1 on every stage (fewer or smaller packets, more threads, a faster service), or a finite `capacity` to model drops",
+                ));
+            }
+        }
         // A node on a host is checked with the host's other nodes, below.
         if overloaded(cpu) && !on_host.get(i).copied().unwrap_or(false) {
             let cores = n.servers.max(1);

@@ -343,16 +343,26 @@ impl<'a, O: Observer> Engine<'a, O> {
                 net.nodes.len()
             }
         ];
+        let mut threads_of = vec![None; host_of.len()];
         for (h, host) in net.hosts.iter().enumerate() {
             for &n in &host.nodes {
                 host_of[n] = Some(h as u32);
+            }
+            for &(n, t) in &host.threads {
+                threads_of[n] = Some(t);
             }
         }
         let nodes = net
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| NodeState::new(n, host_of.get(i).copied().flatten(), seed, replication))
+            .map(|(i, n)| {
+                let on = (
+                    host_of.get(i).copied().flatten(),
+                    threads_of.get(i).copied().flatten(),
+                );
+                NodeState::new(n, on, seed, replication)
+            })
             .collect();
         // A host's pool has no waiting room of its own: each node's capacity bounds its share.
         let hosts = net

@@ -16,8 +16,11 @@ use super::{Engine, Event, Observer};
 
 /// A node during a run.
 pub(super) struct NodeState<'a> {
-    /// The CPU stage, when the node is a machine of its own (unused on a shared host); with
-    /// lanes, the line of the packets the node originates or forwards.
+    /// The CPU stage, when the node is a machine of its own; with lanes, the line of the
+    /// packets the node originates or forwards. On a shared host with a thread limit
+    /// ([`HostConfig::threads`](crate::network::HostConfig::threads)): the node's threads, one
+    /// server each, which a packet holds from its admission to the end of its service, waiting
+    /// for a core of the host's pool in between. Unused on a shared host without a limit.
     cpu: Station,
     /// With [`NodeConfig::lanes`] on a machine of its own: the CPU line of the packets the node
     /// terminates (boxed: one pointer in every node's state, so nodes without lanes stay as
@@ -30,6 +33,9 @@ pub(super) struct NodeState<'a> {
     /// most it may hold there (its `capacity`).
     in_pool: u32,
     pool_capacity: u32,
+    /// On a shared host: whether the node's threads are limited (its `cpu` station is then
+    /// the line of its threads in front of the pool).
+    limited: bool,
     /// The I/O stage and its service model, if the node has one.
     io: Option<(Station, &'a Service)>,
     /// The service of each role, by [`Role::index`](crate::stats::Role::index).
@@ -49,14 +55,22 @@ pub(super) struct NodeState<'a> {
 }
 
 impl<'a> NodeState<'a> {
-    /// The state of node `n`, on shared host `host` if it is on one.
-    pub fn new(n: &'a NodeConfig, host: Option<u32>, seed: u64, replication: u32) -> Self {
+    /// The state of node `n`, on shared host `host` if it is on one, with at most `threads`
+    /// of that host's cores at once if limited.
+    pub fn new(
+        n: &'a NodeConfig,
+        (host, threads): (Option<u32>, Option<u32>),
+        seed: u64,
+        replication: u32,
+    ) -> Self {
         let capacity = n.capacity.unwrap_or(u32::MAX);
         // A node on a shared host is served by the host's pool: its own station is never used.
         // A node of several machines has a CPU and an I/O server per packet (each machine its
         // own, and a machine's one tunnel has a message in hand at a time).
         let fleet = n.machines > 1;
-        let servers = if host.is_some() {
+        let servers = if let Some(t) = threads.filter(|_| host.is_some()) {
+            t
+        } else if host.is_some() {
             1
         } else if fleet {
             UNLIMITED_SERVERS
@@ -82,6 +96,7 @@ impl<'a> NodeState<'a> {
             host,
             in_pool: 0,
             pool_capacity: capacity,
+            limited: host.is_some() && threads.is_some(),
             io: n
                 .io
                 .as_ref()
@@ -231,7 +246,13 @@ impl<O: Observer> Engine<'_, O> {
             Some(_) if state.in_pool >= state.pool_capacity => Admit::Full,
             Some(h) => {
                 state.in_pool.bump(1);
-                self.hosts[h as usize].offer(pkt)
+                // A limited node's packet first takes one of its threads (or waits for one),
+                // then a core of the pool.
+                if state.limited && state.cpu.offer(pkt) == Admit::Wait {
+                    Admit::Wait
+                } else {
+                    self.hosts[h as usize].offer(pkt)
+                }
             }
         };
         match admit {
@@ -312,10 +333,18 @@ impl<O: Observer> Engine<'_, O> {
             Some(h) => {
                 // The packet was counted into the pool on admission: in_pool >= 1.
                 state.in_pool = state.in_pool.saturating_sub(1);
+                let limited = state.limited;
                 if let Some(next) = self.hosts[h as usize].finish() {
                     // The next packet in the host's line may be another node's.
                     let at = self.steps[self.packets[next].step as usize].node;
                     self.start_service(at, next);
+                }
+                // The thread this packet held takes the node's next packet to the pool.
+                if limited
+                    && let Some(next) = self.nodes[node as usize].cpu.finish()
+                    && self.hosts[h as usize].offer(next) == Admit::Serve
+                {
+                    self.start_service(node, next);
                 }
             }
         }
