@@ -40,6 +40,8 @@
 # Usage: scripts/strongswan-bench.sh --out FILE [--set reduced|full|placements] [storm options]
 #
 #   --out FILE   the measurements, JSON (schema oransim.measure.strongswan/1)
+#   --partial F  where a failed or stopped run leaves the rows measured so far (default
+#                FILE.partial; `oransim validate` names its --save-measurements FILE.partial)
 #   --only W     one workload only (speed, setup, child, storm, rekey, esp or loss), for
 #                debugging
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
@@ -113,8 +115,10 @@
 # time over the storm.
 #
 # A bench that fails or is stopped (SIGINT, SIGTERM) after a first workload leaves the rows
-# measured so far in FILE.partial, marked "partial": true with its "exit_status"; FILE itself is
-# written only by a complete run. `oransim validate` and `calibrate --run` refuse a partial file.
+# measured so far in FILE.partial (or the file --partial names), marked "partial": true with its
+# "exit_status"; FILE itself is written only by a complete run. `oransim validate` and
+# `calibrate --run` refuse a partial file. A second SIGINT or SIGTERM during the clean-up is
+# ignored (the clean-up is bounded: 10 s per pass of signals to what it started).
 #
 # Noise (issue 36 #2): the bench runs in a cgroup of its own and records, for 3 s before any
 # daemon starts and over the whole run, the host's busy CPU time (/proc/stat), its capacity and
@@ -131,6 +135,7 @@ set -euo pipefail
 
 argv="$*"
 out=""
+partial=""
 set_name=reduced
 only=""
 o_storms="" o_runs="" o_auth="" o_placement="" o_table="" o_segments="" o_threads="" o_mss=""
@@ -140,6 +145,7 @@ usage_err() { echo "strongswan-bench: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a file}; shift 2 ;;
+    --partial) partial=${2:?--partial needs a file}; shift 2 ;;
     --set) set_name=${2:?--set needs reduced, full or placements}; shift 2 ;;
     --only) only=${2:?--only needs speed, setup, child, storm, rekey or esp}; shift 2 ;;
     --storms) o_storms=${2:?--storms needs sizes}; shift 2 ;;
@@ -161,6 +167,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || usage_err "--out FILE is required"
+[ -n "$partial" ] || partial=$out.partial
 # Storm plan (run_storms): storm_sets holds "SIZES AUTHS PLACEMENTS RUNS" lines (lists
 # comma-separated), each run as the product of its lists for every table size and thread count.
 storm_auths=psk placements=shared tables=1 segments=1 threadss=16 esp_mss=""
@@ -240,11 +247,14 @@ for p in "${packages[@]}"; do
 done
 policy_rc=""
 json_rows=()
-# On a failure or a stop, the rows so far in $out.partial (lib/loss.sh), then charon_cleanup.
+# On a failure or a stop, the rows so far in $partial (lib/loss.sh), then charon_cleanup. A
+# further SIGINT or SIGTERM (a second Ctrl-C, oransim's parent-death signal after it passed one
+# on) must not end the clean-up half-way: ignored from here on.
 bench_exit() {
   local status=$?
+  trap '' INT TERM
   set +e
-  if [ "$status" != 0 ] && [ "$status" != 77 ]; then bench_partial "$out.partial" "$status"; fi
+  if [ "$status" != 0 ] && [ "$status" != 77 ]; then bench_partial "$partial" "$status"; fi
   (exit "$status")
   charon_cleanup
 }

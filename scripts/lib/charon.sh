@@ -36,7 +36,9 @@ charon_extra=""
 # (which take the veth pair and the TUN devices along), the temporary directory.
 charon_cleanup() {
   local status=$? pid ns pass
-  trap - EXIT INT TERM
+  # A second SIGINT or SIGTERM does not cut the clean-up short (it is bounded: 10 s a pass).
+  trap - EXIT
+  trap '' INT TERM
   # oransim may be gone (killed: this shell got SIGTERM as its parent died) with the read end
   # of our stderr: a write must fail, not end the cleanup with SIGPIPE nor (errexit) with its
   # status. Nothing that fails here stops the cleanup.

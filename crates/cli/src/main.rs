@@ -66,7 +66,9 @@ const EXIT_STATUS: &str = "Exit status:
        profile is written, marked FLAGGED)
   2    bad input or a refused request (a usage error, an invalid file or flag): an error on
        stderr, nothing written
-  101  an internal error (a bug in oransim; please report it)";
+  101  an internal error (a bug in oransim; please report it)
+  130, 143  `validate` or `calibrate --run` stopped by SIGINT or SIGTERM (the bench cleaned up;
+       what it measured is kept in FILE.partial)";
 
 /// mimalloc backs its arenas with transparent huge pages: a large network's per-element state
 /// is touched at random, and 2 MiB pages keep it within the TLB's reach (docs/performance.md).
@@ -364,7 +366,12 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {}", printable(&describe(&err)));
-            ExitCode::from(2)
+            // A measurement stopped by SIGINT or SIGTERM ends as a shell reports a process the
+            // signal ended: 128 + its number.
+            match err.downcast_ref::<commands::validate::Interrupted>() {
+                Some(i) => ExitCode::from(u8::try_from(128 + i.signal).unwrap_or(2)),
+                None => ExitCode::from(2),
+            }
         }
     }
 }

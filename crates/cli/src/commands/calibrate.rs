@@ -196,8 +196,14 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
     if args.run.as_deref() == Some("openssl-tls") {
         return run_tls(name, out, args);
     }
-    let (m, ops, origin) =
-        super::validate::strongswan_measurements(args.measurements.as_deref(), false, None)?;
+    // A bench stopped or failing half-way keeps what it measured beside the profile, where a
+    // fit that refuses keeps a whole set (`keep_measurements`), marked partial (issue 39 #7).
+    let partial = out.with_extension("measurements.json.partial");
+    let (m, ops, origin) = super::validate::strongswan_measurements(
+        args.measurements.as_deref(),
+        false,
+        Some(&partial),
+    )?;
     let io = crypto_bench::io::udp_loopback(11)
         .context("cannot measure loopback UDP on this machine")?;
     let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))

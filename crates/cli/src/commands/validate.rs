@@ -315,9 +315,17 @@ fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Writes `scripts` into a temporary directory, runs `main` with bash (`--out FILE --set SET`),
-/// passes its progress lines on to stderr, and returns the measurement file's text. A script
-/// that skips (exit 77: not root, no apt-get, no network namespaces) is an error naming why.
+/// Writes `scripts` into a temporary directory, runs `main` with bash (`--out FILE --set SET
+/// --partial PARTIAL`), passes its progress lines on to stderr, and returns the measurement
+/// file's text. A script that skips (exit 77: not root, no apt-get, no network namespaces) is an
+/// error naming why. A script that fails or is stopped half-way writes the rows it measured,
+/// marked partial, to `partial_to` itself (so a `kill -9` of oransim, which the script sees as
+/// its parent-death SIGTERM, keeps them too); the error names that file.
+///
+/// The script runs in a process group of its own, so that a terminal's Ctrl-C reaches oransim
+/// only; SIGINT and SIGTERM to oransim are passed on to it ([`live::child::Forwarder`]), oransim
+/// waits while its exit trap stops the daemons and removes the namespaces, then ends with
+/// [`Interrupted`] (exit 130 or 143).
 fn run_script(
     scripts: &[(&str, &str)],
     main: &str,
@@ -337,19 +345,33 @@ fn run_script(
     // ends, stops its daemons and removes its namespaces in its exit trap.
     let _reaper = live::child::Reaper::new(&dir.0)?;
     let out = dir.0.join("measurements.json");
+    let partial = match partial_to {
+        Some(p) => p.to_path_buf(),
+        None => dir.0.join("measurements.json.partial"),
+    };
+    // A partial file left by an earlier run is not this run's: only one written after the
+    // start counts.
+    let started = std::time::SystemTime::now();
     eprintln!("{main}: working in {}", dir.0.display());
+    let forwarder = live::child::Forwarder::new()?;
     let mut bash = Command::new("bash");
-    let mut child = live::child::die_with_parent(&mut bash, libc::SIGTERM)
-        .arg(dir.0.join(main))
-        .arg("--out")
-        .arg(&out)
-        .arg("--set")
-        .arg(set)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot start bash to run the measurement script")?;
+    let mut child = {
+        use std::os::unix::process::CommandExt as _;
+        live::child::die_with_parent(&mut bash, libc::SIGTERM).process_group(0)
+    }
+    .arg(dir.0.join(main))
+    .arg("--out")
+    .arg(&out)
+    .arg("--partial")
+    .arg(&partial)
+    .arg("--set")
+    .arg(set)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .context("cannot start bash to run the measurement script")?;
+    forwarder.to(&child);
     let mut skipped = None;
     if let Some(err) = child.stderr.take() {
         for line in BufReader::new(err).lines() {
@@ -360,7 +382,26 @@ fn run_script(
             eprintln!("{line}");
         }
     }
+    // No signal is passed on to a pid once waited for (it could be another process's by then);
+    // one that comes in the meantime is still recorded.
+    forwarder.stop();
     let status = child.wait().context("waiting for the measurement script")?;
+    let signal = forwarder.received();
+    drop(forwarder);
+    let saved = partial_to.filter(|p| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= started)
+    });
+    if let Some(signal) = signal {
+        return Err(Interrupted {
+            signal,
+            script: main.to_owned(),
+            status: status.to_string(),
+            saved: saved.map(std::path::Path::to_path_buf),
+        }
+        .into());
+    }
     match status.code() {
         Some(0) => {}
         Some(77) => bail!(
@@ -368,12 +409,7 @@ fn run_script(
             skipped.unwrap_or_else(|| "it skipped".into())
         ),
         _ => {
-            // The rows measured before the failure (the script's `FILE.partial`), kept.
-            let partial = dir.0.join("measurements.json.partial");
-            if let Some(to) = partial_to
-                && partial.is_file()
-                && std::fs::copy(&partial, to).is_ok()
-            {
+            if let Some(to) = saved {
                 bail!(
                     "{main} failed ({status}); its output is above; the measurements it took before the failure are in {} (marked partial: validate and calibrate refuse it)",
                     to.display()
@@ -384,6 +420,46 @@ fn run_script(
     }
     std::fs::read_to_string(&out).with_context(|| format!("cannot read {}", out.display()))
 }
+
+/// A measurement run stopped by SIGINT or SIGTERM to oransim (issue 39 #7): the script was
+/// passed the signal and has cleaned up. `main` ends with exit status 128 + the signal's number
+/// (130, 143), as a shell reports a process ended by it.
+#[derive(Debug)]
+pub struct Interrupted {
+    /// The signal received (`libc::SIGINT`, `libc::SIGTERM`).
+    pub signal: libc::c_int,
+    /// The script that was running.
+    script: String,
+    /// How the script ended.
+    status: String,
+    /// Where the rows measured before the stop are (marked partial), if anywhere.
+    saved: Option<PathBuf>,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted by {}: {} stopped ({}), its daemons, namespaces and temporary files removed; ",
+            live::child::signal_name(self.signal),
+            self.script,
+            self.status
+        )?;
+        match &self.saved {
+            Some(p) => write!(
+                f,
+                "the measurements taken so far are in {} (marked partial: validate and calibrate refuse it)",
+                p.display()
+            ),
+            None => write!(
+                f,
+                "no measurement was kept (none taken yet, or nowhere to keep them: `validate --save-measurements FILE` keeps them in FILE.partial)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);

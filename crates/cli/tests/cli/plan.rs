@@ -984,3 +984,63 @@ fn an_unmeasured_compare_suite_names_compare() {
     assert!(err.contains("aes128-gcm.seal"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// Issue 39 #2, "a storm of 200,000 tunnels with no loss", as the issue's row has it: 200,000
+/// X25519 tunnels of the Gold 6248 profile on its 2 cores queue 11.5 s of responder work (0.115
+/// ms each), and each exchange's requests wait up to about 5 s, past charon's 4 s timer. With no
+/// loss those timers truly expire (charon's would too) and the requests are retransmitted; the
+/// report says none followed a loss, in the JSON and in words. The copies cost no work, so every
+/// tunnel is back within 2% of the responder's work over its cores, and none gives up.
+#[test]
+fn a_lossless_storm_retransmits_only_when_a_timer_expires() {
+    let args = [
+        "plan",
+        "kex",
+        "--profile",
+        "calibration/pq-ikev2-gold6248.toml",
+        "--ke",
+        "x25519",
+        "--tunnels",
+        "200000",
+    ];
+    let v = run_json(&args);
+    let row = &v["rows"][0];
+    let storm = &row["storm"];
+    assert_eq!(storm["completed"], 200_000, "{storm}");
+    assert_eq!(storm["failed"], 0, "{storm}");
+    let retx = storm["retransmissions"].as_u64().unwrap();
+    assert!(
+        retx > 0,
+        "a storm longer than the timer retransmits: {storm}"
+    );
+    assert_eq!(storm["retransmissions_after_loss"], 0, "{storm}");
+    // Why: some exchange waited past the first timer (4 s) at the responder.
+    assert!(
+        storm["exchanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["time"]["max_ns"].as_f64().unwrap() > 4e9),
+        "{storm}"
+    );
+    let work_ns =
+        row["responder_busy_ns"].as_f64().unwrap() / row["responder_cores"].as_f64().unwrap();
+    assert!(
+        work_ns > 4e9,
+        "the storm must outlast the 4 s timer: {work_ns} ns"
+    );
+    let back_ns = storm["completion"]["max_ns"].as_f64().unwrap();
+    let err = back_ns / work_ns - 1.0;
+    // Within 2% as the issue asks; it cannot end before the work is done.
+    assert!(
+        (0.0..0.02).contains(&err),
+        "all back {back_ns} ns, work {work_ns} ns: {err}"
+    );
+    let text = run_ok(&args);
+    assert!(
+        text.contains(&format!(
+            "x25519: the storm retransmitted {retx} requests, none after a loss: timers that expired"
+        )),
+        "{text}"
+    );
+}

@@ -663,8 +663,8 @@ fn strongswan_for_real() {
 }
 
 /// One strongSwan bench, and one OpenSSL bench, at a time in this test binary (two would share
-/// the host's CPUs and measure each other).
-static STRONGSWAN_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// the host's CPUs and measure each other; tests/cli/bench_faults.rs takes this lock too).
+pub(crate) static STRONGSWAN_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// See [`STRONGSWAN_BENCH`].
 static TLS_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -737,54 +737,6 @@ fn within(secs: u64, what: &str, gone: impl Fn() -> Option<String>) {
     if let Some(left) = gone() {
         panic!("{what}: still there after {secs} s: {left}");
     }
-}
-
-/// Pids of the processes called `comm` now.
-fn pids_of(comm: &str) -> std::collections::BTreeSet<String> {
-    std::fs::read_dir("/proc")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter(|e| {
-                    std::fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim() == comm)
-                })
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Issue 39 #7: `kill -9` of oransim while two charons run a storm leaves no charon, no
-/// network namespace of the bench and no temporary directory (the bench's bash gets SIGTERM as
-/// its parent dies and cleans up in its exit trap; a reaper removes oransim's directory).
-#[test]
-#[ignore = "real daemons for ~20 s: .ci/run runs it beside the fuzzing (cargo test -p oransim --test cli -- --ignored for_real)"]
-fn strongswan_killed_for_real() {
-    if let Some(why) = skip("ORANSIM_SKIP_STRONGSWAN") {
-        say(&format!("SKIPPED killing strongswan: {why}"));
-        return;
-    }
-    let _one = STRONGSWAN_BENCH.lock().unwrap_or_else(|e| e.into_inner());
-    let before = pids_of("charon");
-    let Some((lines, work)) = killed_at("strongswan", "strongswan-bench: setup psk:", "-9") else {
-        return;
-    };
-    within(30, "the bench's charons", || {
-        let left: Vec<String> = pids_of("charon").difference(&before).cloned().collect();
-        (!left.is_empty()).then(|| format!("{left:?} ({lines:?})"))
-    });
-    within(30, "the bench's network namespaces", || {
-        let out = std::process::Command::new("ip")
-            .args(["netns", "list"])
-            .output()
-            .ok()?;
-        let list = String::from_utf8_lossy(&out.stdout).into_owned();
-        list.lines()
-            .any(|l| l.starts_with("oransim-bench-"))
-            .then_some(list)
-    });
-    within(10, "oransim's temporary directory", || {
-        work.exists().then(|| work.display().to_string())
-    });
 }
 
 /// Issue 39 #7: SIGTERM, SIGINT or `kill -9` to oransim while OpenSSL servers run leaves no

@@ -1037,6 +1037,18 @@ fn findings(rows: &[KexRow]) -> Vec<String> {
                 }
             ));
         }
+        // A storm with no loss retransmits only when a timer expires while an exchange waits
+        // (issue 39 #2): say so, and that the copies cost nothing.
+        if r.loss.is_none() && r.storm.retransmissions > 0 {
+            let which = match r.storm.retransmissions_after_loss {
+                0 => "none after a loss: timers".to_owned(),
+                n => format!("{n} after a loss, the others timers"),
+            };
+            out.push(format!(
+                "{}: the storm retransmitted {} requests, {which} that expired while their exchange waited at the busy responder, as charon's do; a copy costs the responder no work (one it is processing is dropped, one it has answered is answered from its cache), so they do not lengthen the storm",
+                r.ke, r.storm.retransmissions,
+            ));
+        }
         // When the responder's cores are saturated during the storm, its length is set by CPU
         // work, so it scales with cores; otherwise by round trips.
         if let Some(host) = r.host_cpu.filter(|&h| h >= 0.9) {
