@@ -121,9 +121,10 @@
 # ignored (the clean-up is bounded: 10 s per pass of signals to what it started).
 #
 # Noise (issue 36 #2): the bench runs in a cgroup of its own and records, for 3 s before any
-# daemon starts and over the whole run, the host's busy CPU time (/proc/stat), its capacity and
-# its own CPU time (the cgroup's), as "noise" (scripts/lib/noise.sh); `oransim validate` refuses
-# to judge a run whose other work took more than the share docs/validation.md states.
+# daemon starts and over the whole run, the host's busy CPU time (/proc/stat), its capacity,
+# its own CPU time (the cgroup's) and the host's interrupt time, as "noise"
+# (scripts/lib/noise.sh); `oransim validate` refuses to judge a run whose other work took more
+# than the share docs/validation.md states, in either window.
 #
 # Exit status: 0 written; 1 a step failed; 77 skipped (not root, not Debian-like, the packages
 # not installable, no network namespaces), with a line `skipped: <reason>` on stderr.
@@ -773,7 +774,7 @@ if want esp; then
 fi
 if [ -n "$loss_rates" ] && want loss; then run_loss; fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
-noise_during=$(noise_window "$(noise_unowned "$noise_s0")" "$(noise_unowned "$(noise_sample)")")
+noise_during=$(noise_window "$noise_s0" "$(noise_sample)")
 log "noise: during the run ($noise_method) $noise_during"
 
 {

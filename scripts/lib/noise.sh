@@ -3,8 +3,12 @@
 # comes from /proc/stat (user, nice, system, irq, softirq and steal: a hypervisor's other
 # guests count as other work); the bench's own from a cgroup it runs in (cgroup v2's cpu.stat,
 # else cgroup v1's cpuacct), which every process it starts joins, the charons that daemonise
-# included. What is left is other work's. Without a cgroup (none could be made) the bench's own
-# CPU is unknown and only the window before any daemon runs is measured.
+# included. The host's interrupt time (irq and softirq) is recorded beside them: the kernel
+# work of the bench's veth, TUN and loopback traffic that runs outside its processes (in
+# ksoftirqd, or on an idle CPU) is in it and in no cgroup. Other work is what is left of the
+# busy time once the bench's own and the interrupt time are taken off. Without a cgroup (none
+# could be made) the bench's own CPU is unknown and only the window before any daemon runs is
+# measured.
 #
 # Globals: noise_cg (the cgroup's directory, "" without one), noise_method (cgroup2, cpuacct or
 # none).
@@ -52,46 +56,38 @@ noise_ours_ns() {
     echo ""
     return 0
   fi
+  # Multiplied in bash (64 bits), not in awk: mawk's printf "%d" stops at 2^31 - 1, so that
+  # usage_usec * 1000 read 2147483647 ns from 2.1 CPU-s on (the bench's own time of the runs
+  # before this was found: 0.1 CPU-s over a 1235-s run).
+  local v="" scale=1
   case $noise_method in
-    cgroup2) awk '$1 == "usage_usec" { printf "%d", $2 * 1000 }' "$noise_cg/cpu.stat" ;;
-    cpuacct) cat "$noise_cg/cpuacct.usage" ;;
-    *) echo "" ;;
+    cgroup2) v=$(awk '$1 == "usage_usec" { print $2 }' "$noise_cg/cpu.stat") scale=1000 ;;
+    cpuacct) v=$(cat "$noise_cg/cpuacct.usage") ;;
   esac
+  if [[ $v =~ ^[0-9]+$ ]]; then echo "$((v * scale))"; else echo ""; fi
 }
 
-# noise_sample: "BUSY TOTAL OURS NICE" [ns]: the host's busy and total CPU time since boot (every
-# CPU's), the bench's (empty without a cgroup: then the field is "-") and the host's busy time at
-# nice > 0 (part of BUSY).
+# noise_sample: "BUSY TOTAL OURS NICE IRQ" [ns]: the host's busy and total CPU time since boot
+# (every CPU's), the bench's (empty without a cgroup: then the field is "-"), the host's busy
+# time at nice > 0 and its interrupt time (irq + softirq); the last two are part of BUSY.
 noise_sample() {
   local hz u n s idle iow irq sirq steal
   hz=$(getconf CLK_TCK)
   read -r _ u n s idle iow irq sirq steal _ </proc/stat
   local ours
   ours=$(noise_ours_ns)
-  echo "$(((u + n + s + irq + sirq + steal) * 1000000000 / hz)) $(((u + n + s + idle + iow + irq + sirq + steal) * 1000000000 / hz)) ${ours:--} $((n * 1000000000 / hz))"
-}
-
-# noise_unowned "SAMPLE": the sample with the bench's own time unknown ("-"). The run's window
-# uses it: on this project's host the cgroup's count held far less than the bench's daemons
-# spent (0.1 CPU-s over a 1235-s full run; under 1 CPU-s over a reduced run beside a busy
-# core), so the window during the run is recorded without it and not judged (docs/validation.md
-# "Too noisy to judge") until that is understood; the window before the run, when no daemon
-# runs, needs no own time.
-noise_unowned() {
-  local b t o n
-  read -r b t o n <<<"$1"
-  echo "$b $t - $n"
+  echo "$(((u + n + s + irq + sirq + steal) * 1000000000 / hz)) $(((u + n + s + idle + iow + irq + sirq + steal) * 1000000000 / hz)) ${ours:--} $((n * 1000000000 / hz)) $(((irq + sirq) * 1000000000 / hz))"
 }
 
 # noise_window "SAMPLE0" "SAMPLE1": the window between two samples as JSON: the host's busy CPU
-# time, its capacity (every CPU's time), the bench's CPU time (null without a cgroup) and the
-# host's busy time at nice > 0 [s].
+# time, its capacity (every CPU's time), the bench's CPU time (null without a cgroup), the
+# host's busy time at nice > 0 and its interrupt time [s].
 noise_window() {
-  local b0 t0 o0 n0 b1 t1 o1 n1
-  read -r b0 t0 o0 n0 <<<"$1"
-  read -r b1 t1 o1 n1 <<<"$2"
+  local b0 t0 o0 n0 i0 b1 t1 o1 n1 i1
+  read -r b0 t0 o0 n0 i0 <<<"$1"
+  read -r b1 t1 o1 n1 i1 <<<"$2"
   local ours=null
   if [ "$o0" != - ] && [ "$o1" != - ]; then ours=$(awk -v a="$o0" -v b="$o1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'); fi
-  awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" -v o="$ours" -v n="$((n1 - n0))" \
-    'BEGIN { printf "{\"busy_cpu_s\": %.3f, \"capacity_cpu_s\": %.3f, \"ours_cpu_s\": %s, \"nice_cpu_s\": %.3f}", b / 1e9, t / 1e9, o, n / 1e9 }'
+  awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" -v o="$ours" -v n="$((n1 - n0))" -v i="$((i1 - i0))" \
+    'BEGIN { printf "{\"busy_cpu_s\": %.3f, \"capacity_cpu_s\": %.3f, \"ours_cpu_s\": %s, \"nice_cpu_s\": %.3f, \"irq_cpu_s\": %.3f}", b / 1e9, t / 1e9, o, n / 1e9, i / 1e9 }'
 }

@@ -11,6 +11,12 @@ pub fn thread_ns() -> u64 {
     rusage_ns(libc::RUSAGE_THREAD)
 }
 
+/// CPU time (user + system) of the process's children that have ended and been waited for,
+/// and of theirs, so far \[ns\].
+pub fn children_ns() -> u64 {
+    rusage_ns(libc::RUSAGE_CHILDREN)
+}
+
 fn rusage_ns(who: libc::c_int) -> u64 {
     // SAFETY: getrusage only writes into the zeroed struct we pass; `who` is a valid constant.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

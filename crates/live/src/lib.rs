@@ -33,6 +33,7 @@ pub mod cpu;
 mod error;
 pub mod ike;
 pub mod net;
+pub mod noise;
 pub mod openssl_tls;
 pub mod predict;
 pub mod protect;

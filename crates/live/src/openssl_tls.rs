@@ -20,7 +20,9 @@
 //! - `openssl speed -mr -seconds 1` for the three AEADs (`-aead -evp`) and the key ops, parsed
 //!   by the project's importer (`crypto_bench::openssl::parse`).
 //!
-//! Every child process runs under a time limit and is killed past it.
+//! Every child process runs under a time limit and is killed past it. Around the workloads it
+//! records the host's other work ([`crate::noise`]): 3 s before `openssl speed` and the
+//! first server, and the whole run, read after the last server is reaped.
 
 use std::fs::File;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -84,6 +86,13 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
     write_bulk_file(&d.join(WWW).join("bulk.bin"))?;
     std::fs::write(d.join(WWW).join(RESUME_FILE), b"x")
         .map_err(|e| LiveError::io(format!("writing {RESUME_FILE}"), e))?;
+    // The host before any workload runs, then the whole run's window from here (issue 36 #2).
+    let noise_before = crate::noise::before()?;
+    log(&format!(
+        "noise: before the run {}",
+        crate::noise::describe(&noise_before)
+    ));
+    let noise_s0 = crate::noise::sample()?;
     let speed = speed(d, log)?;
 
     let mut hs_servers = Vec::new();
@@ -259,6 +268,13 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
             runs,
         })
         .collect();
+    // Every server is reaped by now (its guard dropped above), so its CPU time is in the
+    // children's.
+    let noise_during = crate::noise::window(&noise_s0, &crate::noise::sample()?);
+    log(&format!(
+        "noise: during the run {}",
+        crate::noise::describe(&noise_during)
+    ));
     Ok(TlsMeasurements {
         schema: MEASURE_SCHEMA.to_owned(),
         openssl_version,
@@ -273,6 +289,11 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         concurrent,
         resumed,
         speed,
+        noise: Some(model::validate::Noise {
+            method: crate::noise::METHOD.to_owned(),
+            before: noise_before,
+            during: noise_during,
+        }),
     })
 }
 

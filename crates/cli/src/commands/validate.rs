@@ -174,12 +174,10 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let (m, ops, origin) =
         strongswan_measurements(a.measurements.as_deref(), a.full, partial.as_deref())?;
     save_measurements(a, &m)?;
-    let noisy = m.noise.as_ref().and_then(model::validate::Noise::too_noisy);
-    if let Some(why) = &noisy
-        && !a.despite_noise
-    {
-        return Ok(too_noisy(a, &origin, why));
-    }
+    let noisy = match noise_gate(a, &origin, m.noise.as_ref()) {
+        Ok(noisy) => noisy,
+        Err(refused) => return Ok(refused),
+    };
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
     // already holds their socket I/O.
@@ -191,10 +189,29 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let mut v = strongswan::validate(&m, &ops, &profile).with_context(|| origin.clone())?;
+    judged_despite_noise(&mut v, noisy);
+    finish(a, &v)
+}
+
+/// The run's noise against `model::validate::TOO_NOISY_SHARE` (issue 36 #2): `Ok(None)` within
+/// it (or not measured), `Ok(Some(why))` above it with `--despite-noise` (judged anyway),
+/// `Err(exit status)` above it without: refused, [`too_noisy`] said why.
+fn noise_gate(
+    a: &RunArgs,
+    origin: &str,
+    noise: Option<&model::validate::Noise>,
+) -> Result<Option<String>, ExitCode> {
+    match noise.and_then(model::validate::Noise::too_noisy) {
+        Some(why) if !a.despite_noise => Err(too_noisy(a, origin, &why)),
+        noisy => Ok(noisy),
+    }
+}
+
+/// A run judged despite its noise says so first on its noise line.
+fn judged_despite_noise(v: &mut Validation, noisy: Option<String>) {
     if let Some(why) = noisy {
         v.noise = format!("TOO NOISY, judged anyway (--despite-noise): {why}");
     }
-    finish(a, &v)
 }
 
 /// Refuses to judge: says what was measured and where the measurements are, exit
@@ -276,9 +293,14 @@ fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
     if a.profile.is_some() {
         bail!("--profile: applies to `validate strongswan` only (its storms run in the engine)");
     }
-    let (m, _origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
+    let (m, origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
     save_measurements(a, &m)?;
-    let v = model::validate::tls::validate(&m, m.set.as_str());
+    let noisy = match noise_gate(a, &origin, m.noise.as_ref()) {
+        Ok(noisy) => noisy,
+        Err(refused) => return Ok(refused),
+    };
+    let mut v = model::validate::tls::validate(&m, m.set.as_str());
+    judged_despite_noise(&mut v, noisy);
     finish(a, &v)
 }
 

@@ -190,9 +190,9 @@ fn g(v: f64) -> String {
 /// rules ([`Rule`]); beyond it a miss could be the neighbours' as much as the model's.
 pub const TOO_NOISY_SHARE: f64 = 0.10;
 
-/// One window of the host's CPU time (`scripts/lib/noise.sh`): how busy it was, how much of
-/// that the run itself took, what was left for other work \[CPU-seconds: summed over every
-/// CPU\].
+/// One window of the host's CPU time (`scripts/lib/noise.sh`, `live::noise`): how busy it
+/// was, how much of that the run itself took, what was left for other work \[CPU-seconds:
+/// summed over every CPU\].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NoiseWindow {
     /// The host's busy CPU time (`/proc/stat`: user, nice, system, irq, softirq, steal)
@@ -200,22 +200,41 @@ pub struct NoiseWindow {
     pub busy_cpu_s: f64,
     /// Every CPU's time over the window, idle included: the host's capacity \[s\].
     pub capacity_cpu_s: f64,
-    /// The run's own CPU time (its cgroup's: every process it started, daemons included)
-    /// \[s\]; `None` (JSON `null`) where no cgroup could be made.
+    /// The run's own CPU time (its cgroup's, or its processes' and their reaped children's:
+    /// every process it started, daemons included) \[s\]; `None` (JSON `null`) where it could
+    /// not be told apart.
     pub ours_cpu_s: Option<f64>,
     /// The host's busy time at nice > 0, part of `busy_cpu_s` \[s\].
     #[serde(default)]
     pub nice_cpu_s: Option<f64>,
+    /// The host's interrupt time (`/proc/stat`: irq + softirq), part of `busy_cpu_s` \[s\]:
+    /// the kernel work of the run's own network traffic that runs in no process of the run
+    /// (ksoftirqd, an idle CPU) is in it, so it counts as the run's ([`Self::other_share`]).
+    /// `None` in files written before the bench recorded it, whose `ours_cpu_s` is not
+    /// trusted: that bench read its cgroup's time through an awk `%d` that saturates at
+    /// 2^31 - 1 ns (2.1 CPU-s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_cpu_s: Option<f64>,
 }
 
 impl NoiseWindow {
-    /// Other work's share of the host's capacity: (busy - ours) / capacity, at least 0; `None`
-    /// when the run's own time is unknown and `ours_known` is required, or the capacity is 0.
+    /// The run's own CPU time where it can be trusted \[s\]: `ours_cpu_s`, when the window
+    /// also has `irq_cpu_s` (see there).
+    pub fn ours(&self) -> Option<f64> {
+        self.irq_cpu_s.and(self.ours_cpu_s)
+    }
+
+    /// Other work's share of the host's capacity: (busy - ours - interrupts) / capacity,
+    /// within 0 to 1; `None` when the run's own time is unknown ([`Self::ours`]) and
+    /// `ours_known` is required, or the capacity is 0. The interrupt time counts as the run's:
+    /// a lower bound on other work's share, (busy - ours) / capacity the upper (the softirq
+    /// work done inside the run's own processes is in both `ours_cpu_s` and `irq_cpu_s`).
     pub fn other_share(&self, ours_known: bool) -> Option<f64> {
-        if self.capacity_cpu_s <= 0.0 || (ours_known && self.ours_cpu_s.is_none()) {
+        let ours = self.ours();
+        if self.capacity_cpu_s <= 0.0 || (ours_known && ours.is_none()) {
             return None;
         }
-        let other = self.busy_cpu_s - self.ours_cpu_s.unwrap_or(0.0);
+        let other = self.busy_cpu_s - ours.unwrap_or(0.0) - self.irq_cpu_s.unwrap_or(0.0);
         Some((other / self.capacity_cpu_s).clamp(0.0, 1.0))
     }
 
@@ -225,6 +244,7 @@ impl NoiseWindow {
             ("capacity_cpu_s", Some(self.capacity_cpu_s)),
             ("ours_cpu_s", self.ours_cpu_s),
             ("nice_cpu_s", self.nice_cpu_s),
+            ("irq_cpu_s", self.irq_cpu_s),
         ] {
             if let Some(v) = v
                 && !(v.is_finite() && v >= 0.0)
@@ -285,19 +305,26 @@ impl Noise {
                 .nice_cpu_s
                 .map(|n| format!(", {n:.1} at nice > 0"))
                 .unwrap_or_default();
-            let ours = w
-                .ours_cpu_s
-                .map(|o| format!("{o:.1} of it the run's own"))
-                .unwrap_or_else(|| "the run's own unknown".into());
+            let ours = match (w.ours(), w.ours_cpu_s) {
+                (Some(o), _) => format!("{o:.1} of it the run's own"),
+                (None, Some(_)) => {
+                    "the run's own unknown (an older bench's count, saturated at 2.1 CPU-s)".into()
+                }
+                (None, None) => "the run's own unknown".into(),
+            };
+            let irq = w
+                .irq_cpu_s
+                .map(|i| format!(", {i:.1} of interrupts, counted as the run's"))
+                .unwrap_or_default();
             match share {
                 Some(s) => format!(
-                    "{:.0}% ({:.1} CPU-s busy of {:.1}, {ours}{nice})",
+                    "{:.0}% ({:.1} CPU-s busy of {:.1}, {ours}{irq}{nice})",
                     s * 100.0,
                     w.busy_cpu_s,
                     w.capacity_cpu_s
                 ),
                 None => format!(
-                    "not measured ({:.1} CPU-s busy of {:.1}, {ours}{nice})",
+                    "not measured ({:.1} CPU-s busy of {:.1}, {ours}{irq}{nice})",
                     w.busy_cpu_s, w.capacity_cpu_s
                 ),
             }
@@ -710,6 +737,7 @@ mod tests {
             capacity_cpu_s: 100.0,
             ours_cpu_s: ours,
             nice_cpu_s: Some(0.0),
+            irq_cpu_s: Some(0.0),
         };
         let quiet = Noise {
             method: "cgroup2".into(),
@@ -752,6 +780,49 @@ mod tests {
             ..before
         };
         assert_eq!(unknown.too_noisy(), None);
+    }
+
+    /// Issue 36 #2: the host's interrupt time counts as the run's (the kernel side of its own
+    /// traffic runs in no process of the run); a window without it was written by a bench whose
+    /// own time saturated at 2.1 CPU-s, so its own time is not trusted: not measured during
+    /// the run, 0 before it.
+    #[test]
+    fn interrupts_count_as_the_runs_and_older_own_times_are_not_trusted() {
+        let w = |busy: f64, capacity: f64, ours: f64, irq: Option<f64>| NoiseWindow {
+            busy_cpu_s: busy,
+            capacity_cpu_s: capacity,
+            ours_cpu_s: Some(ours),
+            nice_cpu_s: None,
+            irq_cpu_s: irq,
+        };
+        // 60 busy, 45 the run's processes', 8 of interrupts: 7% of other work, not 15%.
+        let n = Noise {
+            method: "cgroup2".into(),
+            before: w(2.0, 100.0, 0.0, Some(0.0)),
+            during: w(60.0, 100.0, 45.0, Some(8.0)),
+        };
+        let (_, during) = n.shares();
+        assert!((during.unwrap() - 0.07).abs() < 1e-12, "{during:?}");
+        assert_eq!(n.too_noisy(), None);
+        assert!(
+            n.words()
+                .contains("during it 7% (60.0 CPU-s busy of 100.0, 45.0 of it the run's own, 8.0 of interrupts, counted as the run's)"),
+            "{}",
+            n.words()
+        );
+        // The committed 2026-11-29 file's shape: no interrupt time, an own time of 0.1 CPU-s.
+        let older = Noise {
+            method: "cgroup2".into(),
+            before: w(6.12, 6.12, 0.009, None),
+            during: w(2470.72, 2470.8, 0.089, None),
+        };
+        assert_eq!(older.shares(), (Some(1.0), None));
+        assert!(
+            older.words().contains("during it not measured")
+                && older.words().contains("an older bench's count"),
+            "{}",
+            older.words()
+        );
     }
 
     #[test]

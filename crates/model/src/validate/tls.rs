@@ -348,6 +348,11 @@ pub struct TlsMeasurements {
     pub resumed: Vec<HandshakeWorkload>,
     /// Cipher and key-op costs of the same libcrypto.
     pub speed: Speed,
+    /// The host's other work before and during the run (issue 36 #2; `live::noise`): above
+    /// [`super::TOO_NOISY_SHARE`] `oransim validate tls` refuses to judge. `None` in files
+    /// written before the bench measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<super::Noise>,
 }
 
 impl TlsMeasurements {
@@ -373,6 +378,9 @@ impl TlsMeasurements {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(key.into(), format!("{v:?}"), "a finite number >= 0");
             }
+        }
+        if let Some(n) = &self.noise {
+            n.check()?;
         }
         let run = |key: String, count: (&str, u64), wall: u64, cpus: [(&str, u64); 2]| {
             if count.1 == 0 {
@@ -859,10 +867,15 @@ fn fit(m: &TlsMeasurements) -> Result<Terms, String> {
 }
 
 fn noise(m: &TlsMeasurements) -> String {
-    format!(
+    let mut s = format!(
         "1-minute load average {:.2} before, {:.2} after; {} logical CPUs; server and client on the same host",
         m.load_before, m.load_after, m.host_cores
-    )
+    );
+    if let Some(n) = &m.noise {
+        s.push_str("; ");
+        s.push_str(&n.words());
+    }
+    s
 }
 
 fn us(ns: f64) -> String {
