@@ -82,9 +82,9 @@ pub struct PcapSink<'s> {
     writer: Writer<AtomicFile>,
     /// Per link: its interface for Ethernet frames and for IP frames (`u32::MAX`: none yet).
     interfaces: Vec<[u32; 2]>,
-    /// The IKE SA keys of each cipher whose datagrams were sealed, in first-use order, with
-    /// the datagrams sealed under each direction's key so far (each datagram's IV number).
-    ike: Vec<(live::ike::IkeKeys, [u64; 2])>,
+    /// Per tunnel: its IKE SA's keys (derived from the seed and the tunnel) with the datagrams
+    /// sealed under each direction's key so far (each datagram's IV number).
+    ike: std::collections::BTreeMap<u32, (live::ike::IkeKeys, [u64; 2])>,
     /// The run's master seed: the data frames' keys derive from it.
     seed: u64,
     /// Per flow and direction (`2 * flow + direction`): its sealer, or None when its stack
@@ -108,6 +108,17 @@ pub struct KeyFiles {
     pub keys: Option<String>,
     /// Flow directions left unsealed \[count\], and the first one's reason.
     pub unsealed: (usize, Option<String>),
+}
+
+/// Tunnel `t`'s IKE SPIs: `oraI` and `oraR` in ASCII followed by `t + 1` (big-endian), so
+/// every tunnel of a run is its own IKE SA, and never a zero SPI.
+fn tunnel_spis(t: u32) -> ([u8; 8], [u8; 8]) {
+    let n = t.wrapping_add(1).to_be_bytes();
+    let mut i = *b"oraI\0\0\0\0";
+    let mut r = *b"oraR\0\0\0\0";
+    i[4..].copy_from_slice(&n);
+    r[4..].copy_from_slice(&n);
+    (i, r)
 }
 
 /// The secret a flow direction's keys derive from: the run's seed, the flow and the direction
@@ -137,7 +148,7 @@ impl<'s> PcapSink<'s> {
             scenario,
             writer,
             interfaces: vec![[u32::MAX; 2]; scenario.network.links.len()],
-            ike: Vec::new(),
+            ike: std::collections::BTreeMap::new(),
             seed,
             sealers: HashMap::new(),
             sa_keys: std::collections::BTreeMap::new(),
@@ -155,7 +166,10 @@ impl<'s> PcapSink<'s> {
         let ikev2 = (!self.ike.is_empty()).then(|| {
             self.ike
                 .iter()
-                .map(|(k, _)| k.wireshark_table())
+                .map(|(&t, (k, _))| {
+                    let (i, r) = tunnel_spis(t);
+                    k.wireshark_row(&i, &r)
+                })
                 .collect::<String>()
         });
         let esp_sa: String = self
@@ -229,24 +243,27 @@ impl FrameSink for PcapSink<'_> {
             .map_err(std::io::Error::other)
     }
 
-    /// Seals with `live::ike`'s fixed test keys of the cipher, the IV numbered per direction
-    /// from 1 over the whole capture (a GCM nonce is never repeated under a key).
+    /// Gives the datagram its tunnel's SPIs ([`tunnel_spis`]) and seals it with its tunnel's
+    /// keys, derived from the run's seed and the tunnel, the IV numbered per direction from 1
+    /// (a GCM nonce is never repeated under a key).
     fn seal_ike(
         &mut self,
+        tunnel: u32,
         cipher: protocols::ikev2::IkeCipher,
         datagram: &mut protocols::ikev2::emit::Datagram,
     ) -> std::io::Result<()> {
+        let (i, r) = tunnel_spis(tunnel);
+        datagram.set_spis(i, r);
         if datagram.seal.is_none() {
             return Ok(());
         }
-        let at = match self.ike.iter().position(|(k, _)| k.cipher == cipher) {
-            Some(i) => i,
-            None => {
-                self.ike.push((live::ike::IkeKeys::test(cipher), [0; 2]));
-                self.ike.len() - 1
-            }
-        };
-        let (keys, numbers) = &mut self.ike[at];
+        let seed = self.seed;
+        let (keys, numbers) = self.ike.entry(tunnel).or_insert_with(|| {
+            let mut secret = [0u8; 12];
+            secret[..8].copy_from_slice(&seed.to_be_bytes());
+            secret[8..].copy_from_slice(&tunnel.to_be_bytes());
+            (live::ike::IkeKeys::derived(cipher, &secret), [0; 2])
+        });
         let n = &mut numbers[usize::from(!datagram.from_initiator)];
         *n += 1;
         live::ike::seal(keys, datagram, *n).map_err(std::io::Error::other)

@@ -69,11 +69,13 @@ pub trait FrameSink {
         Ok(())
     }
 
-    /// Seals an encrypted IKEv2 datagram of a handshake flow in place
-    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written; the default leaves
-    /// its IV and ICV zero and its payloads in the clear.
+    /// Seals an IKEv2 datagram of tunnel `tunnel` (index among the run's tunnels) in place
+    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written, and may give it its
+    /// tunnel's SPIs ([`Datagram::set_spis`]); the default leaves emit's SPIs, its IV and ICV
+    /// zero and its payloads in the clear.
     fn seal_ike(
         &mut self,
+        _tunnel: u32,
         _cipher: protocols::ikev2::IkeCipher,
         _datagram: &mut Datagram,
     ) -> std::io::Result<()> {
@@ -412,8 +414,8 @@ impl<'s, S: FrameSink> Capture<'s, S> {
     }
 
     fn write(&mut self, r: &WireRecord) -> std::io::Result<()> {
-        if let Some([_, exchange]) = r.handshake {
-            return self.write_handshake(r, exchange as usize);
+        if let Some([tunnel, exchange]) = r.handshake {
+            return self.write_handshake(r, tunnel, exchange as usize);
         }
         if let Some(Some(part)) = self.slot_part.get(r.packet as usize).copied() {
             return self.write_part(r, part);
@@ -476,7 +478,12 @@ impl<'s, S: FrameSink> Capture<'s, S> {
 
     /// Writes the frames of a handshake message: every datagram of exchange `exchange`'s
     /// request (forward) or response, sealed by the sink, between the flow's end nodes.
-    fn write_handshake(&mut self, r: &WireRecord, exchange: usize) -> std::io::Result<()> {
+    fn write_handshake(
+        &mut self,
+        r: &WireRecord,
+        tunnel: u32,
+        exchange: usize,
+    ) -> std::io::Result<()> {
         let Some(cfg) = self
             .scenario
             .stacks
@@ -512,7 +519,7 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         };
         for d in &datagrams[side] {
             let mut d = d.clone();
-            self.sink.seal_ike(cfg.cipher, &mut d)?;
+            self.sink.seal_ike(tunnel, cfg.cipher, &mut d)?;
             // Checked when the datagrams were built (handshake_datagrams).
             let frames = protocols::ikev2::emit::frames_between(&cfg, &d, &ends)
                 .map_err(std::io::Error::other)?;

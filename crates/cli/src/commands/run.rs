@@ -191,7 +191,7 @@ fn run_captured(
             (
                 ".ikev2_decryption_table",
                 files.ikev2,
-                "Wireshark's IKEv2 decryption table of the capture's fixed test keys",
+                "Wireshark's IKEv2 decryption table, one IKE SA per tunnel, keys derived from the seed",
             ),
             (
                 ".esp_sa",
