@@ -1,13 +1,18 @@
 //! The capture file of `oransim run --pcap`: which flows it holds (`--pcap-flow`, refused by
 //! name), and the sink that writes [`model::capture`]'s frames into a pcapng stream
 //! ([`printer::pcap::Writer`]) on an [`AtomicFile`], one interface per link, described as the
-//! link's first frame arrives.
+//! link's first frame arrives. Each flow direction's security layers are sealed with keys of
+//! its own, derived from the run's seed ([`live::protect::FrameSealer::keyed`]), listed in the
+//! key files written beside the capture.
 
 use anyhow::{Context, bail};
 
+use std::collections::HashMap;
+
 use model::Scenario;
-use model::capture::FrameSink;
+use model::capture::{DataFrame, FrameSink};
 use printer::pcap::{Interface, LinkType, Writer};
+use sim_core::network::Direction;
 
 use crate::output::AtomicFile;
 
@@ -77,15 +82,65 @@ pub struct PcapSink<'s> {
     writer: Writer<AtomicFile>,
     /// Per link: its interface for Ethernet frames and for IP frames (`u32::MAX`: none yet).
     interfaces: Vec<[u32; 2]>,
-    /// The IKE SA keys of each cipher whose datagrams were sealed, in first-use order, with
-    /// the datagrams sealed under each direction's key so far (each datagram's IV number).
-    ike: Vec<(live::ike::IkeKeys, [u64; 2])>,
+    /// Per tunnel: its IKE SA's keys (derived from the seed and the tunnel) with the datagrams
+    /// sealed under each direction's key so far (each datagram's IV number).
+    ike: std::collections::BTreeMap<u32, (live::ike::IkeKeys, [u64; 2])>,
+    /// The run's master seed: the data frames' keys derive from it.
+    seed: u64,
+    /// Per flow and direction (`2 * flow + direction`): its sealer, or None when its stack
+    /// has a suite no sealer seals (its frames stay unsealed).
+    sealers: HashMap<usize, Option<live::protect::FrameSealer>>,
+    /// The sealed security associations' keys by `2 * flow + direction`: Wireshark's `esp_sa`
+    /// rows and every layer's key lines.
+    sa_keys: std::collections::BTreeMap<usize, (String, String)>,
+    /// The flows left unsealed \[count\] and the first one's reason.
+    unsealed: (usize, Option<String>),
+}
+
+/// What a capture wrote beside its frames ([`PcapSink::finish`]).
+#[derive(Debug, Default)]
+pub struct KeyFiles {
+    /// Wireshark's IKEv2 decryption table, when handshake datagrams were sealed.
+    pub ikev2: Option<String>,
+    /// Wireshark's ESP SA table (`esp_sa`), when ESP frames were sealed.
+    pub esp_sa: Option<String>,
+    /// Every sealed security association's keys as text, when data frames were sealed.
+    pub keys: Option<String>,
+    /// Flow directions left unsealed \[count\], and the first one's reason.
+    pub unsealed: (usize, Option<String>),
+}
+
+/// Tunnel `t`'s IKE SPIs: `oraI` and `oraR` in ASCII followed by `t + 1` (big-endian), so
+/// every tunnel of a run is its own IKE SA, and never a zero SPI.
+fn tunnel_spis(t: u32) -> ([u8; 8], [u8; 8]) {
+    let n = t.wrapping_add(1).to_be_bytes();
+    let mut i = *b"oraI\0\0\0\0";
+    let mut r = *b"oraR\0\0\0\0";
+    i[4..].copy_from_slice(&n);
+    r[4..].copy_from_slice(&n);
+    (i, r)
+}
+
+/// The secret a flow direction's keys derive from: the run's seed, the flow and the direction
+/// (big-endian), so every security association of a run has its own keys and the same run
+/// has the same.
+fn secret(seed: u64, flow: usize, direction: Direction) -> [u8; 17] {
+    let mut s = [0u8; 17];
+    s[..8].copy_from_slice(&seed.to_be_bytes());
+    s[8..16].copy_from_slice(&(flow as u64).to_be_bytes());
+    s[16] = u8::from(direction == Direction::Reverse);
+    s
 }
 
 impl<'s> PcapSink<'s> {
     /// Starts the capture file at `path` (refused, naming `--pcap`, if it is not a regular
     /// file or cannot be created).
-    pub fn create(scenario: &'s Scenario, path: &std::path::Path) -> anyhow::Result<Self> {
+    /// `seed` is the run's master seed, which the data frames' keys derive from.
+    pub fn create(
+        scenario: &'s Scenario,
+        path: &std::path::Path,
+        seed: u64,
+    ) -> anyhow::Result<Self> {
         let file = AtomicFile::create(path).context("--pcap")?;
         let writer = Writer::new(file, &[])
             .with_context(|| format!("--pcap: cannot write {}", path.display()))?;
@@ -93,44 +148,122 @@ impl<'s> PcapSink<'s> {
             scenario,
             writer,
             interfaces: vec![[u32::MAX; 2]; scenario.network.links.len()],
-            ike: Vec::new(),
+            ike: std::collections::BTreeMap::new(),
+            seed,
+            sealers: HashMap::new(),
+            sa_keys: std::collections::BTreeMap::new(),
+            unsealed: (0, None),
         })
     }
 
-    /// Ends the capture: the file appears at its path. Returns Wireshark's IKEv2 decryption
-    /// table of the handshake datagrams it sealed (`ikev2_decryption_table`: one row per IKE
-    /// cipher used, every tunnel sharing `protocols::ikev2::emit`'s SPIs), if there were any.
-    pub fn finish(self) -> anyhow::Result<Option<String>> {
+    /// Ends the capture: the file appears at its path. Returns the key files' texts:
+    /// Wireshark's IKEv2 decryption table of the handshake datagrams it sealed
+    /// (`ikev2_decryption_table`: one row per IKE cipher used, every tunnel sharing
+    /// `protocols::ikev2::emit`'s SPIs), the ESP SA table and the key list of the data frames.
+    pub fn finish(self) -> anyhow::Result<KeyFiles> {
         let file = self.writer.finish().context("--pcap")?;
         file.finish(Ok(())).context("--pcap")?;
-        Ok((!self.ike.is_empty()).then(|| {
+        let ikev2 = (!self.ike.is_empty()).then(|| {
             self.ike
                 .iter()
-                .map(|(k, _)| k.wireshark_table())
+                .map(|(&t, (k, _))| {
+                    let (i, r) = tunnel_spis(t);
+                    k.wireshark_row(&i, &r)
+                })
                 .collect::<String>()
-        }))
+        });
+        let esp_sa: String = self
+            .sa_keys
+            .values()
+            .map(|(rows, _)| rows.as_str())
+            .collect();
+        let keys = (!self.sa_keys.is_empty()).then(|| {
+            let mut out = format!(
+                "# oransim run keys of scenario \"{}\", seed {}: derived from the seed, as public as \
+                 it is, they protect nothing; one security association per flow direction\n",
+                self.scenario.name, self.seed
+            );
+            out.extend(self.sa_keys.values().map(|(_, k)| k.as_str()));
+            out
+        });
+        Ok(KeyFiles {
+            ikev2,
+            esp_sa: (!esp_sa.is_empty()).then_some(esp_sa),
+            keys,
+            unsealed: self.unsealed,
+        })
     }
 }
 
 impl FrameSink for PcapSink<'_> {
-    /// Seals with `live::ike`'s fixed test keys of the cipher, the IV numbered per direction
-    /// from 1 over the whole capture (a GCM nonce is never repeated under a key).
+    /// Seals with the keys of the frame's flow direction, derived from the run's seed
+    /// ([`secret`]); the first frame of a direction makes its sealer and adds its keys to the
+    /// key files. A suite no sealer seals leaves that direction's frames unsealed (counted).
+    fn seal_frame(&mut self, frame: &DataFrame<'_>, bytes: &mut [u8]) -> std::io::Result<()> {
+        let sa = frame.flow.saturating_mul(2) + usize::from(frame.direction == Direction::Reverse);
+        if !self.sealers.contains_key(&sa) {
+            let sealer = match live::protect::FrameSealer::keyed(
+                frame.stack,
+                frame.ids,
+                &secret(self.seed, frame.flow, frame.direction),
+            ) {
+                Ok(s) => {
+                    let keys = s.keys();
+                    let rows =
+                        printer::capture::esp_sa(frame.stack, frame.ids, keys).unwrap_or_default();
+                    let name = &self.scenario.network.flows[frame.flow].name;
+                    let dir = match frame.direction {
+                        Direction::Forward => "forward",
+                        Direction::Reverse => "reverse",
+                    };
+                    let mut lines = format!("flow \"{name}\" {dir} `{}`:\n", frame.stack);
+                    lines.push_str(&printer::capture::key_lines(keys));
+                    self.sa_keys.insert(sa, (rows, lines));
+                    Some(s)
+                }
+                Err(e) => {
+                    self.unsealed.0 += 1;
+                    if self.unsealed.1.is_none() {
+                        self.unsealed.1 = Some(format!(
+                            "flow \"{}\": {e}",
+                            self.scenario.network.flows[frame.flow].name
+                        ));
+                    }
+                    None
+                }
+            };
+            self.sealers.insert(sa, sealer);
+        }
+        let Some(Some(sealer)) = self.sealers.get(&sa) else {
+            return Ok(());
+        };
+        let seq = frame.ids.seq;
+        sealer
+            .seal(frame.emitted, seq, seq.saturating_sub(1), bytes)
+            .map_err(std::io::Error::other)
+    }
+
+    /// Gives the datagram its tunnel's SPIs ([`tunnel_spis`]) and seals it with its tunnel's
+    /// keys, derived from the run's seed and the tunnel, the IV numbered per direction from 1
+    /// (a GCM nonce is never repeated under a key).
     fn seal_ike(
         &mut self,
+        tunnel: u32,
         cipher: protocols::ikev2::IkeCipher,
         datagram: &mut protocols::ikev2::emit::Datagram,
     ) -> std::io::Result<()> {
+        let (i, r) = tunnel_spis(tunnel);
+        datagram.set_spis(i, r);
         if datagram.seal.is_none() {
             return Ok(());
         }
-        let at = match self.ike.iter().position(|(k, _)| k.cipher == cipher) {
-            Some(i) => i,
-            None => {
-                self.ike.push((live::ike::IkeKeys::test(cipher), [0; 2]));
-                self.ike.len() - 1
-            }
-        };
-        let (keys, numbers) = &mut self.ike[at];
+        let seed = self.seed;
+        let (keys, numbers) = self.ike.entry(tunnel).or_insert_with(|| {
+            let mut secret = [0u8; 12];
+            secret[..8].copy_from_slice(&seed.to_be_bytes());
+            secret[8..].copy_from_slice(&tunnel.to_be_bytes());
+            (live::ike::IkeKeys::derived(cipher, &secret), [0; 2])
+        });
         let n = &mut numbers[usize::from(!datagram.from_initiator)];
         *n += 1;
         live::ike::seal(keys, datagram, *n).map_err(std::io::Error::other)

@@ -6,7 +6,9 @@
 //! nonce is salt || the 8-byte IV, the AAD the IKE header through the SK/SKF payload header.
 //! AES-256-CBC with HMAC-SHA2-256-128 (RFC 3602, RFC 4868): a 16-byte IV, the HMAC under SK_a
 //! over the IKE header through the ciphertext, truncated to 16 bytes. The keys are public test
-//! values, never secret: anyone can decrypt the capture, which is the point.
+//! values, never secret: anyone can decrypt the capture, which is the point. A run's capture
+//! (`run --pcap`) gives each tunnel keys of its own, derived from the run's seed
+//! ([`IkeKeys::derived`]), as public as the seed.
 
 use aes::Aes256;
 use aes::cipher::inout::InOutBuf;
@@ -62,10 +64,46 @@ impl IkeKeys {
         }
     }
 
+    /// Keys of `cipher` derived from `secret` (a run's seed and tunnel): SHA-256 over a label,
+    /// the secret, the key's name and a counter, as long as [`IkeKeys::test`]'s. The same
+    /// secret gives the same keys; they are as public as the secret.
+    pub fn derived(cipher: IkeCipher, secret: &[u8]) -> IkeKeys {
+        use sha2::Digest as _;
+        let key = |name: &str, n: usize| {
+            let mut out = Vec::with_capacity(n + 32);
+            let mut block = 0u32;
+            while out.len() < n {
+                let mut h = Sha256::new();
+                h.update(b"oransim derived IKE key\0");
+                h.update((secret.len() as u64).to_be_bytes());
+                h.update(secret);
+                h.update(name.as_bytes());
+                h.update(block.to_be_bytes());
+                out.extend_from_slice(&h.finalize());
+                block += 1;
+            }
+            out.truncate(n);
+            out
+        };
+        let t = IkeKeys::test(cipher);
+        IkeKeys {
+            cipher,
+            sk_ei: key("sk_ei", t.sk_ei.len()),
+            sk_er: key("sk_er", t.sk_er.len()),
+            sk_ai: key("sk_ai", t.sk_ai.len()),
+            sk_ar: key("sk_ar", t.sk_ar.len()),
+        }
+    }
+
     /// One line of Wireshark's `ikev2_decryption_table` (its IKEv2 decryption UAT: SPIi,
     /// SPIr, SK_ei, SK_er, encryption algorithm, SK_ai, SK_ar, integrity algorithm) for the
     /// IKE SA of `protocols::ikev2::emit`'s SPIs.
     pub fn wireshark_table(&self) -> String {
+        self.wireshark_row(&SPI_I, &SPI_R)
+    }
+
+    /// [`IkeKeys::wireshark_table`]'s line for the IKE SA of SPIs `spi_i` and `spi_r`.
+    pub fn wireshark_row(&self, spi_i: &[u8; 8], spi_r: &[u8; 8]) -> String {
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
         let (encr, integ) = match self.cipher {
             IkeCipher::AesGcm16 => ("AES-GCM-256 with 16 octet ICV [RFC5282]", "NONE [RFC4306]"),
@@ -73,8 +111,8 @@ impl IkeKeys {
         };
         format!(
             "{},{},{},{},\"{encr}\",{},{},\"{integ}\"\n",
-            hex(&SPI_I),
-            hex(&SPI_R),
+            hex(spi_i),
+            hex(spi_r),
             hex(&self.sk_ei),
             hex(&self.sk_er),
             hex(&self.sk_ai),

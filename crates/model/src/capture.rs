@@ -8,8 +8,9 @@
 //! What a frame holds: every header and trailer of the stack as `emit` writes them, around a
 //! payload of the fixed pattern `0, 1, 2, ..., 255, 0, 1, ...` (under `e2ap`, a well-formed
 //! E2AP RICindication of that length, [`protocols::e2ap`]) whose length makes the frame as
-//! long as the engine's packet; ICVs are zero and nothing is encrypted; transport checksums
-//! are right. An SCTP user message a source sends as several frames (RFC 9260 §6.9) is
+//! long as the engine's packet; transport checksums are right. The [`FrameSink`] seals the
+//! security layers ([`FrameSink::seal_frame`]); one that does not leaves ICVs zero and
+//! nothing encrypted. An SCTP user message a source sends as several frames (RFC 9260 §6.9) is
 //! written as its DATA chunk fragments: consecutive TSNs, one SSN per message (messages
 //! counted per flow from 1), B on the first, E on the last. A handshake flow's messages are
 //! their IKEv2 datagrams ([`protocols::ikev2::emit`], sealed by the [`FrameSink`]) between the
@@ -60,16 +61,42 @@ pub trait FrameSink {
         bytes: &[u8],
     ) -> std::io::Result<()>;
 
-    /// Seals an encrypted IKEv2 datagram of a handshake flow in place
-    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written; the default leaves
-    /// its IV and ICV zero and its payloads in the clear.
+    /// Seals a data frame in place: the security layers of its stack (ESP, MACsec, TLS
+    /// records) over the ranges [`DataFrame::emitted`] names, the checksums filled again
+    /// around them ([`protocols::emit::Emitted::finish`]). Called only for frames whose stack
+    /// has a security layer; the default leaves their ICVs zero and nothing encrypted.
+    fn seal_frame(&mut self, _frame: &DataFrame<'_>, _bytes: &mut [u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    /// Seals an IKEv2 datagram of tunnel `tunnel` (index among the run's tunnels) in place
+    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written, and may give it its
+    /// tunnel's SPIs ([`Datagram::set_spis`]); the default leaves emit's SPIs, its IV and ICV
+    /// zero and its payloads in the clear.
     fn seal_ike(
         &mut self,
+        _tunnel: u32,
         _cipher: protocols::ikev2::IkeCipher,
         _datagram: &mut Datagram,
     ) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// A data frame to seal ([`FrameSink::seal_frame`]): whose it is and where its cipher works.
+/// Each flow direction is one security association.
+#[derive(Debug, Clone, Copy)]
+pub struct DataFrame<'a> {
+    /// The flow (index into [`sim_core::network::Network::flows`]).
+    pub flow: usize,
+    /// Its direction.
+    pub direction: Direction,
+    /// The stack of that direction.
+    pub stack: &'a Stack,
+    /// The frame's ids (addresses, SPI, SCI; `seq` the packet counter).
+    pub ids: &'a Ids,
+    /// Where the security layers and checksums lie in the frame.
+    pub emitted: &'a protocols::emit::Emitted,
 }
 
 /// Why a flow's frames cannot be written: the flow has no stack (its sizes are bare packet
@@ -387,8 +414,8 @@ impl<'s, S: FrameSink> Capture<'s, S> {
     }
 
     fn write(&mut self, r: &WireRecord) -> std::io::Result<()> {
-        if let Some([_, exchange]) = r.handshake {
-            return self.write_handshake(r, exchange as usize);
+        if let Some([tunnel, exchange]) = r.handshake {
+            return self.write_handshake(r, tunnel, exchange as usize);
         }
         if let Some(Some(part)) = self.slot_part.get(r.packet as usize).copied() {
             return self.write_part(r, part);
@@ -407,21 +434,56 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             self.done.no_payload = self.done.no_payload.saturating_add(1);
             return Ok(());
         };
-        let ethernet = self
-            .scenario
-            .stacks
-            .get(r.flow)
+        let st = self.scenario.stacks.get(r.flow);
+        let ethernet = st
             .and_then(|s| s.forward.as_ref())
             .is_some_and(Stack::has_ethernet);
-        self.sink
-            .frame(r.link_direction, ethernet, r.time_ps, t.stamp(seq))?;
+        if t.emitted().sealing.is_empty() {
+            self.sink
+                .frame(r.link_direction, ethernet, r.time_ps, t.stamp(seq))?;
+        } else {
+            let stack = st.and_then(|s| match r.direction {
+                Direction::Forward => s.forward.as_ref(),
+                Direction::Reverse => s.reverse.as_ref(),
+            });
+            let path = &self.scenario.network.flows[r.flow].path;
+            let (Some(stack), Some(&first), Some(&last)) = (stack, path.first(), path.last())
+            else {
+                return Ok(());
+            };
+            let ids = Ids {
+                seq,
+                ..ids(r.flow, first, last, r.direction)
+            };
+            let mut out = std::mem::take(&mut self.scratch);
+            out.clear();
+            out.extend_from_slice(t.stamp(seq));
+            let frame = DataFrame {
+                flow: r.flow,
+                direction: r.direction,
+                stack,
+                ids: &ids,
+                emitted: t.emitted(),
+            };
+            let written = self
+                .sink
+                .seal_frame(&frame, &mut out)
+                .and_then(|()| self.sink.frame(r.link_direction, ethernet, r.time_ps, &out));
+            self.scratch = out;
+            written?;
+        }
         self.done.frames = self.done.frames.saturating_add(1);
         Ok(())
     }
 
     /// Writes the frames of a handshake message: every datagram of exchange `exchange`'s
     /// request (forward) or response, sealed by the sink, between the flow's end nodes.
-    fn write_handshake(&mut self, r: &WireRecord, exchange: usize) -> std::io::Result<()> {
+    fn write_handshake(
+        &mut self,
+        r: &WireRecord,
+        tunnel: u32,
+        exchange: usize,
+    ) -> std::io::Result<()> {
         let Some(cfg) = self
             .scenario
             .stacks
@@ -457,7 +519,7 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         };
         for d in &datagrams[side] {
             let mut d = d.clone();
-            self.sink.seal_ike(cfg.cipher, &mut d)?;
+            self.sink.seal_ike(tunnel, cfg.cipher, &mut d)?;
             // Checked when the datagrams were built (handshake_datagrams).
             let frames = protocols::ikev2::emit::frames_between(&cfg, &d, &ends)
                 .map_err(std::io::Error::other)?;
@@ -516,7 +578,20 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             .map_err(std::io::Error::other)?;
         emitted.finish(&mut out, |_, _| Ok::<(), ()>(())).ok();
         let ethernet = st.forward.as_ref().is_some_and(Stack::has_ethernet);
-        let written = self.sink.frame(r.link_direction, ethernet, r.time_ps, &out);
+        let frame = DataFrame {
+            flow: r.flow,
+            direction: r.direction,
+            stack,
+            ids: &ids,
+            emitted: &emitted,
+        };
+        let sealed = if emitted.sealing.is_empty() {
+            Ok(())
+        } else {
+            self.sink.seal_frame(&frame, &mut out)
+        };
+        let written =
+            sealed.and_then(|()| self.sink.frame(r.link_direction, ethernet, r.time_ps, &out));
         self.scratch = out;
         written?;
         self.done.frames = self.done.frames.saturating_add(1);

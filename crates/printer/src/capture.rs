@@ -287,8 +287,8 @@ fn esp_authentication(i: Option<Integrity>) -> &'static str {
 /// The `esp_sa` UAT rows (protocol, source, destination, SPI, encryption algorithm and key,
 /// authentication algorithm and key, each quoted) of the stack's ESP layers; an SA whose
 /// transform Wireshark 4.0 does not decrypt (ChaCha20-Poly1305, AES-GMAC) is a `#` comment
-/// line with its keys.
-fn esp_sa(stack: &Stack, ids: &Ids, keys: &[LayerKeys]) -> Option<String> {
+/// line with its keys. `ids` gives the addresses (the SPI is the keys' own).
+pub fn esp_sa(stack: &Stack, ids: &Ids, keys: &[LayerKeys]) -> Option<String> {
     let mut out = String::new();
     for k in keys {
         let KeyKind::Esp {
@@ -349,6 +349,14 @@ fn esp_sa(stack: &Stack, ids: &Ids, keys: &[LayerKeys]) -> Option<String> {
 fn key_list(stack: &Stack, keys: &[LayerKeys]) -> String {
     let mut out =
         format!("# oransim test keys of `{stack}`: fixed and public, they protect nothing\n");
+    out.push_str(&key_lines(keys));
+    out
+}
+
+/// Each security layer's keys as a line of text (`layer 2 esp-tunnel(...): spi=... enc_key=...`;
+/// MACsec: the SCI, association number 0 and the SAK), outermost first.
+pub fn key_lines(keys: &[LayerKeys]) -> String {
+    let mut out = String::new();
     for k in keys {
         let _ = match k.kind {
             KeyKind::Esp { spi, .. } => {

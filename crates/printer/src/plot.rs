@@ -2,7 +2,8 @@
 //! each drawn two ways with the same text (title, axis labels with units, tick labels, legend).
 //! SVG carries its text as SVG `<text>`, drawn by the viewer; PNG text is rendered by plotters'
 //! `ab_glyph` feature with DejaVu Sans, the font the project carries (`assets/fonts/`, compiled
-//! into the binary), so a PNG has its text on a headless CI or cluster node with no font library.
+//! into the binary), so a PNG has its text on a headless CI or cluster node with no font library;
+//! each glyph is placed with its side bearing (`plot/glyphs.rs`, which plotters 0.3.7 drops).
 //! Both come back as bytes in memory: the caller writes the file atomically.
 //!
 //! Layout: the title on top (shrunk to fit the width), the legend in a strip right of the data
@@ -19,6 +20,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::{Error, Result};
 
+mod glyphs;
 mod layout;
 
 use layout::{Swatch, legend, marker, text_width, widest};
@@ -555,7 +557,7 @@ fn svg_string<E: std::error::Error + Send + Sync>(
 fn png_bytes<E: std::error::Error + Send + Sync>(
     size: (u32, u32),
     what: &str,
-    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> Drawing<E>,
+    draw: impl FnOnce(&DrawingArea<glyphs::Glyphs<'_>, Shift>) -> Drawing<E>,
 ) -> Result<Vec<u8>> {
     let (w, h) = size;
     let too_large = || Error::TooLarge {
@@ -569,7 +571,14 @@ fn png_bytes<E: std::error::Error + Send + Sync>(
         .ok_or_else(too_large)?;
     let mut rgb = vec![0u8; len];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+        let backend =
+            glyphs::Glyphs::new(BitMapBackend::with_buffer(&mut rgb, size)).ok_or_else(|| {
+                Error::Draw {
+                    what: what.to_owned(),
+                    message: "the carried font DejaVuSans.ttf does not parse".into(),
+                }
+            })?;
+        let root = backend.into_drawing_area();
         draw(&root).map_err(|e| draw_error(what, e))?;
     }
     let png_error = |source| Error::Png {

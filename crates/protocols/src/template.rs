@@ -20,7 +20,7 @@
 
 use crate::Result;
 use crate::Stack;
-use crate::emit::{Checksum, Ids};
+use crate::emit::{Checksum, Emitted, Ids};
 
 /// Two packet counters whose every byte differs, each byte naming its place (`0x01` the least
 /// significant): a field [`Stack::emit`] fills from [`Ids::seq`] (a big-endian truncation to
@@ -38,6 +38,8 @@ pub struct Template {
     checksums: Vec<Checksum>,
     /// The counter the bytes hold.
     seq: u64,
+    /// What the emit wrote: where the security layers and checksums lie.
+    emitted: Emitted,
 }
 
 /// Where a stack's frames of one length carry the packet counter ([`Template::layout`]).
@@ -102,6 +104,7 @@ impl Template {
             stamps,
             checksums,
             seq: ids.seq,
+            emitted,
         })
     }
 
@@ -122,6 +125,13 @@ impl Template {
             c.fill(&mut self.bytes);
         }
         &self.bytes
+    }
+
+    /// Where the frame's security layers and transport checksums lie: the same for every
+    /// counter, so a stamped frame can be sealed ([`Emitted::finish`], which fills the
+    /// checksums again around the ciphers).
+    pub fn emitted(&self) -> &Emitted {
+        &self.emitted
     }
 
     /// The frame's length \[bytes\].

@@ -121,7 +121,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     write_atomic(&csv_path, cal.samples_csv.as_bytes())?;
 
     print_summary(&profile)?;
-    println!("wrote {} and {}", args.out.display(), csv_path.display());
+    eprintln!("wrote {} and {}", args.out.display(), csv_path.display());
     println!("noise: {}", cal.noise_note);
     if cal.noisy {
         eprintln!(
@@ -181,7 +181,7 @@ fn import_openssl(
     check_writable(out).context("--out")?;
     write_atomic(out, toml.as_bytes())?;
     print_summary(&profile)?;
-    println!(
+    eprintln!(
         "wrote {} (imported from {})",
         out.display(),
         input.display()
@@ -218,7 +218,7 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
             Term::IkeChildSaInstall
         );
     }
-    println!(
+    eprintln!(
         "wrote {} (strongSwan {} measured by running it)",
         out.display(),
         m.strongswan
@@ -278,7 +278,7 @@ fn run_tls(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitC
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;
     print_summary(&profile)?;
-    println!(
+    eprintln!(
         "wrote {} ({} measured by running it)",
         out.display(),
         m.openssl_version

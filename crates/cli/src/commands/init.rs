@@ -196,7 +196,7 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<ExitCode> {
         // No half-written output: a refused scenario leaves no profile behind either.
         (Err(_), Some(copy)) => copy.remove(),
         (Ok(_), Some(copy)) => eprintln!(
-            "oransim init: wrote {}, the profile the scenario names (oransim's built-in copy)",
+            "wrote {} (the profile the scenario names, oransim's built-in copy)",
             copy.file.display()
         ),
         (_, None) => {}

@@ -131,7 +131,7 @@ fn merge(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     if !merged.replaced.is_empty() {
         println!("replaced the base's {}", merged.replaced.join(", "));
     }
-    println!(
+    eprintln!(
         "wrote {} (base {})",
         args.out.display(),
         args.base.display()

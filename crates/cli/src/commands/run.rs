@@ -55,7 +55,9 @@ pub struct RunArgs {
     pub progress: When,
     /// Write the first replication's frames as a pcapng capture (Wireshark, tshark): real
     /// headers from each flow's stack, a fixed payload pattern, simulated time in nanoseconds,
-    /// one interface per link; written atomically as the run goes.
+    /// one interface per link; written atomically as the run goes. ESP, MACsec and TLS layers
+    /// are sealed with keys derived from the seed, one set per flow direction, written beside
+    /// it (FILE.esp_sa, FILE.keys).
     #[arg(long, value_name = "FILE")]
     pub pcap: Option<PathBuf>,
     /// Capture only this flow (repeatable; default: every flow whose frames can be written).
@@ -161,7 +163,8 @@ fn run_captured(
     progress: &sim_core::progress::Progress,
 ) -> anyhow::Result<model::Report> {
     let flows = crate::capture::flows(scenario, &args.pcap_flow)?;
-    let sink = crate::capture::PcapSink::create(scenario, path)?;
+    let seed = opts.seed.unwrap_or(scenario.seed);
+    let sink = crate::capture::PcapSink::create(scenario, path, seed)?;
     let point = match args.pcap_at {
         PcapAt::Sent => model::capture::WirePoint::Sent,
         PcapAt::Delivered => model::capture::WirePoint::Delivered,
@@ -174,8 +177,34 @@ fn run_captured(
     let (sink, done) = capture
         .finish()
         .with_context(|| format!("--pcap: cannot write {}", path.display()))?;
-    let table = sink.finish()?;
-    write_ike_table(path, table)?;
+    let files = sink.finish()?;
+    if files.unsealed.0 > 0 {
+        eprintln!(
+            "note: --pcap: {} flow direction(s) left unsealed, their suite is not one a capture seals (first: {})",
+            files.unsealed.0,
+            files.unsealed.1.as_deref().unwrap_or_default()
+        );
+    }
+    write_key_files(
+        path,
+        [
+            (
+                ".ikev2_decryption_table",
+                files.ikev2,
+                "Wireshark's IKEv2 decryption table, one IKE SA per tunnel, keys derived from the seed",
+            ),
+            (
+                ".esp_sa",
+                files.esp_sa,
+                "Wireshark's ESP SA table of the capture's keys, derived from the seed",
+            ),
+            (
+                ".keys",
+                files.keys,
+                "every sealed flow direction's keys, derived from the seed",
+            ),
+        ],
+    )?;
     if done.cut > 0 {
         eprintln!(
             "note: --pcap: the capture was cut at {} frames (--pcap-limit {}): {} more frames of the first replication were left out; the run went on",
@@ -191,29 +220,31 @@ fn run_captured(
     Ok(report)
 }
 
-/// Writes the capture's IKEv2 decryption table beside it (`FILE.ikev2_decryption_table`) when
-/// it sealed handshake datagrams, and says so on stderr; else removes an earlier capture's
-/// table at that path (a regular file only), so no stale keys sit beside this capture.
-fn write_ike_table(path: &std::path::Path, table: Option<String>) -> anyhow::Result<()> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".ikev2_decryption_table");
-    let beside = PathBuf::from(name);
-    match table {
-        Some(t) => {
-            crate::output::write_set(&[(beside.clone(), t.into_bytes())]).context("--pcap")?;
-            eprintln!(
-                "note: --pcap: wrote {} (Wireshark's IKEv2 decryption table of the capture's fixed test keys)",
-                beside.display()
-            );
-        }
-        None => {
-            if std::fs::symlink_metadata(&beside).is_ok_and(|m| m.is_file()) {
-                std::fs::remove_file(&beside).with_context(|| {
-                    format!(
-                        "--pcap: cannot remove {}, an earlier capture's key file",
-                        beside.display()
-                    )
-                })?;
+/// Writes each key file of the capture beside it (`FILE.EXT`) when it has one, and says so on
+/// stderr; else removes an earlier capture's file at that path (a regular file only), so no
+/// stale keys sit beside this capture.
+fn write_key_files(
+    path: &std::path::Path,
+    files: [(&str, Option<String>, &str); 3],
+) -> anyhow::Result<()> {
+    for (ext, text, what) in files {
+        let mut name = path.as_os_str().to_owned();
+        name.push(ext);
+        let beside = PathBuf::from(name);
+        match text {
+            Some(t) => {
+                crate::output::write_set(&[(beside.clone(), t.into_bytes())]).context("--pcap")?;
+                eprintln!("wrote {} ({what})", beside.display());
+            }
+            None => {
+                if std::fs::symlink_metadata(&beside).is_ok_and(|m| m.is_file()) {
+                    std::fs::remove_file(&beside).with_context(|| {
+                        format!(
+                            "--pcap: cannot remove {}, an earlier capture's key file",
+                            beside.display()
+                        )
+                    })?;
+                }
             }
         }
     }

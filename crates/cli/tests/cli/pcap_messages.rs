@@ -192,7 +192,18 @@ fn ike_storm_opens_decrypted() {
         stderr.contains("rr.pcapng.ikev2_decryption_table"),
         "{stderr}"
     );
-    let rows = dissect(&tshark, &pcap, &std::fs::read_to_string(&table).unwrap());
+    // Each tunnel is its own IKE SA (issue 37 item 7): a row per tunnel, its own SPIs
+    // (`oraI`/`oraR` and the tunnel's number) and keys.
+    let text = std::fs::read_to_string(&table).unwrap();
+    let cols: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(cols.len(), 3, "{text}");
+    for (t, c) in cols.iter().enumerate() {
+        assert_eq!(c[0], format!("6f72614900000{:03x}", t + 1), "{text}");
+        assert_eq!(c[1], format!("6f72615200000{:03x}", t + 1), "{text}");
+    }
+    let keys: std::collections::BTreeSet<&str> = cols.iter().map(|c| c[2]).collect();
+    assert_eq!(keys.len(), 3, "each tunnel its own SK_ei: {text}");
+    let rows = dissect(&tshark, &pcap, &text);
     let (mut init, mut auth_requests, mut auth_responses) = (0, 0, 0);
     for r in &rows {
         clean(r, 3, 4);

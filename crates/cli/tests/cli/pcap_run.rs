@@ -380,3 +380,126 @@ fn refusals_name_the_flag_and_write_nothing() {
     }
     assert!(!dir.join("elsewhere").exists());
 }
+
+/// Issue 37 item 7: `run --pcap` seals every ESP and MACsec frame with keys of its own flow
+/// direction, derived from the seed, and writes them beside the capture (`FILE.esp_sa`,
+/// Wireshark's ESP SA table; `FILE.keys`, every layer's keys). tshark, given the table,
+/// decrypts every ESP frame (the ICV checked, the inner IP packet dissected, no malformed
+/// frame, no expert error); the SPIs and keys differ per SA; the same seed gives the same
+/// bytes and keys, another seed other keys.
+#[test]
+fn esp_frames_decrypt_with_the_run_keys() {
+    let Some(tshark) = tshark("pcap_run::esp_frames_decrypt_with_the_run_keys") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-run-keys");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let s = scenario.to_str().unwrap();
+    let pcap = dir.join("k.pcapng");
+    let p = pcap.to_str().unwrap();
+    let plain = run_ok(&["run", s, "--format", "json", "--no-wall-clock"]).0;
+    let (json_text, stderr) =
+        run_ok(&["run", s, "--format", "json", "--no-wall-clock", "--pcap", p]);
+    assert_eq!(json_text, plain, "sealing changes nothing in the report");
+    for ext in ["esp_sa", "keys"] {
+        assert!(stderr.contains(&format!("wrote {p}.{ext} (")), "{stderr}");
+    }
+    let esp_sa = std::fs::read_to_string(format!("{p}.esp_sa")).unwrap();
+    let keys = std::fs::read_to_string(format!("{p}.keys")).unwrap();
+    // The SAs: e2 both ways (AES-CBC, HMAC-SHA-256) and ipf forward (AES-GCM), each its own
+    // SPI (0x10000000 + 2 x flow + direction) and its own key.
+    let rows: Vec<Vec<&str>> = esp_sa
+        .lines()
+        .map(|l| l.split(',').map(|c| c.trim_matches('"')).collect())
+        .collect();
+    let spis: Vec<&str> = rows.iter().map(|r| r[3]).collect();
+    assert_eq!(spis, ["0x10000002", "0x10000003", "0x10000006"], "{esp_sa}");
+    let enc: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[5]).collect();
+    assert_eq!(enc.len(), 3, "each SA its own key: {esp_sa}");
+    assert_eq!(rows[0][4], "AES-CBC [RFC3602]");
+    assert_eq!(rows[2][4], "AES-GCM with 16 octet ICV [RFC4106]");
+    // The MACsec SA of flow fh is in the key list with its SCI (the du's address, port 1).
+    assert!(
+        keys.contains("flow \"fh\" forward `eth/macsec(gcm-aes-128,encrypt)/ecpri`:\n")
+            && keys.contains("sci=0x0200000000010001 an=0 sak=0x"),
+        "{keys}"
+    );
+    assert!(keys.contains("seed 3"), "{keys}");
+
+    let config = dir.join("wireshark");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("esp_sa"), &esp_sa).unwrap();
+    let mut cmd = std::process::Command::new(&tshark);
+    cmd.env("WIRESHARK_CONFIG_DIR", &config)
+        .arg("-r")
+        .arg(&pcap)
+        .args([
+            "-o",
+            "esp.enable_encryption_decode:TRUE",
+            "-o",
+            "esp.enable_authentication_check:TRUE",
+            "-o",
+            "sctp.checksum:crc32c",
+            "-o",
+            "udp.check_checksum:TRUE",
+            "--disable-protocol",
+            "oran_fh_cus",
+        ]);
+    let fields = [
+        "frame.protocols",
+        "esp.spi",
+        "esp.icv_good",
+        "_ws.malformed",
+        "_ws.expert.severity",
+        "macsec.PN",
+        "macsec.ICV",
+    ];
+    let frames = crate::common::tshark_fields(cmd, &fields, ",");
+    let (mut esp, mut macsec) = (0, 0);
+    for c in &frames {
+        let line = c.join("\t");
+        assert!(c[3].is_empty(), "malformed: {line}");
+        for sev in c[4].split(',').filter(|s| !s.is_empty()) {
+            assert!(
+                sev.parse::<u64>().unwrap() < PI_ERROR,
+                "expert error: {line}"
+            );
+        }
+        if !c[1].is_empty() {
+            esp += 1;
+            assert_eq!(c[2], "1", "ICV checked good: {line}");
+            // Decrypted: the inner IPv4 packet and what it carries are dissected.
+            assert!(
+                c[0].contains("esp:ip:sctp") || c[0].contains("esp:ip:udp"),
+                "decrypted: {line}"
+            );
+        } else if !c[5].is_empty() {
+            macsec += 1;
+            // Sealed: a 16-byte ICV that is not the unsealed zeros.
+            assert_eq!(c[6].len(), 32, "{line}");
+            assert_ne!(c[6], "0".repeat(32), "sealed: {line}");
+        }
+    }
+    assert!(
+        esp > 50 && macsec > 50,
+        "{esp} ESP and {macsec} MACsec frames"
+    );
+
+    // The same seed: the same bytes and keys; another seed: other keys and bytes.
+    let again = dir.join("again.pcapng");
+    let a = again.to_str().unwrap();
+    run_ok(&["run", s, "--pcap", a]);
+    assert_eq!(
+        std::fs::read(&pcap).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{a}.esp_sa")).unwrap(),
+        esp_sa
+    );
+    run_ok(&["run", s, "--pcap", a, "--seed", "4"]);
+    let other = std::fs::read_to_string(format!("{a}.esp_sa")).unwrap();
+    assert_ne!(other, esp_sa);
+    assert_eq!(other.lines().count(), 3);
+}

@@ -189,4 +189,42 @@ fn wrote_is_said_one_way() {
         "{err}"
     );
     assert!(!err.contains("oransim: wrote"), "{err}");
+    // The other writers say it the same way, on stderr, with no prefix: `profile merge`
+    // (it printed it on stdout) and `run --pcap`'s key files (`note: --pcap: wrote`).
+    let merged = dir.join("m.toml");
+    let out = run(&[
+        "profile",
+        "merge",
+        "calibration/host-2026-11-26-strongswan.toml",
+        "calibration/host-2026-11-28-rustcrypto-mlkem.toml",
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with(&format!("wrote {} (", merged.display())),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("wrote"));
+    let e2 = dir.join("e2.toml");
+    assert!(
+        run(&["init", "e2", "--out", e2.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let out = run(&[
+        "run",
+        e2.to_str().unwrap(),
+        "--pcap",
+        pcap.to_str().unwrap(),
+        "--pcap-limit",
+        "5",
+        "--summary",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let wrote: Vec<&str> = err.lines().filter(|l| l.contains("wrote")).collect();
+    assert_eq!(wrote.len(), 2, "{err}");
+    assert!(wrote.iter().all(|l| l.starts_with("wrote ")), "{err}");
 }

@@ -95,10 +95,10 @@ fn merge_writes_the_shipped_profile() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         stdout,
-        format!(
-            "added from {MLKEM}: mlkem768.decaps, mlkem768.encaps, mlkem768.keygen\nwrote {out_s} (base {BASE})\n"
-        )
+        format!("added from {MLKEM}: mlkem768.decaps, mlkem768.encaps, mlkem768.keygen\n")
     );
+    // What it wrote is said on stderr, as every command that writes a file says it.
+    assert_eq!(err, format!("wrote {out_s} (base {BASE})\n"));
     let written = std::fs::read_to_string(&out).unwrap();
     let shipped = std::fs::read_to_string(repo().join(SHIPPED)).unwrap();
     assert_eq!(written, shipped, "{SHIPPED} is not what the command writes");

@@ -3,7 +3,8 @@
 //! its suite names, innermost first, with the transport checksums filled between
 //! ([`protocols::emit::Emitted::finish`]). The keys are **test keys**: derived from fixed
 //! labels with SHA-256, the same for every run, published with the capture so that Wireshark
-//! can decrypt it. They protect nothing.
+//! can decrypt it. They protect nothing. [`FrameSealer::keyed`] derives them from a secret
+//! instead (`run --pcap`: per run and security association), as public as the secret.
 //!
 //! Sealed suites: ESP AES-GCM (128/192/256-bit keys, 8/12/16-byte ICV, RFC 4106), AES-GMAC
 //! (RFC 4543), ChaCha20-Poly1305 (RFC 7634), AES-CBC (RFC 3602) or NULL (RFC 2410) with
@@ -30,14 +31,32 @@ use super::cipher::Aead;
 use super::tls13::{Opening, tls12_aad, tls12_nonce};
 use crate::LiveError;
 
-/// `len` bytes of the test key `label` of layer `layer`: SHA-256 over the label, the layer
-/// index and a block counter, concatenated.
-fn test_key(label: &str, layer: usize, len: usize) -> Vec<u8> {
+/// Where a sealer's keys come from: the fixed test keys, or keys derived from a secret (a
+/// run's seed and security association, [`FrameSealer::keyed`]).
+#[derive(Clone, Copy)]
+enum KeySource<'a> {
+    /// The fixed test keys: the same for every run.
+    Test,
+    /// Derived from these bytes.
+    Derived(&'a [u8]),
+}
+
+/// `len` bytes of the key `label` of layer `layer` from `source`: SHA-256 over a prefix (the
+/// test keys' fixed one, or the derived keys' own followed by the secret and its length), the
+/// label, the layer index and a block counter, concatenated.
+fn test_key_from(source: KeySource<'_>, label: &str, layer: usize, len: usize) -> Vec<u8> {
     let mut key = Vec::with_capacity(len + 32);
     let mut block = 0u32;
     while key.len() < len {
         let mut h = Sha256::new();
-        h.update(b"oransim test key\0");
+        match source {
+            KeySource::Test => h.update(b"oransim test key\0"),
+            KeySource::Derived(secret) => {
+                h.update(b"oransim derived key\0");
+                h.update((secret.len() as u64).to_be_bytes());
+                h.update(secret);
+            }
+        }
         h.update(label.as_bytes());
         h.update((layer as u64).to_be_bytes());
         h.update(block.to_be_bytes());
@@ -148,6 +167,24 @@ impl FrameSealer {
     /// The sealer of `stack`'s security layers with the headers' `ids` (the SPI, the SCI),
     /// or an error naming a layer whose suite is not sealed here.
     pub fn new(stack: &Stack, ids: &Ids) -> Result<FrameSealer, LiveError> {
+        FrameSealer::from_source(stack, ids, KeySource::Test)
+    }
+
+    /// [`FrameSealer::new`] with keys derived from `secret` instead of the fixed test keys:
+    /// the same secret gives the same keys, different secrets different keys (SHA-256). A
+    /// capture of many security associations gives each its own secret (`run --pcap`: the
+    /// run's seed, the flow and its direction). The keys are as public as the secret.
+    pub fn keyed(stack: &Stack, ids: &Ids, secret: &[u8]) -> Result<FrameSealer, LiveError> {
+        FrameSealer::from_source(stack, ids, KeySource::Derived(secret))
+    }
+
+    fn from_source(
+        stack: &Stack,
+        ids: &Ids,
+        source: KeySource<'_>,
+    ) -> Result<FrameSealer, LiveError> {
+        let test_key =
+            |label: &str, layer: usize, len: usize| test_key_from(source, label, layer, len);
         let mut layers = Vec::new();
         let mut keys = Vec::new();
         for (i, layer) in stack.layers().iter().enumerate() {
@@ -247,7 +284,14 @@ impl FrameSealer {
                     // `tls13::Opening` writes (RFC 8446 §7.3).
                     let opening =
                         Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
-                    let keys = opening.client_application();
+                    let mut keys = opening.client_application();
+                    // Derived keys replace the opening's fixed ones (a run's capture holds no
+                    // opening: its records are numbered as after one).
+                    if let KeySource::Derived(_) = source {
+                        keys.key = test_key("tls", i, keys.key.len());
+                        let iv = test_key("tls-iv", i, 12);
+                        keys.iv.copy_from_slice(&iv);
+                    }
                     let aead = match r.cipher {
                         TlsCipher::ChaCha20Poly1305 => Aead::chacha(&keys.key),
                         _ => Aead::gcm(&keys.key),
@@ -497,6 +541,39 @@ mod tests {
             )
             .unwrap();
         assert_eq!(&plain[28..33], b"hello");
+    }
+
+    /// Derived keys: the same secret gives the same keys, another secret other keys, and
+    /// neither is the test keys; the fixed test keys stay what they were (their first bytes
+    /// pinned).
+    #[test]
+    fn derived_keys_follow_their_secret() {
+        let stack: Stack = "eth/ipv4/esp-tunnel(aes128-gcm-16)/ipv4/udp"
+            .parse()
+            .unwrap();
+        let ids = Ids::default();
+        let key = |s: Option<&[u8]>| {
+            match s {
+                None => FrameSealer::new(&stack, &ids),
+                Some(s) => FrameSealer::keyed(&stack, &ids, s),
+            }
+            .unwrap()
+            .keys()[0]
+                .enc_key
+                .clone()
+        };
+        let test = key(None);
+        assert_eq!(key(Some(b"seed 1 flow 0")), key(Some(b"seed 1 flow 0")));
+        assert_ne!(key(Some(b"seed 1 flow 0")), key(Some(b"seed 1 flow 1")));
+        assert_ne!(key(Some(b"seed 1 flow 0")), test);
+        assert_ne!(key(Some(b"")), test);
+        // SHA-256("oransim test key\0" "esp" 2u64 0u32)'s first bytes: the test keys of
+        // `overhead --pcap` unchanged.
+        let mut h = Sha256::new();
+        h.update(b"oransim test key\0esp");
+        h.update(2u64.to_be_bytes());
+        h.update(0u32.to_be_bytes());
+        assert_eq!(test[..], h.finalize()[..20]);
     }
 
     #[test]

@@ -163,6 +163,23 @@ pub struct Datagram {
     pub ip_lens: Vec<usize>,
 }
 
+impl Datagram {
+    /// Writes the IKE SPIs of another IKE SA into the datagram's IKE header (RFC 7296 §3.1):
+    /// `spi_i` where [`SPI_I`] is and `spi_r` where [`SPI_R`] is (an IKE_SA_INIT request's zero
+    /// responder SPI stays zero). Call it before sealing: the header is authenticated.
+    pub fn set_spis(&mut self, spi_i: [u8; 8], spi_r: [u8; 8]) {
+        let at = if self.port == NAT_T_PORT { 4 } else { 0 };
+        if let Some(h) = self.bytes.get_mut(at..at + 16) {
+            if h[..8] == SPI_I {
+                h[..8].copy_from_slice(&spi_i);
+            }
+            if h[8..] == SPI_R {
+                h[8..].copy_from_slice(&spi_r);
+            }
+        }
+    }
+}
+
 /// The type of a payload's content (§3.2).
 fn payload_type(c: &Content) -> u8 {
     match c {
