@@ -92,6 +92,7 @@ pub fn star_on_one_host(n: usize, packets: u64, cores: u32) -> Network {
         name: "gnbs".into(),
         cores,
         nodes: (1..=n).collect(),
+        threads: Vec::new(),
     }];
     net
 }
