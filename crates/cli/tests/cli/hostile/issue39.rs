@@ -264,7 +264,9 @@ fn row5_two_runs_into_one_directory_leave_one_whole_set() {
 /// this test's environment, which oransim inherits, as `KEY=`; not the secret).
 #[test]
 fn row6_an_error_quotes_no_line_of_a_foreign_file() {
-    let environ: Vec<String> = std::env::vars().map(|(k, _)| format!("{k}=")).collect();
+    let environ: Vec<String> = std::env::vars_os()
+        .map(|(k, _)| format!("{}=", k.to_string_lossy()))
+        .collect();
     let secret = vec!["SECRET_TOKEN".to_owned(), "abc123".to_owned()];
     for (profile, lines) in [("/proc/self/environ", environ), (".env", secret)] {
         let scenario = SMALL.replace(
