@@ -12,6 +12,8 @@ mod bounds;
 mod flags;
 #[path = "hostile/importer.rs"]
 mod importer;
+#[path = "hostile/issue39.rs"]
+mod issue39;
 #[path = "hostile/line.rs"]
 mod line;
 #[path = "hostile/writers.rs"]
@@ -225,11 +227,25 @@ fn run_case(c: &Case, calibration: bool) -> Result<bool, String> {
 
 /// [`run_case`], with the case's stderr beside whether it was accepted.
 fn run_case_said(c: &Case, calibration: bool) -> Result<(bool, String), String> {
+    run_case_prepared(c, calibration, |_| Ok(())).map(|(accepted, _, err)| (accepted, err))
+}
+
+/// [`run_case`] in a working directory `setup` prepares first (given its path): whether the
+/// case was accepted, its stdout and its stderr. What `setup` writes is in the snapshot, so a
+/// case that replaces or changes it fails.
+fn run_case_prepared(
+    c: &Case,
+    calibration: bool,
+    setup: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(bool, String, String), String> {
     // Removed when dropped, also if the case panics.
     let root = crate::common::TempDir::new("hostile");
     let work = root.join("work");
     fs::create_dir_all(work.join("scenarios")).map_err(|e| e.to_string())?;
-    run_in_said(c, calibration, &root, &work)
+    setup(&work).map_err(|e| format!("[{}] setup: {e}", c.what))?;
+    let (accepted, err) = run_in_said(c, calibration, &root, &work)?;
+    let out = fs::read_to_string(root.join("stdout")).map_err(|e| e.to_string())?;
+    Ok((accepted, out, err))
 }
 
 /// Copies directory `from` to `to`, subdirectories included (experiments/studies/).

@@ -44,7 +44,8 @@ const SHARD: &[&str] = &[
     "0/1",
 ];
 
-const SMALL: &str = "[scenario]\nname = \"small\"\nseed = 1\n\n[stop]\npackets = 50\n\n\
+/// A small scenario (one exponential server, 50 packets), named `small`, seed 1.
+pub(super) const SMALL: &str = "[scenario]\nname = \"small\"\nseed = 1\n\n[stop]\npackets = 50\n\n\
 [[node]]\nname = \"server\"\nservice = { model = \"exponential\", mean = \"1us\" }\n\n\
 [[flow]]\nname = \"arrivals\"\nfrom = \"server\"\nto = \"server\"\nsource = { kind = \
 \"poisson\", rate = \"0.5/us\", size = \"100B\" }\n";
