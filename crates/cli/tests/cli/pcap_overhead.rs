@@ -8,7 +8,7 @@
 //! Geneve frames too (issue 36): the inner frame dissected through the overlay, on its port,
 //! with a good outer UDP checksum, the VNI and Geneve's options as long as the model counts.
 
-use crate::common::{PI_ERROR, TempDir, json, oransim, scapy, tshark};
+use crate::common::{PI_ERROR, TempDir, json, oransim, python_script, scapy, tshark};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -628,26 +628,7 @@ fn overlay_frames_are_scapy_s_bytes() {
                 "{stack}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let mut py = std::process::Command::new(&python)
-                .args(["-", stack, &pcap_arg, &sizes.join(",")])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("run python3");
-            use std::io::Write as _;
-            py.stdin
-                .take()
-                .unwrap()
-                .write_all(SCAPY_FRAMES.as_bytes())
-                .unwrap();
-            let py = py.wait_with_output().unwrap();
-            assert!(
-                py.status.success(),
-                "{stack}: {}",
-                String::from_utf8_lossy(&py.stderr)
-            );
-            let lines = String::from_utf8(py.stdout).unwrap();
+            let lines = python_script(&python, SCAPY_FRAMES, &[stack, &pcap_arg, &sizes.join(",")]);
             assert_eq!(lines.lines().count(), sizes.len(), "{stack}: {lines}");
             for (k, line) in lines.lines().enumerate() {
                 let (got, want) = line.split_once(' ').unwrap();

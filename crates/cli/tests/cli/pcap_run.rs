@@ -6,7 +6,7 @@
 //! with no malformed packet and no expert error. Also: the sent point, the frame limit, the
 //! flow choice, the same bytes for the same seed, and the refusals. One tshark run per capture.
 
-use crate::common::{PI_ERROR, TempDir, epoch_ns, oransim, tshark};
+use crate::common::{PI_ERROR, TempDir, epoch_ns, oransim, python_script, scapy, tshark};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -502,4 +502,139 @@ fn esp_frames_decrypt_with_the_run_keys() {
     let other = std::fs::read_to_string(format!("{a}.esp_sa")).unwrap();
     assert_ne!(other, esp_sa);
     assert_eq!(other.lines().count(), 3);
+}
+
+/// Opens with scapy, written by no one here, every MACsec frame (EtherType 0x88E5) of the
+/// capture given, with the SAs given as `SCI:SAK:E` (hex SCI and SAK; E 1 encrypted, 0
+/// integrity only): `MACsecSA.decrypt`, GCM-AES with the IV of the SCI and the PN (802.1AE's
+/// GCM-AES suites), the ICV checked. Prints per frame `OK SCI PN TYPE CLEAR ECPRI_SIZE
+/// BODY_LEN`: the inner EtherType, whether the bytes after the SecTAG are the clear inner
+/// frame, the eCPRI payload size field and the bytes after the inner EtherType; or `BAD SCI PN`
+/// on a bad ICV. Usage: `python3 - PCAP SCI:SAK:E ...`.
+const SCAPY_MACSEC: &str = r#"
+import sys
+from cryptography.exceptions import InvalidTag
+from scapy.layers.l2 import Ether
+from scapy.contrib.macsec import MACsec, MACsecSA
+from scapy.utils import RawPcapNgReader
+
+path, sas = sys.argv[1], {}
+for arg in sys.argv[2:]:
+    sci, key, encrypt = arg.split(":")
+    sas[int(sci, 16)] = (bytes.fromhex(key), int(encrypt))
+for raw, _ in RawPcapNgReader(path):
+    pkt = Ether(raw)
+    if pkt.type != 0x88E5:
+        continue
+    tag = pkt[MACsec]
+    sci = int.from_bytes(tag.sci, "big")
+    key, encrypt = sas[sci]
+    if (tag.SC, tag.E, tag.C, tag.an) != (1, encrypt, encrypt, 0):
+        sys.exit("SecTAG of %016x PN %d: SC %d E %d C %d AN %d"
+                 % (sci, tag.pn, tag.SC, tag.E, tag.C, tag.an))
+    sa = MACsecSA(sci=sci, an=0, pn=tag.pn, key=key, icvlen=16, encrypt=encrypt, send_sci=1)
+    try:
+        inner = sa.decrypt(pkt)[MACsec]
+    except InvalidTag:
+        print("BAD %016x %d" % (sci, tag.pn))
+        continue
+    body = bytes(inner.payload)
+    # Ethernet header 14 bytes, SecTAG with SCI 14, ICV 16.
+    clear = raw[14 + 14:-16] == inner.type.to_bytes(2, "big") + body
+    size = int.from_bytes(body[2:4], "big")
+    print("OK %016x %d %04x %d %d %d" % (sci, tag.pn, inner.type, clear, size, len(body)))
+"#;
+
+/// Issue 37 item 7: every MACsec frame of a run opens with the SAK of `FILE.keys`, checked by
+/// scapy (Wireshark 4.0 has no MACsec decryption): an encrypting flow (GCM-AES-128, its bytes
+/// not the clear frame) and an integrity-only one (GCM-AES-256, in clear), each frame's ICV
+/// good, its PNs 1, 2, 3, ... and inside the eCPRI message the flow sent (EtherType 0xAEFE,
+/// the payload size its packet size). A SAK one bit off opens none.
+#[test]
+fn macsec_frames_open_with_the_run_keys() {
+    let Some(python) = scapy("pcap_run::macsec_frames_open_with_the_run_keys") else {
+        return;
+    };
+    let dir = TempDir::new("pcap-run-macsec");
+    let scenario = dir.join("s.toml");
+    // The scenario's flows and one integrity-only MACsec flow the other way on the same link.
+    let integrity = r#"
+[[flow]]
+name = "fhi"
+from = "ru"
+to = "du"
+source = { kind = "poisson", rate = "20/ms", size = "200B", stack = "eth/macsec(gcm-aes-256,integrity)/ecpri" }
+"#;
+    std::fs::write(&scenario, format!("{SCENARIO}{integrity}")).unwrap();
+    let s = scenario.to_str().unwrap();
+    let pcap = dir.join("m.pcapng");
+    let p = pcap.to_str().unwrap();
+    let report = run_ok(&["run", s, "--format", "json", "--no-wall-clock", "--pcap", p]).0;
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let keys = std::fs::read_to_string(format!("{p}.keys")).unwrap();
+    // `layer 1 macsec(SUITE,MODE): sci=0x... an=0 sak=0x...`, the flows in scenario order.
+    let sas: Vec<(String, String, &str)> = keys
+        .lines()
+        .filter(|l| l.starts_with("layer 1 macsec("))
+        .map(|l| {
+            let field = |k: &str| {
+                let v = l.split(&format!(" {k}=0x")).nth(1).unwrap();
+                v.split(' ').next().unwrap().to_string()
+            };
+            let mode = if l.contains(",encrypt)") { "1" } else { "0" };
+            (field("sci"), field("sak"), mode)
+        })
+        .collect();
+    assert_eq!(sas.len(), 2, "{keys}");
+    assert_eq!((sas[0].0.as_str(), sas[0].2), ("0200000000010001", "1"));
+    assert_eq!((sas[1].0.as_str(), sas[1].2), ("0200000000020001", "0"));
+    assert_eq!(
+        (sas[0].1.len(), sas[1].1.len()),
+        (32, 64),
+        "SAK sizes: {keys}"
+    );
+    let open = |sas: &[(String, String, &str)]| {
+        let args: Vec<String> = sas.iter().map(|(c, k, e)| format!("{c}:{k}:{e}")).collect();
+        let mut all = vec![p];
+        all.extend(args.iter().map(String::as_str));
+        python_script(&python, SCAPY_MACSEC, &all)
+    };
+    let opened = open(&sas);
+    // Per SA: (flow index, frame size [B], the bytes in clear).
+    for (sci, (flow, size, clear)) in [
+        ("0200000000010001", (0, 1000, "0")),
+        ("0200000000020001", (4, 200, "1")),
+    ] {
+        let lines: Vec<Vec<&str>> = opened
+            .lines()
+            .map(|l| l.split(' ').collect::<Vec<_>>())
+            .filter(|c| c[1] == sci)
+            .collect();
+        let delivered = report["flows"][flow]["packets_delivered"].as_u64().unwrap();
+        assert!(delivered > 50, "flow {flow}: {delivered} delivered");
+        assert_eq!(lines.len() as u64, delivered, "{opened}");
+        for (n, c) in lines.iter().enumerate() {
+            let line = c.join(" ");
+            assert_eq!(c[0], "OK", "ICV good: {line}");
+            assert_eq!(c[2], (n + 1).to_string(), "PN: {line}");
+            assert_eq!(c[3], "aefe", "eCPRI inside: {line}");
+            assert_eq!(
+                c[4], clear,
+                "encrypted or in clear as the stack says: {line}"
+            );
+            assert_eq!(c[5], size.to_string(), "eCPRI payload size: {line}");
+            assert_eq!(c[6], (size + 4).to_string(), "{line}");
+        }
+    }
+    // Negative control: a SAK with its last bit flipped opens no frame.
+    let wrong: Vec<(String, String, &str)> = sas
+        .iter()
+        .map(|(c, k, e)| {
+            let last = u8::from_str_radix(&k[k.len() - 1..], 16).unwrap() ^ 1;
+            (c.clone(), format!("{}{last:x}", &k[..k.len() - 1]), *e)
+        })
+        .collect();
+    let refused = open(&wrong);
+    assert_eq!(refused.lines().count(), opened.lines().count());
+    assert!(refused.lines().all(|l| l.starts_with("BAD ")), "{refused}");
 }

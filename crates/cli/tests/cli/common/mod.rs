@@ -118,9 +118,11 @@ pub fn tshark(test: &str) -> Option<std::path::PathBuf> {
 }
 
 /// A Python 3 that imports scapy with its VXLAN and Geneve layers (the byte-exact checker of
-/// the overlays' frames, issue 36): `python3` on the PATH, or Debian's `/usr/bin/python3`, with
-/// Debian's `python3-scapy` installed by apt-get as [`tshark`] is when neither has it. `None`
-/// after printing `SKIPPED: <why>` (also with `ORANSIM_SKIP_SCAPY=1`), as [`tshark`].
+/// the overlays' frames, issue 36) and its MACsec layer (which decrypts with `cryptography`,
+/// issue 37): `python3` on the PATH, or Debian's `/usr/bin/python3`, with Debian's
+/// `python3-scapy` and `python3-cryptography` installed by apt-get as [`tshark`] is when
+/// neither has them. `None` after printing `SKIPPED: <why>` (also with `ORANSIM_SKIP_SCAPY=1`),
+/// as [`tshark`].
 #[allow(dead_code)] // only the capture tests use it
 pub fn scapy(test: &str) -> Option<std::path::PathBuf> {
     static FOUND: std::sync::OnceLock<Result<std::path::PathBuf, String>> =
@@ -131,16 +133,48 @@ pub fn scapy(test: &str) -> Option<std::path::PathBuf> {
                 std::process::Command::new(py)
                     .args([
                         "-c",
-                        "import scapy.layers.vxlan, scapy.contrib.geneve, scapy.utils",
+                        "import scapy.layers.vxlan, scapy.contrib.geneve, scapy.contrib.macsec, \
+                         scapy.utils, cryptography",
                     ])
                     .output()
                     .is_ok_and(|o| o.status.success())
                     .then(|| py.into())
             })
         };
-        found_or_installed("ORANSIM_SKIP_SCAPY", "python3-scapy", on_path)
+        found_or_installed(
+            "ORANSIM_SKIP_SCAPY",
+            "python3-scapy python3-cryptography",
+            on_path,
+        )
     });
     skipped_unless_found(test, found)
+}
+
+/// Runs `python` (from [`scapy`]) on `script`, given on its standard input, with `args`; its
+/// standard output. The run must succeed.
+#[allow(dead_code)] // only the capture tests use it
+pub fn python_script(python: &Path, script: &str, args: &[&str]) -> String {
+    use std::io::Write as _;
+    let mut py = std::process::Command::new(python)
+        .arg("-")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run python3");
+    py.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = py.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "python3 {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("the script prints UTF-8")
 }
 
 /// What `find` finds, or, unless `skip` is set to 1, what it finds after apt-get installed
