@@ -53,45 +53,90 @@ impl LoopbackIo {
 /// Measures the cost of sending one UDP datagram to 127.0.0.1 and receiving it (`sendto` +
 /// `recv`, the kernel UDP/IP path out and in) at each of [`PAYLOADS`]: the median over
 /// `samples` batches, and a line fitted through the medians against the frame length.
-/// Bounded in count and time (a receive waits at most 1 s).
+///
+/// The sizes are interleaved: each round times one batch at every size, in an order that
+/// rotates from round to round, so a burst of other work on the host lands on all sizes alike
+/// instead of on whichever size was being measured at the time (which could flatten or invert
+/// the fitted slope). Bounded in count and time (a receive waits at most 1 s).
 pub fn udp_loopback(samples: usize) -> std::io::Result<LoopbackIo> {
-    let mut points = Vec::new();
-    for &payload in &PAYLOADS {
-        points.push((payload + FRAME_OVERHEAD, udp_loopback_at(payload, samples)?));
+    let mut pairs = PAYLOADS
+        .iter()
+        .map(|&payload| LoopbackPair::new(payload))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut per: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); PAYLOADS.len()];
+    // The first two rounds are warm-up.
+    for round in 0..samples + 2 {
+        for k in 0..pairs.len() {
+            let i = (round + k) % pairs.len();
+            let ns = pairs[i].batch_ns()?;
+            if round >= 2 {
+                per[i].push(ns);
+            }
+        }
     }
+    let points: Vec<(usize, f64)> = PAYLOADS
+        .iter()
+        .zip(&per)
+        .map(|(&payload, ns)| (payload + FRAME_OVERHEAD, Stats::of(ns).median))
+        .collect();
     let xy: Vec<(f64, f64)> = points.iter().map(|&(f, ns)| (f as f64, ns)).collect();
     let fit = fit_line(&xy)
         .ok_or_else(|| std::io::Error::other("loopback I/O costs that no line fits"))?;
     Ok(LoopbackIo { points, fit })
 }
 
-/// Median cost \[ns\] of sending and receiving one `payload`-byte UDP datagram over loopback.
+/// Median cost \[ns\] of sending and receiving one `payload`-byte UDP datagram over loopback,
+/// measured alone over `samples` batches (after two of warm-up).
 pub fn udp_loopback_at(payload: usize, samples: usize) -> std::io::Result<f64> {
-    let rx = UdpSocket::bind("127.0.0.1:0")?;
-    rx.set_read_timeout(Some(Duration::from_secs(1)))?;
-    let tx = UdpSocket::bind("127.0.0.1:0")?;
-    tx.connect(rx.local_addr()?)?;
-    let batch = (BATCH_BYTES / (payload + 1024)).clamp(2, 32);
-    let msg = vec![0x5au8; payload];
-    let mut buf = vec![0u8; payload + 1];
+    let mut pair = LoopbackPair::new(payload)?;
     let mut per = Vec::with_capacity(samples);
     for s in 0..samples + 2 {
-        let t0 = Instant::now();
-        for _ in 0..batch {
-            tx.send(&msg)?;
-        }
-        for _ in 0..batch {
-            let n = rx.recv(&mut buf)?;
-            if n != payload {
-                return Err(std::io::Error::other("loopback datagram of the wrong size"));
-            }
-        }
+        let ns = pair.batch_ns()?;
         if s >= 2 {
-            // The first two batches are warm-up.
-            per.push(t0.elapsed().as_nanos() as f64 / batch as f64);
+            per.push(ns);
         }
     }
     Ok(Stats::of(&per).median)
+}
+
+/// A connected sender and a receiver on 127.0.0.1, with the datagram of one size they carry.
+struct LoopbackPair {
+    rx: UdpSocket,
+    tx: UdpSocket,
+    msg: Vec<u8>,
+    buf: Vec<u8>,
+    batch: usize,
+}
+
+impl LoopbackPair {
+    fn new(payload: usize) -> std::io::Result<Self> {
+        let rx = UdpSocket::bind("127.0.0.1:0")?;
+        rx.set_read_timeout(Some(Duration::from_secs(1)))?;
+        let tx = UdpSocket::bind("127.0.0.1:0")?;
+        tx.connect(rx.local_addr()?)?;
+        Ok(LoopbackPair {
+            rx,
+            tx,
+            msg: vec![0x5au8; payload],
+            buf: vec![0u8; payload + 1],
+            batch: (BATCH_BYTES / (payload + 1024)).clamp(2, 32),
+        })
+    }
+
+    /// Sends one batch and receives it: the time per datagram \[ns\].
+    fn batch_ns(&mut self) -> std::io::Result<f64> {
+        let t0 = Instant::now();
+        for _ in 0..self.batch {
+            self.tx.send(&self.msg)?;
+        }
+        for _ in 0..self.batch {
+            let n = self.rx.recv(&mut self.buf)?;
+            if n != self.msg.len() {
+                return Err(std::io::Error::other("loopback datagram of the wrong size"));
+            }
+        }
+        Ok(t0.elapsed().as_nanos() as f64 / self.batch as f64)
+    }
 }
 
 #[cfg(test)]
