@@ -50,12 +50,15 @@
 #                certificates and of 2000 with ikesa_table_size 1024, 5 runs each; rekey storms
 #                of 200 and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 15 min);
 #                default reduced. Or placements (about 12 min): speed; setup for psk and ed25519 (30
-#                each); a PSK storm of 50 on free CPUs, 5 runs; storms of 200, 500 and 2000 x
+#                each); storms of 50, PSK and Ed25519, on free CPUs and pinned, 5 runs each (run
+#                r of both placements before run r + 1); storms of 200, 500 and 2000 x
 #                auth psk and ed25519 x placement shared and pinned, 3 runs each (run r of
 #                every placement before run r + 1); esp with 3 runs of 200 pings, 3 s of TCP,
 #                and TCP at MSS 536, 1000 and the path's default (--esp-mss). No child
 #                workload. What `oransim calibrate --run strongswan` needs is in it (the setup
-#                psk and ed25519 rows, the PSK storm of 50 on free CPUs, the esp rows).
+#                psk and ed25519 rows, the PSK storm of 50 on free CPUs, the esp rows), and the
+#                storms of 50 its `ike.daemon.*.alone*` terms (pinned PSK) and
+#                `ike.certificate.*.loaded` terms (Ed25519 on free CPUs) are fitted to.
 #
 # Storm options (each overrides the set's; lists are comma-separated; every combination runs):
 #   --storms N,...          storm sizes (IKE SAs)
@@ -97,7 +100,10 @@
 # them are psk, shared, table size 1 of 1 segment, 16 threads): "placement" (shared or pinned),
 # "cpus_allowed" (each daemon's CPUs as its threads' Cpus_allowed_list says, [initiator,
 # responder]), "ikesa_table_size", "ikesa_table_segments", "threads" (charon.threads) and
-# "daemon_threads" (the threads each charon had at the storm's end, [initiator, responder]);
+# "daemon_threads" (the threads each charon had at the storm's end, [initiator, responder]),
+# "migrations" (each charon's threads' moves between CPUs over the storm, the scheduler's
+# se.nr_migrations summed over its threads, [initiator, responder]) and "switches" (their
+# [voluntary, involuntary] context switches over the storm, [initiator, responder]);
 # "auth" is the storm's authentication. Added esp fields (with --esp-mss): "tcp_mss_mbps" (MSS
 # -> TCP throughput per run [Mbit/s]) and "tcp_mss_bytes" (MSS -> the MSS iperf3 reports: for
 # a number the value set, of which TCP's 12 bytes of timestamp option take their share; for
@@ -219,7 +225,7 @@ if [ "$set_name" = placements ] || [ -n "$o_storms$o_runs$o_auth$o_placement$o_t
 fi
 storm_sets=("$(IFS=,; echo "${storms[*]}") $storm_auths $placements $runs")
 if [ "$set_name" = placements ] && [ -z "$o_storms$o_runs$o_auth$o_placement" ]; then
-  storm_sets=("50 psk shared 5" "${storm_sets[@]}")
+  storm_sets=("50 psk,ed25519 shared,pinned 5" "${storm_sets[@]}")
 fi
 
 skip() { echo "skipped: $*" >&2; exit 77; }
@@ -307,6 +313,18 @@ cpu_ns() {
     sum=$((sum + v))
   done
   echo "$sum"
+}
+
+# "migrations voluntary involuntary": the scheduler's counts summed over every thread of the
+# charon in side $1 (/proc/PID/task/TID/sched: se.nr_migrations, nr_voluntary_switches,
+# nr_involuntary_switches); "0 0 0" where the kernel does not keep them.
+sched_counts() {
+  local pid=${charon_pid[$1]}
+  cat /proc/"$pid"/task/*/sched 2>/dev/null | awk '
+    $1 == "se.nr_migrations" { m += $3 }
+    $1 == "nr_voluntary_switches" { v += $3 }
+    $1 == "nr_involuntary_switches" { i += $3 }
+    END { printf "%.0f %.0f %.0f\n", m, v, i }'
 }
 
 # Per-SA times from a capture: for each initiator SPI the first IKE_SA_INIT request, the
@@ -511,7 +529,9 @@ run_storm() {
   udp_drops "$ns_a" >/dev/null
   udp_drops "$ns_b" >/dev/null
   capture_start "$pcap"
-  local ca cb
+  local ca cb sa0 sb0
+  sa0=$(sched_counts a)
+  sb0=$(sched_counts b)
   ca=$(cpu_ns a)
   cb=$(cpu_ns b)
   swan a --load-conns >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
@@ -530,9 +550,11 @@ run_storm() {
     [ $(($(date +%s) - t0)) -gt $give_up ] && { log "storm $n: $up of $n up after $give_up s"; return 1; }
     sleep "$poll"
   done
-  local da db
+  local da db sa1 sb1
   da=$(($(cpu_ns a) - ca))
   db=$(($(cpu_ns b) - cb))
+  sa1=$(sched_counts a)
+  sb1=$(sched_counts b)
   capture_stop
   local drops_a drops_b
   drops_a=$(udp_drops "$ns_a")
@@ -551,7 +573,11 @@ run_storm() {
   if [ "$extended" = 1 ]; then
     added=", \"placement\": \"$place\", \"cpus_allowed\": [\"$allowed_a\", \"$allowed_b\"],
     \"ikesa_table_size\": $table, \"ikesa_table_segments\": $segs, \"threads\": $threads,
-    \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)]"
+    \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)],
+    $(awk -v a0="$sa0" -v a1="$sa1" -v b0="$sb0" -v b1="$sb1" 'BEGIN {
+      split(a0, x); split(a1, y); split(b0, u); split(b1, w)
+      printf "\"migrations\": [%.0f, %.0f], \"switches\": [[%.0f, %.0f], [%.0f, %.0f]]",
+        y[1] - x[1], w[1] - u[1], y[2] - x[2], y[3] - x[3], w[2] - u[2], w[3] - u[3] }')"
     what=" ($auth, $place, table $table/$segs, $threads threads)"
   fi
   add "{\"workload\": \"storm\", \"auth\": \"$auth\", \"sas\": $n, \"run\": $r,

@@ -439,3 +439,112 @@ fn loss_rows_compare_each_step_and_predict_without_the_measurement() {
     let e = bad.check().unwrap_err().0;
     assert!(e.contains(&format!("rows[{at}].gave_up")), "{e}");
 }
+
+/// The quiet placements run on an AMD host with the storms of 50 the placement and certificate
+/// terms are fitted to (2026-11-29, the second of two runs).
+const PLACEMENTS_AMD: &str = "host-2026-11-29-strongswan-placements-amd2.measurements.json";
+
+/// Validates `m` and `moved`, and returns the ids of the storm-time rows whose prediction moved
+/// (each by more than 10%); every other row's prediction must stay as it was.
+fn moved_storms(m: &Measurements, moved: &Measurements) -> Vec<String> {
+    let (before, after) = (validate(m), validate(moved));
+    let mut out = Vec::new();
+    for (b, a) in before.rows.iter().zip(&after.rows) {
+        assert_eq!(b.id, a.id);
+        if b.predicted == a.predicted {
+            continue;
+        }
+        let (pb, pa) = (b.predicted.unwrap(), a.predicted.unwrap());
+        assert!(
+            b.id.starts_with("ike.storm.") && b.id.ends_with(".time") && pa > 1.1 * pb,
+            "{}: {pb} -> {pa}",
+            b.id
+        );
+        out.push(b.id.clone());
+    }
+    out
+}
+
+/// Doubles the CPU of the storms of the sizes `sizes` with `auth` and `placement`.
+fn hungrier(m: &Measurements, sizes: &[u32], auth_of: &str, placement_of: &str) -> Measurements {
+    let mut moved = m.clone();
+    for w in &mut moved.rows {
+        if let Workload::Storm {
+            sas,
+            auth,
+            placement,
+            initiator_cpu_ns,
+            responder_cpu_ns,
+            ..
+        } = w
+            && sizes.contains(sas)
+            && auth == auth_of
+            && placement.as_deref() == Some(placement_of)
+        {
+            *initiator_cpu_ns *= 2.0;
+            *responder_cpu_ns *= 2.0;
+        }
+    }
+    moved
+}
+
+/// The alone terms (issue 35's shared placement): fitted to the pinned PSK storms of 50 and
+/// 500, they are what the engine charges a daemon with a host of its own. Doubling those two
+/// storms' CPU moves every pinned prediction and nothing else; both are fitted rows.
+#[test]
+fn the_alone_terms_charge_daemons_on_hosts_of_their_own_only() {
+    let m = measurements_in(PLACEMENTS_AMD);
+    let t = strongswan::fit(&m, &ops(&m)).expect("terms");
+    assert!(t.alone_ns.is_some() && t.alone_per_held_ns.is_some());
+    assert_eq!(t.alone_growth_storm, Some(500));
+    let v = validate(&m);
+    for n in [50, 500] {
+        let id = format!("ike.storm.psk.pinned.{n}.time");
+        assert!(v.fitted_to.contains(&id), "{id}");
+    }
+    let moved = moved_storms(
+        &m,
+        &hungrier(&m, &[strongswan::FIT_STORM, 500], "psk", "pinned"),
+    );
+    let pinned: Vec<&String> = v
+        .rows
+        .iter()
+        .map(|r| &r.id)
+        .filter(|id| id.contains(".pinned.") && id.ends_with(".time"))
+        .collect();
+    assert!(pinned.len() >= 8, "{pinned:?}");
+    assert_eq!(moved.iter().collect::<Vec<_>>(), pinned);
+    // A file with no pinned storm of 50 has no alone terms: `loaded` on every placement.
+    let mut old = m.clone();
+    old.rows.retain(|w| {
+        !matches!(w, Workload::Storm { sas, placement, .. }
+            if *sas == strongswan::FIT_STORM && placement.as_deref() == Some("pinned"))
+    });
+    let t = strongswan::fit(&old, &ops(&old)).unwrap();
+    assert!(t.alone_ns.is_none() && t.alone_per_held_ns.is_none());
+}
+
+/// The certificate terms measured in a storm (`ike.certificate.*.loaded`), fitted to the
+/// Ed25519 storm of 50 on shared CPUs: doubling its CPU moves every larger Ed25519 storm's
+/// prediction, on both placements, and no PSK one.
+#[test]
+fn the_loaded_certificate_terms_move_every_certificate_storm_only() {
+    let m = measurements_in(PLACEMENTS_AMD);
+    let t = strongswan::fit(&m, &ops(&m)).expect("terms");
+    let cert = t.certificate_loaded_ns.expect("the Ed25519 storm of 50");
+    assert!(cert.iter().all(|c| c.is_finite() && *c >= 0.0));
+    let v = validate(&m);
+    assert!(
+        v.fitted_to
+            .contains(&"ike.storm.ed25519.shared.50.time".to_owned())
+    );
+    let moved = moved_storms(
+        &m,
+        &hungrier(&m, &[strongswan::FIT_STORM], "ed25519", "shared"),
+    );
+    assert!(moved.len() >= 7, "{moved:?}");
+    assert!(
+        moved.iter().all(|id| id.starts_with("ike.storm.ed25519.")),
+        "{moved:?}"
+    );
+}

@@ -108,7 +108,7 @@ impl fmt::Display for TermUnit {
 /// fitted: `model::validate::strongswan` and `model::validate::tls`).
 ///
 /// Grouped as the model uses them. strongSwan's IKE daemon: per-exchange handling
-/// (`ike.exchange.*`, `ike.latency`, `ike.daemon.*.idle|loaded`), certificate handling
+/// (`ike.exchange.*`, `ike.latency`, `ike.daemon.*.idle|loaded|alone`), certificate handling
 /// (`ike.certificate.*`), Child SA installation (`ike.child_sa.install*`), worker threads and
 /// parallelism (`ike.threads`, `ike.parallelism`, `ike.host_cpus`), state-dependent work
 /// (`ike.daemon.*.per_held_sa`); its data path: per packet, per byte, added latency
@@ -135,12 +135,36 @@ pub enum Term {
     /// `ike.certificate.latency` \[ns\]: latency a certificate set-up adds beyond a PSK one,
     /// less its signatures on the critical path.
     IkeCertificateLatency,
+    /// `ike.certificate.initiator.loaded` \[ns\]: initiator CPU per SA an Ed25519-certificate
+    /// storm costs beyond a PSK one of the same size (50, both daemons sharing the host's
+    /// cores), less its signatures: certificate handling in a storm, which the engine charges
+    /// in place of `ike.certificate.initiator` where a profile has it.
+    IkeCertificateInitiatorLoaded,
+    /// `ike.certificate.responder.loaded` \[ns\]: responder CPU per SA an Ed25519-certificate
+    /// storm costs beyond a PSK one, less its signatures (as
+    /// `ike.certificate.initiator.loaded`).
+    IkeCertificateResponderLoaded,
     /// `ike.daemon.initiator.loaded` \[ns\]: initiator CPU per SA in a storm, less X25519
     /// keygen + agree.
     IkeDaemonInitiatorLoaded,
     /// `ike.daemon.responder.loaded` \[ns\]: responder CPU per SA in a storm, less X25519
     /// keygen + agree.
     IkeDaemonResponderLoaded,
+    /// `ike.daemon.initiator.alone` \[ns\]: initiator CPU per SA in a storm with each daemon
+    /// on cores of its own (the bench's pinned storm), less X25519 keygen + agree: what the
+    /// engine charges a daemon that has its host to itself, where `loaded` (both daemons
+    /// sharing the host's cores) is charged to daemons that share one.
+    IkeDaemonInitiatorAlone,
+    /// `ike.daemon.responder.alone` \[ns\]: responder CPU per SA in a storm with each daemon
+    /// on cores of its own, less X25519 keygen + agree (as `ike.daemon.initiator.alone`).
+    IkeDaemonResponderAlone,
+    /// `ike.daemon.initiator.alone_per_held_sa` \[ns\]: `ike.daemon.initiator.per_held_sa` with
+    /// each daemon on cores of its own, fitted to the growth of CPU per SA from the pinned storm
+    /// of 50 to the largest pinned PSK storm of 200 to 1000.
+    IkeDaemonInitiatorAlonePerHeldSa,
+    /// `ike.daemon.responder.alone_per_held_sa` \[ns\]: `ike.daemon.responder.per_held_sa` with
+    /// each daemon on cores of its own (as `ike.daemon.initiator.alone_per_held_sa`).
+    IkeDaemonResponderAlonePerHeldSa,
     /// `ike.daemon.initiator.per_held_sa` \[ns\]: initiator CPU per message it receives, per IKE
     /// SA the daemon holds (state-dependent work the engine charges as it grows), fitted by
     /// `calibrate --run strongswan` to the growth of CPU per SA from the storm of 50 to the
@@ -209,15 +233,21 @@ pub enum Term {
 
 impl Term {
     /// Every term, grouped by implementation.
-    pub const ALL: [Term; 29] = [
+    pub const ALL: [Term; 35] = [
         Term::IkeDaemonInitiatorIdle,
         Term::IkeDaemonResponderIdle,
         Term::IkeLatency,
         Term::IkeCertificateInitiator,
         Term::IkeCertificateResponder,
         Term::IkeCertificateLatency,
+        Term::IkeCertificateInitiatorLoaded,
+        Term::IkeCertificateResponderLoaded,
         Term::IkeDaemonInitiatorLoaded,
         Term::IkeDaemonResponderLoaded,
+        Term::IkeDaemonInitiatorAlone,
+        Term::IkeDaemonResponderAlone,
+        Term::IkeDaemonInitiatorAlonePerHeldSa,
+        Term::IkeDaemonResponderAlonePerHeldSa,
         Term::IkeDaemonInitiatorPerHeldSa,
         Term::IkeDaemonResponderPerHeldSa,
         Term::IkeParallelism,
@@ -250,8 +280,14 @@ impl Term {
             Term::IkeCertificateInitiator => "ike.certificate.initiator",
             Term::IkeCertificateResponder => "ike.certificate.responder",
             Term::IkeCertificateLatency => "ike.certificate.latency",
+            Term::IkeCertificateInitiatorLoaded => "ike.certificate.initiator.loaded",
+            Term::IkeCertificateResponderLoaded => "ike.certificate.responder.loaded",
             Term::IkeDaemonInitiatorLoaded => "ike.daemon.initiator.loaded",
             Term::IkeDaemonResponderLoaded => "ike.daemon.responder.loaded",
+            Term::IkeDaemonInitiatorAlone => "ike.daemon.initiator.alone",
+            Term::IkeDaemonResponderAlone => "ike.daemon.responder.alone",
+            Term::IkeDaemonInitiatorAlonePerHeldSa => "ike.daemon.initiator.alone_per_held_sa",
+            Term::IkeDaemonResponderAlonePerHeldSa => "ike.daemon.responder.alone_per_held_sa",
             Term::IkeDaemonInitiatorPerHeldSa => "ike.daemon.initiator.per_held_sa",
             Term::IkeDaemonResponderPerHeldSa => "ike.daemon.responder.per_held_sa",
             Term::IkeParallelism => "ike.parallelism",
@@ -285,8 +321,14 @@ impl Term {
             | Term::IkeCertificateInitiator
             | Term::IkeCertificateResponder
             | Term::IkeCertificateLatency
+            | Term::IkeCertificateInitiatorLoaded
+            | Term::IkeCertificateResponderLoaded
             | Term::IkeDaemonInitiatorLoaded
             | Term::IkeDaemonResponderLoaded
+            | Term::IkeDaemonInitiatorAlone
+            | Term::IkeDaemonResponderAlone
+            | Term::IkeDaemonInitiatorAlonePerHeldSa
+            | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
             | Term::IkeExchangeInit
@@ -318,8 +360,14 @@ impl Term {
             | Term::IkeCertificateInitiator
             | Term::IkeCertificateResponder
             | Term::IkeCertificateLatency
+            | Term::IkeCertificateInitiatorLoaded
+            | Term::IkeCertificateResponderLoaded
             | Term::IkeDaemonInitiatorLoaded
             | Term::IkeDaemonResponderLoaded
+            | Term::IkeDaemonInitiatorAlone
+            | Term::IkeDaemonResponderAlone
+            | Term::IkeDaemonInitiatorAlonePerHeldSa
+            | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
             | Term::IkeParallelism
@@ -356,8 +404,14 @@ impl Term {
             | Term::IkeCertificateInitiator
             | Term::IkeCertificateResponder
             | Term::IkeCertificateLatency
+            | Term::IkeCertificateInitiatorLoaded
+            | Term::IkeCertificateResponderLoaded
             | Term::IkeDaemonInitiatorLoaded
             | Term::IkeDaemonResponderLoaded
+            | Term::IkeDaemonInitiatorAlone
+            | Term::IkeDaemonResponderAlone
+            | Term::IkeDaemonInitiatorAlonePerHeldSa
+            | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
             | Term::IkeParallelism

@@ -10,9 +10,14 @@
 //!   builds and parses: with k exchanges each side handles 2k messages, so each exchange costs
 //!   the responder 2/2k of it (parse the request, build the response) and the initiator 1/2k
 //!   before its request and 1/2k after the response. A handshake of more exchanges (an
-//!   IKE_INTERMEDIATE per additional key exchange) costs more messages' handling.
-//! - **certificate handling** (`ike.certificate.{initiator,responder}`), with certificate
-//!   authentication, on IKE_AUTH: all of the responder's on the request, the initiator's half
+//!   IKE_INTERMEDIATE per additional key exchange) costs more messages' handling. Where the
+//!   profile measured it (`ike.daemon.{initiator,responder}.alone`, a storm with each daemon on
+//!   a CPU of its own), a daemon that has its host to itself is charged that instead: `loaded`
+//!   was measured with both daemons sharing the host's cores, which costs more per SA
+//!   ([`Daemon::alone`]); likewise the state work (`ike.daemon.{side}.alone_per_held_sa`).
+//! - **certificate handling** (`ike.certificate.{initiator,responder}.loaded`, measured in a
+//!   storm, or else `ike.certificate.{initiator,responder}`, one set-up at a time), with
+//!   certificate authentication, on IKE_AUTH: all of the responder's on the request, the initiator's half
 //!   before its request and half after the response.
 //! - **state**: `ike.daemon.{initiator,responder}.per_held_sa` \[ns\] per IKE SA the node holds,
 //!   on each message the side receives (the engine counts the SAs each node holds: one per
@@ -31,10 +36,21 @@ pub struct Daemon {
     /// The implementation, its version and data path, and the profile that measured it, in
     /// words: `strongSwan 5.9.8-5+deb12u6 (kernel-libipsec, profile host-2026-11-26-strongswan)`.
     pub what: String,
-    /// CPU per IKE SA beyond the key operations, \[initiator, responder\] \[ns\].
+    /// CPU per IKE SA beyond the key operations, \[initiator, responder\] \[ns\]: with the
+    /// daemons sharing a host's cores (`loaded`), or, once [`Daemon::alone`] made it so, with
+    /// the daemon on cores of its own.
     pub per_sa_ns: [f64; 2],
-    /// Certificate handling per SA beyond the signatures, \[initiator, responder\] \[ns\];
-    /// `None` when the profile did not measure it.
+    /// CPU per IKE SA beyond the key operations with each daemon on cores of its own,
+    /// \[initiator, responder\] \[ns\] (`ike.daemon.{initiator,responder}.alone`); `None` when the
+    /// profile did not measure it (then a daemon alone is charged `per_sa_ns` too).
+    pub alone_ns: Option<[f64; 2]>,
+    /// [`Daemon::per_held_ns`] with each daemon on cores of its own, \[initiator, responder\]
+    /// \[ns\] (`ike.daemon.{initiator,responder}.alone_per_held_sa`); `None` when the profile
+    /// did not measure it (then a daemon alone is charged `per_held_ns`).
+    pub alone_per_held_ns: Option<[f64; 2]>,
+    /// Certificate handling per SA beyond the signatures, \[initiator, responder\] \[ns\]: in
+    /// a storm (`ike.certificate.*.loaded`) where the profile measured it, else one set-up at a
+    /// time; `None` when the profile measured neither.
     pub certificate_ns: Option<[f64; 2]>,
     /// CPU per message received per IKE SA the node holds, \[initiator, responder\] \[ns\]
     /// (0: the profile measured no state-dependent work).
@@ -52,11 +68,20 @@ impl Daemon {
             p.term(Term::IkeDaemonInitiatorLoaded)?,
             p.term(Term::IkeDaemonResponderLoaded)?,
         ];
-        let certificate_ns = p
-            .term(Term::IkeCertificateInitiator)
-            .zip(p.term(Term::IkeCertificateResponder))
-            .map(|(i, r)| [i, r]);
+        // Certificate handling measured in a storm where the profile has it, else one set-up
+        // at a time.
+        let pair = |i: Term, r: Term| p.term(i).zip(p.term(r)).map(|(i, r)| [i, r]);
+        let certificate_ns = pair(
+            Term::IkeCertificateInitiatorLoaded,
+            Term::IkeCertificateResponderLoaded,
+        )
+        .or_else(|| pair(Term::IkeCertificateInitiator, Term::IkeCertificateResponder));
         let held = |t: Term| p.term(t).unwrap_or(0.0);
+        let alone_ns = pair(Term::IkeDaemonInitiatorAlone, Term::IkeDaemonResponderAlone);
+        let alone_per_held_ns = pair(
+            Term::IkeDaemonInitiatorAlonePerHeldSa,
+            Term::IkeDaemonResponderAlonePerHeldSa,
+        );
         Some(Daemon {
             what: format!(
                 "strongSwan {} ({}, profile {})",
@@ -65,12 +90,26 @@ impl Daemon {
                 p.name()
             ),
             per_sa_ns,
+            alone_ns,
+            alone_per_held_ns,
             certificate_ns,
             per_held_ns: [
                 held(Term::IkeDaemonInitiatorPerHeldSa),
                 held(Term::IkeDaemonResponderPerHeldSa),
             ],
         })
+    }
+
+    /// This daemon as charged on a host of its own (no other daemon node shares its cores):
+    /// its `alone` work per SA and per held SA where the profile measured them; `None` when
+    /// that changes nothing.
+    pub fn alone(&self) -> Option<Daemon> {
+        let d = Daemon {
+            per_sa_ns: self.alone_ns.unwrap_or(self.per_sa_ns),
+            per_held_ns: self.alone_per_held_ns.unwrap_or(self.per_held_ns),
+            ..self.clone()
+        };
+        (d != *self).then_some(d)
     }
 }
 

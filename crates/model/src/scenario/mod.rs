@@ -28,7 +28,7 @@ use sim_core::network::{FlowConfig, Network, Source, Stop};
 use sim_core::time::SimDuration;
 
 use crate::error::ScenarioError;
-use crate::file::{FlowFile, ScenarioFile, SourceFile};
+use crate::file::{FlowFile, NodeFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
 pub use daemon::{Daemon, DataPath, charged, openssl_plugin};
@@ -382,6 +382,7 @@ fn validate_flat(
         nodes.push(cfg);
         node_profiles.push(prof);
     }
+    daemons_alone(&file.nodes, &mut node_profiles);
     let node_names: Vec<&str> = file.nodes.iter().map(|n| n.name.as_str()).collect();
     let lookup = |key: &str, name: &str| -> Result<usize, ScenarioError> {
         node_index.get(name).copied().ok_or_else(|| {
@@ -833,4 +834,44 @@ fn t12max_flows(
         ));
     }
     Ok(chosen)
+}
+
+/// Charges each IKE daemon that has its host to itself its `alone` work per SA, where its
+/// profile measured one (`scenario::daemon`): a node with a daemon that is on no `[[host]]`, or
+/// on one where no other node has a daemon. Daemons that share a host's cores keep the
+/// `loaded` work, measured with both daemons sharing. Nodes of one profile share one
+/// [`NodeProfile`] (and one alone variant): O(nodes).
+fn daemons_alone(nodes: &[NodeFile], profiles: &mut [Option<Arc<NodeProfile>>]) {
+    let has_daemon = |p: &Option<Arc<NodeProfile>>| p.as_ref().is_some_and(|p| p.daemon.is_some());
+    let mut daemons_on: HashMap<&str, usize> = HashMap::new();
+    for (n, p) in nodes.iter().zip(profiles.iter()) {
+        if let Some(h) = &n.host
+            && has_daemon(p)
+        {
+            *daemons_on.entry(h.as_str()).or_default() += 1;
+        }
+    }
+    let mut alone: HashMap<*const NodeProfile, Option<Arc<NodeProfile>>> = HashMap::new();
+    for (n, p) in nodes.iter().zip(profiles.iter_mut()) {
+        let shared = n
+            .host
+            .as_deref()
+            .is_some_and(|h| daemons_on.get(h).copied().unwrap_or(0) > 1);
+        let Some(np) = p.as_ref().filter(|_| !shared) else {
+            continue;
+        };
+        let variant = alone
+            .entry(Arc::as_ptr(np))
+            .or_insert_with(|| {
+                let d = np.daemon.as_ref()?.alone()?;
+                Some(Arc::new(NodeProfile {
+                    daemon: Some(d),
+                    ..NodeProfile::clone(np)
+                }))
+            })
+            .clone();
+        if let Some(v) = variant {
+            *p = Some(v);
+        }
+    }
 }

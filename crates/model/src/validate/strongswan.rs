@@ -18,6 +18,15 @@
 //! - **daemon work per SA, loaded** (`ike.daemon.{initiator,responder}.loaded`, fitted to
 //!   `ike.storm.50`): the same per SA in a storm of 50, where thread wake-ups are shared by
 //!   many messages.
+//! - **daemon work per SA, alone** (`ike.daemon.{initiator,responder}.alone`, fitted to the
+//!   pinned storm of 50, `ike.storm.psk.pinned.50`; files of `--set placements` only): the same
+//!   with each daemon on a CPU of its own. The engine charges it to a daemon that has its host
+//!   to itself, and `loaded` to daemons that share a host's cores; likewise the state work,
+//!   `ike.daemon.{initiator,responder}.alone_per_held_sa`, fitted to the pinned storms' growth.
+//! - **certificate handling in a storm** (`ike.certificate.{initiator,responder}.loaded`,
+//!   fitted to the Ed25519 storm of 50 on shared CPUs, `ike.storm.ed25519.shared.50`; files of
+//!   `--set placements` since 2026-11-29): its CPU per SA beyond the PSK storm of 50's, less
+//!   the signatures; the engine charges it in place of the one-at-a-time certificate terms.
 //! - **parallelism** (`ike.parallelism`, fitted to `ike.storm.50`): the cores' worth of work
 //!   both daemons together get done in a storm, (N - 1) x CPU per SA / (storm time - one
 //!   set-up).
@@ -445,6 +454,16 @@ pub enum Workload {
         /// `charon.threads` (absent: strongSwan's default, 16).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         threads: Option<u32>,
+        /// Migrations of each daemon's threads between CPUs over the storm, \[initiator,
+        /// responder\] (the scheduler's `se.nr_migrations`, summed over the threads; files
+        /// written before the bench recorded it have none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        migrations: Option<[u64; 2]>,
+        /// Context switches of each daemon's threads over the storm, \[initiator, responder\]:
+        /// \[voluntary, involuntary\] each (`nr_voluntary_switches`,
+        /// `nr_involuntary_switches`, summed over the threads).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        switches: Option<[[u64; 2]; 2]>,
     },
     /// IKE SAs started at once with every IKE datagram dropped at random, both directions
     /// (scripts/strongswan-bench.sh `--loss`; issue 39).
@@ -598,6 +617,17 @@ pub struct Terms {
     pub initiator_loaded_ns: f64,
     /// Responder daemon work per SA in a storm \[ns\].
     pub responder_loaded_ns: f64,
+    /// Daemon work per SA in a storm with each daemon on a CPU of its own, \[initiator,
+    /// responder\] \[ns\] (`ike.daemon.{initiator,responder}.alone`, fitted to the pinned PSK
+    /// storm of [`FIT_STORM`]); `None` without that storm.
+    pub alone_ns: Option<[f64; 2]>,
+    /// [`Terms::per_held_ns`] with each daemon on a CPU of its own
+    /// (`ike.daemon.{initiator,responder}.alone_per_held_sa`), fitted to the growth of the CPU
+    /// per SA from the pinned PSK storm of [`FIT_STORM`] to the pinned one of
+    /// [`Terms::alone_growth_storm`]; `None` without both.
+    pub alone_per_held_ns: Option<[f64; 2]>,
+    /// The pinned storm the alone per-held work was fitted to, if any.
+    pub alone_growth_storm: Option<u32>,
     /// Cores' worth of work both daemons get done in a storm.
     pub parallelism: f64,
     /// State-dependent work \[ns\] per message received per IKE SA held, \[initiator,
@@ -611,6 +641,11 @@ pub struct Terms {
     /// Certificate handling per SA beyond its signatures (parsing, trust chain, larger
     /// messages) at the initiator, the responder, and on the set-up's critical path \[ns\].
     pub certificate_ns: [f64; 3],
+    /// Certificate handling per SA in a storm, \[initiator, responder\] \[ns\]
+    /// (`ike.certificate.{initiator,responder}.loaded`): the Ed25519 storm of [`FIT_STORM`]'s
+    /// CPU per SA beyond the PSK one's, less the signatures, both daemons sharing the host's
+    /// cores; `None` without that storm.
+    pub certificate_loaded_ns: Option<[f64; 2]>,
     /// The ESP data path's bottleneck time per TCP segment without the cipher \[ns\]; `None`
     /// without ESP measurements.
     pub esp_per_packet_ns: Option<f64>,
@@ -1037,32 +1072,55 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
             (lat_c.median - lat.median) * 1e6 - (epath - kpath),
         )?,
     ];
-    // State: in the engine's storm every tunnel starts at once, so the initiator holds N SAs
-    // on both responses it receives (2N held-SA charges per SA), and the responder, serving
-    // first come first served, processes every IKE_SA_INIT before any IKE_AUTH (N/2 on average,
-    // then N: 1.5N). The growth of the CPU per SA from the fit storm to a storm of N then gives
-    // the per-held work.
-    let growth_storm = st
-        .keys()
-        .copied()
-        .filter(|&n| (4 * FIT_STORM..=GROWTH_STORM_MOST).contains(&n))
-        .max();
-    let per_held_ns = match growth_storm.and_then(|n| st.get(&n).map(|r| (n, r))) {
-        Some((n, r)) => {
-            let big_i: Vec<f64> = r.iter().map(|x| x.3).collect();
-            let big_r: Vec<f64> = r.iter().map(|x| x.4).collect();
-            let d = f64::from(n - FIT_STORM);
-            [
-                ((median(&big_i).unwrap_or(li) - li) / (2.0 * d)).max(0.0),
-                ((median(&big_r).unwrap_or(lr) - lr) / (1.5 * d)).max(0.0),
-            ]
+    // Certificate handling in a storm: the Ed25519 storm of the fit's size beyond the PSK one.
+    let certificate_loaded_ns = match placed_storms(m)
+        .get(&(FIT_CERT.to_owned(), "shared".to_owned()))
+        .and_then(|sizes| sizes.get(&FIT_STORM))
+    {
+        Some(runs) => {
+            let terms = [
+                Term::IkeCertificateInitiatorLoaded,
+                Term::IkeCertificateResponderLoaded,
+            ];
+            let id = format!("ike.storm.{FIT_CERT}.shared.{FIT_STORM}");
+            let [ci_s, cr_s] = storm_cpu(runs, &id, terms, &mut spreads)?;
+            Some([
+                nonneg(Term::IkeCertificateInitiatorLoaded, ci_s - li - (ei - ki))?,
+                nonneg(Term::IkeCertificateResponderLoaded, cr_s - lr - (er - kr))?,
+            ])
         }
-        None => [0.0; 2],
+        None => None,
     };
+    // State: the growth of the CPU per SA from the fit storm to a larger one (`growth`).
+    let (growth_storm, per_held_ns) = growth(&st, li, lr).unzip();
+    let per_held_ns = per_held_ns.unwrap_or([0.0; 2]);
+    // Alone: the pinned storms, each daemon on a CPU of its own: the storm of the fit's size
+    // gives the work per SA, the largest of 200 to 1000 its growth (as for the shared ones).
+    let pinned = placed_storms(m)
+        .remove(&("psk".to_owned(), "pinned".to_owned()))
+        .unwrap_or_default();
+    let (alone_ns, alone_growth) = match pinned.get(&FIT_STORM) {
+        Some(runs) => {
+            let terms = [Term::IkeDaemonInitiatorAlone, Term::IkeDaemonResponderAlone];
+            let id = format!("ike.storm.psk.pinned.{FIT_STORM}");
+            let [pi, pr] = storm_cpu(runs, &id, terms, &mut spreads)?;
+            let alone = [
+                nonneg(Term::IkeDaemonInitiatorAlone, pi - ki)?,
+                nonneg(Term::IkeDaemonResponderAlone, pr - kr)?,
+            ];
+            (Some(alone), growth(&pinned, pi, pr))
+        }
+        None => (None, None),
+    };
+    let (alone_growth_storm, alone_per_held_ns) = alone_growth.unzip();
     let mut terms = Terms {
+        alone_ns,
+        alone_per_held_ns,
+        alone_growth_storm,
         per_held_ns,
         growth_storm,
         certificate_ns,
+        certificate_loaded_ns,
         initiator_idle_ns: nonneg(Term::IkeDaemonInitiatorIdle, ci - ki)?,
         responder_idle_ns: nonneg(Term::IkeDaemonResponderIdle, cr - kr)?,
         latency_ns: nonneg(Term::IkeLatency, latency_ns)?,
@@ -1138,6 +1196,56 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         }
     }
     Ok(terms)
+}
+
+/// The median CPU per SA of a storm's runs, \[initiator, responder\] \[ns\], with the spread
+/// of each side's runs recorded for `terms` (the two terms fitted to them); `id` names the
+/// storm in the error when no run has a CPU time.
+fn storm_cpu(
+    runs: &StormRuns,
+    id: &str,
+    terms: [Term; 2],
+    spreads: &mut BTreeMap<Term, f64>,
+) -> Result<[f64; 2], MeasureError> {
+    let mut out = [0.0; 2];
+    for (side, term) in terms.into_iter().enumerate() {
+        let cpu: Vec<f64> = runs
+            .iter()
+            .map(|r| if side == 0 { r.3 } else { r.4 })
+            .collect();
+        out[side] =
+            median(&cpu).ok_or_else(|| MeasureError(format!("`{id}`: no CPU time measured")))?;
+        if let Some(c) = Measured::of(&cpu) {
+            spreads.insert(term, c.spread_pct() / 100.0);
+        }
+    }
+    Ok(out)
+}
+
+/// The state terms from storms of one placement: in the engine's storm every tunnel starts at
+/// once, so the initiator holds N SAs on both responses it receives (2N held-SA charges per SA),
+/// and the responder, serving first come first served, processes every IKE_SA_INIT before any
+/// IKE_AUTH (N/2 on average, then N: 1.5N). The growth of the CPU per SA from the fit storm
+/// (`cpu_i`, `cpu_r` \[ns\], its medians) to the largest storm of 4x to [`GROWTH_STORM_MOST`]
+/// then gives the per-held work \[ns\], \[initiator, responder\], each at least 0; with that
+/// storm's size. `None` without such a storm.
+fn growth(storms: &BTreeMap<u32, StormRuns>, cpu_i: f64, cpu_r: f64) -> Option<(u32, [f64; 2])> {
+    let n = storms
+        .keys()
+        .copied()
+        .filter(|&n| (4 * FIT_STORM..=GROWTH_STORM_MOST).contains(&n))
+        .max()?;
+    let r = storms.get(&n)?;
+    let big_i: Vec<f64> = r.iter().map(|x| x.3).collect();
+    let big_r: Vec<f64> = r.iter().map(|x| x.4).collect();
+    let d = f64::from(n - FIT_STORM);
+    Some((
+        n,
+        [
+            ((median(&big_i).unwrap_or(cpu_i) - cpu_i) / (2.0 * d)).max(0.0),
+            ((median(&big_r).unwrap_or(cpu_r) - cpu_r) / (1.5 * d)).max(0.0),
+        ],
+    ))
 }
 
 /// `v` when it is a cost (finite, >= 0); otherwise the measurement is not meaningful (the
@@ -1445,6 +1553,18 @@ pub fn validate(
 ) -> Result<Validation, MeasureError> {
     let t = fit(m, ops)?;
     let mut fit_ids = fitted_to();
+    if t.alone_ns.is_some() {
+        // The alone terms are the pinned storm of the fit's size's CPU per SA (and the growth
+        // to a larger pinned storm's), which set those storms' times in the engine.
+        fit_ids.push(format!("ike.storm.psk.pinned.{FIT_STORM}.time"));
+    }
+    if let Some(n) = t.alone_growth_storm {
+        fit_ids.push(format!("ike.storm.psk.pinned.{n}.time"));
+    }
+    if t.certificate_loaded_ns.is_some() {
+        // Fitted to the Ed25519 storm of the fit's size's CPU per SA, which sets its time.
+        fit_ids.push(format!("ike.storm.{FIT_CERT}.shared.{FIT_STORM}.time"));
+    }
     if let Some(n) = t.growth_storm {
         // The per-held work is fitted to this storm's CPU per SA.
         fit_ids.push(format!("ike.storm.{n}.cpu"));
@@ -2187,6 +2307,69 @@ pub fn implementation_file(
         &storm,
         format!("responder CPU per SA in a storm of {FIT_STORM} PSK IKE SAs, {xchg}"),
     );
+    if let Some(alone) = t.alone_ns {
+        let from = vec![format!("ike.storm.psk.pinned.{FIT_STORM}.time")];
+        for (i, (term, side)) in [
+            (Term::IkeDaemonInitiatorAlone, "initiator"),
+            (Term::IkeDaemonResponderAlone, "responder"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(
+                term,
+                alone[i],
+                &from,
+                format!(
+                    "{side} CPU per SA in a storm of {FIT_STORM} PSK IKE SAs with each daemon pinned to a CPU of its own (the responder on CPU 0, the initiators' on CPU 1), {xchg}"
+                ),
+            );
+        }
+    }
+    if let Some(cert) = t.certificate_loaded_ns {
+        let from = vec![
+            format!("ike.storm.{FIT_CERT}.shared.{FIT_STORM}.time"),
+            format!("ike.storm.{FIT_STORM}.cpu"),
+        ];
+        for (i, (term, side)) in [
+            (Term::IkeCertificateInitiatorLoaded, "initiator"),
+            (Term::IkeCertificateResponderLoaded, "responder"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(
+                term,
+                cert[i],
+                &from,
+                format!(
+                    "{side} CPU per SA in a storm of {FIT_STORM} {FIT_CERT}-certificate IKE SAs beyond that in the PSK storm of {FIT_STORM}, both daemons sharing the host's cores, less the difference in OpenSSL's key ops and signatures: certificate handling in a storm"
+                ),
+            );
+        }
+    }
+    if let (Some(n), Some(held)) = (t.alone_growth_storm, t.alone_per_held_ns) {
+        let from = vec![
+            format!("ike.storm.psk.pinned.{FIT_STORM}.time"),
+            format!("ike.storm.psk.pinned.{n}.time"),
+        ];
+        for (i, (term, side, charges)) in [
+            (Term::IkeDaemonInitiatorAlonePerHeldSa, "initiator", "2N"),
+            (Term::IkeDaemonResponderAlonePerHeldSa, "responder", "1.5N"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(
+                term,
+                held[i],
+                &from,
+                format!(
+                    "{side} CPU per message received per IKE SA held, each daemon pinned to a CPU of its own: the growth of its CPU per SA from the pinned PSK storm of {FIT_STORM} to that of {n} over {charges} held-SA charges per SA (N - {FIT_STORM} here), 0 where it fell"
+                ),
+            );
+        }
+    }
     put(
         Term::IkeParallelism,
         t.parallelism,
