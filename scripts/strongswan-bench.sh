@@ -103,7 +103,8 @@
 # "daemon_threads" (the threads each charon had at the storm's end, [initiator, responder]),
 # "migrations" (each charon's threads' moves between CPUs over the storm, the scheduler's
 # se.nr_migrations summed over its threads, [initiator, responder]) and "switches" (their
-# [voluntary, involuntary] context switches over the storm, [initiator, responder]);
+# [voluntary, involuntary] context switches over the storm, [initiator, responder]), both
+# absent where the kernel keeps no such counts;
 # "auth" is the storm's authentication. Added esp fields (with --esp-mss): "tcp_mss_mbps" (MSS
 # -> TCP throughput per run [Mbit/s]) and "tcp_mss_bytes" (MSS -> the MSS iperf3 reports: for
 # a number the value set, of which TCP's 12 bytes of timestamp option take their share; for
@@ -317,14 +318,27 @@ cpu_ns() {
 
 # "migrations voluntary involuntary": the scheduler's counts summed over every thread of the
 # charon in side $1 (/proc/PID/task/TID/sched: se.nr_migrations, nr_voluntary_switches,
-# nr_involuntary_switches); "0 0 0" where the kernel does not keep them.
+# nr_involuntary_switches); "-" where the kernel keeps none of them (no CONFIG_SCHED_DEBUG).
 sched_counts() {
   local pid=${charon_pid[$1]}
   cat /proc/"$pid"/task/*/sched 2>/dev/null | awk '
-    $1 == "se.nr_migrations" { m += $3 }
-    $1 == "nr_voluntary_switches" { v += $3 }
-    $1 == "nr_involuntary_switches" { i += $3 }
-    END { printf "%.0f %.0f %.0f\n", m, v, i }'
+    $1 == "se.nr_migrations" { m += $3; n++ }
+    $1 == "nr_voluntary_switches" { v += $3; n++ }
+    $1 == "nr_involuntary_switches" { i += $3; n++ }
+    END { if (n) printf "%.0f %.0f %.0f\n", m, v, i; else print "-" }'
+}
+
+# The storm row's "migrations" and "switches" fields (with a leading ", "), from the counts
+# before ($1 initiator, $2 responder) and after ($3, $4) as sched_counts printed them; nothing
+# where a count is missing or went down (a thread that exited took its counts along), so a
+# row never holds a count that was not measured.
+sched_fields() {
+  awk -v a0="$1" -v b0="$2" -v a1="$3" -v b1="$4" 'BEGIN {
+    if (a0 == "-" || b0 == "-" || a1 == "-" || b1 == "-") exit
+    split(a0, x); split(a1, y); split(b0, u); split(b1, w)
+    for (k = 1; k <= 3; k++) if (y[k] < x[k] || w[k] < u[k]) exit
+    printf ", \"migrations\": [%.0f, %.0f], \"switches\": [[%.0f, %.0f], [%.0f, %.0f]]",
+      y[1] - x[1], w[1] - u[1], y[2] - x[2], y[3] - x[3], w[2] - u[2], w[3] - u[3] }'
 }
 
 # Per-SA times from a capture: for each initiator SPI the first IKE_SA_INIT request, the
@@ -573,11 +587,7 @@ run_storm() {
   if [ "$extended" = 1 ]; then
     added=", \"placement\": \"$place\", \"cpus_allowed\": [\"$allowed_a\", \"$allowed_b\"],
     \"ikesa_table_size\": $table, \"ikesa_table_segments\": $segs, \"threads\": $threads,
-    \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)],
-    $(awk -v a0="$sa0" -v a1="$sa1" -v b0="$sb0" -v b1="$sb1" 'BEGIN {
-      split(a0, x); split(a1, y); split(b0, u); split(b1, w)
-      printf "\"migrations\": [%.0f, %.0f], \"switches\": [[%.0f, %.0f], [%.0f, %.0f]]",
-        y[1] - x[1], w[1] - u[1], y[2] - x[2], y[3] - x[3], w[2] - u[2], w[3] - u[3] }')"
+    \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)]$(sched_fields "$sa0" "$sb0" "$sa1" "$sb1")"
     what=" ($auth, $place, table $table/$segs, $threads threads)"
   fi
   add "{\"workload\": \"storm\", \"auth\": \"$auth\", \"sas\": $n, \"run\": $r,

@@ -17,8 +17,8 @@
 //!   ([`Daemon::alone`]); likewise the state work (`ike.daemon.{side}.alone_per_held_sa`).
 //! - **certificate handling** (`ike.certificate.{initiator,responder}.loaded`, measured in a
 //!   storm, or else `ike.certificate.{initiator,responder}`, one set-up at a time), with
-//!   certificate authentication, on IKE_AUTH: all of the responder's on the request, the initiator's half
-//!   before its request and half after the response.
+//!   certificate authentication, on IKE_AUTH: all of the responder's on the request, the
+//!   initiator's half before its request and half after the response.
 //! - **state**: `ike.daemon.{initiator,responder}.per_held_sa` \[ns\] per IKE SA the node holds,
 //!   on each message the side receives (the engine counts the SAs each node holds: one per
 //!   tunnel it started or answered).
