@@ -191,13 +191,31 @@ swan() { # swan SIDE ARGS...: swanctl against that side's daemon
     swanctl "$@" --uri "unix://$tmp/$side/charon.vici"
 }
 
-# Stops both daemons (if running) and waits until they are gone.
+# Stops both daemons (if running) and waits until they are gone. On SIGTERM charon deletes
+# every IKE SA it holds, one DELETE each: a daemon that still holds 2000 of them on a busy host
+# can take longer than signal_and_wait's 10 s, and the next charon_restart would then find its
+# IKE ports taken. One still running after that is killed (its SAs are of no further use; the
+# kernel's, on the xfrm path, are flushed in its namespace), and the stop fails if it cannot
+# be.
 charon_stop_all() {
-  local side pids=()
+  local side pids=() left=() ns
   for side in a b; do
     [ -n "${charon_pid[$side]:-}" ] && pids+=("${charon_pid[$side]}")
   done
   signal_and_wait TERM "${pids[@]}"
+  for side in a b; do
+    [ -n "${charon_pid[$side]:-}" ] && [ -d "/proc/${charon_pid[$side]}" ] && left+=("$side")
+  done
+  if [ ${#left[@]} -gt 0 ]; then
+    log "charon ${left[*]} still running 10 s after SIGTERM (deleting its SAs): killed"
+    for side in "${left[@]}"; do
+      signal_and_wait KILL "${charon_pid[$side]}"
+      [ -d "/proc/${charon_pid[$side]}" ] && { log "charon $side (pid ${charon_pid[$side]}) did not stop"; return 1; }
+      if [ $side = a ]; then ns=$ns_a; else ns=$ns_b; fi
+      ip netns exec "$ns" ip xfrm state flush 2>/dev/null || true
+      ip netns exec "$ns" ip xfrm policy flush 2>/dev/null || true
+    done
+  fi
   charon_pid=()
   rm -f "$tmp"/a/charon.vici "$tmp"/b/charon.vici "$tmp"/a/run/* "$tmp"/b/run/*
 }
@@ -219,7 +237,7 @@ charon_alive() {
 # starts under `taskset -c` (every thread charon makes inherits it; taskset, ip, sh and env
 # each exec the next, so the pid is charon's).
 charon_restart() {
-  charon_stop_all
+  charon_stop_all || return 1
   local side ns pin
   for side in a b; do
     if [ $side = a ]; then ns=$ns_a; else ns=$ns_b; fi
