@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use model::validate::across::{Across, AcrossRow};
 use model::validate::{RowClass, Validation};
 
 use crate::table::Align::{Left as L, Right as R};
@@ -124,5 +125,83 @@ fn anchors(v: &Validation) -> String {
     for (what, ids) in seen {
         let _ = writeln!(out, "  {what}: {}", ids.join(", "));
     }
+    out
+}
+
+/// Verdicts across runs as JSON (its own `schema`, `oransim.validate.across/1`).
+pub fn across_json(a: &Across) -> crate::Result<String> {
+    crate::json_pretty(a, "verdicts across runs")
+}
+
+/// Verdicts across runs: each run's ledger, a table of every row's verdict in each run and
+/// across them, the reasons of the rows not counted for a difference between runs, and the
+/// ledger across the runs.
+pub fn across_table(a: &Across) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: verdicts across {} runs, each judged on its own (its own fit)",
+        a.implementation,
+        a.runs.len()
+    );
+    for (i, r) in a.runs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "run {}: {} ({} set): {}",
+            i + 1,
+            r.origin,
+            r.set,
+            r.evidence.sentence()
+        );
+        let _ = writeln!(out, "  noise: {}", r.noise);
+    }
+    out.push('\n');
+    let mut head = vec!["row".to_owned()];
+    head.extend((1..=a.runs.len()).map(|i| format!("run {i}")));
+    head.extend(["across".to_owned(), "counts".to_owned()]);
+    let mut t = Table::new(head);
+    let mut align = vec![L];
+    align.extend(std::iter::repeat_n(L, a.runs.len() + 2));
+    t.align(&align);
+    for r in &a.rows {
+        let mut cells = vec![r.id.clone()];
+        cells.extend(r.runs.iter().map(|c| match c {
+            None => "not measured".to_owned(),
+            Some(c) => {
+                let err = c
+                    .error_pct
+                    .map(|e| format!(" {e:+.0}%"))
+                    .unwrap_or_default();
+                format!("{}{err} ({})", c.verdict, c.class.as_str())
+            }
+        }));
+        cells.push(r.verdict.clone());
+        cells.push(if r.counts.counted {
+            r.counts.class.as_str().to_owned()
+        } else {
+            format!("no: {}", r.counts.class.as_str())
+        });
+        t.row(cells);
+    }
+    out.push_str(&t.text());
+    let differ: Vec<&AcrossRow> = a.rows.iter().filter(|r| r.differs).collect();
+    if !differ.is_empty() {
+        out.push('\n');
+        for r in differ {
+            let _ = writeln!(out, "{} (unstable): {}", r.id, r.counts.reason);
+        }
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "rows whose verdict differs between the runs: {} of {}",
+        a.differ,
+        a.rows.len()
+    );
+    let _ = writeln!(
+        out,
+        "ledger across the runs: {} (exit status 1 when a counted row misses)",
+        a.evidence.sentence()
+    );
     out
 }

@@ -11,6 +11,7 @@ use std::process::{Command, ExitCode, Stdio};
 use anyhow::{Context as _, bail};
 
 use model::validate::Validation;
+use model::validate::across::Across;
 use model::validate::strongswan::{self, Measurements};
 
 use super::overhead::OutFormat;
@@ -41,9 +42,12 @@ pub enum Target {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Read the measurements from FILE (written by an earlier run's --save-measurements, or by
-    /// scripts/strongswan-bench.sh) instead of running the implementation.
+    /// scripts/strongswan-bench.sh) instead of running the implementation. Given more than
+    /// once: each file judged on its own (each with its own fit), then every row's verdict
+    /// across them; a row counts only where every run counts it with the same verdict
+    /// (docs/validation.md, "Verdicts across runs").
     #[arg(long, value_name = "FILE")]
-    pub measurements: Option<PathBuf>,
+    pub measurements: Vec<PathBuf>,
     /// The full set instead of the reduced one: strongSwan's storms up to 2000 SAs, with
     /// certificates, a raised IKE SA table and rekey storms, 5 runs each (about 15 minutes
     /// against 90 s); TLS's 7 runs of 2 s per workload (against 3 of 1 s), with concurrent
@@ -165,32 +169,62 @@ fn run_strongswan(a: &RunArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| profile::Profile::load(p).with_context(|| format!("--profile {}", p.display())))
         .transpose()?;
+    if a.measurements.len() > 1 {
+        let mut runs = Vec::new();
+        for path in &a.measurements {
+            let (m, ops, origin) = strongswan_measurements(Some(path), false, None)?;
+            match judge_strongswan(a, &m, &ops, &origin, named.as_ref())? {
+                Ok(v) => runs.push((origin, v)),
+                Err(refused) => return Ok(refused),
+            }
+        }
+        return finish_across(a, &runs);
+    }
     // A bench that fails half-way leaves what it measured beside the file asked for, marked
     // partial (issue 39): `--save-measurements M` gets `M.partial`.
     let partial = a
         .save_measurements
         .as_ref()
         .map(|p| std::path::PathBuf::from(format!("{}.partial", p.display())));
-    let (m, ops, origin) =
-        strongswan_measurements(a.measurements.as_deref(), a.full, partial.as_deref())?;
+    let (m, ops, origin) = strongswan_measurements(
+        a.measurements.first().map(PathBuf::as_path),
+        a.full,
+        partial.as_deref(),
+    )?;
     save_measurements(a, &m)?;
-    let noisy = match noise_gate(a, &origin, m.noise.as_ref()) {
+    match judge_strongswan(a, &m, &ops, &origin, named.as_ref())? {
+        Ok(v) => finish(a, &v),
+        Err(refused) => Ok(refused),
+    }
+}
+
+/// Judges strongSwan's measurements `m` (from `origin`) against the engine, with the profile
+/// `named` by `--profile` or the one fitted from them: `Ok(Err(status))` when the run was too
+/// noisy to judge (refused, [`too_noisy`] said why).
+fn judge_strongswan(
+    a: &RunArgs,
+    m: &Measurements,
+    ops: &strongswan::OpensslCosts,
+    origin: &str,
+    named: Option<&profile::Profile>,
+) -> anyhow::Result<Result<Validation, ExitCode>> {
+    let noisy = match noise_gate(a, origin, m.noise.as_ref()) {
         Ok(noisy) => noisy,
-        Err(refused) => return Ok(refused),
+        Err(refused) => return Ok(Err(refused)),
     };
     // The storms are engine runs of the profile `calibrate --run strongswan` writes from the
     // same measurements, without its loopback I/O cost: the daemons' CPU per SA (schedstat)
     // already holds their socket I/O.
     let profile = match named {
-        Some(p) => p,
+        Some(p) => p.clone(),
         None => {
-            let file = strongswan_profile(&m, &ops, &origin, "validate-strongswan", None)?;
+            let file = strongswan_profile(m, ops, origin, "validate-strongswan", None)?;
             profile::Profile::from_file(file, strongswan::STORM_PROFILE)?
         }
     };
-    let mut v = strongswan::validate(&m, &ops, &profile).with_context(|| origin.clone())?;
+    let mut v = strongswan::validate(m, ops, &profile).with_context(|| origin.to_owned())?;
     judged_despite_noise(&mut v, noisy);
-    finish(a, &v)
+    Ok(Ok(v))
 }
 
 /// The run's noise against `model::validate::TOO_NOISY_SHARE` (issue 36 #2): `Ok(None)` within
@@ -217,10 +251,10 @@ fn judged_despite_noise(v: &mut Validation, noisy: Option<String>) {
 /// Refuses to judge: says what was measured and where the measurements are, exit
 /// [`EXIT_TOO_NOISY`].
 fn too_noisy(a: &RunArgs, origin: &str, why: &str) -> ExitCode {
-    let saved = match (&a.save_measurements, &a.measurements) {
+    let saved = match (&a.save_measurements, a.measurements.is_empty()) {
         (Some(p), _) => format!("the measurements are saved in {}", p.display()),
-        (None, Some(_)) => format!("the measurements are {origin}"),
-        (None, None) => {
+        (None, false) => format!("the measurements are {origin}"),
+        (None, true) => {
             "the measurements are not saved (--save-measurements FILE keeps them)".into()
         }
     };
@@ -293,15 +327,36 @@ fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
     if a.profile.is_some() {
         bail!("--profile: applies to `validate strongswan` only (its storms run in the engine)");
     }
-    let (m, origin) = tls_measurements(a.measurements.as_deref(), a.full)?;
+    if a.measurements.len() > 1 {
+        let mut runs = Vec::new();
+        for path in &a.measurements {
+            let (m, origin) = tls_measurements(Some(path), false)?;
+            match judge_tls(a, &m, &origin) {
+                Ok(v) => runs.push((origin, v)),
+                Err(refused) => return Ok(refused),
+            }
+        }
+        return finish_across(a, &runs);
+    }
+    let (m, origin) = tls_measurements(a.measurements.first().map(PathBuf::as_path), a.full)?;
     save_measurements(a, &m)?;
-    let noisy = match noise_gate(a, &origin, m.noise.as_ref()) {
-        Ok(noisy) => noisy,
-        Err(refused) => return Ok(refused),
-    };
-    let mut v = model::validate::tls::validate(&m, m.set.as_str());
+    match judge_tls(a, &m, &origin) {
+        Ok(v) => finish(a, &v),
+        Err(refused) => Ok(refused),
+    }
+}
+
+/// Judges the TLS measurements `m` (from `origin`): `Err(status)` when the run was too noisy
+/// to judge (refused, [`too_noisy`] said why).
+fn judge_tls(
+    a: &RunArgs,
+    m: &model::validate::tls::TlsMeasurements,
+    origin: &str,
+) -> Result<Validation, ExitCode> {
+    let noisy = noise_gate(a, origin, m.noise.as_ref())?;
+    let mut v = model::validate::tls::validate(m, m.set.as_str());
     judged_despite_noise(&mut v, noisy);
-    finish(a, &v)
+    Ok(v)
 }
 
 /// Writes the measurements where `--save-measurements` asks, as soon as they exist: a fit
@@ -323,6 +378,27 @@ fn finish(a: &RunArgs, v: &Validation) -> anyhow::Result<ExitCode> {
         crate::output::write_set(&[(p.clone(), printer::validate::json(v)?.into_bytes())])?;
     }
     print(v, a.format)
+}
+
+/// Writes the verdicts across `runs` where `--json` asks, then prints them: exit 0 when every
+/// row counted across the runs passes in each, 1 otherwise.
+fn finish_across(a: &RunArgs, runs: &[(String, Validation)]) -> anyhow::Result<ExitCode> {
+    let across = Across::of(runs);
+    if let Some(p) = &a.json {
+        crate::output::write_set(&[(
+            p.clone(),
+            printer::validate::across_json(&across)?.into_bytes(),
+        )])?;
+    }
+    match a.format {
+        OutFormat::Json => print!("{}", printer::validate::across_json(&across)?),
+        OutFormat::Table => print!("{}", printer::validate::across_table(&across)),
+    }
+    Ok(if across.evidence.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {

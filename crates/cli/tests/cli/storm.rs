@@ -188,7 +188,8 @@ const PLACEMENTS: &str = "calibration/host-2026-11-28-strongswan-placements.meas
 /// `validate strongswan`'s storm rows are engine runs: a row's prediction is what `run` of the
 /// scenario `init ric-restart` writes for it prints, to the bit (the pinned PSK storm of 500,
 /// from a profile `calibrate --run strongswan` fitted to the same file); and every storm the
-/// bench ran by placement and authentication has its row, predicted (not fitted).
+/// bench ran by placement and authentication has its row, predicted (not fitted) but for the
+/// shared PSK storm of 2000 the state terms are fitted to.
 #[test]
 fn validate_storm_rows_are_runs_of_the_generated_scenario() {
     let dir = TempDir::new("storm-validate");
@@ -229,7 +230,15 @@ fn validate_storm_rows_are_runs_of_the_generated_scenario() {
                 } else {
                     format!("ike.storm.{auth}.{placement}.{n}.time")
                 };
-                assert_eq!(row(&id)["class"], "predicted", "{id}");
+                // The shared PSK storm of 2000 is what the state terms are fitted to (the
+                // bench's largest, `GROWTH_STORM_MOST`; this file has no pinned storm of 50,
+                // so no alone terms): every other storm is predicted.
+                let want = if id == "ike.storm.2000.time" {
+                    "fitted"
+                } else {
+                    "predicted"
+                };
+                assert_eq!(row(&id)["class"], want, "{id}");
             }
         }
     }

@@ -1069,68 +1069,83 @@ const FULL_RUNS: [(&str, &str); 2] = [
     ),
 ];
 
-/// The side-by-side table of [`FULL_RUNS`], from `oransim validate strongswan --measurements
-/// FILE --format json` on each: per row, each run's verdict, error and whether it counts; then
-/// each run's ledger.
-fn full_runs_side_by_side() -> String {
-    let runs: Vec<Value> = FULL_RUNS
-        .iter()
-        .map(|(file, _)| {
-            let out = oransim(&[
-                "validate",
-                "strongswan",
-                "--measurements",
-                file,
-                "--format",
-                "json",
-            ]);
-            serde_json::from_slice(&out.stdout)
-                .unwrap_or_else(|e| panic!("{file}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
-        })
-        .collect();
-    let mut ids: Vec<String> = Vec::new();
-    for v in &runs {
-        for r in v["rows"].as_array().unwrap() {
-            let id = r["id"].as_str().unwrap().to_owned();
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
+/// The quiet full runs on one AMD host (issue 36 #2: a verdict is stable only if it holds
+/// across at least 3 full runs).
+const QUIET_RUNS: [(&str, &str); 3] = [
+    (
+        "calibration/host-2026-11-29-strongswan-full-amd.measurements.json",
+        "2026-11-29",
+    ),
+    (
+        "calibration/host-2026-11-30-strongswan-full-amd2.measurements.json",
+        "2026-11-30",
+    ),
+    (
+        "calibration/host-2026-11-30-strongswan-full-amd3.measurements.json",
+        "2026-11-30, second",
+    ),
+];
+
+/// The table of `runs` side by side, from `oransim validate strongswan --measurements FILE ...
+/// --format json` (the verdicts across them, `oransim.validate.across/1`): per row, each run's
+/// verdict, error and class, and the verdict across them; then each run's ledger and the
+/// ledger across them.
+fn runs_side_by_side(runs: &[(&str, &str)]) -> String {
+    let mut args = vec!["validate", "strongswan"];
+    for (file, _) in runs {
+        args.extend(["--measurements", file]);
     }
-    let cell = |v: &Value, id: &str| -> String {
-        let Some(r) = v["rows"].as_array().unwrap().iter().find(|r| r["id"] == id) else {
-            return "not measured".into();
-        };
-        let err = r["error_pct"]
-            .as_f64()
-            .map(|e| format!(" {e:+.0}%"))
-            .unwrap_or_default();
-        format!(
-            "{}{err} ({})",
-            r["verdict"].as_str().unwrap(),
-            r["counts"]["class"].as_str().unwrap()
-        )
-    };
+    args.extend(["--format", "json"]);
+    let out = oransim(&args);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["schema"], "oransim.validate.across/1");
+    let head: Vec<&str> = runs.iter().map(|(_, name)| *name).collect();
     let mut t = format!(
-        "| row | {} | {} | same verdict |\n|---|---|---|---|\n",
-        FULL_RUNS[0].1, FULL_RUNS[1].1
+        "| row | {} | across the runs |\n|---|{}---|\n",
+        head.join(" | "),
+        "---|".repeat(runs.len())
     );
-    let mut differ = 0;
-    for id in &ids {
-        let (a, b) = (cell(&runs[0], id), cell(&runs[1], id));
-        let verdict = |c: &str| c.split([' ', '(']).next().unwrap_or_default().to_owned();
-        let same = verdict(&a) == verdict(&b);
-        differ += usize::from(!same);
+    for r in v["rows"].as_array().unwrap() {
+        let cells: Vec<String> = r["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                if c.is_null() {
+                    return "not measured".to_owned();
+                }
+                let err = c["error_pct"]
+                    .as_f64()
+                    .map(|e| format!(" {e:+.0}%"))
+                    .unwrap_or_default();
+                format!(
+                    "{}{err} ({})",
+                    c["verdict"].as_str().unwrap(),
+                    c["class"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let verdict = r["verdict"].as_str().unwrap();
+        let counted = r["counts"]["counted"].as_bool().unwrap();
+        let across = if counted {
+            format!("**{verdict}** (counted)")
+        } else {
+            format!(
+                "{verdict} (not counted: {})",
+                r["counts"]["class"].as_str().unwrap()
+            )
+        };
         t.push_str(&format!(
-            "| `{id}` | {a} | {b} | {} |\n",
-            if same { "yes" } else { "**no**" }
+            "| `{}` | {} | {across} |\n",
+            r["id"].as_str().unwrap(),
+            cells.join(" | ")
         ));
     }
     t.push('\n');
-    for (v, (file, name)) in runs.iter().zip(FULL_RUNS) {
-        let e = &v["evidence"];
-        t.push_str(&format!(
-            "- {name}, `{file}`: {} of {} counted rows pass ({} informative, {} unpredicted); {} not counted ({}); by provenance {} passed, {} failed\n",
+    let sentence = |e: &Value| {
+        format!(
+            "{} of {} counted rows pass ({} informative, {} unpredicted); {} not counted ({})",
             e["passed"],
             e["counted"],
             e["by_class"]["informative"],
@@ -1145,35 +1160,157 @@ fn full_runs_side_by_side() -> String {
                 })
                 .map(|(k, n)| format!("{n} {k}"))
                 .collect::<Vec<_>>()
-                .join(", "),
-            v["passed"],
-            v["failed"]
+                .join(", ")
+        )
+    };
+    for (run, (file, name)) in v["runs"].as_array().unwrap().iter().zip(runs) {
+        t.push_str(&format!(
+            "- {name}, `{file}`: {}\n",
+            sentence(&run["evidence"])
         ));
     }
     t.push_str(&format!(
-        "- the two runs' verdicts differ on {differ} of {} rows\n",
-        ids.len()
+        "- across the {} runs: {}; the runs' verdicts differ on {} of {} rows\n",
+        runs.len(),
+        sentence(&v["evidence"]),
+        v["differ"],
+        v["rows"].as_array().unwrap().len()
     ));
     t
 }
 
-/// Issue 36 #5: docs/validation.md shows both committed full runs side by side, as
-/// [`full_runs_side_by_side`] writes them between its markers; `ORANSIM_BLESS=1` rewrites it.
-#[test]
-fn docs_show_both_full_runs_side_by_side() {
+/// Rewrites (with `ORANSIM_BLESS=1`) or checks the text of docs/validation.md between
+/// `<!-- {marker}:begin -->` and `<!-- {marker}:end -->`.
+fn docs_block(marker: &str, want: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/validation.md");
     let doc = std::fs::read_to_string(&path).expect("docs/validation.md");
-    let (begin, end) = ("<!-- full-runs:begin -->\n", "<!-- full-runs:end -->");
-    let at = doc.find(begin).expect("the begin marker") + begin.len();
-    let to = doc[at..].find(end).expect("the end marker") + at;
-    let want = full_runs_side_by_side();
-    if doc[at..to] != want {
+    let (begin, end) = (
+        format!("<!-- {marker}:begin -->\n"),
+        format!("<!-- {marker}:end -->"),
+    );
+    let at = doc.find(&begin).expect("the begin marker") + begin.len();
+    let to = doc[at..].find(&end).expect("the end marker") + at;
+    if doc[at..to] != *want {
         if std::env::var_os("ORANSIM_BLESS").is_some() {
             std::fs::write(&path, format!("{}{want}{}", &doc[..at], &doc[to..])).unwrap();
         } else {
             panic!(
-                "docs/validation.md's side-by-side table is not what validate writes (ORANSIM_BLESS=1 rewrites it):\n{want}"
+                "docs/validation.md's `{marker}` table is not what validate writes (ORANSIM_BLESS=1 rewrites it):\n{want}"
             );
         }
     }
+}
+
+/// Issue 36 #5: docs/validation.md shows both committed full runs of 2026-11-26 side by side,
+/// as [`runs_side_by_side`] writes them between its markers; `ORANSIM_BLESS=1` rewrites it.
+#[test]
+fn docs_show_both_full_runs_side_by_side() {
+    docs_block("full-runs", &runs_side_by_side(&FULL_RUNS));
+}
+
+/// Issue 36 #2: docs/validation.md shows the three quiet full runs and the verdicts across
+/// them, as [`runs_side_by_side`] writes them; `ORANSIM_BLESS=1` rewrites it.
+#[test]
+fn docs_show_the_quiet_runs_across() {
+    docs_block("quiet-runs", &runs_side_by_side(&QUIET_RUNS));
+}
+
+/// Issue 36 #2: `validate strongswan --measurements A --measurements B` gives each run's row as
+/// that file judged alone gives it, and every verdict across them by the rule re-derived here:
+/// counted only where every run counts it with the same verdict; unstable where they differ.
+/// The table says the same, and the exit status follows the ledger across the runs.
+#[test]
+fn verdicts_across_runs_follow_each_run_and_the_rule() {
+    let files: Vec<&str> = FULL_RUNS.iter().map(|(f, _)| *f).collect();
+    let alone: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let out = oransim(&[
+                "validate",
+                "strongswan",
+                "--measurements",
+                f,
+                "--format",
+                "json",
+            ]);
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    let mut args = vec!["validate", "strongswan"];
+    for f in &files {
+        args.extend(["--measurements", f]);
+    }
+    let out = oransim(&[&args[..], &["--format", "json"]].concat());
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    let (mut counted, mut passed, mut differ) = (0, 0, 0);
+    for r in v["rows"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let cells = r["runs"].as_array().unwrap();
+        for (cell, run) in cells.iter().zip(&alone) {
+            let own = run["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["id"] == id);
+            match own {
+                None => assert!(cell.is_null(), "{id}"),
+                Some(own) => {
+                    assert_eq!(cell["verdict"], own["verdict"], "{id}");
+                    assert_eq!(cell["class"], own["counts"]["class"], "{id}");
+                    assert_eq!(cell["counted"], own["counts"]["counted"], "{id}");
+                }
+            }
+        }
+        let verdicts: Vec<&Value> = cells.iter().map(|c| &c["verdict"]).collect();
+        let same = cells.iter().all(|c| !c.is_null()) && verdicts.windows(2).all(|w| w[0] == w[1]);
+        let counts = same && cells.iter().all(|c| c["counted"] == true);
+        assert_eq!(r["counts"]["counted"], counts, "{id}");
+        assert_eq!(r["differs"], !same, "{id}");
+        if same {
+            assert_eq!(&r["verdict"], verdicts[0], "{id}");
+        } else {
+            assert_eq!(r["verdict"], "unstable", "{id}");
+            assert_eq!(r["counts"]["class"], "unstable", "{id}");
+        }
+        counted += usize::from(counts);
+        passed += usize::from(counts && r["verdict"] == "pass");
+        differ += usize::from(!same);
+    }
+    assert_eq!(v["evidence"]["counted"], counted);
+    assert_eq!(v["evidence"]["passed"], passed);
+    assert_eq!(v["differ"], differ);
+    let fails = counted > passed;
+    assert_eq!(out.status.code(), Some(i32::from(fails)));
+    // The table: each run's ledger, and the ledger across them.
+    let out = oransim(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("verdicts across 2 runs"), "{text}");
+    assert!(text.contains(&format!("run 1: {}", files[0])), "{text}");
+    assert!(
+        text.contains(&format!(
+            "rows whose verdict differs between the runs: {differ} of"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("ledger across the runs: "), "{text}");
+    assert_eq!(out.status.code(), Some(i32::from(fails)));
+}
+
+/// A second file that is not there is named, and nothing is judged.
+#[test]
+fn verdicts_across_runs_name_a_missing_file() {
+    let out = oransim(&[
+        "validate",
+        "strongswan",
+        "--measurements",
+        FULL_RUNS[0].0,
+        "--measurements",
+        "calibration/no-such.measurements.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such.measurements.json"), "{err}");
+    assert!(out.stdout.is_empty());
 }

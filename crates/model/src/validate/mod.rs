@@ -10,6 +10,7 @@
 //!
 //! The JSON document is [`Validation`], schema [`SCHEMA`] (docs/json.md).
 
+pub mod across;
 pub mod strongswan;
 pub mod tls;
 
