@@ -47,8 +47,10 @@
 #   --set S      reduced (CI's: storms of 10, 50 and 200, 3 runs each; 2 runs per ESP suite of
 #                100 pings per size and 2 s of TCP; about 90 s) or full (storms of 10, 50, 200,
 #                1000 and 2000, 5 runs; storms of 200 with Ed25519, ECDSA P-256 and RSA-2048
-#                certificates and of 2000 with ikesa_table_size 1024, 5 runs each; rekey storms
-#                of 200 and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP; about 15 min);
+#                certificates, of 50 with Ed25519, of 2000 with ikesa_table_size 1024, and of
+#                50, 200 and 2000 with each daemon pinned to a CPU of its own, 5 runs each;
+#                rekey storms of 200 and 1000, 5 runs; 5 runs of 500 pings and 5 s of TCP, and
+#                of TCP at MSS 536 and 1000; about 20 min);
 #                default reduced. Or placements (about 12 min): speed; setup for psk and ed25519 (30
 #                each); storms of 50, PSK and Ed25519, on free CPUs and pinned, 5 runs each (run
 #                r of both placements before run r + 1); storms of 200, 500 and 2000 x
@@ -181,7 +183,8 @@ done
 storm_auths=psk placements=shared tables=1 segments=1 threadss=16 esp_mss=""
 case $set_name in
   reduced) storms=(10 50 200); runs=3; esp_runs=2; setups=12; pings=100; iperf_s=2 ;;
-  full) storms=(10 50 200 1000 2000); runs=5; esp_runs=5; setups=30; pings=500; iperf_s=5 ;;
+  full) storms=(10 50 200 1000 2000); runs=5; esp_runs=5; setups=30; pings=500; iperf_s=5
+    esp_mss=536,1000 ;;
   placements) storms=(200 500 2000); runs=3; esp_runs=3; setups=30; pings=200; iperf_s=3
     storm_auths=psk,ed25519 placements=shared,pinned esp_mss=536,1000,default ;;
   *) usage_err "--set '$set_name': reduced, full or placements" ;;
@@ -600,12 +603,23 @@ run_storm() {
 # The full set's storms beyond PSK on free CPUs with charon's defaults (issue 36 #3): 200 SAs
 # with each certificate, and 2000 with a raised IKE SA table; each row with the added fields.
 run_full_storms() {
-  local auth r saved=$extended
+  local auth r n saved=$extended
   extended=1
   for auth in ed25519 ecdsa-p256 rsa2048; do
     for r in $(seq "$runs"); do run_storm 200 "$r" "$auth" shared 1 16; done
   done
   for r in $(seq "$runs"); do run_storm 2000 "$r" psk shared 1024 16; done
+  # Certificate handling in a storm (the Ed25519 storm of 50, which the certificate storms of
+  # 200 are predicted from), and the placement: each daemon pinned to a CPU of its own (PSK
+  # storms of 50 and 2000, which the alone terms are fitted to, and of 200, predicted).
+  for r in $(seq "$runs"); do run_storm 50 "$r" ed25519 shared 1 16; done
+  if [ "$(nproc)" -ge 2 ]; then
+    for n in 50 200 2000; do
+      for r in $(seq "$runs"); do run_storm "$n" "$r" psk pinned 1 16; done
+    done
+  else
+    log "one CPU: no pinned storms (they pin the daemons to CPUs 0 and 1)"
+  fi
   extended=$saved
 }
 

@@ -49,8 +49,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub measurements: Vec<PathBuf>,
     /// The full set instead of the reduced one: strongSwan's storms up to 2000 SAs, with
-    /// certificates, a raised IKE SA table and rekey storms, 5 runs each (about 15 minutes
-    /// against 90 s); TLS's 7 runs of 2 s per workload (against 3 of 1 s), with concurrent
+    /// certificates, a raised IKE SA table, each daemon pinned to a CPU of its own and rekey
+    /// storms, 5 runs each, and TCP at MSS 536 and 1000 (about 20 minutes against 90 s); TLS's 7 runs of 2 s per workload (against 3 of 1 s), with concurrent
     /// clients and resumed handshakes.
     #[arg(long, conflicts_with = "measurements")]
     pub full: bool,
