@@ -42,7 +42,14 @@ fn strongswan_psk_gcm_as_captured() {
     assert_eq!(v["peer"], "strongswan");
     assert_eq!(
         lens(&v),
-        [[940, 240], [396, 220], [297, 177], [309, 177], [897, 181]]
+        [
+            [940, 240],
+            [396, 220],
+            [297, 177],
+            [309, 177],
+            [897, 181],
+            [69, 69]
+        ]
     );
     // IDr and INITIAL_CONTACT only with a configured remote identity.
     let auth = &v["exchanges"][1]["request"]["payloads"];
@@ -95,7 +102,14 @@ fn strongswan_minimal_ed25519_cbc_as_captured() {
     ]);
     assert_eq!(
         lens(&v),
-        [[232, 257], [736, 688], [208, 208], [208, 208], [208, 208]]
+        [
+            [232, 257],
+            [736, 688],
+            [208, 208],
+            [208, 208],
+            [208, 208],
+            [80, 80]
+        ]
     );
 }
 

@@ -37,6 +37,7 @@ fn payload_type(name: &str) -> u32 {
         n if n.starts_with("AUTH") => 39,
         "Ni" | "Nr" => 40,
         n if n.starts_with("N(") => 41,
+        "D" => 42,
         n if n.starts_with("V(") => 43,
         "TSi" => 44,
         "TSr" => 45,
@@ -52,6 +53,7 @@ fn exchange_type(name: &str) -> u32 {
         "CREATE_CHILD_SA" => 36,
         "IKE_INTERMEDIATE" => 43,
         "IKE_FOLLOWUP_KE" => 44,
+        "INFORMATIONAL" => 37,
         other => panic!("exchange {other}"),
     }
 }

@@ -6,7 +6,8 @@
 //! configurations `default` (strongSwan's own proposal lists) and `minimal` (one proposal, the
 //! optional notifies off) x PSK, Ed25519 and ECDSA P-256 x AES-GCM and AES-CBC, the exchanges
 //! IKE_SA_INIT, IKE_AUTH and CREATE_CHILD_SA (new Child SA, Child SA rekey, IKE SA rekey),
-//! decoded by tshark with the SK payloads decrypted. Each case becomes one JSON file.
+//! decoded by tshark with the SK payloads decrypted, and the INFORMATIONAL exchange deleting the
+//! rekeyed Child SA among its messages. Each case becomes one JSON file.
 //!
 //! Two tests read those files:
 //! - `committed_captures_are_consistent_and_match_the_model` reads the copies committed in
@@ -19,7 +20,7 @@
 //!
 //! Both check each capture's own consistency (every IKE header length is the header plus its
 //! payloads; every encrypted message was decrypted; all five exchanges are there) and compare
-//! every message with `oransim handshake --peer P` for the matching profile (`default` ->
+//! every message of those and of the Child SA's deletion with `oransim handshake --peer P` for the matching profile (`default` ->
 //! `strongswan`, `minimal` -> `strongswan-minimal`): the IKE length and the payloads (name and
 //! length) must agree. One difference is not the model's to predict and is allowed, exactly:
 //! - an ECDSA signature is DER (RFC 7427), 70 to 72 bytes as the integers r and s need; the
@@ -42,6 +43,30 @@ const EXCHANGES: [&str; 5] = [
     "CREATE_CHILD_SA (rekey Child SA)",
     "CREATE_CHILD_SA (rekey IKE SA)",
 ];
+
+/// The INFORMATIONAL exchange deleting the old Child SA after its rekey, as `oransim handshake`
+/// names it. The capture script lists it only among a case's `messages`: the first
+/// INFORMATIONAL request and response that each carry a Delete payload of one ESP SPI (12 B).
+const DELETE_CHILD: &str = "INFORMATIONAL (delete Child SA)";
+
+/// A case's [`DELETE_CHILD`] exchange, shaped as its `exchanges` entries are.
+fn delete_child(case: &Value) -> Option<Value> {
+    let messages = case["messages"].as_array()?;
+    let deletes_one = |m: &&Value, response: bool| {
+        m["exchange"] == "INFORMATIONAL"
+            && m["response"] == response
+            && m["payloads"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["name"] == "D" && p["len"] == 12))
+    };
+    let request = messages.iter().find(|m| deletes_one(m, false))?;
+    let response = messages.iter().find(|m| deletes_one(m, true))?;
+    Some(serde_json::json!({
+        "name": DELETE_CHILD,
+        "request": request,
+        "response": response,
+    }))
+}
 
 /// IKE header [bytes] (RFC 7296 3.1).
 const IKE_HEADER: u64 = 28;
@@ -333,8 +358,11 @@ fn compare_with_model(cli: &ModelCli, cases: &BTreeMap<String, Value>) -> Vec<St
     for case in cases.values() {
         let model = cli.predict(case);
         let profile = cli.profile(case);
-        for exchange in EXCHANGES {
+        for exchange in EXCHANGES.into_iter().chain([DELETE_CHILD]) {
             let find = |v: &Value| {
+                if exchange == DELETE_CHILD && v["messages"].is_array() {
+                    return delete_child(v);
+                }
                 v["exchanges"]
                     .as_array()
                     .into_iter()

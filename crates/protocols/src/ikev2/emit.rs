@@ -64,6 +64,8 @@ pub const AUTH: u8 = 39;
 pub const NONCE: u8 = 40;
 /// Payload type: Notify (§3.10).
 pub const NOTIFY: u8 = 41;
+/// Payload type: Delete (§3.11).
+pub const DELETE: u8 = 42;
 /// Payload type: Vendor ID (§3.12).
 pub const VENDOR_ID: u8 = 43;
 /// Payload type: Traffic Selector - Initiator (§3.13).
@@ -81,6 +83,8 @@ pub const IKE_SA_INIT: u8 = 34;
 pub const IKE_AUTH: u8 = 35;
 /// Exchange type CREATE_CHILD_SA (§3.1).
 pub const CREATE_CHILD_SA: u8 = 36;
+/// Exchange type INFORMATIONAL (§3.1).
+pub const INFORMATIONAL: u8 = 37;
 /// Exchange type IKE_INTERMEDIATE (RFC 9242 §3).
 pub const IKE_INTERMEDIATE: u8 = 43;
 /// Exchange type IKE_FOLLOWUP_KE (RFC 9370 §2.2.2).
@@ -188,6 +192,7 @@ fn payload_type(c: &Content) -> u8 {
         Content::Nonce(_) => NONCE,
         Content::Notify { .. } => NOTIFY,
         Content::VendorId(_) => VENDOR_ID,
+        Content::Delete { .. } => DELETE,
         Content::Id { responder, .. } => {
             if *responder {
                 IDR
@@ -218,6 +223,8 @@ fn exchange_type(name: &str) -> u8 {
         IKE_AUTH
     } else if name.starts_with("IKE_FOLLOWUP_KE") {
         IKE_FOLLOWUP_KE
+    } else if name.starts_with("INFORMATIONAL") {
+        INFORMATIONAL
     } else {
         CREATE_CHILD_SA
     }
@@ -434,6 +441,11 @@ fn body(c: &Content, seed: u8, auth: Auth) -> Result<Vec<u8>> {
             } else {
                 fill(&mut out, *data, seed);
             }
+        }
+        Content::Delete { spis } => {
+            out.extend_from_slice(&[PROTO_ESP, super::ESP_SPI as u8]);
+            push16(&mut out, *spis)?;
+            fill(&mut out, spis.saturating_mul(super::ESP_SPI), seed);
         }
         Content::Id { responder, id } => {
             let side = usize::from(*responder);

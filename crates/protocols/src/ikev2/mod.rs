@@ -72,6 +72,8 @@ pub const KEY_LENGTH_ATTR: usize = 2 + 2;
 pub const KE_FIXED: usize = 2 + 2;
 /// Notify fixed part: protocol ID 1, SPI size 1, notify type 2 (§3.10) \[bytes\].
 pub const NOTIFY_FIXED: usize = 1 + 1 + 2;
+/// Delete payload fixed part: protocol ID 1, SPI size 1, number of SPIs 2 (§3.11) \[bytes\].
+pub const DELETE_FIXED: usize = 1 + 1 + 2;
 /// NAT_DETECTION_*_IP data: a SHA-1 hash (§2.23) \[bytes\].
 pub const NAT_D_HASH: usize = 20;
 /// ID payload fixed part: ID type 1, reserved 3 (§3.5) \[bytes\].

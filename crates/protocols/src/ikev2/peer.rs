@@ -418,6 +418,15 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
             response: vec![ke(k, false)?],
         });
     }
+
+    // The old Child SA's deletion after its rekey (§1.4.1, §2.8): an INFORMATIONAL exchange
+    // whose request names the initiator's inbound SPI and whose response the responder's.
+    out.push(Raw {
+        name: "INFORMATIONAL (delete Child SA)".into(),
+        phase: "later",
+        request: vec![wire::delete_esp(1)?],
+        response: vec![wire::delete_esp(1)?],
+    });
     Ok(out)
 }
 

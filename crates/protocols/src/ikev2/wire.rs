@@ -1,6 +1,6 @@
 //! IKEv2 payload bodies as sums of field widths: SA payloads with proposal lists (RFC 7296
 //! §3.3), identities (§3.5), traffic selectors (§3.13), notifications (§3.10), vendor IDs
-//! (§3.12). Every function returns a [`PayloadSize`] whose length includes the generic payload
+//! (§3.12), deletions (§3.11). Every function returns a [`PayloadSize`] whose length includes the generic payload
 //! header and is checked against the 16-bit Payload Length.
 //!
 //! ```text
@@ -19,8 +19,8 @@
 use serde::Serialize;
 
 use super::{
-    Auth, ESP_SPI, ID_FIXED, KEY_LENGTH_ATTR, MAX_PAYLOAD, NOTIFY_FIXED, PAYLOAD_HEADER, PROPOSAL,
-    PayloadSize, TRANSFORM, TS_FIXED, TS_IPV4,
+    Auth, DELETE_FIXED, ESP_SPI, ID_FIXED, KEY_LENGTH_ATTR, MAX_PAYLOAD, NOTIFY_FIXED,
+    PAYLOAD_HEADER, PROPOSAL, PayloadSize, TRANSFORM, TS_FIXED, TS_IPV4,
 };
 use crate::Result;
 use crate::error::Error;
@@ -74,6 +74,12 @@ pub enum Content {
         auth: Auth,
         /// Authentication data \[bytes\].
         data: usize,
+    },
+    /// Delete (§3.11) of `spis` ESP SAs, each named by its 4-byte SPI (a Child SA's deletion:
+    /// an INFORMATIONAL exchange after a rekey).
+    Delete {
+        /// SPIs listed \[count\].
+        spis: usize,
     },
     /// Traffic Selector (§3.13): TSi or TSr.
     Ts {
@@ -145,6 +151,16 @@ pub(super) fn notify(name: &str, data: usize) -> Result<PayloadSize> {
         format!("N({name})"),
         NOTIFY_FIXED.saturating_add(spi).saturating_add(data),
         Content::Notify { kind, spi, data },
+    )
+}
+
+/// A Delete payload naming `spis` ESP SPIs (§3.11), named `D` as tshark names it: the
+/// deletion of a Child SA (one SPI; the responder answers with its own, §1.4.1).
+pub(super) fn delete_esp(spis: usize) -> Result<PayloadSize> {
+    p(
+        "D",
+        DELETE_FIXED.saturating_add(ESP_SPI.saturating_mul(spis)),
+        Content::Delete { spis },
     )
 }
 
