@@ -104,8 +104,8 @@ pub struct DataFrame<'a> {
 /// stack is one
 /// [`protocols::Stack::emit`] does not write. The text names the flow and says which.
 pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
-    let name = &scenario.network.flows.get(flow)?.name;
-    why_not(scenario.stacks.get(flow)).map(|why| format!("flow \"{name}\"{why}"))
+    let f = scenario.network.flows.get(flow)?;
+    why_not(scenario.stacks.get(flow), &f.source).map(|why| format!("flow \"{}\"{why}", f.name))
 }
 
 /// [`unwritable`] of every flow, in [`sim_core::network::Network::flows`] order; flows whose
@@ -125,8 +125,15 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
             let why = match (st, &last) {
                 (Some(st), Some((prev, why))) if *prev == st => why.clone(),
                 _ => {
-                    let key = format!("{:?}", st.map(|s| (&s.forward, &s.reverse, &s.handshake)));
-                    let why = seen.entry(key).or_insert_with(|| why_not(st)).clone();
+                    let key = format!(
+                        "{:?} {:?}",
+                        st.map(|s| (&s.forward, &s.reverse, &s.handshake)),
+                        run_names(&flow.source)
+                    );
+                    let why = seen
+                        .entry(key)
+                        .or_insert_with(|| why_not(st, &flow.source))
+                        .clone();
                     last = st.map(|st| (st, why.clone()));
                     why
                 }
@@ -137,14 +144,17 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
 }
 
 /// What [`unwritable`] says after the flow's name, for a flow with these stacks.
-fn why_not(stacks: Option<&crate::scenario::FlowStacks>) -> Option<String> {
+fn why_not(
+    stacks: Option<&crate::scenario::FlowStacks>,
+    source: &sim_core::network::Source,
+) -> Option<String> {
     const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
                         trace source)";
     let Some(st) = stacks else {
         return Some(NONE.into());
     };
     if let Some(cfg) = &st.handshake {
-        return handshake_datagrams(cfg)
+        return handshake_datagrams(cfg, &run_names(source))
             .err()
             .map(|e| format!(", its IKEv2 messages: {e}"));
     }
@@ -223,23 +233,39 @@ fn ids(flow: usize, from: usize, to: usize, dir: Direction) -> Ids {
     }
 }
 
-/// The unsealed datagrams of a handshake flow's exchanges (those the engine runs: the setup
-/// phase), per exchange: the request's, then the response's.
+/// The unsealed datagrams of a handshake flow's exchanges (those the engine runs: a set-up's,
+/// or a rekey's CREATE_CHILD_SA and INFORMATIONAL), per exchange: the request's, then the
+/// response's.
 type Exchanges = Vec<[Vec<Datagram>; 2]>;
 
-fn handshake_datagrams(cfg: &protocols::ikev2::Config) -> protocols::Result<Exchanges> {
-    let h = protocols::ikev2::handshake(cfg)?;
-    let mut setup = vec![usize::MAX; h.exchanges.len()];
-    let mut n = 0;
-    for (i, e) in h.exchanges.iter().enumerate() {
-        if e.phase == "setup" {
-            setup[i] = n;
-            n += 1;
+/// A handshake flow's configuration and exchange list, by address: flows that share both share
+/// their datagrams.
+type RunKey = (usize, usize);
+
+/// The names of the exchanges a handshake source runs, in order (none for another source).
+fn run_names(source: &sim_core::network::Source) -> Vec<&str> {
+    match source {
+        sim_core::network::Source::Handshake { exchanges, .. } => {
+            exchanges.iter().map(|e| e.name.as_str()).collect()
         }
+        _ => Vec::new(),
     }
-    let mut out: Exchanges = (0..n).map(|_| [Vec::new(), Vec::new()]).collect();
+}
+
+/// [`Exchanges`] of the exchanges named `run`, in that order, from `cfg`'s handshake.
+fn handshake_datagrams(
+    cfg: &protocols::ikev2::Config,
+    run: &[&str],
+) -> protocols::Result<Exchanges> {
+    let h = protocols::ikev2::handshake(cfg)?;
+    let at: Vec<usize> = h
+        .exchanges
+        .iter()
+        .map(|e| run.iter().position(|n| *n == e.name).unwrap_or(usize::MAX))
+        .collect();
+    let mut out: Exchanges = run.iter().map(|_| [Vec::new(), Vec::new()]).collect();
     for d in protocols::ikev2::emit::datagrams(cfg, &h)? {
-        if let Some(&k) = setup.get(d.exchange).filter(|&&k| k != usize::MAX) {
+        if let Some(&k) = at.get(d.exchange).filter(|&&k| k != usize::MAX) {
             // Each datagram's frames are checked once, here, so writing them cannot fail.
             protocols::ikev2::emit::frames(cfg, &d)?;
             out[k][usize::from(!d.from_initiator)].push(d);
@@ -323,9 +349,9 @@ pub struct Capture<'s, S: FrameSink> {
     /// Per flow: the messages its source started \[count\], and the message whose frames are
     /// being created (its part for the next frame).
     messages: Vec<(u64, Option<MessagePart>)>,
-    /// Per distinct handshake configuration (by address): its datagrams, or None when they
-    /// cannot be written.
-    handshakes: Vec<(usize, Option<Arc<Exchanges>>)>,
+    /// Per distinct handshake configuration and exchange list (by address): its datagrams, or
+    /// None when they cannot be written.
+    handshakes: Vec<(RunKey, Option<Arc<Exchanges>>)>,
     /// A frame written without a template (SCTP fragments).
     scratch: Vec<u8>,
     templates: HashMap<(u32, bool, u32), Option<Template>>,
@@ -493,11 +519,18 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             self.done.no_payload = self.done.no_payload.saturating_add(1);
             return Ok(());
         };
-        let at = Arc::as_ptr(&cfg) as usize;
+        let source = &self.scenario.network.flows[r.flow].source;
+        let run = match source {
+            sim_core::network::Source::Handshake { exchanges, .. } => exchanges.as_ptr() as usize,
+            _ => 0,
+        };
+        let at = (Arc::as_ptr(&cfg) as usize, run);
         let exchanges = match self.handshakes.iter().find(|(p, _)| *p == at) {
             Some((_, x)) => x.clone(),
             None => {
-                let x = handshake_datagrams(&cfg).ok().map(Arc::new);
+                let x = handshake_datagrams(&cfg, &run_names(source))
+                    .ok()
+                    .map(Arc::new);
                 self.handshakes.push((at, x.clone()));
                 x
             }

@@ -568,6 +568,11 @@ pub enum SourceFile {
         /// tunnel `spacing` after the one before).
         #[serde(skip_serializing_if = "Option::is_none")]
         clients: Option<i64>,
+        /// What each tunnel runs: absent, a set-up (IKE_SA_INIT, IKE_AUTH, ...); `"child"`, a
+        /// rekey of its Child SA over an IKE SA both ends already hold (CREATE_CHILD_SA with
+        /// REKEY_SA, without PFS, then the INFORMATIONAL deleting the old Child SA).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rekey: Option<String>,
     },
     /// Trace replay from CSV: `time,size,direction`.
     Trace {

@@ -187,6 +187,10 @@ pub struct RicRestartShape {
     /// Probability that a message is lost, each way, on each gNB's link (`plan kex --loss`):
     /// from 0 to below 1; 0 writes no `loss` key.
     pub loss: f64,
+    /// Rekey every tunnel's Child SA at once over its established IKE SA (`rekey = "child"`:
+    /// charon's Child SA rekeys when their timers fire together) instead of setting the tunnels
+    /// up; the scenario is then named `ric-rekey`.
+    pub rekey: bool,
 }
 
 /// Where a storm's IKE daemons run: what shares which cores (issue 35).
@@ -246,6 +250,7 @@ impl Default for RicRestartShape {
             placement: Placement::Separate,
             initiator_cores: None,
             loss: 0.0,
+            rekey: false,
         }
     }
 }
@@ -592,16 +597,46 @@ fn with_loss(link: LinkFile, loss: f64) -> LinkFile {
     if loss == 0.0 { link } else { link.loss(loss) }
 }
 
+/// The handshake source of a RIC restart of `tunnels` tunnels: set-ups, or with `rekey` their
+/// Child SAs' rekeys.
+fn restart_source(s: &RicRestartShape, tunnels: i64) -> SourceFile {
+    let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels);
+    if s.rekey {
+        source.rekey("child")
+    } else {
+        source
+    }
+}
+
+/// The scenario's name and what it does, in words: a restart, or with `rekey` a rekey storm.
+fn restart_words(s: &RicRestartShape) -> (&'static str, String) {
+    if s.rekey {
+        (
+            "ric-rekey",
+            format!(
+                "Child SA rekey storm: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) rekey their Child SAs at once",
+                s.gnbs, s.tunnels, s.ke, s.auth
+            ),
+        )
+    } else {
+        (
+            "ric-restart",
+            format!(
+                "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once",
+                s.gnbs, s.tunnels, s.ke, s.auth
+            ),
+        )
+    }
+}
+
 fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
     if s.placement != Placement::Separate {
         return ric_restart_one_daemon(s);
     }
     let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
-    let b = ScenarioBuilder::new("ric-restart")
-        .description(format!(
-            "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once",
-            s.gnbs, s.tunnels, s.ke, s.auth
-        ))
+    let (name, words) = restart_words(s);
+    let b = ScenarioBuilder::new(name)
+        .description(words)
         .seed(1)
         .node(ric(service(), s.ric_cores));
     let link = |gnb: &str| {
@@ -627,11 +662,11 @@ fn ric_restart(s: &RicRestartShape) -> ScenarioFile {
                 "ike",
                 "gnb",
                 "ric",
-                SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.gnbs.into()),
+                restart_source(s, s.gnbs.into()),
             ))
             .file();
     }
-    let source = SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), s.tunnels.into());
+    let source = restart_source(s, s.tunnels.into());
     star(b, s.gnbs, service(), link, ("ike", source))
 }
 
@@ -682,14 +717,15 @@ pub(crate) fn one_daemon_storm(d: &OneDaemon) -> ScenarioBuilder {
 fn ric_restart_one_daemon(s: &RicRestartShape) -> ScenarioFile {
     let service = || ServiceFile::profile_from_stacks(s.profile.as_str(), None);
     let tunnels = u64::from(s.gnbs) * u64::from(s.tunnels);
+    let (name, words) = restart_words(s);
     one_daemon_storm(&OneDaemon {
-        name: "ric-restart".into(),
+        name: name.into(),
         placement: s.placement,
         initiator: service(),
         responder: service(),
         initiator_cores: s.initiator_cores,
         responder_cores: s.ric_cores,
-        source: SourceFile::handshake(s.ke.as_str(), s.auth.as_str(), tunnels as i64),
+        source: restart_source(s, tunnels as i64),
         link: with_loss(
             LinkFile::new("initiators", "ric", s.rate.text())
                 .length(s.length.text())
@@ -698,11 +734,7 @@ fn ric_restart_one_daemon(s: &RicRestartShape) -> ScenarioFile {
         ),
     })
     .description(format!(
-        "RIC restart: {} gNBs x {} IKEv2 tunnel(s) ({} + {}) re-established at once, every tunnel from one initiator daemon {}",
-        s.gnbs,
-        s.tunnels,
-        s.ke,
-        s.auth,
+        "{words}, every tunnel from one initiator daemon {}",
         match s.placement {
             Placement::Shared => "on the RIC's host",
             _ => "on a host of its own",

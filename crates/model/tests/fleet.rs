@@ -196,3 +196,37 @@ fn clients_run_tunnels_one_after_the_other() {
     let e = Scenario::from_toml_str(&one("clients = 0\n"), &origin()).unwrap_err();
     assert!(e.to_string().contains("clients"), "{e}");
 }
+
+/// A rekey storm (`rekey = "child"`, issue 35): each tunnel runs the Child SA rekey's two
+/// exchanges, CREATE_CHILD_SA then the INFORMATIONAL deleting the old Child SA, over an IKE SA
+/// both ends hold from the start; a node of machines ends it as the star it stands for. Any other
+/// `rekey` is refused naming the key and `child`.
+#[test]
+fn a_rekey_storm_runs_the_rekey_exchanges_over_held_sas() {
+    let rekey = |text: String| text + "rekey = \"child\"\n";
+    for (n, cores) in [(1, 2), (300, 2), (300, 1)] {
+        let star = run(&rekey(star(n, "psk", "4s", cores)));
+        let fleet = run(&rekey(fleet(n, "psk", "4s", cores)));
+        assert_eq!(outcome(&star), outcome(&fleet), "{n} gNBs, {cores} cores");
+        let names: Vec<&str> = fleet.flows[0]
+            .handshake
+            .as_ref()
+            .expect("a handshake flow")
+            .exchanges
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(names, model::scenario::REKEY_CHILD);
+        assert_eq!(
+            fleet.tunnels_back.as_ref().expect("a storm").back,
+            u64::from(n)
+        );
+    }
+    let e = Scenario::from_toml_str(
+        &(fleet(10, "psk", "4s", 2) + "rekey = \"ike\"\n"),
+        &origin(),
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(e.contains("rekey") && e.contains("\"child\""), "{e}");
+}

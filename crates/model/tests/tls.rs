@@ -223,3 +223,33 @@ fn the_engine_queues_a_clienthello_behind_a_long_server_tail() {
         "{slow} against {sum}"
     );
 }
+
+/// Issue 35: `s_server` serves one connection at a time, and the engine's server holds one
+/// session from a ClientHello to that connection's Finished. Four clients against a server of
+/// 300 us per handshake, each client 200 us before its ClientHello and 300 us on the server's
+/// flight, on two cores: a queued client's 200 us are done while it waits, but the server's
+/// 300 us and the client's 300 us on its flight are one after the other, so one handshake per
+/// 600 us, not the 400 us the two cores alone would allow (800 us of CPU per handshake), nor
+/// one client's 800 us.
+#[test]
+fn the_server_holds_one_connection_at_a_time() {
+    let rate = |clients: u32| {
+        model::validate::tls::engine_handshake_rate(
+            model::validate::tls::EngineHandshake {
+                server_ns: 300_000.0,
+                client_ns: 500_000.0,
+                client_before_ns: 200_000.0,
+                wait_ns: 0.0,
+                clients,
+                host_cores: 2,
+            },
+            model::validate::tls::Group::X25519,
+            model::validate::tls::Cert::EcdsaP256,
+        )
+        .expect("an engine run")
+    };
+    let one = rate(1);
+    assert!((one * 800e-6 - 1.0).abs() < 1e-2, "{one}");
+    let four = rate(4);
+    assert!((four * 600e-6 - 1.0).abs() < 2e-2, "{four}");
+}

@@ -175,6 +175,14 @@ pub enum Term {
     /// `calibrate --run strongswan` to the growth of CPU per SA from the storm of 50 to the
     /// largest PSK storm of at least 200.
     IkeDaemonResponderPerHeldSa,
+    /// `ike.rekey.initiator.loaded` \[ns\]: initiator CPU per Child SA rekeyed in a rekey storm
+    /// (every Child SA of 200 IKE SAs rekeyed at once, both daemons sharing the host's cores:
+    /// its CREATE_CHILD_SA and the old Child SA's deletion), less the state work the engine
+    /// charges it there (`ike.daemon.initiator.per_held_sa` on each of its two responses).
+    IkeRekeyInitiatorLoaded,
+    /// `ike.rekey.responder.loaded` \[ns\]: responder CPU per Child SA rekeyed in a rekey storm,
+    /// less its state work (as `ike.rekey.initiator.loaded`).
+    IkeRekeyResponderLoaded,
     /// `ike.parallelism` \[cores\]: the cores' worth of work both daemons together get done in
     /// a storm.
     IkeParallelism,
@@ -233,7 +241,7 @@ pub enum Term {
 
 impl Term {
     /// Every term, grouped by implementation.
-    pub const ALL: [Term; 35] = [
+    pub const ALL: [Term; 37] = [
         Term::IkeDaemonInitiatorIdle,
         Term::IkeDaemonResponderIdle,
         Term::IkeLatency,
@@ -250,6 +258,8 @@ impl Term {
         Term::IkeDaemonResponderAlonePerHeldSa,
         Term::IkeDaemonInitiatorPerHeldSa,
         Term::IkeDaemonResponderPerHeldSa,
+        Term::IkeRekeyInitiatorLoaded,
+        Term::IkeRekeyResponderLoaded,
         Term::IkeParallelism,
         Term::IkeHostCpus,
         Term::IkeThreads,
@@ -290,6 +300,8 @@ impl Term {
             Term::IkeDaemonResponderAlonePerHeldSa => "ike.daemon.responder.alone_per_held_sa",
             Term::IkeDaemonInitiatorPerHeldSa => "ike.daemon.initiator.per_held_sa",
             Term::IkeDaemonResponderPerHeldSa => "ike.daemon.responder.per_held_sa",
+            Term::IkeRekeyInitiatorLoaded => "ike.rekey.initiator.loaded",
+            Term::IkeRekeyResponderLoaded => "ike.rekey.responder.loaded",
             Term::IkeParallelism => "ike.parallelism",
             Term::IkeHostCpus => "ike.host_cpus",
             Term::IkeThreads => "ike.threads",
@@ -331,6 +343,8 @@ impl Term {
             | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
+            | Term::IkeRekeyInitiatorLoaded
+            | Term::IkeRekeyResponderLoaded
             | Term::IkeExchangeInit
             | Term::IkeExchangeAuth
             | Term::IkeExchangeCreateChild
@@ -370,6 +384,8 @@ impl Term {
             | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
+            | Term::IkeRekeyInitiatorLoaded
+            | Term::IkeRekeyResponderLoaded
             | Term::IkeParallelism
             | Term::IkeHostCpus
             | Term::IkeThreads
@@ -414,6 +430,8 @@ impl Term {
             | Term::IkeDaemonResponderAlonePerHeldSa
             | Term::IkeDaemonInitiatorPerHeldSa
             | Term::IkeDaemonResponderPerHeldSa
+            | Term::IkeRekeyInitiatorLoaded
+            | Term::IkeRekeyResponderLoaded
             | Term::IkeParallelism
             | Term::IkeHostCpus
             | Term::IkeThreads

@@ -572,6 +572,16 @@ pub enum Source {
         /// does (`openssl s_time`: one); the first `clients` start `spacing` apart. 0: open
         /// loop, every tunnel `spacing` after the one before.
         clients: u32,
+        /// The tunnels run over IKE SAs both ends already hold (a Child SA rekey): no tunnel
+        /// creates one, and from time zero each end holds one per tunnel besides those other
+        /// flows create (the state-dependent work, `*_per_held`). `false`: each tunnel creates
+        /// its IKE SA (a set-up).
+        established: bool,
+        /// At most this many tunnels in progress at the responder at once: a tunnel's first
+        /// request waits at the responder, before its CPU stage, until one in progress there
+        /// ends (its last request processed, or it failed), as a server that serves one
+        /// connection at a time (`openssl s_server`: 1) makes clients queue. 0: no limit.
+        sessions: u32,
     },
 }
 

@@ -793,6 +793,8 @@ mod tests {
                 spacing: SimDuration::ZERO,
                 retransmit: None,
                 clients: 0,
+                established: false,
+                sessions: 0,
             }
         });
         assert!(e.contains("source.exchanges"), "{e}");
@@ -820,6 +822,8 @@ mod tests {
                 spacing: SimDuration::ZERO,
                 retransmit: None,
                 clients: 1,
+                established: false,
+                sessions: 0,
             }
         });
         assert!(e.contains("one_way"), "{e}");
@@ -834,6 +838,8 @@ mod tests {
                     tries: 1,
                 }),
                 clients: 0,
+                established: false,
+                sessions: 0,
             }
         });
         assert!(e.contains("retransmit.base"), "{e}");

@@ -744,6 +744,8 @@ fn handshake_exchanges_and_a_storm() {
                 spacing: SimDuration::ZERO,
                 retransmit,
                 clients: 0,
+                established: false,
+                sessions: 0,
             },
         }],
         stop: Stop::default(),
@@ -873,6 +875,8 @@ fn lossless_storm(
                 spacing: SimDuration::ZERO,
                 retransmit,
                 clients: 0,
+                established: false,
+                sessions: 0,
             },
         }],
         stop: Stop::default(),
@@ -940,6 +944,44 @@ fn the_retransmission_timer_starts_when_the_request_leaves() {
     assert_eq!(f.handshake_retransmissions, 0);
     assert_eq!(f.handshake.count(), 1000);
     assert!(f.handshake.summary().max_ns > 100e6);
+}
+
+/// Issue 35: a rekey storm (`established`) runs over IKE SAs both ends hold from time zero, so
+/// every message is charged the state work at all of them; a set-up storm's responder holds one
+/// more SA after each first request it answers. Ten tunnels at once, one exchange of 1 us at
+/// each step, state work 2 us per held SA at the initiator and 1 us at the responder: the
+/// responder is busy 10 x (1 + 10 x 1) us rekeying against at most 10 x 1 + (0 + 1 + ... + 9)
+/// x 1 us setting up (each request pays the SAs held when its service starts); the initiator, which creates every SA at once when setting up, 10 x (1 + 1 +
+/// 10 x 2) us either way.
+#[test]
+fn a_rekey_storm_holds_every_ike_sa_from_the_start() {
+    let run = |established: bool| {
+        let mut net = lossless_storm(10, 64, 1, [1, 1, 1], None);
+        let Source::Handshake {
+            exchanges,
+            established: e,
+            ..
+        } = &mut net.flows[0].source
+        else {
+            unreachable!("lossless_storm is a handshake source")
+        };
+        let mut x = exchanges.to_vec();
+        x[0].initiator_per_held = SimDuration::from_us(2);
+        x[0].responder_per_held = SimDuration::from_us(1);
+        *exchanges = x.into();
+        *e = established;
+        run_replication(&net, 1, 0).unwrap()
+    };
+    let us = 1_000_000;
+    let rekey = run(true);
+    assert_eq!(rekey.flows[0].handshake.count(), 10);
+    assert_eq!(rekey.nodes[1].busy_ps, 10 * (1 + 10) * us);
+    assert_eq!(rekey.nodes[0].busy_ps, 10 * (2 + 10 * 2) * us);
+    let setup = run(false);
+    assert_eq!(setup.flows[0].handshake.count(), 10);
+    let b = setup.nodes[1].busy_ps;
+    assert!(b > 10 * us && b <= (10 + 45) * us, "{b}");
+    assert_eq!(setup.nodes[0].busy_ps, 10 * (2 + 10 * 2) * us);
 }
 
 /// Issue 15: the engine checks its own input and refuses an invalid network with an error
@@ -1540,6 +1582,8 @@ fn a_closed_loop_client_starts_the_next_handshake_when_the_last_ends() {
         spacing: SimDuration::ZERO,
         retransmit: None,
         clients: 1,
+        established: false,
+        sessions: 0,
     };
     let r = run_replication(&net, 1, 0).unwrap();
     let f = &r.flows[0];

@@ -158,6 +158,11 @@ struct RicRestartArgs {
     /// with `plan kex --loss`.
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
+    /// `child`: instead of setting the tunnels up, every tunnel rekeys its Child SA at once over
+    /// its established IKE SA (CREATE_CHILD_SA, then the old Child SA's deletion), as when the
+    /// rekey timers fire together; the scenario is named `ric-rekey`.
+    #[arg(long, value_parser = ["child"])]
+    rekey: Option<String>,
 }
 
 /// `--placement`: one of [`Placement::NAMES`].
@@ -351,6 +356,7 @@ fn shape(args: &ShapeArgs) -> (Shape, &Common) {
                 placement: a.placement,
                 initiator_cores: a.initiator_cores,
                 loss: a.loss,
+                rekey: a.rekey.is_some(),
             }),
             &a.common,
         ),

@@ -12,7 +12,7 @@ use crate::common::oransim;
 /// The strongSwan measurement files `validate` judges without daemons (the full runs and the
 /// placements runs, the reduced run with the loss storms; the others hold single workloads
 /// without `openssl speed`).
-const STRONGSWAN: [&str; 10] = [
+const STRONGSWAN: [&str; 13] = [
     "calibration/host-2026-11-26-strongswan.measurements.json",
     "calibration/host-2026-11-26-strongswan-child.measurements.json",
     "calibration/host-2026-11-28-strongswan-placements.measurements.json",
@@ -22,6 +22,9 @@ const STRONGSWAN: [&str; 10] = [
     "calibration/host-2026-11-29-strongswan-full-amd.measurements.json",
     "calibration/host-2026-11-30-strongswan-full-amd2.measurements.json",
     "calibration/host-2026-11-30-strongswan-full-amd3.measurements.json",
+    "calibration/host-2026-11-30-strongswan-full-v2-amd1.measurements.json",
+    "calibration/host-2026-11-30-strongswan-full-v2-amd2.measurements.json",
+    "calibration/host-2026-11-30-strongswan-full-v2-amd3.measurements.json",
     "calibration/host-2026-11-29-strongswan-loss.measurements.json",
 ];
 

@@ -185,6 +185,42 @@ fn placements_change_the_storm() {
 /// host's two CPUs and each pinned to one).
 const PLACEMENTS: &str = "calibration/host-2026-11-28-strongswan-placements.measurements.json";
 
+/// `calibrate --run strongswan --measurements FILE` into `dir`, then `validate strongswan` of
+/// the same file with that profile: the profile's path and the validation's rows.
+fn fitted_rows(dir: &TempDir, file: &str) -> (std::path::PathBuf, Vec<serde_json::Value>) {
+    let profile = dir.join("fitted.toml");
+    crate::common::stdout(&[
+        "calibrate",
+        "--run",
+        "strongswan",
+        "--measurements",
+        file,
+        "--out",
+        profile.to_str().unwrap(),
+    ]);
+    let out = crate::common::oransim(&[
+        "validate",
+        "strongswan",
+        "--measurements",
+        file,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    // Exit 0 or 1 (a miss): the verdicts are the ledger's business, not these tests'.
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (profile, v["rows"].as_array().unwrap().clone())
+}
+
+/// The row `id` of `rows`.
+fn row<'a>(rows: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
+    rows.iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id}"))
+}
+
 /// `validate strongswan`'s storm rows are engine runs: a row's prediction is what `run` of the
 /// scenario `init ric-restart` writes for it prints, to the bit (the pinned PSK storm of 500,
 /// from a profile `calibrate --run strongswan` fitted to the same file); and every storm the
@@ -193,35 +229,8 @@ const PLACEMENTS: &str = "calibration/host-2026-11-28-strongswan-placements.meas
 #[test]
 fn validate_storm_rows_are_runs_of_the_generated_scenario() {
     let dir = TempDir::new("storm-validate");
-    let profile = dir.join("fitted.toml");
-    crate::common::stdout(&[
-        "calibrate",
-        "--run",
-        "strongswan",
-        "--measurements",
-        PLACEMENTS,
-        "--out",
-        profile.to_str().unwrap(),
-    ]);
-    let out = crate::common::oransim(&[
-        "validate",
-        "strongswan",
-        "--measurements",
-        PLACEMENTS,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    // Exit 0 or 1 (a miss): the verdicts are the ledger's business, not this test's.
-    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = v["rows"].as_array().unwrap();
-    let row = |id: &str| {
-        rows.iter()
-            .find(|r| r["id"] == id)
-            .unwrap_or_else(|| panic!("no row {id}"))
-    };
+    let (profile, rows) = fitted_rows(&dir, PLACEMENTS);
+    let row = |id: &str| row(&rows, id);
     for auth in ["psk", "ed25519"] {
         for placement in ["shared", "pinned"] {
             for n in [200, 500, 2000] {
@@ -269,6 +278,69 @@ fn validate_storm_rows_are_runs_of_the_generated_scenario() {
     let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
     let run_ms = report["tunnels_back"]["last_back_ns"].as_f64().unwrap() / 1e6;
     assert_eq!(run_ms, predicted_ms);
+}
+
+/// A quiet full run of the bench, with rekey storms of 200 and 1000.
+const FULL: &str = "calibration/host-2026-11-30-strongswan-full-amd2.measurements.json";
+
+/// Issue 35 item 4: `validate strongswan`'s rekey rows are engine runs too. The rekey storm of
+/// 200 is what the rekey terms are fitted to; the storm of 1000 is predicted, and its time is
+/// what `run` of the scenario `init ric-restart --rekey child` writes prints for the last
+/// CREATE_CHILD_SA exchange, to the bit; its scenario holds the two exchanges a rekey runs.
+#[test]
+fn validate_rekey_rows_are_runs_of_the_generated_scenario() {
+    let dir = TempDir::new("rekey-validate");
+    let (profile, rows) = fitted_rows(&dir, FULL);
+    let text = std::fs::read_to_string(&profile).unwrap();
+    for term in ["ike.rekey.initiator.loaded", "ike.rekey.responder.loaded"] {
+        assert!(text.contains(term), "{term} not in\n{text}");
+    }
+    let row = |id: &str| row(&rows, id);
+    assert_eq!(row("ike.rekey.200.time")["class"], "fitted");
+    assert_eq!(row("ike.rekey.200.cpu")["class"], "fitted");
+    assert_eq!(row("ike.rekey.1000.time")["class"], "predicted");
+    assert_eq!(row("ike.rekey.1000.cpu")["class"], "predicted");
+    let predicted_ms = row("ike.rekey.1000.time")["predicted"].as_f64().unwrap();
+    let scenario = dir.join("rekey1000.toml");
+    crate::common::stdout(&[
+        "init",
+        "ric-restart",
+        "--gnbs",
+        "1000",
+        "--ke",
+        "x25519",
+        "--auth",
+        "psk",
+        "--placement",
+        "shared",
+        "--rekey",
+        "child",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--out",
+        scenario.to_str().unwrap(),
+    ]);
+    let written = std::fs::read_to_string(&scenario).unwrap();
+    assert!(written.contains("rekey = \"child\""), "{written}");
+    assert!(written.contains("name = \"ric-rekey\""), "{written}");
+    let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
+    let exchanges = report["flows"][0]["handshake"]["exchanges"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = exchanges
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "CREATE_CHILD_SA (rekey Child SA)",
+            "INFORMATIONAL (delete Child SA)"
+        ]
+    );
+    let run_ms = exchanges[0]["time"]["max_ns"].as_f64().unwrap() / 1e6;
+    assert_eq!(run_ms, predicted_ms);
+    assert_eq!(report["tunnels_back"]["back"], 1000);
 }
 
 /// Issue 35 item 6: a storm's text report is a summary unless `--per-flow` asks for every line.

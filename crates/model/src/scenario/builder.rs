@@ -493,7 +493,17 @@ impl SourceFile {
             retransmit_base: None,
             retransmit_tries: None,
             clients: None,
+            rekey: None,
         }
+    }
+
+    /// Sets a handshake source's `rekey` (`"child"`: each tunnel rekeys its Child SA over an
+    /// established IKE SA); other sources are returned unchanged.
+    pub fn rekey(mut self, what: impl Into<String>) -> SourceFile {
+        if let SourceFile::Handshake { rekey, .. } = &mut self {
+            *rekey = Some(what.into());
+        }
+        self
     }
 
     /// Sets a handshake source's `peer` (`"strongswan"`, ...); other sources are returned

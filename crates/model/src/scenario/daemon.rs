@@ -23,6 +23,12 @@
 //!   on each message the side receives (the engine counts the SAs each node holds: one per
 //!   tunnel it started or answered).
 //!
+//! A Child SA rekey (a handshake source with `rekey = "child"`: CREATE_CHILD_SA with REKEY_SA,
+//! then the INFORMATIONAL deleting the old Child SA) charges its measured work per rekey
+//! (`ike.rekey.{initiator,responder}.loaded`, from a rekey storm) spread over its four messages
+//! in the same way ([`Daemon::for_rekey`]), and the same state work on each message received,
+//! with both ends holding every rekeyed tunnel's IKE SA from the start.
+//!
 //! Every term is CPU time in the node's CPU stage, on its host's cores: the engine's queueing,
 //! not a closed form, turns it into storm times.
 
@@ -55,6 +61,11 @@ pub struct Daemon {
     /// CPU per message received per IKE SA the node holds, \[initiator, responder\] \[ns\]
     /// (0: the profile measured no state-dependent work).
     pub per_held_ns: [f64; 2],
+    /// CPU per Child SA rekeyed (its CREATE_CHILD_SA and the old one's deletion) beyond the
+    /// state work, \[initiator, responder\] \[ns\] (`ike.rekey.{initiator,responder}.loaded`,
+    /// measured in a rekey storm); `None` when the profile did not measure it (then a rekey's
+    /// four messages are charged as a set-up's: [`Daemon::per_sa_ns`]).
+    pub rekey_ns: Option<[f64; 2]>,
 }
 
 impl Daemon {
@@ -82,6 +93,7 @@ impl Daemon {
             Term::IkeDaemonInitiatorAlonePerHeldSa,
             Term::IkeDaemonResponderAlonePerHeldSa,
         );
+        let rekey_ns = pair(Term::IkeRekeyInitiatorLoaded, Term::IkeRekeyResponderLoaded);
         Some(Daemon {
             what: format!(
                 "strongSwan {} ({}, profile {})",
@@ -97,7 +109,19 @@ impl Daemon {
                 held(Term::IkeDaemonInitiatorPerHeldSa),
                 held(Term::IkeDaemonResponderPerHeldSa),
             ],
+            rekey_ns,
         })
+    }
+
+    /// This daemon as charged for a Child SA rekey: its work per rekey (`rekey_ns`, or a
+    /// set-up's message handling where the profile did not measure one) in place of its work
+    /// per set-up, no certificate work (a rekey signs nothing), the same state work.
+    pub fn for_rekey(&self) -> Daemon {
+        Daemon {
+            per_sa_ns: self.rekey_ns.unwrap_or(self.per_sa_ns),
+            certificate_ns: None,
+            ..self.clone()
+        }
     }
 
     /// This daemon as charged on a host of its own (no other daemon node shares its cores):

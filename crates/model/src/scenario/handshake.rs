@@ -26,7 +26,16 @@ pub(super) struct HandshakeSpec<'a> {
     pub(super) retransmit_base: Option<f64>,
     pub(super) retransmit_tries: Option<i64>,
     pub(super) clients: Option<i64>,
+    pub(super) rekey: Option<&'a str>,
 }
+
+/// The exchanges of a Child SA rekey (`rekey = "child"`), as `protocols::ikev2` names them: the
+/// CREATE_CHILD_SA with REKEY_SA, then the INFORMATIONAL deleting the old Child SA (RFC 7296
+/// §1.3.3, §1.4.1).
+pub const REKEY_CHILD: [&str; 2] = [
+    "CREATE_CHILD_SA (rekey Child SA)",
+    "INFORMATIONAL (delete Child SA)",
+];
 
 /// The IKE_AUTH work of signature authentication [ns]: (initiator before the request, responder,
 /// initiator after the response), from each side's `[sign, verify]` cost [ns] and the
@@ -148,6 +157,17 @@ pub(super) fn handshake_source(
         })?;
     }
     let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
+    let rekey = match hs.rekey {
+        None => false,
+        Some("child") => true,
+        Some(other) => {
+            return Err(cx.invalid(
+                format!("{key}.rekey"),
+                format!("\"{other}\""),
+                "\"child\" (each tunnel rekeys its Child SA over an established IKE SA); absent: each tunnel sets its IKE SA up",
+            ));
+        }
+    };
     let op = |p: &NodeProfile, alg: &str, action: &str| -> Result<f64, ScenarioError> {
         let op = profile::KeyOp::new(alg, action);
         p.key_op_ns(&op).map_err(|problem| {
@@ -181,7 +201,54 @@ pub(super) fn handshake_source(
     let eth = |m: &protocols::ikev2::Message| {
         (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
     };
-    for e in shake.exchanges.iter().filter(|e| e.phase == "setup") {
+    // The engine's exchange of `e`: its crypto work (before, responder, after) [ns] and the
+    // daemons' `d`.
+    let exchange =
+        |e: &protocols::ikev2::Exchange, (before, responder, after), d: daemon::ExchangeWork| {
+            sim_core::network::HandshakeExchange {
+                name: e.name.clone(),
+                request: eth(&e.request),
+                response: eth(&e.response),
+                request_datagrams: e.request.datagrams.len().max(1) as u32,
+                response_datagrams: e.response.datagrams.len().max(1) as u32,
+                initiator_before: ps(before + d.before),
+                responder: ps(responder + d.responder),
+                initiator_after: ps(after + d.after),
+                initiator_per_held: ps(d.held[0]),
+                responder_per_held: ps(d.held[1]),
+                one_way: false,
+            }
+        };
+    // A Child SA rekey: its two exchanges, no key exchange (no PFS) and no signature, the
+    // daemons' work per rekey (`Daemon::for_rekey`) spread over their four messages.
+    let rekeying = (
+        init.daemon.as_ref().map(daemon::Daemon::for_rekey),
+        resp.daemon.as_ref().map(daemon::Daemon::for_rekey),
+    );
+    for name in REKEY_CHILD.iter().filter(|_| rekey) {
+        let e = shake
+            .exchanges
+            .iter()
+            .find(|e| e.name == *name)
+            .ok_or_else(|| {
+                cx.invalid(
+                    format!("{key}.rekey"),
+                    format!("the IKEv2 model has no {name} exchange"),
+                    "a peer whose messages include a Child SA rekey",
+                )
+            })?;
+        let d = daemon::exchange_work(
+            (rekeying.0.as_ref(), rekeying.1.as_ref()),
+            REKEY_CHILD.len(),
+            false,
+        );
+        exchanges.push(exchange(e, (0.0, 0.0, 0.0), d));
+    }
+    for e in shake
+        .exchanges
+        .iter()
+        .filter(|e| e.phase == "setup" && !rekey)
+    {
         let (before, responder, after) = if e.name == "IKE_AUTH" {
             match auth_alg {
                 None => (0.0, 0.0, 0.0),
@@ -205,19 +272,7 @@ pub(super) fn handshake_source(
             })?
         };
         let d = daemon::exchange_work(daemons, setup, auth_alg.is_some() && e.name == "IKE_AUTH");
-        exchanges.push(sim_core::network::HandshakeExchange {
-            name: e.name.clone(),
-            request: eth(&e.request),
-            response: eth(&e.response),
-            request_datagrams: e.request.datagrams.len().max(1) as u32,
-            response_datagrams: e.response.datagrams.len().max(1) as u32,
-            initiator_before: ps(before + d.before),
-            responder: ps(responder + d.responder),
-            initiator_after: ps(after + d.after),
-            initiator_per_held: ps(d.held[0]),
-            responder_per_held: ps(d.held[1]),
-            one_way: false,
-        });
+        exchanges.push(exchange(e, (before, responder, after), d));
     }
     // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
     // config/retransmission: retransmit_timeout 4 s, retransmit_base 1.8, retransmit_tries 5).
@@ -267,6 +322,8 @@ pub(super) fn handshake_source(
             spacing,
             retransmit,
             clients,
+            established: rekey,
+            sessions: 0,
         },
         std::sync::Arc::new(cfg),
     ))

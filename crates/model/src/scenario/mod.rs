@@ -33,6 +33,7 @@ use crate::file::{FlowFile, NodeFile, ScenarioFile, SourceFile};
 pub use builder::ScenarioBuilder;
 pub use daemon::{Daemon, DataPath, charged, openssl_plugin};
 pub use framing::protected_len;
+pub use handshake::REKEY_CHILD;
 pub(crate) use handshake::{ike_auth_work, ke_work};
 pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
@@ -475,6 +476,7 @@ fn validate_flat(
                 retransmit_base,
                 retransmit_tries,
                 clients,
+                rekey,
             } => {
                 let ends = (
                     &node_profiles[route[0]],
@@ -509,6 +511,7 @@ fn validate_flat(
                             retransmit_base: *retransmit_base,
                             retransmit_tries: *retransmit_tries,
                             clients: *clients,
+                            rekey: rekey.as_deref(),
                         };
                         let (source, config) = handshake_source(
                             &cx,

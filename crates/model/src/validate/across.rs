@@ -213,19 +213,29 @@ fn across(cells: &[Option<Cell>]) -> (String, Counts) {
         );
     }
     let verdict = verdicts.first().copied().unwrap_or("unstable").to_owned();
-    // The same verdict everywhere: counted where every run counts it.
+    // The same verdict everywhere: counted where every run counts it. A fitted row is counted
+    // only where the model misses it (the evidence rule): across the runs, a miss.
     if present.iter().all(|(_, c)| c.counted) {
         let class = if present.iter().all(|(_, c)| c.class == Class::Unpredicted) {
             Class::Unpredicted
         } else {
             Class::Informative
         };
+        let (verdict, reason) = if verdict == "fitted" {
+            (
+                "miss".to_owned(),
+                format!("fitted, and missed by the model in each of the {n} runs, counted in each"),
+            )
+        } else {
+            let reason = format!("{verdict} in each of the {n} runs, counted in each");
+            (verdict, reason)
+        };
         return (
-            verdict.clone(),
+            verdict,
             Counts {
                 counted: true,
                 class,
-                reason: format!("{verdict} in each of the {n} runs, counted in each"),
+                reason,
             },
         );
     }
@@ -293,6 +303,27 @@ mod tests {
             cell("miss", Class::Unpredicted),
         ]);
         assert_eq!((v.as_str(), counts.class), ("miss", Class::Informative));
+    }
+
+    /// A fitted row the model misses is counted (the evidence rule): in every run, a counted
+    /// miss across them; where one run passes it (fitted, not counted), not counted.
+    #[test]
+    fn a_fitted_row_missed_in_every_run_is_a_counted_miss() {
+        let (v, counts) = across(&[
+            cell("fitted", Class::Informative),
+            cell("fitted", Class::Informative),
+        ]);
+        assert_eq!((v.as_str(), counts.counted), ("miss", true));
+        assert!(
+            counts.reason.starts_with("fitted, and missed"),
+            "{}",
+            counts.reason
+        );
+        let (v, counts) = across(&[
+            cell("fitted", Class::Informative),
+            cell("fitted", Class::Fitted),
+        ]);
+        assert_eq!((v.as_str(), counts.counted), ("fitted", false));
     }
 
     #[test]

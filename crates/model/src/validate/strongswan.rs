@@ -27,6 +27,11 @@
 //!   fitted to the Ed25519 storm of 50 on shared CPUs, `ike.storm.ed25519.shared.50`; files of
 //!   `--set placements` since 2026-11-29): its CPU per SA beyond the PSK storm of 50's, less
 //!   the signatures; the engine charges it in place of the one-at-a-time certificate terms.
+//! - **daemon work per Child SA rekeyed** (`ike.rekey.{initiator,responder}.loaded`, fitted to
+//!   the rekey storm of 200, `ike.rekey.200`; full-set files only): each daemon's CPU per Child
+//!   SA rekeyed (its CREATE_CHILD_SA and the old Child SA's deletion) less the state work the
+//!   engine charges it at 200 held SAs. The rekey storm of 1000 is an engine run from it and the
+//!   state terms ([`engine_rekey`]).
 //! - **parallelism** (`ike.parallelism`, fitted to `ike.storm.50`): the cores' worth of work
 //!   both daemons together get done in a storm, (N - 1) x CPU per SA / (storm time - one
 //!   set-up).
@@ -82,6 +87,11 @@ pub const GROWTH_STORM_MOST: u32 = 2000;
 
 /// The certificate authentication whose set-up the certificate handling is fitted to.
 pub const FIT_CERT: &str = "ed25519";
+
+/// The rekey storm whose CPU per Child SA rekeyed the rekey terms are fitted to
+/// (`ike.rekey.{initiator,responder}.loaded`): the smallest the bench's full set runs; the
+/// larger ones are predicted from it and the state terms the IKE storms fitted.
+pub const FIT_REKEY: u32 = 200;
 
 /// The ESP suite whose throughput and 64-byte RTT the data-path terms are fitted to.
 pub const FIT_SUITE: &str = "aes256gcm16";
@@ -645,6 +655,11 @@ pub struct Terms {
     /// Certificate handling per SA beyond its signatures (parsing, trust chain, larger
     /// messages) at the initiator, the responder, and on the set-up's critical path \[ns\].
     pub certificate_ns: [f64; 3],
+    /// Daemon work per Child SA rekeyed in a rekey storm beyond its state work, \[initiator,
+    /// responder\] \[ns\] (`ike.rekey.{initiator,responder}.loaded`): the rekey storm of
+    /// [`FIT_REKEY`]'s CPU per Child SA less [`Terms::per_held_ns`] on each of the two messages
+    /// each side receives, at [`FIT_REKEY`] IKE SAs held; `None` without that storm.
+    pub rekey_ns: Option<[f64; 2]>,
     /// Certificate handling per SA in a storm, \[initiator, responder\] \[ns\]
     /// (`ike.certificate.{initiator,responder}.loaded`): the Ed25519 storm of [`FIT_STORM`]'s
     /// CPU per SA beyond the PSK one's, less the signatures, both daemons sharing the host's
@@ -1098,6 +1113,30 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
     // State: the growth of the CPU per SA from the fit storm to a larger one (`growth`).
     let (growth_storm, per_held_ns) = growth(&st, li, lr).unzip();
     let per_held_ns = per_held_ns.unwrap_or([0.0; 2]);
+    // Rekeys: the rekey storm of FIT_REKEY's CPU per Child SA, less the state work the engine
+    // charges it there (each side receives two messages per rekey, each at FIT_REKEY held SAs).
+    let rekey_ns = match rekeys(m).get(&FIT_REKEY) {
+        Some(runs) => {
+            let terms = [Term::IkeRekeyInitiatorLoaded, Term::IkeRekeyResponderLoaded];
+            let mut out = [0.0; 2];
+            for (side, term) in terms.into_iter().enumerate() {
+                let cpu: Vec<f64> = runs
+                    .iter()
+                    .map(|r| if side == 0 { r.1 } else { r.2 })
+                    .collect();
+                let c = Measured::of(&cpu).ok_or_else(|| {
+                    MeasureError(format!(
+                        "`ike.rekey.{FIT_REKEY}`: no CPU time measured (or not a number)"
+                    ))
+                })?;
+                spreads.insert(term, c.spread_pct() / 100.0);
+                let state = 2.0 * f64::from(FIT_REKEY) * per_held_ns[side];
+                out[side] = nonneg(term, c.median - state)?;
+            }
+            Some(out)
+        }
+        None => None,
+    };
     // Alone: the pinned storms, each daemon on a CPU of its own: the storm of the fit's size
     // gives the work per SA, the largest of 200 to 2000 its growth (as for the shared ones).
     let pinned = placed_storms(m)
@@ -1125,6 +1164,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         growth_storm,
         certificate_ns,
         certificate_loaded_ns,
+        rekey_ns,
         initiator_idle_ns: nonneg(Term::IkeDaemonInitiatorIdle, ci - ki)?,
         responder_idle_ns: nonneg(Term::IkeDaemonResponderIdle, cr - kr)?,
         latency_ns: nonneg(Term::IkeLatency, latency_ns)?,
@@ -1332,7 +1372,7 @@ pub fn engine_storm_placed(
     auth: &str,
     placement: &str,
 ) -> Result<(f64, f64), MeasureError> {
-    let scenario = bench_storm(p, n, auth, placement, 0.0)?;
+    let scenario = bench_storm(p, n, auth, placement, 0.0, false)?;
     let opts = crate::RunOptions {
         wall_clock: false,
         threads: 1,
@@ -1355,14 +1395,47 @@ pub fn engine_storm_placed(
     Ok((back, cpu))
 }
 
+/// The bench's rekey storm in the engine: the Child SAs of `n` PSK IKE SAs rekeyed at once,
+/// both daemons sharing the host's cores (`oransim init ric-restart --placement shared --rekey
+/// child`). Returns when the last CREATE_CHILD_SA response was processed (the bench's clock
+/// stops there; the deletions may still run) \[ns\] and the responder's busy time per Child SA
+/// over the whole run, deletions included \[ns\].
+pub fn engine_rekey(p: &profile::Profile, n: u32) -> Result<(f64, f64), MeasureError> {
+    let scenario = bench_storm(p, n, "psk", "shared", 0.0, true)?;
+    let opts = crate::RunOptions {
+        wall_clock: false,
+        threads: 1,
+        ..Default::default()
+    };
+    let what = format!("the rekey storm of {n} in the engine");
+    let report = crate::run(&scenario, &opts).map_err(|e| MeasureError(format!("{what}: {e}")))?;
+    // Every tunnel starts at time zero, so its first exchange's time is when it ended.
+    let rekeyed = report
+        .flows
+        .iter()
+        .filter_map(|f| f.handshake.as_ref()?.exchanges.first()?.time.as_ref())
+        .map(|t| t.max_ns)
+        .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))))
+        .ok_or_else(|| MeasureError(format!("{what}: no Child SA rekeyed")))?;
+    let ric = report
+        .nodes
+        .iter()
+        .find(|x| x.name == "ric")
+        .ok_or_else(|| MeasureError(format!("{what} has no node `ric`")))?;
+    let cpu = ric.utilisation * f64::from(ric.cores.unwrap_or(1)) * report.run.sim_time_ns
+        / f64::from(n.max(1));
+    Ok((rekeyed, cpu))
+}
+
 /// The scenario of [`engine_storm_placed`], with `loss` on the link (`init ric-restart
-/// --loss`; 0: none).
+/// --loss`; 0: none); with `rekey`, the rekey storm of [`engine_rekey`] (`--rekey child`).
 fn bench_storm(
     p: &profile::Profile,
     n: u32,
     auth: &str,
     placement: &str,
     loss: f64,
+    rekey: bool,
 ) -> Result<crate::Scenario, MeasureError> {
     use crate::generate::{Placement, RicRestartShape, Shape};
     let origin = std::path::Path::new("oransim validate strongswan");
@@ -1380,6 +1453,7 @@ fn bench_storm(
         initiator_cores: pinned.then_some(1),
         ric_cores: pinned.then_some(1),
         loss,
+        rekey,
         ..RicRestartShape::default()
     });
     let bad =
@@ -1410,7 +1484,7 @@ pub fn engine_loss_storm(
     n: u32,
     loss: f64,
 ) -> Result<crate::plan::LossSpread, MeasureError> {
-    let scenario = bench_storm(p, n, "psk", "shared", loss)?;
+    let scenario = bench_storm(p, n, "psk", "shared", loss, false)?;
     let runs = sim_core::engine::run_replications_with(
         &scenario.network,
         LOSS_SEED,
@@ -1597,6 +1671,11 @@ pub fn validate(
     if t.esp_openssl_per_packet_ns.is_some() {
         fit_ids.push(format!("esp.tput.{FIT_OPENSSL_SUITE}"));
     }
+    if t.rekey_ns.is_some() {
+        // The rekey terms are this rekey storm's CPU per Child SA, which sets its time.
+        fit_ids.push(format!("ike.rekey.{FIT_REKEY}.cpu"));
+        fit_ids.push(format!("ike.rekey.{FIT_REKEY}.time"));
+    }
     let mut rows = Vec::new();
     let from = |ids: &[&str]| ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let storm_fit = format!("ike.storm.{FIT_STORM}.time");
@@ -1759,61 +1838,53 @@ pub fn validate(
             &fit_ids,
         ));
     }
-    // Rekey storms (issue 36 #3): every Child SA rekeyed at once. Each rekey is a
-    // CREATE_CHILD_SA that installs a Child SA (the `child` workload's CPU per Child SA, both
-    // daemons) and the old one's deletion, an exchange that installs nothing (the refused
-    // CREATE_CHILD_SA's CPU, both daemons); the daemons work through them at the IKE storms'
-    // parallelism, after one exchange's latency: T = create + (N - 1) x CPU per rekey / P.
-    if let (Some(x), Some((_, _, cpu))) = (&t.exchanges, child(m)) {
-        let per_rekey = cpu.iter().sum::<f64>();
+    // Rekey storms (issue 35 #4): engine runs of the bench's rekey storm (`engine_rekey`), the
+    // daemons charged `ike.rekey.*.loaded` (fitted to the rekey storm of FIT_REKEY) and the
+    // IKE storms' state work at N IKE SAs held.
+    if let Some(rekey) = t.rekey_ns {
+        let mut fitted_from = vec![
+            format!("ike.rekey.{FIT_REKEY}.cpu"),
+            "ike.setup.psk".to_owned(),
+        ];
+        if let Some(n) = t.growth_storm {
+            fitted_from.push(format!("ike.storm.{FIT_STORM}.cpu"));
+            fitted_from.push(format!("ike.storm.{n}.cpu"));
+        }
         for (n, runs) in rekeys(m) {
             let all: Vec<f64> = runs.iter().map(|r| r.0).collect();
             let rcpu: Vec<f64> = runs.iter().map(|r| r.2 / 1e3).collect();
             let (Some(all), Some(rcpu)) = (Measured::of(&all), Measured::of(&rcpu)) else {
                 continue;
             };
-            let predicted =
-                (x.create_ns + f64::from(n.saturating_sub(1)) * per_rekey / t.parallelism) / 1e6;
-            let fitted_from = from(&[
-                "ike.child.create",
-                "ike.child.refused",
-                "ike.setup.psk",
-                &storm_fit,
-            ]);
+            let (rekeyed, cpu_per_rekey) = engine_rekey(profile, n)?;
+            let why = format!(
+                "an engine run of `init ric-restart --placement shared --rekey child --gnbs {n}`: each rekey charged ike.rekey.*.loaded ({:.0} / {:.0} us) and the state work at {n} IKE SAs held on each of its four messages; the time is until the last CREATE_CHILD_SA response, as the bench's",
+                rekey[0] / 1e3,
+                rekey[1] / 1e3
+            );
             rows.push(
                 Row::new(
                     format!("ike.rekey.{n}.time"),
                     format!("rekey storm: the Child SAs of {n} IKE SAs (PSK) rekeyed at once, until all are"),
                     "ms",
                     all,
-                    Some(predicted),
+                    Some(rekeyed / 1e6),
                     if n >= 200 { Rule::Storm } else { Rule::SmallStorm },
                     fitted_from.clone(),
                     &fit_ids,
                 )
-                .why(format!(
-                    "predicted as ike.exchange.create_child ({:.3} ms) + (N - 1) x {:.0} us per rekey (the child workload's CPU per Child SA and per refused exchange, both daemons) / ike.parallelism ({:.2} cores)",
-                    x.create_ns / 1e6,
-                    per_rekey / 1e3,
-                    t.parallelism
-                )),
+                .why(why),
             );
-            rows.push(
-                Row::new(
-                    format!("ike.rekey.{n}.cpu"),
-                    format!("rekey storm of {n}: responder CPU per Child SA rekeyed"),
-                    "us",
-                    rcpu,
-                    Some((cpu[1] + cpu[3]) / 1e3),
-                    Rule::CpuPerSa,
-                    fitted_from,
-                    &fit_ids,
-                )
-                .anchored(Some(Anchor::new(
-                    "ike.child.create's responder CPU per Child SA (measured; ike.child_sa.install.responder_cpu fitted to it)",
-                    cpu[1] / 1e3,
-                ))),
-            );
+            rows.push(Row::new(
+                format!("ike.rekey.{n}.cpu"),
+                format!("rekey storm of {n}: responder CPU per Child SA rekeyed"),
+                "us",
+                rcpu,
+                Some(cpu_per_rekey / 1e3),
+                Rule::CpuPerSa,
+                fitted_from.clone(),
+                &fit_ids,
+            ));
         }
     }
     // The ESP data path.
@@ -2128,7 +2199,9 @@ fn loss_rows(
 
 /// The IKE rows with their anchors (`crate::evidence`): a certificate set-up or its responder
 /// CPU extends the fitted Ed25519 one ([`FIT_CERT`]); a storm's time the fitted storm of
-/// [`FIT_STORM`]'s time per SA, times its N; a storm's responder CPU per SA the fitted storm's.
+/// [`FIT_STORM`]'s time per SA, times its N; a storm's responder CPU per SA the fitted storm's;
+/// a rekey storm's time and responder CPU per Child SA likewise the fitted rekey storm of
+/// [`FIT_REKEY`]'s.
 fn anchor_ike(rows: Vec<Row>) -> Vec<Row> {
     let measured = |id: &str| {
         rows.iter()
@@ -2139,6 +2212,8 @@ fn anchor_ike(rows: Vec<Row>) -> Vec<Row> {
     let cert_cpu = measured(&format!("ike.cpu.{FIT_CERT}.responder"));
     let storm = measured(&format!("ike.storm.{FIT_STORM}.time"));
     let storm_cpu = measured(&format!("ike.storm.{FIT_STORM}.cpu"));
+    let rekey = measured(&format!("ike.rekey.{FIT_REKEY}.time"));
+    let rekey_cpu = measured(&format!("ike.rekey.{FIT_REKEY}.cpu"));
     let fitted = |a: &Option<(String, f64)>, words: &str, scale: f64| {
         a.as_ref()
             .map(|(id, v)| Anchor::new(format!("{id} (fitted){words}"), v * scale))
@@ -2157,11 +2232,14 @@ fn anchor_ike(rows: Vec<Row>) -> Vec<Row> {
                 }
                 ["ike", "rekey", n, "time"] => n.parse::<u32>().ok().and_then(|n| {
                     fitted(
-                        &storm,
-                        &format!(", its time per SA times {n}: a rekey timed as a set-up"),
-                        f64::from(n) / f64::from(FIT_STORM),
+                        &rekey,
+                        &format!(", its time per Child SA times {n}"),
+                        f64::from(n) / f64::from(FIT_REKEY),
                     )
                 }),
+                ["ike", "rekey", _, "cpu"] => {
+                    fitted(&rekey_cpu, ", the same CPU per Child SA", 1.0)
+                }
                 ["ike", "storm", .., n, "time"] => n.parse::<u32>().ok().and_then(|n| {
                     fitted(
                         &storm,
@@ -2380,6 +2458,24 @@ pub fn implementation_file(
             |side, charges| {
                 format!(
                     "{side} CPU per message received per IKE SA held, each daemon pinned to a CPU of its own: the growth of its CPU per SA from the pinned PSK storm of {FIT_STORM} to that of {n} over {charges} held-SA charges per SA (N - {FIT_STORM} here), 0 where it fell"
+                )
+            },
+        );
+    }
+    if let Some(rekey) = t.rekey_ns {
+        let mut from = vec![format!("ike.rekey.{FIT_REKEY}.cpu")];
+        if let Some(n) = t.growth_storm {
+            from.push(format!("ike.storm.{FIT_STORM}.cpu"));
+            from.push(format!("ike.storm.{n}.cpu"));
+        }
+        put_pair(
+            &mut put,
+            [Term::IkeRekeyInitiatorLoaded, Term::IkeRekeyResponderLoaded],
+            rekey,
+            &from,
+            |side, _| {
+                format!(
+                    "{side} CPU per Child SA rekeyed in a rekey storm of {FIT_REKEY} (every Child SA rekeyed at once, both daemons sharing the host's cores: its CREATE_CHILD_SA and the old Child SA's deletion, as far as the bench's window holds it), less ike.daemon.{side}.per_held_sa on its two messages received at {FIT_REKEY} IKE SAs held"
                 )
             },
         );

@@ -577,8 +577,9 @@ pub struct EngineHandshake {
 
 /// The handshakes per second of `s_time -new` (each client one handshake at a time) against
 /// `s_server`, as the engine runs it: the clients and the server two nodes joined by loopback
-/// on one host of `host_cores` cores, the server on one thread (`s_server` serves one
-/// connection at a time) and the clients on one each (a closed loop of `clients`), a TLS 1.3
+/// on one host of `host_cores` cores, the server on one thread holding one connection at a time
+/// (`s_server`: one session, from a ClientHello to that connection's Finished) and the clients
+/// on one each (a closed loop of `clients`), a TLS 1.3
 /// handshake of X25519/P-256 with the certificate's sizes
 /// (`protocols::tls_handshake`): the ClientHello flight and the server's flight as one
 /// exchange, the client's Finished as a one-way exchange after which the client starts its
@@ -681,6 +682,8 @@ pub fn engine_handshake_rate(h: EngineHandshake, group: Group, cert: Cert) -> Re
                 spacing: SimDuration::ZERO,
                 retransmit: None,
                 clients,
+                established: false,
+                sessions: 1,
             },
         }],
         stop: Stop::default(),
@@ -952,14 +955,11 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
         };
         rows.push(row);
     }
-    // Several clients at once (issue 36 #3). `s_server` serves one connection at a time, so
-    // clients queue behind it: what a second client hides is only the work a client does
-    // before its ClientHello (its key share's generation), done while the server serves
-    // another; and the host's cores bound the rate at (C_s + C_c) / min(cores, clients + 1).
-    // A closed form, not an engine run: the server holds its one connection while the client
-    // works on the server's flight and sends its Finished, and the engine's thread limit holds
-    // a thread per packet, not across a connection's messages, so it would let the server
-    // start the next ClientHello meanwhile (issue 35: what remains of one answer).
+    // Several clients at once (issue 36 #3): the engine run of the single-client rows with K
+    // clients (issue 35). `s_server` serves one connection at a time, so the server node holds
+    // one session (`sessions = 1`) from a ClientHello until that connection's Finished: the
+    // other clients' ClientHellos wait for it, each client having generated its key share
+    // meanwhile, and the host's cores are shared by the K clients and the server.
     for w in &m.concurrent {
         let id = concurrent_id(w.group, w.cert, w.clients);
         let quantity = format!(
@@ -975,32 +975,25 @@ pub fn validate(m: &TlsMeasurements, set_name: &str) -> Validation {
         }) else {
             continue;
         };
-        let prediction = terms.clone().and_then(|t| {
-            let (cs, cc) = handshake_crypto(m, w.group, w.cert)?;
-            let (s, c) = (t.server_overhead_ns.0 + cs, t.client_overhead_ns.0 + cc);
-            let hidden = if w.clients >= 2 {
-                op_ns(m, w.group.keygen_proxy_op(), 0)?
-            } else {
-                0.0
-            };
-            let lanes = f64::from(m.host_cores.min(w.clients.saturating_add(1)).max(1));
-            Ok(((s + c - hidden + t.wait_ns.0).max((s + c) / lanes), hidden))
-        });
+        let prediction = terms
+            .clone()
+            .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), w.clients, false));
         rows.push(match prediction {
-            Ok((period, hidden)) => Row::new(
+            Ok(p) => Row::new(
                 id,
                 quantity,
                 "1/s",
                 h.rate,
-                (period > 0.0).then(|| 1e9 / period),
+                Some(p.rate),
                 Rule::HandshakeRate,
                 vec![fit_hs.clone()],
                 &fitted_to,
             )
             .why(format!(
-                "s_server serves one connection at a time: period = C_s + C_c + W less the client's key-share generation a queued client hides ({}), at least (C_s + C_c) over min(cores, clients + 1); {} predicted, {} measured",
-                us(hidden),
-                us(period),
+                "the engine's handshake with {} clients at once, s_server holding one connection at a time (a ClientHello waits until the last connection's Finished is processed) on a host of {} cores: period {} in the engine, {} measured",
+                w.clients,
+                m.host_cores,
+                us(1e9 / p.rate),
                 us(h.period_ns.median)
             )),
             Err(e) => Row::new(id, quantity, "1/s", h.rate, None, Rule::HandshakeRate, vec![fit_hs.clone()], &fitted_to)

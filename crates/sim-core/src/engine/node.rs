@@ -230,8 +230,15 @@ impl<O: Observer> Engine<'_, O> {
     }
 
     /// The packet reaches the node's CPU stage (its servers); a role the node spends nothing on
-    /// (and no carried work) passes straight through.
-    fn cpu_arrive(&mut self, node: u32, pkt: u32) {
+    /// (and no carried work) passes straight through. A handshake's first request waits before
+    /// it while the responder's sessions are taken (`handshake_park`).
+    pub(super) fn cpu_arrive(&mut self, node: u32, pkt: u32) {
+        if let (Kind::HandshakeRequest(m), Role::Terminate) =
+            (self.packets[pkt].kind, self.packets[pkt].role)
+            && self.handshake_park(pkt, m)
+        {
+            return;
+        }
         let p = &self.packets[pkt];
         let role = p.role;
         let state = &mut self.nodes[node as usize];

@@ -47,6 +47,19 @@ pub(in crate::engine) struct Tunnel<'a> {
     /// exchange waited.
     lost: bool,
     done: bool,
+    /// Where the tunnel is with one of the responder's sessions (a flow with `sessions` only).
+    session: Session,
+}
+
+/// A tunnel and the responder's sessions (`Source::Handshake::sessions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Session {
+    /// It holds none (yet).
+    None,
+    /// It holds one: from its first request at the responder to its last.
+    Held,
+    /// It held one and gave it back.
+    Ended,
 }
 
 /// Where the responder is with an exchange's request.
@@ -88,8 +101,10 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         self.work.sources[f].generated.bump(1);
         self.work.sources[f].open.bump(1);
-        // The initiator creates the IKE SA: its node holds one more.
-        if let Some(&first) = self.net.flows[f].path.first() {
+        // The initiator creates the IKE SA (a set-up): its node holds one more.
+        if !self.established(f)
+            && let Some(&first) = self.net.flows[f].path.first()
+        {
             self.nodes[first].held.bump(1);
         }
         let g = self.work.tunnels.len() as u32;
@@ -107,10 +122,31 @@ impl<'a, O: Observer> Engine<'a, O> {
             armed: false,
             lost: false,
             done: false,
+            session: Session::None,
         });
         self.handshake_send(g);
         (t < tunnels.saturating_sub(1) && !full(self.work.sources[f].open))
             .then_some(spacing.as_ps())
+    }
+
+    /// Whether flow `f`'s tunnels run over IKE SAs both ends already hold (rekeys).
+    fn established(&self, f: usize) -> bool {
+        matches!(
+            self.net.flows[f].source,
+            crate::network::Source::Handshake {
+                established: true,
+                ..
+            }
+        )
+    }
+
+    /// At time zero, for flow `f` of `tunnels` rekeys: both its ends hold each tunnel's IKE SA.
+    pub(super) fn handshake_preset(&mut self, f: usize, tunnels: u32) {
+        let path = &self.net.flows[f].path;
+        if let (Some(&first), Some(&last)) = (path.first(), path.last()) {
+            self.nodes[first].held.bump(u64::from(tunnels));
+            self.nodes[last].held.bump(u64::from(tunnels));
+        }
     }
 
     /// Tunnel `g` ended (completed, or failed): its source has one fewer in progress, and a
@@ -231,9 +267,86 @@ impl<'a, O: Observer> Engine<'a, O> {
         })
     }
 
+    /// Whether request `m` (packet `pkt`), arriving at the responder's CPU stage, waits for a
+    /// session: its flow's responder serves at most `sessions` tunnels at once, this is the
+    /// first exchange of a tunnel that holds none, and none is free. It then waits, parked,
+    /// until a tunnel ends there ([`Engine::handshake_session_end`]); a tunnel that may go on
+    /// takes a session.
+    pub(in crate::engine) fn handshake_park(&mut self, pkt: u32, m: HandshakeMsg) -> bool {
+        let t = &self.work.tunnels[m.tunnel as usize];
+        let f = t.flow as usize;
+        let crate::network::Source::Handshake { sessions, .. } = &self.net.flows[f].source else {
+            return false;
+        };
+        let sessions = *sessions;
+        if sessions == 0
+            || t.done
+            || t.session != Session::None
+            || m.exchange != 0
+            || t.exchange != 0
+        {
+            return false;
+        }
+        let state = &mut self.work.sources[f];
+        if state.sessions_open < sessions {
+            state.sessions_open.bump(1);
+            self.work.tunnels[m.tunnel as usize].session = Session::Held;
+            return false;
+        }
+        self.work.parked.entry(f as u32).or_default().push_back(pkt);
+        true
+    }
+
+    /// Tunnel `g` gives back the responder's session it holds, if it holds one: the oldest
+    /// request waiting for one goes on to the responder's CPU stage (a waiting copy of a
+    /// tunnel that ended, or already holds one, goes on without).
+    fn handshake_session_end(&mut self, g: u32) {
+        let t = &mut self.work.tunnels[g as usize];
+        if t.session != Session::Held {
+            return;
+        }
+        t.session = Session::Ended;
+        let f = t.flow as usize;
+        let state = &mut self.work.sources[f];
+        state.sessions_open = state.sessions_open.saturating_sub(1);
+        let Some(&node) = self.net.flows[f].path.last() else {
+            return;
+        };
+        while let Some(pkt) = self
+            .work
+            .parked
+            .get_mut(&(f as u32))
+            .and_then(|q| q.pop_front())
+        {
+            let took = match self.packets[pkt].kind {
+                Kind::HandshakeRequest(m) => {
+                    let before = self.work.tunnels[m.tunnel as usize].session;
+                    // A session is free: this cannot park it again.
+                    let parked = self.handshake_park(pkt, m);
+                    debug_assert!(!parked);
+                    before != Session::Held
+                        && self.work.tunnels[m.tunnel as usize].session == Session::Held
+                }
+                _ => false,
+            };
+            self.cpu_arrive(node as u32, pkt);
+            if took {
+                break;
+            }
+        }
+    }
+
     /// A request arrived at the responder: it answers, unless the request is a late duplicate
-    /// of an exchange already over, or a copy of one the responder is still processing.
+    /// of an exchange already over, or a copy of one the responder is still processing. The
+    /// responder has processed the tunnel's last request: it gives back its session.
     pub(super) fn handshake_request(&mut self, m: HandshakeMsg) {
+        let last = self.work.tunnels[m.tunnel as usize]
+            .exchanges
+            .len()
+            .saturating_sub(1);
+        if m.exchange as usize == last {
+            self.handshake_session_end(m.tunnel);
+        }
         let t = &mut self.work.tunnels[m.tunnel as usize];
         if t.done || t.exchange != m.exchange {
             return; // over, stale, or one way (no response)
@@ -244,9 +357,11 @@ impl<'a, O: Observer> Engine<'a, O> {
             return;
         }
         let e = &t.exchanges[m.exchange as usize];
-        if m.exchange == 0 && t.responder != Side::Answered {
+        let flow = t.flow as usize;
+        let first = m.exchange == 0 && t.responder != Side::Answered;
+        if first && !self.established(flow) {
             // The responder created the IKE SA on the first request it processed.
-            let responder = self.net.flows[t.flow as usize].path.last().copied();
+            let responder = self.net.flows[flow].path.last().copied();
             if let Some(r) = responder {
                 self.nodes[r].held.bump(1);
             }
@@ -396,6 +511,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             if t.start >= self.warmup {
                 self.flows[t.flow as usize].handshakes_failed.bump(1);
             }
+            self.handshake_session_end(g);
             self.handshake_ended(g);
         }
     }

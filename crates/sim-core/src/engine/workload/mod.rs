@@ -27,6 +27,8 @@ pub(super) struct SourceState {
     /// Handshake tunnels started and not yet ended (completed or failed): a closed loop starts
     /// one only below its `clients`.
     open: u32,
+    /// Handshake tunnels holding one of the responder's `sessions` (a limited flow only).
+    sessions_open: u32,
     pattern: pattern::State,
     trace: trace::State,
     bulk: bulk::State,
@@ -39,6 +41,9 @@ pub(super) struct Workloads<'a> {
     rngs: Vec<Stream>,
     messages: Slab<periodic::Message>,
     tunnels: Vec<handshake::Tunnel<'a>>,
+    /// Per flow whose responder serves a limited number of tunnels at once (`sessions`), the
+    /// first requests waiting for one, oldest first (flows that never waited have no entry).
+    parked: std::collections::BTreeMap<u32, std::collections::VecDeque<u32>>,
 }
 
 impl Workloads<'_> {
@@ -52,6 +57,7 @@ impl Workloads<'_> {
                 .collect(),
             messages: Slab::with_capacity(0),
             tunnels: Vec::new(),
+            parked: std::collections::BTreeMap::new(),
         }
     }
 
@@ -94,6 +100,15 @@ impl<O: Observer> Engine<'_, O> {
                 self.schedule_at(offset.as_ps(), Event::Source(f as u32))
             }
             Source::Trace { records } => self.trace_start(f, records),
+            Source::Handshake {
+                established: true,
+                tunnels,
+                ..
+            } => {
+                // Rekeys: both ends hold every tunnel's IKE SA from the start.
+                self.handshake_preset(f, *tunnels);
+                self.queue.push(SimTime::ZERO, Event::Source(f as u32))
+            }
             // A Poisson process has no arrival at time zero: its first arrival, as every later
             // one, comes an exponential gap after the last instant known (here, the start).
             // Firing every Poisson flow at zero would send one synchronised burst of a packet
@@ -140,6 +155,7 @@ impl<O: Observer> Engine<'_, O> {
                 spacing,
                 retransmit,
                 clients,
+                ..
             } => self.handshake_fire(f, exchanges, *tunnels, *spacing, *retransmit, *clients),
             Source::Bulk { .. } => None,
         };
