@@ -187,7 +187,9 @@ fn clients_run_tunnels_one_after_the_other() {
     assert_eq!((c.back, o.back), (5, 5));
     let (cd, od) = (c.completion.expect("times"), o.completion.expect("times"));
     assert!(cd.max_ns < cd.min_ns * 1.05, "{cd:?}");
-    assert!(od.max_ns > cd.max_ns * 1.5, "{od:?} against {cd:?}");
+    // At once, the last of five waits at each of the RIC's two exchanges for one of its two
+    // cores to finish an earlier tunnel's (~0.4 ms each of a ~2.0 ms handshake): over 1.3x.
+    assert!(od.max_ns > cd.max_ns * 1.3, "{od:?} against {cd:?}");
     let end = closed.run.sim_time_ns;
     assert!(
         end >= 5.0 * cd.min_ns && end < 5.0 * cd.max_ns * 1.01,

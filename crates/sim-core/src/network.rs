@@ -636,6 +636,29 @@ pub struct HandshakeExchange {
     /// processes it (`responder` work) and answers nothing. Only the last exchange may be one
     /// way; `response`, `response_datagrams` and `initiator_after` are then 0.
     pub one_way: bool,
+    /// The class of the jobs that process this exchange's messages at a daemon: its request
+    /// where it terminates, its response where it terminates (and a response answered from
+    /// the cache where it leaves). The request of the next exchange is built in the job that
+    /// processed this response, so it leaves its initiator in this class too; the first
+    /// request leaves in [`JobPriority::Medium`]. Where jobs wait at a node's CPU stage (its
+    /// cores, its threads or its host's pool), a higher class is served first (charon's
+    /// processor: `process_message_job` by exchange type). [`JobPriority::Medium`] everywhere is
+    /// first come, first served.
+    pub priority: JobPriority,
+}
+
+/// The class of a daemon's job ([`HandshakeExchange::priority`]): a free worker takes the
+/// first job of the highest class waiting (strongSwan's `job_priority_t`: high, medium, low).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JobPriority {
+    /// Served before any other waiting job (charon: INFORMATIONAL exchanges).
+    High,
+    /// The class of every packet that is not a handshake message with a priority (charon:
+    /// IKE_SA_INIT, CREATE_CHILD_SA and the jobs that start an exchange).
+    #[default]
+    Medium,
+    /// Served after every other waiting job (charon: IKE_AUTH).
+    Low,
 }
 
 impl Source {

@@ -810,6 +810,7 @@ mod tests {
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
             one_way: false,
+            priority: crate::network::JobPriority::Medium,
         };
         let e = refused(|n| {
             let one_way = HandshakeExchange {

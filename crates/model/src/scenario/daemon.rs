@@ -31,6 +31,11 @@
 //!
 //! Every term is CPU time in the node's CPU stage, on its host's cores: the engine's queueing,
 //! not a closed form, turns it into storm times.
+//!
+//! **Job order.** Where a daemon's jobs wait, a free worker takes them in charon's order
+//! ([`job_priority`]): an INFORMATIONAL message first, then IKE_SA_INIT, IKE_INTERMEDIATE and
+//! CREATE_CHILD_SA, then IKE_AUTH (strongSwan 5.9's `process_message_job.c`, `get_priority`).
+//! Without daemon terms every job is first come, first served.
 
 use super::node::NodeProfile;
 
@@ -241,6 +246,21 @@ pub(super) struct ExchangeWork {
     pub(super) responder: f64,
     pub(super) after: f64,
     pub(super) held: [f64; 2],
+}
+
+/// The class of charon's job processing a message of the exchange `name` (strongSwan 5.9.8,
+/// `src/libcharon/processing/jobs/process_message_job.c`, `get_priority`): INFORMATIONAL is
+/// high ("inexpensive, for DPD we should have low reaction times"), IKE_AUTH low ("rather
+/// expensive and often blocking"), every other exchange (IKE_SA_INIT, IKE_INTERMEDIATE,
+/// CREATE_CHILD_SA) medium. `name` is the IKEv2 model's exchange name, which starts with the
+/// exchange type (`protocols::ikev2::Exchange::name`, e.g. `INFORMATIONAL (delete Child SA)`).
+pub fn job_priority(name: &str) -> sim_core::network::JobPriority {
+    use sim_core::network::JobPriority;
+    match name.split(' ').next() {
+        Some("INFORMATIONAL") => JobPriority::High,
+        Some("IKE_AUTH") => JobPriority::Low,
+        _ => JobPriority::Medium,
+    }
 }
 
 /// The daemon work of exchange `j` of `k` (`auth`: the IKE_AUTH exchange of a certificate

@@ -201,6 +201,8 @@ pub(super) fn handshake_source(
     let eth = |m: &protocols::ikev2::Message| {
         (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
     };
+    // With a daemon's terms, its jobs are ordered as charon's processor orders them.
+    let ordered = daemons.0.is_some() || daemons.1.is_some();
     // The engine's exchange of `e`: its crypto work (before, responder, after) [ns] and the
     // daemons' `d`.
     let exchange =
@@ -217,6 +219,11 @@ pub(super) fn handshake_source(
                 initiator_per_held: ps(d.held[0]),
                 responder_per_held: ps(d.held[1]),
                 one_way: false,
+                priority: if ordered {
+                    daemon::job_priority(&e.name)
+                } else {
+                    sim_core::network::JobPriority::Medium
+                },
             }
         };
     // A Child SA rekey: its two exchanges, no key exchange (no PFS) and no signature, the

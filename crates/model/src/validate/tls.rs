@@ -628,6 +628,7 @@ pub fn engine_handshake_rate(h: EngineHandshake, group: Group, cert: Cert) -> Re
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
             one_way: false,
+            priority: sim_core::network::JobPriority::Medium,
         },
         HandshakeExchange {
             name: "Finished".into(),
@@ -641,6 +642,7 @@ pub fn engine_handshake_rate(h: EngineHandshake, group: Group, cert: Cert) -> Re
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
             one_way: true,
+            priority: sim_core::network::JobPriority::Medium,
         },
     ];
     let node = |n: &str| NodeConfig {

@@ -5,7 +5,9 @@
 //! Eq. 1: waiting for the I/O or CPU servers is D_que; I/O service, CPU service and the latency
 //! are D_proc.
 
-use crate::network::{MAX_STEP_PS, NodeConfig, Service, UNLIMITED_SERVERS, table_eval};
+use crate::network::{
+    JobPriority, MAX_STEP_PS, NodeConfig, Service, UNLIMITED_SERVERS, table_eval,
+};
 use crate::rng::Stream;
 use crate::stats::{NodeStats, Role};
 use crate::tally::Bump;
@@ -242,23 +244,26 @@ impl<O: Observer> Engine<'_, O> {
         let p = &self.packets[pkt];
         let role = p.role;
         let state = &mut self.nodes[node as usize];
-        let prepaid =
-            role == Role::Originate && matches!(p.kind, Kind::HandshakeResponse(m) if m.prepaid);
+        let prepaid = role == Role::Originate
+            && matches!(p.kind, Kind::HandshakeResponse(m) | Kind::HandshakeRequest(m) if m.prepaid);
         if prepaid || (!state.serves[role.index()] && p.kind.work(role) == 0) {
             self.after_cpu(node, pkt);
             return;
         }
+        // A daemon's job waits in its class's line (`HandshakeExchange::priority`).
+        let class = self.class_of(pkt);
+        let state = &mut self.nodes[node as usize];
         let admit = match state.host {
-            None => state.line(role).offer(pkt),
+            None => state.line(role).offer_at(pkt, class),
             Some(_) if state.in_pool >= state.pool_capacity => Admit::Full,
             Some(h) => {
                 state.in_pool.bump(1);
                 // A limited node's packet first takes one of its threads (or waits for one),
                 // then a core of the pool.
-                if state.limited && state.cpu.offer(pkt) == Admit::Wait {
+                if state.limited && state.cpu.offer_at(pkt, class) == Admit::Wait {
                     Admit::Wait
                 } else {
-                    self.hosts[h as usize].offer(pkt)
+                    self.hosts[h as usize].offer_at(pkt, class)
                 }
             }
         };
@@ -270,6 +275,13 @@ impl<O: Observer> Engine<'_, O> {
                 self.drop_packet(pkt);
             }
         }
+    }
+
+    /// The class `pkt` waits in at its current node's CPU stage.
+    #[inline]
+    fn class_of(&self, pkt: u32) -> JobPriority {
+        let p = &self.packets[pkt];
+        self.job_priority(p.kind, p.role)
     }
 
     /// Starts the CPU service of `pkt` (already admitted by the station).
@@ -298,11 +310,15 @@ impl<O: Observer> Engine<'_, O> {
             0
         };
         // The worker that processes a request's charged copy also builds and seals its
-        // response, which then leaves without queueing (`cpu_arrive`): its own service at this
-        // node is paid here.
-        let response = match (kind, role) {
+        // response, and the one that processes a response's charged copy builds the next
+        // request (its work too): either then leaves without queueing (`cpu_arrive`), its own
+        // service at this node paid here.
+        let then = match (kind, role) {
             (Kind::HandshakeRequest(m), Role::Terminate) if m.charged && carried > 0 => {
-                self.response_len(node, m)
+                self.response_len(node, m).map(|len| (0, len))
+            }
+            (Kind::HandshakeResponse(m), Role::Terminate) if m.charged && carried > 0 => {
+                self.next_request(node, m)
             }
             _ => None,
         };
@@ -312,9 +328,9 @@ impl<O: Observer> Engine<'_, O> {
             .saturating_add(held);
         state.stats.busy_by_role_ps[r].bump(own as u128);
         let mut x = own;
-        if let Some(len) = response {
+        if let Some((work, len)) = then {
             let o = Role::Originate.index();
-            let y = sample_service(state.services[o], len, &mut state.rng);
+            let y = sample_service(state.services[o], len, &mut state.rng).saturating_add(work);
             x = x.saturating_add(y);
             state.stats.busy_by_role_ps[o].bump(y as u128);
             state.stats.served_by_role[o].bump(1);
@@ -349,7 +365,8 @@ impl<O: Observer> Engine<'_, O> {
                 // The thread this packet held takes the node's next packet to the pool.
                 if limited
                     && let Some(next) = self.nodes[node as usize].cpu.finish()
-                    && self.hosts[h as usize].offer(next) == Admit::Serve
+                    && let class = self.class_of(next)
+                    && self.hosts[h as usize].offer_at(next, class) == Admit::Serve
                 {
                     self.start_service(node, next);
                 }

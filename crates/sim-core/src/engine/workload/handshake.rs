@@ -11,7 +11,7 @@
 //! that arrives after it is answered from the response cache, without new work. A copy of a
 //! response is ignored the same way.
 
-use crate::network::{Direction, HandshakeExchange, MAX_STEP_PS, Retransmit};
+use crate::network::{Direction, HandshakeExchange, JobPriority, MAX_STEP_PS, Retransmit};
 use crate::stats::{DelayHist, Role};
 use crate::tally::Bump;
 use crate::time::SimDuration;
@@ -40,6 +40,9 @@ pub(in crate::engine) struct Tunnel<'a> {
     /// Whether the initiator has begun processing a response to the current exchange (its work
     /// is charged once).
     initiator_charged: bool,
+    /// Whether the job that processed the last response also built the current exchange's
+    /// request (its work and its own CPU paid there): its first send leaves without queueing.
+    chained: bool,
     /// Whether the current send's retransmission timer is armed (on departure or loss).
     armed: bool,
     /// Whether a copy of the current exchange's request or response was lost since the last
@@ -119,6 +122,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             sends: 0,
             responder: Side::Idle,
             initiator_charged: false,
+            chained: false,
             armed: false,
             lost: false,
             done: false,
@@ -171,8 +175,11 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn handshake_send(&mut self, g: u32) {
         let t = &mut self.work.tunnels[g as usize];
         let e = &t.exchanges[t.exchange as usize];
+        // A chained first send was built, and its work paid, by the job that processed the
+        // last response (`Engine::start_service`).
+        let prepaid = std::mem::take(&mut t.chained) && t.retries == 0;
         let work = [
-            if t.retries == 0 {
+            if t.retries == 0 && !prepaid {
                 e.initiator_before.as_ps()
             } else {
                 0
@@ -189,7 +196,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             work,
             datagrams: e.request_datagrams,
             charged: false,
-            prepaid: false,
+            prepaid,
         };
         self.create(flow, Direction::Forward, Kind::HandshakeRequest(msg), size);
     }
@@ -265,6 +272,22 @@ impl<'a, O: Observer> Engine<'a, O> {
         } else {
             e.response
         })
+    }
+
+    /// What the worker that processes the charged copy of response `m` at the initiator (node
+    /// `node`) also does, as charon's job does: it builds the next exchange's request, paying
+    /// that exchange's `initiator_before` work \[ps\] and the request's own CPU at its length
+    /// \[bytes\] (its protected length where the node costs by it); `None` after the last
+    /// exchange.
+    pub(in crate::engine) fn next_request(&self, node: u32, m: HandshakeMsg) -> Option<(u64, u32)> {
+        let t = &self.work.tunnels[m.tunnel as usize];
+        let e = t.exchanges.get((m.exchange as usize).checked_add(1)?)?;
+        let len = if self.nodes[node as usize].by_protected_len {
+            super::super::protected_len(&self.net.flows[t.flow as usize], e.request)
+        } else {
+            e.request
+        };
+        Some((e.initiator_before.as_ps(), len))
     }
 
     /// Whether request `m` (packet `pkt`), arriving at the responder's CPU stage, waits for a
@@ -411,6 +434,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             tunnel.retries = 0;
             tunnel.responder = Side::Idle;
             tunnel.initiator_charged = false;
+            // The charged copy's job built the next request (`Engine::start_service`).
+            tunnel.chained = m.charged;
             self.handshake_send(g);
         } else {
             self.handshake_complete(g);
@@ -518,6 +543,32 @@ impl<'a, O: Observer> Engine<'a, O> {
 }
 
 impl<O: Observer> Engine<'_, O> {
+    /// The class of the job that processes a message of `kind` in `role` at a node's CPU stage
+    /// ([`HandshakeExchange::priority`]): a request where it terminates and a response at
+    /// either end in its exchange's class; a request where it leaves its initiator in the class
+    /// of the job that built it (the previous exchange's, whose response it follows; the first
+    /// in [`JobPriority::Medium`]); a message in transit and every other packet in
+    /// [`JobPriority::Medium`].
+    #[inline]
+    pub(in crate::engine) fn job_priority(&self, kind: Kind, role: Role) -> JobPriority {
+        let (m, request) = match (kind, role) {
+            (_, Role::Transit) => return JobPriority::Medium,
+            (Kind::HandshakeRequest(m), _) => (m, true),
+            (Kind::HandshakeResponse(m), _) => (m, false),
+            _ => return JobPriority::Medium,
+        };
+        let exchanges = self.work.tunnels[m.tunnel as usize].exchanges;
+        let class = |i: u32| {
+            exchanges
+                .get(i as usize)
+                .map_or(JobPriority::Medium, |e| e.priority)
+        };
+        match (request, role) {
+            (true, Role::Originate) => m.exchange.checked_sub(1).map_or(JobPriority::Medium, class),
+            _ => class(m.exchange),
+        }
+    }
+
     /// The state-dependent work of handshake message `kind` processed at `node` in `role`: its
     /// exchange's per-held work times the IKE SAs the node holds \[ps\] (at most
     /// [`MAX_STEP_PS`]); 0 for any other packet, and where the message originates.
