@@ -65,9 +65,10 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
     /// strongSwan only: run the storms in the engine with this profile (e.g. the one `oransim
-    /// calibrate --run strongswan` wrote from the same measurements) instead of the one fitted
-    /// in memory from them (which has no loopback I/O cost: the daemons' CPU per SA holds
-    /// their socket I/O).
+    /// calibrate --run strongswan` wrote from these or another run's measurements) instead of
+    /// the one fitted in memory from them (which has no loopback I/O cost: the daemons' CPU per
+    /// SA holds their socket I/O); a storm row is then fitted only where this profile's terms
+    /// were fitted to that workload (their `fitted_to`).
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Judge the run even when other work took more of the host's CPU than docs/validation.md

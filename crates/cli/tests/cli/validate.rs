@@ -1318,3 +1318,134 @@ fn verdicts_across_runs_name_a_missing_file() {
     assert!(err.contains("no-such.measurements.json"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// The run a profile is fitted on, and the run it predicts, for docs/validation.md's "A profile
+/// from one run, predicting another" (issue 35): the first quiet full run of 2026-11-30 and the
+/// quiet placements run of the day before, on the same AMD host kind.
+const PROFILE_RUN: &str = "calibration/host-2026-11-30-strongswan-full-v2-amd1.measurements.json";
+const PREDICTED_RUN: &str =
+    "calibration/host-2026-11-29-strongswan-placements-amd2.measurements.json";
+
+/// `validate strongswan --profile P --measurements F` with the profile `calibrate --run
+/// strongswan` fits on [`PROFILE_RUN`], judging [`PREDICTED_RUN`], as JSON.
+fn profile_predicting_another_run(dir: &TempDir) -> Value {
+    calibrate_strongswan(PROFILE_RUN, dir);
+    let profile = dir.join(CALIBRATED);
+    let out = oransim(&[
+        "validate",
+        "strongswan",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--measurements",
+        PREDICTED_RUN,
+        "--format",
+        "json",
+    ]);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Issue 35: with `--profile`, a storm row is fitted when the named profile's terms were fitted
+/// to that workload (its `fitted_to`, in whatever run), not when the judged file's own fit used
+/// it. A profile fitted on the 2026-11-26 run (whose state terms come from its storm of 1000)
+/// judging a 2026-11-30 full run (whose own fit uses its storm of 2000): the storm of 2000 is
+/// that profile's prediction, the storm of 1000 its fitted workload, and the rows' predictions
+/// are the engine's with that profile.
+#[test]
+fn a_named_profile_decides_which_storms_are_fitted() {
+    let dir = TempDir::new("validate-named-profile");
+    calibrate_strongswan(STRONGSWAN, &dir);
+    let profile = dir.join(CALIBRATED);
+    let run = |named: bool| -> Value {
+        let mut args = vec!["validate", "strongswan", "--measurements", PROFILE_RUN];
+        if named {
+            args.extend(["--profile", profile.to_str().unwrap()]);
+        }
+        args.extend(["--format", "json"]);
+        let out = oransim(&args);
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let class = |v: &Value, id: &str| -> String {
+        let r = v["rows"].as_array().unwrap().iter().find(|r| r["id"] == id);
+        r.unwrap_or_else(|| panic!("no row {id}"))["class"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let own = run(false);
+    let named = run(true);
+    assert_eq!(class(&own, "ike.storm.2000.time"), "fitted");
+    assert_eq!(class(&own, "ike.storm.1000.time"), "predicted");
+    assert_eq!(class(&named, "ike.storm.2000.time"), "predicted");
+    assert_eq!(class(&named, "ike.storm.2000.cpu"), "predicted");
+    assert_eq!(class(&named, "ike.storm.1000.time"), "fitted");
+    assert_eq!(class(&named, "ike.storm.1000.cpu"), "fitted");
+    // The set-ups are still this file's own fit.
+    assert_eq!(class(&named, "ike.setup.psk"), "fitted");
+    let predicted = |v: &Value, id: &str| {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()["predicted"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_ne!(
+        predicted(&own, "ike.storm.2000.time"),
+        predicted(&named, "ike.storm.2000.time")
+    );
+}
+
+/// Issue 35: docs/validation.md's table of the storm times a profile fitted on one run predicts
+/// for another (both placements, PSK and Ed25519, 50 to 2000 SAs), from `validate strongswan
+/// --profile`'s JSON: each row's measured median and runs' range, the prediction, its error,
+/// class and verdict; then the tally of the storms of 200, 500 and 2000. `ORANSIM_BLESS=1`
+/// rewrites it.
+#[test]
+fn docs_show_a_profile_predicting_another_run() {
+    let dir = TempDir::new("validate-cross-run");
+    let v = profile_predicting_another_run(&dir);
+    let mut t = String::from(
+        "| row | measured, ms (runs' range) | predicted, ms | error | class | verdict |\n|---|---|---|---|---|---|\n",
+    );
+    let (mut rows, mut pass, mut informative, mut unstable, mut miss, mut fitted) =
+        (0, 0, 0, 0, 0, 0);
+    for r in v["rows"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        if !(id.starts_with("ike.storm.") && id.ends_with(".time")) {
+            continue;
+        }
+        let m = &r["measured"];
+        let predicted = r["predicted"].as_f64().unwrap();
+        let class = r["counts"]["class"].as_str().unwrap();
+        let verdict = r["verdict"].as_str().unwrap();
+        t.push_str(&format!(
+            "| `{id}` | {:.0} ({:.0}-{:.0}) | {predicted:.0} | {:+.0}% | {class} | {verdict} |\n",
+            m["median"].as_f64().unwrap(),
+            m["min"].as_f64().unwrap(),
+            m["max"].as_f64().unwrap(),
+            r["error_pct"].as_f64().unwrap(),
+        ));
+        let n: u32 = id
+            .trim_end_matches(".time")
+            .rsplit('.')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        if n >= 200 {
+            rows += 1;
+            pass += usize::from(verdict == "pass");
+            informative += usize::from(verdict == "pass" && class == "informative");
+            unstable += usize::from(verdict == "unstable");
+            miss += usize::from(verdict == "miss");
+            fitted += usize::from(verdict == "fitted");
+        }
+    }
+    t.push_str(&format!(
+        "\nStorms of 200, 500 and 2000 SAs: {rows} rows; {pass} pass ({informative} of them informative, the rest anchored), {unstable} unstable (the runs straddle 25%), {miss} miss, {fitted} fitted (workloads the profile was fitted to in its own run)\n",
+    ));
+    docs_block("cross-run", &t);
+}

@@ -1266,6 +1266,34 @@ fn storm_cpu(
     Ok(out)
 }
 
+/// The storm and rekey rows `profile`'s implementation terms were fitted to (their
+/// `fitted_to`), each with its twin: a storm's CPU per SA and its time are one workload, so a
+/// term fitted to either sets both in the engine (`ike.storm.50.cpu` makes
+/// `ike.storm.50.time` fitted too; a placed storm, `ike.storm.psk.pinned.50.time`, has no CPU
+/// row). In the order first named.
+fn storm_fits(profile: &profile::Profile) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let terms = profile.real_implementation().map(|i| &i.terms);
+    for id in terms.into_iter().flatten().flat_map(|(_, t)| &t.fitted_to) {
+        // Only a storm of the default placement and a rekey storm have a CPU row
+        // (`ike.storm.<N>.cpu`, `ike.rekey.<N>.cpu`).
+        let twin = id
+            .strip_suffix(".cpu")
+            .map(|w| format!("{w}.time"))
+            .or_else(|| {
+                id.strip_suffix(".time")
+                    .filter(|w| w.split('.').count() == 3)
+                    .map(|w| format!("{w}.cpu"))
+            });
+        for x in std::iter::once(id.clone()).chain(twin) {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
 /// The state terms from storms of one placement: in the engine's storm every tunnel starts at
 /// once, so the initiator holds N SAs on both responses it receives (2N held-SA charges per SA),
 /// and the responder, serving first come first served, processes every IKE_SA_INIT before any
@@ -1675,6 +1703,22 @@ pub fn validate(
         // The rekey terms are this rekey storm's CPU per Child SA, which sets its time.
         fit_ids.push(format!("ike.rekey.{FIT_REKEY}.cpu"));
         fit_ids.push(format!("ike.rekey.{FIT_REKEY}.time"));
+    }
+    // The storms are engine runs of `profile`: a storm row is fitted when the profile's terms
+    // were fitted to that workload (on these measurements or, with `--profile`, on another
+    // run's), not when this file's own fit used it.
+    // (In this file's order, then the profile's: the same list when the profile was fitted
+    // from these measurements.)
+    let storm_row = |id: &str| id.starts_with("ike.storm.") || id.starts_with("ike.rekey.");
+    let by_profile: Vec<String> = storm_fits(profile)
+        .into_iter()
+        .filter(|id| storm_row(id))
+        .collect();
+    fit_ids.retain(|id| !storm_row(id) || by_profile.contains(id));
+    for id in by_profile {
+        if !fit_ids.contains(&id) {
+            fit_ids.push(id);
+        }
     }
     let mut rows = Vec::new();
     let from = |ids: &[&str]| ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
