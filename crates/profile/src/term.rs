@@ -113,7 +113,8 @@ impl fmt::Display for TermUnit {
 /// parallelism (`ike.threads`, `ike.parallelism`, `ike.host_cpus`), state-dependent work
 /// (`ike.daemon.*.per_held_sa`); its data path: per packet, per byte, added latency
 /// (`esp.*`); OpenSSL's TLS server: per handshake (`tls.*.handshake_overhead`,
-/// `tls.handshake.wait_offset`), per record byte (`tls.record.overhead_per_byte`).
+/// `tls.handshake.wait_offset`), per record byte (`tls.record.overhead_per_byte`,
+/// `tls.*.record_overhead_per_byte`) and the record stream's delay (`tls.record.wakeup_latency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Term {
     // strongSwan: the IKE daemon's work per SA.
@@ -235,13 +236,23 @@ pub enum Term {
     /// `tls.handshake.wait_offset` \[ns\]: wall time per handshake less server and client CPU;
     /// signed (negative when the two overlap on the host's cores).
     TlsHandshakeWaitOffset,
-    /// `tls.record.overhead_per_byte` \[ns/B\]: record time per byte beyond seal and open.
+    /// `tls.record.overhead_per_byte` \[ns/B\]: record time per byte beyond seal and open (the
+    /// serial closed form; a scenario's TLS data path charges it).
     TlsRecordOverheadPerByte,
+    /// `tls.server.record_overhead_per_byte` \[ns/B\]: the record server's CPU per byte it
+    /// sends beyond its seal.
+    TlsServerRecordOverheadPerByte,
+    /// `tls.client.record_overhead_per_byte` \[ns/B\]: the record client's CPU per byte it
+    /// receives beyond its open.
+    TlsClientRecordOverheadPerByte,
+    /// `tls.record.wakeup_latency` \[ns\]: loopback's delay per record and acknowledgement,
+    /// each way, at which the engine's record stream reproduces the fitted throughput.
+    TlsRecordWakeupLatency,
 }
 
 impl Term {
     /// Every term, grouped by implementation.
-    pub const ALL: [Term; 37] = [
+    pub const ALL: [Term; 40] = [
         Term::IkeDaemonInitiatorIdle,
         Term::IkeDaemonResponderIdle,
         Term::IkeLatency,
@@ -279,6 +290,9 @@ impl Term {
         Term::TlsClientHandshakeOverhead,
         Term::TlsHandshakeWaitOffset,
         Term::TlsRecordOverheadPerByte,
+        Term::TlsServerRecordOverheadPerByte,
+        Term::TlsClientRecordOverheadPerByte,
+        Term::TlsRecordWakeupLatency,
     ];
 
     /// The term's key in `[implementation.terms]`, e.g. `"ike.daemon.responder.loaded"`.
@@ -321,6 +335,9 @@ impl Term {
             Term::TlsClientHandshakeOverhead => "tls.client.handshake_overhead",
             Term::TlsHandshakeWaitOffset => "tls.handshake.wait_offset",
             Term::TlsRecordOverheadPerByte => "tls.record.overhead_per_byte",
+            Term::TlsServerRecordOverheadPerByte => "tls.server.record_overhead_per_byte",
+            Term::TlsClientRecordOverheadPerByte => "tls.client.record_overhead_per_byte",
+            Term::TlsRecordWakeupLatency => "tls.record.wakeup_latency",
         }
     }
 
@@ -358,8 +375,12 @@ impl Term {
             | Term::EspLatency
             | Term::TlsServerHandshakeOverhead
             | Term::TlsClientHandshakeOverhead
-            | Term::TlsHandshakeWaitOffset => TermUnit::Ns,
-            Term::EspPerByte | Term::TlsRecordOverheadPerByte => TermUnit::NsPerByte,
+            | Term::TlsHandshakeWaitOffset
+            | Term::TlsRecordWakeupLatency => TermUnit::Ns,
+            Term::EspPerByte
+            | Term::TlsRecordOverheadPerByte
+            | Term::TlsServerRecordOverheadPerByte
+            | Term::TlsClientRecordOverheadPerByte => TermUnit::NsPerByte,
             Term::IkeParallelism | Term::IkeHostCpus => TermUnit::Cores,
             Term::IkeThreads => TermUnit::Count,
         }
@@ -404,7 +425,10 @@ impl Term {
             Term::TlsServerHandshakeOverhead
             | Term::TlsClientHandshakeOverhead
             | Term::TlsHandshakeWaitOffset
-            | Term::TlsRecordOverheadPerByte => RealImplementation::OpensslTls,
+            | Term::TlsRecordOverheadPerByte
+            | Term::TlsServerRecordOverheadPerByte
+            | Term::TlsClientRecordOverheadPerByte
+            | Term::TlsRecordWakeupLatency => RealImplementation::OpensslTls,
         }
     }
 
@@ -449,7 +473,10 @@ impl Term {
             | Term::EspLatency
             | Term::TlsServerHandshakeOverhead
             | Term::TlsClientHandshakeOverhead
-            | Term::TlsRecordOverheadPerByte => false,
+            | Term::TlsRecordOverheadPerByte
+            | Term::TlsServerRecordOverheadPerByte
+            | Term::TlsClientRecordOverheadPerByte
+            | Term::TlsRecordWakeupLatency => false,
         }
     }
 
@@ -531,7 +558,7 @@ mod tests {
             Some(RealImplementation::OpensslTls)
         );
         assert_eq!(RealImplementation::parse("strongSwan"), None);
-        assert_eq!(RealImplementation::OpensslTls.terms().count(), 4);
+        assert_eq!(RealImplementation::OpensslTls.terms().count(), 7);
         assert!(
             RealImplementation::Strongswan
                 .terms()
