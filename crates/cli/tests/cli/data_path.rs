@@ -269,11 +269,16 @@ fn validate_ping_rows_are_runs_of_the_same_pings() {
     );
 }
 
-/// An OpenSSL TLS profile's record term (`tls.record.overhead_per_byte`, `calibrate --run
-/// openssl-tls` on the committed measurements) is charged on the TLS records a node seals or
-/// opens: half of it per byte at each end, so a ping's four record passes add twice the term per
-/// byte of payload (the difference between two payload sizes, against the same profile
-/// without the term), and the report says which data path was charged.
+/// An OpenSSL TLS profile's record terms (`calibrate --run openssl-tls` on the committed
+/// measurements) are charged on the TLS records a node seals or opens: `s_server`'s
+/// `tls.server.record_overhead_per_byte` per byte of a record the node seals, `s_time`'s
+/// `tls.client.record_overhead_per_byte` per byte of one it opens, so a ping's four record
+/// passes (two seals, two opens) add twice their sum per byte of payload (the difference
+/// between two payload sizes, against the same profile without the terms); the record's
+/// wake-up (`tls.record.wakeup_latency`, half at each end) adds it twice to a round trip. A
+/// profile of the serial form alone (`tls.record.overhead_per_byte`, fitted before the
+/// per-side terms) is charged half of it at each end. The report says which data path was
+/// charged.
 #[test]
 fn a_measured_tls_record_path_is_charged_per_byte() {
     let dir = TempDir::new("data-path-tls");
@@ -289,17 +294,43 @@ fn a_measured_tls_record_path_is_charged_per_byte() {
         "--out",
         full.to_str().unwrap(),
     ]);
-    let mut t: toml::Table = std::fs::read_to_string(&full).unwrap().parse().unwrap();
-    let terms = t["implementation"].as_table_mut().unwrap()["terms"]
-        .as_table_mut()
-        .unwrap();
-    let per_byte = terms["tls.record.overhead_per_byte"]["value"]
-        .as_float()
-        .unwrap();
-    assert!(per_byte > 0.0);
-    terms.remove("tls.record.overhead_per_byte");
-    let bare = dir.join("bare.toml");
-    std::fs::write(&bare, toml::to_string(&t).unwrap()).unwrap();
+    let t: toml::Table = std::fs::read_to_string(&full).unwrap().parse().unwrap();
+    let value = |name: &str| {
+        t["implementation"]["terms"][name]["value"]
+            .as_float()
+            .unwrap()
+    };
+    let (serial, server, client, wakeup) = (
+        value("tls.record.overhead_per_byte"),
+        value("tls.server.record_overhead_per_byte"),
+        value("tls.client.record_overhead_per_byte"),
+        value("tls.record.wakeup_latency"),
+    );
+    assert!(serial > 0.0 && server > 0.0 && client > 0.0 && wakeup > 0.0);
+    // The same profile without some of its record terms.
+    let without = |name: &str, drop: &[&str]| {
+        let mut t = t.clone();
+        let terms = t["implementation"].as_table_mut().unwrap()["terms"]
+            .as_table_mut()
+            .unwrap();
+        for d in drop {
+            terms.remove(*d);
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, toml::to_string(&t).unwrap()).unwrap();
+        path
+    };
+    let sides = [
+        "tls.server.record_overhead_per_byte",
+        "tls.client.record_overhead_per_byte",
+        "tls.record.wakeup_latency",
+    ];
+    let serial_only = without("serial.toml", &sides);
+    let no_wakeup = without("no-wakeup.toml", &sides[2..]);
+    let bare = without(
+        "bare.toml",
+        &[&sides[..], &["tls.record.overhead_per_byte"]].concat(),
+    );
     let stack = "eth/ipv4/tcp/tls13(aes256-gcm)";
     let run = |name: &str, file: &std::path::Path, size: u32| {
         json(&[
@@ -317,15 +348,26 @@ fn a_measured_tls_record_path_is_charged_per_byte() {
         ])
     };
     let rtt = |r: &serde_json::Value| r["flows"][0]["rtt"]["mean_ns"].as_f64().unwrap();
-    let added = |size: u32| {
-        rtt(&run(&format!("with{size}"), &full, size))
+    let added = |file: &std::path::Path, size: u32| {
+        rtt(&run(&format!("with{size}"), file, size))
             - rtt(&run(&format!("without{size}"), &bare, size))
     };
-    let slope = (added(1000) - added(200)) / 800.0;
+    let slope = |file: &std::path::Path| (added(file, 1000) - added(file, 200)) / 800.0;
+    // The engine keeps time in whole picoseconds: each record pass rounds.
+    let s = slope(&full);
     assert!(
-        // The engine keeps time in whole picoseconds: each record pass rounds.
-        (slope - 2.0 * per_byte).abs() < 1e-4,
-        "{slope} ns more per byte of payload, twice the term {per_byte} ns/B expected"
+        (s - 2.0 * (server + client)).abs() < 1e-4,
+        "{s} ns more per byte of payload, twice {server} + {client} ns/B expected"
+    );
+    let s = slope(&serial_only);
+    assert!(
+        (s - 2.0 * serial).abs() < 1e-4,
+        "{s} ns more per byte of payload, twice the serial term {serial} ns/B expected"
+    );
+    let wake = rtt(&run("wake", &full, 200)) - rtt(&run("nowake", &no_wakeup, 200));
+    assert!(
+        (wake - 2.0 * wakeup).abs() < 1e-2,
+        "{wake} ns more per round trip, twice the wake-up {wakeup} ns expected"
     );
     let r = run("charged", &full, 200);
     let what = r["nodes"][0]["profile"]["data_path"].as_str().unwrap();

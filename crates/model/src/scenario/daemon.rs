@@ -157,9 +157,14 @@ pub struct DataPath {
     /// `esp.openssl.per_packet` for a suite strongSwan's openssl plugin does (ChaCha20-Poly1305:
     /// [`openssl_plugin`]).
     pub per_packet_ns: f64,
-    /// CPU per byte of the packet besides the cipher \[ns/B\]: half of TLS's
-    /// `tls.record.overhead_per_byte` at each end (0 for ESP: `esp.per_byte` is not measured).
-    pub per_byte_ns: f64,
+    /// CPU per byte of a packet the node seals, besides the cipher \[ns/B\]: TLS's
+    /// `tls.server.record_overhead_per_byte` (the sending process's), or half of the older
+    /// `tls.record.overhead_per_byte` (0 for ESP: `esp.per_byte` is not measured).
+    pub seal_per_byte_ns: f64,
+    /// CPU per byte of a packet the node opens, besides the cipher \[ns/B\]: TLS's
+    /// `tls.client.record_overhead_per_byte` (the receiving process's), or half of the older
+    /// `tls.record.overhead_per_byte` (0 for ESP).
+    pub open_per_byte_ns: f64,
     /// Delay per ESP traversal that occupies no server: a quarter of what ESP adds to a round
     /// trip besides the ciphers (`esp.latency`: four traversals, measured through aesni), less
     /// the `esp.per_packet` each traversal already pays as CPU; at least 0 \[ns\].
@@ -203,26 +208,45 @@ impl DataPath {
                 p.name()
             ),
             per_packet_ns: base_ns + plugin_ns,
-            per_byte_ns: 0.0,
+            seal_per_byte_ns: 0.0,
+            open_per_byte_ns: 0.0,
             delay_ns: (latency / 4.0 - base_ns).max(0.0),
             threads: (imp.data_path == "kernel-libipsec").then_some(1),
         })
     }
 
-    /// The TLS record path a profile describes, if it holds OpenSSL TLS's
-    /// `tls.record.overhead_per_byte` (`oransim calibrate --run tls`; 0 is no measured path).
-    /// That term is the record stream's time per byte beyond the server's seal and the client's
-    /// open (`s_time -www`, docs/implementation-tls.md); which end spends it was not measured
-    /// apart, so each end is charged half, per byte of every packet it seals or opens, on the
-    /// node's cores. No per-packet time or delay is measured for it.
+    /// The TLS record path a profile describes (`oransim calibrate --run openssl-tls`), the
+    /// record stream `validate tls` runs in the engine (docs/implementation-tls.md, "Bulk
+    /// records"): a record the node seals costs `tls.server.record_overhead_per_byte` of CPU
+    /// per byte besides the cipher (`s_server`'s, which sends), one it opens
+    /// `tls.client.record_overhead_per_byte` (`s_time`'s, which receives), on the node's cores;
+    /// and a record reaches its reader `tls.record.wakeup_latency` after it was written, half
+    /// of it at each end (a delay that occupies no server). A profile fitted before those terms
+    /// holds only the serial form's `tls.record.overhead_per_byte` (the record stream's time per
+    /// byte beyond seal and open, which end spends it not measured apart): each end is charged
+    /// half of it, with no delay. `None` without either (0 is no measured path).
     pub fn tls_from_profile(p: &profile::Profile) -> Option<DataPath> {
         let imp = p.real_implementation()?;
         if imp.name != "openssl-tls" {
             return None;
         }
-        let per_byte = p
-            .term(Term::TlsRecordOverheadPerByte)
-            .filter(|v| *v > 0.0)?;
+        let sides = (
+            p.term(Term::TlsServerRecordOverheadPerByte),
+            p.term(Term::TlsClientRecordOverheadPerByte),
+        );
+        let (seal, open, delay) = match sides {
+            (Some(seal), Some(open)) => (
+                seal,
+                open,
+                p.term(Term::TlsRecordWakeupLatency).unwrap_or(0.0) / 2.0,
+            ),
+            _ => {
+                let serial = p
+                    .term(Term::TlsRecordOverheadPerByte)
+                    .filter(|v| *v > 0.0)?;
+                (serial / 2.0, serial / 2.0, 0.0)
+            }
+        };
         Some(DataPath {
             what: format!(
                 "OpenSSL {} TLS records ({}, profile {})",
@@ -231,8 +255,9 @@ impl DataPath {
                 p.name()
             ),
             per_packet_ns: 0.0,
-            per_byte_ns: per_byte / 2.0,
-            delay_ns: 0.0,
+            seal_per_byte_ns: seal,
+            open_per_byte_ns: open,
+            delay_ns: delay,
             threads: None,
         })
     }

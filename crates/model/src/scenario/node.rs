@@ -420,18 +420,18 @@ fn profile_services(
             })
             .collect(),
     };
-    let (path_ns, path_per_byte_ns) = np
-        .data_path
-        .as_ref()
-        .map_or((0.0, 0.0), |d| (d.per_packet_ns, d.per_byte_ns));
+    let (path_ns, seal_per_byte_ns, open_per_byte_ns) =
+        np.data_path.as_ref().map_or((0.0, 0.0, 0.0), |d| {
+            (d.per_packet_ns, d.seal_per_byte_ns, d.open_per_byte_ns)
+        });
     let services = (
         with_per_byte(
             profile_service(np.stack_ns + path_ns, np.seal.as_ref()),
-            path_per_byte_ns,
+            seal_per_byte_ns,
         ),
         Some(with_per_byte(
             profile_service(np.stack_ns + path_ns, np.open.as_ref()),
-            path_per_byte_ns,
+            open_per_byte_ns,
         )),
         Some(profile_service(np.stack_ns, None)),
     );
