@@ -237,7 +237,8 @@ pub enum Term {
     /// signed (negative when the two overlap on the host's cores).
     TlsHandshakeWaitOffset,
     /// `tls.record.overhead_per_byte` \[ns/B\]: record time per byte beyond seal and open (the
-    /// serial closed form; a scenario's TLS data path charges it).
+    /// serial closed form; a scenario's TLS data path charges half of it at each end when the
+    /// profile has no per-side terms).
     TlsRecordOverheadPerByte,
     /// `tls.server.record_overhead_per_byte` \[ns/B\]: the record server's CPU per byte it
     /// sends beyond its seal.

@@ -8,12 +8,11 @@ use crate::common::{TempDir, json};
 const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";
 const MEASURED: &str = "calibration/host-2026-11-26-strongswan.measurements.json";
 
-/// `init ric-restart --gnbs N --ke x25519 --auth psk --placement shared` with the committed
-/// profile, written to `dir`, then `run` of it: the last tunnel back \[ns\] and what was charged.
-fn run_storm(dir: &TempDir, n: u32) -> (f64, String) {
-    let scenario = dir.join(format!("storm{n}.toml"));
+/// `init ric-restart --gnbs N --ke x25519 --auth psk --profile PROFILE`, then `more` (the
+/// placement, cores, `--rekey`), written to `scenario`: the bench's PSK storm.
+fn init_psk_storm(n: u32, profile: &str, more: &[&str], scenario: &std::path::Path) {
     let gnbs = n.to_string();
-    crate::common::stdout(&[
+    let head = [
         "init",
         "ric-restart",
         "--gnbs",
@@ -22,13 +21,18 @@ fn run_storm(dir: &TempDir, n: u32) -> (f64, String) {
         "x25519",
         "--auth",
         "psk",
-        "--placement",
-        "shared",
         "--profile",
-        PROFILE,
-        "--out",
-        scenario.to_str().unwrap(),
-    ]);
+        profile,
+    ];
+    let out = ["--out", scenario.to_str().unwrap()];
+    crate::common::stdout(&[&head[..], more, &out[..]].concat());
+}
+
+/// `init ric-restart --gnbs N --ke x25519 --auth psk --placement shared` with the committed
+/// profile, written to `dir`, then `run` of it: the last tunnel back \[ns\] and what was charged.
+fn run_storm(dir: &TempDir, n: u32) -> (f64, String) {
+    let scenario = dir.join(format!("storm{n}.toml"));
+    init_psk_storm(n, PROFILE, &["--placement", "shared"], &scenario);
     let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
     let back = &report["tunnels_back"];
     (
@@ -255,26 +259,15 @@ fn validate_storm_rows_are_runs_of_the_generated_scenario() {
         .as_f64()
         .unwrap();
     let scenario = dir.join("pinned500.toml");
-    crate::common::stdout(&[
-        "init",
-        "ric-restart",
-        "--gnbs",
-        "500",
-        "--ke",
-        "x25519",
-        "--auth",
-        "psk",
+    let pinned = [
         "--placement",
         "initiators",
         "--initiator-cores",
         "1",
         "--ric-cores",
         "1",
-        "--profile",
-        profile.to_str().unwrap(),
-        "--out",
-        scenario.to_str().unwrap(),
-    ]);
+    ];
+    init_psk_storm(500, profile.to_str().unwrap(), &pinned, &scenario);
     let report = json(&["run", scenario.to_str().unwrap(), "--format", "json"]);
     let run_ms = report["tunnels_back"]["last_back_ns"].as_f64().unwrap() / 1e6;
     assert_eq!(run_ms, predicted_ms);
@@ -302,24 +295,8 @@ fn validate_rekey_rows_are_runs_of_the_generated_scenario() {
     assert_eq!(row("ike.rekey.1000.cpu")["class"], "predicted");
     let predicted_ms = row("ike.rekey.1000.time")["predicted"].as_f64().unwrap();
     let scenario = dir.join("rekey1000.toml");
-    crate::common::stdout(&[
-        "init",
-        "ric-restart",
-        "--gnbs",
-        "1000",
-        "--ke",
-        "x25519",
-        "--auth",
-        "psk",
-        "--placement",
-        "shared",
-        "--rekey",
-        "child",
-        "--profile",
-        profile.to_str().unwrap(),
-        "--out",
-        scenario.to_str().unwrap(),
-    ]);
+    let rekey = ["--placement", "shared", "--rekey", "child"];
+    init_psk_storm(1000, profile.to_str().unwrap(), &rekey, &scenario);
     let written = std::fs::read_to_string(&scenario).unwrap();
     assert!(written.contains("rekey = \"child\""), "{written}");
     assert!(written.contains("name = \"ric-rekey\""), "{written}");

@@ -1118,22 +1118,13 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
     let rekey_ns = match rekeys(m).get(&FIT_REKEY) {
         Some(runs) => {
             let terms = [Term::IkeRekeyInitiatorLoaded, Term::IkeRekeyResponderLoaded];
-            let mut out = [0.0; 2];
-            for (side, term) in terms.into_iter().enumerate() {
-                let cpu: Vec<f64> = runs
-                    .iter()
-                    .map(|r| if side == 0 { r.1 } else { r.2 })
-                    .collect();
-                let c = Measured::of(&cpu).ok_or_else(|| {
-                    MeasureError(format!(
-                        "`ike.rekey.{FIT_REKEY}`: no CPU time measured (or not a number)"
-                    ))
-                })?;
-                spreads.insert(term, c.spread_pct() / 100.0);
-                let state = 2.0 * f64::from(FIT_REKEY) * per_held_ns[side];
-                out[side] = nonneg(term, c.median - state)?;
-            }
-            Some(out)
+            let id = format!("ike.rekey.{FIT_REKEY}");
+            let cpu = side_cpu(runs.iter().map(|r| [r.1, r.2]), &id, terms, &mut spreads)?;
+            let state = |side: usize| 2.0 * f64::from(FIT_REKEY) * per_held_ns[side];
+            Some([
+                nonneg(terms[0], cpu[0] - state(0))?,
+                nonneg(terms[1], cpu[1] - state(1))?,
+            ])
         }
         None => None,
     };
@@ -1251,17 +1242,27 @@ fn storm_cpu(
     terms: [Term; 2],
     spreads: &mut BTreeMap<Term, f64>,
 ) -> Result<[f64; 2], MeasureError> {
+    side_cpu(runs.iter().map(|r| [r.3, r.4]), id, terms, spreads)
+}
+
+/// The median of each side's CPU over `runs` (one \[initiator, responder\] pair a run, in any
+/// unit), with the spread of each side's runs recorded for `terms` (the two terms fitted to
+/// them); `id` names the workload in the error when no run has a CPU time (or one is not a
+/// number).
+fn side_cpu(
+    runs: impl Iterator<Item = [f64; 2]> + Clone,
+    id: &str,
+    terms: [Term; 2],
+    spreads: &mut BTreeMap<Term, f64>,
+) -> Result<[f64; 2], MeasureError> {
     let mut out = [0.0; 2];
     for (side, term) in terms.into_iter().enumerate() {
-        let cpu: Vec<f64> = runs
-            .iter()
-            .map(|r| if side == 0 { r.3 } else { r.4 })
-            .collect();
-        out[side] =
-            median(&cpu).ok_or_else(|| MeasureError(format!("`{id}`: no CPU time measured")))?;
-        if let Some(c) = Measured::of(&cpu) {
-            spreads.insert(term, c.spread_pct() / 100.0);
-        }
+        let cpu: Vec<f64> = runs.clone().map(|r| r[side]).collect();
+        let c = Measured::of(&cpu).ok_or_else(|| {
+            MeasureError(format!("`{id}`: no CPU time measured (or not a number)"))
+        })?;
+        spreads.insert(term, c.spread_pct() / 100.0);
+        out[side] = c.median;
     }
     Ok(out)
 }
