@@ -14,8 +14,8 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use model::generate::{E2Shape, Shape};
 use profile::units::{Kind, Quantity};
+use whatif::generate::{E2Shape, Shape};
 
 fn check_scale(c: &mut Criterion) {
     let mut g = c.benchmark_group("check");

@@ -1,6 +1,6 @@
 //! Sweep speed-up (issue 6): the same 64-point sweep of `scenarios/sweep_fronthaul.toml` run
 //! with one job and with two, through the parallel point runner `oransim sweep` uses
-//! ([`model::sweep::run_parallel`]). Each point validates its scenario text and runs 2000
+//! ([`whatif::sweep::run_parallel`]). Each point validates its scenario text and runs 2000
 //! frames. The journal (one fsync per batch) is not included: it is I/O, not the part that
 //! parallelises.
 //!
@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use model::sweep::{Sweep, parse_set, parse_vary, run_parallel};
+use whatif::sweep::{Sweep, parse_set, parse_vary, run_parallel};
 
 fn sweep() -> Sweep {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/sweep_fronthaul.toml");

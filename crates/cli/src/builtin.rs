@@ -41,7 +41,7 @@ pub fn file(path: &Path) -> Option<&'static [u8]> {
 
 /// Whether `dir` holds a checkout's data: `scenarios/` and `experiments/studies.toml`.
 pub fn is_checkout(dir: &Path) -> bool {
-    dir.join("scenarios").is_dir() && dir.join(model::reproduce::STUDIES_FILE).is_file()
+    dir.join("scenarios").is_dir() && dir.join(evidence::reproduce::STUDIES_FILE).is_file()
 }
 
 /// The directory a command reads the checkout's files from.

@@ -8,11 +8,11 @@
 //! children that have ended and been waited for (`getrusage(2)`, `RUSAGE_SELF` +
 //! `RUSAGE_CHILDREN`), so a window must end after every child of the run is reaped.
 
-use model::validate::NoiseWindow;
+use evidence::validate::NoiseWindow;
 
 use crate::LiveError;
 
-/// The method `model::validate::Noise::method` names for these windows.
+/// The method `evidence::validate::Noise::method` names for these windows.
 pub const METHOD: &str = "rusage";
 
 /// How long the window before a run lasts: nothing of the run's is running in it.

@@ -1,5 +1,5 @@
 //! Runs the real OpenSSL (`openssl s_server`, `s_time`, `speed`) on 127.0.0.1 and records raw
-//! per-run values for `oransim validate tls` ([`model::validate::tls`] holds the model).
+//! per-run values for `oransim validate tls` ([`evidence::validate::tls`] holds the model).
 //!
 //! [`measure`] makes RSA-2048 and ECDSA P-256 self-signed certificates in a temporary
 //! directory, starts one `s_server` per workload on a free loopback port (each held by a guard
@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use model::validate::tls::Set;
-use model::validate::tls::{
+pub use evidence::validate::tls::Set;
+use evidence::validate::tls::{
     BulkRun, BulkWorkload, Cert, ConcurrentWorkload, FIT_HANDSHAKE, Group, HandshakeRun,
     HandshakeWorkload, MEASURE_SCHEMA, Speed, TlsMeasurements, TlsSuite,
 };
@@ -289,7 +289,7 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         concurrent,
         resumed,
         speed,
-        noise: Some(model::validate::Noise {
+        noise: Some(evidence::validate::Noise {
             method: crate::noise::METHOD.to_owned(),
             before: noise_before,
             during: noise_during,

@@ -3,7 +3,7 @@
 //! evaluated at), the pairs a loaded scenario really holds, live's sealed bytes and
 //! `protocols::Stack::protected_len` agree: for every stack in `scenarios/*.toml`, Table 4's
 //! frame, live's protections, and a few hundred random stacks from a seeded generator over the
-//! stack grammar; and reproduce's frames (`model::reproduce::frame_len`, Table 4's among them)
+//! stack grammar; and reproduce's frames (`evidence::reproduce::frame_len`, Table 4's among them)
 //! are charged at the same length.
 
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ fn engine_agrees(stack: &Stack, payload: usize) {
     let want = stack.protected_len(payload).unwrap();
     let engine = model::scenario::protected_len(stack, payload as u32);
     assert_eq!(engine.map(|l| l as usize), want, "{stack} {payload} B");
-    let frame = model::reproduce::frame_len(&stack.to_string(), payload).unwrap();
+    let frame = evidence::reproduce::frame_len(&stack.to_string(), payload).unwrap();
     let wire = stack.wire_len(payload).unwrap();
     assert_eq!(frame.wire as usize, wire, "{stack} {payload} B");
     assert_eq!(

@@ -3,9 +3,9 @@
 //! importer, and no `s_server` left behind. Skipped, saying why, where `openssl` is missing
 //! and cannot be installed.
 
+use evidence::validate::tls::{Cert, Group, TlsMeasurements, TlsSuite};
 use live::LiveError;
 use live::openssl_tls::{Set, measure};
-use model::validate::tls::{Cert, Group, TlsMeasurements, TlsSuite};
 
 /// The same reduced run as `oransim validate tls` in `crates/cli/tests/cli/validate.rs`
 /// (`tls_for_real`, which also checks that no server is left): ignored so that CI runs OpenSSL
@@ -63,7 +63,7 @@ fn reduced_set_measures_every_workload_and_leaves_no_server() {
         let pts = &m.speed.ops[op];
         assert!(pts.iter().all(|p| p.1.is_finite() && p.1 > 0.0), "{op}");
     }
-    let v = model::validate::tls::validate(&m, "reduced");
+    let v = evidence::validate::tls::validate(&m, "reduced");
     assert_eq!(v.rows.len(), 7);
     assert!(
         v.rows

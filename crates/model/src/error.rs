@@ -59,7 +59,7 @@ pub enum ScenarioError {
 impl ScenarioError {
     /// The same error with an [`Invalid`](ScenarioError::Invalid) key rewritten by `f` (to name
     /// the flag or the template behind a generated key); any other error as it is.
-    pub(crate) fn map_key(self, f: impl FnOnce(String) -> String) -> ScenarioError {
+    pub fn map_key(self, f: impl FnOnce(String) -> String) -> ScenarioError {
         match self {
             ScenarioError::Invalid {
                 path,

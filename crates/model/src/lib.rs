@@ -27,26 +27,20 @@
 //! ```
 //!
 //! The surface: the root re-exports what a caller of one run needs ([`Scenario`],
-//! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`Report`]); each command's library is a
-//! public module (`capture`, `file`, `generate`, `patch`, `plan`, `report`, `reproduce`, `scenario`,
-//! `sweep`, `validate`). The error type's module, the O-RAN tables (`oran.rs`) and the flag
-//! names of generated keys (`flag_keys.rs`) are private: their items reach callers through
-//! those re-exports and modules.
+//! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`Report`]); the scenario's parts are public
+//! modules (`capture`, `file`, `oran`, `patch`, `report`, `scenario`, `warnings`). The
+//! what-ifs that generate scenarios (`plan`, `sweep`, `init`) are the `whatif` crate, and the
+//! evidence that judges the model against studies and real implementations is the `evidence`
+//! crate; both build on this one. The error type's module is private: its items reach callers
+//! through the re-export.
 
 pub mod capture;
 mod error;
-pub mod evidence;
 pub mod file;
-mod flag_keys;
-pub mod generate;
-mod oran;
+pub mod oran;
 pub mod patch;
-pub mod plan;
 pub mod report;
-pub mod reproduce;
 pub mod scenario;
-pub mod sweep;
-pub mod validate;
 pub mod warnings;
 
 pub use error::ScenarioError;

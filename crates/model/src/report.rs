@@ -14,12 +14,7 @@ use sim_core::stats::{
 use crate::Scenario;
 use crate::scenario::NodeProfile;
 
-/// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] of a cipher-only profile.
-pub const LOWER_BOUND: &str = "cipher-only lower bound";
-/// What a scenario run's handshakes count when no side has a daemon's terms, in words.
-pub const LOWER_BOUND_WORDS: &str = "cipher-only lower bound, no daemon or data-path work";
-/// [`KexRow::bound`](crate::plan::KexRow::bound) and [`HandshakeReport::bound`] with implementation terms.
-pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
+pub use crate::scenario::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// The report format version.
 pub const SCHEMA: &str = "oransim.run/1";
@@ -842,11 +837,13 @@ pub fn summarise(scenario: &Scenario, seed: u64, runs: &[RunStats], wall_s: Opti
                         cfg.path
                             .first()
                             .and_then(|&n| scenario.node_profiles.get(n))
-                            .and_then(Option::as_deref),
+                            .and_then(Option::as_deref)
+                            .and_then(|p| p.daemon.as_ref()),
                         cfg.path
                             .last()
                             .and_then(|&n| scenario.node_profiles.get(n))
-                            .and_then(Option::as_deref),
+                            .and_then(Option::as_deref)
+                            .and_then(|p| p.daemon.as_ref()),
                     ),
                     completed: merged.handshake.count(),
                     failed: merged.handshakes_failed,

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use profile::{Direction, Profile, ProfileKind};
+use profile::{Direction, Op, Profile, ProfileKind, Term};
 use protocols::{Protocol, Suite};
 
 use crate::Scenario;
@@ -125,14 +125,14 @@ fn bound_warning(shown: &str, p: &Profile, path: KernelPath<'_>) -> Option<Strin
             };
             Some(format!(
                 "profile {shown} is a user-space measurement and MACsec runs in the kernel: its MACsec figures are a {}: the cipher calls only, not Linux MACsec's path{factor}",
-                crate::report::LOWER_BOUND
+                crate::scenario::LOWER_BOUND
             ))
         }
         KernelPath::Esp => {
-            if p.real_implementation().is_some() && p.term(profile::Term::EspPerPacket).is_some() {
+            if p.real_implementation().is_some() && p.term(Term::EspPerPacket).is_some() {
                 return None;
             }
-            let factor = crate::plan::reference_esp_factor().map_or_else(String::new, |(f, real, only)| {
+            let factor = reference_esp_factor().map_or_else(String::new, |(f, real, only)| {
                 format!(
                     "; on the reference host (calibration/host-2026-11-26-strongswan.toml) strongSwan's kernel-libipsec path took {f:.1}x the cipher-only time per 1400-byte packet ({:.1} us against {:.1} us)",
                     real / 1e3,
@@ -141,7 +141,7 @@ fn bound_warning(shown: &str, p: &Profile, path: KernelPath<'_>) -> Option<Strin
             });
             Some(format!(
                 "profile {shown} has no measured ESP data path (no [implementation] terms): its ESP figures are a {}: the cipher calls and per-packet I/O only, not a kernel or daemon data path{factor}",
-                crate::report::LOWER_BOUND
+                crate::scenario::LOWER_BOUND
             ))
         }
     }
@@ -199,4 +199,46 @@ fn warnings_of(s: &Scenario) -> Vec<String> {
         }
     }
     out
+}
+
+/// The project's reference strongSwan profile (measured on the dev host by `oransim calibrate
+/// --run strongswan`), for the factor a cipher-only figure is short by.
+const REFERENCE_STRONGSWAN: &str =
+    include_str!("../../../calibration/host-2026-11-26-strongswan.toml");
+
+/// The reference strongSwan profile (`calibration/host-2026-11-26-strongswan.toml`, compiled in),
+/// if it reads.
+pub fn reference_profile() -> Option<profile::Profile> {
+    profile::Profile::from_toml_str(
+        REFERENCE_STRONGSWAN,
+        "calibration/host-2026-11-26-strongswan.toml",
+    )
+    .ok()
+}
+
+/// On the reference host, the real responder's CPU per SA in a storm over the cipher-only
+/// figure (x25519, PSK): (the daemon's loaded work + keygen + agree) / (keygen + agree); with
+/// the two CPU times \[ns\]. Read once per process (the report of a storm names it on every
+/// handshake flow's line, and parsing the profile 20,000 times took seconds).
+pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
+    static FACTOR: std::sync::OnceLock<Option<(f64, f64, f64)>> = std::sync::OnceLock::new();
+    *FACTOR.get_or_init(|| {
+        let p = reference_profile()?;
+        let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
+        let crypto = x25519("keygen")? + x25519("agree")?;
+        let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
+        (crypto > 0.0).then(|| (real / crypto, real, crypto))
+    })
+}
+
+/// On the reference host, the real ESP data path's time per packet of the path MTU over the
+/// cipher-only one (AES-256-GCM seal + the profile's per-packet I/O): with the two \[ns\].
+pub fn reference_esp_factor() -> Option<(f64, f64, f64)> {
+    let p = reference_profile()?;
+    let seal = p
+        .cipher_cost_ns(protocols::Suite::Aes256Gcm, profile::Direction::Seal, 1400)
+        .ok()?;
+    let real = p.term(Term::EspPerPacket)? + seal;
+    let cipher_only = seal + p.io_ns() + p.io_per_byte_ns() * 1400.0;
+    (cipher_only > 0.0).then(|| (real / cipher_only, real, cipher_only))
 }

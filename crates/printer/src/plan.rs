@@ -1,9 +1,9 @@
 //! `oransim plan`'s text and JSON: the key-exchange, fronthaul and interface plans of
-//! [`model::plan`]. The question (or the flags as given) supplies the headings.
+//! [`whatif::plan`]. The question (or the flags as given) supplies the headings.
 
 use std::fmt::Write as _;
 
-use model::plan::{
+use whatif::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
     LoadedPlan,
 };
@@ -546,7 +546,7 @@ pub(crate) fn kex_heading(q: &KexQuestion) -> String {
             format!(
                 "; {:.2}% loss each way (set-up: mean, p99 and failures over {} tunnels; storm all back and p50: over runs, below)",
                 q.loss * 100.0,
-                model::plan::SETUP_SAMPLES
+                whatif::plan::SETUP_SAMPLES
             )
         } else {
             String::new()
@@ -616,7 +616,7 @@ pub(crate) fn kex_loss_heading(plan: &KexPlan) -> Option<String> {
 }
 
 /// With loss: per key exchange the storm's distribution over replications
-/// ([`model::plan::LossSpread`]); `None` without loss.
+/// ([`whatif::plan::LossSpread`]); `None` without loss.
 pub(crate) fn kex_loss_table(plan: &KexPlan) -> Option<Table> {
     let first = plan.rows.first()?.loss.as_ref()?;
     let steps: Vec<String> = first

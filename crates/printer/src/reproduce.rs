@@ -1,10 +1,10 @@
-//! `oransim reproduce`'s outputs from [`model::reproduce`]'s experiments: the table on stdout,
+//! `oransim reproduce`'s outputs from [`evidence::reproduce`]'s experiments: the table on stdout,
 //! the `oransim.reproduce/2` JSON document, each experiment's plots, and the generated
 //! `docs/reproduction.md` page.
 
 use std::fmt::Write as _;
 
-use model::reproduce::{
+use evidence::reproduce::{
     Experiment, Fact, HeatMap, Loo, Plot, Row, SCHEMA, Style, Summary, TARGETS_FILE, Targets,
     Variation, XyPlot,
 };
@@ -36,15 +36,15 @@ pub(crate) fn counts(sum: &Summary) -> String {
 pub const EXIT_STATUS: &str = "exit status 0 when every counted prediction meets its target, 1 when one misses (each miss with its reason), 2 when the reproduction cannot run";
 
 /// The ledger in one line: informative predictions passing, rows not counted by class
-/// ([`model::evidence::Summary::sentence`]).
+/// ([`evidence::ledger::Summary::sentence`]).
 pub(crate) fn ledger(exps: &[Experiment]) -> String {
-    model::reproduce::evidence(exps).sentence()
+    evidence::reproduce::evidence(exps).sentence()
 }
 
 /// A row's verdict as the text report prints it: `PASS`, `FAIL`, or `UNSTABLE` for a row whose
 /// verdict flips within the measured range of a term it borrows (never a pass).
 fn verdict(r: &Row) -> &'static str {
-    if r.evidence.counts.class == model::evidence::Class::Unstable {
+    if r.evidence.counts.class == evidence::ledger::Class::Unstable {
         "UNSTABLE"
     } else if r.pass {
         "PASS"
@@ -118,7 +118,7 @@ pub(crate) fn loo(l: &Loo) -> String {
 const SECOND_PASS: &str = "**The ledger's second pass** (issue 27; CHANGELOG.md has every move): of the 109 rows before it (42 fitted, 9 identity, 58 predicted of which 17 passed), 14 changed class: 9 predicted → arithmetic (rows that check the paper's own arithmetic or model) and 5 predicted → fitted (Fig. 9's CBC CT - PT is Table 3's fitted plateau, Fig. 11's 64 B points one fitted number); two IKE_AUTH rows that passed within one sample standard deviation now fail by the standard error of a 100-run mean. The rows added since (000 §2.2 and §5.2, Lioy §III-C, the OpenSSL transfer, Otero-García et al.) brought 32 predictions, 2 of which pass (000 §2.2's fixed 32 B MACsec header and §5.2's encryption-on latency). With `--sensitivity`, the last line of the sensitivity report says how many of the passing informative predictions (issue 36, \"What counts\") survive every assumption and threshold at both ends of its range.\n\n";
 
 /// The passing informative predictions of `exps` (the rows the ledger counts,
-/// `model::evidence`) and those of them no variation in `vars` flips.
+/// `evidence::ledger`) and those of them no variation in `vars` flips.
 fn robust_predictions(exps: &[Experiment], vars: &[Variation]) -> (usize, Vec<String>) {
     let passing: Vec<(&str, &str)> = exps
         .iter()
@@ -233,7 +233,7 @@ pub fn json(
     let v = serde_json::json!({
         "schema": SCHEMA,
         "summary": Summary::of(exps),
-        "evidence": model::reproduce::evidence(exps),
+        "evidence": evidence::reproduce::evidence(exps),
         "rows": rows,
         "experiments": experiments,
         "papers": targets.papers,
@@ -322,10 +322,10 @@ pub fn table(exps: &[Experiment], targets: &Targets, sensitivity: Option<&[Varia
 }
 
 /// The ledger's rows per evidence class: class, rows, counted, passing (every class, 0 included).
-pub(crate) fn classes_table(ev: &model::evidence::Summary) -> Table {
+pub(crate) fn classes_table(ev: &evidence::ledger::Summary) -> Table {
     let mut t = Table::new(["evidence class", "rows", "counted", "what it is"]);
     t.align(&[Align::Left, Align::Right, Align::Left, Align::Left]);
-    for c in model::evidence::Class::ALL {
+    for c in evidence::ledger::Class::ALL {
         t.row([
             c.as_str().to_owned(),
             ev.of_class(c).to_string(),
@@ -340,13 +340,13 @@ pub(crate) fn classes_table(ev: &model::evidence::Summary) -> Table {
 /// same rule, docs/validation.md).
 const WHAT_COUNTS: &str = "## What counts
 
-Both ledgers, this one and `oransim validate`'s (docs/validation.md), judge each row by one rule (`model::evidence`). A predicted row names its **anchor**: the fitted or given quantity it extends (a fitted target of the same kind, a link's line rate, or none when every term of the value is the model's), and the value that anchor alone gives. The model's **contribution** is the prediction less that value. A row **counts** (class *informative*) when the contribution exceeds the row's tolerance and the paper's number differs from the anchor by more than the tolerance: then a model term, not the anchor, decides the verdict. A row that misses counts too, whichever of the two fails: a miss is reported, never hidden. Rows not counted are shown with their reason: *fitted* (a parameter was fitted to it, and it passes), *format-check* (an exact byte count: it checks the encoding, not a cost), *structural* (true by construction, or its note says it cannot fail), *anchored* (it passes on its anchor), *assumption* (its note says the verdict is an assumption's), *unstable* (its verdict flips within the measured range of a term it borrows from another measurement, such as a strongSwan cost measured on this host that a paper's row takes unscaled: shown as `UNSTABLE`, never a pass), *arithmetic* (it checks the paper's own arithmetic) and *claim* (a published statement without a number, or a bound: no tolerance to weigh a contribution with). The tolerance is the target's rule below, fixed before the comparison, in the row's unit (`tolerance` in `--format json`, beside `anchor`, `contribution` and `counts`).
+Both ledgers, this one and `oransim validate`'s (docs/validation.md), judge each row by one rule (`evidence::ledger`). A predicted row names its **anchor**: the fitted or given quantity it extends (a fitted target of the same kind, a link's line rate, or none when every term of the value is the model's), and the value that anchor alone gives. The model's **contribution** is the prediction less that value. A row **counts** (class *informative*) when the contribution exceeds the row's tolerance and the paper's number differs from the anchor by more than the tolerance: then a model term, not the anchor, decides the verdict. A row that misses counts too, whichever of the two fails: a miss is reported, never hidden. Rows not counted are shown with their reason: *fitted* (a parameter was fitted to it, and it passes), *format-check* (an exact byte count: it checks the encoding, not a cost), *structural* (true by construction, or its note says it cannot fail), *anchored* (it passes on its anchor), *assumption* (its note says the verdict is an assumption's), *unstable* (its verdict flips within the measured range of a term it borrows from another measurement, such as a strongSwan cost measured on this host that a paper's row takes unscaled: shown as `UNSTABLE`, never a pass), *arithmetic* (it checks the paper's own arithmetic) and *claim* (a published statement without a number, or a bound: no tolerance to weigh a contribution with). The tolerance is the target's rule below, fixed before the comparison, in the row's unit (`tolerance` in `--format json`, beside `anchor`, `contribution` and `counts`).
 ";
 
 /// How a published number is added as data (a section of `docs/reproduction.md`).
 const ADDING_A_NUMBER: &str = "## Adding a published number
 
-The reproduction is data under `experiments/`: `references.toml` defines each paper once (its key is printed with each row), `targets.toml` holds the published numbers (value, paper, place, tolerance rule), `assumptions.toml` the values the papers do not pin, `studies.toml` the studies in run order, and `studies/<name>.toml` each study: its title, scenario files, profiles, the model / fitted / predicted text, the analyses it runs, its rows and its plots. The Rust of `crates/model/src/reproduce/` keeps the named analyses that need code (runs of scenario variants, fits, slopes, Table 4's regions, the capacity view, IKE phases); each computes named values with what they were computed from.
+The reproduction is data under `experiments/`: `references.toml` defines each paper once (its key is printed with each row), `targets.toml` holds the published numbers (value, paper, place, tolerance rule), `assumptions.toml` the values the papers do not pin, `studies.toml` the studies in run order, and `studies/<name>.toml` each study: its title, scenario files, profiles, the model / fitted / predicted text, the analyses it runs, its rows and its plots. The Rust of `crates/evidence/src/reproduce/` keeps the named analyses that need code (runs of scenario variants, fits, slopes, Table 4's regions, the capacity view, IKE phases); each computes named values with what they were computed from.
 
 To compare a new published number with a value an analysis already computes:
 
@@ -354,7 +354,7 @@ To compare a new published number with a value an analysis already computes:
 2. add a `[[row]]` to the study's file: `target` (that id), `value` (`<analysis>.<output>`: a name the analysis computes; a wrong name is an error that lists them) and `note` (the measurement view and provenance, where `{name}` shows a text the value carries, such as its frame length);
 3. run `oransim reproduce`: the row is compared by the target's rule, its class follows from the value's provenance, and a miss shows the analysis's reason. Regenerate this page with `oransim reproduce --sensitivity --write-docs docs/reproduction.md --plots docs/img`.
 
-A published point on a plot is data as well: a `[[plot.series]]` with a `label` (where `{<target id>}` shows the target's value) and `points = [[x, y], ...]`, each coordinate a number, a target id or `assume:<id>`. A `[[tally]]` adds a fact counting how many of a group of rows pass (`rows`: the start of their `value`; `predictions = true`: predicted and held-out rows only; `{passed}` and `{count}` in its `fact`). A study file that names a target, analysis, value, series or text that does not exist is an error naming the file, the key and the name. Only a quantity no analysis computes yet needs Rust: a new output of an analysis (`Outputs::value` in its module), or a new analysis registered in `model::reproduce::study::ANALYSES`.
+A published point on a plot is data as well: a `[[plot.series]]` with a `label` (where `{<target id>}` shows the target's value) and `points = [[x, y], ...]`, each coordinate a number, a target id or `assume:<id>`. A `[[tally]]` adds a fact counting how many of a group of rows pass (`rows`: the start of their `value`; `predictions = true`: predicted and held-out rows only; `{passed}` and `{count}` in its `fact`). A study file that names a target, analysis, value, series or text that does not exist is an error naming the file, the key and the name. Only a quantity no analysis computes yet needs Rust: a new output of an analysis (`Outputs::value` in its module), or a new analysis registered in `evidence::reproduce::study::ANALYSES`.
 
 ";
 
@@ -383,7 +383,7 @@ pub fn markdown(
         "Each row compares one published number (a target of `{TARGETS_FILE}`) with the model. Its **evidence class** follows by rule from what the model's value was computed from (the row's `depends_on` in `--format json`: the calibration parameters the computation read, recorded as it ran, and the model parts, paper inputs, assumptions and other rows it used) and from the targets those parameters were fitted to (`fitted_from`):\n\n1. **arithmetic**: the published number is the paper's own arithmetic on inputs it states (a sum of header lengths, a formula evaluated), not a measurement (`arithmetic` in the targets file says what it was computed from); the row checks that arithmetic and is no prediction, whether it passes or fails;\n2. **identity**: true by construction: a consequence of the model's structure, a function of other rows, or arithmetic on the paper's own inputs with no model part;\n3. **fitted**: a parameter it depends on was fitted to this target or to one that carries the same information (`equivalent` in the targets file), so the row only checks that the composition gives the number back;\n4. **held-out**: a prediction of a number no fit saw and no code or calibration file contains;\n5. **predicted**: computed from parameters no fit took from this target.\n\nA row the model cannot reach honestly fails, and its reason follows the table under *Not reproduced*; no constant was tuned to it.\n"
     );
     let _ = writeln!(s, "{WHAT_COUNTS}");
-    let ev = model::reproduce::evidence(exps);
+    let ev = evidence::reproduce::evidence(exps);
     let _ = writeln!(
         s,
         "**The ledger:** {}. `oransim reproduce`'s {EXIT_STATUS}.\n",
@@ -394,7 +394,7 @@ pub fn markdown(
     let unstable: Vec<String> = exps
         .iter()
         .flat_map(|e| &e.rows)
-        .filter(|r| r.evidence.counts.class == model::evidence::Class::Unstable)
+        .filter(|r| r.evidence.counts.class == evidence::ledger::Class::Unstable)
         .map(|r| {
             format!(
                 "`{}` ({}: model {} {}, paper {})",
@@ -485,7 +485,7 @@ pub fn markdown(
                     error(r),
                     r.target.clone(),
                     r.class.as_str().to_owned(),
-                    if r.evidence.counts.class == model::evidence::Class::Unstable {
+                    if r.evidence.counts.class == evidence::ledger::Class::Unstable {
                         "unstable"
                     } else if r.pass {
                         "yes"
@@ -508,7 +508,7 @@ pub fn markdown(
         let unstable: Vec<&Row> = e
             .rows
             .iter()
-            .filter(|r| r.evidence.counts.class == model::evidence::Class::Unstable)
+            .filter(|r| r.evidence.counts.class == evidence::ledger::Class::Unstable)
             .collect();
         if !unstable.is_empty() {
             let _ = writeln!(s, "**Unstable verdicts** (not counted):\n");
@@ -528,7 +528,7 @@ pub fn markdown(
         let missed: Vec<&Row> = e
             .rows
             .iter()
-            .filter(|r| !r.pass && r.evidence.counts.class != model::evidence::Class::Unstable)
+            .filter(|r| !r.pass && r.evidence.counts.class != evidence::ledger::Class::Unstable)
             .collect();
         if !missed.is_empty() {
             let _ = writeln!(s, "**Not reproduced:**\n");
@@ -783,7 +783,7 @@ mod tests {
             x_label: "x".into(),
             y_label: "y".into(),
             categories: vec![],
-            series: vec![model::reproduce::Series {
+            series: vec![evidence::reproduce::Series {
                 label: "s".into(),
                 style: Style::Line,
                 points: vec![(0.0, 2.0), (10.0, 5.0), (f64::NAN, 100.0)],

@@ -538,7 +538,7 @@ fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String
                 format!(
                     "{}{}",
                     h.bound,
-                    match model::plan::reference_ike_factor() {
+                    match model::warnings::reference_ike_factor() {
                         Some((factor, ..)) => format!(
                             ", which made a real strongSwan responder's CPU per SA {factor:.1}x on the reference host"
                         ),

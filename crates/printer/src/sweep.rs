@@ -1,11 +1,11 @@
-//! A sweep's results ([`model::sweep::PointResult`]s over a grid of varied keys) as the
+//! A sweep's results ([`whatif::sweep::PointResult`]s over a grid of varied keys) as the
 //! `sweep.json` document, `sweep.csv` (one row per point and flow) and one plot per dimension
 //! (`plots`). Every output is rendered from the sorted results alone, so a resumed sweep, any
 //! `--jobs` and merged shards give the same bytes.
 
 use serde::Serialize;
 
-use model::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
+use whatif::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
 
 use crate::plot::{Drawn, Figure};
 use crate::table::Table;

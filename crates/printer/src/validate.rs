@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use model::validate::across::{Across, AcrossRow};
-use model::validate::{RowClass, Validation};
+use evidence::validate::across::{Across, AcrossRow};
+use evidence::validate::{RowClass, Validation};
 
 use crate::table::Align::{Left as L, Right as R};
 use crate::table::Table;

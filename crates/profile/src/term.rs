@@ -1,6 +1,6 @@
 //! The implementation terms a profile's `[implementation.terms]` may hold: one table of names,
 //! units and writers. The writers (`oransim calibrate --run strongswan|tls`, through
-//! `model::validate`), the checker ([`crate::Profile::from_file`]) and the readers
+//! `evidence::validate`), the checker ([`crate::Profile::from_file`]) and the readers
 //! ([`crate::Profile::term`]) all go through [`Term`], so a misspelt term does not compile; a
 //! term's name is text only in the file, parsed once by [`Term::parse`].
 //!
@@ -105,7 +105,7 @@ impl fmt::Display for TermUnit {
 
 /// One implementation term: a number measured by running a real implementation, beyond what its
 /// cipher and key-op calls cost (docs/validation.md, docs/implementation-tls.md; how each is
-/// fitted: `model::validate::strongswan` and `model::validate::tls`).
+/// fitted: `evidence::validate::strongswan` and `evidence::validate::tls`).
 ///
 /// Grouped as the model uses them. strongSwan's IKE daemon: per-exchange handling
 /// (`ike.exchange.*`, `ike.latency`, `ike.daemon.*.idle|loaded|alone`), certificate handling

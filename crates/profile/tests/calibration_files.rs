@@ -170,7 +170,7 @@ fn ofh_macsec_gives_back_what_it_was_fitted_to() {
     let p = load("ofh-macsec-i9.toml");
     // Fig. 11's four added delays are fitted through the DES composition (protected lengths
     // by mode, the I/O stage's share), which this crate does not compose: the fit is
-    // model::reproduce::fit::ofh_fig11, model/tests/evidence.rs checks these ops equal it, and
+    // evidence::reproduce::fit::ofh_fig11, evidence/tests/evidence.rs checks these ops equal it, and
     // `oransim reproduce` (ofh_size) compares the composition with the four numbers.
     let gcm: Suite = "aes128-gcm".parse().unwrap();
     let gmac: Suite = "gmac-aes128".parse().unwrap();
@@ -205,7 +205,7 @@ fn ofh_macsec_gives_back_what_it_was_fitted_to() {
 #[test]
 fn nfv_macsec_gives_back_the_kernel_times() {
     // Four kernel times per AES-NI setting, three parameters (one framing cost for both
-    // modes), fitted by least squares (model::reproduce::fit::lioy_table1): each
+    // modes), fitted by least squares (evidence::reproduce::fit::lioy_table1): each
     // macsec_start_xmit comes back within half a unit of its last printed digit (0.05 us).
     for (file, gcm, gmac) in [
         ("nfv-macsec-aesni.toml", 3.2, 2.4),

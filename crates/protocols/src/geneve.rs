@@ -29,10 +29,7 @@ use crate::layer::{Encapsulation, Parts};
 /// Base header: Ver/Opt Len 1, O/C/Rsvd 1, Protocol Type 2, VNI 3, Reserved 1 (RFC 8926
 /// §3.4), as the wire view's field map lays them out \[bytes\].
 pub const BASE_HEADER: usize = crate::wire::geneve::HEADER_LEN;
-/// Options are counted in 4-byte words (Opt Len, RFC 8926 §3.4) \[bytes\].
-pub const OPTION_UNIT: usize = 4;
-/// Largest options field: Opt Len is 6 bits of 4-byte words, 63 * 4 (RFC 8926 §3.4) \[bytes\].
-pub const MAX_OPTIONS: usize = 63 * OPTION_UNIT;
+pub use crate::wire::geneve::{MAX_OPTIONS, OPTION_UNIT};
 /// IANA's UDP destination port for Geneve (RFC 8926 §3.3).
 pub const UDP_PORT: u16 = 6081;
 

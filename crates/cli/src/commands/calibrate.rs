@@ -273,7 +273,7 @@ fn run_tls(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitC
         m.openssl_version
     ));
     file.node.cores.source = "logical CPUs of the host the OpenSSL run measured".into();
-    file.implementation = Some(model::validate::tls::implementation_file(&m));
+    file.implementation = Some(evidence::validate::tls::implementation_file(&m));
     let toml = profile::to_toml_string(&file)?;
     let profile = profile::Profile::from_file(file, &out.display().to_string())?;
     write_atomic(out, toml.as_bytes())?;

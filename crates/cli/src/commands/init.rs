@@ -1,15 +1,15 @@
 //! `oransim init SHAPE`: write a scenario for a named O-RAN shape (fronthaul, E2, a RIC-restart
 //! storm) from a few numbers, checked as `oransim check` checks a file; see
-//! [`model::generate`].
+//! [`whatif::generate`].
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Subcommand;
-use model::generate::{E2Shape, FronthaulShape, Placement, RicRestartShape, Shape};
 use profile::units::Quantity;
 use protocols::Suite;
+use whatif::generate::{E2Shape, FronthaulShape, Placement, RicRestartShape, Shape};
 
 /// Arguments of `oransim init`.
 #[derive(Debug, clap::Args)]

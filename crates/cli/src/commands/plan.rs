@@ -150,7 +150,7 @@ struct KexArgs {
     #[arg(long, default_value = "ed25519")]
     auth: String,
     /// Tunnels re-established at once (e.g. gNBs reconnecting after a RIC restart).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=i64::from(model::plan::MAX_TUNNELS)))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=i64::from(whatif::plan::MAX_TUNNELS)))]
     tunnels: u32,
     /// Calibration profile of both ends (key-op and per-packet costs).
     /// A path under calibration/ with no file there is read from oransim's built-in copy.
@@ -194,7 +194,7 @@ struct KexArgs {
     /// daemon and the responder on one host of --cores cores): the storm is the scenario `oransim
     /// init ric-restart --placement` writes, run in the engine.
     #[arg(long, default_value = "separate", value_parser = super::init::parse_placement)]
-    placement: model::generate::Placement,
+    placement: whatif::generate::Placement,
     /// Cores of the initiators' host with `--placement initiators` (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     initiator_cores: Option<u32>,
@@ -310,7 +310,7 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let limit_ps = a.latency_limit.value();
-    let q = model::plan::InterfaceQuestion {
+    let q = whatif::plan::InterfaceQuestion {
         interface: a.interface.clone(),
         profile: a.profile.clone(),
         suite: a.suite,
@@ -323,20 +323,20 @@ fn interface(a: &InterfaceArgs) -> anyhow::Result<ExitCode> {
     };
     check_html(a.html.as_deref())?;
     let prof = profile("--profile", &a.profile)?;
-    let run = model::plan::InterfaceQuestion {
+    let run = whatif::plan::InterfaceQuestion {
         profile: prof.read.clone(),
         ..q.clone()
     };
-    let mut plan = as_given(model::plan::interface(&run), &[&prof])?;
+    let mut plan = as_given(whatif::plan::interface(&run), &[&prof])?;
     texts_as_given(&mut plan.warnings, &[&prof]);
     crate::output::warn("plan", &plan.warnings);
     // The page's figure: delay against load, simulated only for the page.
     let curves = match a.html {
-        Some(_) => as_given(model::plan::load_curves(&run, &plan), &[&prof])?,
+        Some(_) => as_given(whatif::plan::load_curves(&run, &plan), &[&prof])?,
         None => Vec::new(),
     };
     write_html(a.html.as_deref(), |page, made| {
-        let q = model::plan::InterfaceQuestion {
+        let q = whatif::plan::InterfaceQuestion {
             profile: crate::page::path_for(&q.profile, page),
             ..q.clone()
         };
@@ -376,9 +376,9 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
     // Without switches the latency is never used; its default is none.
     let switch_latency = match &a.switch_latency {
         Some(l) => l.clone(),
-        None => model::plan::quantity("0us", Kind::Duration, "--switch-latency")?,
+        None => whatif::plan::quantity("0us", Kind::Duration, "--switch-latency")?,
     };
-    let question = |profile: &PathBuf| model::plan::FronthaulQuestion {
+    let question = |profile: &PathBuf| whatif::plan::FronthaulQuestion {
         profile: profile.clone(),
         cores: a.cores,
         fibre: a.fibre.clone(),
@@ -388,8 +388,8 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         payload: a.payload.clone(),
         modes: a.mode.clone(),
         load: a.load.as_ref().map(|load| {
-            let shape = model::generate::FronthaulShape::default();
-            model::plan::FronthaulLoad {
+            let shape = whatif::generate::FronthaulShape::default();
+            whatif::plan::FronthaulLoad {
                 dus: a.dus.unwrap_or(shape.dus),
                 rus_per_du: a.rus_per_du.unwrap_or(shape.rus_per_du),
                 load: load.clone(),
@@ -399,7 +399,7 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
     check_html(a.html.as_deref())?;
     let q = question(&a.profile);
     let prof = profile("--profile", &a.profile)?;
-    let mut mine = as_given(model::plan::fronthaul(&question(&prof.read)), &[&prof])?;
+    let mut mine = as_given(whatif::plan::fronthaul(&question(&prof.read)), &[&prof])?;
     mine.profile = a.profile.display().to_string();
     texts_as_given(&mut mine.warnings, &[&prof]);
     texts_as_given(&mut mine.findings, &[&prof]);
@@ -409,7 +409,7 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| -> anyhow::Result<_> {
             let prof = profile("--compare", p)?;
-            let mut plan = as_given(model::plan::fronthaul(&question(&prof.read)), &[&prof])
+            let mut plan = as_given(whatif::plan::fronthaul(&question(&prof.read)), &[&prof])
                 .with_context(|| {
                     format!(
                         "--compare {}: the second profile, run with the same flags",
@@ -440,11 +440,11 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
         _ => anyhow::bail!("--du and --ru go together: give both to detail one category pair"),
     };
     write_html(a.html.as_deref(), |page, made| {
-        let q = model::plan::FronthaulQuestion {
+        let q = whatif::plan::FronthaulQuestion {
             profile: crate::page::path_for(&q.profile, page),
             ..q.clone()
         };
-        let on_page = |plan: &model::plan::FronthaulPlan| model::plan::FronthaulPlan {
+        let on_page = |plan: &whatif::plan::FronthaulPlan| whatif::plan::FronthaulPlan {
             profile: crate::page::path_for(Path::new(&plan.profile), page)
                 .display()
                 .to_string(),
@@ -471,7 +471,7 @@ fn fronthaul(a: &FronthaulArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
-    let q = model::plan::KexQuestion {
+    let q = whatif::plan::KexQuestion {
         kes: a.ke.clone(),
         auth: a.auth.clone(),
         tunnels: a.tunnels,
@@ -497,16 +497,16 @@ fn kex(a: &KexArgs) -> anyhow::Result<ExitCode> {
         Some(p) => profile("--responder-profile", p)?,
         None => Profile::find(&q.responder_profile)?,
     };
-    let run = model::plan::KexQuestion {
+    let run = whatif::plan::KexQuestion {
         initiator_profile: initiator.read.clone(),
         responder_profile: responder.read.clone(),
         ..q.clone()
     };
-    let mut plan = as_given(model::plan::kex(&run), &[&initiator, &responder])?;
+    let mut plan = as_given(whatif::plan::kex(&run), &[&initiator, &responder])?;
     texts_as_given(&mut plan.warnings, &[&initiator, &responder]);
     crate::output::warn("plan", &plan.warnings);
     write_html(a.html.as_deref(), |page, made| {
-        let q = model::plan::KexQuestion {
+        let q = whatif::plan::KexQuestion {
             initiator_profile: crate::page::path_for(&q.initiator_profile, page),
             responder_profile: crate::page::path_for(&q.responder_profile, page),
             ..q.clone()

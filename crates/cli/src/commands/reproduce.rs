@@ -1,4 +1,4 @@
-//! `oransim reproduce`: run every published experiment (`model::reproduce`) and compare with
+//! `oransim reproduce`: run every published experiment (`evidence::reproduce`) and compare with
 //! the papers: one row per published number with its evidence class, with plots (SVG and PNG,
 //! both with their text) and the generated `docs/reproduction.md`, all rendered by
 //! [`printer::reproduce`], and the `--html` page by [`printer::html`]; this file maps the flags
@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use model::reproduce;
+use evidence::reproduce;
 
 use crate::progress::{Bar, When};
 
@@ -159,7 +159,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         Format::Table => printer::reproduce::table(&exps, &targets, sens),
     };
     crate::format::print(&text)?;
-    Ok(if model::reproduce::evidence(&exps).failed == 0 {
+    Ok(if evidence::reproduce::evidence(&exps).failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -1,7 +1,7 @@
 //! `oransim sweep FILE --set KEY=VALUE --vary KEY=SPEC ...`: run a scenario over a grid of
 //! parameter values, in parallel, resumable, shardable; `oransim sweep --merge DIR...` combines
 //! shards. The model side (key paths, values, the point list, running a point, the journal,
-//! shards and their merge) is [`model::sweep`]; this module maps the flags to it, shows
+//! shards and their merge) is [`whatif::sweep`]; this module maps the flags to it, shows
 //! progress and renders the output files.
 //! `docs/sweep.md` is the user's guide.
 //!
@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use model::sweep::{self, Header, Journal, PointResult, Shard, ShardDoc, ShardInfo, Sweep};
+use whatif::sweep::{self, Header, Journal, PointResult, Shard, ShardDoc, ShardInfo, Sweep};
 
 use crate::commands::run::prepare_dir;
 use crate::output::write_atomic;

@@ -1,7 +1,7 @@
 //! `oransim validate`: a real implementation on this host, measured, beside the model's
 //! predictions (docs/validation.md). The measuring is done by the scripts this binary
 //! carries (`scripts/strongswan-bench.sh` and its `scripts/lib/` helpers, written to a
-//! temporary directory and run with bash); the model is `model::validate`, the text
+//! temporary directory and run with bash); the model is `evidence::validate`, the text
 //! `printer::validate`.
 
 use std::io::{BufRead as _, BufReader};
@@ -10,9 +10,9 @@ use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context as _, bail};
 
-use model::validate::Validation;
-use model::validate::across::Across;
-use model::validate::strongswan::{self, Measurements};
+use evidence::validate::Validation;
+use evidence::validate::across::Across;
+use evidence::validate::strongswan::{self, Measurements};
 
 use super::overhead::OutFormat;
 
@@ -104,10 +104,10 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
 ];
 
 /// Exit status of a run too noisy to judge (issue 36 #2): other work took more of the host's
-/// CPU than `model::validate::TOO_NOISY_SHARE`.
+/// CPU than `evidence::validate::TOO_NOISY_SHARE`.
 pub const EXIT_TOO_NOISY: u8 = 3;
 
-/// Runs `oransim validate`: exit 0 when every counted row (`model::evidence`) is within its
+/// Runs `oransim validate`: exit 0 when every counted row (`evidence::ledger`) is within its
 /// tolerance, 1 on a miss, [`EXIT_TOO_NOISY`] when the host was too noisy to judge.
 pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let a = match &args.target {
@@ -228,15 +228,15 @@ fn judge_strongswan(
     Ok(Ok(v))
 }
 
-/// The run's noise against `model::validate::TOO_NOISY_SHARE` (issue 36 #2): `Ok(None)` within
+/// The run's noise against `evidence::validate::TOO_NOISY_SHARE` (issue 36 #2): `Ok(None)` within
 /// it (or not measured), `Ok(Some(why))` above it with `--despite-noise` (judged anyway),
 /// `Err(exit status)` above it without: refused, [`too_noisy`] said why.
 fn noise_gate(
     a: &RunArgs,
     origin: &str,
-    noise: Option<&model::validate::Noise>,
+    noise: Option<&evidence::validate::Noise>,
 ) -> Result<Option<String>, ExitCode> {
-    match noise.and_then(model::validate::Noise::too_noisy) {
+    match noise.and_then(evidence::validate::Noise::too_noisy) {
         Some(why) if !a.despite_noise => Err(too_noisy(a, origin, &why)),
         noisy => Ok(noisy),
     }
@@ -296,14 +296,14 @@ pub(crate) fn strongswan_profile(
 pub(crate) fn tls_measurements(
     path: Option<&std::path::Path>,
     full: bool,
-) -> anyhow::Result<(model::validate::tls::TlsMeasurements, String)> {
-    use model::validate::tls::{MEASURE_SCHEMA, Set};
+) -> anyhow::Result<(evidence::validate::tls::TlsMeasurements, String)> {
+    use evidence::validate::tls::{MEASURE_SCHEMA, Set};
     match path {
         Some(path) => {
             let text = profile::read::read_input_text(path, profile::read::Input::Measurements)
                 .with_context(|| format!("--measurements {}", path.display()))?;
             let origin = path.display().to_string();
-            let m: model::validate::tls::TlsMeasurements = serde_json::from_str(&text)
+            let m: evidence::validate::tls::TlsMeasurements = serde_json::from_str(&text)
                 .with_context(|| {
                     format!("{origin}: not a TLS measurement file ({MEASURE_SCHEMA})")
                 })?;
@@ -351,11 +351,11 @@ fn run_tls(a: &RunArgs) -> anyhow::Result<ExitCode> {
 /// to judge (refused, [`too_noisy`] said why).
 fn judge_tls(
     a: &RunArgs,
-    m: &model::validate::tls::TlsMeasurements,
+    m: &evidence::validate::tls::TlsMeasurements,
     origin: &str,
 ) -> Result<Validation, ExitCode> {
     let noisy = noise_gate(a, origin, m.noise.as_ref())?;
-    let mut v = model::validate::tls::validate(m, m.set.as_str());
+    let mut v = evidence::validate::tls::validate(m, m.set.as_str());
     judged_despite_noise(&mut v, noisy);
     Ok(v)
 }

@@ -373,7 +373,7 @@ fn calibrate_run_fits_the_child_sa_install_term() {
     let (p, err) = calibrate_strongswan(STRONGSWAN, &dir);
     let terms = p["implementation"]["terms"].as_table().unwrap();
     assert!(terms.contains_key(Term::IkeDaemonResponderIdle.name()));
-    for term in model::validate::strongswan::EXCHANGE_TERMS {
+    for term in evidence::validate::strongswan::EXCHANGE_TERMS {
         assert!(!terms.contains_key(term.name()), "{term}");
     }
     assert!(
@@ -553,7 +553,7 @@ fn too_noisy_refused(target: &str, err: &str, saved: &Path, json: &str) {
         other_share(&m["noise"]["before"], false),
         other_share(&m["noise"]["during"], true),
     );
-    let limit = model::validate::TOO_NOISY_SHARE;
+    let limit = evidence::validate::TOO_NOISY_SHARE;
     assert!(
         before.is_some_and(|s| s > limit) || during.is_some_and(|s| s > limit),
         "refused at other work's shares {before:?} before, {during:?} during: {}",
@@ -663,7 +663,7 @@ fn strongswan_beside_a_busy_core_for_real() {
     }
     assert!(saved.is_file(), "no measurements saved: {err}");
     let during = during_measured(&saved);
-    // How the model words that share (model::validate::Noise::words).
+    // How the model words that share (evidence::validate::Noise::words).
     let words = format!("during it {:.0}% (", during * 100.0);
     match code {
         Some(3) => {
@@ -1049,7 +1049,7 @@ fn the_committed_noisy_run_is_refused_as_too_noisy() {
     )
     .unwrap();
     let share = other_share(&m["noise"]["before"], false).expect("a share before the run");
-    assert!(share > model::validate::TOO_NOISY_SHARE, "{share}");
+    assert!(share > evidence::validate::TOO_NOISY_SHARE, "{share}");
     // Written before the bench read its own time in 64 bits (no interrupt time beside it): its
     // own time during the run (0.1 CPU-s, saturated) is not trusted, and that window is not
     // measured.

@@ -37,9 +37,14 @@
 //! CREATE_CHILD_SA, then IKE_AUTH (strongSwan 5.9's `process_message_job.c`, `get_priority`).
 //! Without daemon terms every job is first come, first served.
 
-use super::node::NodeProfile;
-
 use profile::Term;
+
+/// `plan kex`'s `KexRow::bound` and `HandshakeReport::bound` of a cipher-only profile.
+pub const LOWER_BOUND: &str = "cipher-only lower bound";
+/// What a scenario run's handshakes count when no side has a daemon's terms, in words.
+pub const LOWER_BOUND_WORDS: &str = "cipher-only lower bound, no daemon or data-path work";
+/// `plan kex`'s `KexRow::bound` and `HandshakeReport::bound` with implementation terms.
+pub const IMPLEMENTATION_TERMS: &str = "implementation terms";
 
 /// A real IKE daemon's measured work at one node (from its profile's implementation terms).
 #[derive(Debug, Clone, PartialEq)]
@@ -323,12 +328,9 @@ pub(super) fn exchange_work(
 
 /// What a handshake between `init` and `resp` was charged, in words: each side's daemon, or the
 /// cipher-only lower bound where a side has none.
-pub fn charged(init: Option<&NodeProfile>, resp: Option<&NodeProfile>) -> String {
-    fn side(p: Option<&NodeProfile>) -> Option<&String> {
-        p.and_then(|p| p.daemon.as_ref()).map(|d| &d.what)
-    }
-    match (side(init), side(resp)) {
-        (None, None) => crate::report::LOWER_BOUND_WORDS.to_owned(),
+pub fn charged(init: Option<&Daemon>, resp: Option<&Daemon>) -> String {
+    match (init.map(|d| &d.what), resp.map(|d| &d.what)) {
+        (None, None) => LOWER_BOUND_WORDS.to_owned(),
         (Some(i), Some(r)) if i == r => format!("charged: {i}, both sides"),
         (i, r) => format!(
             "charged: initiator {}, responder {}",

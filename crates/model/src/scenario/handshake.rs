@@ -37,16 +37,12 @@ pub const REKEY_CHILD: [&str; 2] = [
     "INFORMATIONAL (delete Child SA)",
 ];
 
-/// The IKE_AUTH work of signature authentication [ns]: (initiator before the request, responder,
-/// initiator after the response), from each side's `[sign, verify]` cost [ns] and the
+/// The IKE_AUTH work of signature authentication \[ns\]: (initiator before the request, responder,
+/// initiator after the response), from each side's `[sign, verify]` cost \[ns\] and the
 /// signatures each side verifies (`verifies`: the peer's AUTH payload and each certificate of its
 /// chain). The initiator signs its AUTH; the responder verifies it and signs its own; the
 /// initiator verifies that.
-pub(crate) fn ike_auth_work(
-    initiator: [f64; 2],
-    responder: [f64; 2],
-    verifies: f64,
-) -> (f64, f64, f64) {
+pub fn ike_auth_work(initiator: [f64; 2], responder: [f64; 2], verifies: f64) -> (f64, f64, f64) {
     let ([sign_i, verify_i], [sign_r, verify_r]) = (initiator, responder);
     (sign_i, verifies * verify_r + sign_r, verifies * verify_i)
 }
@@ -59,12 +55,12 @@ fn is_dh(ke: &str) -> bool {
         .any(|p| ke.starts_with(p))
 }
 
-/// The work of one key exchange in IKE_SA_INIT or IKE_INTERMEDIATE [ns]: (initiator before the
+/// The work of one key exchange in IKE_SA_INIT or IKE_INTERMEDIATE \[ns\]: (initiator before the
 /// request, responder, initiator after the response), from `cost(responder, action)`, the cost
-/// [ns] of `action` of `ke` at the initiator (`false`) or the responder (`true`). A DH group:
+/// \[ns\] of `action` of `ke` at the initiator (`false`) or the responder (`true`). A DH group:
 /// keygen before, keygen + agree at the responder, agree after; a KEM: keygen before, encaps at
 /// the responder, decaps after.
-pub(crate) fn ke_work<E>(
+pub fn ke_work<E>(
     ke: &str,
     mut cost: impl FnMut(bool, &str) -> Result<f64, E>,
 ) -> Result<(f64, f64, f64), E> {

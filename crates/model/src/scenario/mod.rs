@@ -31,17 +31,19 @@ use crate::error::ScenarioError;
 use crate::file::{FlowFile, NodeFile, ScenarioFile, SourceFile};
 
 pub use builder::ScenarioBuilder;
-pub use daemon::{Daemon, DataPath, charged, openssl_plugin};
+pub use daemon::{
+    Daemon, DataPath, IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, charged, openssl_plugin,
+};
 pub use framing::protected_len;
 pub use handshake::REKEY_CHILD;
-pub(crate) use handshake::{ike_auth_work, ke_work};
+pub use handshake::{ike_auth_work, ke_work};
 pub use node::{KeyOp, MAX_CORES, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
 pub use template::{
-    Footprint, MAX_EXPANDED_BYTES, MAX_EXPANDED_ITEMS, MAX_GROUP_DEPTH, MAX_PAD_WIDTH, expand,
-    footprint,
+    Footprint, MAX_EXPANDED_BYTES, MAX_EXPANDED_ITEMS, MAX_GENERATED_NODES, MAX_GROUP_DEPTH,
+    MAX_PAD_WIDTH, expand, footprint,
 };
 
 use self::context::Ctx;

@@ -39,10 +39,14 @@ use std::path::Path;
 use crate::error::ScenarioError;
 use crate::file::{FlowFile, GroupFile, LinkFile, NodeFile, ScenarioFile};
 
+/// Most nodes a generator writes: a million gNBs and their RIC (issue 35: a storm at national
+/// scale), ten times the largest deployment issue 13 asks for (100k nodes).
+pub const MAX_GENERATED_NODES: u64 = 1_000_001;
+
 /// Most nodes, links and flows a file may expand to, in all: a star of a million gNBs (a node,
 /// a link and a flow per gNB, and the RIC), as large as `oransim init` writes
-/// (`MAX_GENERATED_NODES`, three items each). Checked on the counts before anything is expanded.
-pub const MAX_EXPANDED_ITEMS: u64 = 3 * crate::generate::MAX_GENERATED_NODES;
+/// ([`MAX_GENERATED_NODES`], three items each). Checked on the counts before anything is expanded.
+pub const MAX_EXPANDED_ITEMS: u64 = 3 * MAX_GENERATED_NODES;
 
 /// Most bytes a file's templates may expand to, in all: each expanded node, link and flow
 /// counted as its table's text (JSON) plus its in-memory record, before anything is expanded.

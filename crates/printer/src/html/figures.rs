@@ -2,7 +2,7 @@
 //! (`plan kex`) and delay against load per suite (`plan interface`), drawn by [`crate::plot`]
 //! as inline SVG.
 
-use model::plan::{InterfacePlan, KexPlan, LoadCurve};
+use whatif::plan::{InterfacePlan, KexPlan, LoadCurve};
 
 use crate::plot::{Chart, Colour, Figure, Frame, Layer, Mark, Shape};
 

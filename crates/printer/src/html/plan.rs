@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use model::plan::{
+use whatif::plan::{
     FronthaulPlan, FronthaulQuestion, InterfacePlan, InterfaceQuestion, KexPlan, KexQuestion,
     LoadCurve,
 };
@@ -58,7 +58,7 @@ fn figure(id: &str, figure: Option<Figure>, caption: &str) -> crate::Result<Stri
     ))
 }
 
-/// `plan interface` as a page, with `curves` ([`model::plan::load_curves`]) drawn as delay
+/// `plan interface` as a page, with `curves` ([`whatif::plan::load_curves`]) drawn as delay
 /// against load. `cpu_limit_pct` [%] and `latency_limit` are the limits as the user gave them;
 /// `made` goes into the footer.
 pub fn interface(
@@ -114,8 +114,8 @@ pub fn interface(
             "One-way delay p99 (bold, with a marker at each load simulated) and p50 (faint) against the offered load, each suite simulated as the table's run is (same profile, cores, message sizes, {} packets) at {}0% to {}0% of the highest sustainable load of the secured suites, each below {:.0}% of its own; the grey line is the offered load, the table's row.",
             20000,
             1,
-            model::plan::CURVE_STEPS - 1,
-            model::plan::CURVE_CEILING * 100.0
+            whatif::plan::CURVE_STEPS - 1,
+            whatif::plan::CURVE_CEILING * 100.0
         ),
     )?);
     b.push_str(&findings(&plan.findings));

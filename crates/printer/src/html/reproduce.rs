@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use model::reproduce::{Experiment, Row, Summary, TARGETS_FILE, Targets, Variation};
+use evidence::reproduce::{Experiment, Row, Summary, TARGETS_FILE, Targets, Variation};
 
 use super::{Made, escape, footer, list, page};
 use crate::reproduce::{
@@ -61,7 +61,7 @@ pub fn reproduce(
     let _ = writeln!(
         b,
         "<p class=\"summary\"><strong>ledger:</strong> {}</p>",
-        escape(&model::reproduce::evidence(exps).sentence())
+        escape(&evidence::reproduce::evidence(exps).sentence())
     );
     b.push_str(&footer(made));
     Ok(page("oransim reproduce", &b))
@@ -303,7 +303,7 @@ fn row(exp: &str, i: usize, r: &Row) -> String {
 mod tests {
     use std::path::Path;
 
-    use model::reproduce::{Class, Plot, Series, Style, XyPlot};
+    use evidence::reproduce::{Class, Plot, Series, Style, XyPlot};
 
     use super::*;
 
@@ -331,8 +331,8 @@ mod tests {
             fitted_from: vec![],
             pass: false,
             note: "<script>alert('note')</script>".into(),
-            evidence: model::evidence::judge(&model::evidence::Case {
-                provenance: model::evidence::Provenance::Predicted,
+            evidence: evidence::ledger::judge(&evidence::ledger::Case {
+                provenance: evidence::ledger::Provenance::Predicted,
                 format: false,
                 disowned: None,
                 measured: Some(1.0),

@@ -1,7 +1,7 @@
 //! The reproduction's facts in words: a [`Fact::Text`] as the analysis wrote it, and the MTU
 //! study's advice ([`MtuAdvice`], decided and checked in `model`) as sentences.
 
-use model::reproduce::{CoreGroup, Fact, MtuAdvice, Outcome, OutcomeNumbers};
+use evidence::reproduce::{CoreGroup, Fact, MtuAdvice, Outcome, OutcomeNumbers};
 
 /// A fact as printed: the text, or `Advice: <sentence>` (`Advice withheld (contradicted by
 /// its own runs): <sentence>` when its claims do not all hold).

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use model::sweep::{FlowRow, PointResult};
+use whatif::sweep::{FlowRow, PointResult};
 
 use super::{Results, number_unit, shared_unit, value_text};
 use crate::plot::{Chart, Colour, Frame, Layer, Mark, Shape};

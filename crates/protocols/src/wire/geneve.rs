@@ -15,7 +15,6 @@
 use super::{Field, be16, check_len, put16};
 use crate::Result;
 use crate::error::Error;
-use crate::geneve::{MAX_OPTIONS, OPTION_UNIT};
 use crate::wire::vxlan::{be24, check_vni, put24};
 
 /// Byte ranges of the base header's fields.
@@ -39,6 +38,10 @@ pub mod field {
     pub const OPTION_LENGTH: usize = 3;
 }
 
+/// Options are counted in 4-byte words (Opt Len, RFC 8926 §3.4) \[bytes\].
+pub const OPTION_UNIT: usize = 4;
+/// Largest options field: Opt Len is 6 bits of 4-byte words, 63 * 4 (RFC 8926 §3.4) \[bytes\].
+pub const MAX_OPTIONS: usize = 63 * OPTION_UNIT;
 /// Base header length, without options: the end of the last field \[bytes\].
 pub const HEADER_LEN: usize = field::RESERVED + 1;
 /// An option's header: class, type, length \[bytes\].

@@ -1,0 +1,16 @@
+//! # evidence: what the model is checked against
+//!
+//! - [`reproduce`]: every published experiment as a scenario, run through the model and
+//!   compared with the papers' numbers (`oransim reproduce`);
+//! - [`validate`]: real implementations driven on this host (strongSwan, OpenSSL TLS) and
+//!   compared with the engine's predictions from an implementation profile
+//!   (`oransim validate`, and the fits `oransim calibrate --run` writes);
+//! - [`ledger`]: the one rule both ledgers judge their rows by (fitted, anchored, informative,
+//!   ...), and the counts they report.
+//!
+//! It builds on `model` (scenarios and runs) and `whatif` (the generated storms and plans a
+//! prediction runs).
+
+pub mod ledger;
+pub mod reproduce;
+pub mod validate;

@@ -1,0 +1,19 @@
+//! # whatif: oransim's what-ifs
+//!
+//! Questions a user asks of a network that does not exist yet, each answered by generating
+//! scenarios and running them through the one engine ([`model::run`]):
+//!
+//! - [`plan`]: what a key-exchange storm (`plan kex`), a fronthaul budget (`plan fronthaul`) or a
+//!   protected interface at a load (`plan interface`) costs;
+//! - [`sweep`]: one scenario file with keys set and varied, every combination an independent run;
+//! - [`generate`]: the deployments `oransim init` writes (a fronthaul, an E2 star, a RIC-restart
+//!   storm), as files or as validated scenarios.
+//!
+//! It builds on `model` (the scenario, its validation and the run's report) and is used by the
+//! CLI, the printer and the `evidence` crate, which judges the model with scenarios generated
+//! here.
+
+mod flag_keys;
+pub mod generate;
+pub mod plan;
+pub mod sweep;
