@@ -80,56 +80,19 @@ tmp=""
 policy_rc=""
 nss=()
 pids_started=()
-cleanup() {
-  local status=$? pid ns pass
-  trap - EXIT INT TERM
-  if [ -n "$policy_rc" ]; then rm -f "$policy_rc"; fi
-  if [ -n "$tmp" ] && [ -d "$tmp" ] && [ "$status" != 0 ] && [ "$status" != 77 ]; then
-    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log "$tmp"/*.err; do
-      [ -f "$f" ] || continue
-      echo "--- ${f#"$tmp"/} (last 30 lines)" >&2
-      tail -n 30 "$f" >&2
-    done
-  fi
-  # The daemons and captures started here, by pid; then every process still inside one of our
-  # namespaces (`ip netns pids`), then the namespaces (which takes the veth pair and the TUN
-  # devices in them along).
-  for pass in TERM KILL; do
-    local left=()
-    for pid in "${pids_started[@]}"; do [ -d "/proc/$pid" ] && left+=("$pid"); done
-    for ns in "${nss[@]}"; do
-      for pid in $(ip netns pids "$ns" 2>/dev/null); do left+=("$pid"); done
-    done
-    [ ${#left[@]} -eq 0 ] && break
-    signal_and_wait "$pass" "${left[@]}"
-  done
-  for ns in "${nss[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-  if [ -n "$tmp" ] && [ -d "$tmp" ]; then rm -rf "$tmp"; fi
-  exit "$status"
-}
-trap cleanup EXIT
+trap charon_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 if [ $need_install = 1 ]; then
   apt_install "${packages[@]}"
 fi
-charon=/usr/lib/ipsec/charon
-[ -x "$charon" ] || { log "$charon missing after the install"; exit 1; }
-version=$(dpkg-query -W -f '${Version}' strongswan-charon)
+charon_check
 tshark_version=$(dpkg-query -W -f '${Version}' tshark)
 log "strongSwan $version, tshark $tshark_version"
 
 # --- two namespaces over a veth pair -------------------------------------------------------------
-# Namespaces a killed earlier run left (its pid gone): remove them first.
-for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^oransim-ike-[0-9]*-[ab]$' || true); do
-  p=${ns#oransim-ike-}
-  p=${p%-*}
-  if [ ! -d "/proc/$p" ]; then
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-    ip netns del "$ns" 2>/dev/null || true
-  fi
-done
+charon_stale_netns ike
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oransim-ike.XXXXXX")
 ns_a=oransim-ike-$$-a
 ns_b=oransim-ike-$$-b

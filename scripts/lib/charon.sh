@@ -1,5 +1,5 @@
-# Sourced by scripts/strongswan-bench.sh (and, for `charon_packages` and `charon_conf`, by
-# scripts/strongswan-wire.sh): two charons of Debian's strongSwan, one in each of two
+# Sourced by scripts/strongswan-bench.sh (and, for `charon_packages`, `charon_cleanup`,
+# `charon_check`, `charon_stale_netns` and `charon_conf`, by scripts/strongswan-wire.sh): two charons of Debian's strongSwan, one in each of two
 # network namespaces over a veth pair, each with its own strongswan.conf, vici socket, pid file
 # and log in one temporary directory. Needs the caller's `log`, `skip` and scripts/lib/procs.sh.
 #
@@ -46,7 +46,7 @@ charon_cleanup() {
   set +e
   if [ -n "${policy_rc:-}" ]; then rm -f "$policy_rc"; fi
   if [ -n "$tmp" ] && [ -d "$tmp" ] && [ "$status" != 0 ] && [ "$status" != 77 ]; then
-    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log "$tmp"/pki.err; do
+    for f in "$tmp"/a/charon.log "$tmp"/b/charon.log "$tmp"/*.err; do
       [ -f "$f" ] || continue
       echo "--- ${f#"$tmp"/} (last 20 lines)" >&2
       tail -n 20 "$f" >&2
@@ -74,11 +74,10 @@ charon_check() {
   version=$(dpkg-query -W -f '${Version}' strongswan-charon)
 }
 
-# charon_netns TAG MAX: namespaces oransim-TAG-<pid>-a/-b over a veth pair (10.206.0.1, .2), with
-# 10.205.1.1 behind a and 10.205.2.1 behind b on lo; namespaces a killed earlier run left
-# behind (its pid gone) are removed first.
-charon_netns() {
-  local tag=$1 max_sas=$2 ns p
+# charon_stale_netns TAG: namespaces oransim-TAG-<pid>-a/-b that a killed earlier run left behind
+# (its pid gone), with every process still in them, removed.
+charon_stale_netns() {
+  local tag=$1 ns p pid
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^oransim-$tag-[0-9]*-[ab]$" || true); do
     p=${ns#oransim-"$tag"-}
     p=${p%-*}
@@ -87,6 +86,14 @@ charon_netns() {
       ip netns del "$ns" 2>/dev/null || true
     fi
   done
+}
+
+# charon_netns TAG MAX: namespaces oransim-TAG-<pid>-a/-b over a veth pair (10.206.0.1, .2), with
+# 10.205.1.1 behind a and 10.205.2.1 behind b on lo; namespaces a killed earlier run left
+# behind (its pid gone) are removed first.
+charon_netns() {
+  local tag=$1 max_sas=$2
+  charon_stale_netns "$tag"
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/oransim-$tag.XXXXXX")
   ns_a=oransim-$tag-$$-a
   ns_b=oransim-$tag-$$-b
