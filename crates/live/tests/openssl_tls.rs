@@ -5,7 +5,7 @@
 
 use live::LiveError;
 use live::openssl_tls::{Set, measure};
-use model::validate::tls::{Cert, Group, TlsMeasurements, TlsSuite};
+use model::validate::tls::{Cert, Group, TlsCipherSuite, TlsMeasurements};
 
 /// The same reduced run as `oransim validate tls` in `crates/cli/tests/cli/validate.rs`
 /// (`tls_for_real`, which also checks that no server is left): ignored so that CI runs OpenSSL
@@ -35,7 +35,7 @@ fn reduced_set_measures_every_workload_and_leaves_no_server() {
             assert!(r.server_cpu_ns > 0 && r.client_cpu_ns > 0, "{r:?}");
         }
     }
-    for (w, s) in m.bulk.iter().zip(TlsSuite::ALL) {
+    for (w, s) in m.bulk.iter().zip(TlsCipherSuite::ALL) {
         assert_eq!(w.suite, s);
         assert_eq!(w.runs.len(), 3);
         for r in &w.runs {
