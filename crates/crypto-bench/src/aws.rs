@@ -45,7 +45,7 @@ impl AwsAead {
         Self {
             suite,
             key: LessSafeKey::new(key),
-            integrity_only: matches!(suite, Suite::Gmac { .. }),
+            integrity_only: !suite.encrypts(),
         }
     }
 }

@@ -3,8 +3,8 @@
 //! follow the stated rules.
 
 use evidence::validate::tls::{
-    FIT_BULK, FIT_HANDSHAKE, TlsMeasurements, TlsSuite, bulk_id, handshake_id, implementation_file,
-    validate,
+    FIT_BULK, FIT_HANDSHAKE, TlsCipherSuite, TlsMeasurements, bulk_id, handshake_id,
+    implementation_file, validate,
 };
 use evidence::validate::{RowClass, Rule};
 use profile::{RealImplementation, Term};
@@ -353,7 +353,7 @@ fn predictions(m: &TlsMeasurements) -> Vec<(String, Option<f64>)> {
         .collect()
 }
 
-fn scale_bulk(m: &mut TlsMeasurements, suite: TlsSuite, wall: f64, cpu: f64) {
+fn scale_bulk(m: &mut TlsMeasurements, suite: TlsCipherSuite, wall: f64, cpu: f64) {
     let w = m.bulk.iter_mut().find(|w| w.suite == suite).unwrap();
     for r in &mut w.runs {
         r.wall_ns = (r.wall_ns as f64 * wall) as u64;
@@ -369,8 +369,8 @@ fn bulk_predictions_come_from_the_fitted_suite_only() {
     let before = predictions(&m);
     assert!(before.iter().all(|(_, p)| p.is_some()), "{before:?}");
     let mut other = m.clone();
-    scale_bulk(&mut other, TlsSuite::Aes128GcmSha256, 1.5, 1.3);
-    scale_bulk(&mut other, TlsSuite::Chacha20Poly1305Sha256, 0.7, 0.9);
+    scale_bulk(&mut other, TlsCipherSuite::Aes128GcmSha256, 1.5, 1.3);
+    scale_bulk(&mut other, TlsCipherSuite::Chacha20Poly1305Sha256, 0.7, 0.9);
     assert_eq!(predictions(&other), before);
     // The fitted suite 10% slower: both predicted suites slower.
     let mut fitted = m.clone();

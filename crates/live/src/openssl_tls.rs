@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 pub use evidence::validate::tls::Set;
 use evidence::validate::tls::{
     BulkRun, BulkWorkload, Cert, ConcurrentWorkload, FIT_HANDSHAKE, Group, HandshakeRun,
-    HandshakeWorkload, MEASURE_SCHEMA, Speed, TlsMeasurements, TlsSuite,
+    HandshakeWorkload, MEASURE_SCHEMA, Speed, TlsCipherSuite, TlsMeasurements,
 };
 
 use crate::LiveError;
@@ -107,7 +107,13 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
     let mut resume_servers = Vec::new();
     if full {
         for c in Cert::ALL {
-            let s = Server::start(d, Group::X25519, c, Some(TlsSuite::Aes256GcmSha384), log)?;
+            let s = Server::start(
+                d,
+                Group::X25519,
+                c,
+                Some(TlsCipherSuite::Aes256GcmSha384),
+                log,
+            )?;
             resume_servers.push((c, s, Vec::new()));
         }
     }
@@ -120,7 +126,7 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         Vec::new()
     };
     let mut bulk_servers = Vec::new();
-    for s in TlsSuite::ALL {
+    for s in TlsCipherSuite::ALL {
         let srv = Server::start(d, Group::X25519, Cert::EcdsaP256, Some(s), log)?;
         bulk_servers.push((s, srv, Vec::new()));
     }
@@ -436,7 +442,7 @@ fn tool(d: &Path, args: &[&str], limit: Duration) -> Result<String, LiveError> {
 fn speed(d: &Path, log: &mut dyn FnMut(&str)) -> Result<Speed, LiveError> {
     let mut commands = Vec::new();
     let mut output = String::new();
-    let mut lists: Vec<Vec<&str>> = TlsSuite::ALL
+    let mut lists: Vec<Vec<&str>> = TlsCipherSuite::ALL
         .iter()
         .map(|s| vec!["-mr", "-seconds", "1", "-aead", "-evp", s.speed_name()])
         .collect();
@@ -578,7 +584,7 @@ impl Server {
         d: &Path,
         g: Group,
         c: Cert,
-        bulk: Option<TlsSuite>,
+        bulk: Option<TlsCipherSuite>,
         log: &mut dyn FnMut(&str),
     ) -> Result<Server, LiveError> {
         let port = TcpListener::bind("127.0.0.1:0")
@@ -816,7 +822,7 @@ mod tests {
             d,
             Group::X25519,
             Cert::EcdsaP256,
-            Some(TlsSuite::ALL[0]),
+            Some(TlsCipherSuite::ALL[0]),
             &mut |l| lines.push(l.to_owned()),
         )
         .unwrap();

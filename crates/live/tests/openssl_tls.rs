@@ -3,7 +3,7 @@
 //! importer, and no `s_server` left behind. Skipped, saying why, where `openssl` is missing
 //! and cannot be installed.
 
-use evidence::validate::tls::{Cert, Group, TlsMeasurements, TlsSuite};
+use evidence::validate::tls::{Cert, Group, TlsCipherSuite, TlsMeasurements};
 use live::LiveError;
 use live::openssl_tls::{Set, measure};
 
@@ -35,7 +35,7 @@ fn reduced_set_measures_every_workload_and_leaves_no_server() {
             assert!(r.server_cpu_ns > 0 && r.client_cpu_ns > 0, "{r:?}");
         }
     }
-    for (w, s) in m.bulk.iter().zip(TlsSuite::ALL) {
+    for (w, s) in m.bulk.iter().zip(TlsCipherSuite::ALL) {
         assert_eq!(w.suite, s);
         assert_eq!(w.runs.len(), 3);
         for r in &w.runs {

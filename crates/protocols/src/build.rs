@@ -21,13 +21,14 @@
 use crate::Result;
 use crate::ecpri::Ecpri;
 use crate::error::Error;
-use crate::esp::{self, Cipher as EspCipher, Esp, Integrity, Mode};
+use crate::esp::{self, Cipher as EspCipher, Esp, EspTransform, Integrity, Mode};
 use crate::ethernet::Ethernet;
 use crate::geneve::Geneve;
 use crate::ipv4::Ipv4;
 use crate::ipv6::Ipv6;
 use crate::macsec::{Cipher as MacsecCipher, Macsec};
 use crate::sctp::{Chunk, Sctp};
+use crate::ssh::Cipher as SshCipher;
 use crate::stack::{Layer, Stack};
 use crate::suite::Suite;
 use crate::suite::{AesKey, Sha2};
@@ -66,9 +67,9 @@ impl Protocol {
 /// The ESP transform that carries `suite`: AEADs with their 16-byte ICV (RFC 4106, RFC 4309,
 /// RFC 7634), GMAC as `ENCR_NULL_AUTH_AES_GMAC` (RFC 4543), AES-CBC with the HMAC-SHA2
 /// truncated to half the hash (RFC 4868 §2.3).
-fn esp_transform(suite: Suite) -> Option<esp::Suite> {
+pub(crate) fn esp_transform(suite: Suite) -> Option<EspTransform> {
     let aead = |cipher| {
-        Some(esp::Suite {
+        Some(EspTransform {
             cipher,
             integrity: None,
         })
@@ -81,7 +82,7 @@ fn esp_transform(suite: Suite) -> Option<esp::Suite> {
         Suite::Aes256Ccm => aead(EspCipher::AesCcm(256, esp::TAG_16)),
         Suite::ChaCha20Poly1305 => aead(EspCipher::ChaCha20Poly1305),
         Suite::Gmac { aes } => aead(EspCipher::AesGmac(aes.bits())),
-        Suite::AesCbcHmac { aes, sha } => Some(esp::Suite {
+        Suite::AesCbcHmac { aes, sha } => Some(EspTransform {
             cipher: EspCipher::AesCbc(aes.bits()),
             integrity: Some(match sha {
                 Sha2::Sha256 => Integrity::HmacSha256_128,
@@ -92,21 +93,51 @@ fn esp_transform(suite: Suite) -> Option<esp::Suite> {
     }
 }
 
-/// The TLS 1.3 record protection that carries `suite` (RFC 8446 §B.4: AES-GCM, ChaCha20-Poly1305
-/// and AES-128-CCM; no CBC, no GMAC, no AES-256-CCM).
-fn tls13_cipher(suite: Suite) -> Option<TlsCipher> {
+/// The TLS record cipher that runs `suite` in any TLS version (RFC 5288, RFC 6655, RFC 7905,
+/// RFC 8446 §B.4): the AEADs; no CBC with HMAC as ESP does it (TLS 1.2 CBC is MAC-then-encrypt),
+/// no GMAC.
+pub(crate) fn tls_cipher(suite: Suite) -> Option<TlsCipher> {
     match suite {
         Suite::Aes128Gcm => Some(TlsCipher::AesGcm(128)),
         Suite::Aes256Gcm => Some(TlsCipher::AesGcm(256)),
         Suite::ChaCha20Poly1305 => Some(TlsCipher::ChaCha20Poly1305),
         Suite::Aes128Ccm => Some(TlsCipher::AesCcm(128)),
-        _ => None,
+        Suite::Aes256Ccm => Some(TlsCipher::AesCcm(256)),
+        Suite::Copy | Suite::Gmac { .. } | Suite::AesCbcHmac { .. } => None,
+    }
+}
+
+/// The TLS 1.3 record protection that carries `suite` (RFC 8446 §B.4: AES-GCM, ChaCha20-Poly1305
+/// and AES-128-CCM; no CBC, no GMAC, no AES-256-CCM).
+fn tls13_cipher(suite: Suite) -> Option<TlsCipher> {
+    match suite {
+        Suite::Aes128Gcm | Suite::Aes256Gcm | Suite::ChaCha20Poly1305 | Suite::Aes128Ccm => {
+            tls_cipher(suite)
+        }
+        Suite::Copy | Suite::Aes256Ccm | Suite::Gmac { .. } | Suite::AesCbcHmac { .. } => None,
+    }
+}
+
+/// The SSH cipher that runs `suite` (RFC 5647 `aes128-gcm@openssh.com`,
+/// `chacha20-poly1305@openssh.com`); SSH has no CCM, no GMAC and no encrypt-then-MAC CBC of
+/// ESP's kind.
+pub(crate) fn ssh_cipher(suite: Suite) -> Option<SshCipher> {
+    match suite {
+        Suite::Aes128Gcm => Some(SshCipher::AesGcm(128)),
+        Suite::Aes256Gcm => Some(SshCipher::AesGcm(256)),
+        Suite::ChaCha20Poly1305 => Some(SshCipher::ChaCha20Poly1305),
+        Suite::Copy
+        | Suite::Aes128Ccm
+        | Suite::Aes256Ccm
+        | Suite::Gmac { .. }
+        | Suite::AesCbcHmac { .. } => None,
     }
 }
 
 /// The MACsec SecY that runs `suite` (802.1AE §14.5-14.6): GCM with confidentiality on, GMAC
-/// with integrity only; SCI sent, no confidentiality offset (Linux's defaults).
-fn macsec_secy(suite: Suite) -> Option<Macsec> {
+/// with integrity only; SCI sent, no confidentiality offset (Linux's defaults). MACsec has no
+/// ChaCha20, CCM or CBC cipher suite.
+pub(crate) fn macsec_secy(suite: Suite) -> Option<Macsec> {
     let (cipher, encrypt) = match suite {
         Suite::Aes128Gcm => (MacsecCipher::GcmAes128, true),
         Suite::Aes256Gcm => (MacsecCipher::GcmAes256, true),
@@ -116,13 +147,24 @@ fn macsec_secy(suite: Suite) -> Option<Macsec> {
         Suite::Gmac {
             aes: AesKey::Aes256,
         } => (MacsecCipher::GcmAes256, false),
-        _ => return None,
+        Suite::Copy
+        | Suite::ChaCha20Poly1305
+        | Suite::Aes128Ccm
+        | Suite::Aes256Ccm
+        | Suite::AesCbcHmac { .. } => return None,
     };
     Some(Macsec {
         cipher,
         encrypt,
         ..Macsec::default()
     })
+}
+
+impl Suite {
+    /// The ESP transform that carries the suite (see [`Layer::esp`]); `None` for the copy.
+    pub fn esp_transform(self) -> Option<EspTransform> {
+        esp_transform(self)
+    }
 }
 
 /// `Ok(layer)` for a suite `layer` carries, else the error naming the suites it does.
@@ -148,10 +190,10 @@ impl Layer {
             Mode::Transport => "esp-transport",
         };
         carried(name, suite, |s| {
-            esp_transform(s).map(|suite| {
+            esp_transform(s).map(|transform| {
                 Layer::Esp(Esp {
                     mode,
-                    suite,
+                    transform,
                     tfc: 0,
                 })
             })

@@ -99,9 +99,9 @@ fn range(
 pub fn ipsec_suites(transport: Layer) -> Result<Vec<SuiteOverhead>> {
     use crate::esp::{Cipher, Integrity};
     let mut v = Vec::new();
-    for suite in esp::Suite::all() {
+    for transform in esp::EspTransform::all() {
         // RFC 8221 §5 (ENCR) and §6 (AUTH): MUST/SHOULD entries.
-        let recommended = match (suite.cipher, suite.integrity) {
+        let recommended = match (transform.cipher, transform.integrity) {
             (Cipher::AesGcm(_, 16) | Cipher::AesCcm(_, 8) | Cipher::ChaCha20Poly1305, None) => true,
             (Cipher::AesGmac(_), None) => true,
             (Cipher::AesCbc(_) | Cipher::Null, Some(i)) => {
@@ -114,7 +114,7 @@ pub fn ipsec_suites(transport: Layer) -> Result<Vec<SuiteOverhead>> {
         };
         let esp = Layer::Esp(Esp {
             mode: Mode::Tunnel,
-            suite,
+            transform,
             tfc: 0,
         });
         v.push(range(
@@ -131,7 +131,7 @@ pub fn ipsec_suites(transport: Layer) -> Result<Vec<SuiteOverhead>> {
                 .ipv4()
                 .layer(transport.clone())
                 .build()?,
-            suite.cipher.confidential(),
+            transform.cipher.confidential(),
             recommended,
         )?);
     }

@@ -627,15 +627,15 @@ fn emit_esp(
     };
     repr.emit(&mut esp::Packet::new_unchecked(&mut out[unit.clone()]))?;
     let iv = unit.start + esp::HEADER_LEN..inner.start;
-    if iv.len() == crate::esp::COUNTER_IV && !matches!(e.suite.cipher, EspCipher::AesCbc(_)) {
+    if iv.len() == crate::esp::COUNTER_IV && !matches!(e.transform.cipher, EspCipher::AesCbc(_)) {
         out[iv.clone()].copy_from_slice(&ids.seq.to_be_bytes());
     }
-    let icv = unit.end - e.suite.icv_len()..unit.end;
+    let icv = unit.end - e.transform.icv_len()..unit.end;
     // TFC padding (zeros, RFC 4303 §2.7) then the 1, 2, 3, ... padding and the trailer.
     let data_end = inner.end + e.tfc.saturating_sub(inner.len());
     esp::emit_trailer(&mut out[data_end..icv.start], next_header)?;
     let body = inner.start..icv.start;
-    let (aad, encrypted) = match e.suite.cipher {
+    let (aad, encrypted) = match e.transform.cipher {
         EspCipher::AesGcm(..) | EspCipher::AesCcm(..) | EspCipher::ChaCha20Poly1305 => {
             (unit.start..iv.start, body)
         }

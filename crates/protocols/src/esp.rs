@@ -185,7 +185,11 @@ impl Cipher {
     pub fn align(self) -> usize {
         match self {
             Cipher::AesCbc(_) => AES_BLOCK,
-            _ => MIN_ALIGN,
+            Cipher::AesGcm(..)
+            | Cipher::AesCcm(..)
+            | Cipher::ChaCha20Poly1305
+            | Cipher::AesGmac(_)
+            | Cipher::Null => MIN_ALIGN,
         }
     }
 
@@ -257,16 +261,18 @@ impl fmt::Display for Cipher {
     }
 }
 
-/// An ESP transform: a cipher and, for non-AEAD ciphers, an integrity algorithm.
+/// An ESP transform (RFC 7296 §3.3.2 transform types 1 and 3): a cipher and, for non-AEAD
+/// ciphers, an integrity algorithm. The measured cipher suite it runs, if any, is
+/// [`crate::Suite`] (`Layer::suite`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Suite {
+pub struct EspTransform {
     /// Confidentiality (or AEAD) transform.
     pub cipher: Cipher,
     /// Integrity transform; `None` exactly when the cipher is an AEAD or GMAC.
     pub integrity: Option<Integrity>,
 }
 
-impl Suite {
+impl EspTransform {
     /// ICV length \[bytes\].
     pub fn icv_len(&self) -> usize {
         self.cipher
@@ -275,18 +281,18 @@ impl Suite {
             .unwrap_or(0)
     }
 
-    /// Every valid suite (all ciphers; non-AEAD ones with every integrity algorithm).
-    pub fn all() -> Vec<Suite> {
+    /// Every valid transform (all ciphers; non-AEAD ones with every integrity algorithm).
+    pub fn all() -> Vec<EspTransform> {
         let mut v = Vec::new();
         for cipher in Cipher::all() {
             if cipher.aead_icv().is_some() {
-                v.push(Suite {
+                v.push(EspTransform {
                     cipher,
                     integrity: None,
                 });
             } else {
                 for i in Integrity::ALL {
-                    v.push(Suite {
+                    v.push(EspTransform {
                         cipher,
                         integrity: Some(i),
                     });
@@ -297,7 +303,7 @@ impl Suite {
     }
 }
 
-impl fmt::Display for Suite {
+impl fmt::Display for EspTransform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.integrity {
             Some(i) => write!(f, "{},{}", self.cipher, i.name()),
@@ -321,7 +327,7 @@ pub struct Esp {
     /// Transport or tunnel.
     pub mode: Mode,
     /// Transform.
-    pub suite: Suite,
+    pub transform: EspTransform,
     /// TFC padding target (RFC 4303 §2.4, §2.7): the inner packet is padded up to this many
     /// bytes (0 = off). Tunnel mode only, where the inner IP header carries the true length
     /// \[bytes\].
@@ -392,7 +398,7 @@ impl Esp {
         }
         let esp = Esp {
             mode,
-            suite: Suite { cipher, integrity },
+            transform: EspTransform { cipher, integrity },
             tfc,
         };
         esp.validate_for(layer)?;
@@ -430,9 +436,9 @@ impl Esp {
             Mode::Tunnel => "esp-tunnel",
         };
         if self.tfc > 0 {
-            format!("{m}({},tfc={})", self.suite, self.tfc)
+            format!("{m}({},tfc={})", self.transform, self.tfc)
         } else {
-            format!("{m}({})", self.suite)
+            format!("{m}({})", self.transform)
         }
     }
 }
@@ -449,16 +455,16 @@ impl Encapsulation for Esp {
                 len: payload,
                 max: usize::MAX - PAD_LEN_NEXT_HEADER,
             })?;
-        let pad = pad_to(padded, self.suite.cipher.align());
+        let pad = pad_to(padded, self.transform.cipher.align());
         debug_assert!(pad <= MAX_PADDING);
         // Header and trailer are constant sums under 64 bytes. The padding is at most MAX_TFC
         // (checked when parsed) plus 255; for an `Esp` built in code with a larger `tfc` it
         // saturates, and the stack's checked sum then refuses the frame.
         #[allow(clippy::arithmetic_side_effects)]
         let parts = Parts {
-            header: HEADER + self.suite.cipher.iv_len(),
+            header: HEADER + self.transform.cipher.iv_len(),
             padding: tfc_pad.saturating_add(pad),
-            trailer: PAD_LEN_NEXT_HEADER + self.suite.icv_len(),
+            trailer: PAD_LEN_NEXT_HEADER + self.transform.icv_len(),
         };
         Ok(parts)
     }
@@ -528,8 +534,11 @@ mod tests {
 
     #[test]
     fn strongswan_spellings_parse() {
-        assert_eq!(esp(&["aes256gcm16"]).suite.cipher, Cipher::AesGcm(256, 16));
-        let s = esp(&["aes256", "sha256"]).suite;
+        assert_eq!(
+            esp(&["aes256gcm16"]).transform.cipher,
+            Cipher::AesGcm(256, 16)
+        );
+        let s = esp(&["aes256", "sha256"]).transform;
         assert_eq!(s.cipher, Cipher::AesCbc(256));
         assert_eq!(s.integrity, Some(Integrity::HmacSha256_128));
     }

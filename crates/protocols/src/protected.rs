@@ -118,11 +118,11 @@ impl Esp {
         // TFC padding (RFC 4303 §2.7) belongs to the payload the sender hands the cipher.
         let data = inner.max(self.tfc);
         let trailed = data.saturating_add(esp::PAD_LEN_NEXT_HEADER);
-        let body = trailed.saturating_add(pad_to(trailed, self.suite.cipher.align()));
+        let body = trailed.saturating_add(pad_to(trailed, self.transform.cipher.align()));
         // Constants: 8 + an IV of at most 16 bytes.
         #[allow(clippy::arithmetic_side_effects)]
-        let header = esp::HEADER + self.suite.cipher.iv_len();
-        match self.suite.cipher {
+        let header = esp::HEADER + self.transform.cipher.iv_len();
+        match self.transform.cipher {
             EspCipher::AesGcm(..) | EspCipher::AesCcm(..) | EspCipher::ChaCha20Poly1305 => {
                 Protected::aead(body, esp::HEADER)
             }

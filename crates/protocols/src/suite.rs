@@ -1,7 +1,11 @@
 //! The cipher suites whose per-packet cost is measured and charged: the names calibration
 //! profiles, `oransim plan --suite` and crypto-bench use (`aes128-gcm`,
 //! `aes256-cbc-hmac-sha256`, `gmac-aes128`, ...), with the facts this crate owns about each:
-//! key, nonce, tag and block sizes.
+//! key, nonce, tag and block sizes, and its names outside oransim (OpenSSL's, strongSwan's).
+//!
+//! Every property is an exhaustive `match` with no catch-all arm, here and in `build.rs` (the
+//! ESP transform, TLS and SSH cipher and MACsec SecY that carry a suite, whose inverse is
+//! [`Layer::suite`]): a new variant compiles only once each of them says what it is.
 //!
 //! The spelling is the one of `calibration/*.toml`: [`Suite::name`] gives it back and
 //! [`Suite::from_str`](std::str::FromStr) reads it, refusing anything else with the list of
@@ -14,12 +18,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::build::{esp_transform, macsec_secy, ssh_cipher, tls_cipher};
 use crate::error::Error;
-use crate::esp::{Cipher as EspCipher, Integrity};
 use crate::macsec::Cipher as MacsecCipher;
-use crate::ssh::Cipher as SshCipher;
 use crate::stack::{Layer, Stack};
-use crate::tls::Cipher as TlsCipher;
 
 /// AES block, the CBC IV and padding unit (FIPS 197, RFC 3602 §2.4) \[bytes\].
 pub use crate::esp::AES_BLOCK;
@@ -42,6 +44,14 @@ impl AesKey {
         match self {
             AesKey::Aes128 => 128,
             AesKey::Aes256 => 256,
+        }
+    }
+
+    /// The key length \[bytes\].
+    pub const fn bytes(self) -> usize {
+        match self {
+            AesKey::Aes128 => 16,
+            AesKey::Aes256 => 32,
         }
     }
 
@@ -80,7 +90,6 @@ impl Sha2 {
 
 /// A measured cipher suite (the cipher names of `calibration/*.toml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
 pub enum Suite {
     /// No cipher: one memory copy of the packet, the baseline every data path pays.
     Copy,
@@ -191,15 +200,12 @@ impl Suite {
     pub fn key_len(self) -> usize {
         match self {
             Suite::Copy => 0,
-            Suite::Aes128Gcm
-            | Suite::Aes128Ccm
-            | Suite::Gmac {
-                aes: AesKey::Aes128,
-            } => 16,
-            Suite::AesCbcHmac { aes, sha } => {
-                usize::from(aes.bits()) / 8 + usize::from(sha.bits()) / 8
-            }
-            _ => 32,
+            Suite::Aes128Gcm | Suite::Aes128Ccm => AesKey::Aes128.bytes(),
+            Suite::Aes256Gcm | Suite::Aes256Ccm => AesKey::Aes256.bytes(),
+            // RFC 8439 §2.3: a 256-bit key.
+            Suite::ChaCha20Poly1305 => 32,
+            Suite::Gmac { aes } => aes.bytes(),
+            Suite::AesCbcHmac { aes, sha } => aes.bytes() + usize::from(sha.bits()) / 8,
         }
     }
 
@@ -208,9 +214,11 @@ impl Suite {
     pub fn nonce_len(self) -> usize {
         match self {
             Suite::Copy => 0,
+            Suite::Aes128Gcm | Suite::Aes256Gcm | Suite::ChaCha20Poly1305 | Suite::Gmac { .. } => {
+                12
+            }
             Suite::Aes128Ccm | Suite::Aes256Ccm => 11,
             Suite::AesCbcHmac { .. } => AES_BLOCK,
-            _ => 12,
         }
     }
 
@@ -219,27 +227,106 @@ impl Suite {
     pub fn icv_len(self) -> usize {
         match self {
             Suite::Copy => 0,
+            Suite::Aes128Gcm
+            | Suite::Aes256Gcm
+            | Suite::ChaCha20Poly1305
+            | Suite::Aes128Ccm
+            | Suite::Aes256Ccm
+            | Suite::Gmac { .. } => AEAD_TAG,
             Suite::AesCbcHmac { sha, .. } => usize::from(sha.bits()) / 16,
-            _ => AEAD_TAG,
         }
     }
 
-    /// Cipher block the plaintext is padded to: 16 for CBC, 1 for counter modes \[bytes\].
+    /// Cipher block the plaintext is padded to: 16 for CBC, 1 for counter modes and the copy
+    /// \[bytes\].
     pub fn block_len(self) -> usize {
         match self {
+            Suite::Copy
+            | Suite::Aes128Gcm
+            | Suite::Aes256Gcm
+            | Suite::ChaCha20Poly1305
+            | Suite::Aes128Ccm
+            | Suite::Aes256Ccm
+            | Suite::Gmac { .. } => 1,
             Suite::AesCbcHmac { .. } => AES_BLOCK,
-            _ => 1,
         }
     }
 
     /// Whether the suite encrypts (false for GMAC and the copy baseline).
     pub fn encrypts(self) -> bool {
-        !matches!(self, Suite::Copy | Suite::Gmac { .. })
+        match self {
+            Suite::Copy | Suite::Gmac { .. } => false,
+            Suite::Aes128Gcm
+            | Suite::Aes256Gcm
+            | Suite::ChaCha20Poly1305
+            | Suite::Aes128Ccm
+            | Suite::Aes256Ccm
+            | Suite::AesCbcHmac { .. } => true,
+        }
     }
 
     /// Whether the suite authenticates (all but the copy baseline).
     pub fn authenticates(self) -> bool {
-        self != Suite::Copy
+        match self {
+            Suite::Copy => false,
+            Suite::Aes128Gcm
+            | Suite::Aes256Gcm
+            | Suite::ChaCha20Poly1305
+            | Suite::Aes128Ccm
+            | Suite::Aes256Ccm
+            | Suite::Gmac { .. }
+            | Suite::AesCbcHmac { .. } => true,
+        }
+    }
+
+    /// The EVP cipher name `openssl speed -mr` prints for the suite (`AES-128-GCM`), and
+    /// `scripts/openssl-gmac.c` for GMAC-AES-128; `None` for a suite no line of theirs
+    /// measures (the copy, GMAC-AES-256, CBC with HMAC-SHA-384/512: `scripts/openssl-speed.sh`
+    /// runs neither).
+    pub fn openssl_name(self) -> Option<&'static str> {
+        match self {
+            Suite::Copy => None,
+            Suite::Aes128Gcm => Some("AES-128-GCM"),
+            Suite::Aes256Gcm => Some("AES-256-GCM"),
+            Suite::ChaCha20Poly1305 => Some("ChaCha20-Poly1305"),
+            Suite::Aes128Ccm => Some("AES-128-CCM"),
+            Suite::Aes256Ccm => Some("AES-256-CCM"),
+            Suite::Gmac { aes } => match aes {
+                AesKey::Aes128 => Some("GMAC-AES-128"),
+                AesKey::Aes256 => None,
+            },
+            Suite::AesCbcHmac { aes, sha } => match (aes, sha) {
+                (AesKey::Aes128, Sha2::Sha256) => Some("AES-128-CBC-HMAC-SHA256"),
+                (AesKey::Aes256, Sha2::Sha256) => Some("AES-256-CBC-HMAC-SHA256"),
+                (_, Sha2::Sha384 | Sha2::Sha512) => None,
+            },
+        }
+    }
+
+    /// The strongSwan ESP proposal keyword of the suite (`esp = aes256gcm16`; strongSwan's
+    /// IKEv2 cipher-suite table, docs.strongswan.org "IKEv2 Cipher Suites"): AEADs with their
+    /// 16-byte ICV, AES-CBC `-` the HMAC-SHA2; `None` for the copy baseline.
+    pub fn strongswan_proposal(self) -> Option<&'static str> {
+        Some(match self {
+            Suite::Copy => return None,
+            Suite::Aes128Gcm => "aes128gcm16",
+            Suite::Aes256Gcm => "aes256gcm16",
+            Suite::ChaCha20Poly1305 => "chacha20poly1305",
+            Suite::Aes128Ccm => "aes128ccm16",
+            Suite::Aes256Ccm => "aes256ccm16",
+            Suite::Gmac { aes } => match aes {
+                AesKey::Aes128 => "aes128gmac",
+                AesKey::Aes256 => "aes256gmac",
+            },
+            Suite::AesCbcHmac { aes, sha } => match (aes, sha) {
+                (AesKey::Aes128, Sha2::Sha256) => "aes128-sha256",
+                (AesKey::Aes256, Sha2::Sha256) => "aes256-sha256",
+                (AesKey::Aes128, Sha2::Sha384) => "aes128-sha384",
+                (AesKey::Aes256, Sha2::Sha384) => "aes256-sha384",
+                (AesKey::Aes128, Sha2::Sha512) => "aes128-sha512",
+                (AesKey::Aes256, Sha2::Sha512) => "aes256-sha512",
+            },
+        })
     }
 }
 
@@ -283,55 +370,35 @@ impl<'de> Deserialize<'de> for Suite {
 impl Layer {
     /// The measured suite whose cost this layer's cipher pays, or `None` for layers without
     /// protection and for transforms no profile measures (AES-192, HMAC-SHA-1, CCM-8, NULL,
-    /// TLS MAC-then-encrypt CBC, SSH CTR/CBC with a MAC).
+    /// TLS MAC-then-encrypt CBC, SSH CTR/CBC with a MAC). The inverse of the one mapping from a
+    /// suite to each protocol's transform (`build.rs`), so a suite added there is found here.
     pub fn suite(&self) -> Option<Suite> {
-        let gcm = |bits: u16| match bits {
-            128 => Some(Suite::Aes128Gcm),
-            256 => Some(Suite::Aes256Gcm),
-            _ => None,
-        };
-        let ccm = |bits: u16| match bits {
-            128 => Some(Suite::Aes128Ccm),
-            256 => Some(Suite::Aes256Ccm),
-            _ => None,
-        };
-        let gmac = |bits: u16| AesKey::from_bits(bits).map(|aes| Suite::Gmac { aes });
+        let find = |carries: &dyn Fn(Suite) -> bool| Suite::ALL.into_iter().find(|s| carries(*s));
         match self {
-            Layer::Esp(e) => match (e.suite.cipher, e.suite.integrity) {
-                (EspCipher::AesGcm(bits, 16), _) => gcm(bits),
-                (EspCipher::AesCcm(bits, 16), _) => ccm(bits),
-                (EspCipher::ChaCha20Poly1305, _) => Some(Suite::ChaCha20Poly1305),
-                (EspCipher::AesGmac(bits), _) => gmac(bits),
-                (EspCipher::AesCbc(bits), Some(i)) => {
-                    let sha = match i {
-                        Integrity::HmacSha256_128 => Sha2::Sha256,
-                        Integrity::HmacSha384_192 => Sha2::Sha384,
-                        Integrity::HmacSha512_256 => Sha2::Sha512,
-                        Integrity::HmacSha1_96 => return None,
-                    };
-                    AesKey::from_bits(bits).map(|aes| Suite::AesCbcHmac { aes, sha })
-                }
-                _ => None,
-            },
+            Layer::Esp(e) => find(&|s| esp_transform(s) == Some(e.transform)),
             Layer::Macsec(m) => {
-                let bits = match m.cipher {
-                    MacsecCipher::GcmAes128 | MacsecCipher::GcmAesXpn128 => 128,
-                    MacsecCipher::GcmAes256 | MacsecCipher::GcmAesXpn256 => 256,
+                // XPN changes the packet number, not the cipher (802.1AE §14.7).
+                let cipher = match m.cipher {
+                    MacsecCipher::GcmAes128 | MacsecCipher::GcmAesXpn128 => MacsecCipher::GcmAes128,
+                    MacsecCipher::GcmAes256 | MacsecCipher::GcmAesXpn256 => MacsecCipher::GcmAes256,
                 };
-                if m.encrypt { gcm(bits) } else { gmac(bits) }
+                find(&|s| {
+                    macsec_secy(s).is_some_and(|y| y.cipher == cipher && y.encrypt == m.encrypt)
+                })
             }
-            Layer::Tls(r) => match r.cipher {
-                TlsCipher::AesGcm(bits) => gcm(bits),
-                TlsCipher::AesCcm(bits) => ccm(bits),
-                TlsCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
-                _ => None,
-            },
-            Layer::Ssh(s) => match s.cipher {
-                SshCipher::AesGcm(bits) => gcm(bits),
-                SshCipher::ChaCha20Poly1305 => Some(Suite::ChaCha20Poly1305),
-                _ => None,
-            },
-            _ => None,
+            Layer::Tls(r) => find(&|s| tls_cipher(s) == Some(r.cipher)),
+            Layer::Ssh(x) => find(&|s| ssh_cipher(s) == Some(x.cipher)),
+            Layer::Eth(_)
+            | Layer::Vlan(_)
+            | Layer::Ipv4(_)
+            | Layer::Ipv6(_)
+            | Layer::Udp(_)
+            | Layer::Tcp(_)
+            | Layer::Sctp(_)
+            | Layer::E2ap
+            | Layer::Ecpri(_)
+            | Layer::Vxlan(_)
+            | Layer::Geneve(_) => None,
         }
     }
 }

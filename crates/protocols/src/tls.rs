@@ -321,7 +321,9 @@ impl Record {
         if self.version.is_13() {
             let tag = match self.cipher {
                 Cipher::AesCcm8(_) => TAG_CCM8,
-                _ => TAG,
+                Cipher::AesGcm(_) | Cipher::ChaCha20Poly1305 | Cipher::AesCcm(_) => TAG,
+                // Not TLS 1.3 ciphers (RFC 8446 §B.4): the record's parser refuses them there.
+                Cipher::AesCbc(..) | Cipher::Null(_) => TAG,
             };
             return Parts {
                 header: h,

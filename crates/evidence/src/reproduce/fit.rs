@@ -209,12 +209,10 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     let with = |c0: f64, s_gcm: f64, s_gmac: f64| -> Result<Profile> {
         with_cipher_lines(&testbed, "ofh-fig11-fit", None, |suite, d| {
             let k = if d == Direction::Open { r } else { 1.0 };
-            Ok(match suite {
-                Suite::Aes128Gcm => Some((k * c0, k * s_gcm)),
-                Suite::Gmac {
-                    aes: AesKey::Aes128,
-                } => Some((k * c0, k * s_gmac)),
-                _ => None,
+            Ok(match fig11_suite(suite) {
+                Some(Fig11::Gcm) => Some((k * c0, k * s_gcm)),
+                Some(Fig11::Gmac) => Some((k * c0, k * s_gmac)),
+                None => None,
             })
         })
     };
@@ -246,14 +244,39 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     }
     let mut fit = Fit::new(vec!["c0 [ns]", "s_gcm [ns/B]", "s_gmac [ns/B]"], obs, 1e3)?;
     fit.open_over_seal = r;
-    fit.lines = Some((OFH_PROFILE, |theta, suite| match suite {
-        Suite::Aes128Gcm => Some((theta[0], theta[1])),
-        Suite::Gmac {
-            aes: AesKey::Aes128,
-        } => Some((theta[0], theta[2])),
-        _ => None,
+    fit.lines = Some((OFH_PROFILE, |theta, suite| match fig11_suite(suite) {
+        Some(Fig11::Gcm) => Some((theta[0], theta[1])),
+        Some(Fig11::Gmac) => Some((theta[0], theta[2])),
+        None => None,
     }));
     Ok(fit)
+}
+
+/// The two MACsec modes of 000 Fig. 11.
+enum Fig11 {
+    /// Confidentiality on: GCM-AES-128.
+    Gcm,
+    /// Integrity only: GMAC-AES-128.
+    Gmac,
+}
+
+/// The Fig. 11 mode whose line `suite` takes; `None` for the suites the i9 profile keeps.
+fn fig11_suite(suite: Suite) -> Option<Fig11> {
+    match suite {
+        Suite::Aes128Gcm => Some(Fig11::Gcm),
+        Suite::Gmac {
+            aes: AesKey::Aes128,
+        } => Some(Fig11::Gmac),
+        Suite::Copy
+        | Suite::Aes256Gcm
+        | Suite::ChaCha20Poly1305
+        | Suite::Aes128Ccm
+        | Suite::Aes256Ccm
+        | Suite::AesCbcHmac { .. }
+        | Suite::Gmac {
+            aes: AesKey::Aes256,
+        } => None,
+    }
 }
 
 /// Open's cost over seal's on the i9 (Fig. 11 publishes only the round trip): the assumption

@@ -991,34 +991,26 @@ fn median(v: &[f64]) -> Option<f64> {
     Measured::of(v).map(|m| m.median)
 }
 
-/// The ESP suites measured, their OpenSSL seal op, their name in words and the suite the
-/// engine runs for them (`None`: strongSwan runs it in plugins of its own, whose cost no
-/// measurement gives). strongSwan's openssl plugin, not aesni, runs ChaCha20-Poly1305
+/// The ESP suites measured (each by its strongSwan proposal keyword,
+/// [`protocols::Suite::strongswan_proposal`]), their name in words and whether the engine runs
+/// them (`false`: strongSwan runs it in plugins of its own, whose cost no measurement gives).
+/// strongSwan's openssl plugin, not aesni, runs ChaCha20-Poly1305
 /// ([`model::scenario::openssl_plugin`]).
-pub const ESP_SUITES: &[(&str, Option<&str>, &str, Option<protocols::Suite>)] = &[
+pub const ESP_SUITES: &[(protocols::Suite, &str, bool)] = &[
+    (protocols::Suite::Aes256Gcm, "AES-256-GCM", true),
+    (protocols::Suite::Aes128Gcm, "AES-128-GCM", true),
     (
-        "aes256gcm16",
-        Some("aes256-gcm.seal"),
-        "AES-256-GCM",
-        Some(protocols::Suite::Aes256Gcm),
-    ),
-    (
-        "aes128gcm16",
-        Some("aes128-gcm.seal"),
-        "AES-128-GCM",
-        Some(protocols::Suite::Aes128Gcm),
-    ),
-    (
-        "chacha20poly1305",
-        Some("chacha20-poly1305.seal"),
+        protocols::Suite::ChaCha20Poly1305,
         "ChaCha20-Poly1305",
-        Some(protocols::Suite::ChaCha20Poly1305),
+        true,
     ),
     (
-        "aes256-sha256",
-        None,
+        protocols::Suite::AesCbcHmac {
+            aes: protocols::AesKey::Aes256,
+            sha: protocols::Sha2::Sha256,
+        },
         "AES-256-CBC + HMAC-SHA-256-128",
-        None,
+        false,
     ),
 ];
 
@@ -1617,18 +1609,15 @@ pub fn engine_ping(
     Ok(protected - plain)
 }
 
-/// The ESP stack's name for `suite` (`aes256-gcm-16`), or why the engine has none (`what`: the
-/// workload, for the error).
-fn esp_stack_name(suite: protocols::Suite, what: &str) -> Result<&'static str, MeasureError> {
-    match suite {
-        protocols::Suite::Aes256Gcm => Ok("aes256-gcm-16"),
-        protocols::Suite::Aes128Gcm => Ok("aes128-gcm-16"),
-        protocols::Suite::ChaCha20Poly1305 => Ok("chacha20-poly1305"),
-        other => Err(MeasureError(format!(
+/// The ESP stack's name for `suite` (`aes256-gcm-16`, [`protocols::Suite::esp_transform`]),
+/// or why the engine has none (`what`: the workload, for the error).
+fn esp_stack_name(suite: protocols::Suite, what: &str) -> Result<String, MeasureError> {
+    suite.esp_transform().map(|t| t.to_string()).ok_or_else(|| {
+        MeasureError(format!(
             "{what} in the engine: no ESP stack for {}",
-            other.name()
-        ))),
-    }
+            suite.name()
+        ))
+    })
 }
 
 /// A scenario of nodes `a` and `b`, each `model = "profile"` on [`STORM_PROFILE`] with `suite`
@@ -1937,7 +1926,11 @@ pub fn validate(
         let openssl_fit = format!("esp.tput.{FIT_OPENSSL_SUITE}");
         let fit_tput = esp(m, FIT_SUITE)
             .and_then(|(_, tput, mtu)| median(tput).map(|t| (t, tcp_payload(mtu))));
-        for &(suite, _, words, engine_suite) in ESP_SUITES {
+        for &(measured, words, engine) in ESP_SUITES {
+            let Some(suite) = measured.strongswan_proposal() else {
+                continue;
+            };
+            let engine_suite = engine.then_some(measured);
             let openssl = engine_suite.is_some_and(model::scenario::openssl_plugin);
             let Some((rtt, tput, mtu)) = esp(m, suite) else {
                 continue;

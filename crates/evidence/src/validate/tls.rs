@@ -55,7 +55,7 @@ pub const RECORD_LEN: u64 = 16384;
 pub const FIT_HANDSHAKE: (Group, Cert) = (Group::X25519, Cert::EcdsaP256);
 
 /// The bulk workload the record term is fitted to.
-pub const FIT_BULK: TlsSuite = TlsSuite::Aes256GcmSha384;
+pub const FIT_BULK: TlsCipherSuite = TlsCipherSuite::Aes256GcmSha384;
 
 /// Records the engine's record stream holds unacknowledged at most \[records\]: 2, the
 /// smallest window in which `s_server` seals a record while `s_time` opens the one before (the
@@ -217,7 +217,7 @@ impl Cert {
 /// A TLS 1.3 cipher suite measured in bulk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TlsSuite {
+pub enum TlsCipherSuite {
     /// TLS_AES_128_GCM_SHA256.
     Aes128GcmSha256,
     /// TLS_AES_256_GCM_SHA384.
@@ -226,47 +226,47 @@ pub enum TlsSuite {
     Chacha20Poly1305Sha256,
 }
 
-impl TlsSuite {
+impl TlsCipherSuite {
     /// The three suites.
-    pub const ALL: [TlsSuite; 3] = [
-        TlsSuite::Aes128GcmSha256,
-        TlsSuite::Aes256GcmSha384,
-        TlsSuite::Chacha20Poly1305Sha256,
+    pub const ALL: [TlsCipherSuite; 3] = [
+        TlsCipherSuite::Aes128GcmSha256,
+        TlsCipherSuite::Aes256GcmSha384,
+        TlsCipherSuite::Chacha20Poly1305Sha256,
     ];
 
     /// The IANA name (`-ciphersuites`).
     pub fn iana(self) -> &'static str {
         match self {
-            TlsSuite::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
-            TlsSuite::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
-            TlsSuite::Chacha20Poly1305Sha256 => "TLS_CHACHA20_POLY1305_SHA256",
+            TlsCipherSuite::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
+            TlsCipherSuite::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
+            TlsCipherSuite::Chacha20Poly1305Sha256 => "TLS_CHACHA20_POLY1305_SHA256",
         }
     }
 
     /// The id used in row ids: `aes128gcm`, `aes256gcm`, `chacha20poly1305`.
     pub fn id(self) -> &'static str {
         match self {
-            TlsSuite::Aes128GcmSha256 => "aes128gcm",
-            TlsSuite::Aes256GcmSha384 => "aes256gcm",
-            TlsSuite::Chacha20Poly1305Sha256 => "chacha20poly1305",
+            TlsCipherSuite::Aes128GcmSha256 => "aes128gcm",
+            TlsCipherSuite::Aes256GcmSha384 => "aes256gcm",
+            TlsCipherSuite::Chacha20Poly1305Sha256 => "chacha20poly1305",
         }
     }
 
     /// The `openssl speed -aead -evp` cipher name.
     pub fn speed_name(self) -> &'static str {
         match self {
-            TlsSuite::Aes128GcmSha256 => "aes-128-gcm",
-            TlsSuite::Aes256GcmSha384 => "aes-256-gcm",
-            TlsSuite::Chacha20Poly1305Sha256 => "chacha20-poly1305",
+            TlsCipherSuite::Aes128GcmSha256 => "aes-128-gcm",
+            TlsCipherSuite::Aes256GcmSha384 => "aes-256-gcm",
+            TlsCipherSuite::Chacha20Poly1305Sha256 => "chacha20-poly1305",
         }
     }
 
     /// The record cipher.
     pub fn suite(self) -> protocols::Suite {
         match self {
-            TlsSuite::Aes128GcmSha256 => protocols::Suite::Aes128Gcm,
-            TlsSuite::Aes256GcmSha384 => protocols::Suite::Aes256Gcm,
-            TlsSuite::Chacha20Poly1305Sha256 => protocols::Suite::ChaCha20Poly1305,
+            TlsCipherSuite::Aes128GcmSha256 => protocols::Suite::Aes128Gcm,
+            TlsCipherSuite::Aes256GcmSha384 => protocols::Suite::Aes256Gcm,
+            TlsCipherSuite::Chacha20Poly1305Sha256 => protocols::Suite::ChaCha20Poly1305,
         }
     }
 }
@@ -329,7 +329,7 @@ pub struct ConcurrentWorkload {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BulkWorkload {
     /// Cipher suite.
-    pub suite: TlsSuite,
+    pub suite: TlsCipherSuite,
     /// Size of the file served \[bytes\].
     pub file_bytes: u64,
     /// The runs, in the order taken.
@@ -551,7 +551,7 @@ pub fn handshake_id(group: Group, cert: Cert) -> String {
 }
 
 /// The row id of a bulk workload: `tls.tput.<suite>`.
-pub fn bulk_id(suite: TlsSuite) -> String {
+pub fn bulk_id(suite: TlsCipherSuite) -> String {
     format!("tls.tput.{}", suite.id())
 }
 
@@ -940,7 +940,7 @@ fn predicted_rate(
 }
 
 /// Seal plus open of one byte at [`RECORD_LEN`] \[ns/B\].
-fn record_crypto(m: &TlsMeasurements, s: TlsSuite) -> Result<f64, String> {
+fn record_crypto(m: &TlsMeasurements, s: TlsCipherSuite) -> Result<f64, String> {
     let op = profile::Op::Cipher(s.suite(), profile::Direction::Seal).to_string();
     Ok(2.0 * op_ns(m, &op, RECORD_LEN)? / RECORD_LEN as f64)
 }
@@ -1039,7 +1039,11 @@ fn in_range(term: Term, v: f64, why: &str) -> Result<f64, String> {
 }
 
 /// The engine's record stream of a suite from the fitted terms: each side's CPU per byte.
-fn record_stream(m: &TlsMeasurements, r: &RecordTerms, s: TlsSuite) -> Result<EngineBulk, String> {
+fn record_stream(
+    m: &TlsMeasurements,
+    r: &RecordTerms,
+    s: TlsCipherSuite,
+) -> Result<EngineBulk, String> {
     let seal = record_crypto(m, s)? / 2.0;
     Ok(EngineBulk {
         server_ns_per_byte: r.server_ns_per_byte.0 + seal,

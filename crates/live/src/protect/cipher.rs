@@ -45,11 +45,7 @@ pub(super) fn aead_seal_detached(
     s: &Sealing,
     out: &mut [u8],
 ) -> Result<(), String> {
-    let aead = match cipher {
-        TlsCipher::ChaCha20Poly1305 => Aead::chacha(key),
-        _ => Aead::gcm(key),
-    }
-    .ok_or("a key of the cipher's length")?;
+    let aead = Aead::tls(cipher, key).ok_or("a key of the cipher's length")?;
     match external_aad {
         Some(a) => aead.seal_with(nonce, a, s, out),
         None => aead.seal(nonce, s, out),
@@ -72,6 +68,19 @@ impl Aead {
             32 => Aead::Gcm256(Box::new(Aes256Gcm::new_from_slice(key).ok()?)),
             _ => return None,
         })
+    }
+
+    /// The AEAD of a TLS record `cipher` under `key`; `None` for a key of another length and
+    /// for the ciphers sealed nowhere here (CCM, CBC, NULL: `tls13::Opening` opens none).
+    pub(super) fn tls(cipher: TlsCipher, key: &[u8]) -> Option<Aead> {
+        match cipher {
+            TlsCipher::AesGcm(_) => Aead::gcm(key),
+            TlsCipher::ChaCha20Poly1305 => Aead::chacha(key),
+            TlsCipher::AesCcm(_)
+            | TlsCipher::AesCcm8(_)
+            | TlsCipher::AesCbc(..)
+            | TlsCipher::Null(_) => None,
+        }
     }
 
     pub(super) fn chacha(key: &[u8]) -> Option<Aead> {

@@ -190,7 +190,7 @@ impl FrameSealer {
         for (i, layer) in stack.layers().iter().enumerate() {
             let (sealer, k) = match layer {
                 Layer::Esp(e) => {
-                    let cipher = e.suite.cipher;
+                    let cipher = e.transform.cipher;
                     let (sealer, enc_key, auth_key) = match cipher {
                         EspCipher::AesGcm(bits, _) | EspCipher::AesGmac(bits) => {
                             let k = test_key("esp", i, usize::from(bits / 8) + 4);
@@ -207,14 +207,18 @@ impl FrameSealer {
                             (LayerSealer::EspAead { aead, salt }, k, Vec::new())
                         }
                         EspCipher::AesCbc(_) | EspCipher::Null => {
-                            let Some(hash) = e.suite.integrity else {
+                            let Some(hash) = e.transform.integrity else {
                                 return Err(refuse(layer, SEALED));
                             };
                             let key = match cipher {
                                 EspCipher::AesCbc(bits) => {
                                     test_key("esp", i, usize::from(bits / 8))
                                 }
-                                _ => Vec::new(),
+                                EspCipher::Null
+                                | EspCipher::AesGcm(..)
+                                | EspCipher::AesCcm(..)
+                                | EspCipher::ChaCha20Poly1305
+                                | EspCipher::AesGmac(_) => Vec::new(),
                             };
                             let mac_key = test_key("esp-auth", i, hmac_key_len(hash));
                             (
@@ -238,7 +242,7 @@ impl FrameSealer {
                             kind: KeyKind::Esp {
                                 spi: ids.spi,
                                 cipher,
-                                integrity: e.suite.integrity,
+                                integrity: e.transform.integrity,
                             },
                             enc_key,
                             auth_key,
@@ -292,11 +296,8 @@ impl FrameSealer {
                         let iv = test_key("tls-iv", i, 12);
                         keys.iv.copy_from_slice(&iv);
                     }
-                    let aead = match r.cipher {
-                        TlsCipher::ChaCha20Poly1305 => Aead::chacha(&keys.key),
-                        _ => Aead::gcm(&keys.key),
-                    }
-                    .ok_or_else(|| refuse(layer, SEALED))?;
+                    let aead =
+                        Aead::tls(r.cipher, &keys.key).ok_or_else(|| refuse(layer, SEALED))?;
                     (
                         LayerSealer::Tls {
                             aead,

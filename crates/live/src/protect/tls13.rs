@@ -56,8 +56,13 @@ fn hash_len(c: Cipher) -> usize {
 /// Key length of the suite's AEAD \[bytes\].
 pub(super) fn key_len(c: Cipher) -> usize {
     match c {
-        Cipher::AesGcm(bits) => usize::from(bits / 8),
-        _ => 32,
+        Cipher::AesGcm(bits)
+        | Cipher::AesCcm(bits)
+        | Cipher::AesCcm8(bits)
+        | Cipher::AesCbc(bits, _) => usize::from(bits / 8),
+        // RFC 8439 §2.3.
+        Cipher::ChaCha20Poly1305 => 32,
+        Cipher::Null(_) => 0,
     }
 }
 

@@ -183,7 +183,18 @@ pub struct DataPath {
 /// plugin, with the plugins in strongSwan's default order (aesni before openssl): only
 /// ChaCha20-Poly1305, which aesni does not implement.
 pub fn openssl_plugin(suite: protocols::Suite) -> bool {
-    suite == protocols::Suite::ChaCha20Poly1305
+    use protocols::Suite;
+    match suite {
+        Suite::ChaCha20Poly1305 => true,
+        // The copy has no plugin; aesni runs AES-GCM, AES-CCM, GMAC and AES-CBC.
+        Suite::Copy
+        | Suite::Aes128Gcm
+        | Suite::Aes256Gcm
+        | Suite::Aes128Ccm
+        | Suite::Aes256Ccm
+        | Suite::AesCbcHmac { .. }
+        | Suite::Gmac { .. } => false,
+    }
 }
 
 impl DataPath {
