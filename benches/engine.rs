@@ -6,7 +6,7 @@
 //! exponential draws from the same RNG as the engine. No statistics, no packets, no routing.
 //!
 //! Scale (issue 13): a star of N gNBs into one RIC ([`oransim_benches::star`]) at N = 10, 1k,
-//! 10k and 100k: set-up (`Engine::new`: validation, routes, per-element state) and the run
+//! 10k and 100k: set-up (`Simulation::init`: validation, routes, per-element state) and the run
 //! alone (set-up excluded with `iter_batched`), 1,000,000 packets (about 5 events each).
 //! Peak memory is measured per size in its own process: `examples/star_rss.rs`.
 //!
@@ -22,7 +22,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use sim_core::engine::{Detail, Engine, NoObserver, RunStats};
+use sim_core::engine::{Detail, RunStats, Simulation};
 use sim_core::network::*;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
 
@@ -32,28 +32,18 @@ const PACKETS: u64 = 200_000;
 
 /// One replication of `net` keeping what `detail` asks for.
 fn run(net: &Network, detail: &Detail) -> RunStats {
-    Engine::with_detail(net, 1, 0, NoObserver, detail)
+    Simulation::new(net, 1)
+        .detail(detail)
+        .init(0)
         .expect("a valid network")
-        .run(0)
+        .run()
         .expect("the run ends")
 }
 
 /// Four nodes in a line: an encrypting sender, two forwarding switches, a decrypting receiver;
 /// 10 Gb/s links of 100 m, 10 km and 100 m; Poisson traffic of mixed sizes at about half load.
 fn four_hop(packets: u64) -> Network {
-    let node = |n: &str, service| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: n.into(),
-        service,
-        servers: 1,
-        capacity: None,
-    };
+    let node = |n: &str, service| NodeConfig::new(n, service);
     let link = |n: &str, a, b, m| LinkConfig {
         name: n.into(),
         a,
@@ -158,7 +148,7 @@ fn star_scale(c: &mut Criterion) {
     });
     for n in [10usize, 1000, 10_000, 100_000] {
         let net = oransim_benches::star(n, STAR_PACKETS);
-        let engine = || Engine::with_detail(&net, 1, 0, NoObserver, &lean);
+        let engine = || Simulation::new(&net, 1).detail(&lean).init(0);
         g.throughput(Throughput::Elements(n as u64 + 1));
         g.bench_function(format!("setup/{n}"), |b| {
             b.iter(|| black_box(engine().is_ok()))
@@ -167,7 +157,7 @@ fn star_scale(c: &mut Criterion) {
         g.bench_function(format!("run/{n}"), |b| {
             b.iter_batched(
                 || engine().expect("a valid network"),
-                |engine| black_box(engine.run(0).expect("the run ends").events),
+                |engine| black_box(engine.run().expect("the run ends").events),
                 BatchSize::PerIteration,
             )
         });
@@ -176,7 +166,7 @@ fn star_scale(c: &mut Criterion) {
     // against the same star with every gNB a machine of its own (`run/100000` above).
     let n = 100_000;
     let net = oransim_benches::star_on_one_host(n, STAR_PACKETS, 64);
-    let engine = || Engine::with_detail(&net, 1, 0, NoObserver, &lean);
+    let engine = || Simulation::new(&net, 1).detail(&lean).init(0);
     g.throughput(Throughput::Elements(n as u64 + 1));
     g.bench_function(format!("setup_one_host/{n}"), |b| {
         b.iter(|| black_box(engine().is_ok()))
@@ -185,7 +175,7 @@ fn star_scale(c: &mut Criterion) {
     g.bench_function(format!("run_one_host/{n}"), |b| {
         b.iter_batched(
             || engine().expect("a valid network"),
-            |engine| black_box(engine.run(0).expect("the run ends").events),
+            |engine| black_box(engine.run().expect("the run ends").events),
             BatchSize::PerIteration,
         )
     });

@@ -19,19 +19,7 @@ use sim_core::time::{DataRate, SimDuration, propagation_delay};
 /// mean 1 us loaded to 0.5 in total (each source sends `0.5 / n` packets per us, 200-byte
 /// packets, 1 us of sealing each); the run stops after `packets` source packets.
 pub fn star(n: usize, packets: u64) -> Network {
-    let node = |name: String, service| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name,
-        service,
-        servers: 1,
-        capacity: None,
-    };
+    let node = |name: String, service| NodeConfig::new(name, service);
     let mut nodes = Vec::with_capacity(n + 1);
     nodes.push(node("ric".into(), Service::Exponential { mean_ps: 1e6 }));
     nodes.extend((1..=n).map(|i| {
@@ -180,19 +168,10 @@ pub fn bare_mm1(packets: u64, seed: u64) -> u64 {
 /// packets), `packets` of them: the engine's side of [`bare_mm1`].
 pub fn mm1(packets: u64) -> Network {
     Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            name: "server".into(),
-            service: Service::Exponential { mean_ps: 1e6 },
-            servers: 1,
-            capacity: None,
-        }],
+        nodes: vec![NodeConfig::new(
+            "server",
+            Service::Exponential { mean_ps: 1e6 },
+        )],
         links: vec![],
         flows: vec![FlowConfig {
             name: "arrivals".into(),

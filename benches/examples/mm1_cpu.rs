@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use oransim_benches::{bare_mm1, lean, mm1, thread_cpu_s};
-use sim_core::engine::{Engine, NoObserver};
+use sim_core::engine::Simulation;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -31,9 +31,11 @@ fn main() {
         let t = thread_cpu_s();
         bare_ev += black_box(bare_mm1(black_box(packets), 1));
         let u = thread_cpu_s();
-        let stats = Engine::with_detail(black_box(&net), 1, 0, NoObserver, &detail)
+        let stats = Simulation::new(black_box(&net), 1)
+            .detail(&detail)
+            .init(0)
             .expect("a valid network")
-            .run(0)
+            .run()
             .expect("the run ends");
         engine_ev += black_box(stats.events);
         let v = thread_cpu_s();

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use sim_core::engine::{Engine, NoObserver};
+use sim_core::engine::Simulation;
 
 use oransim_benches::{lean, thread_cpu_s};
 
@@ -27,10 +27,14 @@ fn main() {
         .unwrap_or(2_000_000);
     let net = oransim_benches::star(n, packets);
     let t0 = Instant::now();
-    let engine = Engine::with_detail(&net, 1, 0, NoObserver, &lean()).expect("a valid network");
+    let lean = lean();
+    let engine = Simulation::new(&net, 1)
+        .detail(&lean)
+        .init(0)
+        .expect("a valid network");
     let setup = t0.elapsed();
     let (t1, c1) = (Instant::now(), thread_cpu_s());
-    let stats = engine.run(0).expect("the run ends");
+    let stats = engine.run().expect("the run ends");
     let (run, cpu) = (t1.elapsed(), thread_cpu_s() - c1);
     // Memory in transparent huge pages (the allocator asks for them; the kernel may not have
     // any 2 MiB pages free, and then a run is slower: docs/performance.md).

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{Observer, RunStats, run_replications_observed, run_replications_watched};
+use sim_core::engine::{Observer, RunStats, Simulation};
 use sim_core::network::UNLIMITED_SERVERS;
 use sim_core::stats::{
     ConfidenceInterval, DelayHist, DirStats, DistSummary, FlowStats, Role, mean_ci,
@@ -720,14 +720,13 @@ pub fn run_watched(
     let reps = opts.replications.unwrap_or(scenario.replications);
     check_run(scenario, reps)?;
     let start = Instant::now();
-    let runs = run_replications_watched(
-        &scenario.network,
-        seed,
-        reps,
-        opts.threads,
-        &scenario.detail(),
-        progress,
-    )?;
+    let detail = scenario.detail();
+    let runs = Simulation::new(&scenario.network, seed)
+        .replications(reps)
+        .threads(opts.threads)
+        .detail(&detail)
+        .progress(progress)
+        .run()?;
     let wall = start.elapsed().as_secs_f64();
     Ok(summarise(
         scenario,
@@ -738,7 +737,7 @@ pub fn run_watched(
 }
 
 /// [`run_watched`] with `observer` watching the first replication (replication 0, run alone
-/// before the others: [`sim_core::engine::run_replications_observed`]); the report is the same,
+/// before the others: [`Simulation::observer`]); the report is the same,
 /// and the observer is handed back with it.
 pub fn run_observed<O: Observer>(
     scenario: &Scenario,
@@ -750,15 +749,14 @@ pub fn run_observed<O: Observer>(
     let reps = opts.replications.unwrap_or(scenario.replications);
     check_run(scenario, reps)?;
     let start = Instant::now();
-    let (runs, observer) = run_replications_observed(
-        &scenario.network,
-        seed,
-        reps,
-        opts.threads,
-        &scenario.detail(),
-        progress,
-        observer,
-    )?;
+    let detail = scenario.detail();
+    let (runs, observer) = Simulation::new(&scenario.network, seed)
+        .replications(reps)
+        .threads(opts.threads)
+        .detail(&detail)
+        .progress(progress)
+        .observer(observer)
+        .run_observing()?;
     let wall = start.elapsed().as_secs_f64();
     let report = summarise(scenario, seed, &runs, opts.wall_clock.then_some(wall));
     Ok((report, observer))

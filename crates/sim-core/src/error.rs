@@ -3,8 +3,8 @@
 /// Why the engine refuses a [`Network`](crate::network::Network): an invariant the engine relies
 /// on does not hold. Scenario files are checked first, with messages naming the file and key, by
 /// the `model` crate; this is the engine's own backstop, so it names the item by its index and
-/// name. Returned by [`Network::validate`](crate::network::Network::validate) and by every
-/// `run_*` function.
+/// name. Returned by [`Network::validate`](crate::network::Network::validate) and by every way
+/// of running a [`Simulation`](crate::engine::Simulation).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NetworkError {

@@ -6,24 +6,13 @@
 //! papers' Eq. 1 — queueing, propagation, transmission and processing.
 //!
 //! ```
+//! use sim_core::engine::Simulation;
 //! use sim_core::network::*;
 //! use sim_core::time::SimDuration;
 //!
 //! // The reference M/M/1: Poisson arrivals at 0.9/us into a 1 us exponential server.
 //! let net = Network {
-//!     nodes: vec![NodeConfig {
-//!         receive: None,
-//!         transit: None,
-//!         io: None,
-//!         latency: SimDuration::ZERO,
-//!         by_protected_len: false,
-//!         lanes: false,
-//!         machines: 1,
-//!         name: "server".into(),
-//!         service: Service::Exponential { mean_ps: 1e6 },
-//!         servers: 1,
-//!         capacity: None,
-//!     }],
+//!     nodes: vec![NodeConfig::new("server", Service::Exponential { mean_ps: 1e6 })],
 //!     links: vec![],
 //!     flows: vec![FlowConfig {
 //!         name: "arrivals".into(),
@@ -37,18 +26,20 @@
 //!     warmup: SimDuration::ZERO,
 //!     hosts: Vec::new(),
 //! };
-//! let stats = sim_core::engine::run_replication(&net, 1, 0)?;
-//! let mean_us = stats.flows[0].forward.delay.mean_ps() / 1e6;
+//! let runs = Simulation::new(&net, 1).run()?; // seed 1, one replication
+//! let mean_us = runs[0].flows[0].forward.delay.mean_ps() / 1e6;
 //! assert!((mean_us - 10.0).abs() < 2.0); // analytic 1/(mu - lambda) = 10 us
 //! # Ok::<(), sim_core::NetworkError>(())
 //! ```
 //!
 //! Modules: [`time`] (integer picoseconds and the transmission-time rounding rule), [`queue`]
 //! (the event queue and its same-time order), [`rng`] (per-component random streams),
-//! [`network`] (the engine's input), [`engine`] (the event loop), [`stats`] (streaming
-//! statistics, the Eq. 1 [`stats::Components`] and the node [`stats::Role`]s, confidence
-//! intervals), [`analytic`] (closed-form queueing results), [`progress`] (how far a run has got). The engine checks its input itself:
-//! [`network::Network::validate`], called by every `run_*` function, returns a
+//! [`network`] (the engine's input), [`engine`] (the event loop, and [`engine::Simulation`],
+//! the one way to run it: replications, threads, detail, progress and an observer are its
+//! options), [`stats`] (streaming statistics, the Eq. 1 [`stats::Components`] and the node
+//! [`stats::Role`]s, confidence intervals), [`analytic`] (closed-form queueing results),
+//! [`progress`] (how far a run has got). The engine checks its input itself:
+//! [`network::Network::validate`], called by every way of running, returns a
 //! [`NetworkError`].
 
 pub mod analytic;

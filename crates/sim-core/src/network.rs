@@ -116,7 +116,23 @@ pub struct Stop {
 /// forwards what passes through (`transit`); the last two default to `service`. Optionally a
 /// packet first passes a one-server I/O stage (`io`) and, after the servers, a fixed `latency`
 /// that occupies nothing; both count as processing delay.
+///
+/// Made with [`NodeConfig::new`] (one server, no I/O stage, no latency, unbounded) and its
+/// setters, one per field; the fields stay public to read, and to change after building.
+///
+/// ```
+/// use sim_core::network::{NodeConfig, Service};
+/// use sim_core::time::SimDuration;
+///
+/// // Two cores of 1 us each, 8 packets at most, 3 us of fixed latency after the CPU.
+/// let node = NodeConfig::new("gw", Service::Exponential { mean_ps: 1e6 })
+///     .servers(2)
+///     .capacity(8)
+///     .latency(SimDuration::from_us(3));
+/// assert_eq!((node.servers, node.capacity, node.machines), (2, Some(8), 1));
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct NodeConfig {
     /// Unique name; also seeds the node's random stream.
     pub name: String,
@@ -158,6 +174,85 @@ pub struct NodeConfig {
     /// packets at a stage than it has servers (its tunnel has one message in hand at a time).
     /// State and set-up are one node's however many machines (issue 35, national scale).
     pub machines: u32,
+}
+
+impl NodeConfig {
+    /// A node named `name` (unique; it also seeds the node's random stream) serving every
+    /// packet with `service`: one server, no waiting-room bound, no I/O stage, no latency, its
+    /// sizes on the wire, one CPU line, one machine.
+    pub fn new(name: impl Into<String>, service: Service) -> NodeConfig {
+        NodeConfig {
+            name: name.into(),
+            service,
+            receive: None,
+            transit: None,
+            servers: 1,
+            capacity: None,
+            io: None,
+            latency: SimDuration::ZERO,
+            by_protected_len: false,
+            lanes: false,
+            machines: 1,
+        }
+    }
+
+    /// Service-time model of packets delivered here ([`NodeConfig::receive`]; `None`:
+    /// [`NodeConfig::service`]).
+    pub fn receive(mut self, receive: impl Into<Option<Service>>) -> NodeConfig {
+        self.receive = receive.into();
+        self
+    }
+
+    /// Service-time model of packets passing through ([`NodeConfig::transit`]; `None`:
+    /// [`NodeConfig::service`]).
+    pub fn transit(mut self, transit: impl Into<Option<Service>>) -> NodeConfig {
+        self.transit = transit.into();
+        self
+    }
+
+    /// Servers (cores) of the CPU stage, at least 1, or [`UNLIMITED_SERVERS`]
+    /// ([`NodeConfig::servers`]).
+    pub fn servers(mut self, servers: u32) -> NodeConfig {
+        self.servers = servers;
+        self
+    }
+
+    /// Most packets in the node \[packets\] ([`NodeConfig::capacity`]; `None`: unbounded).
+    pub fn capacity(mut self, capacity: impl Into<Option<u32>>) -> NodeConfig {
+        self.capacity = capacity.into();
+        self
+    }
+
+    /// A one-server I/O stage before the CPU stage ([`NodeConfig::io`]; `None`: none).
+    pub fn io(mut self, io: impl Into<Option<Service>>) -> NodeConfig {
+        self.io = io.into();
+        self
+    }
+
+    /// Fixed latency after the CPU stage, occupying no server \[ps\] ([`NodeConfig::latency`]).
+    pub fn latency(mut self, latency: SimDuration) -> NodeConfig {
+        self.latency = latency;
+        self
+    }
+
+    /// Cost size-dependent CPU services at the packet's protected length
+    /// ([`NodeConfig::by_protected_len`]).
+    pub fn by_protected_len(mut self, by_protected_len: bool) -> NodeConfig {
+        self.by_protected_len = by_protected_len;
+        self
+    }
+
+    /// A CPU line for what the node terminates and one for the rest ([`NodeConfig::lanes`]).
+    pub fn lanes(mut self, lanes: bool) -> NodeConfig {
+        self.lanes = lanes;
+        self
+    }
+
+    /// Identical machines the node stands for, at least 1 ([`NodeConfig::machines`]).
+    pub fn machines(mut self, machines: u32) -> NodeConfig {
+        self.machines = machines;
+        self
+    }
 }
 
 /// [`NodeConfig::servers`] of an infinite-server node: a server for every packet present, so no

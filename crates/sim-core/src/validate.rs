@@ -200,8 +200,9 @@ impl Network {
     /// sorted traces and protected-length maps, non-empty handshakes, and a stop condition that
     /// ends the run. Link rates are positive by construction ([`crate::time::DataRate`]).
     ///
-    /// The engine calls this itself (every `run_*` function); the scenario layer checks its
-    /// files first with messages naming the file and key, and calls this as a backstop.
+    /// The engine calls this itself (every way of running a [`crate::engine::Simulation`]); the
+    /// scenario layer checks its files first with messages naming the file and key, and calls
+    /// this as a backstop.
     pub fn validate(&self) -> Result<(), NetworkError> {
         let n = self.nodes.len();
         let whole = || "network".to_owned();
@@ -628,19 +629,7 @@ mod tests {
 
     /// Two nodes, one link, one Poisson flow across it, a packet limit: valid.
     fn net() -> Network {
-        let node = |name: &str| NodeConfig {
-            name: name.into(),
-            service: Service::Exponential { mean_ps: 1e6 },
-            receive: None,
-            transit: None,
-            servers: 1,
-            capacity: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-        };
+        let node = |name: &str| NodeConfig::new(name, Service::Exponential { mean_ps: 1e6 });
         Network {
             nodes: vec![node("a"), node("b")],
             links: vec![LinkConfig {

@@ -1,24 +1,16 @@
 //! `engine::Detail` (issue 13): what a run keeps beyond counts and sums changes nothing else.
 
-use sim_core::engine::{Detail, Engine, PacketRecord, RunStats};
+use sim_core::engine::{Detail, PacketRecord, RunStats, Simulation};
 use sim_core::network::*;
 use sim_core::time::{DataRate, SimDuration, propagation_delay};
 
 /// A gateway between a sensor and a collector, 1 Gb/s into 100 Mb/s, short queues: Poisson
 /// data that drops at the slow link and a ping flow that travels both ways.
 fn line() -> Network {
-    let node = |name: &str, service: Service| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::from_ns(300),
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: name.into(),
-        service,
-        servers: 1,
-        capacity: Some(8),
+    let node = |name: &str, service: Service| {
+        NodeConfig::new(name, service)
+            .capacity(8)
+            .latency(SimDuration::from_ns(300))
     };
     let link = |name: &str, a, b, mbps: u64| LinkConfig {
         name: name.into(),
@@ -77,9 +69,12 @@ fn line() -> Network {
 fn run(net: &Network, detail: &Detail) -> (RunStats, Vec<(usize, u64, u64)>) {
     let mut seen = Vec::new();
     let observer = |r: &PacketRecord| seen.push((r.flow, r.delivered.0, r.components_ps.total()));
-    let stats = Engine::with_detail(net, 5, 0, observer, detail)
+    let stats = Simulation::new(net, 5)
+        .detail(detail)
+        .observer(observer)
+        .init(0)
         .unwrap()
-        .run(0)
+        .run()
         .unwrap();
     (stats, seen)
 }

@@ -1,7 +1,7 @@
 //! The engine against queueing theory, Eq. 1 accounting, and determinism (issue 2).
 
 use sim_core::analytic::{MG1, MM1, MM1K, MMc};
-use sim_core::engine::{PacketRecord, run_observed, run_replication, run_replications};
+use sim_core::engine::{PacketRecord, Simulation};
 use sim_core::network::*;
 use sim_core::stats::mean_ci;
 use sim_core::time::{DataRate, SimDuration};
@@ -16,19 +16,11 @@ fn single_node(
     packets: u64,
 ) -> Network {
     Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            name: "server".into(),
-            service,
-            servers,
-            capacity,
-        }],
+        nodes: vec![
+            NodeConfig::new("server", service)
+                .servers(servers)
+                .capacity(capacity),
+        ],
         links: vec![],
         flows: vec![FlowConfig {
             name: "arrivals".into(),
@@ -54,7 +46,11 @@ fn single_node(
 
 /// Per-replication means of (sojourn, waiting) \[us\] and the drop fraction.
 fn replicate(net: &Network, reps: u32) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let runs = run_replications(net, 7, reps, 2).unwrap();
+    let runs = Simulation::new(net, 7)
+        .replications(reps)
+        .threads(2)
+        .run()
+        .unwrap();
     let mut sojourn = Vec::new();
     let mut waiting = Vec::new();
     let mut dropped = Vec::new();
@@ -151,7 +147,7 @@ fn utilisation_is_rho() {
         1_000_000,
     );
     net.warmup = SimDuration::ZERO;
-    let r = run_replication(&net, 3, 0).unwrap();
+    let r = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
     let util = r.nodes[0].busy_ps as f64 / r.end_ps as f64;
     assert!((util - 0.9).abs() < 0.009, "{util}");
 }
@@ -160,19 +156,7 @@ fn utilisation_is_rho() {
 /// and replies: every delivered packet's four Eq. 1 components add up exactly (integer ps) to
 /// its end-to-end delay.
 fn four_hop() -> Network {
-    let node = |name: &str, service: Service| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: name.into(),
-        service,
-        servers: 1,
-        capacity: Some(50),
-    };
+    let node = |name: &str, service: Service| NodeConfig::new(name, service).capacity(50);
     let link = |name: &str, a, b, gbps: u64, metres: f64| LinkConfig {
         name: name.into(),
         a,
@@ -244,15 +228,19 @@ fn eq1_components_add_up_for_every_packet() {
     let net = four_hop();
     let mut checked = 0u64;
     let mut reverse = 0u64;
-    let stats = run_observed(&net, 11, 0, |r: &PacketRecord| {
-        let total = r.delivered.as_ps() - r.created.as_ps();
-        assert_eq!(r.components_ps.total(), total, "{r:?}");
-        checked += 1;
-        if r.direction == Direction::Reverse {
-            reverse += 1;
-        }
-    })
-    .unwrap();
+    let stats = Simulation::new(&net, 11)
+        .observer(|r: &PacketRecord| {
+            let total = r.delivered.as_ps() - r.created.as_ps();
+            assert_eq!(r.components_ps.total(), total, "{r:?}");
+            checked += 1;
+            if r.direction == Direction::Reverse {
+                reverse += 1;
+            }
+        })
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &stats.flows;
     let delivered: u64 = f
         .iter()
@@ -268,7 +256,7 @@ fn eq1_components_add_up_for_every_packet() {
 }
 
 fn fingerprint(net: &Network, seed: u64, rep: u32) -> Vec<(u64, u64, u128, u64)> {
-    let r = run_replication(net, seed, rep).unwrap();
+    let r = Simulation::new(net, seed).init(rep).unwrap().run().unwrap();
     r.flows
         .iter()
         .map(|f| {
@@ -289,12 +277,18 @@ fn deterministic_and_replications_differ() {
     assert_eq!(fingerprint(&net, 5, 0), fingerprint(&net, 5, 0));
     assert_ne!(fingerprint(&net, 5, 0), fingerprint(&net, 5, 1));
     // Replications on 1 or 2 threads give the same ordered results.
-    let a: Vec<u64> = run_replications(&net, 5, 3, 1)
+    let a: Vec<u64> = Simulation::new(&net, 5)
+        .replications(3)
+        .threads(1)
+        .run()
         .unwrap()
         .iter()
         .map(|r| r.events)
         .collect();
-    let b: Vec<u64> = run_replications(&net, 5, 3, 2)
+    let b: Vec<u64> = Simulation::new(&net, 5)
+        .replications(3)
+        .threads(2)
+        .run()
         .unwrap()
         .iter()
         .map(|r| r.events)
@@ -310,19 +304,7 @@ fn adding_a_node_does_not_change_other_draws() {
     let mut bigger = base.clone();
     bigger.nodes.insert(
         0,
-        NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            name: "other".into(),
-            service: Service::Exponential { mean_ps: 2e6 },
-            servers: 1,
-            capacity: None,
-        },
+        NodeConfig::new("other", Service::Exponential { mean_ps: 2e6 }),
     );
     bigger.flows[0].path = vec![1];
     bigger.flows.insert(
@@ -349,8 +331,8 @@ fn adding_a_node_does_not_change_other_draws() {
         count: Some(10_000),
     };
     bigger.flows[1].source = base.flows[0].source.clone();
-    let a = run_replication(&base, 9, 0).unwrap();
-    let b = run_replication(&bigger, 9, 0).unwrap();
+    let a = Simulation::new(&base, 9).init(0).unwrap().run().unwrap();
+    let b = Simulation::new(&bigger, 9).init(0).unwrap().run().unwrap();
     assert_eq!(
         a.flows[0].forward.delay.mean_ps(),
         b.flows[1].forward.delay.mean_ps()
@@ -365,20 +347,13 @@ fn adding_a_node_does_not_change_other_draws() {
 /// 2 x (10 + 10 us processing + 100 m propagation + 1000 B transmission).
 #[test]
 fn ping_rtt_is_exact_without_contention() {
-    let node = |n: &str| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: n.into(),
-        service: Service::Deterministic {
-            time_ps: 10_000_000,
-        },
-        servers: 1,
-        capacity: None,
+    let node = |n: &str| {
+        NodeConfig::new(
+            n,
+            Service::Deterministic {
+                time_ps: 10_000_000,
+            },
+        )
     };
     let net = Network {
         nodes: vec![node("a"), node("b")],
@@ -410,7 +385,7 @@ fn ping_rtt_is_exact_without_contention() {
         warmup: SimDuration::ZERO,
         hosts: Vec::new(),
     };
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     let rtt = r.flows[0].rtt.summary();
     assert_eq!(rtt.count, 10);
     let one_way_ns = 10_000.0 + 10_000.0 + 500.0 + 800.0;
@@ -429,19 +404,7 @@ fn bulk_net(
     total_bytes: u64,
     window: u32,
 ) -> Network {
-    let node = |n: &str| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes,
-        machines: 1,
-        name: n.into(),
-        service: service.clone(),
-        servers: 1,
-        capacity: None,
-    };
+    let node = |n: &str| NodeConfig::new(n, service.clone()).lanes(lanes);
     Network {
         nodes: vec![node("a"), node("b")],
         links: vec![LinkConfig {
@@ -482,7 +445,7 @@ fn bulk_net(
 #[test]
 fn bulk_transfer_stop_and_wait() {
     let net = bulk_net(Service::None, false, (1_000_000_000, 1000), 1_000_000, 1);
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     let f = &r.flows[0];
     let data_ns = 1040.0 * 8.0 + 1000.0;
     let ack_ns = 64.0 * 8.0 + 1000.0;
@@ -497,19 +460,7 @@ fn bulk_transfer_stop_and_wait() {
 /// go; an odd last frame is acknowledged alone. Timing exact, acknowledgements counted.
 #[test]
 fn bulk_transfer_delayed_ack() {
-    let node = |n: &str| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: n.into(),
-        service: Service::None,
-        servers: 1,
-        capacity: None,
-    };
+    let node = |n: &str| NodeConfig::new(n, Service::None);
     let net = |ack_every: u32| Network {
         nodes: vec![node("a"), node("b")],
         links: vec![LinkConfig {
@@ -549,7 +500,7 @@ fn bulk_transfer_delayed_ack() {
     // Every 2 frames: two frames on the wire back to back, propagation, the ACK and its
     // propagation. 9 frames: 4 such rounds, then the 9th frame alone (done when it arrives).
     let round = 2.0 * data_ns + prop_ns + ack_ns + prop_ns;
-    let r = run_replication(&net(2), 1, 0).unwrap();
+    let r = Simulation::new(&net(2), 1).init(0).unwrap().run().unwrap();
     let f = &r.flows[0];
     let expect_ps = (4.0 * round + data_ns + prop_ns) * 1000.0;
     assert_eq!(f.transfer_ps, Some(expect_ps.round() as u64));
@@ -560,11 +511,11 @@ fn bulk_transfer_delayed_ack() {
         "4 ACKs of 2 frames and one of the last frame"
     );
     // One ACK per frame: 9 ACKs, and the window refills one frame at a time.
-    let r1 = run_replication(&net(1), 1, 0).unwrap();
+    let r1 = Simulation::new(&net(1), 1).init(0).unwrap().run().unwrap();
     assert_eq!(r1.flows[0].reverse.delivered, 9);
     assert_eq!(r1.flows[0].transfer_payload_bytes, 9000);
     // An ack_every beyond the window is clamped to the window (no deadlock).
-    let r3 = run_replication(&net(5), 1, 0).unwrap();
+    let r3 = Simulation::new(&net(5), 1).init(0).unwrap().run().unwrap();
     assert_eq!(r3.flows[0].transfer_ps, f.transfer_ps);
     assert_eq!(r3.flows[0].reverse.delivered, 5);
 }
@@ -574,22 +525,13 @@ fn bulk_transfer_delayed_ack() {
 #[test]
 fn multi_frame_message_delay_is_last_frame() {
     let net = Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            name: "n".into(),
-            service: Service::Linear {
+        nodes: vec![NodeConfig::new(
+            "n",
+            Service::Linear {
                 fixed_ps: 1e6,
                 per_byte_ps: 10.0,
             },
-            servers: 1,
-            capacity: None,
-        }],
+        )],
         links: vec![],
         flows: vec![FlowConfig {
             name: "ofh".into(),
@@ -608,7 +550,7 @@ fn multi_frame_message_delay_is_last_frame() {
         warmup: SimDuration::ZERO,
         hosts: Vec::new(),
     };
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     let m = r.flows[0].message.summary();
     assert_eq!(m.count, 5);
     // 1 us + 50 ns for the first, then 1 us + 30 ns for the second behind it.
@@ -622,21 +564,14 @@ fn multi_frame_message_delay_is_last_frame() {
 #[test]
 fn io_stage_and_latency() {
     let net = Network {
-        nodes: vec![NodeConfig {
-            name: "gw".into(),
-            service: Service::Deterministic { time_ps: 1_000_000 },
-            receive: None,
-            transit: None,
-            io: Some(Service::Deterministic {
-                time_ps: 10_000_000,
-            }),
-            latency: SimDuration::from_us(5),
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            servers: 2,
-            capacity: None,
-        }],
+        nodes: vec![
+            NodeConfig::new("gw", Service::Deterministic { time_ps: 1_000_000 })
+                .servers(2)
+                .io(Service::Deterministic {
+                    time_ps: 10_000_000,
+                })
+                .latency(SimDuration::from_us(5)),
+        ],
         links: vec![],
         flows: vec![FlowConfig {
             name: "burst".into(),
@@ -656,13 +591,17 @@ fn io_stage_and_latency() {
         hosts: Vec::new(),
     };
     let mut delays = Vec::new();
-    let r = run_observed(&net, 1, 0, |p: &PacketRecord| {
-        delays.push((
-            p.delivered.as_ps() - p.created.as_ps(),
-            p.components_ps.to_array(),
-        ));
-    })
-    .unwrap();
+    let r = Simulation::new(&net, 1)
+        .observer(|p: &PacketRecord| {
+            delays.push((
+                p.delivered.as_ps() - p.created.as_ps(),
+                p.components_ps.to_array(),
+            ));
+        })
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let us = 1_000_000u64;
     assert_eq!(delays[0], (16 * us, [0, 0, 0, 16 * us]));
     assert_eq!(delays[1], (26 * us, [10 * us, 0, 0, 16 * us]));
@@ -677,19 +616,7 @@ fn io_stage_and_latency() {
 /// transmissions and four propagations; three tunnels started together queue at the responder.
 #[test]
 fn handshake_exchanges_and_a_storm() {
-    let node = |n: &str, servers| NodeConfig {
-        name: n.into(),
-        service: Service::None,
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        servers,
-        capacity: None,
-    };
+    let node = |n: &str, servers| NodeConfig::new(n, Service::None).servers(servers);
     let us = SimDuration::from_us;
     let exchanges = vec![
         HandshakeExchange {
@@ -754,7 +681,11 @@ fn handshake_exchanges_and_a_storm() {
         warmup: SimDuration::ZERO,
         hosts: Vec::new(),
     };
-    let r = run_replication(&net(1, 0.0, None), 1, 0).unwrap();
+    let r = Simulation::new(&net(1, 0.0, None), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &r.flows[0];
     // The job that processes the INIT response also builds the AUTH request (its 50 us), as
     // charon's does: INIT: 100 + 8 (1000 B at 1 Gb/s) + 1000 + 300 + 8 + 1000 + 200 + 50 =
@@ -766,7 +697,11 @@ fn handshake_exchanges_and_a_storm() {
 
     // Three tunnels at once: the responder's single core serialises its 300 us of INIT work;
     // the last INIT response leaves 600 us later than the first.
-    let r = run_replication(&net(3, 0.0, None), 1, 0).unwrap();
+    let r = Simulation::new(&net(3, 0.0, None), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 3);
     assert_eq!(f.handshakes_failed, 0);
@@ -778,7 +713,11 @@ fn handshake_exchanges_and_a_storm() {
     // probability q = 0.8^2 = 0.64.
     // Without retransmission a tunnel needs both exchanges to get through: P = 0.64^2 = 0.4096,
     // so failures are Binomial(1000, 0.5904): mean 590.4, sd 15.6; the bound is 5 sd.
-    let r = run_replication(&net(1000, 0.2, None), 1, 0).unwrap();
+    let r = Simulation::new(&net(1000, 0.2, None), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count() + f.handshakes_failed, 1000);
     assert!(
@@ -796,7 +735,11 @@ fn handshake_exchanges_and_a_storm() {
         base: 2.0,
         tries: 10,
     };
-    let r = run_replication(&net(1000, 0.2, Some(rt)), 1, 0).unwrap();
+    let r = Simulation::new(&net(1000, 0.2, Some(rt)), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 1000);
     assert_eq!(f.handshakes_failed, 0);
@@ -826,19 +769,7 @@ fn lossless_storm(
     work_us: [u64; 3],
     retransmit: Option<Retransmit>,
 ) -> Network {
-    let node = |n: &str, servers| NodeConfig {
-        name: n.into(),
-        service: Service::None,
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        servers,
-        capacity: None,
-    };
+    let node = |n: &str, servers| NodeConfig::new(n, Service::None).servers(servers);
     let us = SimDuration::from_us;
     Network {
         nodes: vec![node("gnbs", init_cores), node("ric", resp_cores)],
@@ -901,8 +832,16 @@ fn a_retransmitted_request_is_not_processed_twice() {
         base: 1.0,
         tries: 100,
     };
-    let with = run_replication(&lossless_storm(1000, 64, 1, [0, 300, 0], Some(rt)), 1, 0).unwrap();
-    let without = run_replication(&lossless_storm(1000, 64, 1, [0, 300, 0], None), 1, 0).unwrap();
+    let with = Simulation::new(&lossless_storm(1000, 64, 1, [0, 300, 0], Some(rt)), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
+    let without = Simulation::new(&lossless_storm(1000, 64, 1, [0, 300, 0], None), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &with.flows[0];
     assert!(
         f.handshake_retransmissions > 1000,
@@ -942,7 +881,11 @@ fn the_retransmission_timer_starts_when_the_request_leaves() {
         base: 2.0,
         tries: 0,
     };
-    let r = run_replication(&lossless_storm(1000, 1, 64, [100, 300, 0], Some(rt)), 1, 0).unwrap();
+    let r = Simulation::new(&lossless_storm(1000, 1, 64, [100, 300, 0], Some(rt)), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshakes_failed, 0);
     assert_eq!(f.handshake_retransmissions, 0);
@@ -974,7 +917,7 @@ fn a_rekey_storm_holds_every_ike_sa_from_the_start() {
         x[0].responder_per_held = SimDuration::from_us(1);
         *exchanges = x.into();
         *e = established;
-        run_replication(&net, 1, 0).unwrap()
+        Simulation::new(&net, 1).init(0).unwrap().run().unwrap()
     };
     let us = 1_000_000;
     let rekey = run(true);
@@ -1017,7 +960,7 @@ fn a_high_class_job_jumps_the_daemons_queue() {
         });
         *exchanges = x.into();
         *established = true;
-        run_replication(&net, 1, 0).unwrap()
+        Simulation::new(&net, 1).init(0).unwrap().run().unwrap()
     };
     let (fifo, ordered) = (run(JobPriority::Medium), run(JobPriority::High));
     let us = |ns: f64| (ns / 1e3).round();
@@ -1043,7 +986,7 @@ fn an_invalid_network_is_an_error_not_a_panic() {
     net.nodes.push(net.nodes[0].clone());
     net.nodes[1].name = "other".into();
     net.flows[0].path = vec![0, 1];
-    let e = run_replication(&net, 1, 0).unwrap_err();
+    let e = Simulation::new(&net, 1).run().unwrap_err();
     assert_eq!(
         e,
         sim_core::NetworkError::NotLinked {
@@ -1053,15 +996,26 @@ fn an_invalid_network_is_an_error_not_a_panic() {
         }
     );
     net.flows[0].path = vec![7];
-    assert!(run_replications(&net, 1, 3, 2).is_err());
-    assert!(run_observed(&net, 1, 0, |_: &PacketRecord| {}).is_err());
+    assert!(
+        Simulation::new(&net, 1)
+            .replications(3)
+            .threads(2)
+            .run()
+            .is_err()
+    );
+    assert!(
+        Simulation::new(&net, 1)
+            .observer(|_: &PacketRecord| {})
+            .run()
+            .is_err()
+    );
 }
 
 /// Issue 13: `Detail` keeps exact histograms for small networks and listed flows, coarse ones
 /// otherwise, and the run itself (counts, means) does not depend on the choice.
 #[test]
 fn detail_picks_histogram_precision_and_changes_no_count() {
-    use sim_core::engine::{Detail, Engine, NoObserver};
+    use sim_core::engine::Detail;
     use sim_core::stats::Precision;
     let mut net = single_node(Service::Exponential { mean_ps: US }, 0.5, None, 1, 20_000);
     let mut second = net.flows[0].clone();
@@ -1080,10 +1034,12 @@ fn detail_picks_histogram_precision_and_changes_no_count() {
         Detail::default().precisions(&net),
         [Precision::Exact, Precision::Exact]
     );
-    let exact = run_replication(&net, 3, 0).unwrap();
-    let coarse = Engine::with_detail(&net, 3, 0, NoObserver, &coarse_all)
+    let exact = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
+    let coarse = Simulation::new(&net, 3)
+        .detail(&coarse_all)
+        .init(0)
         .unwrap()
-        .run(0)
+        .run()
         .unwrap();
     assert_eq!(exact.events, coarse.events);
     for (e, c) in exact.flows.iter().zip(&coarse.flows) {
@@ -1116,19 +1072,7 @@ fn line_net(
     period_ps: u64,
     duration_ps: u64,
 ) -> Network {
-    let node = |name: &str| NodeConfig {
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        name: name.into(),
-        service: Service::None,
-        servers: 1,
-        capacity: None,
-    };
+    let node = |name: &str| NodeConfig::new(name, Service::None);
     Network {
         nodes: vec![node("a"), node("b")],
         links: vec![LinkConfig {
@@ -1169,7 +1113,11 @@ fn a_saturated_gigabit_ethernet_link_carries_1_488_095_minimum_frames_per_second
     // 2 Mpps of 46-byte IP packets: each is a 64-byte minimum frame (14 header + 46 + 4 FCS),
     // 84 byte times with preamble and gap: 672 ns at 1 Gb/s, so 1e9 / 672 = 1,488,095 frames/s.
     let duration = 10_000_000_000; // 10 ms
-    let s = run_replication(&line_net(ETHERNET, 1, 46, 500_000, duration), 1, 0).unwrap();
+    let s = Simulation::new(&line_net(ETHERNET, 1, 46, 500_000, duration), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     let link = &s.links[0];
     // Busy from the first frame to the last (the queue drains after the stop).
     let per_s = link.sent as f64 / (s.end_ps as f64 * 1e-12);
@@ -1194,8 +1142,11 @@ fn a_saturated_gigabit_ethernet_link_carries_1_488_095_minimum_frames_per_second
         u128::from(f.delivered) * 576_000
     );
     // The same load on a bare link clocks 46 bytes (368 ns): 2 Mpps fits.
-    let bare =
-        run_replication(&line_net(LineFraming::Bare, 1, 46, 500_000, duration), 1, 0).unwrap();
+    let bare = Simulation::new(&line_net(LineFraming::Bare, 1, 46, 500_000, duration), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!(bare.links[0].dropped_full, 0);
     assert_eq!(
         bare.links[0].busy_ps,
@@ -1213,13 +1164,17 @@ fn the_inter_frame_gap_holds_the_next_frame_not_this_one() {
         *frames = vec![1500, 1500];
     }
     let mut delays = Vec::new();
-    run_observed(&net2, 1, 0, |r: &PacketRecord| {
-        delays.push((
-            r.delivered.as_ps() - r.created.as_ps(),
-            r.components_ps.queueing,
-        ));
-    })
-    .unwrap();
+    Simulation::new(&net2, 1)
+        .observer(|r: &PacketRecord| {
+            delays.push((
+                r.delivered.as_ps() - r.created.as_ps(),
+                r.components_ps.queueing,
+            ));
+        })
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!(delays, vec![(1_220_800, 0), (2_451_200, 1_230_400)]);
 }
 
@@ -1249,7 +1204,7 @@ fn poisson_sources_have_no_arrival_at_time_zero() {
             ..template.clone()
         })
         .collect();
-    let stats = run_replication(&net, 11, 0).unwrap();
+    let stats = Simulation::new(&net, 11).init(0).unwrap().run().unwrap();
     let sent: u64 = stats.flows.iter().map(|f| f.forward.sent).sum();
     let (mean, sd) = (f64::from(flows) * 0.5, (f64::from(flows) * 0.5).sqrt());
     assert!(
@@ -1258,10 +1213,14 @@ fn poisson_sources_have_no_arrival_at_time_zero() {
         5.0 * sd
     );
     let mut at_zero = 0u64;
-    run_observed(&net, 11, 0, |r: &PacketRecord| {
-        at_zero += u64::from(r.created.0 == 0);
-    })
-    .unwrap();
+    Simulation::new(&net, 11)
+        .observer(|r: &PacketRecord| {
+            at_zero += u64::from(r.created.0 == 0);
+        })
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!(at_zero, 0, "packets created at time zero");
 }
 
@@ -1302,7 +1261,7 @@ fn a_source_firing_that_creates_nothing_does_not_extend_the_run() {
             ..template
         },
     ];
-    let stats = run_replication(&net, 1, 0).unwrap();
+    let stats = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     assert_eq!(stats.flows[1].forward.sent, 0);
     // Ten packets at 0, 100, ..., 900 us, each served in 1 us: the last event is at 901 us.
     assert_eq!(stats.flows[0].forward.sent, 10);
@@ -1317,9 +1276,7 @@ fn a_source_firing_that_creates_nothing_does_not_extend_the_run() {
 /// the run's results are those of an unobserved run.
 #[test]
 fn wire_observer_sees_each_packet_at_both_points() {
-    use sim_core::engine::{
-        Detail, Observer, WirePoint, WireRecord, run_replications_observed, run_replications_with,
-    };
+    use sim_core::engine::{Detail, Observer, WirePoint, WireRecord};
     /// Sent, delivered, bytes delivered, first and last delivery \[ps\].
     type Counts = (u64, u64, u64, Option<u64>, u64);
     #[derive(Default)]
@@ -1360,9 +1317,18 @@ fn wire_observer_sees_each_packet_at_both_points() {
     }
     let net = four_hop();
     let detail = Detail::default();
-    let plain = run_replications_with(&net, 11, 2, 1, &detail).unwrap();
-    let (runs, seen) =
-        run_replications_observed(&net, 11, 2, 2, &detail, None, Seen::default()).unwrap();
+    let plain = Simulation::new(&net, 11)
+        .replications(2)
+        .detail(&detail)
+        .run()
+        .unwrap();
+    let (runs, seen) = Simulation::new(&net, 11)
+        .replications(2)
+        .threads(2)
+        .detail(&detail)
+        .observer(Seen::default())
+        .run_observing()
+        .unwrap();
     assert_eq!(runs.len(), 2);
     for (a, b) in plain.iter().zip(&runs) {
         assert_eq!(a.events, b.events);
@@ -1428,7 +1394,11 @@ fn two_nodes_one_host(cores: u32, packets: u64) -> Network {
 fn two_nodes_on_one_host_are_one_queue_with_merged_arrivals() {
     let q = MM1::new(0.8, 1.0).unwrap();
     let net = two_nodes_one_host(1, 400_000);
-    let runs = run_replications(&net, 7, 10, 2).unwrap();
+    let runs = Simulation::new(&net, 7)
+        .replications(10)
+        .threads(2)
+        .run()
+        .unwrap();
     for f in 0..2 {
         let sojourn: Vec<f64> = runs
             .iter()
@@ -1441,7 +1411,11 @@ fn two_nodes_on_one_host_are_one_queue_with_merged_arrivals() {
         runs[0].nodes.iter().map(|n| n.busy_ps as f64).sum::<f64>() / runs[0].end_ps as f64;
     assert!((busy - 0.8).abs() < 0.01, "host busy {busy}");
     let c = MMc::new(0.8, 1.0, 2).unwrap();
-    let runs = run_replications(&two_nodes_one_host(2, 400_000), 7, 10, 2).unwrap();
+    let runs = Simulation::new(&two_nodes_one_host(2, 400_000), 7)
+        .replications(10)
+        .threads(2)
+        .run()
+        .unwrap();
     for f in 0..2 {
         let sojourn: Vec<f64> = runs
             .iter()
@@ -1457,7 +1431,7 @@ fn two_nodes_on_one_host_are_one_queue_with_merged_arrivals() {
 fn a_host_per_node_changes_nothing() {
     let mut net = two_nodes_one_host(1, 50_000);
     net.hosts.clear();
-    let alone = run_replication(&net, 3, 0).unwrap();
+    let alone = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
     net.hosts = (0..2)
         .map(|n| HostConfig {
             name: format!("h{n}"),
@@ -1466,7 +1440,7 @@ fn a_host_per_node_changes_nothing() {
             threads: Vec::new(),
         })
         .collect();
-    let hosted = run_replication(&net, 3, 0).unwrap();
+    let hosted = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
     assert_eq!(format!("{alone:?}"), format!("{hosted:?}"));
 }
 
@@ -1486,9 +1460,9 @@ fn thread_limits_on_a_host_cap_each_node() {
     };
     let mut net = two_nodes_one_host(2, 50_000);
     net.hosts[0].threads = vec![(0, 1), (1, 1)];
-    let limited = run_replication(&net, 3, 0).unwrap();
+    let limited = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
     net.hosts.clear();
-    let machines = run_replication(&net, 3, 0).unwrap();
+    let machines = Simulation::new(&net, 3).init(0).unwrap().run().unwrap();
     assert_eq!(delays(&limited), delays(&machines));
     // On one core a packet waiting for the core holds its node's one thread, so the other
     // node's packets may pass it: the order changes, but the core still never idles while work
@@ -1496,7 +1470,11 @@ fn thread_limits_on_a_host_cap_each_node() {
     // (the conservation law: identical service times, work-conserving order).
     let mut one = two_nodes_one_host(1, 400_000);
     one.hosts[0].threads = vec![(1, 1), (0, 1)];
-    let runs = run_replications(&one, 7, 10, 2).unwrap();
+    let runs = Simulation::new(&one, 7)
+        .replications(10)
+        .threads(2)
+        .run()
+        .unwrap();
     let pooled: Vec<f64> = runs
         .iter()
         .map(|r| {
@@ -1521,7 +1499,11 @@ fn thread_limits_on_a_host_cap_each_node() {
         threads: vec![(0, 2)],
     }];
     let c = MMc::new(1.6, 1.0, 2).unwrap();
-    let runs = run_replications(&net, 7, 10, 2).unwrap();
+    let runs = Simulation::new(&net, 7)
+        .replications(10)
+        .threads(2)
+        .run()
+        .unwrap();
     let sojourn: Vec<f64> = runs
         .iter()
         .map(|r| r.flows[0].forward.delay.mean_ps() / US)
@@ -1579,7 +1561,7 @@ fn lanes_serve_each_direction_on_its_own_servers() {
     let transfer = |lanes: bool| {
         let service = Service::Deterministic { time_ps: D_PS };
         let net = bulk_net(service, lanes, (100_000_000_000, 100), SEGMENTS * 1000, 32);
-        let r = run_replication(&net, 1, 0).unwrap();
+        let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
         r.flows[0].transfer_ps.expect("the transfer ends") as f64
     };
     let (one, two) = (transfer(false), transfer(true));
@@ -1637,7 +1619,7 @@ fn a_closed_loop_client_starts_the_next_handshake_when_the_last_ends() {
         established: false,
         sessions: 0,
     };
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 10);
     let s = f.handshake.summary();
@@ -1656,7 +1638,7 @@ fn a_closed_loop_client_starts_the_next_handshake_when_the_last_ends() {
         unreachable!()
     };
     *clients = 0;
-    let open = run_replication(&net, 1, 0).unwrap();
+    let open = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     assert_eq!(open.flows[0].handshake.count(), 10);
     assert!(open.flows[0].handshake.summary().max_ns > 4_000_000.0);
 }
@@ -1671,7 +1653,7 @@ fn a_closed_loop_keeps_at_most_clients_in_progress() {
         unreachable!()
     };
     *clients = 3;
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     let f = &r.flows[0];
     assert_eq!(f.handshake.count(), 30);
     assert!(r.nodes[1].max_waiting <= 2, "{}", r.nodes[1].max_waiting);

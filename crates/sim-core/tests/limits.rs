@@ -4,28 +4,19 @@
 //! lower delay, or panicked in a debug build).
 
 use sim_core::NetworkError;
-use sim_core::engine::run_replication;
+use sim_core::engine::Simulation;
 use sim_core::network::*;
 use sim_core::time::SimDuration;
 
 /// One node serving every packet in `service_ps`; `count` packets arrive `interval_ps` apart.
 fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
     Network {
-        nodes: vec![NodeConfig {
-            receive: None,
-            transit: None,
-            io: None,
-            latency: SimDuration::ZERO,
-            by_protected_len: false,
-            lanes: false,
-            machines: 1,
-            name: "slow".into(),
-            service: Service::Deterministic {
+        nodes: vec![NodeConfig::new(
+            "slow",
+            Service::Deterministic {
                 time_ps: service_ps,
             },
-            servers: 1,
-            capacity: None,
-        }],
+        )],
         links: vec![],
         flows: vec![FlowConfig {
             name: "burst".into(),
@@ -54,7 +45,11 @@ fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {
 /// the delays are exact (the last waits two services), no saturation.
 #[test]
 fn chained_steps_below_the_limit_are_exact() {
-    let r = run_replication(&queue_behind(MAX_STEP_PS, 0, 3), 1, 0).unwrap();
+    let r = Simulation::new(&queue_behind(MAX_STEP_PS, 0, 3), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!(r.end_ps, 3 * MAX_STEP_PS);
     let d = &r.flows[0].forward;
     assert_eq!(d.delivered, 3);
@@ -66,7 +61,9 @@ fn chained_steps_below_the_limit_are_exact() {
 /// naming the time it would have reached, the first one past 2^62 ps.
 #[test]
 fn a_run_past_the_clock_limit_is_an_error_not_a_wrap() {
-    let e = run_replication(&queue_behind(MAX_STEP_PS, 0, 20), 1, 0).unwrap_err();
+    let e = Simulation::new(&queue_behind(MAX_STEP_PS, 0, 20), 1)
+        .run()
+        .unwrap_err();
     assert_eq!(
         e,
         NetworkError::ClockOverflow {
@@ -89,7 +86,7 @@ fn a_run_past_the_clock_limit_is_an_error_not_a_wrap() {
 fn the_overflow_names_its_item_and_a_used_up_source_is_none() {
     let mut net = queue_behind(0, MAX_STEP_PS, u64::MAX);
     net.stop.packets = Some(10);
-    let e = run_replication(&net, 1, 0).unwrap_err();
+    let e = Simulation::new(&net, 1).run().unwrap_err();
     assert_eq!(
         e,
         NetworkError::ClockOverflow {
@@ -97,12 +94,16 @@ fn the_overflow_names_its_item_and_a_used_up_source_is_none() {
             item: "flow[0] (\"burst\").source".into(),
         }
     );
-    let r = run_replication(&queue_behind(0, MAX_STEP_PS, 5), 1, 0).unwrap();
+    let r = Simulation::new(&queue_behind(0, MAX_STEP_PS, 5), 1)
+        .init(0)
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!(r.flows[0].forward.delivered, 5);
     // Five packets stop the run's sources: the same gaps, no count.
     let mut net = queue_behind(0, MAX_STEP_PS, u64::MAX);
     net.stop.packets = Some(5);
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     assert_eq!(r.flows[0].forward.delivered, 5);
 }
 
@@ -112,13 +113,13 @@ fn the_overflow_names_its_item_and_a_used_up_source_is_none() {
 fn a_source_gap_past_the_limit_after_the_stop_is_not_an_error() {
     let mut net = queue_behind(1000, MAX_STEP_PS, u64::MAX);
     net.stop.duration = Some(SimDuration(MAX_TIME_PS));
-    let r = run_replication(&net, 1, 0).unwrap();
+    let r = Simulation::new(&net, 1).init(0).unwrap().run().unwrap();
     assert_eq!(r.flows[0].forward.delivered, 4); // at 0, 2^60, 2^61, 3 x 2^60 ps
     // Without a stop time the same gaps are an overflow.
     net.stop.duration = None;
     net.stop.packets = Some(10);
     assert!(matches!(
-        run_replication(&net, 1, 0),
+        Simulation::new(&net, 1).run(),
         Err(NetworkError::ClockOverflow { .. })
     ));
 }

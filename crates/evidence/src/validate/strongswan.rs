@@ -1506,14 +1506,11 @@ pub fn engine_loss_storm(
     loss: f64,
 ) -> Result<whatif::plan::LossSpread, MeasureError> {
     let scenario = bench_storm(p, n, "psk", "shared", loss, false)?;
-    let runs = sim_core::engine::run_replications_with(
-        &scenario.network,
-        LOSS_SEED,
-        LOSS_REPLICATIONS,
-        1,
-        &scenario.detail(),
-    )
-    .map_err(|e| MeasureError(format!("the loss storm of {n} in the engine: {e}")))?;
+    let runs = sim_core::engine::Simulation::new(&scenario.network, LOSS_SEED)
+        .replications(LOSS_REPLICATIONS)
+        .detail(&scenario.detail())
+        .run()
+        .map_err(|e| MeasureError(format!("the loss storm of {n} in the engine: {e}")))?;
     Ok(whatif::plan::loss_spread(&scenario, LOSS_SEED, &runs))
 }
 

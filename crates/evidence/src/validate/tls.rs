@@ -674,19 +674,7 @@ pub fn engine_handshake_rate(h: EngineHandshake, group: Group, cert: Cert) -> Re
             priority: sim_core::network::JobPriority::Medium,
         },
     ];
-    let node = |n: &str| NodeConfig {
-        name: n.into(),
-        service: Service::None,
-        receive: None,
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        servers: 1,
-        capacity: None,
-    };
+    let node = |n: &str| NodeConfig::new(n, Service::None);
     let clients = h.clients.max(1);
     let net = Network {
         nodes: vec![node("s_time"), node("s_server")],
@@ -726,7 +714,10 @@ pub fn engine_handshake_rate(h: EngineHandshake, group: Group, cert: Cert) -> Re
             threads: vec![(0, clients), (1, 1)],
         }],
     };
-    let r = sim_core::engine::run_replication(&net, 1, 0).map_err(|e| e.to_string())?;
+    let r = sim_core::engine::Simulation::new(&net, 1)
+        .init(0)
+        .and_then(|engine| engine.run())
+        .map_err(|e| e.to_string())?;
     let hs = &r.flows[0].handshake;
     if hs.count() != u64::from(ENGINE_HANDSHAKES) {
         return Err(format!(
@@ -805,19 +796,8 @@ pub fn engine_bulk_throughput(b: EngineBulk) -> Result<f64, String> {
     // The server originates the records (its service) and takes in the acknowledgements for
     // nothing; the client opens the records it terminates and sends the acknowledgements for
     // nothing.
-    let node = |n: &str, service: Service, receive: Service| NodeConfig {
-        name: n.into(),
-        service,
-        receive: Some(receive),
-        transit: None,
-        io: None,
-        latency: SimDuration::ZERO,
-        by_protected_len: false,
-        lanes: false,
-        machines: 1,
-        servers: 1,
-        capacity: None,
-    };
+    let node =
+        |n: &str, service: Service, receive: Service| NodeConfig::new(n, service).receive(receive);
     let run = |records: u32| -> Result<u64, String> {
         let net = Network {
             nodes: vec![
@@ -860,7 +840,10 @@ pub fn engine_bulk_throughput(b: EngineBulk) -> Result<f64, String> {
                 threads: vec![(0, 1), (1, 1)],
             }],
         };
-        let r = sim_core::engine::run_replication(&net, 1, 0).map_err(|e| e.to_string())?;
+        let r = sim_core::engine::Simulation::new(&net, 1)
+            .init(0)
+            .and_then(|engine| engine.run())
+            .map_err(|e| e.to_string())?;
         let f = &r.flows[0];
         if f.transfer_payload_bytes != u64::from(records) * RECORD_LEN {
             return Err(format!(

@@ -529,19 +529,16 @@ fn node_config(
         ),
     };
     Ok((
-        NodeConfig {
-            name: n.name.clone(),
-            service,
-            receive,
-            transit,
-            servers,
-            capacity,
-            io,
-            latency,
-            by_protected_len: from_profile.is_some(),
-            lanes,
-            machines,
-        },
+        NodeConfig::new(n.name.clone(), service)
+            .receive(receive)
+            .transit(transit)
+            .servers(servers)
+            .capacity(capacity)
+            .io(io)
+            .latency(latency)
+            .by_protected_len(from_profile.is_some())
+            .lanes(lanes)
+            .machines(machines),
         from_profile.map(|p| p.0),
     ))
 }

@@ -24,8 +24,11 @@ mod link;
 mod node;
 mod packet;
 mod prefetch;
+mod simulation;
 mod station;
 mod workload;
+
+pub use simulation::Simulation;
 
 use crate::error::NetworkError;
 use crate::network::MAX_TIME_PS;
@@ -243,13 +246,16 @@ impl Detail {
     }
 }
 
+/// [`Detail::default`], for a [`Simulation`] not told otherwise.
+static DEFAULT_DETAIL: Detail = Detail {
+    all_exact_up_to: Detail::ALL_EXACT_UP_TO,
+    exact: Vec::new(),
+    hops: true,
+};
+
 impl Default for Detail {
     fn default() -> Self {
-        Detail {
-            all_exact_up_to: Self::ALL_EXACT_UP_TO,
-            exact: Vec::new(),
-            hops: true,
-        }
+        DEFAULT_DETAIL.clone()
     }
 }
 
@@ -264,9 +270,12 @@ struct Step {
 }
 const NO_LINK: u32 = u32::MAX;
 
-/// One replication of a network.
+/// One replication of a network, set up and ready to run: made by [`Simulation::init`], run
+/// by [`Engine::run`] or [`Engine::run_observing`].
 pub struct Engine<'a, O: Observer> {
     net: &'a Network,
+    /// The replication index ([`RunStats::replication`]).
+    replication: u32,
     now: u64,
     queue: EventQueue<Event>,
     packets: Slab<Packet>,
@@ -298,8 +307,8 @@ pub struct Engine<'a, O: Observer> {
     /// instead of wrapping or saturating its clock.
     overflow: Option<Box<(u64, String)>>,
     observer: O,
-    /// Where this replication reports how far it has got ([`Engine::watched`]), and the time
-    /// \[ps\] and source packets it reported last.
+    /// Where this replication reports how far it has got ([`Simulation::progress`]), and the
+    /// time \[ps\] and source packets it reported last.
     progress: Option<&'a Progress>,
     reported: (u64, u64),
 }
@@ -314,23 +323,16 @@ fn dir_index(d: Direction) -> usize {
 
 impl<'a, O: Observer> Engine<'a, O> {
     /// Prepares replication `replication` of `net` with master seed `seed`, after checking the
-    /// network with [`Network::validate`]; histograms as [`Detail::default`] says.
-    pub fn new(
-        net: &'a Network,
-        seed: u64,
-        replication: u32,
-        observer: O,
-    ) -> Result<Self, NetworkError> {
-        Self::with_detail(net, seed, replication, observer, &Detail::default())
-    }
-
-    /// [`Engine::new`] with the flows' histogram precision chosen by `detail`.
-    pub fn with_detail(
+    /// network with [`Network::validate`]: what `detail` asks for kept, and how far it has got
+    /// added to `progress` every [`REPORT_EVERY`] events and when it ends (the results do not
+    /// change). Reached through [`Simulation`].
+    fn new(
         net: &'a Network,
         seed: u64,
         replication: u32,
         observer: O,
         detail: &Detail,
+        progress: Option<&'a Progress>,
     ) -> Result<Self, NetworkError> {
         net.validate()?;
         let precisions = detail.precisions(net);
@@ -443,6 +445,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             .collect();
         Ok(Engine {
             net,
+            replication,
             now: 0,
             queue: EventQueue::with_capacity(1024),
             packets: Slab::with_capacity(1024),
@@ -464,17 +467,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             end: 0,
             overflow: None,
             observer,
-            progress: None,
+            progress,
             reported: (0, 0),
         })
-    }
-
-    /// This replication adds its simulated time and source packets to `progress` every
-    /// [`REPORT_EVERY`] events and when it ends; the results do
-    /// not change.
-    pub fn watched(mut self, progress: Option<&'a Progress>) -> Self {
-        self.progress = progress;
-        self
     }
 
     /// Adds what happened since the last report to the watcher's [`Progress`]: the time of the
@@ -495,12 +490,12 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     /// Runs until no event is left and returns the statistics; a run whose clock would pass
     /// [`MAX_TIME_PS`] stops with [`NetworkError::ClockOverflow`].
-    pub fn run(self, replication: u32) -> Result<RunStats, NetworkError> {
-        self.run_observing(replication).map(|(stats, _)| stats)
+    pub fn run(self) -> Result<RunStats, NetworkError> {
+        self.run_observing().map(|(stats, _)| stats)
     }
 
     /// [`Engine::run`], handing back the observer with the statistics.
-    pub fn run_observing(mut self, replication: u32) -> Result<(RunStats, O), NetworkError> {
+    pub fn run_observing(mut self) -> Result<(RunStats, O), NetworkError> {
         for f in 0..self.net.flows.len() {
             self.start_source(f);
         }
@@ -544,7 +539,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             p.replication_done();
         }
         let stats = RunStats {
-            replication,
+            replication: self.replication,
             flows: self.flows,
             nodes: self
                 .nodes
@@ -745,142 +740,6 @@ impl<'a, O: Observer> Engine<'a, O> {
         self.on_dropped(&p);
         self.packets.remove(pkt);
     }
-}
-
-/// Runs one replication of `net` and returns its raw statistics; an invalid network is refused
-/// (see [`Network::validate`]).
-pub fn run_replication(
-    net: &Network,
-    seed: u64,
-    replication: u32,
-) -> Result<RunStats, NetworkError> {
-    Engine::new(net, seed, replication, NoObserver)?.run(replication)
-}
-
-/// Runs one replication with an observer that sees every delivered packet.
-pub fn run_observed<O: Observer>(
-    net: &Network,
-    seed: u64,
-    replication: u32,
-    observer: O,
-) -> Result<RunStats, NetworkError> {
-    Engine::new(net, seed, replication, observer)?.run(replication)
-}
-
-/// Runs replications `0..replications` on up to `threads` threads. The result is ordered by
-/// replication and does not depend on `threads`.
-pub fn run_replications(
-    net: &Network,
-    seed: u64,
-    replications: u32,
-    threads: usize,
-) -> Result<Vec<RunStats>, NetworkError> {
-    run_replications_with(net, seed, replications, threads, &Detail::default())
-}
-
-/// [`run_replications`] keeping what `detail` asks for (histogram precision per flow, per-hop
-/// sums); the counts, sums and means are the same whatever it says.
-pub fn run_replications_with(
-    net: &Network,
-    seed: u64,
-    replications: u32,
-    threads: usize,
-    detail: &Detail,
-) -> Result<Vec<RunStats>, NetworkError> {
-    run_replications_watched(net, seed, replications, threads, detail, None)
-}
-
-/// [`run_replications_with`], every replication adding how far it has got to `progress`
-/// ([`Engine::watched`]); the results are the same.
-pub fn run_replications_watched(
-    net: &Network,
-    seed: u64,
-    replications: u32,
-    threads: usize,
-    detail: &Detail,
-    progress: Option<&Progress>,
-) -> Result<Vec<RunStats>, NetworkError> {
-    net.validate()?;
-    run_range(net, seed, 0, replications, threads, detail, progress)
-}
-
-/// [`run_replications_watched`] with `observer` watching replication 0 (the first), which runs
-/// alone on the calling thread before the others run on up to `threads` threads; the others are
-/// not observed. The results are the same; the observer is handed back.
-pub fn run_replications_observed<O: Observer>(
-    net: &Network,
-    seed: u64,
-    replications: u32,
-    threads: usize,
-    detail: &Detail,
-    progress: Option<&Progress>,
-    observer: O,
-) -> Result<(Vec<RunStats>, O), NetworkError> {
-    net.validate()?;
-    let (first, observer) = Engine::with_detail(net, seed, 0, observer, detail)?
-        .watched(progress)
-        .run_observing(0)?;
-    let mut runs = vec![first];
-    runs.extend(run_range(
-        net,
-        seed,
-        1,
-        replications,
-        threads,
-        detail,
-        progress,
-    )?);
-    Ok((runs, observer))
-}
-
-/// Replications `from..replications`, not observed, on up to `threads` threads, ordered by
-/// replication.
-fn run_range(
-    net: &Network,
-    seed: u64,
-    from: u32,
-    replications: u32,
-    threads: usize,
-    detail: &Detail,
-    progress: Option<&Progress>,
-) -> Result<Vec<RunStats>, NetworkError> {
-    let run_replication = |net, seed, r| -> Result<RunStats, NetworkError> {
-        Engine::with_detail(net, seed, r, NoObserver, detail)?
-            .watched(progress)
-            .run(r)
-    };
-    let threads = threads.clamp(1, replications.saturating_sub(from).max(1) as usize);
-    if threads == 1 {
-        return (from..replications)
-            .map(|r| run_replication(net, seed, r))
-            .collect();
-    }
-    let next = std::sync::atomic::AtomicU32::new(from);
-    let mut out: Vec<RunStats> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if r >= replications {
-                            break Ok(mine);
-                        }
-                        mine.push(run_replication(net, seed, r)?);
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a replication thread panicked"))
-            .collect::<Result<Vec<Vec<RunStats>>, NetworkError>>()
-    })?
-    .into_iter()
-    .flatten()
-    .collect();
-    out.sort_by_key(|r| r.replication);
-    Ok(out)
 }
 
 /// The protected length of a frame of `size` bytes of flow `cfg` (its stack's), `size` itself

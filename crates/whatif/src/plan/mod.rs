@@ -474,25 +474,21 @@ fn kex_plan(q: &KexQuestion) -> Result<KexPlan, ScenarioError> {
                     allowed: "fewer replications".into(),
                 },
             )?;
-            let runs = sim_core::engine::run_replications_with(
-                &storm_s.network,
-                seed,
-                reps,
-                opts.threads,
-                &storm_s.detail(),
-            )?;
+            let runs = sim_core::engine::Simulation::new(&storm_s.network, seed)
+                .replications(reps)
+                .threads(opts.threads)
+                .detail(&storm_s.detail())
+                .run()?;
             let storm = model::report::summarise(&storm_s, seed, &runs[..1], None);
             let loss = loss_spread(&storm_s, seed, &runs);
             (storm, Some(loss), runs)
         } else {
             // The run `model::run` makes, its statistics kept for the completion curve.
-            let runs = sim_core::engine::run_replications_with(
-                &storm_s.network,
-                storm_s.seed,
-                storm_s.replications,
-                opts.threads,
-                &storm_s.detail(),
-            )?;
+            let runs = sim_core::engine::Simulation::new(&storm_s.network, storm_s.seed)
+                .replications(storm_s.replications)
+                .threads(opts.threads)
+                .detail(&storm_s.detail())
+                .run()?;
             (
                 model::report::summarise(&storm_s, storm_s.seed, &runs, None),
                 None,
