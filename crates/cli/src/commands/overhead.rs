@@ -173,13 +173,19 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
 /// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
 /// every target checked first, none replaced unless all can be); says on stderr what it wrote.
 fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
-    let capture = printer::capture::overhead(stack, payloads).context("--pcap")?;
+    let capture = live::protect::frames::overhead(stack, payloads).context("--pcap")?;
+    let pcap = printer::capture::pcapng(
+        format!("oransim overhead --stack {stack}"),
+        capture.ethernet,
+        &capture.frames,
+    )
+    .context("--pcap")?;
     let beside = |ext: &str| {
         let mut name = path.as_os_str().to_owned();
         name.push(ext);
         PathBuf::from(name)
     };
-    let mut files = vec![(path.to_path_buf(), capture.pcap)];
+    let mut files = vec![(path.to_path_buf(), pcap)];
     let mut stale = Vec::new();
     for (ext, text) in [
         (".esp_sa", capture.esp_sa),
@@ -224,8 +230,8 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
     eprintln!(
         "wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
         names.join(", "),
-        capture.frames,
-        if capture.frames == 1 { "" } else { "s" }
+        capture.frames.len(),
+        if capture.frames.len() == 1 { "" } else { "s" }
     );
     Ok(())
 }
