@@ -209,15 +209,15 @@ impl FrameSink for PcapSink<'_> {
             ) {
                 Ok(s) => {
                     let keys = s.keys();
-                    let rows =
-                        printer::capture::esp_sa(frame.stack, frame.ids, keys).unwrap_or_default();
+                    let rows = live::protect::frames::esp_sa(frame.stack, frame.ids, keys)
+                        .unwrap_or_default();
                     let name = &self.scenario.network.flows[frame.flow].name;
                     let dir = match frame.direction {
                         Direction::Forward => "forward",
                         Direction::Reverse => "reverse",
                     };
                     let mut lines = format!("flow \"{name}\" {dir} `{}`:\n", frame.stack);
-                    lines.push_str(&printer::capture::key_lines(keys));
+                    lines.push_str(&live::protect::frames::key_lines(keys));
                     self.sa_keys.insert(sa, (rows, lines));
                     Some(s)
                 }

@@ -109,7 +109,7 @@ fn section<'d>(doc: &'d str, title: &str) -> Option<&'d str> {
 fn every_flag_of_every_subcommand_is_in_docs_limits() {
     let doc = limits_md();
     let mut leaves = Vec::new();
-    for sub in crate::Cli::command().get_subcommands() {
+    for sub in crate::flags::Cli::command().get_subcommands() {
         leaf_commands(sub, "oransim", &mut leaves);
     }
     assert!(leaves.len() >= 11, "{leaves:?}");

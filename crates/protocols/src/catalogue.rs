@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::esp::{self, Esp, Mode};
 use crate::macsec::{Cipher as MacsecCipher, Macsec};
 use crate::sctp::Sctp;
@@ -460,7 +460,7 @@ pub fn interface(name: &str) -> Result<InterfaceRow> {
         }
         _ => {
             return Err(Error::UnknownName {
-                what: "interface",
+                what: Input::Interface,
                 name: name.into(),
                 allowed: INTERFACES.into(),
             });
@@ -470,7 +470,7 @@ pub fn interface(name: &str) -> Result<InterfaceRow> {
         .into_iter()
         .find(|r| r.interfaces == key)
         .ok_or_else(|| Error::UnknownName {
-            what: "interface",
+            what: Input::Interface,
             name: name.into(),
             allowed: INTERFACES.into(),
         })

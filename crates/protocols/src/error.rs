@@ -42,6 +42,17 @@ pub enum Error {
         /// Why the combination is rejected and what would be accepted.
         reason: String,
     },
+    /// A handshake's setting that the model refuses (a CERTREQ with too many CAs, vendor IDs
+    /// from a peer that sends none), naming the setting.
+    #[error("invalid arguments for `{layer}`: {reason}")]
+    BadSetting {
+        /// The setting.
+        input: Input,
+        /// The payload or message it shapes, e.g. `IKEv2 CERTREQ`.
+        layer: &'static str,
+        /// Why it is refused and what would be accepted.
+        reason: String,
+    },
     /// A layer sits on a layer that cannot carry it (e.g. ESP directly on Ethernet).
     #[error("`{layer}` cannot sit on {below}; it must sit on {allowed}")]
     BadPlacement {
@@ -90,8 +101,8 @@ pub enum Error {
     /// A name from a closed list that is not on the list (interface, key exchange, policy...).
     #[error("unknown {what} `{name}`; allowed: {allowed}")]
     UnknownName {
-        /// What kind of name (e.g. `key exchange`).
-        what: &'static str,
+        /// What kind of name (e.g. [`Input::KeyExchange`], said `key exchange`).
+        what: Input,
         /// The name as given.
         name: String,
         /// The names that are allowed.
@@ -102,6 +113,9 @@ pub enum Error {
     FieldOverflow {
         /// The object that is too large.
         what: String,
+        /// The input that made it so large (certificates, a key exchange, an identity), or
+        /// [`Input::Message`] for the message as a whole.
+        input: Input,
         /// The length field that cannot describe it.
         field: &'static str,
         /// Its size \[bytes\].
@@ -149,6 +163,87 @@ pub enum Error {
     /// The built-in data file of KEM sizes could not be read (a bug in this crate).
     #[error("bad KEM size table: {0}")]
     KemTable(String),
+}
+
+impl Error {
+    /// The input this error is about, when it names one: a caller blames its own flag or key
+    /// for it from this, never from the message's words.
+    pub fn input(&self) -> Option<Input> {
+        match self {
+            Error::UnknownName { what, .. } => Some(*what),
+            Error::FieldOverflow { input, .. } | Error::BadSetting { input, .. } => Some(*input),
+            Error::MtuTooSmall { .. } => Some(Input::Mtu),
+            _ => None,
+        }
+    }
+}
+
+/// What an error is about: the kind of name refused, or the input of a handshake whose value
+/// did not fit. Displayed as a message says it (`key exchange`, `IKE cipher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Input {
+    /// A key exchange method (`x25519`, `mlkem768`, a hybrid), or the KE payload it fills.
+    KeyExchange,
+    /// A TLS 1.3 key-share group.
+    TlsGroup,
+    /// An IKEv2 authentication method.
+    Authentication,
+    /// A TLS 1.3 server's authentication.
+    TlsAuthentication,
+    /// The certificate chain: a CERT payload, IKE_AUTH's chain, TLS's Certificate message.
+    Certificates,
+    /// An IKEv2 identity (an IDi or IDr payload).
+    Identity,
+    /// The CAs a CERTREQ names.
+    CertReq,
+    /// A peer's vendor IDs.
+    VendorId,
+    /// An IKE SA's cipher.
+    IkeCipher,
+    /// An IKEv2 peer whose messages are modelled.
+    IkePeer,
+    /// An IKEv2 notify message type.
+    IkeNotify,
+    /// The IP version of a path.
+    IpVersion,
+    /// A path's MTU.
+    Mtu,
+    /// An O-RAN interface of the catalogue.
+    Interface,
+    /// A split policy.
+    SplitPolicy,
+    /// Where IPsec fragments (before or after encryption).
+    IpsecFragmentation,
+    /// What an Ethernet byte count counts.
+    ByteCount,
+    /// A message as a whole, or a part of it no single input sizes.
+    Message,
+}
+
+impl std::fmt::Display for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Input::KeyExchange => "key exchange",
+            Input::TlsGroup => "TLS key-share group",
+            Input::Authentication => "authentication",
+            Input::TlsAuthentication => "TLS 1.3 server authentication",
+            Input::Certificates => "certificate chain",
+            Input::Identity => "identity",
+            Input::CertReq => "CERTREQ",
+            Input::VendorId => "vendor ID",
+            Input::IkeCipher => "IKE cipher",
+            Input::IkePeer => "IKEv2 peer",
+            Input::IkeNotify => "IKEv2 notify",
+            Input::IpVersion => "IP version",
+            Input::Mtu => "MTU",
+            Input::Interface => "interface",
+            Input::SplitPolicy => "split policy",
+            Input::IpsecFragmentation => "IPsec fragmentation",
+            Input::ByteCount => "byte count",
+            Input::Message => "message",
+        })
+    }
 }
 
 /// Result type of this crate.

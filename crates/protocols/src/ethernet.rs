@@ -22,7 +22,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::layer::{Encapsulation, Parts};
 
 /// Destination MAC address, IEEE 802.3 §3.2.4 \[bytes\].
@@ -90,7 +90,7 @@ impl FromStr for Count {
             "frame" => Ok(Count::Frame),
             "line" => Ok(Count::Line),
             _ => Err(Error::UnknownName {
-                what: "byte count",
+                what: Input::ByteCount,
                 name: s.to_string(),
                 allowed: Count::NAMES.to_string(),
             }),

@@ -13,7 +13,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::esp::Mode;
 use crate::ipv4;
 use crate::ipv6;
@@ -72,7 +72,7 @@ impl FromStr for SplitPolicy {
             "greedy" => Ok(SplitPolicy::Greedy),
             "even" => Ok(SplitPolicy::Even),
             _ => Err(Error::UnknownName {
-                what: "split policy",
+                what: Input::SplitPolicy,
                 name: s.into(),
                 allowed: SplitPolicy::NAMES.into(),
             }),
@@ -246,7 +246,7 @@ impl FromStr for IpsecFragmentation {
             "before" | "before-encryption" | "pre" => Ok(IpsecFragmentation::BeforeEncryption),
             "after" | "after-encryption" | "post" => Ok(IpsecFragmentation::AfterEncryption),
             _ => Err(Error::UnknownName {
-                what: "IPsec fragmentation",
+                what: Input::IpsecFragmentation,
                 name: s.into(),
                 allowed: "before, after".into(),
             }),

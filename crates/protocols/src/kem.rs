@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::names::norm;
 
 /// A key-exchange method with the sizes of what each side sends.
@@ -156,7 +156,7 @@ pub fn find(name: &str) -> Result<&'static Kem> {
         .iter()
         .find(|k| norm(&k.name) == n)
         .ok_or_else(|| Error::UnknownName {
-            what: "key exchange",
+            what: Input::KeyExchange,
             name: name.into(),
             allowed: names().unwrap_or_default()
                 + "; hybrids join methods with `+`, e.g. x25519+mlkem768",

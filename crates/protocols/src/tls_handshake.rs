@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::ikev2::Auth;
 use crate::names::norm;
 
@@ -158,6 +158,7 @@ fn records(plain: usize, protected: bool) -> usize {
 fn certificate_body(chain: &[usize]) -> Result<usize> {
     let overflow = |len: usize, field: &'static str| Error::FieldOverflow {
         what: "TLS Certificate message".into(),
+        input: Input::Certificates,
         field,
         len,
         max: MAX_UINT24,
@@ -214,13 +215,13 @@ pub fn handshake(
         .iter()
         .find(|(n, ..)| *n == norm(group))
         .ok_or_else(|| Error::UnknownName {
-            what: "TLS key-share group",
+            what: Input::TlsGroup,
             name: group.into(),
             allowed: GROUPS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
         })?;
     if auth == Auth::Psk {
         return Err(Error::UnknownName {
-            what: "TLS 1.3 server authentication",
+            what: Input::TlsAuthentication,
             name: "psk".into(),
             allowed: "rsa2048, rsa3072, ecdsa-p256, ed25519, mldsa44, mldsa65, mldsa87".into(),
         });
@@ -230,7 +231,7 @@ pub fn handshake(
         6 => 40,
         v => {
             return Err(Error::UnknownName {
-                what: "IP version",
+                what: Input::IpVersion,
                 name: v.to_string(),
                 allowed: "4, 6".into(),
             });

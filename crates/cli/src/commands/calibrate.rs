@@ -24,8 +24,8 @@ pub struct CalibrateArgs {
     pub name: Option<String>,
     /// Implementation to measure: `rustcrypto`, or `aws-lc-rs` (assembly AES-GCM,
     /// ChaCha20-Poly1305, X25519, ML-KEM; needs a build with `--features aws-lc`).
-    #[arg(long, default_value = "rustcrypto", value_parser = ["rustcrypto", "aws-lc-rs"])]
-    pub implementation: String,
+    #[arg(long, value_enum, default_value = "rustcrypto")]
+    pub implementation: ImplementationFlag,
     /// Import `openssl speed -mr` output from FILE instead of measuring: ciphers (`-aead -evp
     /// <cipher>`), ESP's CBC + HMAC (`-evp aes-128-cbc` with `-hmac sha256` 24 B longer), GMAC
     /// (scripts/openssl-gmac.c), key exchange and signatures (`ecdhx25519 ecdsap256 ed25519
@@ -50,12 +50,33 @@ pub struct CalibrateArgs {
     /// and cipher costs from `openssl speed` (the library charon's openssl plugin uses), the
     /// loopback I/O cost, and an `[implementation]` section with the daemon's and data path's
     /// terms (docs/validation.md).
-    #[arg(long, value_name = "IMPL", value_parser = ["strongswan", "openssl-tls"], conflicts_with_all = ["quick", "only", "from_openssl_speed"])]
-    pub run: Option<String>,
+    #[arg(long, value_name = "IMPL", value_enum, conflicts_with_all = ["quick", "only", "from_openssl_speed"])]
+    pub run: Option<RunImplementation>,
     /// With --run: fit to the measurements in FILE (from `oransim validate strongswan
     /// --save-measurements`) instead of running the implementation.
     #[arg(long, value_name = "FILE", requires = "run")]
     pub measurements: Option<PathBuf>,
+}
+
+// The choices' variants carry `//` comments, not doc comments: clap would print a doc comment
+// as the value's help and change `--help`.
+
+/// `--implementation`: the cipher library measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImplementationFlag {
+    // RustCrypto.
+    Rustcrypto,
+    // aws-lc-rs (a build with `--features aws-lc`).
+    AwsLcRs,
+}
+
+/// `--run`: the real implementation calibrated by running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunImplementation {
+    // strongSwan's charon, two in network namespaces.
+    Strongswan,
+    // OpenSSL's `s_server` and `s_time` on loopback.
+    OpensslTls,
 }
 
 /// Runs `oransim calibrate`.
@@ -85,9 +106,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     } else {
         Config::full(&name)
     };
-    config.implementation = match args.implementation.as_str() {
-        "aws-lc-rs" => Implementation::AwsLc,
-        _ => Implementation::RustCrypto,
+    config.implementation = match args.implementation {
+        ImplementationFlag::AwsLcRs => Implementation::AwsLc,
+        ImplementationFlag::Rustcrypto => Implementation::RustCrypto,
     };
     config.only = args.only.clone();
     let csv_path = samples_path(&args.out);
@@ -193,7 +214,7 @@ fn import_openssl(
 /// their `speed` workload, the loopback I/O cost measured here, and the fitted terms.
 fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     check_writable(out).context("--out")?;
-    if args.run.as_deref() == Some("openssl-tls") {
+    if args.run == Some(RunImplementation::OpensslTls) {
         return run_tls(name, out, args);
     }
     // A bench stopped or failing half-way keeps what it measured beside the profile, where a

@@ -42,7 +42,7 @@ pub struct MemoryLimit {
 
 fn memory_limit(text: &str) -> Result<MemoryLimit, String> {
     Ok(MemoryLimit {
-        bytes: crate::whole_in(text, profile::units::Kind::Size, "B", 1..=1 << 50)?,
+        bytes: crate::values::whole_in(text, profile::units::Kind::Size, "B", 1..=1 << 50)?,
         text: text.to_owned(),
     })
 }

@@ -33,12 +33,12 @@ pub struct HandshakeArgs {
     pub chain: Option<usize>,
     /// Real DER sizes of the chain's certificates [bytes], instead of the estimate (not with
     /// --auth psk).
-    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count)]
+    #[arg(long, value_delimiter = ',', value_parser = crate::values::byte_count)]
     pub cert_bytes: Vec<usize>,
     /// Path MTU: the largest IP packet [bytes]: 68 to 65535 (IPv4, RFC 791), 1280 to 65535 with
     /// --ip-version 6 (RFC 8200). IKEv2's IKE fragments need more: 94 B with aes256gcm16, 116 B
     /// with aes256-sha256 over IPv4 (without --no-ike-fragmentation).
-    #[arg(long, default_value = "1500", value_parser = crate::mtu_bytes)]
+    #[arg(long, default_value = "1500", value_parser = crate::values::mtu_bytes)]
     pub mtu: usize,
     /// IKEv2 cipher: aes256gcm16 or aes256-sha256 [default: aes256gcm16] (IKEv2 only).
     #[arg(long, value_parser = parse_cipher)]
@@ -66,7 +66,7 @@ pub struct HandshakeArgs {
     pub no_send_idr: bool,
     /// IKEv2: real DER sizes of the responder's certificates [bytes], when they differ from
     /// --cert-bytes (the initiator's).
-    #[arg(long, value_delimiter = ',', value_parser = crate::byte_count, requires = "cert_bytes")]
+    #[arg(long, value_delimiter = ',', value_parser = crate::values::byte_count, requires = "cert_bytes")]
     pub cert_bytes_r: Vec<usize>,
     /// IKEv2: CA key hashes in each CERTREQ (0: none sent) [default: 1 with certificates, none
     /// with PSK].
@@ -76,8 +76,8 @@ pub struct HandshakeArgs {
     #[arg(long)]
     pub vendor_id: bool,
     /// IP version of the path: 4 or 6.
-    #[arg(long, default_value = "4", value_parser = ["4", "6"])]
-    pub ip_version: String,
+    #[arg(long, value_enum, default_value = "4")]
+    pub ip_version: IpVersion,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Table)]
     pub format: OutFormat,
@@ -101,6 +101,19 @@ pub enum Protocol {
     Ikev2,
     /// TLS 1.3 (RFC 8446).
     Tls13,
+}
+
+/// `--ip-version`: the path's IP version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IpVersion {
+    // `//` comments, not doc comments: clap would print a doc comment as the value's help and
+    // change `--help`.
+    // IPv4.
+    #[value(name = "4")]
+    V4,
+    // IPv6.
+    #[value(name = "6")]
+    V6,
 }
 
 /// `--protocol`: `ikev2` (or `ike`) or `tls13` (or `tls`), any case.
@@ -182,7 +195,10 @@ pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{flag} applies to --protocol ikev2 only");
         }
     }
-    let ip_version: u8 = if args.ip_version == "6" { 6 } else { 4 };
+    let ip_version: u8 = match args.ip_version {
+        IpVersion::V4 => 4,
+        IpVersion::V6 => 6,
+    };
     // The handshake for a chain of certificate sizes [bytes], rendered.
     let render = |chain: Vec<usize>| -> Result<String, HandshakeError> {
         Ok(match args.protocol {
@@ -350,27 +366,21 @@ impl From<printer::Error> for HandshakeError {
     }
 }
 
-/// The flag (or flags) whose value a protocol error is about, so the error names it.
+/// The flag (or flags) whose value a protocol error is about, so the error names it: read from
+/// the input the error carries ([`protocols::Error::input`]), never from its words.
 fn flag_of(e: &protocols::Error) -> &'static str {
-    use protocols::Error as E;
-    match e {
-        E::MtuTooSmall { .. } => "--mtu",
-        E::UnknownName { what, .. } => match *what {
-            "IKE cipher" => "--cipher",
-            "IKEv2 peer" => "--peer",
-            "authentication" | "TLS 1.3 server authentication" => "--auth",
-            "IP version" => "--ip-version",
-            _ => "--ke",
-        },
-        E::FieldOverflow { what, .. }
-            if what.contains("ertificate") || what.starts_with("CERT") =>
-        {
-            "--chain/--cert-bytes"
-        }
-        E::FieldOverflow { what, .. } if what.starts_with("KE(") || what.contains("key") => "--ke",
-        E::FieldOverflow { what, .. } if what.starts_with("ID") => "--id-i/--id-r",
-        E::BadArguments { layer, .. } if layer == "IKEv2 CERTREQ" => "--certreq-cas",
-        E::BadArguments { layer, .. } if layer == "IKEv2 vendor ID" => "--vendor-id",
+    use protocols::error::Input;
+    match e.input() {
+        Some(Input::Mtu) => "--mtu",
+        Some(Input::IkeCipher) => "--cipher",
+        Some(Input::IkePeer) => "--peer",
+        Some(Input::Authentication | Input::TlsAuthentication) => "--auth",
+        Some(Input::IpVersion) => "--ip-version",
+        Some(Input::KeyExchange | Input::TlsGroup) => "--ke",
+        Some(Input::Certificates) => "--chain/--cert-bytes",
+        Some(Input::Identity) => "--id-i/--id-r",
+        Some(Input::CertReq) => "--certreq-cas",
+        Some(Input::VendorId) => "--vendor-id",
         _ => "--ke/--auth/--chain/--cert-bytes/--mtu",
     }
 }

@@ -56,19 +56,19 @@ struct FronthaulArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
     switches: u32,
     /// Latency of each switch.
-    #[arg(long, default_value = "5us", value_parser = crate::DURATION)]
+    #[arg(long, default_value = "5us", value_parser = crate::values::DURATION)]
     switch_latency: Quantity,
     /// Fibre length from each O-DU to its first hop.
-    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    #[arg(long, default_value = "10km", value_parser = crate::values::LENGTH)]
     fibre: Quantity,
     /// Rate of every link.
-    #[arg(long, default_value = "25Gbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "25Gbps", value_parser = crate::values::RATE)]
     rate: Quantity,
     /// eCPRI payload bit rate per O-RU.
-    #[arg(long, default_value = "200Mbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "200Mbps", value_parser = crate::values::RATE)]
     load: Quantity,
     /// eCPRI payload of each frame (7660 B makes the 7678 B frame of 000 §3.2).
-    #[arg(long, default_value = "7660B", value_parser = crate::SIZE)]
+    #[arg(long, default_value = "7660B", value_parser = crate::values::SIZE)]
     payload: Quantity,
     /// Security mode: none, macsec-integrity, macsec-encrypt, ipsec.
     #[arg(long, default_value = "macsec-encrypt")]
@@ -77,7 +77,7 @@ struct FronthaulArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     du_cores: Option<u32>,
     /// Simulated time the O-DUs send for.
-    #[arg(long, default_value = "10ms", value_parser = crate::DURATION)]
+    #[arg(long, default_value = "10ms", value_parser = crate::values::DURATION)]
     duration: Quantity,
 }
 
@@ -90,10 +90,10 @@ struct E2Args {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     gnbs: u32,
     /// KPM load per gNB (E2AP payload bit rate).
-    #[arg(long, default_value = "10kbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "10kbps", value_parser = crate::values::RATE)]
     load: Quantity,
     /// E2AP message payloads, cycled with equal weight.
-    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::SIZE)]
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::values::SIZE)]
     sizes: Vec<Quantity>,
     /// ESP cipher suite, or none for plaintext SCTP (a bad name lists them all).
     #[arg(long, default_value = "aes256-cbc-hmac-sha256", value_parser = parse_suite)]
@@ -102,13 +102,13 @@ struct E2Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     ric_cores: Option<u32>,
     /// Rate of each gNB's link.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Length of each gNB's link.
-    #[arg(long, default_value = "1km", value_parser = crate::LENGTH)]
+    #[arg(long, default_value = "1km", value_parser = crate::values::LENGTH)]
     length: Quantity,
     /// Simulated time the gNBs send for.
-    #[arg(long, default_value = "1s", value_parser = crate::DURATION)]
+    #[arg(long, default_value = "1s", value_parser = crate::values::DURATION)]
     duration: Quantity,
 }
 
@@ -135,13 +135,13 @@ struct RicRestartArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     ric_cores: Option<u32>,
     /// Rate of each gNB's link.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Length of each gNB's link.
-    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    #[arg(long, default_value = "10km", value_parser = crate::values::LENGTH)]
     length: Quantity,
     /// MTU of each gNB's link (IKE messages are fragmented to it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::MTU)]
+    #[arg(long, default_value = "1500B", value_parser = crate::values::MTU)]
     mtu: Quantity,
     /// Where the IKE daemons run: `separate` (every gNB its own machine, the RIC alone),
     /// `initiators` (every tunnel from one initiator daemon on a host of --initiator-cores
@@ -161,8 +161,16 @@ struct RicRestartArgs {
     /// `child`: instead of setting the tunnels up, every tunnel rekeys its Child SA at once over
     /// its established IKE SA (CREATE_CHILD_SA, then the old Child SA's deletion), as when the
     /// rekey timers fire together; the scenario is named `ric-rekey`.
-    #[arg(long, value_parser = ["child"])]
-    rekey: Option<String>,
+    #[arg(long, value_enum)]
+    rekey: Option<Rekey>,
+}
+
+/// `--rekey`: what a storm rekeys instead of setting the tunnels up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Rekey {
+    // Each tunnel's Child SA (a `//` comment: clap would print a doc comment as the value's
+    // help and change `--help`).
+    Child,
 }
 
 /// `--placement`: one of [`Placement::NAMES`].
@@ -182,7 +190,10 @@ fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
     text.parse()
         .map(|s| SuiteOrNone(Some(s)))
         .map_err(|e: protocols::Error| {
-            format!("{}; or none (plaintext SCTP)", crate::suite_error(&e))
+            format!(
+                "{}; or none (plaintext SCTP)",
+                crate::values::suite_error(e)
+            )
         })
 }
 
@@ -356,7 +367,7 @@ fn shape(args: &ShapeArgs) -> (Shape, &Common) {
                 placement: a.placement,
                 initiator_cores: a.initiator_cores,
                 loss: a.loss,
-                rekey: a.rekey.is_some(),
+                rekey: a.rekey == Some(Rekey::Child),
             }),
             &a.common,
         ),

@@ -33,7 +33,7 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut script = Vec::new();
     clap_complete::generate(
         args.shell,
-        &mut crate::Cli::command(),
+        &mut crate::flags::Cli::command(),
         "oransim",
         &mut script,
     );
@@ -357,7 +357,7 @@ fn pages(cmd: clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> anyhow::Result
 
 /// Runs `oransim man`: prints the oransim(1) page, or writes every page into `--out`.
 pub fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
-    let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+    let mut cmd = crate::flags::Cli::command().disable_help_subcommand(true);
     cmd.build();
     let Some(dir) = &args.out else {
         crate::format::print(&String::from_utf8(page(cmd)?)?)?;
@@ -387,7 +387,7 @@ mod tests {
     /// parses with the real flag definitions (a renamed flag cannot leave a stale example).
     #[test]
     fn every_page_has_examples_that_parse() {
-        let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+        let mut cmd = crate::flags::Cli::command().disable_help_subcommand(true);
         cmd.build();
         let mut all = Vec::new();
         pages(cmd, &mut all).unwrap();
@@ -409,7 +409,7 @@ mod tests {
                     .split_whitespace()
                     .map(|w| w.trim_matches('"'))
                     .collect();
-                if let Err(e) = crate::Cli::try_parse_from(&words) {
+                if let Err(e) = crate::flags::Cli::try_parse_from(&words) {
                     panic!("{name}: `{line}` does not parse: {e}");
                 }
                 let command: Vec<&str> = words

@@ -23,8 +23,8 @@ pub struct LiveArgs {
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub protection: Vec<String>,
     /// Experiment: rtt (000 Figs. 9/11), throughput (Figs. 10/12), bulk (Fig. 14). Default: all.
-    #[arg(long, value_parser = ["rtt", "throughput", "bulk"])]
-    pub experiment: Option<String>,
+    #[arg(long, value_enum)]
+    pub experiment: Option<Experiment>,
     /// Also run the simulator with this host's calibration profile and print measured vs
     /// predicted with the error.
     #[arg(long)]
@@ -40,18 +40,18 @@ pub struct LiveArgs {
     pub quick: bool,
     /// Where the packets flow: loopback (127.0.0.1), or veth: a veth pair between two network
     /// namespaces it creates for the run and deletes afterwards (root only).
-    #[arg(long, default_value = "loopback", value_parser = ["loopback", "veth"])]
-    pub transport: String,
+    #[arg(long, value_enum, default_value = "loopback")]
+    pub transport: TransportFlag,
     /// Calibration profile for `--compare`. Default: measure this host's ciphers for the
     /// protections asked (RustCrypto, as the packets use), about 2 s before the experiments
     /// (under 1 s with --quick)
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Output: text tables, json, or markdown (the form docs/validation.md is written in).
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "markdown"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: LiveFormat,
     /// RTT: payload sizes [bytes], comma-separated (8..=9000).
-    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
+    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::values::byte_count)]
     pub sizes: Vec<usize>,
     /// RTT: measured pings per protection and size (1 to 1000000).
     #[arg(long, value_name = "N",
@@ -64,15 +64,15 @@ pub struct LiveArgs {
     pub rounds: Option<u64>,
     /// Throughput: sending time per point [ms] (1 to 600000; or a duration with its unit,
     /// e.g. `2s`).
-    #[arg(long, value_name = "MS", value_parser = |s: &str| crate::whole_in(s,
+    #[arg(long, value_name = "MS", value_parser = |s: &str| crate::values::whole_in(s,
           profile::units::Kind::Duration, "ms",
           1..=live::throughput::MAX_DURATION.as_millis() as u64))]
     pub duration_ms: Option<u64>,
     /// Bulk: link MTUs [bytes], comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::byte_count)]
+    #[arg(long, value_delimiter = ',', value_name = "BYTES", value_parser = crate::values::byte_count)]
     pub mtu: Vec<usize>,
     /// Bulk: payload per transfer [MB] (1 to 100000; or a size with its unit, e.g. `1GB`).
-    #[arg(long, value_name = "MB", value_parser = |s: &str| crate::whole_in(s,
+    #[arg(long, value_name = "MB", value_parser = |s: &str| crate::values::whole_in(s,
           profile::units::Kind::Size, "MB", 1..=live::bulk::MAX_BYTES / 1_000_000))]
     pub megabytes: Option<u64>,
     /// Write the datagrams the experiments' sockets really sent and received as a pcapng
@@ -86,6 +86,71 @@ pub struct LiveArgs {
     #[arg(long, value_name = "N", default_value_t = model::capture::DEFAULT_LIMIT,
           value_parser = clap::value_parser!(u64).range(1..), requires = "pcap")]
     pub pcap_limit: u64,
+}
+
+// The choices' variants carry `//` comments, not doc comments: clap would print a doc comment
+// as the value's help and change `--help`.
+
+/// `--experiment`: which experiment runs (all three when none is given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Experiment {
+    // Round-trip times per protection and size.
+    Rtt,
+    // Throughput per protection under overload.
+    Throughput,
+    // A bulk transfer per protection and MTU.
+    Bulk,
+}
+
+impl Experiment {
+    /// Every experiment, in the order they run.
+    const ALL: [Experiment; 3] = [Experiment::Rtt, Experiment::Throughput, Experiment::Bulk];
+}
+
+/// `--transport`: where the packets flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TransportFlag {
+    // 127.0.0.1.
+    Loopback,
+    // A veth pair between two network namespaces made for the run.
+    Veth,
+}
+
+/// `--format` of `oransim live`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LiveFormat {
+    // Text tables.
+    Text,
+    // One JSON object.
+    Json,
+    // Markdown tables (docs/validation.md's form).
+    Markdown,
+}
+
+/// The JSON of `oransim live --format json`: each part as a JSON value, so that its objects'
+/// keys come out sorted as a `serde_json::Map` sorts them, and the fields in that order too.
+#[derive(serde::Serialize)]
+struct LiveJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accuracy: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bulk: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bulk_compare: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rtt: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rtt_compare: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rtt_fit: Option<serde_json::Value>,
+    schema: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throughput: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throughput_compare: Option<serde_json::Value>,
+    transport: String,
 }
 
 /// Runs `oransim live`.
@@ -133,7 +198,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
         bulk_cfg.bytes = mb * 1_000_000;
     }
-    if args.experiment.as_deref().is_none_or(|e| e == "bulk") {
+    if args.experiment.is_none_or(|e| e == Experiment::Bulk) {
         live::bulk::check_sa_limits(&bulk_cfg)?;
     }
     if let Some(path) = &args.pcap {
@@ -145,10 +210,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         .pcap
         .as_ref()
         .map(|_| live::capture::Capture::new(args.pcap_limit));
-    let transport = if args.transport == "veth" {
-        Transport::veth().context("--transport veth")?
-    } else {
-        Transport::loopback()
+    let transport = match args.transport {
+        TransportFlag::Veth => Transport::veth().context("--transport veth")?,
+        TransportFlag::Loopback => Transport::loopback(),
     };
     let host = match (&args.profile, args.compare) {
         (_, false) => None,
@@ -160,14 +224,12 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         })?),
         (None, true) => Some(calibrate_now(&protections, args.quick)?),
     };
-    let experiments: Vec<&str> = match args.experiment.as_deref() {
+    let experiments = match args.experiment {
         Some(e) => vec![e],
-        None => vec!["rtt", "throughput", "bulk"],
+        None => Experiment::ALL.to_vec(),
     };
     let mut text = String::new();
-    let mut json = serde_json::Map::new();
-    json.insert("schema".into(), "oransim.live/1".into());
-    let md = args.format == "markdown";
+    let md = args.format == LiveFormat::Markdown;
     printer::live::preamble(
         &mut text,
         md,
@@ -175,14 +237,23 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         &transport.namespaces(),
         host.as_ref().map(|h| h.path.as_str()),
     );
-    json.insert("transport".into(), transport.name().into());
+    let mut json = LiveJson {
+        accuracy: None,
+        bulk: None,
+        bulk_compare: None,
+        profile: host.as_ref().map(|h| h.path.clone()),
+        rtt: None,
+        rtt_compare: None,
+        rtt_fit: None,
+        schema: "oransim.live/1",
+        throughput: None,
+        throughput_compare: None,
+        transport: transport.name().into(),
+    };
     let mut rows = Vec::new();
-    if let Some(h) = &host {
-        json.insert("profile".into(), h.path.clone().into());
-    }
     for e in experiments {
         match e {
-            "rtt" => {
+            Experiment::Rtt => {
                 let mut cfg = rtt_cfg.clone();
                 cfg.transport = transport.clone();
                 let run = live::rtt::run_recorded(&cfg, capture.as_mut())
@@ -192,14 +263,14 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     None => None,
                 };
                 printer::live::rtt(&mut text, &run, cmp.as_ref(), md);
-                json.insert("rtt".into(), serde_json::to_value(&run)?);
+                json.rtt = Some(serde_json::to_value(&run)?);
                 if let Some((fit, c)) = &cmp {
                     rows.extend(accuracy::rows(c, &[], &[]));
-                    json.insert("rtt_fit".into(), serde_json::to_value(fit)?);
-                    json.insert("rtt_compare".into(), serde_json::to_value(c)?);
+                    json.rtt_fit = Some(serde_json::to_value(fit)?);
+                    json.rtt_compare = Some(serde_json::to_value(c)?);
                 }
             }
-            "throughput" => {
+            Experiment::Throughput => {
                 let ps: Vec<Protection> = protections
                     .iter()
                     .copied()
@@ -234,13 +305,13 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     std::thread::available_parallelism().map_or(1, |n| n.get()),
                     md,
                 );
-                json.insert("throughput".into(), serde_json::to_value(&pts)?);
+                json.throughput = Some(serde_json::to_value(&pts)?);
                 if let Some(c) = &cmp {
                     rows.extend(accuracy::rows(&[], c, &[]));
-                    json.insert("throughput_compare".into(), serde_json::to_value(c)?);
+                    json.throughput_compare = Some(serde_json::to_value(c)?);
                 }
             }
-            _ => {
+            Experiment::Bulk => {
                 let mut cfg = bulk_cfg.clone();
                 cfg.transport = transport.clone();
                 let pts = live::bulk::run_recorded(&cfg, capture.as_mut())
@@ -252,10 +323,10 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
                     None => None,
                 };
                 printer::live::bulk(&mut text, &pts, cmp.as_deref(), md);
-                json.insert("bulk".into(), serde_json::to_value(&pts)?);
+                json.bulk = Some(serde_json::to_value(&pts)?);
                 if let Some(c) = &cmp {
                     rows.extend(accuracy::rows(&[], &[], c));
-                    json.insert("bulk_compare".into(), serde_json::to_value(c)?);
+                    json.bulk_compare = Some(serde_json::to_value(c)?);
                 }
             }
         }
@@ -265,9 +336,9 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     }
     let verdict = args.tolerance.map(|t| accuracy::judge(&rows, t));
     if let Some(v) = &verdict {
-        json.insert("accuracy".into(), serde_json::to_value(v)?);
+        json.accuracy = Some(serde_json::to_value(v)?);
     }
-    if args.format == "json" {
+    if args.format == LiveFormat::Json {
         crate::format::print(&printer::json_pretty(&json, "live results")?)?;
     } else {
         crate::format::print(&text)?;

@@ -29,7 +29,7 @@ pub struct OverheadArgs {
     #[arg(long)]
     pub stack: Option<String>,
     /// Application payload [bytes] (a stack's; an --interface row has none).
-    #[arg(long, default_value = "0", value_parser = crate::byte_count, conflicts_with = "interface")]
+    #[arg(long, default_value = "0", value_parser = crate::values::byte_count, conflicts_with = "interface")]
     pub payload: usize,
     /// O-RAN interface (000 Table 1): A1, O2, O1, F1-C, E2, F1, W1, E1, X2, Xn, M-plane, C-plane, U-plane, S-plane.
     #[arg(long, conflicts_with_all = ["stack", "mtu"])]
@@ -37,7 +37,7 @@ pub struct OverheadArgs {
     /// Link MTU [bytes], or the MTUs of every hop separated by commas (the path MTU is their
     /// minimum): split the payload into frames that fit. Each 68 to 65535 (1280 to 65535 when
     /// the stack is IPv6).
-    #[arg(long, value_delimiter = ',', value_parser = crate::mtu_bytes)]
+    #[arg(long, value_delimiter = ',', value_parser = crate::values::mtu_bytes)]
     pub mtu: Vec<usize>,
     /// How to split a payload that does not fit one frame: greedy or even (with --mtu, when
     /// neither --ip-fragment nor --ipsec-fragment is given).
@@ -112,7 +112,7 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
                 "--mtu: an MTU of {m} B is below the {} B every IPv6 link carries (RFC 8200 §5), and `{stack}` puts IPv6 on the link; allowed: {} to {} B",
                 ipv6::MIN_MTU,
                 ipv6::MIN_MTU,
-                crate::MAX_FLAG_MTU
+                crate::values::MAX_FLAG_MTU
             );
         }
         let split = if args.mtu.is_empty() {
@@ -173,13 +173,19 @@ pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
 /// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
 /// every target checked first, none replaced unless all can be); says on stderr what it wrote.
 fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
-    let capture = printer::capture::overhead(stack, payloads).context("--pcap")?;
+    let capture = live::protect::frames::overhead(stack, payloads).context("--pcap")?;
+    let pcap = printer::capture::pcapng(
+        format!("oransim overhead --stack {stack}"),
+        capture.ethernet,
+        &capture.frames,
+    )
+    .context("--pcap")?;
     let beside = |ext: &str| {
         let mut name = path.as_os_str().to_owned();
         name.push(ext);
         PathBuf::from(name)
     };
-    let mut files = vec![(path.to_path_buf(), capture.pcap)];
+    let mut files = vec![(path.to_path_buf(), pcap)];
     let mut stale = Vec::new();
     for (ext, text) in [
         (".esp_sa", capture.esp_sa),
@@ -224,8 +230,8 @@ fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Resu
     eprintln!(
         "wrote {} ({} frame{}{opening}, sealed with fixed test keys)",
         names.join(", "),
-        capture.frames,
-        if capture.frames == 1 { "" } else { "s" }
+        capture.frames.len(),
+        if capture.frames.len() == 1 { "" } else { "s" }
     );
     Ok(())
 }

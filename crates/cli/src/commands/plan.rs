@@ -45,19 +45,19 @@ struct InterfaceArgs {
     #[arg(long, default_value = "aes256-gcm", value_parser = parse_suite)]
     suite: Suite,
     /// Offered plaintext load (e.g. 3.5Mbps for 10 UEs x 31 KPMs in 000 §4).
-    #[arg(long, value_parser = crate::RATE)]
+    #[arg(long, value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Message payload sizes, cycled with equal weight.
-    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::SIZE)]
+    #[arg(long, value_delimiter = ',', default_value = "195B,1425B", value_parser = crate::values::SIZE)]
     sizes: Vec<Quantity>,
     /// Cores of each end (default: the profile's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// CPU utilisation limit for the cores-needed answer, in percent (`80` or `80%`).
-    #[arg(long, default_value_t = 80.0, value_parser = crate::percent)]
+    #[arg(long, default_value_t = 80.0, value_parser = crate::values::percent)]
     cpu_limit: f64,
     /// Added p99 latency limit for the cores-needed answer.
-    #[arg(long, default_value = "1ms", value_parser = crate::DURATION)]
+    #[arg(long, default_value = "1ms", value_parser = crate::values::DURATION)]
     latency_limit: Quantity,
     /// Other suites to compare at the same load.
     #[arg(long, value_delimiter = ',', value_parser = parse_suite)]
@@ -85,19 +85,19 @@ struct FronthaulArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Fibre length between O-DU and O-RU.
-    #[arg(long, default_value = "0m", value_parser = crate::LENGTH)]
+    #[arg(long, default_value = "0m", value_parser = crate::values::LENGTH)]
     fibre: Quantity,
     /// Switches on the path.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     switches: u32,
     /// Latency of each switch [default: 0us] (with --switches 1 or more).
-    #[arg(long, value_parser = crate::DURATION)]
+    #[arg(long, value_parser = crate::values::DURATION)]
     switch_latency: Option<Quantity>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
     rate: Quantity,
     /// eCPRI payload of the largest frame (7660 B makes the 7678 B frame of 000 §3.2).
-    #[arg(long, default_value = "7660B", value_parser = crate::SIZE)]
+    #[arg(long, default_value = "7660B", value_parser = crate::values::SIZE)]
     payload: Quantity,
     /// O-DU category (A..N) of the pair to detail (with --ru; table output only).
     #[arg(long)]
@@ -114,7 +114,7 @@ struct FronthaulArgs {
     mode: Vec<String>,
     /// Also run `init fronthaul`'s shape on this path at this eCPRI payload bit rate per O-RU
     /// (e.g. 200Mbps) and give each mode's T12max verdict under that load.
-    #[arg(long, value_parser = crate::RATE)]
+    #[arg(long, value_parser = crate::values::RATE)]
     load: Option<Quantity>,
     /// O-DUs of the loaded run [default: 2] (with --load).
     #[arg(long, requires = "load",
@@ -163,13 +163,13 @@ struct KexArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::RATE)]
+    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Path length (propagation at 2e8 m/s).
-    #[arg(long, default_value = "10km", value_parser = crate::LENGTH)]
+    #[arg(long, default_value = "10km", value_parser = crate::values::LENGTH)]
     length: Quantity,
     /// Path MTU (IKE fragmentation above it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::MTU)]
+    #[arg(long, default_value = "1500B", value_parser = crate::values::MTU)]
     mtu: Quantity,
     /// Packet loss probability each way, from 0 to below 1 (e.g. 0.01); requests are
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
@@ -209,8 +209,7 @@ struct KexArgs {
 
 /// `--suite` and `--compare`: a suite name; the error lists the allowed names.
 fn parse_suite(text: &str) -> Result<Suite, String> {
-    text.parse()
-        .map_err(|e: protocols::Error| crate::suite_error(&e))
+    text.parse().map_err(crate::values::suite_error)
 }
 
 /// `--html FILE`: writes the page `page` renders, atomically. `page` is given the page's path

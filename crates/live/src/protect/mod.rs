@@ -28,7 +28,8 @@
 //! For captures (`oransim overhead --pcap`), [`FrameSealer`] seals the frames of any stack
 //! `emit` writes with fixed test keys (every ESP transform but CCM, MACsec GCM-AES, TLS 1.3
 //! and 1.2 AEAD records), and [`Opening`] writes a TLS connection's opening and its NSS key
-//! log; both run the AEADs of `cipher.rs`, which the [`Sealer`] runs too.
+//! log; both run the AEADs of `cipher.rs`, which the [`Sealer`] runs too. [`frames`] makes a
+//! capture's frames with them, and its key files (Wireshark's ESP SA table, the keys as text).
 
 use protocols::esp::Mode;
 use protocols::wire::{ipv4, udp};
@@ -37,6 +38,7 @@ use protocols::{AesKey, Layer, Sha2, Stack, StackBuilder, Suite};
 use crate::LiveError;
 
 mod cipher;
+pub mod frames;
 mod sa;
 mod seal;
 mod tls13;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::names::norm;
 
 use super::{SIG_ASN1_LEN, TBS_FIXED};
@@ -51,7 +51,7 @@ impl IkeCipher {
                 Ok(IkeCipher::AesCbcSha256)
             }
             _ => Err(Error::UnknownName {
-                what: "IKE cipher",
+                what: Input::IkeCipher,
                 name: s.into(),
                 allowed: "aes256gcm16, aes256-sha256 (AES-CBC + HMAC-SHA2-256-128)".into(),
             }),
@@ -102,7 +102,7 @@ impl Auth {
             "mldsa87" => Auth::MlDsa87,
             _ => {
                 return Err(Error::UnknownName {
-                    what: "authentication",
+                    what: Input::Authentication,
                     name: s.into(),
                     allowed: AUTH_NAMES.into(),
                 });

@@ -35,7 +35,7 @@ use super::{
     SKF_FIXED, UDP,
 };
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::fragment;
 use crate::stack::Stack;
 
@@ -238,6 +238,7 @@ fn fill(out: &mut Vec<u8>, n: usize, seed: u8) {
 fn push16(out: &mut Vec<u8>, v: usize) -> Result<()> {
     let v = u16::try_from(v).map_err(|_| Error::FieldOverflow {
         what: "IKEv2 field".into(),
+        input: Input::Message,
         field: "16-bit length (RFC 7296 §3.2)",
         len: v,
         max: usize::from(u16::MAX),
@@ -249,6 +250,7 @@ fn push16(out: &mut Vec<u8>, v: usize) -> Result<()> {
 fn push32(out: &mut Vec<u8>, v: usize) -> Result<()> {
     let v = u32::try_from(v).map_err(|_| Error::FieldOverflow {
         what: "IKE message".into(),
+        input: Input::Message,
         field: "32-bit Length (RFC 7296 §3.1)",
         len: v,
         max: u32::MAX as usize,

@@ -37,7 +37,7 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::fragment;
 use crate::kem::{self, Kem};
 use crate::stack::Stack;
@@ -358,6 +358,7 @@ impl Config {
                     "IKE_AUTH with a chain of {} certificate(s){whose}",
                     chain.len()
                 ),
+                input: Input::Certificates,
                 field,
                 len: certs.unwrap_or(usize::MAX),
                 max,
@@ -462,6 +463,7 @@ impl Config {
             if n > MAX_FRAGMENTS {
                 return Err(Error::FieldOverflow {
                     what: "an encrypted IKE message".into(),
+                    input: Input::Message,
                     field: "65535 fragments of the 16-bit Total Fragments (RFC 7383 §2.5)",
                     len: inner,
                     max: MAX_FRAGMENTS * chunk,
@@ -516,14 +518,14 @@ impl Config {
 pub fn handshake(cfg: &Config) -> Result<Handshake> {
     if cfg.kes.is_empty() {
         return Err(Error::UnknownName {
-            what: "key exchange",
+            what: Input::KeyExchange,
             name: String::new(),
             allowed: kem::names()?,
         });
     }
     if cfg.ip_version != 4 && cfg.ip_version != 6 {
         return Err(Error::UnknownName {
-            what: "IP version",
+            what: Input::IpVersion,
             name: cfg.ip_version.to_string(),
             allowed: "4, 6".into(),
         });
@@ -555,16 +557,18 @@ pub fn handshake(cfg: &Config) -> Result<Handshake> {
         });
     }
     if let Some(n) = cfg.certreq_cas.filter(|&n| n > MAX_CERTREQ_CAS) {
-        return Err(Error::BadArguments {
-            layer: "IKEv2 CERTREQ".into(),
+        return Err(Error::BadSetting {
+            input: Input::CertReq,
+            layer: "IKEv2 CERTREQ",
             reason: format!(
                 "a CERTREQ holds at most {MAX_CERTREQ_CAS} CA hashes of {CA_HASH} bytes (16-bit payload length, RFC 7296 §3.7), got {n}"
             ),
         });
     }
     if cfg.vendor_ids && !matches!(cfg.peer, Peer::Strongswan | Peer::StrongswanMinimal) {
-        return Err(Error::BadArguments {
-            layer: "IKEv2 vendor ID".into(),
+        return Err(Error::BadSetting {
+            input: Input::VendorId,
+            layer: "IKEv2 vendor ID",
             reason: format!(
                 "vendor IDs are modelled for the strongswan peers only, not {}",
                 cfg.peer.name()

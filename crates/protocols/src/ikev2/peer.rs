@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::wire::{self, Content, ENCR, ESN, INTEG, Identity, KE, PRF, Proposal, Transform};
 use super::{Auth, CA_HASH, CERT_ENCODING, Config, ESP_SPI, IkeCipher, PayloadSize};
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 use crate::names::norm;
 
 /// An IKEv2 implementation whose message contents the model reproduces.
@@ -48,7 +48,7 @@ impl Peer {
             "libreswan" | "pluto" => Peer::Libreswan,
             _ => {
                 return Err(Error::UnknownName {
-                    what: "IKEv2 peer",
+                    what: Input::IkePeer,
                     name: s.into(),
                     allowed: PEER_NAMES.into(),
                 });

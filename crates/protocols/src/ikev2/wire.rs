@@ -23,7 +23,7 @@ use super::{
     PAYLOAD_HEADER, PROPOSAL, PayloadSize, TRANSFORM, TS_FIXED, TS_IPV4,
 };
 use crate::Result;
-use crate::error::Error;
+use crate::error::{Error, Input};
 
 /// IPv6 traffic selector: type 1, protocol 1, length 2, ports 2+2, addresses 16+16 (§3.13.1)
 /// \[bytes\].
@@ -119,8 +119,23 @@ pub(super) fn p(name: impl Into<String>, body: usize, content: Content) -> Resul
     // Saturating: a body near usize::MAX is over MAX_PAYLOAD either way.
     let len = PAYLOAD_HEADER.saturating_add(body);
     if len > MAX_PAYLOAD {
+        // The input that sizes the payload.
+        let input = match content {
+            Content::Ke { .. } => Input::KeyExchange,
+            Content::Cert(_) => Input::Certificates,
+            Content::CertReq(_) => Input::CertReq,
+            Content::Id { .. } => Input::Identity,
+            Content::VendorId(_) => Input::VendorId,
+            Content::Sa(_)
+            | Content::Nonce(_)
+            | Content::Notify { .. }
+            | Content::Auth { .. }
+            | Content::Delete { .. }
+            | Content::Ts { .. } => Input::Message,
+        };
         return Err(Error::FieldOverflow {
             what: name,
+            input,
             field: "16-bit IKEv2 payload length (RFC 7296 §3.2)",
             len,
             max: MAX_PAYLOAD,
@@ -138,7 +153,7 @@ pub(super) fn notify(name: &str, data: usize) -> Result<PayloadSize> {
         .find(|(n, _)| *n == name)
         .map(|&(_, t)| t)
         .ok_or_else(|| Error::UnknownName {
-            what: "IKEv2 notify",
+            what: Input::IkeNotify,
             name: name.into(),
             allowed: NOTIFY_TYPES.map(|(n, _)| n).join(", "),
         })?;
