@@ -107,7 +107,10 @@
 # se.nr_migrations summed over its threads, [initiator, responder]) and "switches" (their
 # [voluntary, involuntary] context switches over the storm, [initiator, responder]), both
 # absent where the kernel keeps no such counts;
-# "auth" is the storm's authentication. Added esp fields (with --esp-mss): "tcp_mss_mbps" (MSS
+# "auth" is the storm's authentication. Every storm row (any set, since 2026-11-30) also has
+# "idle_workers": each charon's worker threads idle before the storm as `swanctl --stats`
+# counts them, those its long-running jobs leave for IKE work, [initiator, responder] (absent
+# where swanctl printed no count); `ike.threads` is fitted to it. Added esp fields (with --esp-mss): "tcp_mss_mbps" (MSS
 # -> TCP throughput per run [Mbit/s]) and "tcp_mss_bytes" (MSS -> the MSS iperf3 reports: for
 # a number the value set, of which TCP's 12 bytes of timestamp option take their share; for
 # `default` the connection's payload per segment, options already subtracted: 1348 over the
@@ -516,6 +519,16 @@ cpus_allowed() {
     sort -u | paste -sd';'
 }
 
+# The worker threads a side's charon has idle, as `swanctl --stats` counts them ("worker
+# threads: 16 total, 6 idle, working: 5/0/5/0"): before a storm, the threads its long-running
+# jobs leave free for IKE work. "-" where the line is missing.
+idle_workers() {
+  local idle
+  idle=$(swan "$1" --stats 2>/dev/null |
+    sed -n 's/^worker threads: *[0-9]* total, *\([0-9]*\) idle.*/\1/p')
+  echo "${idle:--}"
+}
+
 # storm N RUN [AUTH PLACEMENT TABLE_SIZE THREADS]: N IKE SAs at once (default PSK on free CPUs,
 # charon's default table and threads); the added fields on the row when $extended is 1.
 run_storm() {
@@ -543,6 +556,9 @@ run_storm() {
     fi
   fi
   swan a --load-creds --clear --noprompt >"$tmp/a.load" 2>&1 || { cat "$tmp/a.load" >&2; return 1; }
+  local idle_a idle_b
+  idle_a=$(idle_workers a)
+  idle_b=$(idle_workers b)
   udp_drops "$ns_a" >/dev/null
   udp_drops "$ns_b" >/dev/null
   capture_start "$pcap"
@@ -587,8 +603,12 @@ run_storm() {
   [ "$got" = "$n" ] || { log "storm $n: $got of $n set-ups on the capture"; return 1; }
   rm -f "$pcap"
   local span="$got $all" added="" what=""
+  # Every storm row (whatever its set): what `ike.threads` is fitted to.
+  if [ "$idle_a" != - ] && [ "$idle_b" != - ]; then
+    added=", \"idle_workers\": [$idle_a, $idle_b]"
+  fi
   if [ "$extended" = 1 ]; then
-    added=", \"placement\": \"$place\", \"cpus_allowed\": [\"$allowed_a\", \"$allowed_b\"],
+    added="$added, \"placement\": \"$place\", \"cpus_allowed\": [\"$allowed_a\", \"$allowed_b\"],
     \"ikesa_table_size\": $table, \"ikesa_table_segments\": $segs, \"threads\": $threads,
     \"daemon_threads\": [$(ls /proc/"${charon_pid[a]}"/task | wc -l), $(ls /proc/"${charon_pid[b]}"/task | wc -l)]$(sched_fields "$sa0" "$sb0" "$sa1" "$sb1")"
     what=" ($auth, $place, table $table/$segs, $threads threads)"

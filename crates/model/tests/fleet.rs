@@ -232,3 +232,72 @@ fn a_rekey_storm_runs_the_rekey_exchanges_over_held_sas() {
     .to_string();
     assert!(e.contains("rekey") && e.contains("\"child\""), "{e}");
 }
+
+/// The committed strongSwan profile with `ike.threads = threads` appended, written in `dir`:
+/// its path.
+fn with_threads(dir: &Path, threads: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(PROFILE)).expect("the committed profile");
+    let path = dir.join(format!("threads-{threads}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "{text}\n[implementation.terms.\"ike.threads\"]\nvalue = {threads}\nunit = \"1\"\n\
+             source = \"test: free worker threads\"\n"
+        ),
+    )
+    .expect("a scratch profile");
+    path.display().to_string()
+}
+
+/// A daemon's free worker threads (`ike.threads`, issue 35 item 3) bound the cores it runs on
+/// at once. With one on a two-core RIC, the RIC is one server: a storm it bounds takes about
+/// twice as long as on two, and its busy time never exceeds the run's (one server's work is
+/// serial), where with two it does. Threads beyond the cores change nothing, bit for bit. On a
+/// `[[host]]` the node's `threads` default to them; a `threads` the node sets wins. A count
+/// that is not a whole number is refused, naming the term.
+#[test]
+fn a_daemon_runs_on_at_most_its_free_worker_threads() {
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let storm = |profile: &str| fleet(200, "psk", "4s", 2).replacen(PROFILE, profile, 1);
+    let ric = |r: &Report| -> (f64, f64) {
+        let n = r.nodes.iter().find(|n| n.name == "ric").expect("the RIC");
+        (n.busy_ns, r.run.sim_time_ns)
+    };
+    let one_text = storm(&with_threads(dir.path(), "1.0"));
+    let s = Scenario::from_toml_str(&one_text, &origin()).expect("a valid scenario");
+    assert_eq!(s.network.nodes[0].servers, 1, "one free worker: one server");
+    let (one, two) = (run(&one_text), run(&fleet(200, "psk", "4s", 2)));
+    let (busy1, end1) = ric(&one);
+    let (busy2, end2) = ric(&two);
+    assert!(busy1 <= end1, "one server busy {busy1} ns in {end1} ns");
+    assert!(
+        busy2 > end2 * 1.5,
+        "two servers busy {busy2} ns in {end2} ns"
+    );
+    let ratio = end1 / end2;
+    assert!(
+        (1.7..2.1).contains(&ratio),
+        "one thread against two cores: {ratio}"
+    );
+    let many = run(&storm(&with_threads(dir.path(), "16.0")));
+    assert_eq!(outcome(&many), outcome(&two), "16 threads on 2 cores");
+
+    // On a host of two cores: the daemon node's threads default to its free workers.
+    let hosted = |threads: &str| {
+        one_text.replacen("cores = 2\n", &format!("host = \"h\"\n{threads}"), 1)
+            + "\n[[host]]\nname = \"h\"\ncores = 2\n"
+    };
+    let s = Scenario::from_toml_str(&hosted(""), &origin()).expect("a valid scenario");
+    assert_eq!(s.network.hosts[0].threads, vec![(0, 1)]);
+    let s = Scenario::from_toml_str(&hosted("threads = 2\n"), &origin()).expect("valid");
+    assert_eq!(s.network.hosts[0].threads, vec![(0, 2)]);
+
+    let e = Scenario::from_toml_str(&storm(&with_threads(dir.path(), "1.5")), &origin())
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("ike.threads") && e.contains("whole number"),
+        "{e}"
+    );
+}

@@ -235,6 +235,12 @@ pub(crate) fn check_implementation(
                 ),
             ));
         }
+        if term.unit() == crate::TermUnit::Count && t.value.fract() != 0.0 {
+            return Err(invalid(
+                format!("{key}.value"),
+                format!("{} is not a whole number of `{name}`", t.value),
+            ));
+        }
         if t.unit != term.unit().as_str() {
             return Err(invalid(
                 format!("{key}.unit"),

@@ -189,8 +189,10 @@ pub enum Term {
     IkeParallelism,
     /// `ike.host_cpus` \[cores\]: logical CPUs of the host the daemons shared.
     IkeHostCpus,
-    /// `ike.threads` \[1\]: the daemon's worker threads (charon's `threads`). Reserved for the
-    /// engine's storm model: no writer measures it yet.
+    /// `ike.threads` \[1\]: the daemon's worker threads free for IKE jobs: charon's `threads`
+    /// less those its long-running jobs hold (its receiver, sender, vici and kernel readers),
+    /// the idle workers `swanctl --stats` counts before a storm. The engine runs a daemon's
+    /// jobs on at most this many of its host's cores at once.
     IkeThreads,
     // strongSwan: per exchange, and Child SA installation.
     /// `ike.exchange.init` \[ns\]: median IKE_SA_INIT exchange, request to response.

@@ -30,7 +30,10 @@
 //! with both ends holding every rekeyed tunnel's IKE SA from the start.
 //!
 //! Every term is CPU time in the node's CPU stage, on its host's cores: the engine's queueing,
-//! not a closed form, turns it into storm times.
+//! not a closed form, turns it into storm times. Where the profile counted the daemon's free
+//! worker threads (`ike.threads`), its node uses at most that many cores at once: alone, its
+//! servers are the fewer of its cores and its threads; on a `[[host]]`, its `threads` default
+//! to them.
 //!
 //! **Job order.** Where a daemon's jobs wait, a free worker takes them in charon's order
 //! ([`job_priority`]): an INFORMATIONAL message first, then IKE_SA_INIT, IKE_INTERMEDIATE and
@@ -76,6 +79,10 @@ pub struct Daemon {
     /// measured in a rekey storm); `None` when the profile did not measure it (then a rekey's
     /// four messages are charged as a set-up's: [`Daemon::per_sa_ns`]).
     pub rekey_ns: Option<[f64; 2]>,
+    /// Worker threads free for IKE jobs (`ike.threads`): the daemon runs its jobs on at most
+    /// this many cores at once, whatever its host has; `None` when the profile did not measure
+    /// them (then the host's cores are the only limit).
+    pub threads: Option<u32>,
 }
 
 impl Daemon {
@@ -120,6 +127,8 @@ impl Daemon {
                 held(Term::IkeDaemonResponderPerHeldSa),
             ],
             rekey_ns,
+            // A count written as a number: the term's range (1 to 4096) makes it one.
+            threads: p.term(Term::IkeThreads).map(|t| t.round() as u32),
         })
     }
 

@@ -14,11 +14,14 @@ use super::one_of;
 
 /// The hosts of `file`, with the indices of the nodes on each: every `host = "..."` names a
 /// `[[host]]`, every host has a node, and a node on a host sets no `cores` of its own (it has the
-/// host's). O(hosts + nodes).
+/// host's). A node whose daemon counted its free worker threads (`ike.threads`, in
+/// `daemon_threads`, by node index) runs on at most that many of the host's cores unless it sets
+/// `threads`. O(hosts + nodes).
 pub(super) fn hosts(
     cx: &Ctx<'_>,
     (host_files, node_files): (&[HostFile], &[NodeFile]),
     nodes: &[NodeConfig],
+    daemon_threads: &[Option<u32>],
 ) -> Result<Vec<HostConfig>, ScenarioError> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::with_capacity(host_files.len());
@@ -89,6 +92,8 @@ pub(super) fn hosts(
                 "threads",
                 MAX_CORES,
             )?;
+            out[h].threads.push((i, t));
+        } else if let Some(t) = daemon_threads.get(i).copied().flatten() {
             out[h].threads.push((i, t));
         }
         if host_files[h].cores.is_none() {

@@ -613,7 +613,11 @@ fn validate_flat(
     }
 
     // Stop condition.
-    let hosts = host::hosts(&cx, (&file.hosts, &file.nodes), &nodes)?;
+    let daemon_threads: Vec<Option<u32>> = node_profiles
+        .iter()
+        .map(|p| node::daemon_threads(p.as_deref()))
+        .collect();
+    let hosts = host::hosts(&cx, (&file.hosts, &file.nodes), &nodes, &daemon_threads)?;
     let stop_file = file.stop.unwrap_or_default();
     let stop = Stop {
         packets: match stop_file.packets {

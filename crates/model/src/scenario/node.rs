@@ -438,6 +438,12 @@ fn profile_services(
     Ok((Arc::new(np), services, p.cores()))
 }
 
+/// The worker threads free for IKE jobs of the daemon a node's profile measured
+/// (`ike.threads`), if it counted them: the most cores the node's daemon runs on at once.
+pub(super) fn daemon_threads(p: Option<&NodeProfile>) -> Option<u32> {
+    p?.daemon.as_ref()?.threads.map(|t| t.max(1))
+}
+
 /// The node's configuration once its services are built (`from_profile`: its profile and the
 /// profile's cores, for a profile service).
 fn node_config(
@@ -460,6 +466,11 @@ fn node_config(
             .unwrap_or(*cores)
             .max(1),
         (None, None) => 1,
+    };
+    // A daemon runs its jobs on at most its free worker threads at once (`ike.threads`).
+    let servers = match daemon_threads(from_profile.as_ref().map(|(p, _)| p.as_ref())) {
+        Some(t) if servers != UNLIMITED_SERVERS => servers.min(t),
+        _ => servers,
     };
     // Such a data path runs each direction in threads of its own: what the node opens and
     // what it seals wait in lines of their own (unless the scenario sets the cores).
