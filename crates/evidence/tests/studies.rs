@@ -4,25 +4,26 @@
 //! Each test works on a copy of `experiments/` beside links to the real `scenarios/` and
 //! `calibration/`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Scratch;
 use evidence::reproduce::{self, ReproduceError};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A scratch repository root: `experiments/` copied, `scenarios/` and `calibration/` linked.
-fn scratch_root(name: &str) -> Scratch {
-    let s = Scratch::dir(name);
+/// A scratch repository root: `experiments/` copied, `scenarios/` and `calibration/` linked;
+/// removed when dropped, also when a test unwinds.
+fn scratch_root(name: &str) -> tempfile::TempDir {
+    let s = tempfile::Builder::new()
+        .prefix(&format!("oransim-evidence-{name}-"))
+        .tempdir()
+        .expect("create a scratch directory");
     let repo = repo();
     for d in ["scenarios", "calibration"] {
-        std::os::unix::fs::symlink(repo.join(d).canonicalize().unwrap(), s.join(d)).unwrap();
+        std::os::unix::fs::symlink(repo.join(d).canonicalize().unwrap(), s.path().join(d)).unwrap();
     }
-    copy_dir(&repo.join("experiments"), &s.join("experiments"));
+    copy_dir(&repo.join("experiments"), &s.path().join("experiments"));
     s
 }
 
@@ -68,10 +69,11 @@ const TABLE1: &str = "experiments/studies/table1.toml";
 /// and a `[[row]]` give a new row, compared by the target's rule and classed by its provenance.
 #[test]
 fn a_new_row_in_a_study_file_is_a_row() {
-    let root = scratch_root("study-new-row");
-    let before = reproduce::run(&root, Some("table1")).unwrap();
+    let scratch = scratch_root("study-new-row");
+    let root = scratch.path();
+    let before = reproduce::run(root, Some("table1")).unwrap();
     append(
-        &root,
+        root,
         reproduce::TARGETS_FILE,
         r#"
 [[target]]
@@ -85,7 +87,7 @@ value = 40
 "#,
     );
     append(
-        &root,
+        root,
         TABLE1,
         r#"
 [[row]]
@@ -94,7 +96,7 @@ value = "table1.ipsec-min"
 note = "{stack}: {min} B at least"
 "#,
     );
-    let after = reproduce::run(&root, Some("table1")).unwrap();
+    let after = reproduce::run(root, Some("table1")).unwrap();
     let (b, a) = (&before[0].rows, &after[0].rows);
     assert_eq!(a.len(), b.len() + 1);
     let old = b.iter().find(|r| r.id == "000/table1/ipsec-min").unwrap();
@@ -117,9 +119,10 @@ note = "{stack}: {min} B at least"
 /// Replaces `from` by `to` in table1's study file of a scratch root and checks that the
 /// reproduction then fails with an error holding every one of `parts`.
 fn table1_error(scratch: &str, from: &str, to: &str, parts: &[&str]) {
-    let root = scratch_root(scratch);
-    replace(&root, TABLE1, from, to);
-    let e = study_error(&root, "table1");
+    let scratch = scratch_root(scratch);
+    let root = scratch.path();
+    replace(root, TABLE1, from, to);
+    let e = study_error(root, "table1");
     for part in parts {
         assert!(e.contains(part), "`{part}` missing from: {e}");
     }
@@ -194,14 +197,15 @@ fn a_note_naming_a_missing_text_and_a_claim_without_a_verdict_are_errors() {
 /// Appends a plot with one series (`series`, the keys of its `[[plot.series]]`) to table1's
 /// study file of a scratch root and returns the reproduction's error.
 fn table1_plot_error(scratch: &str, series: &str) -> String {
-    let root = scratch_root(scratch);
+    let scratch = scratch_root(scratch);
+    let root = scratch.path();
     let plot = "[[plot]]\nname = \"table1_test\"\ntitle = \"a test plot\"\nx_label = \"x\"\ny_label = \"y\"\n";
     append(
-        &root,
+        root,
         TABLE1,
         &format!("\n{plot}\n[[plot.series]]\n{series}\n"),
     );
-    study_error(&root, "table1")
+    study_error(root, "table1")
 }
 
 #[test]
@@ -226,34 +230,37 @@ points = [[0, "000/table1/no-such-row"]]"#,
 /// comes first. A placeholder it does not know is an error naming the key.
 #[test]
 fn a_tally_counts_its_rows_and_names_an_unknown_placeholder() {
-    let root = scratch_root("study-tally");
+    let scratch = scratch_root("study-tally");
+    let root = scratch.path();
     append(
-        &root,
+        root,
         TABLE1,
         "\n[[tally]]\nrows = \"table1.\"\nfact = \"{passed} of {count} rows pass\"\n",
     );
-    let e = &reproduce::run(&root, Some("table1")).unwrap()[0];
+    let e = &reproduce::run(root, Some("table1")).unwrap()[0];
     let passed = e.rows.iter().filter(|r| r.pass).count();
     assert_eq!(
         e.facts[0].text(),
         Some(format!("{passed} of {} rows pass", e.rows.len()).as_str())
     );
     assert_eq!(e.rows.len(), 7);
-    let root = scratch_root("study-tally-bad");
+    let scratch = scratch_root("study-tally-bad");
+    let root = scratch.path();
     append(
-        &root,
+        root,
         TABLE1,
         "\n[[tally]]\nrows = \"table1.\"\nfact = \"{passed} of {all}\"\n",
     );
-    let e = study_error(&root, "table1");
+    let e = study_error(root, "table1");
     assert!(e.contains("tally[0].fact") && e.contains("`{all}`"), "{e}");
 }
 
 #[test]
 fn a_study_in_the_list_without_a_file_is_an_error() {
-    let root = scratch_root("study-no-file");
+    let scratch = scratch_root("study-no-file");
+    let root = scratch.path();
     std::fs::remove_file(root.join(TABLE1)).unwrap();
-    let e = study_error(&root, "table1");
+    let e = study_error(root, "table1");
     assert!(
         e.contains("studies.toml") && e.contains("order") && e.contains("`table1`"),
         "{e}"
