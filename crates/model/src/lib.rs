@@ -35,6 +35,7 @@
 //! through the re-export.
 
 pub mod capture;
+pub mod columns;
 mod error;
 pub mod file;
 pub mod oran;

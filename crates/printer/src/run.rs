@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use model::columns::Column;
 use model::report::{
     DelayReport, DirReport, FlowReport, HandshakeReport, LinkReport, NodeReport, Report,
     T12maxReport, TunnelsBack,
@@ -672,58 +673,60 @@ fn link_table<'a>(rows: impl Iterator<Item = &'a LinkReport>) -> Table {
 /// The report as CSV: one row per flow direction, times in nanoseconds, rates in bit/s. The
 /// columns a sweep's CSV also has carry the same names there (`delay_mean_ns`, ...).
 pub fn csv(r: &Report) -> String {
-    let mut t = Table::new([
-        "scenario",
-        "flow",
-        "direction",
-        "packets_sent",
-        "packets_delivered",
-        "packets_dropped",
-        "throughput_bps",
-        "delay_mean_ns",
-        "delay_p50_ns",
-        "delay_p99_ns",
-        "delay_max_ns",
-        "delay_min_ns",
-        "queueing_ns",
-        "propagation_ns",
-        "transmission_ns",
-        "processing_ns",
-    ]);
-    let mut row = |flow: &str, dir: &str, d: &DirReport| {
-        let x = &d.delay;
-        // Empty cells when no packet was delivered.
-        let measured = |v: f64| {
-            if x.count > 0 {
-                v.to_string()
-            } else {
-                String::new()
-            }
-        };
-        t.row([
-            r.scenario.name.clone(),
-            flow.to_owned(),
-            dir.to_owned(),
-            d.packets_sent.to_string(),
-            d.packets_delivered.to_string(),
-            d.packets_dropped.to_string(),
-            d.throughput_bps.to_string(),
-            measured(x.mean_ns),
-            measured(x.p50_ns),
-            measured(x.p99_ns),
-            measured(x.max_ns),
-            measured(x.min_ns),
-            measured(x.queueing_ns),
-            measured(x.propagation_ns),
-            measured(x.transmission_ns),
-            measured(x.processing_ns),
-        ]);
-    };
+    let mut t = Table::new(
+        ["scenario", "flow", "direction"]
+            .into_iter()
+            .chain(model::columns::RUN.iter().map(|c| c.name())),
+    );
     for f in &r.flows {
-        row(&f.name, "forward", &f.forward());
+        let forward = f.forward();
+        let mut dirs = vec![("forward", &forward)];
         if let Some(rev) = &f.reverse {
-            row(&f.name, "reverse", rev);
+            dirs.push(("reverse", rev));
+        }
+        for (dir, d) in dirs {
+            t.row(
+                [r.scenario.name.clone(), f.name.clone(), dir.to_owned()]
+                    .into_iter()
+                    .chain(model::columns::RUN.iter().map(|c| csv_cell(*c, d))),
+            );
         }
     }
     t.csv()
+}
+
+/// One direction's cell in `column` of [`csv`]: empty for a delay when no packet was delivered,
+/// and for a column a direction does not have.
+fn csv_cell(column: Column, d: &DirReport) -> String {
+    let x = &d.delay;
+    let measured = |v: f64| {
+        if x.count > 0 {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
+    match column {
+        Column::PacketsSent => d.packets_sent.to_string(),
+        Column::PacketsDelivered => d.packets_delivered.to_string(),
+        Column::PacketsDropped => d.packets_dropped.to_string(),
+        Column::ThroughputBps => d.throughput_bps.to_string(),
+        Column::DelayMeanNs => measured(x.mean_ns),
+        Column::DelayP50Ns => measured(x.p50_ns),
+        Column::DelayP99Ns => measured(x.p99_ns),
+        Column::DelayMaxNs => measured(x.max_ns),
+        Column::DelayMinNs => measured(x.min_ns),
+        Column::QueueingNs => measured(x.queueing_ns),
+        Column::PropagationNs => measured(x.propagation_ns),
+        Column::TransmissionNs => measured(x.transmission_ns),
+        Column::ProcessingNs => measured(x.processing_ns),
+        Column::MessageMeanNs
+        | Column::MessageP99Ns
+        | Column::RttMeanNs
+        | Column::RttP99Ns
+        | Column::TransferCompletionNs
+        | Column::GoodputBps
+        | Column::PathMaxUtilisation
+        | Column::BottleneckNode => String::new(),
+    }
 }

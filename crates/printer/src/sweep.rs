@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use whatif::sweep::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
+use whatif::sweep::{FlowRow, NodeUse, PointResult};
 
 use crate::plot::{Drawn, Figure};
 use crate::table::Table;
@@ -104,7 +104,7 @@ impl<'a, H: Serialize> Results<'a, H> {
         crate::json_pretty(&doc, "sweep results")
     }
 
-    /// `sweep.csv`: `point`, one column per varied key, `flow`, then [`METRIC_COLUMNS`]; one
+    /// `sweep.csv`: `point`, one column per varied key, `flow`, then [`model::columns::SWEEP`]; one
     /// row per point and flow. A key whose values all carry one unit has it in its header
     /// (`link[0].mtu [B]`) and bare numbers in its cells (`2000`).
     pub fn csv(&self) -> String {
@@ -119,7 +119,7 @@ impl<'a, H: Serialize> Results<'a, H> {
             None => a.key.to_owned(),
         }));
         head.push("flow".into());
-        head.extend(METRIC_COLUMNS.iter().map(|c| (*c).to_owned()));
+        head.extend(model::columns::SWEEP.iter().map(|c| c.name().to_owned()));
         let mut t = Table::new(head);
         for p in &self.points {
             let values: Vec<String> = self

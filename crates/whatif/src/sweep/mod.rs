@@ -69,7 +69,7 @@ use model::{Scenario, run};
 pub use journal::{Header, Journal, ScenarioRef, SetEntry, VaryEntry};
 pub use model::patch::KeyPath;
 pub use parallel::run_parallel;
-pub use result::{FlowRow, METRIC_COLUMNS, NodeUse, PointResult};
+pub use result::{FlowRow, NodeUse, PointResult};
 pub use shard::{MAX_SHARDS, Shard, ShardDoc, ShardInfo, merge_shards};
 pub use values::{Assignment, Axis, parse_set, parse_vary, parse_vary_together};
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use model::columns::Column;
 use model::report::Report;
 
 /// A float for the outputs: `None` (JSON `null`, an empty CSV cell) when not finite.
@@ -144,56 +145,41 @@ impl PointResult {
     }
 }
 
-/// The metric columns of a [`FlowRow`] after `flow`, in CSV order.
-pub const METRIC_COLUMNS: [&str; 20] = [
-    "packets_sent",
-    "packets_delivered",
-    "packets_dropped",
-    "throughput_bps",
-    "delay_mean_ns",
-    "delay_p50_ns",
-    "delay_p99_ns",
-    "delay_max_ns",
-    "queueing_ns",
-    "propagation_ns",
-    "transmission_ns",
-    "processing_ns",
-    "message_mean_ns",
-    "message_p99_ns",
-    "rtt_mean_ns",
-    "rtt_p99_ns",
-    "transfer_completion_ns",
-    "goodput_bps",
-    "path_max_utilisation",
-    "bottleneck_node",
-];
-
 impl FlowRow {
-    /// The cells of [`METRIC_COLUMNS`] as text (empty for `None`; floats in Rust's shortest
-    /// round-trip form).
+    /// The cells of [`model::columns::SWEEP`] as text (empty for `None`; floats in Rust's
+    /// shortest round-trip form).
     pub fn cells(&self) -> Vec<String> {
+        model::columns::SWEEP
+            .iter()
+            .map(|c| self.cell(*c))
+            .collect()
+    }
+
+    /// One column's cell (empty for a column the row does not have).
+    fn cell(&self, c: Column) -> String {
         let f = |x: Option<f64>| x.map_or_else(String::new, |v| v.to_string());
-        vec![
-            self.packets_sent.to_string(),
-            self.packets_delivered.to_string(),
-            self.packets_dropped.to_string(),
-            f(self.throughput_bps),
-            f(self.delay_mean_ns),
-            f(self.delay_p50_ns),
-            f(self.delay_p99_ns),
-            f(self.delay_max_ns),
-            f(self.queueing_ns),
-            f(self.propagation_ns),
-            f(self.transmission_ns),
-            f(self.processing_ns),
-            f(self.message_mean_ns),
-            f(self.message_p99_ns),
-            f(self.rtt_mean_ns),
-            f(self.rtt_p99_ns),
-            f(self.transfer_completion_ns),
-            f(self.goodput_bps),
-            f(self.path_max_utilisation),
-            self.bottleneck_node.clone(),
-        ]
+        match c {
+            Column::PacketsSent => self.packets_sent.to_string(),
+            Column::PacketsDelivered => self.packets_delivered.to_string(),
+            Column::PacketsDropped => self.packets_dropped.to_string(),
+            Column::ThroughputBps => f(self.throughput_bps),
+            Column::DelayMeanNs => f(self.delay_mean_ns),
+            Column::DelayP50Ns => f(self.delay_p50_ns),
+            Column::DelayP99Ns => f(self.delay_p99_ns),
+            Column::DelayMaxNs => f(self.delay_max_ns),
+            Column::DelayMinNs => String::new(),
+            Column::QueueingNs => f(self.queueing_ns),
+            Column::PropagationNs => f(self.propagation_ns),
+            Column::TransmissionNs => f(self.transmission_ns),
+            Column::ProcessingNs => f(self.processing_ns),
+            Column::MessageMeanNs => f(self.message_mean_ns),
+            Column::MessageP99Ns => f(self.message_p99_ns),
+            Column::RttMeanNs => f(self.rtt_mean_ns),
+            Column::RttP99Ns => f(self.rtt_p99_ns),
+            Column::TransferCompletionNs => f(self.transfer_completion_ns),
+            Column::GoodputBps => f(self.goodput_bps),
+            Column::PathMaxUtilisation => f(self.path_max_utilisation),
+            Column::BottleneckNode => self.bottleneck_node.clone(),
+        }
     }
 }
