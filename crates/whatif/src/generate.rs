@@ -154,6 +154,14 @@ impl Default for E2Shape {
     }
 }
 
+/// The rate of a gNB's link to the RIC where `init ric-restart` and `plan kex` are not told
+/// otherwise (their `--rate`).
+pub const GNB_LINK_RATE: &str = "10Gbps";
+/// The length of a gNB's link to the RIC by default (their `--length`; propagation at 2e8 m/s).
+pub const GNB_LINK_LENGTH: &str = "10km";
+/// The MTU of a gNB's link to the RIC by default (their `--mtu`; IKE fragments to it).
+pub const GNB_LINK_MTU: &str = "1500B";
+
 /// A RIC-restart storm: `gnbs` gNBs, each over its own link, re-establish `tunnels` IKEv2 SAs
 /// each with the RIC at once (key exchange `ke`, authentication `auth`; message sizes and IKE
 /// fragmentation from `protocols::ikev2`, key-op costs from `profile`), as `oransim plan kex`

@@ -135,13 +135,13 @@ struct RicRestartArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     ric_cores: Option<u32>,
     /// Rate of each gNB's link.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_RATE, value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Length of each gNB's link.
-    #[arg(long, default_value = "10km", value_parser = crate::values::LENGTH)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_LENGTH, value_parser = crate::values::LENGTH)]
     length: Quantity,
     /// MTU of each gNB's link (IKE messages are fragmented to it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::values::MTU)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_MTU, value_parser = crate::values::MTU)]
     mtu: Quantity,
     /// Where the IKE daemons run: `separate` (every gNB its own machine, the RIC alone),
     /// `initiators` (every tunnel from one initiator daemon on a host of --initiator-cores

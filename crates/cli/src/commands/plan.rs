@@ -163,13 +163,13 @@ struct KexArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     cores: Option<u32>,
     /// Link rate.
-    #[arg(long, default_value = "10Gbps", value_parser = crate::values::RATE)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_RATE, value_parser = crate::values::RATE)]
     rate: Quantity,
     /// Path length (propagation at 2e8 m/s).
-    #[arg(long, default_value = "10km", value_parser = crate::values::LENGTH)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_LENGTH, value_parser = crate::values::LENGTH)]
     length: Quantity,
     /// Path MTU (IKE fragmentation above it): 68 B to 65535 B.
-    #[arg(long, default_value = "1500B", value_parser = crate::values::MTU)]
+    #[arg(long, default_value = whatif::generate::GNB_LINK_MTU, value_parser = crate::values::MTU)]
     mtu: Quantity,
     /// Packet loss probability each way, from 0 to below 1 (e.g. 0.01); requests are
     /// retransmitted as strongSwan does by default (4 s, base 1.8, 5 tries).
