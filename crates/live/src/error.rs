@@ -15,12 +15,13 @@ pub enum LiveError {
         allowed: String,
     },
     /// A socket or runtime operation failed.
-    #[error("{context}: {source}")]
+    #[error("{context}: {error}")]
     Io {
         /// What was being done.
         context: String,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error, in the message (so it is no `source()` too: a cause is said
+        /// once).
+        error: std::io::Error,
     },
     /// The protocol model refused a stack or size.
     #[error("protocol model: {0}")]
@@ -63,10 +64,10 @@ pub enum LiveError {
 }
 
 impl LiveError {
-    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> LiveError {
+    pub(crate) fn io(context: impl Into<String>, error: std::io::Error) -> LiveError {
         LiveError::Io {
             context: context.into(),
-            source,
+            error,
         }
     }
 }

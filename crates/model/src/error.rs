@@ -8,13 +8,13 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error, said in the message (so it is no `source()` too: a cause is said
+        /// once).
+        error: std::io::Error,
     },
     /// The file is not UTF-8 text (binary garbage, a wrong file).
     #[error("{}: not UTF-8 text (byte {offset} is invalid); a TOML scenario file is expected", path.display())]

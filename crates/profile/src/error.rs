@@ -8,13 +8,13 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ProfileError {
     /// The file could not be read.
-    #[error("cannot read calibration profile {}: {source}", path.display())]
+    #[error("cannot read calibration profile {}: {error}", path.display())]
     Io {
         /// The path that was opened.
         path: PathBuf,
-        /// What the operating system said.
-        #[source]
-        source: std::io::Error,
+        /// What the operating system said, in the message (so it is no `source()` too: a
+        /// cause is said once).
+        error: std::io::Error,
     },
     /// The text is not TOML, or does not have the profile's shape (a missing field, a field of
     /// the wrong type, an unknown field). The message from the TOML reader gives the line,

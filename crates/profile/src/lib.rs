@@ -314,10 +314,10 @@ impl Profile {
     /// Reads and validates the profile at `path`. Errors name the file and the key.
     pub fn load(path: impl AsRef<Path>) -> Result<Profile, ProfileError> {
         let path = path.as_ref();
-        let text = read::read_input_text(path, read::Input::Profile).map_err(|source| {
+        let text = read::read_input_text(path, read::Input::Profile).map_err(|error| {
             ProfileError::Io {
                 path: path.to_path_buf(),
-                source,
+                error,
             }
         })?;
         Profile::from_toml_str(&text, &path.display().to_string())

@@ -100,7 +100,7 @@ pub enum ReproduceError {
     Profile(#[from] profile::ProfileError),
     /// The protocol model refused a stack or a handshake.
     #[error("protocol model: {0}")]
-    Protocol(#[from] protocols::Error),
+    Protocol(protocols::Error),
     /// A scenario variant could not be built at the TOML level.
     #[error("{file}: {problem}")]
     Variant {
@@ -127,6 +127,14 @@ pub enum ReproduceError {
         /// The names known.
         allowed: String,
     },
+}
+
+/// A protocol model's refusal, said in the message (so it is no `source()` too: a cause is
+/// said once).
+impl From<protocols::Error> for ReproduceError {
+    fn from(e: protocols::Error) -> ReproduceError {
+        ReproduceError::Protocol(e)
+    }
 }
 
 /// Result alias of this module.

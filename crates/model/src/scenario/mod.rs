@@ -197,10 +197,10 @@ pub struct FlowStacks {
 /// one that is not a regular file or is over the 64 MiB limit ([`profile::read::Input`]).
 pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
     let bytes =
-        profile::read::read_input(path, profile::read::Input::Scenario).map_err(|source| {
+        profile::read::read_input(path, profile::read::Input::Scenario).map_err(|error| {
             ScenarioError::Read {
                 path: path.to_path_buf(),
-                source,
+                error,
             }
         })?;
     String::from_utf8(bytes).map_err(|e| ScenarioError::NotText {
