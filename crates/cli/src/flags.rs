@@ -212,11 +212,59 @@ fn edits(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use clap::{CommandFactory as _, Parser as _};
+
+    use crate::commands::install;
+
+    /// Every page has examples, every example names a page that exists, and every example line
+    /// parses with the real flag definitions (a renamed flag cannot leave a stale example).
+    #[test]
+    fn every_page_has_examples_that_parse() {
+        let mut cmd = super::Cli::command().disable_help_subcommand(true);
+        cmd.build();
+        let mut all = Vec::new();
+        install::pages(cmd, &mut all).unwrap();
+        let names: Vec<String> = all
+            .iter()
+            .map(|(file, _)| file.trim_end_matches(".1").to_owned())
+            .collect();
+        for name in &names {
+            assert!(
+                install::EXAMPLES.iter().any(|(n, _)| n == name),
+                "the page {name} has no examples"
+            );
+        }
+        for (name, examples) in install::EXAMPLES {
+            assert!(names.iter().any(|n| n == name), "no page {name}");
+            for (_, line) in examples.iter() {
+                // No example quotes a space: a quoted word is the word without its quotes.
+                let words: Vec<&str> = line
+                    .split_whitespace()
+                    .map(|w| w.trim_matches('"'))
+                    .collect();
+                if let Err(e) = super::Cli::try_parse_from(&words) {
+                    panic!("{name}: `{line}` does not parse: {e}");
+                }
+                let command: Vec<&str> = words
+                    .iter()
+                    .copied()
+                    .take_while(|w| !w.starts_with('-'))
+                    .collect();
+                assert!(
+                    command.join("-").starts_with(name),
+                    "{name}: `{line}` is not an example of this page"
+                );
+            }
+        }
+        for (name, _) in install::EXIT_ONE {
+            assert!(names.iter().any(|n| n == name), "no page {name}");
+        }
+    }
+
     /// Issue 39: a negative number or quantity after a flag that takes a value is joined to
     /// it; not after a switch, a positional or `--`, and nothing else moves.
     #[test]
     fn negative_values_are_joined_to_their_flag() {
-        use clap::CommandFactory as _;
         let joined = |args: &[&str]| -> Vec<String> {
             let args = args.iter().map(std::ffi::OsString::from).collect();
             super::negative_values(&super::Cli::command(), args)

@@ -91,8 +91,12 @@ fn main() -> ExitCode {
         flags::Command::Sweep(args) => commands::sweep::execute(args),
         flags::Command::Reproduce(args) => commands::reproduce::execute(args),
         flags::Command::Live(args) => commands::live::execute(args),
-        flags::Command::Completions(args) => commands::install::completions(args),
-        flags::Command::Man(args) => commands::install::man(args),
+        flags::Command::Completions(args) => {
+            commands::install::completions(args, <flags::Cli as clap::CommandFactory>::command())
+        }
+        flags::Command::Man(args) => {
+            commands::install::man(args, <flags::Cli as clap::CommandFactory>::command())
+        }
     };
     match result {
         Ok(code) => code,

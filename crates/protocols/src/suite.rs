@@ -5,7 +5,8 @@
 //!
 //! Every property is an exhaustive `match` with no catch-all arm, here and in `build.rs` (the
 //! ESP transform, TLS and SSH cipher and MACsec SecY that carry a suite, whose inverse is
-//! [`Layer::suite`]): a new variant compiles only once each of them says what it is.
+//! [`Layer::suite`](crate::Layer::suite), also in `build.rs`): a new variant compiles only once
+//! each of them says what it is.
 //!
 //! The spelling is the one of `calibration/*.toml`: [`Suite::name`] gives it back and
 //! [`Suite::from_str`](std::str::FromStr) reads it, refusing anything else with the list of
@@ -18,10 +19,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::build::{esp_transform, macsec_secy, ssh_cipher, tls_cipher};
 use crate::error::Error;
-use crate::macsec::Cipher as MacsecCipher;
-use crate::stack::{Layer, Stack};
 
 /// AES block, the CBC IV and padding unit (FIPS 197, RFC 3602 §2.4) \[bytes\].
 pub use crate::esp::AES_BLOCK;
@@ -367,50 +365,6 @@ impl<'de> Deserialize<'de> for Suite {
     }
 }
 
-impl Layer {
-    /// The measured suite whose cost this layer's cipher pays, or `None` for layers without
-    /// protection and for transforms no profile measures (AES-192, HMAC-SHA-1, CCM-8, NULL,
-    /// TLS MAC-then-encrypt CBC, SSH CTR/CBC with a MAC). The inverse of the one mapping from a
-    /// suite to each protocol's transform (`build.rs`), so a suite added there is found here.
-    pub fn suite(&self) -> Option<Suite> {
-        let find = |carries: &dyn Fn(Suite) -> bool| Suite::ALL.into_iter().find(|s| carries(*s));
-        match self {
-            Layer::Esp(e) => find(&|s| esp_transform(s) == Some(e.transform)),
-            Layer::Macsec(m) => {
-                // XPN changes the packet number, not the cipher (802.1AE §14.7).
-                let cipher = match m.cipher {
-                    MacsecCipher::GcmAes128 | MacsecCipher::GcmAesXpn128 => MacsecCipher::GcmAes128,
-                    MacsecCipher::GcmAes256 | MacsecCipher::GcmAesXpn256 => MacsecCipher::GcmAes256,
-                };
-                find(&|s| {
-                    macsec_secy(s).is_some_and(|y| y.cipher == cipher && y.encrypt == m.encrypt)
-                })
-            }
-            Layer::Tls(r) => find(&|s| tls_cipher(s) == Some(r.cipher)),
-            Layer::Ssh(x) => find(&|s| ssh_cipher(s) == Some(x.cipher)),
-            Layer::Eth(_)
-            | Layer::Vlan(_)
-            | Layer::Ipv4(_)
-            | Layer::Ipv6(_)
-            | Layer::Udp(_)
-            | Layer::Tcp(_)
-            | Layer::Sctp(_)
-            | Layer::E2ap
-            | Layer::Ecpri(_)
-            | Layer::Vxlan(_)
-            | Layer::Geneve(_) => None,
-        }
-    }
-}
-
-impl Stack {
-    /// The measured suite of the outermost security layer (the one
-    /// [`Stack::protected_len`] counts), or `None` (see [`Layer::suite`]).
-    pub fn suite(&self) -> Option<Suite> {
-        self.security_layer().and_then(Layer::suite)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,7 +412,7 @@ mod tests {
 
     #[test]
     fn stacks_name_their_measured_suite() {
-        let suite = |t: &str| t.parse::<Stack>().unwrap().suite();
+        let suite = |t: &str| t.parse::<crate::Stack>().unwrap().suite();
         assert_eq!(
             suite("eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/udp"),
             Some(Suite::AesCbcHmac {
