@@ -349,44 +349,24 @@ type Parsed = (BTreeMap<String, Vec<(u64, f64)>>, BTreeMap<String, String>);
 /// [`parse`], also returning the OpenSSL name(s) each cipher op was read from (`AES-128-GCM`,
 /// `AES-128-CBC + hmac(sha256)`, ...).
 fn parse_named(text: &str, origin: &str) -> Result<Parsed, BenchError> {
-    let err = |line: usize, message: String| BenchError::Import {
-        origin: origin.to_string(),
-        line,
-        message,
-    };
-    let mut sizes: Option<Vec<u64>> = None;
-    let mut direction = Direction::Seal;
-    let mut ops: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
-    // Where each (op, size) was read, and the OpenSSL name of each cipher op.
-    let mut seen: BTreeMap<(String, u64), usize> = BTreeMap::new();
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    // The parts of ESP's CBC + HMAC by (OpenSSL name, direction): (block size, ns, line).
-    let mut parts: Parts = BTreeMap::new();
-    let mut check = |op: &str, len: u64, n: usize| -> Result<(), BenchError> {
-        if let Some(first) = seen.insert((op.to_owned(), len), n) {
-            let at = if len == 0 {
-                String::new()
-            } else {
-                format!(" at {len} B")
-            };
-            return Err(err(
-                n,
-                format!(
-                    "a second rate for {op}{at} (the first is on line {first}); concatenate runs of different block sizes only, one rate per op and size"
-                ),
-            ));
-        }
-        Ok(())
+    let mut r = Reading {
+        origin,
+        sizes: None,
+        direction: Direction::Seal,
+        ops: BTreeMap::new(),
+        seen: BTreeMap::new(),
+        names: BTreeMap::new(),
+        parts: BTreeMap::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let line = line.trim();
         if let Some(d) = line.strip_prefix("# oransim:") {
-            direction = match d.trim() {
+            r.direction = match d.trim() {
                 "decrypt" => Direction::Open,
                 "encrypt" => Direction::Seal,
                 other => {
-                    return Err(err(
+                    return Err(r.err(
                         n,
                         format!(
                             "unknown direction `{}`; use `decrypt` or `encrypt`",
@@ -396,132 +376,205 @@ fn parse_named(text: &str, origin: &str) -> Result<Parsed, BenchError> {
                 }
             };
         } else if let Some(h) = line.strip_prefix("+H:") {
-            let parsed: Result<Vec<u64>, _> = h.split(':').map(|s| s.trim().parse()).collect();
-            let parsed = parsed.map_err(|_| {
-                err(
-                    n,
-                    format!("`+H:` must list block sizes in bytes, found `{}`", quote(h)),
-                )
-            })?;
-            if let Some(bad) = parsed.iter().find(|&&l| l == 0 || l > MAX_BLOCK_BYTES) {
-                return Err(err(
-                    n,
-                    format!(
-                        "block size {bad} B in `+H:`; allowed: 1 B to {MAX_BLOCK_BYTES} B (16 MiB)"
-                    ),
-                ));
-            }
-            sizes = Some(parsed);
+            r.sizes = Some(r.block_sizes(h, n)?);
         } else if line.starts_with("+F") && !line.starts_with("+F:") {
-            for (op, ns) in key_line(line).map_err(|m| err(n, m))? {
-                check(op, 0, n)?;
-                ops.entry(op.to_owned()).or_default().push((0, ns));
+            for (op, ns) in key_line(line).map_err(|m| r.err(n, m))? {
+                r.check(op, 0, n)?;
+                r.ops.entry(op.to_owned()).or_default().push((0, ns));
             }
         } else if let Some(f) = line.strip_prefix("+F:") {
-            let fields: Vec<&str> = f.split(':').collect();
-            if fields.len() < 3 {
-                return Err(err(
-                    n,
-                    "`+F:` line needs an index, a cipher name and rates".into(),
-                ));
-            }
-            let name = fields[1];
-            let part = PART_NAMES
-                .iter()
-                .find(|(o, _)| o.eq_ignore_ascii_case(name))
-                .copied();
-            let suite = suite_of(name);
-            if suite.is_none() && part.is_none() {
-                let known: Vec<_> = openssl_names()
-                    .into_iter()
-                    .map(|(o, _)| o)
-                    .chain(PART_NAMES.iter().map(|(o, _)| *o))
-                    .collect();
-                return Err(err(
-                    n,
-                    format!(
-                        "cipher `{}` has no oransim suite; known: {}",
-                        quote(name),
-                        known.join(", ")
-                    ),
-                ));
-            }
-            let sizes = sizes
-                .as_ref()
-                .ok_or_else(|| err(n, "`+F:` line before any `+H:` line of block sizes".into()))?;
-            let rates = &fields[2..];
-            if rates.len() != sizes.len() {
-                return Err(err(
-                    n,
-                    format!(
-                        "{} rates for {} block sizes in the `+H:` line above",
-                        rates.len(),
-                        sizes.len()
-                    ),
-                ));
-            }
-            if let Some((part, aes)) = part {
-                // HMAC has no direction: verifying computes the same HMAC.
-                let open = aes.is_some() && direction == Direction::Open;
-                let ceiling = part_max_bytes_per_cycle(aes, direction);
-                let key = format!("{part}{}", if open { " -decrypt" } else { "" });
-                for (&len, rate) in sizes.iter().zip(rates) {
-                    let ns = cipher_cost(name, ceiling, len, rate).map_err(|m| err(n, m))?;
-                    check(&key, len, n)?;
-                    parts
-                        .entry((part.to_owned(), open))
-                        .or_default()
-                        .push((len, ns, n));
-                }
-                continue;
-            }
-            let suite = suite.expect("a suite or a part: checked above");
-            let op = profile::Op::Cipher(suite, direction).to_string();
-            names.entry(op.clone()).or_insert_with(|| name.to_owned());
-            for (&len, rate) in sizes.iter().zip(rates) {
-                let ns = cipher_cost(name, max_bytes_per_cycle(suite), len, rate)
-                    .map_err(|m| err(n, m))?;
-                check(&op, len, n)?;
-                ops.entry(op.clone()).or_default().push((len, ns));
-            }
+            r.cipher_line(f, n)?;
         }
     }
-    add_cbc_hmac(&parts, &mut ops, &mut names, &mut seen).map_err(|(n, m)| err(n, m))?;
-    if ops.is_empty() {
-        return Err(err(
+    add_cbc_hmac(&r.parts, &mut r.ops, &mut r.names, &mut r.seen).map_err(|(n, m)| r.err(n, m))?;
+    if r.ops.is_empty() {
+        return Err(r.err(
             0,
             "no `+F:` lines; expected the output of `openssl speed -mr -aead -evp <cipher>` (and `openssl speed -mr ecdhx25519 ...`)".into(),
         ));
     }
-    for (op, pts) in ops.iter_mut() {
-        pts.sort_by_key(|p| p.0);
-        if let [(len, _)] = pts.as_slice()
-            && let Some(name) = names.get(op)
-        {
-            let line = seen.get(&(op.clone(), *len)).copied().unwrap_or(0);
-            let what = if op.ends_with(".open") {
-                " -decrypt"
+    r.check_two_sizes()?;
+    Ok((r.ops, r.names))
+}
+
+/// What [`parse_named`] has read so far of `openssl speed -mr` output from `origin`.
+struct Reading<'o> {
+    /// Where the text came from, for errors.
+    origin: &'o str,
+    /// The block sizes of the last `+H:` line \[B\].
+    sizes: Option<Vec<u64>>,
+    /// The direction the `# oransim:` comment last set.
+    direction: Direction,
+    /// Points per op: (block size \[B\], 0 for a key op; cost \[ns\]).
+    ops: BTreeMap<String, Vec<(u64, f64)>>,
+    /// Where each (op, size) was read.
+    seen: BTreeMap<(String, u64), usize>,
+    /// The OpenSSL name of each cipher op.
+    names: BTreeMap<String, String>,
+    /// The parts of ESP's CBC + HMAC by (OpenSSL name, direction): (block size, ns, line).
+    parts: Parts,
+}
+
+impl Reading<'_> {
+    /// The import error at `line` of the text.
+    fn err(&self, line: usize, message: String) -> BenchError {
+        BenchError::Import {
+            origin: self.origin.to_string(),
+            line,
+            message,
+        }
+    }
+
+    /// Records that `op` at `len` \[B\] was read on line `n`; a second rate for the same op
+    /// and size is refused.
+    fn check(&mut self, op: &str, len: u64, n: usize) -> Result<(), BenchError> {
+        if let Some(first) = self.seen.insert((op.to_owned(), len), n) {
+            let at = if len == 0 {
+                String::new()
             } else {
-                ""
+                format!(" at {len} B")
             };
-            if name.contains(" + ") {
-                return Err(err(
-                    line,
-                    format!(
-                        "{op} ({name}) has a rate at one payload size only ({len} B): a fixed and a per-byte cost need at least two sizes; add an AES-CBC run at another block size C (a multiple of 16 B) and `openssl speed -mr -bytes C+{ESP_CBC_MAC_EXTRA} -hmac sha256`"
-                    ),
-                ));
-            }
-            return Err(err(
-                line,
+            return Err(self.err(
+                n,
                 format!(
-                    "{op} ({name}) has a rate at one block size only ({len} B): a fixed and a per-byte cost need at least two sizes; add a run at another size, e.g. `openssl speed -mr -aead{what} -bytes 64 -evp {}`, or run the default sizes (no -bytes)",
-                    name.to_ascii_lowercase()
+                    "a second rate for {op}{at} (the first is on line {first}); concatenate runs of different block sizes only, one rate per op and size"
                 ),
             ));
         }
+        Ok(())
     }
-    Ok((ops, names))
+
+    /// The block sizes \[B\] of a `+H:` line `h` (line `n`), each from 1 B to
+    /// [`MAX_BLOCK_BYTES`].
+    fn block_sizes(&self, h: &str, n: usize) -> Result<Vec<u64>, BenchError> {
+        let parsed: Result<Vec<u64>, _> = h.split(':').map(|s| s.trim().parse()).collect();
+        let parsed = parsed.map_err(|_| {
+            self.err(
+                n,
+                format!("`+H:` must list block sizes in bytes, found `{}`", quote(h)),
+            )
+        })?;
+        if let Some(bad) = parsed.iter().find(|&&l| l == 0 || l > MAX_BLOCK_BYTES) {
+            return Err(self.err(
+                n,
+                format!(
+                    "block size {bad} B in `+H:`; allowed: 1 B to {MAX_BLOCK_BYTES} B (16 MiB)"
+                ),
+            ));
+        }
+        Ok(parsed)
+    }
+
+    /// A `+F:` line `f` (line `n`): a suite's rates at the `+H:` sizes above become its cipher
+    /// op's points \[ns\]; a part of ESP's CBC + HMAC (AES-CBC, HMAC) is kept for
+    /// [`add_cbc_hmac`].
+    fn cipher_line(&mut self, f: &str, n: usize) -> Result<(), BenchError> {
+        let fields: Vec<&str> = f.split(':').collect();
+        if fields.len() < 3 {
+            return Err(self.err(
+                n,
+                "`+F:` line needs an index, a cipher name and rates".into(),
+            ));
+        }
+        let name = fields[1];
+        let part = PART_NAMES
+            .iter()
+            .find(|(o, _)| o.eq_ignore_ascii_case(name))
+            .copied();
+        let suite = suite_of(name);
+        if suite.is_none() && part.is_none() {
+            let known: Vec<_> = openssl_names()
+                .into_iter()
+                .map(|(o, _)| o)
+                .chain(PART_NAMES.iter().map(|(o, _)| *o))
+                .collect();
+            return Err(self.err(
+                n,
+                format!(
+                    "cipher `{}` has no oransim suite; known: {}",
+                    quote(name),
+                    known.join(", ")
+                ),
+            ));
+        }
+        let sizes = self
+            .sizes
+            .clone()
+            .ok_or_else(|| self.err(n, "`+F:` line before any `+H:` line of block sizes".into()))?;
+        let rates = &fields[2..];
+        if rates.len() != sizes.len() {
+            return Err(self.err(
+                n,
+                format!(
+                    "{} rates for {} block sizes in the `+H:` line above",
+                    rates.len(),
+                    sizes.len()
+                ),
+            ));
+        }
+        let direction = self.direction;
+        if let Some((part, aes)) = part {
+            // HMAC has no direction: verifying computes the same HMAC.
+            let open = aes.is_some() && direction == Direction::Open;
+            let ceiling = part_max_bytes_per_cycle(aes, direction);
+            let key = format!("{part}{}", if open { " -decrypt" } else { "" });
+            for (&len, rate) in sizes.iter().zip(rates) {
+                let ns = cipher_cost(name, ceiling, len, rate).map_err(|m| self.err(n, m))?;
+                self.check(&key, len, n)?;
+                self.parts
+                    .entry((part.to_owned(), open))
+                    .or_default()
+                    .push((len, ns, n));
+            }
+            return Ok(());
+        }
+        let suite = suite.expect("a suite or a part: checked above");
+        let op = profile::Op::Cipher(suite, direction).to_string();
+        self.names
+            .entry(op.clone())
+            .or_insert_with(|| name.to_owned());
+        for (&len, rate) in sizes.iter().zip(rates) {
+            let ns = cipher_cost(name, max_bytes_per_cycle(suite), len, rate)
+                .map_err(|m| self.err(n, m))?;
+            self.check(&op, len, n)?;
+            self.ops.entry(op.clone()).or_default().push((len, ns));
+        }
+        Ok(())
+    }
+
+    /// Sorts each op's points by size and refuses a cipher op read at one size only: a fixed
+    /// and a per-byte cost need two.
+    fn check_two_sizes(&mut self) -> Result<(), BenchError> {
+        for (op, pts) in self.ops.iter_mut() {
+            pts.sort_by_key(|p| p.0);
+            if let [(len, _)] = pts.as_slice()
+                && let Some(name) = self.names.get(op)
+            {
+                let line = self.seen.get(&(op.clone(), *len)).copied().unwrap_or(0);
+                let what = if op.ends_with(".open") {
+                    " -decrypt"
+                } else {
+                    ""
+                };
+                let message = if name.contains(" + ") {
+                    format!(
+                        "{op} ({name}) has a rate at one payload size only ({len} B): a fixed and a per-byte cost need at least two sizes; add an AES-CBC run at another block size C (a multiple of 16 B) and `openssl speed -mr -bytes C+{ESP_CBC_MAC_EXTRA} -hmac sha256`"
+                    )
+                } else {
+                    format!(
+                        "{op} ({name}) has a rate at one block size only ({len} B): a fixed and a per-byte cost need at least two sizes; add a run at another size, e.g. `openssl speed -mr -aead{what} -bytes 64 -evp {}`, or run the default sizes (no -bytes)",
+                        name.to_ascii_lowercase()
+                    )
+                };
+                return Err(BenchError::Import {
+                    origin: self.origin.to_string(),
+                    line,
+                    message,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Adds ESP's AES-CBC + HMAC-SHA-256 ops up from their parts: an AES-CBC rate at block size C
@@ -632,9 +685,47 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<ProfileFile, BenchError> {
     let (mut parsed, names) = parse_named(text, origin)?;
-    // `openssl speed ecdhx25519` times the derivation only; X25519 key generation is one
-    // scalar multiplication too, so it is taken equal (OpenSSL's fixed-base keygen is faster:
-    // an upper bound, and the profile says so).
+    let (keygen_mirrored, mirrored) = mirror(&mut parsed);
+    let mut ops = BTreeMap::new();
+    for (op, pts) in &parsed {
+        let file = if profile::all_key_ops().any(|k| k == op) {
+            key_op_file(op, pts, origin, keygen_mirrored)
+        } else {
+            let seal = op.replace(".open", ".seal");
+            let name = names
+                .get(op)
+                .or_else(|| names.get(&seal))
+                .map_or("", String::as_str);
+            cipher_op_file(op, pts, name, origin, mirrored.contains(op))?
+        };
+        ops.insert(op.clone(), file);
+    }
+    let file = ProfileFile {
+        format_version: profile::FORMAT_VERSION,
+        profile: ProfileMeta {
+            name: name.to_string(),
+            kind: "imported".into(),
+            implementation: "openssl".into(),
+            description: Some(format!("imported from {origin}")),
+            date: Some(crate::calibrate::now_rfc3339()),
+            references: Vec::new(),
+        },
+        host: None,
+        measurement: None,
+        node: node_file(opts),
+        ops,
+        implementation: None,
+    };
+    profile::Profile::from_file(file.clone(), origin)?;
+    Ok(file)
+}
+
+/// What `openssl speed` does not measure, taken equal to what it does: X25519 key generation
+/// to its derivation (`openssl speed ecdhx25519` times the derivation only; key generation is
+/// one scalar multiplication too: OpenSSL's fixed-base keygen is faster, so an upper bound,
+/// and the profile says so), and each cipher's open to its seal. Returns whether keygen was,
+/// and the opens that were.
+fn mirror(parsed: &mut BTreeMap<String, Vec<(u64, f64)>>) -> (bool, Vec<String>) {
     let mut keygen_mirrored = false;
     if let Some(agree) = parsed.get("x25519.agree").cloned()
         && !parsed.contains_key("x25519.keygen")
@@ -656,160 +747,149 @@ pub fn import(
             mirrored.push(open);
         }
     }
-    let mut ops = BTreeMap::new();
-    for (op, pts) in &parsed {
-        if profile::all_key_ops().any(|k| k == op) {
-            let mut source = format!(
-                "imported from `openssl speed -mr {OPENSSL_KEY_ARGS}` output {origin}: cost = 1 / operations per second"
-            );
-            if keygen_mirrored && op == "x25519.keygen" {
-                source.push_str("; openssl speed times the X25519 derivation only, so keygen is taken equal to it (an upper bound: OpenSSL's keygen multiplies a fixed base point, which is faster)");
-            }
-            let cost = format_duration_ns(pts[0].1);
-            ops.insert(
-                op.clone(),
-                OpFile {
-                    model: "constant".into(),
-                    fixed: cost.clone(),
-                    per_byte: None,
-                    source,
-                    fitted_to: Vec::new(),
-                    implementation: None,
-                    r2: None,
-                    max_rel_residual: None,
-                    points: vec![PointFile {
-                        len: format_len_bytes(0),
-                        median: cost,
-                        p5: None,
-                        p95: None,
-                        samples: None,
-                    }],
-                },
-            );
-            continue;
-        }
-        let seal = op.replace(".open", ".seal");
-        let name = names
-            .get(op)
-            .or_else(|| names.get(&seal))
-            .map_or("", String::as_str);
-        let mut source = if let Some((cbc, _)) = name.split_once(" + ") {
-            let cbc = cbc.to_ascii_lowercase();
-            let cbc = cbc.trim_end_matches(" -decrypt");
-            let decrypt = if op.ends_with(".open") && !mirrored.contains(op) {
-                " -decrypt"
-            } else {
-                ""
-            };
-            format!(
-                "imported from `openssl speed -mr{decrypt} -evp {cbc}` and `openssl speed -mr -hmac sha256` output {origin}: ESP's CBC + HMAC as the sum of its parts, cost at payload C - 2 B = AES-CBC over C B (the payload and 2-byte trailer, a multiple of 16 B: no padding) + HMAC-SHA-256 over C + {ESP_CBC_MAC_EXTRA} B (ESP header, IV and ciphertext), each block size / throughput; openssl speed chains its CBC calls without setting a new IV per block, so the per-packet IV set-up is not timed"
-            )
-        } else if name.starts_with("GMAC") {
-            format!(
-                "imported from the GMAC-AES-128 lines of {origin}, which `openssl speed` (3.0) cannot print: written by scripts/openssl-gmac.c, which times libcrypto's EVP AES-128-GCM per frame with the whole frame as additional data and no plaintext (MACsec integrity only) over its CPU time, as openssl speed does; cost = block size / throughput at each size"
-            )
-        } else {
-            format!(
-                "imported from `openssl speed -mr -aead -evp` output {origin}: cost = block size / throughput at each size"
-            )
-        };
-        if mirrored.contains(op) {
-            source.push_str(
-                "; openssl speed measured encryption only, so open is taken equal to seal",
-            );
-        }
-        let xy: Vec<(f64, f64)> = pts.iter().map(|&(l, c)| (l as f64, c)).collect();
-        let points = pts
-            .iter()
-            .map(|&(l, c)| PointFile {
-                len: format_len_bytes(l),
-                median: format_duration_ns(c),
-                p5: None,
-                p95: None,
-                samples: None,
-            })
-            .collect();
-        // `parse` leaves every cipher op at least two sizes, each cost within 10 s and
-        // above 0.1 ps; a fit that still fails is refused, never replaced by one point.
-        let f = fit_line(&xy)
-            .filter(|f| f.a.is_finite() && f.b.is_finite() && f.r2.is_finite())
-            .ok_or_else(|| BenchError::Import {
-                origin: origin.to_string(),
-                line: 0,
-                message: format!(
-                    "the rates of {op} at {} B fit no line: check them",
-                    pts.iter()
-                        .map(|p| p.0.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })?;
-        let linear = f.max_rel_residual <= MAX_LINE_RESIDUAL;
-        let file = OpFile {
-            model: if linear { "linear" } else { "piecewise" }.into(),
-            fixed: format_duration_ns(f.a),
-            per_byte: linear.then(|| format_per_byte_ns(f.b)),
-            source,
-            fitted_to: Vec::new(),
-            implementation: None,
-            r2: Some((f.r2 * 1e4).round() / 1e4),
-            max_rel_residual: Some((f.max_rel_residual * 1e4).round() / 1e4),
-            points,
-        };
-        ops.insert(op.clone(), file);
+    (keygen_mirrored, mirrored)
+}
+
+/// Key op `op`'s entry: a constant cost \[ns\], 1 / operations per second of its one point
+/// `pts`, read from `origin` (`keygen_mirrored`: X25519 keygen taken equal to its derivation).
+fn key_op_file(op: &str, pts: &[(u64, f64)], origin: &str, keygen_mirrored: bool) -> OpFile {
+    let mut source = format!(
+        "imported from `openssl speed -mr {OPENSSL_KEY_ARGS}` output {origin}: cost = 1 / operations per second"
+    );
+    if keygen_mirrored && op == "x25519.keygen" {
+        source.push_str("; openssl speed times the X25519 derivation only, so keygen is taken equal to it (an upper bound: OpenSSL's keygen multiplies a fixed base point, which is faster)");
     }
-    let file = ProfileFile {
-        format_version: profile::FORMAT_VERSION,
-        profile: ProfileMeta {
-            name: name.to_string(),
-            kind: "imported".into(),
-            implementation: "openssl".into(),
-            description: Some(format!("imported from {origin}")),
-            date: Some(crate::calibrate::now_rfc3339()),
-            references: Vec::new(),
-        },
-        host: None,
-        measurement: None,
-        node: NodeFile {
-            cores: match opts.cores {
-                Some(count) => CoresFile {
-                    count,
-                    source: "given on the command line (`oransim calibrate --cores`)".into(),
-                    fitted_to: Vec::new(),
-                },
-                None => CoresFile {
-                    count: 1,
-                    source: "openssl speed runs one thread (without -multi): give the target's cores with `oransim calibrate --from-openssl-speed FILE --cores N`".into(),
-                    fitted_to: Vec::new(),
-                },
-            },
-            stack: CostFile {
-                per_byte: None,
-                cost: "0ns".into(),
-                source: if opts.io.is_some() {
-                    "not measured separately: the target's kernel UDP/IP stack cost is inside `io` (loopback send + receive)".into()
-                } else {
-                    ABSENT_IO.into()
-                },
+    let cost = format_duration_ns(pts[0].1);
+    OpFile {
+        model: "constant".into(),
+        fixed: cost.clone(),
+        per_byte: None,
+        source,
+        fitted_to: Vec::new(),
+        implementation: None,
+        r2: None,
+        max_rel_residual: None,
+        points: vec![PointFile {
+            len: format_len_bytes(0),
+            median: cost,
+            p5: None,
+            p95: None,
+            samples: None,
+        }],
+    }
+}
+
+/// Cipher op `op`'s entry: a line fitted to its points `pts` (block size \[B\], cost \[ns\]),
+/// read from `origin` as OpenSSL `name` (`mirrored`: open taken equal to seal); linear when
+/// the line fits every point within [`MAX_LINE_RESIDUAL`], else piecewise.
+fn cipher_op_file(
+    op: &str,
+    pts: &[(u64, f64)],
+    name: &str,
+    origin: &str,
+    mirrored: bool,
+) -> Result<OpFile, BenchError> {
+    let mut source = if let Some((cbc, _)) = name.split_once(" + ") {
+        let cbc = cbc.to_ascii_lowercase();
+        let cbc = cbc.trim_end_matches(" -decrypt");
+        let decrypt = if op.ends_with(".open") && !mirrored {
+            " -decrypt"
+        } else {
+            ""
+        };
+        format!(
+            "imported from `openssl speed -mr{decrypt} -evp {cbc}` and `openssl speed -mr -hmac sha256` output {origin}: ESP's CBC + HMAC as the sum of its parts, cost at payload C - 2 B = AES-CBC over C B (the payload and 2-byte trailer, a multiple of 16 B: no padding) + HMAC-SHA-256 over C + {ESP_CBC_MAC_EXTRA} B (ESP header, IV and ciphertext), each block size / throughput; openssl speed chains its CBC calls without setting a new IV per block, so the per-packet IV set-up is not timed"
+        )
+    } else if name.starts_with("GMAC") {
+        format!(
+            "imported from the GMAC-AES-128 lines of {origin}, which `openssl speed` (3.0) cannot print: written by scripts/openssl-gmac.c, which times libcrypto's EVP AES-128-GCM per frame with the whole frame as additional data and no plaintext (MACsec integrity only) over its CPU time, as openssl speed does; cost = block size / throughput at each size"
+        )
+    } else {
+        format!(
+            "imported from `openssl speed -mr -aead -evp` output {origin}: cost = block size / throughput at each size"
+        )
+    };
+    if mirrored {
+        source.push_str("; openssl speed measured encryption only, so open is taken equal to seal");
+    }
+    let xy: Vec<(f64, f64)> = pts.iter().map(|&(l, c)| (l as f64, c)).collect();
+    let points = pts
+        .iter()
+        .map(|&(l, c)| PointFile {
+            len: format_len_bytes(l),
+            median: format_duration_ns(c),
+            p5: None,
+            p95: None,
+            samples: None,
+        })
+        .collect();
+    // `parse` leaves every cipher op at least two sizes, each cost within 10 s and
+    // above 0.1 ps; a fit that still fails is refused, never replaced by one point.
+    let f = fit_line(&xy)
+        .filter(|f| f.a.is_finite() && f.b.is_finite() && f.r2.is_finite())
+        .ok_or_else(|| BenchError::Import {
+            origin: origin.to_string(),
+            line: 0,
+            message: format!(
+                "the rates of {op} at {} B fit no line: check them",
+                pts.iter()
+                    .map(|p| p.0.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })?;
+    let linear = f.max_rel_residual <= MAX_LINE_RESIDUAL;
+    Ok(OpFile {
+        model: if linear { "linear" } else { "piecewise" }.into(),
+        fixed: format_duration_ns(f.a),
+        per_byte: linear.then(|| format_per_byte_ns(f.b)),
+        source,
+        fitted_to: Vec::new(),
+        implementation: None,
+        r2: Some((f.r2 * 1e4).round() / 1e4),
+        max_rel_residual: Some((f.max_rel_residual * 1e4).round() / 1e4),
+        points,
+    })
+}
+
+/// The imported profile's node: the cores given (else one: `openssl speed` runs one thread),
+/// and the per-packet I/O measured on the target (else absent, saying how to measure it).
+fn node_file(opts: &ImportOptions) -> NodeFile {
+    NodeFile {
+        cores: match opts.cores {
+            Some(count) => CoresFile {
+                count,
+                source: "given on the command line (`oransim calibrate --cores`)".into(),
                 fitted_to: Vec::new(),
             },
-            io: opts.io.as_ref().map_or_else(
-                || CostFile {
-                    per_byte: None,
-                    cost: "0ns".into(),
-                    source: ABSENT_IO.into(),
-                    fitted_to: Vec::new(),
-                },
-                crate::io::LoopbackIo::cost_file,
-            ),
-            latency: None,
-            offload: OffloadFile::default(),
+            None => CoresFile {
+                count: 1,
+                source: "openssl speed runs one thread (without -multi): give the target's cores with `oransim calibrate --from-openssl-speed FILE --cores N`".into(),
+                fitted_to: Vec::new(),
+            },
         },
-        ops,
-        implementation: None,
-    };
-    profile::Profile::from_file(file.clone(), origin)?;
-    Ok(file)
+        stack: CostFile {
+            per_byte: None,
+            cost: "0ns".into(),
+            source: if opts.io.is_some() {
+                "not measured separately: the target's kernel UDP/IP stack cost is inside `io` (loopback send + receive)".into()
+            } else {
+                ABSENT_IO.into()
+            },
+            fitted_to: Vec::new(),
+        },
+        io: opts.io.as_ref().map_or_else(
+            || CostFile {
+                per_byte: None,
+                cost: "0ns".into(),
+                source: ABSENT_IO.into(),
+                fitted_to: Vec::new(),
+            },
+            crate::io::LoopbackIo::cost_file,
+        ),
+        latency: None,
+        offload: OffloadFile::default(),
+    }
 }
 
 #[cfg(test)]

@@ -183,162 +183,16 @@ impl FrameSealer {
         ids: &Ids,
         source: KeySource<'_>,
     ) -> Result<FrameSealer, LiveError> {
-        let test_key =
-            |label: &str, layer: usize, len: usize| test_key_from(source, label, layer, len);
         let mut layers = Vec::new();
         let mut keys = Vec::new();
         for (i, layer) in stack.layers().iter().enumerate() {
             let (sealer, k) = match layer {
-                Layer::Esp(e) => {
-                    let cipher = e.transform.cipher;
-                    let (sealer, enc_key, auth_key) = match cipher {
-                        EspCipher::AesGcm(bits, _) | EspCipher::AesGmac(bits) => {
-                            let k = test_key("esp", i, usize::from(bits / 8) + 4);
-                            let (key, salt) = k.split_at(k.len() - 4);
-                            let aead = Aead::gcm(key).ok_or_else(|| refuse(layer, SEALED))?;
-                            let salt = salt.try_into().unwrap_or([0; 4]);
-                            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
-                        }
-                        EspCipher::ChaCha20Poly1305 => {
-                            let k = test_key("esp", i, 32 + 4);
-                            let aead =
-                                Aead::chacha(&k[..32]).ok_or_else(|| refuse(layer, SEALED))?;
-                            let salt = k[32..].try_into().unwrap_or([0; 4]);
-                            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
-                        }
-                        EspCipher::AesCbc(_) | EspCipher::Null => {
-                            let Some(hash) = e.transform.integrity else {
-                                return Err(refuse(layer, SEALED));
-                            };
-                            let key = match cipher {
-                                EspCipher::AesCbc(bits) => {
-                                    test_key("esp", i, usize::from(bits / 8))
-                                }
-                                EspCipher::Null
-                                | EspCipher::AesGcm(..)
-                                | EspCipher::AesCcm(..)
-                                | EspCipher::ChaCha20Poly1305
-                                | EspCipher::AesGmac(_) => Vec::new(),
-                            };
-                            let mac_key = test_key("esp-auth", i, hmac_key_len(hash));
-                            (
-                                LayerSealer::EspHmac {
-                                    key: key.clone(),
-                                    iv_key: test_key("esp-iv", i, 16),
-                                    hash,
-                                    mac_key: mac_key.clone(),
-                                },
-                                key,
-                                mac_key,
-                            )
-                        }
-                        EspCipher::AesCcm(..) => return Err(refuse(layer, SEALED)),
-                    };
-                    (
-                        sealer,
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Esp {
-                                spi: ids.spi,
-                                cipher,
-                                integrity: e.transform.integrity,
-                            },
-                            enc_key,
-                            auth_key,
-                            iv: Vec::new(),
-                        },
-                    )
-                }
-                Layer::Macsec(m) => {
-                    let len = match m.cipher {
-                        MacsecCipher::GcmAes128 => 16,
-                        MacsecCipher::GcmAes256 => 32,
-                        _ => return Err(refuse(layer, SEALED)),
-                    };
-                    let key = test_key("macsec", i, len);
-                    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
-                    // Without an SCI in the SecTAG the SCI is the source address and port 1
-                    // (802.1AE §9.9).
-                    let sci = if m.sci {
-                        ids.sci
-                    } else {
-                        let mut b = [0u8; 8];
-                        b[..6].copy_from_slice(&ids.src_mac);
-                        b[7] = 1;
-                        u64::from_be_bytes(b)
-                    };
-                    (
-                        LayerSealer::Macsec { aead, sci },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Macsec {
-                                cipher: m.cipher,
-                                sci,
-                            },
-                            enc_key: key,
-                            auth_key: Vec::new(),
-                            iv: Vec::new(),
-                        },
-                    )
-                }
+                Layer::Esp(e) => esp_layer(e, layer, i, ids, source)?,
+                Layer::Macsec(m) => macsec_layer(m, layer, i, ids, source)?,
                 Layer::Tls(r) if matches!(r.version, Version::Tls13 | Version::Tls12) => {
-                    // The client's application traffic keys of the connection whose opening
-                    // `tls13::Opening` writes (RFC 8446 §7.3).
-                    let opening =
-                        Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
-                    let mut keys = opening.client_application();
-                    // Derived keys replace the opening's fixed ones (a run's capture holds no
-                    // opening: its records are numbered as after one).
-                    if let KeySource::Derived(_) = source {
-                        keys.key = test_key("tls", i, keys.key.len());
-                        let iv = test_key("tls-iv", i, 12);
-                        keys.iv.copy_from_slice(&iv);
-                    }
-                    let aead =
-                        Aead::tls(r.cipher, &keys.key).ok_or_else(|| refuse(layer, SEALED))?;
-                    (
-                        LayerSealer::Tls {
-                            aead,
-                            iv: keys.iv,
-                            version: r.version,
-                            cipher: r.cipher,
-                            first: opening.first_record(),
-                        },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Tls {
-                                version: r.version,
-                                cipher: r.cipher,
-                            },
-                            enc_key: keys.key,
-                            auth_key: Vec::new(),
-                            iv: keys.iv.to_vec(),
-                        },
-                    )
+                    tls_layer(r, layer, i, source)?
                 }
-                Layer::Ssh(sh) => {
-                    let SshCipher::AesGcm(bits) = sh.cipher else {
-                        return Err(refuse(layer, SEALED));
-                    };
-                    let key = test_key("ssh", i, usize::from(bits / 8));
-                    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
-                    let ivv = test_key("ssh-iv", i, 12);
-                    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
-                    (
-                        LayerSealer::Ssh { aead, iv },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Ssh,
-                            enc_key: key,
-                            auth_key: Vec::new(),
-                            iv: ivv,
-                        },
-                    )
-                }
+                Layer::Ssh(sh) => ssh_layer(sh, layer, i, source)?,
                 Layer::Tls(_) => return Err(refuse(layer, SEALED)),
                 _ => continue,
             };
@@ -443,6 +297,188 @@ impl FrameSealer {
             }
         })
     }
+}
+
+/// A layer's sealer and its keys.
+type LayerBuilt = (LayerSealer, LayerKeys);
+
+/// ESP layer `i` (`e`, of `layer`): an AEAD (AES-GCM, AES-GMAC, ChaCha20-Poly1305) or AES-CBC
+/// or NULL with HMAC, its keys from `source`, its SPI from `ids`.
+fn esp_layer(
+    e: &protocols::esp::Esp,
+    layer: &Layer,
+    i: usize,
+    ids: &Ids,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let cipher = e.transform.cipher;
+    let (sealer, enc_key, auth_key) = match cipher {
+        EspCipher::AesGcm(bits, _) | EspCipher::AesGmac(bits) => {
+            let k = test_key_from(source, "esp", i, usize::from(bits / 8) + 4);
+            let (key, salt) = k.split_at(k.len() - 4);
+            let aead = Aead::gcm(key).ok_or_else(|| refuse(layer, SEALED))?;
+            let salt = salt.try_into().unwrap_or([0; 4]);
+            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
+        }
+        EspCipher::ChaCha20Poly1305 => {
+            let k = test_key_from(source, "esp", i, 32 + 4);
+            let aead = Aead::chacha(&k[..32]).ok_or_else(|| refuse(layer, SEALED))?;
+            let salt = k[32..].try_into().unwrap_or([0; 4]);
+            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
+        }
+        EspCipher::AesCbc(_) | EspCipher::Null => {
+            let Some(hash) = e.transform.integrity else {
+                return Err(refuse(layer, SEALED));
+            };
+            let key = match cipher {
+                EspCipher::AesCbc(bits) => test_key_from(source, "esp", i, usize::from(bits / 8)),
+                EspCipher::Null
+                | EspCipher::AesGcm(..)
+                | EspCipher::AesCcm(..)
+                | EspCipher::ChaCha20Poly1305
+                | EspCipher::AesGmac(_) => Vec::new(),
+            };
+            let mac_key = test_key_from(source, "esp-auth", i, hmac_key_len(hash));
+            (
+                LayerSealer::EspHmac {
+                    key: key.clone(),
+                    iv_key: test_key_from(source, "esp-iv", i, 16),
+                    hash,
+                    mac_key: mac_key.clone(),
+                },
+                key,
+                mac_key,
+            )
+        }
+        EspCipher::AesCcm(..) => return Err(refuse(layer, SEALED)),
+    };
+    Ok((
+        sealer,
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Esp {
+                spi: ids.spi,
+                cipher,
+                integrity: e.transform.integrity,
+            },
+            enc_key,
+            auth_key,
+            iv: Vec::new(),
+        },
+    ))
+}
+
+/// MACsec layer `i` (`m`, of `layer`): GCM-AES-128 or -256, its key from `source`, its SCI
+/// the SecTAG's or, without one, the source address and port 1 (802.1AE §9.9).
+fn macsec_layer(
+    m: &protocols::macsec::Macsec,
+    layer: &Layer,
+    i: usize,
+    ids: &Ids,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let len = match m.cipher {
+        MacsecCipher::GcmAes128 => 16,
+        MacsecCipher::GcmAes256 => 32,
+        _ => return Err(refuse(layer, SEALED)),
+    };
+    let key = test_key_from(source, "macsec", i, len);
+    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
+    // Without an SCI in the SecTAG the SCI is the source address and port 1
+    // (802.1AE §9.9).
+    let sci = if m.sci {
+        ids.sci
+    } else {
+        let mut b = [0u8; 8];
+        b[..6].copy_from_slice(&ids.src_mac);
+        b[7] = 1;
+        u64::from_be_bytes(b)
+    };
+    Ok((
+        LayerSealer::Macsec { aead, sci },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Macsec {
+                cipher: m.cipher,
+                sci,
+            },
+            enc_key: key,
+            auth_key: Vec::new(),
+            iv: Vec::new(),
+        },
+    ))
+}
+
+/// TLS 1.3 or 1.2 record layer `i` (`r`, of `layer`): the client's application traffic keys
+/// of the connection whose opening `tls13::Opening` writes (RFC 8446 §7.3), or, with derived
+/// keys, keys from `source`.
+fn tls_layer(
+    r: &protocols::tls::Record,
+    layer: &Layer,
+    i: usize,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    // The client's application traffic keys of the connection whose opening
+    // `tls13::Opening` writes (RFC 8446 §7.3).
+    let opening = Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
+    let mut keys = opening.client_application();
+    // Derived keys replace the opening's fixed ones (a run's capture holds no
+    // opening: its records are numbered as after one).
+    if let KeySource::Derived(_) = source {
+        keys.key = test_key_from(source, "tls", i, keys.key.len());
+        let iv = test_key_from(source, "tls-iv", i, 12);
+        keys.iv.copy_from_slice(&iv);
+    }
+    let aead = Aead::tls(r.cipher, &keys.key).ok_or_else(|| refuse(layer, SEALED))?;
+    Ok((
+        LayerSealer::Tls {
+            aead,
+            iv: keys.iv,
+            version: r.version,
+            cipher: r.cipher,
+            first: opening.first_record(),
+        },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Tls {
+                version: r.version,
+                cipher: r.cipher,
+            },
+            enc_key: keys.key,
+            auth_key: Vec::new(),
+            iv: keys.iv.to_vec(),
+        },
+    ))
+}
+
+/// SSH layer `i` (`sh`, of `layer`): AES-GCM, its key and IV from `source`.
+fn ssh_layer(
+    sh: &protocols::ssh::Ssh,
+    layer: &Layer,
+    i: usize,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let SshCipher::AesGcm(bits) = sh.cipher else {
+        return Err(refuse(layer, SEALED));
+    };
+    let key = test_key_from(source, "ssh", i, usize::from(bits / 8));
+    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
+    let ivv = test_key_from(source, "ssh-iv", i, 12);
+    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
+    Ok((
+        LayerSealer::Ssh { aead, iv },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Ssh,
+            enc_key: key,
+            auth_key: Vec::new(),
+            iv: ivv,
+        },
+    ))
 }
 
 /// Key length of each HMAC: the hash's output length (RFC 2404 §3, RFC 4868 §2.1.1) \[bytes\].
