@@ -29,6 +29,7 @@ use whatif::sweep::{self, Header, Journal, PointResult, Shard, ShardDoc, ShardIn
 
 use crate::commands::run::prepare_dir;
 use crate::output::write_atomic;
+use crate::values::FlagError;
 
 /// Arguments of `oransim sweep`.
 #[derive(Debug, clap::Args)]
@@ -135,23 +136,25 @@ impl PlotFormat {
 }
 
 /// `--size WxH`: whole pixels within the bounds of [`printer::sweep`].
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+fn parse_size(s: &str) -> Result<(u32, u32), FlagError> {
     use printer::sweep::{MAX_PLOT_HEIGHT, MAX_PLOT_WIDTH, MIN_PLOT_HEIGHT, MIN_PLOT_WIDTH};
     let allowed = format!(
         "WxH in pixels, width {MIN_PLOT_WIDTH} to {MAX_PLOT_WIDTH}, height {MIN_PLOT_HEIGHT} to {MAX_PLOT_HEIGHT}, like 1600x900"
     );
     let Some((w, h)) = s.split_once(['x', 'X']) else {
-        return Err(format!("no 'x' between width and height; {allowed}"));
+        return Err(FlagError::of(format!(
+            "no 'x' between width and height; {allowed}"
+        )));
     };
     let (Ok(w), Ok(h)) = (w.trim().parse::<u32>(), h.trim().parse::<u32>()) else {
-        return Err(format!(
+        return Err(FlagError::of(format!(
             "width and height are whole numbers of pixels; {allowed}"
-        ));
+        )));
     };
     if !(MIN_PLOT_WIDTH..=MAX_PLOT_WIDTH).contains(&w)
         || !(MIN_PLOT_HEIGHT..=MAX_PLOT_HEIGHT).contains(&h)
     {
-        return Err(format!("{w}x{h} is out of range; {allowed}"));
+        return Err(FlagError::of(format!("{w}x{h} is out of range; {allowed}")));
     }
     Ok((w, h))
 }
@@ -289,9 +292,9 @@ fn plot_options(
 }
 
 /// `--shard I/N`, read by the library's parser; the error gives the range of N.
-fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse()
-        .map_err(|e| format!("{e}; N from 1 to {}", sweep::MAX_SHARDS))
+fn parse_shard(s: &str) -> Result<Shard, FlagError> {
+    s.parse::<Shard>()
+        .map_err(|e| FlagError::of(format!("{e}; N from 1 to {}", sweep::MAX_SHARDS)))
 }
 
 /// Runs `oransim sweep`.

@@ -27,7 +27,7 @@ use protocols::wire::{macsec, tls};
 use protocols::{Layer, Stack};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use super::cipher::Aead;
+use super::cipher::{Aead, CipherError};
 use super::tls13::{Opening, tls12_aad, tls12_nonce};
 use crate::LiveError;
 
@@ -236,7 +236,7 @@ impl FrameSealer {
                         buf.get(s.iv.clone())
                             .ok_or_else(|| failed("an 8-byte explicit IV".into()))?,
                     );
-                    aead.seal(nonce, s, buf).map_err(failed)
+                    aead.seal(nonce, s, buf).map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::EspHmac {
                     key,
@@ -253,10 +253,11 @@ impl FrameSealer {
                         block.encrypt_block_b2b(&ctr.into(), &mut iv);
                         buf[s.iv.clone()].copy_from_slice(&iv);
                         cbc_encrypt(key, &iv.into(), &mut buf[s.encrypted.clone()])
-                            .map_err(failed)?;
+                            .map_err(|e| failed(e.to_string()))?;
                     }
                     let end = s.aad.end.max(s.encrypted.end);
-                    let mac = hmac(*hash, mac_key, &buf[s.aad.start..end]).map_err(failed)?;
+                    let mac = hmac(*hash, mac_key, &buf[s.aad.start..end])
+                        .map_err(|e| failed(e.to_string()))?;
                     let n = s.icv.len();
                     let truncated = mac
                         .get(..n)
@@ -267,13 +268,14 @@ impl FrameSealer {
                 LayerSealer::Macsec { aead, sci } => {
                     let pn =
                         u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
-                    aead.seal(macsec::gcm_iv(*sci, pn), s, buf).map_err(failed)
+                    aead.seal(macsec::gcm_iv(*sci, pn), s, buf)
+                        .map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::Ssh { aead, iv } => {
                     let mut nonce = *iv;
                     let counter = u64::from_be_bytes(nonce[4..].try_into().unwrap_or([0; 8]));
                     nonce[4..].copy_from_slice(&counter.wrapping_add(record).to_be_bytes());
-                    aead.seal(nonce, s, buf).map_err(failed)
+                    aead.seal(nonce, s, buf).map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::Tls {
                     aead,
@@ -284,7 +286,9 @@ impl FrameSealer {
                 } => {
                     let seq = first.saturating_add(record);
                     if *version == Version::Tls13 {
-                        return aead.seal(tls::nonce(iv, seq), s, buf).map_err(failed);
+                        return aead
+                            .seal(tls::nonce(iv, seq), s, buf)
+                            .map_err(|e| failed(e.to_string()));
                     }
                     // The explicit nonce is the sequence number (RFC 5288 §3).
                     if s.iv.len() == 8 {
@@ -292,7 +296,7 @@ impl FrameSealer {
                     }
                     let aad = tls12_aad(seq, tls::APPLICATION_DATA, s.encrypted.len());
                     aead.seal_with(tls12_nonce(*cipher, iv, seq), &aad, s, buf)
-                        .map_err(failed)
+                        .map_err(|e| failed(e.to_string()))
                 }
             }
         })
@@ -491,10 +495,11 @@ fn hmac_key_len(h: Integrity) -> usize {
     }
 }
 
-fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
-    fn run<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
+/// HMAC `h` of `data` under `key`, untruncated.
+fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, CipherError> {
+    fn run<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Result<Vec<u8>, CipherError> {
         // HMAC takes a key of any length (RFC 2104 §2): this does not fail.
-        let mut m = <M as KeyInit>::new_from_slice(key).map_err(|e| e.to_string())?;
+        let mut m = <M as KeyInit>::new_from_slice(key).map_err(|_| CipherError::InvalidLength)?;
         m.update(data);
         Ok(m.finalize().into_bytes().to_vec())
     }
@@ -506,22 +511,23 @@ fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), String> {
+/// AES-CBC encryption of `data` (whole blocks) in place under `key` from `iv`.
+fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), CipherError> {
     fn run<C: BlockCipherEncrypt + KeyInit + Clone>(
         key: &[u8],
         iv: &[u8; 16],
         data: &mut [u8],
-    ) -> Result<(), String>
+    ) -> Result<(), CipherError>
     where
         cbc::Encryptor<C>: InnerIvInit<Inner = C>,
     {
-        let block = C::new_from_slice(key).map_err(|e| e.to_string())?;
+        let block = C::new_from_slice(key).map_err(|_| CipherError::InvalidLength)?;
         let (blocks, tail) = InOutBuf::from(data).into_chunks();
         if !tail.is_empty() {
-            return Err("ciphertext not a whole number of blocks".into());
+            return Err(CipherError::NotWholeBlocks);
         }
         cbc::Encryptor::<C>::inner_iv_slice_init(block, iv)
-            .map_err(|e| e.to_string())?
+            .map_err(|_| CipherError::InvalidLength)?
             .encrypt_blocks_inout(blocks);
         Ok(())
     }
@@ -529,7 +535,7 @@ fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), String>
         16 => run::<Aes128>(key, iv, data),
         24 => run::<Aes192>(key, iv, data),
         32 => run::<Aes256>(key, iv, data),
-        n => Err(format!("an AES key of {n} B")),
+        n => Err(CipherError::AesKeyLength(n)),
     }
 }
 

@@ -153,7 +153,7 @@ fn check_run(scenario: &Scenario, reps: u32) -> Result<(), sim_core::NetworkErro
         return Err(sim_core::NetworkError::OutOfRange {
             item: format!("scenario \"{}\"", scenario.name),
             field: "replications",
-            value: problem,
+            value: problem.to_string(),
             allowed: "set fewer replications",
         });
     }

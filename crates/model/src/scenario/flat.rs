@@ -103,7 +103,7 @@ pub(super) fn validate_flat(
     if let Err(e) = check_replications(replications, flows.len()) {
         return Err(cx.invalid(
             "scenario.replications",
-            e,
+            e.to_string(),
             "fewer replications, or fewer flows",
         ));
     }

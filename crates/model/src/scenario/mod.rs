@@ -35,7 +35,7 @@ pub use daemon::{
 pub use framing::protected_len;
 pub use handshake::REKEY_CHILD;
 pub use handshake::{ike_auth_work, ke_work};
-pub use node::{KeyOp, MAX_CORES, NodeProfile};
+pub use node::{KeyOp, MAX_CORES, MissingKeyOp, NodeProfile};
 /// How a payload is split into frames: the protocol model's policy (one type, one algorithm).
 pub use protocols::SplitPolicy;
 pub use stats::StatsOptions;
@@ -117,18 +117,48 @@ pub const MAX_REPLICATIONS: u32 = 1_000;
 /// ~200 KB per flow (a 10-flow scenario runs at most 1000 replications, a 20-flow one 500).
 pub const MAX_FLOW_REPLICATIONS: u64 = 10_000;
 
-/// Checks `replications` (from the file, or a `--replications` override) against
-/// [`MAX_REPLICATIONS`] and, with `flows` flows, [`MAX_FLOW_REPLICATIONS`]. The error says
-/// what is allowed for this scenario.
-pub fn check_replications(replications: u32, flows: usize) -> Result<(), String> {
-    let by_flows = MAX_FLOW_REPLICATIONS / (flows.max(1) as u64);
-    let max = by_flows.min(u64::from(MAX_REPLICATIONS)).max(1);
-    if replications == 0 || u64::from(replications) > max {
-        return Err(format!(
+/// A replication count refused by [`check_replications`]: none, or more than a run of its
+/// flows may hold; the message says what is allowed for the scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicationsError {
+    /// The replications asked for.
+    pub replications: u32,
+    /// The scenario's flows.
+    pub flows: usize,
+    /// The most replications allowed with that many flows.
+    pub max: u64,
+}
+
+impl std::fmt::Display for ReplicationsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ReplicationsError {
+            replications,
+            flows,
+            max,
+        } = self;
+        write!(
+            f,
             "{replications} replications; allowed 1 to {max} for {flows} flow(s) (at most \
              {MAX_REPLICATIONS}, and replications x flows at most {MAX_FLOW_REPLICATIONS}, \
              which bounds the memory a run holds)"
-        ));
+        )
+    }
+}
+
+impl std::error::Error for ReplicationsError {}
+
+/// Checks `replications` (from the file, or a `--replications` override) against
+/// [`MAX_REPLICATIONS`] and, with `flows` flows, [`MAX_FLOW_REPLICATIONS`]. The error says
+/// what is allowed for this scenario.
+pub fn check_replications(replications: u32, flows: usize) -> Result<(), ReplicationsError> {
+    let by_flows = MAX_FLOW_REPLICATIONS / (flows.max(1) as u64);
+    let max = by_flows.min(u64::from(MAX_REPLICATIONS)).max(1);
+    if replications == 0 || u64::from(replications) > max {
+        return Err(ReplicationsError {
+            replications,
+            flows,
+            max,
+        });
     }
     Ok(())
 }

@@ -483,7 +483,7 @@ fn run_storm(
             |problem| ScenarioError::Invalid {
                 path: PathBuf::from("oransim plan kex"),
                 key: "--replications".into(),
-                problem,
+                problem: problem.to_string(),
                 allowed: "fewer replications".into(),
             },
         )?;
