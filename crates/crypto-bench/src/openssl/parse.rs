@@ -19,8 +19,8 @@ use crate::BenchError;
 /// `+H:`/`+F:` pairs, key ops (length 0) from the `+F2`..`+F6` lines of `KEY_LINES` (RSA-2048
 /// and -3072, ECDSA P-256, X25519, Ed25519); other asymmetric lines (other curves and sizes,
 /// DSA, FFDH, SM2) are skipped. Refused, naming the line: a rate that is not a positive finite
-/// number or lies outside what one core can do ([`max_bytes_per_cycle`] at [`MAX_CLOCK_HZ`],
-/// [`MIN_KEY_OP_CYCLES`]), a block size of 0 or above [`MAX_BLOCK_BYTES`], a second rate for the same op and size (two
+/// number or lies outside what one core can do ([`max_bytes_per_cycle`] at [`MAX_CLOCK_HZ`](super::MAX_CLOCK_HZ),
+/// [`MIN_KEY_OP_CYCLES`](super::MIN_KEY_OP_CYCLES)), a block size of 0 or above [`MAX_BLOCK_BYTES`], a second rate for the same op and size (two
 /// concatenated runs of one size), and a cipher op measured at one block size only (a fixed
 /// and a per-byte cost need two).
 pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Vec<(u64, f64)>>, BenchError> {

@@ -29,6 +29,8 @@
 
 use std::ops::Range;
 
+#[cfg(doc)]
+use super::PayloadSize;
 use super::{
     Config, Exchange, Fragmentation, HEADER, Handshake, Message, PAYLOAD_HEADER, SKF_FIXED, UDP,
 };
