@@ -2,12 +2,46 @@
 //! command takes (a byte count, an MTU, a [`Quantity`] that remembers its flag, a whole number
 //! in an implied unit, a percentage); a refusal says what is allowed, and clap names the flag.
 
+use std::fmt;
+
 use profile::units::{Kind, Quantity};
 use protocols::Suite;
 
+/// A flag's value refused: the message clap prints after `invalid value '...' for '--flag'`,
+/// saying what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FlagError(String);
+
+impl FlagError {
+    /// The refusal worded as `e` words it.
+    pub(crate) fn of(e: impl fmt::Display) -> FlagError {
+        FlagError(e.to_string())
+    }
+
+    /// Whether the message contains `part`.
+    #[cfg(test)]
+    pub(crate) fn contains(&self, part: &str) -> bool {
+        self.0.contains(part)
+    }
+}
+
+impl From<String> for FlagError {
+    fn from(message: String) -> FlagError {
+        FlagError(message)
+    }
+}
+
+impl fmt::Display for FlagError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FlagError {}
+
 /// A refused `--suite` (or `--compare`) name's message: the allowed names, `copy` explained (it
 /// is no cipher: one memory copy of the packet, the baseline every data path pays).
-pub(crate) fn suite_error(e: protocols::Error) -> String {
+pub(crate) fn suite_error(e: protocols::Error) -> protocols::Error {
     match e {
         protocols::Error::UnknownSuite {
             layer, what, name, ..
@@ -26,17 +60,16 @@ pub(crate) fn suite_error(e: protocols::Error) -> String {
                 })
                 .collect::<Vec<_>>()
                 .join(", "),
-        }
-        .to_string(),
-        e => e.to_string(),
+        },
+        e => e,
     }
 }
 
 /// Clap value parser of the byte-count flags (`--mtu 1280` or `--mtu 1280B`, `--payload 8KiB`):
 /// the one quantity parser's byte count, [`profile::units::parse_byte_count`].
-pub(crate) fn byte_count(text: &str) -> Result<usize, String> {
-    let n = profile::units::parse_byte_count(text).map_err(|e| e.to_string())?;
-    usize::try_from(n).map_err(|_| format!("\"{text}\" is too large"))
+pub(crate) fn byte_count(text: &str) -> Result<usize, FlagError> {
+    let n = profile::units::parse_byte_count(text).map_err(FlagError::of)?;
+    usize::try_from(n).map_err(|_| FlagError(format!("\"{text}\" is too large")))
 }
 
 /// The smallest MTU a flag takes \[bytes\]: IPv4's minimum, every IPv4 link carries 68-byte
@@ -50,12 +83,12 @@ pub(crate) const MAX_FLAG_MTU: usize = 65_535;
 
 /// Clap value parser of an `--mtu` flag: a byte count (as [`byte_count`]) from
 /// [`MIN_FLAG_MTU`] to [`MAX_FLAG_MTU`].
-pub(crate) fn mtu_bytes(text: &str) -> Result<usize, String> {
+pub(crate) fn mtu_bytes(text: &str) -> Result<usize, FlagError> {
     let n = byte_count(text)?;
     if !(MIN_FLAG_MTU..=MAX_FLAG_MTU).contains(&n) {
-        return Err(format!(
+        return Err(FlagError(format!(
             "an MTU of {n} B is not one a link carries; allowed: {MIN_FLAG_MTU} to {MAX_FLAG_MTU} B (at least IPv4's minimum, RFC 791 §3.2, and 1280 B where the path is IPv6, RFC 8200 §5; at most an IP packet's 16-bit length)"
-        ));
+        )));
     }
     Ok(n)
 }
@@ -65,7 +98,7 @@ pub(crate) fn mtu_bytes(text: &str) -> Result<usize, String> {
 /// came from. The function reads the text for the flag (`parse(text, flag)`); clap words a
 /// refusal as it words any value parser's.
 #[derive(Clone, Copy)]
-pub(crate) struct QuantityFlag(fn(&str, &str) -> Result<Quantity, String>);
+pub(crate) struct QuantityFlag(fn(&str, &str) -> Result<Quantity, FlagError>);
 
 impl clap::builder::TypedValueParser for QuantityFlag {
     type Value = Quantity;
@@ -101,13 +134,13 @@ pub(crate) const RATE: QuantityFlag =
 /// [`byte_count`], a bare whole number given its unit (`1500` becomes `1500B`).
 pub(crate) const SIZE: QuantityFlag = QuantityFlag(|text, flag| {
     byte_count(text)?;
-    Quantity::byte_count(text, flag).map_err(|e| e.to_string())
+    Quantity::byte_count(text, flag).map_err(FlagError::of)
 });
 
 /// An `--mtu` flag a plan passes on to its scenario: [`mtu_bytes`], kept as a [`SIZE`].
 pub(crate) const MTU: QuantityFlag = QuantityFlag(|text, flag| {
     mtu_bytes(text)?;
-    Quantity::byte_count(text, flag).map_err(|e| e.to_string())
+    Quantity::byte_count(text, flag).map_err(FlagError::of)
 });
 
 /// Clap value parser of a flag whose unit is implied (`--duration-ms 500` or `500ms` or
@@ -119,14 +152,14 @@ pub(crate) fn whole_in(
     kind: profile::units::Kind,
     unit: &str,
     range: std::ops::RangeInclusive<u64>,
-) -> Result<u64, String> {
+) -> Result<u64, FlagError> {
     let (number, given) = profile::units::split_number(text);
     let spelled = if given.is_empty() {
         format!("{number}{unit}")
     } else {
         text.to_owned()
     };
-    let v = profile::units::parse_in(&spelled, kind, unit).map_err(|e| e.to_string())?;
+    let v = profile::units::parse_in(&spelled, kind, unit).map_err(FlagError::of)?;
     let allowed = || {
         format!(
             "expected a whole number of {unit} in {}..={} (a bare number is in {unit})",
@@ -137,33 +170,39 @@ pub(crate) fn whole_in(
     // `0.007s` in ms is 7.000000000000001: a unit conversion's rounding is not a fraction.
     let whole = v.round();
     if (v - whole).abs() > 1e-9 * whole.max(1.0) {
-        return Err(format!(
+        return Err(FlagError(format!(
             "\"{text}\" is not a whole number of {unit}; {}",
             allowed()
-        ));
+        )));
     }
     if whole < *range.start() as f64 || whole > *range.end() as f64 {
-        return Err(format!("\"{text}\" is out of range; {}", allowed()));
+        return Err(FlagError(format!(
+            "\"{text}\" is out of range; {}",
+            allowed()
+        )));
     }
     Ok(whole as u64)
 }
 
 /// Clap value parser of a percentage flag (`--cpu-limit 80` or `80%`): the number, its `%`
 /// optional (the unit is implied); the range is the command's to check.
-pub(crate) fn percent(text: &str) -> Result<f64, String> {
+pub(crate) fn percent(text: &str) -> Result<f64, FlagError> {
     let (number, unit) = profile::units::split_number(text);
     let allowed = "expected a percentage like 80 or 80%";
     if !(unit.is_empty() || unit == "%") {
-        return Err(format!("\"{unit}\" in \"{text}\" is not %; {allowed}"));
+        return Err(FlagError(format!(
+            "\"{unit}\" in \"{text}\" is not %; {allowed}"
+        )));
     }
     match number.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("\"{text}\" is not a number; {allowed}")),
+        _ => Err(FlagError(format!("\"{text}\" is not a number; {allowed}"))),
     }
 }
 
-fn quantity(text: &str, kind: Kind, flag: &str) -> Result<Quantity, String> {
-    Quantity::parse(text, kind, flag).map_err(|e| e.to_string())
+/// `text` as a quantity of `kind` given to `flag`.
+fn quantity(text: &str, kind: Kind, flag: &str) -> Result<Quantity, FlagError> {
+    Quantity::parse(text, kind, flag).map_err(FlagError::of)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use aws_lc_rs::kem::{self, DecapsulationKey, ML_KEM_512, ML_KEM_768, ML_KEM_1024
 use protocols::{AesKey, Suite};
 
 use crate::ciphers::{Cipher, OpenError};
-use crate::keyops::KeyOp;
+use crate::keyops::{CheckFailed, KeyOp};
 
 const KEY: [u8; 32] = [0x42; 32];
 
@@ -148,7 +148,7 @@ impl KeyOp for AwsX25519 {
         };
         self.last = Some((sk, black_box(out)));
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         let (sk, out) = self.last.as_ref().ok_or("never ran")?;
         let pk = sk.compute_public_key().map_err(|_| "public key")?;
         if !self.agree {
@@ -216,7 +216,7 @@ impl KeyOp for AwsMlKem {
             }
         }
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         match self.step {
             Step::Decaps if !self.ok => {
                 Err("decapsulated key differs from the encapsulated one".into())
@@ -278,7 +278,7 @@ impl KeyOp for AwsRsa {
             self.verified = black_box(self.verify(black_box(&self.msg)));
         }
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         if !self.sign && !self.verified {
             return Err("a valid signature did not verify".into());
         }

@@ -13,6 +13,24 @@ use ml_kem::kem::Decapsulate;
 use ml_kem::{B32, DecapsulationKey, MlKem512, MlKem768, MlKem1024, Seed};
 use x25519_dalek::{PublicKey, StaticSecret};
 
+/// A key operation's last output that did not verify: what did not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckFailed(pub &'static str);
+
+impl From<&'static str> for CheckFailed {
+    fn from(what: &'static str) -> CheckFailed {
+        CheckFailed(what)
+    }
+}
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
 /// One timed key-exchange or signature operation.
 pub trait KeyOp {
     /// Operation name as in [`profile::KEY_OPS`], e.g. `"mlkem768.encaps"`.
@@ -22,7 +40,7 @@ pub trait KeyOp {
     /// Runs the operation once with fresh inputs derived from `i`.
     fn run(&mut self, i: u64);
     /// Verifies the last output; an error says what did not hold.
-    fn check(&mut self) -> Result<(), String>;
+    fn check(&mut self) -> Result<(), CheckFailed>;
 }
 
 /// 32 bytes that differ for every `i` (not random, which would time the RNG as well).
@@ -51,7 +69,7 @@ impl KeyOp for X25519Keygen {
         let pk = PublicKey::from(black_box(&sk));
         self.last = Some((sk, black_box(pk)));
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         let (sk, pk) = self.last.as_ref().ok_or("never ran")?;
         // The public key must equal the scalar multiple of the base point.
         let expect = x25519_dalek::x25519(sk.to_bytes(), x25519_dalek::X25519_BASEPOINT_BYTES);
@@ -81,7 +99,7 @@ impl KeyOp for X25519Agree {
         let shared = black_box(&sk).diffie_hellman(black_box(&self.peer_pk));
         self.last = Some((sk, black_box(shared.to_bytes())));
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         let (sk, ours) = self.last.as_ref().ok_or("never ran")?;
         let theirs = self.peer_sk.diffie_hellman(&PublicKey::from(sk)).to_bytes();
         (theirs == *ours)
@@ -172,7 +190,7 @@ macro_rules! mlkem_op {
                     }
                 }
             }
-            fn check(&mut self) -> Result<(), String> {
+            fn check(&mut self) -> Result<(), CheckFailed> {
                 match self.step {
                     KemStep::Keygen => {
                         let dk = self.last_dk.as_ref().ok_or("never ran")?;
@@ -264,7 +282,7 @@ where
                 .is_ok();
         }
     }
-    fn check(&mut self) -> Result<(), String> {
+    fn check(&mut self) -> Result<(), CheckFailed> {
         if !self.sign && !self.verified {
             return Err("a valid signature did not verify".into());
         }

@@ -270,7 +270,7 @@ fn check_key(op: &mut dyn KeyOp) -> Result<(), BenchError> {
     op.check().map_err(|message| BenchError::Verification {
         op: op.name().to_string(),
         len: 0,
-        message,
+        message: message.to_string(),
     })
 }
 

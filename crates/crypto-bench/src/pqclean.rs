@@ -55,7 +55,7 @@ macro_rules! pqclean_kem {
                         }
                     }
                 }
-                fn check(&mut self) -> Result<(), String> {
+                fn check(&mut self) -> Result<(), $crate::keyops::CheckFailed> {
                     let same = |a: &m::SharedSecret, b: &m::SharedSecret| a.as_bytes() == b.as_bytes();
                     match self.step {
                         Step::Keygen => {

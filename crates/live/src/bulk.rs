@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::capture::{self, Capture, Direction, Recorder, Stream};
 use crate::net::{self, MAX_DATAGRAM};
-use crate::protect::{OpenStats, Protection, security_association};
+use crate::protect::{OpenStats, Opener, Protection, Sealer, security_association};
 use crate::{LiveError, cpu};
 
 /// Most payload per transfer \[bytes\]: 100 GB, five hundred times the standard 200 MB (a
@@ -182,6 +182,8 @@ pub fn run_recorded(
 /// the transfer completed, the process's CPU \[%\], and its recorder (with `--pcap`).
 type Sent = (f64, u64, bool, f64, Option<Recorder>);
 
+/// One transfer of `cfg.bytes` under `protection` at path MTU `mtu` \[bytes\], segments
+/// the most the MTU carries, acknowledged over a second SA (`seed ^ 0xac`).
 fn transfer(
     protection: Protection,
     mtu: usize,
@@ -202,15 +204,15 @@ fn transfer(
     let tx_sock = cfg.transport.bind(net::Side::Client)?;
     let rx_addr = net::local_addr(&rx_sock)?;
     let tx_addr = net::local_addr(&tx_sock)?;
-    let (mut data_sealer, mut data_opener) = security_association(protection, seed)?;
-    let (mut ack_sealer, mut ack_opener) = security_association(protection, seed ^ 0xac)?;
+    let (data_sealer, data_opener) = security_association(protection, seed)?;
+    let (ack_sealer, ack_opener) = security_association(protection, seed ^ 0xac)?;
     let done = Arc::new(AtomicBool::new(false));
     let max_duration = cfg.max_duration;
     // Whole segments only (the transfer is rounded up to them).
     let total = segments * segment as u64;
     // Each end sends or receives each segment and its acknowledgement (retransmissions may
     // take more): room for that, or half of what is left each.
-    let (mut tx_rec, mut rx_rec) = match capture.as_deref_mut() {
+    let (tx_rec, rx_rec) = match capture.as_deref_mut() {
         Some(c) => {
             let len = protection.datagram_len(segment)?;
             let want = segments
@@ -226,60 +228,162 @@ fn transfer(
     // scheduler, the two threads sometimes shared a CPU, which changed their CPU per packet
     // from one point to the next.
     let pins = cpu::two_cpus();
-    let receiver = {
-        let done = done.clone();
-        let rx_transport = cfg.transport.clone();
-        std::thread::Builder::new()
-            .name("live-bulk-rx".into())
-            .spawn(
-                move || -> Result<(u64, OpenStats, Option<Recorder>), LiveError> {
-                    if let Some(p) = pins {
-                        cpu::pin_current_thread(p[1]);
-                    }
-                    let rt = net::runtime()?;
-                    rt.block_on(async move {
-                        let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
-                        let reference = net::pattern(segment);
-                        let mut buf = vec![0u8; MAX_DATAGRAM];
-                        let mut out = Vec::with_capacity(MAX_DATAGRAM);
-                        let mut expected = 0u64;
-                        let mut bytes = 0u64;
-                        let start = Instant::now();
-                        while !done.load(Ordering::Acquire) && start.elapsed() < max_duration * 2 {
-                            let Some(n) =
-                                net::recv_timeout(&sock, &mut buf, Duration::from_millis(20))
-                                    .await?
-                            else {
-                                continue;
-                            };
-                            if let Some(r) = &mut rx_rec {
-                                r.record(capture::now_ns(), Direction::Received, &buf[..n]);
-                            }
-                            let Ok(got) = data_opener.open(&mut buf[..n]) else {
-                                continue;
-                            };
-                            let id = net::payload_id(got);
-                            let len = seg_len(id, segment, total);
-                            if id == expected
-                                && got.len() == len
-                                && net::check_payload(got, &reference[..len], id)
-                            {
-                                expected += 1;
-                                bytes += len as u64;
-                            }
-                            ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
-                            net::send_recorded(&sock, &out, rx_rec.as_mut()).await?;
-                        }
-                        Ok((bytes, data_opener.stats(), rx_rec))
-                    })
-                },
-            )
-            .map_err(|e| LiveError::io("starting the bulk receiver", e))?
+    let seg = Segments {
+        segment,
+        segments,
+        total,
+        window: cfg.window as u64,
     };
+    let receiver = spawn_receiver(
+        (rx_sock, tx_addr, cfg.transport.clone()),
+        (data_opener, ack_sealer),
+        rx_rec,
+        seg,
+        (done.clone(), max_duration),
+        pins,
+    )?;
+    let sender = spawn_sender(
+        (tx_sock, rx_addr, cfg.transport.clone()),
+        (data_sealer, ack_opener),
+        tx_rec,
+        seg,
+        max_duration,
+        pins,
+    )?;
+    let sent = sender.join();
+    done.store(true, Ordering::Release);
+    let received = receiver
+        .join()
+        .map_err(|_| LiveError::Measurement("the bulk receiver panicked".into()))?;
+    let (secs, retransmitted, complete, cpu_percent, tx_rec) =
+        sent.map_err(|_| LiveError::Measurement("the bulk sender panicked".into()))??;
+    let (delivered_bytes, receiver, rx_rec) = received?;
+    if let (Some(c), Some(t), Some(r)) = (capture, tx_rec, rx_rec) {
+        c.push(Stream {
+            name: format!("bulk {protection} MTU {mtu}"),
+            protection,
+            sas: vec![(seed, true), (seed ^ 0xac, false)],
+            client: (tx_addr, t),
+            server: (rx_addr, r),
+        });
+    }
+    Ok(BulkPoint {
+        pinned_cpus: pins,
+        protection,
+        mtu,
+        segment,
+        ip_len: protection.ip_len(segment)?,
+        segments,
+        retransmitted,
+        delivered_bytes,
+        completion_s: secs,
+        goodput_bps: delivered_bytes as f64 * 8.0 / secs.max(1e-9),
+        cpu_percent,
+        complete,
+        receiver,
+    })
+}
 
-    let window = cfg.window as u64;
-    let tx_transport = cfg.transport.clone();
-    let sender = std::thread::Builder::new()
+/// A transfer's segments: the payload per segment \[bytes\], how many, the whole transfer
+/// rounded up to them \[bytes\], and the sender's window \[segments\].
+#[derive(Debug, Clone, Copy)]
+struct Segments {
+    /// Payload per segment \[bytes\].
+    segment: usize,
+    /// Segments in the transfer.
+    segments: u64,
+    /// The transfer in whole segments \[bytes\].
+    total: u64,
+    /// Segments in flight at most.
+    window: u64,
+}
+
+/// What the bulk receiver returns: payload bytes delivered in order, its opener's counts, and
+/// its recorder (with `--pcap`).
+type Received = (u64, OpenStats, Option<Recorder>);
+
+/// Starts the bulk receiver (on the second of `pins`): on `socket.0`, from the sender at
+/// `socket.1` over `socket.2`, it opens each segment with `sas.0`, counts the in-order ones,
+/// and acknowledges the next it expects sealed with `sas.1`, until `stop.0` is set or twice
+/// `stop.1` has passed.
+fn spawn_receiver(
+    socket: (std::net::UdpSocket, std::net::SocketAddr, net::Transport),
+    sas: (Opener, Sealer),
+    mut rx_rec: Option<Recorder>,
+    seg: Segments,
+    (done, max_duration): (Arc<AtomicBool>, Duration),
+    pins: Option<[usize; 2]>,
+) -> Result<std::thread::JoinHandle<Result<Received, LiveError>>, LiveError> {
+    let (rx_sock, tx_addr, rx_transport) = socket;
+    let (mut data_opener, mut ack_sealer) = sas;
+    let Segments { segment, total, .. } = seg;
+    std::thread::Builder::new()
+        .name("live-bulk-rx".into())
+        .spawn(move || -> Result<Received, LiveError> {
+            if let Some(p) = pins {
+                cpu::pin_current_thread(p[1]);
+            }
+            let rt = net::runtime()?;
+            rt.block_on(async move {
+                let sock = net::into_tokio(rx_sock, Some(tx_addr), &rx_transport)?;
+                let reference = net::pattern(segment);
+                let mut buf = vec![0u8; MAX_DATAGRAM];
+                let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                let mut expected = 0u64;
+                let mut bytes = 0u64;
+                let start = Instant::now();
+                while !done.load(Ordering::Acquire) && start.elapsed() < max_duration * 2 {
+                    let Some(n) =
+                        net::recv_timeout(&sock, &mut buf, Duration::from_millis(20)).await?
+                    else {
+                        continue;
+                    };
+                    if let Some(r) = &mut rx_rec {
+                        r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                    }
+                    let Ok(got) = data_opener.open(&mut buf[..n]) else {
+                        continue;
+                    };
+                    let id = net::payload_id(got);
+                    let len = seg_len(id, segment, total);
+                    if id == expected
+                        && got.len() == len
+                        && net::check_payload(got, &reference[..len], id)
+                    {
+                        expected += 1;
+                        bytes += len as u64;
+                    }
+                    ack_sealer.seal(&expected.to_le_bytes(), &mut out)?;
+                    net::send_recorded(&sock, &out, rx_rec.as_mut()).await?;
+                }
+                Ok((bytes, data_opener.stats(), rx_rec))
+            })
+        })
+        .map_err(|e| LiveError::io("starting the bulk receiver", e))
+}
+
+/// Starts the bulk sender (on the first of `pins`): from `socket.0` to the receiver at
+/// `socket.1` over `socket.2`, it sends a window of segments sealed with `sas.0`, slides it on
+/// each acknowledgement opened with `sas.1`, and goes back to the first unacknowledged one
+/// when none comes (go-back-N), until every segment is acknowledged or `max_duration` has
+/// passed.
+fn spawn_sender(
+    socket: (std::net::UdpSocket, std::net::SocketAddr, net::Transport),
+    sas: (Sealer, Opener),
+    mut tx_rec: Option<Recorder>,
+    seg: Segments,
+    max_duration: Duration,
+    pins: Option<[usize; 2]>,
+) -> Result<std::thread::JoinHandle<Result<Sent, LiveError>>, LiveError> {
+    let (tx_sock, rx_addr, tx_transport) = socket;
+    let (mut data_sealer, mut ack_opener) = sas;
+    let Segments {
+        segment,
+        segments,
+        total,
+        window,
+    } = seg;
+    std::thread::Builder::new()
         .name("live-bulk-tx".into())
         .spawn(move || -> Result<Sent, LiveError> {
             if let Some(p) = pins {
@@ -328,39 +432,7 @@ fn transfer(
                 ))
             })
         })
-        .map_err(|e| LiveError::io("starting the bulk sender", e))?;
-    let sent = sender.join();
-    done.store(true, Ordering::Release);
-    let received = receiver
-        .join()
-        .map_err(|_| LiveError::Measurement("the bulk receiver panicked".into()))?;
-    let (secs, retransmitted, complete, cpu_percent, tx_rec) =
-        sent.map_err(|_| LiveError::Measurement("the bulk sender panicked".into()))??;
-    let (delivered_bytes, receiver, rx_rec) = received?;
-    if let (Some(c), Some(t), Some(r)) = (capture, tx_rec, rx_rec) {
-        c.push(Stream {
-            name: format!("bulk {protection} MTU {mtu}"),
-            protection,
-            sas: vec![(seed, true), (seed ^ 0xac, false)],
-            client: (tx_addr, t),
-            server: (rx_addr, r),
-        });
-    }
-    Ok(BulkPoint {
-        pinned_cpus: pins,
-        protection,
-        mtu,
-        segment,
-        ip_len: protection.ip_len(segment)?,
-        segments,
-        retransmitted,
-        delivered_bytes,
-        completion_s: secs,
-        goodput_bps: delivered_bytes as f64 * 8.0 / secs.max(1e-9),
-        cpu_percent,
-        complete,
-        receiver,
-    })
+        .map_err(|e| LiveError::io("starting the bulk sender", e))
 }
 
 /// Payload bytes of segment `id` (the last one may be short).

@@ -74,18 +74,7 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
     // Removed however oransim ends (a kill included); every openssl it starts dies with it.
     let _reaper = crate::child::Reaper::new(d)?;
     log(&format!("working in {}", d.display()));
-    make_certificates(d)?;
-    for g in Group::ALL {
-        std::fs::write(d.join(conf_name(g)), groups_conf(g))
-            .map_err(|e| LiveError::io(format!("writing {}", conf_name(g)), e))?;
-    }
-    // What the `-WWW` servers serve: the bulk file alone, in a directory of its own (issue 39
-    // #7: served from `d`, `GET /ecdsap256.key` returned the private key).
-    std::fs::create_dir(d.join(WWW))
-        .map_err(|e| LiveError::io(format!("creating {}", d.join(WWW).display()), e))?;
-    write_bulk_file(&d.join(WWW).join("bulk.bin"))?;
-    std::fs::write(d.join(WWW).join(RESUME_FILE), b"x")
-        .map_err(|e| LiveError::io(format!("writing {RESUME_FILE}"), e))?;
+    prepare(d)?;
     // The host before any workload runs, then the whole run's window from here (issue 36 #2).
     let noise_before = crate::noise::before()?;
     log(&format!(
@@ -130,120 +119,16 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
         let srv = Server::start(d, Group::X25519, Cert::EcdsaP256, Some(s), log)?;
         bulk_servers.push((s, srv, Vec::new()));
     }
-    let secs = set.seconds().to_string();
     for run in 0..set.runs() {
-        for (g, c, srv, runs) in &mut hs_servers {
-            let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
-            let (out, cpu0, fin, cpu1) = srv.client(d, *g, &args, set)?;
-            let handshakes = parse_s_time(&out)?.0;
-            runs.push(HandshakeRun {
-                handshakes,
-                wall_ns: fin.wall_ns,
-                server_cpu_ns: cpu1.saturating_sub(cpu0),
-                client_cpu_ns: fin.cpu_ns,
-            });
-            log(&format!(
-                "run {}: {} {}: {handshakes} handshakes in {:.2} s",
-                run + 1,
-                g.id(),
-                c.id(),
-                fin.wall_ns as f64 / 1e9
-            ));
-        }
+        handshake_round(run, d, set, &mut hs_servers, log)?;
         if let Some((_, _, srv, _)) = hs_servers
             .iter_mut()
             .find(|(g, c, _, _)| (*g, *c) == FIT_HANDSHAKE)
         {
-            for (k, runs) in &mut concurrent {
-                let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
-                let (outs, cpu0, fins, cpu1) = srv.clients(d, FIT_HANDSHAKE.0, &args, *k, set)?;
-                let mut handshakes = 0;
-                for out in &outs {
-                    handshakes += parse_s_time(out)?.0;
-                }
-                runs.push(HandshakeRun {
-                    handshakes,
-                    wall_ns: fins.iter().map(|f| f.wall_ns).max().unwrap_or(0),
-                    server_cpu_ns: cpu1.saturating_sub(cpu0),
-                    client_cpu_ns: fins.iter().map(|f| f.cpu_ns).sum(),
-                });
-                log(&format!(
-                    "run {}: {} {} x {k} clients: {handshakes} handshakes",
-                    run + 1,
-                    FIT_HANDSHAKE.0.id(),
-                    FIT_HANDSHAKE.1.id(),
-                ));
-            }
+            concurrent_round(run, d, set, srv, &mut concurrent, log)?;
         }
-        for (c, srv, runs) in &mut resume_servers {
-            let page = format!("/{RESUME_FILE}");
-            let args = [
-                "s_time",
-                "-connect",
-                &srv.addr(),
-                "-reuse",
-                "-www",
-                &page,
-                "-time",
-                &secs,
-            ];
-            let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
-            let handshakes = parse_s_time(&out)?.0;
-            // One `r` per resumed connection, `*` (or a version letter) per full one: all but
-            // the first must be resumed.
-            let marks = out
-                .lines()
-                .filter(|l| !l.is_empty() && l.chars().all(|ch| "rt*123".contains(ch)))
-                .collect::<String>();
-            let resumed = marks.chars().filter(|&ch| ch == 'r').count() as u64;
-            if resumed + 1 < handshakes {
-                return Err(LiveError::Measurement(format!(
-                    "s_time -reuse against the {} server resumed {resumed} of {handshakes} connections",
-                    c.id()
-                )));
-            }
-            runs.push(HandshakeRun {
-                handshakes,
-                wall_ns: fin.wall_ns,
-                server_cpu_ns: cpu1.saturating_sub(cpu0),
-                client_cpu_ns: fin.cpu_ns,
-            });
-            log(&format!(
-                "run {}: {} {} resumed: {handshakes} handshakes ({resumed} resumed)",
-                run + 1,
-                Group::X25519.id(),
-                c.id()
-            ));
-        }
-        for (s, srv, runs) in &mut bulk_servers {
-            let args = [
-                "s_time",
-                "-connect",
-                &srv.addr(),
-                "-new",
-                "-time",
-                &secs,
-                "-www",
-                "/bulk.bin",
-                "-ciphersuites",
-                s.iana(),
-            ];
-            let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
-            let (connections, bytes) = parse_s_time(&out)?;
-            runs.push(BulkRun {
-                connections,
-                bytes,
-                wall_ns: fin.wall_ns,
-                server_cpu_ns: cpu1.saturating_sub(cpu0),
-                client_cpu_ns: fin.cpu_ns,
-            });
-            log(&format!(
-                "run {}: {}: {:.0} Mbit/s",
-                run + 1,
-                s.iana(),
-                bytes as f64 * 8e3 / fin.wall_ns.max(1) as f64
-            ));
-        }
+        resume_round(run, d, set, &mut resume_servers, log)?;
+        bulk_round(run, d, set, &mut bulk_servers, log)?;
     }
     let handshakes = hs_servers
         .into_iter()
@@ -301,6 +186,183 @@ pub fn measure(set: Set, log: &mut dyn FnMut(&str)) -> Result<TlsMeasurements, L
             during: noise_during,
         }),
     })
+}
+
+/// Writes what the servers and clients read into `d`: the certificates, each group's
+/// `OPENSSL_CONF`, and the `-WWW` servers' directory with the bulk and resumption files.
+fn prepare(d: &Path) -> Result<(), LiveError> {
+    make_certificates(d)?;
+    for g in Group::ALL {
+        std::fs::write(d.join(conf_name(g)), groups_conf(g))
+            .map_err(|e| LiveError::io(format!("writing {}", conf_name(g)), e))?;
+    }
+    // What the `-WWW` servers serve: the bulk file alone, in a directory of its own (issue 39
+    // #7: served from `d`, `GET /ecdsap256.key` returned the private key).
+    std::fs::create_dir(d.join(WWW))
+        .map_err(|e| LiveError::io(format!("creating {}", d.join(WWW).display()), e))?;
+    write_bulk_file(&d.join(WWW).join("bulk.bin"))?;
+    std::fs::write(d.join(WWW).join(RESUME_FILE), b"x")
+        .map_err(|e| LiveError::io(format!("writing {RESUME_FILE}"), e))?;
+    Ok(())
+}
+/// Run `run` (from 0) of the handshake workloads: `s_time -new` for `set`'s seconds against
+/// each server, its handshakes, wall time and each side's CPU time \[ns\].
+fn handshake_round(
+    run: u32,
+    d: &Path,
+    set: Set,
+    servers: &mut [(Group, Cert, Server, Vec<HandshakeRun>)],
+    log: &mut dyn FnMut(&str),
+) -> Result<(), LiveError> {
+    let secs = set.seconds().to_string();
+    for (g, c, srv, runs) in servers {
+        let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
+        let (out, cpu0, fin, cpu1) = srv.client(d, *g, &args, set)?;
+        let handshakes = parse_s_time(&out)?.0;
+        runs.push(HandshakeRun {
+            handshakes,
+            wall_ns: fin.wall_ns,
+            server_cpu_ns: cpu1.saturating_sub(cpu0),
+            client_cpu_ns: fin.cpu_ns,
+        });
+        log(&format!(
+            "run {}: {} {}: {handshakes} handshakes in {:.2} s",
+            run + 1,
+            g.id(),
+            c.id(),
+            fin.wall_ns as f64 / 1e9
+        ));
+    }
+    Ok(())
+}
+
+/// Run `run` of the concurrent workloads (the full set): each client count's `s_time -new`
+/// clients at once against the fitted pair's server `srv`, their handshakes together.
+fn concurrent_round(
+    run: u32,
+    d: &Path,
+    set: Set,
+    srv: &mut Server,
+    concurrent: &mut [(u32, Vec<HandshakeRun>)],
+    log: &mut dyn FnMut(&str),
+) -> Result<(), LiveError> {
+    let secs = set.seconds().to_string();
+    for (k, runs) in concurrent {
+        let args = ["s_time", "-connect", &srv.addr(), "-new", "-time", &secs];
+        let (outs, cpu0, fins, cpu1) = srv.clients(d, FIT_HANDSHAKE.0, &args, *k, set)?;
+        let mut handshakes = 0;
+        for out in &outs {
+            handshakes += parse_s_time(out)?.0;
+        }
+        runs.push(HandshakeRun {
+            handshakes,
+            wall_ns: fins.iter().map(|f| f.wall_ns).max().unwrap_or(0),
+            server_cpu_ns: cpu1.saturating_sub(cpu0),
+            client_cpu_ns: fins.iter().map(|f| f.cpu_ns).sum(),
+        });
+        log(&format!(
+            "run {}: {} {} x {k} clients: {handshakes} handshakes",
+            run + 1,
+            FIT_HANDSHAKE.0.id(),
+            FIT_HANDSHAKE.1.id(),
+        ));
+    }
+    Ok(())
+}
+
+/// Run `run` of the resumption workloads (the full set): `s_time -reuse -www` against each
+/// certificate's server, every connection after the first checked to be resumed.
+fn resume_round(
+    run: u32,
+    d: &Path,
+    set: Set,
+    servers: &mut [(Cert, Server, Vec<HandshakeRun>)],
+    log: &mut dyn FnMut(&str),
+) -> Result<(), LiveError> {
+    let secs = set.seconds().to_string();
+    for (c, srv, runs) in servers {
+        let page = format!("/{RESUME_FILE}");
+        let args = [
+            "s_time",
+            "-connect",
+            &srv.addr(),
+            "-reuse",
+            "-www",
+            &page,
+            "-time",
+            &secs,
+        ];
+        let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
+        let handshakes = parse_s_time(&out)?.0;
+        // One `r` per resumed connection, `*` (or a version letter) per full one: all but
+        // the first must be resumed.
+        let marks = out
+            .lines()
+            .filter(|l| !l.is_empty() && l.chars().all(|ch| "rt*123".contains(ch)))
+            .collect::<String>();
+        let resumed = marks.chars().filter(|&ch| ch == 'r').count() as u64;
+        if resumed + 1 < handshakes {
+            return Err(LiveError::Measurement(format!(
+                "s_time -reuse against the {} server resumed {resumed} of {handshakes} connections",
+                c.id()
+            )));
+        }
+        runs.push(HandshakeRun {
+            handshakes,
+            wall_ns: fin.wall_ns,
+            server_cpu_ns: cpu1.saturating_sub(cpu0),
+            client_cpu_ns: fin.cpu_ns,
+        });
+        log(&format!(
+            "run {}: {} {} resumed: {handshakes} handshakes ({resumed} resumed)",
+            run + 1,
+            Group::X25519.id(),
+            c.id()
+        ));
+    }
+    Ok(())
+}
+
+/// Run `run` of the bulk workloads: `s_time -www /bulk.bin` with each cipher suite, its
+/// connections, bytes \[bytes\], wall time and each side's CPU time \[ns\].
+fn bulk_round(
+    run: u32,
+    d: &Path,
+    set: Set,
+    servers: &mut [(TlsCipherSuite, Server, Vec<BulkRun>)],
+    log: &mut dyn FnMut(&str),
+) -> Result<(), LiveError> {
+    let secs = set.seconds().to_string();
+    for (s, srv, runs) in servers {
+        let args = [
+            "s_time",
+            "-connect",
+            &srv.addr(),
+            "-new",
+            "-time",
+            &secs,
+            "-www",
+            "/bulk.bin",
+            "-ciphersuites",
+            s.iana(),
+        ];
+        let (out, cpu0, fin, cpu1) = srv.client(d, Group::X25519, &args, set)?;
+        let (connections, bytes) = parse_s_time(&out)?;
+        runs.push(BulkRun {
+            connections,
+            bytes,
+            wall_ns: fin.wall_ns,
+            server_cpu_ns: cpu1.saturating_sub(cpu0),
+            client_cpu_ns: fin.cpu_ns,
+        });
+        log(&format!(
+            "run {}: {}: {:.0} Mbit/s",
+            run + 1,
+            s.iana(),
+            bytes as f64 * 8e3 / fin.wall_ns.max(1) as f64
+        ));
+    }
+    Ok(())
 }
 
 /// `openssl version`, installing OpenSSL first when it is missing and this process is root.

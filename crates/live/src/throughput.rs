@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::capture::{self, Capture, Direction, Recorder, Stream};
 use crate::net::{self, MAX_DATAGRAM};
-use crate::protect::{OpenStats, Protection, security_association};
+use crate::protect::{OpenStats, Opener, Protection, Sealer, security_association};
 use crate::{LiveError, cpu};
 
 /// Longest sending time per point: ten minutes, six hundred times the standard second (a
@@ -191,6 +191,8 @@ pub fn check_sa_limits(cfg: &ThroughputConfig) -> Result<(), LiveError> {
 /// counts, the time of the last delivery, and its recorder (with `--pcap`).
 type Received = (u64, u64, OpenStats, Option<Instant>, Option<Recorder>);
 
+/// One point: `payload` \[bytes\] datagrams under `protection` at `rate_bps` \[bit/s\] (infinite:
+/// back to back) for `duration`, sealed and opened by SAs of `seed` over `transport`.
 fn point(
     protection: Protection,
     payload: usize,
@@ -206,7 +208,7 @@ fn point(
     let tx_addr = net::local_addr(&tx_sock)?;
     let pps = rate_bps / (payload as f64 * 8.0);
     // Room for what the pacing sends (plus a burst), or back to back half of what is left each.
-    let (mut tx_rec, mut rx_rec) = match capture.as_deref_mut() {
+    let (tx_rec, rx_rec) = match capture.as_deref_mut() {
         Some(c) => {
             let len = protection.datagram_len(payload)?;
             let frames = if pps.is_finite() {
@@ -219,7 +221,7 @@ fn point(
         }
         None => (None, None),
     };
-    let (mut sealer, mut opener) = security_association(protection, seed)?;
+    let (sealer, opener) = security_association(protection, seed)?;
     let done = Arc::new(AtomicBool::new(false));
     let hard_stop = duration * 3 + Duration::from_secs(2);
 
@@ -227,123 +229,26 @@ fn point(
     // scheduler, the two threads sometimes shared a CPU, which changed their CPU per packet
     // from one point to the next.
     let pins = cpu::two_cpus();
-    let receiver = {
-        let done = done.clone();
-        std::thread::Builder::new()
-            .name("live-rx".into())
-            .spawn(move || -> Result<Received, LiveError> {
-                if let Some(p) = pins {
-                    cpu::pin_current_thread(p[1]);
-                }
-                let rt = net::runtime()?;
-                rt.block_on(async move {
-                    let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
-                    let reference = net::pattern(payload);
-                    let mut buf = vec![0u8; MAX_DATAGRAM];
-                    let start = Instant::now();
-                    let cpu0 = cpu::thread_ns();
-                    let mut delivered = 0u64;
-                    let mut last = None;
-                    loop {
-                        let idle =
-                            net::recv_timeout(&sock, &mut buf, Duration::from_millis(30)).await?;
-                        match idle {
-                            None if done.load(Ordering::Acquire) => break,
-                            None => {}
-                            Some(n) => {
-                                if let Some(r) = &mut rx_rec {
-                                    r.record(capture::now_ns(), Direction::Received, &buf[..n]);
-                                }
-                                if let Ok(got) = opener.open(&mut buf[..n]) {
-                                    let id = net::payload_id(got);
-                                    if net::check_payload(got, &reference, id) {
-                                        delivered += 1;
-                                        last = Some(Instant::now());
-                                    }
-                                }
-                            }
-                        }
-                        if start.elapsed() > hard_stop {
-                            break;
-                        }
-                    }
-                    Ok((
-                        delivered,
-                        cpu::thread_ns() - cpu0,
-                        opener.stats(),
-                        last,
-                        rx_rec,
-                    ))
-                })
-            })
-            .map_err(|e| LiveError::io("starting the receiver thread", e))?
-    };
-
-    let tx_transport = transport.clone();
-    let sender = std::thread::Builder::new()
-        .name("live-tx".into())
-        .spawn(
-            move || -> Result<(u64, f64, u64, Instant, Option<Recorder>), LiveError> {
-                if let Some(p) = pins {
-                    cpu::pin_current_thread(p[0]);
-                }
-                let rt = net::runtime()?;
-                rt.block_on(async move {
-                    let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
-                    let mut payload_buf = net::pattern(payload);
-                    let mut out = Vec::with_capacity(MAX_DATAGRAM);
-                    let start = Instant::now();
-                    let cpu0 = cpu::thread_ns();
-                    let mut sent = 0u64;
-                    loop {
-                        let now = start.elapsed();
-                        if now >= duration {
-                            break;
-                        }
-                        let due = if pps.is_finite() {
-                            (now.as_secs_f64() * pps) as u64 + 1
-                        } else {
-                            sent + 64
-                        };
-                        while sent < due {
-                            if sealer.remaining() == 0 {
-                                return Err(beyond_one_sa(
-                                    protection,
-                                    duration,
-                                    format!(
-                                        "back to back, {sent} datagrams in {:?}",
-                                        start.elapsed()
-                                    ),
-                                ));
-                            }
-                            net::fill_payload(&mut payload_buf, sent + 1);
-                            sealer.seal(&payload_buf, &mut out)?;
-                            net::send_recorded(&sock, &out, tx_rec.as_mut()).await?;
-                            sent += 1;
-                            if sent.is_multiple_of(64) && start.elapsed() >= duration {
-                                break;
-                            }
-                        }
-                        if pps.is_finite() {
-                            let next = Duration::from_secs_f64(sent as f64 / pps);
-                            if next > start.elapsed() {
-                                tokio::time::sleep_until((start + next).into()).await;
-                            }
-                        } else {
-                            tokio::task::yield_now().await;
-                        }
-                    }
-                    Ok((
-                        sent,
-                        start.elapsed().as_secs_f64(),
-                        cpu::thread_ns() - cpu0,
-                        start,
-                        tx_rec,
-                    ))
-                })
-            },
-        )
-        .map_err(|e| LiveError::io("starting the sender thread", e))?;
+    let receiver = spawn_receiver(
+        rx_sock,
+        opener,
+        rx_rec,
+        payload,
+        (done.clone(), hard_stop),
+        pins,
+    )?;
+    let sender = spawn_sender(
+        (tx_sock, rx_addr, transport.clone()),
+        sealer,
+        tx_rec,
+        Pace {
+            protection,
+            payload,
+            pps,
+            duration,
+        },
+        pins,
+    )?;
     let sent = sender.join();
     done.store(true, Ordering::Release);
     let received = receiver
@@ -392,6 +297,162 @@ fn point(
         rx_cpu_ns: rx_cpu as f64 / delivered.max(1) as f64,
         receiver,
     })
+}
+
+/// Starts the receiver thread (on the second of `pins`): it opens each datagram on `rx_sock`
+/// with `opener` and checks its payload of `payload` bytes, until `stop.0` is set and the
+/// socket idles, or `stop.1` has passed.
+fn spawn_receiver(
+    rx_sock: std::net::UdpSocket,
+    mut opener: Opener,
+    mut rx_rec: Option<Recorder>,
+    payload: usize,
+    (done, hard_stop): (Arc<AtomicBool>, Duration),
+    pins: Option<[usize; 2]>,
+) -> Result<std::thread::JoinHandle<Result<Received, LiveError>>, LiveError> {
+    std::thread::Builder::new()
+        .name("live-rx".into())
+        .spawn(move || -> Result<Received, LiveError> {
+            if let Some(p) = pins {
+                cpu::pin_current_thread(p[1]);
+            }
+            let rt = net::runtime()?;
+            rt.block_on(async move {
+                let sock = net::into_tokio(rx_sock, None, &net::Transport::loopback())?;
+                let reference = net::pattern(payload);
+                let mut buf = vec![0u8; MAX_DATAGRAM];
+                let start = Instant::now();
+                let cpu0 = cpu::thread_ns();
+                let mut delivered = 0u64;
+                let mut last = None;
+                loop {
+                    let idle =
+                        net::recv_timeout(&sock, &mut buf, Duration::from_millis(30)).await?;
+                    match idle {
+                        None if done.load(Ordering::Acquire) => break,
+                        None => {}
+                        Some(n) => {
+                            if let Some(r) = &mut rx_rec {
+                                r.record(capture::now_ns(), Direction::Received, &buf[..n]);
+                            }
+                            if let Ok(got) = opener.open(&mut buf[..n]) {
+                                let id = net::payload_id(got);
+                                if net::check_payload(got, &reference, id) {
+                                    delivered += 1;
+                                    last = Some(Instant::now());
+                                }
+                            }
+                        }
+                    }
+                    if start.elapsed() > hard_stop {
+                        break;
+                    }
+                }
+                Ok((
+                    delivered,
+                    cpu::thread_ns() - cpu0,
+                    opener.stats(),
+                    last,
+                    rx_rec,
+                ))
+            })
+        })
+        .map_err(|e| LiveError::io("starting the receiver thread", e))
+}
+
+/// How a sender paces: `payload` \[bytes\] per datagram under `protection`, `pps`
+/// datagrams per second (infinite: back to back) for `duration`.
+struct Pace {
+    /// The protection its SA seals with.
+    protection: Protection,
+    /// Payload per datagram \[bytes\].
+    payload: usize,
+    /// Datagrams per second \[1/s\] (infinite: back to back).
+    pps: f64,
+    /// Sending time.
+    duration: Duration,
+}
+
+/// What a sender thread returns: datagrams sent, its sending time \[s\], its CPU time
+/// \[ns\], when it started, and its recorder (with `--pcap`).
+type Sent = (u64, f64, u64, Instant, Option<Recorder>);
+
+/// Starts the sender thread (on the first of `pins`): it seals and sends datagrams from
+/// `socket.0` to `socket.1` over the transport `socket.2` at `pace`, and stops with an error
+/// when its SA is used up.
+fn spawn_sender(
+    socket: (std::net::UdpSocket, std::net::SocketAddr, net::Transport),
+    mut sealer: Sealer,
+    mut tx_rec: Option<Recorder>,
+    pace: Pace,
+    pins: Option<[usize; 2]>,
+) -> Result<std::thread::JoinHandle<Result<Sent, LiveError>>, LiveError> {
+    let (tx_sock, rx_addr, tx_transport) = socket;
+    let Pace {
+        protection,
+        payload,
+        pps,
+        duration,
+    } = pace;
+    std::thread::Builder::new()
+        .name("live-tx".into())
+        .spawn(move || -> Result<Sent, LiveError> {
+            if let Some(p) = pins {
+                cpu::pin_current_thread(p[0]);
+            }
+            let rt = net::runtime()?;
+            rt.block_on(async move {
+                let sock = net::into_tokio(tx_sock, Some(rx_addr), &tx_transport)?;
+                let mut payload_buf = net::pattern(payload);
+                let mut out = Vec::with_capacity(MAX_DATAGRAM);
+                let start = Instant::now();
+                let cpu0 = cpu::thread_ns();
+                let mut sent = 0u64;
+                loop {
+                    let now = start.elapsed();
+                    if now >= duration {
+                        break;
+                    }
+                    let due = if pps.is_finite() {
+                        (now.as_secs_f64() * pps) as u64 + 1
+                    } else {
+                        sent + 64
+                    };
+                    while sent < due {
+                        if sealer.remaining() == 0 {
+                            return Err(beyond_one_sa(
+                                protection,
+                                duration,
+                                format!("back to back, {sent} datagrams in {:?}", start.elapsed()),
+                            ));
+                        }
+                        net::fill_payload(&mut payload_buf, sent + 1);
+                        sealer.seal(&payload_buf, &mut out)?;
+                        net::send_recorded(&sock, &out, tx_rec.as_mut()).await?;
+                        sent += 1;
+                        if sent.is_multiple_of(64) && start.elapsed() >= duration {
+                            break;
+                        }
+                    }
+                    if pps.is_finite() {
+                        let next = Duration::from_secs_f64(sent as f64 / pps);
+                        if next > start.elapsed() {
+                            tokio::time::sleep_until((start + next).into()).await;
+                        }
+                    } else {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Ok((
+                    sent,
+                    start.elapsed().as_secs_f64(),
+                    cpu::thread_ns() - cpu0,
+                    start,
+                    tx_rec,
+                ))
+            })
+        })
+        .map_err(|e| LiveError::io("starting the sender thread", e))
 }
 
 #[cfg(test)]

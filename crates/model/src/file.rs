@@ -626,16 +626,33 @@ pub mod suite_or_none {
         suite.map_or(NONE, Suite::name)
     }
 
+    /// A `suite` that is neither `"none"` nor a suite name; the message lists what is allowed.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct UnknownSuite {
+        /// The text as written.
+        pub text: String,
+    }
+
+    impl std::fmt::Display for UnknownSuite {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(
+                f,
+                "suite = \"{}\" is no cipher suite; allowed: \"{NONE}\" or one of {}",
+                self.text,
+                Suite::names()
+            )
+        }
+    }
+
+    impl std::error::Error for UnknownSuite {}
+
     /// Reads `"none"` or a suite name; the error lists what is allowed.
-    pub fn parse(text: &str) -> Result<Option<Suite>, String> {
+    pub fn parse(text: &str) -> Result<Option<Suite>, UnknownSuite> {
         if text.trim() == NONE {
             return Ok(None);
         }
-        text.parse().map(Some).map_err(|_| {
-            format!(
-                "suite = \"{text}\" is no cipher suite; allowed: \"{NONE}\" or one of {}",
-                Suite::names()
-            )
+        text.parse().map(Some).map_err(|_| UnknownSuite {
+            text: text.to_owned(),
         })
     }
 

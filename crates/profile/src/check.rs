@@ -38,7 +38,8 @@ pub(crate) fn packet_cost(
     key: &str,
     invalid: &dyn Fn(String, String) -> ProfileError,
 ) -> Result<PacketCost, ProfileError> {
-    let ns = units::parse_duration_ns(&c.cost).map_err(|m| invalid(format!("{key}.cost"), m))?;
+    let ns = units::parse_duration_ns(&c.cost)
+        .map_err(|m| invalid(format!("{key}.cost"), m.to_string()))?;
     let provenance = provenance(&c.source, &c.fitted_to, &format!("{key}.source"), invalid)?;
     Ok(PacketCost {
         ns,
@@ -59,14 +60,14 @@ pub(crate) fn op_cost(
             format!("`{}` is not one of {}", op.model, quoted(CostModel::NAMES)),
         )
     })?;
-    let fixed_ns =
-        units::parse_duration_ns(&op.fixed).map_err(|m| invalid(format!("{key}.fixed"), m))?;
+    let fixed_ns = units::parse_duration_ns(&op.fixed)
+        .map_err(|m| invalid(format!("{key}.fixed"), m.to_string()))?;
     let per_byte_ns = op
         .per_byte
         .as_deref()
         .map(units::parse_per_byte_ns)
         .transpose()
-        .map_err(|m| invalid(format!("{key}.per_byte"), m))?;
+        .map_err(|m| invalid(format!("{key}.per_byte"), m.to_string()))?;
     match (model, per_byte_ns) {
         (CostModel::Linear, None) => {
             return Err(invalid(
@@ -102,10 +103,10 @@ pub(crate) fn op_cost(
     let mut points = Vec::with_capacity(op.points.len());
     for (i, p) in op.points.iter().enumerate() {
         let pk = format!("{key}.points[{i}]");
-        let len_bytes =
-            units::parse_len_bytes(&p.len).map_err(|m| invalid(format!("{pk}.len"), m))?;
+        let len_bytes = units::parse_len_bytes(&p.len)
+            .map_err(|m| invalid(format!("{pk}.len"), m.to_string()))?;
         let dur = |v: &str, field: &str| {
-            units::parse_duration_ns(v).map_err(|m| invalid(format!("{pk}.{field}"), m))
+            units::parse_duration_ns(v).map_err(|m| invalid(format!("{pk}.{field}"), m.to_string()))
         };
         let median_ns = dur(&p.median, "median")?;
         let p5_ns = p.p5.as_deref().map(|v| dur(v, "p5")).transpose()?;

@@ -125,7 +125,7 @@ pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
-pub use op::{Direction, KeyOp, Op};
+pub use op::{Direction, KeyOp, Op, OpNameError};
 pub use term::{RealImplementation, Term, TermUnit};
 
 /// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
@@ -439,8 +439,8 @@ impl Profile {
         let stack = packet_cost(&node.stack, "node.stack", &invalid)?;
         let mut io = packet_cost(&node.io, "node.io", &invalid)?;
         if let Some(pb) = &node.io.per_byte {
-            io.per_byte_ns =
-                units::parse_per_byte_ns(pb).map_err(|m| invalid("node.io.per_byte".into(), m))?;
+            io.per_byte_ns = units::parse_per_byte_ns(pb)
+                .map_err(|m| invalid("node.io.per_byte".into(), m.to_string()))?;
         }
         let latency = match &node.latency {
             Some(l) => packet_cost(l, "node.latency", &invalid)?,
@@ -461,7 +461,9 @@ impl Profile {
         let (mut ciphers, mut key_ops) = (BTreeMap::new(), BTreeMap::new());
         for (name, op) in &file.ops {
             let key = format!("ops.\"{name}\"");
-            let parsed: Op = name.parse().map_err(|m| invalid(key.clone(), m))?;
+            let parsed: Op = name
+                .parse()
+                .map_err(|m: OpNameError| invalid(key.clone(), m.to_string()))?;
             let cost = op_cost(op, &key, &meta.implementation, &invalid)?;
             match parsed {
                 Op::Cipher(suite, direction) => ciphers.insert((suite, direction), cost),

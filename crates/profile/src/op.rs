@@ -99,12 +99,49 @@ impl fmt::Display for Op {
     }
 }
 
+/// An op name refused by [`Op::from_str`]; its message says what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpNameError {
+    /// `<alg>.seal` or `<alg>.open` where `alg` is no known suite.
+    UnknownSuite {
+        /// The name as written.
+        name: String,
+        /// `seal` or `open`.
+        action: String,
+    },
+    /// Not `<algorithm>.<action>` in lowercase.
+    Malformed {
+        /// The name as written.
+        name: String,
+    },
+}
+
+impl fmt::Display for OpNameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpNameError::UnknownSuite { name, action } => write!(
+                f,
+                "`{name}` is a cipher operation of no known suite; `{action}` ops are \
+                 `<suite>.{action}` with a suite from: {}",
+                Suite::names()
+            ),
+            OpNameError::Malformed { name } => write!(
+                f,
+                "`{name}` is not an operation name; expected `<algorithm>.<action>` in \
+                 lowercase, e.g. `aes128-gcm.seal`, `aes128-gcm.open`, `mlkem768.encaps`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OpNameError {}
+
 impl FromStr for Op {
-    type Err = String;
+    type Err = OpNameError;
 
     /// Reads an op name: `<suite>.seal` / `<suite>.open` with a known suite is a cipher op,
     /// any other well-formed `<algorithm>.<action>` a key op; the error says what is allowed.
-    fn from_str(name: &str) -> Result<Op, String> {
+    fn from_str(name: &str) -> Result<Op, OpNameError> {
         let ok_part = |s: &str| {
             !s.is_empty()
                 && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
@@ -120,19 +157,15 @@ impl FromStr for Op {
                 };
                 alg.parse::<Suite>()
                     .map(|s| Op::Cipher(s, direction))
-                    .map_err(|_| {
-                        format!(
-                            "`{name}` is a cipher operation of no known suite; `{action}` ops \
-                             are `<suite>.{action}` with a suite from: {}",
-                            Suite::names()
-                        )
+                    .map_err(|_| OpNameError::UnknownSuite {
+                        name: name.to_owned(),
+                        action: action.to_owned(),
                     })
             }
             Some((alg, action)) if ok_part(alg) && ok_part(action) => Ok(Op::key(alg, action)),
-            _ => Err(format!(
-                "`{name}` is not an operation name; expected `<algorithm>.<action>` in \
-                 lowercase, e.g. `aes128-gcm.seal`, `aes128-gcm.open`, `mlkem768.encaps`"
-            )),
+            _ => Err(OpNameError::Malformed {
+                name: name.to_owned(),
+            }),
         }
     }
 }

@@ -237,7 +237,7 @@ fn suite_and_op_names_are_valid_op_names() {
         }
     }
     // A seal/open op must name a suite, and the error lists them (issue 15).
-    let e = "aes512-gcm.seal".parse::<Op>().unwrap_err();
+    let e = "aes512-gcm.seal".parse::<Op>().unwrap_err().to_string();
     assert!(
         e.contains("aes512-gcm.seal") && e.contains("gmac-aes256"),
         "{e}"

@@ -373,31 +373,93 @@ fn profile_message(e: &UnitError, text: &str, kind: Kind, what: &str) -> String 
     }
 }
 
+/// A profile's duration, cost per byte or length refused, in the profile's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueError {
+    /// A quantity of `kind` (`what`: "duration", "cost per byte", "length") whose `text` did
+    /// not read, and why.
+    Quantity {
+        /// The text as written.
+        text: String,
+        /// The kind of quantity it should be.
+        kind: Kind,
+        /// The quantity's name in the message.
+        what: &'static str,
+        /// Why it did not read.
+        error: Box<UnitError>,
+    },
+    /// A length too large to represent.
+    TooLarge {
+        /// The text as written.
+        text: String,
+    },
+    /// A length that is not a whole number of bytes.
+    NotBytes {
+        /// The text as written.
+        text: String,
+    },
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::Quantity {
+                text,
+                kind,
+                what,
+                error,
+            } => f.write_str(&profile_message(error, text, *kind, what)),
+            ValueError::TooLarge { text } => write!(f, "`{text}` is too large"),
+            ValueError::NotBytes { text } => write!(
+                f,
+                "expected a whole number of bytes such as `1500B` or `16KiB`, found `{text}`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
 /// Parses a duration such as `"312ns"` or `"1.5us"` into nanoseconds. Negative, non-finite
 /// and unit-less values are errors.
-pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
-    parse_in(text, Kind::Duration, "ns")
-        .map_err(|e| profile_message(&e, text, Kind::Duration, "duration"))
+pub fn parse_duration_ns(text: &str) -> Result<f64, ValueError> {
+    parse_in(text, Kind::Duration, "ns").map_err(|error| ValueError::Quantity {
+        text: text.to_owned(),
+        kind: Kind::Duration,
+        what: "duration",
+        error: Box::new(error),
+    })
 }
 
 /// Parses a cost per byte such as `"0.41ns/B"` into nanoseconds per byte.
-pub fn parse_per_byte_ns(text: &str) -> Result<f64, String> {
-    parse_in(text, Kind::PerByte, "ns/B")
-        .map_err(|e| profile_message(&e, text, Kind::PerByte, "cost per byte"))
+pub fn parse_per_byte_ns(text: &str) -> Result<f64, ValueError> {
+    parse_in(text, Kind::PerByte, "ns/B").map_err(|error| ValueError::Quantity {
+        text: text.to_owned(),
+        kind: Kind::PerByte,
+        what: "cost per byte",
+        error: Box::new(error),
+    })
 }
 
 /// Parses a length such as `"64B"` or `"16KiB"` into bytes (a whole number).
-pub fn parse_len_bytes(text: &str) -> Result<u64, String> {
+pub fn parse_len_bytes(text: &str) -> Result<u64, ValueError> {
     parse(text, Kind::Size)
         .and_then(|b| whole_bytes(b, text))
-        .map_err(|e| match e.reason {
+        .map_err(|error| match error.reason {
             Reason::NoUnit | Reason::UnknownUnit(_) | Reason::WrongCase(..) => {
-                profile_message(&e, text, Kind::Size, "length")
+                ValueError::Quantity {
+                    text: text.to_owned(),
+                    kind: Kind::Size,
+                    what: "length",
+                    error: Box::new(error),
+                }
             }
-            Reason::TooLarge => format!("`{text}` is too large"),
-            _ => format!(
-                "expected a whole number of bytes such as `1500B` or `16KiB`, found `{text}`"
-            ),
+            Reason::TooLarge => ValueError::TooLarge {
+                text: text.to_owned(),
+            },
+            _ => ValueError::NotBytes {
+                text: text.to_owned(),
+            },
         })
 }
 
@@ -610,21 +672,22 @@ mod tests {
 
     #[test]
     fn bad_durations_say_what_is_allowed() {
-        let e = parse_duration_ns("5").unwrap_err();
+        let e = parse_duration_ns("5").unwrap_err().to_string();
         assert!(e.contains("no unit") && e.contains("`ns`"), "{e}");
-        let e = parse_duration_ns("5 parsecs").unwrap_err();
+        let e = parse_duration_ns("5 parsecs").unwrap_err().to_string();
         assert!(
             e.contains("unknown unit `parsecs`") && e.contains("`us`"),
             "{e}"
         );
-        let e = parse_duration_ns("-3ns").unwrap_err();
+        let e = parse_duration_ns("-3ns").unwrap_err().to_string();
         assert!(e.contains("negative"), "{e}");
-        let e = parse_duration_ns("fast").unwrap_err();
+        let e = parse_duration_ns("fast").unwrap_err().to_string();
         assert!(e.contains("expected a duration"), "{e}");
         // A per-byte unit where a duration belongs is a unit error, not silently accepted.
         assert!(
             parse_duration_ns("0.4ns/B")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown unit")
         );
     }
@@ -636,11 +699,17 @@ mod tests {
         assert!(
             parse_per_byte_ns("0.5ns")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown unit `ns`")
         );
         assert_eq!(parse_len_bytes("64B").unwrap(), 64);
         assert_eq!(parse_len_bytes("16KiB").unwrap(), 16384);
-        assert!(parse_len_bytes("64").unwrap_err().contains("no unit"));
+        assert!(
+            parse_len_bytes("64")
+                .unwrap_err()
+                .to_string()
+                .contains("no unit")
+        );
         assert!(parse_len_bytes("1.5B").is_err());
         assert!(parse_len_bytes("-1B").is_err());
     }
@@ -739,9 +808,9 @@ mod tests {
             assert!(e.problem.contains(meant), "{text}: {e}");
             assert!(e.allowed.contains("units:"), "{text}: {e}");
         }
-        let e = parse_duration_ns("1.5 US").unwrap_err();
+        let e = parse_duration_ns("1.5 US").unwrap_err().to_string();
         assert!(e.contains("wrong case") && e.contains("`us`"), "{e}");
-        let e = parse_len_bytes("64b").unwrap_err();
+        let e = parse_len_bytes("64b").unwrap_err().to_string();
         assert!(e.contains("wrong case") && e.contains("`B`"), "{e}");
         // Every spelling in the tables reads as its own factor (none is listed twice).
         for kind in [

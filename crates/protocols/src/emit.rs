@@ -320,56 +320,19 @@ impl Stack {
         let mut checksums = Vec::new();
         let mut start = 0usize;
         for i in from..layers.len() {
+            let at = LayerAt {
+                layers,
+                from,
+                i,
+                unit: start..start + b[i].total,
+                inner: start + b[i].header..start + b[i].header + b[i].inner,
+                ids,
+            };
             let layer = &layers[i];
-            let above = layers.get(i + 1);
-            let unit = start..start + b[i].total;
-            let inner = start + b[i].header..start + b[i].header + b[i].inner;
+            let above = at.above();
             match layer {
-                Layer::Eth(_) => {
-                    let mut p = ethernet::Packet::new_unchecked(&mut out[unit.clone()]);
-                    p.set_dst(ids.dst_mac);
-                    p.set_src(ids.src_mac);
-                    // Under MACsec the SecTAG's EtherType takes this place (written below).
-                    if !matches!(above, Some(Layer::Macsec(_))) {
-                        p.set_ethertype(ethertype_above(layer, above)?);
-                    }
-                }
-                Layer::Macsec(m) => {
-                    if i == from || !matches!(layers[i - 1], Layer::Eth(_)) {
-                        return Err(unsupported(
-                            layer,
-                            "MACsec is written on `eth`, from the Ethernet layer (DA and SA are authenticated)",
-                        ));
-                    }
-                    let frame = start - ethernet::HEADER_LEN;
-                    let sectag = frame + macsec::SECTAG_OFFSET;
-                    let secure = inner.start - ethernet::field::ETHERTYPE.len()..inner.end;
-                    let repr = macsec::Repr {
-                        encrypted: m.encrypt,
-                        sci: m.sci.then_some(ids.sci),
-                        an: ids.an,
-                        pn: ids.seq as u32,
-                        secure_len: secure.len(),
-                    };
-                    repr.emit(&mut macsec::Packet::new_unchecked(
-                        &mut out[sectag..secure.start],
-                    ))?;
-                    out[secure.start..inner.start]
-                        .copy_from_slice(&ethertype_above(layer, above)?.to_be_bytes());
-                    let (aad, encrypted) = if m.encrypt {
-                        let clear = secure.start.saturating_add(m.offset).min(secure.end);
-                        (frame..clear, clear..secure.end)
-                    } else {
-                        (frame..secure.end, secure.end..secure.end)
-                    };
-                    sealing.push(Sealing {
-                        layer: i,
-                        aad,
-                        encrypted,
-                        iv: secure.start..secure.start,
-                        icv: secure.end..unit.end,
-                    });
-                }
+                Layer::Eth(_) => emit_eth(&at, out)?,
+                Layer::Macsec(m) => sealing.push(emit_macsec(m, &at, out)?),
                 Layer::Ipv4(ip) => {
                     if ip.options > 0 {
                         return Err(unsupported(layer, "IPv4 options are not written"));
@@ -378,10 +341,10 @@ impl Stack {
                         src: ids.src_ip,
                         dst: ids.dst_ip,
                         protocol: proto_above(above)?,
-                        payload_len: inner.len(),
+                        payload_len: at.inner.len(),
                         ttl: ids.ttl,
                     };
-                    repr.emit(&mut ipv4::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    repr.emit(&mut ipv4::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
                 }
                 Layer::Ipv6(ip) => {
                     let repr = ipv6::Repr {
@@ -389,112 +352,20 @@ impl Stack {
                         dst: ids.dst_ip6,
                         next_header: proto_above(above)?,
                         ext: ip.ext,
-                        payload_len: inner.len(),
+                        payload_len: at.inner.len(),
                         hop_limit: ids.ttl,
                     };
-                    repr.emit(&mut ipv6::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    repr.emit(&mut ipv6::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
                 }
-                Layer::Udp(_) => {
-                    // UDP carrying ESP is RFC 3948's encapsulation, on IKE's NAT-T port both
-                    // ways; an overlay goes to its IANA port; any other UDP takes the ids' ports.
-                    let (src_port, dst_port) = match above {
-                        Some(Layer::Esp(_)) => (udp::NAT_T_PORT, udp::NAT_T_PORT),
-                        Some(Layer::Vxlan(_)) => (ids.src_port, crate::vxlan::UDP_PORT),
-                        Some(Layer::Geneve(_)) => (ids.src_port, crate::geneve::UDP_PORT),
-                        _ => (ids.src_port, ids.dst_port),
-                    };
-                    let repr = udp::Repr {
-                        src_port,
-                        dst_port,
-                        payload_len: inner.len(),
-                    };
-                    repr.emit(&mut udp::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    // Over IPv6 always; over IPv4 only under an overlay, as Linux sends it.
-                    let overlay = above.is_some_and(Layer::is_overlay);
-                    if let Some(ip) = pseudo_below(layers, from, i, ids)
-                        && (overlay || matches!(ip, Pseudo::V6(..)))
-                    {
-                        checksums.push(Checksum {
-                            layer: i,
-                            unit: unit.clone(),
-                            kind: ChecksumKind::Udp(ip),
-                        });
-                    }
-                }
-                Layer::Tcp(t) => {
-                    let ts = t.options >= crate::tcp::TIMESTAMPS;
-                    let repr = tcp::Repr {
-                        src_port: ids.src_port,
-                        dst_port: ids.dst_port,
-                        seq: ids.tcp_seq,
-                        ack: ids.tcp_ack,
-                        window: u16::MAX,
-                        timestamps: ts.then_some((ids.seq as u32, 0)),
-                        other_options: t.options - if ts { crate::tcp::TIMESTAMPS } else { 0 },
-                    };
-                    repr.emit(&mut tcp::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    if let Some(ip) = pseudo_below(layers, from, i, ids) {
-                        checksums.push(Checksum {
-                            layer: i,
-                            unit: unit.clone(),
-                            kind: ChecksumKind::Tcp(ip),
-                        });
-                    }
-                }
-                Layer::Sctp(sc) => {
-                    // A whole message numbered by the packet counter, or the fragment of one
-                    // that `sctp_part` names (RFC 9260 §6.9).
-                    let (number, index, flags) = match ids.sctp_part {
-                        None => (ids.seq, 0, sctp::FLAGS_BE),
-                        Some(p) => (p.number, p.index, p.fragment().flags()),
-                    };
-                    let chunk = match sc.chunk {
-                        SctpChunk::Data => sctp::Chunk::Data {
-                            flags,
-                            tsn: ids.seq as u32,
-                            stream: 0,
-                            ssn: number as u16,
-                            ppid: sctp_ppid(above),
-                            len: inner.len(),
-                        },
-                        // RFC 8260 §2.1: the first fragment carries the PPID, the others their
-                        // Fragment Sequence Number in its place.
-                        SctpChunk::IData => sctp::Chunk::IData {
-                            flags,
-                            tsn: ids.seq as u32,
-                            stream: 0,
-                            mid: number as u32,
-                            ppid: if index == 0 { sctp_ppid(above) } else { index },
-                            len: inner.len(),
-                        },
-                        SctpChunk::Sack { gaps, dups } => sctp::Chunk::Sack {
-                            cum_tsn: ids.seq as u32,
-                            a_rwnd: u32::from(u16::MAX),
-                            gaps: u16::try_from(gaps)
-                                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
-                            dups: u16::try_from(dups)
-                                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
-                        },
-                    };
-                    let repr = sctp::Repr {
-                        src_port: ids.src_port,
-                        dst_port: ids.dst_port,
-                        vtag: ids.vtag,
-                        chunk,
-                    };
-                    repr.emit(&mut sctp::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    checksums.push(Checksum {
-                        layer: i,
-                        unit: unit.clone(),
-                        kind: ChecksumKind::Sctp,
-                    });
-                }
+                Layer::Udp(_) => checksums.extend(emit_udp(&at, out)?),
+                Layer::Tcp(t) => checksums.extend(emit_tcp(t, &at, out)?),
+                Layer::Sctp(sc) => checksums.push(emit_sctp(sc, &at, out)?),
                 Layer::Esp(e) => {
                     sealing.push(emit_esp(
                         e,
                         i,
-                        &unit,
-                        &inner,
+                        &at.unit,
+                        &at.inner,
                         proto_above(above)?,
                         ids,
                         out,
@@ -503,14 +374,14 @@ impl Stack {
                 Layer::Ecpri(_) => {
                     let repr = ecpri::Repr {
                         message_type: ecpri::IQ_DATA,
-                        payload_len: unit.len() - ecpri::HEADER_LEN,
+                        payload_len: at.unit.len() - ecpri::HEADER_LEN,
                     };
-                    repr.emit(&mut ecpri::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    repr.emit(&mut ecpri::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
                 }
                 Layer::E2ap => {}
                 Layer::Vxlan(_) => {
                     let repr = vxlan::Repr { vni: ids.vni };
-                    repr.emit(&mut vxlan::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    repr.emit(&mut vxlan::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
                 }
                 Layer::Geneve(g) => {
                     let repr = geneve::Repr {
@@ -524,76 +395,29 @@ impl Stack {
                         vni: ids.vni,
                         options_len: g.options,
                     };
-                    repr.emit(&mut geneve::Packet::new_unchecked(&mut out[unit.clone()]))?;
+                    repr.emit(&mut geneve::Packet::new_unchecked(
+                        &mut out[at.unit.clone()],
+                    ))?;
                 }
-                Layer::Tls(r) if r.version == Version::Tls13 && r.records(inner.len()) == 1 => {
-                    let repr = tls::Repr {
-                        len: unit.len() - tls::HEADER_LEN,
-                    };
-                    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    out[inner.end] = tls::APPLICATION_DATA;
-                    sealing.push(Sealing {
-                        layer: i,
-                        aad: unit.start..inner.start,
-                        encrypted: inner.start..inner.end + 1,
-                        iv: inner.start..inner.start,
-                        icv: inner.end + 1..unit.end,
-                    });
+                Layer::Tls(r) if r.version == Version::Tls13 && r.records(at.inner.len()) == 1 => {
+                    sealing.push(emit_tls13(&at, out)?);
                 }
                 Layer::Tls(r)
                     if r.version == Version::Tls12
-                        && r.records(inner.len()) == 1
+                        && r.records(at.inner.len()) == 1
                         && matches!(
                             r.cipher,
                             crate::tls::Cipher::AesGcm(_) | crate::tls::Cipher::ChaCha20Poly1305
                         ) =>
                 {
-                    let repr = tls::Repr {
-                        len: unit.len() - tls::HEADER_LEN,
-                    };
-                    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
-                    let header = unit.start..unit.start + tls::HEADER_LEN;
-                    sealing.push(Sealing {
-                        layer: i,
-                        aad: header.clone(),
-                        encrypted: inner.clone(),
-                        // AES-GCM's 8-byte explicit nonce (RFC 5288 §3); ChaCha20-Poly1305 has
-                        // none (RFC 7905 §2).
-                        iv: header.end..inner.start,
-                        icv: inner.end..unit.end,
-                    });
+                    sealing.push(emit_tls12(&at, out)?);
                 }
                 Layer::Ssh(sh) if matches!(sh.cipher, crate::ssh::Cipher::AesGcm(_)) => {
-                    // RFC 4253 §6 binary packet; AES-GCM (RFC 5647 §7.3) leaves packet_length in
-                    // clear and authenticated, and encrypts from padding_length to the end of
-                    // the padding (zeros here: a test frame, RFC 4253 wants them random).
-                    let len_at = unit.start..unit.start + crate::ssh::PACKET_LENGTH;
-                    let body_end = unit.end - crate::ssh::AEAD_TAG;
-                    let packet_len = u32::try_from(body_end - len_at.end)
-                        .map_err(|_| unsupported(layer, "an SSH packet_length is 32-bit"))?;
-                    out[len_at.clone()].copy_from_slice(&packet_len.to_be_bytes());
-                    out[len_at.end] = b[i].padding as u8;
-                    if sh.channel_data {
-                        let data = u32::try_from(inner.len())
-                            .map_err(|_| unsupported(layer, "SSH data lengths are 32-bit"))?;
-                        let at = len_at.end + crate::ssh::PADDING_LENGTH;
-                        // SSH_MSG_CHANNEL_DATA (94), recipient channel 0, data length (RFC 4254
-                        // §5.2).
-                        out[at] = 94;
-                        out[at + 1..at + 5].copy_from_slice(&0u32.to_be_bytes());
-                        out[at + 5..at + 9].copy_from_slice(&data.to_be_bytes());
-                    }
-                    sealing.push(Sealing {
-                        layer: i,
-                        aad: len_at.clone(),
-                        encrypted: len_at.end..body_end,
-                        iv: len_at.end..len_at.end,
-                        icv: body_end..unit.end,
-                    });
+                    sealing.push(emit_ssh(sh, b[i].padding, &at, out)?);
                 }
                 _ => return Err(unsupported(layer, WRITTEN)),
             }
-            start = inner.start;
+            start = at.inner.start;
         }
         let payload_at = start..start + payload.len();
         out[payload_at.clone()].copy_from_slice(payload);
@@ -606,6 +430,278 @@ impl Stack {
             checksums,
         })
     }
+}
+
+/// One layer of a frame being written: the stack's layers, the index emitting started from,
+/// this layer's index, and where its unit (its header, what it carries and its trailer) and
+/// what it carries lie in the frame \[byte offsets\].
+struct LayerAt<'a> {
+    /// Every layer of the stack.
+    layers: &'a [Layer],
+    /// The layer emitting started from.
+    from: usize,
+    /// This layer's index.
+    i: usize,
+    /// The layer's whole unit in the frame.
+    unit: Range<usize>,
+    /// What the layer carries, within `unit`.
+    inner: Range<usize>,
+    /// The identifiers written into the headers.
+    ids: &'a Ids,
+}
+
+impl LayerAt<'_> {
+    /// This layer.
+    fn layer(&self) -> &Layer {
+        &self.layers[self.i]
+    }
+
+    /// The layer above this one, if any.
+    #[allow(clippy::arithmetic_side_effects)]
+    fn above(&self) -> Option<&Layer> {
+        self.layers.get(self.i + 1)
+    }
+}
+
+/// An Ethernet header: the ids' addresses and the EtherType of the layer above (under MACsec
+/// the SecTAG's EtherType takes its place, written with the SecTAG).
+fn emit_eth(at: &LayerAt<'_>, out: &mut [u8]) -> Result<()> {
+    let mut p = ethernet::Packet::new_unchecked(&mut out[at.unit.clone()]);
+    p.set_dst(at.ids.dst_mac);
+    p.set_src(at.ids.src_mac);
+    if !matches!(at.above(), Some(Layer::Macsec(_))) {
+        p.set_ethertype(ethertype_above(at.layer(), at.above())?);
+    }
+    Ok(())
+}
+
+/// A MACsec SecTAG and the secure data's EtherType on the Ethernet layer below, and the
+/// cipher's regions (the frame's DA and SA are authenticated).
+// Operands bounded: MACsec's frame start is 14 bytes after the Ethernet layer's start, which
+// sits below it; `i - 1` follows `i != from`.
+#[allow(clippy::arithmetic_side_effects)]
+fn emit_macsec(m: &crate::macsec::Macsec, at: &LayerAt<'_>, out: &mut [u8]) -> Result<Sealing> {
+    let (layer, ids, i) = (at.layer(), at.ids, at.i);
+    if i == at.from || !matches!(at.layers[i - 1], Layer::Eth(_)) {
+        return Err(unsupported(
+            layer,
+            "MACsec is written on `eth`, from the Ethernet layer (DA and SA are authenticated)",
+        ));
+    }
+    let (unit, inner) = (&at.unit, &at.inner);
+    let frame = unit.start - ethernet::HEADER_LEN;
+    let sectag = frame + macsec::SECTAG_OFFSET;
+    let secure = inner.start - ethernet::field::ETHERTYPE.len()..inner.end;
+    let repr = macsec::Repr {
+        encrypted: m.encrypt,
+        sci: m.sci.then_some(ids.sci),
+        an: ids.an,
+        pn: ids.seq as u32,
+        secure_len: secure.len(),
+    };
+    repr.emit(&mut macsec::Packet::new_unchecked(
+        &mut out[sectag..secure.start],
+    ))?;
+    out[secure.start..inner.start]
+        .copy_from_slice(&ethertype_above(layer, at.above())?.to_be_bytes());
+    let (aad, encrypted) = if m.encrypt {
+        let clear = secure.start.saturating_add(m.offset).min(secure.end);
+        (frame..clear, clear..secure.end)
+    } else {
+        (frame..secure.end, secure.end..secure.end)
+    };
+    Ok(Sealing {
+        layer: i,
+        aad,
+        encrypted,
+        iv: secure.start..secure.start,
+        icv: secure.end..unit.end,
+    })
+}
+
+/// A UDP header, and its checksum to fill where one is sent: over IPv6 always, over IPv4 only
+/// under an overlay, as Linux sends it. UDP carrying ESP is RFC 3948's encapsulation, on
+/// IKE's NAT-T port both ways; an overlay goes to its IANA port; any other UDP takes the ids'
+/// ports.
+fn emit_udp(at: &LayerAt<'_>, out: &mut [u8]) -> Result<Option<Checksum>> {
+    let (ids, above) = (at.ids, at.above());
+    let (src_port, dst_port) = match above {
+        Some(Layer::Esp(_)) => (udp::NAT_T_PORT, udp::NAT_T_PORT),
+        Some(Layer::Vxlan(_)) => (ids.src_port, crate::vxlan::UDP_PORT),
+        Some(Layer::Geneve(_)) => (ids.src_port, crate::geneve::UDP_PORT),
+        _ => (ids.src_port, ids.dst_port),
+    };
+    let repr = udp::Repr {
+        src_port,
+        dst_port,
+        payload_len: at.inner.len(),
+    };
+    repr.emit(&mut udp::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
+    let overlay = above.is_some_and(Layer::is_overlay);
+    Ok(pseudo_below(at.layers, at.from, at.i, ids)
+        .filter(|ip| overlay || matches!(ip, Pseudo::V6(..)))
+        .map(|ip| Checksum {
+            layer: at.i,
+            unit: at.unit.clone(),
+            kind: ChecksumKind::Udp(ip),
+        }))
+}
+
+/// A TCP header with its options (timestamps, then other option bytes), and its checksum to
+/// fill where its IP layer is written.
+// Operands bounded: `t.options` counts the timestamps option when it is at least its length.
+#[allow(clippy::arithmetic_side_effects)]
+fn emit_tcp(t: &crate::tcp::Tcp, at: &LayerAt<'_>, out: &mut [u8]) -> Result<Option<Checksum>> {
+    let ids = at.ids;
+    let ts = t.options >= crate::tcp::TIMESTAMPS;
+    let repr = tcp::Repr {
+        src_port: ids.src_port,
+        dst_port: ids.dst_port,
+        seq: ids.tcp_seq,
+        ack: ids.tcp_ack,
+        window: u16::MAX,
+        timestamps: ts.then_some((ids.seq as u32, 0)),
+        other_options: t.options - if ts { crate::tcp::TIMESTAMPS } else { 0 },
+    };
+    repr.emit(&mut tcp::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
+    Ok(
+        pseudo_below(at.layers, at.from, at.i, ids).map(|ip| Checksum {
+            layer: at.i,
+            unit: at.unit.clone(),
+            kind: ChecksumKind::Tcp(ip),
+        }),
+    )
+}
+
+/// An SCTP common header and its one chunk (DATA, I-DATA or SACK), and its CRC32c to fill: a
+/// whole message numbered by the packet counter, or the fragment of one that
+/// [`Ids::sctp_part`] names (RFC 9260 §6.9).
+fn emit_sctp(sc: &crate::sctp::Sctp, at: &LayerAt<'_>, out: &mut [u8]) -> Result<Checksum> {
+    let (layer, ids, above) = (at.layer(), at.ids, at.above());
+    let (number, index, flags) = match ids.sctp_part {
+        None => (ids.seq, 0, sctp::FLAGS_BE),
+        Some(p) => (p.number, p.index, p.fragment().flags()),
+    };
+    let len = at.inner.len();
+    let chunk = match sc.chunk {
+        SctpChunk::Data => sctp::Chunk::Data {
+            flags,
+            tsn: ids.seq as u32,
+            stream: 0,
+            ssn: number as u16,
+            ppid: sctp_ppid(above),
+            len,
+        },
+        // RFC 8260 §2.1: the first fragment carries the PPID, the others their Fragment
+        // Sequence Number in its place.
+        SctpChunk::IData => sctp::Chunk::IData {
+            flags,
+            tsn: ids.seq as u32,
+            stream: 0,
+            mid: number as u32,
+            ppid: if index == 0 { sctp_ppid(above) } else { index },
+            len,
+        },
+        SctpChunk::Sack { gaps, dups } => sctp::Chunk::Sack {
+            cum_tsn: ids.seq as u32,
+            a_rwnd: u32::from(u16::MAX),
+            gaps: u16::try_from(gaps)
+                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
+            dups: u16::try_from(dups)
+                .map_err(|_| unsupported(layer, "a SACK's counts are 16-bit"))?,
+        },
+    };
+    let repr = sctp::Repr {
+        src_port: ids.src_port,
+        dst_port: ids.dst_port,
+        vtag: ids.vtag,
+        chunk,
+    };
+    repr.emit(&mut sctp::Packet::new_unchecked(&mut out[at.unit.clone()]))?;
+    Ok(Checksum {
+        layer: at.i,
+        unit: at.unit.clone(),
+        kind: ChecksumKind::Sctp,
+    })
+}
+
+/// One TLS 1.3 record (its inner content type after what it carries), and the cipher's
+/// regions: the record header authenticated, content and type encrypted.
+// Operands bounded: the record's unit holds its header, what it carries, the content type
+// and the tag.
+#[allow(clippy::arithmetic_side_effects)]
+fn emit_tls13(at: &LayerAt<'_>, out: &mut [u8]) -> Result<Sealing> {
+    let (unit, inner) = (&at.unit, &at.inner);
+    let repr = tls::Repr {
+        len: unit.len() - tls::HEADER_LEN,
+    };
+    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
+    out[inner.end] = tls::APPLICATION_DATA;
+    Ok(Sealing {
+        layer: at.i,
+        aad: unit.start..inner.start,
+        encrypted: inner.start..inner.end + 1,
+        iv: inner.start..inner.start,
+        icv: inner.end + 1..unit.end,
+    })
+}
+
+/// One TLS 1.2 AEAD record, and the cipher's regions: AES-GCM's 8-byte explicit nonce (RFC
+/// 5288 §3) between the header and the content; ChaCha20-Poly1305 has none (RFC 7905 §2).
+// Operands bounded: the record's unit holds its header, nonce, what it carries and the tag.
+#[allow(clippy::arithmetic_side_effects)]
+fn emit_tls12(at: &LayerAt<'_>, out: &mut [u8]) -> Result<Sealing> {
+    let (unit, inner) = (&at.unit, &at.inner);
+    let repr = tls::Repr {
+        len: unit.len() - tls::HEADER_LEN,
+    };
+    repr.emit(&mut tls::Packet::new_unchecked(&mut out[unit.clone()]))?;
+    let header = unit.start..unit.start + tls::HEADER_LEN;
+    Ok(Sealing {
+        layer: at.i,
+        aad: header.clone(),
+        encrypted: inner.clone(),
+        iv: header.end..inner.start,
+        icv: inner.end..unit.end,
+    })
+}
+
+/// One SSH binary packet (RFC 4253 §6) of `padding` \[bytes\] padding, as SSH_MSG_CHANNEL_DATA
+/// where the layer says so, and the cipher's regions: AES-GCM (RFC 5647 §7.3) leaves
+/// packet_length in clear and authenticated, and encrypts from padding_length to the end of
+/// the padding (zeros here: a test frame, RFC 4253 wants them random).
+// Operands bounded: the packet's unit holds its length, padding length, message, padding and
+// tag.
+#[allow(clippy::arithmetic_side_effects)]
+fn emit_ssh(
+    sh: &crate::ssh::Ssh,
+    padding: usize,
+    at: &LayerAt<'_>,
+    out: &mut [u8],
+) -> Result<Sealing> {
+    let (layer, unit, inner) = (at.layer(), &at.unit, &at.inner);
+    let len_at = unit.start..unit.start + crate::ssh::PACKET_LENGTH;
+    let body_end = unit.end - crate::ssh::AEAD_TAG;
+    let packet_len = u32::try_from(body_end - len_at.end)
+        .map_err(|_| unsupported(layer, "an SSH packet_length is 32-bit"))?;
+    out[len_at.clone()].copy_from_slice(&packet_len.to_be_bytes());
+    out[len_at.end] = padding as u8;
+    if sh.channel_data {
+        let data = u32::try_from(inner.len())
+            .map_err(|_| unsupported(layer, "SSH data lengths are 32-bit"))?;
+        let at = len_at.end + crate::ssh::PADDING_LENGTH;
+        // SSH_MSG_CHANNEL_DATA (94), recipient channel 0, data length (RFC 4254 §5.2).
+        out[at] = 94;
+        out[at + 1..at + 5].copy_from_slice(&0u32.to_be_bytes());
+        out[at + 5..at + 9].copy_from_slice(&data.to_be_bytes());
+    }
+    Ok(Sealing {
+        layer: at.i,
+        aad: len_at.clone(),
+        encrypted: len_at.end..body_end,
+        iv: len_at.end..len_at.end,
+        icv: body_end..unit.end,
+    })
 }
 
 /// ESP header, explicit IV, padding and trailer (RFC 4303 §2), and the transform's regions.

@@ -332,44 +332,10 @@ fn unknown_option(layer: &str, a: &str, allowed: &str) -> Error {
     }
 }
 
+/// One layer of stack `text`, from its segment `seg`: `name` or `name(arg,...)`.
 fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
-    let malformed = |reason: String| Error::MalformedStack {
-        text: text.into(),
-        reason,
-    };
     let seg = seg.trim();
-    if seg.is_empty() {
-        return Err(malformed(
-            "empty layer (two `/` in a row, or a `/` at an end)".into(),
-        ));
-    }
-    let (name, args) = match seg.find('(') {
-        None => {
-            if seg.contains(')') {
-                return Err(malformed(format!("`)` without `(` in `{seg}`")));
-            }
-            (seg, Vec::new())
-        }
-        Some(i) => {
-            // `(` is one byte at `i`, so `i + 1` is at most the segment's length.
-            #[allow(clippy::arithmetic_side_effects)]
-            let rest = &seg[i + 1..];
-            let Some(body) = rest.strip_suffix(')') else {
-                return Err(malformed(format!(
-                    "`{seg}`: arguments must be closed by `)` at the end of the layer"
-                )));
-            };
-            if body.contains('(') || body.contains(')') {
-                return Err(malformed(format!("`{seg}`: nested parentheses")));
-            }
-            let args: Vec<String> = body
-                .split(',')
-                .map(|a| a.trim().to_ascii_lowercase())
-                .filter(|a| !a.is_empty())
-                .collect();
-            (seg[..i].trim(), args)
-        }
-    };
+    let (name, args) = split_layer(seg, text)?;
     let key = norm(name);
     let layer = seg;
     Ok(match key.as_str() {
@@ -400,70 +366,13 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
             no_args(layer, &args)?;
             Layer::Udp(Udp)
         }
-        "tcp" => {
-            let mut t = Tcp::default();
-            for a in &args {
-                match a.split_once('=') {
-                    _ if a == "ts" => t.options = t.options.saturating_add(tcp::TIMESTAMPS),
-                    Some(("options", v)) => {
-                        t.options = t.options.saturating_add(num(layer, "options", v)?)
-                    }
-                    _ => return Err(unknown_option(layer, a, "ts, options=BYTES")),
-                }
-            }
-            t.validate()?;
-            Layer::Tcp(t)
-        }
-        "sctp" => {
-            let mut chunk = Chunk::Data;
-            let (mut gaps, mut dups) = (0, 0);
-            for a in &args {
-                match (a.as_str(), a.split_once('=')) {
-                    ("data", _) => chunk = Chunk::Data,
-                    ("idata" | "i-data", _) => chunk = Chunk::IData,
-                    ("sack", _) => chunk = Chunk::Sack { gaps: 0, dups: 0 },
-                    (_, Some(("gaps", v))) => gaps = num(layer, "gaps", v)?,
-                    (_, Some(("dups", v))) => dups = num(layer, "dups", v)?,
-                    _ => {
-                        return Err(unknown_option(
-                            layer,
-                            a,
-                            "data (default), idata, sack, gaps=N, dups=N",
-                        ));
-                    }
-                }
-            }
-            if let Chunk::Sack { .. } = chunk {
-                chunk = Chunk::Sack { gaps, dups };
-                Sctp { chunk }.validate()?;
-            } else if gaps > 0 || dups > 0 {
-                return Err(Error::BadArguments {
-                    layer: layer.into(),
-                    reason: "gaps and dups describe a SACK chunk: add `sack`".into(),
-                });
-            }
-            Layer::Sctp(Sctp { chunk })
-        }
+        "tcp" => Layer::Tcp(tcp_from_args(layer, &args)?),
+        "sctp" => Layer::Sctp(sctp_from_args(layer, &args)?),
         "e2ap" => {
             no_args(layer, &args)?;
             Layer::E2ap
         }
-        "ecpri" => {
-            let mut e = Ecpri::default();
-            for a in &args {
-                match a.as_str() {
-                    "iq" | "ids" | "oran" => e.iq = true,
-                    _ => {
-                        return Err(unknown_option(
-                            layer,
-                            a,
-                            "iq (count PC_ID/RTC_ID and SEQ_ID as header)",
-                        ));
-                    }
-                }
-            }
-            Layer::Ecpri(e)
-        }
+        "ecpri" => Layer::Ecpri(ecpri_from_args(layer, &args)?),
         "esptunnel" => Layer::Esp(Esp::from_args(Mode::Tunnel, layer, &args)?),
         "esptransport" => Layer::Esp(Esp::from_args(Mode::Transport, layer, &args)?),
         "tls12" => Layer::Tls(Record::from_args(Version::Tls12, layer, &args)?),
@@ -494,6 +403,112 @@ fn parse_layer(seg: &str, text: &str) -> Result<Layer> {
             });
         }
     })
+}
+
+/// A layer's segment `seg` (trimmed) of stack `text` split into its name and its arguments
+/// (lower-cased, trimmed, empty ones dropped); malformed parentheses are refused.
+fn split_layer<'a>(seg: &'a str, text: &str) -> Result<(&'a str, Vec<String>)> {
+    let malformed = |reason: String| Error::MalformedStack {
+        text: text.into(),
+        reason,
+    };
+    if seg.is_empty() {
+        return Err(malformed(
+            "empty layer (two `/` in a row, or a `/` at an end)".into(),
+        ));
+    }
+    Ok(match seg.find('(') {
+        None => {
+            if seg.contains(')') {
+                return Err(malformed(format!("`)` without `(` in `{seg}`")));
+            }
+            (seg, Vec::new())
+        }
+        Some(i) => {
+            // `(` is one byte at `i`, so `i + 1` is at most the segment's length.
+            #[allow(clippy::arithmetic_side_effects)]
+            let rest = &seg[i + 1..];
+            let Some(body) = rest.strip_suffix(')') else {
+                return Err(malformed(format!(
+                    "`{seg}`: arguments must be closed by `)` at the end of the layer"
+                )));
+            };
+            if body.contains('(') || body.contains(')') {
+                return Err(malformed(format!("`{seg}`: nested parentheses")));
+            }
+            let args: Vec<String> = body
+                .split(',')
+                .map(|a| a.trim().to_ascii_lowercase())
+                .filter(|a| !a.is_empty())
+                .collect();
+            (seg[..i].trim(), args)
+        }
+    })
+}
+
+/// A `tcp` layer's arguments: `ts` (the timestamps option) and `options=BYTES`, summed.
+fn tcp_from_args(layer: &str, args: &[String]) -> Result<Tcp> {
+    let mut t = Tcp::default();
+    for a in args {
+        match a.split_once('=') {
+            _ if a == "ts" => t.options = t.options.saturating_add(tcp::TIMESTAMPS),
+            Some(("options", v)) => t.options = t.options.saturating_add(num(layer, "options", v)?),
+            _ => return Err(unknown_option(layer, a, "ts, options=BYTES")),
+        }
+    }
+    t.validate()?;
+    Ok(t)
+}
+
+/// An `sctp` layer's arguments: the chunk (`data`, `idata`, `sack`) and a SACK's `gaps=N`
+/// and `dups=N`.
+fn sctp_from_args(layer: &str, args: &[String]) -> Result<Sctp> {
+    let mut chunk = Chunk::Data;
+    let (mut gaps, mut dups) = (0, 0);
+    for a in args {
+        match (a.as_str(), a.split_once('=')) {
+            ("data", _) => chunk = Chunk::Data,
+            ("idata" | "i-data", _) => chunk = Chunk::IData,
+            ("sack", _) => chunk = Chunk::Sack { gaps: 0, dups: 0 },
+            (_, Some(("gaps", v))) => gaps = num(layer, "gaps", v)?,
+            (_, Some(("dups", v))) => dups = num(layer, "dups", v)?,
+            _ => {
+                return Err(unknown_option(
+                    layer,
+                    a,
+                    "data (default), idata, sack, gaps=N, dups=N",
+                ));
+            }
+        }
+    }
+    if let Chunk::Sack { .. } = chunk {
+        chunk = Chunk::Sack { gaps, dups };
+        Sctp { chunk }.validate()?;
+    } else if gaps > 0 || dups > 0 {
+        return Err(Error::BadArguments {
+            layer: layer.into(),
+            reason: "gaps and dups describe a SACK chunk: add `sack`".into(),
+        });
+    }
+    Ok(Sctp { chunk })
+}
+
+/// An `ecpri` layer's arguments: `iq` (count PC_ID/RTC_ID and SEQ_ID as header).
+fn ecpri_from_args(layer: &str, args: &[String]) -> Result<Ecpri> {
+    let mut e = Ecpri::default();
+    for a in args {
+        match a.as_str() {
+            "iq" | "ids" | "oran" => e.iq = true,
+            _ => {
+                return Err(unknown_option(
+                    layer,
+                    a,
+                    "iq (count PC_ID/RTC_ID and SEQ_ID as header)",
+                ));
+            }
+        }
+    }
+    Ok(e)
 }
 
 impl Stack {

@@ -40,7 +40,8 @@ pub struct MemoryLimit {
     pub text: String,
 }
 
-fn memory_limit(text: &str) -> Result<MemoryLimit, String> {
+/// `--memory-limit`: a whole number of bytes (`8GiB`, a bare number in bytes) up to 1 PiB.
+fn memory_limit(text: &str) -> Result<MemoryLimit, crate::values::FlagError> {
     Ok(MemoryLimit {
         bytes: crate::values::whole_in(text, profile::units::Kind::Size, "B", 1..=1 << 50)?,
         text: text.to_owned(),

@@ -10,6 +10,7 @@ use protocols::ikev2::{self, Auth, Config, Identity, IkeCipher, Peer};
 use protocols::tls_handshake;
 
 use super::overhead::OutFormat;
+use crate::values::FlagError;
 
 /// Arguments of `oransim handshake`.
 #[derive(Debug, clap::Args)]
@@ -117,46 +118,46 @@ pub enum IpVersion {
 }
 
 /// `--protocol`: `ikev2` (or `ike`) or `tls13` (or `tls`), any case.
-fn parse_protocol(text: &str) -> Result<Protocol, String> {
+fn parse_protocol(text: &str) -> Result<Protocol, FlagError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "ikev2" | "ike" => Ok(Protocol::Ikev2),
         "tls13" | "tls" => Ok(Protocol::Tls13),
-        _ => Err(format!(
+        _ => Err(FlagError::of(format!(
             "unknown protocol \"{text}\"; allowed: ikev2, tls13"
-        )),
+        ))),
     }
 }
 
 /// `--peer`: an IKEv2 peer profile; the error lists the allowed names.
-pub(crate) fn parse_peer(text: &str) -> Result<Peer, String> {
-    Peer::parse(text).map_err(|e| e.to_string())
+pub(crate) fn parse_peer(text: &str) -> Result<Peer, protocols::Error> {
+    Peer::parse(text)
 }
 
 /// `--id-i`, `--id-r`: an IKEv2 identity; the error gives the syntax.
-fn parse_id(text: &str) -> Result<Identity, String> {
-    Identity::parse(text).map_err(|e| e.to_string())
+fn parse_id(text: &str) -> Result<Identity, protocols::Error> {
+    Identity::parse(text)
 }
 
 /// `--cipher`: an IKEv2 cipher; the error lists the allowed names.
-fn parse_cipher(text: &str) -> Result<IkeCipher, String> {
-    IkeCipher::parse(text).map_err(|e| e.to_string())
+fn parse_cipher(text: &str) -> Result<IkeCipher, protocols::Error> {
+    IkeCipher::parse(text)
 }
 
 /// Clap value parser of `--chain`: a count within `0..=tls_handshake::MAX_CHAIN`, refused before
 /// a chain of that many certificates is allocated.
-fn chain_len(text: &str) -> Result<usize, String> {
+fn chain_len(text: &str) -> Result<usize, FlagError> {
     let max = tls_handshake::MAX_CHAIN;
     let n: u128 = text
         .trim()
         .parse()
-        .map_err(|_| format!("\"{text}\" is not a whole number of certificates"))?;
+        .map_err(|_| FlagError::of(format!("\"{text}\" is not a whole number of certificates")))?;
     usize::try_from(n)
         .ok()
         .filter(|&n| n <= max)
         .ok_or_else(|| {
-            format!(
+            FlagError::of(format!(
                 "{n} certificates is out of range: allowed 0..={max} (a TLS 1.3 certificate_list has a 24-bit length, RFC 8446 §4.4.2)"
-            )
+            ))
         })
 }
 

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::values::FlagError;
 use anyhow::Context as _;
 use clap::Subcommand;
 use profile::units::Quantity;
@@ -174,8 +175,8 @@ enum Rekey {
 }
 
 /// `--placement`: one of [`Placement::NAMES`].
-pub(crate) fn parse_placement(text: &str) -> Result<Placement, String> {
-    Placement::parse(text).ok_or_else(|| format!("one of: {}", Placement::NAMES))
+pub(crate) fn parse_placement(text: &str) -> Result<Placement, FlagError> {
+    Placement::parse(text).ok_or_else(|| FlagError::of(format!("one of: {}", Placement::NAMES)))
 }
 
 /// A cipher suite, or `None` for `--suite none`.
@@ -183,17 +184,17 @@ pub(crate) fn parse_placement(text: &str) -> Result<Placement, String> {
 struct SuiteOrNone(Option<Suite>);
 
 /// `--suite`: `none` or a suite name; the error lists the allowed names.
-fn parse_suite(text: &str) -> Result<SuiteOrNone, String> {
+fn parse_suite(text: &str) -> Result<SuiteOrNone, FlagError> {
     if text.trim().eq_ignore_ascii_case("none") {
         return Ok(SuiteOrNone(None));
     }
     text.parse()
         .map(|s| SuiteOrNone(Some(s)))
         .map_err(|e: protocols::Error| {
-            format!(
+            FlagError::of(format!(
                 "{}; or none (plaintext SCTP)",
                 crate::values::suite_error(e)
-            )
+            ))
         })
 }
 

@@ -155,58 +155,15 @@ struct LiveJson {
 
 /// Runs `oransim live`.
 pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
-    let mut protections = vec![Protection::Plain];
-    if args.protection.is_empty() {
-        protections.extend(Protection::ALL.iter().skip(1));
-    } else {
-        for name in &args.protection {
-            let p = Protection::parse(name).context("--protection")?;
-            if !protections.contains(&p) {
-                protections.push(p);
-            }
-        }
-    }
+    let protections = protections(args)?;
     // Every flag is checked before the first experiment runs.
-    if !args.sizes.is_empty() {
-        live::rtt::check_sizes(&args.sizes).context("--sizes")?;
-    }
-    live::bulk::check_mtus(&args.mtu).context("--mtu")?;
-    let mut rtt_cfg = if args.quick {
-        RttConfig::quick(protections.clone())
-    } else {
-        RttConfig::standard(protections.clone())
-    };
-    if !args.sizes.is_empty() {
-        rtt_cfg.sizes = args.sizes.clone();
-    }
-    // Within MAX_PINGS and MAX_ROUNDS (clap checked the range), so they fit.
-    if let Some(n) = args.pings {
-        rtt_cfg.pings = n as usize;
-    }
-    if let Some(n) = args.rounds {
-        rtt_cfg.rounds = n as usize;
-    }
-    let mut bulk_cfg = if args.quick {
-        BulkConfig::quick(protections.clone())
-    } else {
-        BulkConfig::standard(protections.clone())
-    };
-    if !args.mtu.is_empty() {
-        bulk_cfg.mtus = args.mtu.clone();
-    }
-    if let Some(mb) = args.megabytes {
-        // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
-        bulk_cfg.bytes = mb * 1_000_000;
-    }
-    if args.experiment.is_none_or(|e| e == Experiment::Bulk) {
-        live::bulk::check_sa_limits(&bulk_cfg)?;
-    }
+    let (rtt_cfg, bulk_cfg) = configs(args, &protections)?;
     if let Some(path) = &args.pcap {
         // Before the experiments, so a refused target wastes no run.
         crate::output::check_writable(path).context("--pcap")?;
         crate::output::refuse_non_regular(&esp_sa_path(path)).context("--pcap")?;
     }
-    let mut capture = args
+    let capture = args
         .pcap
         .as_ref()
         .map(|_| live::capture::Capture::new(args.pcap_limit));
@@ -237,7 +194,7 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         &transport.namespaces(),
         host.as_ref().map(|h| h.path.as_str()),
     );
-    let mut json = LiveJson {
+    let json = LiveJson {
         accuracy: None,
         bulk: None,
         bulk_compare: None,
@@ -250,87 +207,29 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         throughput_compare: None,
         transport: transport.name().into(),
     };
-    let mut rows = Vec::new();
+    let mut r = Results {
+        text,
+        json,
+        rows: Vec::new(),
+        capture,
+        host: host.as_ref(),
+        transport: &transport,
+        md,
+    };
     for e in experiments {
         match e {
-            Experiment::Rtt => {
-                let mut cfg = rtt_cfg.clone();
-                cfg.transport = transport.clone();
-                let run = live::rtt::run_recorded(&cfg, capture.as_mut())
-                    .context("live RTT experiment")?;
-                let cmp = match &host {
-                    Some(h) => Some(predict::compare_rtt(h, &run).context("RTT prediction")?),
-                    None => None,
-                };
-                printer::live::rtt(&mut text, &run, cmp.as_ref(), md);
-                json.rtt = Some(serde_json::to_value(&run)?);
-                if let Some((fit, c)) = &cmp {
-                    rows.extend(accuracy::rows(c, &[], &[]));
-                    json.rtt_fit = Some(serde_json::to_value(fit)?);
-                    json.rtt_compare = Some(serde_json::to_value(c)?);
-                }
-            }
-            Experiment::Throughput => {
-                let ps: Vec<Protection> = protections
-                    .iter()
-                    .copied()
-                    .filter(|p| !p.needs_lossless())
-                    .collect();
-                if ps.len() == 1 && protections.len() > 1 && args.experiment.is_some() {
-                    bail!(
-                        "the throughput experiment cannot run tls13 (TLS records carry no sequence number, so a datagram dropped under overload desynchronises them); use --experiment rtt or bulk"
-                    );
-                }
-                let mut cfg = if args.quick {
-                    ThroughputConfig::quick(ps)
-                } else {
-                    ThroughputConfig::standard(ps)
-                };
-                if let Some(ms) = args.duration_ms {
-                    cfg.duration = Duration::from_millis(ms);
-                }
-                cfg.transport = transport.clone();
-                let pts = live::throughput::run_recorded(&cfg, capture.as_mut())
-                    .context("live throughput experiment")?;
-                let cmp = match &host {
-                    Some(h) => Some(
-                        predict::compare_throughput(h, &pts).context("throughput prediction")?,
-                    ),
-                    None => None,
-                };
-                printer::live::throughput(
-                    &mut text,
-                    &pts,
-                    cmp.as_deref(),
-                    std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    md,
-                );
-                json.throughput = Some(serde_json::to_value(&pts)?);
-                if let Some(c) = &cmp {
-                    rows.extend(accuracy::rows(&[], c, &[]));
-                    json.throughput_compare = Some(serde_json::to_value(c)?);
-                }
-            }
-            Experiment::Bulk => {
-                let mut cfg = bulk_cfg.clone();
-                cfg.transport = transport.clone();
-                let pts = live::bulk::run_recorded(&cfg, capture.as_mut())
-                    .context("live bulk experiment")?;
-                let cmp = match &host {
-                    Some(h) => Some(
-                        predict::compare_bulk(h, &pts, cfg.window).context("bulk prediction")?,
-                    ),
-                    None => None,
-                };
-                printer::live::bulk(&mut text, &pts, cmp.as_deref(), md);
-                json.bulk = Some(serde_json::to_value(&pts)?);
-                if let Some(c) = &cmp {
-                    rows.extend(accuracy::rows(&[], &[], c));
-                    json.bulk_compare = Some(serde_json::to_value(c)?);
-                }
-            }
+            Experiment::Rtt => r.rtt(&rtt_cfg)?,
+            Experiment::Throughput => r.throughput(args, &protections)?,
+            Experiment::Bulk => r.bulk(&bulk_cfg)?,
         }
     }
+    let Results {
+        text,
+        mut json,
+        rows,
+        capture,
+        ..
+    } = r;
     if let (Some(path), Some(capture)) = (&args.pcap, &capture) {
         write_capture(path, capture, args.pcap_limit)?;
     }
@@ -351,6 +250,165 @@ pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
         }
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// The protections asked for (`--protection`, default every one), plaintext first.
+fn protections(args: &LiveArgs) -> anyhow::Result<Vec<Protection>> {
+    let mut protections = vec![Protection::Plain];
+    if args.protection.is_empty() {
+        protections.extend(Protection::ALL.iter().skip(1));
+    } else {
+        for name in &args.protection {
+            let p = Protection::parse(name).context("--protection")?;
+            if !protections.contains(&p) {
+                protections.push(p);
+            }
+        }
+    }
+    Ok(protections)
+}
+
+/// The RTT and bulk experiments' configurations from the flags, each checked.
+fn configs(args: &LiveArgs, protections: &[Protection]) -> anyhow::Result<(RttConfig, BulkConfig)> {
+    if !args.sizes.is_empty() {
+        live::rtt::check_sizes(&args.sizes).context("--sizes")?;
+    }
+    live::bulk::check_mtus(&args.mtu).context("--mtu")?;
+    let mut rtt_cfg = if args.quick {
+        RttConfig::quick(protections.to_vec())
+    } else {
+        RttConfig::standard(protections.to_vec())
+    };
+    if !args.sizes.is_empty() {
+        rtt_cfg.sizes = args.sizes.clone();
+    }
+    // Within MAX_PINGS and MAX_ROUNDS (clap checked the range), so they fit.
+    if let Some(n) = args.pings {
+        rtt_cfg.pings = n as usize;
+    }
+    if let Some(n) = args.rounds {
+        rtt_cfg.rounds = n as usize;
+    }
+    let mut bulk_cfg = if args.quick {
+        BulkConfig::quick(protections.to_vec())
+    } else {
+        BulkConfig::standard(protections.to_vec())
+    };
+    if !args.mtu.is_empty() {
+        bulk_cfg.mtus = args.mtu.clone();
+    }
+    if let Some(mb) = args.megabytes {
+        // At most MAX_BYTES / 10^6 (clap checked the range): no overflow.
+        bulk_cfg.bytes = mb * 1_000_000;
+    }
+    if args.experiment.is_none_or(|e| e == Experiment::Bulk) {
+        live::bulk::check_sa_limits(&bulk_cfg)?;
+    }
+    Ok((rtt_cfg, bulk_cfg))
+}
+
+/// What the experiments write as they run: the text (Markdown with `--format markdown`), the
+/// JSON, the accuracy rows, and the capture (`--pcap`); what they share: the host's profile
+/// (`--compare`) and the transport.
+struct Results<'a> {
+    /// The text report.
+    text: String,
+    /// The JSON report.
+    json: LiveJson,
+    /// The accuracy rows, for `--tolerance`.
+    rows: Vec<accuracy::Row>,
+    /// The capture, with `--pcap`.
+    capture: Option<live::capture::Capture>,
+    /// This host's profile, with `--compare`.
+    host: Option<&'a HostProfile>,
+    /// Loopback or the veth pair.
+    transport: &'a Transport,
+    /// Whether the text is Markdown.
+    md: bool,
+}
+
+impl Results<'_> {
+    /// The RTT experiment, and with `--compare` its prediction.
+    fn rtt(&mut self, rtt_cfg: &RttConfig) -> anyhow::Result<()> {
+        let mut cfg = rtt_cfg.clone();
+        cfg.transport = self.transport.clone();
+        let run =
+            live::rtt::run_recorded(&cfg, self.capture.as_mut()).context("live RTT experiment")?;
+        let cmp = match self.host {
+            Some(h) => Some(predict::compare_rtt(h, &run).context("RTT prediction")?),
+            None => None,
+        };
+        printer::live::rtt(&mut self.text, &run, cmp.as_ref(), self.md);
+        self.json.rtt = Some(serde_json::to_value(&run)?);
+        if let Some((fit, c)) = &cmp {
+            self.rows.extend(accuracy::rows(c, &[], &[]));
+            self.json.rtt_fit = Some(serde_json::to_value(fit)?);
+            self.json.rtt_compare = Some(serde_json::to_value(c)?);
+        }
+        Ok(())
+    }
+
+    /// The throughput experiment (the protections that survive loss), and with `--compare`
+    /// its prediction.
+    fn throughput(&mut self, args: &LiveArgs, protections: &[Protection]) -> anyhow::Result<()> {
+        let ps: Vec<Protection> = protections
+            .iter()
+            .copied()
+            .filter(|p| !p.needs_lossless())
+            .collect();
+        if ps.len() == 1 && protections.len() > 1 && args.experiment.is_some() {
+            bail!(
+                "the throughput experiment cannot run tls13 (TLS records carry no sequence number, so a datagram dropped under overload desynchronises them); use --experiment rtt or bulk"
+            );
+        }
+        let mut cfg = if args.quick {
+            ThroughputConfig::quick(ps)
+        } else {
+            ThroughputConfig::standard(ps)
+        };
+        if let Some(ms) = args.duration_ms {
+            cfg.duration = Duration::from_millis(ms);
+        }
+        cfg.transport = self.transport.clone();
+        let pts = live::throughput::run_recorded(&cfg, self.capture.as_mut())
+            .context("live throughput experiment")?;
+        let cmp = match self.host {
+            Some(h) => Some(predict::compare_throughput(h, &pts).context("throughput prediction")?),
+            None => None,
+        };
+        printer::live::throughput(
+            &mut self.text,
+            &pts,
+            cmp.as_deref(),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            self.md,
+        );
+        self.json.throughput = Some(serde_json::to_value(&pts)?);
+        if let Some(c) = &cmp {
+            self.rows.extend(accuracy::rows(&[], c, &[]));
+            self.json.throughput_compare = Some(serde_json::to_value(c)?);
+        }
+        Ok(())
+    }
+
+    /// The bulk experiment, and with `--compare` its prediction.
+    fn bulk(&mut self, bulk_cfg: &BulkConfig) -> anyhow::Result<()> {
+        let mut cfg = bulk_cfg.clone();
+        cfg.transport = self.transport.clone();
+        let pts = live::bulk::run_recorded(&cfg, self.capture.as_mut())
+            .context("live bulk experiment")?;
+        let cmp = match self.host {
+            Some(h) => Some(predict::compare_bulk(h, &pts, cfg.window).context("bulk prediction")?),
+            None => None,
+        };
+        printer::live::bulk(&mut self.text, &pts, cmp.as_deref(), self.md);
+        self.json.bulk = Some(serde_json::to_value(&pts)?);
+        if let Some(c) = &cmp {
+            self.rows.extend(accuracy::rows(&[], &[], c));
+            self.json.bulk_compare = Some(serde_json::to_value(c)?);
+        }
+        Ok(())
+    }
 }
 
 /// Writes `capture` to `path` (`--pcap`): per stream two raw-IP interfaces, the client's

@@ -62,13 +62,13 @@ pub struct OverheadArgs {
 }
 
 /// `--policy`: a split policy; the error lists the allowed names.
-fn parse_policy(text: &str) -> Result<SplitPolicy, String> {
-    text.parse().map_err(|e: protocols::Error| e.to_string())
+fn parse_policy(text: &str) -> Result<SplitPolicy, protocols::Error> {
+    text.parse()
 }
 
 /// `--ipsec-fragment`: `before` or `after`; the error lists the allowed names.
-fn parse_ipsec_fragment(text: &str) -> Result<IpsecFragmentation, String> {
-    text.parse().map_err(|e: protocols::Error| e.to_string())
+fn parse_ipsec_fragment(text: &str) -> Result<IpsecFragmentation, protocols::Error> {
+    text.parse()
 }
 
 /// A split that failed, with the flag it is about: the MTU too small for the stack is

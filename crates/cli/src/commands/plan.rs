@@ -208,7 +208,7 @@ struct KexArgs {
 }
 
 /// `--suite` and `--compare`: a suite name; the error lists the allowed names.
-fn parse_suite(text: &str) -> Result<Suite, String> {
+fn parse_suite(text: &str) -> Result<Suite, protocols::Error> {
     text.parse().map_err(crate::values::suite_error)
 }
 

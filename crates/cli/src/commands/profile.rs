@@ -55,7 +55,8 @@ struct MergeArgs {
     note: Option<String>,
 }
 
-fn parse_op(text: &str) -> Result<Op, String> {
+/// An op name (`x25519.keygen`, `aes128-gcm.seal`); the error says what is allowed.
+fn parse_op(text: &str) -> Result<Op, profile::OpNameError> {
     text.parse()
 }
 

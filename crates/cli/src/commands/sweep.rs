@@ -29,6 +29,7 @@ use whatif::sweep::{self, Header, Journal, PointResult, Shard, ShardDoc, ShardIn
 
 use crate::commands::run::prepare_dir;
 use crate::output::write_atomic;
+use crate::values::FlagError;
 
 /// Arguments of `oransim sweep`.
 #[derive(Debug, clap::Args)]
@@ -135,23 +136,25 @@ impl PlotFormat {
 }
 
 /// `--size WxH`: whole pixels within the bounds of [`printer::sweep`].
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+fn parse_size(s: &str) -> Result<(u32, u32), FlagError> {
     use printer::sweep::{MAX_PLOT_HEIGHT, MAX_PLOT_WIDTH, MIN_PLOT_HEIGHT, MIN_PLOT_WIDTH};
     let allowed = format!(
         "WxH in pixels, width {MIN_PLOT_WIDTH} to {MAX_PLOT_WIDTH}, height {MIN_PLOT_HEIGHT} to {MAX_PLOT_HEIGHT}, like 1600x900"
     );
     let Some((w, h)) = s.split_once(['x', 'X']) else {
-        return Err(format!("no 'x' between width and height; {allowed}"));
+        return Err(FlagError::of(format!(
+            "no 'x' between width and height; {allowed}"
+        )));
     };
     let (Ok(w), Ok(h)) = (w.trim().parse::<u32>(), h.trim().parse::<u32>()) else {
-        return Err(format!(
+        return Err(FlagError::of(format!(
             "width and height are whole numbers of pixels; {allowed}"
-        ));
+        )));
     };
     if !(MIN_PLOT_WIDTH..=MAX_PLOT_WIDTH).contains(&w)
         || !(MIN_PLOT_HEIGHT..=MAX_PLOT_HEIGHT).contains(&h)
     {
-        return Err(format!("{w}x{h} is out of range; {allowed}"));
+        return Err(FlagError::of(format!("{w}x{h} is out of range; {allowed}")));
     }
     Ok((w, h))
 }
@@ -289,9 +292,9 @@ fn plot_options(
 }
 
 /// `--shard I/N`, read by the library's parser; the error gives the range of N.
-fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse()
-        .map_err(|e| format!("{e}; N from 1 to {}", sweep::MAX_SHARDS))
+fn parse_shard(s: &str) -> Result<Shard, FlagError> {
+    s.parse::<Shard>()
+        .map_err(|e| FlagError::of(format!("{e}; N from 1 to {}", sweep::MAX_SHARDS)))
 }
 
 /// Runs `oransim sweep`.
@@ -302,20 +305,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let Some(file) = &args.file else {
         bail!("a scenario file is needed (or --merge DIR...)");
     };
-    let sets = args
-        .set
-        .iter()
-        .map(|s| sweep::parse_set(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut axes = args
-        .vary
-        .iter()
-        .map(|s| sweep::parse_vary(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    for group in &args.vary_together {
-        axes.extend(sweep::parse_vary_together(group)?);
-    }
-    let sweep = Sweep::load(file, sets, axes)?;
+    let sweep = sweep_of(args, file)?;
     let total = sweep.total();
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -336,17 +326,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 
     // Every point of the whole sweep is validated before any runs (the same in every shard).
     let all: Vec<u64> = (0..total).collect();
-    if let Err(e) = sweep.validate(&all, jobs) {
-        let (i, err) = *e;
-        return Err(anyhow::Error::new(err).context(format!(
-            "sweep point {i} of {total} ({}) is not a valid scenario (the file with --set and --vary applied)",
-            if sweep.axes().is_empty() {
-                "no --vary".to_owned()
-            } else {
-                sweep.describe(i)
-            }
-        )));
-    }
+    validate_every_point(&sweep, &all, jobs)?;
     let mine: Vec<u64> = match args.shard {
         Some(s) => all.into_iter().filter(|&i| s.holds(i)).collect(),
         None => all,
@@ -368,25 +348,7 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let options = plot_options(args, &header, &flow_names)?;
 
-    let mut done: BTreeMap<u64, PointResult> = BTreeMap::new();
-    let mut journal = None;
-    let mut lock = None;
-    if let Some(dir) = &args.out {
-        prepare_dir(dir)?;
-        // Held until the sweep ends: a second sweep on these files is refused, naming us.
-        let name = match args.shard {
-            Some(s) => crate::lock::shard_lock(s.index, s.count),
-            None => crate::lock::SWEEP_LOCK.to_owned(),
-        };
-        lock = Some(crate::lock::exclusive(dir, &name, "--out")?);
-        if args.shard.is_none() && !header.vary.is_empty() {
-            // Checked before any point runs; made (again without following a link) at the end.
-            crate::output::refuse_non_dir(&dir.join("plots")).context("--out")?;
-        }
-        let (j, finished) = Journal::open(dir, &sweep, args.shard)?;
-        done = finished;
-        journal = Some(j);
-    }
+    let (mut done, mut journal, lock) = open_out(args, &sweep, &header)?;
     let todo: Vec<u64> = mine
         .iter()
         .copied()
@@ -426,6 +388,85 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     progress.finish();
 
     let results: Vec<PointResult> = mine.iter().filter_map(|i| done.remove(i)).collect();
+    write_output(args, header, results, &options)?;
+    drop(lock);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The sweep of `file` with `--set`, `--vary` and `--vary-together` applied.
+fn sweep_of(args: &SweepArgs, file: &Path) -> anyhow::Result<Sweep> {
+    let sets = args
+        .set
+        .iter()
+        .map(|s| sweep::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut axes = args
+        .vary
+        .iter()
+        .map(|s| sweep::parse_vary(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    for group in &args.vary_together {
+        axes.extend(sweep::parse_vary_together(group)?);
+    }
+    let sweep = Sweep::load(file, sets, axes)?;
+    Ok(sweep)
+}
+
+/// Validates every point `all` of `sweep` on `jobs` threads; the first invalid one is the
+/// error, named by its index and what it varies.
+fn validate_every_point(sweep: &Sweep, all: &[u64], jobs: usize) -> anyhow::Result<()> {
+    let total = sweep.total();
+    if let Err(e) = sweep.validate(all, jobs) {
+        let (i, err) = *e;
+        return Err(anyhow::Error::new(err).context(format!(
+            "sweep point {i} of {total} ({}) is not a valid scenario (the file with --set and --vary applied)",
+            if sweep.axes().is_empty() {
+                "no --vary".to_owned()
+            } else {
+                sweep.describe(i)
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// What `--out DIR` holds when a sweep starts: the points already done, its journal and its
+/// lock.
+type Opened = (
+    BTreeMap<u64, PointResult>,
+    Option<Journal>,
+    Option<crate::lock::Held>,
+);
+
+/// The points `--out DIR` already holds, its journal and its lock (held until the sweep
+/// ends); none without `--out`.
+fn open_out(args: &SweepArgs, sweep: &Sweep, header: &Header) -> anyhow::Result<Opened> {
+    let Some(dir) = &args.out else {
+        return Ok((BTreeMap::new(), None, None));
+    };
+    prepare_dir(dir)?;
+    // Held until the sweep ends: a second sweep on these files is refused, naming us.
+    let name = match args.shard {
+        Some(s) => crate::lock::shard_lock(s.index, s.count),
+        None => crate::lock::SWEEP_LOCK.to_owned(),
+    };
+    let lock = crate::lock::exclusive(dir, &name, "--out")?;
+    if args.shard.is_none() && !header.vary.is_empty() {
+        // Checked before any point runs; made (again without following a link) at the end.
+        crate::output::refuse_non_dir(&dir.join("plots")).context("--out")?;
+    }
+    let (j, finished) = Journal::open(dir, sweep, args.shard)?;
+    Ok((finished, Some(j), Some(lock)))
+}
+
+/// Writes the results: a shard's file (`--shard` with `--out`), the sweep's files and plots
+/// (`--out`), or the table to stdout.
+fn write_output(
+    args: &SweepArgs,
+    header: Header,
+    results: Vec<PointResult>,
+    options: &printer::sweep::PlotOptions,
+) -> anyhow::Result<()> {
     match (&args.out, args.shard) {
         (Some(dir), Some(s)) => {
             let doc = ShardDoc {
@@ -441,13 +482,12 @@ pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             crate::format::print(&format!("{}\n", path.display()))?;
         }
         (Some(dir), None) => {
-            let written = write_results(dir, &header, &results, &options, args.plot_format)?;
+            let written = write_results(dir, &header, &results, options, args.plot_format)?;
             crate::format::print(&written)?;
         }
         (None, _) => print_results(&header, &results, args.format)?,
     }
-    drop(lock);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Progress on stderr: a bar on a terminal; elsewhere (CI logs, files) one plain line every

@@ -231,27 +231,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     let load_before = host::load_average();
     let build = BuildInfo::current();
     let (ciphers, mut keys) = operations(config.implementation);
-    // Every `only` prefix must select something: a typo would otherwise measure nothing and
-    // write a profile without the op that was asked for.
-    let names: Vec<String> = ciphers
-        .iter()
-        .flat_map(|c| {
-            [Direction::Seal, Direction::Open]
-                .map(|d| profile::Op::Cipher(c.suite(), d).to_string())
-        })
-        .chain(keys.iter().map(|k| k.name().to_string()))
-        .collect();
-    if let Some(prefix) = config
-        .only
-        .iter()
-        .find(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
-    {
-        return Err(BenchError::NothingSelected {
-            prefix: prefix.clone(),
-            implementation: config.implementation.as_str().to_string(),
-            available: names.join(", "),
-        });
-    }
+    check_selection(config, &ciphers, &keys)?;
     let t = &config.timing;
     let mut points = Vec::new();
 
@@ -262,14 +242,6 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     // reported a spread of a few milliseconds that a second run fell outside of for a third to
     // a half of the points.) Full mode repeats rounds of passes over the points whose median
     // still moves.
-    struct CipherPoint {
-        cipher: usize,
-        len: usize,
-        run: CipherRun,
-        rounds: usize,
-        stable: bool,
-        last: Option<(f64, f64)>,
-    }
     let mut cipher_points = Vec::new();
     for (ci, c) in ciphers.iter().enumerate() {
         let (seal_op, open_op) = (
@@ -290,13 +262,6 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
                 last: None,
             });
         }
-    }
-    struct KeyPoint {
-        key: usize,
-        run: KeyRun,
-        rounds: usize,
-        stable: bool,
-        last: Option<f64>,
     }
     let mut key_points = Vec::new();
     for (ki, k) in keys.iter_mut().enumerate() {
@@ -367,6 +332,97 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
             p.last = Some(now);
         }
     }
+    points.extend(point_results(cipher_points, key_points, &ciphers, &keys));
+    progress("per-packet I/O (loopback UDP)");
+    let io = crate::io::udp_loopback(t.samples.max(11)).ok();
+
+    let load_after = host::load_average();
+    let wall_time = started.elapsed();
+    let (noisy, noise_note) = noise_verdict(config, &points, load_before, load_after);
+    let sanity_problems = sanity::check(&build, &points);
+    let profile = build_profile(
+        config,
+        &build,
+        &points,
+        io,
+        noisy,
+        &noise_note,
+        &sanity_problems,
+        load_before,
+        load_after,
+        wall_time,
+    );
+    // The profile must satisfy the reader's validation.
+    profile::Profile::from_file(profile.clone(), "<calibration>")?;
+    Ok(Calibration {
+        profile,
+        samples_csv: samples_csv(&points),
+        points,
+        noisy,
+        noise_note,
+        sanity_problems,
+        wall_time,
+    })
+}
+
+/// Refuses an `only` prefix that selects nothing: a typo would otherwise measure nothing and
+/// write a profile without the op that was asked for.
+fn check_selection(
+    config: &Config,
+    ciphers: &[Box<dyn Cipher>],
+    keys: &[Box<dyn KeyOp>],
+) -> Result<(), BenchError> {
+    let names: Vec<String> = ciphers
+        .iter()
+        .flat_map(|c| {
+            [Direction::Seal, Direction::Open]
+                .map(|d| profile::Op::Cipher(c.suite(), d).to_string())
+        })
+        .chain(keys.iter().map(|k| k.name().to_string()))
+        .collect();
+    if let Some(prefix) = config
+        .only
+        .iter()
+        .find(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
+    {
+        return Err(BenchError::NothingSelected {
+            prefix: prefix.clone(),
+            implementation: config.implementation.as_str().to_string(),
+            available: names.join(", "),
+        });
+    }
+    Ok(())
+}
+
+/// One cipher point of a run: its cipher (index), payload \[bytes\], samples, the rounds it
+/// took, whether its median settled, and its last round's seal and open medians \[ns\].
+struct CipherPoint {
+    cipher: usize,
+    len: usize,
+    run: CipherRun,
+    rounds: usize,
+    stable: bool,
+    last: Option<(f64, f64)>,
+}
+
+/// One key-op point of a run: its op (index), samples, the rounds it took, whether its median
+/// settled, and its last round's median \[ns\].
+struct KeyPoint {
+    key: usize,
+    run: KeyRun,
+    rounds: usize,
+    stable: bool,
+    last: Option<f64>,
+}
+
+/// The results of a run's cipher points (a seal and an open each) and key-op points.
+fn point_results(
+    cipher_points: Vec<CipherPoint>,
+    key_points: Vec<KeyPoint>,
+    ciphers: &[Box<dyn Cipher>],
+    keys: &[Box<dyn KeyOp>],
+) -> Vec<PointResult> {
+    let mut points = Vec::new();
     for p in cipher_points {
         let c = &ciphers[p.cipher];
         let (seal_op, open_op) = (
@@ -399,36 +455,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
             stable: p.stable,
         });
     }
-    progress("per-packet I/O (loopback UDP)");
-    let io = crate::io::udp_loopback(t.samples.max(11)).ok();
-
-    let load_after = host::load_average();
-    let wall_time = started.elapsed();
-    let (noisy, noise_note) = noise_verdict(config, &points, load_before, load_after);
-    let sanity_problems = sanity::check(&build, &points);
-    let profile = build_profile(
-        config,
-        &build,
-        &points,
-        io,
-        noisy,
-        &noise_note,
-        &sanity_problems,
-        load_before,
-        load_after,
-        wall_time,
-    );
-    // The profile must satisfy the reader's validation.
-    profile::Profile::from_file(profile.clone(), "<calibration>")?;
-    Ok(Calibration {
-        profile,
-        samples_csv: samples_csv(&points),
-        points,
-        noisy,
-        noise_note,
-        sanity_problems,
-        wall_time,
-    })
+    points
 }
 
 #[cfg(test)]

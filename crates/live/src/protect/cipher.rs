@@ -9,6 +9,38 @@ use chacha20poly1305::ChaCha20Poly1305;
 use protocols::emit::Sealing;
 use protocols::tls::Cipher as TlsCipher;
 
+/// Why a cipher could not seal: the message says what it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CipherError {
+    /// The AEAD refused the message (too long for it).
+    Aead,
+    /// The ICV region is longer than the cipher's tag.
+    IcvLongerThanTag,
+    /// A key of another length than the cipher's.
+    KeyLength,
+    /// A key or IV of a length the block cipher or MAC does not take.
+    InvalidLength,
+    /// An AES key of this many bytes (AES takes 16, 24 or 32).
+    AesKeyLength(usize),
+    /// CBC over a ciphertext that is not a whole number of blocks.
+    NotWholeBlocks,
+}
+
+impl std::fmt::Display for CipherError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CipherError::Aead => write!(f, "{}", aes_gcm::aead::Error),
+            CipherError::IcvLongerThanTag => f.write_str("the ICV region is longer than the tag"),
+            CipherError::KeyLength => f.write_str("a key of the cipher's length"),
+            CipherError::InvalidLength => write!(f, "{}", aes::cipher::InvalidLength),
+            CipherError::AesKeyLength(n) => write!(f, "an AES key of {n} B"),
+            CipherError::NotWholeBlocks => f.write_str("ciphertext not a whole number of blocks"),
+        }
+    }
+}
+
+impl std::error::Error for CipherError {}
+
 /// Encrypts `s.encrypted` in place, authenticating `s.aad` with it, and writes the tag to
 /// `s.icv`, truncated to the ICV's length (a truncated GCM tag is the tag's leading bytes,
 /// NIST SP 800-38D §5.2.1.2; RFC 4106 §6).
@@ -17,7 +49,7 @@ pub(super) fn aead_seal<A: AeadInOut>(
     nonce: [u8; 12],
     s: &Sealing,
     out: &mut [u8],
-) -> Result<(), String>
+) -> Result<(), CipherError>
 where
     aes_gcm::aead::Nonce<A>: From<[u8; 12]>,
 {
@@ -25,11 +57,11 @@ where
     let (body, tail) = rest.split_at_mut(s.encrypted.len());
     let tag = aead
         .encrypt_inout_detached(&nonce.into(), &head[s.aad.clone()], body.into())
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| CipherError::Aead)?;
     let at = s.icv.start - s.encrypted.end;
     tail.get_mut(at..at + s.icv.len())
         .zip(tag.get(..s.icv.len()))
-        .ok_or("the ICV region is longer than the tag")?
+        .ok_or(CipherError::IcvLongerThanTag)?
         .0
         .copy_from_slice(&tag[..s.icv.len()]);
     Ok(())
@@ -44,8 +76,8 @@ pub(super) fn aead_seal_detached(
     external_aad: Option<&[u8]>,
     s: &Sealing,
     out: &mut [u8],
-) -> Result<(), String> {
-    let aead = Aead::tls(cipher, key).ok_or("a key of the cipher's length")?;
+) -> Result<(), CipherError> {
+    let aead = Aead::tls(cipher, key).ok_or(CipherError::KeyLength)?;
     match external_aad {
         Some(a) => aead.seal_with(nonce, a, s, out),
         None => aead.seal(nonce, s, out),
@@ -89,7 +121,12 @@ impl Aead {
         )))
     }
 
-    pub(super) fn seal(&self, nonce: [u8; 12], s: &Sealing, out: &mut [u8]) -> Result<(), String> {
+    pub(super) fn seal(
+        &self,
+        nonce: [u8; 12],
+        s: &Sealing,
+        out: &mut [u8],
+    ) -> Result<(), CipherError> {
         match self {
             Aead::Gcm128(a) => aead_seal(&**a, nonce, s, out),
             Aead::Gcm192(a) => aead_seal(&**a, nonce, s, out),
@@ -105,7 +142,7 @@ impl Aead {
         aad: &[u8],
         s: &Sealing,
         out: &mut [u8],
-    ) -> Result<(), String> {
+    ) -> Result<(), CipherError> {
         // The AAD is put in front of a scratch copy's encrypted region and named as `aad`.
         let mut scratch = Vec::with_capacity(aad.len() + s.icv.end - s.encrypted.start);
         scratch.extend_from_slice(aad);

@@ -124,7 +124,7 @@ pub fn overhead(stack: &Stack, payloads: &[usize]) -> Result<Frames, CaptureErro
     let mut server_seq = 1u32;
     if let Some((carrier, o)) = tls_opening(stack)? {
         let server = swapped(&base);
-        let records = o.records().map_err(seal_error)?;
+        let records = o.records().map_err(|e| seal_error(e.to_string()))?;
         for (bytes, client) in &records {
             counter += 1;
             let ids = if *client {

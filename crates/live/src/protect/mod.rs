@@ -43,6 +43,7 @@ mod sa;
 mod seal;
 mod tls13;
 mod window;
+pub use cipher::CipherError;
 pub use sa::{EspSaKeys, OpenStats, Opener, Refused, Sealer, esp_sa_keys, security_association};
 pub use seal::{FrameSealer, KeyKind, LayerKeys};
 pub use tls13::{Opening, RecordKeys, tls12_aad, tls12_nonce};

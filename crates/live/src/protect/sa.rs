@@ -433,18 +433,18 @@ impl Sealer {
             Engine::Plain => Ok(()),
             Engine::Gcm256(aead) if self.protection == Protection::EspGcm => {
                 let nonce = esp_nonce(&self.keys.salt, &out[s.iv.clone()]);
-                aead_seal(&**aead, nonce, s, out).map_err(failed)
+                aead_seal(&**aead, nonce, s, out).map_err(|e| failed(e.to_string()))
             }
             Engine::Gcm256(aead) => {
                 // TLS 1.3: the record sequence number starts at 0 (RFC 8446 §5.3).
                 let nonce = tls::nonce(&self.keys.salt, seq);
-                aead_seal(&**aead, nonce, s, out).map_err(failed)
+                aead_seal(&**aead, nonce, s, out).map_err(|e| failed(e.to_string()))
             }
             Engine::Gcm128(aead) => {
                 // At most last_sequence() = 2^32 - 1 (checked above): the PN fits.
                 let pn = u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
                 let nonce = macsec::gcm_iv(f.ids.sci, pn);
-                aead_seal(&**aead, nonce, s, out).map_err(failed)
+                aead_seal(&**aead, nonce, s, out).map_err(|e| failed(e.to_string()))
             }
             Engine::Cbc {
                 block,

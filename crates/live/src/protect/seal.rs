@@ -27,7 +27,7 @@ use protocols::wire::{macsec, tls};
 use protocols::{Layer, Stack};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use super::cipher::Aead;
+use super::cipher::{Aead, CipherError};
 use super::tls13::{Opening, tls12_aad, tls12_nonce};
 use crate::LiveError;
 
@@ -183,162 +183,16 @@ impl FrameSealer {
         ids: &Ids,
         source: KeySource<'_>,
     ) -> Result<FrameSealer, LiveError> {
-        let test_key =
-            |label: &str, layer: usize, len: usize| test_key_from(source, label, layer, len);
         let mut layers = Vec::new();
         let mut keys = Vec::new();
         for (i, layer) in stack.layers().iter().enumerate() {
             let (sealer, k) = match layer {
-                Layer::Esp(e) => {
-                    let cipher = e.transform.cipher;
-                    let (sealer, enc_key, auth_key) = match cipher {
-                        EspCipher::AesGcm(bits, _) | EspCipher::AesGmac(bits) => {
-                            let k = test_key("esp", i, usize::from(bits / 8) + 4);
-                            let (key, salt) = k.split_at(k.len() - 4);
-                            let aead = Aead::gcm(key).ok_or_else(|| refuse(layer, SEALED))?;
-                            let salt = salt.try_into().unwrap_or([0; 4]);
-                            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
-                        }
-                        EspCipher::ChaCha20Poly1305 => {
-                            let k = test_key("esp", i, 32 + 4);
-                            let aead =
-                                Aead::chacha(&k[..32]).ok_or_else(|| refuse(layer, SEALED))?;
-                            let salt = k[32..].try_into().unwrap_or([0; 4]);
-                            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
-                        }
-                        EspCipher::AesCbc(_) | EspCipher::Null => {
-                            let Some(hash) = e.transform.integrity else {
-                                return Err(refuse(layer, SEALED));
-                            };
-                            let key = match cipher {
-                                EspCipher::AesCbc(bits) => {
-                                    test_key("esp", i, usize::from(bits / 8))
-                                }
-                                EspCipher::Null
-                                | EspCipher::AesGcm(..)
-                                | EspCipher::AesCcm(..)
-                                | EspCipher::ChaCha20Poly1305
-                                | EspCipher::AesGmac(_) => Vec::new(),
-                            };
-                            let mac_key = test_key("esp-auth", i, hmac_key_len(hash));
-                            (
-                                LayerSealer::EspHmac {
-                                    key: key.clone(),
-                                    iv_key: test_key("esp-iv", i, 16),
-                                    hash,
-                                    mac_key: mac_key.clone(),
-                                },
-                                key,
-                                mac_key,
-                            )
-                        }
-                        EspCipher::AesCcm(..) => return Err(refuse(layer, SEALED)),
-                    };
-                    (
-                        sealer,
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Esp {
-                                spi: ids.spi,
-                                cipher,
-                                integrity: e.transform.integrity,
-                            },
-                            enc_key,
-                            auth_key,
-                            iv: Vec::new(),
-                        },
-                    )
-                }
-                Layer::Macsec(m) => {
-                    let len = match m.cipher {
-                        MacsecCipher::GcmAes128 => 16,
-                        MacsecCipher::GcmAes256 => 32,
-                        _ => return Err(refuse(layer, SEALED)),
-                    };
-                    let key = test_key("macsec", i, len);
-                    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
-                    // Without an SCI in the SecTAG the SCI is the source address and port 1
-                    // (802.1AE §9.9).
-                    let sci = if m.sci {
-                        ids.sci
-                    } else {
-                        let mut b = [0u8; 8];
-                        b[..6].copy_from_slice(&ids.src_mac);
-                        b[7] = 1;
-                        u64::from_be_bytes(b)
-                    };
-                    (
-                        LayerSealer::Macsec { aead, sci },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Macsec {
-                                cipher: m.cipher,
-                                sci,
-                            },
-                            enc_key: key,
-                            auth_key: Vec::new(),
-                            iv: Vec::new(),
-                        },
-                    )
-                }
+                Layer::Esp(e) => esp_layer(e, layer, i, ids, source)?,
+                Layer::Macsec(m) => macsec_layer(m, layer, i, ids, source)?,
                 Layer::Tls(r) if matches!(r.version, Version::Tls13 | Version::Tls12) => {
-                    // The client's application traffic keys of the connection whose opening
-                    // `tls13::Opening` writes (RFC 8446 §7.3).
-                    let opening =
-                        Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
-                    let mut keys = opening.client_application();
-                    // Derived keys replace the opening's fixed ones (a run's capture holds no
-                    // opening: its records are numbered as after one).
-                    if let KeySource::Derived(_) = source {
-                        keys.key = test_key("tls", i, keys.key.len());
-                        let iv = test_key("tls-iv", i, 12);
-                        keys.iv.copy_from_slice(&iv);
-                    }
-                    let aead =
-                        Aead::tls(r.cipher, &keys.key).ok_or_else(|| refuse(layer, SEALED))?;
-                    (
-                        LayerSealer::Tls {
-                            aead,
-                            iv: keys.iv,
-                            version: r.version,
-                            cipher: r.cipher,
-                            first: opening.first_record(),
-                        },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Tls {
-                                version: r.version,
-                                cipher: r.cipher,
-                            },
-                            enc_key: keys.key,
-                            auth_key: Vec::new(),
-                            iv: keys.iv.to_vec(),
-                        },
-                    )
+                    tls_layer(r, layer, i, source)?
                 }
-                Layer::Ssh(sh) => {
-                    let SshCipher::AesGcm(bits) = sh.cipher else {
-                        return Err(refuse(layer, SEALED));
-                    };
-                    let key = test_key("ssh", i, usize::from(bits / 8));
-                    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
-                    let ivv = test_key("ssh-iv", i, 12);
-                    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
-                    (
-                        LayerSealer::Ssh { aead, iv },
-                        LayerKeys {
-                            layer: i,
-                            text: layer.text(),
-                            kind: KeyKind::Ssh,
-                            enc_key: key,
-                            auth_key: Vec::new(),
-                            iv: ivv,
-                        },
-                    )
-                }
+                Layer::Ssh(sh) => ssh_layer(sh, layer, i, source)?,
                 Layer::Tls(_) => return Err(refuse(layer, SEALED)),
                 _ => continue,
             };
@@ -382,7 +236,7 @@ impl FrameSealer {
                         buf.get(s.iv.clone())
                             .ok_or_else(|| failed("an 8-byte explicit IV".into()))?,
                     );
-                    aead.seal(nonce, s, buf).map_err(failed)
+                    aead.seal(nonce, s, buf).map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::EspHmac {
                     key,
@@ -399,10 +253,11 @@ impl FrameSealer {
                         block.encrypt_block_b2b(&ctr.into(), &mut iv);
                         buf[s.iv.clone()].copy_from_slice(&iv);
                         cbc_encrypt(key, &iv.into(), &mut buf[s.encrypted.clone()])
-                            .map_err(failed)?;
+                            .map_err(|e| failed(e.to_string()))?;
                     }
                     let end = s.aad.end.max(s.encrypted.end);
-                    let mac = hmac(*hash, mac_key, &buf[s.aad.start..end]).map_err(failed)?;
+                    let mac = hmac(*hash, mac_key, &buf[s.aad.start..end])
+                        .map_err(|e| failed(e.to_string()))?;
                     let n = s.icv.len();
                     let truncated = mac
                         .get(..n)
@@ -413,13 +268,14 @@ impl FrameSealer {
                 LayerSealer::Macsec { aead, sci } => {
                     let pn =
                         u32::try_from(seq).map_err(|_| failed(format!("PN {seq} > 2^32 - 1")))?;
-                    aead.seal(macsec::gcm_iv(*sci, pn), s, buf).map_err(failed)
+                    aead.seal(macsec::gcm_iv(*sci, pn), s, buf)
+                        .map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::Ssh { aead, iv } => {
                     let mut nonce = *iv;
                     let counter = u64::from_be_bytes(nonce[4..].try_into().unwrap_or([0; 8]));
                     nonce[4..].copy_from_slice(&counter.wrapping_add(record).to_be_bytes());
-                    aead.seal(nonce, s, buf).map_err(failed)
+                    aead.seal(nonce, s, buf).map_err(|e| failed(e.to_string()))
                 }
                 LayerSealer::Tls {
                     aead,
@@ -430,7 +286,9 @@ impl FrameSealer {
                 } => {
                     let seq = first.saturating_add(record);
                     if *version == Version::Tls13 {
-                        return aead.seal(tls::nonce(iv, seq), s, buf).map_err(failed);
+                        return aead
+                            .seal(tls::nonce(iv, seq), s, buf)
+                            .map_err(|e| failed(e.to_string()));
                     }
                     // The explicit nonce is the sequence number (RFC 5288 §3).
                     if s.iv.len() == 8 {
@@ -438,11 +296,193 @@ impl FrameSealer {
                     }
                     let aad = tls12_aad(seq, tls::APPLICATION_DATA, s.encrypted.len());
                     aead.seal_with(tls12_nonce(*cipher, iv, seq), &aad, s, buf)
-                        .map_err(failed)
+                        .map_err(|e| failed(e.to_string()))
                 }
             }
         })
     }
+}
+
+/// A layer's sealer and its keys.
+type LayerBuilt = (LayerSealer, LayerKeys);
+
+/// ESP layer `i` (`e`, of `layer`): an AEAD (AES-GCM, AES-GMAC, ChaCha20-Poly1305) or AES-CBC
+/// or NULL with HMAC, its keys from `source`, its SPI from `ids`.
+fn esp_layer(
+    e: &protocols::esp::Esp,
+    layer: &Layer,
+    i: usize,
+    ids: &Ids,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let cipher = e.transform.cipher;
+    let (sealer, enc_key, auth_key) = match cipher {
+        EspCipher::AesGcm(bits, _) | EspCipher::AesGmac(bits) => {
+            let k = test_key_from(source, "esp", i, usize::from(bits / 8) + 4);
+            let (key, salt) = k.split_at(k.len() - 4);
+            let aead = Aead::gcm(key).ok_or_else(|| refuse(layer, SEALED))?;
+            let salt = salt.try_into().unwrap_or([0; 4]);
+            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
+        }
+        EspCipher::ChaCha20Poly1305 => {
+            let k = test_key_from(source, "esp", i, 32 + 4);
+            let aead = Aead::chacha(&k[..32]).ok_or_else(|| refuse(layer, SEALED))?;
+            let salt = k[32..].try_into().unwrap_or([0; 4]);
+            (LayerSealer::EspAead { aead, salt }, k, Vec::new())
+        }
+        EspCipher::AesCbc(_) | EspCipher::Null => {
+            let Some(hash) = e.transform.integrity else {
+                return Err(refuse(layer, SEALED));
+            };
+            let key = match cipher {
+                EspCipher::AesCbc(bits) => test_key_from(source, "esp", i, usize::from(bits / 8)),
+                EspCipher::Null
+                | EspCipher::AesGcm(..)
+                | EspCipher::AesCcm(..)
+                | EspCipher::ChaCha20Poly1305
+                | EspCipher::AesGmac(_) => Vec::new(),
+            };
+            let mac_key = test_key_from(source, "esp-auth", i, hmac_key_len(hash));
+            (
+                LayerSealer::EspHmac {
+                    key: key.clone(),
+                    iv_key: test_key_from(source, "esp-iv", i, 16),
+                    hash,
+                    mac_key: mac_key.clone(),
+                },
+                key,
+                mac_key,
+            )
+        }
+        EspCipher::AesCcm(..) => return Err(refuse(layer, SEALED)),
+    };
+    Ok((
+        sealer,
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Esp {
+                spi: ids.spi,
+                cipher,
+                integrity: e.transform.integrity,
+            },
+            enc_key,
+            auth_key,
+            iv: Vec::new(),
+        },
+    ))
+}
+
+/// MACsec layer `i` (`m`, of `layer`): GCM-AES-128 or -256, its key from `source`, its SCI
+/// the SecTAG's or, without one, the source address and port 1 (802.1AE §9.9).
+fn macsec_layer(
+    m: &protocols::macsec::Macsec,
+    layer: &Layer,
+    i: usize,
+    ids: &Ids,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let len = match m.cipher {
+        MacsecCipher::GcmAes128 => 16,
+        MacsecCipher::GcmAes256 => 32,
+        _ => return Err(refuse(layer, SEALED)),
+    };
+    let key = test_key_from(source, "macsec", i, len);
+    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
+    // Without an SCI in the SecTAG the SCI is the source address and port 1
+    // (802.1AE §9.9).
+    let sci = if m.sci {
+        ids.sci
+    } else {
+        let mut b = [0u8; 8];
+        b[..6].copy_from_slice(&ids.src_mac);
+        b[7] = 1;
+        u64::from_be_bytes(b)
+    };
+    Ok((
+        LayerSealer::Macsec { aead, sci },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Macsec {
+                cipher: m.cipher,
+                sci,
+            },
+            enc_key: key,
+            auth_key: Vec::new(),
+            iv: Vec::new(),
+        },
+    ))
+}
+
+/// TLS 1.3 or 1.2 record layer `i` (`r`, of `layer`): the client's application traffic keys
+/// of the connection whose opening `tls13::Opening` writes (RFC 8446 §7.3), or, with derived
+/// keys, keys from `source`.
+fn tls_layer(
+    r: &protocols::tls::Record,
+    layer: &Layer,
+    i: usize,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    // The client's application traffic keys of the connection whose opening
+    // `tls13::Opening` writes (RFC 8446 §7.3).
+    let opening = Opening::new(r.version, r.cipher).ok_or_else(|| refuse(layer, SEALED))?;
+    let mut keys = opening.client_application();
+    // Derived keys replace the opening's fixed ones (a run's capture holds no
+    // opening: its records are numbered as after one).
+    if let KeySource::Derived(_) = source {
+        keys.key = test_key_from(source, "tls", i, keys.key.len());
+        let iv = test_key_from(source, "tls-iv", i, 12);
+        keys.iv.copy_from_slice(&iv);
+    }
+    let aead = Aead::tls(r.cipher, &keys.key).ok_or_else(|| refuse(layer, SEALED))?;
+    Ok((
+        LayerSealer::Tls {
+            aead,
+            iv: keys.iv,
+            version: r.version,
+            cipher: r.cipher,
+            first: opening.first_record(),
+        },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Tls {
+                version: r.version,
+                cipher: r.cipher,
+            },
+            enc_key: keys.key,
+            auth_key: Vec::new(),
+            iv: keys.iv.to_vec(),
+        },
+    ))
+}
+
+/// SSH layer `i` (`sh`, of `layer`): AES-GCM, its key and IV from `source`.
+fn ssh_layer(
+    sh: &protocols::ssh::Ssh,
+    layer: &Layer,
+    i: usize,
+    source: KeySource<'_>,
+) -> Result<LayerBuilt, LiveError> {
+    let SshCipher::AesGcm(bits) = sh.cipher else {
+        return Err(refuse(layer, SEALED));
+    };
+    let key = test_key_from(source, "ssh", i, usize::from(bits / 8));
+    let aead = Aead::gcm(&key).ok_or_else(|| refuse(layer, SEALED))?;
+    let ivv = test_key_from(source, "ssh-iv", i, 12);
+    let iv = ivv.as_slice().try_into().unwrap_or([0; 12]);
+    Ok((
+        LayerSealer::Ssh { aead, iv },
+        LayerKeys {
+            layer: i,
+            text: layer.text(),
+            kind: KeyKind::Ssh,
+            enc_key: key,
+            auth_key: Vec::new(),
+            iv: ivv,
+        },
+    ))
 }
 
 /// Key length of each HMAC: the hash's output length (RFC 2404 §3, RFC 4868 §2.1.1) \[bytes\].
@@ -455,10 +495,11 @@ fn hmac_key_len(h: Integrity) -> usize {
     }
 }
 
-fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
-    fn run<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
+/// HMAC `h` of `data` under `key`, untruncated.
+fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, CipherError> {
+    fn run<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Result<Vec<u8>, CipherError> {
         // HMAC takes a key of any length (RFC 2104 §2): this does not fail.
-        let mut m = <M as KeyInit>::new_from_slice(key).map_err(|e| e.to_string())?;
+        let mut m = <M as KeyInit>::new_from_slice(key).map_err(|_| CipherError::InvalidLength)?;
         m.update(data);
         Ok(m.finalize().into_bytes().to_vec())
     }
@@ -470,22 +511,23 @@ fn hmac(h: Integrity, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), String> {
+/// AES-CBC encryption of `data` (whole blocks) in place under `key` from `iv`.
+fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), CipherError> {
     fn run<C: BlockCipherEncrypt + KeyInit + Clone>(
         key: &[u8],
         iv: &[u8; 16],
         data: &mut [u8],
-    ) -> Result<(), String>
+    ) -> Result<(), CipherError>
     where
         cbc::Encryptor<C>: InnerIvInit<Inner = C>,
     {
-        let block = C::new_from_slice(key).map_err(|e| e.to_string())?;
+        let block = C::new_from_slice(key).map_err(|_| CipherError::InvalidLength)?;
         let (blocks, tail) = InOutBuf::from(data).into_chunks();
         if !tail.is_empty() {
-            return Err("ciphertext not a whole number of blocks".into());
+            return Err(CipherError::NotWholeBlocks);
         }
         cbc::Encryptor::<C>::inner_iv_slice_init(block, iv)
-            .map_err(|e| e.to_string())?
+            .map_err(|_| CipherError::InvalidLength)?
             .encrypt_blocks_inout(blocks);
         Ok(())
     }
@@ -493,7 +535,7 @@ fn cbc_encrypt(key: &[u8], iv: &[u8; 16], data: &mut [u8]) -> Result<(), String>
         16 => run::<Aes128>(key, iv, data),
         24 => run::<Aes192>(key, iv, data),
         32 => run::<Aes256>(key, iv, data),
-        n => Err(format!("an AES key of {n} B")),
+        n => Err(CipherError::AesKeyLength(n)),
     }
 }
 

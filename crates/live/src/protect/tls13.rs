@@ -15,7 +15,7 @@ use protocols::emit::Sealing;
 use protocols::tls::{Cipher, Version};
 use sha2::{Digest, Sha256, Sha384};
 
-use super::cipher::aead_seal_detached;
+use super::cipher::{CipherError, aead_seal_detached};
 
 /// TLS 1.3: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256
 /// (RFC 8446 §B.4); TLS 1.2: TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ..._AES_256_GCM_SHA384
@@ -306,7 +306,7 @@ impl Opening {
     /// ClientHello, ServerHello, the server's encrypted EncryptedExtensions and Finished, the
     /// client's encrypted Finished; TLS 1.2 the ClientHello, ServerHello, and the client's
     /// ChangeCipherSpec with its encrypted Finished.
-    pub fn records(&self) -> Result<Vec<(Vec<u8>, bool)>, String> {
+    pub fn records(&self) -> Result<Vec<(Vec<u8>, bool)>, CipherError> {
         if self.version == Version::Tls12 {
             let mut ccs = record(20, 0x0303, &[1]);
             ccs.extend(self.client_finished12()?);
@@ -326,7 +326,7 @@ impl Opening {
 
     /// TLS 1.2: the client's Finished (12 bytes of verify_data, RFC 5246 §7.4.9) as record 0,
     /// with the explicit nonce 0 under AES-GCM.
-    fn client_finished12(&self) -> Result<Vec<u8>, String> {
+    fn client_finished12(&self) -> Result<Vec<u8>, CipherError> {
         let keys = self.key_block12();
         let msg = handshake(20, &fixed("client finished", 12));
         let explicit = if self.cipher == Cipher::ChaCha20Poly1305 {
@@ -399,7 +399,7 @@ impl Opening {
 
     /// The server's encrypted EncryptedExtensions and Finished, one record (its handshake key,
     /// record 0).
-    fn server_finished(&self) -> Result<Vec<u8>, String> {
+    fn server_finished(&self) -> Result<Vec<u8>, CipherError> {
         let h = hash_len(self.cipher);
         let mut inner = handshake(8, &[0, 0]);
         inner.extend(handshake(20, &fixed("server finished", h)));
@@ -407,13 +407,13 @@ impl Opening {
     }
 
     /// The client's encrypted Finished (its handshake key, record 0).
-    fn client_finished(&self) -> Result<Vec<u8>, String> {
+    fn client_finished(&self) -> Result<Vec<u8>, CipherError> {
         let h = hash_len(self.cipher);
         self.sealed(CLIENT_HS, &handshake(20, &fixed("client finished", h)))
     }
 
     /// A protected record of handshake messages: header, AEAD(messages, type 22), tag.
-    fn sealed(&self, secret: usize, messages: &[u8]) -> Result<Vec<u8>, String> {
+    fn sealed(&self, secret: usize, messages: &[u8]) -> Result<Vec<u8>, CipherError> {
         let keys = record_keys(self.cipher, &self.secrets[secret]);
         let body_len = messages.len() + 1 + 16;
         let mut r = record(23, 0x0303, &vec![0u8; body_len]);

@@ -133,37 +133,16 @@ pub(super) fn handshake_source(
         Some(q) => cx.packet_bytes(&format!("{key}.mtu"), q)?,
         None => path_mtu.unwrap_or(1500),
     };
-    let perr = |k: &str, e: protocols::Error| {
+    let cfg = ike_config(cx, key, hs, mtu)?;
+    let auth = cfg.auth;
+    let shake = protocols::ikev2::handshake(&cfg).map_err(|e| {
         cx.invalid(
-            format!("{key}.{k}"),
+            format!("{key}.ke"),
             e.to_string(),
             "see `oransim handshake --help`",
         )
-    };
-    let auth = protocols::ikev2::Auth::parse(hs.auth).map_err(|e| perr("auth", e))?;
-    let mut cfg =
-        protocols::ikev2::Config::new(hs.ke, auth, mtu as usize).map_err(|e| perr("ke", e))?;
-    if let Some(peer) = hs.peer {
-        cfg.peer = protocols::ikev2::Peer::parse(peer).map_err(|e| {
-            cx.invalid(
-                format!("{key}.peer"),
-                e.to_string(),
-                protocols::ikev2::PEER_NAMES,
-            )
-        })?;
-    }
-    let shake = protocols::ikev2::handshake(&cfg).map_err(|e| perr("ke", e))?;
-    let rekey = match hs.rekey {
-        None => false,
-        Some("child") => true,
-        Some(other) => {
-            return Err(cx.invalid(
-                format!("{key}.rekey"),
-                format!("\"{other}\""),
-                "\"child\" (each tunnel rekeys its Child SA over an established IKE SA); absent: each tunnel sets its IKE SA up",
-            ));
-        }
-    };
+    })?;
+    let rekey = rekeys_child(cx, key, hs.rekey)?;
     let op = |p: &NodeProfile, alg: &str, action: &str| -> Result<f64, ScenarioError> {
         let op = profile::KeyOp::new(alg, action);
         p.key_op_ns(&op).map_err(|problem| {
@@ -174,17 +153,7 @@ pub(super) fn handshake_source(
             )
         })
     };
-    let ps = |ns: f64| SimDuration::from_secs_f64(ns * 1e-9).unwrap_or_default();
-    let auth_alg = match auth {
-        protocols::ikev2::Auth::Psk => None,
-        protocols::ikev2::Auth::Rsa2048 => Some("rsa2048"),
-        protocols::ikev2::Auth::Rsa3072 => Some("rsa3072"),
-        protocols::ikev2::Auth::EcdsaP256 => Some("ecdsa-p256"),
-        protocols::ikev2::Auth::Ed25519 => Some("ed25519"),
-        protocols::ikev2::Auth::MlDsa44 => Some("mldsa44"),
-        protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
-        protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
-    };
+    let auth_alg = signature_alg(auth);
     let verifies = (1 + cfg.cert_chain.len()) as f64;
     let daemons = (init.daemon.as_ref(), resp.daemon.as_ref());
     let setup = shake
@@ -194,58 +163,10 @@ pub(super) fn handshake_source(
         .count();
     let mut kes = cfg.kes.iter();
     let mut exchanges = Vec::new();
-    let eth = |m: &protocols::ikev2::Message| {
-        (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
-    };
     // With a daemon's terms, its jobs are ordered as charon's processor orders them.
     let ordered = daemons.0.is_some() || daemons.1.is_some();
-    // The engine's exchange of `e`: its crypto work (before, responder, after) [ns] and the
-    // daemons' `d`.
-    let exchange =
-        |e: &protocols::ikev2::Exchange, (before, responder, after), d: daemon::ExchangeWork| {
-            sim_core::network::HandshakeExchange {
-                name: e.name.clone(),
-                request: eth(&e.request),
-                response: eth(&e.response),
-                request_datagrams: e.request.datagrams.len().max(1) as u32,
-                response_datagrams: e.response.datagrams.len().max(1) as u32,
-                initiator_before: ps(before + d.before),
-                responder: ps(responder + d.responder),
-                initiator_after: ps(after + d.after),
-                initiator_per_held: ps(d.held[0]),
-                responder_per_held: ps(d.held[1]),
-                one_way: false,
-                priority: if ordered {
-                    daemon::job_priority(&e.name)
-                } else {
-                    sim_core::network::JobPriority::Medium
-                },
-            }
-        };
-    // A Child SA rekey: its two exchanges, no key exchange (no PFS) and no signature, the
-    // daemons' work per rekey (`Daemon::for_rekey`) spread over their four messages.
-    let rekeying = (
-        init.daemon.as_ref().map(daemon::Daemon::for_rekey),
-        resp.daemon.as_ref().map(daemon::Daemon::for_rekey),
-    );
-    for name in REKEY_CHILD.iter().filter(|_| rekey) {
-        let e = shake
-            .exchanges
-            .iter()
-            .find(|e| e.name == *name)
-            .ok_or_else(|| {
-                cx.invalid(
-                    format!("{key}.rekey"),
-                    format!("the IKEv2 model has no {name} exchange"),
-                    "a peer whose messages include a Child SA rekey",
-                )
-            })?;
-        let d = daemon::exchange_work(
-            (rekeying.0.as_ref(), rekeying.1.as_ref()),
-            REKEY_CHILD.len(),
-            false,
-        );
-        exchanges.push(exchange(e, (0.0, 0.0, 0.0), d));
+    if rekey {
+        exchanges = rekey_exchanges(cx, key, &shake, (init, resp), ordered)?;
     }
     for e in shake
         .exchanges
@@ -275,49 +196,9 @@ pub(super) fn handshake_source(
             })?
         };
         let d = daemon::exchange_work(daemons, setup, auth_alg.is_some() && e.name == "IKE_AUTH");
-        exchanges.push(exchange(e, (before, responder, after), d));
+        exchanges.push(engine_exchange(e, (before, responder, after), &d, ordered));
     }
-    // Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
-    // config/retransmission: retransmit_timeout 4 s, retransmit_base 1.8, retransmit_tries 5).
-    let retransmit = if hs.retransmit.unwrap_or(true) {
-        let timeout = match hs.retransmit_timeout {
-            Some(q) => cx.duration(&format!("{key}.retransmit_timeout"), q)?,
-            None => SimDuration::from_us(4_000_000),
-        };
-        if timeout == SimDuration::ZERO {
-            return Err(cx.invalid(
-                format!("{key}.retransmit_timeout"),
-                "a zero timeout",
-                "a positive timeout like \"4s\"",
-            ));
-        }
-        let base = hs.retransmit_base.unwrap_or(1.8);
-        if !(1.0..=10.0).contains(&base) {
-            return Err(cx.invalid(
-                format!("{key}.retransmit_base"),
-                format!("{base}"),
-                "a backoff base from 1 to 10 (strongSwan's default is 1.8)",
-            ));
-        }
-        let tries = match hs.retransmit_tries {
-            None => 5,
-            Some(t) if (0..=100).contains(&t) => t as u32,
-            Some(t) => {
-                return Err(cx.invalid(
-                    format!("{key}.retransmit_tries"),
-                    format!("{t}"),
-                    "0 to 100 retransmissions",
-                ));
-            }
-        };
-        Some(sim_core::network::Retransmit {
-            timeout,
-            base,
-            tries,
-        })
-    } else {
-        None
-    };
+    let retransmit = retransmit(cx, key, hs)?;
     Ok((
         Source::Handshake {
             exchanges: exchanges.into(),
@@ -330,6 +211,189 @@ pub(super) fn handshake_source(
         },
         std::sync::Arc::new(cfg),
     ))
+}
+
+/// Whether each tunnel rekeys its Child SA (`rekey = "child"`) rather than set its IKE SA up.
+fn rekeys_child(cx: &Ctx<'_>, key: &str, rekey: Option<&str>) -> Result<bool, ScenarioError> {
+    match rekey {
+        None => Ok(false),
+        Some("child") => Ok(true),
+        Some(other) => Err(cx.invalid(
+            format!("{key}.rekey"),
+            format!("\"{other}\""),
+            "\"child\" (each tunnel rekeys its Child SA over an established IKE SA); absent: each tunnel sets its IKE SA up",
+        )),
+    }
+}
+
+/// The engine's exchanges of a Child SA rekey ([`REKEY_CHILD`]) of `shake`, between the
+/// daemons of `ends` (their jobs `ordered` as charon's processor orders them).
+fn rekey_exchanges(
+    cx: &Ctx<'_>,
+    key: &str,
+    shake: &protocols::ikev2::Handshake,
+    (init, resp): (&NodeProfile, &NodeProfile),
+    ordered: bool,
+) -> Result<Vec<sim_core::network::HandshakeExchange>, ScenarioError> {
+    // A Child SA rekey: its two exchanges, no key exchange (no PFS) and no signature, the
+    // daemons' work per rekey (`Daemon::for_rekey`) spread over their four messages.
+    let rekeying = (
+        init.daemon.as_ref().map(daemon::Daemon::for_rekey),
+        resp.daemon.as_ref().map(daemon::Daemon::for_rekey),
+    );
+    let mut exchanges = Vec::new();
+    for name in REKEY_CHILD {
+        let e = shake
+            .exchanges
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| {
+                cx.invalid(
+                    format!("{key}.rekey"),
+                    format!("the IKEv2 model has no {name} exchange"),
+                    "a peer whose messages include a Child SA rekey",
+                )
+            })?;
+        let d = daemon::exchange_work(
+            (rekeying.0.as_ref(), rekeying.1.as_ref()),
+            REKEY_CHILD.len(),
+            false,
+        );
+        exchanges.push(engine_exchange(e, (0.0, 0.0, 0.0), &d, ordered));
+    }
+    Ok(exchanges)
+}
+
+/// The IKEv2 configuration of `hs`'s key exchange, authentication and peer at `mtu` \[bytes\]
+/// (refusals name the key).
+fn ike_config(
+    cx: &Ctx<'_>,
+    key: &str,
+    hs: &HandshakeSpec<'_>,
+    mtu: u32,
+) -> Result<protocols::ikev2::Config, ScenarioError> {
+    let perr = |k: &str, e: protocols::Error| {
+        cx.invalid(
+            format!("{key}.{k}"),
+            e.to_string(),
+            "see `oransim handshake --help`",
+        )
+    };
+    let auth = protocols::ikev2::Auth::parse(hs.auth).map_err(|e| perr("auth", e))?;
+    let mut cfg =
+        protocols::ikev2::Config::new(hs.ke, auth, mtu as usize).map_err(|e| perr("ke", e))?;
+    if let Some(peer) = hs.peer {
+        cfg.peer = protocols::ikev2::Peer::parse(peer).map_err(|e| {
+            cx.invalid(
+                format!("{key}.peer"),
+                e.to_string(),
+                protocols::ikev2::PEER_NAMES,
+            )
+        })?;
+    }
+    Ok(cfg)
+}
+
+/// The profile key-op algorithm that signs and verifies IKE_AUTH under `auth`; `None` for a
+/// pre-shared key.
+fn signature_alg(auth: protocols::ikev2::Auth) -> Option<&'static str> {
+    match auth {
+        protocols::ikev2::Auth::Psk => None,
+        protocols::ikev2::Auth::Rsa2048 => Some("rsa2048"),
+        protocols::ikev2::Auth::Rsa3072 => Some("rsa3072"),
+        protocols::ikev2::Auth::EcdsaP256 => Some("ecdsa-p256"),
+        protocols::ikev2::Auth::Ed25519 => Some("ed25519"),
+        protocols::ikev2::Auth::MlDsa44 => Some("mldsa44"),
+        protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
+        protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
+    }
+}
+
+/// `ns` nanoseconds as a simulated duration (0 when it is not one).
+fn ps(ns: f64) -> SimDuration {
+    SimDuration::from_secs_f64(ns * 1e-9).unwrap_or_default()
+}
+
+/// A message's size on the wire with each datagram's Ethernet header \[bytes\].
+fn eth(m: &protocols::ikev2::Message) -> u32 {
+    (m.datagrams.iter().sum::<usize>() + 14 * m.datagrams.len()) as u32
+}
+
+/// The engine's exchange of `e`: its crypto work (before, responder, after) \[ns\] and the
+/// daemons' `d`, its jobs ordered as charon's processor orders them when `ordered` (a daemon's
+/// terms charged).
+fn engine_exchange(
+    e: &protocols::ikev2::Exchange,
+    (before, responder, after): (f64, f64, f64),
+    d: &daemon::ExchangeWork,
+    ordered: bool,
+) -> sim_core::network::HandshakeExchange {
+    sim_core::network::HandshakeExchange {
+        name: e.name.clone(),
+        request: eth(&e.request),
+        response: eth(&e.response),
+        request_datagrams: e.request.datagrams.len().max(1) as u32,
+        response_datagrams: e.response.datagrams.len().max(1) as u32,
+        initiator_before: ps(before + d.before),
+        responder: ps(responder + d.responder),
+        initiator_after: ps(after + d.after),
+        initiator_per_held: ps(d.held[0]),
+        responder_per_held: ps(d.held[1]),
+        one_way: false,
+        priority: if ordered {
+            daemon::job_priority(&e.name)
+        } else {
+            sim_core::network::JobPriority::Medium
+        },
+    }
+}
+
+/// Retransmission as strongSwan's charon does it by default (docs.strongswan.org,
+/// config/retransmission: retransmit_timeout 4 s, retransmit_base 1.8, retransmit_tries 5),
+/// or as `hs` sets it; `None` with `retransmit = false`.
+fn retransmit(
+    cx: &Ctx<'_>,
+    key: &str,
+    hs: &HandshakeSpec<'_>,
+) -> Result<Option<sim_core::network::Retransmit>, ScenarioError> {
+    if !hs.retransmit.unwrap_or(true) {
+        return Ok(None);
+    }
+    let timeout = match hs.retransmit_timeout {
+        Some(q) => cx.duration(&format!("{key}.retransmit_timeout"), q)?,
+        None => SimDuration::from_us(4_000_000),
+    };
+    if timeout == SimDuration::ZERO {
+        return Err(cx.invalid(
+            format!("{key}.retransmit_timeout"),
+            "a zero timeout",
+            "a positive timeout like \"4s\"",
+        ));
+    }
+    let base = hs.retransmit_base.unwrap_or(1.8);
+    if !(1.0..=10.0).contains(&base) {
+        return Err(cx.invalid(
+            format!("{key}.retransmit_base"),
+            format!("{base}"),
+            "a backoff base from 1 to 10 (strongSwan's default is 1.8)",
+        ));
+    }
+    let tries = match hs.retransmit_tries {
+        None => 5,
+        Some(t) if (0..=100).contains(&t) => t as u32,
+        Some(t) => {
+            return Err(cx.invalid(
+                format!("{key}.retransmit_tries"),
+                format!("{t}"),
+                "0 to 100 retransmissions",
+            ));
+        }
+    };
+    Ok(Some(sim_core::network::Retransmit {
+        timeout,
+        base,
+        tries,
+    }))
 }
 
 /// How to measure the key op `op` (`x25519.keygen`, `rsa2048.sign`, ...) a profile lacks: the

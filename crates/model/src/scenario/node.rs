@@ -146,28 +146,51 @@ pub struct KeyOp {
     pub fitted_to: Vec<String>,
 }
 
+/// A key operation a profile lacks ([`NodeProfile::key_op_ns`]): the message lists the key
+/// operations it has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissingKeyOp {
+    /// The operation asked for.
+    pub op: profile::KeyOp,
+    /// The key operations the profile has.
+    pub has: Vec<profile::KeyOp>,
+}
+
+impl std::fmt::Display for MissingKeyOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "has no operation `{}`; it has: {}",
+            self.op,
+            if self.has.is_empty() {
+                "none".to_owned()
+            } else {
+                self.has
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )
+    }
+}
+
+impl std::error::Error for MissingKeyOp {}
+
 impl NodeProfile {
     /// Cost of a constant-cost key operation such as `mlkem768.encaps` \[ns\]; the error lists
     /// the key operations the profile has.
     /// A use is recorded for [`profile::trace::record`].
-    pub fn key_op_ns(&self, op: &profile::KeyOp) -> Result<f64, String> {
+    pub fn key_op_ns(&self, op: &profile::KeyOp) -> Result<f64, MissingKeyOp> {
         match self.key_ops.iter().find(|k| k.op == *op) {
             Some(k) => {
                 profile::trace::note(&self.name, &format!("ops.\"{op}\""), &k.fitted_to);
                 Ok(k.ns)
             }
-            None => Err(format!(
-                "has no operation `{op}`; it has: {}",
-                if self.key_ops.is_empty() {
-                    "none".to_owned()
-                } else {
-                    self.key_ops
-                        .iter()
-                        .map(|k| k.op.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            )),
+            None => Err(MissingKeyOp {
+                op: op.clone(),
+                has: self.key_ops.iter().map(|k| k.op.clone()).collect(),
+            }),
         }
     }
 

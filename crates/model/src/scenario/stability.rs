@@ -173,9 +173,6 @@ fn overloaded(rho: f64) -> bool {
 /// distributions (bulk transfers are self-clocked by their window and skipped; pattern and ping
 /// replies are included), each packet costed by the stage and role it really meets.
 pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), ScenarioError> {
-    let mut node_load = vec![NodeLoad::default(); net.nodes.len()];
-    let mut link_load = vec![[0.0f64; 2]; net.links.len()];
-    let topology = Topology::new(&net.links, net.nodes.len());
     // The cores each node's CPU stage has: its own, or its host's (shared with the host's other
     // nodes, whose loads are summed below).
     let mut cores: Vec<u32> = net.nodes.iter().map(|n| n.servers.max(1)).collect();
@@ -190,41 +187,7 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
             threads[n] = Some(t.max(1));
         }
     }
-    for f in &net.flows {
-        let (fwd, rev) = offered(&f.source);
-        let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
-        for (path, loads) in [(&f.path, fwd), (&rev_path, rev)] {
-            for (rate, sizes) in loads {
-                for (i, &n) in path.iter().enumerate() {
-                    let node = &net.nodes[n];
-                    let role = Role::at(i, path.len());
-                    let service = role_service(node, role);
-                    let load = &mut node_load[n];
-                    for &(p, size) in &sizes {
-                        let cpu_ps = service.mean_ps(cpu_bytes(node, f, size));
-                        load.cpu[role.index()] += p * rate * cpu_ps * 1e-12 / f64::from(cores[n]);
-                        if let Some(io) = &node.io {
-                            load.io += p * rate * io.mean_ps(size) * 1e-12;
-                        }
-                    }
-                    if let Some(&next) = path.get(i + 1)
-                        && let Some(li) = topology.link_between(n, next)
-                    {
-                        let l = &net.links[li];
-                        let d = usize::from(l.a != n);
-                        let bytes: f64 = sizes
-                            .iter()
-                            .map(|&(p, s)| {
-                                let line = l.framing.line(s, 1, f.ethernet_header);
-                                p * line.total() as f64
-                            })
-                            .sum();
-                        link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
-                    }
-                }
-            }
-        }
-    }
+    let (node_load, link_load) = offered_loads(net, &cores);
     for (i, (n, load)) in net.nodes.iter().zip(&node_load).enumerate() {
         if n.capacity.is_some() {
             continue;
@@ -325,4 +288,49 @@ pub(super) fn check_stability(cx: &Ctx<'_>, net: &Network) -> Result<(), Scenari
         }
     }
     Ok(())
+}
+
+/// The long-run offered load of every node's stages (CPU per role, over the node's `cores`,
+/// and I/O) and of every link direction, as fractions of their capacity, from the flows'
+/// sources; each packet costed by the stage and role it really meets.
+fn offered_loads(net: &Network, cores: &[u32]) -> (Vec<NodeLoad>, Vec<[f64; 2]>) {
+    let mut node_load = vec![NodeLoad::default(); net.nodes.len()];
+    let mut link_load = vec![[0.0f64; 2]; net.links.len()];
+    let topology = Topology::new(&net.links, net.nodes.len());
+    for f in &net.flows {
+        let (fwd, rev) = offered(&f.source);
+        let rev_path: Vec<usize> = f.path.iter().rev().copied().collect();
+        for (path, loads) in [(&f.path, fwd), (&rev_path, rev)] {
+            for (rate, sizes) in loads {
+                for (i, &n) in path.iter().enumerate() {
+                    let node = &net.nodes[n];
+                    let role = Role::at(i, path.len());
+                    let service = role_service(node, role);
+                    let load = &mut node_load[n];
+                    for &(p, size) in &sizes {
+                        let cpu_ps = service.mean_ps(cpu_bytes(node, f, size));
+                        load.cpu[role.index()] += p * rate * cpu_ps * 1e-12 / f64::from(cores[n]);
+                        if let Some(io) = &node.io {
+                            load.io += p * rate * io.mean_ps(size) * 1e-12;
+                        }
+                    }
+                    if let Some(&next) = path.get(i + 1)
+                        && let Some(li) = topology.link_between(n, next)
+                    {
+                        let l = &net.links[li];
+                        let d = usize::from(l.a != n);
+                        let bytes: f64 = sizes
+                            .iter()
+                            .map(|&(p, s)| {
+                                let line = l.framing.line(s, 1, f.ethernet_header);
+                                p * line.total() as f64
+                            })
+                            .sum();
+                        link_load[li][d] += rate * bytes * 8.0 / l.rate.bps() as f64;
+                    }
+                }
+            }
+        }
+    }
+    (node_load, link_load)
 }

@@ -275,41 +275,80 @@ fn with(proposals: &[Proposal], spi: usize, ke: Option<Transform>) -> Vec<Propos
 /// Child SA, its rekey and the IKE SA rekey (RFC 7296 §1.3), IKE_FOLLOWUP_KE per additional key
 /// exchange (RFC 9370 §2.2.2).
 pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
-    let mut out = Vec::new();
-    let first = &cfg.kes[0];
-    let ke = |k: &crate::kem::Kem, initiator: bool| cfg.ke_payload(k, initiator);
-
-    // IKE_SA_INIT (§1.2)
-    let mut req = vec![
-        wire::sa("SA(IKE)", &prof.ike)?,
-        ke(first, true)?,
-        nonce("Ni", prof.nonce)?,
-    ];
-    req.extend(prof.init_i.iter().cloned());
-    let mut resp = vec![
-        wire::sa("SA(IKE)", std::slice::from_ref(&prof.ike_selected))?,
-        ke(first, false)?,
-        nonce("Nr", prof.nonce)?,
-    ];
-    resp.extend(prof.init_r.iter().cloned());
-    out.push(Raw {
-        name: "IKE_SA_INIT".into(),
-        phase: "setup",
-        request: req,
-        response: resp,
-    });
+    let mut out = vec![ike_sa_init(cfg, prof)?];
 
     // IKE_INTERMEDIATE per additional key exchange (RFC 9370 §2.2.1, RFC 9242)
     for (i, k) in cfg.kes.iter().enumerate().skip(1) {
         out.push(Raw {
             name: format!("IKE_INTERMEDIATE (ADDKE{i})"),
             phase: "setup",
-            request: vec![ke(k, true)?],
-            response: vec![ke(k, false)?],
+            request: vec![cfg.ke_payload(k, true)?],
+            response: vec![cfg.ke_payload(k, false)?],
         });
     }
 
-    // IKE_AUTH (§1.2)
+    out.push(ike_auth(cfg, prof)?);
+    out.extend(create_child_sas(cfg, prof)?);
+    out.push(rekey_ike_sa(cfg, prof)?);
+    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
+        // ADDITIONAL_KEY_EXCHANGE carries an opaque link; 8 bytes assumed.
+        out.push(Raw {
+            name: format!("IKE_FOLLOWUP_KE (ADDKE{i})"),
+            phase: "later",
+            request: vec![
+                cfg.ke_payload(k, true)?,
+                wire::notify("ADDITIONAL_KEY_EXCHANGE", 8)?,
+            ],
+            response: vec![cfg.ke_payload(k, false)?],
+        });
+    }
+
+    // The old Child SA's deletion after its rekey (§1.4.1, §2.8): an INFORMATIONAL exchange
+    // whose request names the initiator's inbound SPI and whose response the responder's.
+    out.push(Raw {
+        name: "INFORMATIONAL (delete Child SA)".into(),
+        phase: "later",
+        request: vec![wire::delete_esp(1)?],
+        response: vec![wire::delete_esp(1)?],
+    });
+    Ok(out)
+}
+
+/// IKE_SA_INIT (§1.2): SA, the first key exchange's KE and a nonce each way, and the peer's
+/// notifies.
+fn ike_sa_init(cfg: &Config, prof: &Profile) -> Result<Raw> {
+    let first = &cfg.kes[0];
+    let mut req = vec![
+        wire::sa("SA(IKE)", &prof.ike)?,
+        cfg.ke_payload(first, true)?,
+        nonce("Ni", prof.nonce)?,
+    ];
+    req.extend(prof.init_i.iter().cloned());
+    let mut resp = vec![
+        wire::sa("SA(IKE)", std::slice::from_ref(&prof.ike_selected))?,
+        cfg.ke_payload(first, false)?,
+        nonce("Nr", prof.nonce)?,
+    ];
+    resp.extend(prof.init_r.iter().cloned());
+    Ok(Raw {
+        name: "IKE_SA_INIT".into(),
+        phase: "setup",
+        request: req,
+        response: resp,
+    })
+}
+
+/// The traffic selectors TSi and TSr of `cfg`'s IP version as the peer sends them.
+fn traffic_selectors(cfg: &Config, prof: &Profile) -> Result<[PayloadSize; 2]> {
+    Ok([
+        wire::ts("TSi", cfg.ip_version, prof.ts)?,
+        wire::ts("TSr", cfg.ip_version, prof.ts)?,
+    ])
+}
+
+/// IKE_AUTH (§1.2): identities, certificates, AUTH, the first Child SA's SA and traffic
+/// selectors, and the peer's notifies in its order.
+fn ike_auth(cfg: &Config, prof: &Profile) -> Result<Raw> {
     let auth = auth_payload(cfg.auth, prof.psk_auth)?;
     let mut req = vec![wire::id("IDi", &prof.idi)?];
     req.extend(certs(&cfg.cert_chain)?);
@@ -319,14 +358,8 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
     }
     req.push(auth.clone());
     req.extend(prof.auth_i_mid.iter().cloned());
-    let tss = || -> Result<[PayloadSize; 2]> {
-        Ok([
-            wire::ts("TSi", cfg.ip_version, prof.ts)?,
-            wire::ts("TSr", cfg.ip_version, prof.ts)?,
-        ])
-    };
     req.push(wire::sa("SA(ESP)", &prof.esp)?);
-    req.extend(tss()?);
+    req.extend(traffic_selectors(cfg, prof)?);
     req.extend(prof.auth_i_end.iter().cloned());
     let mut resp = vec![wire::id("IDr", &prof.idr)?];
     resp.extend(certs(cfg.responder_chain())?);
@@ -336,16 +369,20 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
         "SA(ESP)",
         std::slice::from_ref(&prof.esp_selected),
     )?);
-    resp.extend(tss()?);
+    resp.extend(traffic_selectors(cfg, prof)?);
     resp.extend(prof.auth_r_end.iter().cloned());
-    out.push(Raw {
+    Ok(Raw {
         name: "IKE_AUTH".into(),
         phase: "setup",
         request: req,
         response: resp,
-    });
+    })
+}
 
-    // CREATE_CHILD_SA for another Child SA, and for rekeying it (§1.3.1, §1.3.3)
+/// CREATE_CHILD_SA for another Child SA, and for rekeying it (§1.3.1, §1.3.3): with PFS, the
+/// first key exchange in the proposals and a KE each way.
+fn create_child_sas(cfg: &Config, prof: &Profile) -> Result<[Raw; 2]> {
+    let first = &cfg.kes[0];
     let pfs_t = prof
         .pfs
         .then(|| Transform::plain(KE, first.ike_id.unwrap_or(0)));
@@ -363,24 +400,31 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
         });
         v.push(nonce(if initiator { "Ni" } else { "Nr" }, prof.nonce)?);
         if prof.pfs {
-            v.push(ke(first, initiator)?);
+            v.push(cfg.ke_payload(first, initiator)?);
         }
-        v.extend(tss()?);
+        v.extend(traffic_selectors(cfg, prof)?);
         Ok(v)
     };
-    for (name, rekey) in [
-        ("CREATE_CHILD_SA (new Child SA)", false),
-        ("CREATE_CHILD_SA (rekey Child SA)", true),
-    ] {
-        out.push(Raw {
-            name: name.into(),
+    Ok([
+        Raw {
+            name: "CREATE_CHILD_SA (new Child SA)".into(),
             phase: "later",
-            request: child(true, rekey)?,
+            request: child(true, false)?,
             response: child(false, false)?,
-        });
-    }
+        },
+        Raw {
+            name: "CREATE_CHILD_SA (rekey Child SA)".into(),
+            phase: "later",
+            request: child(true, true)?,
+            response: child(false, false)?,
+        },
+    ])
+}
 
-    // IKE SA rekey (§1.3.2), then IKE_FOLLOWUP_KE per additional KE (RFC 9370 §2.2.2)
+/// The IKE SA's rekey (§1.3.2): SA (every proposal, or the selected one, as the peer does),
+/// a nonce and the first key exchange's KE each way.
+fn rekey_ike_sa(cfg: &Config, prof: &Profile) -> Result<Raw> {
+    let first = &cfg.kes[0];
     let ike = if prof.rekey_all_ike {
         with(&prof.ike, super::IKE_SPI, None)
     } else {
@@ -395,39 +439,20 @@ pub(super) fn payloads(cfg: &Config, prof: &Profile) -> Result<Vec<Raw>> {
         super::IKE_SPI,
         None,
     );
-    out.push(Raw {
+    Ok(Raw {
         name: "CREATE_CHILD_SA (rekey IKE SA)".into(),
         phase: "later",
         request: vec![
             wire::sa("SA(IKE)", &ike)?,
             nonce("Ni", prof.nonce)?,
-            ke(first, true)?,
+            cfg.ke_payload(first, true)?,
         ],
         response: vec![
             wire::sa("SA(IKE)", &ike_selected)?,
             nonce("Nr", prof.nonce)?,
-            ke(first, false)?,
+            cfg.ke_payload(first, false)?,
         ],
-    });
-    for (i, k) in cfg.kes.iter().enumerate().skip(1) {
-        // ADDITIONAL_KEY_EXCHANGE carries an opaque link; 8 bytes assumed.
-        out.push(Raw {
-            name: format!("IKE_FOLLOWUP_KE (ADDKE{i})"),
-            phase: "later",
-            request: vec![ke(k, true)?, wire::notify("ADDITIONAL_KEY_EXCHANGE", 8)?],
-            response: vec![ke(k, false)?],
-        });
-    }
-
-    // The old Child SA's deletion after its rekey (§1.4.1, §2.8): an INFORMATIONAL exchange
-    // whose request names the initiator's inbound SPI and whose response the responder's.
-    out.push(Raw {
-        name: "INFORMATIONAL (delete Child SA)".into(),
-        phase: "later",
-        request: vec![wire::delete_esp(1)?],
-        response: vec![wire::delete_esp(1)?],
-    });
-    Ok(out)
+    })
 }
 
 /// The minimal profile: one proposal each, NAT detection, IKE fragmentation, signature hash

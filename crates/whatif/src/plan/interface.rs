@@ -215,70 +215,161 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         profile: absolute(&q.profile),
         ..q.clone()
     };
-    let origin = Path::new("oransim plan interface");
-    let invalid = |key: &str, problem: String, allowed: String| ScenarioError::Invalid {
-        path: origin.to_path_buf(),
+    let a = Asked::new(&q)?;
+    let plain = a.run_suite(None, q.cores)?;
+    let secured = a.run_suite(Some(q.suite), q.cores)?;
+    let (Some(p), Some(m)) = (plain.measured(), secured.measured()) else {
+        return Err(a.saturated(&plain, &secured));
+    };
+    let ((_, plain_p50, plain_p99, plain_c), (_, sec_p50, sec_p99, sec_c)) = (p, m);
+    let added_mean: f64 = sec_c.iter().sum::<f64>() - plain_c.iter().sum::<f64>();
+    let added_proc = sec_c[3] - plain_c[3];
+    let cores_needed = a.cores_needed(m.0, secured.cores)?;
+    let alternatives = q
+        .alternatives
+        .iter()
+        .filter(|s| **s != q.suite)
+        .map(|s| a.run_suite(Some(*s), q.cores))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut findings = a.findings((p, m), &secured, &alternatives);
+    let secured_protocol = interface_stack(&q.interface, Some(q.suite)).and_then(|s| s.protocol());
+    let terms = if secured_protocol == Some(protocols::Protocol::Ipsec) {
+        data_path_terms(&a.profile, q.suite)
+    } else {
+        None
+    };
+    findings.push(data_path_finding(terms.as_ref()));
+    let mut warnings = model::warnings::measurement_warnings(&given, &a.profile);
+    if secured_protocol == Some(protocols::Protocol::Ipsec)
+        && terms.is_none()
+        && let Some(w) = model::warnings::kernel_path_warning(
+            &given,
+            &a.profile,
+            model::warnings::KernelPath::Esp,
+        )
+    {
+        warnings.push(w);
+    }
+    Ok(InterfacePlan {
+        warnings,
+        bound: if terms.is_some() {
+            super::IMPLEMENTATION_TERMS
+        } else {
+            super::LOWER_BOUND
+        },
+        implementation: terms,
+        interface: q.interface.clone(),
+        offered_bps: a.offered_bps,
+        added_p50_ns: sec_p50 - plain_p50,
+        added_p99_ns: sec_p99 - plain_p99,
+        added_processing_share: if added_mean.abs() > 0.0 {
+            added_proc / added_mean
+        } else {
+            1.0
+        },
+        headroom: secured.max_bps / a.offered_bps,
+        cores_needed,
+        plain,
+        secured,
+        alternatives,
+        findings,
+    })
+}
+
+/// An interface plan's refusal: `problem` with `key` (the flag that gave the value) and what is
+/// `allowed`.
+fn invalid(key: &str, problem: String, allowed: String) -> ScenarioError {
+    ScenarioError::Invalid {
+        path: PathBuf::from("oransim plan interface"),
         key: key.into(),
         problem,
         allowed,
-    };
-    let offered_bps = q.rate.value();
-    let sizes: Vec<f64> = q.sizes.iter().map(Quantity::value).collect();
-    // The flag that gave the sizes (`--sizes`), for the refusals of the mix.
-    let sizes_flag = q.sizes.first().map_or("--sizes", Quantity::origin);
-    let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
-    if offered_bps <= 0.0 {
-        return Err(invalid(
-            q.rate.origin(),
-            "a zero load".into(),
-            "a positive rate".into(),
-        ));
     }
-    if mean_bytes <= 0.0 {
-        return Err(invalid(
+}
+
+/// What every run of an interface plan shares: the question (its profile absolute), the
+/// profile, the message mix and the load it offers.
+struct Asked<'q> {
+    /// The question.
+    q: &'q InterfaceQuestion,
+    /// Its profile, loaded.
+    profile: profile::Profile,
+    /// The message sizes \[bytes\].
+    sizes: Vec<f64>,
+    /// The flag that gave the sizes (`--sizes`), for the refusals of the mix.
+    sizes_flag: &'q str,
+    /// The mean message size \[bytes\].
+    mean_bytes: f64,
+    /// The offered plaintext load \[bit/s\].
+    offered_bps: f64,
+    /// The offered messages per second \[1/s\].
+    pps: f64,
+}
+
+impl<'q> Asked<'q> {
+    /// `q` checked (a positive load of messages of at least a byte) with its profile loaded;
+    /// a profile without any per-packet cost is refused (its plaintext path would carry any
+    /// load).
+    fn new(q: &'q InterfaceQuestion) -> Result<Asked<'q>, ScenarioError> {
+        let offered_bps = q.rate.value();
+        let sizes: Vec<f64> = q.sizes.iter().map(Quantity::value).collect();
+        let sizes_flag = q.sizes.first().map_or("--sizes", Quantity::origin);
+        let mean_bytes = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
+        if offered_bps <= 0.0 {
+            return Err(invalid(
+                q.rate.origin(),
+                "a zero load".into(),
+                "a positive rate".into(),
+            ));
+        }
+        if mean_bytes <= 0.0 {
+            return Err(invalid(
+                sizes_flag,
+                "zero-byte messages carry no load".into(),
+                "sizes of at least 1B".into(),
+            ));
+        }
+        let pps = offered_bps / (8.0 * mean_bytes);
+        let profile = profile::Profile::load(&q.profile).map_err(|e| {
+            invalid(
+                "--profile",
+                e.to_string(),
+                "a profile written by `oransim calibrate` or one under calibration/".into(),
+            )
+        })?;
+        // Without any per-packet cost the plaintext path never saturates: its sustainable load
+        // would be infinite. Refuse, naming the missing costs and how to measure them.
+        if profile.stack_ns() == 0.0 && profile.io_ns() == 0.0 && profile.io_per_byte_ns() == 0.0 {
+            return Err(invalid(
+                "--profile",
+                format!(
+                    "{}: the profile has no per-packet cost ([node.stack] and [node.io] are both 0: {}), so the plaintext path would carry any load and the sustainable load would be infinite",
+                    q.profile.display(),
+                    profile.io().provenance.source
+                ),
+                super::MEASURE_IO.into(),
+            ));
+        }
+        Ok(Asked {
+            q,
+            profile,
+            sizes,
             sizes_flag,
-            "zero-byte messages carry no load".into(),
-            "sizes of at least 1B".into(),
-        ));
+            mean_bytes,
+            offered_bps,
+            pps,
+        })
     }
-    let pps = offered_bps / (8.0 * mean_bytes);
-    let profile = profile::Profile::load(&q.profile).map_err(|e| {
-        invalid(
-            "--profile",
-            e.to_string(),
-            "a profile written by `oransim calibrate` or one under calibration/".into(),
-        )
-    })?;
-    // Without any per-packet cost the plaintext path never saturates: its sustainable load
-    // would be infinite. Refuse, naming the missing costs and how to measure them.
-    if profile.stack_ns() == 0.0 && profile.io_ns() == 0.0 && profile.io_per_byte_ns() == 0.0 {
-        return Err(invalid(
-            "--profile",
-            format!(
-                "{}: the profile has no per-packet cost ([node.stack] and [node.io] are both 0: {}), so the plaintext path would carry any load and the sustainable load would be infinite",
-                q.profile.display(),
-                profile.io().provenance.source
-            ),
-            super::MEASURE_IO.into(),
-        ));
-    }
-    let opts = RunOptions {
-        wall_clock: false,
-        threads: 1,
-        ..Default::default()
-    };
-    // The flags of `oransim plan interface` and the keys of its scenario they set.
-    let flags: [(&str, &str, &str); 6] = [
-        ("node", "service.profile", "--profile"),
-        ("node", "cores", "--cores"),
-        ("flow", "source.size", sizes_flag),
-        ("flow", "source.rate", q.rate.origin()),
-        ("flow", "source.stack", "--interface/--suite"),
-        ("link", "", q.rate.origin()),
-    ];
-    let run_suite = |suite: Option<Suite>,
-                     cores: Option<u32>|
-     -> Result<InterfaceRun, ScenarioError> {
+
+    /// The interface with `suite` (`None`: plaintext) on `cores` (`None`: the data path's
+    /// threads, else the profile's): its capacity from the profile, and, below it, the run at
+    /// the offered load.
+    fn run_suite(
+        &self,
+        suite: Option<Suite>,
+        cores: Option<u32>,
+    ) -> Result<InterfaceRun, ScenarioError> {
+        let q = self.q;
         let stack_p = interface_stack(&q.interface, suite).ok_or_else(|| {
             invalid(
                 "--interface/--suite",
@@ -291,13 +382,82 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             )
         })?;
         let stack = stack_p.to_string();
-        // Capacity from the profile for this mix: each end's CPU stage on its cores, the I/O
-        // stage alone; frames as the stack builds them, the cipher at the bytes it protects.
+        let (node_cores, max_bps, limit) = self.capacity(suite, &stack_p, cores)?;
+        // At or above the capacity the queue grows without bound: no delay means anything.
+        // A capacity that is not a number is saturated too.
+        if self.offered_bps >= max_bps || max_bps.is_nan() {
+            return Ok(InterfaceRun {
+                suite,
+                stack,
+                cores: node_cores,
+                status: "saturated",
+                cpu: None,
+                p50_ns: None,
+                p99_ns: None,
+                min_ns: None,
+                components_ns: None,
+                max_bps,
+                limit,
+                bottleneck: None,
+            });
+        }
+        // The flags of `oransim plan interface` and the keys of its scenario they set.
+        let flags: [(&str, &str, &str); 6] = [
+            ("node", "service.profile", "--profile"),
+            ("node", "cores", "--cores"),
+            ("flow", "source.size", self.sizes_flag),
+            ("flow", "source.rate", q.rate.origin()),
+            ("flow", "source.stack", "--interface/--suite"),
+            ("link", "", q.rate.origin()),
+        ];
+        let opts = RunOptions {
+            wall_clock: false,
+            threads: 1,
+            ..Default::default()
+        };
+        let s = interface_scenario(q, suite, &stack_p, cores, self.pps)
+            .build(Path::new("oransim plan interface"))
+            .map_err(|e| flag_only(e, &flags))?;
+        let r = model::run(&s, &opts)?;
+        let d = &r.flows[0].delay;
+        Ok(InterfaceRun {
+            suite,
+            stack,
+            // The ends have a count of cores (`--cores` or the profile's), never unlimited.
+            cores: r.nodes[0].cores.unwrap_or_default(),
+            status: "ok",
+            cpu: Some(r.nodes[0].utilisation),
+            p50_ns: Some(d.p50_ns),
+            p99_ns: Some(d.p99_ns),
+            min_ns: Some(d.min_ns),
+            components_ns: Some([
+                d.queueing_ns,
+                d.propagation_ns,
+                d.transmission_ns,
+                d.processing_ns,
+            ]),
+            max_bps,
+            limit,
+            bottleneck: r.bottleneck.clone(),
+        })
+    }
+
+    /// Capacity from the profile for this mix with `suite` over `stack_p`: the node's cores,
+    /// the highest sustainable load \[bit/s\] and what limits it (`"cpu"` or `"io"`): each
+    /// end's CPU stage on its cores, the I/O stage alone; frames as the stack builds them, the
+    /// cipher at the bytes it protects.
+    fn capacity(
+        &self,
+        suite: Option<Suite>,
+        stack_p: &protocols::Stack,
+        cores: Option<u32>,
+    ) -> Result<(u32, f64, String), ScenarioError> {
+        let (q, profile, sizes) = (self.q, &self.profile, &self.sizes);
         let (mut seal_ns, mut open_ns, mut io_ns) = (0.0, 0.0, 0.0);
-        for &b in &sizes {
+        for &b in sizes {
             let frame = stack_p.wire_len(b as usize).map_err(|e| {
                 invalid(
-                    sizes_flag,
+                    self.sizes_flag,
                     e.to_string(),
                     "sizes whose frames fit every length field of the interface's stack".into(),
                 )
@@ -305,7 +465,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             // The cipher at the length it protects, as the engine charges it; the I/O at the
             // frame.
             let protected =
-                model::scenario::protected_len(&stack_p, b as u32).map_or(frame, u64::from);
+                model::scenario::protected_len(stack_p, b as u32).map_or(frame, u64::from);
             // An alternative's missing operation is `--compare`'s (issue 37 audit: it named
             // `--suite`).
             let flag = if suite.is_some() && suite != Some(q.suite) {
@@ -334,7 +494,7 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         let data_path = (suite.is_some()
             && !offloaded
             && stack_p.protocol() == Some(protocols::Protocol::Ipsec))
-        .then(|| model::scenario::DataPath::from_profile(&profile, suite))
+        .then(|| model::scenario::DataPath::from_profile(profile, suite))
         .flatten();
         if let Some(d) = &data_path {
             seal_ns += d.per_packet_ns;
@@ -355,66 +515,24 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
         };
         let cpu_pps = per_s(seal_ns.max(open_ns), node_cores);
         let io_pps = per_s(io_ns, 1);
-        let max_bps = cpu_pps.min(io_pps) * 8.0 * mean_bytes;
+        let max_bps = cpu_pps.min(io_pps) * 8.0 * self.mean_bytes;
         let limit = if io_pps < cpu_pps { "io" } else { "cpu" }.to_owned();
-        // At or above the capacity the queue grows without bound: no delay means anything.
-        // A capacity that is not a number is saturated too.
-        if offered_bps >= max_bps || max_bps.is_nan() {
-            return Ok(InterfaceRun {
-                suite,
-                stack,
-                cores: node_cores,
-                status: "saturated",
-                cpu: None,
-                p50_ns: None,
-                p99_ns: None,
-                min_ns: None,
-                components_ns: None,
-                max_bps,
-                limit,
-                bottleneck: None,
-            });
-        }
-        let s = interface_scenario(&q, suite, &stack_p, cores, pps)
-            .build(origin)
-            .map_err(|e| flag_only(e, &flags))?;
-        let r = model::run(&s, &opts)?;
-        let d = &r.flows[0].delay;
-        Ok(InterfaceRun {
-            suite,
-            stack,
-            // The ends have a count of cores (`--cores` or the profile's), never unlimited.
-            cores: r.nodes[0].cores.unwrap_or_default(),
-            status: "ok",
-            cpu: Some(r.nodes[0].utilisation),
-            p50_ns: Some(d.p50_ns),
-            p99_ns: Some(d.p99_ns),
-            min_ns: Some(d.min_ns),
-            components_ns: Some([
-                d.queueing_ns,
-                d.propagation_ns,
-                d.transmission_ns,
-                d.processing_ns,
-            ]),
-            max_bps,
-            limit,
-            bottleneck: r.bottleneck.clone(),
-        })
-    };
-    let plain = run_suite(None, q.cores)?;
-    let secured = run_suite(Some(q.suite), q.cores)?;
-    let (Some(p), Some(m)) = (plain.measured(), secured.measured()) else {
-        // The lower ceiling binds (the secured one unless the suite is cheaper than none).
+        Ok((node_cores, max_bps, limit))
+    }
+
+    /// The refusal of a load that saturates the plaintext or the secured run: the lower
+    /// ceiling binds (the secured one unless the suite is cheaper than none).
+    fn saturated(&self, plain: &InterfaceRun, secured: &InterfaceRun) -> ScenarioError {
         let bind = if plain.max_bps < secured.max_bps {
-            &plain
+            plain
         } else {
-            &secured
+            secured
         };
-        return Err(invalid(
-            q.rate.origin(),
+        invalid(
+            self.q.rate.origin(),
             format!(
                 "saturated: the offered load {:.3} Mb/s is at or above what the profile's limits carry with {}: {} saturates at {:.1} Mb/s, so the queue grows without bound and no latency is meaningful",
-                offered_bps / 1e6,
+                self.offered_bps / 1e6,
                 model::file::suite_or_none::name(bind.suite),
                 bind.limit_words(),
                 bind.max_bps / 1e6
@@ -428,92 +546,103 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                     ""
                 }
             ),
-        ));
-    };
-    let ((plain_cpu, plain_p50, plain_p99, plain_c), (sec_cpu, sec_p50, sec_p99, sec_c)) = (p, m);
-    let added_mean: f64 = sec_c.iter().sum::<f64>() - plain_c.iter().sum::<f64>();
-    let added_proc = sec_c[3] - plain_c[3];
-    let added_p99 = sec_p99 - plain_p99;
-    // Fewest cores under both limits: the CPU bound first, then simulate upwards for latency;
-    // a core count where either run saturates does not do.
-    let mut cores_needed = None;
-    for c in 1..=256u32 {
-        let cpu_est = sec_cpu * secured.cores as f64 / c as f64;
-        if cpu_est > q.cpu_limit {
-            continue;
-        }
-        let run = run_suite(Some(q.suite), Some(c))?;
-        let plain_c = run_suite(None, Some(c))?;
-        if let (Some((cpu, _, p99, _)), Some((_, _, plain_p99, _))) =
-            (run.measured(), plain_c.measured())
-            && cpu <= q.cpu_limit
-            && p99 - plain_p99 <= q.latency_limit_ns
-        {
-            cores_needed = Some(c);
-            break;
-        }
+        )
     }
-    let alternatives = q
-        .alternatives
-        .iter()
-        .filter(|s| **s != q.suite)
-        .map(|s| run_suite(Some(*s), q.cores))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut findings = vec![format!(
-        "{} with {} at {:.3} Mb/s: the sending end's CPU is {:.2}% busy (plaintext {:.2}%); added latency p50 {:.2} us, p99 {:.2} us",
-        q.interface,
-        q.suite,
-        offered_bps / 1e6,
-        sec_cpu * 100.0,
-        plain_cpu * 100.0,
-        (sec_p50 - plain_p50) / 1e3,
-        added_p99 / 1e3
-    )];
-    findings.push(format!(
-        "Delta D_total ~ Delta D_proc: {:.1}% of the added mean delay ({:.2} us) is processing, the rest queueing and transmission",
-        if added_mean.abs() > 0.0 { added_proc / added_mean * 100.0 } else { 100.0 },
-        added_mean / 1e3
-    ));
-    findings.push(format!(
-        "highest sustainable load {:.1} Mb/s, limited by the {} ({:.0}x the offered load)",
-        secured.max_bps / 1e6,
-        if secured.limit == "io" {
-            "one-server I/O path: more cores do not help"
-        } else {
-            "CPU"
-        },
-        secured.max_bps / offered_bps
-    ));
-    for a in &alternatives {
-        let Some((a_cpu, ..)) = a.measured() else {
+
+    /// Fewest cores under both limits (`--cpu-limit`, `--latency-limit`): the CPU bound
+    /// first, from the secured run's `sec_cpu` on `sec_cores`, then simulate upwards for
+    /// latency; a core count where either run saturates does not do. `None` within 256 cores.
+    fn cores_needed(&self, sec_cpu: f64, sec_cores: u32) -> Result<Option<u32>, ScenarioError> {
+        let q = self.q;
+        for c in 1..=256u32 {
+            let cpu_est = sec_cpu * sec_cores as f64 / c as f64;
+            if cpu_est > q.cpu_limit {
+                continue;
+            }
+            let run = self.run_suite(Some(q.suite), Some(c))?;
+            let plain_c = self.run_suite(None, Some(c))?;
+            if let (Some((cpu, _, p99, _)), Some((_, _, plain_p99, _))) =
+                (run.measured(), plain_c.measured())
+                && cpu <= q.cpu_limit
+                && p99 - plain_p99 <= q.latency_limit_ns
+            {
+                return Ok(Some(c));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The plan's findings in words: the secured run against the plaintext one (`measured`),
+    /// where the added delay comes from, the highest sustainable load, and each alternative
+    /// suite against the asked one.
+    fn findings(
+        &self,
+        measured: (Measured, Measured),
+        secured: &InterfaceRun,
+        alternatives: &[InterfaceRun],
+    ) -> Vec<String> {
+        let (q, offered_bps) = (self.q, self.offered_bps);
+        let ((plain_cpu, plain_p50, plain_p99, plain_c), (sec_cpu, sec_p50, sec_p99, sec_c)) =
+            measured;
+        let added_mean: f64 = sec_c.iter().sum::<f64>() - plain_c.iter().sum::<f64>();
+        let added_proc = sec_c[3] - plain_c[3];
+        let added_p99 = sec_p99 - plain_p99;
+        let mut findings = vec![format!(
+            "{} with {} at {:.3} Mb/s: the sending end's CPU is {:.2}% busy (plaintext {:.2}%); added latency p50 {:.2} us, p99 {:.2} us",
+            q.interface,
+            q.suite,
+            offered_bps / 1e6,
+            sec_cpu * 100.0,
+            plain_cpu * 100.0,
+            (sec_p50 - plain_p50) / 1e3,
+            added_p99 / 1e3
+        )];
+        findings.push(format!(
+            "Delta D_total ~ Delta D_proc: {:.1}% of the added mean delay ({:.2} us) is processing, the rest queueing and transmission",
+            if added_mean.abs() > 0.0 { added_proc / added_mean * 100.0 } else { 100.0 },
+            added_mean / 1e3
+        ));
+        findings.push(format!(
+            "highest sustainable load {:.1} Mb/s, limited by the {} ({:.0}x the offered load)",
+            secured.max_bps / 1e6,
+            if secured.limit == "io" {
+                "one-server I/O path: more cores do not help"
+            } else {
+                "CPU"
+            },
+            secured.max_bps / offered_bps
+        ));
+        for a in alternatives {
+            let Some((a_cpu, ..)) = a.measured() else {
+                findings.push(format!(
+                    "{} instead of {}: saturated at this load: {} carries at most {:.1} Mb/s",
+                    model::file::suite_or_none::name(a.suite),
+                    q.suite,
+                    a.limit_words(),
+                    a.max_bps / 1e6
+                ));
+                continue;
+            };
+            let delta = (sec_cpu - a_cpu) * a.cores as f64 * 100.0;
             findings.push(format!(
-                "{} instead of {}: saturated at this load: {} carries at most {:.1} Mb/s",
+                "{} instead of {}: {} {:.2}% of a core at this load; highest sustainable load {:.1} Mb/s ({}-bound)",
                 model::file::suite_or_none::name(a.suite),
                 q.suite,
-                a.limit_words(),
-                a.max_bps / 1e6
+                if delta >= 0.0 { "frees" } else { "costs" },
+                delta.abs(),
+                a.max_bps / 1e6,
+                a.limit
             ));
-            continue;
-        };
-        let delta = (sec_cpu - a_cpu) * a.cores as f64 * 100.0;
-        findings.push(format!(
-            "{} instead of {}: {} {:.2}% of a core at this load; highest sustainable load {:.1} Mb/s ({}-bound)",
-            model::file::suite_or_none::name(a.suite),
-            q.suite,
-            if delta >= 0.0 { "frees" } else { "costs" },
-            delta.abs(),
-            a.max_bps / 1e6,
-            a.limit
-        ));
+        }
+        findings
     }
-    let secured_protocol = interface_stack(&q.interface, Some(q.suite)).and_then(|s| s.protocol());
-    let terms = if secured_protocol == Some(protocols::Protocol::Ipsec) {
-        data_path_terms(&profile, q.suite)
-    } else {
-        None
-    };
-    match &terms {
-        Some(t) => findings.push(format!(
+}
+
+/// What the engine charged the secured ends, in words: the measured ESP data path `terms`, or
+/// the cipher-only lower bound and the reference host's factor it is short by.
+fn data_path_finding(terms: Option<&DataPathTerms>) -> String {
+    match terms {
+        Some(t) => format!(
             "the engine charged {}'s measured ESP data path at both ends: {:.1} us of CPU per packet besides the cipher, on {} (at most {:.0} packets/s per direction per thread), and the rest of the {:.0} us ESP adds to a round trip besides the ciphers as delay",
             t.implementation,
             t.per_packet_ns / 1e3,
@@ -524,8 +653,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
             },
             1e9 / t.per_packet_ns,
             t.added_rtt_ns / 1e3
-        )),
-        None => findings.push(format!(
+        ),
+        None => format!(
             "{}: the profile has no measured data path, so these figures count its cipher calls and per-packet I/O only, not a real ESP or TLS implementation's (a daemon's TUN reads and writes, thread hand-offs){}; `oransim calibrate --run strongswan` measures strongSwan's ESP data path on a host",
             super::LOWER_BOUND,
             match model::warnings::reference_esp_factor() {
@@ -536,40 +665,8 @@ pub fn interface(q: &InterfaceQuestion) -> Result<InterfacePlan, ScenarioError> 
                 ),
                 None => String::new(),
             }
-        )),
+        ),
     }
-    let mut warnings = model::warnings::measurement_warnings(&given, &profile);
-    if secured_protocol == Some(protocols::Protocol::Ipsec)
-        && terms.is_none()
-        && let Some(w) =
-            model::warnings::kernel_path_warning(&given, &profile, model::warnings::KernelPath::Esp)
-    {
-        warnings.push(w);
-    }
-    Ok(InterfacePlan {
-        warnings,
-        bound: if terms.is_some() {
-            super::IMPLEMENTATION_TERMS
-        } else {
-            super::LOWER_BOUND
-        },
-        implementation: terms,
-        interface: q.interface.clone(),
-        offered_bps,
-        added_p50_ns: sec_p50 - plain_p50,
-        added_p99_ns: added_p99,
-        added_processing_share: if added_mean.abs() > 0.0 {
-            added_proc / added_mean
-        } else {
-            1.0
-        },
-        headroom: secured.max_bps / offered_bps,
-        cores_needed,
-        plain,
-        secured,
-        alternatives,
-        findings,
-    })
 }
 
 /// One suite's delay against load, for `plan interface --html`'s figure.

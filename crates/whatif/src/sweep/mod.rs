@@ -70,7 +70,7 @@ pub use journal::{Header, Journal, ScenarioRef, SetEntry, VaryEntry};
 pub use model::patch::KeyPath;
 pub use parallel::run_parallel;
 pub use result::{FlowRow, NodeUse, PointResult};
-pub use shard::{MAX_SHARDS, Shard, ShardDoc, ShardInfo, merge_shards};
+pub use shard::{MAX_SHARDS, Shard, ShardDoc, ShardError, ShardInfo, merge_shards};
 pub use values::{Assignment, Axis, parse_set, parse_vary, parse_vary_together};
 
 /// Version of the sweep output format (`sweep.json`, shard files, journal lines).

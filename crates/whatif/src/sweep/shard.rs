@@ -22,12 +22,27 @@ pub struct Shard {
     pub count: u64,
 }
 
+/// A `--shard` value that is not `I/N` with `0 <= I < N <=` [`MAX_SHARDS`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardError {
+    /// The value as given.
+    pub text: String,
+}
+
+impl std::fmt::Display for ShardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "\"{}\" is not I/N with 0 <= I < N, like 0/4", self.text)
+    }
+}
+
+impl std::error::Error for ShardError {}
+
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// Parses `I/N` with `0 <= I < N <=` [`MAX_SHARDS`].
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("\"{s}\" is not I/N with 0 <= I < N, like 0/4");
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError { text: s.to_owned() };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (
             i.trim().parse::<u64>().map_err(|_| bad())?,

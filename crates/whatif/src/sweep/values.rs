@@ -192,22 +192,59 @@ fn format_decimal(mantissa: i128, exp: i32) -> String {
     }
 }
 
+/// A `--vary` range `a..b:step` refused by [`expand_range`]; the message says what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RangeError {
+    /// No `..` between the start and the end.
+    NoDots,
+    /// No `:step` after the end.
+    NoStep,
+    /// A part (as written, trimmed) that is not a number with a unit.
+    NotANumber(String),
+    /// The start's, end's and step's units differ.
+    MixedUnits([String; 3]),
+    /// Numbers too large or too precise to count in.
+    TooBig,
+    /// A step of zero or less.
+    StepNotPositive,
+    /// An end below the start.
+    EndBelowStart,
+    /// This many values, more than [`MAX_AXIS_VALUES`].
+    TooMany(i128),
+}
+
+impl std::fmt::Display for RangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeError::NoDots => f.write_str("no '..'"),
+            RangeError::NoStep => f.write_str("no ':step' after the range end"),
+            RangeError::NotANumber(s) => write!(f, "\"{s}\" is not a number with a unit"),
+            RangeError::MixedUnits([ua, ub, us]) => write!(
+                f,
+                "the parts have different units (\"{ua}\", \"{ub}\", \"{us}\"); a range needs one unit on all three"
+            ),
+            RangeError::TooBig => f.write_str("the numbers are too large or too precise"),
+            RangeError::StepNotPositive => f.write_str("the step is not above zero"),
+            RangeError::EndBelowStart => f.write_str("the end is below the start"),
+            RangeError::TooMany(count) => {
+                write!(f, "{count} values, more than {MAX_AXIS_VALUES} for one key")
+            }
+        }
+    }
+}
+
 /// Expands `a..b:step` into exact decimal values; each keeps the common unit.
-fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), String> {
-    let (a, rest) = spec.split_once("..").ok_or("no '..'")?;
-    let (b, step) = rest
-        .rsplit_once(':')
-        .ok_or("no ':step' after the range end")?;
-    fn part(s: &str) -> Result<(Decimal, &str, bool), String> {
-        decimal_with_unit(s).ok_or_else(|| format!("\"{}\" is not a number with a unit", s.trim()))
+fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), RangeError> {
+    let (a, rest) = spec.split_once("..").ok_or(RangeError::NoDots)?;
+    let (b, step) = rest.rsplit_once(':').ok_or(RangeError::NoStep)?;
+    fn part(s: &str) -> Result<(Decimal, &str, bool), RangeError> {
+        decimal_with_unit(s).ok_or_else(|| RangeError::NotANumber(s.trim().to_owned()))
     }
     let (da, ua, ia) = part(a)?;
     let (db, ub, ib) = part(b)?;
     let (ds, us, is) = part(step)?;
     if ua != ub || ua != us {
-        return Err(format!(
-            "the parts have different units (\"{ua}\", \"{ub}\", \"{us}\"); a range needs one unit on all three"
-        ));
+        return Err(RangeError::MixedUnits([ua, ub, us].map(str::to_owned)));
     }
     let exp = da.exp.min(db.exp).min(ds.exp);
     let scale = |d: Decimal| -> Option<i128> {
@@ -215,23 +252,21 @@ fn expand_range(spec: &str) -> Result<(Vec<Value>, Vec<String>), String> {
             .checked_pow((d.exp - exp) as u32)
             .and_then(|f| d.mantissa.checked_mul(f))
     };
-    let too_big = || "the numbers are too large or too precise".to_owned();
+    let too_big = || RangeError::TooBig;
     let (sa, sb, ss) = (
         scale(da).ok_or_else(too_big)?,
         scale(db).ok_or_else(too_big)?,
         scale(ds).ok_or_else(too_big)?,
     );
     if ss <= 0 {
-        return Err("the step is not above zero".into());
+        return Err(RangeError::StepNotPositive);
     }
     if sb < sa {
-        return Err("the end is below the start".into());
+        return Err(RangeError::EndBelowStart);
     }
     let count = sb.checked_sub(sa).ok_or_else(too_big)? / ss + 1;
     if count > MAX_AXIS_VALUES as i128 {
-        return Err(format!(
-            "{count} values, more than {MAX_AXIS_VALUES} for one key"
-        ));
+        return Err(RangeError::TooMany(count));
     }
     let integers = ua.is_empty() && ia && ib && is;
     let mut values = Vec::with_capacity(count as usize);

@@ -1,8 +1,9 @@
 //! The writer against the model: every message and payload length, for every peer, key
 //! exchange, authentication and MTU regime; the payload chains read back field by field.
 
+use super::der::{algorithm_id, certificate, name_of_len};
 use super::*;
-use crate::ikev2::{IkeCipher, Peer, handshake};
+use crate::ikev2::{Auth, IkeCipher, Peer, handshake};
 
 /// Reads a payload chain starting with type `first`: (type, length) of each payload.
 fn chain(mut bytes: &[u8], first: u8) -> Vec<(u8, usize)> {
