@@ -11,7 +11,7 @@ use crate::validate::Noise;
 /// A measurement file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurements {
-    /// [`MEASURE_SCHEMA`].
+    /// [`super::MEASURE_SCHEMA`].
     pub schema: String,
     /// `reduced` or `full`.
     pub set: String,

@@ -185,7 +185,7 @@ pub struct EngineBulk {
     /// Loopback's delay per record and per acknowledgement, each way (the link's propagation)
     /// \[ns\].
     pub delay_ns: f64,
-    /// Records unacknowledged at most, at least 1 ([`BULK_WINDOW`] in `validate`).
+    /// Records unacknowledged at most, at least 1 ([`super::BULK_WINDOW`] in `validate`).
     pub window: u32,
     /// The logical CPUs of the host the two processes share, at least 1.
     pub host_cores: u32,

@@ -280,7 +280,7 @@ pub struct Speed {
 /// A whole measurement: what `live::openssl_tls::measure` writes, raw per run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TlsMeasurements {
-    /// [`MEASURE_SCHEMA`].
+    /// [`super::MEASURE_SCHEMA`].
     pub schema: String,
     /// `openssl version` output, e.g. `OpenSSL 3.0.19 27 Jan 2026 (Library: ...)`.
     pub openssl_version: String,
