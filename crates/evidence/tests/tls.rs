@@ -202,22 +202,27 @@ fn measurement_fields_out_of_bounds_are_refused_naming_them() {
     assert_eq!(m.check(), Ok(()));
     let mut bad = m.clone();
     bad.host_cores = 0;
-    assert!(bad.check().unwrap_err().starts_with("`host_cores` = 0"));
+    assert!(bad.check().unwrap_err().0.starts_with("`host_cores` = 0"));
     let mut bad = m.clone();
     bad.handshakes[1].runs[0].wall_ns = 0;
-    let e = bad.check().unwrap_err();
+    let e = bad.check().unwrap_err().0;
     assert!(e.starts_with("`handshakes[1].runs[0].wall_ns` = 0"), "{e}");
     let mut bad = m.clone();
     bad.bulk[0].runs[0].connections = 0;
-    let e = bad.check().unwrap_err();
+    let e = bad.check().unwrap_err().0;
     assert!(e.starts_with("`bulk[0].runs[0].connections` = 0"), "{e}");
     let mut bad = m.clone();
     let again = bad.handshakes[0].clone();
     bad.handshakes.push(again);
-    assert!(bad.check().unwrap_err().contains("measured twice"));
+    assert!(bad.check().unwrap_err().0.contains("measured twice"));
     let mut bad = m.clone();
     bad.load_after = -1.0;
-    assert!(bad.check().unwrap_err().starts_with("`load_after` = -1.0"));
+    assert!(
+        bad.check()
+            .unwrap_err()
+            .0
+            .starts_with("`load_after` = -1.0")
+    );
 }
 
 /// The engine runs the handshakes, and shows what the closed form `C_s + C_c + W` cannot:

@@ -454,109 +454,115 @@ pub fn markdown(
     }
     s.push_str(ADDING_A_NUMBER);
     for e in exps {
-        let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
-        let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));
-        if !e.profiles.is_empty() {
-            let _ = writeln!(s, "- **Profile:** {}", e.profiles.join(", "));
-        }
-        let _ = writeln!(s, "- **Model:** {}", e.model);
-        let _ = writeln!(s, "- **Fitted:** {}", e.fitted);
-        let _ = writeln!(s, "- **Predicted:** {}\n", e.predicted);
-        if !e.rows.is_empty() {
-            let mut t = Table::new([
-                "quantity",
-                "unit",
-                "paper",
-                "model",
-                "error %",
-                "target",
-                "class",
-                "pass",
-                "counts",
-                "leave-one-out",
-                "note",
-            ]);
-            for r in &e.rows {
-                t.row([
-                    r.quantity.clone(),
-                    r.unit.clone(),
-                    opt(r.paper),
-                    num(r.simulated),
-                    error(r),
-                    r.target.clone(),
-                    r.class.as_str().to_owned(),
-                    if r.evidence.counts.class == evidence::ledger::Class::Unstable {
-                        "unstable"
-                    } else if r.pass {
-                        "yes"
-                    } else {
-                        "**no**"
-                    }
-                    .to_owned(),
-                    if r.evidence.counts.counted {
-                        format!("**{}**", r.evidence.counts.class.as_str())
-                    } else {
-                        format!("no: {}", r.evidence.counts.class.as_str())
-                    },
-                    r.loo.as_ref().map_or_else(|| "-".to_owned(), loo),
-                    r.note.clone(),
-                ]);
-            }
-            s.push_str(&t.markdown());
-            let _ = writeln!(s);
-        }
-        let unstable: Vec<&Row> = e
-            .rows
-            .iter()
-            .filter(|r| r.evidence.counts.class == evidence::ledger::Class::Unstable)
-            .collect();
-        if !unstable.is_empty() {
-            let _ = writeln!(s, "**Unstable verdicts** (not counted):\n");
-            for r in unstable {
-                let _ = writeln!(
-                    s,
-                    "- {}: paper {}, model {} {}: {}",
-                    r.quantity,
-                    opt(r.paper),
-                    num(r.simulated),
-                    r.unit,
-                    r.evidence.counts.reason
-                );
-            }
-            let _ = writeln!(s);
-        }
-        let missed: Vec<&Row> = e
-            .rows
-            .iter()
-            .filter(|r| !r.pass && r.evidence.counts.class != evidence::ledger::Class::Unstable)
-            .collect();
-        if !missed.is_empty() {
-            let _ = writeln!(s, "**Not reproduced:**\n");
-            for r in missed {
-                let _ = writeln!(
-                    s,
-                    "- {}: paper {}, model {} {}. *Why:* {}",
-                    r.quantity,
-                    opt(r.paper),
-                    num(r.simulated),
-                    r.unit,
-                    r.why.as_deref().unwrap_or("not known")
-                );
-            }
-            let _ = writeln!(s);
-        }
-        if !e.facts.is_empty() {
-            let _ = writeln!(s, "**Results:**\n");
-            for f in &e.facts {
-                let _ = writeln!(s, "- {}", fact(f));
-            }
-            let _ = writeln!(s);
-        }
-        for p in &e.plots {
-            let _ = writeln!(s, "![{}]({img}/{}.svg)\n", p.title(), p.name());
-        }
+        experiment_markdown(&mut s, e, img);
     }
     s
+}
+
+/// One experiment's section of the page: its scenario, model and fit, the rows' table, the
+/// unstable and missed rows with their reasons, its facts and its plots (`{img}/{plot}.svg`).
+fn experiment_markdown(s: &mut String, e: &Experiment, img: &str) {
+    let _ = writeln!(s, "## {}: {}\n", e.name, e.title);
+    let _ = writeln!(s, "- **Scenario:** {}", e.scenarios.join(", "));
+    if !e.profiles.is_empty() {
+        let _ = writeln!(s, "- **Profile:** {}", e.profiles.join(", "));
+    }
+    let _ = writeln!(s, "- **Model:** {}", e.model);
+    let _ = writeln!(s, "- **Fitted:** {}", e.fitted);
+    let _ = writeln!(s, "- **Predicted:** {}\n", e.predicted);
+    if !e.rows.is_empty() {
+        let mut t = Table::new([
+            "quantity",
+            "unit",
+            "paper",
+            "model",
+            "error %",
+            "target",
+            "class",
+            "pass",
+            "counts",
+            "leave-one-out",
+            "note",
+        ]);
+        for r in &e.rows {
+            t.row([
+                r.quantity.clone(),
+                r.unit.clone(),
+                opt(r.paper),
+                num(r.simulated),
+                error(r),
+                r.target.clone(),
+                r.class.as_str().to_owned(),
+                if r.evidence.counts.class == evidence::ledger::Class::Unstable {
+                    "unstable"
+                } else if r.pass {
+                    "yes"
+                } else {
+                    "**no**"
+                }
+                .to_owned(),
+                if r.evidence.counts.counted {
+                    format!("**{}**", r.evidence.counts.class.as_str())
+                } else {
+                    format!("no: {}", r.evidence.counts.class.as_str())
+                },
+                r.loo.as_ref().map_or_else(|| "-".to_owned(), loo),
+                r.note.clone(),
+            ]);
+        }
+        s.push_str(&t.markdown());
+        let _ = writeln!(s);
+    }
+    let unstable: Vec<&Row> = e
+        .rows
+        .iter()
+        .filter(|r| r.evidence.counts.class == evidence::ledger::Class::Unstable)
+        .collect();
+    if !unstable.is_empty() {
+        let _ = writeln!(s, "**Unstable verdicts** (not counted):\n");
+        for r in unstable {
+            let _ = writeln!(
+                s,
+                "- {}: paper {}, model {} {}: {}",
+                r.quantity,
+                opt(r.paper),
+                num(r.simulated),
+                r.unit,
+                r.evidence.counts.reason
+            );
+        }
+        let _ = writeln!(s);
+    }
+    let missed: Vec<&Row> = e
+        .rows
+        .iter()
+        .filter(|r| !r.pass && r.evidence.counts.class != evidence::ledger::Class::Unstable)
+        .collect();
+    if !missed.is_empty() {
+        let _ = writeln!(s, "**Not reproduced:**\n");
+        for r in missed {
+            let _ = writeln!(
+                s,
+                "- {}: paper {}, model {} {}. *Why:* {}",
+                r.quantity,
+                opt(r.paper),
+                num(r.simulated),
+                r.unit,
+                r.why.as_deref().unwrap_or("not known")
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if !e.facts.is_empty() {
+        let _ = writeln!(s, "**Results:**\n");
+        for f in &e.facts {
+            let _ = writeln!(s, "- {}", fact(f));
+        }
+        let _ = writeln!(s);
+    }
+    for p in &e.plots {
+        let _ = writeln!(s, "![{}]({img}/{}.svg)\n", p.title(), p.name());
+    }
 }
 
 /// The tolerance rules: name, the target in words, what it is for.

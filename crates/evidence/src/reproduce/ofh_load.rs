@@ -20,81 +20,9 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
     let base = Doc::load(root, "scenarios/ofh_load.toml")?.with_stand_ins(t);
     let base_cores = base.node_profile(OFH_NODES[0])?.1.cores();
     let rates = [500.0, 1000.0, 1500.0, 2000.0, 2200.0, 2500.0, 3000.0];
-    let run_cores =
-        |mode: usize, mbps: f64, ping: usize, cores: Option<u32>| -> Result<(f64, f64, f64)> {
-            let (_, stack, _) = OFH_MODES[mode];
-            let suite = model::file::suite_or_none::name(OFH_MODES[mode].2);
-            let mut d = base.clone();
-            // The mode's layer 2 (Ethernet, and MACsec if any) under its eCPRI carries IPv4.
-            let l2: Vec<Layer> = stack
-                .parse::<Stack>()?
-                .layers()
-                .iter()
-                .filter(|l| !matches!(l, Layer::Ecpri(_)))
-                .cloned()
-                .collect();
-            let data = Stack::builder()
-                .layers(l2.clone())
-                .ipv4()
-                .tcp_ts()
-                .build()?;
-            let ping_stack = Stack::builder().layers(l2).ipv4().udp().build()?;
-            let (iperf, ping_flow) = (d.flow("iperf")?, d.flow("ping")?);
-            d.set(&format!("{iperf}.source.stack"), data.to_string().as_str())?;
-            // One data frame of 1416 B goodput every 1416 x 8 bits / the attempted rate.
-            d.set(
-                &format!("{iperf}.source.interval"),
-                // To 1 ps (3 decimals of ns), the engine's step.
-                quantity::ns(1416.0 * 8.0 / (mbps * 1e6) * 1e9, 3),
-            )?;
-            d.set(
-                &format!("{ping_flow}.source.stack"),
-                ping_stack.to_string().as_str(),
-            )?;
-            d.set(
-                &format!("{ping_flow}.source.size"),
-                quantity::bytes(ping as u64 - 48),
-            )?;
-            // The nodes' buffers: the assumption ofh.buffer (recorded as the rows' dependency).
-            let buffer = t.assume("ofh.buffer")?;
-            if !(buffer.is_finite() && (1.0..=1e7).contains(&buffer)) {
-                return Err(ReproduceError::Variant {
-                    file: super::ASSUMPTIONS_FILE.into(),
-                    problem: format!("ofh.buffer = {buffer} packets is not 1..=10^7"),
-                });
-            }
-            for name in OFH_NODES {
-                let node = d.node(name)?;
-                d.set(&format!("{node}.capacity"), buffer.round() as i64)?;
-                d.set(&format!("{node}.service.suite"), suite)?;
-                if let Some(c) = cores {
-                    d.set(&format!("{node}.cores"), i64::from(c))?;
-                }
-            }
-            let r = d.run()?;
-            // The O-DU -> O-RU wire's busy fraction over the whole run (the queue stays full from the
-            // first milliseconds to the end), in goodput: the delivered-bits rate of the flow would
-            // leave out the backlog built before the warm-up ends.
-            let wire = r
-                .links
-                .iter()
-                .find(|l| l.from == "du")
-                .map_or(0.0, |l| l.utilisation);
-            // The link's busy time counts each data frame's Ethernet line bytes (frame, FCS,
-            // preamble and gap), the same count the engine clocks.
-            let line = data.wire_len_as(1416, protocols::Count::Line)? as f64;
-            let thr = wire * 10_000.0 * 1416.0 / line;
-            let max_ping = d
-                .flow_in(&r, "ping")?
-                .rtt
-                .as_ref()
-                .map_or(f64::NAN, |x| x.max_ns / 2.0 / 1e6);
-            Ok((
-                thr,
-                d.node_in(&r, OFH_NODES[0])?.utilisation * 100.0,
-                max_ping,
-            ))
-        };
+    let run_cores = |mode: usize, mbps: f64, ping: usize, cores: Option<u32>| {
+        run_load(&base, t, mode, mbps, ping, cores)
+    };
     let run_at = |mode: usize, mbps: f64, ping: usize| run_cores(mode, mbps, ping, None);
     let mut thr_s = vec![];
     let mut cpu_s = vec![];
@@ -199,4 +127,89 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
     out.series_list("cpu", cpu_s);
     out.series_list("delay", delay_s);
     Ok(out)
+}
+
+/// One run of the ofh_load scenario (`base`) in mode `mode` ([`OFH_MODES`]) at `mbps` Mb/s
+/// attempted, with pings of `ping` bytes and the nodes' `cores` (`None`: the profile's): the
+/// throughput \[Mb/s\], the O-DU's CPU \[%\] and the largest ping one-way delay \[ms\].
+fn run_load(
+    base: &Doc,
+    t: &Targets,
+    mode: usize,
+    mbps: f64,
+    ping: usize,
+    cores: Option<u32>,
+) -> Result<(f64, f64, f64)> {
+    let (_, stack, _) = OFH_MODES[mode];
+    let suite = model::file::suite_or_none::name(OFH_MODES[mode].2);
+    let mut d = base.clone();
+    // The mode's layer 2 (Ethernet, and MACsec if any) under its eCPRI carries IPv4.
+    let l2: Vec<Layer> = stack
+        .parse::<Stack>()?
+        .layers()
+        .iter()
+        .filter(|l| !matches!(l, Layer::Ecpri(_)))
+        .cloned()
+        .collect();
+    let data = Stack::builder()
+        .layers(l2.clone())
+        .ipv4()
+        .tcp_ts()
+        .build()?;
+    let ping_stack = Stack::builder().layers(l2).ipv4().udp().build()?;
+    let (iperf, ping_flow) = (d.flow("iperf")?, d.flow("ping")?);
+    d.set(&format!("{iperf}.source.stack"), data.to_string().as_str())?;
+    // One data frame of 1416 B goodput every 1416 x 8 bits / the attempted rate.
+    d.set(
+        &format!("{iperf}.source.interval"),
+        // To 1 ps (3 decimals of ns), the engine's step.
+        quantity::ns(1416.0 * 8.0 / (mbps * 1e6) * 1e9, 3),
+    )?;
+    d.set(
+        &format!("{ping_flow}.source.stack"),
+        ping_stack.to_string().as_str(),
+    )?;
+    d.set(
+        &format!("{ping_flow}.source.size"),
+        quantity::bytes(ping as u64 - 48),
+    )?;
+    // The nodes' buffers: the assumption ofh.buffer (recorded as the rows' dependency).
+    let buffer = t.assume("ofh.buffer")?;
+    if !(buffer.is_finite() && (1.0..=1e7).contains(&buffer)) {
+        return Err(ReproduceError::Variant {
+            file: super::ASSUMPTIONS_FILE.into(),
+            problem: format!("ofh.buffer = {buffer} packets is not 1..=10^7"),
+        });
+    }
+    for name in OFH_NODES {
+        let node = d.node(name)?;
+        d.set(&format!("{node}.capacity"), buffer.round() as i64)?;
+        d.set(&format!("{node}.service.suite"), suite)?;
+        if let Some(c) = cores {
+            d.set(&format!("{node}.cores"), i64::from(c))?;
+        }
+    }
+    let r = d.run()?;
+    // The O-DU -> O-RU wire's busy fraction over the whole run (the queue stays full from the
+    // first milliseconds to the end), in goodput: the delivered-bits rate of the flow would
+    // leave out the backlog built before the warm-up ends.
+    let wire = r
+        .links
+        .iter()
+        .find(|l| l.from == "du")
+        .map_or(0.0, |l| l.utilisation);
+    // The link's busy time counts each data frame's Ethernet line bytes (frame, FCS,
+    // preamble and gap), the same count the engine clocks.
+    let line = data.wire_len_as(1416, protocols::Count::Line)? as f64;
+    let thr = wire * 10_000.0 * 1416.0 / line;
+    let max_ping = d
+        .flow_in(&r, "ping")?
+        .rtt
+        .as_ref()
+        .map_or(f64::NAN, |x| x.max_ns / 2.0 / 1e6);
+    Ok((
+        thr,
+        d.node_in(&r, OFH_NODES[0])?.utilisation * 100.0,
+        max_ping,
+    ))
 }

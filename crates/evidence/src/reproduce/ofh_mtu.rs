@@ -26,8 +26,7 @@ const CORES: [u32; 4] = [1, 2, 4, 24];
 /// 15's claims and the advice checked against it, the bulk transfer against the MTU.
 pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
-    let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
-    let plateau = value("000/fig12/max-on")?;
+    let plateau = value(t, "000/fig12/max-on")?;
     let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?.with_stand_ins(t);
     let (_, prof) = doc.node_profile(&ends(&doc, VARIANTS[NO_SPLIT].1)?.0)?;
     let mut cores: Vec<u32> = CORES.to_vec();
@@ -61,6 +60,28 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     out.text("saturated-pct", format!("{:.0}", SATURATED_BUSY * 100.0));
     let (grid, run_deps) = traced(|| Grid::run(&doc, &loads, &cores, prof.cores()))?;
     let run_deps = run_deps.model("engine").model("protocols");
+    fixed_payload(&mut out, &grid, &loads, &cores, &prof, &run_deps)?;
+    bulk_transfer(&mut out, t, &doc, &prof)?;
+    fixed_series(&mut out, &grid, &loads, &cores, &prof);
+    Ok(out)
+}
+
+/// Target `id`'s value (NaN when it has none).
+fn value(t: &Targets, id: &str) -> Result<f64> {
+    Ok(t.get(id)?.value.unwrap_or(f64::NAN))
+}
+
+/// The fixed-payload grid's facts: each load's payload delay per variant and core count
+/// \[us\], Fig. 15's claims at low load on the profile's cores, and the advice checked
+/// against the grid.
+fn fixed_payload(
+    out: &mut Outputs,
+    grid: &Grid,
+    loads: &[Load],
+    cores: &[u32],
+    prof: &profile::Profile,
+    run_deps: &Deps,
+) -> Result<()> {
     let pc = cores.iter().position(|&c| c == prof.cores()).unwrap_or(0);
     for (l, load) in loads.iter().enumerate() {
         let per_cores: Vec<String> = cores
@@ -145,18 +166,25 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
             ""
         }
     ));
-    for a in advice(&grid) {
+    for a in advice(grid) {
         // Every advice rests on claims about these runs; one the runs contradict would be a
         // bug in the generator, and is printed as withheld.
         out.fact(Fact::Advice {
-            withheld: !a.claims.iter().all(|c| c.holds(&grid)),
+            withheld: !a.claims.iter().all(|c| c.holds(grid)),
             advice: a.says,
         });
     }
+    Ok(())
+}
+
+/// The bulk transfer against the MTU (Fig. 14): its completion time \[ms\] at each MTU from
+/// 1400 to 9000 B, the speed-up and goodput \[Mb/s\], and why Figs. 12 and 14 cannot both
+/// hold at MTU 1400/1500.
+fn bulk_transfer(out: &mut Outputs, t: &Targets, doc: &Doc, prof: &profile::Profile) -> Result<()> {
     // Bulk transfer vs MTU (latency of the whole transfer = completion time).
     let mut bulk = vec![];
     let mut bulk_deps = Deps::default().model("engine").model("protocols");
-    let (bulk_du, bulk_ru) = ends(&doc, BULK)?;
+    let (bulk_du, bulk_ru) = ends(doc, BULK)?;
     let bulk_link = doc.link(&bulk_du, &bulk_ru)?;
     for mtu in [1400usize, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000] {
         let mut d = doc.clone();
@@ -187,9 +215,9 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
         .parse()?;
     let (p1400, p1500) = (bulk_stack.max_payload(1400)?, bulk_stack.max_payload(1500)?);
     let (fig14_max, fig14_gain, fig12_max) = (
-        value("000/fig14/goodput-9000")?,
-        value("000/fig14/speedup-9000-vs-1400")?,
-        value("000/fig12/max-on")?,
+        value(t, "000/fig14/goodput-9000")?,
+        value(t, "000/fig14/speedup-9000-vs-1400")?,
+        value(t, "000/fig12/max-on")?,
     );
     let implied_1400 = fig14_max * (1.0 - fig14_gain / 100.0);
     let bound_1500 = implied_1400 * p1500 as f64 / p1400 as f64;
@@ -244,6 +272,18 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
             ],
         ),
     );
+    Ok(())
+}
+
+/// The plots' series of the fixed-payload grid: each core count's delay per variant at low
+/// load \[us\], and the payload rate carried \[Mb/s\] against the load offered.
+fn fixed_series(
+    out: &mut Outputs,
+    grid: &Grid,
+    loads: &[Load],
+    cores: &[u32],
+    prof: &profile::Profile,
+) {
     let series: Vec<Series> = cores
         .iter()
         .enumerate()
@@ -276,5 +316,4 @@ pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
         }
     }
     out.series_list("carried", carried);
-    Ok(out)
 }

@@ -336,11 +336,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
     };
     let (path, outs) = (ran.path, &ran.outs);
     // `{<analysis>.<text>}` in the study's words.
-    let text = |name: &str| {
-        let (a, o) = name.split_once('.')?;
-        let (_, out) = outs.iter().find(|(n, _)| *n == a)?;
-        out.texts.get(o).cloned()
-    };
+    let text = |name: &str| ran.text(name);
     let words = |key: &str, words: &str| -> Result<String> {
         expand(words, text)
         .map_err(|v| {
@@ -364,8 +360,40 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         plots: vec![],
     };
     for (i, r) in file.rows.iter().enumerate() {
+        e.rows.push(ran.row(t, name, i, r)?);
+    }
+    let tallies = ran.tallies(&file.tallies, &file.rows, &e.rows)?;
+    e.facts.splice(0..0, tallies.into_iter().map(Fact::Text));
+    for (p, spec) in file.plots.iter().enumerate() {
+        e.plots.push(ran.plot(t, p, spec)?);
+    }
+    Ok(e)
+}
+
+/// A study file's analyses, run.
+struct Ran<'a> {
+    /// The study file.
+    path: &'a Path,
+    /// Its `analyses`.
+    listed: &'a [String],
+    /// Each analysis's name and outputs.
+    outs: Vec<(&'a str, Outputs)>,
+}
+
+impl Ran<'_> {
+    /// `{<analysis>.<text>}`: the text `name` names among the analyses' outputs, if any.
+    fn text(&self, name: &str) -> Option<String> {
+        let (a, o) = name.split_once('.')?;
+        let (_, out) = self.outs.iter().find(|(n, _)| *n == a)?;
+        out.texts.get(o).cloned()
+    }
+
+    /// Row `i` of study `name` (its spec `r`): the value its analysis computed beside its
+    /// target, judged, with its note, anchor and any disowning.
+    fn row(&self, t: &Targets, name: &str, i: usize, r: &RowSpec) -> Result<Row> {
+        let path = self.path;
         let key = format!("row[{i}]");
-        let (a, out, o) = ran.output(&format!("{key}.value"), &r.value)?;
+        let (a, out, o) = self.output(&format!("{key}.value"), &r.value)?;
         let c = out.values.get(&o).ok_or_else(|| {
             err(
                 path,
@@ -470,43 +498,56 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
             }
             None => r.disowned.map(|d| (d, note.as_str())),
         };
-        let row = row.judged(anchor, disowned);
-        e.rows.push(row);
+        Ok(row.judged(anchor, disowned))
     }
-    let mut tallies = vec![];
-    for (i, tally) in file.tallies.iter().enumerate() {
-        let counted: Vec<&Row> = file
-            .rows
-            .iter()
-            .zip(&e.rows)
-            .filter(|(spec, r)| {
-                spec.value.starts_with(&tally.rows)
-                    && (!tally.predictions || r.class.is_prediction())
-            })
-            .map(|(_, r)| r)
-            .collect();
-        let passed = counted.iter().filter(|r| r.pass).count().to_string();
-        let count = counted.len().to_string();
-        tallies.push(
-            expand(&tally.fact, |name| match name {
-                "passed" => Some(passed.clone()),
-                "count" => Some(count.clone()),
-                _ => text(name),
-            })
-            .map_err(|v| {
-                err(
-                    path,
-                    format!("tally[{i}].fact"),
-                    format!("`{{{v}}}` is not `{{passed}}`, `{{count}}` or a text of this study's analyses"),
-                )
-            })?,
-        );
+
+    /// The tallies' facts: each counts the rows (`specs` beside the judged `rows`) its spec
+    /// selects and the ones that passed.
+    fn tallies(
+        &self,
+        file_tallies: &[TallySpec],
+        specs: &[RowSpec],
+        rows: &[Row],
+    ) -> Result<Vec<String>> {
+        let path = self.path;
+        let mut tallies = vec![];
+        for (i, tally) in file_tallies.iter().enumerate() {
+            let counted: Vec<&Row> = specs
+                .iter()
+                .zip(rows)
+                .filter(|(spec, r)| {
+                    spec.value.starts_with(&tally.rows)
+                        && (!tally.predictions || r.class.is_prediction())
+                })
+                .map(|(_, r)| r)
+                .collect();
+            let passed = counted.iter().filter(|r| r.pass).count().to_string();
+            let count = counted.len().to_string();
+            tallies.push(
+                expand(&tally.fact, |name| match name {
+                    "passed" => Some(passed.clone()),
+                    "count" => Some(count.clone()),
+                    _ => self.text(name),
+                })
+                .map_err(|v| {
+                    err(
+                        path,
+                        format!("tally[{i}].fact"),
+                        format!("`{{{v}}}` is not `{{passed}}`, `{{count}}` or a text of this study's analyses"),
+                    )
+                })?,
+            );
+        }
+        Ok(tallies)
     }
-    e.facts.splice(0..0, tallies.into_iter().map(Fact::Text));
-    for (p, spec) in file.plots.iter().enumerate() {
+
+    /// Plot `p` (its spec `spec`): an analysis's plot by name, or an x-y plot of the spec's
+    /// series.
+    fn plot(&self, t: &Targets, p: usize, spec: &PlotSpec) -> Result<Plot> {
+        let path = self.path;
         let key = format!("plot[{p}]");
         if let Some(name) = &spec.data {
-            let (a, out, o) = ran.output(&format!("{key}.data"), name)?;
+            let (a, out, o) = self.output(&format!("{key}.data"), name)?;
             let plot = out.plots.get(&o).ok_or_else(|| {
                 err(
                     path,
@@ -530,8 +571,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
                     "a plot with `data` takes no `name`, `title`, labels, `categories` or `series`",
                 ));
             }
-            e.plots.push(plot.clone());
-            continue;
+            return Ok(plot.clone());
         }
         let field = |v: &Option<String>, f: &str| {
             v.clone().ok_or_else(|| {
@@ -545,31 +585,18 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
         let mut series = vec![];
         for (s, ss) in spec.series.iter().enumerate() {
             let key = format!("{key}.series[{s}]");
-            series.extend(ran.plot_series(&key, ss, t)?);
+            series.extend(self.plot_series(&key, ss, t)?);
         }
-        e.plots.push(Plot::Xy(XyPlot {
+        Ok(Plot::Xy(XyPlot {
             name: field(&spec.name, "name")?,
             title: field(&spec.title, "title")?,
             x_label: field(&spec.x_label, "x_label")?,
             y_label: field(&spec.y_label, "y_label")?,
             categories: spec.categories.clone(),
             series,
-        }));
+        }))
     }
-    Ok(e)
-}
 
-/// A study file's analyses, run.
-struct Ran<'a> {
-    /// The study file.
-    path: &'a Path,
-    /// Its `analyses`.
-    listed: &'a [String],
-    /// Each analysis's name and outputs.
-    outs: Vec<(&'a str, Outputs)>,
-}
-
-impl Ran<'_> {
     /// The analysis, its outputs and the output's name that `name` (`<analysis>.<output>`, at
     /// `key` of the study file) stands for.
     fn output(&self, key: &str, name: &str) -> Result<(&str, &Outputs, String)> {
@@ -681,11 +708,16 @@ impl Ran<'_> {
     }
 }
 
+/// A `{name}` that [`expand`]'s lookup does not know; it displays as the name.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct UnknownName(String);
+
 /// `text` with every `{name}` replaced by `lookup(name)`; `Err(name)` for a missing one.
 fn expand(
     text: &str,
     lookup: impl Fn(&str) -> Option<String>,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, UnknownName> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('{') {
@@ -696,7 +728,7 @@ fn expand(
             return Ok(out);
         };
         let v = &after[..close];
-        out.push_str(&lookup(v).ok_or_else(|| v.to_owned())?);
+        out.push_str(&lookup(v).ok_or_else(|| UnknownName(v.to_owned()))?);
         rest = &after[close + 1..];
     }
     out.push_str(rest);

@@ -239,7 +239,7 @@ impl NoiseWindow {
         Some((other / self.capacity_cpu_s).clamp(0.0, 1.0))
     }
 
-    fn check(&self, key: &str) -> Result<(), String> {
+    fn check(&self, key: &str) -> Result<(), MeasureError> {
         for (k, v) in [
             ("busy_cpu_s", Some(self.busy_cpu_s)),
             ("capacity_cpu_s", Some(self.capacity_cpu_s)),
@@ -250,12 +250,21 @@ impl NoiseWindow {
             if let Some(v) = v
                 && !(v.is_finite() && v >= 0.0)
             {
-                return Err(format!("`{key}.{k}` = {v:?}: a CPU time >= 0 [s]"));
+                return Err(MeasureError(format!(
+                    "`{key}.{k}` = {v:?}: a CPU time >= 0 [s]"
+                )));
             }
         }
         Ok(())
     }
 }
+
+/// A problem with a measurement file (strongSwan's or TLS's): what is missing or not
+/// meaningful, a term that cannot be fitted, or an engine run that cannot predict a row. The
+/// message names the field, term or workload.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct MeasureError(pub String);
 
 /// The host's other work before and during a run (issue 36 #2): the file's `noise`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -270,7 +279,7 @@ pub struct Noise {
 
 impl Noise {
     /// Checks every window's times (finite, >= 0), naming the field as `noise.during.busy_cpu_s`.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), MeasureError> {
         self.before.check("noise.before")?;
         self.during.check("noise.during")
     }

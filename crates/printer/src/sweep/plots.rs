@@ -250,77 +250,16 @@ impl PlotData {
         dim: usize,
         options: &PlotOptions,
     ) -> PlotData {
-        let label = |key: &str| {
-            options
-                .labels
-                .get(key)
-                .cloned()
-                .unwrap_or_else(|| readable(key))
-        };
+        let label = |key: &str| key_label(options, key);
         let value = |key: &str, v: &serde_json::Value| options.value(key, v);
         let keys: Vec<usize> = (0..res.axes.len())
             .filter(|&a| res.axes[a].dim == dim)
             .collect();
         let first = &res.axes[keys[0]];
         let n = first.values.len();
-        // One key: numeric when its values carry one unit; a group: categorical, each tick
-        // naming every key's value.
-        let unit = if keys.len() == 1 {
-            shared_unit(first.values)
-        } else {
-            None
-        };
-        let (xs, ticks): (Vec<f64>, Option<Vec<String>>) = match &unit {
-            Some(_) => (
-                first
-                    .values
-                    .iter()
-                    .filter_map(number_unit)
-                    .map(|p| p.1)
-                    .collect(),
-                None,
-            ),
-            None => (
-                (0..n).map(|i| i as f64).collect(),
-                Some(
-                    (0..n)
-                        .map(|i| {
-                            keys.iter()
-                                .filter_map(|&a| {
-                                    let ax = &res.axes[a];
-                                    ax.values.get(i).map(|v| value(ax.key, v))
-                                })
-                                .collect::<Vec<_>>()
-                                .join(" / ")
-                        })
-                        .collect(),
-                ),
-            ),
-        };
-        let words = keys
-            .iter()
-            .map(|&a| label(res.axes[a].key))
-            .collect::<Vec<_>>()
-            .join(" / ");
-        let x_label = match unit.as_deref() {
-            Some(u) if !u.is_empty() => format!("{words} [{u}]"),
-            _ => words.clone(),
-        };
+        let (xs, ticks, x_label, words) = x_axis(res, &keys, options);
         // The other dimensions: each combination of their values is a group of series.
-        let mut combos: BTreeMap<Vec<usize>, Vec<Option<&PointResult>>> = BTreeMap::new();
-        for p in &res.points {
-            let Some(&x) = keys.first().and_then(|&a| p.coords.get(a)) else {
-                continue;
-            };
-            let other: Vec<usize> = (0..res.axes.len())
-                .filter(|&a| res.axes[a].dim != dim)
-                .filter_map(|a| p.coords.get(a).copied())
-                .collect();
-            let row = combos.entry(other).or_insert_with(|| vec![None; n]);
-            if let Some(slot) = row.get_mut(x) {
-                *slot = Some(p.result);
-            }
-        }
+        let combos = by_other_keys(res, dim, &keys, n);
         let others: Vec<usize> = (0..res.axes.len())
             .filter(|&a| res.axes[a].dim != dim)
             .collect();
@@ -332,20 +271,7 @@ impl PlotData {
             .filter(|(i, _)| picked.contains(i))
             .map(|(_, c)| c)
             .collect();
-        let every: Vec<String> = combos
-            .iter()
-            .flat_map(|c| c.1.iter().flatten())
-            .next()
-            .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
-            .unwrap_or_default();
-        // The flows drawn: (index in each point's flows, name).
-        let flows: Vec<(usize, String)> = match &options.flows {
-            None => every.iter().cloned().enumerate().collect(),
-            Some(names) => names
-                .iter()
-                .filter_map(|n| every.iter().position(|f| f == n).map(|i| (i, n.clone())))
-                .collect(),
-        };
+        let flows = drawn_flows(&combos, options);
         let message = |fi: usize| {
             combos.iter().any(|c| {
                 c.1.iter()
@@ -438,13 +364,7 @@ impl PlotData {
             }
         }
         let metric_words = options.metric.words(all_message);
-        let of_flow = match (flows.as_slice(), options.aggregate) {
-            ([(_, one)], _) => format!(" of {one}"),
-            ([], _) => String::new(),
-            (many, Some(agg)) => format!(" ({} over {} flows)", agg.word(), many.len()),
-            (many, None) if options.flows.is_some() => format!(" of {} flows", many.len()),
-            (_, None) => String::new(),
-        };
+        let of_flow = of_flows(&flows, options);
         let shown = if total_combos > combos.len() {
             format!(
                 " ({} of {total_combos} combinations of the other keys drawn)",
@@ -602,4 +522,130 @@ fn y_unit(
         }
         _ => (1e3, "us"),
     }
+}
+
+/// The x axis of the plot of `keys` (one dimension's keys): the x values, the tick labels of a
+/// categorical axis (a group of keys, or values without one shared unit), the axis label and
+/// the keys in words.
+fn x_axis<H: Serialize>(
+    res: &Results<'_, H>,
+    keys: &[usize],
+    options: &PlotOptions,
+) -> (Vec<f64>, Option<Vec<String>>, String, String) {
+    let label = |key: &str| key_label(options, key);
+    let value = |key: &str, v: &serde_json::Value| options.value(key, v);
+    let first = &res.axes[keys[0]];
+    let n = first.values.len();
+    // One key: numeric when its values carry one unit; a group: categorical, each tick
+    // naming every key's value.
+    let unit = if keys.len() == 1 {
+        shared_unit(first.values)
+    } else {
+        None
+    };
+    let (xs, ticks): (Vec<f64>, Option<Vec<String>>) = match &unit {
+        Some(_) => (
+            first
+                .values
+                .iter()
+                .filter_map(number_unit)
+                .map(|p| p.1)
+                .collect(),
+            None,
+        ),
+        None => (
+            (0..n).map(|i| i as f64).collect(),
+            Some(
+                (0..n)
+                    .map(|i| {
+                        keys.iter()
+                            .filter_map(|&a| {
+                                let ax = &res.axes[a];
+                                ax.values.get(i).map(|v| value(ax.key, v))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" / ")
+                    })
+                    .collect(),
+            ),
+        ),
+    };
+    let words = keys
+        .iter()
+        .map(|&a| label(res.axes[a].key))
+        .collect::<Vec<_>>()
+        .join(" / ");
+    let x_label = match unit.as_deref() {
+        Some(u) if !u.is_empty() => format!("{words} [{u}]"),
+        _ => words.clone(),
+    };
+    (xs, ticks, x_label, words)
+}
+
+/// The points of the plot of dimension `dim` grouped by their coordinates on the other
+/// dimensions: each group one row of `n` slots, by the point's index on `keys`' axis.
+fn by_other_keys<'r, H: Serialize>(
+    res: &Results<'r, H>,
+    dim: usize,
+    keys: &[usize],
+    n: usize,
+) -> BTreeMap<Vec<usize>, Vec<Option<&'r PointResult>>> {
+    let mut combos: BTreeMap<Vec<usize>, Vec<Option<&PointResult>>> = BTreeMap::new();
+    for p in &res.points {
+        let Some(&x) = keys.first().and_then(|&a| p.coords.get(a)) else {
+            continue;
+        };
+        let other: Vec<usize> = (0..res.axes.len())
+            .filter(|&a| res.axes[a].dim != dim)
+            .filter_map(|a| p.coords.get(a).copied())
+            .collect();
+        let row = combos.entry(other).or_insert_with(|| vec![None; n]);
+        if let Some(slot) = row.get_mut(x) {
+            *slot = Some(p.result);
+        }
+    }
+    combos
+}
+
+/// The flows drawn: (index in each point's flows, name), every flow of the first point with a
+/// result unless `options` names some.
+fn drawn_flows(
+    combos: &[(Vec<usize>, Vec<Option<&PointResult>>)],
+    options: &PlotOptions,
+) -> Vec<(usize, String)> {
+    let every: Vec<String> = combos
+        .iter()
+        .flat_map(|c| c.1.iter().flatten())
+        .next()
+        .map(|r| r.flows.iter().map(|f| f.flow.clone()).collect())
+        .unwrap_or_default();
+    // The flows drawn: (index in each point's flows, name).
+    match &options.flows {
+        None => every.iter().cloned().enumerate().collect(),
+        Some(names) => names
+            .iter()
+            .filter_map(|n| every.iter().position(|f| f == n).map(|i| (i, n.clone())))
+            .collect(),
+    }
+}
+
+/// The flows drawn in the title's words: ` of <flow>`, ` (<aggregate> over N flows)`, ` of N
+/// flows`, or nothing.
+fn of_flows(flows: &[(usize, String)], options: &PlotOptions) -> String {
+    match (flows, options.aggregate) {
+        ([(_, one)], _) => format!(" of {one}"),
+        ([], _) => String::new(),
+        (many, Some(agg)) => format!(" ({} over {} flows)", agg.word(), many.len()),
+        (many, None) if options.flows.is_some() => format!(" of {} flows", many.len()),
+        (_, None) => String::new(),
+    }
+}
+
+/// Key `key` in the plot's words: the label `options` gives it, or the key made readable.
+fn key_label(options: &PlotOptions, key: &str) -> String {
+    options
+        .labels
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| readable(key))
 }
