@@ -550,3 +550,40 @@ fn the_loaded_certificate_terms_move_every_certificate_storm_only() {
         "{moved:?}"
     );
 }
+
+/// `ike.threads` (issue 35 item 3) is the fewest worker threads either charon had idle before a
+/// run of the fitted storm of 50, written only where the bench counted them (the committed file
+/// predates that: no term); a count of 0, or above the storm's threads, is refused naming the
+/// field.
+#[test]
+fn the_threads_term_is_the_fewest_idle_workers_of_the_fitted_storm() {
+    let mut m = measurements();
+    let imp = strongswan::implementation_file(&m, &ops(&m)).expect("terms");
+    assert!(imp.term(Term::IkeThreads).is_none());
+    let mut counts = [[7, 8], [6, 9], [9, 9], [8, 8], [7, 7]].into_iter();
+    for w in &mut m.rows {
+        if let Workload::Storm {
+            sas: 50,
+            idle_workers,
+            ..
+        } = w
+        {
+            *idle_workers = counts.next();
+        }
+    }
+    assert!(counts.next().is_none(), "the file has five storms of 50");
+    let imp = strongswan::implementation_file(&m, &ops(&m)).expect("terms");
+    let t = imp.term(Term::IkeThreads).expect("ike.threads");
+    assert_eq!((t.value, t.unit.as_str()), (6.0, "1"));
+    assert_eq!(t.fitted_to, ["ike.storm.50.idle_workers"]);
+    for bad in [[0, 7], [7, 17]] {
+        let mut m = m.clone();
+        for w in &mut m.rows {
+            if let Workload::Storm { idle_workers, .. } = w {
+                *idle_workers = Some(bad);
+            }
+        }
+        let e = m.check().unwrap_err().to_string();
+        assert!(e.contains("idle_workers"), "{e}");
+    }
+}

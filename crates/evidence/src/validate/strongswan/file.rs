@@ -276,6 +276,16 @@ fn put_storms(put: &mut impl FnMut(Term, f64, &[String], String), t: &Terms, m: 
         &[],
         "logical CPUs of the host the daemons shared".into(),
     );
+    if let Some(threads) = t.threads {
+        put(
+            Term::IkeThreads,
+            f64::from(threads),
+            &[format!("ike.storm.{FIT_STORM}.idle_workers")],
+            format!(
+                "the fewest worker threads either charon had idle before a run of the PSK storm of {FIT_STORM} (swanctl --stats): charon's threads less those its long-running jobs hold, the most cores a daemon's jobs run on at once"
+            ),
+        );
+    }
 }
 
 /// Puts the data-path terms, when the file has the ESP workloads: `esp.per_packet`,

@@ -87,6 +87,9 @@ pub struct Terms {
     pub alone_growth_storm: Option<u32>,
     /// Cores' worth of work both daemons get done in a storm.
     pub parallelism: f64,
+    /// Worker threads free for IKE jobs (`ike.threads`): the fewest idle before a run of the
+    /// storm of [`FIT_STORM`]; `None` when the file did not count them.
+    pub threads: Option<u32>,
     /// State-dependent work \[ns\] per message received per IKE SA held, \[initiator,
     /// responder\] (`ike.daemon.{initiator,responder}.per_held_sa`), fitted to the growth of
     /// the CPU per SA from the storm of [`FIT_STORM`] to the largest PSK storm of at least 4x
@@ -285,6 +288,7 @@ pub fn fit(m: &Measurements, ops: &OpensslCosts) -> Result<Terms, MeasureError> 
         initiator_loaded_ns: nonneg(Term::IkeDaemonInitiatorLoaded, li - ki)?,
         responder_loaded_ns: nonneg(Term::IkeDaemonResponderLoaded, lr - kr)?,
         parallelism,
+        threads: super::workloads::idle_workers(m),
         esp_per_packet_ns: None,
         esp_latency_ns: None,
         esp_openssl_per_packet_ns: None,

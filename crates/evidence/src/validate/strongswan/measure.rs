@@ -219,6 +219,11 @@ pub enum Workload {
         /// `nr_involuntary_switches`, summed over the threads).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         switches: Option<[[u64; 2]; 2]>,
+        /// Each charon's worker threads idle before the storm (`swanctl --stats`): those its
+        /// long-running jobs leave for IKE work, \[initiator, responder\] (files written before
+        /// the bench counted them have none). `ike.threads` is fitted to it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        idle_workers: Option<[u32; 2]>,
     },
     /// IKE SAs started at once with every IKE datagram dropped at random, both directions
     /// (scripts/strongswan-bench.sh `--loss`; issue 39).
@@ -397,10 +402,23 @@ impl Workload {
                 placement,
                 ikesa_table_size,
                 threads,
+                idle_workers,
                 ..
             } => {
                 if *sas == 0 {
                     return bad(at("sas"), "0".into(), "at least 1 IKE SA");
+                }
+                let most = threads.unwrap_or(16);
+                if let Some(idle) = idle_workers
+                    && idle.iter().any(|w| *w == 0 || *w > most)
+                {
+                    return bad(
+                        at("idle_workers"),
+                        format!("{idle:?}"),
+                        &format!(
+                            "1 to the storm's {most} threads each (a charon with no idle worker answers no IKE message)"
+                        ),
+                    );
                 }
                 time(at("all_back_ms"), *all_back_ms)?;
                 time(at("first_try_back_ms"), *first_try_back_ms)?;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Measurements, Workload};
+use super::{FIT_STORM, Measurements, Workload};
 use crate::validate::Measured;
 
 /// The `child` workload: (CREATE_CHILD_SA, refused, initiator and responder CPU per Child SA,
@@ -69,6 +69,34 @@ pub(super) fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
     placed_storms(m)
         .remove(&("psk".to_owned(), "shared".to_owned()))
         .unwrap_or_default()
+}
+
+/// The fewest worker threads either charon had idle before a run of the fitted PSK storm of
+/// [`FIT_STORM`] on free CPUs (default table and threads): what `ike.threads` is fitted to;
+/// `None` when no such row counted them.
+pub(super) fn idle_workers(m: &Measurements) -> Option<u32> {
+    m.rows
+        .iter()
+        .filter_map(|w| match w {
+            Workload::Storm {
+                auth,
+                sas,
+                placement,
+                ikesa_table_size,
+                threads,
+                idle_workers: Some(idle),
+                ..
+            } if auth == "psk"
+                && *sas == FIT_STORM
+                && placement.as_deref().unwrap_or("shared") == "shared"
+                && ikesa_table_size.unwrap_or(1) == 1
+                && threads.unwrap_or(16) == 16 =>
+            {
+                idle.iter().copied().min()
+            }
+            _ => None,
+        })
+        .min()
 }
 
 /// The storms with strongSwan's default table size and threads, by (authentication,
