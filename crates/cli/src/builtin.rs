@@ -25,7 +25,7 @@ const TREES: [(&str, &Dir<'static>); 3] = [
 
 /// The bytes of the checkout's file at `path`, relative to the checkout's root
 /// (`calibration/colosseum-e2.toml`, `./calibration/x.toml`), if the binary carries it.
-pub fn file(path: &Path) -> Option<&'static [u8]> {
+pub(crate) fn file(path: &Path) -> Option<&'static [u8]> {
     let mut parts = path
         .components()
         .filter(|c| *c != Component::CurDir)
@@ -40,12 +40,12 @@ pub fn file(path: &Path) -> Option<&'static [u8]> {
 }
 
 /// Whether `dir` holds a checkout's data: `scenarios/` and `experiments/studies.toml`.
-pub fn is_checkout(dir: &Path) -> bool {
+pub(crate) fn is_checkout(dir: &Path) -> bool {
     dir.join("scenarios").is_dir() && dir.join(evidence::reproduce::STUDIES_FILE).is_file()
 }
 
 /// The directory a command reads the checkout's files from.
-pub enum Root {
+pub(crate) enum Root {
     /// A checkout on disk (the current directory or `--root`).
     Dir(PathBuf),
     /// The embedded files written out to a scratch directory, removed when this is dropped.
@@ -55,7 +55,7 @@ pub enum Root {
 impl Root {
     /// `explicit` if given, else the current directory if it is a checkout, else the embedded
     /// files written out to a fresh scratch directory.
-    pub fn find(explicit: Option<&Path>) -> io::Result<Root> {
+    pub(crate) fn find(explicit: Option<&Path>) -> io::Result<Root> {
         if let Some(dir) = explicit {
             return Ok(Root::Dir(dir.to_path_buf()));
         }
@@ -69,7 +69,7 @@ impl Root {
     }
 
     /// The root's path.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Root::Dir(p) => p,
             Root::Embedded(t) => t.path(),
@@ -80,7 +80,7 @@ impl Root {
 /// A profile a command reads: the file at the path given when there is one, else oransim's
 /// built-in copy of the checkout's file at that path (`calibration/NAME.toml`), written to a
 /// scratch directory that lives as long as this.
-pub struct Profile {
+pub(crate) struct Profile {
     /// The path as given.
     pub given: PathBuf,
     /// The path to read.
@@ -92,7 +92,7 @@ pub struct Profile {
 impl Profile {
     /// `given`, or the built-in copy of it when nothing is there and the binary carries the
     /// checkout's file at that relative path.
-    pub fn find(given: &Path) -> io::Result<Profile> {
+    pub(crate) fn find(given: &Path) -> io::Result<Profile> {
         let mut p = Profile {
             given: given.to_path_buf(),
             read: given.to_path_buf(),
@@ -117,13 +117,13 @@ impl Profile {
     }
 
     /// Whether the built-in copy is read.
-    pub fn is_builtin(&self) -> bool {
+    pub(crate) fn is_builtin(&self) -> bool {
         self.scratch.is_some()
     }
 
     /// `text` with the built-in copy's scratch path written as the path given, so messages
     /// name what the user typed.
-    pub fn as_given(&self, text: &str) -> String {
+    pub(crate) fn as_given(&self, text: &str) -> String {
         if self.is_builtin() {
             text.replace(
                 &self.read.display().to_string(),

@@ -31,7 +31,7 @@ fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
 
 /// The flows to capture: those `--pcap-flow` names (each must exist and be writable), or by
 /// default every flow whose frames can be written, the others left out with one note on stderr.
-pub fn flows(scenario: &Scenario, names: &[String]) -> anyhow::Result<Vec<usize>> {
+pub(crate) fn flows(scenario: &Scenario, names: &[String]) -> anyhow::Result<Vec<usize>> {
     let flows = &scenario.network.flows;
     if names.is_empty() {
         let why = model::capture::unwritable_all(scenario);
@@ -77,7 +77,7 @@ pub fn flows(scenario: &Scenario, names: &[String]) -> anyhow::Result<Vec<usize>
 
 /// The pcapng file of a run: an interface per link and frame type, described when the first
 /// frame of that link and type comes.
-pub struct PcapSink<'s> {
+pub(crate) struct PcapSink<'s> {
     scenario: &'s Scenario,
     writer: Writer<AtomicFile>,
     /// Per link: its interface for Ethernet frames and for IP frames (`u32::MAX`: none yet).
@@ -99,7 +99,7 @@ pub struct PcapSink<'s> {
 
 /// What a capture wrote beside its frames ([`PcapSink::finish`]).
 #[derive(Debug, Default)]
-pub struct KeyFiles {
+pub(crate) struct KeyFiles {
     /// Wireshark's IKEv2 decryption table, when handshake datagrams were sealed.
     pub ikev2: Option<String>,
     /// Wireshark's ESP SA table (`esp_sa`), when ESP frames were sealed.
@@ -136,7 +136,7 @@ impl<'s> PcapSink<'s> {
     /// Starts the capture file at `path` (refused, naming `--pcap`, if it is not a regular
     /// file or cannot be created).
     /// `seed` is the run's master seed, which the data frames' keys derive from.
-    pub fn create(
+    pub(crate) fn create(
         scenario: &'s Scenario,
         path: &std::path::Path,
         seed: u64,
@@ -160,7 +160,7 @@ impl<'s> PcapSink<'s> {
     /// Wireshark's IKEv2 decryption table of the handshake datagrams it sealed
     /// (`ikev2_decryption_table`: one row per IKE cipher used, every tunnel sharing
     /// `protocols::ikev2::emit`'s SPIs), the ESP SA table and the key list of the data frames.
-    pub fn finish(self) -> anyhow::Result<KeyFiles> {
+    pub(crate) fn finish(self) -> anyhow::Result<KeyFiles> {
         let file = self.writer.finish().context("--pcap")?;
         file.finish(Ok(())).context("--pcap")?;
         let ikev2 = (!self.ike.is_empty()).then(|| {

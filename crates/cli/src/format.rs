@@ -7,7 +7,7 @@ use model::report::Report;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned columns for people.
     Table,
     /// The stable JSON interface.
@@ -18,7 +18,7 @@ pub enum Format {
 
 impl Format {
     /// File extension for `--out`.
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             Format::Table => "txt",
             Format::Json => "json",
@@ -28,7 +28,7 @@ impl Format {
 }
 
 /// Writes `text` to stdout; a closed pipe surfaces as a BrokenPipe error that `main` ignores.
-pub fn print(text: &str) -> std::io::Result<()> {
+pub(crate) fn print(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
@@ -36,7 +36,7 @@ pub fn print(text: &str) -> std::io::Result<()> {
 
 /// Renders the report in `format` (the renderers are [`printer::run`]); a table has the
 /// lines `lines` asks for.
-pub fn render(
+pub(crate) fn render(
     report: &Report,
     format: Format,
     lines: printer::run::Lines,

@@ -21,16 +21,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 /// The lock of a whole sweep and of a merge, in the `--out` directory.
-pub const SWEEP_LOCK: &str = ".sweep.lock";
+pub(crate) const SWEEP_LOCK: &str = ".sweep.lock";
 
 /// The lock of shard `index` of `count`.
-pub fn shard_lock(index: u64, count: u64) -> String {
+pub(crate) fn shard_lock(index: u64, count: u64) -> String {
     format!(".shard-{index}-of-{count}.lock")
 }
 
 /// A lock held until dropped.
 #[derive(Debug)]
-pub struct Held {
+pub(crate) struct Held {
     file: File,
     exclusive: bool,
 }
@@ -94,7 +94,7 @@ fn parent(path: &Path) -> &Path {
 
 /// Takes the exclusive lock `name` in `dir` (which exists) for the caller's life, or refuses
 /// (naming `flag`, the directory and the holder) when another process holds it.
-pub fn exclusive(dir: &Path, name: &str, flag: &str) -> anyhow::Result<Held> {
+pub(crate) fn exclusive(dir: &Path, name: &str, flag: &str) -> anyhow::Result<Held> {
     let path = dir.join(name);
     regular(&path, flag)?;
     let mut file = open(&path, true)
@@ -132,7 +132,7 @@ pub fn exclusive(dir: &Path, name: &str, flag: &str) -> anyhow::Result<Held> {
 
 /// Holds every shard lock (`.shard-*.lock`) found in `dir` shared, or refuses (naming `flag`,
 /// the lock and its holder) when a shard is running there.
-pub fn shards_shared(dir: &Path, flag: &str) -> anyhow::Result<Vec<Held>> {
+pub(crate) fn shards_shared(dir: &Path, flag: &str) -> anyhow::Result<Vec<Held>> {
     let mut names: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .flatten()

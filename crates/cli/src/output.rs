@@ -34,7 +34,7 @@ fn parent_dir(path: &Path) -> &Path {
 /// Refuses a target that exists and is not a regular file (a symbolic link, FIFO, device,
 /// socket or directory): the writers replace only regular files. The link itself is looked at,
 /// not what it points to.
-pub fn refuse_non_regular(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn refuse_non_regular(path: &Path) -> anyhow::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() => Ok(()),
         Ok(m) => anyhow::bail!(
@@ -52,7 +52,7 @@ pub fn refuse_non_regular(path: &Path) -> anyhow::Result<()> {
 /// sweep's `plots/`, `reproduce --write-docs`'s `img/`) without following a symbolic link:
 /// `Ok(true)` for a directory, `Ok(false)` if absent, and anything else (a symbolic link, even
 /// to a directory, a file, a FIFO) refused naming it.
-pub fn refuse_non_dir(path: &Path) -> anyhow::Result<bool> {
+pub(crate) fn refuse_non_dir(path: &Path) -> anyhow::Result<bool> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => Ok(true),
         Ok(m) => anyhow::bail!(
@@ -70,7 +70,7 @@ pub fn refuse_non_dir(path: &Path) -> anyhow::Result<bool> {
 /// Makes such a directory ([`refuse_non_dir`]): an existing directory is used, an absent one
 /// created (its parent must exist) and looked at again if another writer made something there
 /// at the same moment; the files written into it never land in a link's target.
-pub fn make_subdir(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn make_subdir(path: &Path) -> anyhow::Result<()> {
     if refuse_non_dir(path)? {
         return Ok(());
     }
@@ -151,7 +151,7 @@ fn remove_stale_tmps(dir: &Path, name: &str) {
 /// half-written file, and an interrupted write leaves the old file (or none) in place. A target
 /// that exists and is not a regular file is refused before anything is written
 /// ([`refuse_non_regular`]); the temporary file is removed on every error.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let mut file = AtomicFile::create(path)?;
     let result = file.write_all(contents);
     file.finish(result)
@@ -163,7 +163,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 /// file dropped without `finish` (an error, a panic) removes its temporary file. The target is
 /// refused if it exists and is not a regular file, when created and again before the rename.
 #[derive(Debug)]
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     path: std::path::PathBuf,
     tmp: std::path::PathBuf,
     /// `None` once finished.
@@ -172,7 +172,7 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     /// Starts writing `path`.
-    pub fn create(path: &Path) -> anyhow::Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> anyhow::Result<AtomicFile> {
         refuse_non_regular(path)?;
         let dir = parent_dir(path);
         let name = path
@@ -197,7 +197,7 @@ impl AtomicFile {
     /// Ends the write: if `written` (the outcome of writing the contents) is an error, or the
     /// flush, sync or rename fails, the temporary file is removed and the target left as it
     /// was; otherwise the file replaces the target.
-    pub fn finish(mut self, written: std::io::Result<()>) -> anyhow::Result<()> {
+    pub(crate) fn finish(mut self, written: std::io::Result<()>) -> anyhow::Result<()> {
         let path = self.path.clone();
         let cannot = || format!("cannot write {}", path.display());
         let Some(buffered) = self.file.take() else {
@@ -246,7 +246,7 @@ impl Drop for AtomicFile {
 /// files of the set are removed, then each is written with [`write_atomic`] in the order given.
 /// The last file written marks a complete set: after a kill the directory holds the old set,
 /// or part of the new one without its last file, never old and new files together.
-pub fn write_set(files: &[(std::path::PathBuf, Vec<u8>)]) -> anyhow::Result<()> {
+pub(crate) fn write_set(files: &[(std::path::PathBuf, Vec<u8>)]) -> anyhow::Result<()> {
     // Two writers of one set into one directory (two `run --out d` at once) take turns: each
     // holds the directory's flock(2) from its first removal to its last rename, so the set
     // left is one writer's whole, never a mix (issue 39 #5). Where a directory cannot be
@@ -278,14 +278,14 @@ pub fn write_set(files: &[(std::path::PathBuf, Vec<u8>)]) -> anyhow::Result<()> 
 
 /// A status line on stderr, rewritten in place, for a person watching a terminal; nothing when
 /// stderr is a log or a pipe.
-pub struct StatusLine {
+pub(crate) struct StatusLine {
     live: bool,
     prefix: &'static str,
 }
 
 impl StatusLine {
     /// A line whose every update starts with `prefix`.
-    pub fn new(prefix: &'static str) -> StatusLine {
+    pub(crate) fn new(prefix: &'static str) -> StatusLine {
         StatusLine {
             live: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             prefix,
@@ -293,7 +293,7 @@ impl StatusLine {
     }
 
     /// Replaces the line with `prefix` and `what`.
-    pub fn show(&self, what: &str) {
+    pub(crate) fn show(&self, what: &str) {
         if self.live {
             let mut e = std::io::stderr();
             let _ = write!(e, "\r\x1b[2K{}{what}", self.prefix);
@@ -302,7 +302,7 @@ impl StatusLine {
     }
 
     /// Erases the line, so what follows starts on a clean one.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if self.live {
             eprint!("\r\x1b[2K");
         }
@@ -312,7 +312,7 @@ impl StatusLine {
 /// Checks, before a long measurement, that [`write_atomic`] will be able to write `path`: it is
 /// a regular file or absent ([`refuse_non_regular`]), and a file can be created (then removed)
 /// in its directory.
-pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
     refuse_non_regular(path)?;
     remove_stale_tmps(parent_dir(path), PROBE);
     let probe = tmp_path(parent_dir(path), PROBE);
@@ -327,7 +327,7 @@ pub fn check_writable(path: &Path) -> anyhow::Result<()> {
 /// `name` as the stem of files written into an output directory: a file name, never a path
 /// (issue 39). Refuses an empty name, `/` or `\`, a leading `.` (so `..` and hidden files),
 /// and control characters; `what` names where the name came from (e.g. `[scenario] name`).
-pub fn file_stem<'a>(name: &'a str, what: &str) -> anyhow::Result<&'a str> {
+pub(crate) fn file_stem<'a>(name: &'a str, what: &str) -> anyhow::Result<&'a str> {
     let problem = if name.is_empty() {
         Some("is empty")
     } else if name.contains(['/', '\\']) {
@@ -349,7 +349,7 @@ pub fn file_stem<'a>(name: &'a str, what: &str) -> anyhow::Result<&'a str> {
 
 /// Says each of a command's `warnings` ([`model::warnings`]) on stderr, one line each:
 /// `oransim COMMAND: warning: ...`. The JSON output carries them too, as `warnings`.
-pub fn warn(command: &str, warnings: &[String]) {
+pub(crate) fn warn(command: &str, warnings: &[String]) {
     for w in warnings {
         eprintln!("oransim {command}: warning: {w}");
     }

@@ -6,11 +6,11 @@ use std::path::{Component, Path, PathBuf};
 
 /// The latest `SOURCE_DATE_EPOCH` taken \[s\]: 9999-12-31T23:59:59Z, the last date with a
 /// four-digit year.
-pub const MAX_SOURCE_DATE_EPOCH: u64 = 253_402_300_799;
+pub(crate) const MAX_SOURCE_DATE_EPOCH: u64 = 253_402_300_799;
 
 /// The version the page names: the package version, and `git describe` when the build was
 /// given it (`ORANSIM_GIT_DESCRIBE=$(git describe --tags --dirty) cargo build`).
-pub fn version() -> String {
+pub(crate) fn version() -> String {
     let v = env!("CARGO_PKG_VERSION");
     match option_env!("ORANSIM_GIT_DESCRIBE") {
         Some(d) if !d.trim().is_empty() => format!("{v} ({})", d.trim()),
@@ -21,7 +21,7 @@ pub fn version() -> String {
 /// The page's date, `YYYY-MM-DD` UTC: `SOURCE_DATE_EPOCH` (whole seconds since 1970-01-01
 /// UTC, the reproducible-builds convention) when set, else today. A value that is not such a
 /// number is refused naming the variable.
-pub fn date() -> anyhow::Result<String> {
+pub(crate) fn date() -> anyhow::Result<String> {
     let secs = match std::env::var_os("SOURCE_DATE_EPOCH") {
         Some(v) => {
             let text = v.to_string_lossy();
@@ -43,7 +43,7 @@ pub fn date() -> anyhow::Result<String> {
 /// `path` as the page at `page` records it: a relative path as given (relative to the
 /// directory oransim ran in); an absolute one relative to the page's directory, so the page
 /// holds no directory of the machine that wrote it (as given when no relative path joins them).
-pub fn path_for(path: &Path, page: &Path) -> PathBuf {
+pub(crate) fn path_for(path: &Path, page: &Path) -> PathBuf {
     if !path.is_absolute() {
         return path.to_path_buf();
     }

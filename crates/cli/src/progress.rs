@@ -14,7 +14,7 @@ use sim_core::progress::Progress;
 
 /// When to show progress on stderr.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum When {
+pub(crate) enum When {
     /// Only when stderr is a terminal.
     #[default]
     Auto,
@@ -28,7 +28,7 @@ pub enum When {
 const POLL: Duration = Duration::from_millis(100);
 
 /// A progress bar on stderr, or nothing.
-pub struct Bar {
+pub(crate) struct Bar {
     bar: Option<ProgressBar>,
     /// Cleared when done (a terminal), or left as the last line (`always` into a pipe or file).
     clear: bool,
@@ -36,7 +36,7 @@ pub struct Bar {
 
 impl Bar {
     /// A bar of `len` steps drawn with indicatif `template`, or nothing when `when` says so.
-    pub fn new(when: When, len: u64, template: &str) -> Bar {
+    pub(crate) fn new(when: When, len: u64, template: &str) -> Bar {
         let terminal = std::io::stderr().is_terminal();
         let show = match when {
             When::Auto => terminal,
@@ -62,12 +62,12 @@ impl Bar {
     }
 
     /// Whether anything is drawn.
-    pub fn shown(&self) -> bool {
+    pub(crate) fn shown(&self) -> bool {
         self.bar.is_some()
     }
 
     /// Moves the bar to `pos` with `message` (`{msg}` in the template).
-    pub fn set(&self, pos: u64, message: String) {
+    pub(crate) fn set(&self, pos: u64, message: String) {
         if let Some(b) = &self.bar {
             b.set_position(pos);
             b.set_message(message);
@@ -75,7 +75,7 @@ impl Bar {
     }
 
     /// Ends the bar: cleared on a terminal, its last state left as a line elsewhere.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         match &self.bar {
             Some(b) if self.clear => b.finish_and_clear(),
             Some(b) => b.finish(),
@@ -90,7 +90,7 @@ const TICK: Duration = Duration::from_millis(120);
 /// Runs `work` while a spinner on stderr (as `when` says) names the phase `what` ("building the
 /// scenario", "writing the report") and counts its seconds; cleared on a terminal when done, left
 /// as a line elsewhere (`--progress always`).
-pub fn phase<T>(when: When, what: &str, work: impl FnOnce() -> T) -> T {
+pub(crate) fn phase<T>(when: When, what: &str, work: impl FnOnce() -> T) -> T {
     let bar = Bar::new(when, 0, "{spinner} {msg} ({elapsed})");
     let Some(b) = &bar.bar else {
         return work();
@@ -105,7 +105,7 @@ pub fn phase<T>(when: When, what: &str, work: impl FnOnce() -> T) -> T {
 /// What a run's bar counts: simulated time against the `[stop] duration`, or source packets
 /// against the `[stop] packets` count, over all replications.
 #[derive(Debug, Clone, Copy)]
-pub enum RunGoal {
+pub(crate) enum RunGoal {
     /// Simulated time, all replications together \[ps\].
     Time(u64),
     /// Source packets, all replications together.
@@ -115,7 +115,7 @@ pub enum RunGoal {
 impl RunGoal {
     /// The goal of `replications` replications of `net`, or `None` when its stop is neither a
     /// duration nor a packet count.
-    pub fn of(net: &sim_core::network::Network, replications: u32) -> Option<RunGoal> {
+    pub(crate) fn of(net: &sim_core::network::Network, replications: u32) -> Option<RunGoal> {
         let r = u64::from(replications);
         match (net.stop.duration, net.stop.packets) {
             (Some(d), _) => Some(RunGoal::Time(d.as_ps().saturating_mul(r))),
@@ -126,7 +126,7 @@ impl RunGoal {
 }
 
 /// Runs `work` while a bar on stderr (as `when` says) follows `progress` towards `goal`.
-pub fn watch_run<T>(
+pub(crate) fn watch_run<T>(
     when: When,
     goal: Option<RunGoal>,
     progress: &Progress,

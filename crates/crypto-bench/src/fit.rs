@@ -17,13 +17,13 @@ pub struct LineFit {
 /// measured points as a piecewise table. 10% is wider than the run-to-run spread we see on a
 /// quiet machine (a few %), so only a real bend (e.g. a size where the implementation switches
 /// code paths) makes a table.
-pub const MAX_LINE_RESIDUAL: f64 = 0.10;
+pub(crate) const MAX_LINE_RESIDUAL: f64 = 0.10;
 
 /// Fits `y = a + b*x` by least squares weighted by `1/y²`, i.e. minimising relative error, so a
 /// 64-byte point counts as much as a 16 KiB one (costs span two orders of magnitude).
 /// Needs at least two distinct x; the intercept and slope are clamped at zero (a negative fixed
 /// cost is a fitting artefact, and is then refitted through the origin).
-pub fn fit_line(points: &[(f64, f64)]) -> Option<LineFit> {
+pub(crate) fn fit_line(points: &[(f64, f64)]) -> Option<LineFit> {
     if points.len() < 2 || points.iter().any(|&(_, y)| y.is_nan() || y <= 0.0) {
         return None;
     }

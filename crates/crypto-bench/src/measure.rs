@@ -87,7 +87,7 @@ fn batch_size(target: Duration, mut one: impl FnMut(u64)) -> usize {
 }
 
 /// Seal/open samples of one cipher at one length \[ns per op\].
-pub struct CipherRun {
+pub(crate) struct CipherRun {
     /// Seal samples \[ns\].
     pub seal: Vec<f64>,
     /// Open samples \[ns\].
@@ -106,12 +106,16 @@ pub struct CipherRun {
 /// core's L1 data cache (32-48 KiB on current x86-64) measures a packet that the stack has
 /// just written, as a send path and the live loopback path see it, rather than one fetched
 /// from a larger cache after hundreds of other packets.
-pub const CACHE_BUDGET: usize = 32 * 1024;
+pub(crate) const CACHE_BUDGET: usize = 32 * 1024;
 
 impl CipherRun {
     /// Checks `c` at `len` (round trip; any flipped bit and a wrong sequence number must be
     /// refused), sizes the batch, and warms up.
-    pub fn prepare(c: &dyn Cipher, len: usize, timing: &Timing) -> Result<CipherRun, BenchError> {
+    pub(crate) fn prepare(
+        c: &dyn Cipher,
+        len: usize,
+        timing: &Timing,
+    ) -> Result<CipherRun, BenchError> {
         let plain: Vec<u8> = (0..len).map(|i| (i * 131 + 7) as u8).collect();
         verify_cipher(c, &plain)?;
         let mut out = Vec::with_capacity(len + c.max_overhead());
@@ -143,7 +147,7 @@ impl CipherRun {
     /// [`CACHE_BUDGET`]: each round (untimed) fills its packet buffers with the plaintext, seals
     /// each in place with a fresh sequence number, opens each in place, and (untimed) checks
     /// that every open succeeded and gave the plaintext back.
-    pub fn sample(&mut self, c: &dyn Cipher, record: bool) -> Result<(), BenchError> {
+    pub(crate) fn sample(&mut self, c: &dyn Cipher, record: bool) -> Result<(), BenchError> {
         let n = self.batch;
         let plain = &self.plain;
         let (mut seal, mut open) = (Duration::ZERO, Duration::ZERO);
@@ -189,7 +193,7 @@ impl CipherRun {
 }
 
 /// Round trip and tamper checks of one cipher on one plaintext.
-pub fn verify_cipher(c: &dyn Cipher, plain: &[u8]) -> Result<(), BenchError> {
+pub(crate) fn verify_cipher(c: &dyn Cipher, plain: &[u8]) -> Result<(), BenchError> {
     let fail = |message: String| BenchError::Verification {
         op: c.suite().to_string(),
         len: plain.len(),
@@ -225,7 +229,7 @@ pub fn verify_cipher(c: &dyn Cipher, plain: &[u8]) -> Result<(), BenchError> {
 }
 
 /// Samples of one key operation \[ns per op\].
-pub struct KeyRun {
+pub(crate) struct KeyRun {
     /// Samples \[ns\].
     pub samples: Vec<f64>,
     /// Operations per timed batch.
@@ -235,7 +239,7 @@ pub struct KeyRun {
 
 impl KeyRun {
     /// Sizes the batch and warms up; checks the output.
-    pub fn prepare(op: &mut dyn KeyOp, timing: &Timing) -> Result<KeyRun, BenchError> {
+    pub(crate) fn prepare(op: &mut dyn KeyOp, timing: &Timing) -> Result<KeyRun, BenchError> {
         let batch = batch_size(timing.key_batch, |i| op.run(i));
         check_key(op)?;
         let mut run = KeyRun {
@@ -251,7 +255,7 @@ impl KeyRun {
     }
 
     /// Times one batch, then (untimed) verifies the last output.
-    pub fn sample(&mut self, op: &mut dyn KeyOp, record: bool) -> Result<(), BenchError> {
+    pub(crate) fn sample(&mut self, op: &mut dyn KeyOp, record: bool) -> Result<(), BenchError> {
         let t0 = Instant::now();
         for _ in 0..self.batch {
             op.run(self.i);

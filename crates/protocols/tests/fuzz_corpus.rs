@@ -4,6 +4,8 @@
 //! fuzzer found without the fuzzer. The scenario and profile corpora need `model` and
 //! `profile`, which depend on this crate; `fuzz/tests/corpus.rs` replays all four.
 
+// The harness is the fuzz crate's, whose root re-exports its functions: `pub` there.
+#[allow(unreachable_pub)]
 #[path = "../../../fuzz/src/harness.rs"]
 mod harness;
 

@@ -9,20 +9,20 @@ use model::ScenarioError;
 /// after the item's name exactly (`""`: the item itself, e.g. a link's overload). A quantity's
 /// flag is the origin its value carries ([`profile::units::Quantity::origin`]); the table says
 /// only which key the value was written to.
-pub type FlagKeys<'a> = [(&'static str, &'static str, &'a str)];
+pub(crate) type FlagKeys<'a> = [(&'static str, &'static str, &'a str)];
 
 /// `e` with the flag that set its key named first: `link[0] ("du-ru").length: ...` becomes
 /// `--fibre (link[0] ("du-ru").length): ...`, so an error caused by a flag names the flag, and
 /// the key the scenario checked follows in parentheses (`oransim init`, whose scenario the user
 /// then edits). Keys no flag sets are left as they are.
-pub fn name_flag(e: ScenarioError, flags: &FlagKeys<'_>) -> ScenarioError {
+pub(crate) fn name_flag(e: ScenarioError, flags: &FlagKeys<'_>) -> ScenarioError {
     rename_key(e, flags, true)
 }
 
 /// `e` with the flag that set its key in place of the key: `link[0] ("du-ru").length: ...`
 /// becomes `--fibre: ...`. `oransim plan` builds its scenarios internally, so its errors name
 /// only the flag the user typed, never a scenario key.
-pub fn flag_only(e: ScenarioError, flags: &FlagKeys<'_>) -> ScenarioError {
+pub(crate) fn flag_only(e: ScenarioError, flags: &FlagKeys<'_>) -> ScenarioError {
     rename_key(e, flags, false)
 }
 

@@ -12,7 +12,7 @@ use crate::output::{StatusLine, check_writable, write_atomic};
 
 /// Arguments of `oransim calibrate`.
 #[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     /// One round of samples per point (under 30 s) instead of repeating until medians settle.
     #[arg(long)]
     pub quick: bool,
@@ -63,7 +63,7 @@ pub struct CalibrateArgs {
 
 /// `--implementation`: the cipher library measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ImplementationFlag {
+pub(crate) enum ImplementationFlag {
     // RustCrypto.
     Rustcrypto,
     // aws-lc-rs (a build with `--features aws-lc`).
@@ -72,7 +72,7 @@ pub enum ImplementationFlag {
 
 /// `--run`: the real implementation calibrated by running it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RunImplementation {
+pub(crate) enum RunImplementation {
     // strongSwan's charon, two in network namespaces.
     Strongswan,
     // OpenSSL's `s_server` and `s_time` on loopback.
@@ -80,7 +80,7 @@ pub enum RunImplementation {
 }
 
 /// Runs `oransim calibrate`.
-pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let name = match &args.name {
         Some(n) if n.trim().is_empty() => {
             anyhow::bail!(

@@ -9,11 +9,11 @@ use anyhow::Context as _;
 
 /// The name a scenario read from standard input has in messages; its relative paths (a
 /// node's `profile`) are read from the current directory.
-pub const STDIN_NAME: &str = "<stdin>";
+pub(crate) const STDIN_NAME: &str = "<stdin>";
 
 /// Arguments of `oransim check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
     /// current directory; a file named - is ./-).
     pub file: PathBuf,
@@ -23,7 +23,7 @@ pub struct CheckArgs {
 
 /// `--memory-limit`, of `check` and `run`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct MemoryArgs {
+pub(crate) struct MemoryArgs {
     /// Refuse a scenario whose run is estimated to need more memory than this (`4GB`,
     /// `512MiB`; a bare number is bytes), from its templates' counts before anything is
     /// expanded. Default: the memory available on this machine (MemAvailable).
@@ -33,7 +33,7 @@ pub struct MemoryArgs {
 
 /// A `--memory-limit` value: its bytes and its text as typed (for the refusal).
 #[derive(Debug, Clone)]
-pub struct MemoryLimit {
+pub(crate) struct MemoryLimit {
     /// The limit \[bytes\].
     pub bytes: u64,
     /// The value as typed.
@@ -51,7 +51,7 @@ fn memory_limit(text: &str) -> Result<MemoryLimit, crate::values::FlagError> {
 impl MemoryArgs {
     /// The limit a run (writing a JSON report if `json`) is held to: the flag's, else the
     /// machine's available memory, else none.
-    pub fn limit(&self, json: bool) -> Option<model::scenario::memory::Limit> {
+    pub(crate) fn limit(&self, json: bool) -> Option<model::scenario::memory::Limit> {
         let (bytes, origin) = match &self.memory_limit {
             Some(m) => (m.bytes, format!("--memory-limit {}", m.text)),
             None => (
@@ -70,7 +70,7 @@ impl MemoryArgs {
 /// The scenario at `file`, or on standard input for `-`, and the name messages give it (the
 /// path, or [`STDIN_NAME`]); one whose run is estimated past `limit` is refused before it is
 /// expanded.
-pub fn load(
+pub(crate) fn load(
     file: &Path,
     limit: Option<&model::scenario::memory::Limit>,
 ) -> anyhow::Result<(model::Scenario, String)> {
@@ -89,7 +89,7 @@ pub fn load(
 }
 
 /// Runs `oransim check`: prints a one-paragraph summary of a valid scenario, or the error.
-pub fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let (s, name) = load(&args.file, args.memory.limit(false).as_ref())?;
     let n = &s.network;
     let mut out = format!(

@@ -14,7 +14,7 @@ use crate::values::FlagError;
 
 /// Arguments of `oransim handshake`.
 #[derive(Debug, clap::Args)]
-pub struct HandshakeArgs {
+pub(crate) struct HandshakeArgs {
     /// Protocol: ikev2 or tls13.
     #[arg(long, default_value = "ikev2", value_parser = parse_protocol)]
     pub protocol: Protocol,
@@ -93,11 +93,11 @@ pub struct HandshakeArgs {
 /// Most bytes of frames `--pcap` writes: the capture is built in memory before it is written,
 /// so a certificate chain of hundreds of megabytes is refused rather than exhausting memory
 /// \[bytes\].
-pub const MAX_PCAP_BYTES: usize = 64 << 20;
+pub(crate) const MAX_PCAP_BYTES: usize = 64 << 20;
 
 /// The key-exchange protocol of `--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     /// IKEv2 (RFC 7296).
     Ikev2,
     /// TLS 1.3 (RFC 8446).
@@ -106,7 +106,7 @@ pub enum Protocol {
 
 /// `--ip-version`: the path's IP version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum IpVersion {
+pub(crate) enum IpVersion {
     // `//` comments, not doc comments: clap would print a doc comment as the value's help and
     // change `--help`.
     // IPv4.
@@ -162,7 +162,7 @@ fn chain_len(text: &str) -> Result<usize, FlagError> {
 }
 
 /// Runs `oransim handshake`.
-pub fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &HandshakeArgs) -> anyhow::Result<ExitCode> {
     let auth = Auth::parse(&args.auth).context("--auth")?;
     // Flags that would change nothing are refused, not silently ignored.
     if auth == Auth::Psk && (args.chain.is_some() || !args.cert_bytes.is_empty()) {

@@ -14,7 +14,7 @@ use whatif::generate::{E2Shape, FronthaulShape, Placement, RicRestartShape, Shap
 
 /// Arguments of `oransim init`.
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     #[command(subcommand)]
     shape: ShapeArgs,
 }
@@ -201,7 +201,7 @@ fn parse_suite(text: &str) -> Result<SuiteOrNone, FlagError> {
 /// Runs `oransim init`: builds the shape, validates it where it will be written, and writes it
 /// to `--out` atomically or prints it. Outside a checkout, the profile it names is first written
 /// from the binary's built-in copy, so the scenario runs where it is.
-pub fn execute(args: &InitArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &InitArgs) -> anyhow::Result<ExitCode> {
     let (shape, common) = shape(&args.shape);
     let profile = common
         .profile

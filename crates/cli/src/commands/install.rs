@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oransim completions`.
 #[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// Shell to complete for; the script goes to stdout (e.g. `oransim completions bash >
     /// ~/.local/share/bash-completion/completions/oransim`).
     #[arg(value_enum)]
@@ -19,7 +19,7 @@ pub struct CompletionsArgs {
 
 /// Arguments of `oransim man`.
 #[derive(Debug, clap::Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write `oransim.1` and one page per subcommand (`oransim-run.1`, `oransim-plan-kex.1`,
     /// ...) into this directory (created if missing) instead of printing `oransim.1`.
     #[arg(long, value_name = "DIR")]
@@ -28,7 +28,10 @@ pub struct ManArgs {
 
 /// Runs `oransim completions`: prints the completion script of `shell` for `cli`, the
 /// command line's definition (`Cli::command()`).
-pub fn completions(args: &CompletionsArgs, mut cli: clap::Command) -> anyhow::Result<ExitCode> {
+pub(crate) fn completions(
+    args: &CompletionsArgs,
+    mut cli: clap::Command,
+) -> anyhow::Result<ExitCode> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cli, "oransim", &mut script);
     crate::format::print(&String::from_utf8(script)?)?;
@@ -37,7 +40,7 @@ pub fn completions(args: &CompletionsArgs, mut cli: clap::Command) -> anyhow::Re
 
 /// Examples on each page (by its name): what the line does, and the line. Each line is parsed
 /// with the real flag definitions by a test, so a renamed flag cannot leave a stale example.
-pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "oransim",
         &[
@@ -351,7 +354,7 @@ pub(crate) fn pages(cmd: clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> any
 
 /// Runs `oransim man`: prints the oransim(1) page of `cli` (the command line's definition,
 /// `Cli::command()`), or writes every page into `--out`.
-pub fn man(args: &ManArgs, cli: clap::Command) -> anyhow::Result<ExitCode> {
+pub(crate) fn man(args: &ManArgs, cli: clap::Command) -> anyhow::Result<ExitCode> {
     let mut cmd = cli.disable_help_subcommand(true);
     cmd.build();
     let Some(dir) = &args.out else {

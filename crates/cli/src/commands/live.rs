@@ -16,7 +16,7 @@ use live::{Protection, accuracy};
 
 /// Arguments of `oransim live`.
 #[derive(Debug, clap::Args)]
-pub struct LiveArgs {
+pub(crate) struct LiveArgs {
     /// Protections to run (repeatable or comma-separated): plain, esp-gcm, esp-cbc, macsec,
     /// macsec-integrity, tls13. Default: all (tls13 only for rtt and bulk). Plaintext is always
     /// run: the comparison fits on it.
@@ -93,7 +93,7 @@ pub struct LiveArgs {
 
 /// `--experiment`: which experiment runs (all three when none is given).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Experiment {
+pub(crate) enum Experiment {
     // Round-trip times per protection and size.
     Rtt,
     // Throughput per protection under overload.
@@ -109,7 +109,7 @@ impl Experiment {
 
 /// `--transport`: where the packets flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TransportFlag {
+pub(crate) enum TransportFlag {
     // 127.0.0.1.
     Loopback,
     // A veth pair between two network namespaces made for the run.
@@ -118,7 +118,7 @@ pub enum TransportFlag {
 
 /// `--format` of `oransim live`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LiveFormat {
+pub(crate) enum LiveFormat {
     // Text tables.
     Text,
     // One JSON object.
@@ -154,7 +154,7 @@ struct LiveJson {
 }
 
 /// Runs `oransim live`.
-pub fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &LiveArgs) -> anyhow::Result<ExitCode> {
     let protections = protections(args)?;
     // Every flag is checked before the first experiment runs.
     let (rtt_cfg, bulk_cfg) = configs(args, &protections)?;

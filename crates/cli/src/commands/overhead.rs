@@ -13,7 +13,7 @@ use protocols::{Layer, Stack, catalogue, ipv6};
 
 /// Output format of `overhead` and `handshake`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum OutFormat {
+pub(crate) enum OutFormat {
     /// Aligned text for people.
     #[default]
     Table,
@@ -24,7 +24,7 @@ pub enum OutFormat {
 /// Arguments of `oransim overhead`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["stack", "interface"])))]
-pub struct OverheadArgs {
+pub(crate) struct OverheadArgs {
     /// Protocol stack, lowest layer first, e.g. `eth/ipv4/esp-tunnel(aes256-cbc,hmac-sha256-128)/ipv4/sctp`.
     #[arg(long)]
     pub stack: Option<String>,
@@ -86,7 +86,7 @@ fn split_error(e: protocols::Error, method: &'static str) -> anyhow::Error {
 }
 
 /// Runs `oransim overhead`.
-pub fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
     let text = if let Some(name) = &args.interface {
         let row = catalogue::interface(name).context("--interface")?;
         match args.format {

@@ -13,7 +13,7 @@ use crate::format::print;
 
 /// Arguments of `oransim plan`.
 #[derive(Debug, clap::Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(subcommand)]
     question: Question,
 }
@@ -293,7 +293,7 @@ enum KexFormat {
 }
 
 /// Runs `oransim plan`.
-pub fn execute(args: &PlanArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     match &args.question {
         Question::Kex(k) => kex(k),
         Question::Fronthaul(f) => fronthaul(f),

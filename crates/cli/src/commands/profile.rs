@@ -15,7 +15,7 @@ use crate::output::write_atomic;
 
 /// Arguments of `oransim profile`.
 #[derive(Debug, clap::Args)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     #[command(subcommand)]
     action: Action,
 }
@@ -61,7 +61,7 @@ fn parse_op(text: &str) -> Result<Op, profile::OpNameError> {
 }
 
 /// Runs `oransim profile`.
-pub fn execute(args: &ProfileArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &ProfileArgs) -> anyhow::Result<ExitCode> {
     match &args.action {
         Action::Merge(m) => merge(m),
     }

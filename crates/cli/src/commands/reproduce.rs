@@ -15,7 +15,7 @@ use crate::progress::{Bar, When};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned text.
     Table,
     /// One JSON document (`oransim.reproduce/2`).
@@ -24,7 +24,7 @@ pub enum Format {
 
 /// Arguments of `oransim reproduce`.
 #[derive(Debug, Args)]
-pub struct ReproduceArgs {
+pub(crate) struct ReproduceArgs {
     /// Run only this experiment (e2_sack, e2_size, e2_throughput, ofh_table4, ofh_size,
     /// ofh_mtu, ofh_load, pq_ike_e2, pq_kems_hybrid, otero_ofh, nfv_macsec, table1, transfer).
     #[arg(long, value_name = "NAME")]
@@ -59,7 +59,7 @@ pub struct ReproduceArgs {
 
 /// Runs the command: exit 0 when every counted prediction meets its target, 1 when one misses
 /// ([`printer::reproduce::EXIT_STATUS`]).
-pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     // Before the experiments run, so a refused target does not waste them.
     if let Some(doc) = &args.write_docs {
         crate::output::check_writable(doc).context("--write-docs")?;

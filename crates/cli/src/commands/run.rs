@@ -11,7 +11,7 @@ use crate::progress::{RunGoal, When, watch_run};
 
 /// Arguments of `oransim run`.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Scenario file (TOML), or - for standard input (its relative paths are then read from the
     /// current directory; a file named - is ./-).
     pub file: PathBuf,
@@ -78,7 +78,7 @@ pub struct RunArgs {
 
 /// `--pcap-at`: where on its route a packet is captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PcapAt {
+pub(crate) enum PcapAt {
     /// Its source has clocked it onto the first link of its route (the end of its
     /// transmission there).
     Sent,
@@ -87,7 +87,7 @@ pub enum PcapAt {
 }
 
 /// Runs `oransim run`.
-pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let json = args.out.is_some() || matches!(args.format, Format::Json);
     let (scenario, name) = crate::progress::phase(args.progress, "building the scenario", || {
         super::check::load(&args.file, args.memory.limit(json).as_ref())
@@ -259,7 +259,7 @@ fn out_files(dir: &std::path::Path, name: &str) -> [(PathBuf, Format); 3] {
 }
 
 /// Creates the output directory if needed; refuses a path that exists and is not a directory.
-pub fn prepare_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+pub(crate) fn prepare_dir(dir: &std::path::Path) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         anyhow::bail!(
             "--out {}: exists and is not a directory; give a directory to write reports into",

@@ -33,7 +33,7 @@ use crate::values::FlagError;
 
 /// Arguments of `oransim sweep`.
 #[derive(Debug, clap::Args)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// Scenario file (TOML).
     #[arg(required_unless_present = "merge")]
     pub file: Option<PathBuf>,
@@ -116,7 +116,7 @@ pub struct SweepArgs {
 
 /// Which plot files a sweep writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlotFormat {
+pub(crate) enum PlotFormat {
     /// `plots/<key>.svg` and `plots/<key>.png`.
     Both,
     /// `plots/<key>.svg` only.
@@ -161,7 +161,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), FlagError> {
 
 /// Format of the results on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SweepFormat {
+pub(crate) enum SweepFormat {
     /// One row per point and flow.
     Csv,
     /// The `oransim.sweep/1` document.
@@ -298,7 +298,7 @@ fn parse_shard(s: &str) -> Result<Shard, FlagError> {
 }
 
 /// Runs `oransim sweep`.
-pub fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if !args.merge.is_empty() {
         return merge(args);
     }

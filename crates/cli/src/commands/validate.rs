@@ -18,7 +18,7 @@ use super::overhead::OutFormat;
 
 /// Arguments of `oransim validate`.
 #[derive(Debug, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// The implementation to run and validate against.
     #[command(subcommand)]
     pub target: Target,
@@ -26,7 +26,7 @@ pub struct ValidateArgs {
 
 /// What `oransim validate` runs.
 #[derive(Debug, clap::Subcommand)]
-pub enum Target {
+pub(crate) enum Target {
     /// Real strongSwan (charon, kernel-libipsec or the kernel's xfrm) in two network
     /// namespaces (root; installs Debian's packages if missing): IKE set-ups, restart storms and
     /// the ESP data path, beside the model fitted to the PSK set-up, the storm of 50 and
@@ -40,7 +40,7 @@ pub enum Target {
 
 /// Arguments of `oransim validate strongswan` and `oransim validate tls`.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Read the measurements from FILE (written by an earlier run's --save-measurements, or by
     /// scripts/strongswan-bench.sh) instead of running the implementation. Given more than
     /// once: each file judged on its own (each with its own fit), then every row's verdict
@@ -105,11 +105,11 @@ const STRONGSWAN_SCRIPTS: &[(&str, &str)] = &[
 
 /// Exit status of a run too noisy to judge (issue 36 #2): other work took more of the host's
 /// CPU than `evidence::validate::TOO_NOISY_SHARE`.
-pub const EXIT_TOO_NOISY: u8 = 3;
+pub(crate) const EXIT_TOO_NOISY: u8 = 3;
 
 /// Runs `oransim validate`: exit 0 when every counted row (`evidence::ledger`) is within its
 /// tolerance, 1 on a miss, [`EXIT_TOO_NOISY`] when the host was too noisy to judge.
-pub fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn execute(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let a = match &args.target {
         Target::Strongswan(a) | Target::Tls(a) => a,
     };
@@ -524,7 +524,7 @@ fn run_script(
 /// passed the signal and has cleaned up. `main` ends with exit status 128 + the signal's number
 /// (130, 143), as a shell reports a process ended by it.
 #[derive(Debug)]
-pub struct Interrupted {
+pub(crate) struct Interrupted {
     /// The signal received (`libc::SIGINT`, `libc::SIGTERM`).
     pub signal: libc::c_int,
     /// The script that was running.

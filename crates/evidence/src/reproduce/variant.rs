@@ -305,7 +305,7 @@ pub fn frame_len(stack: &str, payload: usize) -> Result<FrameLen> {
 }
 
 /// [`frame_len`] of a stack value.
-pub fn frame_len_of(full: &protocols::Stack, payload: usize) -> Result<FrameLen> {
+pub(super) fn frame_len_of(full: &protocols::Stack, payload: usize) -> Result<FrameLen> {
     let wire = full.wire_len(payload)?;
     let protected = full.protected_len(payload)?.unwrap_or(wire);
     Ok(FrameLen {

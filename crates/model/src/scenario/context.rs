@@ -14,7 +14,7 @@ use super::MAX_PACKET_BYTES;
 
 /// How far rounding a quantity to the engine's 1 ps clock may move it, relative: a duration
 /// or mean gap that rounding would move further is refused, not run as a different model.
-pub const RESOLUTION_TOLERANCE: f64 = 1e-3;
+pub(super) const RESOLUTION_TOLERANCE: f64 = 1e-3;
 
 pub(super) struct Ctx<'a> {
     pub(super) path: &'a Path,

@@ -304,7 +304,7 @@ pub(super) struct ExchangeWork {
 /// expensive and often blocking"), every other exchange (IKE_SA_INIT, IKE_INTERMEDIATE,
 /// CREATE_CHILD_SA) medium. `name` is the IKEv2 model's exchange name, which starts with the
 /// exchange type (`protocols::ikev2::Exchange::name`, e.g. `INFORMATIONAL (delete Child SA)`).
-pub fn job_priority(name: &str) -> sim_core::network::JobPriority {
+pub(super) fn job_priority(name: &str) -> sim_core::network::JobPriority {
     use sim_core::network::JobPriority;
     match name.split(' ').next() {
         Some("INFORMATIONAL") => JobPriority::High,

@@ -10,10 +10,10 @@ use profile::units::Kind;
 use super::context::Ctx;
 
 /// Names `[[link]] framing` accepts.
-pub const FRAMINGS: &str = "\"ethernet\" (the default) or \"bare\"";
+pub(super) const FRAMINGS: &str = "\"ethernet\" (the default) or \"bare\"";
 
 /// Ethernet's line framing, with IEEE 802.3's byte counts from `protocols::ethernet`.
-pub fn ethernet_line() -> LineFraming {
+pub(super) fn ethernet_line() -> LineFraming {
     use protocols::ethernet as e;
     LineFraming::Ethernet(EthernetLine {
         header: e::HEADER as u32,
@@ -27,9 +27,9 @@ pub fn ethernet_line() -> LineFraming {
 /// The link MTUs a scenario accepts, by framing \[bytes\]: IPv4's minimum (RFC 791: every
 /// host must take a 68-byte datagram) up to the largest jumbo frame payload Ethernet switches
 /// carry (9216 B) on an Ethernet link, or IPv4's largest datagram (65,535 B) on a bare link.
-pub const ETHERNET_MTU: std::ops::RangeInclusive<u32> = 68..=9216;
+pub(super) const ETHERNET_MTU: std::ops::RangeInclusive<u32> = 68..=9216;
 /// See [`ETHERNET_MTU`] \[bytes\].
-pub const BARE_MTU: std::ops::RangeInclusive<u32> = 68..=65_535;
+pub(super) const BARE_MTU: std::ops::RangeInclusive<u32> = 68..=65_535;
 
 pub(super) fn link(
     cx: &Ctx<'_>,

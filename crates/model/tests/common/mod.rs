@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 
 /// A temporary directory and the path a test uses in it (the directory itself, or its first
 /// file).
-pub struct Scratch {
+pub(crate) struct Scratch {
     dir: tempfile::TempDir,
     path: PathBuf,
 }
 
 impl Scratch {
     /// A new empty directory whose name starts with `oransim-model-{name}-`.
-    pub fn dir(name: &str) -> Scratch {
+    pub(crate) fn dir(name: &str) -> Scratch {
         let dir = tempfile::Builder::new()
             .prefix(&format!("oransim-model-{name}-"))
             .tempdir()
@@ -27,7 +27,7 @@ impl Scratch {
     }
 
     /// A new directory holding `files` (name, text); the path is the first file's.
-    pub fn with_files(name: &str, files: &[(&str, &str)]) -> Scratch {
+    pub(crate) fn with_files(name: &str, files: &[(&str, &str)]) -> Scratch {
         let mut s = Scratch::dir(name);
         for (f, text) in files {
             std::fs::write(s.dir.path().join(f), text).expect("write a scratch file");

@@ -47,7 +47,7 @@ pub(super) struct LinkDir {
 impl LinkDir {
     /// Direction `dir` (`"a-b"` or `"b-a"`, which also names its random stream) of `l`; with
     /// `own_transmitters`, every frame is clocked on a transmitter of its own.
-    pub fn new(
+    pub(super) fn new(
         l: &LinkConfig,
         dir: &str,
         seed: u64,

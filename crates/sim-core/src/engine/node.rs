@@ -59,7 +59,7 @@ pub(super) struct NodeState<'a> {
 impl<'a> NodeState<'a> {
     /// The state of node `n`, on shared host `host` if it is on one, with at most `threads`
     /// of that host's cores at once if limited.
-    pub fn new(
+    pub(super) fn new(
         n: &'a NodeConfig,
         (host, threads): (Option<u32>, Option<u32>),
         seed: u64,
@@ -116,20 +116,20 @@ impl<'a> NodeState<'a> {
 
     /// The node's fixed latency after service \[ps\].
     #[inline]
-    pub fn latency_ps(&self) -> u64 {
+    pub(super) fn latency_ps(&self) -> u64 {
         self.latency_ps
     }
 
     /// The service model of role index `r` (it lives in the `Network`, apart from the node's
     /// state).
     #[inline]
-    pub fn service(&self, r: usize) -> &'a Service {
+    pub(super) fn service(&self, r: usize) -> &'a Service {
         self.services[r]
     }
 
     /// The packet `i`-th in line for the CPU stage's servers (0: the next), if that many wait.
     #[inline]
-    pub fn waiting(&self, i: usize) -> Option<u32> {
+    pub(super) fn waiting(&self, i: usize) -> Option<u32> {
         // On a shared host the next in line may be another node's, and with lanes the other
         // lane's: the cache plan skips them.
         if self.host.is_some() || self.cpu_in.is_some() {
@@ -149,7 +149,7 @@ impl<'a> NodeState<'a> {
 
     /// The node's statistics at the end of the run; a node on a shared host reports the peaks
     /// of the host's pool (`hosts`, the engine's).
-    pub fn into_stats(self, hosts: &[Station]) -> NodeStats {
+    pub(super) fn into_stats(self, hosts: &[Station]) -> NodeStats {
         let cpu = match self.host {
             Some(h) => &hosts[h as usize],
             None => &self.cpu,

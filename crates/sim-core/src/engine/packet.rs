@@ -56,7 +56,7 @@ pub(super) struct HandshakeMsg {
 impl Kind {
     /// The public, data-free kind.
     #[inline]
-    pub fn public(self) -> PacketKind {
+    pub(super) fn public(self) -> PacketKind {
         match self {
             Kind::Data { .. } => PacketKind::Data,
             Kind::Reply => PacketKind::Reply,
@@ -72,7 +72,7 @@ impl Kind {
     /// A handshake message's tunnel (index among every handshake flow's tunnels, in start
     /// order) and exchange (index in its flow's list); None for other packets.
     #[inline]
-    pub fn handshake(self) -> Option<[u32; 2]> {
+    pub(super) fn handshake(self) -> Option<[u32; 2]> {
         match self {
             Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => Some([m.tunnel, m.exchange]),
             _ => None,
@@ -81,7 +81,7 @@ impl Kind {
 
     /// Whether the packet is a source's own (counted against `[stop] packets`), not an answer.
     #[inline]
-    pub fn is_source_packet(self) -> bool {
+    pub(super) fn is_source_packet(self) -> bool {
         matches!(
             self,
             Kind::Data { .. } | Kind::PingRequest | Kind::BulkData { .. }
@@ -91,7 +91,7 @@ impl Kind {
     /// Extra CPU work the packet carries at a node where it has `role` \[ps\] (handshake crypto;
     /// none in transit).
     #[inline]
-    pub fn work(self, role: Role) -> u64 {
+    pub(super) fn work(self, role: Role) -> u64 {
         match (self, role) {
             (Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m), Role::Originate) => m.work[0],
             (Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m), Role::Terminate) => m.work[1],
@@ -101,7 +101,7 @@ impl Kind {
 
     /// Datagrams the packet stands for on a lossy link.
     #[inline]
-    pub fn datagrams(self) -> u32 {
+    pub(super) fn datagrams(self) -> u32 {
         match self {
             Kind::HandshakeRequest(m) | Kind::HandshakeResponse(m) => m.datagrams,
             _ => 1,
@@ -154,7 +154,7 @@ impl Packet {
     /// The packet leaves the queue it joined at `stage` and starts a stage at `now`: the wait is
     /// queueing delay (D_que).
     #[inline]
-    pub fn leave_queue(&mut self, now: u64) {
+    pub(super) fn leave_queue(&mut self, now: u64) {
         // The clock never goes back: now >= the stage's start.
         #[allow(clippy::arithmetic_side_effects)]
         let waited = now - self.stage;
@@ -183,7 +183,7 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 impl<T> Slab<T> {
     /// An empty slab; `capacity` items fit before a second chunk is allocated (at most one
     /// chunk is reserved ahead).
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(super) fn with_capacity(capacity: usize) -> Self {
         Slab {
             chunks: vec![Vec::with_capacity(capacity.min(CHUNK))],
             len: 0,
@@ -193,7 +193,7 @@ impl<T> Slab<T> {
 
     /// Stores `item` in a free slot (the most recently freed first) and returns its id.
     #[inline]
-    pub fn insert(&mut self, item: T) -> u32 {
+    pub(super) fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self[i] = item;
@@ -217,7 +217,7 @@ impl<T> Slab<T> {
 
     /// Frees slot `id` for reuse (its content stays readable until then).
     #[inline]
-    pub fn remove(&mut self, id: u32) {
+    pub(super) fn remove(&mut self, id: u32) {
         self.free.push(id);
     }
 }

@@ -42,7 +42,7 @@ pub(super) struct Station {
 
 impl Station {
     /// `servers` (at least 1) identical servers and room for `max_waiting` waiting packets.
-    pub fn new(servers: u32, max_waiting: u64) -> Self {
+    pub(super) fn new(servers: u32, max_waiting: u64) -> Self {
         Station {
             servers: servers.max(1),
             busy: 0,
@@ -56,7 +56,7 @@ impl Station {
 
     /// Offers packet `pkt`: it starts service, waits, or is refused.
     #[inline]
-    pub fn offer(&mut self, pkt: u32) -> Admit {
+    pub(super) fn offer(&mut self, pkt: u32) -> Admit {
         if self.busy < self.servers {
             self.busy.bump(1);
             self.peak_busy = self.peak_busy.max(self.busy);
@@ -73,7 +73,7 @@ impl Station {
     /// Offers packet `pkt` of class `priority`: as [`Station::offer`], but it waits in its
     /// class's line.
     #[inline]
-    pub fn offer_at(&mut self, pkt: u32, priority: JobPriority) -> Admit {
+    pub(super) fn offer_at(&mut self, pkt: u32, priority: JobPriority) -> Admit {
         let class = match priority {
             JobPriority::Medium => return self.offer(pkt),
             JobPriority::High => 0,
@@ -100,7 +100,7 @@ impl Station {
     /// A server finished: it takes the first waiting packet, returned so the owner starts its
     /// service, or goes idle.
     #[inline]
-    pub fn finish(&mut self) -> Option<u32> {
+    pub(super) fn finish(&mut self) -> Option<u32> {
         let next = match &mut self.classes {
             None => self.waiting.pop_front(),
             Some(c) => c[0]
@@ -123,7 +123,7 @@ impl Station {
 
     /// The `i`-th packet waiting (0: the next to be served), if that many wait.
     #[inline]
-    pub fn waiting(&self, i: usize) -> Option<u32> {
+    pub(super) fn waiting(&self, i: usize) -> Option<u32> {
         match &self.classes {
             None => self.waiting.get(i).copied(),
             Some(c) => c[0]
@@ -136,12 +136,12 @@ impl Station {
     }
 
     /// The largest number of packets that waited at once.
-    pub fn peak_waiting(&self) -> u64 {
+    pub(super) fn peak_waiting(&self) -> u64 {
         self.peak_waiting
     }
 
     /// The largest number of servers busy at once.
-    pub fn peak_busy(&self) -> u32 {
+    pub(super) fn peak_busy(&self) -> u32 {
         self.peak_busy
     }
 }

@@ -9,11 +9,11 @@ use std::path::Path;
 /// when the test fails (a failed assertion unwinds through the drop), so no test leaves
 /// directories in /tmp (issue 14).
 #[derive(Debug)]
-pub struct TempDir(tempfile::TempDir);
+pub(crate) struct TempDir(tempfile::TempDir);
 
 impl TempDir {
     /// Creates the directory; `name` says which test it is for.
-    pub fn new(name: &str) -> TempDir {
+    pub(crate) fn new(name: &str) -> TempDir {
         TempDir(
             tempfile::Builder::new()
                 .prefix(&format!("oransim-{name}-"))
@@ -47,7 +47,7 @@ impl AsRef<OsStr> for TempDir {
 /// stay inside the checkout; a test whose paths could reach past it runs in a [`TempDir`] of
 /// its own (issue 39 #10, `main.rs`).
 #[allow(dead_code)] // not every test binary that shares this module runs oransim through it
-pub fn oransim(args: &[&str]) -> std::process::Output {
+pub(crate) fn oransim(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_oransim"))
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .args(args)
@@ -58,7 +58,7 @@ pub fn oransim(args: &[&str]) -> std::process::Output {
 /// The stdout of a successful `oransim` run with `args` (the test fails with its stderr
 /// otherwise).
 #[allow(dead_code)] // see `oransim`
-pub fn stdout(args: &[&str]) -> String {
+pub(crate) fn stdout(args: &[&str]) -> String {
     let out = oransim(args);
     assert!(
         out.status.success(),
@@ -70,7 +70,7 @@ pub fn stdout(args: &[&str]) -> String {
 
 /// The JSON of a successful `oransim` run with `args` (the test fails with its stderr otherwise).
 #[allow(dead_code)] // see `oransim`
-pub fn json(args: &[&str]) -> serde_json::Value {
+pub(crate) fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&stdout(args)).expect("valid JSON")
 }
 
@@ -78,7 +78,7 @@ pub fn json(args: &[&str]) -> serde_json::Value {
 /// `wall_s` and `events_per_s`, and the seconds and events/s of a `run:` line. They are the only
 /// parts of a simulation's output that differ between two runs (golden.rs, docs.rs).
 #[allow(dead_code)] // see `oransim`
-pub fn scrub_wall_clock(line: &str) -> Option<String> {
+pub(crate) fn scrub_wall_clock(line: &str) -> Option<String> {
     let trimmed = line.trim_start();
     if let Some(key) = ["\"wall_s\":", "\"events_per_s\":"]
         .into_iter()
@@ -101,7 +101,7 @@ pub fn scrub_wall_clock(line: &str) -> Option<String> {
 /// `SKIPPED: <why>` past the harness's capture when neither works, so the caller returns
 /// early and passes, saying so. Installs at most once per test binary.
 #[allow(dead_code)] // only the capture tests use it
-pub fn tshark(test: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn tshark(test: &str) -> Option<std::path::PathBuf> {
     static FOUND: std::sync::OnceLock<Result<std::path::PathBuf, String>> =
         std::sync::OnceLock::new();
     let found = FOUND.get_or_init(|| {
@@ -124,7 +124,7 @@ pub fn tshark(test: &str) -> Option<std::path::PathBuf> {
 /// neither has them. `None` after printing `SKIPPED: <why>` (also with `ORANSIM_SKIP_SCAPY=1`),
 /// as [`tshark`].
 #[allow(dead_code)] // only the capture tests use it
-pub fn scapy(test: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn scapy(test: &str) -> Option<std::path::PathBuf> {
     static FOUND: std::sync::OnceLock<Result<std::path::PathBuf, String>> =
         std::sync::OnceLock::new();
     let found = FOUND.get_or_init(|| {
@@ -153,7 +153,7 @@ pub fn scapy(test: &str) -> Option<std::path::PathBuf> {
 /// Runs `python` (from [`scapy`]) on `script`, given on its standard input, with `args`; its
 /// standard output. The run must succeed.
 #[allow(dead_code)] // only the capture tests use it
-pub fn python_script(python: &Path, script: &str, args: &[&str]) -> String {
+pub(crate) fn python_script(python: &Path, script: &str, args: &[&str]) -> String {
     use std::io::Write as _;
     let mut py = std::process::Command::new(python)
         .arg("-")
@@ -239,7 +239,7 @@ fn skipped_unless_found(
 /// per field, every occurrence of a field joined by `aggregator`; returns one row per frame, a
 /// column per field. The run must succeed and every row have every column.
 #[allow(dead_code)] // only the capture tests use it
-pub fn tshark_fields(
+pub(crate) fn tshark_fields(
     mut cmd: std::process::Command,
     fields: &[&str],
     aggregator: &str,
@@ -269,7 +269,7 @@ pub fn tshark_fields(
 
 /// `s.fff` seconds as tshark prints `frame.time_epoch` (nanosecond files: 9 digits), in ns.
 #[allow(dead_code)] // only the capture tests use it
-pub fn epoch_ns(s: &str) -> u64 {
+pub(crate) fn epoch_ns(s: &str) -> u64 {
     let (sec, frac) = s.split_once('.').unwrap_or((s, "0"));
     let frac = format!("{frac:0<9}");
     sec.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
@@ -278,4 +278,4 @@ pub fn epoch_ns(s: &str) -> u64 {
 /// Wireshark's expert severity "error" (`PI_ERROR`, epan/proto.h): `_ws.expert.severity` at or
 /// above it is an expert error.
 #[allow(dead_code)] // only the capture tests use it
-pub const PI_ERROR: u64 = 0x0080_0000;
+pub(crate) const PI_ERROR: u64 = 0x0080_0000;

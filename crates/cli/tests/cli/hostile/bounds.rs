@@ -37,7 +37,7 @@ fn bulk_flows(n: usize, window: u32) -> String {
 }
 
 /// Every case here must be refused.
-pub fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     // Class 2: 16 bulk windows of 2^20 frames (each at the per-flow maximum) aborted asking
     // for 2.5 GB; the sum is bounded and the flow that crosses it named.

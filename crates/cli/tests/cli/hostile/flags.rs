@@ -4,7 +4,7 @@ use super::{Case, case, repo};
 use std::fs;
 
 /// Hand-written flags for every subcommand: each must be refused (exit 2).
-pub fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     let big = "18446744073709551615";
     let huge = "99999999999999999999999999";
     let long = "x".repeat(10_000);

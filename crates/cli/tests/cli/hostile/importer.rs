@@ -35,7 +35,7 @@ fn gcm(mid: &str) -> String {
 }
 
 /// Hostile `openssl speed -mr` inputs: each must be refused.
-pub fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     vec![
         import("absurd rate drops points", &gcm("1e30")),
         import("rate overflows the fit", &gcm("1e300")),
@@ -68,7 +68,7 @@ pub fn cases() -> Vec<Case> {
 
 /// `--mtu` flags outside 68..=65535 B (1280 B on an IPv6 link): each must be refused naming
 /// `--mtu`.
-pub fn mtu_cases() -> Vec<Case> {
+pub(super) fn mtu_cases() -> Vec<Case> {
     let tib = "1099511627776";
     let p = "calibration/dev-host-rustcrypto.toml";
     let v4 = "eth/ipv4/udp";

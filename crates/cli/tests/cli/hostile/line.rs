@@ -21,7 +21,7 @@ fn file_case(what: &str, link: &str, source: &str, names: &[&str]) -> Case {
     c
 }
 
-pub fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     let mut add = |what: &str, link: &str, source: &str, names: &[&str]| {
         let mut names = names.to_vec();

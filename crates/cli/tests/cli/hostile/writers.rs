@@ -107,7 +107,7 @@ fn cases() -> Vec<Writer> {
 }
 
 /// Runs every case with its setup; the failures are reported together, like `run_all`.
-pub fn run_all() {
+pub(super) fn run_all() {
     let mut failures = Vec::new();
     let all = cases();
     for w in &all {

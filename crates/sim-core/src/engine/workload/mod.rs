@@ -47,7 +47,7 @@ pub(super) struct Workloads<'a> {
 }
 
 impl Workloads<'_> {
-    pub fn new(net: &Network, seed: u64, replication: u32) -> Self {
+    pub(super) fn new(net: &Network, seed: u64, replication: u32) -> Self {
         Workloads {
             sources: net.flows.iter().map(|_| SourceState::default()).collect(),
             rngs: net
@@ -63,7 +63,7 @@ impl Workloads<'_> {
 
     /// Flow `f`'s source progress and random stream (what its source touches when it fires).
     #[inline]
-    pub fn source_state(&self, f: usize) -> (&SourceState, &Stream) {
+    pub(super) fn source_state(&self, f: usize) -> (&SourceState, &Stream) {
         (&self.sources[f], &self.rngs[f])
     }
 }
