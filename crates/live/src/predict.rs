@@ -438,7 +438,7 @@ pub fn compare_throughput(
         // when the source stops are served at the bottleneck's rate, not counted as if
         // delivered within the sending time (that added the 1000-packet buffer's worth, +3%
         // for plaintext and +7% for ESP-CBC at saturation). The scenario counts IPv4 bytes.
-        let predicted_bps = f.throughput_bps * p.payload as f64 / p.ip_len as f64;
+        let predicted_bps = f.forward.throughput_bps * p.payload as f64 / p.ip_len as f64;
         let util: f64 = report.nodes.iter().map(|n| n.utilisation * share).sum();
         out.push(ThroughputCompare {
             protection: p.protection,

@@ -51,17 +51,17 @@ fn trace_replay_is_exact() {
     let p = write("trace", &[("s.toml", &scenario), ("t.csv", trace)]);
     let r = run(&p);
     let f = &r.flows[0];
-    assert_eq!(f.packets_sent, 3);
+    assert_eq!(f.forward.packets_sent, 3);
     let rev = f.reverse.as_ref().unwrap();
     assert_eq!(rev.packets_delivered, 1);
     // 500 B reverse: 10 + 4 + 10 + 10 us.
     assert_eq!(rev.delay.max_ns, 34_000.0);
     // Forward: 1000 B -> 38 us; 100 B -> 30.8 us; the second 100 B waits 5 us at `a` -> 35.8 us.
-    assert_eq!(f.delay.max_ns, 38_000.0);
-    assert_eq!(f.delay.min_ns, 30_800.0);
-    assert!((f.delay.mean_ns - (38_000.0 + 30_800.0 + 35_800.0) / 3.0).abs() < 1e-6);
-    assert!((f.delay.queueing_ns - 5_000.0 / 3.0).abs() < 1e-6);
-    let hops = f.hops.as_ref().unwrap();
+    assert_eq!(f.forward.delay.max_ns, 38_000.0);
+    assert_eq!(f.forward.delay.min_ns, 30_800.0);
+    assert!((f.forward.delay.mean_ns - (38_000.0 + 30_800.0 + 35_800.0) / 3.0).abs() < 1e-6);
+    assert!((f.forward.delay.queueing_ns - 5_000.0 / 3.0).abs() < 1e-6);
+    let hops = f.forward.hops.as_ref().unwrap();
     assert_eq!(hops.len(), 3);
     assert_eq!((hops[0].kind, hops[0].name.as_str()), ("node", "a"));
     assert_eq!((hops[1].kind, hops[1].name.as_str()), ("link", "a-b"));
@@ -130,7 +130,7 @@ flows = ["kpm"]
     assert_eq!(r.flows.len(), 1);
     assert_eq!(r.flows[0].name, "kpm");
     // 100 packets in 10 ms, the first 10 (before 1 ms) not counted.
-    assert_eq!(r.flows[0].packets_sent, 90);
+    assert_eq!(r.flows[0].forward.packets_sent, 90);
     let rev = r.flows[0].reverse.as_ref().unwrap();
     assert_eq!(
         rev.packets_sent, 45,
@@ -469,7 +469,7 @@ fn unlimited_cores_never_queue() {
     let b = &r.nodes[1];
     assert_eq!((b.cores, b.max_waiting, b.served), (None, 0, 1000));
     // Each packet is served 1 ms from its arrival, nothing waiting: D_que is 0.
-    assert_eq!(r.flows[0].delay.queueing_ns, 0.0);
+    assert_eq!(r.flows[0].forward.delay.queueing_ns, 0.0);
     assert!(
         b.utilisation > 0.0 && b.utilisation <= 1.0,
         "{}",
@@ -538,7 +538,7 @@ fn threads_on_a_host_limit_a_node_and_are_checked() {
     let delays = |r: &model::Report| -> Vec<String> {
         r.flows
             .iter()
-            .map(|f| serde_json::to_string(&f.delay).unwrap())
+            .map(|f| serde_json::to_string(&f.forward.delay).unwrap())
             .collect()
     };
     assert_eq!(

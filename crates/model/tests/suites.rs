@@ -43,7 +43,7 @@ fn d_proc(s: &Scenario) -> f64 {
         },
     )
     .unwrap();
-    r.flows[0].delay.processing_ns
+    r.flows[0].forward.delay.processing_ns
 }
 
 const STACKS: [(&str, &str); 3] = [

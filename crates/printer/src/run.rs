@@ -171,8 +171,7 @@ pub fn flows_line(r: &Report) -> String {
     let mut counted = 0usize;
     for f in r.flows.iter().filter(|f| f.handshake.is_none()) {
         counted += 1;
-        let fwd = f.forward();
-        for d in std::iter::once(&fwd).chain(f.reverse.as_ref()) {
+        for d in std::iter::once(&f.forward).chain(f.reverse.as_ref()) {
             sent += d.packets_sent;
             delivered += d.packets_delivered;
             dropped += d.packets_dropped;
@@ -448,7 +447,7 @@ fn flow_table<'a>(flows: impl Iterator<Item = &'a FlowReport>) -> Table {
         t.row(row);
     };
     for f in flows {
-        push(&f.name, "fwd", &f.forward());
+        push(&f.name, "fwd", &f.forward);
         if let Some(rev) = &f.reverse {
             push(&f.name, "rev", rev);
         }
@@ -461,10 +460,10 @@ fn flow_table<'a>(flows: impl Iterator<Item = &'a FlowReport>) -> Table {
 fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String {
     let mut extras = String::new();
     for f in flows {
-        if let Some(half) = f.delay.mean_ci99_ns {
+        if let Some(half) = f.forward.delay.mean_ci99_ns {
             // A half-width, never the interval's ends: the low end of a wide interval would
             // print as a negative delay.
-            let wide = if half >= f.delay.mean_ns {
+            let wide = if half >= f.forward.delay.mean_ns {
                 "; wider than the mean itself: more replications narrow it"
             } else {
                 ""
@@ -473,7 +472,7 @@ fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String
                 extras,
                 "{}: mean delay {} us ± {} us (99% confidence, {} replications){wide}",
                 f.name,
-                us(f.delay.mean_ns),
+                us(f.forward.delay.mean_ns),
                 us(half),
                 r.scenario.replications
             );
@@ -571,7 +570,7 @@ fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String
                 );
             }
         }
-        if let Some(hops) = &f.hops {
+        if let Some(hops) = &f.forward.hops {
             let _ = writeln!(extras, "{}: per hop (mean us)", f.name);
             for h in hops {
                 let _ = writeln!(
@@ -679,8 +678,7 @@ pub fn csv(r: &Report) -> String {
             .chain(model::columns::RUN.iter().map(|c| c.name())),
     );
     for f in &r.flows {
-        let forward = f.forward();
-        let mut dirs = vec![("forward", &forward)];
+        let mut dirs = vec![("forward", &f.forward)];
         if let Some(rev) = &f.reverse {
             dirs.push(("reverse", rev));
         }

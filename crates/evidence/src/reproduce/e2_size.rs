@@ -27,7 +27,7 @@ pub(super) fn e2_size_point(
     let r = doc.run()?;
     let f = doc.flow_in(&r, "ping")?;
     let rev = f.reverse.as_ref().map_or(0.0, |d| d.delay.processing_ns);
-    Ok((f.delay.processing_ns + rev) / 2.0 / 1e3)
+    Ok((f.forward.delay.processing_ns + rev) / 2.0 / 1e3)
 }
 
 /// Whether the growth of AES256-GCM's CT - PT processing delay over 62-1500 B \[us\] reads as

@@ -34,8 +34,9 @@ pub(super) fn e2_rate_point(
         doc.profile_node(node, prof)?;
     }
     let r = doc.run()?;
-    let goodput =
-        doc.flow_in(&r, "iperf")?.throughput_bps * s.goodput as f64 / f64::from(f.wire) / 1e6;
+    let goodput = doc.flow_in(&r, "iperf")?.forward.throughput_bps * s.goodput as f64
+        / f64::from(f.wire)
+        / 1e6;
     let n = doc.node_in(&r, E2_NODES[0])?;
     // Which stage limits the node: the smaller capacity of the I/O stage and the cores.
     let bound = if prof

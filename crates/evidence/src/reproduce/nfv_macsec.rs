@@ -77,7 +77,7 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
     let node_deps = node_deps.model("engine").model("protocols");
     let link_deps = Deps::default().model("protocols");
     let frame = sec.wire_len(1448)? as f64;
-    let node_gbit = doc.flow_in(&r, "iperf")?.throughput_bps * 1448.0 / frame / 1e6;
+    let node_gbit = doc.flow_in(&r, "iperf")?.forward.throughput_bps * 1448.0 / frame / 1e6;
     let with100 = link(100.0, 1416.0, line_sec).min(node_gbit);
     let without100 = link(100.0, 1448.0, line_plain);
     let with1g = link(1000.0, 1416.0, line_sec).min(node_gbit);
@@ -104,7 +104,7 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
         more.set(&format!("{node}.cores"), 8)?;
     }
     let (r8, deps8) = traced(|| more.run())?;
-    let node8 = more.flow_in(&r8, "iperf")?.throughput_bps * 1448.0 / frame / 1e6;
+    let node8 = more.flow_in(&r8, "iperf")?.forward.throughput_bps * 1448.0 / frame / 1e6;
     let with1g_8 = link(1000.0, 1416.0, line_sec).min(node8);
     let gain = (with1g_8 / with1g - 1.0) * 100.0;
     let (least, least_deps) = traced(|| t.assume("lioy.vcpu-gain"))?;

@@ -50,7 +50,7 @@ pub(super) fn ofh_ping_proc(
     let r = doc.run()?;
     let fl = doc.flow_in(&r, "ping")?;
     let rev = fl.reverse.as_ref().map_or(0.0, |d| d.delay.processing_ns);
-    Ok((fl.delay.processing_ns + rev) / 2.0 / 1e3)
+    Ok((fl.forward.delay.processing_ns + rev) / 2.0 / 1e3)
 }
 
 /// MACsec's added one-way delay \[us\] at `frame` bytes: the mode's processing less the same

@@ -238,7 +238,7 @@ fn run_point(fixed: &Doc, load: &Load, cores: Option<u32>) -> Result<[Cell; 5]> 
             mean_us: m.map_or(f64::NAN, |m| m.mean_ns / 1e3),
             p99_us: m.map_or(f64::NAN, |m| m.p99_ns / 1e3),
             delivered_mbps: load.mbps / rho.max(1.0),
-            saturated: rho >= SATURATED_BUSY || f.packets_dropped > 0 || m.is_none(),
+            saturated: rho >= SATURATED_BUSY || f.forward.packets_dropped > 0 || m.is_none(),
         };
     }
     Ok(out)

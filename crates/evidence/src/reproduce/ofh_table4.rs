@@ -37,7 +37,7 @@ pub(super) fn ofh_table4_added(root: &Path, t: &Targets, mode: usize) -> Result<
             doc.suite_from_stacks(node)?;
         }
         let r = doc.run()?;
-        Ok(doc.flow_in(&r, "uplane")?.delay.processing_ns / 1e3)
+        Ok(doc.flow_in(&r, "uplane")?.forward.delay.processing_ns / 1e3)
     };
     Ok(run_mode(mode)? - run_mode(2)?)
 }

@@ -85,7 +85,7 @@ pub(super) fn otero_ofh(root: &Path, t: &Targets) -> Result<Outputs> {
             name: suite.name(),
             protected,
             seal_us,
-            rtt_ms: (f.delay.mean_ns + rev) / 1e6,
+            rtt_ms: (f.forward.delay.mean_ns + rev) / 1e6,
         });
     }
     // The suites with the smallest and the largest `key`.

@@ -141,7 +141,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let data = doc.flow_in(&r, "data")?;
     out.fact(format!(
         "Data plane: the KEM does not enter the per-packet ESP work, so the model's one-way delay of a 1000 B ping through the tunnel is {:.1} us whichever KEM set the tunnel up (Otero-García et al.'s per-packet encryption times and delays, without and with each KEM, are the rows of otero_ofh).",
-        data.delay.mean_ns / 1e3
+        data.forward.delay.mean_ns / 1e3
     ));
     out.series("setup-bytes", Series::new("model", Style::Points, bytes));
     Ok(out)

@@ -164,27 +164,11 @@ pub struct FlowReport {
     pub to: String,
     /// Node names along the path.
     pub path: Vec<String>,
-    /// Forward packets: created.
-    pub packets_sent: u64,
-    /// Forward packets: delivered.
-    pub packets_delivered: u64,
-    /// Forward packets: dropped.
-    pub packets_dropped: u64,
-    /// Forward bytes delivered \[bytes\].
-    pub bytes_delivered: u64,
-    /// Forward throughput [bit/s].
-    pub throughput_bps: f64,
-    /// Forward: delivery time of the first packet delivered \[ns\] (see [`DirReport`]).
-    pub first_delivered_ns: Option<f64>,
-    /// Forward: delivery time of the last packet delivered \[ns\] (see [`DirReport`]).
-    pub last_delivered_ns: Option<f64>,
-    /// Forward end-to-end delay (in JSON every statistic is `null` when no packet was
-    /// delivered: `count` 0).
-    #[serde(serialize_with = "delay_or_nulls")]
-    pub delay: DelayReport,
-    /// Forward per-hop breakdown (only with `[report] hops = true`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hops: Option<Vec<HopReport>>,
+    /// The forward direction: packets, bytes, throughput, delivery times, end-to-end delay
+    /// and per-hop breakdown (in JSON, the flow's own fields: `packets_sent`, ..., `delay`,
+    /// `hops`).
+    #[serde(flatten)]
+    pub forward: DirReport,
     /// Replies, acknowledgements, reverse trace records (`null` if none).
     pub reverse: Option<DirReport>,
     /// Ping round-trip times \[ns\] (`null` if not a ping flow).
@@ -241,24 +225,6 @@ pub struct ExchangeReport {
     pub work_ns: [f64; 3],
     /// Duration distribution \[ns\] (`null` when the exchange never completed).
     pub time: Option<DistSummary>,
-}
-
-impl FlowReport {
-    /// The forward direction's statistics as a [`DirReport`] (the same numbers as the flow's
-    /// top-level fields).
-    pub fn forward(&self) -> DirReport {
-        DirReport {
-            packets_sent: self.packets_sent,
-            packets_delivered: self.packets_delivered,
-            packets_dropped: self.packets_dropped,
-            bytes_delivered: self.bytes_delivered,
-            throughput_bps: self.throughput_bps,
-            first_delivered_ns: self.first_delivered_ns,
-            last_delivered_ns: self.last_delivered_ns,
-            delay: self.delay.clone(),
-            hops: self.hops.clone(),
-        }
-    }
 }
 
 /// One node.

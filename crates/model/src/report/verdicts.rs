@@ -210,13 +210,14 @@ impl T12maxReport {
         let mut worst: Option<(&str, f64)> = None;
         for f in flows {
             n += 1;
-            delivered = delivered.saturating_add(f.packets_delivered);
-            dropped = dropped.saturating_add(f.packets_dropped);
-            if f.packets_delivered > 0
-                && f.delay.max_ns.is_finite()
-                && worst.is_none_or(|(_, w)| f.delay.max_ns > w)
+            let d = &f.forward;
+            delivered = delivered.saturating_add(d.packets_delivered);
+            dropped = dropped.saturating_add(d.packets_dropped);
+            if d.packets_delivered > 0
+                && d.delay.max_ns.is_finite()
+                && worst.is_none_or(|(_, w)| d.delay.max_ns > w)
             {
-                worst = Some((f.name.as_str(), f.delay.max_ns));
+                worst = Some((f.name.as_str(), d.delay.max_ns));
             }
         }
         let t12max_us = crate::oran::table4();

@@ -304,8 +304,8 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         let s = fronthaul_scenario(&q, *mode).build(origin)?;
         let r = model::run(&s, &opts)?;
         let f = &r.flows[0];
-        let d = &f.delay;
-        if f.packets_delivered == 0 || !d.mean_ns.is_finite() {
+        let d = &f.forward.delay;
+        if f.forward.packets_delivered == 0 || !d.mean_ns.is_finite() {
             return Err(ScenarioError::Invalid {
                 path: origin.to_path_buf(),
                 key: "--mode".into(),
@@ -344,7 +344,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
         modes.push(ModeRow {
             mode: name.to_owned(),
             stack: mode.1.to_owned(),
-            frame_bytes: f.bytes_delivered / f.packets_delivered.max(1),
+            frame_bytes: f.forward.bytes_delivered / f.forward.packets_delivered.max(1),
             one_way_ns: d.mean_ns,
             added_ns: added,
             transport_ns: transport,

@@ -419,7 +419,7 @@ impl<'q> Asked<'q> {
             .build(Path::new("oransim plan interface"))
             .map_err(|e| flag_only(e, &flags))?;
         let r = model::run(&s, &opts)?;
-        let d = &r.flows[0].delay;
+        let d = &r.flows[0].forward.delay;
         Ok(InterfaceRun {
             suite,
             stack,
@@ -754,7 +754,7 @@ pub fn load_curves(
             let pps = load / (8.0 * mean_bytes);
             let s = interface_scenario(&q, run.suite, &stack, q.cores, pps).build(origin)?;
             let r = model::run(&s, &opts)?;
-            let d = &r.flows[0].delay;
+            let d = &r.flows[0].forward.delay;
             points.push(LoadPoint {
                 load_bps: load,
                 p50_ns: d.p50_ns,

@@ -102,15 +102,15 @@ impl PointResult {
                         bottleneck = (n.name.clone(), Some(n.utilisation));
                     }
                 }
-                let d = &f.delay;
+                let d = &f.forward.delay;
                 // No delay statistic of a direction that delivered nothing.
                 let delay = |x: f64| finite(x).filter(|_| d.count > 0);
                 FlowRow {
                     flow: f.name.clone(),
-                    packets_sent: f.packets_sent,
-                    packets_delivered: f.packets_delivered,
-                    packets_dropped: f.packets_dropped,
-                    throughput_bps: finite(f.throughput_bps),
+                    packets_sent: f.forward.packets_sent,
+                    packets_delivered: f.forward.packets_delivered,
+                    packets_dropped: f.forward.packets_dropped,
+                    throughput_bps: finite(f.forward.throughput_bps),
                     delay_mean_ns: delay(d.mean_ns),
                     delay_p50_ns: delay(d.p50_ns),
                     delay_p99_ns: delay(d.p99_ns),
