@@ -22,7 +22,7 @@
 //! "#;
 //! let scenario = model::Scenario::from_toml_str(text, Path::new("example.toml")).unwrap();
 //! let report = model::run(&scenario, &model::RunOptions::default()).unwrap();
-//! let mean_us = report.flows[0].delay.mean_ns / 1e3;
+//! let mean_us = report.flows[0].forward.delay.mean_ns / 1e3;
 //! assert!((mean_us - 2.0).abs() < 0.2); // M/M/1: 1 / (mu - lambda) = 2 us
 //! ```
 //!

@@ -37,7 +37,7 @@ use super::Scenario;
 /// let report = model::run(&scenario, &model::RunOptions::default()).unwrap();
 /// // 2 us of service, 50 us of fibre, 0.48832 us on the wire: the 1500-byte IP packet with
 /// // the Ethernet header, FCS and preamble the link adds (1526 B at 25 Gb/s).
-/// assert!((report.flows[0].delay.mean_ns - 52_488.32).abs() < 0.01);
+/// assert!((report.flows[0].forward.delay.mean_ns - 52_488.32).abs() < 0.01);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ScenarioBuilder {
