@@ -63,12 +63,12 @@ fn ciphers(c: &mut Criterion) {
 fn key_ops(c: &mut Criterion) {
     let mut group = c.benchmark_group("key");
     for mut op in rustcrypto_key_ops() {
-        let name = op.name();
+        let name = op.op().to_string();
         // One untimed run, so the check below has an output even when a filter skips the
         // benchmark.
         op.run(0);
         let mut i = 0u64;
-        group.bench_function(name, |b| {
+        group.bench_function(&name, |b| {
             b.iter(|| {
                 i += 1;
                 op.run(i);

@@ -15,6 +15,7 @@ use protocols::{AesKey, Suite};
 
 use crate::ciphers::{Cipher, OpenError};
 use crate::keyops::{CheckFailed, KeyOp};
+use profile::{KeyAction, KeyAlg};
 
 const KEY: [u8; 32] = [0x42; 32];
 
@@ -119,11 +120,11 @@ struct AwsX25519 {
 }
 
 impl KeyOp for AwsX25519 {
-    fn name(&self) -> &'static str {
+    fn op(&self) -> profile::KeyOp {
         if self.agree {
-            "x25519.agree"
+            profile::KeyOp::of(KeyAlg::X25519, KeyAction::Agree)
         } else {
-            "x25519.keygen"
+            profile::KeyOp::of(KeyAlg::X25519, KeyAction::Keygen)
         }
     }
     fn implementation(&self) -> &'static str {
@@ -177,7 +178,7 @@ enum Step {
 }
 
 struct AwsMlKem {
-    name: &'static str,
+    op: profile::KeyOp,
     alg: &'static kem::Algorithm<kem::AlgorithmId>,
     step: Step,
     dk: DecapsulationKey<kem::AlgorithmId>,
@@ -187,8 +188,8 @@ struct AwsMlKem {
 }
 
 impl KeyOp for AwsMlKem {
-    fn name(&self) -> &'static str {
-        self.name
+    fn op(&self) -> profile::KeyOp {
+        self.op
     }
     fn implementation(&self) -> &'static str {
         "aws-lc-rs"
@@ -238,7 +239,7 @@ impl KeyOp for AwsMlKem {
 
 /// RSA PKCS#1 v1.5 with SHA-256 through AWS-LC (OpenSSL's RSA code): sign or verify.
 struct AwsRsa {
-    name: &'static str,
+    op: profile::KeyOp,
     sign: bool,
     key: aws_lc_rs::rsa::KeyPair,
     msg: [u8; 32],
@@ -256,8 +257,8 @@ impl AwsRsa {
 }
 
 impl KeyOp for AwsRsa {
-    fn name(&self) -> &'static str {
-        self.name
+    fn op(&self) -> profile::KeyOp {
+        self.op
     }
     fn implementation(&self) -> &'static str {
         "aws-lc-rs"
@@ -297,12 +298,12 @@ impl KeyOp for AwsRsa {
 /// aws-lc-rs X25519, ML-KEM and RSA operations.
 pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
     let mut ops: Vec<Box<dyn KeyOp>> = Vec::new();
-    for (der, names) in crate::keyops::RSA_KEYS {
-        for (sign, name) in [(true, names[0]), (false, names[1])] {
+    for (der, rsa) in crate::keyops::RSA_KEYS {
+        for (sign, action) in [(true, KeyAction::Sign), (false, KeyAction::Verify)] {
             let key = aws_lc_rs::rsa::KeyPair::from_pkcs8(der)
                 .expect("the committed RSA test key parses");
             let mut op = AwsRsa {
-                name,
+                op: profile::KeyOp::of(rsa, action),
                 sign,
                 sig: vec![0; key.public_modulus_len()],
                 key,
@@ -331,25 +332,17 @@ pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
             last: None,
         }));
     }
-    let sets: [(&'static kem::Algorithm<kem::AlgorithmId>, [&'static str; 3]); 3] = [
-        (
-            &ML_KEM_512,
-            ["mlkem512.keygen", "mlkem512.encaps", "mlkem512.decaps"],
-        ),
-        (
-            &ML_KEM_768,
-            ["mlkem768.keygen", "mlkem768.encaps", "mlkem768.decaps"],
-        ),
-        (
-            &ML_KEM_1024,
-            ["mlkem1024.keygen", "mlkem1024.encaps", "mlkem1024.decaps"],
-        ),
+    let sets: [(&'static kem::Algorithm<kem::AlgorithmId>, KeyAlg); 3] = [
+        (&ML_KEM_512, KeyAlg::MlKem512),
+        (&ML_KEM_768, KeyAlg::MlKem768),
+        (&ML_KEM_1024, KeyAlg::MlKem1024),
     ];
-    for (alg, names) in sets {
-        for (step, name) in [Step::Keygen, Step::Encaps, Step::Decaps]
-            .into_iter()
-            .zip(names)
-        {
+    for (alg, kem_alg) in sets {
+        for (step, action) in [
+            (Step::Keygen, KeyAction::Keygen),
+            (Step::Encaps, KeyAction::Encaps),
+            (Step::Decaps, KeyAction::Decaps),
+        ] {
             let dk = DecapsulationKey::generate(alg).expect("keygen");
             let (ct, ss) = dk
                 .encapsulation_key()
@@ -357,7 +350,7 @@ pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
                 .encapsulate()
                 .expect("encaps");
             ops.push(Box::new(AwsMlKem {
-                name,
+                op: profile::KeyOp::of(kem_alg, action),
                 alg,
                 step,
                 dk,
@@ -404,7 +397,7 @@ mod tests {
     fn aws_key_ops_run_and_check() {
         for mut op in key_ops() {
             op.run(1);
-            op.check().unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+            op.check().unwrap_or_else(|e| panic!("{}: {e}", op.op()));
         }
     }
 }

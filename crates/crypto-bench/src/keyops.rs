@@ -11,6 +11,7 @@ use std::hint::black_box;
 use ml_dsa::signature;
 use ml_kem::kem::Decapsulate;
 use ml_kem::{B32, DecapsulationKey, MlKem512, MlKem768, MlKem1024, Seed};
+use profile::{KeyAction, KeyAlg};
 use x25519_dalek::{PublicKey, StaticSecret};
 
 /// A key operation's last output that did not verify: what did not hold.
@@ -33,8 +34,8 @@ impl std::error::Error for CheckFailed {}
 
 /// One timed key-exchange or signature operation.
 pub trait KeyOp {
-    /// Operation name as in [`profile::KEY_OPS`], e.g. `"mlkem768.encaps"`.
-    fn name(&self) -> &'static str;
+    /// The operation it times, one of [`profile::all_key_ops`], e.g. `mlkem768.encaps`.
+    fn op(&self) -> profile::KeyOp;
     /// Implementation name.
     fn implementation(&self) -> &'static str;
     /// Runs the operation once with fresh inputs derived from `i`.
@@ -58,8 +59,8 @@ struct X25519Keygen {
 }
 
 impl KeyOp for X25519Keygen {
-    fn name(&self) -> &'static str {
-        "x25519.keygen"
+    fn op(&self) -> profile::KeyOp {
+        profile::KeyOp::of(KeyAlg::X25519, KeyAction::Keygen)
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -86,8 +87,8 @@ struct X25519Agree {
 }
 
 impl KeyOp for X25519Agree {
-    fn name(&self) -> &'static str {
-        "x25519.agree"
+    fn op(&self) -> profile::KeyOp {
+        profile::KeyOp::of(KeyAlg::X25519, KeyAction::Agree)
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -124,12 +125,24 @@ enum KemStep {
     Decaps,
 }
 
+impl KemStep {
+    const ALL: [KemStep; 3] = [KemStep::Keygen, KemStep::Encaps, KemStep::Decaps];
+
+    fn action(self) -> KeyAction {
+        match self {
+            KemStep::Keygen => KeyAction::Keygen,
+            KemStep::Encaps => KeyAction::Encaps,
+            KemStep::Decaps => KeyAction::Decaps,
+        }
+    }
+}
+
 /// One ML-KEM parameter set's operations; a macro because the crate's generic bounds are long.
 macro_rules! mlkem_op {
-    ($op:ident, $param:ty, $module:ident, $names:expr) => {
+    ($op:ident, $param:ty, $module:ident, $alg:expr) => {
         struct $op {
             step: KemStep,
-            name: &'static str,
+            op: profile::KeyOp,
             dk: DecapsulationKey<$param>,
             ct: ml_kem::$module::Ciphertext,
             ss: ml_kem::SharedKey,
@@ -138,14 +151,14 @@ macro_rules! mlkem_op {
         }
 
         impl $op {
-            fn new(step: KemStep, name: &'static str) -> Self {
+            fn new(step: KemStep) -> Self {
                 let dk = DecapsulationKey::<$param>::from_seed(seed64(0));
                 let (ct, ss) = dk
                     .encapsulation_key()
                     .encapsulate_deterministic(&B32::from(bytes32(0, 5)));
                 Self {
                     step,
-                    name,
+                    op: profile::KeyOp::of($alg, step.action()),
                     dk,
                     ct,
                     ss,
@@ -155,19 +168,15 @@ macro_rules! mlkem_op {
             }
 
             fn all(ops: &mut Vec<Box<dyn KeyOp>>) {
-                let names: [&'static str; 3] = $names;
-                for (step, name) in [KemStep::Keygen, KemStep::Encaps, KemStep::Decaps]
-                    .into_iter()
-                    .zip(names)
-                {
-                    ops.push(Box::new(Self::new(step, name)));
+                for step in KemStep::ALL {
+                    ops.push(Box::new(Self::new(step)));
                 }
             }
         }
 
         impl KeyOp for $op {
-            fn name(&self) -> &'static str {
-                self.name
+            fn op(&self) -> profile::KeyOp {
+                self.op
             }
             fn implementation(&self) -> &'static str {
                 "rustcrypto"
@@ -222,24 +231,9 @@ macro_rules! mlkem_op {
     };
 }
 
-mlkem_op!(
-    MlKem512Op,
-    MlKem512,
-    ml_kem_512,
-    ["mlkem512.keygen", "mlkem512.encaps", "mlkem512.decaps"]
-);
-mlkem_op!(
-    MlKem768Op,
-    MlKem768,
-    ml_kem_768,
-    ["mlkem768.keygen", "mlkem768.encaps", "mlkem768.decaps"]
-);
-mlkem_op!(
-    MlKem1024Op,
-    MlKem1024,
-    ml_kem_1024,
-    ["mlkem1024.keygen", "mlkem1024.encaps", "mlkem1024.decaps"]
-);
+mlkem_op!(MlKem512Op, MlKem512, ml_kem_512, KeyAlg::MlKem512);
+mlkem_op!(MlKem768Op, MlKem768, ml_kem_768, KeyAlg::MlKem768);
+mlkem_op!(MlKem1024Op, MlKem1024, ml_kem_1024, KeyAlg::MlKem1024);
 
 // ---------------------------------------------------------------- signatures
 
@@ -251,7 +245,7 @@ pub(crate) fn message(i: u64) -> [u8; 32] {
 }
 
 struct SigOp<S, V, Sig> {
-    name: &'static str,
+    op: profile::KeyOp,
     sign: bool,
     sk: S,
     vk: V,
@@ -266,8 +260,8 @@ where
     V: signature::Verifier<Sig>,
     Sig: Clone + signature::SignatureEncoding,
 {
-    fn name(&self) -> &'static str {
-        self.name
+    fn op(&self) -> profile::KeyOp {
+        self.op
     }
     fn implementation(&self) -> &'static str {
         "rustcrypto"
@@ -299,20 +293,20 @@ where
 }
 
 /// RSA test keys (PKCS#8 DER, made once with `openssl genpkey -algorithm RSA`; fixed so that
-/// every run signs with the same modulus) and their op names: PKCS#1 v1.5 with SHA-256, what
+/// every run signs with the same modulus) and their algorithms: PKCS#1 v1.5 with SHA-256, what
 /// strongSwan signs IKE_AUTH with when `pki --gen` made the key (RSA 2048 by default).
-pub(crate) const RSA_KEYS: [(&[u8], [&str; 2]); 2] = [
+pub(crate) const RSA_KEYS: [(&[u8], KeyAlg); 2] = [
     (
         include_bytes!("../data/rsa2048-test-key.pk8.der"),
-        ["rsa2048.sign", "rsa2048.verify"],
+        KeyAlg::Rsa2048,
     ),
     (
         include_bytes!("../data/rsa3072-test-key.pk8.der"),
-        ["rsa3072.sign", "rsa3072.verify"],
+        KeyAlg::Rsa3072,
     ),
 ];
 
-fn sig_pair<S, V, Sig>(ops: &mut Vec<Box<dyn KeyOp>>, names: [&'static str; 2], sk: S, vk: V)
+fn sig_pair<S, V, Sig>(ops: &mut Vec<Box<dyn KeyOp>>, alg: KeyAlg, sk: S, vk: V)
 where
     S: signature::Signer<Sig> + Clone + 'static,
     V: signature::Verifier<Sig> + Clone + 'static,
@@ -320,9 +314,9 @@ where
 {
     let msg = message(0);
     let sig = sk.sign(&msg);
-    for (sign, name) in [(true, names[0]), (false, names[1])] {
+    for (sign, action) in [(true, KeyAction::Sign), (false, KeyAction::Verify)] {
         ops.push(Box::new(SigOp {
-            name,
+            op: profile::KeyOp::of(alg, action),
             sign,
             sk: sk.clone(),
             vk: vk.clone(),
@@ -351,40 +345,30 @@ pub fn rustcrypto_key_ops() -> Vec<Box<dyn KeyOp>> {
 
     let ed = ed25519_dalek::SigningKey::from_bytes(&bytes32(1, 8));
     let ed_vk = ed.verifying_key();
-    sig_pair::<_, _, ed25519_dalek::Signature>(
-        &mut ops,
-        ["ed25519.sign", "ed25519.verify"],
-        ed,
-        ed_vk,
-    );
+    sig_pair::<_, _, ed25519_dalek::Signature>(&mut ops, KeyAlg::Ed25519, ed, ed_vk);
 
     let p256_sk = p256::ecdsa::SigningKey::from_slice(&bytes32(1, 9)).expect("valid P-256 scalar");
     let p256_vk = *p256_sk.verifying_key();
-    sig_pair::<_, _, p256::ecdsa::Signature>(
-        &mut ops,
-        ["ecdsa-p256.sign", "ecdsa-p256.verify"],
-        p256_sk,
-        p256_vk,
-    );
+    sig_pair::<_, _, p256::ecdsa::Signature>(&mut ops, KeyAlg::EcdsaP256, p256_sk, p256_vk);
 
-    for (der, names) in RSA_KEYS {
+    for (der, alg) in RSA_KEYS {
         use rsa::pkcs8::DecodePrivateKey;
         let key = rsa::PrivateKey::from_pkcs8_der(der).expect("the committed RSA test key parses");
         let sk = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(key);
         let vk = signature::Keypair::verifying_key(&sk);
-        sig_pair::<_, _, rsa::pkcs1v15::Signature>(&mut ops, names, sk, vk);
+        sig_pair::<_, _, rsa::pkcs1v15::Signature>(&mut ops, alg, sk, vk);
     }
 
     macro_rules! mldsa {
-        ($p:ty, $names:expr) => {{
+        ($p:ty, $alg:expr) => {{
             let sk = ml_dsa::SigningKey::<$p>::from_seed(&bytes32(1, 10).into());
             let vk = ml_dsa::signature::Keypair::verifying_key(&sk);
-            sig_pair::<_, _, ml_dsa::Signature<$p>>(&mut ops, $names, sk, vk);
+            sig_pair::<_, _, ml_dsa::Signature<$p>>(&mut ops, $alg, sk, vk);
         }};
     }
-    mldsa!(ml_dsa::MlDsa44, ["mldsa44.sign", "mldsa44.verify"]);
-    mldsa!(ml_dsa::MlDsa65, ["mldsa65.sign", "mldsa65.verify"]);
-    mldsa!(ml_dsa::MlDsa87, ["mldsa87.sign", "mldsa87.verify"]);
+    mldsa!(ml_dsa::MlDsa44, KeyAlg::MlDsa44);
+    mldsa!(ml_dsa::MlDsa65, KeyAlg::MlDsa65);
+    mldsa!(ml_dsa::MlDsa87, KeyAlg::MlDsa87);
     ops
 }
 
@@ -394,7 +378,7 @@ mod tests {
 
     #[test]
     fn names_match_the_profile_list() {
-        let names: Vec<_> = rustcrypto_key_ops().iter().map(|o| o.name()).collect();
+        let names: Vec<_> = rustcrypto_key_ops().iter().map(|o| o.op()).collect();
         assert_eq!(names, profile::KEY_OPS);
     }
 
@@ -403,7 +387,7 @@ mod tests {
         for mut op in rustcrypto_key_ops() {
             for i in 1..3 {
                 op.run(i);
-                op.check().unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+                op.check().unwrap_or_else(|e| panic!("{}: {e}", op.op()));
             }
         }
     }
@@ -411,7 +395,7 @@ mod tests {
     #[test]
     fn checks_can_fail() {
         // A decapsulation against the wrong ciphertext must be caught by check().
-        let mut op = MlKem768Op::new(KemStep::Decaps, "mlkem768.decaps");
+        let mut op = MlKem768Op::new(KemStep::Decaps);
         op.run(1);
         op.ss[0] ^= 1;
         assert!(op.check().is_err());

@@ -272,7 +272,7 @@ impl KeyRun {
 
 fn check_key(op: &mut dyn KeyOp) -> Result<(), BenchError> {
     op.check().map_err(|message| BenchError::Verification {
-        op: op.name().to_string(),
+        op: op.op().to_string(),
         len: 0,
         message: message.to_string(),
     })

@@ -11,6 +11,8 @@ use std::hint::black_box;
 
 use pqcrypto_traits::kem::SharedSecret as _;
 
+use profile::{KeyAction, KeyAlg};
+
 use crate::keyops::KeyOp;
 
 /// Which step of a KEM an op times.
@@ -22,12 +24,12 @@ enum Step {
 }
 
 macro_rules! pqclean_kem {
-    ($add:ident, $m:path, $names:expr) => {
+    ($add:ident, $m:path, $alg:expr) => {
         fn $add(ops: &mut Vec<Box<dyn KeyOp>>) {
             use $m as m;
             struct Op {
                 step: Step,
-                name: &'static str,
+                op: profile::KeyOp,
                 pk: m::PublicKey,
                 sk: m::SecretKey,
                 ct: m::Ciphertext,
@@ -37,8 +39,8 @@ macro_rules! pqclean_kem {
                 dec: Option<m::SharedSecret>,
             }
             impl KeyOp for Op {
-                fn name(&self) -> &'static str {
-                    self.name
+                fn op(&self) -> profile::KeyOp {
+                    self.op
                 }
                 fn implementation(&self) -> &'static str {
                     "pqclean"
@@ -82,13 +84,14 @@ macro_rules! pqclean_kem {
             }
             let (pk, sk) = m::keypair();
             let (ss, ct) = m::encapsulate(&pk);
-            for (step, name) in [Step::Keygen, Step::Encaps, Step::Decaps]
-                .into_iter()
-                .zip($names)
-            {
+            for (step, action) in [
+                (Step::Keygen, KeyAction::Keygen),
+                (Step::Encaps, KeyAction::Encaps),
+                (Step::Decaps, KeyAction::Decaps),
+            ] {
                 ops.push(Box::new(Op {
                     step,
-                    name,
+                    op: profile::KeyOp::of($alg, action),
                     pk,
                     sk,
                     ct,
@@ -102,33 +105,17 @@ macro_rules! pqclean_kem {
     };
 }
 
-pqclean_kem!(
-    hqc128,
-    pqcrypto_hqc::hqc128,
-    ["hqc-128.keygen", "hqc-128.encaps", "hqc-128.decaps"]
-);
-pqclean_kem!(
-    hqc192,
-    pqcrypto_hqc::hqc192,
-    ["hqc-192.keygen", "hqc-192.encaps", "hqc-192.decaps"]
-);
+pqclean_kem!(hqc128, pqcrypto_hqc::hqc128, KeyAlg::Hqc128);
+pqclean_kem!(hqc192, pqcrypto_hqc::hqc192, KeyAlg::Hqc192);
 pqclean_kem!(
     frodo640,
     pqcrypto_frodo::frodokem640aes,
-    [
-        "frodokem-640-aes.keygen",
-        "frodokem-640-aes.encaps",
-        "frodokem-640-aes.decaps"
-    ]
+    KeyAlg::FrodoKem640Aes
 );
 pqclean_kem!(
     frodo976,
     pqcrypto_frodo::frodokem976aes,
-    [
-        "frodokem-976-aes.keygen",
-        "frodokem-976-aes.encaps",
-        "frodokem-976-aes.decaps"
-    ]
+    KeyAlg::FrodoKem976Aes
 );
 
 /// The PQClean KEM operations (12: keygen, encaps and decaps of four parameter sets).
@@ -150,14 +137,10 @@ mod tests {
         let ops = key_ops();
         assert_eq!(ops.len(), 12);
         for mut op in ops {
-            assert!(
-                profile::OPTIONAL_KEY_OPS.contains(&op.name()),
-                "{}",
-                op.name()
-            );
-            assert!(op.check().is_err(), "{}: checked before running", op.name());
+            assert!(profile::OPTIONAL_KEY_OPS.contains(&op.op()), "{}", op.op());
+            assert!(op.check().is_err(), "{}: checked before running", op.op());
             op.run(1);
-            op.check().unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+            op.check().unwrap_or_else(|e| panic!("{}: {e}", op.op()));
         }
     }
 }

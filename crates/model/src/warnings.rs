@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use profile::{Direction, Op, Profile, ProfileKind, Term};
+use profile::{Direction, KeyAction, KeyAlg, Op, Profile, ProfileKind, Term};
 use protocols::{Protocol, Suite};
 
 use crate::Scenario;
@@ -224,8 +224,8 @@ pub fn reference_ike_factor() -> Option<(f64, f64, f64)> {
     static FACTOR: std::sync::OnceLock<Option<(f64, f64, f64)>> = std::sync::OnceLock::new();
     *FACTOR.get_or_init(|| {
         let p = reference_profile()?;
-        let x25519 = |action| p.op_cost_ns(&Op::key("x25519", action), 0).ok();
-        let crypto = x25519("keygen")? + x25519("agree")?;
+        let x25519 = |action| p.op_cost_ns(&Op::key(KeyAlg::X25519, action)?, 0).ok();
+        let crypto = x25519(KeyAction::Keygen)? + x25519(KeyAction::Agree)?;
         let real = p.term(Term::IkeDaemonResponderLoaded)? + crypto;
         (crypto > 0.0).then(|| (real / crypto, real, crypto))
     })

@@ -85,7 +85,8 @@
 //! assert!((pkt.capacity_pps() - 50_000.0).abs() < 1e-6);
 //!
 //! // Constant-cost operations ignore the length.
-//! assert_eq!(p.op_cost_ns(&profile::Op::key("x25519", "keygen"), 0).unwrap(), 45_000.0);
+//! let keygen = profile::Op::Key("x25519.keygen".parse().unwrap());
+//! assert_eq!(p.op_cost_ns(&keygen, 0).unwrap(), 45_000.0);
 //!
 //! // An operation the profile lacks is an error that lists what it has.
 //! let err = p.cipher_cost_ns(Suite::Aes128Ccm, Direction::Open, 64).unwrap_err();
@@ -125,7 +126,7 @@ pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
 pub use file::FORMAT_VERSION;
 use file::{HostFile, MeasurementFile, ProfileFile};
-pub use op::{Direction, KeyOp, Op, OpNameError};
+pub use op::{Direction, KeyAction, KeyAlg, KeyOp, Op, OpNameError, UnknownKeyName};
 pub use term::{RealImplementation, Term, TermUnit};
 
 /// The cipher suites a profile may describe, as used in op names `<suite>.seal` /
@@ -138,56 +139,56 @@ pub use term::{RealImplementation, Term, TermUnit};
 pub use protocols::Suite;
 
 /// Constant-cost operations (key exchange, KEMs, signatures) a profile may describe.
-pub const KEY_OPS: &[&str] = &[
-    "x25519.keygen",
-    "x25519.agree",
-    "mlkem512.keygen",
-    "mlkem512.encaps",
-    "mlkem512.decaps",
-    "mlkem768.keygen",
-    "mlkem768.encaps",
-    "mlkem768.decaps",
-    "mlkem1024.keygen",
-    "mlkem1024.encaps",
-    "mlkem1024.decaps",
-    "ed25519.sign",
-    "ed25519.verify",
-    "ecdsa-p256.sign",
-    "ecdsa-p256.verify",
-    "rsa2048.sign",
-    "rsa2048.verify",
-    "rsa3072.sign",
-    "rsa3072.verify",
-    "mldsa44.sign",
-    "mldsa44.verify",
-    "mldsa65.sign",
-    "mldsa65.verify",
-    "mldsa87.sign",
-    "mldsa87.verify",
+pub const KEY_OPS: &[KeyOp] = &[
+    KeyOp::of(KeyAlg::X25519, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::X25519, KeyAction::Agree),
+    KeyOp::of(KeyAlg::MlKem512, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::MlKem512, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::MlKem512, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::MlKem768, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::MlKem768, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::MlKem768, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::MlKem1024, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::MlKem1024, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::MlKem1024, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::Ed25519, KeyAction::Sign),
+    KeyOp::of(KeyAlg::Ed25519, KeyAction::Verify),
+    KeyOp::of(KeyAlg::EcdsaP256, KeyAction::Sign),
+    KeyOp::of(KeyAlg::EcdsaP256, KeyAction::Verify),
+    KeyOp::of(KeyAlg::Rsa2048, KeyAction::Sign),
+    KeyOp::of(KeyAlg::Rsa2048, KeyAction::Verify),
+    KeyOp::of(KeyAlg::Rsa3072, KeyAction::Sign),
+    KeyOp::of(KeyAlg::Rsa3072, KeyAction::Verify),
+    KeyOp::of(KeyAlg::MlDsa44, KeyAction::Sign),
+    KeyOp::of(KeyAlg::MlDsa44, KeyAction::Verify),
+    KeyOp::of(KeyAlg::MlDsa65, KeyAction::Sign),
+    KeyOp::of(KeyAlg::MlDsa65, KeyAction::Verify),
+    KeyOp::of(KeyAlg::MlDsa87, KeyAction::Sign),
+    KeyOp::of(KeyAlg::MlDsa87, KeyAction::Verify),
 ];
 
 /// Constant-cost operations a profile may have beyond [`KEY_OPS`]: KEMs measured only in some
 /// builds (HQC and FrodoKEM from PQClean, `oransim calibrate` built with `--features pqclean`),
 /// and ECDH on P-256, which only an import of `openssl speed -mr ecdhp256` holds.
-pub const OPTIONAL_KEY_OPS: &[&str] = &[
-    "ecdh-p256.agree",
-    "hqc-128.keygen",
-    "hqc-128.encaps",
-    "hqc-128.decaps",
-    "hqc-192.keygen",
-    "hqc-192.encaps",
-    "hqc-192.decaps",
-    "frodokem-640-aes.keygen",
-    "frodokem-640-aes.encaps",
-    "frodokem-640-aes.decaps",
-    "frodokem-976-aes.keygen",
-    "frodokem-976-aes.encaps",
-    "frodokem-976-aes.decaps",
+pub const OPTIONAL_KEY_OPS: &[KeyOp] = &[
+    KeyOp::of(KeyAlg::EcdhP256, KeyAction::Agree),
+    KeyOp::of(KeyAlg::Hqc128, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::Hqc128, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::Hqc128, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::Hqc192, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::Hqc192, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::Hqc192, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::FrodoKem640Aes, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::FrodoKem640Aes, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::FrodoKem640Aes, KeyAction::Decaps),
+    KeyOp::of(KeyAlg::FrodoKem976Aes, KeyAction::Keygen),
+    KeyOp::of(KeyAlg::FrodoKem976Aes, KeyAction::Encaps),
+    KeyOp::of(KeyAlg::FrodoKem976Aes, KeyAction::Decaps),
 ];
 
-/// Every constant-cost operation name a handshake may look up: [`KEY_OPS`] then
-/// [`OPTIONAL_KEY_OPS`].
-pub fn all_key_ops() -> impl Iterator<Item = &'static str> {
+/// Every constant-cost operation a handshake may look up: [`KEY_OPS`] then
+/// [`OPTIONAL_KEY_OPS`]; together, every action of every [`KeyAlg`].
+pub fn all_key_ops() -> impl Iterator<Item = KeyOp> {
     KEY_OPS.iter().chain(OPTIONAL_KEY_OPS).copied()
 }
 
@@ -609,7 +610,7 @@ impl Profile {
             .ciphers
             .iter()
             .map(|(&(s, d), c)| (Op::Cipher(s, d), c))
-            .chain(self.key_ops.iter().map(|(k, c)| (Op::Key(k.clone()), c)))
+            .chain(self.key_ops.iter().map(|(k, c)| (Op::Key(*k), c)))
             .map(|(op, c)| (op.to_string(), op, c))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));

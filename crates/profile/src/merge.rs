@@ -201,6 +201,7 @@ fn kind_word(kind: ProfileKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{KeyAction, KeyAlg};
 
     fn profile(name: &str, implementation: &str, ops: &[&str], extra: &str) -> Profile {
         let mut text = format!(
@@ -262,7 +263,9 @@ source = "fit"
         assert_eq!(p.name(), "merged");
         assert_eq!(p.implementation(), "openssl");
         assert_eq!(p.term(crate::Term::IkeLatency), Some(1000.0));
-        let k = p.op(&Op::key("mlkem768", "keygen")).unwrap();
+        let k = p
+            .op(&Op::key(KeyAlg::MlKem768, KeyAction::Keygen).unwrap())
+            .unwrap();
         assert_eq!(k.implementation, "rustcrypto");
         assert!(
             k.provenance
@@ -272,7 +275,9 @@ source = "fit"
             k.provenance.source
         );
         assert!(k.provenance.source.ends_with(": add measured it"));
-        let x = p.op(&Op::key("x25519", "keygen")).unwrap();
+        let x = p
+            .op(&Op::key(KeyAlg::X25519, KeyAction::Keygen).unwrap())
+            .unwrap();
         assert_eq!(x.implementation, "openssl");
         assert_eq!(x.provenance.source, "base measured it");
         let d = p.file().profile.description.as_deref().unwrap();
@@ -290,7 +295,14 @@ source = "fit"
             e.starts_with("add.toml: `ops.\"x25519.keygen\"`: base.toml has this operation too; "),
             "{e}"
         );
-        let m = merge(&base, &[&add], &[Op::key("x25519", "keygen")], "m", None).unwrap();
+        let m = merge(
+            &base,
+            &[&add],
+            &[Op::key(KeyAlg::X25519, KeyAction::Keygen).unwrap()],
+            "m",
+            None,
+        )
+        .unwrap();
         assert_eq!(m.replaced, ["x25519.keygen"]);
         assert!(
             m.file.ops["x25519.keygen"]
@@ -302,7 +314,7 @@ source = "fit"
         let e = merge(
             &base,
             &[&add, &again],
-            &[Op::key("x25519", "keygen")],
+            &[Op::key(KeyAlg::X25519, KeyAction::Keygen).unwrap()],
             "m",
             None,
         )
@@ -315,16 +327,28 @@ source = "fit"
     fn a_replacement_that_replaces_nothing_is_refused() {
         let base = profile("base", "openssl", &["x25519.keygen"], "");
         let add = profile("add", "rustcrypto", &["mlkem768.keygen"], "");
-        let e = merge(&base, &[&add], &[Op::key("x25519", "keygen")], "m", None)
-            .unwrap_err()
-            .to_string();
+        let e = merge(
+            &base,
+            &[&add],
+            &[Op::key(KeyAlg::X25519, KeyAction::Keygen).unwrap()],
+            "m",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("`x25519.keygen` is named to be replaced, but no added profile has it"),
             "{e}"
         );
-        let e = merge(&base, &[&add], &[Op::key("mlkem768", "keygen")], "m", None)
-            .unwrap_err()
-            .to_string();
+        let e = merge(
+            &base,
+            &[&add],
+            &[Op::key(KeyAlg::MlKem768, KeyAction::Keygen).unwrap()],
+            "m",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("the base base.toml has no such operation"),
             "{e}"

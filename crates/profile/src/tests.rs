@@ -67,11 +67,14 @@ fn good_profile_loads_and_evaluates() {
     );
     // constant ignores L; per-op implementation overrides the profile's
     assert_eq!(
-        p.op_cost_ns(&Op::key("mlkem768", "encaps"), 9000).unwrap(),
+        p.op_cost_ns(&Op::key(KeyAlg::MlKem768, KeyAction::Encaps).unwrap(), 9000)
+            .unwrap(),
         80_000.0
     );
     assert_eq!(
-        p.op(&Op::key("mlkem768", "encaps")).unwrap().implementation,
+        p.op(&Op::key(KeyAlg::MlKem768, KeyAction::Encaps).unwrap())
+            .unwrap()
+            .implementation,
         "ml-kem"
     );
     assert_eq!(
@@ -242,18 +245,60 @@ fn suite_and_op_names_are_valid_op_names() {
         e.contains("aes512-gcm.seal") && e.contains("gmac-aes256"),
         "{e}"
     );
-    assert_eq!(
-        "aes512-gcm.other".parse::<Op>(),
-        Ok(Op::key("aes512-gcm", "other"))
-    );
-    for op in KEY_OPS {
-        let parsed = op.parse::<Op>().unwrap();
-        assert!(matches!(parsed, Op::Key(_)), "{op}");
-        assert_eq!(parsed.to_string(), *op);
+    // Any other `<alg>.<action>` must be a key op oransim prices, and the error lists them.
+    for bad in [
+        "aes512-gcm.other",
+        "x25519.sign",
+        "mlkem768.agree",
+        "mlkem769.encaps",
+    ] {
+        let e = bad.parse::<Op>().unwrap_err().to_string();
+        assert_eq!(
+            e.split_once(';').unwrap().0,
+            format!("`{bad}` is no key operation oransim prices"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`x25519.keygen`, `x25519.agree`")
+                && e.ends_with("`frodokem-976-aes.decaps`"),
+            "{e}"
+        );
+    }
+    for op in all_key_ops() {
+        let parsed = op.to_string().parse::<Op>().unwrap();
+        assert_eq!(parsed, Op::Key(op));
+        assert_eq!(op.to_string().parse::<KeyOp>(), Ok(op));
     }
     for bad in ["", "x25519", ".keygen", "X25519.keygen", "x25519.", "-a.b"] {
         assert!(bad.parse::<Op>().is_err(), "{bad}");
     }
+}
+
+#[test]
+fn key_op_lists_are_every_action_of_every_algorithm() {
+    let listed: Vec<KeyOp> = all_key_ops().collect();
+    let mut every = Vec::new();
+    for alg in KeyAlg::ALL {
+        assert_eq!(alg.name().parse::<KeyAlg>(), Ok(alg));
+        for action in KeyAction::ALL {
+            assert_eq!(action.name().parse::<KeyAction>(), Ok(action));
+            let op = KeyOp::new(alg, action);
+            assert_eq!(op.is_some(), alg.actions().contains(&action));
+            every.extend(op);
+        }
+    }
+    assert_eq!(listed.len(), every.len());
+    assert!(every.iter().all(|op| listed.contains(op)));
+    for op in &listed {
+        assert!(op.alg().actions().contains(&op.action()), "{op}");
+    }
+    // Ordered as the names are, so profiles list their key ops in the same order as before.
+    let mut by_op = listed.clone();
+    by_op.sort();
+    let mut by_name: Vec<String> = listed.iter().map(ToString::to_string).collect();
+    by_name.sort();
+    let sorted: Vec<String> = by_op.iter().map(ToString::to_string).collect();
+    assert_eq!(sorted, by_name);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use profile::{Direction, Profile, ProfileKind, Suite};
+use profile::{Direction, KeyAction, KeyAlg, Profile, ProfileKind, Suite};
 use protocols::{AesKey, Sha2};
 
 fn dir() -> PathBuf {
@@ -264,21 +264,19 @@ fn pq_ikev2_gives_back_the_ike_sa_init_difference() {
     );
     // ML-KEM-1024 keeps the measured RustCrypto ratio to ML-KEM-768 (a prediction, not a fit).
     let dev = load("dev-host-rustcrypto.toml");
-    for step in ["keygen", "encaps", "decaps"] {
+    let op = |alg, step| profile::Op::key(alg, step).unwrap();
+    for step in [KeyAction::Keygen, KeyAction::Encaps, KeyAction::Decaps] {
         let ratio = |prof: &Profile| {
-            prof.op_cost_ns(&profile::Op::key("mlkem1024", step), 0)
-                .unwrap()
-                / prof
-                    .op_cost_ns(&profile::Op::key("mlkem768", step), 0)
-                    .unwrap()
+            prof.op_cost_ns(&op(KeyAlg::MlKem1024, step), 0).unwrap()
+                / prof.op_cost_ns(&op(KeyAlg::MlKem768, step), 0).unwrap()
         };
-        close(ratio(&p), ratio(&dev), 1e-3, step);
+        close(ratio(&p), ratio(&dev), 1e-3, step.name());
     }
     // The fitted scale stays in the window it was fitted on (issue 36): key generation and
     // decapsulation, which no captured window holds, are the dev host's medians unscaled.
-    for kem in ["mlkem512", "mlkem768", "mlkem1024"] {
-        for step in ["keygen", "decaps"] {
-            let cost = |prof: &Profile| prof.op_cost_ns(&profile::Op::key(kem, step), 0).unwrap();
+    for kem in [KeyAlg::MlKem512, KeyAlg::MlKem768, KeyAlg::MlKem1024] {
+        for step in [KeyAction::Keygen, KeyAction::Decaps] {
+            let cost = |prof: &Profile| prof.op_cost_ns(&op(kem, step), 0).unwrap();
             close(cost(&p), cost(&dev), 1e-6, &format!("{kem}.{step}"));
         }
     }

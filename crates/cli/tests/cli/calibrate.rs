@@ -47,8 +47,11 @@ fn quick_calibration_writes_a_valid_profile() {
             );
         }
     }
-    for op in profile::KEY_OPS {
-        assert!(p.op_cost_ns(&op.parse().unwrap(), 0).unwrap() > 0.0, "{op}");
+    for &op in profile::KEY_OPS {
+        assert!(
+            p.op_cost_ns(&profile::Op::Key(op), 0).unwrap() > 0.0,
+            "{op}"
+        );
     }
     // Every op records its points with spread and sample counts, and says where it came from.
     for (name, op) in p.ops() {

@@ -202,7 +202,7 @@ pub fn operations(implementation: Implementation) -> Operations {
         {
             let (ac, ak) = (crate::aws::ciphers(), crate::aws::key_ops());
             ciphers.retain(|c| !ac.iter().any(|a| a.suite() == c.suite()));
-            keys.retain(|k| !ak.iter().any(|a| a.name() == k.name()));
+            keys.retain(|k| !ak.iter().any(|a| a.op() == k.op()));
             ciphers.extend(ac);
             keys.extend(ak);
         }
@@ -212,9 +212,11 @@ pub fn operations(implementation: Implementation) -> Operations {
     keys.extend(crate::pqclean::key_ops());
     // Keep the documented order.
     ciphers.sort_by_key(|c| Suite::ALL.iter().position(|s| *s == c.suite()));
-    let pos = |list: &[&str], n: &str| list.iter().position(|x| *x == n).unwrap_or(usize::MAX);
-    let all: Vec<&str> = profile::all_key_ops().collect();
-    keys.sort_by_key(|k| pos(&all, k.name()));
+    keys.sort_by_key(|k| {
+        profile::all_key_ops()
+            .position(|x| x == k.op())
+            .unwrap_or(usize::MAX)
+    });
     (ciphers, keys)
 }
 
@@ -265,10 +267,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     }
     let mut key_points = Vec::new();
     for (ki, k) in keys.iter_mut().enumerate() {
-        if !config.wants(k.name()) {
+        if !config.wants(&k.op().to_string()) {
             continue;
         }
-        progress(&format!("{} (warm-up)", k.name()));
+        progress(&format!("{} (warm-up)", k.op()));
         key_points.push(KeyPoint {
             key: ki,
             run: KeyRun::prepare(k.as_mut(), t)?,
@@ -378,7 +380,7 @@ fn check_selection(
             [Direction::Seal, Direction::Open]
                 .map(|d| profile::Op::Cipher(c.suite(), d).to_string())
         })
-        .chain(keys.iter().map(|k| k.name().to_string()))
+        .chain(keys.iter().map(|k| k.op().to_string()))
         .collect();
     if let Some(prefix) = config
         .only
@@ -445,7 +447,7 @@ fn point_results(
     for p in key_points {
         let k = &keys[p.key];
         points.push(PointResult {
-            op: k.name().to_string(),
+            op: k.op().to_string(),
             suite: None,
             implementation: k.implementation().to_string(),
             len: 0,

@@ -7,6 +7,7 @@ use profile::file::{
     CoresFile, CostFile, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile, ProfileMeta,
 };
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
+use profile::{KeyAction, KeyAlg};
 
 use super::parse::parse_named;
 use super::{ESP_CBC_MAC_EXTRA, OPENSSL_KEY_ARGS};
@@ -39,8 +40,8 @@ pub fn import(
     let (keygen_mirrored, mirrored) = mirror(&mut parsed);
     let mut ops = BTreeMap::new();
     for (op, pts) in &parsed {
-        let file = if profile::all_key_ops().any(|k| k == op) {
-            key_op_file(op, pts, origin, keygen_mirrored)
+        let file = if let Ok(key) = op.parse::<profile::KeyOp>() {
+            key_op_file(key, pts, origin, keygen_mirrored)
         } else {
             let seal = op.replace(".open", ".seal");
             let name = names
@@ -78,10 +79,12 @@ pub fn import(
 /// and the opens that were.
 fn mirror(parsed: &mut BTreeMap<String, Vec<(u64, f64)>>) -> (bool, Vec<String>) {
     let mut keygen_mirrored = false;
-    if let Some(agree) = parsed.get("x25519.agree").cloned()
-        && !parsed.contains_key("x25519.keygen")
+    let x25519 = |action| profile::KeyOp::of(KeyAlg::X25519, action).to_string();
+    let (agree, keygen) = (x25519(KeyAction::Agree), x25519(KeyAction::Keygen));
+    if let Some(agree) = parsed.get(&agree).cloned()
+        && !parsed.contains_key(&keygen)
     {
-        parsed.insert("x25519.keygen".to_owned(), agree);
+        parsed.insert(keygen, agree);
         keygen_mirrored = true;
     }
     let mut mirrored = Vec::new();
@@ -103,11 +106,16 @@ fn mirror(parsed: &mut BTreeMap<String, Vec<(u64, f64)>>) -> (bool, Vec<String>)
 
 /// Key op `op`'s entry: a constant cost \[ns\], 1 / operations per second of its one point
 /// `pts`, read from `origin` (`keygen_mirrored`: X25519 keygen taken equal to its derivation).
-fn key_op_file(op: &str, pts: &[(u64, f64)], origin: &str, keygen_mirrored: bool) -> OpFile {
+fn key_op_file(
+    op: profile::KeyOp,
+    pts: &[(u64, f64)],
+    origin: &str,
+    keygen_mirrored: bool,
+) -> OpFile {
     let mut source = format!(
         "imported from `openssl speed -mr {OPENSSL_KEY_ARGS}` output {origin}: cost = 1 / operations per second"
     );
-    if keygen_mirrored && op == "x25519.keygen" {
+    if keygen_mirrored && op == profile::KeyOp::of(KeyAlg::X25519, KeyAction::Keygen) {
         source.push_str("; openssl speed times the X25519 derivation only, so keygen is taken equal to it (an upper bound: OpenSSL's keygen multiplies a fixed base point, which is faster)");
     }
     let cost = format_duration_ns(pts[0].1);

@@ -21,7 +21,7 @@
 //! in the input says which direction the following blocks measured; without it all blocks are
 //! taken as encryption and the profile's `open` costs are set equal to `seal`, saying so.
 
-use profile::{Direction, Suite};
+use profile::{Direction, KeyAction, KeyAlg, Suite};
 use protocols::suite::AES_BLOCK;
 use protocols::wire::esp;
 use protocols::{AesKey, Sha2};
@@ -92,8 +92,10 @@ struct KeyLine {
     bits: &'static str,
     /// The algorithm name `+F6` lines print; `None` for the others.
     name: Option<&'static str>,
-    /// The ops of the rates in order; `""` for a rate not imported.
-    ops: [&'static str; 2],
+    /// The algorithm its rates are of.
+    alg: KeyAlg,
+    /// The actions of the rates in order; `None` for a rate not imported.
+    actions: [Option<KeyAction>; 2],
 }
 
 /// The key ops this import reads. P-256 is ECDSA and ECDH curve 3 in OpenSSL 1.1.1 and 3.x
@@ -104,42 +106,48 @@ const KEY_LINES: &[KeyLine] = &[
         index: None,
         bits: "2048",
         name: None,
-        ops: ["rsa2048.sign", "rsa2048.verify"],
+        alg: KeyAlg::Rsa2048,
+        actions: [Some(KeyAction::Sign), Some(KeyAction::Verify)],
     },
     KeyLine {
         kind: "+F2",
         index: None,
         bits: "3072",
         name: None,
-        ops: ["rsa3072.sign", "rsa3072.verify"],
+        alg: KeyAlg::Rsa3072,
+        actions: [Some(KeyAction::Sign), Some(KeyAction::Verify)],
     },
     KeyLine {
         kind: "+F4",
         index: Some("3"),
         bits: "256",
         name: None,
-        ops: ["ecdsa-p256.sign", "ecdsa-p256.verify"],
+        alg: KeyAlg::EcdsaP256,
+        actions: [Some(KeyAction::Sign), Some(KeyAction::Verify)],
     },
     KeyLine {
         kind: "+F5",
         index: Some("3"),
         bits: "256",
         name: None,
-        ops: ["ecdh-p256.agree", ""],
+        alg: KeyAlg::EcdhP256,
+        actions: [Some(KeyAction::Agree), None],
     },
     KeyLine {
         kind: "+F5",
         index: None,
         bits: "253",
         name: None,
-        ops: ["x25519.agree", ""],
+        alg: KeyAlg::X25519,
+        actions: [Some(KeyAction::Agree), None],
     },
     KeyLine {
         kind: "+F6",
         index: None,
         bits: "253",
         name: Some("Ed25519"),
-        ops: ["ed25519.sign", "ed25519.verify"],
+        alg: KeyAlg::Ed25519,
+        actions: [Some(KeyAction::Sign), Some(KeyAction::Verify)],
     },
 ];
 

@@ -67,8 +67,9 @@ pub(super) fn parse_named(text: &str, origin: &str) -> Result<Parsed, BenchError
             r.sizes = Some(r.block_sizes(h, n)?);
         } else if line.starts_with("+F") && !line.starts_with("+F:") {
             for (op, ns) in key_line(line).map_err(|m| r.err(n, m.to_string()))? {
-                r.check(op, 0, n)?;
-                r.ops.entry(op.to_owned()).or_default().push((0, ns));
+                let op = op.to_string();
+                r.check(&op, 0, n)?;
+                r.ops.entry(op).or_default().push((0, ns));
             }
         } else if let Some(f) = line.strip_prefix("+F:") {
             r.cipher_line(f, n)?;

@@ -11,7 +11,7 @@ pub(super) enum KeyRateError {
         /// The rate's text, quoted for the message.
         shown: String,
         /// The key op.
-        op: &'static str,
+        op: profile::KeyOp,
         /// What is wrong.
         problem: KeyRateProblem,
     },
@@ -73,7 +73,7 @@ impl std::fmt::Display for KeyRateError {
 /// size oransim has no op for (e.g. `openssl speed ecdsa` prints every curve). Each rate must
 /// be a finite number of operations per second from [`MIN_OPS_PER_S`] to [`MAX_CLOCK_HZ`] /
 /// [`MIN_KEY_OP_CYCLES`].
-pub(super) fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, KeyRateError> {
+pub(super) fn key_line(line: &str) -> Result<Vec<(profile::KeyOp, f64)>, KeyRateError> {
     let fields: Vec<&str> = line.split(':').collect();
     let Some(k) = KEY_LINES.iter().find(|k| {
         fields[0] == k.kind
@@ -85,11 +85,19 @@ pub(super) fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, KeyRateEr
     }) else {
         return Ok(Vec::new());
     };
-    let ops = k.ops;
+    let ops: Vec<profile::KeyOp> = k
+        .actions
+        .iter()
+        .flatten()
+        .map(|&action| profile::KeyOp::of(k.alg, action))
+        .collect();
     let rates = &fields[if k.name.is_some() { 4 } else { 3 }..];
     let max = MAX_CLOCK_HZ / MIN_KEY_OP_CYCLES;
     let mut out = Vec::new();
-    for (op, rate) in ops.iter().zip(rates).filter(|(op, _)| !op.is_empty()) {
+    let rated = k.actions.iter().zip(rates).filter_map(|(action, rate)| {
+        action.map(|action| (profile::KeyOp::of(k.alg, action), rate))
+    });
+    for (op, rate) in rated {
         let shown = quote(rate);
         let refused = |problem| KeyRateError::Rate {
             shown: shown.clone(),
@@ -109,12 +117,13 @@ pub(super) fn key_line(line: &str) -> Result<Vec<(&'static str, f64)>, KeyRateEr
         if per_s > max {
             return Err(refused(KeyRateProblem::AboveCeiling));
         }
-        out.push((*op, 1e9 / per_s));
+        out.push((op, 1e9 / per_s));
     }
-    if out.len() != ops.iter().filter(|o| !o.is_empty()).count() {
+    if out.len() != ops.len() {
+        let names: Vec<String> = ops.iter().map(ToString::to_string).collect();
         return Err(KeyRateError::TooFewRates {
             kind: quote(fields[0]),
-            ops: ops.join(" and ").trim_end_matches(" and ").to_owned(),
+            ops: names.join(" and "),
         });
     }
     Ok(out)

@@ -98,6 +98,10 @@ pub enum ReproduceError {
     /// A calibration profile could not be read or lacks an operation.
     #[error(transparent)]
     Profile(#[from] profile::ProfileError),
+    /// A key op asked for (from an assumption, e.g. `rsa{bits}.sign`) is no key op oransim
+    /// prices.
+    #[error(transparent)]
+    KeyOp(#[from] profile::OpNameError),
     /// The protocol model refused a stack or a handshake.
     #[error("protocol model: {0}")]
     Protocol(protocols::Error),

@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use profile::Term;
+use profile::{KeyAction, Term};
 
 use super::ReproduceError;
 use super::Result;
 use super::plot::{Series, Style};
-use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_window_us};
+use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_window_us, key_cost_ns};
 use super::study::Outputs;
 use super::target::Targets;
 use super::variant::{fmt_list, traced};
@@ -65,8 +65,8 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Outputs> {
         if ke == "mlkem1024" {
             largest = (init.request.ip_len, init.response.ip_len, frag);
         }
-        let ratio = |action: &str| -> Result<f64> {
-            let c = |kem: &str| prof.op_cost_ns(&profile::Op::key(kem, action), 0);
+        let ratio = |action: KeyAction| -> Result<f64> {
+            let c = |kem: &str| key_cost_ns(&prof, kem, action);
             Ok(c("mlkem1024")? / c("mlkem768")?)
         };
         match target {
@@ -79,11 +79,11 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Outputs> {
             }
             None => out.fact(format!("Prediction without a published value: IKE_SA_INIT with ML-KEM-1024 takes {t:.0} us ({:.0}% more than ML-KEM-768), from ML-KEM-1024's measured encapsulation cost, {:.2}x ML-KEM-768's (RustCrypto on the dev host; keygen {:.2}x and decaps {:.2}x fall outside the window), and the same scale factor.",
                 (t / (base + ke_window_us(&prof, "mlkem768")?) - 1.0) * 100.0,
-                ratio("encaps")?, ratio("keygen")?, ratio("decaps")?)),
+                ratio(KeyAction::Encaps)?, ratio(KeyAction::Keygen)?, ratio(KeyAction::Decaps)?)),
         }
     }
     // What the fit implies for one ML-KEM-768 encapsulation, beside this host's measurement.
-    let encaps = |p: &profile::Profile| p.op_cost_ns(&profile::Op::key("mlkem768", "encaps"), 0);
+    let encaps = |p: &profile::Profile| key_cost_ns(p, "mlkem768", KeyAction::Encaps);
     let host = profile::Profile::load(root.join(HOST_PROFILE))?;
     let (fitted, here) = (encaps(&prof)? / 1e3, encaps(&host)? / 1e3);
     out.fact(format!(
@@ -207,8 +207,8 @@ fn later_phases(
     // Signatures each side verifies: the peer's AUTH payload and its one certificate.
     let verifies = 2.0;
     let auth_us = |alg: &str| -> Result<f64> {
-        let c = |action: &str| prof.op_cost_ns(&profile::Op::key(alg, action), 0);
-        let side = [c("sign")?, c("verify")?];
+        let c = |action| key_cost_ns(prof, alg, action);
+        let side = [c(KeyAction::Sign)?, c(KeyAction::Verify)?];
         // Inside the window: the responder's verifications and signature; the initiator signs
         // before its request and verifies after the response.
         let (_, responder, _) = ike_auth_work(side, side, verifies);
@@ -369,11 +369,12 @@ fn added_setup(
             replications: None,
             seed: None,
         })?;
-        let c = |ke: &str, action: &str| prof.op_cost_ns(&profile::Op::key(ke, action), 0);
+        use KeyAction::{Agree, Decaps, Encaps, Keygen};
+        let c = |ke: &str, action| key_cost_ns(prof, ke, action);
         let ops = (
-            c("mlkem768", "encaps")? / 1e6,
-            (c("mlkem768", "keygen")? + c("mlkem768", "decaps")?) / 1e6,
-            2.0 * (c("x25519", "keygen")? + c("x25519", "agree")?) / 1e6,
+            c("mlkem768", Encaps)? / 1e6,
+            (c("mlkem768", Keygen)? + c("mlkem768", Decaps)?) / 1e6,
+            2.0 * (c("x25519", Keygen)? + c("x25519", Agree)?) / 1e6,
         );
         Ok((plan, ops))
     })?;

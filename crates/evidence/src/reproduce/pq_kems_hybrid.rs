@@ -3,11 +3,12 @@
 
 use std::path::Path;
 
+use profile::KeyAction;
 use profile::units::Kind;
 
 use super::Result;
 use super::plot::{Series, Style};
-use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us, ke_window_us};
+use super::pq::{HOST_PROFILE, PQ_PROFILE, ke_compute_us, ke_window_us, key_op};
 use super::study::Outputs;
 use super::target::Targets;
 use super::variant::{Doc, fmt_list};
@@ -49,7 +50,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
             protocols::ikev2::Auth::Rsa2048,
             1500,
         )?)?;
-        let time = if prof.has_op(&profile::Op::key(kem, "keygen")) {
+        let time = if key_op(kem, KeyAction::Keygen).is_ok_and(|op| prof.has_op(&op)) {
             // IKE_SA_INIT with X25519 + IKE_INTERMEDIATE (the round trip and handling term +
             // the KEM's compute) + IKE_AUTH with curve25519, Perera's testbed.
             format!(
@@ -80,7 +81,7 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let host = profile::Profile::load(&host_profile)?;
     let (timed, untimed): (Vec<&str>, Vec<&str>) = KEMS
         .into_iter()
-        .partition(|k| host.has_op(&profile::Op::key(k, "keygen")));
+        .partition(|k| key_op(k, KeyAction::Keygen).is_ok_and(|op| host.has_op(&op)));
     let plan = whatif::plan::kex(&whatif::plan::KexQuestion {
         kes: std::iter::once("x25519".to_string())
             .chain(timed.iter().map(|k| format!("x25519+{k}")))
@@ -118,7 +119,8 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let impls: Vec<String> = timed
         .iter()
         .filter_map(|k| {
-            host.op(&profile::Op::key(k, "keygen"))
+            let keygen = key_op(k, KeyAction::Keygen).ok()?;
+            host.op(&keygen)
                 .ok()
                 .map(|op| format!("{k} {}", op.implementation))
         })

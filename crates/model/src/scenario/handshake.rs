@@ -10,7 +10,8 @@ use crate::file::Q;
 use super::MAX_SCENARIO_TUNNELS;
 use super::context::Ctx;
 use super::daemon;
-use super::node::NodeProfile;
+use super::node::{NodeProfile, lacks_key_op};
+use profile::{KeyAction, KeyAlg};
 
 /// The keys of a handshake source.
 pub(super) struct HandshakeSpec<'a> {
@@ -62,15 +63,16 @@ fn is_dh(ke: &str) -> bool {
 /// the responder, decaps after.
 pub fn ke_work<E>(
     ke: &str,
-    mut cost: impl FnMut(bool, &str) -> Result<f64, E>,
+    mut cost: impl FnMut(bool, KeyAction) -> Result<f64, E>,
 ) -> Result<(f64, f64, f64), E> {
+    use KeyAction::{Agree, Decaps, Encaps, Keygen};
     Ok(if is_dh(ke) {
-        let responder = cost(true, "keygen")? + cost(true, "agree")?;
-        (cost(false, "keygen")?, responder, cost(false, "agree")?)
+        let responder = cost(true, Keygen)? + cost(true, Agree)?;
+        (cost(false, Keygen)?, responder, cost(false, Agree)?)
     } else {
-        let before = cost(false, "keygen")?;
-        let responder = cost(true, "encaps")?;
-        (before, responder, cost(false, "decaps")?)
+        let before = cost(false, Keygen)?;
+        let responder = cost(true, Encaps)?;
+        (before, responder, cost(false, Decaps)?)
     })
 }
 
@@ -143,11 +145,29 @@ pub(super) fn handshake_source(
         )
     })?;
     let rekey = rekeys_child(cx, key, hs.rekey)?;
-    let op = |p: &NodeProfile, alg: &str, action: &str| -> Result<f64, ScenarioError> {
-        let op = profile::KeyOp::new(alg, action);
+    // The cost of `action` of the key exchange or signature algorithm named `alg` at `p`; a
+    // name that is no key op oransim prices is refused as one the profile lacks.
+    let op = |p: &NodeProfile, alg: &str, action: KeyAction| -> Result<f64, ScenarioError> {
+        let at = if matches!(action, KeyAction::Sign | KeyAction::Verify) {
+            "auth"
+        } else {
+            "ke"
+        };
+        let Some(op) = alg
+            .parse()
+            .ok()
+            .and_then(|alg| profile::KeyOp::new(alg, action))
+        else {
+            let name = format!("{alg}.{action}");
+            return Err(cx.invalid(
+                format!("{key}.{at}"),
+                format!("profile {}: {}", p.origin, lacks_key_op(&name, p)),
+                measure_other(&name),
+            ));
+        };
         p.key_op_ns(&op).map_err(|problem| {
             cx.invalid(
-                format!("{key}.{}", if op.signs() { "auth" } else { "ke" }),
+                format!("{key}.{at}"),
                 format!("profile {}: {problem}", p.origin),
                 how_to_measure(&op),
             )
@@ -177,8 +197,10 @@ pub(super) fn handshake_source(
             match auth_alg {
                 None => (0.0, 0.0, 0.0),
                 Some(a) => {
-                    let (sign_i, verify_i) = (op(init, a, "sign")?, op(init, a, "verify")?);
-                    let (sign_r, verify_r) = (op(resp, a, "sign")?, op(resp, a, "verify")?);
+                    let (sign, verify) = (KeyAction::Sign, KeyAction::Verify);
+                    let (a, i, r) = (a.name(), init, resp);
+                    let (sign_i, verify_i) = (op(i, a, sign)?, op(i, a, verify)?);
+                    let (sign_r, verify_r) = (op(r, a, sign)?, op(r, a, verify)?);
                     ike_auth_work([sign_i, verify_i], [sign_r, verify_r], verifies)
                 }
             }
@@ -296,16 +318,16 @@ fn ike_config(
 
 /// The profile key-op algorithm that signs and verifies IKE_AUTH under `auth`; `None` for a
 /// pre-shared key.
-fn signature_alg(auth: protocols::ikev2::Auth) -> Option<&'static str> {
+fn signature_alg(auth: protocols::ikev2::Auth) -> Option<KeyAlg> {
     match auth {
         protocols::ikev2::Auth::Psk => None,
-        protocols::ikev2::Auth::Rsa2048 => Some("rsa2048"),
-        protocols::ikev2::Auth::Rsa3072 => Some("rsa3072"),
-        protocols::ikev2::Auth::EcdsaP256 => Some("ecdsa-p256"),
-        protocols::ikev2::Auth::Ed25519 => Some("ed25519"),
-        protocols::ikev2::Auth::MlDsa44 => Some("mldsa44"),
-        protocols::ikev2::Auth::MlDsa65 => Some("mldsa65"),
-        protocols::ikev2::Auth::MlDsa87 => Some("mldsa87"),
+        protocols::ikev2::Auth::Rsa2048 => Some(KeyAlg::Rsa2048),
+        protocols::ikev2::Auth::Rsa3072 => Some(KeyAlg::Rsa3072),
+        protocols::ikev2::Auth::EcdsaP256 => Some(KeyAlg::EcdsaP256),
+        protocols::ikev2::Auth::Ed25519 => Some(KeyAlg::Ed25519),
+        protocols::ikev2::Auth::MlDsa44 => Some(KeyAlg::MlDsa44),
+        protocols::ikev2::Auth::MlDsa65 => Some(KeyAlg::MlDsa65),
+        protocols::ikev2::Auth::MlDsa87 => Some(KeyAlg::MlDsa87),
     }
 }
 
@@ -401,23 +423,40 @@ fn retransmit(
 fn how_to_measure(op: &profile::KeyOp) -> String {
     let alg = op.alg();
     let openssl = match alg {
-        "x25519" => Some("ecdhx25519"),
-        "ecdsa-p256" => Some("ecdsap256"),
-        "ed25519" | "rsa2048" | "rsa3072" => Some(alg),
+        KeyAlg::X25519 => Some("ecdhx25519"),
+        KeyAlg::EcdsaP256 => Some("ecdsap256"),
+        KeyAlg::Ed25519 | KeyAlg::Rsa2048 | KeyAlg::Rsa3072 => Some(alg.name()),
         _ => None,
     };
-    if profile::OPTIONAL_KEY_OPS.contains(&op.to_string().as_str()) {
+    if profile::OPTIONAL_KEY_OPS.contains(op) {
         return "a key exchange the profiles measured: HQC and FrodoKEM are measured only by `oransim calibrate` built with `--features pqclean` (calibration/dev-host-rustcrypto.toml has them)".to_owned();
     }
     match openssl {
         Some(arg) => format!(
             "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine, or on a target with OpenSSL `openssl speed -mr {arg} >> speed.txt` and `oransim calibrate --from-openssl-speed speed.txt`"
         ),
-        None if alg.starts_with("mlkem") || alg.starts_with("mldsa") => format!(
-            "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
-        ),
-        None => format!(
-            "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
-        ),
+        None if matches!(
+            alg,
+            KeyAlg::MlKem512
+                | KeyAlg::MlKem768
+                | KeyAlg::MlKem1024
+                | KeyAlg::MlDsa44
+                | KeyAlg::MlDsa65
+                | KeyAlg::MlDsa87
+        ) =>
+        {
+            format!(
+                "a profile that measured `{op}`: `oransim calibrate --only {alg}` on the machine (`openssl speed` in OpenSSL 3.0 measures no ML-KEM or ML-DSA, so an imported profile has none)"
+            )
+        }
+        None => measure_other(&op.to_string()),
     }
+}
+
+/// How to price the key op named `op` that `oransim calibrate` does not measure (of a group
+/// such as `ecp256`, which no profile can hold as a key op either).
+fn measure_other(op: &str) -> String {
+    format!(
+        "a profile with an `{op}` op: `oransim calibrate` measures X25519, ML-KEM, Ed25519, ECDSA P-256, RSA and ML-DSA; other groups need a profile that sets the op"
+    )
 }

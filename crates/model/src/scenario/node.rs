@@ -158,21 +158,28 @@ pub struct MissingKeyOp {
 
 impl std::fmt::Display for MissingKeyOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "has no operation `{}`; it has: {}",
-            self.op,
-            if self.has.is_empty() {
-                "none".to_owned()
-            } else {
-                self.has
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        )
+        f.write_str(&lacks(&self.op.to_string(), &self.has))
     }
+}
+
+/// That a profile with key ops `has` has no operation named `op`, listing the ones it has.
+fn lacks(op: &str, has: &[profile::KeyOp]) -> String {
+    let list = if has.is_empty() {
+        "none".to_owned()
+    } else {
+        has.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!("has no operation `{op}`; it has: {list}")
+}
+
+/// That `p` has no operation named `op` (a name that is no key op oransim prices), worded as
+/// [`MissingKeyOp`] words a key op it lacks.
+pub(super) fn lacks_key_op(op: &str, p: &NodeProfile) -> String {
+    let has: Vec<profile::KeyOp> = p.key_ops.iter().map(|k| k.op).collect();
+    lacks(op, &has)
 }
 
 impl std::error::Error for MissingKeyOp {}
@@ -188,8 +195,8 @@ impl NodeProfile {
                 Ok(k.ns)
             }
             None => Err(MissingKeyOp {
-                op: op.clone(),
-                has: self.key_ops.iter().map(|k| k.op.clone()).collect(),
+                op: *op,
+                has: self.key_ops.iter().map(|k| k.op).collect(),
             }),
         }
     }
@@ -432,13 +439,11 @@ fn profile_services(
         key_ops: p
             .ops()
             .filter_map(|(op, cost)| match op {
-                profile::Op::Key(k) if profile::all_key_ops().any(|n| n == k.to_string()) => {
-                    Some(KeyOp {
-                        op: k,
-                        ns: cost.cost_ns(0),
-                        fitted_to: cost.provenance.fitted_to.clone(),
-                    })
-                }
+                profile::Op::Key(k) => Some(KeyOp {
+                    op: k,
+                    ns: cost.cost_ns(0),
+                    fitted_to: cost.provenance.fitted_to.clone(),
+                }),
                 _ => None,
             })
             .collect(),

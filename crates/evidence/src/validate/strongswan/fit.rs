@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use model::scenario::ike_auth_work;
-use profile::Term;
+use profile::{KeyAction, KeyAlg, KeyOp, Term};
 use serde::Serialize;
 
 use super::workloads::{StormRuns, child, esp, median, placed_storms, rekeys, setups, storms};
@@ -38,8 +38,10 @@ pub(super) fn cost(ops: &OpensslCosts, op: &str, len: f64) -> Result<f64, Measur
 /// IKE_SA_INIT request, responder, initiator after the response; initiator before IKE_AUTH,
 /// responder, initiator after it), as the scenario's handshake source charges it.
 pub(super) fn crypto(ops: &OpensslCosts, auth: &str) -> Result<[f64; 6], MeasureError> {
-    let keygen = cost(ops, "x25519.keygen", 0.0).or_else(|_| cost(ops, "x25519.agree", 0.0))?;
-    let agree = cost(ops, "x25519.agree", 0.0)?;
+    let x25519 = |action| KeyOp::of(KeyAlg::X25519, action).to_string();
+    let (keygen, agree) = (x25519(KeyAction::Keygen), x25519(KeyAction::Agree));
+    let keygen = cost(ops, &keygen, 0.0).or_else(|_| cost(ops, &agree, 0.0))?;
+    let agree = cost(ops, &agree, 0.0)?;
     let (b, r, a) = match auth {
         "psk" => (0.0, 0.0, 0.0),
         alg => {

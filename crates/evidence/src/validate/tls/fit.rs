@@ -22,6 +22,11 @@ pub(super) fn op_ns(m: &TlsMeasurements, op: &str, len: u64) -> Result<f64, Meas
         .ok_or_else(|| MeasureError(format!("openssl speed gave no `{op}` at {len} B")))
 }
 
+/// The cost of key op `op` \[ns\] (its one point, at length 0).
+fn key_ns(m: &TlsMeasurements, op: profile::KeyOp) -> Result<f64, MeasureError> {
+    op_ns(m, &op.to_string(), 0)
+}
+
 /// Server and client crypto per handshake \[ns\].
 pub(super) fn handshake_crypto(
     m: &TlsMeasurements,
@@ -29,13 +34,13 @@ pub(super) fn handshake_crypto(
     c: Cert,
 ) -> Result<(f64, f64), MeasureError> {
     let check = match g.peer_check_op() {
-        Some(op) => op_ns(m, op, 0)?,
+        Some(op) => key_ns(m, op)?,
         None => 0.0,
     };
-    let kex = op_ns(m, g.keygen_proxy_op(), 0)? + check + op_ns(m, g.agree_op(), 0)?;
+    let kex = key_ns(m, g.keygen_proxy_op())? + check + key_ns(m, g.agree_op())?;
     Ok((
-        kex + op_ns(m, c.sign_op(), 0)?,
-        kex + op_ns(m, c.verify_op(), 0)?,
+        kex + key_ns(m, c.sign_op())?,
+        kex + key_ns(m, c.verify_op())?,
     ))
 }
 
@@ -66,7 +71,7 @@ pub(super) fn predicted_rate(
 ) -> Result<Predicted, MeasureError> {
     let (cs, cc) = handshake_crypto(m, group, cert)?;
     let (sign, verify) = if resumed {
-        (op_ns(m, cert.sign_op(), 0)?, op_ns(m, cert.verify_op(), 0)?)
+        (key_ns(m, cert.sign_op())?, key_ns(m, cert.verify_op())?)
     } else {
         (0.0, 0.0)
     };
@@ -75,7 +80,7 @@ pub(super) fn predicted_rate(
         t.client_overhead_ns.0 + cc - verify,
         t.wait_ns.0,
     );
-    let keygen = op_ns(m, group.keygen_proxy_op(), 0)?;
+    let keygen = key_ns(m, group.keygen_proxy_op())?;
     let rate = engine_handshake_rate(
         EngineHandshake {
             server_ns,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use profile::{KeyAction, KeyAlg, KeyOp};
 use serde::{Deserialize, Serialize};
 
 use super::MeasureError;
@@ -75,10 +76,10 @@ impl Group {
     }
 
     /// The profile op of the shared-secret derivation.
-    pub fn agree_op(self) -> &'static str {
+    pub fn agree_op(self) -> KeyOp {
         match self {
-            Group::X25519 => "x25519.agree",
-            Group::P256 => "ecdh-p256.agree",
+            Group::X25519 => KeyOp::of(KeyAlg::X25519, KeyAction::Agree),
+            Group::P256 => KeyOp::of(KeyAlg::EcdhP256, KeyAction::Agree),
         }
     }
 
@@ -87,19 +88,19 @@ impl Group {
     /// an EC key the full check of SP 800-56A 5.6.2.3.3, whose `n Q = O` step is one
     /// variable-base scalar multiplication, as costly as a derivation; for X25519, nothing
     /// (`None`). `openssl speed` sets its peer once, outside the timed loop.
-    pub fn peer_check_op(self) -> Option<&'static str> {
+    pub fn peer_check_op(self) -> Option<KeyOp> {
         match self {
             Group::X25519 => None,
-            Group::P256 => Some("ecdh-p256.agree"),
+            Group::P256 => Some(KeyOp::of(KeyAlg::EcdhP256, KeyAction::Agree)),
         }
     }
 
     /// The op that stands for key generation (one fixed-base multiplication; see the module
     /// docs).
-    pub fn keygen_proxy_op(self) -> &'static str {
+    pub fn keygen_proxy_op(self) -> KeyOp {
         match self {
-            Group::X25519 => "ed25519.sign",
-            Group::P256 => "ecdsa-p256.sign",
+            Group::X25519 => KeyOp::of(KeyAlg::Ed25519, KeyAction::Sign),
+            Group::P256 => KeyOp::of(KeyAlg::EcdsaP256, KeyAction::Sign),
         }
     }
 }
@@ -127,18 +128,20 @@ impl Cert {
     }
 
     /// The profile op of the server's CertificateVerify signature.
-    pub fn sign_op(self) -> &'static str {
-        match self {
-            Cert::Rsa2048 => "rsa2048.sign",
-            Cert::EcdsaP256 => "ecdsa-p256.sign",
-        }
+    pub fn sign_op(self) -> KeyOp {
+        KeyOp::of(self.alg(), KeyAction::Sign)
     }
 
     /// The profile op of the client's check of that signature.
-    pub fn verify_op(self) -> &'static str {
+    pub fn verify_op(self) -> KeyOp {
+        KeyOp::of(self.alg(), KeyAction::Verify)
+    }
+
+    /// The signature algorithm of the key.
+    pub fn alg(self) -> KeyAlg {
         match self {
-            Cert::Rsa2048 => "rsa2048.verify",
-            Cert::EcdsaP256 => "ecdsa-p256.verify",
+            Cert::Rsa2048 => KeyAlg::Rsa2048,
+            Cert::EcdsaP256 => KeyAlg::EcdsaP256,
         }
     }
 }
