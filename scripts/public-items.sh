@@ -27,14 +27,15 @@ crates=$(for m in crates/*/Cargo.toml benches/Cargo.toml; do
   sed -n 's/^name = "\(.*\)"$/\1/p' "$m" | head -1
 done | tr - _ | sort)
 
-items() { # items CRATE: "path (kind)" lines of its all.html
+items() { # items CRATE: "path (kind)" lines of its all.html, each under its section's heading
   awk '
-    /<h3 id="[a-z-]*">/ { match($0, /<h3 id="[a-z-]*">/); kind = substr($0, RSTART + 8, RLENGTH - 10) }
     { s = $0
-      while (match(s, /<li><a href="[^"]*">[^<]*<\/a><\/li>/)) {
-        item = substr(s, RSTART, RLENGTH); sub(/^<li><a href="[^"]*">/, "", item); sub(/<\/a><\/li>$/, "", item)
-        print item " (" kind ")"
+      while (match(s, /<h3 id="[a-z-]*">|<li><a href="[^"]*">[^<]*<\/a><\/li>/)) {
+        m = substr(s, RSTART, RLENGTH)
         s = substr(s, RSTART + RLENGTH)
+        if (m ~ /^<h3/) { sub(/^<h3 id="/, "", m); sub(/">$/, "", m); kind = m; continue }
+        sub(/^<li><a href="[^"]*">/, "", m); sub(/<\/a><\/li>$/, "", m)
+        print m " (" kind ")"
       } }' "$doc/$1/all.html"
 }
 
