@@ -122,16 +122,16 @@ struct Table {
 
 /// Every known key-exchange method: built-in ones, then the data file's.
 pub fn all() -> Result<&'static [Kem]> {
-    static ALL: OnceLock<std::result::Result<Vec<Kem>, String>> = OnceLock::new();
+    static ALL: OnceLock<Result<Vec<Kem>>> = OnceLock::new();
     ALL.get_or_init(|| {
         let table: Table = serde_json::from_str(include_str!("../data/kem_sizes.json"))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Error::KemTable(e.to_string()))?;
         let mut v = builtin();
         v.extend(table.kems);
         Ok(v)
     })
     .as_deref()
-    .map_err(|e| Error::KemTable(e.clone()))
+    .map_err(Clone::clone)
 }
 
 /// Names accepted by [`find`].
