@@ -12,7 +12,7 @@ use crate::common::oransim;
 /// The strongSwan measurement files `validate` judges without daemons (the full runs and the
 /// placements runs, the reduced run with the loss storms; the others hold single workloads
 /// without `openssl speed`).
-const STRONGSWAN: [&str; 13] = [
+const STRONGSWAN: [&str; 15] = [
     "calibration/host-2026-11-26-strongswan.measurements.json",
     "calibration/host-2026-11-26-strongswan-child.measurements.json",
     "calibration/host-2026-11-28-strongswan-placements.measurements.json",
@@ -25,6 +25,8 @@ const STRONGSWAN: [&str; 13] = [
     "calibration/host-2026-11-30-strongswan-full-v2-amd1.measurements.json",
     "calibration/host-2026-11-30-strongswan-full-v2-amd2.measurements.json",
     "calibration/host-2026-11-30-strongswan-full-v2-amd3.measurements.json",
+    "calibration/host-2026-11-30-strongswan-placements-amd3.measurements.json",
+    "calibration/host-2026-11-30-strongswan-full-v2-amd4.measurements.json",
     "calibration/host-2026-11-29-strongswan-loss.measurements.json",
 ];
 
