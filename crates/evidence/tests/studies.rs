@@ -194,6 +194,35 @@ fn a_note_naming_a_missing_text_and_a_claim_without_a_verdict_are_errors() {
     );
 }
 
+/// An analysis reads its published numbers through the study's `[inputs]`: an input naming no
+/// target, or one the analysis reads and the study does not give, is an error naming the file
+/// and the key.
+#[test]
+fn an_input_naming_no_target_or_a_missing_input_is_an_error_naming_the_key() {
+    table1_error(
+        "study-input-target",
+        r#"tls-25-40 = "000/s2.2/tls-25-40""#,
+        r#"tls-25-40 = "000/s2.2/no-such-target""#,
+        &[
+            "studies/table1.toml",
+            "inputs.tls-25-40",
+            "no target `000/s2.2/no-such-target`",
+            "experiments/targets.toml",
+        ],
+    );
+    table1_error(
+        "study-input-missing",
+        "tls-25-40 = ",
+        "tls-25-41 = ",
+        &[
+            "studies/table1.toml",
+            "inputs.tls-25-40",
+            "missing",
+            "[inputs]",
+        ],
+    );
+}
+
 /// Appends a plot with one series (`series`, the keys of its `[[plot.series]]`) to table1's
 /// study file of a scratch root and returns the reproduction's error.
 fn table1_plot_error(scratch: &str, series: &str) -> String {

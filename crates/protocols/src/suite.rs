@@ -6,7 +6,8 @@
 //! Every property is an exhaustive `match` with no catch-all arm, here and in `build.rs` (the
 //! ESP transform, TLS and SSH cipher and MACsec SecY that carry a suite, whose inverse is
 //! [`Layer::suite`](crate::Layer::suite), also in `build.rs`): a new variant compiles only once
-//! each of them says what it is.
+//! each of them says what it is. [`Suite::ALL`] (like [`AesKey::ALL`] and [`Sha2::ALL`]) is
+//! built from the enum's one declaration, so a declared variant is listed by construction.
 //!
 //! The spelling is the one of `calibration/*.toml`: [`Suite::name`] gives it back and
 //! [`Suite::from_str`](std::str::FromStr) reads it, refusing anything else with the list of
@@ -27,13 +28,87 @@ pub use crate::esp::AES_BLOCK;
 /// ChaCha20-Poly1305 (RFC 8439 §2.8) and GMAC (RFC 4543 §3.2) \[bytes\].
 pub const AEAD_TAG: usize = 16;
 
-/// An AES key length (FIPS 197): the two the measured suites use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AesKey {
-    /// A 128-bit key.
-    Aes128,
-    /// A 256-bit key.
-    Aes256,
+/// Declares an enum and its `ALL` (every value, in declaration order) from one list, so that
+/// a declared variant is listed by construction and none can be forgotten. A unit variant is
+/// one value; a variant with fields is one value per combination of its fields' values, each
+/// field's type having an `ALL` of its own (declared by this macro too), the first field
+/// varying fastest. `ALL`'s length is counted from the declaration.
+macro_rules! listed_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident $({
+                    $( $(#[$fmeta:meta])* $field:ident : $fty:ty ),+ $(,)?
+                })?
+            ),+ $(,)?
+        }
+        $(#[$all_meta:meta])*
+        const ALL;
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $(
+                $(#[$vmeta])*
+                $variant $({ $( $(#[$fmeta])* $field: $fty ),+ })?
+            ),+
+        }
+
+        impl $name {
+            /// How many values `ALL` holds.
+            const COUNT: usize = 0 $(+ listed_enum!(@count $($($fty),+)?))+;
+
+            $(#[$all_meta])*
+            pub const ALL: [$name; $name::COUNT] = {
+                /// Value `i` of `ALL` (`i` < `COUNT`): the variants in turn, each taking as
+                /// many indices as it has values.
+                const fn nth(mut i: usize) -> $name {
+                    $(
+                        let count = listed_enum!(@count $($($fty),+)?);
+                        if i < count {
+                            return listed_enum!(@nth i, $name::$variant $({ $($field: $fty),+ })?);
+                        }
+                        i -= count;
+                    )+
+                    let _past = i;
+                    panic!("an index past the last value")
+                }
+                let mut all = [nth(0); $name::COUNT];
+                let mut i = 1;
+                while i < $name::COUNT {
+                    all[i] = nth(i);
+                    i += 1;
+                }
+                all
+            };
+        }
+    };
+    (@count) => { 1 };
+    (@count $($fty:ty),+) => { 1 $(* <$fty>::ALL.len())+ };
+    (@nth $i:ident, $name:ident :: $variant:ident) => { $name::$variant };
+    (@nth $i:ident, $name:ident :: $variant:ident { $($field:ident : $fty:ty),+ }) => {{
+        let mut rest = $i;
+        $(
+            let $field = <$fty>::ALL[rest % <$fty>::ALL.len()];
+            rest /= <$fty>::ALL.len();
+        )+
+        let _past = rest;
+        $name::$variant { $($field),+ }
+    }};
+}
+
+listed_enum! {
+    /// An AES key length (FIPS 197): the two the measured suites use.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum AesKey {
+        /// A 128-bit key.
+        Aes128,
+        /// A 256-bit key.
+        Aes256,
+    }
+    /// Both key lengths, shorter first.
+    const ALL;
 }
 
 impl AesKey {
@@ -63,16 +138,20 @@ impl AesKey {
     }
 }
 
-/// A SHA-2 output length for HMAC-SHA2 with AES-CBC (FIPS 180-4; RFC 4868, where the ICV is half
-/// the hash).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Sha2 {
-    /// SHA-256.
-    Sha256,
-    /// SHA-384.
-    Sha384,
-    /// SHA-512.
-    Sha512,
+listed_enum! {
+    /// A SHA-2 output length for HMAC-SHA2 with AES-CBC (FIPS 180-4; RFC 4868, where the ICV is
+    /// half the hash).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Sha2 {
+        /// SHA-256.
+        Sha256,
+        /// SHA-384.
+        Sha384,
+        /// SHA-512.
+        Sha512,
+    }
+    /// The three hashes, shortest first.
+    const ALL;
 }
 
 impl Sha2 {
@@ -86,78 +165,43 @@ impl Sha2 {
     }
 }
 
-/// A measured cipher suite (the cipher names of `calibration/*.toml`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Suite {
-    /// No cipher: one memory copy of the packet, the baseline every data path pays.
-    Copy,
-    /// AES-128-GCM (NIST SP 800-38D; RFC 4106, 802.1AE GCM-AES-128, RFC 8446).
-    Aes128Gcm,
-    /// AES-256-GCM.
-    Aes256Gcm,
-    /// ChaCha20-Poly1305 (RFC 8439; RFC 7634 in ESP).
-    ChaCha20Poly1305,
-    /// AES-128-CCM with a 16-byte ICV (RFC 4309 in ESP).
-    Aes128Ccm,
-    /// AES-256-CCM with a 16-byte ICV.
-    Aes256Ccm,
-    /// AES-CBC with HMAC-SHA2, encrypt-then-MAC as ESP does it (RFC 3602, RFC 4868): key
-    /// length of AES and hash of SHA-2 (the ICV is half the hash).
-    AesCbcHmac {
-        /// The AES key length.
-        aes: AesKey,
-        /// The SHA-2 hash of the HMAC.
-        sha: Sha2,
-    },
-    /// GMAC, integrity only (802.1AE with confidentiality off; RFC 4543), with an AES key of
-    /// 128 or 256 bits.
-    Gmac {
-        /// The AES key length.
-        aes: AesKey,
-    },
+listed_enum! {
+    /// A measured cipher suite (the cipher names of `calibration/*.toml`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Suite {
+        /// No cipher: one memory copy of the packet, the baseline every data path pays.
+        Copy,
+        /// AES-128-GCM (NIST SP 800-38D; RFC 4106, 802.1AE GCM-AES-128, RFC 8446).
+        Aes128Gcm,
+        /// AES-256-GCM.
+        Aes256Gcm,
+        /// ChaCha20-Poly1305 (RFC 8439; RFC 7634 in ESP).
+        ChaCha20Poly1305,
+        /// AES-128-CCM with a 16-byte ICV (RFC 4309 in ESP).
+        Aes128Ccm,
+        /// AES-256-CCM with a 16-byte ICV.
+        Aes256Ccm,
+        /// AES-CBC with HMAC-SHA2, encrypt-then-MAC as ESP does it (RFC 3602, RFC 4868): key
+        /// length of AES and hash of SHA-2 (the ICV is half the hash).
+        AesCbcHmac {
+            /// The AES key length.
+            aes: AesKey,
+            /// The SHA-2 hash of the HMAC.
+            sha: Sha2,
+        },
+        /// GMAC, integrity only (802.1AE with confidentiality off; RFC 4543), with an AES key
+        /// of 128 or 256 bits.
+        Gmac {
+            /// The AES key length.
+            aes: AesKey,
+        },
+    }
+    /// Every suite, in the order of the calibration profiles' tables: the variants as declared,
+    /// AES-CBC with HMAC-SHA2 once per key and hash (the key varying fastest), GMAC once per key.
+    const ALL;
 }
 
 impl Suite {
-    /// Every suite, in the order of the calibration profiles' tables.
-    pub const ALL: [Suite; 14] = [
-        Suite::Copy,
-        Suite::Aes128Gcm,
-        Suite::Aes256Gcm,
-        Suite::ChaCha20Poly1305,
-        Suite::Aes128Ccm,
-        Suite::Aes256Ccm,
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes128,
-            sha: Sha2::Sha256,
-        },
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes256,
-            sha: Sha2::Sha256,
-        },
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes128,
-            sha: Sha2::Sha384,
-        },
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes256,
-            sha: Sha2::Sha384,
-        },
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes128,
-            sha: Sha2::Sha512,
-        },
-        Suite::AesCbcHmac {
-            aes: AesKey::Aes256,
-            sha: Sha2::Sha512,
-        },
-        Suite::Gmac {
-            aes: AesKey::Aes128,
-        },
-        Suite::Gmac {
-            aes: AesKey::Aes256,
-        },
-    ];
-
     /// The name profiles and the command line use, e.g. `aes256-cbc-hmac-sha256`.
     pub fn name(self) -> &'static str {
         match self {
@@ -371,13 +415,13 @@ mod tests {
 
     #[test]
     fn key_and_hash_lengths_are_the_ones_named() {
-        for aes in [AesKey::Aes128, AesKey::Aes256] {
+        for aes in AesKey::ALL {
             assert_eq!(AesKey::from_bits(aes.bits()), Some(aes));
         }
         assert_eq!(AesKey::from_bits(192), None);
-        for (aes, sha) in [AesKey::Aes128, AesKey::Aes256]
+        for (aes, sha) in AesKey::ALL
             .into_iter()
-            .flat_map(|a| [Sha2::Sha256, Sha2::Sha384, Sha2::Sha512].map(|h| (a, h)))
+            .flat_map(|a| Sha2::ALL.map(|h| (a, h)))
         {
             let s = Suite::AesCbcHmac { aes, sha };
             let name = format!("aes{}-cbc-hmac-sha{}", aes.bits(), sha.bits());
@@ -385,6 +429,40 @@ mod tests {
             assert_eq!(name.parse::<Suite>().unwrap(), s);
             assert_eq!(s.key_len(), usize::from(aes.bits() + sha.bits()) / 8);
         }
+    }
+
+    #[test]
+    fn all_lists_each_value_once() {
+        // How many values each variant has: one, or one per combination of its fields.
+        let values = |s: Suite| match s {
+            Suite::Copy
+            | Suite::Aes128Gcm
+            | Suite::Aes256Gcm
+            | Suite::ChaCha20Poly1305
+            | Suite::Aes128Ccm
+            | Suite::Aes256Ccm => 1,
+            Suite::AesCbcHmac { .. } => AesKey::ALL.len() * Sha2::ALL.len(),
+            Suite::Gmac { .. } => AesKey::ALL.len(),
+        };
+        let distinct: std::collections::BTreeSet<Suite> = Suite::ALL.into_iter().collect();
+        assert_eq!(distinct.len(), Suite::ALL.len());
+        for s in Suite::ALL {
+            let same = Suite::ALL
+                .iter()
+                .filter(|x| std::mem::discriminant(*x) == std::mem::discriminant(&s))
+                .count();
+            assert_eq!(same, values(s), "{s}");
+        }
+        assert_eq!(AesKey::ALL, [AesKey::Aes128, AesKey::Aes256]);
+        assert_eq!(Sha2::ALL, [Sha2::Sha256, Sha2::Sha384, Sha2::Sha512]);
+        // The order profiles' tables and error messages show.
+        assert_eq!(
+            Suite::names(),
+            "copy, aes128-gcm, aes256-gcm, chacha20-poly1305, aes128-ccm, aes256-ccm, \
+             aes128-cbc-hmac-sha256, aes256-cbc-hmac-sha256, aes128-cbc-hmac-sha384, \
+             aes256-cbc-hmac-sha384, aes128-cbc-hmac-sha512, aes256-cbc-hmac-sha512, \
+             gmac-aes128, gmac-aes256"
+        );
     }
 
     #[test]

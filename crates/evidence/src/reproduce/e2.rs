@@ -37,7 +37,7 @@ pub(super) const UDP: Layer = Layer::Udp(protocols::udp::Udp);
 
 /// An ESP suite of the E2 experiments: profile suite (its ESP transform from
 /// [`Layer::esp`]), TCP goodput per 1500 B packet \[bytes\] (colosseum-e2.toml header), the
-/// target id of its Table 3 throughput.
+/// name of its Table 3 throughput among a study's `[inputs]`.
 pub(super) struct E2Suite {
     pub(super) label: &'static str,
     pub(super) suite: Option<Suite>,
@@ -60,37 +60,37 @@ pub(super) const E2_SUITES: &[E2Suite] = &[
             sha: Sha2::Sha256,
         }),
         goodput: 1386,
-        table3: Some("000/table3/aes128-cbc"),
+        table3: Some("table3-aes128-cbc"),
     },
     E2Suite {
         label: "AES256-CBC",
         suite: Some(E2_CBC),
         goodput: 1386,
-        table3: Some("000/table3/aes256-cbc"),
+        table3: Some("table3-aes256-cbc"),
     },
     E2Suite {
         label: "AES128-CCM",
         suite: Some(Suite::Aes128Ccm),
         goodput: 1394,
-        table3: Some("000/table3/aes128-ccm"),
+        table3: Some("table3-aes128-ccm"),
     },
     E2Suite {
         label: "AES256-CCM",
         suite: Some(Suite::Aes256Ccm),
         goodput: 1394,
-        table3: Some("000/table3/aes256-ccm"),
+        table3: Some("table3-aes256-ccm"),
     },
     E2Suite {
         label: "ChaCha20-Poly1305",
         suite: Some(Suite::ChaCha20Poly1305),
         goodput: 1394,
-        table3: Some("000/table3/chacha20-poly1305"),
+        table3: Some("table3-chacha20-poly1305"),
     },
     E2Suite {
         label: "AES256-GCM",
         suite: Some(Suite::Aes256Gcm),
         goodput: 1394,
-        table3: Some("000/table3/aes256-gcm"),
+        table3: Some("table3-aes256-gcm"),
     },
 ];
 

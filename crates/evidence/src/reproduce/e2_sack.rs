@@ -90,8 +90,8 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
         "sack-added-bytes",
         f64::from(ct_frame.wire - pt_frame.wire),
         Deps::default()
-            .row("000/s4.1/sack-pt-bytes")
-            .row("000/s4.1/sack-ct-bytes"),
+            .row(t.input("sack-pt-bytes")?)
+            .row(t.input("sack-ct-bytes")?),
     );
 
     // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule. The SACK lengths are
@@ -107,12 +107,12 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
         (
             "dtrans-sack-pt",
             pt_frame.wire,
-            Deps::default().row("000/s4.1/sack-pt-bytes"),
+            Deps::default().row(t.input("sack-pt-bytes")?),
         ),
         (
             "dtrans-sack-ct",
             ct_frame.wire,
-            Deps::default().row("000/s4.1/sack-ct-bytes"),
+            Deps::default().row(t.input("sack-ct-bytes")?),
         ),
         (
             "dtrans-e2ap-short-pt",

@@ -95,7 +95,10 @@ pub(super) fn e2_size(root: &Path, t: &Targets) -> Result<Outputs> {
             Series::new(format!("model {l}"), Style::Line, p.clone()),
         );
     }
-    let bound = t.get("000/fig9/cbc-ct-minus-pt")?.value.unwrap_or(f64::NAN);
+    let bound = t
+        .get(t.input("cbc-ct-minus-pt")?)?
+        .value
+        .unwrap_or(f64::NAN);
     out.series(
         "cbc-bound",
         Series::new(

@@ -116,8 +116,8 @@ pub(super) fn e2_throughput(root: &Path, t: &Targets) -> Result<Outputs> {
     out.fact("Why the plateaus differ: a CPU-bound suite saturates its one core (stack + seal of a 1438-1446 B inner packet); AES256-GCM's cipher is cheap enough that the per-packet I/O path between kernel and user space (8.14 us) limits it with the core near 50% (000 §6.3).");
     out.series_list("throughput", thr_series);
     let (ct_k, pt_k) = (
-        t.get("001/fig7b/cpu-slope-ct")?.value.unwrap_or(f64::NAN),
-        t.get("001/fig7a/cpu-slope-pt")?.value.unwrap_or(f64::NAN),
+        t.get(t.input("cpu-slope-ct")?)?.value.unwrap_or(f64::NAN),
+        t.get(t.input("cpu-slope-pt")?)?.value.unwrap_or(f64::NAN),
     );
     out.series_list("cpu", cpu_series);
     // The published slopes as drawn, a list (the study file shows every series of it).

@@ -200,8 +200,8 @@ pub fn lioy_table1(t: &Targets, ni: &str) -> Result<Fit> {
 /// nodes, each op `c0 + s_mode x L` with one fixed cost c0 shared by the modes (the Linux
 /// MACsec path around the cipher, the asynchronous crypto hand-off) and a slope per mode;
 /// parameters c0 \[ns\], s_gcm \[ns/B\], s_gmac \[ns/B\]. The added delay is linear in them at
-/// this unloaded ping: its coefficients come from the DES with unit costs. Four observations,
-/// three parameters.
+/// this unloaded ping: its coefficients come from the DES with unit costs. Four observations
+/// (the targets the `[inputs]` of study `ofh_size` name), three parameters.
 pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     let testbed = Profile::load(root.join(OFH_PROFILE))?;
     let base = Doc::load(root, "scenarios/ofh_size.toml")?;
@@ -224,12 +224,14 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     ];
     let mut obs = vec![];
     let small = small_frame(t)?;
-    for (id, mode, frame) in [
-        ("000/fig11/on-small", 0usize, small),
-        ("000/fig11/on-9000", 0, 9000),
-        ("000/fig11/off-small", 1, small),
-        ("000/fig11/off-9000", 1, 9000),
+    let points = super::study::with_inputs_of(root, t, FIG11_STUDY)?;
+    for (name, mode, frame) in [
+        ("on-small", 0usize, small),
+        ("on-9000", 0, 9000),
+        ("off-small", 1, small),
+        ("off-9000", 1, 9000),
     ] {
+        let id = points.input(name)?;
         let g = ofh_added(&base, &zero, mode, frame)? * 1e3;
         let a = units
             .iter()
@@ -251,6 +253,10 @@ pub fn ofh_fig11(root: &Path, t: &Targets) -> Result<Fit> {
     }));
     Ok(fit)
 }
+
+/// The study whose `[inputs]` name the targets of Fig. 11's four points (`on-small`,
+/// `on-9000`, `off-small`, `off-9000`), the observations of [`ofh_fig11`].
+const FIG11_STUDY: &str = "ofh_size";
 
 /// The two MACsec modes of 000 Fig. 11.
 enum Fig11 {

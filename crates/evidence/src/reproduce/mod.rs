@@ -20,7 +20,9 @@
 //!
 //! Layout: a study is data. `experiments/studies.toml` lists the studies in run order, and
 //! `experiments/studies/<name>.toml` declares each one: title, scenario files, profiles, the
-//! model / fitted / predicted text, the named analyses it runs, its rows (`target` = a target id
+//! model / fitted / predicted text, the named analyses it runs, the targets they read
+//! (`[inputs]`: a name bound to a target id, read through `Targets::input`; no analysis
+//! writes a target id), its rows (`target` = a target id
 //! of `experiments/targets.toml`, `value` = `<analysis>.<output>`, `note`), its plots (axes,
 //! computed series, published points by target id) and tallies (how many of a group of rows
 //! pass). The published numbers, their citations, tolerance rules and the assumptions are data

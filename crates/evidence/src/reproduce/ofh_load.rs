@@ -95,7 +95,7 @@ pub(super) fn ofh_load(root: &Path, t: &Targets) -> Result<Outputs> {
         size_deps.and(&deps[0]),
     )
     .holds(size_effect < rate_effect);
-    let (on_id, off_id) = ("000/fig13/max-delay-on", "000/fig13/max-delay-off");
+    let (on_id, off_id) = (t.input("max-delay-on")?, t.input("max-delay-off")?);
     let value = |id: &str| -> Result<f64> { Ok(t.get(id)?.value.unwrap_or(f64::NAN)) };
     let (on_paper, off_paper) = (value(on_id)?, value(off_id)?);
     for (mode, name) in [(0usize, "max-delay-on"), (1, "max-delay-off")] {

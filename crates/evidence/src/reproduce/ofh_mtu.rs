@@ -26,7 +26,7 @@ const CORES: [u32; 4] = [1, 2, 4, 24];
 /// 15's claims and the advice checked against it, the bulk transfer against the MTU.
 pub(super) fn ofh_mtu(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
-    let plateau = value(t, "000/fig12/max-on")?;
+    let plateau = value(t, t.input("plateau")?)?;
     let doc = Doc::load(root, "scenarios/ofh_mtu.toml")?.with_stand_ins(t);
     let (_, prof) = doc.node_profile(&ends(&doc, VARIANTS[NO_SPLIT].1)?.0)?;
     let mut cores: Vec<u32> = CORES.to_vec();
@@ -215,9 +215,9 @@ fn bulk_transfer(out: &mut Outputs, t: &Targets, doc: &Doc, prof: &profile::Prof
         .parse()?;
     let (p1400, p1500) = (bulk_stack.max_payload(1400)?, bulk_stack.max_payload(1500)?);
     let (fig14_max, fig14_gain, fig12_max) = (
-        value(t, "000/fig14/goodput-9000")?,
-        value(t, "000/fig14/speedup-9000-vs-1400")?,
-        value(t, "000/fig12/max-on")?,
+        value(t, t.input("fig14-goodput-9000")?)?,
+        value(t, t.input("fig14-speedup-9000-vs-1400")?)?,
+        value(t, t.input("plateau")?)?,
     );
     let implied_1400 = fig14_max * (1.0 - fig14_gain / 100.0);
     let bound_1500 = implied_1400 * p1500 as f64 / p1400 as f64;

@@ -11,7 +11,9 @@ use super::target::Targets;
 use super::variant::{Doc, traced};
 
 /// The ofh_size analysis: MACsec's added delay at Fig. 11's four points (each with its
-/// leave-one-out prediction) and the added-delay curves of both modes.
+/// leave-one-out prediction; the study's inputs `on-small`, `on-9000`, `off-small` and
+/// `off-9000` name their targets, and each value is named like its input) and the added-delay
+/// curves of both modes.
 pub(super) fn ofh_size(root: &Path, t: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let base = Doc::load(root, "scenarios/ofh_size.toml")?;
@@ -20,10 +22,11 @@ pub(super) fn ofh_size(root: &Path, t: &Targets) -> Result<Outputs> {
     // the same values at the default assumptions).
     let prof = fit.profile(root)?;
     for (mode, small, big) in [
-        (0usize, "000/fig11/on-small", "000/fig11/on-9000"),
-        (1, "000/fig11/off-small", "000/fig11/off-9000"),
+        (0usize, "on-small", "on-9000"),
+        (1, "off-small", "off-9000"),
     ] {
-        for (id, is_small) in [(small, true), (big, false)] {
+        for (name, is_small) in [(small, true), (big, false)] {
+            let id = t.input(name)?;
             let (added, deps) = traced(|| {
                 let frame = if is_small {
                     super::fit::small_frame(t)?
@@ -38,7 +41,6 @@ pub(super) fn ofh_size(root: &Path, t: &Targets) -> Result<Outputs> {
                 .model("protocols")
                 .assume("ofh.small-frame")
                 .assume("ofh.open-over-seal");
-            let name = id.rsplit('/').next().unwrap_or(id);
             out.value(name, added, deps).loo(fit.loo_of(id).flatten());
         }
     }

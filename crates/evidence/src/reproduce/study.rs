@@ -1,6 +1,8 @@
 //! Studies as data: `experiments/studies.toml` lists the studies in run
 //! order, and `experiments/studies/<name>.toml` declares one study: its title, scenario files,
-//! profiles, the model / fitted / predicted text, which named analyses it runs, its rows (a
+//! profiles, the model / fitted / predicted text, which named analyses it runs, the published
+//! numbers they read (`[inputs]`: a name the analysis reads through
+//! [`Targets::input`] bound to a target id, so no target id is written in Rust), its rows (a
 //! target of `experiments/targets.toml` against a value an analysis computes, with the note
 //! printed beside it), its plots (axes, and which computed series and which published
 //! numbers they show) and its tallies (a fact counting how many of a group of rows pass).
@@ -161,6 +163,9 @@ struct StudyFile {
     fitted: String,
     predicted: String,
     analyses: Vec<String>,
+    /// `[inputs]`: the targets the analyses read, by name ([`Targets::input`]).
+    #[serde(default)]
+    inputs: BTreeMap<String, String>,
     #[serde(default, rename = "row")]
     rows: Vec<RowSpec>,
     #[serde(default, rename = "plot")]
@@ -304,6 +309,15 @@ fn known(names: impl Iterator<Item = impl AsRef<str>>) -> String {
         .join(", ")
 }
 
+/// `t` with the `[inputs]` of study `name`'s file under `root` in force: for a computation
+/// outside a study run that reads the targets a study names (a fit that
+/// `--sensitivity` runs again).
+pub(super) fn with_inputs_of(root: &Path, t: &Targets, name: &str) -> Result<Targets> {
+    let path = study_path(root, name);
+    let file: StudyFile = read_toml(&path)?;
+    t.with_inputs(&path, &file.inputs)
+}
+
 /// Runs the study file of `name`: its analyses, then its rows and plots from their outputs.
 pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experiment> {
     let path = study_path(root, name);
@@ -315,6 +329,7 @@ pub(super) fn run_study(root: &Path, t: &Targets, name: &str) -> Result<Experime
             format!("`{}` differs from the file name `{name}`", file.name),
         ));
     }
+    let t = &t.with_inputs(&path, &file.inputs)?;
     let mut outs: Vec<(&str, Outputs)> = vec![];
     for (i, a) in file.analyses.iter().enumerate() {
         let Some((_, f)) = super::ANALYSES.iter().find(|(n, _)| n == a) else {

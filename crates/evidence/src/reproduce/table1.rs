@@ -69,7 +69,7 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
     // runs AES in counter mode, so the same suite with encryption on adds no byte over it off
     // (the integrity-only GMAC suite, the last of the list).
     if let (Some(on), Some(off)) = (macsec.first(), macsec.last()) {
-        let fixed = t.get("000/s2.2/macsec-fixed")?.value.unwrap_or(f64::NAN);
+        let fixed = t.get(t.input("macsec-fixed")?)?.value.unwrap_or(f64::NAN);
         out.value("macsec-encrypt-larger", on.max as f64, deps())
             .holds(on.max as f64 > fixed)
             .var("stack", &on.stack)
@@ -90,7 +90,7 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
         .collect();
     let lo = tls.iter().map(|s| s.min).min().unwrap_or(0);
     let hi = tls.iter().map(|s| s.max).max().unwrap_or(0);
-    let id = "000/s2.2/tls-25-40";
+    let id = t.input("tls-25-40")?;
     let [low, high] = t.get(id)?.range.ok_or_else(|| ReproduceError::Variant {
         file: super::TARGETS_FILE.into(),
         problem: format!("target {id} has no `range` to read the claim against"),
@@ -119,7 +119,7 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
         overhead_bytes: 60.0,
     };
     let max_gbps = q.max_load_for(1e-6) / 1e9;
-    let paper = t.get("000/s2.3/dque-1us-load")?.value.unwrap_or(f64::NAN);
+    let paper = t.get(t.input("dque-1us-load")?)?.value.unwrap_or(f64::NAN);
     out.value(
         "dque-1us-load",
         max_gbps,

@@ -151,6 +151,17 @@ pub struct Targets {
     /// Profiles built in memory that stand in for committed files (`--sensitivity`: a profile
     /// refitted at a tried assumption), by canonical path.
     stand_ins: BTreeMap<PathBuf, profile::Profile>,
+    /// The `[inputs]` of the study whose analyses run, if any ([`Targets::input`]).
+    inputs: Option<Inputs>,
+}
+
+/// A study file's `[inputs]`: the targets its analyses read, by the names they read them by.
+#[derive(Debug, Clone)]
+struct Inputs {
+    /// The study file.
+    file: PathBuf,
+    /// Target ids by name.
+    ids: BTreeMap<String, String>,
 }
 
 /// Rules whose comparison needs a published value.
@@ -268,6 +279,7 @@ impl Targets {
             assumptions: assumptions.assumption,
             overrides: BTreeMap::new(),
             stand_ins: BTreeMap::new(),
+            inputs: None,
         })
     }
 
@@ -277,6 +289,54 @@ impl Targets {
             file: self.path.clone(),
             problem: format!("no target `{id}`"),
         })
+    }
+
+    /// The same targets with the `[inputs]` of study file `file` in force (`ids`: target ids
+    /// by name), each checked to be a target; what [`Targets::input`] reads.
+    pub(super) fn with_inputs(
+        &self,
+        file: &Path,
+        ids: &BTreeMap<String, String>,
+    ) -> Result<Targets> {
+        if let Some((name, id)) = ids.iter().find(|(_, id)| !self.targets.contains_key(*id)) {
+            return Err(ReproduceError::Study {
+                file: file.to_path_buf(),
+                key: format!("inputs.{name}"),
+                problem: format!("no target `{id}` in {TARGETS_FILE}"),
+            });
+        }
+        let mut t = self.clone();
+        t.inputs = Some(Inputs {
+            file: file.to_path_buf(),
+            ids: ids.clone(),
+        });
+        Ok(t)
+    }
+
+    /// The target id that the running study's `[inputs]` give for `name`: an analysis reads a
+    /// published number by a name its study file binds to a target, never by the target's id.
+    /// The error names the study file and the key `inputs.<name>` when the study gives none.
+    pub(super) fn input(&self, name: &str) -> Result<&str> {
+        let Some(inputs) = &self.inputs else {
+            return Err(ReproduceError::Study {
+                file: self.path.clone(),
+                key: format!("inputs.{name}"),
+                problem: "read outside a study: no study file's `[inputs]` are in force".into(),
+            });
+        };
+        inputs
+            .ids
+            .get(name)
+            .map(String::as_str)
+            .ok_or_else(|| ReproduceError::Study {
+                file: inputs.file.clone(),
+                key: format!("inputs.{name}"),
+                problem: format!(
+                    "missing: an analysis of this study reads the input `{name}`; give it under \
+                 `[inputs]` as a target id of {TARGETS_FILE} (given: {})",
+                    inputs.ids.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            })
     }
 
     /// The value of assumption `id` (its override, if one is set), recorded as a dependency of

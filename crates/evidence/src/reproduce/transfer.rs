@@ -185,7 +185,7 @@ fn testbed_ratios(root: &Path, t: &Targets) -> Result<String> {
             .iter()
             .find(|e| e.suite == Some(s))
             .expect("a Table 3 suite");
-        let id = e2.table3.expect("a Table 3 row");
+        let id = t.input(e2.table3.expect("a Table 3 row"))?;
         Ok(e2.goodput as f64 * 8.0 / value(t, id)? * 1e3 - testbed.stack_ns())
     };
     let ccm = per_packet(Suite::Aes128Ccm)?;
@@ -226,7 +226,7 @@ fn colosseum(
 
     // --- Colosseum E2: k on the AES256-CBC plateau ---------------------------------------
     let testbed = Profile::load(root.join(E2_PROFILE))?;
-    let fit = "000/table3/aes256-cbc";
+    let fit = t.input("table3-aes256-cbc")?;
     let tr = Transfer {
         testbed: &testbed,
         host,
@@ -250,7 +250,8 @@ fn colosseum(
     let prof = tr.profile(k, 0.0)?;
     let tput = Doc::load(root, "scenarios/e2_throughput.toml")?;
     for s in E2_SUITES {
-        if let Some(id) = s.table3 {
+        if let Some(input) = s.table3 {
+            let id = t.input(input)?;
             let ((plateau, _, _, bound), deps) =
                 traced(|| e2_rate_point(&tput, &prof, s, OFFERED_MBPS))?;
             let why = match s.suite {
@@ -330,7 +331,8 @@ fn ofh(root: &Path, t: &Targets, host: &Profile, prefix: &str, out: &mut Outputs
     let named =
         |kind: &str, id: &str| format!("{prefix}/{kind}-{}", id.rsplit('/').next().unwrap_or(id));
     let testbed = Profile::load(root.join(OFH_PROFILE))?;
-    let (on_small, on_big) = ("000/fig11/on-small", "000/fig11/on-9000");
+    let (on_small, on_big) = (t.input("fig11-on-small")?, t.input("fig11-on-9000")?);
+    let (off_small, off_big) = (t.input("fig11-off-small")?, t.input("fig11-off-9000")?);
     let tr = Transfer {
         testbed: &testbed,
         host,
@@ -364,13 +366,12 @@ fn ofh(root: &Path, t: &Targets, host: &Profile, prefix: &str, out: &mut Outputs
     let ratio_here = per_byte(Suite::Gmac {
         aes: AesKey::Aes128,
     })? / per_byte(Suite::Aes128Gcm)?;
-    let ratio_there =
-        (value(t, "000/fig11/off-9000")? - value(t, "000/fig11/off-small")?) / (y2 - y1);
+    let ratio_there = (value(t, off_big)? - value(t, off_small)?) / (y2 - y1);
     for (id, mode, frame) in [
         (on_small, 0usize, 64usize),
         (on_big, 0, 9000),
-        ("000/fig11/off-small", 1, 64),
-        ("000/fig11/off-9000", 1, 9000),
+        (off_small, 1, 64),
+        (off_big, 1, 9000),
     ] {
         let (added, deps) = traced(|| added_at(k, c0, mode, frame))?;
         let v = out.value(
@@ -381,7 +382,7 @@ fn ofh(root: &Path, t: &Targets, host: &Profile, prefix: &str, out: &mut Outputs
         // Fig. 11's 64 B points are declared one number because at 64 B a fitted fixed cost
         // per frame is all of it; a fit whose fixed cost was refused has none, so there the
         // encryption-off 64 B point is predicted from k and the host's GMAC.
-        if id == "000/fig11/off-small" && refused.is_some() {
+        if id == off_small && refused.is_some() {
             v.unequal(format!("predicted, not fitted: the 64 B points are one number only through a fixed cost per frame, and this fit's was refused (held at 0), so the encryption-off point follows from k and {from}'s GMAC"));
         }
         v.var("from", from)

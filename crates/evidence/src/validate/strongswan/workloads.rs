@@ -71,42 +71,45 @@ pub(super) fn storms(m: &Measurements) -> BTreeMap<u32, StormRuns> {
         .unwrap_or_default()
 }
 
-/// The fewest worker threads either charon had idle before a run of the fitted PSK storm of
-/// [`FIT_STORM`] on free CPUs (default table and threads): what `ike.threads` is fitted to;
-/// `None` when no such row counted them.
-pub(super) fn idle_workers(m: &Measurements) -> Option<u32> {
-    m.rows
-        .iter()
-        .filter_map(|w| match w {
-            Workload::Storm {
-                auth,
-                sas,
-                placement,
-                ikesa_table_size,
-                threads,
-                idle_workers: Some(idle),
-                ..
-            } if auth == "psk"
-                && *sas == FIT_STORM
-                && placement.as_deref().unwrap_or("shared") == "shared"
-                && ikesa_table_size.unwrap_or(1) == 1
-                && threads.unwrap_or(16) == 16 =>
-            {
-                idle.iter().copied().min()
-            }
-            _ => None,
-        })
-        .min()
+/// A storm row of a measurement file, with strongSwan's defaults where the file predates a
+/// setting: what the storm readers select on, and the run they keep.
+struct StormRow<'a> {
+    /// Authentication.
+    auth: &'a str,
+    /// SAs in the storm.
+    sas: u32,
+    /// Where the daemons ran (`shared` when the file does not say).
+    placement: &'a str,
+    /// `charon.ikesa_table_size` (1 when the file does not say).
+    table: u32,
+    /// `charon.threads` (16 when the file does not say).
+    threads: u32,
+    /// Each charon's worker threads idle before the storm, when counted.
+    idle_workers: Option<[u32; 2]>,
+    /// All back \[ms\], first tries back \[ms\], retried, initiator and responder CPU over the
+    /// storm \[ns\].
+    run: (f64, f64, u32, f64, f64),
 }
 
-/// The storms with strongSwan's default table size and threads, by (authentication,
-/// placement) and size.
-pub(super) fn placed_storms(
-    m: &Measurements,
-) -> BTreeMap<(String, String), BTreeMap<u32, StormRuns>> {
-    let mut out: BTreeMap<(String, String), BTreeMap<u32, StormRuns>> = BTreeMap::new();
-    for w in &m.rows {
-        if let Workload::Storm {
+impl StormRow<'_> {
+    /// The run as [`StormRuns`] keeps it: the CPU per SA (`sas` > 0).
+    fn per_sa(&self) -> (f64, f64, u32, f64, f64) {
+        let (all_back, first_try_back, retried, initiator, responder) = self.run;
+        let n = f64::from(self.sas);
+        (
+            all_back,
+            first_try_back,
+            retried,
+            initiator / n,
+            responder / n,
+        )
+    }
+}
+
+/// The storm rows of `m`, in file order.
+fn storm_rows(m: &Measurements) -> impl Iterator<Item = StormRow<'_>> {
+    m.rows.iter().filter_map(|w| match w {
+        Workload::Storm {
             auth,
             sas,
             all_back_ms,
@@ -117,26 +120,55 @@ pub(super) fn placed_storms(
             placement,
             ikesa_table_size,
             threads,
+            idle_workers,
             ..
-        } = w
-            && *sas > 0
-            && ikesa_table_size.unwrap_or(1) == 1
-            && threads.unwrap_or(16) == 16
-        {
-            let key = (
-                auth.clone(),
-                placement.clone().unwrap_or_else(|| "shared".into()),
-            );
-            let out = out.entry(key).or_default();
-            let n = f64::from(*sas);
-            out.entry(*sas).or_default().push((
+        } => Some(StormRow {
+            auth,
+            sas: *sas,
+            placement: placement.as_deref().unwrap_or("shared"),
+            table: ikesa_table_size.unwrap_or(1),
+            threads: threads.unwrap_or(16),
+            idle_workers: *idle_workers,
+            run: (
                 *all_back_ms,
                 *first_try_back_ms,
                 *retried,
-                initiator_cpu_ns / n,
-                responder_cpu_ns / n,
-            ));
-        }
+                *initiator_cpu_ns,
+                *responder_cpu_ns,
+            ),
+        }),
+        _ => None,
+    })
+}
+
+/// The fewest worker threads either charon had idle before a run of the fitted PSK storm of
+/// [`FIT_STORM`] on free CPUs (default table and threads): what `ike.threads` is fitted to;
+/// `None` when no such row counted them.
+pub(super) fn idle_workers(m: &Measurements) -> Option<u32> {
+    storm_rows(m)
+        .filter(|s| {
+            s.auth == "psk"
+                && s.sas == FIT_STORM
+                && s.placement == "shared"
+                && s.table == 1
+                && s.threads == 16
+        })
+        .filter_map(|s| s.idle_workers?.iter().copied().min())
+        .min()
+}
+
+/// The storms with strongSwan's default table size and threads, by (authentication,
+/// placement) and size.
+pub(super) fn placed_storms(
+    m: &Measurements,
+) -> BTreeMap<(String, String), BTreeMap<u32, StormRuns>> {
+    let mut out: BTreeMap<(String, String), BTreeMap<u32, StormRuns>> = BTreeMap::new();
+    for s in storm_rows(m).filter(|s| s.sas > 0 && s.table == 1 && s.threads == 16) {
+        out.entry((s.auth.to_owned(), s.placement.to_owned()))
+            .or_default()
+            .entry(s.sas)
+            .or_default()
+            .push(s.per_sa());
     }
     out
 }
@@ -145,35 +177,10 @@ pub(super) fn placed_storms(
 /// default (1), by (table size, storm size).
 pub(super) fn table_storms(m: &Measurements) -> BTreeMap<(u32, u32), StormRuns> {
     let mut out: BTreeMap<(u32, u32), StormRuns> = BTreeMap::new();
-    for w in &m.rows {
-        if let Workload::Storm {
-            auth,
-            sas,
-            all_back_ms,
-            first_try_back_ms,
-            retried,
-            initiator_cpu_ns,
-            responder_cpu_ns,
-            placement,
-            ikesa_table_size: Some(table),
-            threads,
-            ..
-        } = w
-            && *sas > 0
-            && *table > 1
-            && auth == "psk"
-            && placement.as_deref().unwrap_or("shared") == "shared"
-            && threads.unwrap_or(16) == 16
-        {
-            let n = f64::from(*sas);
-            out.entry((*table, *sas)).or_default().push((
-                *all_back_ms,
-                *first_try_back_ms,
-                *retried,
-                initiator_cpu_ns / n,
-                responder_cpu_ns / n,
-            ));
-        }
+    for s in storm_rows(m).filter(|s| {
+        s.sas > 0 && s.table > 1 && s.auth == "psk" && s.placement == "shared" && s.threads == 16
+    }) {
+        out.entry((s.table, s.sas)).or_default().push(s.per_sa());
     }
     out
 }

@@ -10,7 +10,7 @@ use super::{
     handshake_id, resumed_id,
 };
 use crate::ledger::Anchor;
-use crate::validate::{Row, RowClass, Rule, Validation};
+use crate::validate::{Measured, Row, RowClass, Rule, Validation};
 
 pub(super) fn noise(m: &TlsMeasurements) -> String {
     let mut s = format!(
@@ -86,16 +86,39 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
+    /// The handshake-rate row \[1/s\] of workload `id`, measured `measured`, beside the
+    /// prediction from the handshake terms (its value and why), or why there is none; fitted
+    /// when it is the fitted workload's own row.
+    fn handshake_row(
+        &self,
+        id: String,
+        quantity: String,
+        measured: Measured,
+        prediction: Result<(f64, String), MeasureError>,
+    ) -> Row {
+        let fitted_from = if id == self.fit_hs {
+            vec![]
+        } else {
+            vec![self.fit_hs.clone()]
+        };
+        with_prediction(prediction, |p| {
+            Row::new(
+                id,
+                quantity,
+                "1/s",
+                measured,
+                p,
+                Rule::HandshakeRate,
+                fitted_from,
+                &self.fitted_to,
+            )
+        })
+    }
+
     /// One row per full-handshake workload \[1/s\], with each side's CPU per handshake and
     /// the period measured and predicted in its note.
     fn handshakes(&self) -> Vec<Row> {
-        let Rows {
-            m,
-            terms,
-            fit_hs,
-            fitted_to,
-            ..
-        } = self;
+        let Rows { m, terms, .. } = self;
         let mut rows = Vec::new();
         for w in &m.handshakes {
             let id = handshake_id(w.group, w.cert);
@@ -107,61 +130,37 @@ impl Rows<'_> {
             let Some(h) = hs(w) else {
                 continue;
             };
-            let fitted_from = if id == *fit_hs {
-                vec![]
-            } else {
-                vec![fit_hs.clone()]
-            };
             let prediction = terms
                 .clone()
-                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), 1, false));
-            let row = match prediction {
-                Ok(Predicted {
-                    server_ns: s,
-                    client_ns: c,
-                    wait_ns: wait,
-                    rate,
-                    ..
-                }) => {
-                    let predicted = Some(rate);
-                    Row::new(id, quantity, "1/s", h.rate, predicted, Rule::HandshakeRate, fitted_from, fitted_to)
-                        .why(format!(
-                            "CPU per handshake: server {} measured, {} predicted; client {} measured, {} predicted; wait {} (fitted; negative: server and client overlap); period {} measured, {} in the engine ({ENGINE_HANDSHAKES} handshakes of one client)",
-                            us(h.server_ns.median),
-                            us(s),
-                            us(h.client_ns.median),
-                            us(c),
-                            us(wait),
-                            us(h.period_ns.median),
-                            us(1e9 / rate)
-                        ))
-                }
-                Err(e) => Row::new(
-                    id,
-                    quantity,
-                    "1/s",
-                    h.rate,
-                    None,
-                    Rule::HandshakeRate,
-                    fitted_from,
-                    fitted_to,
-                )
-                .why(format!("no prediction: {e}")),
-            };
-            rows.push(row);
+                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), 1, false))
+                .map(|p| {
+                    let Predicted {
+                        server_ns: s,
+                        client_ns: c,
+                        wait_ns: wait,
+                        rate,
+                        ..
+                    } = p;
+                    let why = format!(
+                        "CPU per handshake: server {} measured, {} predicted; client {} measured, {} predicted; wait {} (fitted; negative: server and client overlap); period {} measured, {} in the engine ({ENGINE_HANDSHAKES} handshakes of one client)",
+                        us(h.server_ns.median),
+                        us(s),
+                        us(h.client_ns.median),
+                        us(c),
+                        us(wait),
+                        us(h.period_ns.median),
+                        us(1e9 / rate)
+                    );
+                    (rate, why)
+                });
+            rows.push(self.handshake_row(id, quantity, h.rate, prediction));
         }
         rows
     }
 
     /// One row per concurrent workload \[1/s\]: several `s_time` clients at once.
     fn concurrent(&self) -> Vec<Row> {
-        let Rows {
-            m,
-            terms,
-            fit_hs,
-            fitted_to,
-            ..
-        } = self;
+        let Rows { m, terms, .. } = self;
         let mut rows = Vec::new();
         // Several clients at once (issue 36 #3): the engine run of the single-client rows with K
         // clients (issue 35). `s_server` serves one connection at a time, so the server node holds
@@ -185,41 +184,25 @@ impl Rows<'_> {
             };
             let prediction = terms
                 .clone()
-                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), w.clients, false));
-            rows.push(match prediction {
-                Ok(p) => Row::new(
-                    id,
-                    quantity,
-                    "1/s",
-                    h.rate,
-                    Some(p.rate),
-                    Rule::HandshakeRate,
-                    vec![fit_hs.clone()],
-                    fitted_to,
-                )
-                .why(format!(
-                    "the engine's handshake with {} clients at once, s_server holding one connection at a time (a ClientHello waits until the last connection's Finished is processed) on a host of {} cores: period {} in the engine, {} measured",
-                    w.clients,
-                    m.host_cores,
-                    us(1e9 / p.rate),
-                    us(h.period_ns.median)
-                )),
-                Err(e) => Row::new(id, quantity, "1/s", h.rate, None, Rule::HandshakeRate, vec![fit_hs.clone()], fitted_to)
-                    .why(format!("no prediction: {e}")),
-            });
+                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), w.clients, false))
+                .map(|p| {
+                    let why = format!(
+                        "the engine's handshake with {} clients at once, s_server holding one connection at a time (a ClientHello waits until the last connection's Finished is processed) on a host of {} cores: period {} in the engine, {} measured",
+                        w.clients,
+                        m.host_cores,
+                        us(1e9 / p.rate),
+                        us(h.period_ns.median)
+                    );
+                    (p.rate, why)
+                });
+            rows.push(self.handshake_row(id, quantity, h.rate, prediction));
         }
         rows
     }
 
     /// One row per resumed-handshake workload \[1/s\].
     fn resumed(&self) -> Vec<Row> {
-        let Rows {
-            m,
-            terms,
-            fit_hs,
-            fitted_to,
-            ..
-        } = self;
+        let Rows { m, terms, .. } = self;
         let mut rows = Vec::new();
         // Resumed handshakes (issue 36 #3): OpenSSL resumes with psk_dhe_ke, so both sides still
         // generate and agree a key share, but neither signs nor verifies a certificate.
@@ -235,27 +218,17 @@ impl Rows<'_> {
             };
             let prediction = terms
                 .clone()
-                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), 1, true));
-            rows.push(match prediction {
-                Ok(p) => Row::new(
-                    id,
-                    quantity,
-                    "1/s",
-                    h.rate,
-                    Some(p.rate),
-                    Rule::HandshakeRate,
-                    vec![fit_hs.clone()],
-                    fitted_to,
-                )
-                .why(format!(
-                    "the engine's full handshake less the certificate's signature and verification ({}; psk_dhe_ke keeps the key exchange; the flights keep a full handshake's sizes, under 0.1 us at loopback's rate): period {} in the engine, {} measured",
-                    us(p.skipped_ns),
-                    us(1e9 / p.rate),
-                    us(h.period_ns.median)
-                )),
-                Err(e) => Row::new(id, quantity, "1/s", h.rate, None, Rule::HandshakeRate, vec![fit_hs.clone()], fitted_to)
-                    .why(format!("no prediction: {e}")),
-            });
+                .and_then(|t| predicted_rate(m, &t, (w.group, w.cert), 1, true))
+                .map(|p| {
+                    let why = format!(
+                        "the engine's full handshake less the certificate's signature and verification ({}; psk_dhe_ke keeps the key exchange; the flights keep a full handshake's sizes, under 0.1 us at loopback's rate): period {} in the engine, {} measured",
+                        us(p.skipped_ns),
+                        us(1e9 / p.rate),
+                        us(h.period_ns.median)
+                    );
+                    (p.rate, why)
+                });
+            rows.push(self.handshake_row(id, quantity, h.rate, prediction));
         }
         rows
     }
@@ -285,13 +258,14 @@ impl Rows<'_> {
             } else {
                 vec![fit_bulk.clone()]
             };
-            let prediction = record.clone().and_then(|r| {
-                let e = record_stream(m, &r, w.suite)?;
-                Ok((r, e, engine_bulk_throughput(e)?))
-            });
-            let row = match prediction {
-                Ok((r, e, mbps)) => Row::new(id, quantity, "Mbit/s", b.mbps, Some(mbps), Rule::Throughput, fitted_from, fitted_to)
-                    .why(format!(
+            let prediction = record
+                .clone()
+                .and_then(|r| {
+                    let e = record_stream(m, &r, w.suite)?;
+                    Ok((r, e, engine_bulk_throughput(e)?))
+                })
+                .map(|(r, e, mbps)| {
+                    let why = format!(
                         "CPU per byte: server {:.3} ns measured, {:.3} ns in the engine ({:.3} fitted + seal {:.3}); client {:.3} ns measured, {:.3} ns in the engine ({:.3} fitted + open {:.3}); loopback delay {} per record each way (fitted); the engine's {ENGINE_RECORDS} records of {RECORD_LEN} B, {BULK_WINDOW} unacknowledged, on {} cores: {mbps:.0} Mbit/s; server + client busy {:.2} of the wall time measured (1 = they alternate)",
                         b.server_ns_per_byte.median,
                         e.server_ns_per_byte,
@@ -304,22 +278,36 @@ impl Rows<'_> {
                         us(r.delay_ns.0),
                         e.host_cores,
                         b.busy.median
-                    )),
-                Err(e) => Row::new(
+                    );
+                    (mbps, why)
+                });
+            let row = with_prediction(prediction, |p| {
+                Row::new(
                     id,
                     quantity,
                     "Mbit/s",
                     b.mbps,
-                    None,
+                    p,
                     Rule::Throughput,
                     fitted_from,
                     fitted_to,
                 )
-                .why(format!("no prediction: {e}")),
-            };
+            });
             rows.push(row);
         }
         rows
+    }
+}
+
+/// The row `new` builds with the model's prediction, if any, and why it is what it is:
+/// `prediction`'s value and the words it rests on, or why the model has none.
+fn with_prediction(
+    prediction: Result<(f64, String), MeasureError>,
+    new: impl FnOnce(Option<f64>) -> Row,
+) -> Row {
+    match prediction {
+        Ok((value, why)) => new(Some(value)).why(why),
+        Err(e) => new(None).why(format!("no prediction: {e}")),
     }
 }
 
