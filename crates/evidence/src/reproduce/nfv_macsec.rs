@@ -92,8 +92,8 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
         "loss-100m",
         (1.0 - with100 / without100) * 100.0,
         Deps::default()
-            .row("lioy2022/table3/with-100m")
-            .row("lioy2022/table3/without-100m"),
+            .row(t.input("with-100m")?)
+            .row(t.input("without-100m")?),
     );
     out.value("with-1g", with1g, node_deps.clone().and(&link_deps));
     // Lioy §III-C attributes the 1 Gb/s loss to too few vCPUs ("better results when
@@ -126,8 +126,8 @@ pub(super) fn nfv_macsec(root: &Path, t: &Targets) -> Result<Outputs> {
         "loss-1g",
         (1.0 - with1g / without1g) * 100.0,
         Deps::default()
-            .row("lioy2022/table3/with-1g")
-            .row("lioy2022/table3/without-1g"),
+            .row(t.input("with-1g")?)
+            .row(t.input("without-1g")?),
     );
     let xmit = |file: &str| -> Result<f64> {
         Ok(profile::Profile::load(root.join(file))?.cipher_cost_ns(

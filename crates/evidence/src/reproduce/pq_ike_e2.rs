@@ -21,8 +21,8 @@ pub(super) fn pq_ike_e2(root: &Path, tg: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let prof = profile::Profile::load(root.join(PQ_PROFILE))?;
     let (x_id, ml_id) = (
-        "perera2026/ike-sa-init/x25519",
-        "perera2026/ike-sa-init/mlkem768",
+        tg.input("ike-sa-init-x25519")?,
+        tg.input("ike-sa-init-mlkem768")?,
     );
     let published = |id: &str| -> Result<f64> { Ok(tg.get(id)?.value.unwrap_or(f64::NAN)) };
     // The round trip and message handling term: the curve25519 mean less the responder's key
@@ -342,7 +342,7 @@ fn added_setup(
     out: &mut Outputs,
 ) -> Result<()> {
     use profile::units::Kind;
-    let id = "perera2026/abstract/mlkem768-added-setup";
+    let id = tg.input("mlkem768-added-setup")?;
     let [low, high] = tg.get(id)?.range.ok_or_else(|| ReproduceError::Variant {
         file: super::TARGETS_FILE.into(),
         problem: format!("target {id} has no `range` to read the claim against"),

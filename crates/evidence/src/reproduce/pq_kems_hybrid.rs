@@ -34,8 +34,8 @@ pub(super) fn pq_kems_hybrid(root: &Path, tg: &Targets) -> Result<Outputs> {
     let mut out = Outputs::default();
     let published = |id: &str| -> Result<f64> { Ok(tg.get(id)?.value.unwrap_or(f64::NAN)) };
     let (init_x25519, auth_x25519) = (
-        published("perera2026/ike-sa-init/x25519")?,
-        published("perera2026/ike-auth/x25519")?,
+        published(tg.input("ike-sa-init-x25519")?)?,
+        published(tg.input("ike-auth-x25519")?)?,
     );
     let prof = profile::Profile::load(root.join(PQ_PROFILE))?;
     // The round trip and handling term, as pq_ike_e2 fits it: the published curve25519

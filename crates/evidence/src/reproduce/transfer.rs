@@ -408,7 +408,7 @@ fn lioy_aesni(
     out: &mut Outputs,
 ) -> Result<()> {
     let from = host.name();
-    let fit = "lioy2022/table1/start-xmit-enc-aesni";
+    let fit = t.input("lioy-xmit-enc-aesni")?;
     let gcm = host
         .cipher(Suite::Aes128Gcm, Direction::Seal)?
         .cost_ns(LIOY_L);
@@ -424,8 +424,8 @@ fn lioy_aesni(
     let gcm_fixed = host.cipher(Suite::Aes128Gcm, Direction::Seal)?.cost_ns(0);
     let (gmac_here, fixed_here) = (gmac / gcm, gcm_fixed / gcm * 100.0);
     let xmit_enc = value(t, fit)?;
-    let gmac_there = value(t, "lioy2022/table1/start-xmit-int-aesni")? / xmit_enc;
-    let fixed_there = (1.0 - value(t, "lioy2022/table1/encrypt-enc-aesni")? / xmit_enc) * 100.0;
+    let gmac_there = value(t, t.input("lioy-xmit-int-aesni")?)? / xmit_enc;
+    let fixed_there = (1.0 - value(t, t.input("lioy-encrypt-enc-aesni")?)? / xmit_enc) * 100.0;
     let why = format!(
         "{from}'s GMAC costs {gmac_here:.2} x its GCM on a 1514 B frame, Lioy's kernel {gmac_there:.2} x; and the fixed part of one {from} call is {fixed_here:.0}% of its seal, while the kernel's macsec_start_xmit spends {fixed_there:.0}% outside macsec_encrypt (the crypto API's per-frame set-up): one speed factor carries neither ratio"
     );
@@ -525,7 +525,7 @@ fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), out: &mut Outpu
         Profile::load(root.join(on))?,
         Profile::load(root.join(off))?,
     );
-    let fit = "lioy2022/table1/start-xmit-enc-aesni";
+    let fit = t.input("lioy-xmit-enc-aesni")?;
     let at = |p: &Profile, s: Suite| -> Result<f64> {
         Ok(p.cipher(s, Direction::Seal)?.cost_ns(LIOY_L))
     };
@@ -538,9 +538,9 @@ fn aes_ni_off(root: &Path, t: &Targets, (on, off): (&str, &str), out: &mut Outpu
         },
     )?;
     let k = value(t, fit)? * 1e3 / gcm;
-    let off_on_there = value(t, "lioy2022/table1/start-xmit-enc-noaesni")? / value(t, fit)?;
-    let int_enc_there = value(t, "lioy2022/table1/start-xmit-int-noaesni")?
-        / value(t, "lioy2022/table1/start-xmit-enc-noaesni")?;
+    let xmit_enc_off = value(t, t.input("lioy-xmit-enc-noaesni")?)?;
+    let off_on_there = xmit_enc_off / value(t, fit)?;
+    let int_enc_there = value(t, t.input("lioy-xmit-int-noaesni")?)? / xmit_enc_off;
     let cpu = on
         .file()
         .host
