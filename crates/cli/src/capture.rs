@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use model::Scenario;
 use model::capture::{DataFrame, FrameSink};
 use printer::pcap::{Interface, LinkType, Writer};
-use sim_core::network::Direction;
+use sim_core::Direction;
 
 use crate::output::AtomicFile;
 

@@ -33,10 +33,9 @@ use protocols::ikev2::emit::{Datagram, Endpoints};
 use protocols::sctp::MessagePart;
 use protocols::template::{Layout, Template};
 use protocols::{Layer, Stack};
-use sim_core::engine::{Observer, WireRecord};
-use sim_core::network::Direction;
+use sim_core::{Direction, Observer, WireRecord};
 
-pub use sim_core::engine::WirePoint;
+pub use sim_core::WirePoint;
 
 use crate::Scenario;
 
@@ -87,7 +86,7 @@ pub trait FrameSink {
 /// Each flow direction is one security association.
 #[derive(Debug, Clone, Copy)]
 pub struct DataFrame<'a> {
-    /// The flow (index into [`sim_core::network::Network::flows`]).
+    /// The flow (index into [`sim_core::Network::flows`]).
     pub flow: usize,
     /// Its direction.
     pub direction: Direction,
@@ -108,7 +107,7 @@ pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
     why_not(scenario.stacks.get(flow), &f.source).map(|why| format!("flow \"{}\"{why}", f.name))
 }
 
-/// [`unwritable`] of every flow, in [`sim_core::network::Network::flows`] order; flows whose
+/// [`unwritable`] of every flow, in [`sim_core::Network::flows`] order; flows whose
 /// stacks read the same (the many gNBs of a generated scenario) are checked once.
 pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
     let mut seen: HashMap<String, Option<String>> = HashMap::new();
@@ -146,7 +145,7 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
 /// What [`unwritable`] says after the flow's name, for a flow with these stacks.
 fn why_not(
     stacks: Option<&crate::scenario::FlowStacks>,
-    source: &sim_core::network::Source,
+    source: &sim_core::Source,
 ) -> Option<String> {
     const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
                         trace source)";
@@ -243,9 +242,9 @@ type Exchanges = Vec<[Vec<Datagram>; 2]>;
 type RunKey = (usize, usize);
 
 /// The names of the exchanges a handshake source runs, in order (none for another source).
-fn run_names(source: &sim_core::network::Source) -> Vec<&str> {
+fn run_names(source: &sim_core::Source) -> Vec<&str> {
     match source {
-        sim_core::network::Source::Handshake { exchanges, .. } => {
+        sim_core::Source::Handshake { exchanges, .. } => {
             exchanges.iter().map(|e| e.name.as_str()).collect()
         }
         _ => Vec::new(),
@@ -521,7 +520,7 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         };
         let source = &self.scenario.network.flows[r.flow].source;
         let run = match source {
-            sim_core::network::Source::Handshake { exchanges, .. } => exchanges.as_ptr() as usize,
+            sim_core::Source::Handshake { exchanges, .. } => exchanges.as_ptr() as usize,
             _ => 0,
         };
         let at = (Arc::as_ptr(&cfg) as usize, run);

@@ -97,7 +97,7 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
     // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule. The SACK lengths are
     // the rows above; the E2AP plaintext lengths are the paper's inputs; the E2AP ciphertext
     // lengths are the ESP model's own (the paper's are plaintext + its 60 B bound epsilon).
-    let rate = sim_core::time::DataRate::from_bps(10_000_000_000).expect("10 Gb/s is a valid rate");
+    let rate = sim_core::DataRate::from_bps(10_000_000_000).expect("10 Gb/s is a valid rate");
     let (short_ct, long_ct) = (
         frame_len(E2_CT_DATA, 133)?.wire,
         frame_len(E2_CT_DATA, 1363)?.wire,

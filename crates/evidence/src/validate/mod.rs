@@ -87,7 +87,7 @@ impl Measured {
     pub fn samples(values: &[f64], name: &str) -> Option<Measured> {
         let m = Measured::of(values)?;
         let n = values.len();
-        let mut rng = sim_core::rng::Stream::new(1, 0, "bootstrap", name);
+        let mut rng = sim_core::Stream::new(1, 0, "bootstrap", name);
         let mut draw = vec![0.0; n];
         let mut medians: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
             .map(|_| {

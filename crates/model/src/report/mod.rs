@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{Observer, Simulation};
+use sim_core::{Observer, Simulation};
 
 use crate::Scenario;
 
@@ -95,11 +95,11 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::N
 }
 
 /// [`run`], its replications adding how far they have got to `progress` as they go (simulated
-/// time and source packets, summed; see [`sim_core::progress`]); the report is the same.
+/// time and source packets, summed; see [`sim_core::Progress`]); the report is the same.
 pub fn run_watched(
     scenario: &Scenario,
     opts: &RunOptions,
-    progress: Option<&sim_core::progress::Progress>,
+    progress: Option<&sim_core::Progress>,
 ) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
     let reps = opts.replications.unwrap_or(scenario.replications);
@@ -127,7 +127,7 @@ pub fn run_watched(
 pub fn run_observed<O: Observer>(
     scenario: &Scenario,
     opts: &RunOptions,
-    progress: Option<&sim_core::progress::Progress>,
+    progress: Option<&sim_core::Progress>,
     observer: O,
 ) -> Result<(Report, O), sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);

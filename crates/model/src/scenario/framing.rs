@@ -2,7 +2,7 @@
 //! protected length of each, and payloads split to fit the path MTU.
 
 use protocols::SplitPolicy;
-use sim_core::network::Source;
+use sim_core::Source;
 
 use crate::error::ScenarioError;
 use crate::file::Q;

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sim_core::network::{Network, Source};
+use sim_core::{Network, Source};
 
 use crate::error::ScenarioError;
 use crate::file::{NodeFile, ScenarioFile};

@@ -336,7 +336,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
                 row.iter()
                     .map(|&t| {
                         let room_ns = t as f64 * 1e3 - (transport - d.propagation_ns);
-                        (room_ns * 1e-9 * sim_core::time::DEFAULT_PROPAGATION_SPEED).max(0.0)
+                        (room_ns * 1e-9 * sim_core::DEFAULT_PROPAGATION_SPEED).max(0.0)
                     })
                     .collect()
             })

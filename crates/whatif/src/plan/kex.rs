@@ -465,14 +465,7 @@ fn kex_row(q: &KexQuestion, ke: &str) -> Result<KexRow, ScenarioError> {
 fn run_storm(
     q: &KexQuestion,
     storm_s: &model::Scenario,
-) -> Result<
-    (
-        model::Report,
-        Option<LossSpread>,
-        Vec<sim_core::engine::RunStats>,
-    ),
-    ScenarioError,
-> {
+) -> Result<(model::Report, Option<LossSpread>, Vec<sim_core::RunStats>), ScenarioError> {
     let opts = plan_options();
     if q.loss > 0.0 {
         // Replication 0 is the run `model::run` makes (and `oransim run` of the file
@@ -487,7 +480,7 @@ fn run_storm(
                 allowed: "fewer replications".into(),
             },
         )?;
-        let runs = sim_core::engine::Simulation::new(&storm_s.network, seed)
+        let runs = sim_core::Simulation::new(&storm_s.network, seed)
             .replications(reps)
             .threads(opts.threads)
             .detail(&storm_s.detail())
@@ -497,7 +490,7 @@ fn run_storm(
         Ok((storm, Some(loss), runs))
     } else {
         // The run `model::run` makes, its statistics kept for the completion curve.
-        let runs = sim_core::engine::Simulation::new(&storm_s.network, storm_s.seed)
+        let runs = sim_core::Simulation::new(&storm_s.network, storm_s.seed)
             .replications(storm_s.replications)
             .threads(opts.threads)
             .detail(&storm_s.detail())

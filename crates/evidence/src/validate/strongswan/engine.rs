@@ -161,7 +161,7 @@ pub fn engine_loss_storm(
     loss: f64,
 ) -> Result<whatif::plan::LossSpread, MeasureError> {
     let scenario = bench_storm(p, n, "psk", "shared", loss, false)?;
-    let runs = sim_core::engine::Simulation::new(&scenario.network, LOSS_SEED)
+    let runs = sim_core::Simulation::new(&scenario.network, LOSS_SEED)
         .replications(LOSS_REPLICATIONS)
         .detail(&scenario.detail())
         .run()
