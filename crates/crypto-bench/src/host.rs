@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use profile::file::HostFile;
+use profile::HostFile;
 
 /// CPU features that decide which code path a crypto implementation takes.
 pub const CRYPTO_FLAGS: &[&str] = &[

@@ -31,11 +31,11 @@ pub struct LoopbackIo {
 impl LoopbackIo {
     /// The profile's `[node.io]` entry for this measurement: the fitted line, with the points
     /// and the fit quality in its `source`.
-    pub fn cost_file(&self) -> profile::file::CostFile {
+    pub fn cost_file(&self) -> profile::CostFile {
         let list = |f: &dyn Fn(&(usize, f64)) -> String| {
             self.points.iter().map(f).collect::<Vec<_>>().join(", ")
         };
-        profile::file::CostFile {
+        profile::CostFile {
             per_byte: (self.fit.b > 0.0).then(|| format!("{:.4}ns/B", self.fit.b)),
             cost: profile::units::format_duration_ns(self.fit.a),
             source: format!(

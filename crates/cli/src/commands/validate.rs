@@ -274,7 +274,7 @@ pub(crate) fn strongswan_profile(
     origin: &str,
     name: &str,
     io: Option<crypto_bench::io::LoopbackIo>,
-) -> anyhow::Result<profile::file::ProfileFile> {
+) -> anyhow::Result<profile::ProfileFile> {
     let speed = m.speed().unwrap_or_default();
     let opts = crypto_bench::openssl::ImportOptions {
         cores: Some(m.cpus.max(1)),

@@ -10,8 +10,7 @@ mod write;
 
 use std::time::{Duration, Instant};
 
-use profile::file::ProfileFile;
-use profile::{Direction, Suite};
+use profile::{Direction, ProfileFile, Suite};
 
 use crate::BenchError;
 use crate::ciphers::Cipher;
