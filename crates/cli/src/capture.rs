@@ -159,7 +159,7 @@ impl<'s> PcapSink<'s> {
     /// Ends the capture: the file appears at its path. Returns the key files' texts:
     /// Wireshark's IKEv2 decryption table of the handshake datagrams it sealed
     /// (`ikev2_decryption_table`: one row per IKE cipher used, every tunnel sharing
-    /// `protocols::ikev2::emit`'s SPIs), the ESP SA table and the key list of the data frames.
+    /// `protocols::ikev2::SPI_I` and `SPI_R`), the ESP SA table and the key list of the data frames.
     pub(crate) fn finish(self) -> anyhow::Result<KeyFiles> {
         let file = self.writer.finish().context("--pcap")?;
         file.finish(Ok(())).context("--pcap")?;
@@ -250,7 +250,7 @@ impl FrameSink for PcapSink<'_> {
         &mut self,
         tunnel: u32,
         cipher: protocols::ikev2::IkeCipher,
-        datagram: &mut protocols::ikev2::emit::Datagram,
+        datagram: &mut protocols::ikev2::Datagram,
     ) -> std::io::Result<()> {
         let (i, r) = tunnel_spis(tunnel);
         datagram.set_spis(i, r);

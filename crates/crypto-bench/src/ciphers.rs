@@ -175,7 +175,7 @@ where
 }
 
 /// The CBC IV: one AES block (RFC 3602 §3) \[bytes\].
-const CBC_IV: usize = protocols::suite::AES_BLOCK;
+const CBC_IV: usize = protocols::AES_BLOCK;
 
 impl<C, M> Cipher for CbcHmac<C, M>
 where

@@ -12,9 +12,8 @@ use aes::cipher::{BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, InnerI
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 use hmac::{Hmac, Mac};
-use protocols::Stack;
-use protocols::emit::{Ids, Sealing};
 use protocols::wire::{esp, ethernet, ipv4, macsec, tls, udp};
+use protocols::{Ids, Sealing, Stack};
 use sha2::Sha256;
 
 use super::Protection;

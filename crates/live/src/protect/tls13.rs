@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use hmac::{Hmac, Mac};
-use protocols::emit::Sealing;
+use protocols::Sealing;
 use protocols::tls::{Cipher, Version};
 use sha2::{Digest, Sha256, Sha384};
 

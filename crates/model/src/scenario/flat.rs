@@ -663,7 +663,7 @@ fn t12max_flows(
         };
         stack
             .and_then(|s| protocols::Stack::parse(s).ok())
-            .is_some_and(|s| matches!(s.layers().last(), Some(protocols::stack::Layer::Ecpri(_))))
+            .is_some_and(|s| matches!(s.layers().last(), Some(protocols::Layer::Ecpri(_))))
     };
     let reported: Vec<usize> = match &report.flows {
         Some(f) => f.clone(),

@@ -212,7 +212,7 @@ pub struct FlowStacks {
     /// `stack`.
     pub reverse: Option<protocols::Stack>,
     /// A handshake source's IKEv2 configuration, its messages' bytes
-    /// ([`protocols::ikev2::emit`]); flows of one storm share it.
+    /// ([`protocols::ikev2::datagrams`]); flows of one storm share it.
     pub handshake: Option<Arc<protocols::ikev2::Config>>,
 }
 
