@@ -33,7 +33,7 @@ const INNER_TYPE: usize = 1;
 /// This is the one definition of the cipher's length L in the workspace. The engine charges a
 /// profile's `seal`/`open` cost at it (`model::scenario::protected_len`), reproduce's tables
 /// use it, the live experiment evaluates its prediction at it, and crypto-bench's measurement
-/// of `seal(L)` means the same L (`crypto_bench::ciphers`).
+/// of `seal(L)` means the same L (`crypto_bench::rustcrypto_ciphers`).
 ///
 /// For each security layer three numbers are counted, from the standards:
 ///

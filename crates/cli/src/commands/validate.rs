@@ -273,7 +273,7 @@ pub(crate) fn strongswan_profile(
     ops: &strongswan::OpensslCosts,
     origin: &str,
     name: &str,
-    io: Option<crypto_bench::io::LoopbackIo>,
+    io: Option<crypto_bench::LoopbackIo>,
 ) -> anyhow::Result<profile::ProfileFile> {
     let speed = m.speed().unwrap_or_default();
     let opts = crypto_bench::openssl::ImportOptions {
