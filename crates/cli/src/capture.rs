@@ -2,7 +2,7 @@
 //! name), and the sink that writes [`model::capture`]'s frames into a pcapng stream
 //! ([`printer::pcap::Writer`]) on an [`AtomicFile`], one interface per link, described as the
 //! link's first frame arrives. Each flow direction's security layers are sealed with keys of
-//! its own, derived from the run's seed ([`live::protect::FrameSealer::keyed`]), listed in the
+//! its own, derived from the run's seed ([`live::FrameSealer::keyed`]), listed in the
 //! key files written beside the capture.
 
 use anyhow::{Context, bail};
@@ -89,7 +89,7 @@ pub(crate) struct PcapSink<'s> {
     seed: u64,
     /// Per flow and direction (`2 * flow + direction`): its sealer, or None when its stack
     /// has a suite no sealer seals (its frames stay unsealed).
-    sealers: HashMap<usize, Option<live::protect::FrameSealer>>,
+    sealers: HashMap<usize, Option<live::FrameSealer>>,
     /// The sealed security associations' keys by `2 * flow + direction`: Wireshark's `esp_sa`
     /// rows and every layer's key lines.
     sa_keys: std::collections::BTreeMap<usize, (String, String)>,
@@ -202,22 +202,22 @@ impl FrameSink for PcapSink<'_> {
     fn seal_frame(&mut self, frame: &DataFrame<'_>, bytes: &mut [u8]) -> std::io::Result<()> {
         let sa = frame.flow.saturating_mul(2) + usize::from(frame.direction == Direction::Reverse);
         if !self.sealers.contains_key(&sa) {
-            let sealer = match live::protect::FrameSealer::keyed(
+            let sealer = match live::FrameSealer::keyed(
                 frame.stack,
                 frame.ids,
                 &secret(self.seed, frame.flow, frame.direction),
             ) {
                 Ok(s) => {
                     let keys = s.keys();
-                    let rows = live::protect::frames::esp_sa(frame.stack, frame.ids, keys)
-                        .unwrap_or_default();
+                    let rows =
+                        live::frames::esp_sa(frame.stack, frame.ids, keys).unwrap_or_default();
                     let name = &self.scenario.network.flows[frame.flow].name;
                     let dir = match frame.direction {
                         Direction::Forward => "forward",
                         Direction::Reverse => "reverse",
                     };
                     let mut lines = format!("flow \"{name}\" {dir} `{}`:\n", frame.stack);
-                    lines.push_str(&live::protect::frames::key_lines(keys));
+                    lines.push_str(&live::frames::key_lines(keys));
                     self.sa_keys.insert(sa, (rows, lines));
                     Some(s)
                 }

@@ -11,7 +11,7 @@
 //! CSV), [`sweep`] (a sweep's CSV, JSON and plots), [`reproduce`] (the reproduction table,
 //! JSON, plots and the `docs/reproduction.md` page), [`live`] (the live experiments' tables,
 //! text or Markdown), [`plan`], [`overhead`], [`handshake`] and [`calibrate`] (a profile's
-//! summary). [`pcap`] writes packet captures (pcapng) as a stream; [`capture`] writes a stack's frames, sealed by `live::protect::frames`, as one. [`html`] renders the reproduction and the plans as self-contained pages.
+//! summary). [`pcap`] writes packet captures (pcapng) as a stream; [`capture`] writes a stack's frames, sealed by `live::frames`, as one. [`html`] renders the reproduction and the plans as self-contained pages.
 //!
 //! Every function returns the text or bytes and writes nothing: the binary prints them or
 //! writes them atomically, so a reader never sees a half-written file.

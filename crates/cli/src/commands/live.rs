@@ -543,7 +543,7 @@ fn esp_sa(capture: &live::capture::Capture) -> Option<String> {
     let mut rows: Vec<String> = Vec::new();
     for s in capture.streams() {
         for &(seed, client_seals) in &s.sas {
-            let Some(k) = live::protect::esp_sa_keys(s.protection, seed) else {
+            let Some(k) = live::esp_sa_keys(s.protection, seed) else {
                 continue;
             };
             let (src, dst) = if client_seals {

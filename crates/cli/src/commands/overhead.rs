@@ -172,7 +172,7 @@ pub(crate) fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
 /// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
 /// every target checked first, none replaced unless all can be); says on stderr what it wrote.
 fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
-    let capture = live::protect::frames::overhead(stack, payloads).context("--pcap")?;
+    let capture = live::frames::overhead(stack, payloads).context("--pcap")?;
     let pcap = printer::capture::pcapng(
         format!("oransim overhead --stack {stack}"),
         capture.ethernet,

@@ -480,8 +480,8 @@ impl Opener {
     }
 
     /// Joins the SA at sequence number `next`, as a receiver that has already received
-    /// everything before it: the replay window starts there ([`ReplayWindow::starting_at`])
-    /// and TLS expects record `next`. The receiving side of [`Sealer::with_next_sequence`].
+    /// everything before it: the replay window starts there and TLS expects record `next`. The
+    /// receiving side of [`Sealer::with_next_sequence`].
     pub fn with_next_sequence(mut self, next: u64) -> Opener {
         self.window = ReplayWindow::starting_at(next);
         self.next = next;
