@@ -37,7 +37,6 @@ pub use kex::{
     InitTravel, KexPlan, KexQuestion, KexRow, LOSS_REPLICATIONS, MAX_TUNNELS, SETUP_SAMPLES, kex,
 };
 pub use loss::{LossSpread, Percentiles, Spread, StepShare, loss_spread};
-pub use model::oran::{FRONTHAUL_MODES, interface_stack};
 
 /// `text` read as a quantity of `kind` given by `origin` (a flag, or a library caller's name for
 /// the value), for a question built in code; a refusal names `origin` and says what is allowed.
@@ -50,7 +49,7 @@ pub fn quantity(text: &str, kind: Kind, origin: &str) -> Result<Quantity, Scenar
     })
 }
 
-pub use model::report::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
+use model::report::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile
 /// without them.
