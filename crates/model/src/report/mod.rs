@@ -12,7 +12,7 @@ use crate::Scenario;
 pub use crate::scenario::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// The report format version.
-pub const SCHEMA: &str = "oransim.run/1";
+pub(crate) const SCHEMA: &str = "oransim.run/1";
 
 /// Overrides and execution settings for a run.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl Default for RunOptions {
 /// The result of running a scenario.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// Format version, [`SCHEMA`].
+    /// Format version: `oransim.run/1` (docs/json.md).
     pub schema: &'static str,
     /// What was run.
     pub scenario: ScenarioInfo,

@@ -12,10 +12,9 @@ use super::loss::{LossSpread, loss_spread, up_over_time};
 use super::{LOWER_BOUND_WORDS, MEASURE_IO, absolute};
 use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::Placement;
-use model::ScenarioError;
 use model::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
-use model::report::{Bottleneck, HandshakeReport, RunOptions};
 use model::scenario::ScenarioBuilder;
+use model::{Bottleneck, HandshakeReport, RunOptions, ScenarioError};
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -485,7 +484,7 @@ fn run_storm(
             .threads(opts.threads)
             .detail(&storm_s.detail())
             .run()?;
-        let storm = model::report::summarise(storm_s, seed, &runs[..1], None);
+        let storm = model::summarise(storm_s, seed, &runs[..1], None);
         let loss = loss_spread(storm_s, seed, &runs);
         Ok((storm, Some(loss), runs))
     } else {
@@ -496,7 +495,7 @@ fn run_storm(
             .detail(&storm_s.detail())
             .run()?;
         Ok((
-            model::report::summarise(storm_s, storm_s.seed, &runs, None),
+            model::summarise(storm_s, storm_s.seed, &runs, None),
             None,
             runs,
         ))

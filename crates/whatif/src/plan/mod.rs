@@ -20,9 +20,9 @@ mod loss;
 
 use std::path::{Path, PathBuf};
 
-use model::ScenarioError;
 #[cfg(doc)]
 use model::scenario::ScenarioBuilder;
+use model::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, ScenarioError};
 use profile::units::{Kind, Quantity};
 
 pub use fronthaul::{
@@ -48,8 +48,6 @@ pub fn quantity(text: &str, kind: Kind, origin: &str) -> Result<Quantity, Scenar
         allowed: e.allowed,
     })
 }
-
-use model::report::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile
 /// without them.

@@ -293,7 +293,7 @@ pub(super) fn run_text(
     p: &profile::Profile,
     text: &str,
     what: &str,
-) -> Result<model::report::Report, MeasureError> {
+) -> Result<model::Report, MeasureError> {
     let origin = std::path::Path::new("oransim validate strongswan");
     let bad = |e: String| MeasureError(format!("{what}: {e}"));
     let file: model::file::ScenarioFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
