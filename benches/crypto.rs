@@ -1,5 +1,5 @@
 //! Crypto costs with criterion: the same code paths `oransim calibrate` times
-//! (`crypto_bench::ciphers` and `crypto_bench::keyops`), so the two can be compared.
+//! (`crypto_bench::rustcrypto_ciphers` and `crypto_bench::rustcrypto_key_ops`), so the two can be compared.
 //! `oransim calibrate` is what writes profiles; this bench is for developers changing those
 //! paths or the build flags (see docs/calibration.md).
 //!
@@ -12,8 +12,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use crypto_bench::ciphers::rustcrypto_ciphers;
-use crypto_bench::keyops::rustcrypto_key_ops;
+use crypto_bench::{rustcrypto_ciphers, rustcrypto_key_ops};
 
 /// Sizes quoted in the docs: a small control packet, an Ethernet MTU, a jumbo frame.
 const SIZES: &[usize] = &[64, 1500, 9000];

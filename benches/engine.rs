@@ -22,9 +22,10 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use sim_core::engine::{Detail, RunStats, Simulation};
-use sim_core::network::*;
-use sim_core::time::{DataRate, SimDuration, propagation_delay};
+use sim_core::{
+    DataRate, Detail, FlowConfig, LineFraming, LinkConfig, Network, NodeConfig, RunStats, Service,
+    SimDuration, Simulation, SizeDist, Source, Stop, propagation_delay,
+};
 
 use oransim_benches::{bare_mm1, mm1};
 

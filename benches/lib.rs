@@ -3,15 +3,15 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use sim_core::engine::Detail;
+use sim_core::{
+    DataRate, Detail, FlowConfig, HostConfig, LineFraming, LinkConfig, Network, NodeConfig,
+    Service, SimDuration, SizeDist, Source, Stop, Stream, propagation_delay,
+};
 
 /// The `oransim` binary's allocator (`crates/cli/src/main.rs`), so the benches and examples
 /// measure the engine as the binary runs it.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use sim_core::network::*;
-use sim_core::rng::Stream;
-use sim_core::time::{DataRate, SimDuration, propagation_delay};
 
 /// A star of `n` sources (gNBs) into one sink (a near-RT RIC), each over its own 10 Gb/s,
 /// 100 m link, with Poisson traffic: node 0 is the sink, nodes `1..=n` the sources, flow `i`
@@ -76,7 +76,7 @@ pub fn star(n: usize, packets: u64) -> Network {
 /// waiting line.
 pub fn star_on_one_host(n: usize, packets: u64, cores: u32) -> Network {
     let mut net = star(n, packets);
-    net.hosts = vec![sim_core::network::HostConfig {
+    net.hosts = vec![HostConfig {
         name: "gnbs".into(),
         cores,
         nodes: (1..=n).collect(),

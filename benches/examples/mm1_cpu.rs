@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use oransim_benches::{bare_mm1, lean, mm1, thread_cpu_s};
-use sim_core::engine::Simulation;
+use sim_core::Simulation;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use sim_core::engine::Simulation;
+use sim_core::Simulation;
 
 use oransim_benches::{lean, thread_cpu_s};
 

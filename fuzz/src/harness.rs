@@ -2,10 +2,11 @@
 //! depends on `protocols` only, so the main workspace's `crates/protocols/tests/fuzz_corpus.rs`
 //! compiles it too (`#[path]`) and replays the corpus on every `cargo test`.
 
-use protocols::emit::Ids;
-use protocols::fragment::{IpsecFragmentation, ip_fragments, ipsec_fragments, split_payload};
 use protocols::wire::{ecpri, esp, ethernet, ipv4, macsec, tls, udp};
-use protocols::{Error, SplitPolicy, Stack};
+use protocols::{
+    Error, Ids, IpsecFragmentation, SplitPolicy, Stack, ip_fragments, ipsec_fragments,
+    split_payload,
+};
 
 /// Payloads a parsed stack is sized and written for \[bytes\].
 const PAYLOADS: [usize; 5] = [0, 1, 100, 1500, 9000];

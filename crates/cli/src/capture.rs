@@ -2,7 +2,7 @@
 //! name), and the sink that writes [`model::capture`]'s frames into a pcapng stream
 //! ([`printer::pcap::Writer`]) on an [`AtomicFile`], one interface per link, described as the
 //! link's first frame arrives. Each flow direction's security layers are sealed with keys of
-//! its own, derived from the run's seed ([`live::protect::FrameSealer::keyed`]), listed in the
+//! its own, derived from the run's seed ([`live::FrameSealer::keyed`]), listed in the
 //! key files written beside the capture.
 
 use anyhow::{Context, bail};
@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use model::Scenario;
 use model::capture::{DataFrame, FrameSink};
 use printer::pcap::{Interface, LinkType, Writer};
-use sim_core::network::Direction;
+use sim_core::Direction;
 
 use crate::output::AtomicFile;
 
@@ -89,7 +89,7 @@ pub(crate) struct PcapSink<'s> {
     seed: u64,
     /// Per flow and direction (`2 * flow + direction`): its sealer, or None when its stack
     /// has a suite no sealer seals (its frames stay unsealed).
-    sealers: HashMap<usize, Option<live::protect::FrameSealer>>,
+    sealers: HashMap<usize, Option<live::FrameSealer>>,
     /// The sealed security associations' keys by `2 * flow + direction`: Wireshark's `esp_sa`
     /// rows and every layer's key lines.
     sa_keys: std::collections::BTreeMap<usize, (String, String)>,
@@ -159,7 +159,7 @@ impl<'s> PcapSink<'s> {
     /// Ends the capture: the file appears at its path. Returns the key files' texts:
     /// Wireshark's IKEv2 decryption table of the handshake datagrams it sealed
     /// (`ikev2_decryption_table`: one row per IKE cipher used, every tunnel sharing
-    /// `protocols::ikev2::emit`'s SPIs), the ESP SA table and the key list of the data frames.
+    /// `protocols::ikev2::SPI_I` and `SPI_R`), the ESP SA table and the key list of the data frames.
     pub(crate) fn finish(self) -> anyhow::Result<KeyFiles> {
         let file = self.writer.finish().context("--pcap")?;
         file.finish(Ok(())).context("--pcap")?;
@@ -202,22 +202,22 @@ impl FrameSink for PcapSink<'_> {
     fn seal_frame(&mut self, frame: &DataFrame<'_>, bytes: &mut [u8]) -> std::io::Result<()> {
         let sa = frame.flow.saturating_mul(2) + usize::from(frame.direction == Direction::Reverse);
         if !self.sealers.contains_key(&sa) {
-            let sealer = match live::protect::FrameSealer::keyed(
+            let sealer = match live::FrameSealer::keyed(
                 frame.stack,
                 frame.ids,
                 &secret(self.seed, frame.flow, frame.direction),
             ) {
                 Ok(s) => {
                     let keys = s.keys();
-                    let rows = live::protect::frames::esp_sa(frame.stack, frame.ids, keys)
-                        .unwrap_or_default();
+                    let rows =
+                        live::frames::esp_sa(frame.stack, frame.ids, keys).unwrap_or_default();
                     let name = &self.scenario.network.flows[frame.flow].name;
                     let dir = match frame.direction {
                         Direction::Forward => "forward",
                         Direction::Reverse => "reverse",
                     };
                     let mut lines = format!("flow \"{name}\" {dir} `{}`:\n", frame.stack);
-                    lines.push_str(&live::protect::frames::key_lines(keys));
+                    lines.push_str(&live::frames::key_lines(keys));
                     self.sa_keys.insert(sa, (rows, lines));
                     Some(s)
                 }
@@ -250,7 +250,7 @@ impl FrameSink for PcapSink<'_> {
         &mut self,
         tunnel: u32,
         cipher: protocols::ikev2::IkeCipher,
-        datagram: &mut protocols::ikev2::emit::Datagram,
+        datagram: &mut protocols::ikev2::Datagram,
     ) -> std::io::Result<()> {
         let (i, r) = tunnel_spis(tunnel);
         datagram.set_spis(i, r);

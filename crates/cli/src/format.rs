@@ -3,7 +3,7 @@
 
 use std::io::Write as _;
 
-use model::report::Report;
+use model::Report;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

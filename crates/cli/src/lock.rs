@@ -208,7 +208,7 @@ fn host() -> String {
 
 /// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ` (UTC), as calibration profiles record dates.
 fn utc(secs: u64) -> String {
-    crypto_bench::calibrate::rfc3339(secs)
+    crypto_bench::rfc3339(secs)
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub(crate) fn date() -> anyhow::Result<String> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
     };
-    let stamp = crypto_bench::calibrate::rfc3339(secs);
+    let stamp = crypto_bench::rfc3339(secs);
     Ok(stamp.get(..10).unwrap_or(&stamp).to_owned())
 }
 

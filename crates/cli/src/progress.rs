@@ -1,7 +1,7 @@
 //! Progress on standard error for `run` and `reproduce` (`--progress auto|always|never`): an
 //! indicatif bar, drawn by default only when stderr is a terminal, so pipes, files, captured
 //! output and JSON on stdout never see it. A run's bar follows the engine's
-//! [`sim_core::progress::Progress`], which a thread here polls; the engine itself never prints.
+//! [`sim_core::Progress`], which a thread here polls; the engine itself never prints.
 //! The phases around it (building the scenario, writing the report) show a spinner with the
 //! phase's name and its elapsed time ([`phase`]).
 
@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sim_core::progress::Progress;
+use sim_core::Progress;
 
 /// When to show progress on stderr.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -115,7 +115,7 @@ pub(crate) enum RunGoal {
 impl RunGoal {
     /// The goal of `replications` replications of `net`, or `None` when its stop is neither a
     /// duration nor a packet count.
-    pub(crate) fn of(net: &sim_core::network::Network, replications: u32) -> Option<RunGoal> {
+    pub(crate) fn of(net: &sim_core::Network, replications: u32) -> Option<RunGoal> {
         let r = u64::from(replications);
         match (net.stop.duration, net.stop.packets) {
             (Some(d), _) => Some(RunGoal::Time(d.as_ps().saturating_mul(r))),

@@ -9,7 +9,7 @@
 //! Arguments are op-name prefixes (default: the AEADs); prints the build and the medians at
 //! 64, 1500 and 9000 B.
 
-use crypto_bench::calibrate::{self, Config};
+use crypto_bench::Config;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cfg = Config::quick("compare-flags");
@@ -18,8 +18,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cfg.only = vec!["aes128-gcm".into(), "aes256-gcm".into(), "chacha20".into()];
     }
     cfg.sizes = vec![64, 1500, 9000];
-    let cal = calibrate::run(&cfg, &mut |_| {})?;
-    let build = crypto_bench::host::BuildInfo::current();
+    let cal = crypto_bench::run(&cfg, &mut |_| {})?;
+    let build = crypto_bench::BuildInfo::current();
     println!("{}", build.describe());
     println!("target features: {}", build.target_features.join(","));
     for p in &cal.points {

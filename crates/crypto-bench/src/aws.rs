@@ -92,7 +92,7 @@ impl Cipher for AwsAead {
 }
 
 /// aws-lc-rs AEAD suites, and GMAC (AES-GCM over associated data only) for MACsec integrity.
-pub fn ciphers() -> Vec<Box<dyn Cipher>> {
+pub(crate) fn ciphers() -> Vec<Box<dyn Cipher>> {
     vec![
         Box::new(AwsAead::new(Suite::Aes128Gcm, &AES_128_GCM)),
         Box::new(AwsAead::new(Suite::Aes256Gcm, &AES_256_GCM)),
@@ -296,7 +296,7 @@ impl KeyOp for AwsRsa {
 }
 
 /// aws-lc-rs X25519, ML-KEM and RSA operations.
-pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
+pub(crate) fn key_ops() -> Vec<Box<dyn KeyOp>> {
     let mut ops: Vec<Box<dyn KeyOp>> = Vec::new();
     for (der, rsa) in crate::keyops::RSA_KEYS {
         for (sign, action) in [(true, KeyAction::Sign), (false, KeyAction::Verify)] {

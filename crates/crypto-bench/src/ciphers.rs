@@ -75,7 +75,7 @@ fn nonce<A: AeadCore>(seq: u64) -> Nonce<A> {
 /// built as `gmac-*` suites (integrity only), GMAC: AES-GCM with the whole frame as associated data and
 /// no plaintext, as MACsec does with confidentiality off (IEEE 802.1AE, GCM-AES-128/256
 /// integrity only); the frame then travels in the clear followed by the 16-byte ICV.
-pub struct AeadCipher<A> {
+pub(crate) struct AeadCipher<A> {
     suite: Suite,
     aead: A,
     integrity_only: bool,
@@ -147,7 +147,7 @@ impl<A: AeadInOut> Cipher for AeadCipher<A> {
 /// In place, the buffer holds the padded ciphertext and the ICV; the ESP header and the IV, which
 /// a kernel writes into the packet's headroom, are derived from `seq` beside it (the IV: a fixed
 /// half and the sequence number) and authenticated exactly as on the wire.
-pub struct CbcHmac<C: Clone, M: Mac + Clone> {
+pub(crate) struct CbcHmac<C: Clone, M: Mac + Clone> {
     suite: Suite,
     block: C,
     mac: M,
@@ -175,7 +175,7 @@ where
 }
 
 /// The CBC IV: one AES block (RFC 3602 §3) \[bytes\].
-const CBC_IV: usize = protocols::suite::AES_BLOCK;
+const CBC_IV: usize = protocols::AES_BLOCK;
 
 impl<C, M> Cipher for CbcHmac<C, M>
 where
@@ -245,7 +245,7 @@ fn cbc_iv(seq: u64) -> [u8; CBC_IV] {
 /// The baseline: one copy of the packet, the work a data path that does not transform packets
 /// in place adds. `seal` copies the packet into a scratch buffer, `open` copies it back.
 #[derive(Default)]
-pub struct Copy {
+pub(crate) struct Copy {
     scratch: std::cell::RefCell<Vec<u8>>,
 }
 
@@ -278,9 +278,9 @@ impl Cipher for Copy {
 }
 
 /// AES-CCM as ESP uses it (RFC 4309): 11-byte nonce, 16-byte ICV.
-pub type Aes128Ccm = Ccm<Aes128, U16, U11>;
+pub(crate) type Aes128Ccm = Ccm<Aes128, U16, U11>;
 /// AES-256-CCM as ESP uses it (RFC 4309): 11-byte nonce, 16-byte ICV.
-pub type Aes256Ccm = Ccm<Aes256, U16, U11>;
+pub(crate) type Aes256Ccm = Ccm<Aes256, U16, U11>;
 
 /// Every RustCrypto suite, in the order of [`Suite::ALL`].
 pub fn rustcrypto_ciphers() -> Vec<Box<dyn Cipher>> {

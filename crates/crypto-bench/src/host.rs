@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use profile::file::HostFile;
+use profile::HostFile;
 
 /// CPU features that decide which code path a crypto implementation takes.
-pub const CRYPTO_FLAGS: &[&str] = &[
+pub(crate) const CRYPTO_FLAGS: &[&str] = &[
     "aes",
     "pclmulqdq",
     "avx",
@@ -20,7 +20,7 @@ pub const CRYPTO_FLAGS: &[&str] = &[
 ];
 
 /// Runtime detection of one of [`CRYPTO_FLAGS`] (`None`: not an x86-64 flag or not x86-64).
-pub fn has_flag(flag: &str) -> Option<bool> {
+pub(crate) fn has_flag(flag: &str) -> Option<bool> {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::is_x86_feature_detected as d;
@@ -108,7 +108,7 @@ fn cpuinfo() -> String {
 
 /// CPU model name with family, model and stepping (virtual machines often report only a
 /// generic name), if the OS says.
-pub fn cpu_model() -> Option<String> {
+pub(crate) fn cpu_model() -> Option<String> {
     let info = cpuinfo();
     let field = |key: &str| {
         info.lines()
@@ -126,21 +126,21 @@ pub fn cpu_model() -> Option<String> {
 }
 
 /// 1-, 5- and 15-minute load averages, if the OS says.
-pub fn load_average() -> Option<[f64; 3]> {
+pub(crate) fn load_average() -> Option<[f64; 3]> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     let mut it = text.split_whitespace().map(|v| v.parse::<f64>().ok());
     Some([it.next()??, it.next()??, it.next()??])
 }
 
 /// Logical CPUs available to this process.
-pub fn logical_cpus() -> u32 {
+pub(crate) fn logical_cpus() -> u32 {
     std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(1)
 }
 
 /// The `[host]` section for a profile measured by this build on this machine.
-pub fn host_file(build: &BuildInfo) -> HostFile {
+pub(crate) fn host_file(build: &BuildInfo) -> HostFile {
     let (mut have, mut missing) = (Vec::new(), Vec::new());
     for f in CRYPTO_FLAGS {
         match has_flag(f) {

@@ -9,11 +9,11 @@ use crate::measure::Stats;
 
 /// UDP payloads at which the I/O cost is measured \[bytes\]: a minimal packet, an E2AP-sized
 /// one, a full 1500-byte MTU's, 4 KiB, and a 9000-byte jumbo frame's.
-pub const PAYLOADS: [usize; 5] = [64, 512, 1472, 4096, 8972];
+pub(crate) const PAYLOADS: [usize; 5] = [64, 512, 1472, 4096, 8972];
 
 /// Bytes a UDP payload gains on the wire: Ethernet II (14) + IPv4 (20) + UDP (8), the
 /// `eth/ipv4/udp` wire length the engine charges `[node.io] per_byte` on (no FCS).
-pub const FRAME_OVERHEAD: usize = 14 + 20 + 8;
+pub(crate) const FRAME_OVERHEAD: usize = 14 + 20 + 8;
 
 /// Bytes of datagrams in flight per timed batch: well inside the default socket receive
 /// buffer (212992 B on Linux), whose accounting charges a 9000-byte datagram ~16 KiB.
@@ -22,7 +22,8 @@ const BATCH_BYTES: usize = 96 * 1024;
 /// The measured I/O cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopbackIo {
-    /// (frame on the wire \[bytes\], median cost of one datagram \[ns\]) at each of [`PAYLOADS`].
+    /// (frame on the wire \[bytes\], median cost of one datagram \[ns\]) at each payload measured
+    /// (64, 512, 1472, 4096 and 8972 B).
     pub points: Vec<(usize, f64)>,
     /// The line through them (least squares on relative error, both terms >= 0).
     pub fit: LineFit,
@@ -31,11 +32,11 @@ pub struct LoopbackIo {
 impl LoopbackIo {
     /// The profile's `[node.io]` entry for this measurement: the fitted line, with the points
     /// and the fit quality in its `source`.
-    pub fn cost_file(&self) -> profile::file::CostFile {
+    pub fn cost_file(&self) -> profile::CostFile {
         let list = |f: &dyn Fn(&(usize, f64)) -> String| {
             self.points.iter().map(f).collect::<Vec<_>>().join(", ")
         };
-        profile::file::CostFile {
+        profile::CostFile {
             per_byte: (self.fit.b > 0.0).then(|| format!("{:.4}ns/B", self.fit.b)),
             cost: profile::units::format_duration_ns(self.fit.a),
             source: format!(
@@ -51,8 +52,9 @@ impl LoopbackIo {
 }
 
 /// Measures the cost of sending one UDP datagram to 127.0.0.1 and receiving it (`sendto` +
-/// `recv`, the kernel UDP/IP path out and in) at each of [`PAYLOADS`]: the median over
-/// `samples` batches, and a line fitted through the medians against the frame length.
+/// `recv`, the kernel UDP/IP path out and in) at each of 64, 512, 1472, 4096 and 8972 B: the
+/// median over `samples` batches, and a line fitted through the medians against the frame
+/// length.
 ///
 /// The sizes are interleaved: each round times one batch at every size, in an order that
 /// rotates from round to round, so a burst of other work on the host lands on all sizes alike
@@ -83,20 +85,6 @@ pub fn udp_loopback(samples: usize) -> std::io::Result<LoopbackIo> {
     let fit = fit_line(&xy)
         .ok_or_else(|| std::io::Error::other("loopback I/O costs that no line fits"))?;
     Ok(LoopbackIo { points, fit })
-}
-
-/// Median cost \[ns\] of sending and receiving one `payload`-byte UDP datagram over loopback,
-/// measured alone over `samples` batches (after two of warm-up).
-pub fn udp_loopback_at(payload: usize, samples: usize) -> std::io::Result<f64> {
-    let mut pair = LoopbackPair::new(payload)?;
-    let mut per = Vec::with_capacity(samples);
-    for s in 0..samples + 2 {
-        let ns = pair.batch_ns()?;
-        if s >= 2 {
-            per.push(ns);
-        }
-    }
-    Ok(Stats::of(&per).median)
 }
 
 /// A connected sender and a receiver on 127.0.0.1, with the datagram of one size they carry.

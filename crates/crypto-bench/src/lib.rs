@@ -1,34 +1,49 @@
 //! Measures what cryptography really costs on this host, and writes the calibration profile
 //! ([`profile`]) oransim's model uses.
 //!
-//! - [`ciphers`]: seal/open of every suite in [`profile::Suite::ALL`] (RustCrypto), laid out
-//!   as ESP and MACsec do; [`keyops`]: X25519, ML-KEM, Ed25519, ECDSA P-256, ML-DSA.
+//! - [`rustcrypto_ciphers`]: seal/open of every suite in [`profile::Suite::ALL`] (RustCrypto),
+//!   laid out as ESP and MACsec do; [`rustcrypto_key_ops`]: X25519, ML-KEM, Ed25519, ECDSA
+//!   P-256, ML-DSA.
 //! - `measure` (private): batches timed with a monotonic clock, warm-up, repeated samples, every sealed
 //!   packet opened and compared, tampering refused.
 //! - `fit` (private): `cost(L) = a + b*L` by relative least squares, with a piecewise table when a line
 //!   misses a point by more than 10%.
-//! - [`calibrate`]: a whole run (quick or full), noise verdict, [`calibrate::sanity`] check, and the
-//!   profile and raw-samples CSV.
+//! - [`run`]: a whole run (quick or full, [`Config`]), noise verdict, sanity check ([`Problem`]),
+//!   and the profile and raw-samples CSV ([`Calibration`]).
 //! - [`openssl`]: imports `openssl speed -mr -evp` output as a profile, for CPUs without Rust.
 //!
 //! ```no_run
-//! let cal = crypto_bench::calibrate::run(&crypto_bench::calibrate::Config::quick("here"), &mut |_| {})?;
+//! let cal = crypto_bench::run(&crypto_bench::Config::quick("here"), &mut |_| {})?;
 //! let text = profile::to_toml_string(&cal.profile)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The face: a calibration run ([`Config`], [`run`], [`Calibration`]), the ciphers and key
+// operations it times ([`rustcrypto_ciphers`], [`rustcrypto_key_ops`]), the host it ran on
+// ([`BuildInfo`]) and the loopback I/O cost ([`udp_loopback`]); their modules are private.
+// `openssl` stays a namespace: it imports another tool's output (`openssl::parse`,
+// `openssl::import`), names that read only with it.
 #[cfg(feature = "aws-lc")]
-pub mod aws;
-pub mod calibrate;
-pub mod ciphers;
+mod aws;
+mod calibrate;
+mod ciphers;
 mod fit;
-pub mod host;
-pub mod io;
-pub mod keyops;
+mod host;
+mod io;
+mod keyops;
 mod measure;
 pub mod openssl;
 #[cfg(feature = "pqclean")]
-pub mod pqclean;
+mod pqclean;
+
+pub use calibrate::{
+    Calibration, Config, Implementation, Mode, Operations, PointResult, Problem, now_rfc3339,
+    operations, rfc3339, run,
+};
+pub use ciphers::{Cipher, OpenError, rustcrypto_ciphers};
+pub use host::BuildInfo;
+pub use io::{LoopbackIo, udp_loopback};
+pub use keyops::{CheckFailed, KeyOp, rustcrypto_key_ops};
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -63,7 +78,7 @@ pub enum BenchError {
         /// What was wrong and what was expected.
         message: String,
     },
-    /// A prefix of [`calibrate::Config::only`] selects no operation of the implementation.
+    /// A prefix of [`Config::only`] selects no operation of the implementation.
     #[error(
         "`{prefix}` selects no operation that {implementation} measures; its operations are: {available}"
     )]

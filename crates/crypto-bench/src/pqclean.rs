@@ -119,7 +119,7 @@ pqclean_kem!(
 );
 
 /// The PQClean KEM operations (12: keygen, encaps and decaps of four parameter sets).
-pub fn key_ops() -> Vec<Box<dyn KeyOp>> {
+pub(crate) fn key_ops() -> Vec<Box<dyn KeyOp>> {
     let mut ops = Vec::new();
     hqc128(&mut ops);
     hqc192(&mut ops);

@@ -11,6 +11,10 @@
 //! It builds on `model` (scenarios and runs) and `whatif` (the generated storms and plans a
 //! prediction runs).
 
+// The face: three namespaces, each with private rooms and its chosen items re-exported. They
+// stay namespaces because their names repeat across them: `reproduce::Summary` and
+// `ledger::Summary`, `reproduce::Class` and `ledger::Class`, `validate::strongswan::validate`
+// and `validate::tls::validate` (each implementation's run, judged by the `ledger`'s rule).
 pub mod ledger;
 pub mod reproduce;
 pub mod validate;

@@ -2,18 +2,18 @@
 //! the CPUs a thread may run on (`sched_getaffinity(2)` / `sched_setaffinity(2)`).
 
 /// CPU time (user + system) of the whole process so far \[ns\].
-pub fn process_ns() -> u64 {
+pub(crate) fn process_ns() -> u64 {
     rusage_ns(libc::RUSAGE_SELF)
 }
 
 /// CPU time (user + system) of the calling thread so far \[ns\].
-pub fn thread_ns() -> u64 {
+pub(crate) fn thread_ns() -> u64 {
     rusage_ns(libc::RUSAGE_THREAD)
 }
 
 /// CPU time (user + system) of the process's children that have ended and been waited for,
 /// and of theirs, so far \[ns\].
-pub fn children_ns() -> u64 {
+pub(crate) fn children_ns() -> u64 {
     rusage_ns(libc::RUSAGE_CHILDREN)
 }
 
@@ -70,7 +70,7 @@ pub fn pin_current_thread(cpu: usize) -> bool {
 }
 
 /// The 1-minute load average from `/proc/loadavg`, if readable.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()

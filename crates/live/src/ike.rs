@@ -1,6 +1,6 @@
 //! IKEv2's encrypted payloads (SK and SKF, RFC 7296 §3.14, RFC 7383 §2.5) really sealed with
 //! fixed test keys, and the IKE SA's keys as Wireshark's IKEv2 decryption table, so a capture
-//! of a modelled exchange (`protocols::ikev2::emit`) opens decrypted in Wireshark.
+//! of a modelled exchange (`protocols::ikev2::datagrams`) opens decrypted in Wireshark.
 //!
 //! AES-256-GCM with a 16-byte ICV (RFC 5282): SK_e is 32 key bytes and a 4-byte salt, the
 //! nonce is salt || the 8-byte IV, the AAD the IKE header through the SK/SKF payload header.
@@ -17,7 +17,7 @@ use aes_gcm::Aes256Gcm;
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use hmac::{Hmac, Mac};
 use protocols::ikev2::IkeCipher;
-use protocols::ikev2::emit::{Datagram, SPI_I, SPI_R};
+use protocols::ikev2::{Datagram, SPI_I, SPI_R};
 use sha2::Sha256;
 
 use crate::LiveError;
@@ -97,7 +97,7 @@ impl IkeKeys {
 
     /// One line of Wireshark's `ikev2_decryption_table` (its IKEv2 decryption UAT: SPIi,
     /// SPIr, SK_ei, SK_er, encryption algorithm, SK_ai, SK_ar, integrity algorithm) for the
-    /// IKE SA of `protocols::ikev2::emit`'s SPIs.
+    /// IKE SA of `protocols::ikev2::datagrams`'s SPIs.
     pub fn wireshark_table(&self) -> String {
         self.wireshark_row(&SPI_I, &SPI_R)
     }
@@ -183,7 +183,7 @@ pub fn seal(keys: &IkeKeys, d: &mut Datagram, number: u64) -> Result<(), LiveErr
 mod tests {
     use super::*;
     use aes::cipher::BlockModeDecrypt;
-    use protocols::ikev2::{self, Auth, Config, emit};
+    use protocols::ikev2::{self, Auth, Config};
 
     #[test]
     fn sealed_payloads_open_with_the_table_keys() {
@@ -192,7 +192,7 @@ mod tests {
             cfg.cipher = cipher;
             let h = ikev2::handshake(&cfg).unwrap();
             let keys = IkeKeys::test(cipher);
-            let mut ds = emit::datagrams(&cfg, &h).unwrap();
+            let mut ds = ikev2::datagrams(&cfg, &h).unwrap();
             let auth = ds.iter_mut().find(|d| d.seal.is_some()).unwrap();
             let plain = auth.bytes.clone();
             seal(&keys, auth, 7).unwrap();

@@ -13,15 +13,15 @@ use evidence::validate::NoiseWindow;
 use crate::LiveError;
 
 /// The method `evidence::validate::Noise::method` names for these windows.
-pub const METHOD: &str = "rusage";
+pub(crate) const METHOD: &str = "rusage";
 
 /// How long the window before a run lasts: nothing of the run's is running in it.
-pub const BEFORE: std::time::Duration = std::time::Duration::from_secs(3);
+pub(crate) const BEFORE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The host's and the run's CPU time since boot (the host's) or since this process started
 /// (the run's) \[ns\].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sample {
+pub(crate) struct Sample {
     /// The host's busy time: user, nice, system, irq, softirq and steal, every CPU's.
     pub busy_ns: u64,
     /// Every CPU's time, idle and iowait included.
@@ -35,7 +35,7 @@ pub struct Sample {
 }
 
 /// Reads `/proc/stat` and this process's resource usage now.
-pub fn sample() -> Result<Sample, LiveError> {
+pub(crate) fn sample() -> Result<Sample, LiveError> {
     let stat = std::fs::read_to_string("/proc/stat")
         .map_err(|e| LiveError::io("reading /proc/stat", e))?;
     // SAFETY: sysconf has no preconditions; _SC_CLK_TCK is a valid name.
@@ -91,7 +91,7 @@ fn parse_stat(stat: &str, hz: u64) -> Result<(u64, u64, u64, u64), LiveError> {
 }
 
 /// The window from `a` to `b` \[s\] (negative differences, which no counter gives, read 0).
-pub fn window(a: &Sample, b: &Sample) -> NoiseWindow {
+pub(crate) fn window(a: &Sample, b: &Sample) -> NoiseWindow {
     let s = |x: u64, y: u64| y.saturating_sub(x) as f64 / 1e9;
     NoiseWindow {
         busy_cpu_s: s(a.busy_ns, b.busy_ns),
@@ -103,7 +103,7 @@ pub fn window(a: &Sample, b: &Sample) -> NoiseWindow {
 }
 
 /// A window in a progress line: its raw CPU-seconds.
-pub fn describe(w: &NoiseWindow) -> String {
+pub(crate) fn describe(w: &NoiseWindow) -> String {
     let s = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.3}"));
     format!(
         "busy {:.3} of {:.3} CPU-s, the run's own {}, at nice > 0 {}, interrupts {}",
@@ -116,7 +116,7 @@ pub fn describe(w: &NoiseWindow) -> String {
 }
 
 /// The window before a run: [`BEFORE`] of the host with nothing of the run's running.
-pub fn before() -> Result<NoiseWindow, LiveError> {
+pub(crate) fn before() -> Result<NoiseWindow, LiveError> {
     let a = sample()?;
     std::thread::sleep(BEFORE);
     Ok(window(&a, &sample()?))

@@ -21,7 +21,7 @@
 //!   by the project's importer (`crypto_bench::openssl::parse`).
 //!
 //! Every child process runs under a time limit and is killed past it. Around the workloads it
-//! records the host's other work ([`crate::noise`]): 3 s before `openssl speed` and the
+//! records the host's other work (live's `noise` module): 3 s before `openssl speed` and the
 //! first server, and the whole run, read after the last server is reaped.
 
 use std::fs::File;

@@ -38,7 +38,7 @@ impl Summary {
 }
 
 /// Linear-interpolated quantile `q` in [0, 1] of sorted, non-empty `xs`.
-pub fn quantile(xs: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(xs: &[f64], q: f64) -> f64 {
     let pos = q.clamp(0.0, 1.0) * (xs.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
     xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)

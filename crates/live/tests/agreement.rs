@@ -9,8 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use live::Protection;
-use protocols::Stack;
-use protocols::emit::Ids;
+use protocols::{Ids, Stack};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

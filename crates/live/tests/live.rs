@@ -41,7 +41,7 @@ fn rtt_short_run_decrypts_every_reply() {
     let run = live::rtt::run(&cfg).unwrap();
     assert_eq!(run.points.len(), 3 * 6);
     // Client and server each on a CPU of their own when the process may use two.
-    let cpus = live::cpu::allowed_cpus();
+    let cpus = live::allowed_cpus();
     assert_eq!(
         run.pinned_cpus,
         (cpus.len() >= 2).then(|| [cpus[0], cpus[1]])
@@ -144,9 +144,9 @@ fn rtt_rounds_pool_and_keep_each_rounds_added_latency() {
 #[test]
 fn rtt_on_one_cpu_yields_instead_of_spinning() {
     let _alone = alone();
-    let cpu = live::cpu::allowed_cpus()[0];
+    let cpu = live::allowed_cpus()[0];
     let run = std::thread::spawn(move || {
-        assert!(live::cpu::pin_current_thread(cpu));
+        assert!(live::pin_current_thread(cpu));
         let mut cfg = RttConfig::quick(vec![EspGcm]);
         cfg.sizes = vec![64];
         cfg.pings = 50;
@@ -331,7 +331,7 @@ fn throughput_short_run_delivers_the_offered_load() {
         assert!(p.sent > 100 && p.delivered > 0, "{p:?}");
         assert!(p.cpu_percent > 0.0 && p.cpu_percent <= 210.0);
         // Sender and receiver each on a CPU of their own when the process may use two.
-        assert_eq!(p.pinned_cpus, live::cpu::two_cpus());
+        assert_eq!(p.pinned_cpus, live::two_cpus());
     }
     for p in pts.iter().filter(|p| p.offered_bps.is_some()) {
         // 100 Mb/s is far below loopback capacity: generous bounds for a shared machine.

@@ -5,7 +5,7 @@
 //! deliver the untouched datagram afterwards. No CPU time to speak of: the datagrams never leave
 //! memory (the real-socket replay tests are in `tests/live.rs`).
 
-use live::protect::{OpenStats, Opener, Protection, Refused, Sealer, security_association};
+use live::{OpenStats, Opener, Protection, Refused, Sealer, security_association};
 use protocols::wire::{esp, macsec, tls};
 
 const PROTECTED: [Protection; 5] = [

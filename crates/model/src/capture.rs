@@ -1,7 +1,7 @@
 //! A run's packets as frames: an engine observer ([`Capture`]) that sees the packets of chosen
 //! flows on their first or last link ([`WirePoint`]) in the first replication, writes each as
 //! the bytes its flow's stack makes ([`protocols::Stack::emit`], through a
-//! [`protocols::template::Template`] per flow, direction and size, stamped with the packet's
+//! [`protocols::Template`] per flow, direction and size, stamped with the packet's
 //! sequence number), and hands them to a [`FrameSink`] (the binary's pcapng file) up to a
 //! limit.
 //!
@@ -13,7 +13,7 @@
 //! nothing encrypted. An SCTP user message a source sends as several frames (RFC 9260 §6.9) is
 //! written as its DATA chunk fragments: consecutive TSNs, one SSN per message (messages
 //! counted per flow from 1), B on the first, E on the last. A handshake flow's messages are
-//! their IKEv2 datagrams ([`protocols::ikev2::emit`], sealed by the [`FrameSink`]) between the
+//! their IKEv2 datagrams ([`protocols::ikev2::datagrams`], sealed by the [`FrameSink`]) between the
 //! flow's end nodes, every datagram of a message at the time its packet is seen. Addresses are the flow's end nodes' (node `i` is `02:00:00:hh:mm:ll`,
 //! `10.hh.mm.ll` and `fd00::hhmm:mmll` with `hhmmll` = `i + 1`, the same on every link of the
 //! route: no per-hop rewrite); UDP carrying ESP uses port 4500, other UDP and TCP port
@@ -28,15 +28,12 @@ use std::collections::HashMap;
 
 use std::sync::Arc;
 
-use protocols::emit::Ids;
-use protocols::ikev2::emit::{Datagram, Endpoints};
+use protocols::ikev2::{Datagram, Endpoints};
 use protocols::sctp::MessagePart;
-use protocols::template::{Layout, Template};
-use protocols::{Layer, Stack};
-use sim_core::engine::{Observer, WireRecord};
-use sim_core::network::Direction;
+use protocols::{Ids, Layer, Layout, Stack, Template};
+use sim_core::{Direction, Observer, WireRecord};
 
-pub use sim_core::engine::WirePoint;
+pub use sim_core::WirePoint;
 
 use crate::Scenario;
 
@@ -63,14 +60,14 @@ pub trait FrameSink {
 
     /// Seals a data frame in place: the security layers of its stack (ESP, MACsec, TLS
     /// records) over the ranges [`DataFrame::emitted`] names, the checksums filled again
-    /// around them ([`protocols::emit::Emitted::finish`]). Called only for frames whose stack
+    /// around them ([`protocols::Emitted::finish`]). Called only for frames whose stack
     /// has a security layer; the default leaves their ICVs zero and nothing encrypted.
     fn seal_frame(&mut self, _frame: &DataFrame<'_>, _bytes: &mut [u8]) -> std::io::Result<()> {
         Ok(())
     }
 
     /// Seals an IKEv2 datagram of tunnel `tunnel` (index among the run's tunnels) in place
-    /// ([`protocols::ikev2::emit::Seal`]) before its frames are written, and may give it its
+    /// ([`protocols::ikev2::Seal`]) before its frames are written, and may give it its
     /// tunnel's SPIs ([`Datagram::set_spis`]); the default leaves emit's SPIs, its IV and ICV
     /// zero and its payloads in the clear.
     fn seal_ike(
@@ -87,7 +84,7 @@ pub trait FrameSink {
 /// Each flow direction is one security association.
 #[derive(Debug, Clone, Copy)]
 pub struct DataFrame<'a> {
-    /// The flow (index into [`sim_core::network::Network::flows`]).
+    /// The flow (index into [`sim_core::Network::flows`]).
     pub flow: usize,
     /// Its direction.
     pub direction: Direction,
@@ -96,7 +93,7 @@ pub struct DataFrame<'a> {
     /// The frame's ids (addresses, SPI, SCI; `seq` the packet counter).
     pub ids: &'a Ids,
     /// Where the security layers and checksums lie in the frame.
-    pub emitted: &'a protocols::emit::Emitted,
+    pub emitted: &'a protocols::Emitted,
 }
 
 /// Why a flow's frames cannot be written: the flow has no stack (its sizes are bare packet
@@ -108,7 +105,7 @@ pub fn unwritable(scenario: &Scenario, flow: usize) -> Option<String> {
     why_not(scenario.stacks.get(flow), &f.source).map(|why| format!("flow \"{}\"{why}", f.name))
 }
 
-/// [`unwritable`] of every flow, in [`sim_core::network::Network::flows`] order; flows whose
+/// [`unwritable`] of every flow, in [`sim_core::Network::flows`] order; flows whose
 /// stacks read the same (the many gNBs of a generated scenario) are checked once.
 pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
     let mut seen: HashMap<String, Option<String>> = HashMap::new();
@@ -146,7 +143,7 @@ pub fn unwritable_all(scenario: &Scenario) -> Vec<Option<String>> {
 /// What [`unwritable`] says after the flow's name, for a flow with these stacks.
 fn why_not(
     stacks: Option<&crate::scenario::FlowStacks>,
-    source: &sim_core::network::Source,
+    source: &sim_core::Source,
 ) -> Option<String> {
     const NONE: &str = " has no protocol stack (its sizes are bare packet sizes, or it is a \
                         trace source)";
@@ -243,9 +240,9 @@ type Exchanges = Vec<[Vec<Datagram>; 2]>;
 type RunKey = (usize, usize);
 
 /// The names of the exchanges a handshake source runs, in order (none for another source).
-fn run_names(source: &sim_core::network::Source) -> Vec<&str> {
+fn run_names(source: &sim_core::Source) -> Vec<&str> {
     match source {
-        sim_core::network::Source::Handshake { exchanges, .. } => {
+        sim_core::Source::Handshake { exchanges, .. } => {
             exchanges.iter().map(|e| e.name.as_str()).collect()
         }
         _ => Vec::new(),
@@ -264,10 +261,10 @@ fn handshake_datagrams(
         .map(|e| run.iter().position(|n| *n == e.name).unwrap_or(usize::MAX))
         .collect();
     let mut out: Exchanges = run.iter().map(|_| [Vec::new(), Vec::new()]).collect();
-    for d in protocols::ikev2::emit::datagrams(cfg, &h)? {
+    for d in protocols::ikev2::datagrams(cfg, &h)? {
         if let Some(&k) = at.get(d.exchange).filter(|&&k| k != usize::MAX) {
             // Each datagram's frames are checked once, here, so writing them cannot fail.
-            protocols::ikev2::emit::frames(cfg, &d)?;
+            protocols::ikev2::frames(cfg, &d)?;
             out[k][usize::from(!d.from_initiator)].push(d);
         }
     }
@@ -521,7 +518,7 @@ impl<'s, S: FrameSink> Capture<'s, S> {
         };
         let source = &self.scenario.network.flows[r.flow].source;
         let run = match source {
-            sim_core::network::Source::Handshake { exchanges, .. } => exchanges.as_ptr() as usize,
+            sim_core::Source::Handshake { exchanges, .. } => exchanges.as_ptr() as usize,
             _ => 0,
         };
         let at = (Arc::as_ptr(&cfg) as usize, run);
@@ -554,8 +551,8 @@ impl<'s, S: FrameSink> Capture<'s, S> {
             let mut d = d.clone();
             self.sink.seal_ike(tunnel, cfg.cipher, &mut d)?;
             // Checked when the datagrams were built (handshake_datagrams).
-            let frames = protocols::ikev2::emit::frames_between(&cfg, &d, &ends)
-                .map_err(std::io::Error::other)?;
+            let frames =
+                protocols::ikev2::frames_between(&cfg, &d, &ends).map_err(std::io::Error::other)?;
             for f in frames {
                 if self.done.frames >= self.limit {
                     self.done.cut = self.done.cut.saturating_add(1);

@@ -72,7 +72,7 @@ pub enum Cores {
     /// This many servers (validated: 1 to 4096).
     Count(i64),
     /// A server for every packet that arrives: nothing waits for the CPU stage
-    /// (`sim_core::network::UNLIMITED_SERVERS`; the I/O stage stays one server).
+    /// (`sim_core::UNLIMITED_SERVERS`; the I/O stage stays one server).
     Unlimited,
 }
 
@@ -283,12 +283,12 @@ pub struct NodeFile {
     pub host: Option<String>,
     /// On a host: the most of its cores this node uses at once, a process with this many
     /// threads of work (default: every core of the host). A packet waiting for a core holds
-    /// one of them (`sim_core::network::HostConfig::threads`).
+    /// one of them (`sim_core::HostConfig::threads`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads: Option<i64>,
     /// Identical machines the node stands for (default 1): the gNBs of a RIC restart as one
     /// node, each machine with its own cores, I/O stage and link, starting one tunnel of the
-    /// node's handshake flows (`sim_core::network::NodeConfig::machines`).
+    /// node's handshake flows (`sim_core::NodeConfig::machines`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub machines: Option<i64>,
 }

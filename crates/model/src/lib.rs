@@ -26,13 +26,16 @@
 //! assert!((mean_us - 2.0).abs() < 0.2); // M/M/1: 1 / (mu - lambda) = 2 us
 //! ```
 //!
-//! The surface: the root re-exports what a caller of one run needs ([`Scenario`],
-//! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`Report`]); the scenario's parts are public
-//! modules (`capture`, `file`, `oran`, `patch`, `report`, `scenario`, `warnings`). The
+//! The surface: the root holds what a caller of one run needs ([`Scenario`],
+//! [`ScenarioBuilder`], [`ScenarioError`], [`run`], [`RunOptions`]) and what the run returns
+//! ([`Report`] and its rows: [`FlowReport`], [`DirReport`], [`NodeReport`], [`LinkReport`],
+//! [`HandshakeReport`], the [`Bottleneck`] and [`T12maxReport`] verdicts). The scenario's parts
+//! are namespaces, each read with its name: `scenario` (limits, per-exchange work, memory
+//! estimates), `file` (the TOML's serde mirror), `capture` (`run --pcap`'s observer), `oran`
+//! (O-RAN's tables), `patch` (keys set by path), `columns` (the CSV columns) and `warnings`. The
 //! what-ifs that generate scenarios (`plan`, `sweep`, `init`) are the `whatif` crate, and the
 //! evidence that judges the model against studies and real implementations is the `evidence`
-//! crate; both build on this one. The error type's module is private: its items reach callers
-//! through the re-export.
+//! crate; both build on this one.
 
 pub mod capture;
 pub mod columns;
@@ -40,10 +43,15 @@ mod error;
 pub mod file;
 pub mod oran;
 pub mod patch;
-pub mod report;
+mod report;
 pub mod scenario;
 pub mod warnings;
 
 pub use error::ScenarioError;
-pub use report::{Report, RunOptions, run, run_observed, run_watched};
+pub use report::{
+    Bottleneck, DelayReport, DirReport, ExchangeReport, FlowReport, HandshakeReport, HopReport,
+    IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, LinkReport, NodeProfileReport,
+    NodeReport, Report, RunInfo, RunOptions, ScenarioInfo, StageKind, T12maxReport, TransferReport,
+    TunnelsBack, pooled_mean_ci99_half_ns, run, run_observed, run_watched, summarise,
+};
 pub use scenario::{Scenario, ScenarioBuilder};

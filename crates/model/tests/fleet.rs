@@ -6,8 +6,7 @@
 
 use std::path::Path;
 
-use model::Scenario;
-use model::report::Report;
+use model::{Report, Scenario};
 
 /// The committed strongSwan profile (daemon terms, with the per-held-SA state terms).
 const PROFILE: &str = "calibration/host-2026-11-26-strongswan.toml";

@@ -227,14 +227,14 @@ fn profile_errors_name_file_key_and_what_is_allowed() {
     let n = &s.network.nodes[0];
     assert_eq!(
         n.service,
-        sim_core::network::Service::Linear {
+        sim_core::Service::Linear {
             fixed_ps: 5e6,
             per_byte_ps: 0.0
         }
     );
     assert_eq!(
         n.io,
-        Some(sim_core::network::Service::Linear {
+        Some(sim_core::Service::Linear {
             fixed_ps: 20e6,
             per_byte_ps: 0.0
         })
@@ -341,7 +341,7 @@ source = {{ kind = "ping", interval = "1ms", size = "1000B", count = 3 }}
     .unwrap();
     assert_eq!(
         s.network.nodes[0].io,
-        Some(sim_core::network::Service::Linear {
+        Some(sim_core::Service::Linear {
             fixed_ps: 1e6,
             per_byte_ps: 2e3
         })

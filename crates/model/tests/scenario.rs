@@ -116,7 +116,7 @@ flows = ["kpm"]
     let p = write("filter", &[("s.toml", &scenario)]);
     let s = Scenario::load(&p).unwrap();
     match &s.network.flows[1].source {
-        sim_core::network::Source::Poisson { rate_per_s, .. } => assert_eq!(*rate_per_s, 1000.0),
+        sim_core::Source::Poisson { rate_per_s, .. } => assert_eq!(*rate_per_s, 1000.0),
         other => panic!("{other:?}"),
     }
     let r = model::run(
@@ -149,7 +149,7 @@ fn bulk_ack_every_default_and_errors() {
         )
     };
     let ack_every = |s: &Scenario| match &s.network.flows[0].source {
-        sim_core::network::Source::Bulk { ack_every, .. } => *ack_every,
+        sim_core::Source::Bulk { ack_every, .. } => *ack_every,
         other => panic!("{other:?}"),
     };
     let p = write("bulk-ack-default", &[("s.toml", &scenario(""))]);

@@ -1,7 +1,7 @@
 //! A stack's sealed frames written as a packet capture Wireshark opens (`oransim overhead
 //! --pcap`): one interface (Ethernet, or raw IP when the stack has no Ethernet header), frame
 //! `k` (from 0) stamped `k` microseconds after the epoch (an order, not a timing). The frames
-//! and their key files are made and sealed beside the sealers (`live::protect::frames`); this
+//! and their key files are made and sealed beside the sealers (`live::frames`); this
 //! module only writes them.
 
 use crate::pcap::{Interface, LinkType, PcapError, Writer};

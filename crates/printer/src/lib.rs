@@ -2,7 +2,7 @@
 //! maps flags to these calls and writes what they return.
 //!
 //! Two renderers do all the drawing:
-//! - [`table::Table`]: columns with a header, as aligned text, Markdown or CSV;
+//! - [`Table`]: columns with a header, as aligned text, Markdown or CSV;
 //! - [`plot::Figure`]: x-y charts (lines, model markers, published markers) and heat maps, as
 //!   SVG text or PNG bytes in memory (both with their text: PNG text is drawn with the font the
 //!   project carries), so the caller writes each file atomically.
@@ -11,13 +11,13 @@
 //! CSV), [`sweep`] (a sweep's CSV, JSON and plots), [`reproduce`] (the reproduction table,
 //! JSON, plots and the `docs/reproduction.md` page), [`live`] (the live experiments' tables,
 //! text or Markdown), [`plan`], [`overhead`], [`handshake`] and [`calibrate`] (a profile's
-//! summary). [`pcap`] writes packet captures (pcapng) as a stream; [`capture`] writes a stack's frames, sealed by `live::protect::frames`, as one. [`html`] renders the reproduction and the plans as self-contained pages.
+//! summary). [`pcap`] writes packet captures (pcapng) as a stream; [`capture`] writes a stack's frames, sealed by `live::frames`, as one. [`html`] renders the reproduction and the plans as self-contained pages.
 //!
 //! Every function returns the text or bytes and writes nothing: the binary prints them or
 //! writes them atomically, so a reader never sees a half-written file.
 //!
 //! ```
-//! use printer::table::Table;
+//! use printer::Table;
 //!
 //! let mut t = Table::new(["flow", "delay us"]);
 //! t.row(["ul", "12.5"]);
@@ -38,8 +38,15 @@ pub mod plot;
 pub mod reproduce;
 pub mod run;
 pub mod sweep;
-pub mod table;
+mod table;
 pub mod validate;
+
+// The face: the table renderer ([`Table`]), the errors and the JSON helpers are at the root.
+// Each command's report is a namespace (`run::table`, `sweep::csv`, `reproduce::markdown`, ...):
+// every one has its own `table`, `json` or `csv`, so flattened they would collide. `plot` is
+// the chart renderer's namespace (`plot::Figure` and its parts: `Layer`, `Frame`, `Mark`, ...),
+// `pcap` the capture writer's and `html` the pages'.
+pub use table::{Align, Table};
 
 /// What can go wrong while rendering.
 #[derive(Debug, thiserror::Error)]

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
+use protocols::Frame;
 use protocols::catalogue::InterfaceRow;
-use protocols::fragment::Frame;
 use serde::Serialize;
 
 use crate::table::Align::{Left as L, Right as R};

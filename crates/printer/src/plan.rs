@@ -45,7 +45,7 @@ pub(crate) fn short(path: &str) -> &str {
 /// run without one.
 pub(crate) fn bottleneck_lines<'a>(
     noun: &str,
-    runs: impl IntoIterator<Item = (&'a str, Option<&'a model::report::Bottleneck>)>,
+    runs: impl IntoIterator<Item = (&'a str, Option<&'a model::Bottleneck>)>,
 ) -> String {
     let mut out = String::new();
     for (what, b) in runs {

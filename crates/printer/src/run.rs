@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use model::columns::Column;
-use model::report::{
+use model::{
     DelayReport, DirReport, FlowReport, HandshakeReport, LinkReport, NodeReport, Report,
     T12maxReport, TunnelsBack,
 };
@@ -534,7 +534,7 @@ fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String
                 ),
                 None => "none completed".to_owned(),
             };
-            let bound = if h.bound == model::report::LOWER_BOUND_WORDS {
+            let bound = if h.bound == model::LOWER_BOUND_WORDS {
                 format!(
                     "{}{}",
                     h.bound,

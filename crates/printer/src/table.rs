@@ -226,7 +226,7 @@ impl Table {
 }
 
 /// One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line break.
-pub fn csv_cell(s: &str) -> String {
+pub(crate) fn csv_cell(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-fn report(name: &str) -> model::report::Report {
+fn report(name: &str) -> model::Report {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../scenarios")
         .join(format!("{name}.toml"));

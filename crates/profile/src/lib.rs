@@ -104,14 +104,21 @@
 //! # File format
 //!
 //! TOML, quantities as strings with units (`"312ns"`, `"1.5us"`, `"0.41ns/B"`, `"1500B"`);
-//! see [`file::ProfileFile`] for every field. A file whose `format_version` is newer than
+//! see [`ProfileFile`] for every field. A file whose `format_version` is newer than
 //! [`FORMAT_VERSION`] is refused with a message naming the file.
 
+// The face: a profile ([`Profile`] and what it answers), its operations ([`Op`], [`KeyOp`],
+// [`Suite`]), the implementation terms ([`Term`]), the file's serde mirror ([`ProfileFile`] and
+// its parts, which crypto-bench fills in) and [`merge`]; their modules are private. Three
+// modules stay namespaces, each a vocabulary that reads with its name: `units` (quantities with
+// units: `units::parse`, `units::Kind`, `units::Quantity`), `read` (bounded reads of an input
+// file: `read::read_input`, `read::Input::Scenario`) and `trace` (which profile values a run
+// read: `trace::record`, `trace::note`).
 mod check;
 mod cost;
 mod error;
-pub mod file;
-pub mod merge;
+mod file;
+mod merge;
 mod op;
 pub mod read;
 mod term;
@@ -124,8 +131,11 @@ use std::path::Path;
 use check::{check_implementation, op_cost, packet_cost, provenance, quoted};
 pub use cost::{CostModel, Offload, OpCost, Point};
 pub use error::ProfileError;
-pub use file::FORMAT_VERSION;
-use file::{HostFile, MeasurementFile, ProfileFile};
+pub use file::{
+    CoresFile, CostFile, FORMAT_VERSION, HostFile, ImplementationFile, MeasurementFile, NodeFile,
+    OffloadFile, OpFile, PointFile, ProfileFile, ProfileMeta, TermFile,
+};
+pub use merge::{Merged, merge};
 pub use op::{Direction, KeyAction, KeyAlg, KeyOp, Op, OpNameError, UnknownKeyName};
 pub use term::{RealImplementation, Term, TermUnit};
 

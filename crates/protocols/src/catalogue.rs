@@ -284,7 +284,7 @@ pub fn macsec_suites() -> Result<Vec<SuiteOverhead>> {
 }
 
 /// The interface names accepted by [`interface`].
-pub const INTERFACES: &str =
+pub(crate) const INTERFACES: &str =
     "A1, O2, O1, F1-C, E2, F1, W1, E1, X2, Xn, M-plane, C-plane, U-plane, S-plane";
 
 fn best(c: &[SuiteOverhead], conf: bool, recommended_only: bool) -> Option<SuiteOverhead> {
@@ -295,7 +295,7 @@ fn best(c: &[SuiteOverhead], conf: bool, recommended_only: bool) -> Option<Suite
 }
 
 /// All rows of the catalogue.
-pub fn catalogue() -> Result<Vec<InterfaceRow>> {
+pub(crate) fn catalogue() -> Result<Vec<InterfaceRow>> {
     let ipsec_e2 = ipsec_suites(Layer::Sctp(Sctp::default()))?;
     let ipsec = ipsec_suites(Layer::Udp(Udp))?;
     let tls = tls_suites()?;

@@ -20,9 +20,9 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts};
 
 /// Common header: revision/reserved/C 1, message type 1, payload size 2 (§3.1.3.1) \[bytes\].
-pub const COMMON_HEADER: usize = 1 + 1 + 2;
+pub(crate) const COMMON_HEADER: usize = 1 + 1 + 2;
 /// PC_ID (or RTC_ID) and SEQ_ID of message types 0 and 2 (§3.2.4.1, §3.2.4.3) \[bytes\].
-pub const IQ_IDS: usize = 2 + 2;
+pub(crate) const IQ_IDS: usize = 2 + 2;
 /// Largest eCPRI payload, the 16-bit Payload Size (§3.1.3.1.4) \[bytes\].
 pub const MAX_PAYLOAD: usize = 65_535;
 

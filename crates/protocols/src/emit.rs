@@ -21,7 +21,7 @@
 //! accept both).
 //!
 //! ```
-//! use protocols::{Stack, emit::Ids};
+//! use protocols::{Ids, Stack};
 //!
 //! let st: Stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri".parse()?;
 //! let mut frame = Vec::new();

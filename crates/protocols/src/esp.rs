@@ -41,18 +41,18 @@ use std::fmt;
 use crate::Result;
 use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
-use crate::names::{list, norm};
+use crate::names::norm;
 
 /// Security Parameters Index (RFC 4303 §2.1) \[bytes\].
-pub const SPI: usize = 4;
+pub(crate) const SPI: usize = 4;
 /// Sequence Number, low 32 bits even with ESN (RFC 4303 §2.2) \[bytes\].
-pub const SEQ: usize = 4;
+pub(crate) const SEQ: usize = 4;
 /// ESP header: SPI and sequence number \[bytes\].
 pub const HEADER: usize = SPI + SEQ;
 /// Pad Length (§2.5) and Next Header (§2.6) \[bytes\].
-pub const PAD_LEN_NEXT_HEADER: usize = 1 + 1;
+pub(crate) const PAD_LEN_NEXT_HEADER: usize = 1 + 1;
 /// Every ESP ciphertext ends on a 4-byte boundary (RFC 4303 §2.4) \[bytes\].
-pub const MIN_ALIGN: usize = 4;
+pub(crate) const MIN_ALIGN: usize = 4;
 /// Largest Padding field (one Pad Length byte, RFC 4303 §2.4) \[bytes\].
 pub const MAX_PADDING: usize = 255;
 /// Largest TFC padding target (RFC 4303 §2.4): the padded inner packet travels inside one IP
@@ -65,9 +65,9 @@ pub const MAX_TFC: usize = crate::ipv4::MAX_TOTAL_LEN;
 pub const AES_BLOCK: usize = 16;
 /// Explicit IV of AES-GCM (RFC 4106 §3.1), AES-CCM (RFC 4309 §3.1), ChaCha20-Poly1305
 /// (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.1) \[bytes\].
-pub const COUNTER_IV: usize = 8;
+pub(crate) const COUNTER_IV: usize = 8;
 /// ICV of ChaCha20-Poly1305 (RFC 7634 §2) and AES-GMAC (RFC 4543 §3.2) \[bytes\].
-pub const TAG_16: usize = 16;
+pub(crate) const TAG_16: usize = 16;
 
 /// Confidentiality transform (the ESP "encryption algorithm").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -468,11 +468,6 @@ impl Encapsulation for Esp {
         };
         Ok(parts)
     }
-}
-
-/// Names accepted as ESP ciphers (for error messages and docs).
-pub fn cipher_names() -> String {
-    list([CIPHER_NAMES])
 }
 
 #[cfg(test)]

@@ -26,11 +26,11 @@ use crate::error::{Error, Input};
 use crate::layer::{Encapsulation, Parts};
 
 /// Destination MAC address, IEEE 802.3 §3.2.4 \[bytes\].
-pub const DST_MAC: usize = 6;
+pub(crate) const DST_MAC: usize = 6;
 /// Source MAC address, IEEE 802.3 §3.2.5 \[bytes\].
-pub const SRC_MAC: usize = 6;
+pub(crate) const SRC_MAC: usize = 6;
 /// Length/Type (EtherType) field, IEEE 802.3 §3.2.6 \[bytes\].
-pub const ETHERTYPE: usize = 2;
+pub(crate) const ETHERTYPE: usize = 2;
 /// Ethernet II header: destination, source, EtherType \[bytes\].
 pub const HEADER: usize = DST_MAC + SRC_MAC + ETHERTYPE;
 /// Frame check sequence (CRC-32), IEEE 802.3 §3.2.9 \[bytes\].
@@ -41,16 +41,14 @@ pub const PREAMBLE_SFD: usize = 7 + 1;
 pub const IFG: usize = 12;
 /// Minimum frame size including FCS, IEEE 802.3 §4.4.2 `minFrameSize` (tagged or not) \[bytes\].
 pub const MIN_FRAME: usize = 64;
-/// Standard Ethernet MTU: largest payload after the EtherType, IEEE 802.3 §3.2.7 \[bytes\].
-pub const MTU: usize = 1500;
 
 /// 802.1Q tag protocol identifier (0x8100), IEEE 802.1Q-2018 §9.5 \[bytes\].
-pub const TPID: usize = 2;
+pub(crate) const TPID: usize = 2;
 /// 802.1Q tag control information: PCP 3 bits, DEI 1 bit, VID 12 bits, §9.6 \[bytes\].
-pub const TCI: usize = 2;
+pub(crate) const TCI: usize = 2;
 /// One 802.1Q tag \[bytes\]. It does not count against the MTU (802.3 §3.5: tagged frames may be
 /// 4 bytes longer).
-pub const VLAN_TAG: usize = TPID + TCI;
+pub(crate) const VLAN_TAG: usize = TPID + TCI;
 
 /// How much of an Ethernet frame to count. See the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -26,13 +26,13 @@ use crate::layer::{Encapsulation, Parts};
 
 /// IPv4 header without options: version/IHL, TOS, total length, identification,
 /// flags/fragment offset, TTL, protocol, checksum, source, destination (RFC 791 §3.1) \[bytes\].
-pub const HEADER: usize = 1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 4 + 4;
+pub(crate) const HEADER: usize = 1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 4 + 4;
 /// Largest options field: IHL is 4 bits of 32-bit words, 15 * 4 - 20 (RFC 791 §3.1) \[bytes\].
 pub const MAX_OPTIONS: usize = 15 * 4 - HEADER;
 /// Largest datagram, the 16-bit Total Length (RFC 791 §3.1) \[bytes\].
 pub const MAX_TOTAL_LEN: usize = 65_535;
 /// Fragment offsets count 8-byte units (RFC 791 §3.1 "Fragment Offset") \[bytes\].
-pub const FRAGMENT_UNIT: usize = 8;
+pub(crate) const FRAGMENT_UNIT: usize = 8;
 /// Every IPv4 module must forward a 68-byte datagram without fragmenting (RFC 791 §3.2) \[bytes\].
 pub const MIN_MTU: usize = 68;
 

@@ -24,16 +24,16 @@ use crate::layer::{Encapsulation, Parts};
 
 /// Fixed header: version/class/flow 4, payload length 2, next header 1, hop limit 1,
 /// source 16, destination 16 (RFC 8200 §3) \[bytes\].
-pub const HEADER: usize = 4 + 2 + 1 + 1 + 16 + 16;
+pub(crate) const HEADER: usize = 4 + 2 + 1 + 1 + 16 + 16;
 /// Fragment header: next header 1, reserved 1, offset/flags 2, identification 4 (§4.5) \[bytes\].
-pub const FRAGMENT_HEADER: usize = 1 + 1 + 2 + 4;
+pub(crate) const FRAGMENT_HEADER: usize = 1 + 1 + 2 + 4;
 /// Largest payload (extension headers included) without a jumbogram: the 16-bit Payload
 /// Length (RFC 8200 §3) \[bytes\].
 pub const MAX_PAYLOAD_LEN: usize = 65_535;
 /// Every IPv6 link must have an MTU of at least 1280 bytes (RFC 8200 §5) \[bytes\].
 pub const MIN_MTU: usize = 1280;
 /// Fragment offsets count 8-byte units (RFC 8200 §4.5) \[bytes\].
-pub const FRAGMENT_UNIT: usize = 8;
+pub(crate) const FRAGMENT_UNIT: usize = 8;
 
 /// An IPv6 header followed by `ext` bytes of extension headers that are not fragmented
 /// (a multiple of 8: every extension header is a multiple of 8 bytes, RFC 8200 §4).

@@ -121,7 +121,7 @@ struct Table {
 }
 
 /// Every known key-exchange method: built-in ones, then the data file's.
-pub fn all() -> Result<&'static [Kem]> {
+pub(crate) fn all() -> Result<&'static [Kem]> {
     static ALL: OnceLock<Result<Vec<Kem>>> = OnceLock::new();
     ALL.get_or_init(|| {
         let table: Table = serde_json::from_str(include_str!("../data/kem_sizes.json"))
@@ -135,7 +135,7 @@ pub fn all() -> Result<&'static [Kem]> {
 }
 
 /// Names accepted by [`find`].
-pub fn names() -> Result<String> {
+pub(crate) fn names() -> Result<String> {
     Ok(all()?
         .iter()
         .map(|k| k.name.as_str())
@@ -144,7 +144,7 @@ pub fn names() -> Result<String> {
 }
 
 /// Looks a method up by name (case, `-` and `_` ignored: `ML-KEM-768` = `mlkem768`).
-pub fn find(name: &str) -> Result<&'static Kem> {
+pub(crate) fn find(name: &str) -> Result<&'static Kem> {
     let n = norm(name);
     let n = match n.as_str() {
         "curve25519" => "x25519".to_string(),

@@ -5,7 +5,7 @@
 //! # Stacks
 //!
 //! A stack is written lowest layer first, layers separated by `/`, arguments in parentheses
-//! ([`stack::LAYER_NAMES`] lists them all):
+//! ([`LAYER_NAMES`] lists them all):
 //!
 //! ```
 //! use protocols::Stack;
@@ -40,7 +40,7 @@
 //!
 //! ```
 //! use protocols::{Count, Stack};
-//! use protocols::fragment::{split_payload, SplitPolicy};
+//! use protocols::{split_payload, SplitPolicy};
 //!
 //! let ofh: Stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri".parse()?;
 //! assert_eq!(ofh.wire_len(1000)?, 14 + 16 + 4 + 1000 + 16); // eth, SecTAG, eCPRI, ICV
@@ -63,12 +63,12 @@
 //!
 //! [`Stack::protected_len`] is the one definition of the length L a security layer's cipher
 //! processes (and a profile's cost is charged at); [`Stack::protected`] splits it into bytes
-//! encrypted and bytes only authenticated ([`protected`] says what each protocol counts).
+//! encrypted and bytes only authenticated ([`Protected`] says what each protocol counts).
 //! [`Stack::emit`] writes the frame itself through the [`wire`] views and names the regions a
 //! cipher works on; [`Suite`] names the measured cipher suites.
 //!
 //! ```
-//! use protocols::{Stack, Suite, emit::Ids};
+//! use protocols::{Ids, Stack, Suite};
 //!
 //! let ofh: Stack = "eth/macsec(gcm-aes-128,encrypt)/ecpri".parse()?;
 //! assert_eq!(ofh.protected_len(7660)?, Some(7666)); // EtherType 2 + eCPRI 4 + payload
@@ -80,30 +80,40 @@
 //! # Ok::<(), protocols::Error>(())
 //! ```
 
-pub mod build;
+// The face. The stack, its layers and what they produce are at the root: [`Stack`] and
+// [`StackBuilder`], [`Layer`], the [`Encapsulation`] contract, [`Protected`], [`Emitted`] frames,
+// the fragmenters, [`Suite`], [`Template`] and the one [`Error`]; their modules are private.
+// Each protocol is a public namespace of its own (`esp`, `macsec`, `tls`, `ikev2`, ...): every
+// one names its header length `HEADER`, its layer's cipher `Cipher`, its `MIN_MTU` or
+// `MAX_FRAGMENT`, so flattened they would collide. `wire` is smoltcp's namespace of the wire
+// formats, one module per protocol, each with its `Packet` view and `Repr`. `catalogue` is a
+// namespace because its functions name the rows of the catalogue (`catalogue::interface`,
+// `catalogue::tls_suites`).
+
+mod build;
 pub mod catalogue;
 pub mod e2ap;
 pub mod ecpri;
-pub mod emit;
-pub mod error;
+mod emit;
+mod error;
 pub mod esp;
 pub mod ethernet;
-pub mod fragment;
+mod fragment;
 pub mod geneve;
 pub mod ikev2;
 pub mod ipv4;
 pub mod ipv6;
-pub mod kem;
-pub mod layer;
+mod kem;
+mod layer;
 pub mod macsec;
 mod names;
-pub mod protected;
+mod protected;
 pub mod sctp;
 pub mod ssh;
-pub mod stack;
-pub mod suite;
+mod stack;
+mod suite;
 pub mod tcp;
-pub mod template;
+mod template;
 pub mod tls;
 pub mod tls_handshake;
 pub mod udp;
@@ -111,10 +121,16 @@ pub mod vxlan;
 pub mod wire;
 
 pub use build::{Protocol, StackBuilder};
-pub use error::{Error, Result};
+pub use emit::{Checksum, ChecksumKind, Emitted, Ids, Sealing};
+pub use error::{Error, Input, Result};
 pub use ethernet::Count;
-pub use fragment::{Frame, SplitPolicy, sctp_message_frames, split_payload};
-pub use layer::{Encapsulation, Parts};
+pub use fragment::{
+    Frame, IpFragment, IpsecFragmentation, MAX_FRAMES, SplitPolicy, ip_fragments, ipsec_fragments,
+    path_mtu, sctp_message_frames, split_payload,
+};
+pub use kem::Kem;
+pub use layer::{Encapsulation, MAX_PAYLOAD, Parts};
 pub use protected::Protected;
-pub use stack::{Layer, LayerBytes, OverheadReport, Stack};
-pub use suite::{AesKey, Sha2, Suite};
+pub use stack::{LAYER_NAMES, Layer, LayerBytes, OverheadReport, Stack};
+pub use suite::{AEAD_TAG, AES_BLOCK, AesKey, Sha2, Suite};
+pub use template::{Layout, Template};

@@ -33,21 +33,21 @@ use crate::layer::{Encapsulation, Parts};
 use crate::names::norm;
 
 /// MACsec EtherType 0x88E5 (§9.2) \[bytes\].
-pub const ETHERTYPE: usize = 2;
+pub(crate) const ETHERTYPE: usize = 2;
 /// TCI (6 bits) and AN (2 bits) (§9.3, §9.4) \[bytes\].
-pub const TCI_AN: usize = 1;
+pub(crate) const TCI_AN: usize = 1;
 /// Short Length (§9.7) \[bytes\].
-pub const SL: usize = 1;
+pub(crate) const SL: usize = 1;
 /// Packet Number, the low 32 bits for XPN suites too (§9.8) \[bytes\].
-pub const PN: usize = 4;
+pub(crate) const PN: usize = 4;
 /// Secure Channel Identifier: MAC address 6 + port 2 (§9.9) \[bytes\].
-pub const SCI: usize = 8;
+pub(crate) const SCI: usize = 8;
 /// SecTAG without SCI \[bytes\].
-pub const SECTAG_NO_SCI: usize = ETHERTYPE + TCI_AN + SL + PN;
+pub(crate) const SECTAG_NO_SCI: usize = ETHERTYPE + TCI_AN + SL + PN;
 /// SecTAG with SCI \[bytes\].
-pub const SECTAG_SCI: usize = SECTAG_NO_SCI + SCI;
+pub(crate) const SECTAG_SCI: usize = SECTAG_NO_SCI + SCI;
 /// ICV of every 802.1AE-2018 cipher suite (§14.5-14.8) \[bytes\].
-pub const ICV: usize = 16;
+pub(crate) const ICV: usize = 16;
 
 /// An 802.1AE cipher suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

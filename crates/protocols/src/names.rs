@@ -8,8 +8,3 @@ pub(crate) fn norm(s: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect()
 }
-
-/// Joins names for an "allowed:" list.
-pub(crate) fn list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    names.into_iter().collect::<Vec<_>>().join(", ")
-}

@@ -1,42 +1,6 @@
 //! The protected length: how many bytes a security layer's cipher processes for one frame.
 //!
-//! This is the one definition of the cipher's length L in the workspace. The engine charges a
-//! profile's `seal`/`open` cost at it (`model::scenario::protected_len`), reproduce's tables
-//! use it, the live experiment evaluates its prediction at it, and crypto-bench's measurement
-//! of `seal(L)` means the same L (`crypto_bench::ciphers`).
-//!
-//! For each security layer three numbers are counted, from the standards:
-//!
-//! | layer, mode | `encrypted` | `authenticated` (integrity only, not encrypted) |
-//! |---|---|---|
-//! | ESP, AEAD (RFC 4106 §5, 4309 §5, 7634 §2.2) | payload + TFC + padding + pad length + next header | SPI + sequence number (8) |
-//! | ESP, AES-GMAC (RFC 4543 §3.5) | 0 | SPI + sequence + IV + payload + TFC + padding + 2 |
-//! | ESP, CBC + HMAC (RFC 4303 §3.3.2, 3602, 4868) | payload + TFC + padding + 2 | SPI + sequence + IV (24) |
-//! | ESP, NULL + HMAC (RFC 2410) | 0 | SPI + sequence + payload + TFC + padding + 2 |
-//! | MACsec, encrypt (802.1AE-2018 §14.5) | EtherType + user data, minus the confidentiality offset | DA + SA + SecTAG (+ offset) |
-//! | MACsec, integrity (802.1AE-2018 §14.5) | 0 | DA + SA + SecTAG + EtherType + user data |
-//! | TLS 1.3 (RFC 8446 §5.2) | per record: content + content type (1) | record header |
-//! | TLS/DTLS 1.2 AEAD (RFC 5246 §6.2.3.3) | per record: content | sequence number + header (13) |
-//! | TLS/DTLS 1.2 CBC (RFC 5246 §6.2.3.2; RFC 7366 with `etm`) | content (+ MAC) + padding + 1 | sequence number + header (+ IV with `etm`) |
-//! | TLS/DTLS 1.2 NULL | 0 | sequence number + header + content |
-//! | SSH (RFC 4253 §6, RFC 5647, OpenSSH PROTOCOL) | padding length + payload + padding (+ packet length unless AEAD/etm) | packet length with AEAD/etm |
-//!
-//! The **charged length** ([`Protected::charged`], the L of a profile's `cost(L)`) is the length
-//! crypto-bench hands its cipher when it measures `seal` of L bytes:
-//!
-//! * an AEAD suite (`aes128-gcm`, `chacha20-poly1305`, ...) encrypts exactly L bytes: L =
-//!   `encrypted` (the ESP trailer and TLS 1.3 content type included, since the cipher
-//!   processes them). Its fixed associated data (8 bytes in crypto-bench, 28 for MACsec's
-//!   DA + SA + SecTAG) is not part of L; the difference is at most two GHASH blocks.
-//! * an integrity-only suite (`gmac-aes128`, ...) authenticates exactly L bytes: L =
-//!   `authenticated`.
-//! * a CBC + HMAC suite (`aes256-cbc-hmac-sha256`, ...) is handed the ESP payload and pads it
-//!   itself (the padding, pad length and next header follow from L), so L = `encrypted` minus
-//!   the ESP padding and its 2-byte trailer: the inner packet plus TFC padding.
-//!
-//! For a frame through `eth/macsec(gcm-aes-128,encrypt)/ecpri` with 7660 B of payload, L is
-//! 7666 B: the eCPRI header (4), the payload (7660) and the frame's own EtherType (2), which
-//! moves behind the SecTAG into the secure data (§9.2).
+//! What is counted, and why, is [`Protected`]'s documentation.
 
 #![deny(clippy::arithmetic_side_effects)]
 
@@ -65,6 +29,44 @@ const TLS12_PSEUDO_HEADER: usize = 8 + 1 + 2 + 2;
 const INNER_TYPE: usize = 1;
 
 /// What one security layer's cipher processes for one frame.
+///
+/// This is the one definition of the cipher's length L in the workspace. The engine charges a
+/// profile's `seal`/`open` cost at it (`model::scenario::protected_len`), reproduce's tables
+/// use it, the live experiment evaluates its prediction at it, and crypto-bench's measurement
+/// of `seal(L)` means the same L (`crypto_bench::rustcrypto_ciphers`).
+///
+/// For each security layer three numbers are counted, from the standards:
+///
+/// | layer, mode | `encrypted` | `authenticated` (integrity only, not encrypted) |
+/// |---|---|---|
+/// | ESP, AEAD (RFC 4106 §5, 4309 §5, 7634 §2.2) | payload + TFC + padding + pad length + next header | SPI + sequence number (8) |
+/// | ESP, AES-GMAC (RFC 4543 §3.5) | 0 | SPI + sequence + IV + payload + TFC + padding + 2 |
+/// | ESP, CBC + HMAC (RFC 4303 §3.3.2, 3602, 4868) | payload + TFC + padding + 2 | SPI + sequence + IV (24) |
+/// | ESP, NULL + HMAC (RFC 2410) | 0 | SPI + sequence + payload + TFC + padding + 2 |
+/// | MACsec, encrypt (802.1AE-2018 §14.5) | EtherType + user data, minus the confidentiality offset | DA + SA + SecTAG (+ offset) |
+/// | MACsec, integrity (802.1AE-2018 §14.5) | 0 | DA + SA + SecTAG + EtherType + user data |
+/// | TLS 1.3 (RFC 8446 §5.2) | per record: content + content type (1) | record header |
+/// | TLS/DTLS 1.2 AEAD (RFC 5246 §6.2.3.3) | per record: content | sequence number + header (13) |
+/// | TLS/DTLS 1.2 CBC (RFC 5246 §6.2.3.2; RFC 7366 with `etm`) | content (+ MAC) + padding + 1 | sequence number + header (+ IV with `etm`) |
+/// | TLS/DTLS 1.2 NULL | 0 | sequence number + header + content |
+/// | SSH (RFC 4253 §6, RFC 5647, OpenSSH PROTOCOL) | padding length + payload + padding (+ packet length unless AEAD/etm) | packet length with AEAD/etm |
+///
+/// The **charged length** ([`Protected::charged`], the L of a profile's `cost(L)`) is the length
+/// crypto-bench hands its cipher when it measures `seal` of L bytes:
+///
+/// * an AEAD suite (`aes128-gcm`, `chacha20-poly1305`, ...) encrypts exactly L bytes: L =
+///   `encrypted` (the ESP trailer and TLS 1.3 content type included, since the cipher
+///   processes them). Its fixed associated data (8 bytes in crypto-bench, 28 for MACsec's
+///   DA + SA + SecTAG) is not part of L; the difference is at most two GHASH blocks.
+/// * an integrity-only suite (`gmac-aes128`, ...) authenticates exactly L bytes: L =
+///   `authenticated`.
+/// * a CBC + HMAC suite (`aes256-cbc-hmac-sha256`, ...) is handed the ESP payload and pads it
+///   itself (the padding, pad length and next header follow from L), so L = `encrypted` minus
+///   the ESP padding and its 2-byte trailer: the inner packet plus TFC padding.
+///
+/// For a frame through `eth/macsec(gcm-aes-128,encrypt)/ecpri` with 7660 B of payload, L is
+/// 7666 B: the eCPRI header (4), the payload (7660) and the frame's own EtherType (2), which
+/// moves behind the SecTAG into the secure data (§9.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Protected {
     /// Bytes enciphered (0 for integrity-only suites) \[bytes\].
@@ -229,7 +231,7 @@ impl Layer {
 impl Stack {
     /// What the lowest (outermost) security layer's cipher processes for `payload`
     /// application bytes, or `None` when the stack has no ESP, MACsec, TLS/DTLS or SSH layer.
-    /// See the [module docs](crate::protected) for what is counted.
+    /// See [`Protected`] for what is counted.
     pub fn protected(&self, payload: usize) -> Result<Option<Protected>> {
         let layers = self.breakdown(payload)?;
         Ok(self

@@ -41,31 +41,31 @@ use crate::error::Error;
 use crate::layer::{Encapsulation, Parts, pad_to};
 
 /// Common header: source port, destination port, verification tag, checksum (§3.1) \[bytes\].
-pub const COMMON_HEADER: usize = 2 + 2 + 4 + 4;
+pub(crate) const COMMON_HEADER: usize = 2 + 2 + 4 + 4;
 /// Chunk header: type, flags, length (§3.2) \[bytes\].
-pub const CHUNK_HEADER: usize = 1 + 1 + 2;
+pub(crate) const CHUNK_HEADER: usize = 1 + 1 + 2;
 /// DATA chunk header: chunk header, TSN, stream id, stream sequence, PPID (§3.3.1) \[bytes\].
-pub const DATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4;
+pub(crate) const DATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4;
 /// I-DATA chunk header: chunk header, TSN, stream id, reserved, MID, PPID/FSN (RFC 8260 §2.1)
 /// \[bytes\].
-pub const IDATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4 + 4;
+pub(crate) const IDATA_HEADER: usize = CHUNK_HEADER + 4 + 2 + 2 + 4 + 4;
 /// SACK chunk without gap blocks or duplicates: chunk header, cumulative TSN ack, a_rwnd,
 /// number of gap blocks, number of duplicate TSNs (§3.3.4) \[bytes\].
-pub const SACK_HEADER: usize = CHUNK_HEADER + 4 + 4 + 2 + 2;
+pub(crate) const SACK_HEADER: usize = CHUNK_HEADER + 4 + 4 + 2 + 2;
 /// One gap ack block: start, end (§3.3.4) \[bytes\].
-pub const GAP_BLOCK: usize = 2 + 2;
+pub(crate) const GAP_BLOCK: usize = 2 + 2;
 /// One duplicate TSN (§3.3.4) \[bytes\].
-pub const DUP_TSN: usize = 4;
+pub(crate) const DUP_TSN: usize = 4;
 /// Chunks are padded to a multiple of 4 bytes; the padding is not in the chunk length (§3.2)
 /// \[bytes\].
-pub const CHUNK_ALIGN: usize = 4;
+pub(crate) const CHUNK_ALIGN: usize = 4;
 /// Largest chunk described by the 16-bit Chunk Length (§3.2) \[bytes\].
 pub const MAX_CHUNK_LEN: usize = 65_535;
 /// Most gap ack blocks plus duplicate TSNs one SACK chunk holds: each takes 4 bytes, and the
 /// chunk must fit [`MAX_CHUNK_LEN`] (16379; the 16-bit count fields would allow more) \[count\].
 pub const MAX_SACK_ENTRIES: usize = (MAX_CHUNK_LEN - SACK_HEADER) / GAP_BLOCK;
 /// Payload Protocol Identifier of E2AP (IANA) \[number\].
-pub const PPID_E2AP: u32 = 70;
+pub(crate) const PPID_E2AP: u32 = 70;
 
 /// Where a DATA chunk's user data sits in its user message: the B and E flags of RFC 9260
 /// §3.3.1 (§6.9).
@@ -83,9 +83,9 @@ pub enum Fragment {
 }
 
 /// The B (beginning) bit of a DATA chunk's flags (§3.3.1).
-pub const FLAG_B: u8 = 0x02;
+pub(crate) const FLAG_B: u8 = 0x02;
 /// The E (ending) bit of a DATA chunk's flags (§3.3.1).
-pub const FLAG_E: u8 = 0x01;
+pub(crate) const FLAG_E: u8 = 0x01;
 
 impl Fragment {
     /// Fragment `index` of `count` (counting from 0); `Whole` when `count` is at most 1.

@@ -29,22 +29,22 @@ use crate::layer::{Encapsulation, Parts, pad_to};
 use crate::names::norm;
 
 /// `packet_length` (RFC 4253 §6) \[bytes\].
-pub const PACKET_LENGTH: usize = 4;
+pub(crate) const PACKET_LENGTH: usize = 4;
 /// `padding_length` (RFC 4253 §6) \[bytes\].
-pub const PADDING_LENGTH: usize = 1;
+pub(crate) const PADDING_LENGTH: usize = 1;
 /// Smallest random padding (RFC 4253 §6) \[bytes\].
-pub const MIN_PADDING: usize = 4;
+pub(crate) const MIN_PADDING: usize = 4;
 /// Smallest alignment (RFC 4253 §6) \[bytes\].
-pub const MIN_ALIGN: usize = 8;
+pub(crate) const MIN_ALIGN: usize = 8;
 /// Largest `packet_length` (uint32, §6) \[bytes\].
 pub const MAX_PACKET_LENGTH: usize = u32::MAX as usize;
 /// Most padding this model adds: 4 plus at most 15 to align (RFC 4253 §6 allows 255) \[bytes\].
 const MAX_PAD: usize = MIN_PADDING + 15;
 /// SSH_MSG_CHANNEL_DATA header: message number, recipient channel, data length
 /// (RFC 4254 §5.2) \[bytes\].
-pub const CHANNEL_DATA_HEADER: usize = 1 + 4 + 4;
+pub(crate) const CHANNEL_DATA_HEADER: usize = 1 + 4 + 4;
 /// AEAD tag of AES-GCM (RFC 5647 §7.3) and chacha20-poly1305@openssh.com \[bytes\].
-pub const AEAD_TAG: usize = 16;
+pub(crate) const AEAD_TAG: usize = 16;
 
 /// SSH cipher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::Result;
 use crate::ecpri::Ecpri;
 use crate::error::Error;
 use crate::esp::{Esp, Mode};
-use crate::ethernet::{self, Count, Ethernet, Vlan};
+use crate::ethernet::{Count, Ethernet, Vlan};
 use crate::geneve::Geneve;
 use crate::ipv4::Ipv4;
 use crate::ipv6::Ipv6;
@@ -264,7 +264,7 @@ pub struct LayerBytes {
     pub counts_against_mtu: bool,
 }
 
-pub use crate::layer::MAX_PAYLOAD;
+pub(crate) use crate::layer::MAX_PAYLOAD;
 
 /// Whether layer `i` of `layers` (lowest first) counts against the link MTU: see
 /// [`Stack::counts_against_mtu`]. `layers` may be the lower part of a stack.
@@ -758,9 +758,6 @@ impl fmt::Display for Stack {
         f.write_str(&texts.join("/"))
     }
 }
-
-/// Ethernet minimum frame without FCS, for callers that pad themselves \[bytes\].
-pub const MIN_CAPTURE_FRAME: usize = ethernet::MIN_FRAME - ethernet::FCS;
 
 #[cfg(test)]
 mod tests {

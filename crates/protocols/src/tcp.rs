@@ -18,7 +18,7 @@ use crate::layer::{Encapsulation, Parts};
 
 /// TCP header without options: ports 2+2, sequence 4, acknowledgment 4, offset/flags 2,
 /// window 2, checksum 2, urgent pointer 2 (RFC 9293 §3.1) \[bytes\].
-pub const HEADER: usize = 2 + 2 + 4 + 4 + 2 + 2 + 2 + 2;
+pub(crate) const HEADER: usize = 2 + 2 + 4 + 4 + 2 + 2 + 2 + 2;
 /// Timestamps option: kind 1, length 1, TSval 4, TSecr 4 (RFC 7323 §3.2), plus two NOPs to
 /// keep the header 32-bit aligned (RFC 7323 Appendix A) \[bytes\].
 pub const TIMESTAMPS: usize = 1 + 1 + 4 + 4 + 2;

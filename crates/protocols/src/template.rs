@@ -7,7 +7,7 @@
 //! after each stamp.
 //!
 //! ```
-//! use protocols::{Stack, emit::Ids, template::Template};
+//! use protocols::{Ids, Stack, Template};
 //!
 //! let st: Stack = "eth/ipv4/udp/esp-tunnel(aes128-gcm-16)/ipv4/udp".parse()?;
 //! let mut t = Template::new(&st, &[0x5a; 100], &Ids::default())?;

@@ -34,7 +34,7 @@ use crate::names::norm;
 pub const TLS_HEADER: usize = 1 + 2 + 2;
 /// DTLS 1.2 record header: type, version, epoch, sequence number, length (RFC 6347 §4.1)
 /// \[bytes\].
-pub const DTLS12_HEADER: usize = 1 + 2 + 2 + 6 + 2;
+pub(crate) const DTLS12_HEADER: usize = 1 + 2 + 2 + 6 + 2;
 /// Inner content type of TLS 1.3 / DTLS 1.3 (RFC 8446 §5.2, RFC 9147 §4) \[bytes\].
 pub const INNER_TYPE: usize = 1;
 /// Largest plaintext fragment of one record, 2^14 (RFC 8446 §5.1, RFC 5246 §6.2.1) \[bytes\].
@@ -43,13 +43,13 @@ pub const MAX_FRAGMENT: usize = 1 << 14;
 /// (RFC 8439 §2.8) \[bytes\].
 pub const TAG: usize = 16;
 /// AEAD tag of AES-CCM-8 (RFC 6655 §3) \[bytes\].
-pub const TAG_CCM8: usize = 8;
+pub(crate) const TAG_CCM8: usize = 8;
 /// TLS 1.2 explicit nonce of AES-GCM (RFC 5288 §3) and AES-CCM (RFC 6655 §3) \[bytes\].
-pub const EXPLICIT_NONCE: usize = 8;
+pub(crate) const EXPLICIT_NONCE: usize = 8;
 /// AES block: the CBC record IV and padding block (RFC 5246 §6.2.3.2) \[bytes\].
 pub use crate::esp::AES_BLOCK;
 /// CBC `padding_length` byte (RFC 5246 §6.2.3.2) \[bytes\].
-pub const PADDING_LENGTH: usize = 1;
+pub(crate) const PADDING_LENGTH: usize = 1;
 
 /// Record protection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

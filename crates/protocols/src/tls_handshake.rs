@@ -24,13 +24,13 @@ use crate::ikev2::Auth;
 use crate::names::norm;
 
 /// Handshake message header: type 1, length 3 (§4) \[bytes\].
-pub const HS_HEADER: usize = 1 + 3;
+pub(crate) const HS_HEADER: usize = 1 + 3;
 /// Extension header: type 2, length 2 (§4.2) \[bytes\].
-pub const EXT_HEADER: usize = 2 + 2;
+pub(crate) const EXT_HEADER: usize = 2 + 2;
 /// Record header: type 1, version 2, length 2 (§5.1) \[bytes\].
-pub const RECORD_HEADER: usize = 1 + 2 + 2;
+pub(crate) const RECORD_HEADER: usize = 1 + 2 + 2;
 /// Protected record overhead with AES-GCM: header 5 + content type 1 + tag 16 (§5.2) \[bytes\].
-pub const PROTECTED_RECORD: usize = RECORD_HEADER + 1 + 16;
+pub(crate) const PROTECTED_RECORD: usize = RECORD_HEADER + 1 + 16;
 /// Largest record plaintext (§5.1) \[bytes\].
 pub const MAX_FRAGMENT: usize = 1 << 14;
 /// Largest value of a 24-bit length: a handshake message body (§4), the `certificate_list` and
@@ -38,22 +38,22 @@ pub const MAX_FRAGMENT: usize = 1 << 14;
 pub const MAX_UINT24: usize = (1 << 24) - 1;
 /// One CertificateEntry around its `cert_data`: cert_data length 3, extensions length 2
 /// (§4.4.2) \[bytes\].
-pub const CERT_ENTRY: usize = 3 + 2;
+pub(crate) const CERT_ENTRY: usize = 3 + 2;
 /// The longest certificate chain a Certificate message can carry: each entry takes at least
 /// `CERT_ENTRY` + 1 bytes (`cert_data<1..2^24-1>`) of the 24-bit `certificate_list`
 /// (2,796,202) \[certificates\].
 pub const MAX_CHAIN: usize = MAX_UINT24 / (CERT_ENTRY + 1);
 /// ChangeCipherSpec record for middlebox compatibility (§D.4) \[bytes\].
-pub const CCS_RECORD: usize = RECORD_HEADER + 1;
+pub(crate) const CCS_RECORD: usize = RECORD_HEADER + 1;
 /// Finished verify_data with SHA-256 (§4.4.4) \[bytes\].
-pub const FINISHED: usize = 32;
+pub(crate) const FINISHED: usize = 32;
 /// TCP header with the timestamps option (RFC 9293, RFC 7323) \[bytes\].
-pub const TCP_HEADER: usize = 20 + 12;
+pub(crate) const TCP_HEADER: usize = 20 + 12;
 /// Initial congestion window (RFC 6928) \[segments\].
-pub const INITCWND: usize = 10;
+pub(crate) const INITCWND: usize = 10;
 
 /// Key-share groups and their (client, server) share sizes.
-pub const GROUPS: &[(&str, usize, usize, &str)] = &[
+pub(crate) const GROUPS: &[(&str, usize, usize, &str)] = &[
     ("x25519", 32, 32, "RFC 8446 §4.2.8.2"),
     (
         "secp256r1",

@@ -5,8 +5,9 @@
 
 use protocols::esp::{Esp, MAX_TFC, Mode};
 use protocols::ikev2::{self, Auth, Config, MAX_FRAGMENTS};
-use protocols::stack::MAX_PAYLOAD;
-use protocols::{Encapsulation, Layer, SplitPolicy, Stack, fragment, tls_handshake};
+use protocols::{
+    Encapsulation, Layer, MAX_PAYLOAD, SplitPolicy, Stack, split_payload, tls_handshake,
+};
 
 fn refused(stack: &str) -> String {
     Stack::parse(stack)
@@ -86,9 +87,9 @@ fn huge_payloads_are_errors() {
     }
     assert_eq!(s.wire_len(MAX_PAYLOAD).unwrap(), MAX_PAYLOAD + 14);
     // eth counts nothing against the MTU: an MTU of 1 carries one byte a frame.
-    let e = fragment::split_payload(&s, MAX_PAYLOAD, 1, SplitPolicy::Greedy).unwrap_err();
+    let e = split_payload(&s, MAX_PAYLOAD, 1, SplitPolicy::Greedy).unwrap_err();
     assert!(e.to_string().contains("1048576 frames"), "{e}");
-    let ok = fragment::split_payload(&s, 1 << 20, 1, SplitPolicy::Greedy).unwrap();
+    let ok = split_payload(&s, 1 << 20, 1, SplitPolicy::Greedy).unwrap();
     assert_eq!(ok.len(), 1 << 20);
 }
 

@@ -5,7 +5,7 @@
 //! inputs are out of range.
 //!
 //! ```
-//! use sim_core::analytic::MM1;
+//! use sim_core::MM1;
 //! let q = MM1::new(0.9e6, 1e6).unwrap(); // 0.9 packets/us into a 1 us server
 //! assert!((q.sojourn() - 10e-6).abs() < 1e-15);
 //! ```
@@ -177,11 +177,6 @@ impl MG1 {
     }
 }
 
-/// 000 Eq. 1 at one node: `D_total = D_que + D_prop + D_trans + D_proc` \[s\].
-pub fn eq1_total(que: f64, prop: f64, trans: f64, proc: f64) -> f64 {
-    que + prop + trans + proc
-}
-
 /// The added queueing delay of a per-packet overhead, derived in consistent units.
 ///
 /// A link of `link_bps` serves packets of `packet_bytes` (plaintext) as an M/M/1 queue: the
@@ -243,8 +238,9 @@ impl OverheadQueueing {
 
 /// The papers' expression `1/(mu - (lambda + eps)) - 1/(mu - lambda)`, evaluated literally with
 /// `mu`, `lambda` in bit/s and `eps` in bits, as printed in 000 §2.3. Its "unit" is s/bit, not s;
-/// kept only to show what the printed formula gives.
-pub fn papers_delta_que_literal(mu_bps: f64, lambda_bps: f64, eps_bits: f64) -> f64 {
+/// kept only to show what the printed formula gives (in the tests).
+#[cfg(test)]
+fn papers_delta_que_literal(mu_bps: f64, lambda_bps: f64, eps_bits: f64) -> f64 {
     1.0 / (mu_bps - (lambda_bps + eps_bits)) - 1.0 / (mu_bps - lambda_bps)
 }
 

@@ -6,9 +6,9 @@
 //! papers' Eq. 1 — queueing, propagation, transmission and processing.
 //!
 //! ```
-//! use sim_core::engine::Simulation;
-//! use sim_core::network::*;
-//! use sim_core::time::SimDuration;
+//! use sim_core::{
+//!     FlowConfig, Network, NodeConfig, Service, SimDuration, Simulation, SizeDist, Source, Stop,
+//! };
 //!
 //! // The reference M/M/1: Poisson arrivals at 0.9/us into a 1 us exponential server.
 //! let net = Network {
@@ -32,28 +32,52 @@
 //! # Ok::<(), sim_core::NetworkError>(())
 //! ```
 //!
-//! Modules: [`time`] (integer picoseconds and the transmission-time rounding rule), [`queue`]
-//! (the event queue and its same-time order), [`rng`] (per-component random streams),
-//! [`network`] (the engine's input), [`engine`] (the event loop, and [`engine::Simulation`],
-//! the one way to run it: replications, threads, detail, progress and an observer are its
-//! options), [`stats`] (streaming statistics, the Eq. 1 [`stats::Components`] and the node
-//! [`stats::Role`]s, confidence intervals), [`analytic`] (closed-form queueing results),
-//! [`progress`] (how far a run has got). The engine checks its input itself:
-//! [`network::Network::validate`], called by every way of running, returns a
-//! [`NetworkError`].
+//! The face: every module is private and the root re-exports what other crates use.
+//! - The engine's input ([`Network`] of [`NodeConfig`]s, [`LinkConfig`]s, [`FlowConfig`]s
+//!   with their [`Source`]s, [`HostConfig`]s and a [`Stop`]), checked by
+//!   [`Network::validate`], which every way of running calls and which returns a
+//!   [`NetworkError`].
+//! - The one way to run it, [`Simulation`] (replications, threads, [`Detail`], [`Progress`]
+//!   and an [`Observer`] are its options), and what a run returns: [`RunStats`] of
+//!   [`FlowStats`], [`NodeStats`] and [`LinkDirStats`], the Eq. 1 [`Components`], the node
+//!   [`Role`]s, [`DelayHist`] and [`mean_ci`]'s [`ConfidenceInterval`].
+//! - Time in integer picoseconds ([`SimDuration`], [`SimTime`], [`DataRate`] and the
+//!   transmission-time rounding rule), per-component random [`Stream`]s, and closed-form
+//!   queueing results ([`MM1`], [`MM1K`], [`MMc`], [`MG1`], [`OverheadQueueing`]).
+//!
+//! Inside, `network` is the input, `engine` the event loop, `queue` the event queue and its
+//! same-time order, `stats` the streaming statistics, `time`, `rng`, `analytic` and
+//! `progress` what their names say.
 
-pub mod analytic;
-pub mod engine;
+mod analytic;
+mod engine;
 mod error;
-pub mod network;
-pub mod progress;
-pub mod queue;
-pub mod rng;
+mod network;
+mod progress;
+mod queue;
+mod rng;
 mod slots;
-pub mod stats;
+mod stats;
 mod tally;
-pub mod time;
+mod time;
 mod validate;
 
+pub use analytic::{MG1, MM1, MM1K, MMc, OverheadQueueing};
+pub use engine::{
+    Detail, Engine, NoObserver, Observer, PacketKind, PacketRecord, RunStats, Simulation,
+    WirePoint, WireRecord,
+};
 pub use error::NetworkError;
-pub use network::MAX_WINDOW_FRAMES;
+pub use network::{
+    Direction, EthernetLine, FlowConfig, HandshakeExchange, HostConfig, JobPriority, LineBytes,
+    LineFraming, LinkConfig, LinkIndex, MAX_STEP_PS, MAX_TIME_PS, MAX_WINDOW_FRAMES, Network,
+    NodeConfig, NodeId, Retransmit, Service, SizeDist, Source, Stop, TraceRecord,
+    UNLIMITED_SERVERS,
+};
+pub use progress::Progress;
+pub use rng::Stream;
+pub use stats::{
+    Components, ConfidenceInterval, DelayHist, DirStats, DistSummary, FlowStats, HopSums,
+    LinkDirStats, NodeStats, Precision, Role, mean_ci,
+};
+pub use time::{DEFAULT_PROPAGATION_SPEED, DataRate, SimDuration, SimTime, propagation_delay};

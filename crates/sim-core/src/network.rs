@@ -121,8 +121,8 @@ pub struct Stop {
 /// setters, one per field; the fields stay public to read, and to change after building.
 ///
 /// ```
-/// use sim_core::network::{NodeConfig, Service};
-/// use sim_core::time::SimDuration;
+/// use sim_core::{NodeConfig, Service};
+/// use sim_core::SimDuration;
 ///
 /// // Two cores of 1 us each, 8 packets at most, 3 us of fixed latency after the CPU.
 /// let node = NodeConfig::new("gw", Service::Exponential { mean_ps: 1e6 })

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Events between two reports of one replication: a power of two, so the check in the event
 /// loop is a mask. At tens of millions of events a second, a report every few milliseconds.
-pub const REPORT_EVERY: u64 = 1 << 16;
+pub(crate) const REPORT_EVERY: u64 = 1 << 16;
 
 /// Simulated time and source packets, summed over the replications of a run; read with
 /// [`Progress::simulated_ps`] and [`Progress::packets`] while the run goes on. Results never

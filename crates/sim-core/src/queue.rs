@@ -51,10 +51,9 @@ use crate::time::SimTime;
 
 use radix::Radix;
 use window::Window;
-pub use window::{NEAR, WINDOW};
 
 /// Most events held in the binary heap; one more moves them all into the radix heap.
-pub const SMALL: usize = 64;
+pub(crate) const SMALL: usize = 64;
 
 /// A pending event in the binary heap: its time, its insertion number and the payload, ordered
 /// by `(time, seq)` (two `u64`s compare faster than one `u128`, and the entry is smaller).
@@ -105,7 +104,7 @@ fn entry<E>((key, event): (u128, E)) -> Reverse<Entry<E>> {
 /// the module docs): the event leaves no sooner than [`WINDOW`] - 1 pops after the pop that
 /// pulled it, and meanwhile it may be overtaken only by events pushed later. A hint of what
 /// comes soon, never of the order; `()` ignores it.
-pub trait Lookahead<E> {
+pub(crate) trait Lookahead<E> {
     /// `event`, due at `time`, was just pulled into the window.
     fn pulled(&mut self, time: SimTime, event: &E);
 }
@@ -119,7 +118,7 @@ impl<E> Lookahead<E> for () {
 ///
 /// `push` and `pop` are O(log n) on at most [`SMALL`] pending events and amortised O(1) beyond.
 #[derive(Debug)]
-pub struct EventQueue<E> {
+pub(crate) struct EventQueue<E> {
     /// While few events are pending (`radix_mode` false), all of them.
     small: BinaryHeap<Reverse<Entry<E>>>,
     /// While many are pending, the earliest of them, in front of `radix`.
@@ -134,7 +133,7 @@ pub struct EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for about `capacity` pending events before it reallocates.
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         EventQueue {
             small: BinaryHeap::with_capacity(SMALL.saturating_add(1)),
             window: Window::new(),
@@ -151,7 +150,7 @@ impl<E: Copy> EventQueue<E> {
     ///
     /// If `time` is earlier than the time of the last event popped (the queue is monotone).
     #[inline(always)]
-    pub fn push(&mut self, time: SimTime, event: E) {
+    pub(crate) fn push(&mut self, time: SimTime, event: E) {
         let e = Entry {
             time: time.0,
             seq: self.seq,
@@ -178,14 +177,15 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event.
+    #[cfg(test)]
     #[inline(always)]
-    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+    pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
         self.pop_with(&mut ())
     }
 
     /// [`EventQueue::pop`], telling `ahead` of the events pulled into the window meanwhile.
     #[inline(always)]
-    pub fn pop_with<L: Lookahead<E>>(&mut self, ahead: &mut L) -> Option<(SimTime, E)> {
+    pub(crate) fn pop_with<L: Lookahead<E>>(&mut self, ahead: &mut L) -> Option<(SimTime, E)> {
         if self.radix_mode {
             return self.pop_large(ahead);
         }
@@ -226,7 +226,7 @@ impl<E: Copy> EventQueue<E> {
     /// it (always, except before the first pop after many became pending); while few, the
     /// next one.
     #[inline]
-    pub fn peek(&self) -> Option<(SimTime, &E)> {
+    pub(crate) fn peek(&self) -> Option<(SimTime, &E)> {
         if self.radix_mode {
             self.window
                 .front()
@@ -241,12 +241,13 @@ impl<E: Copy> EventQueue<E> {
     /// Whether many events are pending: more than [`SMALL`] since fewer than [`SMALL`] / 4
     /// were (the radix heap and the window are in use, and a [`Lookahead`] hears of pulls).
     #[inline]
-    pub fn is_large(&self) -> bool {
+    pub(crate) fn is_large(&self) -> bool {
         self.radix_mode
     }
 
     /// Number of pending events.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         if self.radix_mode {
             self.radix.len.saturating_add(self.window.len())
         } else {
@@ -255,7 +256,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Whether no event is pending.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
@@ -269,6 +271,7 @@ fn scheduled_in_the_past(time_ps: u64, last_ps: u64) -> ! {
 
 #[cfg(test)]
 mod tests {
+    use super::window::{NEAR, WINDOW};
     use super::*;
     use crate::rng::Stream;
     use std::cmp::Reverse;

@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// FNV-1a, 64 bit: a stable hash of a component name (independent of Rust's `Hash`, which is not
 /// guaranteed stable across releases).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= b as u64;

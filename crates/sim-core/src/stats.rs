@@ -13,10 +13,6 @@ use crate::slots::Layout;
 use crate::tally::Bump;
 use crate::time::PS_PER_NS;
 
-/// The names of the four delay components of 000 Eq. 1, in [`Components::to_array`] order:
-/// queueing, propagation, transmission, processing.
-pub const COMPONENTS: [&str; 4] = ["queueing", "propagation", "transmission", "processing"];
-
 /// The four delay components of the papers' Eq. 1 (000 §2.3, 001 §V-A):
 /// `D_total = D_que + D_prop + D_trans + D_proc`. `T` is `u64` for one packet \[ps\] and `u128`
 /// for sums over many packets \[ps\].
@@ -34,7 +30,7 @@ pub struct Components<T> {
 }
 
 impl<T: Copy> Components<T> {
-    /// The components in [`COMPONENTS`] order.
+    /// The components in order: queueing, propagation, transmission, processing.
     #[inline]
     pub fn to_array(self) -> [T; 4] {
         [
@@ -125,7 +121,7 @@ impl Role {
         self as usize
     }
 
-    /// The role's name, as in [`ROLES`].
+    /// The role's name: `originate`, `terminate` or `transit`.
     pub const fn name(self) -> &'static str {
         ROLES[self as usize]
     }
@@ -648,7 +644,7 @@ pub struct NodeStats {
 }
 
 /// The names of the [`Role`]s, in the order of the `*_by_role` arrays.
-pub const ROLES: [&str; 3] = ["originate", "terminate", "transit"];
+pub(crate) const ROLES: [&str; 3] = ["originate", "terminate", "transit"];
 
 /// Statistics of one direction of a link.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -682,7 +678,7 @@ pub struct ConfidenceInterval {
 /// fewer than two samples.
 ///
 /// ```
-/// let ci = sim_core::stats::mean_ci(&[9.0, 10.0, 11.0], 0.95).unwrap();
+/// let ci = sim_core::mean_ci(&[9.0, 10.0, 11.0], 0.95).unwrap();
 /// assert!(ci.low < 10.0 && ci.high > 10.0);
 /// ```
 pub fn mean_ci(samples: &[f64], level: f64) -> Option<ConfidenceInterval> {

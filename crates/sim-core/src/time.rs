@@ -16,13 +16,11 @@ use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
 /// Picoseconds in one nanosecond.
-pub const PS_PER_NS: u64 = 1_000;
+pub(crate) const PS_PER_NS: u64 = 1_000;
 /// Picoseconds in one microsecond.
-pub const PS_PER_US: u64 = 1_000_000;
-/// Picoseconds in one millisecond.
-pub const PS_PER_MS: u64 = 1_000_000_000;
+pub(crate) const PS_PER_US: u64 = 1_000_000;
 /// Picoseconds in one second.
-pub const PS_PER_S: u64 = 1_000_000_000_000;
+pub(crate) const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// An instant of simulated time [ps since the start of the run].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -165,7 +163,7 @@ impl DataRate {
     /// Time to put `bytes` on the wire at this rate: `ceil(bytes * 8 * 10^12 / bps)` ps.
     ///
     /// ```
-    /// use sim_core::time::DataRate;
+    /// use sim_core::DataRate;
     /// let ten_g = DataRate::from_bps(10_000_000_000).unwrap();
     /// assert_eq!(ten_g.tx_time(62).as_ps(), 49_600); // 000 Table 2: 0.0496 us
     /// ```

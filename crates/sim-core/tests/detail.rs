@@ -1,8 +1,6 @@
 //! `engine::Detail` (issue 13): what a run keeps beyond counts and sums changes nothing else.
 
-use sim_core::engine::{Detail, PacketRecord, RunStats, Simulation};
-use sim_core::network::*;
-use sim_core::time::{DataRate, SimDuration, propagation_delay};
+use sim_core::*;
 
 /// A gateway between a sensor and a collector, 1 Gb/s into 100 Mb/s, short queues: Poisson
 /// data that drops at the slow link and a ping flow that travels both ways.
@@ -132,7 +130,6 @@ fn a_listed_flow_stays_exact() {
         hops: false,
     };
     let (stats, _) = run(&net, &detail);
-    use sim_core::stats::Precision;
     assert_eq!(stats.flows[0].forward.delay.precision(), Precision::Coarse);
     assert_eq!(stats.flows[1].forward.delay.precision(), Precision::Exact);
     assert_eq!(stats.flows[1].rtt.precision(), Precision::Exact);

@@ -1,10 +1,6 @@
 //! The engine against queueing theory, Eq. 1 accounting, and determinism (issue 2).
 
-use sim_core::analytic::{MG1, MM1, MM1K, MMc};
-use sim_core::engine::{PacketRecord, Simulation};
-use sim_core::network::*;
-use sim_core::stats::mean_ci;
-use sim_core::time::{DataRate, SimDuration};
+use sim_core::*;
 
 const US: f64 = 1e6; // ps per us
 
@@ -162,7 +158,7 @@ fn four_hop() -> Network {
         a,
         b,
         rate: DataRate::from_bps(gbps * 1_000_000_000).unwrap(),
-        propagation: sim_core::time::propagation_delay(metres, 2e8).unwrap(),
+        propagation: sim_core::propagation_delay(metres, 2e8).unwrap(),
         mtu: Some(9000),
         queue_capacity: Some(20),
         loss: 0.0,
@@ -855,7 +851,7 @@ fn a_retransmitted_request_is_not_processed_twice() {
     assert_eq!(with.nodes[1].busy_ps, 1000 * 300 * 1_000_000);
     assert_eq!(with.nodes[1].busy_ps, without.nodes[1].busy_ps);
     // The last request's work ends at 300 ms after its arrival, with or without copies queued.
-    let last = |r: &sim_core::engine::RunStats| r.flows[0].handshake.summary().max_ns;
+    let last = |r: &sim_core::RunStats| r.flows[0].handshake.summary().max_ns;
     assert!(
         last(&with) >= last(&without),
         "{} {}",
@@ -974,7 +970,7 @@ fn a_high_class_job_jumps_the_daemons_queue() {
     );
     assert_eq!((us(f.min_ns), us(f.max_ns)), (1100.0, 2000.0));
     assert_eq!((us(o.min_ns), us(o.max_ns)), (300.0, 2000.0));
-    let first = |r: &sim_core::engine::RunStats| us(r.flows[0].exchanges[0].summary().max_ns);
+    let first = |r: &sim_core::RunStats| us(r.flows[0].exchanges[0].summary().max_ns);
     assert_eq!((first(&fifo), first(&ordered)), (1000.0, 1800.0));
 }
 
@@ -1015,8 +1011,6 @@ fn an_invalid_network_is_an_error_not_a_panic() {
 /// otherwise, and the run itself (counts, means) does not depend on the choice.
 #[test]
 fn detail_picks_histogram_precision_and_changes_no_count() {
-    use sim_core::engine::Detail;
-    use sim_core::stats::Precision;
     let mut net = single_node(Service::Exponential { mean_ps: US }, 0.5, None, 1, 20_000);
     let mut second = net.flows[0].clone();
     second.name = "second".into();
@@ -1276,7 +1270,6 @@ fn a_source_firing_that_creates_nothing_does_not_extend_the_run() {
 /// the run's results are those of an unobserved run.
 #[test]
 fn wire_observer_sees_each_packet_at_both_points() {
-    use sim_core::engine::{Detail, Observer, WirePoint, WireRecord};
     /// Sent, delivered, bytes delivered, first and last delivery \[ps\].
     type Counts = (u64, u64, u64, Option<u64>, u64);
     #[derive(Default)]
@@ -1452,7 +1445,7 @@ fn a_host_per_node_changes_nothing() {
 /// two threads alone on a four-core host is an M/M/2, inside the 99% CI of 10 replications.
 #[test]
 fn thread_limits_on_a_host_cap_each_node() {
-    let delays = |r: &sim_core::engine::RunStats| -> Vec<String> {
+    let delays = |r: &sim_core::RunStats| -> Vec<String> {
         r.flows
             .iter()
             .map(|f| format!("{:?}", f.forward.delay))

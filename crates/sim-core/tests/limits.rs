@@ -3,10 +3,7 @@
 //! `NetworkError::ClockOverflow` instead of wrapping `now + x` (which made a larger cost give a
 //! lower delay, or panicked in a debug build).
 
-use sim_core::NetworkError;
-use sim_core::engine::Simulation;
-use sim_core::network::*;
-use sim_core::time::SimDuration;
+use sim_core::*;
 
 /// One node serving every packet in `service_ps`; `count` packets arrive `interval_ps` apart.
 fn queue_behind(service_ps: u64, interval_ps: u64, count: u64) -> Network {

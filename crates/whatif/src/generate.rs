@@ -47,7 +47,7 @@ use model::file::{
 use model::oran::{FRONTHAUL_MODES, interface_stack};
 use model::scenario::{Scenario, ScenarioBuilder, expand};
 
-pub use model::scenario::MAX_GENERATED_NODES;
+use model::scenario::MAX_GENERATED_NODES;
 
 /// An Open Fronthaul deployment: `dus` O-DUs, each joined to its `rus_per_du` O-RUs through a
 /// chain of `switches` switches (the last one fans out to the O-RUs; with no switch, each O-RU

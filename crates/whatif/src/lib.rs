@@ -13,6 +13,11 @@
 //! CLI, the printer and the `evidence` crate, which judges the model with scenarios generated
 //! here.
 
+// The face: three namespaces, one per what-if, each with private rooms and its chosen items
+// re-exported (`plan::kex`, `sweep::Sweep`, `generate::Shape`). They stay namespaces because
+// their names read with them: `plan::kex`, `plan::fronthaul` and `plan::interface` are the three
+// plans (functions named for the question), `sweep::parse_set` and `sweep::Journal` are a
+// sweep's, `generate::Shape` and `generate::Placement` a generated deployment's.
 mod flag_keys;
 pub mod generate;
 pub mod plan;

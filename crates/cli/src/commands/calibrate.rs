@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use crypto_bench::calibrate::{self, Config, Implementation};
+use crypto_bench::{Config, Implementation};
 use profile::Term;
 
 use crate::output::{StatusLine, check_writable, write_atomic};
@@ -121,7 +121,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
 
     // Progress for a person watching; a log gets the summary only.
     let status = StatusLine::new("measuring ");
-    let cal = calibrate::run(&config, &mut |what| status.show(what)).map_err(|e| {
+    let cal = crypto_bench::run(&config, &mut |what| status.show(what)).map_err(|e| {
         let flag = match e {
             crypto_bench::BenchError::NothingSelected { .. } => "--only",
             _ => "calibration failed",
@@ -184,7 +184,7 @@ fn import_openssl(
     let io = if args.measure_io {
         let status = StatusLine::new("measuring ");
         status.show("per-packet I/O (loopback UDP)");
-        let io = crypto_bench::io::udp_loopback(11)
+        let io = crypto_bench::udp_loopback(11)
             .context("--measure-io: cannot measure loopback UDP on this machine")?;
         status.clear();
         Some(io)
@@ -225,8 +225,8 @@ fn run_implementation(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::R
         false,
         Some(&partial),
     )?;
-    let io = crypto_bench::io::udp_loopback(11)
-        .context("cannot measure loopback UDP on this machine")?;
+    let io =
+        crypto_bench::udp_loopback(11).context("cannot measure loopback UDP on this machine")?;
     let file = super::validate::strongswan_profile(&m, &ops, &origin, name, Some(io))
         .map_err(|e| keep_measurements(e, out, args, &m))?;
     let toml = profile::to_toml_string(&file)?;
@@ -280,8 +280,8 @@ fn keep_measurements<M: serde::Serialize>(
 /// I/O cost, and the TLS terms.
 fn run_tls(name: &str, out: &Path, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let (m, origin) = super::validate::tls_measurements(args.measurements.as_deref(), false)?;
-    let io = crypto_bench::io::udp_loopback(11)
-        .context("cannot measure loopback UDP on this machine")?;
+    let io =
+        crypto_bench::udp_loopback(11).context("cannot measure loopback UDP on this machine")?;
     let opts = crypto_bench::openssl::ImportOptions {
         cores: Some(m.host_cores.max(1)),
         io: Some(io),

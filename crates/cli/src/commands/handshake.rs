@@ -317,7 +317,7 @@ fn write_capture(cfg: &Config, path: &std::path::Path) -> anyhow::Result<()> {
         );
     }
     let keys = live::ike::IkeKeys::test(cfg.cipher);
-    let mut datagrams = ikev2::emit::datagrams(cfg, &h)?;
+    let mut datagrams = ikev2::datagrams(cfg, &h)?;
     let mut iface = Interface::new("ike", LinkType::Ethernet);
     iface.description = Some(
         "oransim handshake: initiator 192.0.2.1 / 2001:db8::1, responder 192.0.2.2 / 2001:db8::2"
@@ -327,7 +327,7 @@ fn write_capture(cfg: &Config, path: &std::path::Path) -> anyhow::Result<()> {
     let mut time_ns = 0u64;
     for (n, d) in datagrams.iter_mut().enumerate() {
         live::ike::seal(&keys, d, n as u64 + 1)?;
-        for f in ikev2::emit::frames(cfg, d)? {
+        for f in ikev2::frames(cfg, d)? {
             w.packet(0, time_ns, &f, f.len())?;
             time_ns += 1;
         }
@@ -370,7 +370,7 @@ impl From<printer::Error> for HandshakeError {
 /// The flag (or flags) whose value a protocol error is about, so the error names it: read from
 /// the input the error carries ([`protocols::Error::input`]), never from its words.
 fn flag_of(e: &protocols::Error) -> &'static str {
-    use protocols::error::Input;
+    use protocols::Input;
     match e.input() {
         Some(Input::Mtu) => "--mtu",
         Some(Input::IkeCipher) => "--cipher",

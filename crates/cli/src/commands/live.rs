@@ -543,7 +543,7 @@ fn esp_sa(capture: &live::capture::Capture) -> Option<String> {
     let mut rows: Vec<String> = Vec::new();
     for s in capture.streams() {
         for &(seed, client_seals) in &s.sas {
-            let Some(k) = live::protect::esp_sa_keys(s.protection, seed) else {
+            let Some(k) = live::esp_sa_keys(s.protection, seed) else {
                 continue;
             };
             let (src, dst) = if client_seals {
@@ -600,7 +600,7 @@ fn report_misses(v: &accuracy::Verdict) {
 /// implementation the live packets are sealed with) for `--compare` when no profile is given:
 /// `oransim calibrate` restricted to those suites, full mode (about 2 s for all four) or quick.
 fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<HostProfile> {
-    use crypto_bench::calibrate::{self, Config};
+    use crypto_bench::Config;
     use protocols::Suite;
     let mut suites: Vec<Suite> = Vec::new();
     for s in protections.iter().filter_map(|p| p.suite()) {
@@ -620,7 +620,7 @@ fn calibrate_now(protections: &[Protection], quick: bool) -> anyhow::Result<Host
     config.only = suites.iter().map(Suite::to_string).collect();
     config.raw_samples_file = None;
     let status = crate::output::StatusLine::new("calibrating this host for --compare: ");
-    let cal = calibrate::run(&config, &mut |what| status.show(what)).context(
+    let cal = crypto_bench::run(&config, &mut |what| status.show(what)).context(
         "measuring this host's ciphers for --compare (or pass a profile with --profile FILE)",
     )?;
     status.clear();

@@ -8,8 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use printer::overhead::{Split, StackOutput};
-use protocols::fragment::{self, IpsecFragmentation, SplitPolicy};
-use protocols::{Layer, Stack, catalogue, ipv6};
+use protocols::{IpsecFragmentation, Layer, SplitPolicy, Stack, catalogue, ipv6};
 
 /// Output format of `overhead` and `handshake`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -118,11 +117,11 @@ pub(crate) fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
         let split = if args.mtu.is_empty() {
             None
         } else {
-            let mtu = fragment::path_mtu(&args.mtu).context("--mtu")?;
+            let mtu = protocols::path_mtu(&args.mtu).context("--mtu")?;
             let (method, frames) = if args.ip_fragment {
                 (
                     "ip-fragment".to_string(),
-                    fragment::ip_fragments(&stack, args.payload, mtu)
+                    protocols::ip_fragments(&stack, args.payload, mtu)
                         .map_err(|e| split_error(e, "--ip-fragment"))?,
                 )
             } else if let Some(when) = args.ipsec_fragment {
@@ -135,14 +134,14 @@ pub(crate) fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
                             "after"
                         }
                     ),
-                    fragment::ipsec_fragments(&stack, args.payload, mtu, when)
+                    protocols::ipsec_fragments(&stack, args.payload, mtu, when)
                         .map_err(|e| split_error(e, "--ipsec-fragment"))?,
                 )
             } else {
                 let policy = args.policy;
                 (
                     format!("split-{policy}"),
-                    fragment::split_payload(&stack, args.payload, mtu, policy)
+                    protocols::split_payload(&stack, args.payload, mtu, policy)
                         .map_err(|e| split_error(e, "--policy"))?,
                 )
             };
@@ -173,7 +172,7 @@ pub(crate) fn execute(args: &OverheadArgs) -> anyhow::Result<ExitCode> {
 /// `--pcap FILE`: the capture and its key files, written together ([`crate::output::write_set`]:
 /// every target checked first, none replaced unless all can be); says on stderr what it wrote.
 fn write_capture(path: &Path, stack: &Stack, payloads: &[usize]) -> anyhow::Result<()> {
-    let capture = live::protect::frames::overhead(stack, payloads).context("--pcap")?;
+    let capture = live::frames::overhead(stack, payloads).context("--pcap")?;
     let pcap = printer::capture::pcapng(
         format!("oransim overhead --stack {stack}"),
         capture.ethernet,

@@ -110,17 +110,16 @@ fn merge(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let add_refs: Vec<&profile::Profile> = adds.iter().collect();
     // The flag a refusal is about, from the error's own data.
-    let merged =
-        profile::merge::merge(&base, &add_refs, &args.replace, &name, args.note.as_deref())
-            .map_err(|e| match &e {
-                ProfileError::MergeOpInBoth {
-                    other_is_base: true,
-                    op,
-                    ..
-                } => anyhow::anyhow!("{e} (`--replace {op}`)"),
-                ProfileError::MergeReplaceUnused { .. } => anyhow::anyhow!("--replace: {e}"),
-                _ => anyhow::Error::new(e),
-            })?;
+    let merged = profile::merge(&base, &add_refs, &args.replace, &name, args.note.as_deref())
+        .map_err(|e| match &e {
+            ProfileError::MergeOpInBoth {
+                other_is_base: true,
+                op,
+                ..
+            } => anyhow::anyhow!("{e} (`--replace {op}`)"),
+            ProfileError::MergeReplaceUnused { .. } => anyhow::anyhow!("--replace: {e}"),
+            _ => anyhow::Error::new(e),
+        })?;
     let origin = args.out.display().to_string();
     let text = profile::to_toml_string(&merged.file)?;
     // Validated before anything is written: a profile that would not load is never on disk.

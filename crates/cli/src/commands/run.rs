@@ -120,7 +120,7 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // file is named here.
     let reps = opts.replications.unwrap_or(scenario.replications);
     let goal = RunGoal::of(&scenario.network, reps);
-    let progress = sim_core::progress::Progress::new();
+    let progress = sim_core::Progress::new();
     let report = match &args.pcap {
         None => watch_run(args.progress, goal, &progress, || {
             model::run_watched(&scenario, &opts, Some(&progress))
@@ -160,7 +160,7 @@ fn run_captured(
     opts: &model::RunOptions,
     path: &std::path::Path,
     goal: Option<RunGoal>,
-    progress: &sim_core::progress::Progress,
+    progress: &sim_core::Progress,
 ) -> anyhow::Result<model::Report> {
     let flows = crate::capture::flows(scenario, &args.pcap_flow)?;
     let seed = opts.seed.unwrap_or(scenario.seed);

@@ -273,8 +273,8 @@ pub(crate) fn strongswan_profile(
     ops: &strongswan::OpensslCosts,
     origin: &str,
     name: &str,
-    io: Option<crypto_bench::io::LoopbackIo>,
-) -> anyhow::Result<profile::file::ProfileFile> {
+    io: Option<crypto_bench::LoopbackIo>,
+) -> anyhow::Result<profile::ProfileFile> {
     let speed = m.speed().unwrap_or_default();
     let opts = crypto_bench::openssl::ImportOptions {
         cores: Some(m.cpus.max(1)),
@@ -422,7 +422,7 @@ fn print(v: &Validation, format: OutFormat) -> anyhow::Result<ExitCode> {
 /// its parent-death SIGTERM, keeps them too); the error names that file.
 ///
 /// The script runs in a process group of its own, so that a terminal's Ctrl-C reaches oransim
-/// only; SIGINT and SIGTERM to oransim are passed on to it ([`live::child::Forwarder`]), oransim
+/// only; SIGINT and SIGTERM to oransim are passed on to it ([`live::Forwarder`]), oransim
 /// waits while its exit trap stops the daemons and removes the namespaces, then ends with
 /// [`Interrupted`] (exit 130 or 143).
 fn run_script(
@@ -442,7 +442,7 @@ fn run_script(
     }
     // Removed however oransim ends (a kill included); the script, sent SIGTERM when oransim
     // ends, stops its daemons and removes its namespaces in its exit trap.
-    let _reaper = live::child::Reaper::new(&dir.0)?;
+    let _reaper = live::Reaper::new(&dir.0)?;
     let out = dir.0.join("measurements.json");
     let partial = match partial_to {
         Some(p) => p.to_path_buf(),
@@ -452,11 +452,11 @@ fn run_script(
     // start counts.
     let started = std::time::SystemTime::now();
     eprintln!("{main}: working in {}", dir.0.display());
-    let forwarder = live::child::Forwarder::new()?;
+    let forwarder = live::Forwarder::new()?;
     let mut bash = Command::new("bash");
     let mut child = {
         use std::os::unix::process::CommandExt as _;
-        live::child::die_with_parent(&mut bash, libc::SIGTERM).process_group(0)
+        live::die_with_parent(&mut bash, libc::SIGTERM).process_group(0)
     }
     .arg(dir.0.join(main))
     .arg("--out")
@@ -540,7 +540,7 @@ impl std::fmt::Display for Interrupted {
         write!(
             f,
             "interrupted by {}: {} stopped ({}), its daemons, namespaces and temporary files removed; ",
-            live::child::signal_name(self.signal),
+            live::signal_name(self.signal),
             self.script,
             self.status
         )?;

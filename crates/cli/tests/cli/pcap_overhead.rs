@@ -12,10 +12,10 @@ use crate::common::{PI_ERROR, TempDir, json, oransim, python_script, scapy, tsha
 use std::collections::HashMap;
 use std::path::Path;
 
-/// The payload pattern (`live::protect::frames::PATTERN`) as tshark prints bytes.
+/// The payload pattern (`live::frames::PATTERN`) as tshark prints bytes.
 const PATTERN_HEX: &str = "6f72616e73696d207061796c6f616420";
 
-/// The VNI of every VXLAN and Geneve header a capture writes (`protocols::emit::Ids`'s
+/// The VNI of every VXLAN and Geneve header a capture writes (`protocols::Ids`'s
 /// default).
 const VNI: u64 = 42;
 

@@ -5,13 +5,12 @@
 //! to trust them, and `write` turns them into the profile file and the raw-samples CSV.
 
 mod noise;
-pub mod sanity;
+mod sanity;
 mod write;
 
 use std::time::{Duration, Instant};
 
-use profile::file::ProfileFile;
-use profile::{Direction, Suite};
+use profile::{Direction, ProfileFile, Suite};
 
 use crate::BenchError;
 use crate::ciphers::Cipher;
@@ -19,6 +18,7 @@ use crate::host::{self, BuildInfo};
 use crate::keyops::KeyOp;
 use crate::measure::{CipherRun, KeyRun, Stats, Timing};
 use noise::noise_verdict;
+pub use sanity::Problem;
 use write::{build_profile, samples_csv};
 pub use write::{now_rfc3339, rfc3339};
 
@@ -96,7 +96,7 @@ pub struct Config {
 }
 
 /// Sizes measured: 64 B to 9000 B (Ethernet jumbo) and a 16 KiB TLS record.
-pub const SIZES: &[usize] = &[64, 128, 256, 512, 1024, 1500, 2048, 4096, 9000, 16384];
+pub(crate) const SIZES: &[usize] = &[64, 128, 256, 512, 1024, 1500, 2048, 4096, 9000, 16384];
 
 impl Config {
     /// Quick mode: one round of 41 samples of ~150 us batches per point (~10 s on a 2-vCPU

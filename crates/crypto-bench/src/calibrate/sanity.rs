@@ -49,7 +49,7 @@ fn severe(message: String) -> Problem {
 }
 
 /// What looks wrong (empty: nothing).
-pub fn check(build: &BuildInfo, points: &[PointResult]) -> Vec<Problem> {
+pub(super) fn check(build: &BuildInfo, points: &[PointResult]) -> Vec<Problem> {
     let mut problems = Vec::new();
     if build.opt_level == "0" {
         problems.push(severe(

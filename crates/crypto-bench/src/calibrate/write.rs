@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use profile::file::{
+use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
+use profile::{
     CoresFile, CostFile, MeasurementFile, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile,
     ProfileMeta,
 };
-use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
 
 use super::{Config, PointResult};
 use crate::fit::{MAX_LINE_RESIDUAL, fit_line};

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use profile::file::{
-    CoresFile, CostFile, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile, ProfileMeta,
-};
 use profile::units::{format_duration_ns, format_len_bytes, format_per_byte_ns};
-use profile::{KeyAction, KeyAlg};
+use profile::{
+    CoresFile, CostFile, KeyAction, KeyAlg, NodeFile, OffloadFile, OpFile, PointFile, ProfileFile,
+    ProfileMeta,
+};
 
 use super::parse::parse_named;
 use super::{ESP_CBC_MAC_EXTRA, OPENSSL_KEY_ARGS};

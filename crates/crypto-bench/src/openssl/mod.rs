@@ -22,9 +22,8 @@
 //! taken as encryption and the profile's `open` costs are set equal to `seal`, saying so.
 
 use profile::{Direction, KeyAction, KeyAlg, Suite};
-use protocols::suite::AES_BLOCK;
 use protocols::wire::esp;
-use protocols::{AesKey, Sha2};
+use protocols::{AES_BLOCK, AesKey, Sha2};
 
 mod import;
 mod parse;

@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 
 use profile::{Direction, Suite};
-use protocols::Sha2;
-use protocols::suite::AES_BLOCK;
 use protocols::wire::esp;
+use protocols::{AES_BLOCK, Sha2};
 
 use super::rates::{cipher_cost, key_line};
 use super::{

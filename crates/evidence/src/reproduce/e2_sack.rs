@@ -9,7 +9,7 @@ use super::plot::{Series, Style};
 use super::study::Outputs;
 use super::target::{Deps, Targets};
 use super::variant::{Doc, FrameLen, frame_len, traced};
-use model::report::FlowReport;
+use model::FlowReport;
 
 /// The KPM flow of e2_sack.toml, by name.
 const FLOW: &str = "kpm";
@@ -97,7 +97,7 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
     // Table 2: D_trans = L / R at 10 Gb/s, by the engine's rounding rule. The SACK lengths are
     // the rows above; the E2AP plaintext lengths are the paper's inputs; the E2AP ciphertext
     // lengths are the ESP model's own (the paper's are plaintext + its 60 B bound epsilon).
-    let rate = sim_core::time::DataRate::from_bps(10_000_000_000).expect("10 Gb/s is a valid rate");
+    let rate = sim_core::DataRate::from_bps(10_000_000_000).expect("10 Gb/s is a valid rate");
     let (short_ct, long_ct) = (
         frame_len(E2_CT_DATA, 133)?.wire,
         frame_len(E2_CT_DATA, 1363)?.wire,
@@ -138,7 +138,7 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
         let us = rate.tx_time(u64::from(l)).as_ps() as f64 / 1e6;
         out.value(name, us, deps.input(link)).var("frame", l).why(format!("the paper's ciphertext length is its plaintext length + 60 B, the papers' bound epsilon on ESP's overhead, not an ESP frame: this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B plaintext frames (SCTP pads chunks to 4 B, AES-CBC pads to 16 B, HMAC-SHA2-256-128 adds 16 B)"));
     }
-    let hop_trans = |d: &model::report::DirReport| d.delay.transmission_ns / 1e3;
+    let hop_trans = |d: &model::DirReport| d.delay.transmission_ns / 1e3;
     out.fact(format!(
         "Table 2's E2AP ciphertext lengths (255, 1485 B) are plaintext + 60 B, the papers' bound epsilon; this suite's ESP model gives {short_ct} and {long_ct} B for the 195 B and 1425 B frames (SCTP pads chunks to 4 B; AES-CBC pads to 16 B), and its D_trans rows use them. In the run the SACK's D_trans is {:.4} us (PT) and {:.4} us (CT).",
         hop_trans(&pt_rev),
@@ -165,7 +165,7 @@ pub(super) fn e2_sack(root: &Path, t: &Targets) -> Result<Outputs> {
     out.fact("000 Table 1 says IPsec adds at least 57 B; the ESP model says the minimum on E2 is 48 B (AES-CCM-8) or 56 B (AES-GCM-16), because SCTP's 4-byte chunk padding fixes ESP's padding at 2 B; 57 B is the largest overhead of the 16-byte-ICV counter-mode suites on traffic of arbitrary length (`oransim overhead --interface E2`).");
 
     // CDF (deterministic at this load: one step per variant).
-    let cdf = |r: &model::report::DirReport| -> Vec<(f64, f64)> {
+    let cdf = |r: &model::DirReport| -> Vec<(f64, f64)> {
         let d = &r.delay;
         vec![
             (d.min_ns / 1e3, 0.0),

@@ -113,7 +113,7 @@ pub(super) fn table1(_root: &Path, t: &Targets) -> Result<Outputs> {
             outside.join(", ")
         ));
     // 000 §2.3: Delta D_que <= 1 us while lambda <= 9.78 Gb/s, mu = 10 Gb/s, eps <= 60 B.
-    let q = sim_core::analytic::OverheadQueueing {
+    let q = sim_core::OverheadQueueing {
         link_bps: 10e9,
         packet_bytes: 1500.0,
         overhead_bytes: 60.0,

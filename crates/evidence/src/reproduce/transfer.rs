@@ -59,7 +59,7 @@ impl Transfer<'_> {
             return Ok(p);
         }
         let mut file = p.file().clone();
-        file.node.io = profile::file::CostFile {
+        file.node.io = profile::CostFile {
             cost: "0ns".into(),
             per_byte: None,
             source: "no I/O stage in this transfer".into(),

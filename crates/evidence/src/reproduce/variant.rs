@@ -10,8 +10,9 @@ use toml::Value;
 use super::target::{Deps, Targets, canonical};
 use super::{ReproduceError, Result};
 use model::patch::{self, KeyPath};
-use model::report::{FlowReport, NodeReport, Report, RunOptions};
-use model::{Scenario, ScenarioError, run as run_scenario};
+use model::{
+    FlowReport, NodeReport, Report, RunOptions, Scenario, ScenarioError, run as run_scenario,
+};
 
 /// A scenario file kept as TOML so that variants can set keys before validation.
 #[derive(Debug, Clone)]

@@ -87,7 +87,7 @@ impl Measured {
     pub fn samples(values: &[f64], name: &str) -> Option<Measured> {
         let m = Measured::of(values)?;
         let n = values.len();
-        let mut rng = sim_core::rng::Stream::new(1, 0, "bootstrap", name);
+        let mut rng = sim_core::Stream::new(1, 0, "bootstrap", name);
         let mut draw = vec![0.0; n];
         let mut medians: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
             .map(|_| {
@@ -191,7 +191,7 @@ fn g(v: f64) -> String {
 /// rules ([`Rule`]); beyond it a miss could be the neighbours' as much as the model's.
 pub const TOO_NOISY_SHARE: f64 = 0.10;
 
-/// One window of the host's CPU time (`scripts/lib/noise.sh`, `live::noise`): how busy it
+/// One window of the host's CPU time (`scripts/lib/noise.sh`, live's `noise` module): how busy it
 /// was, how much of that the run itself took, what was left for other work \[CPU-seconds:
 /// summed over every CPU\].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use aes_gcm::aead::consts::U12;
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes128Gcm, Aes256Gcm, AesGcm};
 use chacha20poly1305::ChaCha20Poly1305;
-use protocols::emit::Sealing;
+use protocols::Sealing;
 use protocols::tls::Cipher as TlsCipher;
 
 /// Why a cipher could not seal: the message says what it takes.

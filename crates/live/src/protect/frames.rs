@@ -21,10 +21,9 @@
 use std::fmt::Write as _;
 use std::net::Ipv6Addr;
 
-use protocols::emit::Ids;
 use protocols::esp::{Cipher as EspCipher, Integrity};
 use protocols::tls::Version;
-use protocols::{Layer, Stack};
+use protocols::{Ids, Layer, Stack};
 
 use super::{FrameSealer, KeyKind, LayerKeys, Opening};
 use crate::LiveError;

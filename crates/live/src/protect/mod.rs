@@ -46,8 +46,7 @@ mod window;
 pub use cipher::CipherError;
 pub use sa::{EspSaKeys, OpenStats, Opener, Refused, Sealer, esp_sa_keys, security_association};
 pub use seal::{FrameSealer, KeyKind, LayerKeys};
-pub use tls13::{Opening, RecordKeys, tls12_aad, tls12_nonce};
-pub use window::ReplayWindow;
+pub use tls13::{Opening, RecordKeys};
 
 /// One way of protecting packets (or none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -302,10 +301,10 @@ impl std::fmt::Display for Protection {
 
 /// TLS 1.3 records one AES-GCM key may protect: 2^24.5 rounded down (RFC 8446 §5.5, a
 /// safety margin of about 2^-57).
-pub const TLS13_AES_GCM_RECORDS: u64 = 23_726_566;
+pub(crate) const TLS13_AES_GCM_RECORDS: u64 = 23_726_566;
 
 /// Outer IPv4 + UDP header of the loopback datagram \[bytes\].
-pub const OUTER: usize = ipv4::HEADER_LEN + udp::HEADER_LEN;
+pub(crate) const OUTER: usize = ipv4::HEADER_LEN + udp::HEADER_LEN;
 
 #[cfg(test)]
 mod tests {

@@ -12,9 +12,8 @@ use aes::cipher::{BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, InnerI
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 use hmac::{Hmac, Mac};
-use protocols::Stack;
-use protocols::emit::{Ids, Sealing};
 use protocols::wire::{esp, ethernet, ipv4, macsec, tls, udp};
+use protocols::{Ids, Sealing, Stack};
 use sha2::Sha256;
 
 use super::Protection;
@@ -481,8 +480,8 @@ impl Opener {
     }
 
     /// Joins the SA at sequence number `next`, as a receiver that has already received
-    /// everything before it: the replay window starts there ([`ReplayWindow::starting_at`])
-    /// and TLS expects record `next`. The receiving side of [`Sealer::with_next_sequence`].
+    /// everything before it: the replay window starts there and TLS expects record `next`. The
+    /// receiving side of [`Sealer::with_next_sequence`].
     pub fn with_next_sequence(mut self, next: u64) -> Opener {
         self.window = ReplayWindow::starting_at(next);
         self.next = next;

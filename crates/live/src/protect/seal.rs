@@ -1,7 +1,7 @@
 //! Sealing the frames of any stack with fixed test keys: every security layer [`Stack::emit`]
 //! names (ESP in either mode, MACsec, TLS 1.3 records) is run through the RustCrypto cipher
 //! its suite names, innermost first, with the transport checksums filled between
-//! ([`protocols::emit::Emitted::finish`]). The keys are **test keys**: derived from fixed
+//! ([`protocols::Emitted::finish`]). The keys are **test keys**: derived from fixed
 //! labels with SHA-256, the same for every run, published with the capture so that Wireshark
 //! can decrypt it. They protect nothing. [`FrameSealer::keyed`] derives them from a secret
 //! instead (`run --pcap`: per run and security association), as public as the secret.
@@ -18,13 +18,12 @@ use aes::cipher::{BlockCipherEncrypt, BlockModeEncrypt, InnerIvInit};
 use aes::{Aes128, Aes192, Aes256};
 use aes_gcm::aead::KeyInit;
 use hmac::{Hmac, Mac};
-use protocols::emit::{Emitted, Ids};
 use protocols::esp::{Cipher as EspCipher, Integrity};
 use protocols::macsec::Cipher as MacsecCipher;
 use protocols::ssh::Cipher as SshCipher;
 use protocols::tls::{Cipher as TlsCipher, Version};
 use protocols::wire::{macsec, tls};
-use protocols::{Layer, Stack};
+use protocols::{Emitted, Ids, Layer, Stack};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
 use super::cipher::{Aead, CipherError};

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use hmac::{Hmac, Mac};
-use protocols::emit::Sealing;
+use protocols::Sealing;
 use protocols::tls::{Cipher, Version};
 use sha2::{Digest, Sha256, Sha384};
 
@@ -168,7 +168,7 @@ const NAMES: [&str; 4] = [
 
 /// TLS 1.2's AEAD additional data: sequence number, type, version, plaintext length
 /// (RFC 5246 §6.2.3.3).
-pub fn tls12_aad(seq: u64, kind: u8, len: usize) -> [u8; 13] {
+pub(super) fn tls12_aad(seq: u64, kind: u8, len: usize) -> [u8; 13] {
     let mut a = [0u8; 13];
     a[..8].copy_from_slice(&seq.to_be_bytes());
     a[8] = kind;
@@ -180,7 +180,7 @@ pub fn tls12_aad(seq: u64, kind: u8, len: usize) -> [u8; 13] {
 /// TLS 1.2's AEAD nonce of record `seq`: AES-GCM the 4-byte salt and the explicit nonce, which
 /// is the sequence number (RFC 5288 §3); ChaCha20-Poly1305 the IV XOR the sequence number
 /// (RFC 7905 §2).
-pub fn tls12_nonce(cipher: Cipher, iv: &[u8; 12], seq: u64) -> [u8; 12] {
+pub(super) fn tls12_nonce(cipher: Cipher, iv: &[u8; 12], seq: u64) -> [u8; 12] {
     if cipher == Cipher::ChaCha20Poly1305 {
         return protocols::wire::tls::nonce(iv, seq);
     }

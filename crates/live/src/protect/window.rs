@@ -9,7 +9,7 @@ const REPLAY_WINDOW: u64 = 64;
 /// Anti-replay sliding window of 64 sequence numbers (RFC 4303 §3.4.3 and Appendix A,
 /// IEEE 802.1AE §10.6.2 with a window).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ReplayWindow {
+pub(super) struct ReplayWindow {
     top: u64,
     bitmap: u64,
 }
@@ -18,7 +18,7 @@ impl ReplayWindow {
     /// A window whose first acceptable sequence number is `next`: everything below it counts
     /// as received (for an [`super::Opener`] that joins an SA at `next`, see
     /// [`super::Opener::with_next_sequence`]).
-    pub fn starting_at(next: u64) -> ReplayWindow {
+    pub(super) fn starting_at(next: u64) -> ReplayWindow {
         ReplayWindow {
             top: next.saturating_sub(1),
             bitmap: if next > 1 { u64::MAX } else { 0 },
@@ -26,14 +26,15 @@ impl ReplayWindow {
     }
 
     /// Whether `seq` may still be accepted (checked before the integrity check).
-    pub fn check(&self, seq: u64) -> bool {
+    #[cfg(test)]
+    pub(super) fn check(&self, seq: u64) -> bool {
         self.verdict(seq).is_ok()
     }
 
     /// Why `seq` may not be accepted: [`Refused::Late`] for 0 (never sent: ESP starts at 1,
     /// MACsec PN 0 is invalid) and for a number older than the window, [`Refused::Replay`] for
     /// one already received inside it.
-    pub fn verdict(&self, seq: u64) -> Result<(), Refused> {
+    pub(super) fn verdict(&self, seq: u64) -> Result<(), Refused> {
         if seq == 0 {
             return Err(Refused::Late);
         }
@@ -51,7 +52,7 @@ impl ReplayWindow {
     }
 
     /// Records `seq` as received (only after the integrity check passed).
-    pub fn update(&mut self, seq: u64) {
+    pub(super) fn update(&mut self, seq: u64) {
         if seq > self.top {
             let shift = seq - self.top;
             self.bitmap = if shift >= REPLAY_WINDOW {

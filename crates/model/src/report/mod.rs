@@ -5,14 +5,14 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use sim_core::engine::{Observer, Simulation};
+use sim_core::{Observer, Simulation};
 
 use crate::Scenario;
 
 pub use crate::scenario::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// The report format version.
-pub const SCHEMA: &str = "oransim.run/1";
+pub(crate) const SCHEMA: &str = "oransim.run/1";
 
 /// Overrides and execution settings for a run.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl Default for RunOptions {
 /// The result of running a scenario.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// Format version, [`SCHEMA`].
+    /// Format version: `oransim.run/1` (docs/json.md).
     pub schema: &'static str,
     /// What was run.
     pub scenario: ScenarioInfo,
@@ -95,11 +95,11 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<Report, sim_core::N
 }
 
 /// [`run`], its replications adding how far they have got to `progress` as they go (simulated
-/// time and source packets, summed; see [`sim_core::progress`]); the report is the same.
+/// time and source packets, summed; see [`sim_core::Progress`]); the report is the same.
 pub fn run_watched(
     scenario: &Scenario,
     opts: &RunOptions,
-    progress: Option<&sim_core::progress::Progress>,
+    progress: Option<&sim_core::Progress>,
 ) -> Result<Report, sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);
     let reps = opts.replications.unwrap_or(scenario.replications);
@@ -127,7 +127,7 @@ pub fn run_watched(
 pub fn run_observed<O: Observer>(
     scenario: &Scenario,
     opts: &RunOptions,
-    progress: Option<&sim_core::progress::Progress>,
+    progress: Option<&sim_core::Progress>,
     observer: O,
 ) -> Result<(Report, O), sim_core::NetworkError> {
     let seed = opts.seed.unwrap_or(scenario.seed);

@@ -2,7 +2,7 @@
 //! hops, its transfer or handshake), per node and per link direction.
 
 use serde::Serialize;
-use sim_core::stats::DistSummary;
+use sim_core::DistSummary;
 
 #[cfg(doc)]
 use super::{LOWER_BOUND_WORDS, pooled_mean_ci99_half_ns};

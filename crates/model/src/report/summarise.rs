@@ -1,9 +1,9 @@
 //! Summarising raw replication results into the [`Report`]: per flow, node and link, and the
 //! run's verdicts.
 
-use sim_core::engine::RunStats;
-use sim_core::network::UNLIMITED_SERVERS;
-use sim_core::stats::{ConfidenceInterval, DelayHist, DirStats, FlowStats, Role, mean_ci};
+use sim_core::{
+    ConfidenceInterval, DelayHist, DirStats, FlowStats, Role, RunStats, UNLIMITED_SERVERS, mean_ci,
+};
 
 use super::{
     Bottleneck, DelayReport, DirReport, ExchangeReport, FlowReport, HandshakeReport, HopReport,
@@ -97,17 +97,17 @@ fn flow_report(scenario: &Scenario, runs: &[RunStats], fi: usize) -> FlowReport 
     let reverse = (merged.reverse.sent > 0)
         .then(|| dir_report(scenario, &rev_path, &merged.reverse, &rev_runs));
     let frames = match &cfg.source {
-        sim_core::network::Source::Periodic { frames, .. } => Some(frames.clone()),
+        sim_core::Source::Periodic { frames, .. } => Some(frames.clone()),
         _ => None,
     };
     let transfer = match &cfg.source {
-        sim_core::network::Source::Bulk { total_bytes, .. } => {
+        sim_core::Source::Bulk { total_bytes, .. } => {
             Some(transfer_report(*total_bytes, &merged, runs, fi))
         }
         _ => None,
     };
     let handshake = match &cfg.source {
-        sim_core::network::Source::Handshake { exchanges, .. } => {
+        sim_core::Source::Handshake { exchanges, .. } => {
             Some(handshake_report(scenario, &cfg.path, exchanges, &merged))
         }
         _ => None,
@@ -156,7 +156,7 @@ fn transfer_report(
 fn handshake_report(
     scenario: &Scenario,
     path: &[usize],
-    exchanges: &[sim_core::network::HandshakeExchange],
+    exchanges: &[sim_core::HandshakeExchange],
     merged: &FlowStats,
 ) -> HandshakeReport {
     let daemon = |n: Option<&usize>| {
@@ -196,7 +196,7 @@ fn handshake_report(
 fn node_reports(scenario: &Scenario, runs: &[RunStats], total_end_ps: f64) -> Vec<NodeReport> {
     let net = &scenario.network;
     // A node on a shared host has the host's cores (`[[host]]`).
-    let mut host_of: Vec<Option<&sim_core::network::HostConfig>> = vec![
+    let mut host_of: Vec<Option<&sim_core::HostConfig>> = vec![
         None;
         if net.hosts.is_empty() {
             0
@@ -322,20 +322,14 @@ fn link_reports(scenario: &Scenario, runs: &[RunStats], total_end_ps: f64) -> Ve
 /// Every tunnel's completion together \[ns\]: the engine's own merged histogram when every flow
 /// is reported, else the reported handshake flows' (a short list a user chose); `None` when
 /// none came back.
-fn storm_completion(
-    scenario: &Scenario,
-    runs: &[RunStats],
-) -> Option<sim_core::stats::DistSummary> {
+fn storm_completion(scenario: &Scenario, runs: &[RunStats]) -> Option<sim_core::DistSummary> {
     let net = &scenario.network;
     let mut all = DelayHist::default();
     match &scenario.report.flows {
         None => runs.iter().for_each(|r| all.merge(&r.handshakes)),
         Some(selected) => {
             for &fi in selected {
-                if matches!(
-                    net.flows[fi].source,
-                    sim_core::network::Source::Handshake { .. }
-                ) {
+                if matches!(net.flows[fi].source, sim_core::Source::Handshake { .. }) {
                     runs.iter().for_each(|r| all.merge(&r.flows[fi].handshake));
                 }
             }

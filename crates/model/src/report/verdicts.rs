@@ -2,7 +2,7 @@
 //! storm's tunnels back ([`TunnelsBack`]) and a fronthaul's T12max verdict ([`T12maxReport`]).
 
 use serde::Serialize;
-use sim_core::stats::DistSummary;
+use sim_core::DistSummary;
 
 #[cfg(doc)]
 use super::HandshakeReport;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use sim_core::time::SimDuration;
+use sim_core::SimDuration;
 
 use crate::error::ScenarioError;
 use crate::file::Q;
@@ -93,21 +93,16 @@ impl Ctx<'_> {
     }
 
     /// A step of the run (a service or latency time, a period, a timeout) \[ps\]: at most the
-    /// engine's longest step, [`sim_core::network::MAX_STEP_PS`] (13.3 days).
+    /// engine's longest step, [`sim_core::MAX_STEP_PS`] (13.3 days).
     pub(super) fn duration(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
-        self.bounded_duration(
-            key,
-            q,
-            sim_core::network::MAX_STEP_PS,
-            "13.3 days (2^60 ps)",
-        )
+        self.bounded_duration(key, q, sim_core::MAX_STEP_PS, "13.3 days (2^60 ps)")
     }
 
     /// An instant of the run (the stop, the warm-up, an offset, a trace record's time) \[ps\]:
-    /// at most the latest time the engine's clock names, [`sim_core::network::MAX_TIME_PS`]
+    /// at most the latest time the engine's clock names, [`sim_core::MAX_TIME_PS`]
     /// (53 days).
     pub(super) fn instant(&self, key: &str, q: &Q) -> Result<SimDuration, ScenarioError> {
-        self.bounded_duration(key, q, sim_core::network::MAX_TIME_PS, "53 days (2^62 ps)")
+        self.bounded_duration(key, q, sim_core::MAX_TIME_PS, "53 days (2^62 ps)")
     }
 
     fn bounded_duration(

@@ -304,8 +304,8 @@ pub(super) struct ExchangeWork {
 /// expensive and often blocking"), every other exchange (IKE_SA_INIT, IKE_INTERMEDIATE,
 /// CREATE_CHILD_SA) medium. `name` is the IKEv2 model's exchange name, which starts with the
 /// exchange type (`protocols::ikev2::Exchange::name`, e.g. `INFORMATIONAL (delete Child SA)`).
-pub(super) fn job_priority(name: &str) -> sim_core::network::JobPriority {
-    use sim_core::network::JobPriority;
+pub(super) fn job_priority(name: &str) -> sim_core::JobPriority {
+    use sim_core::JobPriority;
     match name.split(' ').next() {
         Some("INFORMATIONAL") => JobPriority::High,
         Some("IKE_AUTH") => JobPriority::Low,

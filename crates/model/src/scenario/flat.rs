@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use sim_core::MAX_WINDOW_FRAMES;
-use sim_core::network::MAX_TIME_PS;
-use sim_core::network::{FlowConfig, LinkConfig, Network, NodeConfig, Source, Stop};
-use sim_core::time::SimDuration;
+use sim_core::{
+    FlowConfig, LinkConfig, MAX_TIME_PS, MAX_WINDOW_FRAMES, Network, NodeConfig, SimDuration,
+    Source, Stop,
+};
 
 use crate::error::ScenarioError;
 use crate::file::{FlowFile, LinkFile, NodeFile, ReportFile, ScenarioFile, SourceFile, StopFile};
@@ -663,7 +663,7 @@ fn t12max_flows(
         };
         stack
             .and_then(|s| protocols::Stack::parse(s).ok())
-            .is_some_and(|s| matches!(s.layers().last(), Some(protocols::stack::Layer::Ecpri(_))))
+            .is_some_and(|s| matches!(s.layers().last(), Some(protocols::Layer::Ecpri(_))))
     };
     let reported: Vec<usize> = match &report.flows {
         Some(f) => f.clone(),

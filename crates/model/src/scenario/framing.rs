@@ -2,7 +2,7 @@
 //! protected length of each, and payloads split to fit the path MTU.
 
 use protocols::SplitPolicy;
-use sim_core::network::Source;
+use sim_core::Source;
 
 use crate::error::ScenarioError;
 use crate::file::Q;
@@ -125,7 +125,7 @@ impl Framing<'_, '_> {
 /// Whether `stack`'s payload is an SCTP user message: an `sctp` DATA or I-DATA layer with
 /// nothing but `e2ap` above it (what [`protocols::sctp_message_frames`] fragments).
 fn fragments_in_sctp(stack: &protocols::Stack) -> bool {
-    use protocols::stack::Layer;
+    use protocols::Layer;
     let layers = stack.layers();
     layers
         .iter()

@@ -1,8 +1,7 @@
 //! The handshake source: IKEv2 message sizes from `protocols::ikev2`, crypto work from the
 //! endpoints' profiles.
 
-use sim_core::network::Source;
-use sim_core::time::SimDuration;
+use sim_core::{SimDuration, Source};
 
 use crate::error::ScenarioError;
 use crate::file::Q;
@@ -256,7 +255,7 @@ fn rekey_exchanges(
     shake: &protocols::ikev2::Handshake,
     (init, resp): (&NodeProfile, &NodeProfile),
     ordered: bool,
-) -> Result<Vec<sim_core::network::HandshakeExchange>, ScenarioError> {
+) -> Result<Vec<sim_core::HandshakeExchange>, ScenarioError> {
     // A Child SA rekey: its two exchanges, no key exchange (no PFS) and no signature, the
     // daemons' work per rekey (`Daemon::for_rekey`) spread over their four messages.
     let rekeying = (
@@ -349,8 +348,8 @@ fn engine_exchange(
     (before, responder, after): (f64, f64, f64),
     d: &daemon::ExchangeWork,
     ordered: bool,
-) -> sim_core::network::HandshakeExchange {
-    sim_core::network::HandshakeExchange {
+) -> sim_core::HandshakeExchange {
+    sim_core::HandshakeExchange {
         name: e.name.clone(),
         request: eth(&e.request),
         response: eth(&e.response),
@@ -365,7 +364,7 @@ fn engine_exchange(
         priority: if ordered {
             daemon::job_priority(&e.name)
         } else {
-            sim_core::network::JobPriority::Medium
+            sim_core::JobPriority::Medium
         },
     }
 }
@@ -377,7 +376,7 @@ fn retransmit(
     cx: &Ctx<'_>,
     key: &str,
     hs: &HandshakeSpec<'_>,
-) -> Result<Option<sim_core::network::Retransmit>, ScenarioError> {
+) -> Result<Option<sim_core::Retransmit>, ScenarioError> {
     if !hs.retransmit.unwrap_or(true) {
         return Ok(None);
     }
@@ -411,7 +410,7 @@ fn retransmit(
             ));
         }
     };
-    Ok(Some(sim_core::network::Retransmit {
+    Ok(Some(sim_core::Retransmit {
         timeout,
         base,
         tries,

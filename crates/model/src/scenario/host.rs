@@ -1,9 +1,9 @@
 //! `[[host]]` tables and the nodes that name them: machines whose cores several nodes share
-//! (`sim_core::network::HostConfig`).
+//! (`sim_core::HostConfig`).
 
 use std::collections::HashMap;
 
-use sim_core::network::{HostConfig, NodeConfig};
+use sim_core::{HostConfig, NodeConfig};
 
 use crate::error::ScenarioError;
 use crate::file::{Cores, HostFile, NodeFile};

@@ -1,7 +1,8 @@
 //! Links: rate, length, propagation speed, framing, MTU, queue and loss of each `[[link]]`.
 
-use sim_core::network::{EthernetLine, LineFraming, LinkConfig};
-use sim_core::time::{DEFAULT_PROPAGATION_SPEED, DataRate, propagation_delay};
+use sim_core::{
+    DEFAULT_PROPAGATION_SPEED, DataRate, EthernetLine, LineFraming, LinkConfig, propagation_delay,
+};
 
 use crate::error::ScenarioError;
 use crate::file::LinkFile;

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sim_core::network::{Network, Source};
+use sim_core::{Network, Source};
 
 use crate::error::ScenarioError;
 use crate::file::{NodeFile, ScenarioFile};
@@ -212,7 +212,7 @@ pub struct FlowStacks {
     /// `stack`.
     pub reverse: Option<protocols::Stack>,
     /// A handshake source's IKEv2 configuration, its messages' bytes
-    /// ([`protocols::ikev2::emit`]); flows of one storm share it.
+    /// ([`protocols::ikev2::datagrams`]); flows of one storm share it.
     pub handshake: Option<Arc<protocols::ikev2::Config>>,
 }
 

@@ -4,8 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sim_core::network::{NodeConfig, Service, UNLIMITED_SERVERS};
-use sim_core::time::SimDuration;
+use sim_core::{NodeConfig, Service, SimDuration, UNLIMITED_SERVERS};
 
 use crate::error::ScenarioError;
 use crate::file::{Cores, NodeFile, ServiceFile};
@@ -203,8 +202,8 @@ impl NodeProfile {
 
     /// Cipher cost for a packet of `bytes` in role `role` (originate: seal, terminate: open,
     /// transit: none) \[ns\].
-    pub fn cipher_ns(&self, role: sim_core::stats::Role, bytes: f64) -> f64 {
-        use sim_core::stats::Role;
+    pub fn cipher_ns(&self, role: sim_core::Role, bytes: f64) -> f64 {
+        use sim_core::Role;
         let op = match role {
             Role::Originate => &self.seal,
             Role::Terminate => &self.open,

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use sim_core::network::LinkConfig;
+use sim_core::LinkConfig;
 
 use crate::error::ScenarioError;
 use crate::file::FlowFile;
@@ -187,7 +187,7 @@ pub(super) fn route(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::time::{DataRate, SimDuration};
+    use sim_core::{DataRate, SimDuration};
 
     fn links(pairs: &[(usize, usize)]) -> Vec<LinkConfig> {
         pairs
@@ -202,7 +202,7 @@ mod tests {
                 mtu: Some(1000 + i as u32),
                 queue_capacity: None,
                 loss: 0.0,
-                framing: sim_core::network::LineFraming::Bare,
+                framing: sim_core::LineFraming::Bare,
             })
             .collect()
     }

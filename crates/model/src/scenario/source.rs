@@ -3,8 +3,7 @@
 use std::path::Path;
 
 use protocols::SplitPolicy;
-use sim_core::network::{SizeDist, Source};
-use sim_core::time::SimDuration;
+use sim_core::{SimDuration, SizeDist, Source};
 
 use crate::error::ScenarioError;
 use crate::file::SourceFile;
@@ -191,7 +190,7 @@ fn periodic(fr: &Framing<'_, '_>, key: &str, s: &SourceFile) -> Result<Source, S
             let k = format!("{key}.rate");
             let per_s = cx.positive(&k, r, Kind::PacketRate)?;
             let ps = 1e12 / per_s;
-            if ps > sim_core::network::MAX_STEP_PS as f64 {
+            if ps > sim_core::MAX_STEP_PS as f64 {
                 return Err(cx.invalid(
                     k,
                     format!("\"{}\" is a period over 13.3 days (2^60 ps)", r.0),

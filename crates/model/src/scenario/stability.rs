@@ -6,8 +6,7 @@
 //! its one-server I/O stage costs every packet through the node, at its size on the wire. A
 //! slow model that no packet uses is therefore no reason to refuse a scenario.
 
-use sim_core::network::{FlowConfig, Network, NodeConfig, Service, SizeDist, Source};
-use sim_core::stats::Role;
+use sim_core::{FlowConfig, Network, NodeConfig, Role, Service, SizeDist, Source};
 
 use crate::error::ScenarioError;
 
@@ -29,7 +28,7 @@ struct NodeLoad {
 /// The sizes a distribution draws, with their probabilities. A uniform distribution (of whole
 /// bytes) is represented by the two ends of each of its pieces between the sizes where an
 /// Ethernet link stops padding frames (exact for services linear in size, and for the line
-/// bytes of [`sim_core::network::LineFraming::line`], linear on each piece).
+/// bytes of [`sim_core::LineFraming::line`], linear on each piece).
 fn size_points(d: &SizeDist) -> Vec<(f64, u32)> {
     match d {
         SizeDist::Fixed(s) => vec![(1.0, *s)],

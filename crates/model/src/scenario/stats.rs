@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use sim_core::engine::Detail;
+use sim_core::Detail;
 
 use crate::error::ScenarioError;
 use crate::file::{FlowFile, StatsFile};
@@ -130,14 +130,11 @@ mod tests {
             (vec![0, 1], 0)
         );
         let d = s.detail();
-        assert_eq!(
-            d.precisions(&s.network),
-            [sim_core::stats::Precision::Exact; 2]
-        );
+        assert_eq!(d.precisions(&s.network), [sim_core::Precision::Exact; 2]);
         let s = load("[stats]\nexact_up_to = 1\n").unwrap();
         assert_eq!(
             s.detail().precisions(&s.network),
-            [sim_core::stats::Precision::Coarse; 2]
+            [sim_core::Precision::Coarse; 2]
         );
     }
 

@@ -4,7 +4,7 @@
 //! plaintext stack at CBC's), and nothing in the report would say so.
 
 use protocols::{Stack, Suite};
-use sim_core::network::NodeConfig;
+use sim_core::NodeConfig;
 
 use super::context::Ctx;
 use super::node::{NodeProfile, profile_service};

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use sim_core::network::{Direction, TraceRecord};
+use sim_core::{Direction, TraceRecord};
 
 use crate::error::ScenarioError;
 use crate::file::Q;

@@ -35,12 +35,12 @@ use crate::Result;
 /// `ISAKMP_V2_FRAG_MAXLEN_IPv4` (include/pluto_constants.h): 576 - 20 (IPv4 header) - 24
 /// ("overhead") bytes: Libreswan IKE-fragments every encrypted message of this size or more
 /// (programs/pluto/ikev2_message.c), whatever the path MTU \[bytes\].
-pub const FRAGMENT_AT_IPV4: usize = 576 - 20 - (2 * 4 + 16);
+pub(super) const FRAGMENT_AT_IPV4: usize = 576 - 20 - (2 * 4 + 16);
 /// `ISAKMP_V2_FRAG_MAXLEN_IPv6`: 1280 - 48 - 40 \[bytes\].
-pub const FRAGMENT_AT_IPV6: usize = 1280 - 48 - 40;
+pub(super) const FRAGMENT_AT_IPV6: usize = 1280 - 48 - 40;
 
 /// `default_v2_groups`: MODP 2048, 3072, 4096, 8192, ECP 256, 384, 521, curve25519.
-pub const DEFAULT_GROUPS: [u16; 8] = [14, 15, 16, 18, 19, 20, 21, 31];
+pub(super) const DEFAULT_GROUPS: [u16; 8] = [14, 15, 16, 18, 19, 20, 21, 31];
 
 /// The default ciphers, in order: (ENCR ID, key bits, AEAD).
 const CIPHERS: [(u16, u16, bool); 4] = [
@@ -53,7 +53,7 @@ const CIPHERS: [(u16, u16, bool); 4] = [
 /// Libreswan's four default IKE proposals, SPI size 0. The key exchange of `--ke` is the first
 /// group when it is one of the defaults (an operator who wants it first lists it), else added
 /// in front of them.
-pub fn default_ike(first_group: u16) -> Vec<Proposal> {
+pub(super) fn default_ike(first_group: u16) -> Vec<Proposal> {
     let mut groups = vec![first_group];
     groups.extend(DEFAULT_GROUPS.iter().filter(|&&g| g != first_group));
     CIPHERS
@@ -78,7 +78,7 @@ pub fn default_ike(first_group: u16) -> Vec<Proposal> {
 }
 
 /// Libreswan's four default ESP proposals, 4-byte SPIs, without KE.
-pub fn default_esp() -> Vec<Proposal> {
+pub(super) fn default_esp() -> Vec<Proposal> {
     CIPHERS
         .iter()
         .map(|&(encr, bits, aead)| {

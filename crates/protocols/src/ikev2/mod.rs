@@ -18,7 +18,7 @@
 //! SIGNATURE_HASH_ALGORITHMS with four hashes for signatures, INTERMEDIATE_EXCHANGE_SUPPORTED
 //! for hybrids, CERTREQ with one CA, INITIAL_CONTACT, MOBIKE_SUPPORTED); `strongswan`,
 //! `strongswan-minimal` and `libreswan` are what those daemons send with their defaults (or,
-//! for strongswan-minimal, pared down), read from their sources ([`strongswan`], [`libreswan`])
+//! for strongswan-minimal, pared down), read from their sources (`strongswan`, `libreswan`)
 //! and checked against captures. Each payload appears by name in the output.
 //! Certificates are DER sizes: given, or estimated from the key and signature sizes of the
 //! algorithm plus a fixed part for names, validity and extensions ([`TBS_FIXED`]).
@@ -42,13 +42,16 @@ use crate::fragment;
 use crate::kem::{self, Kem};
 use crate::stack::Stack;
 
+// The face of IKEv2: the submodules are private; what other crates use is re-exported here
+// (the handshake's sizes, its configuration and peers, and the datagrams `emit` writes).
 mod algorithms;
-pub mod emit;
-pub mod libreswan;
+mod emit;
+mod libreswan;
 mod peer;
-pub mod strongswan;
-pub mod wire;
+mod strongswan;
+mod wire;
 pub use algorithms::{AUTH_NAMES, Auth, IkeCipher};
+pub use emit::{Datagram, Endpoints, SPI_I, SPI_R, Seal, datagrams, frames, frames_between};
 use peer::Profile;
 pub use peer::{PEER_NAMES, Peer};
 pub use wire::{ID_SYNTAX, IdKind, Identity, Proposal, Transform};
@@ -62,42 +65,42 @@ pub const PAYLOAD_HEADER: usize = 1 + 1 + 2;
 pub const MAX_PAYLOAD: usize = 65_535;
 /// Proposal substructure without SPI: last 1, reserved 1, length 2, number 1, protocol 1,
 /// SPI size 1, transform count 1 (§3.3.1) \[bytes\].
-pub const PROPOSAL: usize = 1 + 1 + 2 + 1 + 1 + 1 + 1;
+pub(crate) const PROPOSAL: usize = 1 + 1 + 2 + 1 + 1 + 1 + 1;
 /// Transform substructure without attributes: last 1, reserved 1, length 2, type 1,
 /// reserved 1, ID 2 (§3.3.2) \[bytes\].
-pub const TRANSFORM: usize = 1 + 1 + 2 + 1 + 1 + 2;
+pub(crate) const TRANSFORM: usize = 1 + 1 + 2 + 1 + 1 + 2;
 /// Key Length attribute, TV format: type 2, value 2 (§3.3.5) \[bytes\].
-pub const KEY_LENGTH_ATTR: usize = 2 + 2;
+pub(crate) const KEY_LENGTH_ATTR: usize = 2 + 2;
 /// KE payload fixed part: group number 2, reserved 2 (§3.4) \[bytes\].
-pub const KE_FIXED: usize = 2 + 2;
+pub(crate) const KE_FIXED: usize = 2 + 2;
 /// Notify fixed part: protocol ID 1, SPI size 1, notify type 2 (§3.10) \[bytes\].
-pub const NOTIFY_FIXED: usize = 1 + 1 + 2;
+pub(crate) const NOTIFY_FIXED: usize = 1 + 1 + 2;
 /// Delete payload fixed part: protocol ID 1, SPI size 1, number of SPIs 2 (§3.11) \[bytes\].
-pub const DELETE_FIXED: usize = 1 + 1 + 2;
+pub(crate) const DELETE_FIXED: usize = 1 + 1 + 2;
 /// NAT_DETECTION_*_IP data: a SHA-1 hash (§2.23) \[bytes\].
-pub const NAT_D_HASH: usize = 20;
+pub(crate) const NAT_D_HASH: usize = 20;
 /// ID payload fixed part: ID type 1, reserved 3 (§3.5) \[bytes\].
-pub const ID_FIXED: usize = 1 + 3;
+pub(crate) const ID_FIXED: usize = 1 + 3;
 /// CERT / CERTREQ encoding byte (§3.6, §3.7) \[bytes\].
-pub const CERT_ENCODING: usize = 1;
+pub(crate) const CERT_ENCODING: usize = 1;
 /// CERTREQ entry: SHA-1 hash of a CA's public key (§3.7) \[bytes\].
-pub const CA_HASH: usize = 20;
+pub(crate) const CA_HASH: usize = 20;
 /// AUTH fixed part: method 1, reserved 3 (§3.8) \[bytes\].
-pub const AUTH_FIXED: usize = 1 + 3;
+pub(crate) const AUTH_FIXED: usize = 1 + 3;
 /// RFC 7427 §3 signature AUTH data: ASN.1 length byte before the AlgorithmIdentifier \[bytes\].
-pub const SIG_ASN1_LEN: usize = 1;
+pub(crate) const SIG_ASN1_LEN: usize = 1;
 /// Traffic selector payload fixed part: count 1, reserved 3 (§3.13) \[bytes\].
-pub const TS_FIXED: usize = 1 + 3;
+pub(crate) const TS_FIXED: usize = 1 + 3;
 /// IPv4 traffic selector: type 1, protocol 1, length 2, ports 2+2, addresses 4+4 (§3.13.1)
 /// \[bytes\].
-pub const TS_IPV4: usize = 1 + 1 + 2 + 2 + 2 + 4 + 4;
+pub(crate) const TS_IPV4: usize = 1 + 1 + 2 + 2 + 2 + 4 + 4;
 /// ESP SPI in a Child SA proposal (§3.3.1) \[bytes\].
-pub const ESP_SPI: usize = 4;
+pub(crate) const ESP_SPI: usize = 4;
 /// IKE SPI in a rekeying proposal (§3.3.1) \[bytes\].
-pub const IKE_SPI: usize = 8;
+pub(crate) const IKE_SPI: usize = 8;
 /// Encrypted Fragment (SKF) fixed part: fragment number 2, total fragments 2 (RFC 7383 §2.5)
 /// \[bytes\].
-pub const SKF_FIXED: usize = 2 + 2;
+pub(crate) const SKF_FIXED: usize = 2 + 2;
 /// Most fragments of one message: the 16-bit Total Fragments field (RFC 7383 §2.5) \[count\].
 pub const MAX_FRAGMENTS: usize = u16::MAX as usize;
 /// Largest certificate one CERT payload carries: the 16-bit payload length less the generic
@@ -109,9 +112,9 @@ pub const MAX_CERTREQ_CAS: usize = (MAX_PAYLOAD - PAYLOAD_HEADER - CERT_ENCODING
 /// bound every datagram it sizes (RFC 791 §3.1, RFC 8200 §3) \[bytes\].
 pub const MAX_MTU: usize = 65_535;
 /// Non-ESP marker before IKE messages on UDP port 4500 (RFC 3948 §2.2) \[bytes\].
-pub const NON_ESP_MARKER: usize = 4;
+pub(crate) const NON_ESP_MARKER: usize = 4;
 /// UDP header \[bytes\].
-pub const UDP: usize = 8;
+pub(crate) const UDP: usize = 8;
 /// Assumed DER bytes of a certificate besides its key and signature: version, serial,
 /// algorithm, issuer and subject names, validity, extensions (a typical end-entity
 /// certificate; pass real sizes to override) \[bytes\].
@@ -211,7 +214,7 @@ pub struct PayloadSize {
     pub name: String,
     /// Bytes including the generic payload header \[bytes\].
     pub len: usize,
-    /// What it carries, for the writer ([`emit`]); not in JSON.
+    /// What it carries, for the writer ([`datagrams`]); not in JSON.
     #[serde(skip)]
     pub content: wire::Content,
 }

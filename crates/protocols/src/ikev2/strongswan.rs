@@ -35,10 +35,10 @@ use crate::Result;
 
 /// `charon.fragment_size` default (src/libcharon/sa/ike_sa.c): the largest IP datagram of an
 /// encrypted IKE message before it is IKE-fragmented \[bytes\].
-pub const FRAGMENT_SIZE: usize = 1280;
+pub(super) const FRAGMENT_SIZE: usize = 1280;
 
 /// The strongSwan vendor ID, MD5("strongSwan") (ike_vendor.c) \[bytes\].
-pub const STRONGSWAN_VID: usize = 16;
+pub(super) const STRONGSWAN_VID: usize = 16;
 
 const fn k(kind: u8, id: u16, bits: u16) -> Transform {
     Transform::keyed(kind, id, bits)
@@ -77,7 +77,7 @@ const IKE_COMMON: [Transform; 19] = [
 /// ENCR and INTEG of the default non-AEAD IKE proposal: AES-CBC, AES-CTR, Camellia-CBC,
 /// Camellia-CTR (128/192/256 each), 3DES; HMAC-SHA2-256-128/384-192/512-256, AES-XCBC-96,
 /// AES-CMAC-96, HMAC-SHA1-96.
-pub const DEFAULT_IKE: [Transform; 19] = [
+pub(super) const DEFAULT_IKE: [Transform; 19] = [
     k(ENCR, 12, 128),
     k(ENCR, 12, 192),
     k(ENCR, 12, 256),
@@ -101,7 +101,7 @@ pub const DEFAULT_IKE: [Transform; 19] = [
 
 /// ENCR of the default AEAD IKE proposal: AES-CCM-16, AES-GCM-16 (128/192/256 each),
 /// ChaCha20-Poly1305 (no key length), then AES-CCM-8/12 and AES-GCM-8/12.
-pub const DEFAULT_IKE_AEAD: [Transform; 19] = [
+pub(super) const DEFAULT_IKE_AEAD: [Transform; 19] = [
     k(ENCR, 16, 128),
     k(ENCR, 16, 192),
     k(ENCR, 16, 256),
@@ -124,7 +124,7 @@ pub const DEFAULT_IKE_AEAD: [Transform; 19] = [
 ];
 
 /// The default AEAD ESP proposal: AES-GCM-16 128/192/256, no ESN.
-pub const DEFAULT_ESP_AEAD: [Transform; 4] = [
+pub(super) const DEFAULT_ESP_AEAD: [Transform; 4] = [
     k(ENCR, 20, 128),
     k(ENCR, 20, 192),
     k(ENCR, 20, 256),
@@ -133,7 +133,7 @@ pub const DEFAULT_ESP_AEAD: [Transform; 4] = [
 
 /// The default ESP proposal: AES-CBC 128/192/256, HMAC-SHA2-256-128/384-192/512-256,
 /// HMAC-SHA1-96, AES-XCBC-96, no ESN.
-pub const DEFAULT_ESP: [Transform; 9] = [
+pub(super) const DEFAULT_ESP: [Transform; 9] = [
     k(ENCR, 12, 128),
     k(ENCR, 12, 192),
     k(ENCR, 12, 256),
@@ -146,7 +146,7 @@ pub const DEFAULT_ESP: [Transform; 9] = [
 ];
 
 /// strongSwan's two default IKE proposals (non-AEAD first), SPI size 0.
-pub fn default_ike() -> Vec<Proposal> {
+pub(super) fn default_ike() -> Vec<Proposal> {
     [&DEFAULT_IKE[..], &DEFAULT_IKE_AEAD[..]]
         .into_iter()
         .map(|encr| Proposal {
@@ -157,7 +157,7 @@ pub fn default_ike() -> Vec<Proposal> {
 }
 
 /// strongSwan's two default ESP proposals (AEAD first), 4-byte SPIs.
-pub fn default_esp() -> Vec<Proposal> {
+pub(super) fn default_esp() -> Vec<Proposal> {
     [&DEFAULT_ESP_AEAD[..], &DEFAULT_ESP[..]]
         .into_iter()
         .map(|t| Proposal {

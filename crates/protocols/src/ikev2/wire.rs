@@ -27,9 +27,9 @@ use crate::error::{Error, Input};
 
 /// IPv6 traffic selector: type 1, protocol 1, length 2, ports 2+2, addresses 16+16 (§3.13.1)
 /// \[bytes\].
-pub const TS_IPV6: usize = 1 + 1 + 2 + 2 + 2 + 16 + 16;
+pub(super) const TS_IPV6: usize = 1 + 1 + 2 + 2 + 2 + 16 + 16;
 
-/// What a payload carries beyond its length: what [`super::emit`] needs to write its fields.
+/// What a payload carries beyond its length: what `emit` needs to write its fields.
 /// Data lengths are the model's; the writer lays the fields out from these alone, so its
 /// lengths check the sizes above.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +94,7 @@ pub enum Content {
 
 /// IANA "IKEv2 Notify Message Types" of the notifies the peers send (RFC 7296 §3.10.1, RFC
 /// 4555, RFC 5685, RFC 5996, RFC 6023, RFC 6311, RFC 7383, RFC 7427, RFC 9242, RFC 9370).
-pub const NOTIFY_TYPES: [(&str, u16); 15] = [
+pub(super) const NOTIFY_TYPES: [(&str, u16); 15] = [
     ("INITIAL_CONTACT", 16384),
     ("NAT_DETECTION_SOURCE_IP", 16388),
     ("NAT_DETECTION_DESTINATION_IP", 16389),
@@ -197,15 +197,15 @@ pub struct Transform {
 }
 
 /// Transform Type 1: encryption algorithm (§3.3.2).
-pub const ENCR: u8 = 1;
+pub(super) const ENCR: u8 = 1;
 /// Transform Type 2: pseudorandom function (§3.3.2).
-pub const PRF: u8 = 2;
+pub(super) const PRF: u8 = 2;
 /// Transform Type 3: integrity algorithm (§3.3.2).
-pub const INTEG: u8 = 3;
+pub(super) const INTEG: u8 = 3;
 /// Transform Type 4: key exchange method (§3.3.2, RFC 9370 §2.2.3).
-pub const KE: u8 = 4;
+pub(super) const KE: u8 = 4;
 /// Transform Type 5: extended sequence numbers (§3.3.2).
-pub const ESN: u8 = 5;
+pub(super) const ESN: u8 = 5;
 
 impl Transform {
     /// A transform without attributes.

@@ -50,7 +50,7 @@ pub fn transport(ip: Pseudo, protocol: u8, segment: &[u8]) -> u16 {
 /// a packet whose checksum field is zero (RFC 9260 Appendix A); the result is written in the
 /// checksum field as its little-endian bytes would be read by RFC 9260's reference code, i.e.
 /// [`crc32c`]`(..).to_le_bytes()`.
-pub fn crc32c(data: &[u8]) -> u32 {
+pub(crate) fn crc32c(data: &[u8]) -> u32 {
     CRC32C.checksum(data)
 }
 

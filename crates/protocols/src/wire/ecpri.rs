@@ -21,11 +21,11 @@ pub mod field {
 }
 
 /// Common header length \[bytes\].
-pub const HEADER_LEN: usize = COMMON_HEADER;
+pub(crate) const HEADER_LEN: usize = COMMON_HEADER;
 /// Protocol revision 1 in the high nibble (§3.1.3.1.1).
-pub const REVISION_1: u8 = 0x10;
+pub(crate) const REVISION_1: u8 = 0x10;
 /// Message type IQ data (§3.2.4.1).
-pub const IQ_DATA: u8 = 0;
+pub(crate) const IQ_DATA: u8 = 0;
 
 super::packet_view!("eCPRI header", HEADER_LEN);
 

@@ -88,13 +88,13 @@ impl Repr {
 
 /// Padding for `data` bytes of payload (with TFC padding) so that data, padding and the
 /// 2-byte trailer end on `align` (RFC 4303 §2.4) \[bytes\].
-pub fn padding_len(data: usize, align: usize) -> usize {
+pub(crate) fn padding_len(data: usize, align: usize) -> usize {
     pad_to(data + TRAILER_LEN, align)
 }
 
 /// Writes padding `1, 2, 3, ...`, Pad Length and Next Header into `tail`, which must be exactly
 /// padding + 2 bytes long.
-pub fn emit_trailer(tail: &mut [u8], next_header: u8) -> Result<()> {
+pub(crate) fn emit_trailer(tail: &mut [u8], next_header: u8) -> Result<()> {
     check_len("ESP trailer", tail.len(), TRAILER_LEN)?;
     let pad = tail.len() - TRAILER_LEN;
     if pad > MAX_PADDING {

@@ -19,17 +19,15 @@ pub mod field {
 }
 
 /// Header length \[bytes\].
-pub const HEADER_LEN: usize = crate::ethernet::HEADER;
+pub(crate) const HEADER_LEN: usize = crate::ethernet::HEADER;
 /// EtherType of IPv4 (IEEE registry).
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 /// EtherType of MACsec (802.1AE-2018 §9.2).
-pub const ETHERTYPE_MACSEC: u16 = 0x88e5;
+pub(crate) const ETHERTYPE_MACSEC: u16 = 0x88e5;
 /// EtherType of eCPRI (eCPRI v2.0 §3.3.1).
-pub const ETHERTYPE_ECPRI: u16 = 0xaefe;
-/// EtherType (TPID) of an 802.1Q tag.
-pub const ETHERTYPE_VLAN: u16 = 0x8100;
+pub(crate) const ETHERTYPE_ECPRI: u16 = 0xaefe;
 /// EtherType of IPv6.
-pub const ETHERTYPE_IPV6: u16 = 0x86dd;
+pub(crate) const ETHERTYPE_IPV6: u16 = 0x86dd;
 
 super::packet_view!("Ethernet header", HEADER_LEN);
 

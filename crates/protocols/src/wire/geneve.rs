@@ -43,23 +43,23 @@ pub const OPTION_UNIT: usize = 4;
 /// Largest options field: Opt Len is 6 bits of 4-byte words, 63 * 4 (RFC 8926 §3.4) \[bytes\].
 pub const MAX_OPTIONS: usize = 63 * OPTION_UNIT;
 /// Base header length, without options: the end of the last field \[bytes\].
-pub const HEADER_LEN: usize = field::RESERVED + 1;
+pub(crate) const HEADER_LEN: usize = field::RESERVED + 1;
 /// An option's header: class, type, length \[bytes\].
-pub const OPTION_HEADER_LEN: usize = field::OPTION_LENGTH + 1;
+pub(crate) const OPTION_HEADER_LEN: usize = field::OPTION_LENGTH + 1;
 /// Largest option data, the 5-bit Length in 4-byte words (RFC 8926 §3.5) \[bytes\].
 pub const MAX_OPTION_DATA: usize = 31 * OPTION_UNIT;
 /// The only version (RFC 8926 §3.4).
-pub const VERSION: u8 = 0;
+pub(crate) const VERSION: u8 = 0;
 /// O bit: a control packet (RFC 8926 §3.4).
-pub const FLAG_O: u8 = 0x80;
+pub(crate) const FLAG_O: u8 = 0x80;
 /// C bit: critical options present (RFC 8926 §3.4).
-pub const FLAG_C: u8 = 0x40;
+pub(crate) const FLAG_C: u8 = 0x40;
 /// Protocol Type of an Ethernet frame: Transparent Ethernet Bridging (RFC 8926 §3.4).
 pub const PROTOCOL_ETHERNET: u16 = 0x6558;
 /// Option Class of the stand-in options [`Repr::emit`] writes: experimental use (RFC 8926 §7.2).
 pub const STAND_IN_CLASS: u16 = 0xffff;
 /// Option Type of the stand-in options: 1, critical bit clear.
-pub const STAND_IN_TYPE: u8 = 0x01;
+pub(crate) const STAND_IN_TYPE: u8 = 0x01;
 
 super::packet_view!("Geneve header", HEADER_LEN, header_len);
 

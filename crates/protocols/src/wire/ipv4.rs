@@ -40,17 +40,17 @@ pub mod field {
 /// Header length without options \[bytes\].
 pub const HEADER_LEN: usize = crate::ipv4::HEADER;
 /// Protocol number of TCP.
-pub const PROTO_TCP: u8 = 6;
+pub(crate) const PROTO_TCP: u8 = 6;
 /// Protocol number of UDP.
 pub const PROTO_UDP: u8 = 17;
 /// Protocol number of ESP.
-pub const PROTO_ESP: u8 = 50;
+pub(crate) const PROTO_ESP: u8 = 50;
 /// Protocol number of SCTP.
-pub const PROTO_SCTP: u8 = 132;
+pub(crate) const PROTO_SCTP: u8 = 132;
 /// ESP Next Header of a tunnelled IPv4 packet (IP-in-IP).
 pub const PROTO_IPV4: u8 = 4;
 /// ESP Next Header of a tunnelled IPv6 packet.
-pub const PROTO_IPV6: u8 = 41;
+pub(crate) const PROTO_IPV6: u8 = 41;
 /// Don't Fragment flag in the flags/offset field.
 const DONT_FRAGMENT: u16 = 0x4000;
 

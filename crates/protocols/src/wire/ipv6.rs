@@ -33,9 +33,9 @@ pub mod field {
 }
 
 /// Fixed header length \[bytes\].
-pub const HEADER_LEN: usize = crate::ipv6::HEADER;
+pub(crate) const HEADER_LEN: usize = crate::ipv6::HEADER;
 /// Next Header value of a Destination Options header (RFC 8200 §4.6).
-pub const NEXT_DEST_OPTS: u8 = 60;
+pub(crate) const NEXT_DEST_OPTS: u8 = 60;
 /// Largest Destination Options header: Hdr Ext Len counts 8-byte units after the first
 /// (RFC 8200 §4.6), 8 * 256 \[bytes\].
 pub const MAX_EXT: usize = 8 * 256;

@@ -32,7 +32,7 @@ pub mod field {
 /// Offset of the SecTAG in the frame: after DA and SA \[bytes\].
 pub const SECTAG_OFFSET: usize = 6 + 6;
 /// Secure data shorter than this is counted in SL; longer sets SL to 0 (§9.7) \[bytes\].
-pub const SHORT_LEN_LIMIT: usize = 48;
+pub(crate) const SHORT_LEN_LIMIT: usize = 48;
 
 /// TCI bit: version 0 (§9.5).
 pub const TCI_V: u8 = 0x80;

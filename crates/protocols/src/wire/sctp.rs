@@ -41,13 +41,13 @@ pub mod field {
 }
 
 /// Common header length \[bytes\].
-pub const HEADER_LEN: usize = COMMON_HEADER;
+pub(crate) const HEADER_LEN: usize = COMMON_HEADER;
 /// Chunk type DATA.
-pub const TYPE_DATA: u8 = 0;
+pub(crate) const TYPE_DATA: u8 = 0;
 /// Chunk type SACK.
-pub const TYPE_SACK: u8 = 3;
+pub(crate) const TYPE_SACK: u8 = 3;
 /// Chunk type I-DATA (RFC 8260 §2.1).
-pub const TYPE_IDATA: u8 = 64;
+pub(crate) const TYPE_IDATA: u8 = 64;
 /// DATA flags: beginning and end of an unfragmented user message (§3.3.1); a fragment has
 /// B (0x02) alone, E (0x01) alone, or neither (§6.9).
 pub const FLAGS_BE: u8 = 0x03;

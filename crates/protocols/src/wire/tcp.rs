@@ -42,11 +42,11 @@ pub mod field {
 }
 
 /// Header length without options \[bytes\].
-pub const HEADER_LEN: usize = HEADER;
+pub(crate) const HEADER_LEN: usize = HEADER;
 /// ACK flag.
-pub const ACK: u8 = 0x10;
+pub(crate) const ACK: u8 = 0x10;
 /// PSH flag.
-pub const PSH: u8 = 0x08;
+pub(crate) const PSH: u8 = 0x08;
 /// Option kind End of Option List (RFC 9293 §3.2).
 const OPT_EOL: u8 = 0;
 /// Option kind No-Operation.

@@ -25,7 +25,7 @@ pub const HEADER_LEN: usize = TLS_HEADER;
 /// Content type application_data (RFC 8446 §5.1).
 pub const APPLICATION_DATA: u8 = 23;
 /// legacy_record_version of every TLS 1.3 record (RFC 8446 §5.1).
-pub const LEGACY_VERSION: u16 = 0x0303;
+pub(crate) const LEGACY_VERSION: u16 = 0x0303;
 /// Largest encrypted record: 2^14 + 256 (RFC 8446 §5.2) \[bytes\].
 pub const MAX_CIPHERTEXT: usize = MAX_FRAGMENT + 256;
 

@@ -27,9 +27,9 @@ pub mod field {
 }
 
 /// Header length: the end of the last field \[bytes\].
-pub const HEADER_LEN: usize = field::RESERVED_2 + 1;
+pub(crate) const HEADER_LEN: usize = field::RESERVED_2 + 1;
 /// The I flag: the VNI is valid; it must be set (RFC 7348 §5).
-pub const FLAG_I: u8 = 0x08;
+pub(crate) const FLAG_I: u8 = 0x08;
 /// Largest VNI, 24 bits.
 pub const MAX_VNI: u32 = (1 << 24) - 1;
 

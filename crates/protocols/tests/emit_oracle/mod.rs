@@ -6,7 +6,7 @@ use super::*;
 
 /// Seals an emitted buffer in place over `s`'s regions with an AEAD (or GMAC, when nothing is
 /// encrypted) and the oracle's `aead` helper.
-fn seal_regions(kind: Aead_, nonce: &[u8], s: &protocols::emit::Sealing, out: &mut [u8]) {
+fn seal_regions(kind: Aead_, nonce: &[u8], s: &protocols::Sealing, out: &mut [u8]) {
     let sealed = aead(
         kind,
         nonce,
@@ -21,7 +21,7 @@ fn seal_regions(kind: Aead_, nonce: &[u8], s: &protocols::emit::Sealing, out: &m
 
 #[test]
 fn emitted_esp_packets_are_the_oracle_s_bytes() {
-    use protocols::emit::Ids;
+    use protocols::Ids;
     for (suite, kind) in esp_suites() {
         let stack = Stack::parse(&format!("ipv4/esp-transport({suite})/udp")).unwrap();
         let mut out = Vec::new();
@@ -66,7 +66,7 @@ fn emitted_esp_packets_are_the_oracle_s_bytes() {
 
 #[test]
 fn emitted_macsec_frames_are_the_oracle_s_bytes() {
-    use protocols::emit::Ids;
+    use protocols::Ids;
     use protocols::wire::macsec::{TCI_ES, gcm_iv};
     let sci = u64::from_be_bytes([0x02, 0, 0, 0, 0, 1, 0, 1]);
     for (name, bits) in [("gcm-aes-128", 128), ("gcm-aes-256", 256)] {
@@ -117,7 +117,7 @@ fn emitted_macsec_frames_are_the_oracle_s_bytes() {
 
 #[test]
 fn emitted_tls13_records_are_the_oracle_s_bytes() {
-    use protocols::emit::Ids;
+    use protocols::Ids;
     for (suite, kind) in [
         ("aes128-gcm", Aead_::Gcm128(16)),
         ("aes256-gcm", Aead_::Gcm256(16)),

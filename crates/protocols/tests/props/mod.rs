@@ -9,10 +9,10 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use protocols::Error;
-use protocols::emit::{Emitted, Ids};
-use protocols::fragment::{IpsecFragmentation, ip_fragments, ipsec_fragments, split_payload};
-use protocols::{SplitPolicy, stack::Layer};
+use protocols::{
+    Emitted, Error, Ids, IpsecFragmentation, Layer, SplitPolicy, ip_fragments, ipsec_fragments,
+    split_payload,
+};
 
 use super::*;
 

@@ -24,10 +24,10 @@ use crate::progress::Progress;
 /// checks the network first ([`Network::validate`]) and refuses one the engine cannot run.
 ///
 /// ```
-/// use sim_core::engine::{Detail, Simulation};
-/// use sim_core::network::*;
-/// use sim_core::progress::Progress;
-/// use sim_core::time::SimDuration;
+/// use sim_core::{
+///     Detail, FlowConfig, Network, NodeConfig, Progress, Service, SimDuration, Simulation,
+///     SizeDist, Source, Stop,
+/// };
 ///
 /// // An M/M/1 queue: Poisson arrivals at 0.5/us into one server of mean 1 us.
 /// let net = Network {
@@ -66,7 +66,7 @@ use crate::progress::Progress;
 /// let mut delivered = 0u64;
 /// let first = Simulation::new(&net, 7)
 ///     .detail(&lean)
-///     .observer(|_: &sim_core::engine::PacketRecord| delivered += 1)
+///     .observer(|_: &sim_core::PacketRecord| delivered += 1)
 ///     .init(0)?
 ///     .run()?;
 /// assert_eq!(first.flows[0].forward.delivered, runs[0].flows[0].forward.delivered);
@@ -133,7 +133,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
     }
 
     /// Every replication adds its simulated time and source packets to `progress` every
-    /// [`REPORT_EVERY`](crate::progress::REPORT_EVERY) events and when it ends (default none;
+    /// 65,536 events and when it ends (default none;
     /// `None` is none). The results are the same watched or not.
     pub fn progress(mut self, progress: impl Into<Option<&'a Progress>>) -> Self {
         self.plan.progress = progress.into();

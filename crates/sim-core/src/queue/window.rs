@@ -18,11 +18,11 @@ use super::{Entry, Lookahead, entry};
 
 /// Most events the window keeps sorted; more go to a binary heap behind them, so an unusual
 /// burst of pushes into the window costs O(log n) each, not a shift of the whole window.
-pub const NEAR: usize = 64;
+pub(crate) const NEAR: usize = 64;
 
 /// The window's size: each pop first tops the window up to this many events, so an event pulled
 /// from the radix heap leaves no sooner than `WINDOW - 1` pops after the pop that pulled it.
-pub const WINDOW: usize = 16;
+pub(crate) const WINDOW: usize = 16;
 
 /// The window: `near` in order, then `overflow`; every key in it sorts before the radix heap's.
 #[derive(Debug)]
@@ -49,6 +49,7 @@ impl<E: Copy> Window<E> {
     }
 
     /// Events held.
+    #[cfg(test)]
     #[inline]
     pub(super) fn len(&self) -> usize {
         self.near

@@ -11,9 +11,8 @@ use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::{FronthaulShape, Shape};
 use model::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
 use model::oran::{FRONTHAUL_MODES, t12max_margins_us};
-use model::report::{RunOptions, T12maxReport};
 use model::scenario::ScenarioBuilder;
-use model::{Scenario, ScenarioError};
+use model::{RunOptions, Scenario, ScenarioError, T12maxReport};
 
 use super::absolute;
 
@@ -73,9 +72,9 @@ pub struct LoadedRow {
     pub margin_us: Vec<Vec<f64>>,
     /// Category pairs that fit, of 168.
     pub fits: u64,
-    /// The run's busiest stage ([`model::report::Bottleneck::of`]): an end's or a switch's CPU
+    /// The run's busiest stage ([`model::Bottleneck::of`]): an end's or a switch's CPU
     /// or I/O stage, or a link direction.
-    pub bottleneck: Option<model::report::Bottleneck>,
+    pub bottleneck: Option<model::Bottleneck>,
 }
 
 /// The fronthaul under load: the question's [`FronthaulLoad`] and each mode's verdict.
@@ -125,9 +124,9 @@ pub struct ModeRow {
     /// Longest fibre this mode allows for each category pair of [`FronthaulPlan::categories`]'s
     /// order, rows O..Z x columns A..N \[m\] (0 where nothing fits).
     pub longest_fibre_m: Vec<Vec<f64>>,
-    /// The run's busiest stage ([`model::report::Bottleneck::of`]): an end's or a switch's CPU
+    /// The run's busiest stage ([`model::Bottleneck::of`]): an end's or a switch's CPU
     /// or I/O stage, or a link direction.
-    pub bottleneck: Option<model::report::Bottleneck>,
+    pub bottleneck: Option<model::Bottleneck>,
 }
 
 /// The answer to a fronthaul question.
@@ -336,7 +335,7 @@ fn fronthaul_plan(q: &FronthaulQuestion) -> Result<FronthaulPlan, ScenarioError>
                 row.iter()
                     .map(|&t| {
                         let room_ns = t as f64 * 1e3 - (transport - d.propagation_ns);
-                        (room_ns * 1e-9 * sim_core::time::DEFAULT_PROPAGATION_SPEED).max(0.0)
+                        (room_ns * 1e-9 * sim_core::DEFAULT_PROPAGATION_SPEED).max(0.0)
                     })
                     .collect()
             })

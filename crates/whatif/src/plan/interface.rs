@@ -7,11 +7,10 @@ use protocols::Suite;
 use serde::Serialize;
 
 use crate::flag_keys::flag_only;
-use model::ScenarioError;
 use model::file::{FlowFile, LinkFile, NodeFile, Q, ServiceFile, SourceFile};
 use model::oran::interface_stack;
-use model::report::RunOptions;
 use model::scenario::ScenarioBuilder;
+use model::{RunOptions, ScenarioError};
 
 use super::absolute;
 
@@ -70,10 +69,10 @@ pub struct InterfaceRun {
     pub max_bps: f64,
     /// What binds `max_bps`: "cpu" or "io".
     pub limit: String,
-    /// The run's busiest stage at the offered load ([`model::report::Bottleneck::of`]): an
+    /// The run's busiest stage at the offered load ([`model::Bottleneck::of`]): an
     /// end's CPU or I/O stage or a link direction; `None` when saturated (nothing is run:
     /// `limit` names what saturates).
-    pub bottleneck: Option<model::report::Bottleneck>,
+    pub bottleneck: Option<model::Bottleneck>,
 }
 
 /// The measured figures of a run that is not saturated: CPU, p50, p99 \[ns\] and the mean

@@ -12,10 +12,9 @@ use super::loss::{LossSpread, loss_spread, up_over_time};
 use super::{LOWER_BOUND_WORDS, MEASURE_IO, absolute};
 use crate::flag_keys::{FlagKeys, flag_only};
 use crate::generate::Placement;
-use model::ScenarioError;
 use model::file::{FlowFile, LinkFile, NodeFile, ServiceFile, SourceFile};
-use model::report::{Bottleneck, HandshakeReport, RunOptions};
 use model::scenario::ScenarioBuilder;
+use model::{Bottleneck, HandshakeReport, RunOptions, ScenarioError};
 
 /// The inputs of a key-exchange plan.
 #[derive(Debug, Clone)]
@@ -465,14 +464,7 @@ fn kex_row(q: &KexQuestion, ke: &str) -> Result<KexRow, ScenarioError> {
 fn run_storm(
     q: &KexQuestion,
     storm_s: &model::Scenario,
-) -> Result<
-    (
-        model::Report,
-        Option<LossSpread>,
-        Vec<sim_core::engine::RunStats>,
-    ),
-    ScenarioError,
-> {
+) -> Result<(model::Report, Option<LossSpread>, Vec<sim_core::RunStats>), ScenarioError> {
     let opts = plan_options();
     if q.loss > 0.0 {
         // Replication 0 is the run `model::run` makes (and `oransim run` of the file
@@ -487,23 +479,23 @@ fn run_storm(
                 allowed: "fewer replications".into(),
             },
         )?;
-        let runs = sim_core::engine::Simulation::new(&storm_s.network, seed)
+        let runs = sim_core::Simulation::new(&storm_s.network, seed)
             .replications(reps)
             .threads(opts.threads)
             .detail(&storm_s.detail())
             .run()?;
-        let storm = model::report::summarise(storm_s, seed, &runs[..1], None);
+        let storm = model::summarise(storm_s, seed, &runs[..1], None);
         let loss = loss_spread(storm_s, seed, &runs);
         Ok((storm, Some(loss), runs))
     } else {
         // The run `model::run` makes, its statistics kept for the completion curve.
-        let runs = sim_core::engine::Simulation::new(&storm_s.network, storm_s.seed)
+        let runs = sim_core::Simulation::new(&storm_s.network, storm_s.seed)
             .replications(storm_s.replications)
             .threads(opts.threads)
             .detail(&storm_s.detail())
             .run()?;
         Ok((
-            model::report::summarise(storm_s, storm_s.seed, &runs, None),
+            model::summarise(storm_s, storm_s.seed, &runs, None),
             None,
             runs,
         ))

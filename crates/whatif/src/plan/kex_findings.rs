@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{KexRow, LossSpread};
 use crate::generate::Placement;
-use model::report::StageKind;
+use model::StageKind;
 use model::warnings::{reference_ike_factor, reference_profile};
 
 /// "on the reference host strongSwan's responder spent F x the cipher-only CPU per SA (x25519,

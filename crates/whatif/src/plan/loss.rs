@@ -79,7 +79,7 @@ pub struct Spread {
 /// The instants of `retransmit`'s schedule from a request's first send \[ps\]: when it sends
 /// each retransmission (4 s, 11.2 s, 24.16 s, 47.49 s, 89.48 s with strongSwan's defaults),
 /// then when it gives up after the last (165.1 s).
-fn schedule_ps(retransmit: &sim_core::network::Retransmit) -> Vec<u64> {
+fn schedule_ps(retransmit: &sim_core::Retransmit) -> Vec<u64> {
     let mut at = 0u64;
     (0..=retransmit.tries)
         .map(|n| {
@@ -92,8 +92,8 @@ fn schedule_ps(retransmit: &sim_core::network::Retransmit) -> Vec<u64> {
 /// The share of the tunnels started in `runs` that are up against time from the storm's start:
 /// (time \[ns\], share in \[0, 1\]) at each slot of the merged completion histogram, time
 /// ascending (tunnels that gave up count as started, never as up).
-pub(super) fn up_over_time(runs: &[sim_core::engine::RunStats]) -> Vec<(f64, f64)> {
-    let mut all = sim_core::stats::DelayHist::default();
+pub(super) fn up_over_time(runs: &[sim_core::RunStats]) -> Vec<(f64, f64)> {
+    let mut all = sim_core::DelayHist::default();
     let mut failed = 0;
     for r in runs {
         all.merge(&r.handshakes);
@@ -112,7 +112,7 @@ pub(super) fn up_over_time(runs: &[sim_core::engine::RunStats]) -> Vec<(f64, f64
 }
 
 /// Values of `h` in slots wholly below `ps` \[ps\] (a slot is 0.1% wide at exact precision).
-fn count_below(h: &sim_core::stats::DelayHist, ps: u64) -> u64 {
+fn count_below(h: &sim_core::DelayHist, ps: u64) -> u64 {
     let n = h.count() as f64;
     let at = ps as f64 / 1e3;
     h.cdf_ns()
@@ -139,7 +139,7 @@ fn wilson95(k: u64, n: u64) -> [f64; 2] {
 pub fn loss_spread(
     scenario: &model::Scenario,
     seed: u64,
-    runs: &[sim_core::engine::RunStats],
+    runs: &[sim_core::RunStats],
 ) -> LossSpread {
     // Every flow of a storm retransmits on the same schedule (the handshake source's).
     let schedule = scenario
@@ -147,17 +147,16 @@ pub fn loss_spread(
         .flows
         .iter()
         .find_map(|f| match &f.source {
-            sim_core::network::Source::Handshake {
+            sim_core::Source::Handshake {
                 retransmit: Some(r),
                 ..
             } => Some(schedule_ps(r)),
             _ => None,
         })
         .unwrap_or_default();
-    let failed = |r: &sim_core::engine::RunStats| -> u64 {
-        r.flows.iter().map(|f| f.handshakes_failed).sum()
-    };
-    let started = |r: &sim_core::engine::RunStats| r.handshakes.count() + failed(r);
+    let failed =
+        |r: &sim_core::RunStats| -> u64 { r.flows.iter().map(|f| f.handshakes_failed).sum() };
+    let started = |r: &sim_core::RunStats| r.handshakes.count() + failed(r);
     let tunnels: u64 = runs.iter().map(started).sum();
     let gave_up: u64 = runs.iter().map(failed).sum();
     let retransmissions: u64 = runs
@@ -199,7 +198,7 @@ pub fn loss_spread(
             }
         })
         .collect();
-    let mut all = sim_core::stats::DelayHist::default();
+    let mut all = sim_core::DelayHist::default();
     for r in runs {
         all.merge(&r.handshakes);
     }

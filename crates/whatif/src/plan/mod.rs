@@ -20,9 +20,9 @@ mod loss;
 
 use std::path::{Path, PathBuf};
 
-use model::ScenarioError;
 #[cfg(doc)]
 use model::scenario::ScenarioBuilder;
+use model::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, ScenarioError};
 use profile::units::{Kind, Quantity};
 
 pub use fronthaul::{
@@ -37,7 +37,6 @@ pub use kex::{
     InitTravel, KexPlan, KexQuestion, KexRow, LOSS_REPLICATIONS, MAX_TUNNELS, SETUP_SAMPLES, kex,
 };
 pub use loss::{LossSpread, Percentiles, Spread, StepShare, loss_spread};
-pub use model::oran::{FRONTHAUL_MODES, interface_stack};
 
 /// `text` read as a quantity of `kind` given by `origin` (a flag, or a library caller's name for
 /// the value), for a question built in code; a refusal names `origin` and says what is allowed.
@@ -49,8 +48,6 @@ pub fn quantity(text: &str, kind: Kind, origin: &str) -> Result<Quantity, Scenar
         allowed: e.allowed,
     })
 }
-
-pub use model::report::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 
 /// How to measure a profile's missing per-packet costs, for an error that refuses a profile
 /// without them.

@@ -61,10 +61,8 @@ use std::path::{Path, PathBuf};
 
 use toml::Value;
 
-use model::ScenarioError;
 use model::patch::{self, PatchError};
-use model::report::RunOptions;
-use model::{Scenario, run};
+use model::{RunOptions, Scenario, ScenarioError, run};
 
 pub use journal::{Header, Journal, ScenarioRef, SetEntry, VaryEntry};
 pub use model::patch::KeyPath;

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use model::Report;
 use model::columns::Column;
-use model::report::Report;
 
 /// A float for the outputs: `None` (JSON `null`, an empty CSV cell) when not finite.
 fn finite(x: f64) -> Option<f64> {

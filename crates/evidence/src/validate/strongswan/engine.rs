@@ -161,7 +161,7 @@ pub fn engine_loss_storm(
     loss: f64,
 ) -> Result<whatif::plan::LossSpread, MeasureError> {
     let scenario = bench_storm(p, n, "psk", "shared", loss, false)?;
-    let runs = sim_core::engine::Simulation::new(&scenario.network, LOSS_SEED)
+    let runs = sim_core::Simulation::new(&scenario.network, LOSS_SEED)
         .replications(LOSS_REPLICATIONS)
         .detail(&scenario.detail())
         .run()
@@ -293,7 +293,7 @@ pub(super) fn run_text(
     p: &profile::Profile,
     text: &str,
     what: &str,
-) -> Result<model::report::Report, MeasureError> {
+) -> Result<model::Report, MeasureError> {
     let origin = std::path::Path::new("oransim validate strongswan");
     let bad = |e: String| MeasureError(format!("{what}: {e}"));
     let file: model::file::ScenarioFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;

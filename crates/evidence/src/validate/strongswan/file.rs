@@ -84,9 +84,9 @@ pub const EXCHANGE_FITTED_TO: [&str; 4] = [
 pub fn implementation_file(
     m: &Measurements,
     ops: &OpensslCosts,
-) -> Result<profile::file::ImplementationFile, MeasureError> {
+) -> Result<profile::ImplementationFile, MeasureError> {
     let t = fit(m, ops)?;
-    let mut imp = profile::file::ImplementationFile::new(
+    let mut imp = profile::ImplementationFile::new(
         RealImplementation::Strongswan,
         m.strongswan.clone(),
         m.data_path.clone(),

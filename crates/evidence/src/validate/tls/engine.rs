@@ -57,11 +57,11 @@ pub fn engine_handshake_rate(
     group: Group,
     cert: Cert,
 ) -> Result<f64, MeasureError> {
-    use sim_core::network::{
+    use sim_core::{DataRate, SimDuration};
+    use sim_core::{
         FlowConfig, HandshakeExchange, LineFraming, LinkConfig, Network, NodeConfig, Service,
         Source, Stop,
     };
-    use sim_core::time::{DataRate, SimDuration};
     let ps = |ns: f64| SimDuration::from_secs_f64(ns.max(0.0) * 1e-9).unwrap_or_default();
     let auth = match cert {
         Cert::Rsa2048 => protocols::ikev2::Auth::Rsa2048,
@@ -95,7 +95,7 @@ pub fn engine_handshake_rate(
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
             one_way: false,
-            priority: sim_core::network::JobPriority::Medium,
+            priority: sim_core::JobPriority::Medium,
         },
         HandshakeExchange {
             name: "Finished".into(),
@@ -109,7 +109,7 @@ pub fn engine_handshake_rate(
             initiator_per_held: SimDuration::ZERO,
             responder_per_held: SimDuration::ZERO,
             one_way: true,
-            priority: sim_core::network::JobPriority::Medium,
+            priority: sim_core::JobPriority::Medium,
         },
     ];
     let node = |n: &str| NodeConfig::new(n, Service::None);
@@ -146,14 +146,14 @@ pub fn engine_handshake_rate(
         }],
         stop: Stop::default(),
         warmup: SimDuration::ZERO,
-        hosts: vec![sim_core::network::HostConfig {
+        hosts: vec![sim_core::HostConfig {
             name: "bench".into(),
             cores: h.host_cores.max(1),
             nodes: vec![0, 1],
             threads: vec![(0, clients), (1, 1)],
         }],
     };
-    let r = sim_core::engine::Simulation::new(&net, 1)
+    let r = sim_core::Simulation::new(&net, 1)
         .init(0)
         .and_then(|engine| engine.run())
         .map_err(|e| MeasureError(e.to_string()))?;
@@ -206,10 +206,10 @@ pub struct EngineBulk {
 /// and client CPU per record `S`, `C` on two or more cores (crates/evidence/tests/tls.rs checks
 /// the corners).
 pub fn engine_bulk_throughput(b: EngineBulk) -> Result<f64, MeasureError> {
-    use sim_core::network::{
+    use sim_core::{DataRate, SimDuration};
+    use sim_core::{
         FlowConfig, HostConfig, LineFraming, LinkConfig, Network, NodeConfig, Service, Source, Stop,
     };
-    use sim_core::time::{DataRate, SimDuration};
     for (name, v) in [
         ("server CPU per byte", b.server_ns_per_byte),
         ("client CPU per byte", b.client_ns_per_byte),
@@ -283,7 +283,7 @@ pub fn engine_bulk_throughput(b: EngineBulk) -> Result<f64, MeasureError> {
                 threads: vec![(0, 1), (1, 1)],
             }],
         };
-        let r = sim_core::engine::Simulation::new(&net, 1)
+        let r = sim_core::Simulation::new(&net, 1)
             .init(0)
             .and_then(|engine| engine.run())
             .map_err(|e| MeasureError(e.to_string()))?;

@@ -1,7 +1,6 @@
 //! The calibration writer: the fitted terms as a profile's `[implementation]` section.
 
-use profile::file::ImplementationFile;
-use profile::{RealImplementation, Term};
+use profile::{ImplementationFile, RealImplementation, Term};
 
 use super::compare::noise;
 use super::fit::{fit, fit_record};

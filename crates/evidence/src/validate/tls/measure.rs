@@ -309,7 +309,7 @@ pub struct TlsMeasurements {
     pub resumed: Vec<HandshakeWorkload>,
     /// Cipher and key-op costs of the same libcrypto.
     pub speed: Speed,
-    /// The host's other work before and during the run (issue 36 #2; `live::noise`): above
+    /// The host's other work before and during the run (issue 36 #2; live's `noise` module): above
     /// [`crate::validate::TOO_NOISY_SHARE`] `oransim validate tls` refuses to judge. `None` in
     /// files written before the bench measured it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

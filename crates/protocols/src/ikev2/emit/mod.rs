@@ -45,95 +45,95 @@ mod payload;
 use payload::{payload_type, payloads};
 
 /// IKE's UDP port (RFC 7296 §2) .
-pub const IKE_PORT: u16 = 500;
+pub(super) const IKE_PORT: u16 = 500;
 /// UDP port of IKE with the non-ESP marker (RFC 3948 §2.2, RFC 7296 §2.23).
-pub const NAT_T_PORT: u16 = 4500;
+pub(super) const NAT_T_PORT: u16 = 4500;
 
 /// Payload type: no next payload (§3.2).
-pub const NO_NEXT: u8 = 0;
+pub(super) const NO_NEXT: u8 = 0;
 /// Payload type: Security Association (§3.3).
-pub const SA: u8 = 33;
+pub(super) const SA: u8 = 33;
 /// Payload type: Key Exchange (§3.4).
-pub const KE: u8 = 34;
+pub(super) const KE: u8 = 34;
 /// Payload type: Identification - Initiator (§3.5).
-pub const IDI: u8 = 35;
+pub(super) const IDI: u8 = 35;
 /// Payload type: Identification - Responder (§3.5).
-pub const IDR: u8 = 36;
+pub(super) const IDR: u8 = 36;
 /// Payload type: Certificate (§3.6).
-pub const CERT: u8 = 37;
+pub(super) const CERT: u8 = 37;
 /// Payload type: Certificate Request (§3.7).
-pub const CERTREQ: u8 = 38;
+pub(super) const CERTREQ: u8 = 38;
 /// Payload type: Authentication (§3.8).
-pub const AUTH: u8 = 39;
+pub(super) const AUTH: u8 = 39;
 /// Payload type: Nonce (§3.9).
-pub const NONCE: u8 = 40;
+pub(super) const NONCE: u8 = 40;
 /// Payload type: Notify (§3.10).
-pub const NOTIFY: u8 = 41;
+pub(super) const NOTIFY: u8 = 41;
 /// Payload type: Delete (§3.11).
-pub const DELETE: u8 = 42;
+pub(super) const DELETE: u8 = 42;
 /// Payload type: Vendor ID (§3.12).
-pub const VENDOR_ID: u8 = 43;
+pub(super) const VENDOR_ID: u8 = 43;
 /// Payload type: Traffic Selector - Initiator (§3.13).
-pub const TSI: u8 = 44;
+pub(super) const TSI: u8 = 44;
 /// Payload type: Traffic Selector - Responder (§3.13).
-pub const TSR: u8 = 45;
+pub(super) const TSR: u8 = 45;
 /// Payload type: Encrypted and Authenticated (§3.14).
-pub const SK: u8 = 46;
+pub(super) const SK: u8 = 46;
 /// Payload type: Encrypted and Authenticated Fragment (RFC 7383 §2.5).
-pub const SKF: u8 = 53;
+pub(super) const SKF: u8 = 53;
 
 /// Exchange type IKE_SA_INIT (§3.1).
-pub const IKE_SA_INIT: u8 = 34;
+pub(super) const IKE_SA_INIT: u8 = 34;
 /// Exchange type IKE_AUTH (§3.1).
-pub const IKE_AUTH: u8 = 35;
+pub(super) const IKE_AUTH: u8 = 35;
 /// Exchange type CREATE_CHILD_SA (§3.1).
-pub const CREATE_CHILD_SA: u8 = 36;
+pub(super) const CREATE_CHILD_SA: u8 = 36;
 /// Exchange type INFORMATIONAL (§3.1).
-pub const INFORMATIONAL: u8 = 37;
+pub(super) const INFORMATIONAL: u8 = 37;
 /// Exchange type IKE_INTERMEDIATE (RFC 9242 §3).
-pub const IKE_INTERMEDIATE: u8 = 43;
+pub(super) const IKE_INTERMEDIATE: u8 = 43;
 /// Exchange type IKE_FOLLOWUP_KE (RFC 9370 §2.2.2).
-pub const IKE_FOLLOWUP_KE: u8 = 44;
+pub(super) const IKE_FOLLOWUP_KE: u8 = 44;
 
 /// Version byte: major 2, minor 0 (§3.1).
-pub const VERSION: u8 = 0x20;
+pub(super) const VERSION: u8 = 0x20;
 /// Flag: sent by the original initiator (§3.1).
-pub const FLAG_INITIATOR: u8 = 0x08;
+pub(super) const FLAG_INITIATOR: u8 = 0x08;
 /// Flag: a response (§3.1).
-pub const FLAG_RESPONSE: u8 = 0x20;
+pub(super) const FLAG_RESPONSE: u8 = 0x20;
 
 /// Protocol ID IKE in a proposal (§3.3.1).
-pub const PROTO_IKE: u8 = 1;
+pub(super) const PROTO_IKE: u8 = 1;
 /// Protocol ID ESP in a proposal or notify (§3.3.1).
-pub const PROTO_ESP: u8 = 3;
+pub(super) const PROTO_ESP: u8 = 3;
 /// Transform attribute Key Length in TV format: AF bit and type 14 (§3.3.5).
-pub const ATTR_KEY_LENGTH: u16 = 0x8000 | 14;
+pub(super) const ATTR_KEY_LENGTH: u16 = 0x8000 | 14;
 /// Certificate encoding: X.509 Certificate - Signature (§3.6).
-pub const X509_SIGNATURE: u8 = 4;
+pub(super) const X509_SIGNATURE: u8 = 4;
 /// Authentication method: Shared Key Message Integrity Code (§3.8).
-pub const AUTH_PSK: u8 = 2;
+pub(super) const AUTH_PSK: u8 = 2;
 /// Authentication method: Digital Signature (RFC 7427 §3).
-pub const AUTH_SIGNATURE: u8 = 14;
+pub(super) const AUTH_SIGNATURE: u8 = 14;
 /// Traffic selector type TS_IPV4_ADDR_RANGE (§3.13.1).
-pub const TS_IPV4_ADDR_RANGE: u8 = 7;
+pub(super) const TS_IPV4_ADDR_RANGE: u8 = 7;
 /// Traffic selector type TS_IPV6_ADDR_RANGE (§3.13.1).
-pub const TS_IPV6_ADDR_RANGE: u8 = 8;
+pub(super) const TS_IPV6_ADDR_RANGE: u8 = 8;
 /// Notify type SIGNATURE_HASH_ALGORITHMS (RFC 7427 §4).
-pub const N_SIGNATURE_HASH_ALGORITHMS: u16 = 16431;
+pub(super) const N_SIGNATURE_HASH_ALGORITHMS: u16 = 16431;
 
 /// The initiator's IKE SPI, `oransimI` in ASCII (a fixed test value).
 pub const SPI_I: [u8; 8] = *b"oransimI";
 /// The responder's IKE SPI, `oransimR` in ASCII (a fixed test value).
 pub const SPI_R: [u8; 8] = *b"oransimR";
 /// Initiator and responder IPv4 addresses (RFC 5737 TEST-NET-1).
-pub const IPV4: [[u8; 4]; 2] = [[192, 0, 2, 1], [192, 0, 2, 2]];
+pub(super) const IPV4: [[u8; 4]; 2] = [[192, 0, 2, 1], [192, 0, 2, 2]];
 /// Initiator and responder IPv6 addresses (RFC 3849 documentation prefix).
-pub const IPV6: [[u8; 16]; 2] = [
+pub(super) const IPV6: [[u8; 16]; 2] = [
     [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
 ];
 /// Initiator and responder MAC addresses (locally administered).
-pub const MAC: [[u8; 6]; 2] = [[2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]];
+pub(super) const MAC: [[u8; 6]; 2] = [[2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]];
 
 /// Where a cipher works in an encrypted datagram ([`Datagram::bytes`]), RFC 7296 §3.14 and
 /// RFC 5282 §5: GCM authenticates `aad` and encrypts `plaintext` with the nonce salt || IV;
@@ -157,7 +157,7 @@ pub struct Datagram {
     pub exchange: usize,
     /// Sent by the initiator (a request) or the responder (a response).
     pub from_initiator: bool,
-    /// UDP port at both ends: [`IKE_PORT`] or [`NAT_T_PORT`] (then `bytes` starts with the
+    /// UDP port at both ends: 500 (IKE) or 4500 (NAT-T; then `bytes` starts with the
     /// non-ESP marker).
     pub port: u16,
     /// UDP payload.
@@ -456,7 +456,7 @@ pub struct Endpoints {
 }
 
 impl Default for Endpoints {
-    /// [`MAC`], [`IPV4`] and [`IPV6`]: the documentation addresses of `oransim handshake`.
+    /// The documentation addresses of `oransim handshake` (MAC, IPv4 and IPv6).
     fn default() -> Endpoints {
         Endpoints {
             mac: MAC,
