@@ -50,8 +50,8 @@ pub mod warnings;
 pub use error::ScenarioError;
 pub use report::{
     Bottleneck, DelayReport, DirReport, ExchangeReport, FlowReport, HandshakeReport, HopReport,
-    IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, LinkReport, NodeProfileReport,
-    NodeReport, Report, RunInfo, RunOptions, ScenarioInfo, StageKind, T12maxReport, TransferReport,
-    TunnelsBack, pooled_mean_ci99_half_ns, run, run_observed, run_watched, summarise,
+    LinkReport, NodeProfileReport, NodeReport, Report, RunInfo, RunOptions, ScenarioInfo,
+    StageKind, T12maxReport, TransferReport, TunnelsBack, pooled_mean_ci99_half_ns, run,
+    run_observed, run_watched, summarise,
 };
 pub use scenario::{Scenario, ScenarioBuilder};

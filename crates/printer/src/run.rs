@@ -534,7 +534,7 @@ fn extras<'a>(r: &Report, flows: impl Iterator<Item = &'a FlowReport>) -> String
                 ),
                 None => "none completed".to_owned(),
             };
-            let bound = if h.bound == model::LOWER_BOUND_WORDS {
+            let bound = if h.bound == model::scenario::LOWER_BOUND_WORDS {
                 format!(
                     "{}{}",
                     h.bound,

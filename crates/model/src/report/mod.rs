@@ -9,8 +9,6 @@ use sim_core::{Observer, Simulation};
 
 use crate::Scenario;
 
-pub use crate::scenario::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
-
 /// The report format version.
 pub(crate) const SCHEMA: &str = "oransim.run/1";
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 use sim_core::DistSummary;
 
 #[cfg(doc)]
-use super::{LOWER_BOUND_WORDS, pooled_mean_ci99_half_ns};
+use super::pooled_mean_ci99_half_ns;
 
 /// What was run.
 #[derive(Debug, Clone, Serialize)]
@@ -206,7 +206,7 @@ pub struct HandshakeReport {
     pub exchanges: Vec<ExchangeReport>,
     /// Which costs the handshakes were charged ([`crate::scenario::charged`]): each side's
     /// daemon (implementation, version, data path, the profile that measured it) where its
-    /// profile has implementation terms, or [`LOWER_BOUND_WORDS`] where neither side's has
+    /// profile has implementation terms, or [`LOWER_BOUND_WORDS`](crate::scenario::LOWER_BOUND_WORDS) where neither side's has
     /// (the profiles' key ops, signatures and per-packet I/O only).
     pub bound: String,
 }

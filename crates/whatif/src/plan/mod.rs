@@ -20,9 +20,10 @@ mod loss;
 
 use std::path::{Path, PathBuf};
 
+use model::ScenarioError;
 #[cfg(doc)]
 use model::scenario::ScenarioBuilder;
-use model::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS, ScenarioError};
+use model::scenario::{IMPLEMENTATION_TERMS, LOWER_BOUND, LOWER_BOUND_WORDS};
 use profile::units::{Kind, Quantity};
 
 pub use fronthaul::{
