@@ -408,18 +408,7 @@ impl Workload {
                 if *sas == 0 {
                     return bad(at("sas"), "0".into(), "at least 1 IKE SA");
                 }
-                let most = threads.unwrap_or(16);
-                if let Some(idle) = idle_workers
-                    && idle.iter().any(|w| *w == 0 || *w > most)
-                {
-                    return bad(
-                        at("idle_workers"),
-                        format!("{idle:?}"),
-                        &format!(
-                            "1 to the storm's {most} threads each (a charon with no idle worker answers no IKE message)"
-                        ),
-                    );
-                }
+                idle_workers_within(at("idle_workers"), *idle_workers, threads.unwrap_or(16))?;
                 time(at("all_back_ms"), *all_back_ms)?;
                 time(at("first_try_back_ms"), *first_try_back_ms)?;
                 let once = format!(
@@ -503,6 +492,25 @@ impl Workload {
             cpu(at("responder_cpu_ns"), responder)?;
         }
         Ok(once)
+    }
+}
+
+/// A storm row's idle workers (`field`), \[initiator, responder\]: each 1 to the storm's
+/// `threads` (a charon with no idle worker answers no IKE message).
+fn idle_workers_within(
+    field: String,
+    idle: Option<[u32; 2]>,
+    threads: u32,
+) -> Result<(), MeasureError> {
+    match idle {
+        Some(idle) if idle.iter().any(|w| *w == 0 || *w > threads) => bad(
+            field,
+            format!("{idle:?}"),
+            &format!(
+                "1 to the storm's {threads} threads each (a charon with no idle worker answers no IKE message)"
+            ),
+        ),
+        _ => Ok(()),
     }
 }
 
